@@ -1,0 +1,54 @@
+# The two commands of the README: `make dev` and `make test`. Everything they need is
+# installed here when missing, and skipped when already present at the right version.
+
+SHELL := /bin/bash
+.SHELLFLAGS := -eu -o pipefail -c
+
+export CI := true
+export WRANGLER_SEND_METRICS := false
+export CLOUDFLARE_CF_FETCH_ENABLED := false
+export PATH := $(HOME)/.cargo/bin:$(PATH)
+
+# wasm-bindgen-cli must match the wasm-bindgen crate version pinned in Cargo.lock.
+WASM_BINDGEN_VERSION := $(shell sed -n '/^name = "wasm-bindgen"$$/{n;s/version = "\(.*\)"/\1/p;}' Cargo.lock)
+WORKER_BUILD_VERSION := 0.8.7
+WRANGLER := node_modules/.bin/wrangler
+DEV_STATE := .wrangler/state
+DEV_PORT ?= 8787
+
+.PHONY: dev test bench build setup toolchain migrate-dev unit-test clean
+
+## Serve the development organization on 127.0.0.1:$(DEV_PORT) (data kept in $(DEV_STATE)).
+dev: build migrate-dev
+	$(WRANGLER) dev --ip 127.0.0.1 --port $(DEV_PORT) --persist-to $(DEV_STATE) --show-interactive-dev-session=false
+
+## Build, start a private server on a free port with fresh state, run every test, stop it.
+test: build
+	scripts/with-test-server.sh cargo test --locked -- --test-threads=8
+
+bench: build
+	scripts/with-test-server.sh --log-level warn cargo run --release --locked --example bench
+
+setup: toolchain node_modules/.installed
+
+toolchain:
+	@rustup target list --installed | grep -qx wasm32-unknown-unknown || rustup target add wasm32-unknown-unknown
+	@worker-build --version 2>/dev/null | grep -q "$(WORKER_BUILD_VERSION)" || cargo install worker-build --version "$(WORKER_BUILD_VERSION)"
+	@wasm-bindgen --version 2>/dev/null | grep -q "$(WASM_BINDGEN_VERSION)" || cargo install wasm-bindgen-cli --version "$(WASM_BINDGEN_VERSION)"
+
+node_modules/.installed: package.json package-lock.json
+	npm ci --no-audit --no-fund
+	touch $@
+
+# worker-build would download wasm-bindgen, esbuild and wasm-opt; point it at local copies.
+build: setup
+	WASM_BINDGEN_BIN="$$(command -v wasm-bindgen)" \
+	ESBUILD_BIN="$(CURDIR)/node_modules/.bin/esbuild" \
+	WASM_OPT_BIN="$(CURDIR)/node_modules/.bin/wasm-opt" \
+	worker-build --release
+
+migrate-dev: node_modules/.installed
+	$(WRANGLER) d1 migrations apply DB --local --persist-to $(DEV_STATE)
+
+clean:
+	rm -rf build target .wrangler

@@ -1,0 +1,17 @@
+//! The Durable Objects of the team-chat server.
+//!
+//! `wrangler.toml`:
+//! ```toml
+//! [[durable_objects.bindings]]
+//! name = "REALM_HUB"
+//! class_name = "RealmHub"
+//! [[durable_objects.bindings]]
+//! name = "EVENT_QUEUE_SHARD"
+//! class_name = "EventQueueShard"
+//! ```
+
+mod event_queue_shard;
+mod realm_hub;
+
+pub use event_queue_shard::EventQueueShard;
+pub use realm_hub::RealmHub;

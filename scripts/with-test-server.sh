@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# Runs a command against a private `wrangler dev`: a free port, a fresh state directory
+# (local D1, R2 and Durable Objects), migrations applied. The server's URL is passed to the
+# command as TEST_SERVER_URL; the server is stopped by its PID whatever the outcome.
+#
+# Usage: scripts/with-test-server.sh [--log-level LEVEL] command...
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+log_level=info
+if [[ "${1:-}" == "--log-level" ]]; then log_level=$2; shift 2; fi
+
+port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+state=$(mktemp -d "${TMPDIR:-/tmp}/team-chat-test.XXXXXX")
+log="$state/wrangler.log"
+wrangler=node_modules/.bin/wrangler
+
+"$wrangler" d1 migrations apply DB --local --persist-to "$state" >"$state/migrate.log" 2>&1 \
+  || { cat "$state/migrate.log"; exit 1; }
+
+# Its own session, so that stopping it by PID also stops workerd, its child.
+setsid "$wrangler" dev --ip 127.0.0.1 --port "$port" --persist-to "$state" \
+  --log-level "$log_level" --show-interactive-dev-session=false \
+  --var EVENT_QUEUE_IDLE_TIMEOUT_SECS:"${EVENT_QUEUE_IDLE_TIMEOUT_SECS:-6}" \
+  >"$log" 2>&1 &
+server_pid=$!
+
+stop_server() {
+  kill -TERM -- "-$server_pid" 2>/dev/null || true
+  wait "$server_pid" 2>/dev/null || true
+  rm -rf "$state"
+}
+trap stop_server EXIT
+
+url="http://127.0.0.1:$port"
+for _ in $(seq 1 240); do
+  if curl -sf "$url/api/v1/server_settings" >/dev/null 2>&1; then break; fi
+  if ! kill -0 "$server_pid" 2>/dev/null; then cat "$log"; echo "wrangler dev exited" >&2; exit 1; fi
+  sleep 0.5
+done
+curl -sf "$url/api/v1/server_settings" >/dev/null || { cat "$log"; echo "server did not answer" >&2; exit 1; }
+
+status=0
+TEST_SERVER_URL="$url" "$@" || status=$?
+if [[ $status -ne 0 ]]; then
+  echo "--- last lines of the server log ($log) ---" >&2
+  tail -n 40 "$log" >&2 || true
+fi
+exit $status

@@ -1,0 +1,197 @@
+//! Everything a handler knows about its request: the organization it addresses, its
+//! parameters, the runtime bindings, and (once authenticated) the acting user.
+
+use std::cell::RefCell;
+
+use worker::{D1Database, Env, FormEntry, Headers, Method, Request};
+
+use crate::db::realms::RealmRow;
+use crate::db::users::UserRow;
+use crate::error::{ApiError, ApiResult};
+use crate::params::Params;
+use crate::settings::Settings;
+
+/// A file sent in a multipart body.
+pub struct UploadedFile {
+    pub field: String,
+    pub name: String,
+    pub content_type: String,
+    pub bytes: Vec<u8>,
+}
+
+pub struct RequestContext {
+    pub env: Env,
+    pub db: D1Database,
+    pub settings: Settings,
+    pub method: Method,
+    pub params: Params,
+    pub files: Vec<UploadedFile>,
+    pub headers: Headers,
+    /// `scheme://host[:port]` as the client addressed us; the organization's URL.
+    pub base_url: String,
+    /// The organization's `string_id`, chosen from the Host header.
+    pub realm_string_id: String,
+    realm: RefCell<Option<RealmRow>>,
+}
+
+impl RequestContext {
+    pub async fn from_request(mut req: Request, env: Env) -> ApiResult<Self> {
+        let settings = Settings::from_env(&env);
+        let url = req.url()?;
+        let host = req
+            .headers()
+            .get("Host")?
+            .unwrap_or_else(|| url.host_str().unwrap_or("localhost").to_string());
+        let base_url = format!("{}://{}", url.scheme(), host);
+        let realm_string_id = realm_string_id_for_host(&host, &settings);
+
+        let query = Params::parse_urlencoded(url.query().unwrap_or(""));
+        let content_type = req.headers().get("Content-Type")?.unwrap_or_default().to_ascii_lowercase();
+        let mut body = Vec::new();
+        let mut files = Vec::new();
+        if content_type.starts_with("multipart/form-data") {
+            let form = req.form_data().await.map_err(|_| ApiError::bad_request("Malformed multipart body"))?;
+            let (form, names) = form_field_names(form);
+            for name in names {
+                for entry in form.get_all(&name).unwrap_or_default() {
+                    match entry {
+                        FormEntry::Field(value) => body.push((name.clone(), value)),
+                        FormEntry::File(file) => files.push(UploadedFile {
+                            field: name.clone(),
+                            name: file.name(),
+                            content_type: file.type_(),
+                            bytes: file.bytes().await?,
+                        }),
+                    }
+                }
+            }
+        } else if req.method() != Method::Get {
+            // Form-encoded is the API's body format; clients that omit the content type
+            // (curl -d does not) still send it form-encoded.
+            let text = req.text().await.unwrap_or_default();
+            if !content_type.starts_with("application/json") {
+                body = Params::parse_urlencoded(&text);
+            }
+        }
+
+        Ok(RequestContext {
+            db: env.d1("DB")?,
+            env,
+            settings,
+            method: req.method(),
+            params: Params::new(query, body),
+            files,
+            headers: req.headers().clone(),
+            base_url,
+            realm_string_id,
+            realm: RefCell::new(None),
+        })
+    }
+
+    /// The addressed organization; `NONEXISTENT_SUBDOMAIN` when there is none.
+    pub async fn realm(&self) -> ApiResult<RealmRow> {
+        if let Some(realm) = self.realm.borrow().as_ref() {
+            return Ok(realm.clone());
+        }
+        let realm = crate::db::realms::by_string_id(&self.db, &self.realm_string_id)
+            .await?
+            .ok_or_else(ApiError::nonexistent_subdomain)?;
+        self.remember_realm(realm.clone());
+        Ok(realm)
+    }
+
+    pub fn remember_realm(&self, realm: RealmRow) {
+        *self.realm.borrow_mut() = Some(realm);
+    }
+
+    /// The authenticated user (HTTP Basic `email:api_key`).
+    pub async fn user(&self) -> ApiResult<UserRow> {
+        crate::auth::authenticate(self).await
+    }
+
+    /// The authenticated user, who must be an organization administrator or owner.
+    pub async fn admin(&self) -> ApiResult<UserRow> {
+        let user = self.user().await?;
+        if !user.is_realm_admin() {
+            return Err(ApiError::must_be_admin());
+        }
+        Ok(user)
+    }
+
+    pub fn header(&self, name: &str) -> Option<String> {
+        self.headers.get(name).ok().flatten()
+    }
+
+    /// The sending client's name, as Zulip derives it from the User-Agent
+    /// (`ZulipPython/0.9.0 (...)` -> `ZulipPython`).
+    pub fn client_name(&self) -> String {
+        if let Ok(Some(name)) = self.params.str("client") {
+            return name;
+        }
+        let agent = self.header("User-Agent").unwrap_or_default();
+        let name = agent.split(['/', ' ']).next().unwrap_or("").trim();
+        if name.is_empty() { "API".to_string() } else { name.to_string() }
+    }
+}
+
+/// The organization a Host header addresses: `<string_id>.<root domain>`; the bare root
+/// domain, `localhost` and IP addresses reach the default organization.
+pub fn realm_string_id_for_host(host: &str, settings: &Settings) -> String {
+    let host = host.rsplit_once(':').filter(|(_, port)| port.chars().all(|c| c.is_ascii_digit()))
+        .map(|(h, _)| h)
+        .unwrap_or(host)
+        .to_ascii_lowercase();
+    let root = settings.root_domain.to_ascii_lowercase();
+    let is_ip = host.parse::<std::net::IpAddr>().is_ok() || host.starts_with('[');
+    if is_ip || host == "localhost" || host == root {
+        return settings.default_realm.clone();
+    }
+    for suffix in [format!(".{root}"), ".localhost".to_string()] {
+        if let Some(sub) = host.strip_suffix(&suffix) {
+            if !sub.is_empty() && !sub.contains('.') {
+                return sub.to_string();
+            }
+        }
+    }
+    settings.default_realm.clone()
+}
+
+/// The distinct field names of a multipart body (workers-rs has no iterator over them).
+fn form_field_names(form: worker::FormData) -> (worker::FormData, Vec<String>) {
+    use wasm_bindgen::{JsCast, JsValue};
+    let mut names = Vec::new();
+    let raw: web_sys::FormData = JsValue::from(form).unchecked_into();
+    let iter = js_sys::try_iter(&raw.keys()).ok().flatten();
+    if let Some(iter) = iter {
+        for key in iter.flatten() {
+            if let Some(name) = key.as_string() {
+                if !names.contains(&name) {
+                    names.push(name);
+                }
+            }
+        }
+    }
+    (worker::FormData::from(JsValue::from(raw)), names)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn settings() -> Settings {
+        Settings { root_domain: "chat.example.com".into(), default_realm: "zulip".into(), ..Settings::default() }
+    }
+
+    #[test]
+    fn localhost_and_ips_reach_the_default_organization() {
+        for host in ["localhost", "localhost:8787", "127.0.0.1:8787", "chat.example.com"] {
+            assert_eq!(realm_string_id_for_host(host, &settings()), "zulip", "{host}");
+        }
+    }
+
+    #[test]
+    fn subdomain_names_the_organization() {
+        assert_eq!(realm_string_id_for_host("lear.chat.example.com", &settings()), "lear");
+        assert_eq!(realm_string_id_for_host("Lear.localhost:8787", &settings()), "lear");
+    }
+}

@@ -1,0 +1,34 @@
+//! `realms`: organizations.
+
+use serde::Deserialize;
+use worker::{query, D1Database, D1PreparedStatement, Result};
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct RealmRow {
+    pub id: i64,
+    pub string_id: String,
+    pub name: String,
+    pub description: String,
+    pub deactivated: i64,
+    pub date_created: i64,
+}
+
+pub const SELECT: &str = "SELECT id, string_id, name, description, deactivated, date_created FROM realms";
+
+pub fn by_string_id_stmt(db: &D1Database, string_id: &str) -> Result<D1PreparedStatement> {
+    query!(db, "SELECT id, string_id, name, description, deactivated, date_created FROM realms WHERE string_id = ?1", string_id)
+}
+
+pub async fn by_string_id(db: &D1Database, string_id: &str) -> Result<Option<RealmRow>> {
+    super::first(by_string_id_stmt(db, string_id)?).await
+}
+
+pub fn insert_stmt(db: &D1Database, string_id: &str, name: &str, now: i64) -> Result<D1PreparedStatement> {
+    query!(
+        db,
+        "INSERT INTO realms (string_id, name, date_created) VALUES (?1, ?2, ?3) ON CONFLICT (string_id) DO NOTHING",
+        string_id,
+        name,
+        now
+    )
+}

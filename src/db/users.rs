@@ -1,0 +1,163 @@
+//! `users`: humans and bots of an organization.
+
+use serde::Deserialize;
+use worker::{query, D1Database, D1PreparedStatement, Result};
+
+pub const ROLE_OWNER: i64 = 100;
+pub const ROLE_ADMINISTRATOR: i64 = 200;
+pub const ROLE_MODERATOR: i64 = 300;
+pub const ROLE_MEMBER: i64 = 400;
+pub const ROLE_GUEST: i64 = 600;
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct UserRow {
+    pub id: i64,
+    pub realm_id: i64,
+    pub email: String,
+    pub delivery_email: String,
+    pub full_name: String,
+    pub role: i64,
+    pub is_active: i64,
+    pub is_bot: i64,
+    pub bot_type: Option<i64>,
+    pub bot_owner_id: Option<i64>,
+    pub can_create_users: i64,
+    pub timezone: String,
+    pub date_joined: i64,
+    pub avatar_version: i64,
+    pub email_address_visibility: i64,
+    pub is_imported_stub: i64,
+}
+
+impl UserRow {
+    pub fn is_realm_owner(&self) -> bool {
+        self.role == ROLE_OWNER
+    }
+    pub fn is_realm_admin(&self) -> bool {
+        self.role <= ROLE_ADMINISTRATOR
+    }
+    pub fn is_moderator_or_above(&self) -> bool {
+        self.role <= ROLE_MODERATOR
+    }
+    pub fn is_guest(&self) -> bool {
+        self.role == ROLE_GUEST
+    }
+    pub fn is_active(&self) -> bool {
+        self.is_active != 0
+    }
+    pub fn is_bot(&self) -> bool {
+        self.is_bot != 0
+    }
+}
+
+/// The columns of [`UserRow`], prefixed by the `u` alias every query gives `users`.
+pub const COLUMNS: &str = "u.id, u.realm_id, u.email, u.delivery_email, u.full_name, u.role, u.is_active, \
+    u.is_bot, u.bot_type, u.bot_owner_id, u.can_create_users, u.timezone, u.date_joined, \
+    u.avatar_version, u.email_address_visibility, u.is_imported_stub";
+
+/// The user holding an API key in the organization named `realm_string_id`.
+pub fn by_api_key_stmt(db: &D1Database, realm_string_id: &str, key_hash: &str) -> Result<D1PreparedStatement> {
+    query!(
+        db,
+        &format!(
+            "SELECT {COLUMNS} FROM api_keys k JOIN users u ON u.id = k.user_id \
+             JOIN realms r ON r.id = u.realm_id AND r.id = k.realm_id \
+             WHERE k.key_hash = ?1 AND r.string_id = ?2"
+        ),
+        key_hash,
+        realm_string_id
+    )
+}
+
+pub async fn by_id(db: &D1Database, realm_id: i64, user_id: i64) -> Result<Option<UserRow>> {
+    super::first(query!(
+        db,
+        &format!("SELECT {COLUMNS} FROM users u WHERE u.realm_id = ?1 AND u.id = ?2"),
+        realm_id,
+        user_id
+    )?)
+    .await
+}
+
+/// A user by login email: the API email or the real address, case-insensitively.
+pub async fn by_email(db: &D1Database, realm_id: i64, email: &str) -> Result<Option<UserRow>> {
+    super::first(query!(
+        db,
+        &format!(
+            "SELECT {COLUMNS} FROM users u WHERE u.realm_id = ?1 \
+             AND (u.delivery_email = ?2 COLLATE NOCASE OR u.email = ?2 COLLATE NOCASE) ORDER BY u.id LIMIT 1"
+        ),
+        realm_id,
+        email
+    )?)
+    .await
+}
+
+#[derive(Debug, Deserialize)]
+pub struct Credentials {
+    pub password_hash: Option<String>,
+}
+
+pub async fn password_hash(db: &D1Database, realm_id: i64, user_id: i64) -> Result<Option<String>> {
+    let row: Option<Credentials> = super::first(query!(
+        db,
+        "SELECT password_hash FROM users WHERE realm_id = ?1 AND id = ?2",
+        realm_id,
+        user_id
+    )?)
+    .await?;
+    Ok(row.and_then(|r| r.password_hash))
+}
+
+/// Every user of the organization, bots and deactivated users included, in id order.
+pub async fn all_in_realm(db: &D1Database, realm_id: i64) -> Result<Vec<UserRow>> {
+    super::all(query!(db, &format!("SELECT {COLUMNS} FROM users u WHERE u.realm_id = ?1 ORDER BY u.id"), realm_id)?)
+        .await
+}
+
+/// What a new account is made of.
+pub struct NewUser<'a> {
+    pub realm_id: i64,
+    pub email: &'a str,
+    pub full_name: &'a str,
+    pub role: i64,
+    pub password_hash: Option<&'a str>,
+    pub can_create_users: bool,
+    pub bot_type: Option<i64>,
+    pub bot_owner_id: Option<i64>,
+    pub timezone: &'a str,
+}
+
+/// Inserts the user and its direct-message recipient; answers the new user's id.
+pub async fn insert(db: &D1Database, user: &NewUser<'_>, now: i64) -> Result<i64> {
+    let insert_user = query!(
+        db,
+        "INSERT INTO users (realm_id, email, delivery_email, full_name, role, password_hash, can_create_users, \
+         is_bot, bot_type, bot_owner_id, timezone, date_joined) \
+         VALUES (?1, ?2, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11) RETURNING id",
+        user.realm_id,
+        user.email,
+        user.full_name,
+        user.role,
+        user.password_hash,
+        user.can_create_users as i64,
+        user.bot_type.is_some() as i64,
+        user.bot_type,
+        user.bot_owner_id,
+        user.timezone,
+        now
+    )?;
+    // Same batch, so a user never exists without its recipient.
+    let insert_recipient = query!(
+        db,
+        "INSERT INTO recipients (realm_id, type, type_id) VALUES (?1, 1, last_insert_rowid())",
+        user.realm_id
+    )?;
+    let results = db.batch(vec![insert_user, insert_recipient]).await?;
+    #[derive(Deserialize)]
+    struct Id {
+        id: i64,
+    }
+    let ids: Vec<Id> = results[0].results()?;
+    ids.first().map(|r| r.id).ok_or_else(|| worker::Error::RustError("user insert returned no id".into()))
+}

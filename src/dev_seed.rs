@@ -1,0 +1,185 @@
+//! The development organizations, created when `DEVELOPMENT = "true"` and they are missing:
+//! Zulip's usual development users in the default organization, and a second organization
+//! (`lear`) so that isolation between organizations can be tried.
+//!
+//! Every development user's password is [`DEV_PASSWORD`] (README: "Development logins").
+
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use worker::{query, D1Database, D1PreparedStatement};
+
+use crate::db::{self, realms};
+use crate::db::users::{ROLE_ADMINISTRATOR, ROLE_GUEST, ROLE_MEMBER, ROLE_MODERATOR, ROLE_OWNER};
+use crate::error::ApiResult;
+use crate::secrets;
+
+pub const DEV_PASSWORD: &str = "dev-password";
+
+struct SeedUser {
+    email: &'static str,
+    full_name: &'static str,
+    role: i64,
+    can_create_users: bool,
+}
+
+struct SeedChannel {
+    name: &'static str,
+    description: &'static str,
+    invite_only: bool,
+    color: &'static str,
+    subscribers: &'static [&'static str],
+}
+
+struct SeedRealm {
+    string_id: &'static str,
+    name: &'static str,
+    users: &'static [SeedUser],
+    channels: &'static [SeedChannel],
+}
+
+const fn user(email: &'static str, full_name: &'static str, role: i64) -> SeedUser {
+    SeedUser { email, full_name, role, can_create_users: false }
+}
+
+const ZULIP_USERS: &[SeedUser] = &[
+    user("desdemona@zulip.com", "Desdemona", ROLE_OWNER),
+    SeedUser { email: "iago@zulip.com", full_name: "Iago", role: ROLE_ADMINISTRATOR, can_create_users: true },
+    user("shiva@zulip.com", "Shiva", ROLE_MODERATOR),
+    user("hamlet@zulip.com", "King Hamlet", ROLE_MEMBER),
+    user("othello@zulip.com", "Othello, the Moor of Venice", ROLE_MEMBER),
+    user("cordelia@zulip.com", "Cordelia, Lear's daughter", ROLE_MEMBER),
+    user("prospero@zulip.com", "Prospero from The Tempest", ROLE_MEMBER),
+    user("polonius@zulip.com", "Polonius", ROLE_GUEST),
+];
+
+const EVERYONE_BUT_GUESTS: &[&str] = &[
+    "desdemona@zulip.com", "iago@zulip.com", "shiva@zulip.com", "hamlet@zulip.com",
+    "othello@zulip.com", "cordelia@zulip.com", "prospero@zulip.com",
+];
+
+const ZULIP_CHANNELS: &[SeedChannel] = &[
+    SeedChannel {
+        name: "Verona",
+        description: "A city in Italy",
+        invite_only: false,
+        color: "#76ce90",
+        subscribers: &[
+            "desdemona@zulip.com", "iago@zulip.com", "shiva@zulip.com", "hamlet@zulip.com",
+            "othello@zulip.com", "cordelia@zulip.com", "prospero@zulip.com", "polonius@zulip.com",
+        ],
+    },
+    SeedChannel {
+        name: "Denmark",
+        description: "A Scandinavian country",
+        invite_only: false,
+        color: "#fae589",
+        subscribers: &[
+            "desdemona@zulip.com", "iago@zulip.com", "shiva@zulip.com", "hamlet@zulip.com",
+            "othello@zulip.com", "cordelia@zulip.com", "prospero@zulip.com", "polonius@zulip.com",
+        ],
+    },
+    SeedChannel { name: "Scotland", description: "Located in the United Kingdom", invite_only: false, color: "#a6c7e5", subscribers: EVERYONE_BUT_GUESTS },
+    SeedChannel { name: "Venice", description: "A northeastern Italian city", invite_only: false, color: "#b0a5fd", subscribers: &["iago@zulip.com", "hamlet@zulip.com", "othello@zulip.com"] },
+    SeedChannel { name: "Rome", description: "Yet another Italian city", invite_only: false, color: "#e79ab5", subscribers: &["desdemona@zulip.com", "iago@zulip.com", "othello@zulip.com"] },
+    SeedChannel { name: "core team", description: "A private channel for the core team", invite_only: true, color: "#bfd56f", subscribers: &["desdemona@zulip.com", "iago@zulip.com", "hamlet@zulip.com"] },
+];
+
+const LEAR_USERS: &[SeedUser] = &[
+    SeedUser { email: "king@lear.org", full_name: "King Lear", role: ROLE_OWNER, can_create_users: true },
+    user("cordelia@lear.org", "Cordelia, Lear's daughter", ROLE_MEMBER),
+    user("goneril@lear.org", "Goneril", ROLE_MEMBER),
+];
+
+const LEAR_CHANNELS: &[SeedChannel] = &[SeedChannel {
+    name: "general",
+    description: "Everyone in the kingdom",
+    invite_only: false,
+    color: "#76ce90",
+    subscribers: &["king@lear.org", "cordelia@lear.org", "goneril@lear.org"],
+}];
+
+static SEEDED: AtomicBool = AtomicBool::new(false);
+
+/// Creates the development organizations if they are missing. Checked once per isolate.
+pub async fn ensure_seeded(db: &D1Database, default_realm: &str) -> ApiResult<()> {
+    if SEEDED.load(Ordering::Relaxed) {
+        return Ok(());
+    }
+    let realms = [
+        SeedRealm { string_id: "", name: "Zulip Dev", users: ZULIP_USERS, channels: ZULIP_CHANNELS },
+        SeedRealm { string_id: "lear", name: "Lear & Co.", users: LEAR_USERS, channels: LEAR_CHANNELS },
+    ];
+    for realm in &realms {
+        let string_id = if realm.string_id.is_empty() { default_realm } else { realm.string_id };
+        if realms::by_string_id(db, string_id).await?.is_none() {
+            seed_realm(db, string_id, realm).await?;
+        }
+    }
+    SEEDED.store(true, Ordering::Relaxed);
+    Ok(())
+}
+
+/// One atomic batch of idempotent inserts: concurrent first requests cannot half-seed.
+async fn seed_realm(db: &D1Database, string_id: &str, realm: &SeedRealm) -> ApiResult<()> {
+    let now = db::now();
+    let password_hash = secrets::hash_password(DEV_PASSWORD).await?;
+    let mut batch: Vec<D1PreparedStatement> = vec![realms::insert_stmt(db, string_id, realm.name, now)?];
+    let realm_id = "(SELECT id FROM realms WHERE string_id = ?1)";
+    for u in realm.users {
+        batch.push(query!(
+            db,
+            &format!(
+                "INSERT OR IGNORE INTO users (realm_id, email, delivery_email, full_name, role, password_hash, \
+                 can_create_users, timezone, date_joined) VALUES ({realm_id}, ?2, ?2, ?3, ?4, ?5, ?6, 'UTC', ?7)"
+            ),
+            string_id,
+            u.email,
+            u.full_name,
+            u.role,
+            &password_hash,
+            u.can_create_users as i64,
+            now
+        )?);
+    }
+    for c in realm.channels {
+        batch.push(query!(
+            db,
+            &format!(
+                "INSERT OR IGNORE INTO channels (realm_id, name, description, invite_only, date_created) \
+                 VALUES ({realm_id}, ?2, ?3, ?4, ?5)"
+            ),
+            string_id,
+            c.name,
+            c.description,
+            c.invite_only as i64,
+            now
+        )?);
+        for email in c.subscribers {
+            batch.push(query!(
+                db,
+                &format!(
+                    "INSERT OR IGNORE INTO subscriptions (realm_id, user_id, channel_id, color) \
+                     SELECT u.realm_id, u.id, c.id, ?4 FROM users u JOIN channels c ON c.realm_id = u.realm_id \
+                     WHERE u.realm_id = {realm_id} AND u.delivery_email = ?2 AND c.name = ?3"
+                ),
+                string_id,
+                *email,
+                c.name,
+                c.color
+            )?);
+        }
+    }
+    for (recipient_type, table) in [(1, "users"), (2, "channels")] {
+        batch.push(query!(
+            db,
+            &format!(
+                "INSERT OR IGNORE INTO recipients (realm_id, type, type_id) \
+                 SELECT realm_id, ?2, id FROM {table} WHERE realm_id = {realm_id}"
+            ),
+            string_id,
+            recipient_type
+        )?);
+    }
+    db.batch(batch).await?;
+    Ok(())
+}

@@ -1,0 +1,4 @@
+//! Access checks (`access_*`: fetch and check, one error for missing and invisible) and the
+//! builders of API objects from rows.
+
+pub mod users;

@@ -1,0 +1,106 @@
+//! The User object of the API, as one caller sees another user.
+
+use serde_json::{json, Value};
+
+use crate::db::users::{UserRow, ROLE_ADMINISTRATOR, ROLE_MEMBER, ROLE_MODERATOR};
+use crate::secrets::sha256_hex;
+
+/// Zulip's `email_address_visibility` values.
+const VISIBLE_TO_EVERYONE: i64 = 1;
+const VISIBLE_TO_MEMBERS: i64 = 2;
+const VISIBLE_TO_ADMINS: i64 = 3;
+const VISIBLE_TO_MODERATORS: i64 = 5;
+
+/// Whether `viewer` may see `user`'s real email address.
+pub fn can_see_delivery_email(viewer: &UserRow, user: &UserRow) -> bool {
+    if viewer.id == user.id || user.is_bot() {
+        return true;
+    }
+    match user.email_address_visibility {
+        VISIBLE_TO_EVERYONE => true,
+        VISIBLE_TO_MEMBERS => viewer.role <= ROLE_MEMBER,
+        VISIBLE_TO_ADMINS => viewer.role <= ROLE_ADMINISTRATOR,
+        VISIBLE_TO_MODERATORS => viewer.role <= ROLE_MODERATOR,
+        _ => false,
+    }
+}
+
+/// The address clients use for `user`: the real one where visible, otherwise Zulip's
+/// placeholder `user<id>@<realm host>`.
+pub fn api_email(viewer: &UserRow, user: &UserRow, realm_host: &str) -> String {
+    if can_see_delivery_email(viewer, user) {
+        user.email.clone()
+    } else {
+        format!("user{}@{}", user.id, realm_host)
+    }
+}
+
+/// A default avatar from the third-party avatar service, keyed by the SHA-256 of the email.
+pub fn avatar_url(user: &UserRow) -> String {
+    let hash = sha256_hex(user.delivery_email.trim().to_lowercase().as_bytes());
+    format!("https://secure.gravatar.com/avatar/{hash}?d=identicon&version={}", user.avatar_version)
+}
+
+/// ISO 8601 in UTC with an offset, as Zulip writes `date_joined`.
+pub fn iso8601(timestamp: i64) -> String {
+    let days = timestamp.div_euclid(86_400);
+    let secs = timestamp.rem_euclid(86_400);
+    let (y, m, d) = civil_from_days(days);
+    format!("{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}+00:00", secs / 3600, secs % 3600 / 60, secs % 60)
+}
+
+/// Days since 1970-01-01 to a proleptic Gregorian date (Howard Hinnant's algorithm).
+fn civil_from_days(days: i64) -> (i64, i64, i64) {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    (yoe + era * 400 + i64::from(m <= 2), m, d)
+}
+
+pub struct UserDictOptions<'a> {
+    pub realm_host: &'a str,
+    /// The client computes gravatar URLs itself: `avatar_url` is null where it could.
+    pub client_gravatar: bool,
+}
+
+/// The User object (spec: "User") of `user` as `viewer` may see it.
+pub fn user_dict(viewer: &UserRow, user: &UserRow, opts: &UserDictOptions<'_>) -> Value {
+    let sees_email = can_see_delivery_email(viewer, user);
+    let avatar = if opts.client_gravatar && sees_email { Value::Null } else { json!(avatar_url(user)) };
+    json!({
+        "user_id": user.id,
+        "delivery_email": if sees_email { json!(user.delivery_email) } else { Value::Null },
+        "email": api_email(viewer, user, opts.realm_host),
+        "full_name": user.full_name,
+        "date_joined": iso8601(user.date_joined),
+        "is_active": user.is_active(),
+        "is_owner": user.is_realm_owner(),
+        "is_admin": user.is_realm_admin(),
+        "is_guest": user.is_guest(),
+        "is_bot": user.is_bot(),
+        "bot_type": user.bot_type,
+        "bot_owner_id": user.bot_owner_id,
+        "role": user.role,
+        "timezone": user.timezone,
+        "avatar_url": avatar,
+        "avatar_version": user.avatar_version,
+        "is_imported_stub": user.is_imported_stub != 0,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn iso8601_formats_known_dates() {
+        assert_eq!(iso8601(0), "1970-01-01T00:00:00+00:00");
+        assert_eq!(iso8601(951_782_400), "2000-02-29T00:00:00+00:00");
+        assert_eq!(iso8601(1_700_000_000), "2023-11-14T22:13:20+00:00");
+    }
+}

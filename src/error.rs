@@ -1,0 +1,268 @@
+//! The one error type of the API.
+//!
+//! Every failure a handler can answer is an [`ApiError`]: a Zulip error `code`, a
+//! human-readable `msg`, the HTTP status and the code's extra fields. Handlers and actions
+//! return it; `response::error_response` is the only place that turns it into the
+//! `{"result":"error",...}` envelope.
+
+use serde_json::{json, Map, Value};
+
+/// Zulip's machine-readable error codes that this server answers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ErrorCode {
+    BadRequest,
+    RequestVariableMissing,
+    Unauthorized,
+    UserDeactivated,
+    RealmDeactivated,
+    NonexistentSubdomain,
+    AuthenticationFailed,
+    PermissionDenied,
+    StreamDoesNotExist,
+    StreamWildcardMentionNotAllowed,
+    TopicWildcardMentionNotAllowed,
+    MoveMessagesTimeLimitExceeded,
+    BadEventQueueId,
+    CannotDeactivateLastUser,
+    InternalServerError,
+}
+
+impl ErrorCode {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ErrorCode::BadRequest => "BAD_REQUEST",
+            ErrorCode::RequestVariableMissing => "REQUEST_VARIABLE_MISSING",
+            ErrorCode::Unauthorized => "UNAUTHORIZED",
+            ErrorCode::UserDeactivated => "USER_DEACTIVATED",
+            ErrorCode::RealmDeactivated => "REALM_DEACTIVATED",
+            ErrorCode::NonexistentSubdomain => "NONEXISTENT_SUBDOMAIN",
+            ErrorCode::AuthenticationFailed => "AUTHENTICATION_FAILED",
+            ErrorCode::PermissionDenied => "PERMISSION_DENIED",
+            ErrorCode::StreamDoesNotExist => "STREAM_DOES_NOT_EXIST",
+            ErrorCode::StreamWildcardMentionNotAllowed => "STREAM_WILDCARD_MENTION_NOT_ALLOWED",
+            ErrorCode::TopicWildcardMentionNotAllowed => "TOPIC_WILDCARD_MENTION_NOT_ALLOWED",
+            ErrorCode::MoveMessagesTimeLimitExceeded => "MOVE_MESSAGES_TIME_LIMIT_EXCEEDED",
+            ErrorCode::BadEventQueueId => "BAD_EVENT_QUEUE_ID",
+            ErrorCode::CannotDeactivateLastUser => "CANNOT_DEACTIVATE_LAST_USER",
+            ErrorCode::InternalServerError => "INTERNAL_SERVER_ERROR",
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct ApiError {
+    pub code: ErrorCode,
+    pub msg: String,
+    pub status: u16,
+    /// The code's extra fields, serialised beside `result`, `msg` and `code`.
+    pub extra: Map<String, Value>,
+}
+
+pub type ApiResult<T> = Result<T, ApiError>;
+
+impl ApiError {
+    pub fn new(code: ErrorCode, msg: impl Into<String>) -> Self {
+        ApiError { code, msg: msg.into(), status: 400, extra: Map::new() }
+    }
+
+    pub fn with_status(mut self, status: u16) -> Self {
+        self.status = status;
+        self
+    }
+
+    pub fn with_extra(mut self, key: &str, value: Value) -> Self {
+        self.extra.insert(key.to_string(), value);
+        self
+    }
+
+    /// The generic 400 `BAD_REQUEST`.
+    pub fn bad_request(msg: impl Into<String>) -> Self {
+        Self::new(ErrorCode::BadRequest, msg)
+    }
+
+    pub fn missing_argument(name: &str) -> Self {
+        Self::new(ErrorCode::RequestVariableMissing, format!("Missing '{name}' argument"))
+            .with_extra("var_name", json!(name))
+    }
+
+    pub fn invalid_argument(name: &str, expected: &str) -> Self {
+        Self::bad_request(format!("{name} is not {expected}"))
+    }
+
+    pub fn invalid_json(name: &str) -> Self {
+        Self::bad_request(format!("Argument \"{name}\" is not valid JSON."))
+    }
+
+    pub fn conflicting_aliases(name: &str, alias: &str) -> Self {
+        Self::bad_request(format!("Can't decide between '{name}' and '{alias}' arguments"))
+    }
+
+    pub fn too_long(what: &str, limit: i64) -> Self {
+        Self::bad_request(format!("{what} is too long (limit: {limit} characters)"))
+    }
+
+    /// 401: no credentials were sent.
+    pub fn not_logged_in() -> Self {
+        Self::new(ErrorCode::Unauthorized, "Not logged in: API authentication or user session required")
+            .with_status(401)
+    }
+
+    /// 401: the email/API key pair matches no active credentials.
+    pub fn invalid_api_key() -> Self {
+        Self::new(ErrorCode::Unauthorized, "Invalid API key").with_status(401)
+    }
+
+    pub fn malformed_credentials() -> Self {
+        Self::new(ErrorCode::Unauthorized, "Malformed API key").with_status(401)
+    }
+
+    pub fn user_deactivated() -> Self {
+        Self::new(ErrorCode::UserDeactivated, "Account is deactivated").with_status(401)
+    }
+
+    pub fn realm_deactivated() -> Self {
+        Self::new(ErrorCode::RealmDeactivated, "This organization has been deactivated").with_status(401)
+    }
+
+    pub fn nonexistent_subdomain() -> Self {
+        Self::new(ErrorCode::NonexistentSubdomain, "Invalid subdomain").with_status(404)
+    }
+
+    /// Username/password (or other credentials) rejected by a login endpoint.
+    pub fn authentication_failed(msg: impl Into<String>) -> Self {
+        Self::new(ErrorCode::AuthenticationFailed, msg).with_status(401)
+    }
+
+    pub fn permission_denied(msg: impl Into<String>) -> Self {
+        Self::new(ErrorCode::PermissionDenied, msg).with_status(403)
+    }
+
+    /// "Must be an organization administrator": Zulip answers it as a 400 `BAD_REQUEST`.
+    pub fn must_be_admin() -> Self {
+        Self::bad_request("Must be an organization administrator")
+    }
+
+    pub fn not_found() -> Self {
+        Self::bad_request("Not Found").with_status(404)
+    }
+
+    pub fn method_not_allowed(allowed: &[&str]) -> Self {
+        Self::bad_request("Method Not Allowed")
+            .with_status(405)
+            .with_extra("allowed_methods", json!(allowed))
+    }
+
+    pub fn stream_does_not_exist(name: &str) -> Self {
+        Self::new(ErrorCode::StreamDoesNotExist, format!("Channel '{name}' does not exist"))
+            .with_extra("stream", json!(name))
+    }
+
+    pub fn stream_id_does_not_exist(stream_id: i64) -> Self {
+        Self::new(ErrorCode::StreamDoesNotExist, format!("Channel with ID '{stream_id}' does not exist"))
+            .with_extra("stream_id", json!(stream_id))
+    }
+
+    pub fn stream_wildcard_mention_not_allowed() -> Self {
+        Self::new(
+            ErrorCode::StreamWildcardMentionNotAllowed,
+            "You do not have permission to use channel wildcard mentions in this channel.",
+        )
+    }
+
+    pub fn topic_wildcard_mention_not_allowed() -> Self {
+        Self::new(
+            ErrorCode::TopicWildcardMentionNotAllowed,
+            "You do not have permission to use topic wildcard mentions in this topic.",
+        )
+    }
+
+    pub fn move_messages_time_limit_exceeded(
+        first_message_id_allowed_to_move: Option<i64>,
+        total_messages_allowed_to_move: i64,
+        total_messages_in_topic: i64,
+    ) -> Self {
+        Self::new(
+            ErrorCode::MoveMessagesTimeLimitExceeded,
+            "You only have permission to move the "
+                .to_string()
+                + &format!("{total_messages_allowed_to_move}/{total_messages_in_topic} most recent messages in this topic."),
+        )
+        .with_extra("first_message_id_allowed_to_move", json!(first_message_id_allowed_to_move))
+        .with_extra("total_messages_allowed_to_move", json!(total_messages_allowed_to_move))
+        .with_extra("total_messages_in_topic", json!(total_messages_in_topic))
+    }
+
+    pub fn bad_event_queue_id(queue_id: &str) -> Self {
+        Self::new(ErrorCode::BadEventQueueId, format!("Bad event queue ID: {queue_id}"))
+            .with_extra("queue_id", json!(queue_id))
+    }
+
+    pub fn cannot_deactivate_last_user(is_last_owner: bool) -> Self {
+        let entity = if is_last_owner { "organization owner" } else { "user" };
+        Self::new(
+            ErrorCode::CannotDeactivateLastUser,
+            format!("Cannot deactivate the only {entity}."),
+        )
+        .with_extra("entity", json!(entity))
+        .with_extra("is_last_owner", json!(is_last_owner))
+    }
+
+    /// A failure inside the runtime (D1, Durable Objects, JS). The detail is logged by the
+    /// caller of `internal`, never sent: clients only learn that the server failed.
+    pub fn internal(detail: impl std::fmt::Display) -> Self {
+        worker::console_error!("internal error: {detail}");
+        Self::new(ErrorCode::InternalServerError, "Internal server error").with_status(500)
+    }
+
+    /// The body of the error envelope.
+    pub fn to_json(&self) -> Value {
+        let mut body = Map::new();
+        body.insert("result".into(), json!("error"));
+        body.insert("msg".into(), json!(self.msg));
+        body.insert("code".into(), json!(self.code.as_str()));
+        for (k, v) in &self.extra {
+            body.insert(k.clone(), v.clone());
+        }
+        Value::Object(body)
+    }
+}
+
+impl From<worker::Error> for ApiError {
+    fn from(err: worker::Error) -> Self {
+        ApiError::internal(err)
+    }
+}
+
+impl From<serde_json::Error> for ApiError {
+    fn from(err: serde_json::Error) -> Self {
+        ApiError::internal(err)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn envelope_puts_extra_fields_beside_code() {
+        let body = ApiError::bad_event_queue_id("abc").to_json();
+        assert_eq!(body["result"], "error");
+        assert_eq!(body["code"], "BAD_EVENT_QUEUE_ID");
+        assert_eq!(body["queue_id"], "abc");
+    }
+
+    #[test]
+    fn missing_argument_uses_zulip_wording() {
+        let err = ApiError::missing_argument("content");
+        assert_eq!(err.msg, "Missing 'content' argument");
+        assert_eq!(err.status, 400);
+        assert_eq!(err.to_json()["var_name"], "content");
+    }
+
+    #[test]
+    fn last_owner_names_the_owner_entity() {
+        let body = ApiError::cannot_deactivate_last_user(true).to_json();
+        assert_eq!(body["is_last_owner"], true);
+        assert_eq!(body["entity"], "organization owner");
+    }
+}

@@ -1,0 +1,31 @@
+//! A Zulip-compatible team-chat server on Cloudflare Workers.
+//!
+//! Request path: `fetch` (here) -> [`context::RequestContext`] (organization from the Host
+//! header, parameters) -> [`routes::dispatch`] (method + path under `/api/v1`) -> a handler in
+//! `api/` (authenticates, parses, calls one action) -> an action in `actions/` (D1 writes,
+//! events) -> [`response`] (the success or error envelope).
+
+pub mod actions;
+pub mod api;
+pub mod auth;
+pub mod context;
+pub mod db;
+pub mod dev_seed;
+pub mod domain;
+pub mod error;
+pub mod params;
+pub mod response;
+pub mod routes;
+pub mod secrets;
+pub mod settings;
+
+// The Durable Object classes live in their own crate; re-exporting them is what makes the
+// worker export the classes that `wrangler.toml` declares.
+pub use team_chat_durable_objects::{EventQueueShard, RealmHub};
+
+use worker::{event, Context, Env, Request, Response, Result};
+
+#[event(fetch)]
+async fn fetch(req: Request, env: Env, _ctx: Context) -> Result<Response> {
+    Ok(routes::handle(req, env).await)
+}

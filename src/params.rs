@@ -1,0 +1,251 @@
+//! The one parameter layer of every endpoint.
+//!
+//! Like Zulip, a parameter may come from the query string or the body (form-encoded or
+//! multipart) whatever the method; the body wins when both carry it. Lists and objects
+//! arrive as one field holding JSON; booleans are `true`/`false`. Each getter records the
+//! name it read, so that the names nobody read become `ignored_parameters_unsupported`.
+
+use std::cell::RefCell;
+use std::collections::{BTreeSet, HashMap};
+
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+
+use crate::error::{ApiError, ApiResult};
+
+#[derive(Debug, Default)]
+pub struct Params {
+    values: HashMap<String, String>,
+    /// Names in the order they first appeared, for a stable `ignored_parameters_unsupported`.
+    order: Vec<String>,
+    read: RefCell<BTreeSet<String>>,
+}
+
+impl Params {
+    /// Builds the reader from the query-string pairs and the body pairs.
+    pub fn new(query: Vec<(String, String)>, body: Vec<(String, String)>) -> Self {
+        let mut params = Params::default();
+        for (name, value) in query.into_iter().chain(body) {
+            if !params.values.contains_key(&name) {
+                params.order.push(name.clone());
+            }
+            // Later sources (the body) override earlier ones (the query string).
+            params.values.insert(name, value);
+        }
+        params
+    }
+
+    /// Parses an `application/x-www-form-urlencoded` string (query string or body).
+    pub fn parse_urlencoded(input: &str) -> Vec<(String, String)> {
+        input
+            .split('&')
+            .filter(|pair| !pair.is_empty())
+            .map(|pair| {
+                let (name, value) = pair.split_once('=').unwrap_or((pair, ""));
+                (percent_decode(name), percent_decode(value))
+            })
+            .collect()
+    }
+
+    fn take(&self, name: &str) -> Option<&str> {
+        self.read.borrow_mut().insert(name.to_string());
+        self.values.get(name).map(String::as_str)
+    }
+
+    /// Marks a parameter as understood without reading it (e.g. a parameter every client
+    /// sends that this endpoint deliberately ignores).
+    pub fn accept(&self, name: &str) {
+        self.read.borrow_mut().insert(name.to_string());
+    }
+
+    pub fn has(&self, name: &str) -> bool {
+        self.values.contains_key(name)
+    }
+
+    /// Names sent by the client that no getter read.
+    pub fn ignored(&self) -> Vec<String> {
+        let read = self.read.borrow();
+        self.order.iter().filter(|n| !read.contains(*n)).cloned().collect()
+    }
+
+    pub fn str(&self, name: &str) -> ApiResult<Option<String>> {
+        Ok(self.take(name).map(str::to_string))
+    }
+
+    pub fn required_str(&self, name: &str) -> ApiResult<String> {
+        self.str(name)?.ok_or_else(|| ApiError::missing_argument(name))
+    }
+
+    /// A parameter with a deprecated alias (`topic`/`subject`): either may be sent, not both
+    /// with different values.
+    pub fn str_with_alias(&self, name: &str, alias: &str) -> ApiResult<Option<String>> {
+        match (self.str(name)?, self.str(alias)?) {
+            (Some(a), Some(b)) if a != b => Err(ApiError::conflicting_aliases(name, alias)),
+            (Some(a), _) => Ok(Some(a)),
+            (None, b) => Ok(b),
+        }
+    }
+
+    pub fn int(&self, name: &str) -> ApiResult<Option<i64>> {
+        match self.take(name) {
+            None => Ok(None),
+            Some(raw) => parse_int(raw).map(Some).ok_or_else(|| ApiError::invalid_argument(name, "an integer")),
+        }
+    }
+
+    pub fn required_int(&self, name: &str) -> ApiResult<i64> {
+        self.int(name)?.ok_or_else(|| ApiError::missing_argument(name))
+    }
+
+    pub fn bool(&self, name: &str) -> ApiResult<Option<bool>> {
+        match self.take(name) {
+            None => Ok(None),
+            Some(raw) => parse_bool(raw).map(Some).ok_or_else(|| ApiError::invalid_argument(name, "a boolean")),
+        }
+    }
+
+    pub fn bool_or(&self, name: &str, default: bool) -> ApiResult<bool> {
+        Ok(self.bool(name)?.unwrap_or(default))
+    }
+
+    pub fn required_bool(&self, name: &str) -> ApiResult<bool> {
+        self.bool(name)?.ok_or_else(|| ApiError::missing_argument(name))
+    }
+
+    /// A JSON-encoded field, as raw JSON.
+    pub fn json(&self, name: &str) -> ApiResult<Option<Value>> {
+        match self.take(name) {
+            None => Ok(None),
+            Some(raw) => serde_json::from_str(raw).map(Some).map_err(|_| ApiError::invalid_json(name)),
+        }
+    }
+
+    /// A JSON-encoded field decoded into `T`; a shape mismatch names the parameter.
+    pub fn json_as<T: DeserializeOwned>(&self, name: &str, expected: &str) -> ApiResult<Option<T>> {
+        match self.json(name)? {
+            None => Ok(None),
+            Some(value) => serde_json::from_value(value)
+                .map(Some)
+                .map_err(|_| ApiError::invalid_argument(name, expected)),
+        }
+    }
+
+    pub fn required_json_as<T: DeserializeOwned>(&self, name: &str, expected: &str) -> ApiResult<T> {
+        self.json_as(name, expected)?.ok_or_else(|| ApiError::missing_argument(name))
+    }
+}
+
+/// Integers as Zulip accepts them: decimal, optionally signed, surrounding JSON quotes not
+/// allowed.
+pub fn parse_int(raw: &str) -> Option<i64> {
+    raw.trim().parse::<i64>().ok()
+}
+
+/// `true`/`false` as sent by every client (the Python client sends JSON, so also accept
+/// the JSON spellings).
+pub fn parse_bool(raw: &str) -> Option<bool> {
+    match raw.trim() {
+        "true" | "True" => Some(true),
+        "false" | "False" => Some(false),
+        _ => None,
+    }
+}
+
+/// Decodes `%XX` escapes and `+` as space; invalid escapes are kept literally and invalid
+/// UTF-8 is replaced, so a hostile body cannot make parsing fail.
+pub fn percent_decode(input: &str) -> String {
+    let bytes = input.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'+' => out.push(b' '),
+            b'%' if i + 2 < bytes.len() => {
+                match (hex(bytes[i + 1]), hex(bytes[i + 2])) {
+                    (Some(h), Some(l)) => {
+                        out.push(h * 16 + l);
+                        i += 2;
+                    }
+                    _ => out.push(b'%'),
+                }
+            }
+            b => out.push(b),
+        }
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+fn hex(b: u8) -> Option<u8> {
+    match b {
+        b'0'..=b'9' => Some(b - b'0'),
+        b'a'..=b'f' => Some(b - b'a' + 10),
+        b'A'..=b'F' => Some(b - b'A' + 10),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn params(query: &str, body: &str) -> Params {
+        Params::new(Params::parse_urlencoded(query), Params::parse_urlencoded(body))
+    }
+
+    #[test]
+    fn body_overrides_query_string() {
+        let p = params("a=1&b=2", "a=3");
+        assert_eq!(p.required_int("a").unwrap(), 3);
+        assert_eq!(p.required_int("b").unwrap(), 2);
+    }
+
+    #[test]
+    fn percent_decoding_handles_plus_utf8_and_bad_escapes() {
+        assert_eq!(percent_decode("a+b%20c"), "a b c");
+        assert_eq!(percent_decode("%E2%9C%94"), "✔");
+        assert_eq!(percent_decode("100%"), "100%");
+        assert_eq!(percent_decode("%zz%4"), "%zz%4");
+    }
+
+    #[test]
+    fn unread_parameters_are_ignored_in_order() {
+        let p = params("z=1", "content=x&extra=2");
+        p.required_str("content").unwrap();
+        assert_eq!(p.ignored(), vec!["z".to_string(), "extra".to_string()]);
+    }
+
+    #[test]
+    fn missing_required_names_the_parameter() {
+        let err = params("", "").required_str("op").unwrap_err();
+        assert_eq!(err.msg, "Missing 'op' argument");
+    }
+
+    #[test]
+    fn wrong_types_are_bad_requests() {
+        let p = params("n=abc&b=yes&j=[1,", "");
+        assert_eq!(p.int("n").unwrap_err().msg, "n is not an integer");
+        assert_eq!(p.bool("b").unwrap_err().msg, "b is not a boolean");
+        assert_eq!(p.json("j").unwrap_err().msg, "Argument \"j\" is not valid JSON.");
+    }
+
+    #[test]
+    fn alias_conflict_is_an_error() {
+        let p = params("", "topic=a&subject=b");
+        assert!(p.str_with_alias("topic", "subject").is_err());
+        let p = params("", "subject=b");
+        assert_eq!(p.str_with_alias("topic", "subject").unwrap().as_deref(), Some("b"));
+    }
+
+    #[test]
+    fn json_shape_mismatch_names_the_parameter() {
+        let p = params("", "to=%7B%7D");
+        let err = p.json_as::<Vec<i64>>("to", "a list").unwrap_err();
+        assert_eq!(err.msg, "to is not a list");
+    }
+}
+
+/// Decodes `%XX` escapes of a path segment (`+` stays a plus there).
+pub fn percent_decode_path(segment: &str) -> String {
+    percent_decode(&segment.replace('+', "%2B"))
+}

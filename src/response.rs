@@ -1,0 +1,54 @@
+//! The success and error envelopes: the only place JSON responses are built.
+
+use serde_json::{Map, Value};
+use worker::Response;
+
+use crate::error::ApiError;
+
+/// What a handler answers on success.
+pub enum Reply {
+    /// Endpoint fields, wrapped in `{"result":"success","msg":""}`.
+    Json(Map<String, Value>),
+    /// A non-JSON response (file downloads, redirects).
+    Raw(Response),
+}
+
+impl Reply {
+    /// The bare envelope.
+    pub fn ok() -> Self {
+        Reply::Json(Map::new())
+    }
+
+    /// The envelope plus the fields of `fields` (a JSON object).
+    pub fn json(fields: Value) -> Self {
+        match fields {
+            Value::Object(map) => Reply::Json(map),
+            other => panic!("Reply::json takes an object, got {other}"),
+        }
+    }
+}
+
+pub fn success_response(mut fields: Map<String, Value>, ignored: Vec<String>) -> Response {
+    fields.insert("result".into(), Value::from("success"));
+    fields.insert("msg".into(), Value::from(""));
+    if !ignored.is_empty() {
+        fields.insert("ignored_parameters_unsupported".into(), Value::from(ignored));
+    }
+    json_response(&Value::Object(fields), 200)
+}
+
+pub fn error_response(err: &ApiError) -> Response {
+    let mut resp = json_response(&err.to_json(), err.status);
+    if err.status == 401 {
+        // Zulip's API answers 401s with a Basic challenge so HTTP clients retry with credentials.
+        let _ = resp.headers_mut().set("WWW-Authenticate", "Basic realm=\"zulip\"");
+    }
+    resp
+}
+
+fn json_response(body: &Value, status: u16) -> Response {
+    let text = body.to_string();
+    let mut resp = Response::ok(text).expect("a string body is always a valid response");
+    let _ = resp.headers_mut().set("Content-Type", "application/json");
+    resp.with_status(status)
+}

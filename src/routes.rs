@@ -1,0 +1,59 @@
+//! The route table: method + path under `/api/v1` -> handler. Every route of the API is
+//! declared here and nowhere else; anything else answers a JSON 404.
+
+use worker::{Env, Method, Request, Response};
+
+use crate::api::{dev, login, server, users};
+use crate::context::RequestContext;
+use crate::error::{ApiError, ApiResult};
+use crate::response::{error_response, success_response, Reply};
+
+const API_PREFIX: &str = "/api/v1/";
+
+pub async fn handle(req: Request, env: Env) -> Response {
+    let path = req.path();
+    let result = match path.strip_prefix(API_PREFIX) {
+        None => Err(ApiError::not_found()),
+        Some(rest) => {
+            let segments: Vec<String> = rest
+                .trim_end_matches('/')
+                .split('/')
+                .map(crate::params::percent_decode_path)
+                .collect();
+            handle_api(req, env, segments).await
+        }
+    };
+    result.unwrap_or_else(|err| error_response(&err))
+}
+
+async fn handle_api(req: Request, env: Env, segments: Vec<String>) -> ApiResult<Response> {
+    let ctx = RequestContext::from_request(req, env).await?;
+    if ctx.settings.development {
+        crate::dev_seed::ensure_seeded(&ctx.db, &ctx.settings.default_realm).await?;
+    }
+    let path: Vec<&str> = segments.iter().map(String::as_str).collect();
+    match dispatch(&ctx, &path).await? {
+        Reply::Json(fields) => Ok(success_response(fields, ctx.params.ignored())),
+        Reply::Raw(response) => Ok(response),
+    }
+}
+
+/// Handlers authenticate themselves (`ctx.user()`, `ctx.admin()`), so open endpoints are
+/// the ones whose handler does not.
+async fn dispatch(ctx: &RequestContext, path: &[&str]) -> ApiResult<Reply> {
+    use Method::*;
+    match (ctx.method.clone(), path) {
+        // Server and login (open)
+        (Get, ["server_settings"]) => server::get_server_settings(ctx).await,
+        (Post, ["fetch_api_key"]) => login::fetch_api_key(ctx).await,
+        (Post, ["dev_fetch_api_key"]) => dev::dev_fetch_api_key(ctx).await,
+        (Get, ["dev_list_users"]) => dev::dev_list_users(ctx).await,
+
+        // Users
+        (Get, ["users", "me"]) => users::get_own_user(ctx).await,
+        (Get, ["users"]) => users::get_users(ctx).await,
+        (Get, ["users", user]) => users::get_user(ctx, user).await,
+
+        _ => Err(ApiError::not_found()),
+    }
+}

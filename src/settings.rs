@@ -1,0 +1,39 @@
+//! Server-wide settings: the `[vars]` of `wrangler.toml` and the constants of the API
+//! version this server implements.
+
+use worker::Env;
+
+/// The highest feature level of the spec's Versioning table.
+pub const ZULIP_FEATURE_LEVEL: i64 = 496;
+/// The Zulip release whose API this server speaks (clients parse it as a version).
+pub const ZULIP_VERSION: &str = "11.0-dev";
+pub const ZULIP_MERGE_BASE: &str = "11.0-dev";
+
+#[derive(Debug, Clone)]
+pub struct Settings {
+    /// `DEVELOPMENT = "true"`: enables the development seed and the dev login endpoints.
+    /// Set in `[vars]` for `wrangler dev`; the production environment leaves it unset.
+    pub development: bool,
+    /// The domain whose subdomains name organizations (`lear.<root_domain>`).
+    pub root_domain: String,
+    /// The organization reached at the root domain, `localhost` and IP addresses.
+    pub default_realm: String,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Settings { development: false, root_domain: "localhost".into(), default_realm: "zulip".into() }
+    }
+}
+
+impl Settings {
+    pub fn from_env(env: &Env) -> Self {
+        let var = |name: &str| env.var(name).ok().map(|v| v.to_string());
+        let defaults = Settings::default();
+        Settings {
+            development: var("DEVELOPMENT").as_deref() == Some("true"),
+            root_domain: var("ROOT_DOMAIN").unwrap_or(defaults.root_domain),
+            default_realm: var("DEFAULT_REALM").unwrap_or(defaults.default_realm),
+        }
+    }
+}
