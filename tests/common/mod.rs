@@ -1,0 +1,174 @@
+//! Helpers shared by the end-to-end tests: they speak HTTP to the `wrangler dev` server
+//! that `make test` starts (its URL in `TEST_SERVER_URL`).
+#![allow(dead_code)]
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use base64::Engine;
+use serde_json::Value;
+
+pub fn server_url() -> String {
+    std::env::var("TEST_SERVER_URL")
+        .expect("TEST_SERVER_URL is not set: run the end-to-end tests with `make test`")
+}
+
+/// The Host header of an organization: `None` for the default one.
+pub fn host_for(realm: Option<&str>) -> Option<String> {
+    let url = server_url();
+    let port = url.rsplit(':').next().unwrap().to_string();
+    realm.map(|r| format!("{r}.localhost:{port}"))
+}
+
+/// A string unique to this test run, for names that must not collide across tests and runs.
+pub fn unique(prefix: &str) -> String {
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let nanos = SystemTime::now().duration_since(UNIX_EPOCH).unwrap().as_nanos();
+    format!("{prefix}{}{}", nanos % 1_000_000_000_000, COUNTER.fetch_add(1, Ordering::Relaxed))
+}
+
+/// A response: HTTP status, headers we look at, and the JSON body.
+#[derive(Debug)]
+pub struct Resp {
+    pub status: u16,
+    pub www_authenticate: Option<String>,
+    pub content_type: Option<String>,
+    pub body: Value,
+}
+
+impl Resp {
+    /// Asserts a success envelope and answers the body.
+    #[track_caller]
+    pub fn success(self) -> Value {
+        assert_eq!(self.status, 200, "expected success, got {:?}", self.body);
+        assert_eq!(self.body["result"], "success", "{:?}", self.body);
+        assert_eq!(self.body["msg"], "", "{:?}", self.body);
+        self.body
+    }
+
+    /// Asserts an error envelope with this status and code and answers the body.
+    #[track_caller]
+    pub fn error(self, status: u16, code: &str) -> Value {
+        assert_eq!(self.status, status, "unexpected status for {:?}", self.body);
+        assert_eq!(self.body["result"], "error", "{:?}", self.body);
+        assert_eq!(self.body["code"], code, "{:?}", self.body);
+        assert!(self.body["msg"].is_string(), "{:?}", self.body);
+        self.body
+    }
+
+    /// Asserts a 400 error with this code and exact message.
+    #[track_caller]
+    pub fn bad_request(self, code: &str, msg: &str) -> Value {
+        let body = self.error(400, code);
+        assert_eq!(body["msg"], msg, "{body:?}");
+        body
+    }
+}
+
+/// How a request authenticates.
+#[derive(Clone, Debug)]
+pub struct Client {
+    pub email: String,
+    pub api_key: String,
+    pub user_id: i64,
+    pub realm: Option<String>,
+}
+
+pub enum Body<'a> {
+    Form(&'a [(&'a str, &'a str)]),
+    Multipart(&'a [(&'a str, &'a str)]),
+}
+
+pub fn request(method: &str, path: &str, query: &[(&str, &str)], body: Option<Body>, auth: Option<(&str, &str)>, realm: Option<&str>) -> Resp {
+    let url = format!("{}/api/v1{}", server_url(), path);
+    let agent = ureq::AgentBuilder::new().timeout(std::time::Duration::from_secs(90)).build();
+    let mut req = agent.request(method, &url);
+    for (k, v) in query {
+        req = req.query(k, v);
+    }
+    if let Some(host) = host_for(realm) {
+        req = req.set("Host", &host);
+    }
+    if let Some((email, key)) = auth {
+        let token = base64::engine::general_purpose::STANDARD.encode(format!("{email}:{key}"));
+        req = req.set("Authorization", &format!("Basic {token}"));
+    }
+    let result = match body {
+        None => req.call(),
+        Some(Body::Form(fields)) => req.send_form(fields),
+        Some(Body::Multipart(fields)) => {
+            let boundary = "----teamchatboundary7MA4YWxkTrZu0gW";
+            let mut data = String::new();
+            for (k, v) in fields {
+                data.push_str(&format!("--{boundary}\r\nContent-Disposition: form-data; name=\"{k}\"\r\n\r\n{v}\r\n"));
+            }
+            data.push_str(&format!("--{boundary}--\r\n"));
+            req.set("Content-Type", &format!("multipart/form-data; boundary={boundary}")).send_string(&data)
+        }
+    };
+    let response = match result {
+        Ok(r) => r,
+        Err(ureq::Error::Status(_, r)) => r,
+        Err(e) => panic!("{method} {path}: transport error {e}"),
+    };
+    let status = response.status();
+    let www_authenticate = response.header("WWW-Authenticate").map(str::to_string);
+    let content_type = response.header("Content-Type").map(str::to_string);
+    let text = response.into_string().unwrap();
+    let body = serde_json::from_str(&text).unwrap_or_else(|_| panic!("{method} {path}: not JSON ({status}): {text}"));
+    Resp { status, www_authenticate, content_type, body }
+}
+
+impl Client {
+    /// Logs in a seeded development user of the default organization.
+    pub fn dev(email: &str) -> Client {
+        Client::dev_in(None, email)
+    }
+
+    /// Logs in a seeded development user of an organization (`None`: the default one).
+    pub fn dev_in(realm: Option<&str>, email: &str) -> Client {
+        let body = request("POST", "/dev_fetch_api_key", &[], Some(Body::Form(&[("username", email)])), None, realm).success();
+        Client {
+            email: body["email"].as_str().unwrap().to_string(),
+            api_key: body["api_key"].as_str().unwrap().to_string(),
+            user_id: body["user_id"].as_i64().unwrap(),
+            realm: realm.map(str::to_string),
+        }
+    }
+
+    fn auth(&self) -> Option<(&str, &str)> {
+        Some((&self.email, &self.api_key))
+    }
+
+    pub fn get(&self, path: &str, query: &[(&str, &str)]) -> Resp {
+        request("GET", path, query, None, self.auth(), self.realm.as_deref())
+    }
+
+    pub fn post(&self, path: &str, form: &[(&str, &str)]) -> Resp {
+        request("POST", path, &[], Some(Body::Form(form)), self.auth(), self.realm.as_deref())
+    }
+
+    pub fn post_multipart(&self, path: &str, form: &[(&str, &str)]) -> Resp {
+        request("POST", path, &[], Some(Body::Multipart(form)), self.auth(), self.realm.as_deref())
+    }
+
+    pub fn patch(&self, path: &str, form: &[(&str, &str)]) -> Resp {
+        request("PATCH", path, &[], Some(Body::Form(form)), self.auth(), self.realm.as_deref())
+    }
+
+    pub fn delete(&self, path: &str, form: &[(&str, &str)]) -> Resp {
+        request("DELETE", path, &[], Some(Body::Form(form)), self.auth(), self.realm.as_deref())
+    }
+
+    /// A request with the parameters in the query string, as zulip-js sends PATCH/DELETE.
+    pub fn with_query(&self, method: &str, path: &str, query: &[(&str, &str)]) -> Resp {
+        request(method, path, query, None, self.auth(), self.realm.as_deref())
+    }
+}
+
+/// An unauthenticated request to the default organization.
+pub fn anonymous(method: &str, path: &str, form: &[(&str, &str)]) -> Resp {
+    let body = if method == "GET" { None } else { Some(Body::Form(form)) };
+    let query = if method == "GET" { form } else { &[] };
+    request(method, path, query, body, None, None)
+}
