@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use worker::{query, D1Database, D1PreparedStatement};
 
-use crate::db::{self, realms};
+use crate::db::{self, realms, user_groups};
 use crate::db::users::{ROLE_ADMINISTRATOR, ROLE_GUEST, ROLE_MEMBER, ROLE_MODERATOR, ROLE_OWNER};
 use crate::error::ApiResult;
 use crate::secrets;
@@ -124,6 +124,7 @@ async fn seed_realm(db: &D1Database, string_id: &str, realm: &SeedRealm) -> ApiR
     let now = db::now();
     let password_hash = secrets::hash_password(DEV_PASSWORD).await?;
     let mut batch: Vec<D1PreparedStatement> = vec![realms::insert_stmt(db, string_id, realm.name, now)?];
+    batch.extend(user_groups::create_system_groups_stmts(db, string_id)?);
     let realm_id = "(SELECT id FROM realms WHERE string_id = ?1)";
     for u in realm.users {
         batch.push(query!(

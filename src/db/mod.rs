@@ -7,6 +7,7 @@
 pub mod api_keys;
 pub mod channels;
 pub mod realms;
+pub mod user_groups;
 pub mod users;
 
 use serde::de::DeserializeOwned;
