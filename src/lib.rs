@@ -13,6 +13,7 @@ pub mod db;
 pub mod dev_seed;
 pub mod domain;
 pub mod error;
+pub mod events;
 pub mod params;
 pub mod response;
 pub mod routes;
