@@ -1,21 +1,355 @@
-//! `EventQueueShard`: holds many event queues of one organization (named by realm id and
-//! shard number), stores their events and answers long-polls.
+//! `EventQueueShard`: holds many event queues of one organization (named
+//! `<realm_id>:<shard>`), stores their events in its SQLite storage and answers long-polls.
+//!
+//! Each queue numbers its own events (as Zulip does): the hub's sequence fixes their order,
+//! and heartbeats take the next number too, so ids increase within a queue. An event body
+//! is stored once per shard (`events`) and referenced by every target queue
+//! (`queue_events`); the per-queue form is built when a poll answers.
 
-use worker::{durable_object, DurableObject, Env, Request, Response, Result, State};
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::time::Duration;
+
+use futures_channel::oneshot;
+use futures_util::future::{select, Either};
+use serde::Deserialize;
+use serde_json::Value;
+use worker::{durable_object, DurableObject, Env, Method, Request, Response, Result, SqlStorage, SqlStorageValue as V, State};
+
+use crate::delivery::{self, Stored};
+use crate::protocol::{Delivered, Delivery, NewQueue, Polled, QueueSpec, ShardError, Unregister};
+use crate::storage::{json_request, json_response, now_ms, query_param, rows, run, var_secs};
+
+const SCHEMA: &str = "
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS queues (
+    queue_id TEXT PRIMARY KEY,
+    user_id INTEGER NOT NULL,
+    spec TEXT NOT NULL,            -- QueueSpec as JSON
+    last_id INTEGER NOT NULL,      -- id of the queue's newest event (-1: none yet)
+    last_poll INTEGER NOT NULL     -- ms; idle queues expire after EVENT_QUEUE_IDLE_TIMEOUT_SECS
+);
+CREATE TABLE IF NOT EXISTS events (
+    seq INTEGER PRIMARY KEY,       -- the organization's sequence number
+    body TEXT NOT NULL,
+    sender_queue_id TEXT,
+    local_id TEXT
+);
+CREATE TABLE IF NOT EXISTS queue_events (
+    queue_id TEXT NOT NULL,
+    id INTEGER NOT NULL,           -- the event id this queue's client sees
+    seq INTEGER,                   -- null: a heartbeat
+    flags TEXT,                    -- JSON list of the owner's message flags
+    part INTEGER,                  -- single delete_message: its message id
+    PRIMARY KEY (queue_id, id)
+);
+";
 
 #[durable_object]
 pub struct EventQueueShard {
     state: State,
     env: Env,
+    /// Pending long-polls by queue id: signalled when an event is stored or the queue goes.
+    waiters: RefCell<HashMap<String, Vec<oneshot::Sender<()>>>>,
+}
+
+#[derive(Deserialize)]
+struct QueueRow {
+    user_id: i64,
+    spec: String,
+    last_id: i64,
+}
+
+#[derive(Deserialize)]
+struct EventRow {
+    id: i64,
+    flags: Option<String>,
+    part: Option<i64>,
+    body: Option<String>,
+    sender_queue_id: Option<String>,
+    local_id: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct LastId {
+    last_id: i64,
+}
+
+enum Poll {
+    Events(Vec<Value>),
+    BadQueue,
+    NotOwner,
 }
 
 impl DurableObject for EventQueueShard {
     fn new(state: State, env: Env) -> Self {
-        EventQueueShard { state, env }
+        if let Err(err) = state.storage().sql().exec(SCHEMA, None) {
+            worker::console_error!("EventQueueShard schema: {err}");
+        }
+        EventQueueShard { state, env, waiters: RefCell::new(HashMap::new()) }
     }
 
-    async fn fetch(&self, _req: Request) -> Result<Response> {
-        let _ = (&self.state, &self.env);
-        Response::error("no such command", 404)
+    async fn fetch(&self, mut req: Request) -> Result<Response> {
+        let path = req.path();
+        match (req.method(), path.as_str()) {
+            (Method::Post, "/queues") => {
+                let new: NewQueue = req.json().await?;
+                self.create_queue(new).await?;
+                json_response(&serde_json::json!({}), 200)
+            }
+            (Method::Post, "/deliver") => {
+                let delivery: Delivery = req.json().await?;
+                json_response(&self.deliver(delivery)?, 200)
+            }
+            (Method::Get, "/events") => {
+                let queue_id = query_param(&req, "queue_id")?.unwrap_or_default();
+                let user_id = int_param(&req, "user_id")?.unwrap_or(-1);
+                let last_event_id = int_param(&req, "last_event_id")?;
+                let dont_block = query_param(&req, "dont_block")?.as_deref() == Some("true");
+                match self.poll(&queue_id, user_id, last_event_id, dont_block).await? {
+                    Poll::Events(events) => json_response(&Polled { events }, 200),
+                    Poll::BadQueue => json_response(&ShardError { error: "bad_queue".into() }, 400),
+                    Poll::NotOwner => json_response(&ShardError { error: "not_owner".into() }, 403),
+                }
+            }
+            (Method::Delete, "/queues") => {
+                let queue_id = query_param(&req, "queue_id")?.unwrap_or_default();
+                let user_id = int_param(&req, "user_id")?.unwrap_or(-1);
+                match self.queue(&queue_id)? {
+                    None => json_response(&ShardError { error: "bad_queue".into() }, 400),
+                    Some(q) if q.user_id != user_id => json_response(&ShardError { error: "not_owner".into() }, 403),
+                    Some(q) => {
+                        let spec: QueueSpec = serde_json::from_str(&q.spec)?;
+                        self.remove_queues(&[queue_id])?;
+                        self.unregister_from_hub(spec.realm_id, vec![query_param(&req, "queue_id")?.unwrap_or_default()]).await?;
+                        json_response(&serde_json::json!({}), 200)
+                    }
+                }
+            }
+            _ => Response::error("no such command", 404),
+        }
+    }
+
+    /// Garbage-collects queues not polled for the idle timeout (a queue with a pending
+    /// long-poll is in use) and removes them from the hub.
+    async fn alarm(&self) -> Result<Response> {
+        let timeout_ms = self.idle_timeout_ms();
+        let now = now_ms();
+        #[derive(Deserialize)]
+        struct Idle {
+            queue_id: String,
+            spec: String,
+        }
+        let idle: Vec<Idle> = rows(
+            &self.sql(),
+            "SELECT queue_id, spec FROM queues WHERE last_poll < ?",
+            vec![V::from(now - timeout_ms)],
+        )?;
+        let busy = self.waiters.borrow();
+        let expired: Vec<&Idle> = idle.iter().filter(|q| !busy.get(&q.queue_id).is_some_and(|w| !w.is_empty())).collect();
+        drop(busy);
+        if let Some(first) = expired.first() {
+            let realm_id = serde_json::from_str::<QueueSpec>(&first.spec)?.realm_id;
+            let ids: Vec<String> = expired.iter().map(|q| q.queue_id.clone()).collect();
+            self.remove_queues(&ids)?;
+            self.unregister_from_hub(realm_id, ids).await?;
+        }
+        run(&self.sql(), "DELETE FROM events WHERE seq NOT IN (SELECT seq FROM queue_events WHERE seq IS NOT NULL)", vec![])?;
+        self.schedule_expiry().await?;
+        Response::ok("")
+    }
+}
+
+fn int_param(req: &Request, name: &str) -> Result<Option<i64>> {
+    Ok(query_param(req, name)?.and_then(|v| v.parse().ok()))
+}
+
+impl EventQueueShard {
+    fn sql(&self) -> SqlStorage {
+        self.state.storage().sql()
+    }
+
+    fn idle_timeout_ms(&self) -> i64 {
+        var_secs(&self.env, "EVENT_QUEUE_IDLE_TIMEOUT_SECS", 600) as i64 * 1000
+    }
+
+    fn heartbeat_interval(&self) -> Duration {
+        Duration::from_secs(var_secs(&self.env, "EVENT_QUEUE_HEARTBEAT_SECS", 50))
+    }
+
+    fn queue(&self, queue_id: &str) -> Result<Option<QueueRow>> {
+        Ok(rows(&self.sql(), "SELECT user_id, spec, last_id FROM queues WHERE queue_id = ?", vec![V::from(queue_id)])?
+            .into_iter()
+            .next())
+    }
+
+    async fn create_queue(&self, new: NewQueue) -> Result<()> {
+        run(
+            &self.sql(),
+            "INSERT INTO queues (queue_id, user_id, spec, last_id, last_poll) VALUES (?, ?, ?, -1, ?)",
+            vec![V::from(new.queue_id.as_str()), V::from(new.spec.user_id), V::from(serde_json::to_string(&new.spec)?), V::from(now_ms())],
+        )?;
+        if self.state.storage().get_alarm().await?.is_none() {
+            self.state.storage().set_alarm(self.idle_timeout_ms()).await?;
+        }
+        Ok(())
+    }
+
+    /// Stores one event for its target queues (one body, one row per queue and part), then
+    /// wakes their pending long-polls. The writes have no `await` between them, so the
+    /// runtime commits them as one atomic write before the response leaves.
+    fn deliver(&self, delivery: Delivery) -> Result<Delivered> {
+        let sql = self.sql();
+        run(
+            &sql,
+            "INSERT OR IGNORE INTO events (seq, body, sender_queue_id, local_id) VALUES (?, ?, ?, ?)",
+            vec![
+                V::from(delivery.seq),
+                V::from(serde_json::to_string(&delivery.event)?),
+                V::from(delivery.sender_queue_id.clone()),
+                V::from(delivery.local_id.clone()),
+            ],
+        )?;
+        let mut missing = Vec::new();
+        let mut stored = Vec::new();
+        for target in &delivery.targets {
+            let Some(queue) = self.queue(&target.queue_id)? else {
+                missing.push(target.queue_id.clone());
+                continue;
+            };
+            let spec: QueueSpec = serde_json::from_str(&queue.spec)?;
+            let flags = target.flags.as_ref().map(serde_json::to_string).transpose()?;
+            let mut id = queue.last_id;
+            for part in delivery::expand(&spec, &delivery.event) {
+                id += 1;
+                run(
+                    &sql,
+                    "INSERT INTO queue_events (queue_id, id, seq, flags, part) VALUES (?, ?, ?, ?, ?)",
+                    vec![V::from(target.queue_id.as_str()), V::from(id), V::from(delivery.seq), V::from(flags.clone()), V::from(part)],
+                )?;
+            }
+            run(&sql, "UPDATE queues SET last_id = ? WHERE queue_id = ?", vec![V::from(id), V::from(target.queue_id.as_str())])?;
+            stored.push(target.queue_id.clone());
+        }
+        for queue_id in stored {
+            self.wake(&queue_id);
+        }
+        Ok(Delivered { missing })
+    }
+
+    fn wake(&self, queue_id: &str) {
+        let waiters = self.waiters.borrow_mut().remove(queue_id).unwrap_or_default();
+        for waiter in waiters {
+            let _ = waiter.send(());
+        }
+    }
+
+    /// `GET /events`: acknowledges (prunes) events up to `last_event_id`, answers the newer
+    /// ones, or waits for one until the heartbeat interval passes.
+    async fn poll(&self, queue_id: &str, user_id: i64, last_event_id: Option<i64>, dont_block: bool) -> Result<Poll> {
+        let Some(queue) = self.queue(queue_id)? else { return Ok(Poll::BadQueue) };
+        if queue.user_id != user_id {
+            return Ok(Poll::NotOwner);
+        }
+        let spec: QueueSpec = serde_json::from_str(&queue.spec)?;
+        let sql = self.sql();
+        if let Some(acked) = last_event_id {
+            run(&sql, "DELETE FROM queue_events WHERE queue_id = ? AND id <= ?", vec![V::from(queue_id), V::from(acked)])?;
+        }
+        self.touch(queue_id)?;
+        let after = last_event_id.unwrap_or(-1);
+        let events = self.pending(queue_id, &spec, after)?;
+        if !events.is_empty() || dont_block {
+            return Ok(Poll::Events(events));
+        }
+
+        let (tx, rx) = oneshot::channel();
+        self.waiters.borrow_mut().entry(queue_id.to_string()).or_default().push(tx);
+        let timer = worker::Delay::from(self.heartbeat_interval());
+        let woken = matches!(select(rx, timer).await, Either::Left(_));
+        if !woken {
+            // Timed out: our sender is still registered; drop the ones that are done.
+            if let Some(list) = self.waiters.borrow_mut().get_mut(queue_id) {
+                list.retain(|w| !w.is_canceled());
+            }
+        }
+        let Some(queue) = self.queue(queue_id)? else { return Ok(Poll::BadQueue) };
+        self.touch(queue_id)?;
+        let events = self.pending(queue_id, &spec, after)?;
+        if !events.is_empty() {
+            return Ok(Poll::Events(events));
+        }
+        let id: LastId = sql
+            .exec("UPDATE queues SET last_id = last_id + 1 WHERE queue_id = ? RETURNING last_id", vec![V::from(queue_id)])?
+            .one()?;
+        let _ = queue.last_id;
+        run(&sql, "INSERT INTO queue_events (queue_id, id) VALUES (?, ?)", vec![V::from(queue_id), V::from(id.last_id)])?;
+        Ok(Poll::Events(vec![delivery::heartbeat(id.last_id)]))
+    }
+
+    fn touch(&self, queue_id: &str) -> Result<()> {
+        run(&self.sql(), "UPDATE queues SET last_poll = ? WHERE queue_id = ?", vec![V::from(now_ms()), V::from(queue_id)])
+    }
+
+    /// The queue's events after `after`, as its client sees them.
+    fn pending(&self, queue_id: &str, spec: &QueueSpec, after: i64) -> Result<Vec<Value>> {
+        let rows: Vec<EventRow> = rows(
+            &self.sql(),
+            "SELECT q.id, q.flags, q.part, e.body, e.sender_queue_id, e.local_id FROM queue_events q \
+             LEFT JOIN events e ON e.seq = q.seq WHERE q.queue_id = ? AND q.id > ? ORDER BY q.id",
+            vec![V::from(queue_id), V::from(after)],
+        )?;
+        let mut events = Vec::with_capacity(rows.len());
+        for row in rows {
+            let Some(body) = row.body else {
+                events.push(delivery::heartbeat(row.id));
+                continue;
+            };
+            let stored = Stored {
+                id: row.id,
+                flags: row.flags.as_deref().map(serde_json::from_str).transpose()?,
+                part: row.part,
+                sender_queue_id: row.sender_queue_id.as_deref(),
+                local_id: row.local_id.as_deref(),
+            };
+            events.push(delivery::present(spec, queue_id, serde_json::from_str(&body)?, &stored));
+        }
+        Ok(events)
+    }
+
+    /// Deletes queues and their events, and ends their pending long-polls.
+    fn remove_queues(&self, queue_ids: &[String]) -> Result<()> {
+        let sql = self.sql();
+        for queue_id in queue_ids {
+            run(&sql, "DELETE FROM queue_events WHERE queue_id = ?", vec![V::from(queue_id.as_str())])?;
+            run(&sql, "DELETE FROM queues WHERE queue_id = ?", vec![V::from(queue_id.as_str())])?;
+        }
+        for queue_id in queue_ids {
+            self.wake(queue_id);
+        }
+        Ok(())
+    }
+
+    async fn unregister_from_hub(&self, realm_id: i64, queue_ids: Vec<String>) -> Result<()> {
+        let hub = self.env.durable_object("REALM_HUB")?.id_from_name(&realm_id.to_string())?.get_stub()?;
+        let resp = hub.fetch_with_request(json_request(Method::Post, "/unregister", &Unregister { queue_ids })?).await?;
+        if resp.status_code() != 200 {
+            return Err(worker::Error::RustError(format!("RealmHub unregister answered {}", resp.status_code())));
+        }
+        Ok(())
+    }
+
+    /// Sets the alarm for the earliest moment a queue can become idle.
+    async fn schedule_expiry(&self) -> Result<()> {
+        #[derive(Deserialize)]
+        struct Oldest {
+            oldest: Option<i64>,
+        }
+        let oldest: Oldest = self.sql().exec("SELECT MIN(last_poll) AS oldest FROM queues", None)?.one()?;
+        if let Some(oldest) = oldest.oldest {
+            let due = (oldest + self.idle_timeout_ms() - now_ms()).max(1000);
+            self.state.storage().set_alarm(due).await?;
+        }
+        Ok(())
     }
 }

@@ -10,7 +10,10 @@
 //! class_name = "EventQueueShard"
 //! ```
 
+mod delivery;
 mod event_queue_shard;
+pub mod protocol;
+mod storage;
 mod realm_hub;
 
 pub use event_queue_shard::EventQueueShard;

@@ -1,0 +1,148 @@
+//! The messages exchanged by the worker, the `RealmHub` and the `EventQueueShard`s.
+//!
+//! Paths (the host part of the URL is ignored by Durable Objects):
+//! - hub `POST /register` ([`QueueSpec`]) -> [`Registered`]
+//! - hub `POST /events` (the worker's `events::Dispatch`) -> 200 once stored in every shard
+//! - hub `POST /unregister` ([`Unregister`]) -> 200
+//! - shard `POST /queues` ([`NewQueue`]) -> 200
+//! - shard `POST /deliver` ([`Delivery`]) -> [`Delivered`]
+//! - shard `GET /events?queue_id&user_id[&last_event_id][&dont_block]` -> [`Polled`]
+//! - shard `DELETE /queues?queue_id&user_id` -> 200, or 400 [`ShardError`]
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// The `client_capabilities` of `POST /register` that change what a queue receives.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+#[serde(default)]
+pub struct Capabilities {
+    pub notification_settings_null: bool,
+    pub bulk_message_deletion: bool,
+    pub user_avatar_url_field_optional: bool,
+    pub stream_typing_notifications: bool,
+    pub user_settings_object: bool,
+    pub empty_topic_name: bool,
+}
+
+/// What a queue asked for at registration.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct QueueSpec {
+    pub realm_id: i64,
+    pub user_id: i64,
+    /// `None`: every event type.
+    pub event_types: Option<Vec<String>>,
+    /// Zulip narrow terms as `[operator, operand]` pairs; empty: no narrow.
+    #[serde(default)]
+    pub narrow: Vec<(String, String)>,
+    #[serde(default)]
+    pub all_public_streams: bool,
+    pub apply_markdown: bool,
+    pub client_gravatar: bool,
+    #[serde(default)]
+    pub capabilities: Capabilities,
+    /// The organization's `realm_empty_topic_display_name`, shown to clients without the
+    /// `empty_topic_name` capability in place of the empty topic.
+    pub realm_empty_topic_display_name: String,
+}
+
+#[derive(Debug, Serialize, Deserialize)]
+pub struct Registered {
+    pub queue_id: String,
+    pub last_event_id: i64,
+}
+
+#[derive(Debug, Serialize, Deserialize)]
+pub struct Unregister {
+    pub queue_ids: Vec<String>,
+}
+
+#[derive(Debug, Serialize, Deserialize)]
+pub struct NewQueue {
+    pub queue_id: String,
+    pub spec: QueueSpec,
+}
+
+/// A user who may receive an event, with per-user message flags.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct EventUser {
+    pub id: i64,
+    #[serde(default)]
+    pub flags: Option<Vec<String>>,
+}
+
+/// What the hub receives from the worker.
+#[derive(Debug, Serialize, Deserialize)]
+pub struct Dispatch {
+    pub event: Value,
+    pub users: Vec<EventUser>,
+    #[serde(default)]
+    pub sender_queue_id: Option<String>,
+    #[serde(default)]
+    pub local_id: Option<String>,
+}
+
+/// One target queue of a delivery.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Target {
+    pub queue_id: String,
+    #[serde(default)]
+    pub flags: Option<Vec<String>>,
+}
+
+/// What the hub sends to one shard: one event for several of its queues.
+#[derive(Debug, Serialize, Deserialize)]
+pub struct Delivery {
+    pub realm_id: i64,
+    /// The organization's sequence number of this event: the order of all its events.
+    pub seq: i64,
+    pub event: Value,
+    pub targets: Vec<Target>,
+    #[serde(default)]
+    pub sender_queue_id: Option<String>,
+    #[serde(default)]
+    pub local_id: Option<String>,
+}
+
+/// The shard's answer: target queues that no longer exist (expired or deleted).
+#[derive(Debug, Default, Serialize, Deserialize)]
+pub struct Delivered {
+    pub missing: Vec<String>,
+}
+
+#[derive(Debug, Serialize, Deserialize)]
+pub struct Polled {
+    pub events: Vec<Value>,
+}
+
+/// A shard's refusal: `bad_queue` (unknown, deleted or expired) or `not_owner`.
+#[derive(Debug, Serialize, Deserialize)]
+pub struct ShardError {
+    pub error: String,
+}
+
+/// The shard part of a queue id (`<shard>:<random>`), which routes requests to the shard.
+pub fn shard_of_queue_id(queue_id: &str) -> Option<u32> {
+    let (shard, rest) = queue_id.split_once(':')?;
+    if rest.is_empty() {
+        return None;
+    }
+    shard.parse().ok()
+}
+
+/// The name of a shard's Durable Object.
+pub fn shard_name(realm_id: i64, shard: u32) -> String {
+    format!("{realm_id}:{shard}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn queue_ids_name_their_shard() {
+        assert_eq!(shard_of_queue_id("3:abcdef"), Some(3));
+        assert_eq!(shard_of_queue_id("abcdef"), None);
+        assert_eq!(shard_of_queue_id("x:abc"), None);
+        assert_eq!(shard_of_queue_id("3:"), None);
+    }
+}
