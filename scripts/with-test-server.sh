@@ -22,6 +22,7 @@ wrangler=node_modules/.bin/wrangler
 setsid "$wrangler" dev --ip 127.0.0.1 --port "$port" --persist-to "$state" \
   --log-level "$log_level" --show-interactive-dev-session=false \
   --var EVENT_QUEUE_IDLE_TIMEOUT_SECS:"${EVENT_QUEUE_IDLE_TIMEOUT_SECS:-6}" \
+  --var EVENT_QUEUE_HEARTBEAT_SECS:"${EVENT_QUEUE_HEARTBEAT_SECS:-3}" \
   >"$log" 2>&1 &
 server_pid=$!
 

@@ -5,6 +5,8 @@
 //! `api/` (authenticates, parses, calls one action) -> an action in `actions/` (D1 writes,
 //! events) -> [`response`] (the success or error envelope).
 
+#![recursion_limit = "512"]
+
 pub mod actions;
 pub mod api;
 pub mod auth;
@@ -13,6 +15,7 @@ pub mod db;
 pub mod dev_seed;
 pub mod domain;
 pub mod error;
+pub mod event_queues;
 pub mod events;
 pub mod params;
 pub mod response;

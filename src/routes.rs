@@ -3,7 +3,7 @@
 
 use worker::{Env, Method, Request, Response};
 
-use crate::api::{dev, login, server, users};
+use crate::api::{dev, events, login, server, subscription_properties, typing, users};
 use crate::context::RequestContext;
 use crate::error::{ApiError, ApiResult};
 use crate::response::{error_response, success_response, Reply};
@@ -48,6 +48,16 @@ async fn dispatch(ctx: &RequestContext, path: &[&str]) -> ApiResult<Reply> {
         (Post, ["fetch_api_key"]) => login::fetch_api_key(ctx).await,
         (Post, ["dev_fetch_api_key"]) => dev::dev_fetch_api_key(ctx).await,
         (Get, ["dev_list_users"]) => dev::dev_list_users(ctx).await,
+
+        // Event queues and typing
+        (Post, ["register"]) => events::register(ctx).await,
+        (Get, ["events"]) => events::get_events(ctx).await,
+        (Delete, ["events"]) => events::delete_queue(ctx).await,
+        (Post, ["typing"]) => typing::set_typing_status(ctx).await,
+
+        // Subscription settings
+        (Post, ["users", "me", "subscriptions", "properties"]) => subscription_properties::update_subscription_properties(ctx).await,
+        (Patch, ["users", "me", "subscriptions", stream_id]) => subscription_properties::update_subscription_property(ctx, stream_id).await,
 
         // Users
         (Get, ["users", "me"]) => users::get_own_user(ctx).await,

@@ -101,6 +101,11 @@ pub fn present(spec: &QueueSpec, queue_id: &str, mut event: Value, stored: &Stor
                 obj.insert("message_id".into(), json!(message_id));
             }
         }
+        Some("typing") => {
+            if !spec.capabilities.empty_topic_name && event.get("topic").is_some_and(|t| t == "") {
+                event["topic"] = json!(spec.realm_empty_topic_display_name);
+            }
+        }
         Some("update_message") => {
             if !spec.capabilities.empty_topic_name {
                 for key in ["subject", "topic", "orig_subject"] {

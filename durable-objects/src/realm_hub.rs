@@ -104,18 +104,22 @@ impl DurableObject for RealmHub {
 
     async fn fetch(&self, mut req: Request) -> Result<Response> {
         self.load_registry()?;
-        match (req.method(), req.path().as_str()) {
-            (Method::Post, "/register") => {
+        // The worker's `events::send_event` addresses `/<realm_id>/events`; the command is
+        // the last path segment.
+        let path = req.path();
+        let command = path.rsplit('/').next().unwrap_or("").to_string();
+        match (req.method(), command.as_str()) {
+            (Method::Post, "register") => {
                 let spec: QueueSpec = req.json().await?;
                 json_response(&self.register(spec).await?, 200)
             }
-            (Method::Post, "/events") => {
+            (Method::Post, "events") => {
                 let dispatch: Dispatch = req.json().await?;
                 let _turn = self.lock().await;
                 self.dispatch(dispatch).await?;
                 json_response(&serde_json::json!({}), 200)
             }
-            (Method::Post, "/unregister") => {
+            (Method::Post, "unregister") => {
                 let unregister: Unregister = req.json().await?;
                 self.unregister(&unregister.queue_ids)?;
                 json_response(&serde_json::json!({}), 200)

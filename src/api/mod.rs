@@ -2,6 +2,9 @@
 //! Routes are declared in `routes.rs`.
 
 pub mod dev;
+pub mod events;
 pub mod login;
 pub mod server;
+pub mod subscription_properties;
+pub mod typing;
 pub mod users;

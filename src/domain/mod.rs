@@ -3,4 +3,7 @@
 
 pub mod messages;
 pub mod realm_settings;
+pub mod register_state;
+pub mod subscription_properties;
+pub mod subscription_state;
 pub mod users;

@@ -1,0 +1,68 @@
+//! Typing notices: validated, then sent as `typing` events to the other participants'
+//! queues (channel notices only to clients with `stream_typing_notifications`, which the
+//! hub checks). Nothing is stored.
+
+use serde_json::json;
+
+use crate::context::RequestContext;
+use crate::db::realm_settings;
+use crate::db::typing_recipients::{self as db, Recipient, TypingChannel};
+use crate::db::users::UserRow;
+use crate::error::{ApiError, ApiResult};
+use crate::events::{self, Dispatch, EventUser};
+
+pub enum TypingTarget {
+    Direct(Vec<i64>),
+    Channel { stream_id: i64, topic: String },
+}
+
+pub async fn check_send_typing_notification(ctx: &RequestContext, sender: &UserRow, start: bool, target: TypingTarget) -> ApiResult<()> {
+    let op = if start { "start" } else { "stop" };
+    let sender_dict = json!({"user_id": sender.id, "email": sender.email});
+    let (event, notify) = match target {
+        TypingTarget::Direct(to) => {
+            if to.is_empty() {
+                return Err(ApiError::bad_request("Empty 'to' list"));
+            }
+            let mut ids = to.clone();
+            ids.push(sender.id);
+            ids.sort_unstable();
+            ids.dedup();
+            let found: Vec<Recipient> = crate::db::all(db::users_by_ids_stmt(&ctx.db, sender.realm_id, &serde_json::to_string(&ids)?)?).await?;
+            if let Some(bad) = to.iter().find(|id| !found.iter().any(|u| u.id == **id)) {
+                return Err(ApiError::bad_request(format!("Invalid user ID {bad}")));
+            }
+            let recipients: Vec<_> = found.iter().map(|u| json!({"user_id": u.id, "email": u.email})).collect();
+            let notify: Vec<i64> = found.iter().filter(|u| u.id != sender.id && u.is_active != 0).map(|u| u.id).collect();
+            (json!({"type": "typing", "op": op, "message_type": "direct", "sender": sender_dict, "recipients": recipients}), notify)
+        }
+        TypingTarget::Channel { stream_id, topic } => {
+            let results = ctx
+                .db
+                .batch(vec![
+                    db::channel_stmt(&ctx.db, sender.realm_id, stream_id)?,
+                    db::subscribers_stmt(&ctx.db, sender.realm_id, stream_id)?,
+                    realm_settings::by_realm_id_stmt(&ctx.db, sender.realm_id)?,
+                ])
+                .await?;
+            let channel: Option<TypingChannel> = results[0].results()?.into_iter().next();
+            let subscribers: Vec<Recipient> = results[1].results()?;
+            let settings: Option<realm_settings::RealmSettingsRow> = results[2].results()?.into_iter().next();
+            let subscribed = subscribers.iter().any(|u| u.id == sender.id);
+            let channel = channel
+                .filter(|c| subscribed || (c.invite_only == 0 && !sender.is_guest()))
+                .ok_or_else(|| ApiError::bad_request("Invalid channel ID"))?;
+            let display = settings.map(|s| s.empty_topic_display_name).unwrap_or_default();
+            let topic = topic.trim().to_string();
+            let topic = if topic == "(no topic)" || topic == display { String::new() } else { topic };
+            let _ = channel.is_archived;
+            let notify: Vec<i64> = subscribers.iter().filter(|u| u.id != sender.id).map(|u| u.id).collect();
+            (json!({"type": "typing", "op": op, "message_type": "stream", "sender": sender_dict, "stream_id": channel.id, "topic": topic}), notify)
+        }
+    };
+    let users: Vec<EventUser> = notify.into_iter().map(EventUser::plain).collect();
+    if !users.is_empty() {
+        events::send_event(&ctx.env, sender.realm_id, &Dispatch { event: &event, users: &users, sender_queue_id: None, local_id: None }).await;
+    }
+    Ok(())
+}

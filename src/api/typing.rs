@@ -1,0 +1,40 @@
+//! `POST /typing` (spec endpoint 4).
+
+use crate::actions::typing::{self, TypingTarget};
+use crate::context::RequestContext;
+use crate::error::{ApiError, ApiResult};
+use crate::response::Reply;
+
+/// # `POST /typing`
+/// Any user. Starts or stops a typing notice; no state is kept.
+/// - `op`: `start` | `stop`.
+/// - `type`: `direct` (default; `to` is a JSON list of user ids), `stream`/`channel`
+///   (`stream_id` and `topic` required; `(no topic)` reads as the empty topic).
+///   `private` is no longer accepted.
+pub async fn set_typing_status(ctx: &RequestContext) -> ApiResult<Reply> {
+    let user = ctx.user().await?;
+    let p = &ctx.params;
+    let op = p.required_str("op")?;
+    let start = match op.as_str() {
+        "start" => true,
+        "stop" => false,
+        _ => return Err(ApiError::bad_request("Invalid op")),
+    };
+    let target = match p.str("type")?.as_deref().unwrap_or("direct") {
+        "direct" => {
+            p.accept("stream_id");
+            p.accept("topic");
+            let to: Vec<i64> = p.json_as("to", "a list of integers")?.ok_or_else(|| ApiError::missing_argument("to"))?;
+            TypingTarget::Direct(to)
+        }
+        "stream" | "channel" => {
+            p.accept("to");
+            let stream_id = p.int("stream_id")?.ok_or_else(|| ApiError::bad_request("Missing stream_id"))?;
+            let topic = p.str("topic")?.ok_or_else(|| ApiError::bad_request("Missing topic"))?;
+            TypingTarget::Channel { stream_id, topic }
+        }
+        _ => return Err(ApiError::bad_request("Invalid type")),
+    };
+    typing::check_send_typing_notification(ctx, &user, start, target).await?;
+    Ok(Reply::ok())
+}

@@ -1,0 +1,201 @@
+//! The queries of `POST /register`'s initial state that no other table module owns: a
+//! user's unread messages, starred messages, topic visibility, direct-message
+//! conversations, user settings, and the organization's groups.
+
+use serde::Deserialize;
+use worker::{query, D1Database, D1PreparedStatement, Result};
+
+use super::user_messages::{HAS_ALERT_WORD, IS_PRIVATE, MENTIONED, READ, STARRED, STREAM_WILDCARD_MENTIONED, TOPIC_WILDCARD_MENTIONED};
+
+/// Zulip's cap on the unread messages `POST /register` reports.
+pub const MAX_UNREAD_MESSAGES: i64 = 50_000;
+
+#[derive(Debug, Deserialize)]
+pub struct UnreadRow {
+    pub id: i64,
+    pub sender_id: i64,
+    pub channel_id: Option<i64>,
+    pub topic: String,
+    pub recipient_type: i64,
+    pub recipient_type_id: i64,
+    pub flags: i64,
+}
+
+/// The user's unread messages, newest first, one more than the cap (to detect truncation).
+pub fn unread_stmt(db: &D1Database, user_id: i64) -> Result<D1PreparedStatement> {
+    query!(
+        db,
+        "SELECT m.id, m.sender_id, m.channel_id, m.topic, r.type AS recipient_type, r.type_id AS recipient_type_id, um.flags \
+         FROM user_messages um JOIN messages m ON m.id = um.message_id JOIN recipients r ON r.id = m.recipient_id \
+         WHERE um.user_id = ?1 AND (um.flags & ?2) = 0 ORDER BY m.id DESC LIMIT ?3",
+        user_id,
+        READ,
+        MAX_UNREAD_MESSAGES + 1
+    )
+}
+
+pub const MENTION_BITS: i64 = MENTIONED | STREAM_WILDCARD_MENTIONED | TOPIC_WILDCARD_MENTIONED | HAS_ALERT_WORD;
+
+#[derive(Debug, Deserialize)]
+pub struct MaxId {
+    pub max_id: Option<i64>,
+}
+
+pub fn max_message_id_stmt(db: &D1Database, user_id: i64) -> Result<D1PreparedStatement> {
+    query!(db, "SELECT MAX(message_id) AS max_id FROM user_messages WHERE user_id = ?1", user_id)
+}
+
+#[derive(Debug, Deserialize)]
+pub struct IdRow {
+    pub id: i64,
+}
+
+pub fn starred_stmt(db: &D1Database, user_id: i64) -> Result<D1PreparedStatement> {
+    query!(db, "SELECT message_id AS id FROM user_messages WHERE user_id = ?1 AND (flags & ?2) != 0 ORDER BY message_id", user_id, STARRED)
+}
+
+#[derive(Debug, Deserialize)]
+pub struct UserTopicRow {
+    pub channel_id: i64,
+    pub channel_name: String,
+    pub topic: String,
+    pub visibility_policy: i64,
+    pub last_updated: i64,
+}
+
+pub fn user_topics_stmt(db: &D1Database, user_id: i64) -> Result<D1PreparedStatement> {
+    query!(
+        db,
+        "SELECT t.channel_id, c.name AS channel_name, t.topic, t.visibility_policy, t.last_updated \
+         FROM user_topics t JOIN channels c ON c.id = t.channel_id \
+         WHERE t.user_id = ?1 AND t.visibility_policy != 0 ORDER BY t.last_updated",
+        user_id
+    )
+}
+
+/// One direct-message conversation of the user: the other user (1:1, or the user alone for
+/// messages to oneself) or a group, with its newest message.
+#[derive(Debug, Deserialize)]
+pub struct ConversationRow {
+    pub peer: i64,
+    pub recipient_type: i64,
+    pub recipient_type_id: i64,
+    pub max_message_id: i64,
+}
+
+pub fn private_conversations_stmt(db: &D1Database, user_id: i64) -> Result<D1PreparedStatement> {
+    query!(
+        db,
+        "SELECT CASE WHEN r.type = 1 THEN (CASE WHEN r.type_id = ?1 THEN m.sender_id ELSE r.type_id END) ELSE -r.id END AS peer, \
+         r.type AS recipient_type, r.type_id AS recipient_type_id, MAX(m.id) AS max_message_id \
+         FROM user_messages um JOIN messages m ON m.id = um.message_id JOIN recipients r ON r.id = m.recipient_id \
+         WHERE um.user_id = ?1 AND (um.flags & ?2) != 0 GROUP BY peer ORDER BY max_message_id DESC LIMIT 1000",
+        user_id,
+        IS_PRIVATE
+    )
+}
+
+#[derive(Debug, Deserialize)]
+pub struct GroupMemberRow {
+    pub group_id: i64,
+    pub user_id: i64,
+}
+
+/// Members of every direct-message group the user belongs to.
+pub fn direct_group_members_stmt(db: &D1Database, user_id: i64) -> Result<D1PreparedStatement> {
+    query!(
+        db,
+        "SELECT group_id, user_id FROM direct_message_group_members WHERE group_id IN \
+         (SELECT group_id FROM direct_message_group_members WHERE user_id = ?1) ORDER BY group_id, user_id",
+        user_id
+    )
+}
+
+#[derive(Debug, Deserialize)]
+pub struct UserSettingsRow {
+    pub automatically_follow_topics_policy: i64,
+    pub automatically_unmute_topics_in_muted_streams_policy: i64,
+    pub automatically_follow_topics_where_mentioned: i64,
+}
+
+pub fn user_settings_stmt(db: &D1Database, user_id: i64) -> Result<D1PreparedStatement> {
+    query!(
+        db,
+        "SELECT automatically_follow_topics_policy, automatically_unmute_topics_in_muted_streams_policy, \
+         automatically_follow_topics_where_mentioned FROM users WHERE id = ?1",
+        user_id
+    )
+}
+
+#[derive(Debug, Deserialize)]
+pub struct GroupRow {
+    pub id: i64,
+    pub name: String,
+    pub description: String,
+    pub is_system_group: i64,
+    pub system_role: Option<i64>,
+    pub creator_id: Option<i64>,
+    pub date_created: Option<i64>,
+    pub deactivated: i64,
+}
+
+pub fn groups_stmt(db: &D1Database, realm_id: i64) -> Result<D1PreparedStatement> {
+    query!(
+        db,
+        "SELECT id, name, description, is_system_group, system_role, creator_id, date_created, deactivated \
+         FROM user_groups WHERE realm_id = ?1 ORDER BY id",
+        realm_id
+    )
+}
+
+/// Direct members of user-defined groups.
+pub fn group_members_stmt(db: &D1Database, realm_id: i64) -> Result<D1PreparedStatement> {
+    query!(
+        db,
+        "SELECT m.group_id, m.user_id FROM user_group_members m JOIN user_groups g ON g.id = m.group_id \
+         WHERE g.realm_id = ?1 ORDER BY m.group_id, m.user_id",
+        realm_id
+    )
+}
+
+#[derive(Debug, Deserialize)]
+pub struct SubgroupRow {
+    pub supergroup_id: i64,
+    pub subgroup_id: i64,
+}
+
+pub fn subgroups_stmt(db: &D1Database, realm_id: i64) -> Result<D1PreparedStatement> {
+    query!(
+        db,
+        "SELECT s.supergroup_id, s.subgroup_id FROM user_group_subgroups s JOIN user_groups g ON g.id = s.supergroup_id \
+         WHERE g.realm_id = ?1 ORDER BY s.supergroup_id, s.subgroup_id",
+        realm_id
+    )
+}
+
+/// Every channel of the organization.
+pub fn channels_stmt(db: &D1Database, realm_id: i64) -> Result<D1PreparedStatement> {
+    query!(
+        db,
+        "SELECT id, realm_id, name, description, invite_only, history_public_to_subscribers, is_web_public, is_archived, \
+         creator_id, date_created, topics_policy, \
+         (SELECT MIN(m.id) FROM messages m WHERE m.channel_id = channels.id) AS first_message_id \
+         FROM channels WHERE realm_id = ?1 ORDER BY id",
+        realm_id
+    )
+}
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct ChannelStateRow {
+    pub id: i64,
+    pub name: String,
+    pub description: String,
+    pub invite_only: i64,
+    pub history_public_to_subscribers: i64,
+    pub is_web_public: i64,
+    pub is_archived: i64,
+    pub creator_id: Option<i64>,
+    pub date_created: i64,
+    pub topics_policy: String,
+    pub first_message_id: Option<i64>,
+}

@@ -1,0 +1,43 @@
+//! The users a typing notice may go to: users by id, and a channel's subscribers.
+
+use serde::Deserialize;
+use worker::{query, D1Database, D1PreparedStatement, Result};
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct Recipient {
+    pub id: i64,
+    pub email: String,
+    pub is_active: i64,
+}
+
+/// The organization's users among `ids_json` (a JSON list of ids).
+pub fn users_by_ids_stmt(db: &D1Database, realm_id: i64, ids_json: &str) -> Result<D1PreparedStatement> {
+    query!(
+        db,
+        "SELECT id, email, is_active FROM users WHERE realm_id = ?1 AND id IN (SELECT value FROM json_each(?2)) ORDER BY id",
+        realm_id,
+        ids_json
+    )
+}
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct TypingChannel {
+    pub id: i64,
+    pub invite_only: i64,
+    pub is_archived: i64,
+}
+
+pub fn channel_stmt(db: &D1Database, realm_id: i64, channel_id: i64) -> Result<D1PreparedStatement> {
+    query!(db, "SELECT id, invite_only, is_archived FROM channels WHERE realm_id = ?1 AND id = ?2", realm_id, channel_id)
+}
+
+/// Active subscribers of a channel who are active users.
+pub fn subscribers_stmt(db: &D1Database, realm_id: i64, channel_id: i64) -> Result<D1PreparedStatement> {
+    query!(
+        db,
+        "SELECT u.id, u.email, u.is_active FROM subscriptions s JOIN users u ON u.id = s.user_id \
+         WHERE s.realm_id = ?1 AND s.channel_id = ?2 AND s.active = 1 AND u.is_active = 1 ORDER BY u.id",
+        realm_id,
+        channel_id
+    )
+}

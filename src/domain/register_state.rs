@@ -1,0 +1,697 @@
+//! The initial state of `POST /register`: for each requested event type
+//! (`fetch_event_types`, Zulip's `fetch_initial_state_data`), the current data of the
+//! organization as the caller may see it. One D1 batch.
+
+use std::collections::{BTreeMap, HashMap};
+
+use serde_json::{json, Map, Value};
+use worker::D1Database;
+
+use crate::db::realm_settings::{self, RealmSettingsRow};
+use crate::db::realms::RealmRow;
+use crate::db::register_state::{self as q, ChannelStateRow, ConversationRow, GroupMemberRow, GroupRow, IdRow, MaxId, SubgroupRow, UnreadRow, UserSettingsRow, UserTopicRow};
+use crate::db::subscription_settings::{self, SubscriptionRow};
+use crate::db::user_messages::IS_PRIVATE;
+use crate::db::users::{self, UserRow, ROLE_ADMINISTRATOR, ROLE_MEMBER, ROLE_MODERATOR, ROLE_OWNER};
+use crate::domain::realm_settings::register_fields;
+use crate::domain::subscription_state::{channel_dict, subscription_dict, GlobalNotifications, SystemGroups};
+use crate::domain::users::{avatar_url, user_dict, UserDictOptions};
+use crate::error::ApiResult;
+use crate::event_queues::Capabilities;
+
+/// Server limits announced by `POST /register` (Zulip's values).
+pub const MAX_FILE_UPLOAD_SIZE_MIB: i64 = 25;
+pub const MAX_CHANNEL_NAME_LENGTH: i64 = 60;
+pub const MAX_CHANNEL_DESCRIPTION_LENGTH: i64 = 1024;
+pub const MAX_CHANNEL_FOLDER_NAME_LENGTH: i64 = 60;
+pub const MAX_CHANNEL_FOLDER_DESCRIPTION_LENGTH: i64 = 1024;
+pub const TYPING_STARTED_WAIT_PERIOD_MS: i64 = 10_000;
+pub const TYPING_STOPPED_WAIT_PERIOD_MS: i64 = 5_000;
+pub const TYPING_STARTED_EXPIRY_PERIOD_MS: i64 = 45_000;
+pub const PRESENCE_PING_INTERVAL_SECS: i64 = 60;
+pub const PRESENCE_OFFLINE_THRESHOLD_SECS: i64 = 140;
+
+/// What the client asked for.
+pub struct StateRequest<'a> {
+    /// `None`: every type.
+    pub fetch_event_types: Option<&'a [String]>,
+    pub capabilities: &'a Capabilities,
+    pub client_gravatar: bool,
+    pub slim_presence: bool,
+    pub include_subscribers: bool,
+    pub realm_host: &'a str,
+    pub base_url: &'a str,
+    pub longpoll_timeout_secs: i64,
+}
+
+impl StateRequest<'_> {
+    fn want(&self, kind: &str) -> bool {
+        self.fetch_event_types.is_none_or(|types| types.iter().any(|t| t == kind))
+    }
+}
+
+/// Everything the state is built from, loaded in one batch.
+pub struct StateData {
+    pub settings: RealmSettingsRow,
+    pub users: Vec<UserRow>,
+    pub channels: Vec<ChannelStateRow>,
+    pub subscriptions: Vec<SubscriptionRow>,
+    pub groups: Vec<GroupRow>,
+    pub group_members: Vec<GroupMemberRow>,
+    pub subgroups: Vec<SubgroupRow>,
+    pub unread: Vec<UnreadRow>,
+    pub max_message_id: Option<i64>,
+    pub starred: Vec<i64>,
+    pub user_topics: Vec<UserTopicRow>,
+    pub conversations: Vec<ConversationRow>,
+    pub direct_group_members: Vec<GroupMemberRow>,
+    pub user_settings: Option<UserSettingsRow>,
+}
+
+impl StateData {
+    pub async fn load(db: &D1Database, user: &UserRow) -> ApiResult<StateData> {
+        let realm_id = user.realm_id;
+        let results = db
+            .batch(vec![
+                realm_settings::by_realm_id_stmt(db, realm_id)?,
+                worker::query!(db, &format!("SELECT {} FROM users u WHERE u.realm_id = ?1 ORDER BY u.id", users::COLUMNS), realm_id)?,
+                q::channels_stmt(db, realm_id)?,
+                subscription_settings::all_in_realm_stmt(db, realm_id)?,
+                q::groups_stmt(db, realm_id)?,
+                q::group_members_stmt(db, realm_id)?,
+                q::subgroups_stmt(db, realm_id)?,
+                q::unread_stmt(db, user.id)?,
+                q::max_message_id_stmt(db, user.id)?,
+                q::starred_stmt(db, user.id)?,
+                q::user_topics_stmt(db, user.id)?,
+                q::private_conversations_stmt(db, user.id)?,
+                q::direct_group_members_stmt(db, user.id)?,
+                q::user_settings_stmt(db, user.id)?,
+            ])
+            .await?;
+        let settings: Option<RealmSettingsRow> = results[0].results()?.into_iter().next();
+        let max: Option<MaxId> = results[8].results()?.into_iter().next();
+        let starred: Vec<IdRow> = results[9].results()?;
+        Ok(StateData {
+            settings: settings.ok_or_else(|| crate::error::ApiError::internal("realm has no settings"))?,
+            users: results[1].results()?,
+            channels: results[2].results()?,
+            subscriptions: results[3].results()?,
+            groups: results[4].results()?,
+            group_members: results[5].results()?,
+            subgroups: results[6].results()?,
+            unread: results[7].results()?,
+            max_message_id: max.and_then(|m| m.max_id),
+            starred: starred.into_iter().map(|r| r.id).collect(),
+            user_topics: results[10].results()?,
+            conversations: results[11].results()?,
+            direct_group_members: results[12].results()?,
+            user_settings: results[13].results()?.into_iter().next(),
+        })
+    }
+}
+
+fn object(value: Value) -> Map<String, Value> {
+    match value {
+        Value::Object(map) => map,
+        _ => Map::new(),
+    }
+}
+
+/// The user's settings (Zulip's defaults where this server has no setting of its own).
+pub fn user_settings(user: &UserRow, row: Option<&UserSettingsRow>) -> Map<String, Value> {
+    object(json!({
+        "twenty_four_hour_time": false,
+        "web_mark_read_on_scroll_policy": 1,
+        "web_channel_default_view": 1,
+        "starred_message_counts": true,
+        "receives_typing_notifications": true,
+        "web_suggest_update_timezone": true,
+        "fluid_layout_width": false,
+        "high_contrast_mode": false,
+        "web_font_size_px": 16,
+        "web_line_height_percent": 140,
+        "color_scheme": 1,
+        "translate_emoticons": false,
+        "display_emoji_reaction_users": true,
+        "default_language": "en",
+        "web_home_view": "inbox",
+        "web_escape_navigates_to_home_view": true,
+        "left_side_userlist": false,
+        "emojiset": "google",
+        "demote_inactive_streams": 1,
+        "user_list_style": 2,
+        "web_animate_image_previews": "on_hover",
+        "web_stream_unreads_count_display_policy": 2,
+        "hide_ai_features": false,
+        "web_left_sidebar_show_channel_folders": true,
+        "web_left_sidebar_unreads_count_summary": true,
+        "timezone": user.timezone,
+        "enter_sends": false,
+        "enable_drafts_synchronization": true,
+        "enable_stream_desktop_notifications": false,
+        "enable_stream_email_notifications": false,
+        "enable_stream_push_notifications": false,
+        "enable_stream_audible_notifications": false,
+        "notification_sound": "zulip",
+        "enable_desktop_notifications": true,
+        "enable_sounds": true,
+        "enable_followed_topic_desktop_notifications": true,
+        "enable_followed_topic_email_notifications": true,
+        "enable_followed_topic_push_notifications": true,
+        "enable_followed_topic_audible_notifications": true,
+        "email_notifications_batching_period_seconds": 120,
+        "enable_offline_email_notifications": true,
+        "enable_offline_push_notifications": true,
+        "enable_online_push_notifications": true,
+        "enable_digest_emails": true,
+        "enable_marketing_emails": true,
+        "enable_login_emails": true,
+        "message_content_in_email_notifications": true,
+        "pm_content_in_desktop_notifications": true,
+        "wildcard_mentions_notify": true,
+        "enable_followed_topic_wildcard_mentions_notify": true,
+        "desktop_icon_count_display": 1,
+        "realm_name_in_email_notifications_policy": 1,
+        "automatically_follow_topics_policy": row.map(|r| r.automatically_follow_topics_policy).unwrap_or(3),
+        "automatically_unmute_topics_in_muted_streams_policy": row.map(|r| r.automatically_unmute_topics_in_muted_streams_policy).unwrap_or(2),
+        "automatically_follow_topics_where_mentioned": row.map(|r| r.automatically_follow_topics_where_mentioned != 0).unwrap_or(true),
+        "resolved_topic_notice_auto_read_policy": "except_followed",
+        "presence_enabled": true,
+        "available_notification_sounds": ["zulip"],
+        "emojiset_choices": [
+            {"key": "google", "text": "Google"},
+            {"key": "twitter", "text": "Twitter"},
+            {"key": "text", "text": "Plain text"},
+        ],
+        "send_private_typing_notifications": true,
+        "send_stream_typing_notifications": true,
+        "send_read_receipts": true,
+        "allow_private_data_export": false,
+        "email_address_visibility": user.email_address_visibility,
+        "web_navigate_to_sent_message": true,
+    }))
+}
+
+/// The user settings that clients without `user_settings_object` read at the top level.
+const LEGACY_TOP_LEVEL_SETTINGS: &[&str] = &[
+    "enable_desktop_notifications", "enable_digest_emails", "enable_login_emails", "enable_marketing_emails",
+    "email_notifications_batching_period_seconds", "enable_offline_email_notifications",
+    "enable_offline_push_notifications", "enable_online_push_notifications", "enable_sounds",
+    "enable_stream_desktop_notifications", "enable_stream_email_notifications", "enable_stream_push_notifications",
+    "enable_stream_audible_notifications", "wildcard_mentions_notify", "message_content_in_email_notifications",
+    "notification_sound", "pm_content_in_desktop_notifications", "desktop_icon_count_display",
+    "realm_name_in_email_notifications_policy", "presence_enabled", "available_notification_sounds", "color_scheme",
+    "default_language", "demote_inactive_streams", "emojiset", "enable_drafts_synchronization", "fluid_layout_width",
+    "web_home_view", "high_contrast_mode", "left_side_userlist", "starred_message_counts", "timezone",
+    "translate_emoticons", "twenty_four_hour_time", "receives_typing_notifications", "enter_sends", "emojiset_choices",
+];
+
+/// Builds the state for `user` (everything but `queue_id`/`last_event_id`).
+pub fn initial_state(user: &UserRow, realm: &RealmRow, data: &StateData, req: &StateRequest<'_>) -> Map<String, Value> {
+    let mut state = Map::new();
+    let settings = &data.settings;
+    let groups_by_name: HashMap<String, i64> =
+        data.groups.iter().filter(|g| g.is_system_group != 0).map(|g| (g.name.clone(), g.id)).collect();
+    let system = SystemGroups(&groups_by_name);
+    let empty_topic = |topic: &str| -> String {
+        if topic.is_empty() && !req.capabilities.empty_topic_name { settings.empty_topic_display_name.clone() } else { topic.to_string() }
+    };
+
+    if req.want("alert_words") {
+        state.insert("alert_words".into(), json!([]));
+    }
+    if req.want("custom_profile_fields") {
+        state.insert("custom_profile_fields".into(), json!([]));
+        state.insert("custom_profile_field_types".into(), json!({}));
+    }
+    if req.want("message") {
+        state.insert("max_message_id".into(), json!(data.max_message_id.unwrap_or(-1)));
+    }
+    if req.want("muted_users") {
+        state.insert("muted_users".into(), json!([]));
+    }
+    if req.want("presence") {
+        state.insert("presences".into(), json!({}));
+        state.insert("presence_last_update_id".into(), json!(-1));
+        state.insert("server_timestamp".into(), json!(worker::Date::now().as_millis() as f64 / 1000.0));
+    }
+    if req.want("realm") {
+        state.extend(realm_state(user, realm, settings, &system, req));
+    }
+    if req.want("realm_emoji") {
+        state.insert("realm_emoji".into(), json!({}));
+    }
+    if req.want("realm_linkifiers") {
+        state.insert("realm_linkifiers".into(), json!([]));
+    }
+    if req.want("realm_filters") {
+        state.insert("realm_filters".into(), json!([]));
+    }
+    if req.want("realm_playgrounds") {
+        state.insert("realm_playgrounds".into(), json!([]));
+    }
+    if req.want("realm_user_groups") {
+        state.insert("realm_user_groups".into(), json!(user_groups(data, &system)));
+    }
+    if req.want("realm_user") {
+        state.extend(realm_user_state(user, data, req));
+    }
+    if req.want("realm_bot") {
+        let bots: Vec<Value> = data
+            .users
+            .iter()
+            .filter(|u| u.is_bot() && u.is_active() && (user.is_realm_admin() || u.bot_owner_id == Some(user.id)))
+            .map(|b| json!({
+                "user_id": b.id, "full_name": b.full_name, "api_key": "", "avatar_url": avatar_url(b),
+                "default_sending_stream": null, "default_events_register_stream": null, "default_all_public_streams": false,
+                "owner_id": b.bot_owner_id, "bot_type": b.bot_type, "email": b.email, "is_active": true, "services": [],
+            }))
+            .collect();
+        state.insert("realm_bots".into(), json!(bots));
+    }
+    if req.want("recent_private_conversations") {
+        state.insert("recent_private_conversations".into(), json!(recent_private_conversations(user, data)));
+    }
+    if req.want("starred_messages") {
+        state.insert("starred_messages".into(), json!(data.starred));
+    }
+    if req.want("stream") || req.want("subscription") {
+        state.extend(channel_state(user, data, &system, req));
+    }
+    if req.want("update_message_flags") && req.want("message") {
+        state.insert("unread_msgs".into(), unread_msgs(user, data, &empty_topic));
+    }
+    if req.want("user_settings") || req.want("update_display_settings") || req.want("update_global_notifications") {
+        let us = user_settings(user, data.user_settings.as_ref());
+        if req.capabilities.user_settings_object && req.want("user_settings") {
+            state.insert("user_settings".into(), Value::Object(us));
+        } else {
+            // Legacy clients read the older settings at the top level.
+            for (k, v) in us {
+                if LEGACY_TOP_LEVEL_SETTINGS.contains(&k.as_str()) {
+                    state.insert(k, v);
+                }
+            }
+            if req.want("user_settings") {
+                state.insert("user_settings".into(), Value::Object(user_settings(user, data.user_settings.as_ref())));
+            }
+        }
+    }
+    if req.want("user_status") {
+        state.insert("user_status".into(), json!({}));
+    }
+    if req.want("user_topic") {
+        let topics: Vec<Value> = data
+            .user_topics
+            .iter()
+            .map(|t| json!({"stream_id": t.channel_id, "topic_name": empty_topic(&t.topic), "last_updated": t.last_updated, "visibility_policy": t.visibility_policy}))
+            .collect();
+        state.insert("user_topics".into(), json!(topics));
+    }
+    if req.want("muted_topics") && !req.want("user_topic") {
+        let muted: Vec<Value> = data
+            .user_topics
+            .iter()
+            .filter(|t| t.visibility_policy == 1)
+            .map(|t| json!([t.channel_name, empty_topic(&t.topic), t.last_updated]))
+            .collect();
+        state.insert("muted_topics".into(), json!(muted));
+    }
+    if req.want("video_calls") {
+        state.insert("has_zoom_token".into(), json!(false));
+    }
+    if req.want("drafts") {
+        state.insert("drafts".into(), json!([]));
+    }
+    if req.want("onboarding_steps") {
+        state.insert("onboarding_steps".into(), json!([]));
+    }
+    if req.want("navigation_views") {
+        state.insert("navigation_views".into(), json!([]));
+    }
+    if req.want("saved_snippets") {
+        state.insert("saved_snippets".into(), json!([]));
+    }
+    if req.want("realm_domains") {
+        state.insert("realm_domains".into(), json!([]));
+    }
+    if req.want("realm_user_settings_defaults") {
+        let mut defaults = user_settings(user, None);
+        defaults.remove("timezone");
+        state.insert("realm_user_settings_defaults".into(), Value::Object(defaults));
+    }
+    state
+}
+
+fn realm_state(user: &UserRow, realm: &RealmRow, settings: &RealmSettingsRow, system: &SystemGroups<'_>, req: &StateRequest<'_>) -> Map<String, Value> {
+    let g = |name: &str| system.id(name);
+    let mut state = object(json!({
+        "realm_name": realm.name,
+        "realm_description": realm.description,
+        "realm_date_created": realm.date_created,
+        "realm_url": req.base_url,
+        "realm_uri": req.base_url,
+        "realm_icon_url": format!("{}/static/images/logo/zulip-icon-128x128.png", req.base_url),
+        "realm_icon_source": "G",
+        "realm_logo_url": format!("{}/static/images/logo/zulip-org-logo.svg", req.base_url),
+        "realm_logo_source": "D",
+        "realm_night_logo_url": format!("{}/static/images/logo/zulip-org-logo.svg", req.base_url),
+        "realm_night_logo_source": "D",
+        "realm_default_language": "en",
+        "realm_welcome_message_custom_text": "",
+        "realm_digest_emails_enabled": false,
+        "realm_digest_weekday": 1,
+        "realm_disallow_disposable_email_addresses": true,
+        "realm_email_changes_disabled": false,
+        "realm_name_changes_disabled": false,
+        "realm_avatar_changes_disabled": false,
+        "realm_invite_required": true,
+        "realm_emails_restricted_to_domains": false,
+        "realm_inline_image_preview": true,
+        "realm_inline_url_embed_preview": false,
+        "realm_message_retention_days": -1,
+        "realm_require_e2ee_push_notifications": false,
+        "realm_require_unique_names": false,
+        "realm_send_welcome_emails": true,
+        "realm_message_content_allowed_in_email_notifications": true,
+        "realm_enable_spectator_access": false,
+        "realm_want_advertise_in_communities_directory": false,
+        "realm_video_chat_provider": 1,
+        "realm_jitsi_server_url": null,
+        "realm_giphy_rating": 2,
+        "realm_waiting_period_threshold": 0,
+        "realm_default_code_block_language": "",
+        "realm_message_content_delete_limit_seconds": null,
+        "realm_enable_read_receipts": true,
+        "realm_presence_disabled": false,
+        "realm_is_zephyr_mirror_realm": false,
+        "realm_email_auth_enabled": true,
+        "realm_password_auth_enabled": true,
+        "realm_push_notifications_enabled": false,
+        "realm_push_notifications_enabled_end_timestamp": null,
+        "realm_upload_quota_mib": null,
+        "realm_org_type": 0,
+        "realm_plan_type": 1,
+        "realm_enable_guest_user_dm_warning": true,
+        "realm_enable_guest_user_indicator": true,
+        "realm_wildcard_mention_policy": 5,
+        "realm_create_public_stream_policy": 1,
+        "realm_create_private_stream_policy": 1,
+        "realm_create_web_public_stream_policy": 7,
+        "realm_bot_domain": req.realm_host.split(':').next().unwrap_or(req.realm_host),
+        "realm_authentication_methods": {
+            "Email": {"enabled": true, "available": true},
+            "Dev": {"enabled": true, "available": true},
+        },
+        "realm_available_video_chat_providers": {
+            "disabled": {"name": "None", "id": 0},
+            "jitsi_meet": {"name": "Jitsi Meet", "id": 1},
+        },
+        "realm_default_external_accounts": {},
+        "realm_moderation_request_channel_id": -1,
+        "realm_new_stream_announcements_stream_id": -1,
+        "realm_signup_announcements_stream_id": -1,
+        "realm_zulip_update_announcements_stream_id": -1,
+        "realm_billing": {"has_pending_sponsorship_request": false},
+        "realm_can_add_custom_emoji_group": g("role:members"),
+        "realm_can_add_subscribers_group": g("role:members"),
+        "realm_can_delete_any_message_group": g("role:administrators"),
+        "realm_can_delete_own_message_group": g("role:everyone"),
+        "realm_can_set_delete_message_policy_group": g("role:moderators"),
+        "realm_can_set_topics_policy_group": g("role:moderators"),
+        "realm_can_invite_users_group": g("role:members"),
+        "realm_can_create_groups": g("role:members"),
+        "realm_can_create_bots_group": g("role:members"),
+        "realm_can_create_write_only_bots_group": g("role:members"),
+        "realm_can_manage_all_groups": g("role:owners"),
+        "realm_can_manage_billing_group": g("role:administrators"),
+        "realm_can_create_public_channel_group": g("role:members"),
+        "realm_can_create_private_channel_group": g("role:members"),
+        "realm_can_create_web_public_channel_group": g("role:owners"),
+        "realm_create_multiuse_invite_group": g("role:administrators"),
+        "realm_direct_message_initiator_group": g("role:everyone"),
+        "realm_direct_message_permission_group": g("role:everyone"),
+        "realm_can_access_all_users_group": g("role:everyone"),
+        "realm_can_summarize_topics_group": g("role:everyone"),
+        "zulip_plan_is_not_limited": true,
+        "upgrade_text_for_wide_organization_logo": "",
+        "jitsi_server_url": "https://meet.jit.si",
+        "development_environment": false,
+        "server_generation": 1,
+        "password_min_length": 6,
+        "password_max_length": 100,
+        "password_min_guesses": 10000,
+        "giphy_rating_options": {"disabled": {"name": "GIPHY integration disabled", "id": -1}},
+        "max_avatar_file_size_mib": 5,
+        "max_icon_file_size_mib": 5,
+        "max_logo_file_size_mib": 5,
+        "max_file_upload_size_mib": MAX_FILE_UPLOAD_SIZE_MIB,
+        "max_stream_name_length": MAX_CHANNEL_NAME_LENGTH,
+        "max_stream_description_length": MAX_CHANNEL_DESCRIPTION_LENGTH,
+        "max_channel_folder_name_length": MAX_CHANNEL_FOLDER_NAME_LENGTH,
+        "max_channel_folder_description_length": MAX_CHANNEL_FOLDER_DESCRIPTION_LENGTH,
+        "max_reminder_note_length": 1000,
+        "max_bulk_new_subscription_messages": 100,
+        "server_typing_started_wait_period_milliseconds": TYPING_STARTED_WAIT_PERIOD_MS,
+        "server_typing_stopped_wait_period_milliseconds": TYPING_STOPPED_WAIT_PERIOD_MS,
+        "server_typing_started_expiry_period_milliseconds": TYPING_STARTED_EXPIRY_PERIOD_MS,
+        "server_presence_ping_interval_seconds": PRESENCE_PING_INTERVAL_SECS,
+        "server_presence_offline_threshold_seconds": PRESENCE_OFFLINE_THRESHOLD_SECS,
+        "server_min_deactivated_realm_deletion_days": null,
+        "server_max_deactivated_realm_deletion_days": null,
+        "server_inline_image_preview": true,
+        "server_inline_url_embed_preview": false,
+        "server_thumbnail_formats": [],
+        "server_avatar_changes_disabled": false,
+        "server_name_changes_disabled": false,
+        "server_needs_upgrade": false,
+        "server_web_public_streams_enabled": false,
+        "server_emoji_data_url": format!("{}/static/generated/emoji/emoji_api.json", req.base_url),
+        "server_jitsi_server_url": null,
+        "server_can_summarize_topics": false,
+        "settings_send_digest_emails": false,
+        "event_queue_longpoll_timeout_seconds": req.longpoll_timeout_secs,
+        "stop_words": [],
+        "realm_default_streams": [],
+        "realm_default_stream_groups": [],
+        "realm_embedded_bots": [],
+        "realm_incoming_webhook_bots": [],
+        "server_supported_permission_settings": {"realm": {}, "stream": {}, "group": {}},
+    }));
+    let _ = user;
+    state.extend(register_fields(settings));
+    state
+}
+
+fn realm_user_state(user: &UserRow, data: &StateData, req: &StateRequest<'_>) -> Map<String, Value> {
+    let opts = UserDictOptions { realm_host: req.realm_host, client_gravatar: req.client_gravatar };
+    let (active, inactive): (Vec<&UserRow>, Vec<&UserRow>) = data.users.iter().partition(|u| u.is_active());
+    let dicts = |list: &[&UserRow]| -> Vec<Value> {
+        list.iter().map(|u| {
+            let mut d = user_dict(user, u, &opts);
+            d["profile_data"] = json!({});
+            if let Some(obj) = d.as_object_mut() {
+                // Not a field of the register response's user objects.
+                obj.remove("is_imported_stub");
+            }
+            d
+        }).collect()
+    };
+    object(json!({
+        "realm_users": dicts(&active),
+        "realm_non_active_users": dicts(&inactive),
+        "cross_realm_bots": [],
+        "avatar_source": "G",
+        "avatar_url_medium": avatar_url(user),
+        "avatar_url": avatar_url(user),
+        "can_create_streams": user.role <= ROLE_MEMBER,
+        "can_create_public_streams": user.role <= ROLE_MEMBER,
+        "can_create_private_streams": user.role <= ROLE_MEMBER,
+        "can_create_web_public_streams": user.role <= ROLE_OWNER,
+        "can_subscribe_other_users": user.role <= ROLE_MEMBER,
+        "can_invite_others_to_realm": user.role <= ROLE_MEMBER,
+        "is_admin": user.role <= ROLE_ADMINISTRATOR,
+        "is_owner": user.role == ROLE_OWNER,
+        "is_moderator": user.role <= ROLE_MODERATOR,
+        "is_guest": user.is_guest(),
+        "user_id": user.id,
+        "email": user.email,
+        "delivery_email": user.delivery_email,
+        "full_name": user.full_name,
+    }))
+}
+
+/// Members of every group: system groups by role, others by their member rows.
+fn user_groups(data: &StateData, system: &SystemGroups<'_>) -> Vec<Value> {
+    let mut members: HashMap<i64, Vec<i64>> = HashMap::new();
+    for m in &data.group_members {
+        members.entry(m.group_id).or_default().push(m.user_id);
+    }
+    let mut subgroups: HashMap<i64, Vec<i64>> = HashMap::new();
+    for s in &data.subgroups {
+        subgroups.entry(s.supergroup_id).or_default().push(s.subgroup_id);
+    }
+    data.groups
+        .iter()
+        .map(|g| {
+            let direct: Vec<i64> = match g.system_role {
+                Some(role) => data.users.iter().filter(|u| u.is_active() && u.role == role).map(|u| u.id).collect(),
+                None => members.get(&g.id).cloned().unwrap_or_default(),
+            };
+            let (manage, members_group) = if g.is_system_group != 0 {
+                (system.id("role:nobody"), system.id("role:nobody"))
+            } else {
+                (system.id("role:administrators"), system.id("role:everyone"))
+            };
+            json!({
+                "id": g.id,
+                "name": g.name,
+                "description": g.description,
+                "members": direct,
+                "direct_subgroup_ids": subgroups.get(&g.id).cloned().unwrap_or_default(),
+                "is_system_group": g.is_system_group != 0,
+                "date_created": g.date_created,
+                "creator_id": g.creator_id,
+                "deactivated": g.deactivated != 0,
+                "can_add_members_group": manage,
+                "can_join_group": manage,
+                "can_leave_group": if g.is_system_group != 0 { manage } else { members_group },
+                "can_manage_group": manage,
+                "can_mention_group": if g.is_system_group != 0 { system.id("role:everyone") } else { members_group },
+                "can_remove_members_group": manage,
+            })
+        })
+        .collect()
+}
+
+/// `subscriptions`, `unsubscribed`, `never_subscribed` and `streams`.
+fn channel_state(user: &UserRow, data: &StateData, system: &SystemGroups<'_>, req: &StateRequest<'_>) -> Map<String, Value> {
+    let mut subscribers: HashMap<i64, Vec<i64>> = HashMap::new();
+    let mut mine: HashMap<i64, &SubscriptionRow> = HashMap::new();
+    let active_users: std::collections::HashSet<i64> = data.users.iter().filter(|u| u.is_active()).map(|u| u.id).collect();
+    for s in &data.subscriptions {
+        if s.active != 0 && active_users.contains(&s.user_id) {
+            subscribers.entry(s.channel_id).or_default().push(s.user_id);
+        }
+        if s.user_id == user.id {
+            mine.insert(s.channel_id, s);
+        }
+    }
+    let us = user_settings(user, data.user_settings.as_ref());
+    let global = GlobalNotifications {
+        desktop: us["enable_stream_desktop_notifications"].as_bool().unwrap_or(false),
+        audible: us["enable_stream_audible_notifications"].as_bool().unwrap_or(false),
+        push: us["enable_stream_push_notifications"].as_bool().unwrap_or(false),
+        email: us["enable_stream_email_notifications"].as_bool().unwrap_or(false),
+        wildcard_mentions_notify: us["wildcard_mentions_notify"].as_bool().unwrap_or(true),
+    };
+    let null_ok = req.capabilities.notification_settings_null;
+    let empty: Vec<i64> = Vec::new();
+    let (mut subscribed, mut unsubscribed, mut never, mut streams) = (vec![], vec![], vec![], vec![]);
+    for c in &data.channels {
+        let subs = subscribers.get(&c.id).unwrap_or(&empty);
+        let public = c.invite_only == 0;
+        match mine.get(&c.id) {
+            Some(s) if s.active != 0 => {
+                let list = req.include_subscribers.then_some(subs.as_slice());
+                subscribed.push(subscription_dict(c, s, system, list, subs.len(), &global, null_ok));
+            }
+            Some(s) => {
+                // Former subscribers see subscribers of public channels only.
+                let list = (req.include_subscribers && (public || user.is_realm_admin())).then_some(subs.as_slice());
+                unsubscribed.push(subscription_dict(c, s, system, list, subs.len(), &global, null_ok));
+            }
+            None if (public && !user.is_guest()) || user.is_realm_admin() => {
+                let list = (req.include_subscribers && public).then_some(subs.as_slice());
+                never.push(channel_dict(c, system, list, subs.len()));
+            }
+            None => {}
+        }
+        let visible = mine.get(&c.id).is_some_and(|s| s.active != 0) || (public && !user.is_guest()) || c.is_web_public != 0;
+        if visible && c.is_archived == 0 {
+            streams.push(channel_dict(c, system, None, subs.len()));
+        }
+    }
+    let mut state = Map::new();
+    if req.want("subscription") {
+        state.insert("subscriptions".into(), json!(subscribed));
+        state.insert("unsubscribed".into(), json!(unsubscribed));
+        state.insert("never_subscribed".into(), json!(never));
+    }
+    if req.want("stream") {
+        state.insert("streams".into(), json!(streams));
+    }
+    state
+}
+
+/// The other participants of a conversation row (none: with oneself).
+fn conversation_user_ids(user: &UserRow, row_peer: i64, recipient_type: i64, type_id: i64, groups: &HashMap<i64, Vec<i64>>) -> Vec<i64> {
+    if recipient_type == 3 {
+        groups.get(&type_id).map(|m| m.iter().copied().filter(|id| *id != user.id).collect()).unwrap_or_default()
+    } else if row_peer == user.id {
+        vec![]
+    } else {
+        vec![row_peer]
+    }
+}
+
+fn direct_groups(data: &StateData) -> HashMap<i64, Vec<i64>> {
+    let mut groups: HashMap<i64, Vec<i64>> = HashMap::new();
+    for m in &data.direct_group_members {
+        groups.entry(m.group_id).or_default().push(m.user_id);
+    }
+    groups
+}
+
+fn recent_private_conversations(user: &UserRow, data: &StateData) -> Vec<Value> {
+    let groups = direct_groups(data);
+    data.conversations
+        .iter()
+        .map(|c| {
+            let mut ids = conversation_user_ids(user, c.peer, c.recipient_type, c.recipient_type_id, &groups);
+            ids.sort_unstable();
+            json!({"max_message_id": c.max_message_id, "user_ids": ids})
+        })
+        .collect()
+}
+
+/// Zulip's `unread_msgs`: unread message ids by direct conversation, group, channel topic,
+/// and mentions.
+fn unread_msgs(user: &UserRow, data: &StateData, empty_topic: &dyn Fn(&str) -> String) -> Value {
+    let groups = direct_groups(data);
+    let truncated = data.unread.len() as i64 > q::MAX_UNREAD_MESSAGES;
+    let mut rows: Vec<&UnreadRow> = data.unread.iter().take(q::MAX_UNREAD_MESSAGES as usize).collect();
+    rows.sort_by_key(|r| r.id);
+    let mut pms: BTreeMap<i64, Vec<i64>> = BTreeMap::new();
+    let mut huddles: BTreeMap<String, Vec<i64>> = BTreeMap::new();
+    let mut streams: BTreeMap<(i64, String), Vec<i64>> = BTreeMap::new();
+    let mut mentions = Vec::new();
+    for r in &rows {
+        if r.flags & q::MENTION_BITS != 0 {
+            mentions.push(r.id);
+        }
+        match (r.recipient_type, r.channel_id) {
+            (2, Some(channel_id)) => streams.entry((channel_id, r.topic.clone())).or_default().push(r.id),
+            (3, _) => {
+                let mut ids = groups.get(&r.recipient_type_id).cloned().unwrap_or_default();
+                ids.sort_unstable();
+                let key = ids.iter().map(|i| i.to_string()).collect::<Vec<_>>().join(",");
+                huddles.entry(key).or_default().push(r.id);
+            }
+            _ => {
+                let other = if r.recipient_type_id == user.id { r.sender_id } else { r.recipient_type_id };
+                pms.entry(other).or_default().push(r.id);
+            }
+        }
+        let _ = IS_PRIVATE;
+    }
+    json!({
+        "count": rows.len(),
+        "pms": pms.into_iter().map(|(other, ids)| json!({"other_user_id": other, "sender_id": other, "unread_message_ids": ids})).collect::<Vec<_>>(),
+        "huddles": huddles.into_iter().map(|(key, ids)| json!({"user_ids_string": key, "unread_message_ids": ids})).collect::<Vec<_>>(),
+        "streams": streams.into_iter().map(|((channel_id, topic), ids)| json!({"stream_id": channel_id, "topic": empty_topic(&topic), "unread_message_ids": ids})).collect::<Vec<_>>(),
+        "mentions": mentions,
+        "old_unreads_missing": truncated,
+    })
+}

@@ -1,0 +1,81 @@
+//! The worker's side of event queues: registering a queue with the organization's
+//! `RealmHub`, and reaching a queue's `EventQueueShard` (named by the shard that the queue
+//! id encodes) to poll or delete it.
+
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+use serde_json::Value;
+use team_chat_durable_objects::protocol::{shard_name, shard_of_queue_id, Polled, QueueSpec, Registered, ShardError};
+use worker::{Env, Method, Request, RequestInit, Response, Stub};
+
+use crate::error::{ApiError, ApiResult};
+
+pub use team_chat_durable_objects::protocol::Capabilities;
+
+fn hub(env: &Env, realm_id: i64) -> ApiResult<Stub> {
+    Ok(env.durable_object("REALM_HUB")?.id_from_name(&realm_id.to_string())?.get_stub()?)
+}
+
+/// The shard holding `queue_id`; a queue id that names no shard is a bad queue id.
+fn shard(env: &Env, realm_id: i64, queue_id: &str) -> ApiResult<Stub> {
+    let shard = shard_of_queue_id(queue_id).ok_or_else(|| ApiError::bad_event_queue_id(queue_id))?;
+    Ok(env.durable_object("EVENT_QUEUE_SHARD")?.id_from_name(&shard_name(realm_id, shard))?.get_stub()?)
+}
+
+async fn call<T: DeserializeOwned>(stub: &Stub, method: Method, path: &str, body: Option<&impl Serialize>) -> ApiResult<(u16, Option<T>, Option<ShardError>)> {
+    let mut init = RequestInit::new();
+    init.with_method(method);
+    if let Some(body) = body {
+        init.with_body(Some(serde_json::to_string(body)?.into()));
+    }
+    let req = Request::new_with_init(&format!("https://event-queues{path}"), &init)?;
+    let mut resp: Response = stub.fetch_with_request(req).await?;
+    let status = resp.status_code();
+    let text = resp.text().await?;
+    match status {
+        200 => Ok((status, Some(serde_json::from_str(&text)?), None)),
+        400 | 403 => Ok((status, None, serde_json::from_str(&text).ok())),
+        _ => Err(ApiError::internal(format!("event queue object answered {status}: {text}"))),
+    }
+}
+
+/// Registers a queue; answers its id and initial `last_event_id`.
+pub async fn register(env: &Env, spec: &QueueSpec) -> ApiResult<Registered> {
+    let (_, registered, _) = call::<Registered>(&hub(env, spec.realm_id)?, Method::Post, "/register", Some(spec)).await?;
+    registered.ok_or_else(|| ApiError::internal("RealmHub refused to register a queue"))
+}
+
+fn query(pairs: &[(&str, String)]) -> String {
+    pairs
+        .iter()
+        .map(|(k, v)| format!("{k}={}", js_sys::encode_uri_component(v)))
+        .collect::<Vec<_>>()
+        .join("&")
+}
+
+fn refusal(queue_id: &str, status: u16) -> ApiError {
+    if status == 403 {
+        ApiError::bad_request("You are not authorized to get events from this queue")
+    } else {
+        ApiError::bad_event_queue_id(queue_id)
+    }
+}
+
+/// The queue's events after `last_event_id` (acknowledging the older ones), waiting for one
+/// until the heartbeat unless `dont_block`.
+pub async fn poll(env: &Env, realm_id: i64, user_id: i64, queue_id: &str, last_event_id: Option<i64>, dont_block: bool) -> ApiResult<Vec<Value>> {
+    let mut pairs = vec![("queue_id", queue_id.to_string()), ("user_id", user_id.to_string()), ("dont_block", dont_block.to_string())];
+    if let Some(id) = last_event_id {
+        pairs.push(("last_event_id", id.to_string()));
+    }
+    let path = format!("/events?{}", query(&pairs));
+    let (status, polled, _) = call::<Polled>(&shard(env, realm_id, queue_id)?, Method::Get, &path, None::<&()>).await?;
+    polled.map(|p| p.events).ok_or_else(|| refusal(queue_id, status))
+}
+
+/// Deletes the queue (ending a pending long-poll on it) and removes it from the hub.
+pub async fn delete(env: &Env, realm_id: i64, user_id: i64, queue_id: &str) -> ApiResult<()> {
+    let path = format!("/queues?{}", query(&[("queue_id", queue_id.to_string()), ("user_id", user_id.to_string())]));
+    let (status, done, _) = call::<Value>(&shard(env, realm_id, queue_id)?, Method::Delete, &path, None::<&()>).await?;
+    done.map(|_| ()).ok_or_else(|| refusal(queue_id, status))
+}

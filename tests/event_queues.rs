@@ -1,0 +1,291 @@
+//! Event queues: `POST /register`, `GET /events`, `DELETE /events` (spec endpoint 17).
+
+mod common;
+mod event_support;
+
+use std::thread;
+use std::time::{Duration, Instant};
+
+use common::Client;
+use event_support::{register, register_for, Queue};
+use serde_json::{json, Value};
+
+fn typing_to(sender: &Client, to: &[i64], op: &str) {
+    let to = serde_json::to_string(to).unwrap();
+    sender.post("/typing", &[("op", op), ("to", &to)]).success();
+}
+
+fn from(event: &Value, sender: &Client) -> bool {
+    event["type"] == "typing" && event["sender"]["user_id"] == sender.user_id
+}
+
+#[test]
+fn register_answers_queue_versions_and_limits() {
+    let hamlet = Client::dev("hamlet@zulip.com");
+    let body = hamlet.post("/register", &[("client_capabilities", r#"{"user_settings_object": true}"#)]).success();
+    assert!(body["queue_id"].is_string());
+    assert_eq!(body["last_event_id"], -1);
+    assert!(body["zulip_feature_level"].as_i64().unwrap() >= 277);
+    assert!(body["zulip_version"].is_string() && body["zulip_merge_base"].is_string());
+    assert!(body["event_queue_longpoll_timeout_seconds"].as_i64().unwrap() > 0);
+    for limit in [
+        "max_message_length", "max_topic_length", "max_channel_folder_name_length",
+        "max_channel_folder_description_length", "max_file_upload_size_mib",
+        "server_typing_started_wait_period_milliseconds", "server_typing_stopped_wait_period_milliseconds",
+        "server_typing_started_expiry_period_milliseconds",
+    ] {
+        assert!(body[limit].as_i64().unwrap() > 0, "{limit}: {}", body[limit]);
+    }
+    assert_eq!(body["realm_empty_topic_display_name"], "general chat");
+    assert!(body["realm_users"].as_array().unwrap().iter().any(|u| u["email"] == "hamlet@zulip.com"));
+    assert!(body["unread_msgs"]["count"].is_number());
+    assert!(body["user_settings"].is_object());
+    assert!(body["subscriptions"].as_array().unwrap().iter().any(|s| s["name"] == "Verona"));
+    assert_eq!(body["user_id"], hamlet.user_id);
+}
+
+#[test]
+fn register_response_validates_against_zulip_openapi() {
+    let hamlet = Client::dev("hamlet@zulip.com");
+    let body = hamlet
+        .post("/register", &[("client_capabilities", r#"{"notification_settings_null": true, "user_settings_object": true, "empty_topic_name": true}"#), ("include_subscribers", "true")])
+        .success();
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/python/validate_register.py");
+    let mut child = std::process::Command::new("python3")
+        .arg(script)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("python3");
+    use std::io::Write;
+    child.stdin.take().unwrap().write_all(body.to_string().as_bytes()).unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success(), "{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+}
+
+#[test]
+fn fetch_event_types_limits_the_initial_state() {
+    let hamlet = Client::dev("hamlet@zulip.com");
+    let body = hamlet.post("/register", &[("fetch_event_types", r#"["realm_user"]"#)]).success();
+    assert!(body["realm_users"].is_array());
+    assert!(body.get("subscriptions").is_none());
+    assert!(body.get("unread_msgs").is_none());
+    assert!(body["queue_id"].is_string());
+}
+
+#[test]
+fn long_poll_is_woken_by_another_users_event() {
+    let cordelia = Client::dev("cordelia@zulip.com");
+    let hamlet = Client::dev("hamlet@zulip.com");
+    let queue = register_for(&cordelia, r#"["typing"]"#);
+    let (qid, last) = (queue.queue_id.clone(), queue.last_event_id.to_string());
+    let waiter = thread::spawn(move || {
+        let started = Instant::now();
+        let body = cordelia.get("/events", &[("queue_id", &qid), ("last_event_id", &last)]).success();
+        (body, started.elapsed())
+    });
+    thread::sleep(Duration::from_millis(700));
+    typing_to(&hamlet, &[queue.client.user_id], "start");
+    let (body, elapsed) = waiter.join().unwrap();
+    let events = body["events"].as_array().unwrap();
+    assert!(events.iter().any(|e| from(e, &hamlet) && e["op"] == "start"), "{body}");
+    assert!(elapsed < Duration::from_secs(3), "answered by the event, not the heartbeat: {elapsed:?}");
+}
+
+#[test]
+fn idle_long_poll_answers_a_heartbeat_with_a_new_id() {
+    let othello = Client::dev("othello@zulip.com");
+    let mut queue = register_for(&othello, r#"["realm_emoji"]"#);
+    let first = queue.poll(false);
+    assert_eq!(first.len(), 1, "{first:?}");
+    assert_eq!(first[0]["type"], "heartbeat");
+    let first_id = first[0]["id"].as_i64().unwrap();
+    assert!(first_id > -1);
+    let second = queue.poll(false);
+    assert_eq!(second[0]["type"], "heartbeat");
+    assert!(second[0]["id"].as_i64().unwrap() > first_id);
+}
+
+#[test]
+fn dont_block_answers_at_once() {
+    let iago = Client::dev("iago@zulip.com");
+    let queue = register_for(&iago, r#"["realm_emoji"]"#);
+    let started = Instant::now();
+    let body = queue.get(true).success();
+    assert_eq!(body["events"], json!([]));
+    assert_eq!(body["queue_id"], queue.queue_id);
+    assert!(started.elapsed() < Duration::from_secs(2));
+}
+
+#[test]
+fn last_event_id_prunes_acknowledged_events() {
+    let prospero = Client::dev("prospero@zulip.com");
+    let shiva = Client::dev("shiva@zulip.com");
+    let mut queue = register_for(&prospero, r#"["typing"]"#);
+    typing_to(&shiva, &[prospero.user_id], "start");
+    typing_to(&shiva, &[prospero.user_id], "stop");
+    let all: Vec<Value> = queue.get(true).success()["events"].as_array().unwrap().clone();
+    let mine: Vec<&Value> = all.iter().filter(|e| from(e, &shiva)).collect();
+    assert!(mine.len() >= 2, "{all:?}");
+    let first_id = all[0]["id"].as_i64().unwrap();
+    // Acknowledge the first event: it is gone, also for a client that asks from the start.
+    queue.last_event_id = first_id;
+    let after = queue.get(true).success();
+    assert!(after["events"].as_array().unwrap().iter().all(|e| e["id"].as_i64().unwrap() > first_id));
+    let from_start = prospero.get("/events", &[("queue_id", &queue.queue_id), ("last_event_id", "-1"), ("dont_block", "true")]).success();
+    let ids: Vec<i64> = from_start["events"].as_array().unwrap().iter().map(|e| e["id"].as_i64().unwrap()).collect();
+    assert!(!ids.contains(&first_id), "{ids:?}");
+    assert_eq!(ids.len(), all.len() - 1);
+}
+
+#[test]
+fn deleted_queue_is_bad_event_queue_id_and_second_delete_too() {
+    let desdemona = Client::dev("desdemona@zulip.com");
+    let queue = register_for(&desdemona, r#"["typing"]"#);
+    queue.delete().success();
+    let body = queue.delete().error(400, "BAD_EVENT_QUEUE_ID");
+    assert_eq!(body["queue_id"], queue.queue_id.as_str());
+    let body = queue.get(true).error(400, "BAD_EVENT_QUEUE_ID");
+    assert_eq!(body["queue_id"], queue.queue_id.as_str());
+}
+
+#[test]
+fn unknown_queue_ids_are_bad_event_queue_id() {
+    let hamlet = Client::dev("hamlet@zulip.com");
+    for queue_id in ["0:doesnotexist", "not-a-queue"] {
+        let body = hamlet.get("/events", &[("queue_id", queue_id), ("dont_block", "true")]).error(400, "BAD_EVENT_QUEUE_ID");
+        assert_eq!(body["queue_id"], queue_id);
+        hamlet.delete("/events", &[("queue_id", queue_id)]).error(400, "BAD_EVENT_QUEUE_ID");
+    }
+    hamlet.delete("/events", &[]).error(400, "REQUEST_VARIABLE_MISSING");
+}
+
+#[test]
+fn delete_ends_a_pending_long_poll() {
+    let shiva = Client::dev("shiva@zulip.com");
+    let queue = register_for(&shiva, r#"["realm_emoji"]"#);
+    let (qid, client) = (queue.queue_id.clone(), shiva.clone());
+    let waiter = thread::spawn(move || {
+        let started = Instant::now();
+        let resp = client.get("/events", &[("queue_id", &qid), ("last_event_id", "-1")]);
+        (resp, started.elapsed())
+    });
+    thread::sleep(Duration::from_millis(700));
+    queue.delete().success();
+    let (resp, elapsed) = waiter.join().unwrap();
+    resp.error(400, "BAD_EVENT_QUEUE_ID");
+    assert!(elapsed < Duration::from_millis(2900), "ended by the delete, not the heartbeat: {elapsed:?}");
+    // Nothing reaches a deleted queue.
+    typing_to(&Client::dev("iago@zulip.com"), &[shiva.user_id], "start");
+    queue.get(true).error(400, "BAD_EVENT_QUEUE_ID");
+}
+
+#[test]
+fn another_users_queue_is_refused() {
+    let hamlet = Client::dev("hamlet@zulip.com");
+    let othello = Client::dev("othello@zulip.com");
+    let queue = register_for(&hamlet, r#"["typing"]"#);
+    othello.get("/events", &[("queue_id", &queue.queue_id), ("dont_block", "true")]).error(400, "BAD_REQUEST");
+    othello.delete("/events", &[("queue_id", &queue.queue_id)]).error(400, "BAD_REQUEST");
+    queue.get(true).success();
+}
+
+#[test]
+fn idle_queue_expires() {
+    let cordelia = Client::dev("cordelia@zulip.com");
+    let queue = register_for(&cordelia, r#"["realm_emoji"]"#);
+    // The test server's idle timeout is 6 s; the shard's alarm collects the queue.
+    let deadline = Instant::now() + Duration::from_secs(25);
+    thread::sleep(Duration::from_secs(9));
+    loop {
+        let resp = queue.get(true);
+        if resp.status == 400 {
+            let body = resp.error(400, "BAD_EVENT_QUEUE_ID");
+            assert_eq!(body["queue_id"], queue.queue_id.as_str());
+            break;
+        }
+        assert!(Instant::now() < deadline, "queue did not expire");
+        // A poll keeps a queue alive, so wait a whole timeout between checks.
+        thread::sleep(Duration::from_secs(7));
+    }
+    queue.delete().error(400, "BAD_EVENT_QUEUE_ID");
+}
+
+#[test]
+fn polled_queue_does_not_expire() {
+    let prospero = Client::dev("prospero@zulip.com");
+    let mut queue = register_for(&prospero, r#"["realm_emoji"]"#);
+    let until = Instant::now() + Duration::from_secs(10);
+    while Instant::now() < until {
+        queue.poll(false);
+    }
+    queue.get(true).success();
+}
+
+#[test]
+fn two_queues_see_concurrent_senders_in_one_order() {
+    let hamlet = Client::dev("hamlet@zulip.com");
+    let othello = Client::dev("othello@zulip.com");
+    let cordelia = Client::dev("cordelia@zulip.com");
+    let iago = Client::dev("iago@zulip.com");
+    let mut q1 = register_for(&cordelia, r#"["typing"]"#);
+    let mut q2 = register_for(&iago, r#"["typing"]"#);
+    let to = [cordelia.user_id, iago.user_id];
+    let senders: Vec<_> = [hamlet.clone(), othello.clone()]
+        .into_iter()
+        .map(|sender| {
+            thread::spawn(move || {
+                for i in 0..15 {
+                    typing_to(&sender, &to, if i % 2 == 0 { "start" } else { "stop" });
+                }
+            })
+        })
+        .collect();
+    for s in senders {
+        s.join().unwrap();
+    }
+    let pick = |e: &Value| from(e, &hamlet) || from(e, &othello);
+    let key = |events: Vec<Value>| -> Vec<(i64, String)> {
+        events.iter().map(|e| (e["sender"]["user_id"].as_i64().unwrap(), e["op"].as_str().unwrap().to_string())).collect()
+    };
+    let seen1 = key(q1.collect(Duration::from_millis(500), pick));
+    let seen2 = key(q2.collect(Duration::from_millis(500), pick));
+    assert_eq!(seen1.len(), 30, "{seen1:?}");
+    assert_eq!(seen1, seen2);
+}
+
+#[test]
+fn organizations_are_isolated() {
+    let king = Client::dev_in(Some("lear"), "king@lear.org");
+    let hamlet = Client::dev("hamlet@zulip.com");
+    let cordelia = Client::dev("cordelia@zulip.com");
+    let lear_queue = register_for(&king, r#"["typing"]"#);
+    let zulip_queue = register_for(&hamlet, r#"["typing"]"#);
+    // A queue of one organization does not exist in the other.
+    hamlet.get("/events", &[("queue_id", &lear_queue.queue_id), ("dont_block", "true")]).error(400, "BAD_EVENT_QUEUE_ID");
+    king.get("/events", &[("queue_id", &zulip_queue.queue_id), ("dont_block", "true")]).error(400, "BAD_EVENT_QUEUE_ID");
+    // Users of the other organization are not valid recipients, and events stay home.
+    let to = serde_json::to_string(&[king.user_id]).unwrap();
+    let resp = cordelia.post("/typing", &[("op", "start"), ("to", &to)]);
+    if resp.status == 200 {
+        panic!("a user of another organization was accepted: {:?}", resp.body);
+    }
+    resp.error(400, "BAD_REQUEST");
+    typing_to(&cordelia, &[hamlet.user_id], "start");
+    let mut zq = zulip_queue;
+    zq.wait_for("typing from cordelia", |e| from(e, &cordelia));
+    let lear_events = lear_queue.get(true).success();
+    assert!(lear_events["events"].as_array().unwrap().iter().all(|e| !from(e, &cordelia)));
+}
+
+#[test]
+fn queue_ids_route_to_many_queues_of_one_user() {
+    let desdemona = Client::dev("desdemona@zulip.com");
+    let shiva = Client::dev("shiva@zulip.com");
+    let mut queues: Vec<Queue> = (0..5).map(|_| register_for(&desdemona, r#"["typing"]"#)).collect();
+    typing_to(&shiva, &[desdemona.user_id], "start");
+    for q in &mut queues {
+        q.wait_for("typing from shiva", |e| from(e, &shiva));
+    }
+}

@@ -1,0 +1,115 @@
+//! `POST /typing` (spec endpoint 4): validation and the typing events it sends.
+
+mod common;
+mod event_support;
+
+use std::time::Duration;
+
+use common::Client;
+use event_support::{register, register_for};
+use serde_json::Value;
+
+fn channel_id(client: &Client, name: &str) -> i64 {
+    let body = client.post("/register", &[("fetch_event_types", r#"["subscription"]"#), ("event_types", r#"["realm_emoji"]"#)]).success();
+    let id = body["subscriptions"].as_array().unwrap().iter().find(|s| s["name"] == name).expect("subscribed")["stream_id"].as_i64().unwrap();
+    client.delete("/events", &[("queue_id", body["queue_id"].as_str().unwrap())]).success();
+    id
+}
+
+fn typing_from(sender: &Client) -> impl Fn(&Value) -> bool + '_ {
+    move |e: &Value| e["type"] == "typing" && e["sender"]["user_id"] == sender.user_id
+}
+
+#[test]
+fn direct_typing_reaches_recipients_but_not_the_sender() {
+    let hamlet = Client::dev("hamlet@zulip.com");
+    let othello = Client::dev("othello@zulip.com");
+    let mut recipient = register_for(&othello, r#"["typing"]"#);
+    let mut sender_queue = register_for(&hamlet, r#"["typing"]"#);
+    let to = format!("[{}]", othello.user_id);
+    hamlet.post("/typing", &[("op", "start"), ("to", &to)]).success();
+    let event = recipient.wait_for("typing start", typing_from(&hamlet));
+    assert_eq!(event["op"], "start");
+    assert_eq!(event["message_type"], "direct");
+    assert_eq!(event["sender"]["email"], "hamlet@zulip.com");
+    let recipients: Vec<i64> = event["recipients"].as_array().unwrap().iter().map(|r| r["user_id"].as_i64().unwrap()).collect();
+    assert!(recipients.contains(&othello.user_id) && recipients.contains(&hamlet.user_id));
+    hamlet.post("/typing", &[("op", "stop"), ("to", &to)]).success();
+    assert_eq!(recipient.wait_for("typing stop", typing_from(&hamlet))["op"], "stop");
+    let own = sender_queue.collect(Duration::from_millis(300), typing_from(&hamlet));
+    assert!(own.is_empty(), "the sender got its own typing notice: {own:?}");
+}
+
+#[test]
+fn channel_typing_goes_only_to_queues_with_stream_typing_notifications() {
+    let iago = Client::dev("iago@zulip.com");
+    let cordelia = Client::dev("cordelia@zulip.com");
+    let verona = channel_id(&iago, "Verona");
+    let mut capable = register(&cordelia, &[("event_types", r#"["typing"]"#), ("client_capabilities", r#"{"stream_typing_notifications": true}"#)]);
+    let mut legacy = register_for(&cordelia, r#"["typing"]"#);
+    let verona_s = verona.to_string();
+    iago.post("/typing", &[("op", "start"), ("type", "channel"), ("stream_id", &verona_s), ("topic", "castle")]).success();
+    let event = capable.wait_for("channel typing", typing_from(&iago));
+    assert_eq!(event["message_type"], "stream");
+    assert_eq!(event["stream_id"], verona);
+    assert_eq!(event["topic"], "castle");
+    // The legacy queue's next notice from iago is the direct one sent afterwards.
+    let to = format!("[{}]", cordelia.user_id);
+    iago.post("/typing", &[("op", "start"), ("to", &to)]).success();
+    let next = legacy.wait_for("typing", typing_from(&iago));
+    assert_eq!(next["message_type"], "direct", "{next}");
+}
+
+#[test]
+fn stream_type_works_like_channel_and_no_topic_reads_as_empty() {
+    let shiva = Client::dev("shiva@zulip.com");
+    let prospero = Client::dev("prospero@zulip.com");
+    let denmark = channel_id(&shiva, "Denmark");
+    let mut queue = register(&prospero, &[("event_types", r#"["typing"]"#), ("client_capabilities", r#"{"stream_typing_notifications": true, "empty_topic_name": true}"#)]);
+    let denmark_s = denmark.to_string();
+    shiva.post("/typing", &[("op", "start"), ("type", "stream"), ("stream_id", &denmark_s), ("topic", "(no topic)")]).success();
+    let event = queue.wait_for("channel typing", typing_from(&shiva));
+    assert_eq!(event["topic"], "");
+    assert_eq!(event["stream_id"], denmark);
+}
+
+#[test]
+fn private_type_is_refused() {
+    let hamlet = Client::dev("hamlet@zulip.com");
+    hamlet.post("/typing", &[("op", "start"), ("type", "private"), ("to", "[1]")]).error(400, "BAD_REQUEST");
+}
+
+#[test]
+fn channel_typing_without_stream_id_is_bad_request() {
+    let hamlet = Client::dev("hamlet@zulip.com");
+    hamlet.post("/typing", &[("op", "start"), ("type", "channel"), ("topic", "x")]).error(400, "BAD_REQUEST");
+}
+
+#[test]
+fn channel_typing_needs_a_topic_and_a_visible_channel() {
+    let polonius = Client::dev("polonius@zulip.com");
+    let iago = Client::dev("iago@zulip.com");
+    let core_team = channel_id(&iago, "core team");
+    let verona = channel_id(&iago, "Verona").to_string();
+    iago.post("/typing", &[("op", "start"), ("type", "channel"), ("stream_id", &verona)]).error(400, "BAD_REQUEST");
+    let core_team = core_team.to_string();
+    polonius.post("/typing", &[("op", "start"), ("type", "channel"), ("stream_id", &core_team), ("topic", "x")]).error(400, "BAD_REQUEST");
+    iago.post("/typing", &[("op", "start"), ("type", "channel"), ("stream_id", "999999"), ("topic", "x")]).error(400, "BAD_REQUEST");
+}
+
+#[test]
+fn op_is_required_and_checked() {
+    let hamlet = Client::dev("hamlet@zulip.com");
+    let to = format!("[{}]", Client::dev("othello@zulip.com").user_id);
+    hamlet.post("/typing", &[("to", &to)]).bad_request("REQUEST_VARIABLE_MISSING", "Missing 'op' argument");
+    hamlet.post("/typing", &[("op", "typing"), ("to", &to)]).error(400, "BAD_REQUEST");
+}
+
+#[test]
+fn direct_typing_checks_its_recipients() {
+    let hamlet = Client::dev("hamlet@zulip.com");
+    hamlet.post("/typing", &[("op", "start")]).error(400, "REQUEST_VARIABLE_MISSING");
+    hamlet.post("/typing", &[("op", "start"), ("to", "[]")]).error(400, "BAD_REQUEST");
+    hamlet.post("/typing", &[("op", "start"), ("to", "[99999999]")]).error(400, "BAD_REQUEST");
+    hamlet.post("/typing", &[("op", "start"), ("to", "othello")]).error(400, "BAD_REQUEST");
+}
