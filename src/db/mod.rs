@@ -9,6 +9,7 @@ pub mod channels;
 pub mod messages;
 pub mod realm_settings;
 pub mod realms;
+pub mod subscriptions;
 pub mod user_groups;
 pub mod user_messages;
 pub mod users;
