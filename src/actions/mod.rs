@@ -2,4 +2,5 @@
 //! the events they cause. `do_*` takes trusted input; `check_*` validates, then acts.
 
 pub mod channels;
+pub mod message_send;
 pub mod users;

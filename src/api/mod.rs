@@ -4,5 +4,6 @@
 pub mod channels;
 pub mod dev;
 pub mod login;
+pub mod messages;
 pub mod server;
 pub mod users;

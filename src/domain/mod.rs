@@ -3,5 +3,8 @@
 
 pub mod channels;
 pub mod messages;
+pub mod narrow;
 pub mod realm_settings;
+pub mod rendering;
+pub mod topics;
 pub mod users;
