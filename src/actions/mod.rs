@@ -2,5 +2,7 @@
 //! the events they cause. `do_*` takes trusted input; `check_*` validates, then acts.
 
 pub mod channels;
+pub mod message_flags;
 pub mod message_send;
+pub mod reactions;
 pub mod users;

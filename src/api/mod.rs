@@ -4,6 +4,9 @@
 pub mod channels;
 pub mod dev;
 pub mod login;
+pub mod message_flags;
 pub mod messages;
+pub mod reactions;
+pub mod realm;
 pub mod server;
 pub mod users;

@@ -2,6 +2,7 @@
 //! builders of API objects from rows.
 
 pub mod channels;
+pub mod emoji;
 pub mod messages;
 pub mod narrow;
 pub mod realm_settings;
