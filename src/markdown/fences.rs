@@ -29,6 +29,11 @@ impl Preprocessed {
         self.stash.get(index).map(String::as_str)
     }
 
+    /// A nested ordered list's real start number carried at the start of its first text.
+    pub fn list_start<'t>(&self, text: &'t str) -> Option<(u64, &'t str)> {
+        super::blocks::start_number(text, self.marker)
+    }
+
     /// Whether `text` contains a placeholder that is not a paragraph of its own.
     pub fn has_marker(&self, text: &str) -> bool {
         text.contains(self.marker)
@@ -63,7 +68,7 @@ pub fn preprocess(content: &str) -> Preprocessed {
         stash: Vec::new(),
         marker: unused_private_char(&normalized),
     };
-    let lines = run_fences(&mut pre, &normalized);
+    let lines = super::blocks::normalize(run_fences(&mut pre, &normalized), pre.marker);
     let neutralized: Vec<String> = lines.iter().map(|l| neutralize_line(l)).collect();
     pre.text = neutralized.join("\n");
     pre
@@ -252,7 +257,8 @@ fn neutralize_line(line: &str) -> String {
     let rest = &line[start..];
     let entity = if rest.starts_with('<') {
         "&lt;"
-    } else if rest.starts_with("```") {
+    } else if rest.starts_with("```") && !rest.trim_start_matches('`').contains('`') {
+        // A backtick run followed by more backticks is a code span, not a fence.
         "&#96;"
     } else if rest.starts_with("~~~") {
         "&#126;"

@@ -27,6 +27,8 @@ pub fn write_html(pre: &Preprocessed, resolved: &Resolved) -> Rendered {
         table: TableState::default(),
         code: None,
         at_boundary: true,
+        after_break: false,
+        list_depth: 0,
     };
     writer.run();
     let mut rendered = writer.rendered;
@@ -40,7 +42,11 @@ fn parse(src: &str) -> Vec<(Event<'_>, Range<usize>)> {
     let options = Options::ENABLE_TABLES | Options::ENABLE_STRIKETHROUGH;
     let mut events: Vec<(Event<'_>, Range<usize>)> = Vec::new();
     for (event, range) in Parser::new_ext(src, options).into_offset_iter() {
-        let event = keep_backslash(src, event, &range);
+        let event = match keep_backslash(src, event, &range) {
+            // Inline HTML is text in Zulip; merging it keeps autolink boundaries right.
+            Event::InlineHtml(raw) => Event::Text(raw),
+            event => event,
+        };
         match (events.last_mut(), event) {
             (Some((Event::Text(previous), previous_range)), Event::Text(text)) => {
                 *previous = format!("{previous}{text}").into();
@@ -88,6 +94,10 @@ struct Writer<'a> {
     code: Option<(Option<String>, String)>,
     /// Whether text here starts a run, as Zulip's link regex needs for its lookbehind.
     at_boundary: bool,
+    /// Whether the previous event was a line break (Zulip keeps the next line's indentation).
+    after_break: bool,
+    /// Open list items, for Python-Markdown's 4-space detab of continuation lines.
+    list_depth: usize,
 }
 
 impl<'a> Writer<'a> {
@@ -102,15 +112,25 @@ impl<'a> Writer<'a> {
     fn step(&mut self, i: usize) -> usize {
         let (event, range) = self.events[i].clone();
         let was_boundary = std::mem::replace(&mut self.at_boundary, false);
+        let was_after_break = std::mem::replace(&mut self.after_break, false);
         match event {
             Event::Start(tag) => return self.start(i, tag, range),
             Event::End(tag) => self.end(tag),
-            Event::Text(text) => self.text(&text, was_boundary),
+            Event::Text(text) => {
+                if was_after_break && self.code.is_none() {
+                    self.kept_indentation(&range);
+                }
+                self.text(&text, was_boundary);
+                if self.code.is_none() && self.ends_line_in_zulip(i + 1) {
+                    self.kept_trailing_spaces(&range);
+                }
+            }
             Event::Code(code) => self.inline_code(&code, range),
             Event::Html(raw) | Event::InlineHtml(raw) => self.raw_html_as_text(&raw),
             Event::SoftBreak | Event::HardBreak => {
                 self.out.push_str("<br>\n");
                 self.at_boundary = true;
+                self.after_break = true;
             }
             Event::Rule => self.open_block("<hr>\n"),
             _ => {}
@@ -136,10 +156,16 @@ impl<'a> Writer<'a> {
                 };
                 self.code = Some((lang, String::new()));
             }
-            Tag::List(Some(1)) => self.open_block("<ol>\n"),
+            Tag::List(Some(1)) => match self.carried_list_start(i) {
+                Some(start) => self.open_block(&format!("<ol start=\"{start}\">\n")),
+                None => self.open_block("<ol>\n"),
+            },
             Tag::List(Some(start)) => self.open_block(&format!("<ol start=\"{start}\">\n")),
             Tag::List(None) => self.open_block("<ul>\n"),
-            Tag::Item => self.open_block("<li>"),
+            Tag::Item => {
+                self.list_depth += 1;
+                self.open_block("<li>");
+            }
             Tag::Table(alignments) => {
                 self.table = TableState { alignments, cell: 0, in_head: false };
                 self.open_block("<table>\n");
@@ -185,7 +211,10 @@ impl<'a> Writer<'a> {
             }
             TagEnd::List(true) => self.out.push_str("</ol>\n"),
             TagEnd::List(false) => self.out.push_str("</ul>\n"),
-            TagEnd::Item => self.out.push_str("</li>\n"),
+            TagEnd::Item => {
+                self.list_depth -= 1;
+                self.out.push_str("</li>\n");
+            }
             TagEnd::Table => self.out.push_str("</tbody>\n</table>\n"),
             TagEnd::TableHead => {
                 self.table.in_head = false;
@@ -260,6 +289,9 @@ impl<'a> Writer<'a> {
         if let Some(next) = self.group_mention(i, &range) {
             return next;
         }
+        if let Some(next) = self.strong_em(i, &range) {
+            return next;
+        }
         let span = &self.src[range];
         let zulip_em = span.starts_with('*') && !span.contains('\n');
         self.open_inline(zulip_em, "<em>", "</em>", 1, span);
@@ -274,6 +306,20 @@ impl<'a> Writer<'a> {
         let zulip_strong = span.starts_with("**") && !span.contains('\n');
         self.open_inline(zulip_strong, "<strong>", "</strong>", 2, span);
         i + 1
+    }
+
+    /// `***text***` is `<strong><em>` in Zulip; pulldown-cmark nests it the other way.
+    fn strong_em(&mut self, i: usize, range: &Range<usize>) -> Option<usize> {
+        let span = &self.src[range.clone()];
+        let inner_is_strong = matches!(self.events.get(i + 1), Some((Event::Start(Tag::Strong), r)) if r.start == range.start + 1);
+        if !span.starts_with("***") || span.contains('\n') || !inner_is_strong || self.matching_end(i + 1) + 1 != self.matching_end(i) {
+            return None;
+        }
+        self.out.push_str("<strong><em>");
+        // The inner (strong) end comes first and closes the <em>.
+        self.closers.push("</strong>".to_string());
+        self.closers.push("</em>".to_string());
+        Some(i + 2)
     }
 
     /// `@**...**`, `@_**...**` or `#**...**` around the `**` span at `i`: writes the
@@ -429,6 +475,53 @@ impl<'a> Writer<'a> {
         self.out.push_str("<code>");
         html::escape_text(&mut self.out, inner);
         self.out.push_str("</code>");
+    }
+
+    /// A nested ordered list's real start number, carried in its first text by the block
+    /// normaliser (CommonMark only lets lists starting at 1 interrupt a paragraph).
+    fn carried_list_start(&mut self, i: usize) -> Option<u64> {
+        let j = (i + 1..self.events.len().min(i + 4)).find(|j| matches!(self.events[*j].0, Event::Text(_)))?;
+        let Event::Text(text) = &self.events[j].0 else { return None };
+        let (start, rest) = self.pre.list_start(text)?;
+        let rest = rest.to_string();
+        self.events[j].0 = Event::Text(rest.into());
+        Some(start)
+    }
+
+    /// Python-Markdown keeps a continuation line's indentation (after quote markers), except
+    /// the 4 spaces per list level it strips from indented list content.
+    fn kept_indentation(&mut self, range: &Range<usize>) {
+        let line_start = self.src[..range.start].rfind('\n').map_or(0, |n| n + 1);
+        let mut prefix = &self.src[line_start..range.start];
+        while let Some(rest) = prefix.trim_start_matches(' ').strip_prefix('>') {
+            prefix = rest.strip_prefix(' ').unwrap_or(rest);
+        }
+        if prefix.is_empty() || prefix.bytes().any(|b| b != b' ') {
+            return;
+        }
+        let spaces = if self.list_depth > 0 && prefix.len() >= 4 {
+            prefix.len().saturating_sub(4 * self.list_depth)
+        } else {
+            prefix.len()
+        };
+        self.out.push_str(&" ".repeat(spaces));
+    }
+
+    /// Whether the event at `next` ends the current line of text in Zulip's output.
+    fn ends_line_in_zulip(&self, next: usize) -> bool {
+        matches!(
+            self.events.get(next).map(|(e, _)| e),
+            None | Some(Event::SoftBreak | Event::HardBreak | Event::End(TagEnd::Paragraph | TagEnd::Item) | Event::Start(Tag::List(_)))
+        )
+    }
+
+    /// Zulip keeps trailing spaces of a line (CommonMark drops them).
+    fn kept_trailing_spaces(&mut self, range: &Range<usize>) {
+        let rest = &self.src[range.end..];
+        let spaces = rest.bytes().take_while(|b| *b == b' ').count();
+        if spaces > 0 && matches!(rest.as_bytes().get(spaces), None | Some(b'\n')) {
+            self.out.push_str(&rest[..spaces]);
+        }
     }
 
     /// Zulip never passes HTML through: it is shown as the text that was typed.
