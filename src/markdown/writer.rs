@@ -36,15 +36,35 @@ pub fn write_html(pre: &Preprocessed, resolved: &Resolved) -> Rendered {
     rendered
 }
 
-/// Parses with Zulip's extensions (tables, `~~strikethrough~~`) and merges adjacent text
-/// events, so patterns that span pulldown's text splits (autolinks) are seen whole.
+/// Parses with Zulip's extensions (tables, `~~strikethrough~~`), turns emphasis Zulip
+/// would not recognise back into its delimiters, and merges adjacent text events, so
+/// patterns that span pulldown's text splits (autolinks) are seen whole.
 fn parse(src: &str) -> Vec<(Event<'_>, Range<usize>)> {
     let options = Options::ENABLE_TABLES | Options::ENABLE_STRIKETHROUGH;
     let mut events: Vec<(Event<'_>, Range<usize>)> = Vec::new();
+    let mut literal_closers: Vec<Option<String>> = Vec::new();
     for (event, range) in Parser::new_ext(src, options).into_offset_iter() {
         let event = match keep_backslash(src, event, &range) {
             // Inline HTML is text in Zulip; merging it keeps autolink boundaries right.
             Event::InlineHtml(raw) => Event::Text(raw),
+            Event::Start(tag @ (Tag::Emphasis | Tag::Strong | Tag::Strikethrough)) => {
+                match literal_delimiters(src, &tag, &range) {
+                    Some((open, close)) => {
+                        literal_closers.push(Some(close));
+                        Event::Text(open.into())
+                    }
+                    None => {
+                        literal_closers.push(None);
+                        Event::Start(tag)
+                    }
+                }
+            }
+            Event::End(tag @ (TagEnd::Emphasis | TagEnd::Strong | TagEnd::Strikethrough)) => {
+                match literal_closers.pop().flatten() {
+                    Some(close) => Event::Text(close.into()),
+                    None => Event::End(tag),
+                }
+            }
             event => event,
         };
         match (events.last_mut(), event) {
@@ -56,6 +76,24 @@ fn parse(src: &str) -> Vec<(Event<'_>, Range<usize>)> {
         }
     }
     events
+}
+
+/// The opening and closing delimiters to show as text when Zulip would not render this
+/// span: `_em_` and `__strong__` (disabled in Zulip), single `~`, and spans across lines
+/// (Zulip's inline patterns never cross a newline).
+fn literal_delimiters(src: &str, tag: &Tag<'_>, range: &Range<usize>) -> Option<(String, String)> {
+    let span = &src[range.clone()];
+    let (zulip_delimiter, length) = match tag {
+        Tag::Emphasis => ("*", 1),
+        Tag::Strong => ("**", 2),
+        _ => ("~~", 2),
+    };
+    if span.starts_with(zulip_delimiter) && span.ends_with(zulip_delimiter) && !span.contains('\n') {
+        return None;
+    }
+    let length = if matches!(tag, Tag::Strikethrough) && !span.starts_with("~~") { 1 } else { length };
+    let length = length.min(span.len() / 2);
+    Some((span[..length].to_string(), span[span.len() - length..].to_string()))
 }
 
 /// Zulip does not support backslash escapes: `\*` shows the backslash. pulldown-cmark
@@ -182,11 +220,7 @@ impl<'a> Writer<'a> {
             Tag::TableCell => self.table_cell_start(),
             Tag::Emphasis => return self.emphasis(i, range),
             Tag::Strong => return self.strong(i, range),
-            Tag::Strikethrough => {
-                let span = &self.src[range];
-                let zulip_del = span.starts_with("~~") && span.ends_with("~~") && !span.contains('\n');
-                self.open_inline(zulip_del, "<del>", "</del>", "~~".len().min(span.len()), span);
-            }
+            Tag::Strikethrough => self.open_inline("<del>", "</del>"),
             Tag::Link { link_type, dest_url, .. } => return self.link(i, link_type, &dest_url, false),
             Tag::Image { link_type, dest_url, .. } => return self.link(i, link_type, &dest_url, true),
             _ => {}
@@ -272,17 +306,9 @@ impl<'a> Writer<'a> {
         self.out.push_str(&format!("<{cell}{align}>"));
     }
 
-    /// Opens an inline tag, or writes its delimiters literally when Zulip would not
-    /// recognise this span (e.g. `_em_`, or `**` spans across lines).
-    fn open_inline(&mut self, as_tag: bool, open: &str, close: &str, delimiter_len: usize, span: &str) {
-        if as_tag {
-            self.out.push_str(open);
-            self.closers.push(close.to_string());
-        } else {
-            let delimiter_len = delimiter_len.min(span.len());
-            html::escape_text(&mut self.out, &span[..delimiter_len]);
-            self.closers.push(html::text(&span[span.len() - delimiter_len..]));
-        }
+    fn open_inline(&mut self, open: &str, close: &str) {
+        self.out.push_str(open);
+        self.closers.push(close.to_string());
     }
 
     fn emphasis(&mut self, i: usize, range: Range<usize>) -> usize {
@@ -292,9 +318,7 @@ impl<'a> Writer<'a> {
         if let Some(next) = self.strong_em(i, &range) {
             return next;
         }
-        let span = &self.src[range];
-        let zulip_em = span.starts_with('*') && !span.contains('\n');
-        self.open_inline(zulip_em, "<em>", "</em>", 1, span);
+        self.open_inline("<em>", "</em>");
         i + 1
     }
 
@@ -302,9 +326,7 @@ impl<'a> Writer<'a> {
         if let Some(next) = self.user_mention_or_channel_link(i, &range) {
             return next;
         }
-        let span = &self.src[range];
-        let zulip_strong = span.starts_with("**") && !span.contains('\n');
-        self.open_inline(zulip_strong, "<strong>", "</strong>", 2, span);
+        self.open_inline("<strong>", "</strong>");
         i + 1
     }
 
@@ -401,8 +423,9 @@ impl<'a> Writer<'a> {
         let angle = matches!(link_type, LinkType::Autolink | LinkType::Email);
         let dest = if link_type == LinkType::Email { format!("mailto:{dest}") } else { dest.to_string() };
         let Some(href) = links::sanitize_url(&dest).filter(|_| self.link_depth == 0) else {
+            // Zulip leaves a refused link as the typed text (still autolinking inside it).
             let span = self.src[self.events[i].1.clone()].to_string();
-            html::escape_text(&mut self.out, &span);
+            self.text(&span, self.at_boundary);
             return end + 1;
         };
         if image {
