@@ -12,17 +12,28 @@
 /// placeholder character, used to carry a nested ordered list's start number (see
 /// [`start_number`]).
 pub fn normalize(lines: Vec<String>, marker: char) -> Vec<String> {
+    normalize_level(lines, marker, 0)
+}
+
+/// Quotes nest by recursion; past this depth lines are left to pulldown-cmark as typed
+/// (keeps hostile `>>>>…` input from exhausting the stack).
+const MAX_QUOTE_DEPTH: usize = 32;
+
+fn normalize_level(lines: Vec<String>, marker: char, depth: usize) -> Vec<String> {
+    if depth > MAX_QUOTE_DEPTH {
+        return lines;
+    }
     let mut out = Vec::with_capacity(lines.len());
     let mut block: Vec<String> = Vec::new();
     for line in lines {
         if line.is_empty() {
-            out.extend(normalize_quote_block(std::mem::take(&mut block), marker));
+            out.extend(normalize_quote_block(std::mem::take(&mut block), marker, depth));
             out.push(line);
         } else {
             block.push(line);
         }
     }
-    out.extend(normalize_quote_block(block, marker));
+    out.extend(normalize_quote_block(block, marker, depth));
     normalize_lists(out, marker)
 }
 
@@ -37,7 +48,7 @@ fn is_empty_quote_line(line: &str) -> bool {
 }
 
 /// One block (lines between blank lines): Zulip's block-quote processor.
-fn normalize_quote_block(block: Vec<String>, marker: char) -> Vec<String> {
+fn normalize_quote_block(block: Vec<String>, marker: char, depth: usize) -> Vec<String> {
     let Some(first_quote) = block.iter().position(|l| quote_marker_end(l).is_some()) else {
         return block;
     };
@@ -49,7 +60,7 @@ fn normalize_quote_block(block: Vec<String>, marker: char) -> Vec<String> {
         return out;
     }
     let inner: Vec<String> = rest.iter().map(|l| strip_quote_marker(l)).collect();
-    for line in normalize(inner, marker) {
+    for line in normalize_level(inner, marker, depth + 1) {
         out.push(if line.is_empty() { ">".to_string() } else { format!("> {line}") });
     }
     out

@@ -105,10 +105,15 @@ fn expand_tabs(line: &str) -> String {
     out
 }
 
+/// A private-use character the content does not contain. The candidates (BMP and plane 15
+/// private use areas, 71 000 characters) outnumber any message's characters, so one exists.
 fn unused_private_char(content: &str) -> char {
+    let is_private = |c: &char| matches!(c, '\u{E000}'..='\u{F8FF}' | '\u{F0000}'..='\u{FFFFD}');
+    let used: std::collections::HashSet<char> = content.chars().filter(is_private).collect();
     ('\u{E000}'..='\u{F8FF}')
-        .find(|c| !content.contains(*c))
-        .unwrap_or('\u{F8FF}')
+        .chain('\u{F0000}'..='\u{FFFFD}')
+        .find(|c| !used.contains(c))
+        .expect("more private-use characters than a message can hold")
 }
 
 /// What kind of fenced block a handler collects.
@@ -157,9 +162,14 @@ fn run_fences(pre: &mut Preprocessed, text: &str) -> Vec<String> {
     stack.pop().map(|f| f.lines).unwrap_or_default()
 }
 
+/// Fenced blocks nest at most this deep; deeper fence lines are content. Each level
+/// re-prefixes its content when quoted, so unbounded nesting costs quadratic time.
+const MAX_FENCE_DEPTH: usize = 16;
+
 /// Zulip's `check_for_new_fence`: a fence line opens a block, anything else is content.
 fn open_or_append(stack: &mut Vec<Frame>, line: &str) {
-    match parse_fence(line) {
+    let fence = if stack.len() <= MAX_FENCE_DEPTH { parse_fence(line) } else { None };
+    match fence {
         Some(fence) => {
             let lang = fence.lang.map(|l| l.to_lowercase());
             let kind = match lang.as_deref() {

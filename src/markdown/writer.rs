@@ -14,11 +14,14 @@ use super::fences::Preprocessed;
 use super::{code, html, links, mentions, Rendered, Resolved};
 
 pub fn write_html(pre: &Preprocessed, resolved: &Resolved) -> Rendered {
+    let events = parse(&pre.text);
+    let ends = matching_ends(&events);
     let mut writer = Writer {
         src: &pre.text,
         pre,
         resolved,
-        events: parse(&pre.text),
+        events,
+        ends,
         out: String::with_capacity(pre.text.len() * 2),
         rendered: Rendered::default(),
         quote_depth: 0,
@@ -96,6 +99,24 @@ fn literal_delimiters(src: &str, tag: &Tag<'_>, range: &Range<usize>) -> Option<
     Some((span[..length].to_string(), span[span.len() - length..].to_string()))
 }
 
+/// For each `Start` event, the index of its matching `End` (one pass, so lookups are O(1)).
+fn matching_ends(events: &[(Event<'_>, Range<usize>)]) -> Vec<usize> {
+    let mut ends = vec![events.len().saturating_sub(1); events.len()];
+    let mut open = Vec::new();
+    for (index, (event, _)) in events.iter().enumerate() {
+        match event {
+            Event::Start(_) => open.push(index),
+            Event::End(_) => {
+                if let Some(start) = open.pop() {
+                    ends[start] = index;
+                }
+            }
+            _ => {}
+        }
+    }
+    ends
+}
+
 /// Zulip does not support backslash escapes: `\*` shows the backslash. pulldown-cmark
 /// reports an escaped character as text whose source is the two characters.
 fn keep_backslash<'a>(src: &'a str, event: Event<'a>, range: &Range<usize>) -> Event<'a> {
@@ -119,6 +140,8 @@ struct Writer<'a> {
     pre: &'a Preprocessed,
     resolved: &'a Resolved,
     events: Vec<(Event<'a>, Range<usize>)>,
+    /// For each `Start` event, the index of its `End`.
+    ends: Vec<usize>,
     out: String,
     rendered: Rendered,
     /// Mentions inside quotes are silent (Zulip rewrites them to `@_` forms).
@@ -400,20 +423,7 @@ impl<'a> Writer<'a> {
 
     /// Index of the `End` event closing the `Start` at `i`.
     fn matching_end(&self, i: usize) -> usize {
-        let mut depth = 0usize;
-        for (j, (event, _)) in self.events.iter().enumerate().skip(i) {
-            match event {
-                Event::Start(_) => depth += 1,
-                Event::End(_) => {
-                    depth -= 1;
-                    if depth == 0 {
-                        return j;
-                    }
-                }
-                _ => {}
-            }
-        }
-        self.events.len() - 1
+        self.ends[i]
     }
 
     /// Markdown links and `<url>` autolinks. Links Zulip would refuse (unsafe schemes) stay
