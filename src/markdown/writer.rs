@@ -479,6 +479,20 @@ impl<'a> Writer<'a> {
             html::escape_text(&mut self.out, text);
             return;
         }
+        // `~~ text ~~` with inner spaces is strikethrough in Zulip but not in CommonMark.
+        let (mut rest, mut boundary) = (text, at_boundary);
+        while let Some((before, inner, after)) = split_strikethrough(rest) {
+            self.autolinked(before, boundary);
+            self.out.push_str("<del>");
+            self.autolinked(inner, true);
+            self.out.push_str("</del>");
+            (rest, boundary) = (after, false);
+        }
+        self.autolinked(rest, boundary);
+    }
+
+    /// Escaped text with Zulip's bare-URL, domain and email autolinks.
+    fn autolinked(&mut self, text: &str, at_boundary: bool) {
         let mut written = 0;
         for link in links::find_autolinks(text, at_boundary) {
             html::escape_text(&mut self.out, &text[written..link.start]);
@@ -565,6 +579,24 @@ impl<'a> Writer<'a> {
         }
         html::escape_text(&mut self.out, raw.trim_end_matches('\n'));
     }
+}
+
+/// Zulip's `(?<!~)~~([^~\n]+?)~~(?!~)`: the text before, inside and after the first match.
+fn split_strikethrough(text: &str) -> Option<(&str, &str, &str)> {
+    let mut from = 0;
+    while let Some(found) = text[from..].find("~~") {
+        let open = from + found;
+        let inner_start = open + 2;
+        let inner_len = text[inner_start..].find(['~', '\n']).unwrap_or(text.len() - inner_start);
+        let close = inner_start + inner_len;
+        let preceded_by_tilde = text[..open].ends_with('~');
+        let closes = text[close..].starts_with("~~") && !text[close + 2..].starts_with('~');
+        if !preceded_by_tilde && inner_len > 0 && closes {
+            return Some((&text[..open], &text[inner_start..close], &text[close + 2..]));
+        }
+        from = open + 1;
+    }
+    None
 }
 
 /// The text between `delimiter`s of a span like `**name**`, if it has no `*` inside.
