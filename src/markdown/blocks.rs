@@ -34,7 +34,33 @@ fn normalize_level(lines: Vec<String>, marker: char, depth: usize) -> Vec<String
         }
     }
     out.extend(normalize_quote_block(block, marker, depth));
-    normalize_lists(out, marker)
+    normalize_lists(without_setext_headings(out), marker)
+}
+
+/// Zulip has no setext headings (`Title` over `===` or `---`): `===` stays text and `---`
+/// is a horizontal rule after the paragraph.
+fn without_setext_headings(lines: Vec<String>) -> Vec<String> {
+    let mut out: Vec<String> = Vec::with_capacity(lines.len());
+    for line in lines {
+        let indent = line.bytes().take_while(|b| *b == b' ').count();
+        let underline = line[indent..].trim_end();
+        let previous_is_text = out.last().is_some_and(|l| !l.is_empty());
+        if indent > 3 || underline.is_empty() || !previous_is_text {
+            out.push(line);
+        } else if underline.bytes().all(|b| b == b'=') {
+            out.push(format!("{}&#61;{}", &line[..indent], &line[indent + 1..]));
+        } else if underline.bytes().all(|b| b == b'-') {
+            if underline.len() >= 3 {
+                out.push(String::new());
+                out.push(line);
+            } else {
+                out.push(format!("{}&#45;{}", &line[..indent], &line[indent + 1..]));
+            }
+        } else {
+            out.push(line);
+        }
+    }
+    out
 }
 
 /// `^ {0,3}>`: the offset just after the `>`.

@@ -233,3 +233,21 @@ fn hostile_inputs_render_quickly() {
         assert!(!rendered.html.contains("<script"));
     }
 }
+
+#[test]
+fn zulip_markdown_differences_from_commonmark() {
+    // No backslash escapes, no `_` emphasis, no setext headings, no reference links.
+    assert_eq!(html(r"a\*b\*"), r"<p>a\*b\*</p>");
+    assert_eq!(html("_em_ and __strong__"), "<p>_em_ and __strong__</p>");
+    assert_eq!(html("Title\n==="), "<p>Title<br>\n===</p>");
+    assert_eq!(html("Title\n---"), "<p>Title</p>\n<hr>");
+    assert_eq!(html("[a]\n\n[a]: /x"), "<p>[a]</p>\n<p>[a]: /x</p>");
+}
+
+#[test]
+fn tables_render_with_zulip_layout() {
+    assert_eq!(
+        html("a | b\n--|:-:\n1 | 2"),
+        "<table>\n<thead>\n<tr>\n<th>a</th>\n<th style=\"text-align: center;\">b</th>\n</tr>\n</thead>\n<tbody>\n<tr>\n<td>1</td>\n<td style=\"text-align: center;\">2</td>\n</tr>\n</tbody>\n</table>"
+    );
+}

@@ -117,15 +117,21 @@ fn matching_ends(events: &[(Event<'_>, Range<usize>)]) -> Vec<usize> {
     ends
 }
 
-/// Zulip does not support backslash escapes: `\*` shows the backslash. pulldown-cmark
-/// reports an escaped character as text whose source is the two characters.
+/// Zulip does not support backslash escapes: `\\*` shows the backslash. pulldown-cmark
+/// reports an escaped character as text starting just after the (unreported) backslash.
 fn keep_backslash<'a>(src: &'a str, event: Event<'a>, range: &Range<usize>) -> Event<'a> {
     match &event {
-        Event::Text(text) if src[range.clone()].starts_with('\\') && src[range.clone()].len() == 1 + text.len() => {
-            Event::Text(src[range.clone()].into())
+        Event::Text(text) if text.starts_with(|c: char| c.is_ascii_punctuation()) && escaped_at(src, range.start) => {
+            Event::Text(format!("\\{text}").into())
         }
         _ => event,
     }
+}
+
+/// Whether the byte before `at` is a backslash that is not itself escaped.
+fn escaped_at(src: &str, at: usize) -> bool {
+    let backslashes = src[..at].bytes().rev().take_while(|b| *b == b'\\').count();
+    backslashes % 2 == 1
 }
 
 #[derive(Default)]
@@ -189,6 +195,9 @@ impl<'a> Writer<'a> {
             Event::Code(code) => self.inline_code(&code, range),
             Event::Html(raw) | Event::InlineHtml(raw) => self.raw_html_as_text(&raw),
             Event::SoftBreak | Event::HardBreak => {
+                if self.src[range].starts_with('\\') {
+                    self.out.push('\\'); // a backslash hard break is just a backslash in Zulip
+                }
                 self.out.push_str("<br>\n");
                 self.at_boundary = true;
                 self.after_break = true;
