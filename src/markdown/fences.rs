@@ -95,7 +95,7 @@ fn expand_tabs(line: &str) -> String {
     for c in line.chars() {
         if c == '\t' {
             let spaces = 4 - column % 4;
-            out.extend(std::iter::repeat(' ').take(spaces));
+            out.extend(std::iter::repeat_n(' ', spaces));
             column += spaces;
         } else {
             out.push(c);

@@ -237,7 +237,7 @@ fn is_domain(host: &str) -> bool {
 /// `[\w.-]+@[\w.-]+\.[\w]+`
 fn is_email(candidate: &str) -> bool {
     let local_end = candidate.find(|c: char| !(is_word_char(c) || c == '.' || c == '-'));
-    if local_end.map_or(true, |end| !candidate[end..].starts_with('@')) {
+    if local_end.is_none_or(|end| !candidate[end..].starts_with('@')) {
         return false;
     }
     let Some((local, domain)) = candidate.split_once('@') else { return false };
