@@ -46,6 +46,8 @@ fn parse(src: &str) -> Vec<(Event<'_>, Range<usize>)> {
     let options = Options::ENABLE_TABLES | Options::ENABLE_STRIKETHROUGH;
     let mut events: Vec<(Event<'_>, Range<usize>)> = Vec::new();
     let mut literal_closers: Vec<Option<String>> = Vec::new();
+    // Adjacent text collects here (one growing buffer, so merging stays linear).
+    let mut pending: Option<(String, Range<usize>)> = None;
     for (event, range) in Parser::new_ext(src, options).into_offset_iter() {
         let event = match keep_backslash(src, event, &range) {
             // Inline HTML is text in Zulip; merging it keeps autolink boundaries right.
@@ -70,13 +72,22 @@ fn parse(src: &str) -> Vec<(Event<'_>, Range<usize>)> {
             }
             event => event,
         };
-        match (events.last_mut(), event) {
-            (Some((Event::Text(previous), previous_range)), Event::Text(text)) => {
-                *previous = format!("{previous}{text}").into();
-                previous_range.end = range.end;
+        match (pending.as_mut(), event) {
+            (Some((buffer, pending_range)), Event::Text(text)) => {
+                buffer.push_str(&text);
+                pending_range.end = range.end;
             }
-            (_, event) => events.push((event, range)),
+            (None, Event::Text(text)) => pending = Some((text.into_string(), range)),
+            (_, event) => {
+                if let Some((text, text_range)) = pending.take() {
+                    events.push((Event::Text(text.into()), text_range));
+                }
+                events.push((event, range));
+            }
         }
+    }
+    if let Some((text, text_range)) = pending.take() {
+        events.push((Event::Text(text.into()), text_range));
     }
     events
 }
