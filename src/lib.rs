@@ -17,6 +17,7 @@ pub mod domain;
 pub mod error;
 pub mod event_queues;
 pub mod events;
+pub mod markdown;
 pub mod params;
 pub mod response;
 pub mod routes;

@@ -1,9 +1,14 @@
 //! Handlers: each authenticates, parses its parameters, calls one action and answers.
 //! Routes are declared in `routes.rs`.
 
+pub mod channels;
 pub mod dev;
 pub mod events;
 pub mod login;
+pub mod message_flags;
+pub mod messages;
+pub mod reactions;
+pub mod realm;
 pub mod server;
 pub mod subscription_properties;
 pub mod typing;

@@ -6,14 +6,17 @@
 
 pub mod api_keys;
 pub mod channels;
+pub mod direct_message_groups;
 pub mod messages;
 pub mod realm_settings;
 pub mod realms;
 pub mod register_state;
 pub mod subscription_settings;
+pub mod subscriptions;
 pub mod typing_recipients;
 pub mod user_groups;
 pub mod user_messages;
+pub mod user_topics;
 pub mod users;
 
 use serde::de::DeserializeOwned;

@@ -1,9 +1,14 @@
 //! Access checks (`access_*`: fetch and check, one error for missing and invisible) and the
 //! builders of API objects from rows.
 
+pub mod channels;
+pub mod emoji;
 pub mod messages;
+pub mod narrow;
 pub mod realm_settings;
 pub mod register_state;
+pub mod rendering;
 pub mod subscription_properties;
 pub mod subscription_state;
+pub mod topics;
 pub mod users;
