@@ -6,8 +6,11 @@
 
 pub mod api_keys;
 pub mod channels;
+pub mod messages;
+pub mod realm_settings;
 pub mod realms;
 pub mod user_groups;
+pub mod user_messages;
 pub mod users;
 
 use serde::de::DeserializeOwned;

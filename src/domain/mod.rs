@@ -1,4 +1,6 @@
 //! Access checks (`access_*`: fetch and check, one error for missing and invisible) and the
 //! builders of API objects from rows.
 
+pub mod messages;
+pub mod realm_settings;
 pub mod users;
