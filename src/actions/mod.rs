@@ -1,4 +1,7 @@
 //! State changes: the D1 writes of each operation (batched) and, once they are committed,
 //! the events they cause. `do_*` takes trusted input; `check_*` validates, then acts.
 
+pub mod message_delete;
+pub mod message_edit;
+pub mod message_notifications;
 pub mod users;

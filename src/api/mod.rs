@@ -3,5 +3,6 @@
 
 pub mod dev;
 pub mod login;
+pub mod message_edit;
 pub mod server;
 pub mod users;

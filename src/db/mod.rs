@@ -6,6 +6,7 @@
 
 pub mod api_keys;
 pub mod channels;
+pub mod message_edits;
 pub mod messages;
 pub mod realm_settings;
 pub mod realms;
