@@ -24,6 +24,7 @@ pub enum ErrorCode {
     MoveMessagesTimeLimitExceeded,
     BadEventQueueId,
     CannotDeactivateLastUser,
+    UnauthorizedPrincipal,
     InternalServerError,
 }
 
@@ -44,6 +45,7 @@ impl ErrorCode {
             ErrorCode::MoveMessagesTimeLimitExceeded => "MOVE_MESSAGES_TIME_LIMIT_EXCEEDED",
             ErrorCode::BadEventQueueId => "BAD_EVENT_QUEUE_ID",
             ErrorCode::CannotDeactivateLastUser => "CANNOT_DEACTIVATE_LAST_USER",
+            ErrorCode::UnauthorizedPrincipal => "UNAUTHORIZED_PRINCIPAL",
             ErrorCode::InternalServerError => "INTERNAL_SERVER_ERROR",
         }
     }
@@ -190,6 +192,21 @@ impl ApiError {
         .with_extra("first_message_id_allowed_to_move", json!(first_message_id_allowed_to_move))
         .with_extra("total_messages_allowed_to_move", json!(total_messages_allowed_to_move))
         .with_extra("total_messages_in_topic", json!(total_messages_in_topic))
+    }
+
+    /// 403: a `principals` entry names no active user of the organization (Zulip does not
+    /// reveal whether the address exists elsewhere).
+    pub fn unauthorized_principal(principal: &str) -> Self {
+        Self::new(
+            ErrorCode::UnauthorizedPrincipal,
+            format!("User not authorized to execute queries on behalf of '{principal}'"),
+        )
+        .with_status(403)
+        .with_extra("principal", json!(principal))
+    }
+
+    pub fn insufficient_permission() -> Self {
+        Self::bad_request("Insufficient permission")
     }
 
     pub fn bad_event_queue_id(queue_id: &str) -> Self {

@@ -3,7 +3,7 @@
 
 use worker::{Env, Method, Request, Response};
 
-use crate::api::{dev, login, server, users};
+use crate::api::{channels, dev, login, message_edit, server, users};
 use crate::context::RequestContext;
 use crate::error::{ApiError, ApiResult};
 use crate::response::{error_response, success_response, Reply};
@@ -53,6 +53,21 @@ async fn dispatch(ctx: &RequestContext, path: &[&str]) -> ApiResult<Reply> {
         (Get, ["users", "me"]) => users::get_own_user(ctx).await,
         (Get, ["users"]) => users::get_users(ctx).await,
         (Get, ["users", user]) => users::get_user(ctx, user).await,
+
+        // Channels and subscriptions
+        (Post, ["users", "me", "subscriptions"]) => channels::subscribe(ctx).await,
+        (Delete, ["users", "me", "subscriptions"]) => channels::unsubscribe(ctx).await,
+        (Get, ["users", "me", "subscriptions"]) => channels::get_subscriptions(ctx).await,
+        (Get, ["users", "me", stream_id, "topics"]) => channels::get_stream_topics(ctx, stream_id).await,
+        (Get, ["streams"]) => channels::get_streams(ctx).await,
+        (Get, ["streams", stream_id]) => channels::get_stream(ctx, stream_id).await,
+        (Get, ["streams", stream_id, "members"]) => channels::get_stream_members(ctx, stream_id).await,
+        (Get, ["get_stream_id"]) => channels::get_stream_id(ctx).await,
+
+        // Editing, moving and deleting messages
+        (Patch, ["messages", id]) => message_edit::update_message(ctx, id).await,
+        (Delete, ["messages", id]) => message_edit::delete_message(ctx, id).await,
+        (Get, ["messages", id, "history"]) => message_edit::get_message_history(ctx, id).await,
 
         _ => Err(ApiError::not_found()),
     }

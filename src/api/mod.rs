@@ -1,6 +1,7 @@
 //! Handlers: each authenticates, parses its parameters, calls one action and answers.
 //! Routes are declared in `routes.rs`.
 
+pub mod channels;
 pub mod dev;
 pub mod login;
 pub mod message_edit;

@@ -10,6 +10,7 @@ pub mod message_edits;
 pub mod messages;
 pub mod realm_settings;
 pub mod realms;
+pub mod subscriptions;
 pub mod user_groups;
 pub mod user_messages;
 pub mod users;
