@@ -136,7 +136,12 @@ async fn send_bot_message(
     let host = ctx.base_url.split_once("://").map(|(_, h)| h).unwrap_or(&ctx.base_url).to_string();
     let mctx = MessageContext::load(db, acting, &settings, &host, &stored).await?;
     if let Some(row) = stored.first() {
-        let event = json!({ "type": "message", "message": message_dict(row, None, &mctx, &MessageOptions::default()) });
+        let mut dict = message_dict(row, None, &mctx, &MessageOptions::default());
+        // Each receiver's flags travel beside the message (EventUser), not inside it.
+        if let serde_json::Value::Object(map) = &mut dict {
+            map.remove("flags");
+        }
+        let event = json!({ "type": "message", "message": dict });
         let users: Vec<EventUser> = rows.iter().map(|(u, f)| EventUser { id: *u, flags: Some(flag_names(Some(*f))) }).collect();
         events::send_event(&ctx.env, realm_id, &Dispatch { event: &event, users: &users, sender_queue_id: None, local_id: None }).await;
     }

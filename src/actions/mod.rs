@@ -1,11 +1,8 @@
 //! State changes: the D1 writes of each operation (batched) and, once they are committed,
 //! the events they cause. `do_*` takes trusted input; `check_*` validates, then acts.
 
-<<<<<<< HEAD
+pub mod channels;
 pub mod message_delete;
 pub mod message_edit;
 pub mod message_notifications;
-=======
-pub mod channels;
->>>>>>> issue-3
 pub mod users;
