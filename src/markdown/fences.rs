@@ -1,0 +1,312 @@
+//! Zulip's fenced-block preprocessor, run on lines before the Markdown parser sees them.
+//!
+//! Zulip handles ```` ``` ```` and `~~~` fences itself (not with CommonMark's rules): a fence
+//! must start its line, a block may hold nested fences (`quote` and `spoiler` contain
+//! Markdown, including more fences), an unclosed fence runs to the end of the message.
+//! Code becomes stashed HTML behind a placeholder paragraph; `quote` content becomes `> `
+//! lines; `spoiler` becomes stashed wrapper HTML around its Markdown header and content.
+//! The writer swaps placeholder paragraphs back for the stashed HTML.
+//!
+//! Afterwards, lines CommonMark would treat as raw HTML blocks, fences Zulip did not accept,
+//! or reference-link definitions are neutralised (their first character written as an
+//! entity) so they render as the plain text Zulip shows.
+
+use super::code;
+
+/// The preprocessed Markdown source plus the HTML hidden behind its placeholders.
+pub struct Preprocessed {
+    pub text: String,
+    stash: Vec<String>,
+    /// A private-use character absent from the message, so users cannot forge placeholders.
+    marker: char,
+}
+
+impl Preprocessed {
+    /// The stashed HTML if `text` (a whole paragraph's text) is exactly one placeholder.
+    pub fn stashed(&self, text: &str) -> Option<&str> {
+        let inner = text.trim().strip_prefix(self.marker)?.strip_suffix(self.marker)?;
+        let index: usize = inner.parse().ok()?;
+        self.stash.get(index).map(String::as_str)
+    }
+
+    /// Whether `text` contains a placeholder that is not a paragraph of its own.
+    pub fn has_marker(&self, text: &str) -> bool {
+        text.contains(self.marker)
+    }
+
+    /// Replaces placeholders inside running text by their HTML (rare: a placeholder that
+    /// CommonMark merged into another block). The text around them is escaped.
+    pub fn expand_inline(&self, text: &str, out: &mut String) {
+        let mut parts = text.split(self.marker);
+        super::html::escape_text(out, parts.next().unwrap_or(""));
+        while let Some(index) = parts.next() {
+            match index.parse::<usize>().ok().and_then(|i| self.stash.get(i)) {
+                Some(stashed) => out.push_str(stashed),
+                None => super::html::escape_text(out, index),
+            }
+            if let Some(rest) = parts.next() {
+                super::html::escape_text(out, rest);
+            }
+        }
+    }
+
+    fn placeholder(&mut self, html: String) -> String {
+        self.stash.push(html);
+        format!("{m}{}{m}", self.stash.len() - 1, m = self.marker)
+    }
+}
+
+pub fn preprocess(content: &str) -> Preprocessed {
+    let normalized = normalize_whitespace(content);
+    let mut pre = Preprocessed {
+        text: String::new(),
+        stash: Vec::new(),
+        marker: unused_private_char(&normalized),
+    };
+    let lines = run_fences(&mut pre, &normalized);
+    let neutralized: Vec<String> = lines.iter().map(|l| neutralize_line(l)).collect();
+    pre.text = neutralized.join("\n");
+    pre
+}
+
+/// Python-Markdown's whitespace normalisation: newlines, tabs to 4 columns, and lines of
+/// only spaces become empty.
+fn normalize_whitespace(content: &str) -> String {
+    let unified = content.replace("\r\n", "\n").replace('\r', "\n");
+    let lines: Vec<String> = unified.split('\n').map(expand_tabs).collect();
+    let lines: Vec<&str> = lines
+        .iter()
+        .map(|l| if l.trim_matches(' ').is_empty() { "" } else { l.as_str() })
+        .collect();
+    lines.join("\n")
+}
+
+fn expand_tabs(line: &str) -> String {
+    if !line.contains('\t') {
+        return line.to_string();
+    }
+    let mut out = String::new();
+    let mut column = 0;
+    for c in line.chars() {
+        if c == '\t' {
+            let spaces = 4 - column % 4;
+            out.extend(std::iter::repeat(' ').take(spaces));
+            column += spaces;
+        } else {
+            out.push(c);
+            column += 1;
+        }
+    }
+    out
+}
+
+fn unused_private_char(content: &str) -> char {
+    ('\u{E000}'..='\u{F8FF}')
+        .find(|c| !content.contains(*c))
+        .unwrap_or('\u{F8FF}')
+}
+
+/// What kind of fenced block a handler collects.
+enum Kind {
+    Outer,
+    Code { lang: Option<String> },
+    Math,
+    Quote,
+    Spoiler { header: Option<String> },
+}
+
+/// One open fenced block: its kind, closing fence and the lines collected so far.
+struct Frame {
+    kind: Kind,
+    fence: String,
+    lines: Vec<String>,
+}
+
+/// Zulip's handler stack: each line goes to the innermost open block.
+fn run_fences(pre: &mut Preprocessed, text: &str) -> Vec<String> {
+    let mut stack = vec![Frame { kind: Kind::Outer, fence: String::new(), lines: Vec::new() }];
+    for line in text.split('\n') {
+        let top = stack.last_mut().expect("outer frame");
+        match top.kind {
+            Kind::Outer => open_or_append(&mut stack, line),
+            Kind::Code { .. } | Kind::Math => {
+                if line.trim_end() == top.fence {
+                    close_block(pre, &mut stack);
+                } else {
+                    top.lines.push(line.trim_end().to_string());
+                }
+            }
+            Kind::Quote | Kind::Spoiler { .. } => {
+                if line.trim_end() == top.fence {
+                    close_block(pre, &mut stack);
+                } else {
+                    open_or_append(&mut stack, line);
+                }
+            }
+        }
+    }
+    // Unclosed fences run to the end of the message.
+    while stack.len() > 1 {
+        close_block(pre, &mut stack);
+    }
+    stack.pop().map(|f| f.lines).unwrap_or_default()
+}
+
+/// Zulip's `check_for_new_fence`: a fence line opens a block, anything else is content.
+fn open_or_append(stack: &mut Vec<Frame>, line: &str) {
+    match parse_fence(line) {
+        Some(fence) => {
+            let lang = fence.lang.map(|l| l.to_lowercase());
+            let kind = match lang.as_deref() {
+                Some("quote") | Some("quoted") => Kind::Quote,
+                Some("math") => Kind::Math,
+                Some("spoiler") => Kind::Spoiler { header: fence.header },
+                _ => Kind::Code { lang },
+            };
+            stack.push(Frame { kind, fence: fence.fence, lines: Vec::new() });
+        }
+        None => stack.last_mut().expect("frame").lines.push(line.to_string()),
+    }
+}
+
+/// Closes the innermost block and hands its output, between blank lines, to its parent.
+fn close_block(pre: &mut Preprocessed, stack: &mut Vec<Frame>) {
+    let frame = stack.pop().expect("open block");
+    if frame.lines.is_empty() {
+        return;
+    }
+    let text = frame.lines.join("\n");
+    let formatted = match frame.kind {
+        Kind::Code { lang } => pre.placeholder(code::block_html(lang.as_deref(), &text)),
+        // KaTeX is out of scope: show the TeX source as a code block rather than lose it.
+        Kind::Math => pre.placeholder(code::block_html(Some("math"), &text)),
+        Kind::Quote => text.split('\n').map(|l| format!("> {l}")).collect::<Vec<_>>().join("\n"),
+        Kind::Spoiler { header } => spoiler(pre, header, &text),
+        Kind::Outer => text,
+    };
+    let parent = &mut stack.last_mut().expect("parent frame").lines;
+    parent.push(String::new());
+    parent.extend(formatted.split('\n').map(str::to_string));
+    parent.push(String::new());
+}
+
+/// Zulip's spoiler block: wrapper HTML around a Markdown header and Markdown content.
+fn spoiler(pre: &mut Preprocessed, header: Option<String>, content: &str) -> String {
+    let mut parts = vec![pre.placeholder(
+        "<div class=\"spoiler-block\"><div class=\"spoiler-header\">".to_string(),
+    )];
+    if let Some(header) = header {
+        parts.push(header);
+    }
+    parts.push(pre.placeholder(
+        "</div><div class=\"spoiler-content\" aria-hidden=\"true\">".to_string(),
+    ));
+    parts.push(content.to_string());
+    parts.push(pre.placeholder("</div></div>".to_string()));
+    parts.join("\n\n")
+}
+
+struct Fence {
+    fence: String,
+    lang: Option<String>,
+    header: Option<String>,
+}
+
+/// Zulip's `FENCE_RE`: a run of 3+ backticks or tildes at the very start of the line, then
+/// optionally `{`/`.`, a language (`[a-zA-Z0-9_+,-./#]+`) and a header (no `~` or backtick).
+fn parse_fence(line: &str) -> Option<Fence> {
+    let first = line.chars().next().filter(|c| *c == '`' || *c == '~')?;
+    let fence_len = line.chars().take_while(|c| *c == first).count();
+    if fence_len < 3 {
+        return None;
+    }
+    let fence = line[..fence_len].to_string();
+    let rest = line[fence_len..].trim_start_matches(' ');
+    if rest.is_empty() {
+        return Some(Fence { fence, lang: None, header: None });
+    }
+    let rest = rest.strip_prefix('{').unwrap_or(rest);
+    let rest = rest.strip_prefix('.').unwrap_or(rest);
+    let lang_len = rest.chars().take_while(|c| is_lang_char(*c)).count();
+    if lang_len == 0 {
+        return None;
+    }
+    let lang = rest[..lang_len].to_string();
+    let header = rest[lang_len..].trim_start_matches(' ');
+    if header.contains(['~', '`']) {
+        return None;
+    }
+    let header = (!header.is_empty()).then(|| header.to_string());
+    Some(Fence { fence, lang: Some(lang), header })
+}
+
+fn is_lang_char(c: char) -> bool {
+    c.is_ascii_alphanumeric() || matches!(c, '_' | '+' | ',' | '-' | '.' | '/' | '#')
+}
+
+/// Writes the first character of a line as an entity when CommonMark would otherwise read
+/// the line as something Zulip does not support here: a raw HTML block (Zulip shows HTML
+/// as text), a code fence Zulip rejected, or a reference-link definition (disabled in Zulip).
+fn neutralize_line(line: &str) -> String {
+    let start = block_content_start(line);
+    let rest = &line[start..];
+    let entity = if rest.starts_with('<') {
+        "&lt;"
+    } else if rest.starts_with("```") {
+        "&#96;"
+    } else if rest.starts_with("~~~") {
+        "&#126;"
+    } else if is_reference_definition(rest) {
+        "&#91;"
+    } else {
+        return line.to_string();
+    };
+    format!("{}{}{}", &line[..start], entity, &rest[1..])
+}
+
+/// Byte offset where a line's block content starts after block-quote and list markers,
+/// or the line's length when the content is indented code (4+ spaces), which stays as is.
+fn block_content_start(line: &str) -> usize {
+    let bytes = line.as_bytes();
+    let mut i = 0;
+    loop {
+        let spaces = bytes[i..].iter().take_while(|b| **b == b' ').count();
+        if spaces >= 4 {
+            return line.len();
+        }
+        let at = i + spaces;
+        if bytes.get(at) == Some(&b'>') {
+            i = at + 1;
+            if bytes.get(i) == Some(&b' ') {
+                i += 1;
+            }
+            continue;
+        }
+        if let Some(after_marker) = list_marker_end(bytes, at) {
+            i = after_marker;
+            continue;
+        }
+        return at;
+    }
+}
+
+/// End of a list marker (`-`, `*`, `+`, `1.`, `1)`) and its following space, if one is at `at`.
+fn list_marker_end(bytes: &[u8], at: usize) -> Option<usize> {
+    let digits = bytes[at..].iter().take_while(|b| b.is_ascii_digit()).count();
+    let marker_end = match bytes.get(at) {
+        Some(b'-' | b'*' | b'+') => at + 1,
+        Some(_) if (1..=9).contains(&digits) && matches!(bytes.get(at + digits), Some(b'.' | b')')) => {
+            at + digits + 1
+        }
+        _ => return None,
+    };
+    (bytes.get(marker_end) == Some(&b' ')).then_some(marker_end + 1)
+}
+
+fn is_reference_definition(rest: &str) -> bool {
+    let Some(label_and_more) = rest.strip_prefix('[') else { return false };
+    match label_and_more.find(']') {
+        Some(end) => end > 0 && label_and_more[end + 1..].starts_with(':'),
+        None => false,
+    }
+}

@@ -1,0 +1,204 @@
+//! One test per rendering rule. Independent of the Zulip fixture file.
+
+use super::*;
+
+fn users() -> Resolved {
+    Resolved {
+        users: vec![
+            MentionableUser { id: 10, full_name: "King Hamlet".into() },
+            MentionableUser { id: 11, full_name: "Othello, the Moor of Venice".into() },
+        ],
+        groups: vec![MentionableGroup { id: 30, name: "support team".into() }],
+        channels: vec![
+            LinkableChannel { id: 9, name: "Verona".into() },
+            LinkableChannel { id: 12, name: "design (ui)".into() },
+        ],
+    }
+}
+
+fn html(content: &str) -> String {
+    render(content, &users()).html
+}
+
+#[test]
+fn references_lists_names_ids_groups_and_channels_once() {
+    let refs = references(
+        "@**King Hamlet** @_**King Hamlet** @**Iago|15** @**|16** @**all** @**topic** \
+         @*support team* @_*core* #**Verona** #**Denmark>some topic** me@**nobody**",
+    );
+    assert_eq!(refs.user_names, vec!["King Hamlet"]);
+    assert_eq!(refs.user_ids, vec![15, 16]);
+    assert_eq!(refs.group_names, vec!["support team", "core"]);
+    assert_eq!(refs.channel_names, vec!["Verona", "Denmark"]);
+}
+
+#[test]
+fn user_mention_renders_span_and_counts_as_mention() {
+    let r = render("hi @**king hamlet**!", &users());
+    assert_eq!(r.html, r#"<p>hi <span class="user-mention" data-user-id="10">@King Hamlet</span>!</p>"#);
+    assert_eq!(r.mentioned_user_ids.into_iter().collect::<Vec<_>>(), vec![10]);
+}
+
+#[test]
+fn user_mention_by_id_needs_matching_name() {
+    let r = render("@**|11** and @**Othello, the Moor of Venice|11**", &users());
+    let span = r#"<span class="user-mention" data-user-id="11">@Othello, the Moor of Venice</span>"#;
+    assert_eq!(r.html, format!("<p>{span} and {span}</p>"));
+    assert_eq!(html("@**King Hamlet|11**"), "<p>@<strong>King Hamlet|11</strong></p>");
+}
+
+#[test]
+fn silent_mention_has_no_at_and_does_not_notify() {
+    let r = render("@_**King Hamlet** said", &users());
+    assert_eq!(r.html, r#"<p><span class="user-mention silent" data-user-id="10">King Hamlet</span> said</p>"#);
+    assert!(r.mentioned_user_ids.is_empty());
+}
+
+#[test]
+fn unresolved_mention_stays_as_zulip_text() {
+    let r = render("@**Nobody** and @*nogroup* and #**nochannel**", &users());
+    assert_eq!(r.html, "<p>@<strong>Nobody</strong> and @<em>nogroup</em> and #<strong>nochannel</strong></p>");
+    assert!(r.mentioned_user_ids.is_empty() && r.mentioned_group_ids.is_empty());
+}
+
+#[test]
+fn mention_needs_whitespace_or_punctuation_before() {
+    assert_eq!(html("me@**King Hamlet**"), "<p>me@<strong>King Hamlet</strong></p>");
+    assert!(html("(@**King Hamlet**)").contains(r#"(<span class="user-mention""#));
+}
+
+#[test]
+fn stream_wildcards_render_and_set_flag() {
+    for word in ["all", "everyone", "channel", "stream"] {
+        let r = render(&format!("@**{word}** look"), &Resolved::default());
+        assert_eq!(
+            r.html,
+            format!(r#"<p><span class="user-mention channel-wildcard-mention" data-user-id="*">@{word}</span> look</p>"#)
+        );
+        assert!(r.stream_wildcard && !r.topic_wildcard);
+    }
+}
+
+#[test]
+fn topic_wildcard_renders_and_sets_flag() {
+    let r = render("@**topic** look", &Resolved::default());
+    assert_eq!(r.html, r#"<p><span class="topic-mention">@topic</span> look</p>"#);
+    assert!(r.topic_wildcard && !r.stream_wildcard);
+}
+
+#[test]
+fn silent_wildcards_do_not_set_flags() {
+    let r = render("@_**all** @_**topic**", &Resolved::default());
+    assert!(!r.stream_wildcard && !r.topic_wildcard);
+    assert!(r.html.contains(r#"<span class="user-mention channel-wildcard-mention silent" data-user-id="*">all</span>"#));
+    assert!(r.html.contains(r#"<span class="topic-mention silent">topic</span>"#));
+}
+
+#[test]
+fn group_mention_renders_and_counts() {
+    let r = render("@*Support Team* and @_*support team*", &users());
+    assert_eq!(
+        r.html,
+        r#"<p><span class="user-group-mention" data-user-group-id="30">@support team</span> and <span class="user-group-mention silent" data-user-group-id="30">support team</span></p>"#
+    );
+    assert_eq!(r.mentioned_group_ids.into_iter().collect::<Vec<_>>(), vec![30]);
+}
+
+#[test]
+fn mentions_inside_quotes_are_silent() {
+    let r = render("> @**King Hamlet** @*support team* @**all**", &users());
+    assert!(r.html.contains(r#"<span class="user-mention silent" data-user-id="10">King Hamlet</span>"#));
+    assert!(r.mentioned_user_ids.is_empty() && r.mentioned_group_ids.is_empty() && !r.stream_wildcard);
+    let fenced = render("```quote\n@**King Hamlet**\n```", &users());
+    assert!(fenced.mentioned_user_ids.is_empty());
+}
+
+#[test]
+fn channel_link_renders_narrow_url() {
+    assert_eq!(
+        html("see #**Verona**"),
+        r##"<p>see <a class="stream" data-stream-id="9" href="/#narrow/channel/9-Verona">#Verona</a></p>"##
+    );
+    assert_eq!(
+        html("#**design (ui)**"),
+        r##"<p><a class="stream" data-stream-id="12" href="/#narrow/channel/12-design-.28ui.29">#design (ui)</a></p>"##
+    );
+}
+
+#[test]
+fn topic_link_renders_narrow_url() {
+    assert_eq!(
+        html("#**Verona>rome & co.**"),
+        r##"<p><a class="stream-topic" data-stream-id="9" href="/#narrow/channel/9-Verona/topic/rome.20.26.20co.2E">#Verona &gt; rome &amp; co.</a></p>"##
+    );
+}
+
+#[test]
+fn fenced_code_block_has_language_and_no_markdown_inside() {
+    let r = render("```py\nx = '@**King Hamlet**' < 1\n```", &users());
+    assert_eq!(
+        r.html,
+        r#"<div class="codehilite" data-code-language="Python"><pre><span></span><code>x = &#39;@**King Hamlet**&#39; &lt; 1
+</code></pre></div>"#
+    );
+    assert!(r.mentioned_user_ids.is_empty());
+    assert_eq!(
+        html("~~~\nplain\n~~~"),
+        "<div class=\"codehilite\"><pre><span></span><code>plain\n</code></pre></div>"
+    );
+}
+
+#[test]
+fn quote_markdown_and_fence_become_blockquotes() {
+    assert_eq!(html("> quoted **bold**"), "<blockquote>\n<p>quoted <strong>bold</strong></p>\n</blockquote>");
+    assert_eq!(html("```quote\nline one\nline two\n```"), "<blockquote>\n<p>line one<br>\nline two</p>\n</blockquote>");
+}
+
+#[test]
+fn spoiler_renders_header_and_hidden_content() {
+    assert_eq!(
+        html("```spoiler The *ending*\nHe dies.\n```"),
+        "<div class=\"spoiler-block\"><div class=\"spoiler-header\">\n<p>The <em>ending</em></p>\n</div><div class=\"spoiler-content\" aria-hidden=\"true\">\n<p>He dies.</p>\n</div></div>"
+    );
+}
+
+#[test]
+fn me_message_is_detected_by_prefix() {
+    assert!(render("/me waves", &Resolved::default()).is_me_message);
+    assert!(!render("/mewaves", &Resolved::default()).is_me_message);
+    assert!(!render("hello /me waves", &Resolved::default()).is_me_message);
+}
+
+#[test]
+fn single_newlines_become_line_breaks() {
+    assert_eq!(html("one\ntwo"), "<p>one<br>\ntwo</p>");
+}
+
+#[test]
+fn bare_urls_are_linked() {
+    assert_eq!(
+        html("see https://zulip.com/api. or zulip.org"),
+        r#"<p>see <a href="https://zulip.com/api">https://zulip.com/api</a>. or <a href="http://zulip.org">zulip.org</a></p>"#
+    );
+}
+
+#[test]
+fn html_is_escaped_as_text() {
+    assert_eq!(html("<b>bold</b> & <i>"), "<p>&lt;b&gt;bold&lt;/b&gt; &amp; &lt;i&gt;</p>");
+    assert_eq!(html("<div>\nblock\n</div>"), "<p>&lt;div&gt;<br>\nblock<br>\n&lt;/div&gt;</p>");
+}
+
+#[test]
+fn script_injection_is_neutralised() {
+    assert_eq!(html("<script>alert(1)</script>"), "<p>&lt;script&gt;alert(1)&lt;/script&gt;</p>");
+    assert_eq!(html("[click](javascript:alert(1))"), "<p>[click](javascript:alert(1))</p>");
+    assert_eq!(html("<javascript:alert(1)>"), "<p>&lt;javascript:alert(1)&gt;</p>");
+    assert_eq!(html(r#"[x](https://a.com/"onmouseover="alert(1))"#), r#"<p><a href="https://a.com/&quot;onmouseover=&quot;alert(1)">x</a></p>"#);
+    let hostile = Resolved {
+        users: vec![MentionableUser { id: 1, full_name: "<img src=x onerror=alert(1)>".into() }],
+        groups: vec![],
+        channels: vec![LinkableChannel { id: 2, name: "\"><script>".into() }],
+    };
+    let r = render("@**<img src=x onerror=alert(1)>** #**\"><script>**", &hostile);
+    assert!(!r.html.contains("<img") && !r.html.contains("<script"), "{}", r.html);
+}
