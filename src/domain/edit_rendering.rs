@@ -1,91 +1,108 @@
-//! Rendering edited content: HTML and the mentions it makes, for the edit and notification
-//! paths. (Adapter over the project's renderer.)
+//! Rendering edited content with the project's renderer (`crate::markdown`): the names and
+//! ids the content refers to are resolved with one D1 batch, then rendered. Group mentions
+//! count as mentions of the group's direct members, as in Zulip.
 
 use serde::Deserialize;
 use worker::{query, D1Database};
 
 use crate::error::ApiResult;
+use crate::markdown::{self, LinkableChannel, MentionableGroup, MentionableUser, Resolved};
 
 #[derive(Debug, Clone, Default)]
 pub struct Rendered {
     pub html: String,
     pub is_me_message: bool,
-    /// Users mentioned by a non-silent mention.
+    /// Users mentioned by a non-silent mention (group mentions included).
     pub mentioned_user_ids: Vec<i64>,
     pub stream_wildcard: bool,
     pub topic_wildcard: bool,
 }
 
 #[derive(Deserialize)]
-struct NameRow {
+struct UserName {
     id: i64,
     full_name: String,
 }
 
-/// The mention targets written in the content: `(name, silent)` for `@**name**` and
-/// `@_**name**` (a `|id` suffix names the user by id).
-fn mention_targets(content: &str) -> Vec<(String, bool)> {
-    let mut out = Vec::new();
-    let mut rest = content;
-    while let Some(at) = rest.find('@') {
-        let after = &rest[at + 1..];
-        let (silent, after) = match after.strip_prefix('_') {
-            Some(a) => (true, a),
-            None => (false, after),
-        };
-        if let Some(body) = after.strip_prefix("**") {
-            if let Some(end) = body.find("**") {
-                out.push((body[..end].to_string(), silent));
-                rest = &body[end + 2..];
-                continue;
-            }
-        }
-        rest = after;
-    }
-    out
+#[derive(Deserialize)]
+struct GroupName {
+    id: i64,
+    name: String,
 }
 
-const STREAM_WILDCARDS: &[&str] = &["all", "everyone", "stream", "channel"];
+#[derive(Deserialize)]
+struct GroupMember {
+    group_id: i64,
+    user_id: i64,
+}
 
-/// Renders `content` for the organization `realm_id` (one query for mentioned names).
+/// Renders `content` for the organization `realm_id` (one batch when it mentions or links
+/// anything, none otherwise).
 pub async fn render(db: &D1Database, realm_id: i64, content: &str) -> ApiResult<Rendered> {
-    let targets = mention_targets(content);
-    let mut rendered = Rendered { is_me_message: content.starts_with("/me "), ..Default::default() };
-    let names: Vec<String> = targets.iter().filter(|(_, silent)| !silent).map(|(n, _)| n.clone()).collect();
-    for (name, silent) in &targets {
-        if *silent {
-            continue;
-        }
-        if STREAM_WILDCARDS.contains(&name.as_str()) {
-            rendered.stream_wildcard = true;
-        }
-        if name == "topic" {
-            rendered.topic_wildcard = true;
+    let refs = markdown::references(content);
+    let mut resolved = Resolved::default();
+    let mut members: Vec<GroupMember> = Vec::new();
+    let anything = !(refs.user_names.is_empty() && refs.user_ids.is_empty() && refs.group_names.is_empty() && refs.channel_names.is_empty());
+    if anything {
+        let names = serde_json::to_string(&refs.user_names)?;
+        let ids = serde_json::to_string(&refs.user_ids)?;
+        let groups = serde_json::to_string(&refs.group_names)?;
+        let channels = serde_json::to_string(&refs.channel_names)?;
+        let results = db
+            .batch(vec![
+                query!(
+                    db,
+                    "SELECT id, full_name FROM users WHERE realm_id = ?1 AND is_active = 1 \
+                     AND (full_name COLLATE NOCASE IN (SELECT value FROM json_each(?2)) OR id IN (SELECT value FROM json_each(?3)))",
+                    realm_id,
+                    &names,
+                    &ids
+                )?,
+                query!(
+                    db,
+                    "SELECT id, name FROM user_groups WHERE realm_id = ?1 AND deactivated = 0 \
+                     AND name IN (SELECT value FROM json_each(?2))",
+                    realm_id,
+                    &groups
+                )?,
+                query!(
+                    db,
+                    "SELECT m.group_id, m.user_id FROM user_group_members m JOIN user_groups g ON g.id = m.group_id \
+                     WHERE g.realm_id = ?1 AND g.name IN (SELECT value FROM json_each(?2))",
+                    realm_id,
+                    &groups
+                )?,
+                query!(
+                    db,
+                    "SELECT id, name FROM channels WHERE realm_id = ?1 AND name COLLATE NOCASE IN (SELECT value FROM json_each(?2))",
+                    realm_id,
+                    &channels
+                )?,
+            ])
+            .await?;
+        resolved.users = results[0]
+            .results::<UserName>()?
+            .into_iter()
+            .map(|u| MentionableUser { id: u.id, full_name: u.full_name })
+            .collect();
+        resolved.groups = results[1].results::<GroupName>()?.into_iter().map(|g| MentionableGroup { id: g.id, name: g.name }).collect();
+        members = results[2].results()?;
+        resolved.channels = results[3].results::<GroupName>()?.into_iter().map(|c| LinkableChannel { id: c.id, name: c.name }).collect();
+    }
+    let out = markdown::render(content, &resolved);
+    let mut mentioned: Vec<i64> = out.mentioned_user_ids.iter().copied().collect();
+    for m in &members {
+        if out.mentioned_group_ids.contains(&m.group_id) {
+            mentioned.push(m.user_id);
         }
     }
-    if !names.is_empty() {
-        let rows: Vec<NameRow> = crate::db::all(query!(
-            db,
-            "SELECT id, full_name FROM users WHERE realm_id = ?1 AND is_active = 1 \
-             AND (full_name IN (SELECT value FROM json_each(?2)) OR CAST(id AS TEXT) IN (SELECT value FROM json_each(?3)))",
-            realm_id,
-            serde_json::to_string(&names)?,
-            serde_json::to_string(&names.iter().filter_map(|n| n.rsplit_once('|').map(|(_, id)| id.to_string())).collect::<Vec<_>>())?
-        )?)
-        .await?;
-        for name in &names {
-            let by_id = name.rsplit_once('|').and_then(|(_, id)| id.parse::<i64>().ok());
-            for row in &rows {
-                if Some(row.id) == by_id || row.full_name == *name {
-                    rendered.mentioned_user_ids.push(row.id);
-                }
-            }
-        }
-        rendered.mentioned_user_ids.sort_unstable();
-        rendered.mentioned_user_ids.dedup();
-    }
-    let mut html = String::new();
-    pulldown_cmark::html::push_html(&mut html, pulldown_cmark::Parser::new(content));
-    rendered.html = html.trim_end().to_string();
-    Ok(rendered)
+    mentioned.sort_unstable();
+    mentioned.dedup();
+    Ok(Rendered {
+        html: out.html,
+        is_me_message: out.is_me_message,
+        mentioned_user_ids: mentioned,
+        stream_wildcard: out.stream_wildcard,
+        topic_wildcard: out.topic_wildcard,
+    })
 }
