@@ -3,7 +3,7 @@
 
 use worker::{Env, Method, Request, Response};
 
-use crate::api::{channels, dev, login, message_edit, server, users};
+use crate::api::{channels, dev, login, message_edit, messages, server, users};
 use crate::context::RequestContext;
 use crate::error::{ApiError, ApiResult};
 use crate::response::{error_response, success_response, Reply};
@@ -63,6 +63,11 @@ async fn dispatch(ctx: &RequestContext, path: &[&str]) -> ApiResult<Reply> {
         (Get, ["streams", stream_id]) => channels::get_stream(ctx, stream_id).await,
         (Get, ["streams", stream_id, "members"]) => channels::get_stream_members(ctx, stream_id).await,
         (Get, ["get_stream_id"]) => channels::get_stream_id(ctx).await,
+
+        // Messages
+        (Post, ["messages"]) => messages::send_message(ctx).await,
+        (Get, ["messages"]) => messages::get_messages(ctx).await,
+        (Get, ["messages", message_id]) => messages::get_message(ctx, message_id).await,
 
         // Editing, moving and deleting messages
         (Patch, ["messages", id]) => message_edit::update_message(ctx, id).await,

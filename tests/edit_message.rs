@@ -89,13 +89,15 @@ fn empty_content_becomes_deleted_marker() {
 }
 
 #[test]
-fn content_longer_than_max_message_length_is_rejected() {
+fn content_longer_than_max_message_length_is_truncated_as_when_sending() {
     let hamlet = hamlet();
     let (_, channel) = new_channel(&hamlet, &[], false, true);
     let id = send(&hamlet, channel, "castle", "short");
     let long = "a".repeat(10_001);
-    edit(&hamlet, id, &[("content", &long)]).bad_request("BAD_REQUEST", "Message must not be longer than 10000 characters.");
-    assert_eq!(raw_content(&hamlet, id), "short");
+    edit(&hamlet, id, &[("content", &long)]).success();
+    let stored = raw_content(&hamlet, id);
+    assert_eq!(stored.chars().count(), 10_000);
+    assert!(stored.ends_with("\n[message truncated]"), "{}", &stored[stored.len() - 30..]);
 }
 
 #[test]

@@ -51,7 +51,7 @@ pub async fn check_update_message(ctx: &RequestContext, user: &UserRow, message_
     };
 
     let scope = if plan.is_moved() {
-        Some(load_move_scope(db, user, &message, &plan).await?)
+        Some(load_move_scope(db, user, &message, &plan, &settings).await?)
     } else {
         None
     };
@@ -205,7 +205,13 @@ impl MoveScope {
     }
 }
 
-async fn load_move_scope(db: &D1Database, user: &UserRow, message: &MessageRow, plan: &EditPlan) -> ApiResult<MoveScope> {
+async fn load_move_scope(
+    db: &D1Database,
+    user: &UserRow,
+    message: &MessageRow,
+    plan: &EditPlan,
+    settings: &RealmSettingsRow,
+) -> ApiResult<MoveScope> {
     let orig_id = message.channel_id.unwrap_or(message.recipient_type_id);
     let target_topic = plan.topic.clone().unwrap_or_else(|| message.topic.clone());
     let mut stmts = vec![
@@ -229,7 +235,10 @@ async fn load_move_scope(db: &D1Database, user: &UserRow, message: &MessageRow, 
         }
         None => None,
     };
-    let target_recipient = target_channel.as_ref().unwrap_or(&orig_channel).recipient_id;
+    // The empty-topic policy of the channel the messages land in.
+    let landing = target_channel.as_ref().unwrap_or(&orig_channel);
+    crate::domain::topics::check_topic_allowed(&target_topic, crate::domain::topics::effective_topics_policy(&landing.topics_policy, settings))?;
+    let target_recipient = landing.recipient_id;
     let target: Vec<TopicMessageRow> = if target_recipient == message.recipient_id && target_topic.to_lowercase() == message.topic.to_lowercase() {
         Vec::new()
     } else {

@@ -110,7 +110,7 @@ async fn send_bot_message(
         &NewMessage {
             realm_id,
             sender_id: bot.id,
-            recipient_id: channel.recipient_id,
+            recipient: messages::RecipientRef::Id(channel.recipient_id),
             channel_id: Some(channel.id),
             topic,
             content,

@@ -5,4 +5,5 @@ pub mod channels;
 pub mod message_delete;
 pub mod message_edit;
 pub mod message_notifications;
+pub mod message_send;
 pub mod users;

@@ -5,5 +5,6 @@ pub mod channels;
 pub mod dev;
 pub mod login;
 pub mod message_edit;
+pub mod messages;
 pub mod server;
 pub mod users;

@@ -50,13 +50,15 @@ pub struct MoveChannelRow {
     pub invite_only: i64,
     pub history_public_to_subscribers: i64,
     pub is_web_public: i64,
+    /// The channel's empty-topic policy (`inherit`: the organization's).
+    pub topics_policy: String,
     pub subscribed: i64,
 }
 
 pub fn channel_stmt(db: &D1Database, realm_id: i64, channel_id: i64, user_id: i64) -> Result<D1PreparedStatement> {
     query!(
         db,
-        "SELECT c.id, c.name, r.id AS recipient_id, c.invite_only, c.history_public_to_subscribers, c.is_web_public, \
+        "SELECT c.id, c.name, r.id AS recipient_id, c.invite_only, c.history_public_to_subscribers, c.is_web_public, c.topics_policy, \
          EXISTS (SELECT 1 FROM subscriptions s WHERE s.channel_id = c.id AND s.user_id = ?3 AND s.active = 1) AS subscribed \
          FROM channels c JOIN recipients r ON r.realm_id = c.realm_id AND r.type = 2 AND r.type_id = c.id \
          WHERE c.realm_id = ?1 AND c.id = ?2 AND c.is_archived = 0",

@@ -45,11 +45,22 @@ pub const COLUMNS: &str = "m.id, m.realm_id, m.sender_id, m.recipient_id, rc.typ
     m.is_me_message, m.last_edit_timestamp, m.last_moved_timestamp, m.edit_history, m.has_attachment, \
     m.has_image, m.has_link";
 
+/// Where a new message goes.
+#[derive(Debug, Clone)]
+pub enum RecipientRef {
+    /// A known recipient id (channels).
+    Id(i64),
+    /// The personal recipient of a user (two-person and self conversations).
+    User(i64),
+    /// The group of these members, created earlier in the same batch if new.
+    Group(String),
+}
+
 /// What a new message is made of (the id is assigned by the insert).
 pub struct NewMessage<'a> {
     pub realm_id: i64,
     pub sender_id: i64,
-    pub recipient_id: i64,
+    pub recipient: RecipientRef,
     pub channel_id: Option<i64>,
     pub topic: &'a str,
     pub content: &'a str,
@@ -61,17 +72,25 @@ pub struct NewMessage<'a> {
     pub has_link: bool,
 }
 
-/// Inserts the message; `RETURNING id`. Its `user_messages` rows follow in the same batch
-/// and refer to it as `last_insert_rowid()` (see `user_messages::insert_for_new_message_stmt`).
+/// Inserts the message; `RETURNING id, recipient_id`. Its `user_messages` rows follow in
+/// the same batch and refer to it as `last_insert_rowid()` (see
+/// `user_messages::insert_for_new_message_stmt`).
 pub fn insert_stmt(db: &D1Database, m: &NewMessage<'_>) -> Result<D1PreparedStatement> {
+    let (id, kind, type_id, key): (Option<i64>, i64, Option<i64>, Option<&str>) = match &m.recipient {
+        RecipientRef::Id(id) => (Some(*id), RECIPIENT_CHANNEL, None, None),
+        RecipientRef::User(user_id) => (None, RECIPIENT_PERSONAL, Some(*user_id), None),
+        RecipientRef::Group(key) => (None, RECIPIENT_DIRECT_MESSAGE_GROUP, None, Some(key.as_str())),
+    };
     query!(
         db,
         "INSERT INTO messages (realm_id, sender_id, recipient_id, channel_id, topic, content, rendered_content, \
          date_sent, client, is_me_message, has_image, has_link) \
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12) RETURNING id",
+         VALUES (?1, ?2, COALESCE(?3, (SELECT id FROM recipients WHERE realm_id = ?1 AND type = ?13 AND type_id = \
+         COALESCE(?14, (SELECT id FROM direct_message_groups WHERE realm_id = ?1 AND member_key = ?15)))), \
+         ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12) RETURNING id, recipient_id",
         m.realm_id,
         m.sender_id,
-        m.recipient_id,
+        id,
         m.channel_id,
         m.topic,
         m.content,
@@ -80,7 +99,10 @@ pub fn insert_stmt(db: &D1Database, m: &NewMessage<'_>) -> Result<D1PreparedStat
         m.client,
         m.is_me_message as i64,
         m.has_image as i64,
-        m.has_link as i64
+        m.has_link as i64,
+        kind,
+        type_id,
+        key
     )
 }
 

@@ -6,6 +6,7 @@
 
 pub mod api_keys;
 pub mod channels;
+pub mod direct_message_groups;
 pub mod message_edits;
 pub mod messages;
 pub mod realm_settings;
@@ -13,6 +14,7 @@ pub mod realms;
 pub mod subscriptions;
 pub mod user_groups;
 pub mod user_messages;
+pub mod user_topics;
 pub mod users;
 
 use serde::de::DeserializeOwned;

@@ -89,45 +89,13 @@ impl EditPlan {
     }
 }
 
-/// The topic as the edit reads it: trimmed, and `(no topic)` or the organization's
-/// empty-topic display name meaning the empty topic.
-pub fn normalize_topic(topic: &str, settings: &RealmSettingsRow) -> String {
-    let topic = topic.trim();
-    if topic == "(no topic)" || topic == settings.empty_topic_display_name {
-        String::new()
-    } else {
-        topic.to_string()
-    }
-}
-
-/// Zulip's topic checks: no control characters, at most `max_topic_length` characters.
-pub fn check_topic(topic: &str, settings: &RealmSettingsRow) -> ApiResult<()> {
-    if let Some(position) = topic.chars().position(|c| c.is_control()) {
-        return Err(ApiError::bad_request(format!("Invalid character in topic, at position {}!", position + 1)));
-    }
-    if topic.chars().count() as i64 > settings.max_topic_length {
-        return Err(ApiError::too_long("Topic", settings.max_topic_length));
-    }
-    Ok(())
-}
-
-/// Zulip's content normalization: trailing whitespace and leading blank lines go, and
-/// content that is only whitespace becomes `(deleted)`.
+/// Zulip's content normalization for edits: content that is only whitespace becomes
+/// `(deleted)`; otherwise the rules of sending (trimmed, truncated past the limit).
 pub fn normalize_content(content: &str, settings: &RealmSettingsRow) -> ApiResult<String> {
     if content.trim_end().is_empty() {
         return Ok("(deleted)".to_string());
     }
-    let body = content.trim_end().trim_start_matches(['\n', '\r']).to_string();
-    if body.contains('\0') {
-        return Err(ApiError::bad_request("Message must not contain null bytes"));
-    }
-    if body.chars().count() as i64 > settings.max_message_length {
-        return Err(ApiError::bad_request(format!(
-            "Message must not be longer than {} characters.",
-            settings.max_message_length
-        )));
-    }
-    Ok(body)
+    crate::actions::message_send::normalize_content(content, settings.max_message_length)
 }
 
 pub fn sha256_hex(text: &str) -> String {
@@ -149,10 +117,12 @@ pub fn resolve_toggle(old_topic: &str, new_topic: &str) -> (bool, bool) {
 /// Validates the request against the message (Zulip's `validate_message_edit_payload`,
 /// permissions aside) and answers what changes.
 pub fn plan_edit(message: &MessageRow, params: &EditParams, settings: &RealmSettingsRow) -> ApiResult<EditPlan> {
+    // The topic rules of sending: `(no topic)` and the display name mean "", truncation.
     let topic = params
         .topic
         .as_deref()
-        .map(|t| normalize_topic(t, settings))
+        .map(|t| crate::domain::topics::normalize_topic(t, settings))
+        .transpose()?
         .filter(|t| !(message.is_channel_message() && *t == message.topic));
     let stream_id = params.stream_id.filter(|id| Some(*id) != message.channel_id);
     if topic.is_none() && params.content.is_none() && stream_id.is_none() {
@@ -174,7 +144,6 @@ pub fn plan_edit(message: &MessageRow, params: &EditParams, settings: &RealmSett
         if t == RESOLVED_TOPIC_PREFIX.trim() || *t == display_resolved || t == "✔ (no topic)" {
             return Err(ApiError::bad_request("General chat cannot be marked as resolved"));
         }
-        check_topic(t, settings)?;
     }
     if params.stream_id.is_some() && params.content.is_some() {
         return Err(ApiError::bad_request("Cannot change message content while changing channel"));
@@ -488,9 +457,16 @@ mod tests {
 
     #[test]
     fn no_topic_and_display_name_mean_the_empty_topic() {
-        assert_eq!(normalize_topic("(no topic)", &settings()), "");
-        assert_eq!(normalize_topic(" general chat ", &settings()), "");
-        assert_eq!(normalize_topic(" castle ", &settings()), "castle");
+        for (sent, read) in [("(no topic)", ""), (" general chat ", ""), (" castle ", "castle")] {
+            let mut p = params();
+            p.topic = Some(sent.into());
+            assert_eq!(plan_edit(&message(1, "t", 0), &p, &settings()).unwrap().topic.as_deref(), Some(read));
+        }
+    }
+
+    #[test]
+    fn whitespace_only_content_becomes_deleted() {
+        assert_eq!(normalize_content(" \n ", &settings()).unwrap(), "(deleted)");
     }
 
     #[test]

@@ -5,5 +5,8 @@ pub mod channels;
 pub mod edit_rendering;
 pub mod message_edit;
 pub mod messages;
+pub mod narrow;
 pub mod realm_settings;
+pub mod rendering;
+pub mod topics;
 pub mod users;
