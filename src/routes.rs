@@ -3,7 +3,7 @@
 
 use worker::{Env, Method, Request, Response};
 
-use crate::api::{channels, dev, login, message_edit, messages, server, users};
+use crate::api::{channels, dev, login, message_edit, message_flags, messages, reactions, realm, server, users};
 use crate::context::RequestContext;
 use crate::error::{ApiError, ApiResult};
 use crate::response::{error_response, success_response, Reply};
@@ -68,6 +68,13 @@ async fn dispatch(ctx: &RequestContext, path: &[&str]) -> ApiResult<Reply> {
         (Post, ["messages"]) => messages::send_message(ctx).await,
         (Get, ["messages"]) => messages::get_messages(ctx).await,
         (Get, ["messages", message_id]) => messages::get_message(ctx, message_id).await,
+        (Post, ["messages", "flags"]) => message_flags::update_message_flags(ctx).await,
+        (Post, ["messages", message_id, "reactions"]) => reactions::add_reaction(ctx, message_id).await,
+        (Delete, ["messages", message_id, "reactions"]) => reactions::remove_reaction(ctx, message_id).await,
+        (Post, ["user_topics"]) => message_flags::update_user_topic(ctx).await,
+
+        // Organization settings
+        (Patch, ["realm"]) => realm::update_realm(ctx).await,
 
         // Editing, moving and deleting messages
         (Patch, ["messages", id]) => message_edit::update_message(ctx, id).await,

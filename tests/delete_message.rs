@@ -54,3 +54,15 @@ fn deleting_an_invisible_or_missing_message_is_an_error() {
     hamlet.delete(&format!("/messages/{id}"), &[]).bad_request("BAD_REQUEST", "Invalid message(s)");
     hamlet.delete("/messages/999999999", &[]).bad_request("BAD_REQUEST", "Invalid message(s)");
 }
+
+#[test]
+fn deleting_own_message_after_message_content_delete_limit_is_rejected() {
+    restrict_lear();
+    let cordelia = lear("cordelia@lear.org");
+    let king = lear("king@lear.org");
+    let (_, channel) = new_channel(&cordelia, &[&king], false, true);
+    let old = send(&cordelia, channel, "t", "old");
+    std::thread::sleep(std::time::Duration::from_secs(3));
+    cordelia.delete(&format!("/messages/{old}"), &[]).bad_request("BAD_REQUEST", "The time limit for deleting this message has passed");
+    king.delete(&format!("/messages/{old}"), &[]).success();
+}

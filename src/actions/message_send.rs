@@ -186,7 +186,7 @@ pub async fn check_send_message(db: &D1Database, env: &Env, me: &UserRow, req: &
     let mut channel_row: Option<ChannelViewRow> = None;
     let mut dm_user_ids: Vec<i64> = Vec::new();
     let mut auto_policy: Option<i64> = None;
-    let mut topic_participants: BTreeSet<i64> = BTreeSet::new();
+    let mut topic_participants: BTreeSet<i64>;
     match &req.to {
         Destination::ChannelName(_) | Destination::ChannelId(_) => {
             let c = match (channel, &req.to) {

@@ -4,6 +4,8 @@
 pub mod channels;
 pub mod message_delete;
 pub mod message_edit;
+pub mod message_flags;
 pub mod message_notifications;
 pub mod message_send;
+pub mod reactions;
 pub mod users;

@@ -1,0 +1,89 @@
+//! Changing personal message flags (`read`, `starred`, `collapsed`), with the event.
+
+use serde::Deserialize;
+use serde_json::json;
+use worker::{D1Database, Env};
+use wasm_bindgen::JsValue;
+
+use crate::db::user_messages::{self, flag_bit};
+use crate::db::users::UserRow;
+use crate::domain::messages::{invalid_message, ACCESS_CONDITION};
+use crate::error::{ApiError, ApiResult};
+use crate::events::{send_event, Dispatch, EventUser};
+
+/// Flags clients may change; the others are set by the server.
+const EDITABLE: &[&str] = &["read", "starred", "collapsed"];
+const NOT_EDITABLE: &[&str] =
+    &["mentioned", "stream_wildcard_mentioned", "topic_wildcard_mentioned", "wildcard_mentioned", "has_alert_word", "historical"];
+
+#[derive(Deserialize)]
+struct Found {
+    id: i64,
+    flags: Option<i64>,
+    accessible: i64,
+}
+
+/// Validates the flag and operation, then sets or clears the flag on `message_ids` (messages
+/// the user may see but did not receive get a historical row first). Answers the ids whose
+/// flag changed. Two round trips whatever the number of messages.
+pub async fn do_update_message_flags(
+    db: &D1Database,
+    env: &Env,
+    me: &UserRow,
+    op: &str,
+    flag: &str,
+    message_ids: &[i64],
+) -> ApiResult<Vec<i64>> {
+    if !EDITABLE.contains(&flag) {
+        if NOT_EDITABLE.contains(&flag) {
+            return Err(ApiError::bad_request(format!("Flag not editable: '{flag}'")));
+        }
+        return Err(ApiError::bad_request(format!("Invalid flag: '{flag}'")));
+    }
+    let add = match op {
+        "add" => true,
+        "remove" => false,
+        _ => return Err(ApiError::bad_request(format!("Invalid message flag operation: '{op}'"))),
+    };
+    let bit = flag_bit(flag).ok_or_else(|| ApiError::bad_request(format!("Invalid flag: '{flag}'")))?;
+    let ids_json = serde_json::to_string(message_ids)?;
+    let found: Vec<Found> = db
+        .prepare(format!(
+            "SELECT m.id, um.flags, {ACCESS_CONDITION} AS accessible FROM messages m \
+             LEFT JOIN user_messages um ON um.message_id = m.id AND um.user_id = ?2 \
+             LEFT JOIN channels c ON c.id = m.channel_id \
+             WHERE m.realm_id = ?1 AND m.id IN (SELECT value FROM json_each(?4))"
+        ))
+        .bind(&[
+            JsValue::from_f64(me.realm_id as f64),
+            JsValue::from_f64(me.id as f64),
+            JsValue::from_f64(if me.is_guest() { 1.0 } else { 0.0 }),
+            JsValue::from_str(&ids_json),
+        ])?
+        .all()
+        .await?
+        .results()?;
+    for id in message_ids {
+        if !found.iter().any(|f| f.id == *id && f.accessible != 0) {
+            return Err(invalid_message());
+        }
+    }
+    // Messages without a row read as read+historical: marking them read changes nothing.
+    let historical: Vec<i64> = found.iter().filter(|f| f.flags.is_none() && flag != "read").map(|f| f.id).collect();
+    let changed: Vec<i64> = found
+        .iter()
+        .filter(|f| {
+            let bits = f.flags.unwrap_or(user_messages::READ | user_messages::HISTORICAL);
+            (bits & bit != 0) != add && (f.flags.is_some() || flag != "read")
+        })
+        .map(|f| f.id)
+        .collect();
+    if !changed.is_empty() {
+        let stmts = user_messages::update_flag_stmts(db, me.id, &serde_json::to_string(&changed)?, &serde_json::to_string(&historical)?, bit, add)?;
+        db.batch(stmts).await?;
+        let event = json!({ "type": "update_message_flags", "op": op, "operation": op, "flag": flag,
+            "messages": changed, "all": false });
+        send_event(env, me.realm_id, &Dispatch { event: &event, users: &[EventUser::plain(me.id)], sender_queue_id: None, local_id: None }).await;
+    }
+    Ok(changed)
+}
