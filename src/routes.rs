@@ -3,7 +3,7 @@
 
 use worker::{Env, Method, Request, Response};
 
-use crate::api::{channels, dev, events, login, message_flags, messages, reactions, realm, server, subscription_properties, typing, users};
+use crate::api::{channels, dev, events, login, message_edit, message_flags, messages, reactions, realm, server, subscription_properties, typing, users};
 use crate::context::RequestContext;
 use crate::error::{ApiError, ApiResult};
 use crate::response::{error_response, success_response, Reply};
@@ -85,6 +85,11 @@ async fn dispatch(ctx: &RequestContext, path: &[&str]) -> ApiResult<Reply> {
 
         // Organization settings
         (Patch, ["realm"]) => realm::update_realm(ctx).await,
+
+        // Editing, moving and deleting messages
+        (Patch, ["messages", id]) => message_edit::update_message(ctx, id).await,
+        (Delete, ["messages", id]) => message_edit::delete_message(ctx, id).await,
+        (Get, ["messages", id, "history"]) => message_edit::get_message_history(ctx, id).await,
 
         _ => Err(ApiError::not_found()),
     }

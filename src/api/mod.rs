@@ -5,6 +5,7 @@ pub mod channels;
 pub mod dev;
 pub mod events;
 pub mod login;
+pub mod message_edit;
 pub mod message_flags;
 pub mod messages;
 pub mod reactions;

@@ -7,6 +7,7 @@
 pub mod api_keys;
 pub mod channels;
 pub mod direct_message_groups;
+pub mod message_edits;
 pub mod messages;
 pub mod realm_settings;
 pub mod realms;

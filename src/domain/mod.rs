@@ -2,7 +2,9 @@
 //! builders of API objects from rows.
 
 pub mod channels;
+pub mod edit_rendering;
 pub mod emoji;
+pub mod message_edit;
 pub mod messages;
 pub mod narrow;
 pub mod realm_settings;

@@ -1,0 +1,13 @@
+-- Editing, moving and deleting messages.
+
+-- Zulip's message type: 1 a normal message, 2 the notification bot's "has marked this topic
+-- as resolved/unresolved" message (undoing a resolve within a minute deletes it instead of
+-- sending a second notification).
+ALTER TABLE messages ADD COLUMN kind INTEGER NOT NULL DEFAULT 1;
+
+-- Who may delete messages (Zulip's defaults). Group-valued settings hold a user_groups id;
+-- null means the default system group.
+ALTER TABLE realms ADD COLUMN can_delete_any_message_group INTEGER;  -- default role:administrators
+ALTER TABLE realms ADD COLUMN can_delete_own_message_group INTEGER;  -- default role:everyone
+-- null: no limit; senders may delete their own messages this long after sending
+ALTER TABLE realms ADD COLUMN message_content_delete_limit_seconds INTEGER DEFAULT 600;
