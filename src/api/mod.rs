@@ -1,7 +1,12 @@
 //! Handlers: each authenticates, parses its parameters, calls one action and answers.
 //! Routes are declared in `routes.rs`.
 
+pub mod bot_storage;
+pub mod bots;
 pub mod dev;
+pub mod jwt_login;
 pub mod login;
+pub mod profile_fields;
 pub mod server;
+pub mod user_groups;
 pub mod users;

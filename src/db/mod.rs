@@ -5,7 +5,9 @@
 //! D1 has no interactive transactions: a multi-row write is one atomic `db.batch(...)`.
 
 pub mod api_keys;
+pub mod bot_storage;
 pub mod channels;
+pub mod profile_fields;
 pub mod realms;
 pub mod user_groups;
 pub mod users;
