@@ -26,14 +26,20 @@ fn user_object(me: &UserRow, user: &UserRow, opts: &UserDictOptions<'_>, values:
 }
 
 /// # `GET /users/me`
-/// Any user: the caller's own User object, its fields at the top level.
+/// Any user: the caller's own User object, its fields at the top level (without the bot
+/// fields, which Zulip leaves out of this answer).
 /// - `include_custom_profile_fields` (default false): adds `profile_data`.
 pub async fn get_own_user(ctx: &RequestContext) -> ApiResult<Reply> {
     let me = ctx.user().await?;
     let include = ctx.params.bool_or("include_custom_profile_fields", false)?;
     let opts = UserDictOptions { realm_host: realm_host(ctx), client_gravatar: false };
     let values = if include { Some(profile_fields::values(&ctx.db, me.realm_id, Some(me.id)).await?) } else { None };
-    Ok(Reply::json(user_object(&me, &me, &opts, values.as_deref())))
+    let mut own = user_object(&me, &me, &opts, values.as_deref());
+    if let Some(fields) = own.as_object_mut() {
+        fields.remove("bot_type");
+        fields.remove("bot_owner_id");
+    }
+    Ok(Reply::json(own))
 }
 
 /// # `GET /users`
