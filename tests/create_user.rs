@@ -15,6 +15,7 @@ fn administrator_with_can_create_users_creates_a_user_who_can_log_in() {
     let iago = Client::dev("iago@zulip.com");
     let email = fresh_email();
     let body = iago.post("/users", &[("email", &email), ("password", PASSWORD), ("full_name", "  New Person ")]).success();
+    assert_matches_openapi("POST", "/users", &body);
     let user_id = body["user_id"].as_i64().unwrap();
 
     let user = iago.get(&format!("/users/{user_id}"), &[]).success()["user"].clone();

@@ -23,7 +23,9 @@ fn set(client: &Client, id: i64, value: Value) -> Resp {
 }
 
 fn profile_data(viewer: &Client, user_id: i64) -> Value {
-    viewer.get(&format!("/users/{user_id}"), &[("include_custom_profile_fields", "true")]).success()["user"]["profile_data"].clone()
+    let body = viewer.get(&format!("/users/{user_id}"), &[("include_custom_profile_fields", "true")]).success();
+    assert_matches_openapi("GET", "/users/{user_id}", &body);
+    body["user"]["profile_data"].clone()
 }
 
 #[test]
@@ -34,8 +36,11 @@ fn administrator_creates_a_field_that_everyone_lists() {
         .post("/realm/profile_fields", &[("name", &name), ("hint", "Your team"), ("field_type", "1"), ("display_in_profile_summary", "true")])
         .success();
     let id = body["id"].as_i64().unwrap();
+    assert_matches_openapi("POST", "/realm/profile_fields", &body);
     let hamlet = Client::dev("hamlet@zulip.com");
-    let fields = hamlet.get("/realm/profile_fields", &[]).success()["custom_fields"].as_array().unwrap().clone();
+    let listed = hamlet.get("/realm/profile_fields", &[]).success();
+    assert_matches_openapi("GET", "/realm/profile_fields", &listed);
+    let fields = listed["custom_fields"].as_array().unwrap().clone();
     let field = fields.iter().find(|f| f["id"] == id).expect("created field listed");
     assert_eq!(field["name"], name.as_str());
     assert_eq!(field["hint"], "Your team");
@@ -210,7 +215,9 @@ fn user_lists_include_profile_data_only_when_asked() {
     set(&user, id, json!("visible")).success();
     let hamlet = Client::dev("hamlet@zulip.com");
 
-    let members = hamlet.get("/users", &[("include_custom_profile_fields", "true")]).success()["members"].as_array().unwrap().clone();
+    let listed = hamlet.get("/users", &[("include_custom_profile_fields", "true")]).success();
+    assert_matches_openapi("GET", "/users", &listed);
+    let members = listed["members"].as_array().unwrap().clone();
     let me = members.iter().find(|m| m["user_id"] == user.user_id).unwrap();
     assert_eq!(me["profile_data"][id.to_string()]["value"], "visible");
     assert!(members.iter().all(|m| m["is_bot"] == true || m["profile_data"].is_object()));

@@ -11,24 +11,24 @@ fn create_group(creator: &Client, members: &[i64], subgroups: &[i64]) -> i64 {
     let name = unique("group");
     let members = json!(members).to_string();
     let subgroups = json!(subgroups).to_string();
-    creator
+    let body = creator
         .post("/user_groups/create", &[("name", &name), ("description", "A test group"), ("members", &members), ("subgroups", &subgroups)])
-        .success()["group_id"]
-        .as_i64()
-        .unwrap()
+        .success();
+    assert_matches_openapi("POST", "/user_groups/create", &body);
+    body["group_id"].as_i64().unwrap()
 }
 
 fn is_member(viewer: &Client, group_id: i64, user_id: i64, direct_only: bool) -> bool {
     let direct = direct_only.to_string();
-    viewer
-        .get(&format!("/user_groups/{group_id}/members/{user_id}"), &[("direct_member_only", &direct)])
-        .success()["is_user_group_member"]
-        .as_bool()
-        .unwrap()
+    let body = viewer.get(&format!("/user_groups/{group_id}/members/{user_id}"), &[("direct_member_only", &direct)]).success();
+    assert_matches_openapi("GET", "/user_groups/{user_group_id}/members/{user_id}", &body);
+    body["is_user_group_member"].as_bool().unwrap()
 }
 
 fn groups(viewer: &Client) -> Vec<Value> {
-    viewer.get("/user_groups", &[]).success()["user_groups"].as_array().unwrap().clone()
+    let body = viewer.get("/user_groups", &[]).success();
+    assert_matches_openapi("GET", "/user_groups", &body);
+    body["user_groups"].as_array().unwrap().clone()
 }
 
 fn system_group(viewer: &Client, name: &str) -> Value {
@@ -82,7 +82,9 @@ fn membership_counts_two_levels_of_subgroups() {
     assert!(is_member(&hamlet, outer, hamlet.user_id, true));
     assert!(!is_member(&hamlet, innermost, hamlet.user_id, false));
 
-    let members = hamlet.get(&format!("/user_groups/{outer}/members"), &[]).success()["members"].clone();
+    let body = hamlet.get(&format!("/user_groups/{outer}/members"), &[]).success();
+    assert_matches_openapi("GET", "/user_groups/{user_group_id}/members", &body);
+    let members = body["members"].clone();
     assert_eq!(members, json!([hamlet.user_id.min(user.user_id), hamlet.user_id.max(user.user_id)]));
     let direct = hamlet.get(&format!("/user_groups/{outer}/members"), &[("direct_member_only", "true")]).success()["members"].clone();
     assert_eq!(direct, json!([hamlet.user_id]));
@@ -169,7 +171,9 @@ fn subgroups_are_added_and_removed_without_cycles() {
     hamlet.post(&format!("/user_groups/{b}/subgroups"), &[("add", &json!([c]).to_string())]).success();
     let direct = hamlet.get(&format!("/user_groups/{a}/subgroups"), &[("direct_subgroup_only", "true")]).success()["subgroups"].clone();
     assert_eq!(direct, json!([b]));
-    let all = hamlet.get(&format!("/user_groups/{a}/subgroups"), &[]).success()["subgroups"].clone();
+    let body = hamlet.get(&format!("/user_groups/{a}/subgroups"), &[]).success();
+    assert_matches_openapi("GET", "/user_groups/{user_group_id}/subgroups", &body);
+    let all = body["subgroups"].clone();
     assert_eq!(all, json!([b, c]));
 
     // c -> a would close the cycle a -> b -> c -> a; a -> a too.
