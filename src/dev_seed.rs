@@ -110,6 +110,9 @@ const LEAR_CHANNELS: &[SeedChannel] = &[SeedChannel {
     subscribers: &["king@lear.org", "cordelia@lear.org", "goneril@lear.org"],
 }];
 
+/// An organization with a single user, where the last-user rules can be tried.
+const SOLO_USERS: &[SeedUser] = &[SeedUser { email: "solo@solo.org", full_name: "Solo", role: ROLE_OWNER, can_create_users: false }];
+
 static SEEDED: AtomicBool = AtomicBool::new(false);
 
 /// Creates the development organizations if they are missing. Checked once per isolate.
@@ -120,6 +123,7 @@ pub async fn ensure_seeded(db: &D1Database, default_realm: &str) -> ApiResult<()
     let realms = [
         SeedRealm { string_id: "", name: "Zulip Dev", users: ZULIP_USERS, channels: ZULIP_CHANNELS },
         SeedRealm { string_id: "lear", name: "Lear & Co.", users: LEAR_USERS, channels: LEAR_CHANNELS },
+        SeedRealm { string_id: "solo", name: "Solo", users: SOLO_USERS, channels: &[] },
     ];
     for realm in &realms {
         let string_id = if realm.string_id.is_empty() { default_realm } else { realm.string_id };

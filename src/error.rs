@@ -18,13 +18,13 @@ pub enum ErrorCode {
     NonexistentSubdomain,
     AuthenticationFailed,
     PermissionDenied,
+    UnauthorizedPrincipal,
     StreamDoesNotExist,
     StreamWildcardMentionNotAllowed,
     TopicWildcardMentionNotAllowed,
     MoveMessagesTimeLimitExceeded,
     BadEventQueueId,
     CannotDeactivateLastUser,
-    UnauthorizedPrincipal,
     InternalServerError,
 }
 
@@ -39,13 +39,13 @@ impl ErrorCode {
             ErrorCode::NonexistentSubdomain => "NONEXISTENT_SUBDOMAIN",
             ErrorCode::AuthenticationFailed => "AUTHENTICATION_FAILED",
             ErrorCode::PermissionDenied => "PERMISSION_DENIED",
+            ErrorCode::UnauthorizedPrincipal => "UNAUTHORIZED_PRINCIPAL",
             ErrorCode::StreamDoesNotExist => "STREAM_DOES_NOT_EXIST",
             ErrorCode::StreamWildcardMentionNotAllowed => "STREAM_WILDCARD_MENTION_NOT_ALLOWED",
             ErrorCode::TopicWildcardMentionNotAllowed => "TOPIC_WILDCARD_MENTION_NOT_ALLOWED",
             ErrorCode::MoveMessagesTimeLimitExceeded => "MOVE_MESSAGES_TIME_LIMIT_EXCEEDED",
             ErrorCode::BadEventQueueId => "BAD_EVENT_QUEUE_ID",
             ErrorCode::CannotDeactivateLastUser => "CANNOT_DEACTIVATE_LAST_USER",
-            ErrorCode::UnauthorizedPrincipal => "UNAUTHORIZED_PRINCIPAL",
             ErrorCode::InternalServerError => "INTERNAL_SERVER_ERROR",
         }
     }
@@ -139,9 +139,15 @@ impl ApiError {
         Self::new(ErrorCode::PermissionDenied, msg).with_status(403)
     }
 
-    /// "Must be an organization administrator": Zulip answers it as a 400 `BAD_REQUEST`.
+    /// "Must be an organization administrator": Zulip answers it as a 400 with the code
+    /// `UNAUTHORIZED_PRINCIPAL` (zerver/lib/exceptions.py, OrganizationAdministratorRequiredError).
     pub fn must_be_admin() -> Self {
-        Self::bad_request("Must be an organization administrator")
+        Self::new(ErrorCode::UnauthorizedPrincipal, "Must be an organization administrator")
+    }
+
+    /// Role changes to or from owner by a non-owner (OrganizationOwnerRequiredError).
+    pub fn must_be_owner() -> Self {
+        Self::new(ErrorCode::UnauthorizedPrincipal, "Must be an organization owner")
     }
 
     pub fn not_found() -> Self {

@@ -3,7 +3,10 @@
 
 use worker::{Env, Method, Request, Response};
 
-use crate::api::{channels, dev, events, login, message_edit, message_flags, messages, reactions, realm, server, subscription_properties, typing, users};
+use crate::api::{
+    bot_storage, bots, channels, dev, events, jwt_login, login, message_edit, message_flags, messages, profile_fields,
+    reactions, realm, server, subscription_properties, typing, user_groups, users,
+};
 use crate::context::RequestContext;
 use crate::error::{ApiError, ApiResult};
 use crate::response::{error_response, success_response, Reply};
@@ -46,6 +49,7 @@ async fn dispatch(ctx: &RequestContext, path: &[&str]) -> ApiResult<Reply> {
         // Server and login (open)
         (Get, ["server_settings"]) => server::get_server_settings(ctx).await,
         (Post, ["fetch_api_key"]) => login::fetch_api_key(ctx).await,
+        (Post, ["jwt", "fetch_api_key"]) => jwt_login::jwt_fetch_api_key(ctx).await,
         (Post, ["dev_fetch_api_key"]) => dev::dev_fetch_api_key(ctx).await,
         (Get, ["dev_list_users"]) => dev::dev_list_users(ctx).await,
 
@@ -63,6 +67,33 @@ async fn dispatch(ctx: &RequestContext, path: &[&str]) -> ApiResult<Reply> {
         (Get, ["users", "me"]) => users::get_own_user(ctx).await,
         (Get, ["users"]) => users::get_users(ctx).await,
         (Get, ["users", user]) => users::get_user(ctx, user).await,
+        (Post, ["users"]) => users::create_user(ctx).await,
+        (Delete, ["users", "me"]) => users::deactivate_own_user(ctx).await,
+        (Patch, ["users", "me", "profile_data"]) => profile_fields::update_own_profile_data(ctx).await,
+        (Delete, ["users", user]) => users::deactivate_user(ctx, user).await,
+        (Patch, ["users", user]) => users::update_user(ctx, user).await,
+        (Post, ["users", user, "reactivate"]) => users::reactivate_user(ctx, user).await,
+
+        // Custom profile fields
+        (Get, ["realm", "profile_fields"]) => profile_fields::get_profile_fields(ctx).await,
+        (Post, ["realm", "profile_fields"]) => profile_fields::create_profile_field(ctx).await,
+
+        // Bots and their storage
+        (Post, ["bots"]) => bots::create_bot(ctx).await,
+        (Get, ["bots"]) => bots::get_bots(ctx).await,
+        (Post, ["bots", bot, "api_key", "regenerate"]) => bots::regenerate_bot_api_key(ctx, bot).await,
+        (Put, ["bot_storage"]) => bot_storage::update_storage(ctx).await,
+        (Get, ["bot_storage"]) => bot_storage::get_storage(ctx).await,
+        (Delete, ["bot_storage"]) => bot_storage::remove_storage(ctx).await,
+
+        // User groups
+        (Get, ["user_groups"]) => user_groups::get_user_groups(ctx).await,
+        (Post, ["user_groups", "create"]) => user_groups::create_user_group(ctx).await,
+        (Post, ["user_groups", group, "members"]) => user_groups::update_members(ctx, group).await,
+        (Get, ["user_groups", group, "members"]) => user_groups::get_members(ctx, group).await,
+        (Get, ["user_groups", group, "members", user]) => user_groups::get_is_member(ctx, group, user).await,
+        (Post, ["user_groups", group, "subgroups"]) => user_groups::update_subgroups(ctx, group).await,
+        (Get, ["user_groups", group, "subgroups"]) => user_groups::get_subgroups(ctx, group).await,
 
         // Channels and subscriptions
         (Post, ["users", "me", "subscriptions"]) => channels::subscribe(ctx).await,

@@ -1,13 +1,36 @@
 //! State changes: the D1 writes of each operation (batched) and, once they are committed,
 //! the events they cause. `do_*` takes trusted input; `check_*` validates, then acts.
 
+pub mod bot_storage;
+pub mod bots;
 pub mod channels;
 pub mod message_delete;
 pub mod message_edit;
 pub mod message_flags;
 pub mod message_notifications;
 pub mod message_send;
+pub mod profile_fields;
 pub mod reactions;
 pub mod subscription_properties;
 pub mod typing;
+pub mod user_groups;
 pub mod users;
+
+use serde_json::Value;
+use worker::{D1Database, Env};
+
+use crate::error::ApiResult;
+use crate::events::{self, Dispatch, EventUser};
+
+/// Sends an event to every active user of the organization. Call after the write committed.
+pub async fn notify_realm(env: &Env, db: &D1Database, realm_id: i64, event: &Value) -> ApiResult<()> {
+    let ids = crate::db::users::active_ids(db, realm_id).await?;
+    notify_users(env, realm_id, &ids, event).await;
+    Ok(())
+}
+
+/// Sends an event to the listed users.
+pub async fn notify_users(env: &Env, realm_id: i64, user_ids: &[i64], event: &Value) {
+    let users: Vec<EventUser> = user_ids.iter().map(|id| EventUser::plain(*id)).collect();
+    events::send_event(env, realm_id, &Dispatch { event, users: &users, sender_queue_id: None, local_id: None }).await;
+}

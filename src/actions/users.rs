@@ -1,8 +1,11 @@
 //! Accounts and their API keys.
 
+use serde_json::{json, Value};
 use worker::D1Database;
 
-use crate::db::{self, api_keys, users::{self, NewUser}};
+use crate::db::{self, api_keys, users::{self, NewUser, UserRow}};
+use crate::db::users::{ROLE_ADMINISTRATOR, ROLE_GUEST, ROLE_MEMBER, ROLE_MODERATOR, ROLE_OWNER};
+use crate::domain::users::{check_full_name, user_dict, UserDictOptions};
 use crate::error::{ApiError, ApiResult};
 use crate::secrets;
 
@@ -63,4 +66,144 @@ mod tests {
         assert!(!is_valid_email("ham let@zulip.com"));
         assert!(!is_valid_email("a@b@zulip.com"));
     }
+}
+
+/// Zulip's minimum password length (PASSWORD_MIN_LENGTH).
+pub const PASSWORD_MIN_LENGTH: usize = 6;
+
+/// `POST /users`: an administrator with `can_create_users` creates an account with a
+/// password; everyone is told with a `realm_user` add event.
+pub async fn check_create_user_by_admin(
+    env: &worker::Env,
+    db: &D1Database,
+    admin: &UserRow,
+    email: &str,
+    password: &str,
+    full_name_raw: &str,
+    realm_host: &str,
+) -> ApiResult<i64> {
+    if admin.can_create_users == 0 {
+        return Err(ApiError::bad_request("User not authorized to create users"));
+    }
+    let full_name = check_full_name(full_name_raw)?;
+    if !is_valid_email(email) {
+        return Err(ApiError::bad_request("Bad name or username"));
+    }
+    if users::by_email(db, admin.realm_id, email).await?.is_some() {
+        return Err(ApiError::bad_request(format!("Email '{email}' already in use")));
+    }
+    if password.chars().count() < PASSWORD_MIN_LENGTH {
+        return Err(ApiError::bad_request("The password is too weak."));
+    }
+    let new_user = NewUser {
+        realm_id: admin.realm_id,
+        email,
+        full_name: &full_name,
+        role: ROLE_MEMBER,
+        password_hash: None,
+        can_create_users: false,
+        bot_type: None,
+        bot_owner_id: None,
+        timezone: "",
+    };
+    let user_id = check_create_user(db, &new_user, Some(password)).await?;
+    notify_user_added(env, db, admin.realm_id, user_id, realm_host).await?;
+    Ok(user_id)
+}
+
+/// The `realm_user` add event of a new account, to every active user.
+pub async fn notify_user_added(env: &worker::Env, db: &D1Database, realm_id: i64, user_id: i64, realm_host: &str) -> ApiResult<()> {
+    if let Some(user) = users::by_id(db, realm_id, user_id).await? {
+        let opts = UserDictOptions { realm_host, client_gravatar: false };
+        let event = json!({ "type": "realm_user", "op": "add", "person": user_dict(&user, &user, &opts) });
+        crate::actions::notify_realm(env, db, realm_id, &event).await?;
+    }
+    Ok(())
+}
+
+/// A `realm_user` update event carrying the changed fields of one user.
+async fn notify_user_updated(env: &worker::Env, db: &D1Database, realm_id: i64, person: Value) -> ApiResult<()> {
+    let event = json!({ "type": "realm_user", "op": "update", "person": person });
+    crate::actions::notify_realm(env, db, realm_id, &event).await
+}
+
+/// `DELETE /users/me`: never the organization's only active user nor its only owner.
+pub async fn check_deactivate_own_user(env: &worker::Env, db: &D1Database, user: &UserRow) -> ApiResult<()> {
+    let counts = users::active_counts(db, user.realm_id).await?;
+    if counts.active_users <= 1 {
+        return Err(ApiError::cannot_deactivate_last_user(false));
+    }
+    if user.is_realm_owner() && !user.is_bot() && counts.human_owners <= 1 {
+        return Err(ApiError::cannot_deactivate_last_user(true));
+    }
+    do_set_active(env, db, user, false).await
+}
+
+/// `DELETE /users/{user_id}` by an administrator: owners only by owners, never the only owner.
+pub async fn check_deactivate_user(env: &worker::Env, db: &D1Database, admin: &UserRow, target: &UserRow) -> ApiResult<()> {
+    if target.is_realm_owner() && !admin.is_realm_owner() {
+        return Err(ApiError::must_be_owner());
+    }
+    if target.is_realm_owner() && !target.is_bot() {
+        let counts = users::active_counts(db, target.realm_id).await?;
+        if counts.human_owners <= 1 {
+            return Err(ApiError::bad_request("Cannot deactivate the only organization owner"));
+        }
+    }
+    do_set_active(env, db, target, false).await
+}
+
+/// `POST /users/{user_id}/reactivate` by an administrator.
+pub async fn check_reactivate_user(env: &worker::Env, db: &D1Database, target: &UserRow) -> ApiResult<()> {
+    if target.is_active() {
+        return Err(ApiError::bad_request("User is already active"));
+    }
+    do_set_active(env, db, target, true).await
+}
+
+/// Deactivation keeps the user's API keys: authentication refuses them while the account
+/// is deactivated (`USER_DEACTIVATED`), and they work again after reactivation, as in Zulip.
+async fn do_set_active(env: &worker::Env, db: &D1Database, user: &UserRow, active: bool) -> ApiResult<()> {
+    users::set_active(db, user.realm_id, user.id, active).await?;
+    let person = json!({ "user_id": user.id, "is_active": active });
+    notify_user_updated(env, db, user.realm_id, person).await?;
+    if user.is_bot() {
+        let event = json!({ "type": "realm_bot", "op": "update", "bot": { "user_id": user.id, "is_active": active } });
+        crate::actions::notify_realm(env, db, user.realm_id, &event).await?;
+    }
+    Ok(())
+}
+
+pub const ROLES: &[i64] = &[ROLE_OWNER, ROLE_ADMINISTRATOR, ROLE_MODERATOR, ROLE_MEMBER, ROLE_GUEST];
+
+/// `PATCH /users/{user_id}` `role`: only owners grant or remove the owner role; the only
+/// owner keeps it.
+pub async fn check_change_role(env: &worker::Env, db: &D1Database, admin: &UserRow, target: &UserRow, role: i64) -> ApiResult<()> {
+    if !ROLES.contains(&role) {
+        return Err(ApiError::bad_request("Invalid role"));
+    }
+    if role == target.role {
+        return Ok(());
+    }
+    if (role == ROLE_OWNER || target.role == ROLE_OWNER) && !admin.is_realm_owner() {
+        return Err(ApiError::must_be_owner());
+    }
+    if target.role == ROLE_OWNER && !target.is_bot() {
+        let counts = users::active_counts(db, target.realm_id).await?;
+        if target.is_active() && counts.human_owners <= 1 {
+            return Err(ApiError::bad_request("The owner permission cannot be removed from the only organization owner."));
+        }
+    }
+    users::set_role(db, target.realm_id, target.id, role).await?;
+    notify_user_updated(env, db, target.realm_id, json!({ "user_id": target.id, "role": role })).await
+}
+
+/// `PATCH /users/{user_id}` `full_name`, on behalf of an administrator.
+pub async fn check_change_full_name(env: &worker::Env, db: &D1Database, target: &UserRow, raw: &str) -> ApiResult<()> {
+    let full_name = check_full_name(raw)?;
+    if full_name == target.full_name {
+        return Ok(());
+    }
+    users::set_full_name(db, target.realm_id, target.id, &full_name).await?;
+    notify_user_updated(env, db, target.realm_id, json!({ "user_id": target.id, "full_name": full_name })).await
 }

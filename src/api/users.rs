@@ -1,24 +1,40 @@
-//! Reading users.
+//! Users: reading them, creating, deactivating, reactivating and updating accounts.
 
 use serde_json::{json, Value};
 
+use crate::actions::users as actions;
 use crate::context::RequestContext;
+use crate::db::profile_fields;
 use crate::db::users::{self, UserRow};
-use crate::domain::users::{user_dict, UserDictOptions};
+use crate::domain::profile_fields::profile_data;
+use crate::domain::users::{user_dict, with_profile_data, UserDictOptions};
 use crate::error::{ApiError, ApiResult};
 use crate::response::Reply;
 
-fn realm_host(ctx: &RequestContext) -> &str {
+pub fn realm_host(ctx: &RequestContext) -> &str {
     ctx.base_url.split_once("://").map(|(_, host)| host).unwrap_or(&ctx.base_url)
+}
+
+/// The User object of `user` for `me`, with `profile_data` when asked for (`values` are
+/// the profile values of the users shown).
+fn user_object(me: &UserRow, user: &UserRow, opts: &UserDictOptions<'_>, values: Option<&[profile_fields::ProfileValueRow]>) -> Value {
+    let dict = user_dict(me, user, opts);
+    match values {
+        Some(values) => with_profile_data(dict, user, profile_data(values.iter().filter(|v| v.user_id == user.id))),
+        None => dict,
+    }
 }
 
 /// # `GET /users/me`
 /// Any user: the caller's own User object, its fields at the top level (without the bot
 /// fields, which Zulip leaves out of this answer).
+/// - `include_custom_profile_fields` (default false): adds `profile_data`.
 pub async fn get_own_user(ctx: &RequestContext) -> ApiResult<Reply> {
     let me = ctx.user().await?;
+    let include = ctx.params.bool_or("include_custom_profile_fields", false)?;
     let opts = UserDictOptions { realm_host: realm_host(ctx), client_gravatar: false };
-    let mut own = user_dict(&me, &me, &opts);
+    let values = if include { Some(profile_fields::values(&ctx.db, me.realm_id, Some(me.id)).await?) } else { None };
+    let mut own = user_object(&me, &me, &opts, values.as_deref());
     if let Some(fields) = own.as_object_mut() {
         fields.remove("bot_type");
         fields.remove("bot_owner_id");
@@ -28,29 +44,33 @@ pub async fn get_own_user(ctx: &RequestContext) -> ApiResult<Reply> {
 
 /// # `GET /users`
 /// Any user: every user of the organization (bots and deactivated users included).
-/// - `client_gravatar` (default true): `avatar_url` null where the client can compute it.
+/// - `client_gravatar` (default true): `avatar_url` null where the client can compute it;
+/// - `include_custom_profile_fields` (default false): adds each user's `profile_data`.
 pub async fn get_users(ctx: &RequestContext) -> ApiResult<Reply> {
     let me = ctx.user().await?;
     let client_gravatar = ctx.params.bool_or("client_gravatar", true)?;
-    ctx.params.accept("include_custom_profile_fields");
+    let include = ctx.params.bool_or("include_custom_profile_fields", false)?;
     let opts = UserDictOptions { realm_host: realm_host(ctx), client_gravatar };
+    let values = if include { Some(profile_fields::values(&ctx.db, me.realm_id, None).await?) } else { None };
     let members: Vec<Value> = users::all_in_realm(&ctx.db, me.realm_id)
         .await?
         .iter()
-        .map(|user| user_dict(&me, user, &opts))
+        .map(|user| user_object(&me, user, &opts, values.as_deref()))
         .collect();
     Ok(Reply::json(json!({ "members": members })))
 }
 
 /// # `GET /users/{user_id}` (also `GET /users/{email}`)
 /// Any user: one user; `BAD_REQUEST` "No such user" for an unknown id or email.
+/// - `include_custom_profile_fields` (default false): adds `profile_data`.
 pub async fn get_user(ctx: &RequestContext, id_or_email: &str) -> ApiResult<Reply> {
     let me = ctx.user().await?;
     let client_gravatar = ctx.params.bool_or("client_gravatar", true)?;
-    ctx.params.accept("include_custom_profile_fields");
+    let include = ctx.params.bool_or("include_custom_profile_fields", false)?;
     let user = access_user(ctx, &me, id_or_email).await?;
     let opts = UserDictOptions { realm_host: realm_host(ctx), client_gravatar };
-    Ok(Reply::json(json!({ "user": user_dict(&me, &user, &opts) })))
+    let values = if include { Some(profile_fields::values(&ctx.db, me.realm_id, Some(user.id)).await?) } else { None };
+    Ok(Reply::json(json!({ "user": user_object(&me, &user, &opts, values.as_deref()) })))
 }
 
 /// A user of the caller's organization by id or email.
@@ -60,4 +80,79 @@ pub async fn access_user(ctx: &RequestContext, me: &UserRow, id_or_email: &str) 
         Err(_) => users::by_email(&ctx.db, me.realm_id, id_or_email).await?,
     };
     user.ok_or_else(|| ApiError::bad_request("No such user"))
+}
+
+/// A human user an administrator acts on (Zulip's access_user_by_id for_admin): bots are
+/// "No such user" (they are managed through /bots).
+async fn access_user_for_admin(ctx: &RequestContext, admin: &UserRow, user_id: &str, allow_bots: bool) -> ApiResult<UserRow> {
+    let id = user_id.parse::<i64>().map_err(|_| ApiError::bad_request("No such user"))?;
+    let user = users::by_id(&ctx.db, admin.realm_id, id).await?.ok_or_else(|| ApiError::bad_request("No such user"))?;
+    if user.is_bot() && !allow_bots {
+        return Err(ApiError::bad_request("No such user"));
+    }
+    Ok(user)
+}
+
+/// # `POST /users`
+/// Administrators with `can_create_users`: `email`, `password`, `full_name`. Answers
+/// `user_id`. Invalid email "Bad name or username"; email in use `BAD_REQUEST`.
+pub async fn create_user(ctx: &RequestContext) -> ApiResult<Reply> {
+    let admin = ctx.admin().await?;
+    let email = ctx.params.required_str("email")?;
+    let password = ctx.params.required_str("password")?;
+    let full_name = ctx.params.required_str("full_name")?;
+    let user_id = actions::check_create_user_by_admin(&ctx.env, &ctx.db, &admin, email.trim(), &password, &full_name, realm_host(ctx)).await?;
+    Ok(Reply::json(json!({ "user_id": user_id })))
+}
+
+/// # `DELETE /users/me`
+/// Deactivates the caller: `CANNOT_DEACTIVATE_LAST_USER` for the only user
+/// (`is_last_owner` false) or the only owner (`is_last_owner` true).
+pub async fn deactivate_own_user(ctx: &RequestContext) -> ApiResult<Reply> {
+    let me = ctx.user().await?;
+    actions::check_deactivate_own_user(&ctx.env, &ctx.db, &me).await?;
+    Ok(Reply::ok())
+}
+
+/// # `DELETE /users/{user_id}`
+/// Administrators: deactivates a user (owners only by owners; never the only owner).
+pub async fn deactivate_user(ctx: &RequestContext, user_id: &str) -> ApiResult<Reply> {
+    let admin = ctx.admin().await?;
+    ctx.params.accept("deactivation_notification_comment");
+    let target = access_user_for_admin(ctx, &admin, user_id, false).await?;
+    if !target.is_active() {
+        return Err(ApiError::bad_request("User is deactivated"));
+    }
+    actions::check_deactivate_user(&ctx.env, &ctx.db, &admin, &target).await?;
+    Ok(Reply::ok())
+}
+
+/// # `POST /users/{user_id}/reactivate`
+/// Administrators: reactivates a deactivated user or bot; its API keys work again.
+pub async fn reactivate_user(ctx: &RequestContext, user_id: &str) -> ApiResult<Reply> {
+    let admin = ctx.admin().await?;
+    let target = access_user_for_admin(ctx, &admin, user_id, true).await?;
+    actions::check_reactivate_user(&ctx.env, &ctx.db, &target).await?;
+    Ok(Reply::ok())
+}
+
+/// # `PATCH /users/{user_id}`
+/// Administrators: `role` (JSON integer; owner changes need an owner; the only owner keeps
+/// the role), `full_name`, `profile_data` (as `PATCH /users/me/profile_data`, any field).
+pub async fn update_user(ctx: &RequestContext, user_id: &str) -> ApiResult<Reply> {
+    let admin = ctx.admin().await?;
+    let role = ctx.params.int("role")?;
+    let full_name = ctx.params.str("full_name")?;
+    let profile_data: Option<Vec<Value>> = ctx.params.json_as("profile_data", "a list")?;
+    let target = access_user_for_admin(ctx, &admin, user_id, true).await?;
+    if let Some(role) = role {
+        actions::check_change_role(&ctx.env, &ctx.db, &admin, &target, role).await?;
+    }
+    if let Some(full_name) = full_name.filter(|n| !n.trim().is_empty()) {
+        actions::check_change_full_name(&ctx.env, &ctx.db, &target, &full_name).await?;
+    }
+    if let Some(data) = profile_data {
+        crate::actions::profile_fields::check_update_profile_data(&ctx.env, &ctx.db, &admin, &target, &data).await?;
+    }
+    Ok(Reply::ok())
 }

@@ -5,10 +5,12 @@
 //! D1 has no interactive transactions: a multi-row write is one atomic `db.batch(...)`.
 
 pub mod api_keys;
+pub mod bot_storage;
 pub mod channels;
 pub mod direct_message_groups;
 pub mod message_edits;
 pub mod messages;
+pub mod profile_fields;
 pub mod realm_settings;
 pub mod realms;
 pub mod register_state;

@@ -112,3 +112,216 @@ pub async fn is_member(db: &D1Database, realm_id: i64, group_id: i64, user_id: i
     let row: Option<Row> = super::first(is_member_stmt(db, realm_id, group_id, user_id, direct_only)?).await?;
     Ok(row.map(|r| r.is_member != 0).unwrap_or(false))
 }
+
+const GROUP_COLUMNS: &str =
+    "g.id, g.realm_id, g.name, g.description, g.is_system_group, g.system_role, g.creator_id, g.date_created, g.deactivated";
+
+pub async fn by_id(db: &D1Database, realm_id: i64, group_id: i64) -> Result<Option<UserGroupRow>> {
+    super::first(query!(
+        db,
+        &format!("SELECT {GROUP_COLUMNS} FROM user_groups g WHERE g.realm_id = ?1 AND g.id = ?2"),
+        realm_id,
+        group_id
+    )?)
+    .await
+}
+
+/// The organization's groups among `ids` (a JSON list).
+pub async fn by_ids(db: &D1Database, realm_id: i64, ids_json: &str) -> Result<Vec<UserGroupRow>> {
+    super::all(query!(
+        db,
+        &format!("SELECT {GROUP_COLUMNS} FROM user_groups g WHERE g.realm_id = ?1 AND g.id IN (SELECT value FROM json_each(?2))"),
+        realm_id,
+        ids_json
+    )?)
+    .await
+}
+
+pub fn in_realm_stmt(db: &D1Database, realm_id: i64) -> Result<D1PreparedStatement> {
+    query!(db, &format!("SELECT {GROUP_COLUMNS} FROM user_groups g WHERE g.realm_id = ?1 ORDER BY g.id"), realm_id)
+}
+
+/// A (group, user) pair of direct membership.
+#[derive(Debug, Clone, Deserialize)]
+pub struct MemberRow {
+    pub group_id: i64,
+    pub user_id: i64,
+}
+
+/// Direct members of every group of the organization: explicit rows, and for system
+/// groups the active users of their role. Deactivated users are never members.
+pub fn direct_members_stmt(db: &D1Database, realm_id: i64) -> Result<D1PreparedStatement> {
+    query!(
+        db,
+        "SELECT m.group_id, m.user_id FROM user_group_members m \
+         JOIN user_groups g ON g.id = m.group_id AND g.realm_id = ?1 \
+         JOIN users u ON u.id = m.user_id AND u.is_active = 1 \
+         UNION \
+         SELECT g.id AS group_id, u.id AS user_id FROM user_groups g \
+         JOIN users u ON u.realm_id = g.realm_id AND u.role = g.system_role AND u.is_active = 1 \
+         WHERE g.realm_id = ?1 AND g.system_role IS NOT NULL \
+         ORDER BY 1, 2",
+        realm_id
+    )
+}
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct SubgroupRow {
+    pub supergroup_id: i64,
+    pub subgroup_id: i64,
+}
+
+pub fn subgroups_stmt(db: &D1Database, realm_id: i64) -> Result<D1PreparedStatement> {
+    query!(
+        db,
+        "SELECT s.supergroup_id, s.subgroup_id FROM user_group_subgroups s \
+         JOIN user_groups g ON g.id = s.supergroup_id AND g.realm_id = ?1 ORDER BY 1, 2",
+        realm_id
+    )
+}
+
+/// Members of one group (active users), directly or through subgroups at any depth.
+pub async fn member_ids(db: &D1Database, realm_id: i64, group_id: i64, direct_only: bool) -> Result<Vec<i64>> {
+    #[derive(Deserialize)]
+    struct Id {
+        id: i64,
+    }
+    let rows: Vec<Id> = super::all(query!(
+        db,
+        "WITH RECURSIVE reachable(id) AS ( \
+             SELECT id FROM user_groups WHERE id = ?2 AND realm_id = ?1 \
+             UNION \
+             SELECT s.subgroup_id FROM user_group_subgroups s JOIN reachable r ON s.supergroup_id = r.id WHERE ?3 = 0 \
+         ) \
+         SELECT DISTINCT u.id FROM reachable r JOIN user_groups g ON g.id = r.id \
+         JOIN users u ON u.realm_id = ?1 AND u.is_active = 1 \
+         WHERE (g.system_role IS NOT NULL AND g.system_role = u.role) \
+            OR EXISTS (SELECT 1 FROM user_group_members m WHERE m.group_id = g.id AND m.user_id = u.id) \
+         ORDER BY u.id",
+        realm_id,
+        group_id,
+        direct_only as i64
+    )?)
+    .await?;
+    Ok(rows.into_iter().map(|r| r.id).collect())
+}
+
+/// Explicit direct member ids of a group (deactivated users included: their rows stay).
+pub async fn explicit_member_ids(db: &D1Database, group_id: i64) -> Result<Vec<i64>> {
+    #[derive(Deserialize)]
+    struct Id {
+        user_id: i64,
+    }
+    let rows: Vec<Id> = super::all(query!(db, "SELECT user_id FROM user_group_members WHERE group_id = ?1", group_id)?).await?;
+    Ok(rows.into_iter().map(|r| r.user_id).collect())
+}
+
+pub async fn direct_subgroup_ids(db: &D1Database, group_id: i64) -> Result<Vec<i64>> {
+    #[derive(Deserialize)]
+    struct Id {
+        subgroup_id: i64,
+    }
+    let rows: Vec<Id> = super::all(query!(db, "SELECT subgroup_id FROM user_group_subgroups WHERE supergroup_id = ?1", group_id)?).await?;
+    Ok(rows.into_iter().map(|r| r.subgroup_id).collect())
+}
+
+/// Every group reachable downwards from the groups in `ids_json` (themselves included):
+/// adding them under a group they reach would make a cycle.
+pub async fn recursive_subgroup_ids(db: &D1Database, ids_json: &str) -> Result<Vec<i64>> {
+    #[derive(Deserialize)]
+    struct Id {
+        id: i64,
+    }
+    let rows: Vec<Id> = super::all(query!(
+        db,
+        "WITH RECURSIVE reachable(id) AS ( \
+             SELECT value FROM json_each(?1) \
+             UNION \
+             SELECT s.subgroup_id FROM user_group_subgroups s JOIN reachable r ON s.supergroup_id = r.id \
+         ) SELECT id FROM reachable",
+        ids_json
+    )?)
+    .await?;
+    Ok(rows.into_iter().map(|r| r.id).collect())
+}
+
+pub struct NewUserGroup<'a> {
+    pub realm_id: i64,
+    pub name: &'a str,
+    pub description: &'a str,
+    pub creator_id: i64,
+    pub members_json: &'a str,
+    pub subgroups_json: &'a str,
+}
+
+/// Creates a group with its members and subgroups in one atomic batch; answers its id.
+pub async fn insert(db: &D1Database, group: &NewUserGroup<'_>, now: i64) -> Result<i64> {
+    let insert_group = query!(
+        db,
+        "INSERT INTO user_groups (realm_id, name, description, is_system_group, creator_id, date_created) \
+         VALUES (?1, ?2, ?3, 0, ?4, ?5) RETURNING id",
+        group.realm_id,
+        group.name,
+        group.description,
+        group.creator_id,
+        now
+    )?;
+    let group_id = "(SELECT id FROM user_groups WHERE realm_id = ?1 AND name = ?2)";
+    let insert_members = query!(
+        db,
+        &format!("INSERT OR IGNORE INTO user_group_members (group_id, user_id) SELECT {group_id}, value FROM json_each(?3)"),
+        group.realm_id,
+        group.name,
+        group.members_json
+    )?;
+    let insert_subgroups = query!(
+        db,
+        &format!("INSERT OR IGNORE INTO user_group_subgroups (supergroup_id, subgroup_id) SELECT {group_id}, value FROM json_each(?3)"),
+        group.realm_id,
+        group.name,
+        group.subgroups_json
+    )?;
+    let results = db.batch(vec![insert_group, insert_members, insert_subgroups]).await?;
+    #[derive(Deserialize)]
+    struct Id {
+        id: i64,
+    }
+    let ids: Vec<Id> = results[0].results()?;
+    ids.first().map(|r| r.id).ok_or_else(|| worker::Error::RustError("user group insert returned no id".into()))
+}
+
+pub fn add_members_stmt(db: &D1Database, group_id: i64, ids_json: &str) -> Result<D1PreparedStatement> {
+    query!(
+        db,
+        "INSERT OR IGNORE INTO user_group_members (group_id, user_id) SELECT ?1, value FROM json_each(?2)",
+        group_id,
+        ids_json
+    )
+}
+
+pub fn remove_members_stmt(db: &D1Database, group_id: i64, ids_json: &str) -> Result<D1PreparedStatement> {
+    query!(
+        db,
+        "DELETE FROM user_group_members WHERE group_id = ?1 AND user_id IN (SELECT value FROM json_each(?2))",
+        group_id,
+        ids_json
+    )
+}
+
+pub fn add_subgroups_stmt(db: &D1Database, group_id: i64, ids_json: &str) -> Result<D1PreparedStatement> {
+    query!(
+        db,
+        "INSERT OR IGNORE INTO user_group_subgroups (supergroup_id, subgroup_id) SELECT ?1, value FROM json_each(?2)",
+        group_id,
+        ids_json
+    )
+}
+
+pub fn remove_subgroups_stmt(db: &D1Database, group_id: i64, ids_json: &str) -> Result<D1PreparedStatement> {
+    query!(
+        db,
+        "DELETE FROM user_group_subgroups WHERE supergroup_id = ?1 AND subgroup_id IN (SELECT value FROM json_each(?2))",
+        group_id,
+        ids_json
+    )
+}

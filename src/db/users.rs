@@ -161,3 +161,79 @@ pub async fn insert(db: &D1Database, user: &NewUser<'_>, now: i64) -> Result<i64
     let ids: Vec<Id> = results[0].results()?;
     ids.first().map(|r| r.id).ok_or_else(|| worker::Error::RustError("user insert returned no id".into()))
 }
+
+/// The ids of the organization's active users (bots included): the audience of
+/// organization-wide events.
+pub async fn active_ids(db: &D1Database, realm_id: i64) -> Result<Vec<i64>> {
+    #[derive(Deserialize)]
+    struct Id {
+        id: i64,
+    }
+    let rows: Vec<Id> = super::all(query!(db, "SELECT id FROM users WHERE realm_id = ?1 AND is_active = 1 ORDER BY id", realm_id)?).await?;
+    Ok(rows.into_iter().map(|r| r.id).collect())
+}
+
+/// How many active accounts and active human owners the organization has (the
+/// last-user and last-owner rules).
+#[derive(Debug, Deserialize)]
+pub struct ActiveCounts {
+    pub active_users: i64,
+    pub human_owners: i64,
+}
+
+pub async fn active_counts(db: &D1Database, realm_id: i64) -> Result<ActiveCounts> {
+    let row: Option<ActiveCounts> = super::first(query!(
+        db,
+        "SELECT COUNT(*) AS active_users, COALESCE(SUM(role = ?2 AND is_bot = 0), 0) AS human_owners \
+         FROM users WHERE realm_id = ?1 AND is_active = 1",
+        realm_id,
+        ROLE_OWNER
+    )?)
+    .await?;
+    Ok(row.unwrap_or(ActiveCounts { active_users: 0, human_owners: 0 }))
+}
+
+pub async fn set_active(db: &D1Database, realm_id: i64, user_id: i64, active: bool) -> Result<()> {
+    query!(db, "UPDATE users SET is_active = ?3 WHERE realm_id = ?1 AND id = ?2", realm_id, user_id, active as i64)?
+        .run()
+        .await?;
+    Ok(())
+}
+
+pub async fn set_role(db: &D1Database, realm_id: i64, user_id: i64, role: i64) -> Result<()> {
+    query!(db, "UPDATE users SET role = ?3 WHERE realm_id = ?1 AND id = ?2", realm_id, user_id, role)?.run().await?;
+    Ok(())
+}
+
+pub async fn set_full_name(db: &D1Database, realm_id: i64, user_id: i64, full_name: &str) -> Result<()> {
+    query!(db, "UPDATE users SET full_name = ?3 WHERE realm_id = ?1 AND id = ?2", realm_id, user_id, full_name)?
+        .run()
+        .await?;
+    Ok(())
+}
+
+/// The active bots a user owns, oldest first.
+pub async fn bots_of_owner(db: &D1Database, realm_id: i64, owner_id: i64) -> Result<Vec<UserRow>> {
+    super::all(query!(
+        db,
+        &format!(
+            "SELECT {COLUMNS} FROM users u WHERE u.realm_id = ?1 AND u.bot_owner_id = ?2 AND u.is_bot = 1 \
+             AND u.is_active = 1 ORDER BY u.date_joined, u.id"
+        ),
+        realm_id,
+        owner_id
+    )?)
+    .await
+}
+
+/// The users of the organization among `ids` (any state), one query whatever the count.
+pub async fn by_ids(db: &D1Database, realm_id: i64, ids: &[i64]) -> Result<Vec<UserRow>> {
+    let ids_json = serde_json::to_string(ids).unwrap_or_else(|_| "[]".into());
+    super::all(query!(
+        db,
+        &format!("SELECT {COLUMNS} FROM users u WHERE u.realm_id = ?1 AND u.id IN (SELECT value FROM json_each(?2))"),
+        realm_id,
+        ids_json
+    )?)
+    .await
+}

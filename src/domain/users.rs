@@ -104,3 +104,30 @@ mod tests {
         assert_eq!(iso8601(1_700_000_000), "2023-11-14T22:13:20+00:00");
     }
 }
+
+/// Adds `profile_data` (custom profile field values) to a User object. Bots have none.
+pub fn with_profile_data(mut dict: Value, user: &UserRow, data: Value) -> Value {
+    if !user.is_bot() {
+        if let Value::Object(map) = &mut dict {
+            map.insert("profile_data".into(), data);
+        }
+    }
+    dict
+}
+
+/// Zulip's full-name rules (check_full_name): trimmed, 1..=100 characters, none of the
+/// characters that break mention syntax.
+pub fn check_full_name(raw: &str) -> crate::error::ApiResult<String> {
+    use crate::error::ApiError;
+    let name = raw.trim();
+    if name.is_empty() {
+        return Err(ApiError::bad_request("Name too short!"));
+    }
+    if name.chars().count() > 100 {
+        return Err(ApiError::bad_request("Name too long!"));
+    }
+    if name.chars().any(|c| ['*', '`', '\\', '>', '"', '@'].contains(&c) || c.is_control()) {
+        return Err(ApiError::bad_request("Invalid characters in name!"));
+    }
+    Ok(name.to_string())
+}

@@ -1,0 +1,131 @@
+//! Bots: accounts owned by a user, authenticating with their own API key.
+
+use serde_json::{json, Value};
+use worker::{D1Database, Env};
+
+use crate::actions::users::{check_create_user, do_issue_api_key, notify_user_added};
+use crate::db::users::{self, NewUser, UserRow, ROLE_MEMBER};
+use crate::domain::users::{avatar_url, check_full_name};
+use crate::error::{ApiError, ApiResult};
+
+pub const GENERIC_BOT: i64 = 1;
+pub const INCOMING_WEBHOOK_BOT: i64 = 2;
+pub const OUTGOING_WEBHOOK_BOT: i64 = 3;
+pub const EMBEDDED_BOT: i64 = 4;
+pub const BOT_TYPES: &[i64] = &[GENERIC_BOT, INCOMING_WEBHOOK_BOT, OUTGOING_WEBHOOK_BOT, EMBEDDED_BOT];
+/// The embedded bots Zulip ships (zerver/lib/integrations.py EMBEDDED_BOTS).
+pub const EMBEDDED_BOT_NAMES: &[&str] = &["converter", "encrypt", "helloworld", "virtual_fs", "giphy", "followup"];
+
+pub struct NewBot<'a> {
+    pub full_name: &'a str,
+    pub short_name: &'a str,
+    pub bot_type: i64,
+    pub service_name: Option<&'a str>,
+    pub payload_url: Option<&'a str>,
+}
+
+pub struct CreatedBot {
+    pub user: UserRow,
+    pub api_key: String,
+}
+
+/// `<short_name>-bot@<realm host>`, the host without its port.
+pub fn bot_email(short_name: &str, realm_host: &str) -> String {
+    let domain = realm_host.rsplit_once(':').map(|(h, _)| h).unwrap_or(realm_host);
+    format!("{short_name}-bot@{}", domain.to_ascii_lowercase())
+}
+
+/// `POST /bots`: checks the names and type, creates the bot owned by `owner` with a
+/// fresh API key, then tells everyone (`realm_user` add) and the owner and administrators
+/// (`realm_bot` add).
+pub async fn check_create_bot(env: &Env, db: &D1Database, owner: &UserRow, bot: &NewBot<'_>, realm_host: &str) -> ApiResult<CreatedBot> {
+    if owner.is_guest() {
+        return Err(ApiError::bad_request("Not allowed for guest users"));
+    }
+    let short_name = bot.short_name.trim();
+    if short_name.is_empty() {
+        return Err(ApiError::bad_request("Bad name or username"));
+    }
+    let full_name = check_full_name(bot.full_name)?;
+    if !BOT_TYPES.contains(&bot.bot_type) {
+        return Err(ApiError::bad_request("Invalid bot type"));
+    }
+    if bot.bot_type == EMBEDDED_BOT && !bot.service_name.is_some_and(|name| EMBEDDED_BOT_NAMES.contains(&name)) {
+        return Err(ApiError::bad_request("Invalid embedded bot name."));
+    }
+    if bot.bot_type == OUTGOING_WEBHOOK_BOT {
+        if let Some(url) = bot.payload_url {
+            if !crate::domain::profile_fields::is_url(url) {
+                return Err(ApiError::invalid_argument("payload_url", "a URL"));
+            }
+        }
+    }
+    let email = bot_email(short_name, realm_host);
+    if !crate::actions::users::is_valid_email(&email) {
+        return Err(ApiError::bad_request("Bad name or username"));
+    }
+    if users::by_email(db, owner.realm_id, &email).await?.is_some() {
+        return Err(ApiError::bad_request("Username already in use"));
+    }
+    let new_user = NewUser {
+        realm_id: owner.realm_id,
+        email: &email,
+        full_name: &full_name,
+        role: ROLE_MEMBER,
+        password_hash: None,
+        can_create_users: false,
+        bot_type: Some(bot.bot_type),
+        bot_owner_id: Some(owner.id),
+        timezone: "",
+    };
+    let bot_id = check_create_user(db, &new_user, None).await.map_err(|err| {
+        if err.msg.contains("already in use") { ApiError::bad_request("Username already in use") } else { err }
+    })?;
+    let api_key = do_issue_api_key(db, owner.realm_id, bot_id).await?;
+    let user = users::by_id(db, owner.realm_id, bot_id).await?.ok_or_else(|| ApiError::internal("bot vanished"))?;
+
+    notify_user_added(env, db, owner.realm_id, bot_id, realm_host).await?;
+    let admins_and_owner: Vec<i64> = users::all_in_realm(db, owner.realm_id)
+        .await?
+        .iter()
+        .filter(|u| u.is_active() && (u.is_realm_admin() || u.id == owner.id))
+        .map(|u| u.id)
+        .collect();
+    let event = json!({ "type": "realm_bot", "op": "add", "bot": bot_dict(&user, Some(&api_key)) });
+    crate::actions::notify_users(env, owner.realm_id, &admins_and_owner, &event).await;
+    Ok(CreatedBot { user, api_key })
+}
+
+/// The bot as the `realm_bot` event describes it.
+pub fn bot_dict(bot: &UserRow, api_key: Option<&str>) -> Value {
+    json!({
+        "user_id": bot.id,
+        "email": bot.email,
+        "full_name": bot.full_name,
+        "bot_type": bot.bot_type,
+        "is_active": bot.is_active(),
+        "api_key": api_key,
+        "default_sending_stream": null,
+        "default_events_register_stream": null,
+        "default_all_public_streams": false,
+        "avatar_url": avatar_url(bot),
+        "services": [],
+        "owner_id": bot.bot_owner_id,
+    })
+}
+
+/// `POST /bots/{bot_id}/api_key/regenerate`: the owner or an administrator replaces the
+/// bot's keys with a new one (the only way to see a bot's key again: keys are stored hashed).
+pub async fn check_regenerate_bot_api_key(db: &D1Database, acting: &UserRow, bot: &UserRow) -> ApiResult<String> {
+    if !bot.is_bot() || !(acting.is_realm_admin() || bot.bot_owner_id == Some(acting.id)) {
+        return Err(ApiError::bad_request("No such bot"));
+    }
+    let key = crate::secrets::new_api_key();
+    let hash = crate::secrets::api_key_hash(&key);
+    db.batch(vec![
+        crate::db::api_keys::delete_for_user_stmt(db, bot.realm_id, bot.id)?,
+        crate::db::api_keys::insert_stmt(db, bot.realm_id, bot.id, &hash, crate::db::now())?,
+    ])
+    .await?;
+    Ok(key)
+}

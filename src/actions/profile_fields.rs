@@ -1,0 +1,126 @@
+//! Custom profile fields of an organization and their values for each user.
+
+use serde_json::{json, Value};
+use worker::{D1Database, Env};
+
+use crate::db::profile_fields::{self, NewProfileField, ProfileFieldRow};
+use crate::db::users::{self, UserRow};
+use crate::domain::profile_fields::{check_field_data, check_value, field_dict, FIELD_TYPES, HINT_MAX_LENGTH, NAME_MAX_LENGTH};
+use crate::error::{ApiError, ApiResult};
+
+pub struct FieldSpec<'a> {
+    pub name: &'a str,
+    pub hint: &'a str,
+    pub field_type: i64,
+    pub field_data: Value,
+    pub display_in_profile_summary: bool,
+    pub required: bool,
+    pub editable_by_user: bool,
+}
+
+/// `POST /realm/profile_fields` (administrators): checks and creates a field, then sends
+/// everyone the organization's fields (`custom_profile_fields` event).
+pub async fn check_create_field(env: &Env, db: &D1Database, realm_id: i64, spec: &FieldSpec<'_>) -> ApiResult<i64> {
+    let name = spec.name.trim();
+    if name.is_empty() {
+        return Err(ApiError::bad_request("Label cannot be blank."));
+    }
+    if name.chars().count() > NAME_MAX_LENGTH {
+        return Err(ApiError::too_long("name", NAME_MAX_LENGTH as i64));
+    }
+    if spec.hint.chars().count() > HINT_MAX_LENGTH {
+        return Err(ApiError::too_long("hint", HINT_MAX_LENGTH as i64));
+    }
+    if !FIELD_TYPES.contains(&spec.field_type) {
+        return Err(ApiError::bad_request("Invalid field type."));
+    }
+    let field_data = check_field_data(spec.field_type, &spec.field_data)?;
+    let existing = profile_fields::in_realm(db, realm_id).await?;
+    if existing.iter().any(|f| f.name.eq_ignore_ascii_case(name)) {
+        return Err(ApiError::bad_request("A field with that label already exists."));
+    }
+    let new_field = NewProfileField {
+        realm_id,
+        name,
+        hint: spec.hint,
+        field_type: spec.field_type,
+        field_data: &field_data,
+        display_in_profile_summary: spec.display_in_profile_summary,
+        required: spec.required,
+        editable_by_user: spec.editable_by_user,
+    };
+    let id = profile_fields::insert(db, &new_field).await.map_err(|err| {
+        if err.to_string().contains("UNIQUE") {
+            ApiError::bad_request("A field with that label already exists.")
+        } else {
+            ApiError::from(err)
+        }
+    })?;
+    let fields: Vec<Value> = profile_fields::in_realm(db, realm_id).await?.iter().map(field_dict).collect();
+    let event = json!({ "type": "custom_profile_fields", "fields": fields });
+    crate::actions::notify_realm(env, db, realm_id, &event).await?;
+    Ok(id)
+}
+
+/// One requested change: the field and its new value (`None`: remove the value).
+struct Change<'a> {
+    field: &'a ProfileFieldRow,
+    value: Option<crate::domain::profile_fields::CheckedValue>,
+}
+
+/// `PATCH /users/me/profile_data` (and an administrator's `profile_data` for another user):
+/// every entry is checked before anything is written; the writes are one batch; then one
+/// `realm_user` update event per changed field.
+pub async fn check_update_profile_data(env: &Env, db: &D1Database, acting: &UserRow, target: &UserRow, data: &[Value]) -> ApiResult<()> {
+    let fields = profile_fields::in_realm(db, target.realm_id).await?;
+    let mut changes: Vec<Change> = Vec::new();
+    let mut user_ids: Vec<i64> = Vec::new();
+    for entry in data {
+        let id = entry.get("id").and_then(Value::as_i64).ok_or_else(|| ApiError::invalid_argument("data", "a list of {id, value} objects"))?;
+        let value = entry.get("value").ok_or_else(|| ApiError::invalid_argument("data", "a list of {id, value} objects"))?;
+        let field = fields.iter().find(|f| f.id == id).ok_or_else(|| ApiError::bad_request(format!("Field id {id} not found.")))?;
+        if field.editable_by_user == 0 && !acting.is_realm_admin() {
+            return Err(ApiError::bad_request("You are not allowed to change this field. Contact an administrator to update it."));
+        }
+        // Like Zulip, null and the empty string remove the value.
+        let removes = value.is_null() || value.as_str() == Some("") || value.as_array().is_some_and(Vec::is_empty);
+        let checked = if removes { None } else { Some(check_value(field, value)?) };
+        if let Some(c) = &checked {
+            user_ids.extend(&c.user_ids);
+        }
+        changes.retain(|c| c.field.id != id);
+        changes.push(Change { field, value: checked });
+    }
+    if !user_ids.is_empty() {
+        let found = users::by_ids(db, target.realm_id, &user_ids).await?;
+        if let Some(missing) = user_ids.iter().find(|id| !found.iter().any(|u| u.id == **id && u.is_active())) {
+            return Err(ApiError::bad_request(format!("Invalid user ID: {missing}")));
+        }
+    }
+    if changes.is_empty() {
+        return Ok(());
+    }
+    let mut stmts = Vec::new();
+    for change in &changes {
+        stmts.push(match &change.value {
+            Some(v) => profile_fields::upsert_stmt(db, target.id, change.field.id, &v.value, v.rendered_value.as_deref())?,
+            None => profile_fields::delete_stmt(db, target.id, change.field.id)?,
+        });
+    }
+    db.batch(stmts).await?;
+
+    let audience = users::active_ids(db, target.realm_id).await?;
+    for change in &changes {
+        let mut field = json!({ "id": change.field.id, "value": change.value.as_ref().map(|v| v.value.clone()) });
+        if let Some(rendered) = change.value.as_ref().and_then(|v| v.rendered_value.clone()) {
+            field["rendered_value"] = json!(rendered);
+        }
+        let event = json!({
+            "type": "realm_user",
+            "op": "update",
+            "person": { "user_id": target.id, "custom_profile_field": field },
+        });
+        crate::actions::notify_users(env, target.realm_id, &audience, &event).await;
+    }
+    Ok(())
+}

@@ -1,0 +1,87 @@
+//! Bots owned by the caller.
+
+use serde_json::{json, Value};
+
+use crate::actions::bots::{check_create_bot, check_regenerate_bot_api_key, NewBot, GENERIC_BOT};
+use crate::context::RequestContext;
+use crate::db::users;
+use crate::domain::users::avatar_url;
+use crate::error::{ApiError, ApiResult};
+use crate::response::Reply;
+
+/// A string parameter Zulip declares JSON-encoded (`payload_url`): accepts the JSON
+/// string and, as clients also send, the bare text.
+fn json_or_plain(ctx: &RequestContext, name: &str) -> ApiResult<Option<String>> {
+    Ok(ctx.params.str(name)?.map(|raw| match serde_json::from_str::<Value>(&raw) {
+        Ok(Value::String(s)) => s,
+        _ => raw,
+    }))
+}
+
+/// # `POST /bots`
+/// Members and above: `full_name`, `short_name` (the bot's email is
+/// `<short_name>-bot@<realm host>`), `bot_type` (1 generic, 2 incoming webhook,
+/// 3 outgoing webhook, 4 embedded; default 1), `service_name`, `payload_url`. Answers the
+/// bot's `user_id` and `api_key` (shown only here: keys are stored hashed).
+pub async fn create_bot(ctx: &RequestContext) -> ApiResult<Reply> {
+    let owner = ctx.user().await?;
+    let full_name = ctx.params.required_str("full_name")?;
+    let short_name = ctx.params.required_str("short_name")?;
+    let bot_type = ctx.params.int("bot_type")?.unwrap_or(GENERIC_BOT);
+    let service_name = ctx.params.str("service_name")?;
+    let payload_url = json_or_plain(ctx, "payload_url")?;
+    for name in ["interface_type", "config_data", "default_sending_stream", "default_events_register_stream", "default_all_public_streams"] {
+        ctx.params.accept(name);
+    }
+    let bot = NewBot {
+        full_name: &full_name,
+        short_name: &short_name,
+        bot_type,
+        service_name: service_name.as_deref(),
+        payload_url: payload_url.as_deref(),
+    };
+    let host = crate::api::users::realm_host(ctx);
+    let created = check_create_bot(&ctx.env, &ctx.db, &owner, &bot, host).await?;
+    Ok(Reply::json(json!({
+        "user_id": created.user.id,
+        "api_key": created.api_key,
+        "avatar_url": avatar_url(&created.user),
+        "default_sending_stream": null,
+        "default_events_register_stream": null,
+        "default_all_public_streams": false,
+    })))
+}
+
+/// # `GET /bots`
+/// The caller's active bots, oldest first. `api_key` is not included: keys are stored only
+/// as hashes (`POST /bots/{bot_id}/api_key/regenerate` issues a new one).
+pub async fn get_bots(ctx: &RequestContext) -> ApiResult<Reply> {
+    let me = ctx.user().await?;
+    let bots: Vec<Value> = users::bots_of_owner(&ctx.db, me.realm_id, me.id)
+        .await?
+        .iter()
+        .map(|bot| {
+            json!({
+                "user_id": bot.id,
+                "username": bot.email,
+                "full_name": bot.full_name,
+                "bot_type": bot.bot_type,
+                "avatar_url": avatar_url(bot),
+                "default_sending_stream": null,
+                "default_events_register_stream": null,
+                "default_all_public_streams": false,
+            })
+        })
+        .collect();
+    Ok(Reply::json(json!({ "bots": bots })))
+}
+
+/// # `POST /bots/{bot_id}/api_key/regenerate`
+/// The bot's owner or an administrator: replaces the bot's API keys; answers `api_key`.
+pub async fn regenerate_bot_api_key(ctx: &RequestContext, bot_id: &str) -> ApiResult<Reply> {
+    let me = ctx.user().await?;
+    let id = bot_id.parse::<i64>().map_err(|_| ApiError::bad_request("No such bot"))?;
+    let bot = users::by_id(&ctx.db, me.realm_id, id).await?.ok_or_else(|| ApiError::bad_request("No such bot"))?;
+    let api_key = check_regenerate_bot_api_key(&ctx.db, &me, &bot).await?;
+    Ok(Reply::json(json!({ "api_key": api_key })))
+}

@@ -1,0 +1,129 @@
+//! JSON Web Token login.
+//!
+//! Each organization's HS256 secret is a Worker secret: `JWT_SECRET_<STRING_ID>` (the
+//! organization's subdomain upper-cased, `-` as `_`), else the shared `JWT_SECRET`. An
+//! organization with neither (or an empty one) has JWT login disabled. Development sets
+//! `JWT_SECRET_ZULIP` in `wrangler.toml` `[vars]`; production uses `wrangler secret put`.
+
+use chrono::{DateTime, Duration, Utc};
+use jwt_compact::alg::{Hs256, Hs256Key};
+use jwt_compact::{AlgorithmExt, TimeOptions, UntrustedToken};
+use serde::Deserialize;
+use serde_json::{json, Value};
+use worker::Env;
+
+use crate::actions::users::do_issue_api_key;
+use crate::context::RequestContext;
+use crate::db::users;
+use crate::domain::users::{user_dict, UserDictOptions};
+use crate::error::{ApiError, ApiResult};
+use crate::response::Reply;
+
+/// The secret verifying an organization's tokens, if JWT login is configured for it.
+pub fn jwt_secret(env: &Env, realm_string_id: &str) -> Option<String> {
+    let specific = format!("JWT_SECRET_{}", realm_string_id.to_ascii_uppercase().replace(['-', '.'], "_"));
+    let read = |name: &str| env.secret(name).ok().map(|s| s.to_string());
+    read(&specific).or_else(|| read("JWT_SECRET")).filter(|s| !s.is_empty())
+}
+
+#[derive(Debug, Deserialize)]
+struct EmailClaim {
+    #[serde(default)]
+    email: Option<Value>,
+}
+
+/// Verifies an HS256 token and answers its `email` claim. `exp` and `nbf`, when present,
+/// are checked against `now` without leeway (as PyJWT does for Zulip).
+pub fn verify_token(token: &str, secret: &[u8], now: DateTime<Utc>) -> ApiResult<String> {
+    let bad = || ApiError::bad_request("Bad JSON web token");
+    let untrusted = UntrustedToken::new(token).map_err(|_| bad())?;
+    let key = Hs256Key::new(secret);
+    let verified = Hs256.validator::<EmailClaim>(&key).validate(&untrusted).map_err(|_| bad())?;
+    let claims = verified.claims();
+    let options = TimeOptions::new(Duration::zero(), move || now);
+    if claims.expiration.is_some() {
+        claims.validate_expiration(&options).map_err(|_| bad())?;
+    }
+    if claims.not_before.is_some() {
+        claims.validate_maturity(&options).map_err(|_| bad())?;
+    }
+    match &claims.custom.email {
+        Some(Value::String(email)) => Ok(email.clone()),
+        Some(_) => Err(bad()),
+        None => Err(ApiError::bad_request("No email specified in JSON web token claims")),
+    }
+}
+
+fn now() -> DateTime<Utc> {
+    DateTime::from_timestamp_millis(worker::Date::now().as_millis() as i64).unwrap_or(DateTime::<Utc>::MIN_UTC)
+}
+
+/// # `POST /jwt/fetch_api_key`
+/// Open. `token`: an HS256 JWT whose `email` claim names the user; `include_profile`
+/// adds the `user` object. Answers a fresh `api_key` and the user's `email`.
+/// - JWT not configured for the organization, no token, a token that is malformed, badly
+///   signed, expired or without `email`: 400 `BAD_REQUEST` (Zulip's messages);
+/// - unknown user: 401 `AUTHENTICATION_FAILED`; deactivated user: 401 `USER_DEACTIVATED`.
+pub async fn jwt_fetch_api_key(ctx: &RequestContext) -> ApiResult<Reply> {
+    let include_profile = ctx.params.bool_or("include_profile", false)?;
+    let token = ctx.params.str("token")?.unwrap_or_default();
+    let realm = ctx.realm().await?;
+    if realm.deactivated != 0 {
+        return Err(ApiError::realm_deactivated());
+    }
+    let secret = jwt_secret(&ctx.env, &realm.string_id)
+        .ok_or_else(|| ApiError::bad_request("JWT authentication is not enabled for this organization"))?;
+    if token.is_empty() {
+        return Err(ApiError::bad_request("No JSON web token passed in request"));
+    }
+    let email = verify_token(&token, secret.as_bytes(), now())?;
+    let user = users::by_email(&ctx.db, realm.id, &email)
+        .await?
+        .ok_or_else(|| ApiError::authentication_failed("Your username or password is incorrect"))?;
+    if !user.is_active() {
+        return Err(ApiError::user_deactivated());
+    }
+    let api_key = do_issue_api_key(&ctx.db, realm.id, user.id).await?;
+    let mut body = json!({ "api_key": api_key, "email": user.delivery_email });
+    if include_profile {
+        let host = crate::api::users::realm_host(ctx);
+        let opts = UserDictOptions { realm_host: host, client_gravatar: false };
+        body["user"] = user_dict(&user, &user, &opts);
+    }
+    Ok(Reply::json(body))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use jwt_compact::{Claims, Header};
+    use serde::Serialize;
+
+    #[derive(Serialize)]
+    struct Email {
+        email: &'static str,
+    }
+
+    fn at(secs: i64) -> DateTime<Utc> {
+        DateTime::from_timestamp(secs, 0).unwrap()
+    }
+
+    fn sign(secret: &[u8], exp: Option<i64>) -> String {
+        let mut claims = Claims::new(Email { email: "hamlet@zulip.com" });
+        claims.expiration = exp.map(at);
+        Hs256.token(&Header::empty(), &claims, &Hs256Key::new(secret)).unwrap()
+    }
+
+    #[test]
+    fn valid_token_yields_the_email() {
+        assert_eq!(verify_token(&sign(b"s3cret", Some(2_000)), b"s3cret", at(1_000)).unwrap(), "hamlet@zulip.com");
+        assert_eq!(verify_token(&sign(b"s3cret", None), b"s3cret", at(1_000)).unwrap(), "hamlet@zulip.com");
+    }
+
+    #[test]
+    fn expired_wrong_key_and_garbage_are_bad_tokens() {
+        for (token, key) in [(sign(b"s3cret", Some(999)), &b"s3cret"[..]), (sign(b"other", None), b"s3cret"), ("abc".into(), b"s3cret")] {
+            assert_eq!(verify_token(&token, key, at(1_000)).unwrap_err().msg, "Bad JSON web token");
+        }
+    }
+}

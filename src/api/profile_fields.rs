@@ -1,0 +1,51 @@
+//! Custom profile fields and the caller's own profile data.
+
+use serde_json::{json, Value};
+
+use crate::actions::profile_fields::{check_create_field, check_update_profile_data, FieldSpec};
+use crate::context::RequestContext;
+use crate::db::profile_fields;
+use crate::domain::profile_fields::{field_dict, SHORT_TEXT};
+use crate::error::ApiResult;
+use crate::response::Reply;
+
+/// # `GET /realm/profile_fields`
+/// Any user: the organization's fields in display order (`custom_fields`).
+pub async fn get_profile_fields(ctx: &RequestContext) -> ApiResult<Reply> {
+    let me = ctx.user().await?;
+    let fields: Vec<Value> = profile_fields::in_realm(&ctx.db, me.realm_id).await?.iter().map(field_dict).collect();
+    Ok(Reply::json(json!({ "custom_fields": fields })))
+}
+
+/// # `POST /realm/profile_fields`
+/// Administrators: `name`, `hint`, `field_type` (1-8, default 1), `field_data` (JSON
+/// object: choices for type 3, `subtype`/`url_pattern` for type 7),
+/// `display_in_profile_summary`, `required`, `editable_by_user` (default true). Answers `id`.
+pub async fn create_profile_field(ctx: &RequestContext) -> ApiResult<Reply> {
+    let admin = ctx.admin().await?;
+    let name = ctx.params.str("name")?.unwrap_or_default();
+    let hint = ctx.params.str("hint")?.unwrap_or_default();
+    let field_type = ctx.params.int("field_type")?.unwrap_or(SHORT_TEXT);
+    let field_data = ctx.params.json("field_data")?.unwrap_or_else(|| json!({}));
+    let spec = FieldSpec {
+        name: &name,
+        hint: &hint,
+        field_type,
+        field_data,
+        display_in_profile_summary: ctx.params.bool_or("display_in_profile_summary", false)?,
+        required: ctx.params.bool_or("required", false)?,
+        editable_by_user: ctx.params.bool_or("editable_by_user", true)?,
+    };
+    let id = check_create_field(&ctx.env, &ctx.db, admin.realm_id, &spec).await?;
+    Ok(Reply::json(json!({ "id": id })))
+}
+
+/// # `PATCH /users/me/profile_data`
+/// Any user: `data`, a JSON list of `{id, value}`; the value must fit the field type;
+/// null (or "") removes it. Unknown field or a field users may not edit: `BAD_REQUEST`.
+pub async fn update_own_profile_data(ctx: &RequestContext) -> ApiResult<Reply> {
+    let me = ctx.user().await?;
+    let data: Vec<Value> = ctx.params.required_json_as("data", "a list")?;
+    check_update_profile_data(&ctx.env, &ctx.db, &me, &me, &data).await?;
+    Ok(Reply::ok())
+}

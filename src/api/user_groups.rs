@@ -1,0 +1,140 @@
+//! User groups: listing, creation, members, subgroups and membership questions.
+
+use std::collections::BTreeMap;
+
+use serde_json::{json, Value};
+
+use crate::actions::user_groups::{access_group, check_create_group, check_update_members, check_update_subgroups, require_member, NewGroup};
+use crate::context::RequestContext;
+use crate::db::user_groups::{self, MemberRow, SubgroupRow, UserGroupRow};
+use crate::db::users;
+use crate::domain::user_groups::group_dict;
+use crate::error::{ApiError, ApiResult};
+use crate::response::Reply;
+
+fn parse_id(raw: &str, what: &str) -> ApiResult<i64> {
+    raw.parse::<i64>().map_err(|_| ApiError::invalid_argument(what, "an integer"))
+}
+
+/// # `GET /user_groups`
+/// Members and above (bots included): every group of the organization, system groups
+/// included, with direct `members` and `direct_subgroup_ids`. One D1 round trip.
+pub async fn get_user_groups(ctx: &RequestContext) -> ApiResult<Reply> {
+    let me = ctx.user().await?;
+    require_member(&me)?;
+    ctx.params.accept("include_deactivated_groups");
+    let results = ctx
+        .db
+        .batch(vec![
+            user_groups::in_realm_stmt(&ctx.db, me.realm_id)?,
+            user_groups::direct_members_stmt(&ctx.db, me.realm_id)?,
+            user_groups::subgroups_stmt(&ctx.db, me.realm_id)?,
+        ])
+        .await?;
+    let groups: Vec<UserGroupRow> = results[0].results()?;
+    let members: Vec<MemberRow> = results[1].results()?;
+    let subgroups: Vec<SubgroupRow> = results[2].results()?;
+    let mut members_of: BTreeMap<i64, Vec<i64>> = BTreeMap::new();
+    for m in members {
+        members_of.entry(m.group_id).or_default().push(m.user_id);
+    }
+    let mut subgroups_of: BTreeMap<i64, Vec<i64>> = BTreeMap::new();
+    for s in subgroups {
+        subgroups_of.entry(s.supergroup_id).or_default().push(s.subgroup_id);
+    }
+    let list: Vec<Value> = groups
+        .iter()
+        .map(|g| {
+            let members = members_of.get(&g.id).map(Vec::as_slice).unwrap_or(&[]);
+            let subs = subgroups_of.get(&g.id).map(Vec::as_slice).unwrap_or(&[]);
+            group_dict(g, members, subs)
+        })
+        .collect();
+    Ok(Reply::json(json!({ "user_groups": list })))
+}
+
+/// # `POST /user_groups/create`
+/// Members and above: `name`, `description`, `members` (JSON list of user ids),
+/// `subgroups` (JSON list of group ids). Answers `group_id`.
+pub async fn create_user_group(ctx: &RequestContext) -> ApiResult<Reply> {
+    let me = ctx.user().await?;
+    let name = ctx.params.required_str("name")?;
+    let description = ctx.params.required_str("description")?;
+    let members: Vec<i64> = ctx.params.json_as("members", "a list")?.unwrap_or_default();
+    let subgroups: Vec<i64> = ctx.params.json_as("subgroups", "a list")?.unwrap_or_default();
+    let group = NewGroup { name: &name, description: &description, members: &members, subgroups: &subgroups };
+    let group_id = check_create_group(&ctx.env, &ctx.db, &me, &group).await?;
+    Ok(Reply::json(json!({ "group_id": group_id })))
+}
+
+/// # `POST /user_groups/{user_group_id}/members`
+/// `add` / `delete`: JSON lists of user ids (at least one non-empty). System groups are
+/// not editable; the caller must be an administrator, the creator or a member.
+pub async fn update_members(ctx: &RequestContext, group_id: &str) -> ApiResult<Reply> {
+    let me = ctx.user().await?;
+    let group_id = parse_id(group_id, "user_group_id")?;
+    let add: Vec<i64> = ctx.params.json_as("add", "a list")?.unwrap_or_default();
+    let delete: Vec<i64> = ctx.params.json_as("delete", "a list")?.unwrap_or_default();
+    check_update_members(&ctx.env, &ctx.db, &me, group_id, &add, &delete).await?;
+    Ok(Reply::ok())
+}
+
+/// # `POST /user_groups/{user_group_id}/subgroups`
+/// `add` / `delete`: JSON lists of group ids; an addition that would make a cycle is refused.
+pub async fn update_subgroups(ctx: &RequestContext, group_id: &str) -> ApiResult<Reply> {
+    let me = ctx.user().await?;
+    let group_id = parse_id(group_id, "user_group_id")?;
+    let add: Vec<i64> = ctx.params.json_as("add", "a list")?.unwrap_or_default();
+    let delete: Vec<i64> = ctx.params.json_as("delete", "a list")?.unwrap_or_default();
+    check_update_subgroups(&ctx.env, &ctx.db, &me, group_id, &add, &delete).await?;
+    Ok(Reply::ok())
+}
+
+/// # `GET /user_groups/{user_group_id}/members`
+/// The group's active members, through subgroups unless `direct_member_only=true`.
+pub async fn get_members(ctx: &RequestContext, group_id: &str) -> ApiResult<Reply> {
+    let me = ctx.user().await?;
+    require_member(&me)?;
+    let group_id = parse_id(group_id, "user_group_id")?;
+    let direct_only = ctx.params.bool_or("direct_member_only", false)?;
+    let group = access_group(&ctx.db, me.realm_id, group_id).await?;
+    let members = user_groups::member_ids(&ctx.db, me.realm_id, group.id, direct_only).await?;
+    Ok(Reply::json(json!({ "members": members })))
+}
+
+/// # `GET /user_groups/{user_group_id}/subgroups`
+/// The group's subgroups, recursively unless `direct_subgroup_only=true`.
+pub async fn get_subgroups(ctx: &RequestContext, group_id: &str) -> ApiResult<Reply> {
+    let me = ctx.user().await?;
+    require_member(&me)?;
+    let group_id = parse_id(group_id, "user_group_id")?;
+    let direct_only = ctx.params.bool_or("direct_subgroup_only", false)?;
+    let group = access_group(&ctx.db, me.realm_id, group_id).await?;
+    let subgroups = if direct_only {
+        user_groups::direct_subgroup_ids(&ctx.db, group.id).await?
+    } else {
+        let direct = user_groups::direct_subgroup_ids(&ctx.db, group.id).await?;
+        let ids = serde_json::to_string(&direct).unwrap_or_else(|_| "[]".into());
+        let mut all = if direct.is_empty() { vec![] } else { user_groups::recursive_subgroup_ids(&ctx.db, &ids).await? };
+        all.sort_unstable();
+        all.dedup();
+        all
+    };
+    Ok(Reply::json(json!({ "subgroups": subgroups })))
+}
+
+/// # `GET /user_groups/{user_group_id}/members/{user_id}`
+/// `is_user_group_member`: through subgroups at any depth unless `direct_member_only=true`.
+/// Bots may be asked about and may ask; a deactivated user is never a member; an unknown
+/// group ("Invalid user group") or user ("No such user") is `BAD_REQUEST`.
+pub async fn get_is_member(ctx: &RequestContext, group_id: &str, user_id: &str) -> ApiResult<Reply> {
+    let me = ctx.user().await?;
+    require_member(&me)?;
+    let group_id = parse_id(group_id, "user_group_id")?;
+    let user_id = parse_id(user_id, "user_id")?;
+    let direct_only = ctx.params.bool_or("direct_member_only", false)?;
+    let group = access_group(&ctx.db, me.realm_id, group_id).await?;
+    let user = users::by_id(&ctx.db, me.realm_id, user_id).await?.ok_or_else(|| ApiError::bad_request("No such user"))?;
+    let is_member = user.is_active() && user_groups::is_member(&ctx.db, me.realm_id, group.id, user.id, direct_only).await?;
+    Ok(Reply::json(json!({ "is_user_group_member": is_member })))
+}

@@ -1,0 +1,103 @@
+//! `custom_profile_fields` and `custom_profile_field_values`.
+
+use serde::Deserialize;
+use worker::{query, D1Database, D1PreparedStatement, Result};
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct ProfileFieldRow {
+    pub id: i64,
+    pub realm_id: i64,
+    pub name: String,
+    pub hint: String,
+    pub field_type: i64,
+    pub field_data: String,
+    pub sort_order: i64,
+    pub display_in_profile_summary: i64,
+    pub required: i64,
+    pub editable_by_user: i64,
+}
+
+const COLUMNS: &str = "id, realm_id, name, hint, field_type, field_data, sort_order, display_in_profile_summary, \
+    required, editable_by_user";
+
+/// The organization's fields in display order.
+pub fn in_realm_stmt(db: &D1Database, realm_id: i64) -> Result<D1PreparedStatement> {
+    query!(db, &format!("SELECT {COLUMNS} FROM custom_profile_fields WHERE realm_id = ?1 ORDER BY sort_order, id"), realm_id)
+}
+
+pub async fn in_realm(db: &D1Database, realm_id: i64) -> Result<Vec<ProfileFieldRow>> {
+    super::all(in_realm_stmt(db, realm_id)?).await
+}
+
+pub struct NewProfileField<'a> {
+    pub realm_id: i64,
+    pub name: &'a str,
+    pub hint: &'a str,
+    pub field_type: i64,
+    pub field_data: &'a str,
+    pub display_in_profile_summary: bool,
+    pub required: bool,
+    pub editable_by_user: bool,
+}
+
+/// Inserts a field last in the display order; answers its id.
+pub async fn insert(db: &D1Database, field: &NewProfileField<'_>) -> Result<i64> {
+    #[derive(Deserialize)]
+    struct Id {
+        id: i64,
+    }
+    let row: Option<Id> = super::first(query!(
+        db,
+        "INSERT INTO custom_profile_fields (realm_id, name, hint, field_type, field_data, sort_order, \
+         display_in_profile_summary, required, editable_by_user) \
+         VALUES (?1, ?2, ?3, ?4, ?5, (SELECT COALESCE(MAX(sort_order), 0) + 1 FROM custom_profile_fields WHERE realm_id = ?1), \
+         ?6, ?7, ?8) RETURNING id",
+        field.realm_id,
+        field.name,
+        field.hint,
+        field.field_type,
+        field.field_data,
+        field.display_in_profile_summary as i64,
+        field.required as i64,
+        field.editable_by_user as i64
+    )?)
+    .await?;
+    row.map(|r| r.id).ok_or_else(|| worker::Error::RustError("profile field insert returned no id".into()))
+}
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct ProfileValueRow {
+    pub user_id: i64,
+    pub field_id: i64,
+    pub value: String,
+    pub rendered_value: Option<String>,
+}
+
+/// The values held by the organization's users, or by one user (`user_id`).
+pub async fn values(db: &D1Database, realm_id: i64, user_id: Option<i64>) -> Result<Vec<ProfileValueRow>> {
+    super::all(query!(
+        db,
+        "SELECT v.user_id, v.field_id, v.value, v.rendered_value FROM custom_profile_field_values v \
+         JOIN custom_profile_fields f ON f.id = v.field_id AND f.realm_id = ?1 \
+         WHERE ?2 IS NULL OR v.user_id = ?2 ORDER BY v.user_id, f.sort_order, f.id",
+        realm_id,
+        user_id
+    )?)
+    .await
+}
+
+pub fn upsert_stmt(db: &D1Database, user_id: i64, field_id: i64, value: &str, rendered: Option<&str>) -> Result<D1PreparedStatement> {
+    query!(
+        db,
+        "INSERT INTO custom_profile_field_values (user_id, field_id, value, rendered_value) VALUES (?1, ?2, ?3, ?4) \
+         ON CONFLICT (user_id, field_id) DO UPDATE SET value = excluded.value, rendered_value = excluded.rendered_value",
+        user_id,
+        field_id,
+        value,
+        rendered
+    )
+}
+
+pub fn delete_stmt(db: &D1Database, user_id: i64, field_id: i64) -> Result<D1PreparedStatement> {
+    query!(db, "DELETE FROM custom_profile_field_values WHERE user_id = ?1 AND field_id = ?2", user_id, field_id)
+}
