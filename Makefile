@@ -23,11 +23,18 @@ dev: build migrate-dev
 	$(WRANGLER) dev --ip 127.0.0.1 --port $(DEV_PORT) --persist-to $(DEV_STATE) --show-interactive-dev-session=false
 
 ## Build, start a private server on a free port with fresh state, run every test, stop it.
-test: build
+test: build .venv-test/.installed
 	scripts/with-test-server.sh cargo test --locked -- --test-threads=8
 
+# The official Python client, for tests/python_client.rs.
+.venv-test/.installed:
+	python3 -m venv .venv-test
+	.venv-test/bin/pip install --quiet zulip
+	touch $@
+
+# Heartbeat and idle timeout at Zulip's values, so waiting long-polls stay waiting.
 bench: build
-	scripts/with-test-server.sh --log-level warn cargo run --release --locked --example bench
+	EVENT_QUEUE_HEARTBEAT_SECS=50 EVENT_QUEUE_IDLE_TIMEOUT_SECS=600 scripts/with-test-server.sh --log-level warn cargo run --release --locked --example bench
 
 setup: toolchain node_modules/.installed
 
@@ -51,4 +58,4 @@ migrate-dev: node_modules/.installed
 	$(WRANGLER) d1 migrations apply DB --local --persist-to $(DEV_STATE)
 
 clean:
-	rm -rf build target .wrangler
+	rm -rf build target .wrangler .venv-test

@@ -79,3 +79,9 @@ pub async fn delete(env: &Env, realm_id: i64, user_id: i64, queue_id: &str) -> A
     let (status, done, _) = call::<Value>(&shard(env, realm_id, queue_id)?, Method::Delete, &path, None::<&()>).await?;
     done.map(|_| ()).ok_or_else(|| refusal(queue_id, status))
 }
+
+/// One round trip to the organization's hub (`make bench`'s platform floor).
+pub async fn ping_hub(env: &Env, realm_id: i64) -> ApiResult<()> {
+    let (_, pong, _) = call::<Value>(&hub(env, realm_id)?, Method::Post, "/ping", Some(&())).await?;
+    pong.map(|_| ()).ok_or_else(|| ApiError::internal("RealmHub did not answer the ping"))
+}

@@ -4,7 +4,7 @@
 use worker::{Env, Method, Request, Response};
 
 use crate::api::{
-    bot_storage, bots, channels, dev, events, jwt_login, login, message_edit, message_flags, messages, profile_fields,
+    bot_storage, bots, channels, dev, dev_bench, events, jwt_login, login, message_edit, message_flags, messages, profile_fields,
     reactions, realm, server, subscription_properties, typing, user_groups, users,
 };
 use crate::context::RequestContext;
@@ -52,6 +52,9 @@ async fn dispatch(ctx: &RequestContext, path: &[&str]) -> ApiResult<Reply> {
         (Post, ["jwt", "fetch_api_key"]) => jwt_login::jwt_fetch_api_key(ctx).await,
         (Post, ["dev_fetch_api_key"]) => dev::dev_fetch_api_key(ctx).await,
         (Get, ["dev_list_users"]) => dev::dev_list_users(ctx).await,
+        (Get, ["dev_bench", "noop"]) => dev_bench::noop(ctx).await,
+        (Post, ["dev_bench", "d1_write"]) => dev_bench::d1_write(ctx).await,
+        (Post, ["dev_bench", "durable_object"]) => dev_bench::durable_object(ctx).await,
 
         // Event queues and typing
         (Post, ["register"]) => events::register(ctx).await,

@@ -186,7 +186,7 @@ fn topics_are_listed_most_recent_first() {
 #[test]
 fn realm_settings_are_changed_by_administrators_only() {
     let hamlet = Client::dev("hamlet@zulip.com");
-    hamlet.patch("/realm", &[("allow_message_editing", "false")]).bad_request("BAD_REQUEST", "Must be an organization administrator");
+    hamlet.patch("/realm", &[("allow_message_editing", "false")]).bad_request("UNAUTHORIZED_PRINCIPAL", "Must be an organization administrator");
     let king = Client::dev_in(Some("lear"), "king@lear.org");
     let body = king.patch("/realm", &[("message_content_edit_limit_seconds", "1200")]).success();
     assert_eq!(body["message_content_edit_limit_seconds"], 1200);

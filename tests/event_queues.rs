@@ -42,6 +42,7 @@ fn register_answers_queue_versions_and_limits() {
     assert!(body["user_settings"].is_object());
     assert!(body["subscriptions"].as_array().unwrap().iter().any(|s| s["name"] == "Verona"));
     assert_eq!(body["user_id"], hamlet.user_id);
+    common::assert_matches_openapi("post", "/register", &body);
 }
 
 #[test]
@@ -58,6 +59,7 @@ fn register_response_validates_against_zulip_openapi() {
         .stderr(std::process::Stdio::piped())
         .spawn()
         .expect("python3");
+    common::assert_matches_openapi("post", "/register", &body);
     use std::io::Write;
     child.stdin.take().unwrap().write_all(body.to_string().as_bytes()).unwrap();
     let out = child.wait_with_output().unwrap();

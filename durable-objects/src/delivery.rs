@@ -95,25 +95,17 @@ pub fn present(spec: &QueueSpec, queue_id: &str, mut event: Value, stored: &Stor
                 }
             }
         }
+        Some("user_topic") => empty_topic_name(spec, &mut event, &["topic_name"]),
         Some("delete_message") => {
+            empty_topic_name(spec, &mut event, &["topic"]);
             if let (Some(message_id), Some(obj)) = (stored.part, event.as_object_mut()) {
                 obj.remove("message_ids");
                 obj.insert("message_id".into(), json!(message_id));
             }
         }
-        Some("typing") => {
-            if !spec.capabilities.empty_topic_name && event.get("topic").is_some_and(|t| t == "") {
-                event["topic"] = json!(spec.realm_empty_topic_display_name);
-            }
-        }
+        Some("typing") => empty_topic_name(spec, &mut event, &["topic"]),
         Some("update_message") => {
-            if !spec.capabilities.empty_topic_name {
-                for key in ["subject", "topic", "orig_subject"] {
-                    if event.get(key).is_some_and(|t| t == "") {
-                        event[key] = json!(spec.realm_empty_topic_display_name);
-                    }
-                }
-            }
+            empty_topic_name(spec, &mut event, &["subject", "topic", "orig_subject"]);
             if let Some(flags) = &stored.flags {
                 event["flags"] = json!(flags);
             }
@@ -126,6 +118,19 @@ pub fn present(spec: &QueueSpec, queue_id: &str, mut event: Value, stored: &Stor
     }
     event["id"] = json!(stored.id);
     event
+}
+
+/// Clients without the `empty_topic_name` capability see the realm's display name in place
+/// of the empty topic.
+fn empty_topic_name(spec: &QueueSpec, event: &mut Value, keys: &[&str]) {
+    if spec.capabilities.empty_topic_name {
+        return;
+    }
+    for key in keys {
+        if event.get(*key).is_some_and(|t| t == "") {
+            event[*key] = json!(spec.realm_empty_topic_display_name);
+        }
+    }
 }
 
 fn present_message_fields(spec: &QueueSpec, message: &mut Value) {

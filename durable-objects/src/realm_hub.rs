@@ -119,6 +119,7 @@ impl DurableObject for RealmHub {
                 self.dispatch(dispatch).await?;
                 json_response(&serde_json::json!({}), 200)
             }
+            (Method::Post, "ping") => json_response(&serde_json::json!({}), 200),
             (Method::Post, "unregister") => {
                 let unregister: Unregister = req.json().await?;
                 self.unregister(&unregister.queue_ids)?;

@@ -5,6 +5,7 @@ pub mod bot_storage;
 pub mod bots;
 pub mod channels;
 pub mod dev;
+pub mod dev_bench;
 pub mod events;
 pub mod jwt_login;
 pub mod login;

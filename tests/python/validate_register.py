@@ -1,5 +1,5 @@
 """Validates a POST /register response (JSON on stdin) against the response schema of
-Zulip's OpenAPI description (/work/shared/reference/zulip-openapi.yaml, or the path in
+Zulip's OpenAPI description (tests/fixtures/zulip-openapi.yaml, or the path in
 ZULIP_OPENAPI). The success-envelope fields are checked separately, as Zulip's own
 test-suite does, because the schema's second allOf part forbids extra properties."""
 
@@ -10,7 +10,9 @@ import sys
 import jsonschema
 import yaml
 
-SPEC = os.environ.get("ZULIP_OPENAPI", "/work/shared/reference/zulip-openapi.yaml")
+SPEC = os.environ.get(
+    "ZULIP_OPENAPI", os.path.join(os.path.dirname(__file__), "..", "fixtures", "zulip-openapi.yaml")
+)
 
 
 ANNOTATIONS = ("example", "description", "x-curl-examples-parameters", "deprecated", "nullable")
