@@ -26,20 +26,23 @@ fn message_with_id(id: i64) -> impl Fn(&Value) -> bool {
 fn long_poll_is_woken_by_a_message_from_another_user() {
     let cordelia = Client::dev("cordelia@zulip.com");
     let hamlet = Client::dev("hamlet@zulip.com");
-    let queue = register(&cordelia, &[("event_types", r#"["message"]"#), ("apply_markdown", "true")]);
+    // Direct messages only, so other tests' channel messages do not wake this poll.
+    let queue = register(&cordelia, &[("event_types", r#"["message"]"#), ("narrow", r#"[["is", "dm"]]"#), ("apply_markdown", "true")]);
     let (qid, client) = (queue.queue_id.clone(), cordelia.clone());
-    let topic = unique("wake");
     let waiter = thread::spawn(move || {
         let started = Instant::now();
         let body = client.get("/events", &[("queue_id", &qid), ("last_event_id", "-1")]).success();
         (body, started.elapsed())
     });
     thread::sleep(Duration::from_millis(700));
-    let id = send_to_channel(&hamlet, "Verona", &topic, "**hello** there", &[]);
+    let to = format!("[{}]", cordelia.user_id);
+    let content = format!("**hello** {}", unique("there"));
+    let id = hamlet.post("/messages", &[("type", "direct"), ("to", &to), ("content", &content)]).success()["id"].as_i64().unwrap();
     let (body, elapsed) = waiter.join().unwrap();
     let event = body["events"].as_array().unwrap().iter().find(|e| message_with_id(id)(e)).cloned().unwrap_or_else(|| panic!("{body}"));
-    assert!(elapsed < Duration::from_secs(3), "{elapsed:?}");
-    assert_eq!(event["message"]["content"], "<p><strong>hello</strong> there</p>");
+    assert!(elapsed < Duration::from_secs(3), "answered by the message, not the heartbeat: {elapsed:?}");
+    assert!(event["message"]["content"].as_str().unwrap().starts_with("<p><strong>hello</strong> there"), "{event}");
+    assert_eq!(event["message"]["content_type"], "text/html");
     assert_eq!(event["message"]["sender_id"], hamlet.user_id);
     assert!(event.get("raw_content").is_none());
     assert!(event["flags"].is_array(), "flags at the event's top level: {event}");
@@ -63,7 +66,7 @@ fn local_message_id_goes_only_to_the_sending_queue() {
     let hamlet = Client::dev("hamlet@zulip.com");
     let mut sending = register_for(&hamlet, r#"["message"]"#);
     let mut other = register_for(&hamlet, r#"["message"]"#);
-    let id = send_to_channel(&hamlet, "Denmark", &unique("local"), "echo", &[("queue_id", &sending.queue_id.clone()), ("local_id", "17.01")]);
+    let id = send_to_channel(&hamlet, "Denmark", &unique("local"), "echo", &[("queue_id", &sending.queue_id.clone()), ("local_id", "17.01"), ("read_by_sender", "true")]);
     let mine = sending.wait_for("own message", message_with_id(id));
     assert_eq!(mine["local_message_id"], "17.01");
     assert!(mine["flags"].as_array().unwrap().iter().any(|f| f == "read"), "{mine}");
@@ -71,19 +74,25 @@ fn local_message_id_goes_only_to_the_sending_queue() {
     assert!(theirs.get("local_message_id").is_none());
 }
 
+/// The flags of `id` as `client` reads them from `GET /messages/{id}`.
+fn stored_flags(client: &Client, id: i64) -> Value {
+    client.get(&format!("/messages/{id}"), &[]).success()["message"]["flags"].clone()
+}
+
 #[test]
 fn flags_are_per_user() {
     let shiva = Client::dev("shiva@zulip.com");
     let prospero = Client::dev("prospero@zulip.com");
-    let mut mentioned = register_for(&prospero, r#"["message"]"#);
+    let mut recipient = register_for(&prospero, r#"["message"]"#);
     let mut sender = register_for(&shiva, r#"["message"]"#);
-    let id = send_to_channel(&shiva, "Verona", &unique("flags"), "hi @**Prospero from The Tempest**", &[]);
-    let theirs = mentioned.wait_for("mention", message_with_id(id));
-    let flags: Vec<&str> = theirs["flags"].as_array().unwrap().iter().map(|f| f.as_str().unwrap()).collect();
-    assert!(flags.contains(&"mentioned") && !flags.contains(&"read"), "{flags:?}");
+    let id = send_to_channel(&shiva, "Verona", &unique("flags"), "hi @**Prospero from The Tempest**", &[("read_by_sender", "true")]);
+    let theirs = recipient.wait_for("mention", message_with_id(id));
+    assert_eq!(theirs["flags"], stored_flags(&prospero, id));
+    assert!(!theirs["flags"].as_array().unwrap().iter().any(|f| f == "read"), "{theirs}");
     let mine = sender.wait_for("own", message_with_id(id));
-    let flags: Vec<&str> = mine["flags"].as_array().unwrap().iter().map(|f| f.as_str().unwrap()).collect();
-    assert!(flags.contains(&"read") && !flags.contains(&"mentioned"), "{flags:?}");
+    assert_eq!(mine["flags"], stored_flags(&shiva, id));
+    assert!(mine["flags"].as_array().unwrap().iter().any(|f| f == "read"), "{mine}");
+    assert!(mine.get("message").and_then(|m| m.get("flags")).is_none(), "flags are not inside the message");
 }
 
 #[test]
