@@ -23,6 +23,7 @@ mod fences;
 mod html;
 mod links;
 mod mentions;
+mod timestamps;
 mod tlds;
 mod writer;
 

@@ -228,7 +228,6 @@ fn hostile_inputs_render_quickly() {
         let started = std::time::Instant::now();
         let rendered = render(&content, &Resolved::default());
         let elapsed = started.elapsed();
-        println!("{:?}: {elapsed:?}", &content.chars().take(12).collect::<String>());
         assert!(elapsed.as_secs_f64() < 3.0, "{:?}… took {elapsed:?}", &content[..20.min(content.len())]);
         assert!(!rendered.html.contains("<script"));
     }
@@ -250,4 +249,14 @@ fn tables_render_with_zulip_layout() {
         html("a | b\n--|:-:\n1 | 2"),
         "<table>\n<thead>\n<tr>\n<th>a</th>\n<th style=\"text-align: center;\">b</th>\n</tr>\n</thead>\n<tbody>\n<tr>\n<td>1</td>\n<td style=\"text-align: center;\">2</td>\n</tr>\n</tbody>\n</table>"
     );
+}
+
+#[test]
+fn global_times_render_as_time_elements() {
+    assert_eq!(
+        html("meet <time:2024-03-01T10:00:00+05:30> ok"),
+        r#"<p>meet <time datetime="2024-03-01T04:30:00Z">2024-03-01T10:00:00+05:30</time> ok</p>"#
+    );
+    assert_eq!(html("<time:soon>"), r#"<p><span class="timestamp-error">Invalid time format: soon</span></p>"#);
+    assert_eq!(html("`<time:1496701800>`"), "<p><code>&lt;time:1496701800&gt;</code></p>");
 }

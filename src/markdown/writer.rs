@@ -10,7 +10,7 @@ use std::ops::Range;
 
 use pulldown_cmark::{Alignment, CodeBlockKind, Event, LinkType, Options, Parser, Tag, TagEnd};
 
-use super::fences::Preprocessed;
+use super::fences::{Preprocessed, Segment};
 use super::{code, html, links, mentions, Rendered, Resolved};
 
 pub fn write_html(pre: &Preprocessed, resolved: &Resolved) -> Rendered {
@@ -488,17 +488,26 @@ impl<'a> Writer<'a> {
 
     fn text(&mut self, text: &str, at_boundary: bool) {
         if let Some((_, code)) = self.code.as_mut() {
-            code.push_str(text);
+            code.push_str(&self.pre.restore_source(text));
             return;
         }
-        if self.pre.has_marker(text) {
-            self.pre.expand_inline(text, &mut self.out);
-            return;
+        let mut boundary = at_boundary;
+        for segment in self.pre.segments(text) {
+            match segment {
+                Segment::Html(stashed) => {
+                    self.out.push_str(stashed);
+                    boundary = false;
+                }
+                Segment::Text(part) if self.link_depth > 0 => html::escape_text(&mut self.out, part),
+                Segment::Text(part) => {
+                    self.struck_and_autolinked(part, boundary);
+                    boundary = false;
+                }
+            }
         }
-        if self.link_depth > 0 {
-            html::escape_text(&mut self.out, text);
-            return;
-        }
+    }
+
+    fn struck_and_autolinked(&mut self, text: &str, at_boundary: bool) {
         // `~~ text ~~` with inner spaces is strikethrough in Zulip but not in CommonMark.
         let (mut rest, mut boundary) = (text, at_boundary);
         while let Some((before, inner, after)) = split_strikethrough(rest) {
@@ -540,7 +549,7 @@ impl<'a> Writer<'a> {
             parsed
         };
         self.out.push_str("<code>");
-        html::escape_text(&mut self.out, inner);
+        html::escape_text(&mut self.out, &self.pre.restore_source(inner));
         self.out.push_str("</code>");
     }
 
