@@ -7,12 +7,21 @@
 //! Pipeline (pure Rust, no I/O):
 //! 1. [`fences`]: Zulip's line-level fenced-block preprocessor. Code blocks become stashed
 //!    HTML behind placeholders, `quote` fences become `> ` lines, `spoiler` fences become
-//!    stashed wrapper HTML around Markdown content. Lines CommonMark would read as HTML
-//!    blocks, fences or reference definitions are escaped so they stay text, as in Zulip.
+//!    stashed wrapper HTML around Markdown content. [`blocks`] then applies Python-Markdown's
+//!    block rules that CommonMark reads differently (empty quotes, 2-space list nesting,
+//!    mixed bullets, no setext headings); `<time:...>` becomes an inline placeholder
+//!    ([`timestamps`]); lines CommonMark would read as HTML blocks, fences Zulip rejected or
+//!    reference definitions are neutralised so they stay text, as in Zulip.
 //! 2. `pulldown-cmark` parses the result into events (with source offsets).
 //! 3. [`writer`]: walks the events and writes Zulip-shaped HTML itself; it never passes raw
 //!    HTML through, recognises mentions and channel links around `**`/`*` spans using the
-//!    source offsets, and records what was mentioned.
+//!    source offsets ([`mentions`], [`links`]), autolinks bare URLs, and records what was
+//!    mentioned.
+//!
+//! Not rendered (Zulip needs data or services this module does not have): emoji (`:smile:`
+//! and Unicode emoji stay as typed), KaTeX math (shown as code), Pygments highlighting
+//! (code is unhighlighted), inline image and link previews, links relative to the realm's
+//! own URL, and the empty-topic display name in `#**channel>**`.
 //!
 //! Callers (send and edit actions) first call [`references`] to learn which names and ids
 //! to resolve with one D1 query, then [`render`] with what they found.

@@ -260,3 +260,48 @@ fn global_times_render_as_time_elements() {
     assert_eq!(html("<time:soon>"), r#"<p><span class="timestamp-error">Invalid time format: soon</span></p>"#);
     assert_eq!(html("`<time:1496701800>`"), "<p><code>&lt;time:1496701800&gt;</code></p>");
 }
+
+/// Whether every opened tag is closed in order (void elements aside).
+fn balanced(html: &str) -> bool {
+    let mut open: Vec<String> = Vec::new();
+    let mut rest = html;
+    while let Some(start) = rest.find('<') {
+        let Some(len) = rest[start..].find('>') else { return false };
+        let tag = &rest[start + 1..start + len];
+        rest = &rest[start + len + 1..];
+        let name: String = tag.trim_start_matches('/').chars().take_while(|c| c.is_ascii_alphanumeric()).collect();
+        if matches!(name.as_str(), "br" | "hr" | "img") {
+            continue;
+        }
+        if tag.starts_with('/') {
+            if open.pop().as_deref() != Some(name.as_str()) {
+                return false;
+            }
+        } else {
+            open.push(name);
+        }
+    }
+    open.is_empty()
+}
+
+/// Mixed snippets in many combinations always give well-formed HTML.
+#[test]
+fn output_is_well_formed_for_mixed_syntax() {
+    let snippets = [
+        "@**King Hamlet** ", "@_**all** ", "#**Verona>t** ", "**b** ", "*e* ", "_u_ ", "~~d~~ ", "`c` ",
+        "<b>x</b> ", "[l](https://x.com) ", "[j](javascript:1) ", "https://a.com/(x) ", "\n", "\n\n",
+        "> ", "* ", "1. ", "  * ", "```\ncode\n```\n", "```spoiler h\nbody\n```\n", "~~~quote\nq\n~~~\n",
+        "# ", "| a | b |\n|---|---|\n| 1 | 2 |\n", "<time:1496701800> ", "    indented\n", "***x*** ", "\\* ",
+    ];
+    let mut seed: u64 = 42;
+    for _ in 0..3000 {
+        let mut content = String::new();
+        for _ in 0..8 {
+            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            content.push_str(snippets[(seed >> 33) as usize % snippets.len()]);
+        }
+        let rendered = render(&content, &users());
+        assert!(balanced(&rendered.html), "{content:?}\n=> {}", rendered.html);
+        assert!(!rendered.html.contains("href=\"javascript"), "{}", rendered.html);
+    }
+}
