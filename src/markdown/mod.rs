@@ -5,17 +5,17 @@
 //! some features (raw HTML, `_` emphasis, reference links, backslash escapes).
 //!
 //! Pipeline (pure Rust, no I/O):
-//! 1. [`fences`]: Zulip's line-level fenced-block preprocessor. Code blocks become stashed
+//! 1. `fences.rs`: Zulip's line-level fenced-block preprocessor. Code blocks become stashed
 //!    HTML behind placeholders, `quote` fences become `> ` lines, `spoiler` fences become
-//!    stashed wrapper HTML around Markdown content. [`blocks`] then applies Python-Markdown's
+//!    stashed wrapper HTML around Markdown content. `blocks.rs` then applies Python-Markdown's
 //!    block rules that CommonMark reads differently (empty quotes, 2-space list nesting,
 //!    mixed bullets, no setext headings); `<time:...>` becomes an inline placeholder
-//!    ([`timestamps`]); lines CommonMark would read as HTML blocks, fences Zulip rejected or
+//!    (`timestamps.rs`); lines CommonMark would read as HTML blocks, fences Zulip rejected or
 //!    reference definitions are neutralised so they stay text, as in Zulip.
 //! 2. `pulldown-cmark` parses the result into events (with source offsets).
-//! 3. [`writer`]: walks the events and writes Zulip-shaped HTML itself; it never passes raw
+//! 3. `writer.rs`: walks the events and writes Zulip-shaped HTML itself; it never passes raw
 //!    HTML through, recognises mentions and channel links around `**`/`*` spans using the
-//!    source offsets ([`mentions`], [`links`]), autolinks bare URLs, and records what was
+//!    source offsets (`mentions.rs`, `links.rs`), autolinks bare URLs, and records what was
 //!    mentioned.
 //!
 //! Not rendered (Zulip needs data or services this module does not have): emoji (`:smile:`
