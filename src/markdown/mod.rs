@@ -108,6 +108,21 @@ pub struct Rendered {
 }
 
 /// Renders message content to HTML the way Zulip's server does (within this module's scope).
+///
+/// ```
+/// use team_chat::markdown::{references, render, MentionableUser, Resolved};
+///
+/// let content = "hi @**King Hamlet**";
+/// let refs = references(content); // user_names: ["King Hamlet"] -> one D1 query
+/// assert_eq!(refs.user_names, vec!["King Hamlet"]);
+/// let resolved = Resolved {
+///     users: vec![MentionableUser { id: 10, full_name: "King Hamlet".into() }],
+///     ..Resolved::default()
+/// };
+/// let rendered = render(content, &resolved);
+/// assert_eq!(rendered.html, r#"<p>hi <span class="user-mention" data-user-id="10">@King Hamlet</span></p>"#);
+/// assert!(rendered.mentioned_user_ids.contains(&10));
+/// ```
 pub fn render(content: &str, resolved: &Resolved) -> Rendered {
     let source = fences::preprocess(content);
     let mut rendered = writer::write_html(&source, resolved);

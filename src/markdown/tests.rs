@@ -305,3 +305,9 @@ fn output_is_well_formed_for_mixed_syntax() {
         assert!(!rendered.html.contains("href=\"javascript"), "{}", rendered.html);
     }
 }
+
+#[test]
+fn code_spans_do_not_cross_lines() {
+    assert_eq!(html("`a\nb`"), "<p>`a<br>\nb`</p>");
+    assert_eq!(html("` a `"), "<p><code> a </code></p>");
+}

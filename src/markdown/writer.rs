@@ -539,9 +539,20 @@ impl<'a> Writer<'a> {
         html::escape_text(&mut self.out, &text[written..]);
     }
 
-    /// Inline code keeps its spaces exactly as typed (Zulip does not trim them).
+    /// Inline code keeps its spaces exactly as typed (Zulip does not trim them). Zulip's
+    /// code spans never cross a line break: such a span stays text, backticks included.
     fn inline_code(&mut self, parsed: &str, range: Range<usize>) {
         let span = &self.src[range];
+        if span.contains('\n') {
+            let lines: Vec<&str> = span.split('\n').map(|l| l.trim_start_matches(' ')).collect();
+            for (n, line) in lines.iter().enumerate() {
+                if n > 0 {
+                    self.out.push_str("<br>\n");
+                }
+                html::escape_text(&mut self.out, &self.pre.restore_source(line));
+            }
+            return;
+        }
         let ticks = span.chars().take_while(|c| *c == '`').count();
         let inner = if ticks > 0 && span.len() >= 2 * ticks && span.ends_with(&"`".repeat(ticks)) {
             &span[ticks..span.len() - ticks]
