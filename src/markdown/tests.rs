@@ -311,3 +311,33 @@ fn code_spans_do_not_cross_lines() {
     assert_eq!(html("`a\nb`"), "<p>`a<br>\nb`</p>");
     assert_eq!(html("` a `"), "<p><code> a </code></p>");
 }
+
+#[test]
+fn channel_names_match_exactly_and_encode_unicode() {
+    let resolved = Resolved {
+        channels: vec![LinkableChannel { id: 5, name: "привет".into() }, LinkableChannel { id: 6, name: "CaseSens".into() }],
+        ..Resolved::default()
+    };
+    assert_eq!(
+        render("#**привет**", &resolved).html,
+        r##"<p><a class="stream" data-stream-id="5" href="/#narrow/channel/5-.D0.BF.D1.80.D0.B8.D0.B2.D0.B5.D1.82">#привет</a></p>"##
+    );
+    assert_eq!(render("#**casesens**", &resolved).html, "<p>#<strong>casesens</strong></p>");
+}
+
+#[test]
+fn same_named_users_are_told_apart_by_id() {
+    let resolved = Resolved {
+        users: vec![
+            MentionableUser { id: 1, full_name: "Mark Twin".into() },
+            MentionableUser { id: 2, full_name: "Mark Twin".into() },
+        ],
+        ..Resolved::default()
+    };
+    let r = render("@**Mark Twin|1**, @**Mark Twin|2**", &resolved);
+    assert_eq!(
+        r.html,
+        r#"<p><span class="user-mention" data-user-id="1">@Mark Twin</span>, <span class="user-mention" data-user-id="2">@Mark Twin</span></p>"#
+    );
+    assert_eq!(r.mentioned_user_ids.into_iter().collect::<Vec<_>>(), vec![1, 2]);
+}
