@@ -14,6 +14,7 @@ pub mod dev_seed;
 pub mod domain;
 pub mod error;
 pub mod events;
+pub mod markdown;
 pub mod params;
 pub mod response;
 pub mod routes;
