@@ -14,6 +14,7 @@ pub mod context;
 pub mod db;
 pub mod dev_seed;
 pub mod domain;
+pub mod emoji;
 pub mod error;
 pub mod event_queues;
 pub mod events;
