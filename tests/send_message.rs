@@ -426,3 +426,18 @@ fn channel_name_is_case_insensitive() {
     let id = send_to_channel(&hamlet, &name.to_lowercase(), "t", "x");
     assert_eq!(fetch(&hamlet, id)["stream_id"], channel_id);
 }
+
+#[test]
+fn being_mentioned_follows_the_topic() {
+    let hamlet = Client::dev("hamlet@zulip.com");
+    let othello = Client::dev("othello@zulip.com");
+    let name = unique("mention-follow");
+    create_channel(&hamlet, &name, &[], &[othello.user_id]);
+    let quiet = send_to_channel(&hamlet, &name, "quiet", "no mention");
+    let loud = send_to_channel(&hamlet, &name, "loud", "@**Othello, the Moor of Venice** look");
+    let narrow = serde_json::json!([["stream", name], ["is", "followed"]]).to_string();
+    let body = othello.get("/messages", &[("anchor", "newest"), ("num_before", "10"), ("num_after", "0"), ("narrow", &narrow)]).success();
+    let ids: Vec<i64> = body["messages"].as_array().unwrap().iter().map(|m| m["id"].as_i64().unwrap()).collect();
+    assert_eq!(ids, vec![loud]);
+    assert_ne!(quiet, loud);
+}
