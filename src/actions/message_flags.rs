@@ -21,6 +21,16 @@ struct Found {
     id: i64,
     flags: Option<i64>,
     accessible: i64,
+    channel_id: Option<i64>,
+    subscribed: i64,
+}
+
+/// What changed: the ids whose flag changed and, when marking messages unread, the channels
+/// whose messages were skipped because the user is not subscribed (Zulip keeps every unread
+/// message in a subscribed channel).
+pub struct FlagsUpdate {
+    pub messages: Vec<i64>,
+    pub ignored_because_not_subscribed_channels: Option<Vec<i64>>,
 }
 
 /// Validates the flag and operation, then sets or clears the flag on `message_ids` (messages
@@ -33,7 +43,7 @@ pub async fn do_update_message_flags(
     op: &str,
     flag: &str,
     message_ids: &[i64],
-) -> ApiResult<Vec<i64>> {
+) -> ApiResult<FlagsUpdate> {
     if !EDITABLE.contains(&flag) {
         if NOT_EDITABLE.contains(&flag) {
             return Err(ApiError::bad_request(format!("Flag not editable: '{flag}'")));
@@ -49,7 +59,9 @@ pub async fn do_update_message_flags(
     let ids_json = serde_json::to_string(message_ids)?;
     let found: Vec<Found> = db
         .prepare(format!(
-            "SELECT m.id, um.flags, {ACCESS_CONDITION} AS accessible FROM messages m \
+            "SELECT m.id, um.flags, {ACCESS_CONDITION} AS accessible, m.channel_id, \
+             EXISTS (SELECT 1 FROM subscriptions s WHERE s.user_id = ?2 AND s.channel_id = m.channel_id AND s.active = 1) AS subscribed \
+             FROM messages m \
              LEFT JOIN user_messages um ON um.message_id = m.id AND um.user_id = ?2 \
              LEFT JOIN channels c ON c.id = m.channel_id \
              WHERE m.realm_id = ?1 AND m.id IN (SELECT value FROM json_each(?4))"
@@ -68,6 +80,18 @@ pub async fn do_update_message_flags(
             return Err(invalid_message());
         }
     }
+    let marking_unread = flag == "read" && !add;
+    let mut ignored: Vec<i64> = Vec::new();
+    if marking_unread {
+        for f in &found {
+            if let (Some(channel_id), 0) = (f.channel_id, f.subscribed) {
+                if !ignored.contains(&channel_id) {
+                    ignored.push(channel_id);
+                }
+            }
+        }
+    }
+    let found: Vec<Found> = found.into_iter().filter(|f| !(marking_unread && f.channel_id.is_some() && f.subscribed == 0)).collect();
     // Messages without a row read as read+historical: marking them read changes nothing.
     let historical: Vec<i64> = found.iter().filter(|f| f.flags.is_none() && flag != "read").map(|f| f.id).collect();
     let changed: Vec<i64> = found
@@ -85,5 +109,5 @@ pub async fn do_update_message_flags(
             "messages": changed, "all": false });
         send_event(env, me.realm_id, &Dispatch { event: &event, users: &[EventUser::plain(me.id)], sender_queue_id: None, local_id: None }).await;
     }
-    Ok(changed)
+    Ok(FlagsUpdate { messages: changed, ignored_because_not_subscribed_channels: marking_unread.then_some(ignored) })
 }
