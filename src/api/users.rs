@@ -13,11 +13,17 @@ fn realm_host(ctx: &RequestContext) -> &str {
 }
 
 /// # `GET /users/me`
-/// Any user: the caller's own User object, its fields at the top level.
+/// Any user: the caller's own User object, its fields at the top level (without the bot
+/// fields, which Zulip leaves out of this answer).
 pub async fn get_own_user(ctx: &RequestContext) -> ApiResult<Reply> {
     let me = ctx.user().await?;
     let opts = UserDictOptions { realm_host: realm_host(ctx), client_gravatar: false };
-    Ok(Reply::json(user_dict(&me, &me, &opts)))
+    let mut own = user_dict(&me, &me, &opts);
+    if let Some(fields) = own.as_object_mut() {
+        fields.remove("bot_type");
+        fields.remove("bot_owner_id");
+    }
+    Ok(Reply::json(own))
 }
 
 /// # `GET /users`

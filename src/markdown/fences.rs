@@ -29,6 +29,11 @@ impl Preprocessed {
         self.stash.get(index).map(String::as_str)
     }
 
+    /// A nested ordered list's real start number carried at the start of its first text.
+    pub fn list_start<'t>(&self, text: &'t str) -> Option<(u64, &'t str)> {
+        super::blocks::start_number(text, self.marker)
+    }
+
     /// Whether `text` contains a placeholder that is not a paragraph of its own.
     pub fn has_marker(&self, text: &str) -> bool {
         text.contains(self.marker)
@@ -63,7 +68,7 @@ pub fn preprocess(content: &str) -> Preprocessed {
         stash: Vec::new(),
         marker: unused_private_char(&normalized),
     };
-    let lines = run_fences(&mut pre, &normalized);
+    let lines = super::blocks::normalize(run_fences(&mut pre, &normalized), pre.marker);
     let neutralized: Vec<String> = lines.iter().map(|l| neutralize_line(l)).collect();
     pre.text = neutralized.join("\n");
     pre
@@ -90,7 +95,7 @@ fn expand_tabs(line: &str) -> String {
     for c in line.chars() {
         if c == '\t' {
             let spaces = 4 - column % 4;
-            out.extend(std::iter::repeat(' ').take(spaces));
+            out.extend(std::iter::repeat_n(' ', spaces));
             column += spaces;
         } else {
             out.push(c);
@@ -100,10 +105,15 @@ fn expand_tabs(line: &str) -> String {
     out
 }
 
+/// A private-use character the content does not contain. The candidates (BMP and plane 15
+/// private use areas, 71 000 characters) outnumber any message's characters, so one exists.
 fn unused_private_char(content: &str) -> char {
+    let is_private = |c: &char| matches!(c, '\u{E000}'..='\u{F8FF}' | '\u{F0000}'..='\u{FFFFD}');
+    let used: std::collections::HashSet<char> = content.chars().filter(is_private).collect();
     ('\u{E000}'..='\u{F8FF}')
-        .find(|c| !content.contains(*c))
-        .unwrap_or('\u{F8FF}')
+        .chain('\u{F0000}'..='\u{FFFFD}')
+        .find(|c| !used.contains(c))
+        .expect("more private-use characters than a message can hold")
 }
 
 /// What kind of fenced block a handler collects.
@@ -152,9 +162,14 @@ fn run_fences(pre: &mut Preprocessed, text: &str) -> Vec<String> {
     stack.pop().map(|f| f.lines).unwrap_or_default()
 }
 
+/// Fenced blocks nest at most this deep; deeper fence lines are content. Each level
+/// re-prefixes its content when quoted, so unbounded nesting costs quadratic time.
+const MAX_FENCE_DEPTH: usize = 16;
+
 /// Zulip's `check_for_new_fence`: a fence line opens a block, anything else is content.
 fn open_or_append(stack: &mut Vec<Frame>, line: &str) {
-    match parse_fence(line) {
+    let fence = if stack.len() <= MAX_FENCE_DEPTH { parse_fence(line) } else { None };
+    match fence {
         Some(fence) => {
             let lang = fence.lang.map(|l| l.to_lowercase());
             let kind = match lang.as_deref() {
@@ -252,7 +267,8 @@ fn neutralize_line(line: &str) -> String {
     let rest = &line[start..];
     let entity = if rest.starts_with('<') {
         "&lt;"
-    } else if rest.starts_with("```") {
+    } else if rest.starts_with("```") && !rest.trim_start_matches('`').contains('`') {
+        // A backtick run followed by more backticks is a code span, not a fence.
         "&#96;"
     } else if rest.starts_with("~~~") {
         "&#126;"

@@ -113,6 +113,7 @@ pub fn find_autolinks(text: &str, at_boundary: bool) -> Vec<AutoLink> {
     let mut found = Vec::new();
     let mut previous: Option<char> = None;
     let mut skip_until = 0;
+    let mut word_end = 0;
     for (at, c) in text.char_indices() {
         let allowed = match previous {
             None => at_boundary,
@@ -122,7 +123,11 @@ pub fn find_autolinks(text: &str, at_boundary: bool) -> Vec<AutoLink> {
         if at < skip_until || !allowed || c.is_whitespace() {
             continue;
         }
-        if let Some(link) = autolink_at(text, at) {
+        if at >= word_end {
+            // Computed once per word, so scanning stays linear in the text.
+            word_end = text[at..].find(char::is_whitespace).map_or(text.len(), |i| at + i);
+        }
+        if let Some(link) = autolink_at(text, at, word_end) {
             skip_until = link.end;
             found.push(link);
         }
@@ -132,14 +137,21 @@ pub fn find_autolinks(text: &str, at_boundary: bool) -> Vec<AutoLink> {
 
 const TRAILING_PUNCTUATION: &[char] = &['!', ':', ';', '?', ')', ',', '.', '\'', '"', '>'];
 
-fn autolink_at(text: &str, start: usize) -> Option<AutoLink> {
-    let word_end = text[start..].find(char::is_whitespace).map_or(text.len(), |i| start + i);
-    let word = &text[start..word_end];
+/// Longer runs are not considered as links; bounds the work on hostile input.
+const MAX_LINK_CANDIDATE: usize = 2048;
+
+fn autolink_at(text: &str, start: usize, word_end: usize) -> Option<AutoLink> {
+    // Every link form starts with a word character (`http`, a domain, an email's local part).
+    if !text[start..].starts_with(is_word_char) {
+        return None;
+    }
+    let word = &text[start..floor_char_boundary(text, word_end.min(start + MAX_LINK_CANDIDATE))];
     // The link is the shortest prefix whose remainder is only trailing punctuation.
     let min_len = word.trim_end_matches(TRAILING_PUNCTUATION).len();
-    let mut ends: Vec<usize> = word.char_indices().map(|(i, _)| i).filter(|i| *i >= min_len).collect();
-    ends.push(word.len());
-    ends.into_iter()
+    word[min_len..]
+        .char_indices()
+        .map(|(i, _)| min_len + i)
+        .chain(std::iter::once(word.len()))
         .filter(|len| *len > 0)
         .find_map(|len| link_href(&word[..len]).map(|href| AutoLink { start, end: start + len, href }))
 }
@@ -152,11 +164,18 @@ fn link_href(candidate: &str) -> Option<String> {
     if is_email(candidate) {
         return Some(format!("mailto:{candidate}"));
     }
-    let host_end = candidate.find('/').unwrap_or(candidate.len());
+    let host_end = candidate.find(|c: char| !(is_word_char(c) || c == '-' || c == '.')).unwrap_or(candidate.len());
     if is_domain(&candidate[..host_end]) && is_path(&candidate[host_end..]) {
         return Some(format!("http://{candidate}"));
     }
     None
+}
+
+fn floor_char_boundary(text: &str, mut at: usize) -> usize {
+    while !text.is_char_boundary(at) {
+        at -= 1;
+    }
+    at
 }
 
 fn is_word_char(c: char) -> bool {
@@ -206,6 +225,9 @@ fn is_path(path: &str) -> bool {
 
 /// `(?:[\w-]+\.)+tld` with a real top-level domain (minus a few file extensions).
 fn is_domain(host: &str) -> bool {
+    if !host.chars().all(|c| is_word_char(c) || c == '-' || c == '.') {
+        return false;
+    }
     let labels: Vec<&str> = host.split('.').collect();
     labels.len() >= 2
         && labels.iter().all(|l| !l.is_empty() && l.chars().all(|c| is_word_char(c) || c == '-'))
@@ -214,6 +236,10 @@ fn is_domain(host: &str) -> bool {
 
 /// `[\w.-]+@[\w.-]+\.[\w]+`
 fn is_email(candidate: &str) -> bool {
+    let local_end = candidate.find(|c: char| !(is_word_char(c) || c == '.' || c == '-'));
+    if local_end.is_none_or(|end| !candidate[end..].starts_with('@')) {
+        return false;
+    }
     let Some((local, domain)) = candidate.split_once('@') else { return false };
     let Some((host, tld)) = domain.rsplit_once('.') else { return false };
     let word_dot_dash = |s: &str| !s.is_empty() && s.chars().all(|c| is_word_char(c) || c == '.' || c == '-');

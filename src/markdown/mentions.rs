@@ -169,7 +169,7 @@ fn find_user<'r>(target: &UserTarget<'_>, resolved: &'r Resolved) -> Option<&'r 
             .users
             .iter()
             .find(|u| u.id == *id)
-            .filter(|u| name.map_or(true, |n| n == u.full_name)),
+            .filter(|u| name.is_none_or(|n| n == u.full_name)),
         UserTarget::StreamWildcard | UserTarget::TopicWildcard => None,
     }
 }

@@ -17,6 +17,7 @@
 //! Callers (send and edit actions) first call [`references`] to learn which names and ids
 //! to resolve with one D1 query, then [`render`] with what they found.
 
+mod blocks;
 mod code;
 mod fences;
 mod html;

@@ -202,3 +202,52 @@ fn script_injection_is_neutralised() {
     let r = render("@**<img src=x onerror=alert(1)>** #**\"><script>**", &hostile);
     assert!(!r.html.contains("<img") && !r.html.contains("<script"), "{}", r.html);
 }
+
+/// Hostile inputs at Zulip's maximum message length must render in linear-ish time (a
+/// Worker has little CPU) and without exhausting the stack.
+#[test]
+fn hostile_inputs_render_quickly() {
+    let cases: Vec<String> = vec![
+        "**a** ".repeat(1700),
+        "@**a** #**b** @*c* ".repeat(500),
+        ">".repeat(10_000),
+        "> ".repeat(5_000),
+        "a:".repeat(5_000),
+        ":".repeat(10_000),
+        "'a".repeat(5_000),
+        format!("x a.com{}", "!".repeat(9_990)),
+        "~~~quote\n".repeat(1_000),
+        "```\n".repeat(2_500),
+        "* a\n  ".repeat(2_000),
+        "1. a\n  ".repeat(2_000),
+        "[a](".repeat(2_500),
+        "*_".repeat(5_000),
+        "\u{E000}".repeat(6_400) + &"x".repeat(3_000),
+    ];
+    for content in cases {
+        let started = std::time::Instant::now();
+        let rendered = render(&content, &Resolved::default());
+        let elapsed = started.elapsed();
+        println!("{:?}: {elapsed:?}", &content.chars().take(12).collect::<String>());
+        assert!(elapsed.as_secs_f64() < 3.0, "{:?}… took {elapsed:?}", &content[..20.min(content.len())]);
+        assert!(!rendered.html.contains("<script"));
+    }
+}
+
+#[test]
+fn zulip_markdown_differences_from_commonmark() {
+    // No backslash escapes, no `_` emphasis, no setext headings, no reference links.
+    assert_eq!(html(r"a\*b\*"), r"<p>a\*b\*</p>");
+    assert_eq!(html("_em_ and __strong__"), "<p>_em_ and __strong__</p>");
+    assert_eq!(html("Title\n==="), "<p>Title<br>\n===</p>");
+    assert_eq!(html("Title\n---"), "<p>Title</p>\n<hr>");
+    assert_eq!(html("[a]\n\n[a]: /x"), "<p>[a]</p>\n<p>[a]: /x</p>");
+}
+
+#[test]
+fn tables_render_with_zulip_layout() {
+    assert_eq!(
+        html("a | b\n--|:-:\n1 | 2"),
+        "<table>\n<thead>\n<tr>\n<th>a</th>\n<th style=\"text-align: center;\">b</th>\n</tr>\n</thead>\n<tbody>\n<tr>\n<td>1</td>\n<td style=\"text-align: center;\">2</td>\n</tr>\n</tbody>\n</table>"
+    );
+}

@@ -14,11 +14,14 @@ use super::fences::Preprocessed;
 use super::{code, html, links, mentions, Rendered, Resolved};
 
 pub fn write_html(pre: &Preprocessed, resolved: &Resolved) -> Rendered {
+    let events = parse(&pre.text);
+    let ends = matching_ends(&events);
     let mut writer = Writer {
         src: &pre.text,
         pre,
         resolved,
-        events: parse(&pre.text),
+        events,
+        ends,
         out: String::with_capacity(pre.text.len() * 2),
         rendered: Rendered::default(),
         quote_depth: 0,
@@ -27,6 +30,8 @@ pub fn write_html(pre: &Preprocessed, resolved: &Resolved) -> Rendered {
         table: TableState::default(),
         code: None,
         at_boundary: true,
+        after_break: false,
+        list_depth: 0,
     };
     writer.run();
     let mut rendered = writer.rendered;
@@ -34,33 +39,110 @@ pub fn write_html(pre: &Preprocessed, resolved: &Resolved) -> Rendered {
     rendered
 }
 
-/// Parses with Zulip's extensions (tables, `~~strikethrough~~`) and merges adjacent text
-/// events, so patterns that span pulldown's text splits (autolinks) are seen whole.
+/// Parses with Zulip's extensions (tables, `~~strikethrough~~`), turns emphasis Zulip
+/// would not recognise back into its delimiters, and merges adjacent text events, so
+/// patterns that span pulldown's text splits (autolinks) are seen whole.
 fn parse(src: &str) -> Vec<(Event<'_>, Range<usize>)> {
     let options = Options::ENABLE_TABLES | Options::ENABLE_STRIKETHROUGH;
     let mut events: Vec<(Event<'_>, Range<usize>)> = Vec::new();
+    let mut literal_closers: Vec<Option<String>> = Vec::new();
+    // Adjacent text collects here (one growing buffer, so merging stays linear).
+    let mut pending: Option<(String, Range<usize>)> = None;
     for (event, range) in Parser::new_ext(src, options).into_offset_iter() {
-        let event = keep_backslash(src, event, &range);
-        match (events.last_mut(), event) {
-            (Some((Event::Text(previous), previous_range)), Event::Text(text)) => {
-                *previous = format!("{previous}{text}").into();
-                previous_range.end = range.end;
+        let event = match keep_backslash(src, event, &range) {
+            // Inline HTML is text in Zulip; merging it keeps autolink boundaries right.
+            Event::InlineHtml(raw) => Event::Text(raw),
+            Event::Start(tag @ (Tag::Emphasis | Tag::Strong | Tag::Strikethrough)) => {
+                match literal_delimiters(src, &tag, &range) {
+                    Some((open, close)) => {
+                        literal_closers.push(Some(close));
+                        Event::Text(open.into())
+                    }
+                    None => {
+                        literal_closers.push(None);
+                        Event::Start(tag)
+                    }
+                }
             }
-            (_, event) => events.push((event, range)),
+            Event::End(tag @ (TagEnd::Emphasis | TagEnd::Strong | TagEnd::Strikethrough)) => {
+                match literal_closers.pop().flatten() {
+                    Some(close) => Event::Text(close.into()),
+                    None => Event::End(tag),
+                }
+            }
+            event => event,
+        };
+        match (pending.as_mut(), event) {
+            (Some((buffer, pending_range)), Event::Text(text)) => {
+                buffer.push_str(&text);
+                pending_range.end = range.end;
+            }
+            (None, Event::Text(text)) => pending = Some((text.into_string(), range)),
+            (_, event) => {
+                if let Some((text, text_range)) = pending.take() {
+                    events.push((Event::Text(text.into()), text_range));
+                }
+                events.push((event, range));
+            }
         }
+    }
+    if let Some((text, text_range)) = pending.take() {
+        events.push((Event::Text(text.into()), text_range));
     }
     events
 }
 
-/// Zulip does not support backslash escapes: `\*` shows the backslash. pulldown-cmark
-/// reports an escaped character as text whose source is the two characters.
+/// The opening and closing delimiters to show as text when Zulip would not render this
+/// span: `_em_` and `__strong__` (disabled in Zulip), single `~`, and spans across lines
+/// (Zulip's inline patterns never cross a newline).
+fn literal_delimiters(src: &str, tag: &Tag<'_>, range: &Range<usize>) -> Option<(String, String)> {
+    let span = &src[range.clone()];
+    let (zulip_delimiter, length) = match tag {
+        Tag::Emphasis => ("*", 1),
+        Tag::Strong => ("**", 2),
+        _ => ("~~", 2),
+    };
+    if span.starts_with(zulip_delimiter) && span.ends_with(zulip_delimiter) && !span.contains('\n') {
+        return None;
+    }
+    let length = if matches!(tag, Tag::Strikethrough) && !span.starts_with("~~") { 1 } else { length };
+    let length = length.min(span.len() / 2);
+    Some((span[..length].to_string(), span[span.len() - length..].to_string()))
+}
+
+/// For each `Start` event, the index of its matching `End` (one pass, so lookups are O(1)).
+fn matching_ends(events: &[(Event<'_>, Range<usize>)]) -> Vec<usize> {
+    let mut ends = vec![events.len().saturating_sub(1); events.len()];
+    let mut open = Vec::new();
+    for (index, (event, _)) in events.iter().enumerate() {
+        match event {
+            Event::Start(_) => open.push(index),
+            Event::End(_) => {
+                if let Some(start) = open.pop() {
+                    ends[start] = index;
+                }
+            }
+            _ => {}
+        }
+    }
+    ends
+}
+
+/// Zulip does not support backslash escapes: `\\*` shows the backslash. pulldown-cmark
+/// reports an escaped character as text starting just after the (unreported) backslash.
 fn keep_backslash<'a>(src: &'a str, event: Event<'a>, range: &Range<usize>) -> Event<'a> {
     match &event {
-        Event::Text(text) if src[range.clone()].starts_with('\\') && src[range.clone()].len() == 1 + text.len() => {
-            Event::Text(src[range.clone()].into())
+        Event::Text(text) if text.starts_with(|c: char| c.is_ascii_punctuation()) && escaped_at(src, range.start) => {
+            Event::Text(format!("\\{text}").into())
         }
         _ => event,
     }
+}
+
+/// Whether the byte before `at` is a backslash that is not itself escaped.
+fn escaped_at(src: &str, at: usize) -> bool {
+    let backslashes = src[..at].bytes().rev().take_while(|b| *b == b'\\').count();
+    backslashes % 2 == 1
 }
 
 #[derive(Default)]
@@ -75,6 +157,8 @@ struct Writer<'a> {
     pre: &'a Preprocessed,
     resolved: &'a Resolved,
     events: Vec<(Event<'a>, Range<usize>)>,
+    /// For each `Start` event, the index of its `End`.
+    ends: Vec<usize>,
     out: String,
     rendered: Rendered,
     /// Mentions inside quotes are silent (Zulip rewrites them to `@_` forms).
@@ -88,6 +172,10 @@ struct Writer<'a> {
     code: Option<(Option<String>, String)>,
     /// Whether text here starts a run, as Zulip's link regex needs for its lookbehind.
     at_boundary: bool,
+    /// Whether the previous event was a line break (Zulip keeps the next line's indentation).
+    after_break: bool,
+    /// Open list items, for Python-Markdown's 4-space detab of continuation lines.
+    list_depth: usize,
 }
 
 impl<'a> Writer<'a> {
@@ -102,15 +190,28 @@ impl<'a> Writer<'a> {
     fn step(&mut self, i: usize) -> usize {
         let (event, range) = self.events[i].clone();
         let was_boundary = std::mem::replace(&mut self.at_boundary, false);
+        let was_after_break = std::mem::replace(&mut self.after_break, false);
         match event {
             Event::Start(tag) => return self.start(i, tag, range),
             Event::End(tag) => self.end(tag),
-            Event::Text(text) => self.text(&text, was_boundary),
+            Event::Text(text) => {
+                if was_after_break && self.code.is_none() {
+                    self.kept_indentation(&range);
+                }
+                self.text(&text, was_boundary);
+                if self.code.is_none() && self.ends_line_in_zulip(i + 1) {
+                    self.kept_trailing_spaces(&range);
+                }
+            }
             Event::Code(code) => self.inline_code(&code, range),
             Event::Html(raw) | Event::InlineHtml(raw) => self.raw_html_as_text(&raw),
             Event::SoftBreak | Event::HardBreak => {
+                if self.src[range].starts_with('\\') {
+                    self.out.push('\\'); // a backslash hard break is just a backslash in Zulip
+                }
                 self.out.push_str("<br>\n");
                 self.at_boundary = true;
+                self.after_break = true;
             }
             Event::Rule => self.open_block("<hr>\n"),
             _ => {}
@@ -136,10 +237,16 @@ impl<'a> Writer<'a> {
                 };
                 self.code = Some((lang, String::new()));
             }
-            Tag::List(Some(1)) => self.open_block("<ol>\n"),
+            Tag::List(Some(1)) => match self.carried_list_start(i) {
+                Some(start) => self.open_block(&format!("<ol start=\"{start}\">\n")),
+                None => self.open_block("<ol>\n"),
+            },
             Tag::List(Some(start)) => self.open_block(&format!("<ol start=\"{start}\">\n")),
             Tag::List(None) => self.open_block("<ul>\n"),
-            Tag::Item => self.open_block("<li>"),
+            Tag::Item => {
+                self.list_depth += 1;
+                self.open_block("<li>");
+            }
             Tag::Table(alignments) => {
                 self.table = TableState { alignments, cell: 0, in_head: false };
                 self.open_block("<table>\n");
@@ -156,11 +263,7 @@ impl<'a> Writer<'a> {
             Tag::TableCell => self.table_cell_start(),
             Tag::Emphasis => return self.emphasis(i, range),
             Tag::Strong => return self.strong(i, range),
-            Tag::Strikethrough => {
-                let span = &self.src[range];
-                let zulip_del = span.starts_with("~~") && span.ends_with("~~") && !span.contains('\n');
-                self.open_inline(zulip_del, "<del>", "</del>", "~~".len().min(span.len()), span);
-            }
+            Tag::Strikethrough => self.open_inline("<del>", "</del>"),
             Tag::Link { link_type, dest_url, .. } => return self.link(i, link_type, &dest_url, false),
             Tag::Image { link_type, dest_url, .. } => return self.link(i, link_type, &dest_url, true),
             _ => {}
@@ -185,7 +288,10 @@ impl<'a> Writer<'a> {
             }
             TagEnd::List(true) => self.out.push_str("</ol>\n"),
             TagEnd::List(false) => self.out.push_str("</ul>\n"),
-            TagEnd::Item => self.out.push_str("</li>\n"),
+            TagEnd::Item => {
+                self.list_depth -= 1;
+                self.out.push_str("</li>\n");
+            }
             TagEnd::Table => self.out.push_str("</tbody>\n</table>\n"),
             TagEnd::TableHead => {
                 self.table.in_head = false;
@@ -243,26 +349,19 @@ impl<'a> Writer<'a> {
         self.out.push_str(&format!("<{cell}{align}>"));
     }
 
-    /// Opens an inline tag, or writes its delimiters literally when Zulip would not
-    /// recognise this span (e.g. `_em_`, or `**` spans across lines).
-    fn open_inline(&mut self, as_tag: bool, open: &str, close: &str, delimiter_len: usize, span: &str) {
-        if as_tag {
-            self.out.push_str(open);
-            self.closers.push(close.to_string());
-        } else {
-            let delimiter_len = delimiter_len.min(span.len());
-            html::escape_text(&mut self.out, &span[..delimiter_len]);
-            self.closers.push(html::text(&span[span.len() - delimiter_len..]));
-        }
+    fn open_inline(&mut self, open: &str, close: &str) {
+        self.out.push_str(open);
+        self.closers.push(close.to_string());
     }
 
     fn emphasis(&mut self, i: usize, range: Range<usize>) -> usize {
         if let Some(next) = self.group_mention(i, &range) {
             return next;
         }
-        let span = &self.src[range];
-        let zulip_em = span.starts_with('*') && !span.contains('\n');
-        self.open_inline(zulip_em, "<em>", "</em>", 1, span);
+        if let Some(next) = self.strong_em(i, &range) {
+            return next;
+        }
+        self.open_inline("<em>", "</em>");
         i + 1
     }
 
@@ -270,10 +369,22 @@ impl<'a> Writer<'a> {
         if let Some(next) = self.user_mention_or_channel_link(i, &range) {
             return next;
         }
-        let span = &self.src[range];
-        let zulip_strong = span.starts_with("**") && !span.contains('\n');
-        self.open_inline(zulip_strong, "<strong>", "</strong>", 2, span);
+        self.open_inline("<strong>", "</strong>");
         i + 1
+    }
+
+    /// `***text***` is `<strong><em>` in Zulip; pulldown-cmark nests it the other way.
+    fn strong_em(&mut self, i: usize, range: &Range<usize>) -> Option<usize> {
+        let span = &self.src[range.clone()];
+        let inner_is_strong = matches!(self.events.get(i + 1), Some((Event::Start(Tag::Strong), r)) if r.start == range.start + 1);
+        if !span.starts_with("***") || span.contains('\n') || !inner_is_strong || self.matching_end(i + 1) + 1 != self.matching_end(i) {
+            return None;
+        }
+        self.out.push_str("<strong><em>");
+        // The inner (strong) end comes first and closes the <em>.
+        self.closers.push("</strong>".to_string());
+        self.closers.push("</em>".to_string());
+        Some(i + 2)
     }
 
     /// `@**...**`, `@_**...**` or `#**...**` around the `**` span at `i`: writes the
@@ -332,20 +443,7 @@ impl<'a> Writer<'a> {
 
     /// Index of the `End` event closing the `Start` at `i`.
     fn matching_end(&self, i: usize) -> usize {
-        let mut depth = 0usize;
-        for (j, (event, _)) in self.events.iter().enumerate().skip(i) {
-            match event {
-                Event::Start(_) => depth += 1,
-                Event::End(_) => {
-                    depth -= 1;
-                    if depth == 0 {
-                        return j;
-                    }
-                }
-                _ => {}
-            }
-        }
-        self.events.len() - 1
+        self.ends[i]
     }
 
     /// Markdown links and `<url>` autolinks. Links Zulip would refuse (unsafe schemes) stay
@@ -355,8 +453,9 @@ impl<'a> Writer<'a> {
         let angle = matches!(link_type, LinkType::Autolink | LinkType::Email);
         let dest = if link_type == LinkType::Email { format!("mailto:{dest}") } else { dest.to_string() };
         let Some(href) = links::sanitize_url(&dest).filter(|_| self.link_depth == 0) else {
+            // Zulip leaves a refused link as the typed text (still autolinking inside it).
             let span = self.src[self.events[i].1.clone()].to_string();
-            html::escape_text(&mut self.out, &span);
+            self.text(&span, self.at_boundary);
             return end + 1;
         };
         if image {
@@ -400,6 +499,20 @@ impl<'a> Writer<'a> {
             html::escape_text(&mut self.out, text);
             return;
         }
+        // `~~ text ~~` with inner spaces is strikethrough in Zulip but not in CommonMark.
+        let (mut rest, mut boundary) = (text, at_boundary);
+        while let Some((before, inner, after)) = split_strikethrough(rest) {
+            self.autolinked(before, boundary);
+            self.out.push_str("<del>");
+            self.autolinked(inner, true);
+            self.out.push_str("</del>");
+            (rest, boundary) = (after, false);
+        }
+        self.autolinked(rest, boundary);
+    }
+
+    /// Escaped text with Zulip's bare-URL, domain and email autolinks.
+    fn autolinked(&mut self, text: &str, at_boundary: bool) {
         let mut written = 0;
         for link in links::find_autolinks(text, at_boundary) {
             html::escape_text(&mut self.out, &text[written..link.start]);
@@ -431,6 +544,53 @@ impl<'a> Writer<'a> {
         self.out.push_str("</code>");
     }
 
+    /// A nested ordered list's real start number, carried in its first text by the block
+    /// normaliser (CommonMark only lets lists starting at 1 interrupt a paragraph).
+    fn carried_list_start(&mut self, i: usize) -> Option<u64> {
+        let j = (i + 1..self.events.len().min(i + 4)).find(|j| matches!(self.events[*j].0, Event::Text(_)))?;
+        let Event::Text(text) = &self.events[j].0 else { return None };
+        let (start, rest) = self.pre.list_start(text)?;
+        let rest = rest.to_string();
+        self.events[j].0 = Event::Text(rest.into());
+        Some(start)
+    }
+
+    /// Python-Markdown keeps a continuation line's indentation (after quote markers), except
+    /// the 4 spaces per list level it strips from indented list content.
+    fn kept_indentation(&mut self, range: &Range<usize>) {
+        let line_start = self.src[..range.start].rfind('\n').map_or(0, |n| n + 1);
+        let mut prefix = &self.src[line_start..range.start];
+        while let Some(rest) = prefix.trim_start_matches(' ').strip_prefix('>') {
+            prefix = rest.strip_prefix(' ').unwrap_or(rest);
+        }
+        if prefix.is_empty() || prefix.bytes().any(|b| b != b' ') {
+            return;
+        }
+        let spaces = if self.list_depth > 0 && prefix.len() >= 4 {
+            prefix.len().saturating_sub(4 * self.list_depth)
+        } else {
+            prefix.len()
+        };
+        self.out.push_str(&" ".repeat(spaces));
+    }
+
+    /// Whether the event at `next` ends the current line of text in Zulip's output.
+    fn ends_line_in_zulip(&self, next: usize) -> bool {
+        matches!(
+            self.events.get(next).map(|(e, _)| e),
+            None | Some(Event::SoftBreak | Event::HardBreak | Event::End(TagEnd::Paragraph | TagEnd::Item) | Event::Start(Tag::List(_)))
+        )
+    }
+
+    /// Zulip keeps trailing spaces of a line (CommonMark drops them).
+    fn kept_trailing_spaces(&mut self, range: &Range<usize>) {
+        let rest = &self.src[range.end..];
+        let spaces = rest.bytes().take_while(|b| *b == b' ').count();
+        if spaces > 0 && matches!(rest.as_bytes().get(spaces), None | Some(b'\n')) {
+            self.out.push_str(&rest[..spaces]);
+        }
+    }
+
     /// Zulip never passes HTML through: it is shown as the text that was typed.
     fn raw_html_as_text(&mut self, raw: &str) {
         if self.code.is_some() {
@@ -439,6 +599,24 @@ impl<'a> Writer<'a> {
         }
         html::escape_text(&mut self.out, raw.trim_end_matches('\n'));
     }
+}
+
+/// Zulip's `(?<!~)~~([^~\n]+?)~~(?!~)`: the text before, inside and after the first match.
+fn split_strikethrough(text: &str) -> Option<(&str, &str, &str)> {
+    let mut from = 0;
+    while let Some(found) = text[from..].find("~~") {
+        let open = from + found;
+        let inner_start = open + 2;
+        let inner_len = text[inner_start..].find(['~', '\n']).unwrap_or(text.len() - inner_start);
+        let close = inner_start + inner_len;
+        let preceded_by_tilde = text[..open].ends_with('~');
+        let closes = text[close..].starts_with("~~") && !text[close + 2..].starts_with('~');
+        if !preceded_by_tilde && inner_len > 0 && closes {
+            return Some((&text[..open], &text[inner_start..close], &text[close + 2..]));
+        }
+        from = open + 1;
+    }
+    None
 }
 
 /// The text between `delimiter`s of a span like `**name**`, if it has no `*` inside.

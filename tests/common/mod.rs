@@ -8,6 +8,9 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use base64::Engine;
 use serde_json::Value;
 
+pub mod openapi;
+pub use openapi::assert_matches_openapi;
+
 pub fn server_url() -> String {
     std::env::var("TEST_SERVER_URL")
         .expect("TEST_SERVER_URL is not set: run the end-to-end tests with `make test`")
