@@ -41,6 +41,21 @@ pub fn topic_messages_stmt(db: &D1Database, recipient_id: i64, topic: &str, user
     )
 }
 
+/// The same for a topic of a channel named by id (its recipient looked up in the query).
+pub fn channel_topic_messages_stmt(db: &D1Database, realm_id: i64, channel_id: i64, topic: &str, user_id: i64) -> Result<D1PreparedStatement> {
+    query!(
+        db,
+        "SELECT m.id, m.date_sent, m.sender_id, m.kind, \
+         EXISTS (SELECT 1 FROM user_messages um WHERE um.message_id = m.id AND um.user_id = ?4) AS has_row \
+         FROM messages m WHERE m.recipient_id = (SELECT id FROM recipients WHERE realm_id = ?1 AND type = 2 AND type_id = ?2) \
+         AND m.topic = ?3 COLLATE NOCASE ORDER BY m.id",
+        realm_id,
+        channel_id,
+        topic,
+        user_id
+    )
+}
+
 /// A channel as a move sees it, with the mover's subscription.
 #[derive(Debug, Clone, Deserialize)]
 pub struct MoveChannelRow {
