@@ -136,7 +136,7 @@ fn normalize_lists(lines: Vec<String>, placeholder: char) -> Vec<String> {
                     // CommonMark lets only a list starting at 1 interrupt the parent item's
                     // text, so write 1 and carry the real start for the writer.
                     Some(number) if starts_nested_list && number.trim_start_matches('0') != "1" => {
-                        format!("{}1. {placeholder}{number}{placeholder}{content}", " ".repeat(indent))
+                        format!("{}1. {placeholder}#{number}{placeholder}{content}", " ".repeat(indent))
                     }
                     _ => format!("{}{marker} {content}", " ".repeat(indent)),
                 };
@@ -199,7 +199,7 @@ fn is_thematic_break(text: &str) -> bool {
 /// The start number carried at the beginning of a nested ordered list's first text (see
 /// `normalize_lists`), and the text without it.
 pub fn start_number(text: &str, marker: char) -> Option<(u64, &str)> {
-    let rest = text.strip_prefix(marker)?;
+    let rest = text.strip_prefix(marker)?.strip_prefix('#')?;
     let (number, rest) = rest.split_once(marker)?;
     Some((number.parse().ok()?, rest))
 }

@@ -16,17 +16,34 @@ use super::code;
 /// The preprocessed Markdown source plus the HTML hidden behind its placeholders.
 pub struct Preprocessed {
     pub text: String,
-    stash: Vec<String>,
+    stash: Vec<Stashed>,
     /// A private-use character absent from the message, so users cannot forge placeholders.
     marker: char,
+}
+
+/// HTML behind a placeholder, and for inline placeholders the source they replaced (shown
+/// instead when the placeholder lands in code, where Zulip would not have rendered it).
+pub struct Stashed {
+    pub html: String,
+    source: Option<String>,
+}
+
+/// A piece of text: plain, or a placeholder's stashed HTML.
+pub enum Segment<'a> {
+    Text(&'a str),
+    Html(&'a str),
 }
 
 impl Preprocessed {
     /// The stashed HTML if `text` (a whole paragraph's text) is exactly one placeholder.
     pub fn stashed(&self, text: &str) -> Option<&str> {
         let inner = text.trim().strip_prefix(self.marker)?.strip_suffix(self.marker)?;
-        let index: usize = inner.parse().ok()?;
-        self.stash.get(index).map(String::as_str)
+        // Inline placeholders (those with a source) stay inside their paragraph.
+        self.lookup(inner).filter(|s| s.source.is_none()).map(|s| s.html.as_str())
+    }
+
+    fn lookup(&self, index: &str) -> Option<&Stashed> {
+        index.parse::<usize>().ok().and_then(|i| self.stash.get(i))
     }
 
     /// A nested ordered list's real start number carried at the start of its first text.
@@ -34,30 +51,66 @@ impl Preprocessed {
         super::blocks::start_number(text, self.marker)
     }
 
-    /// Whether `text` contains a placeholder that is not a paragraph of its own.
-    pub fn has_marker(&self, text: &str) -> bool {
-        text.contains(self.marker)
-    }
-
-    /// Replaces placeholders inside running text by their HTML (rare: a placeholder that
-    /// CommonMark merged into another block). The text around them is escaped.
-    pub fn expand_inline(&self, text: &str, out: &mut String) {
+    /// Splits running text at placeholders (inline ones like `<time:...>`, or a block one
+    /// CommonMark merged into other text).
+    pub fn segments<'t>(&'t self, text: &'t str) -> Vec<Segment<'t>> {
+        let mut segments = Vec::new();
         let mut parts = text.split(self.marker);
-        super::html::escape_text(out, parts.next().unwrap_or(""));
+        segments.push(Segment::Text(parts.next().unwrap_or("")));
         while let Some(index) = parts.next() {
-            match index.parse::<usize>().ok().and_then(|i| self.stash.get(i)) {
-                Some(stashed) => out.push_str(stashed),
-                None => super::html::escape_text(out, index),
+            match self.lookup(index) {
+                Some(stashed) => segments.push(Segment::Html(&stashed.html)),
+                None => segments.push(Segment::Text(index)),
             }
             if let Some(rest) = parts.next() {
-                super::html::escape_text(out, rest);
+                segments.push(Segment::Text(rest));
             }
         }
+        segments
+    }
+
+    /// Text for code contexts: inline placeholders become the source they replaced.
+    pub fn restore_source<'t>(&self, text: &'t str) -> std::borrow::Cow<'t, str> {
+        if !text.contains(self.marker) {
+            return text.into();
+        }
+        let mut out = String::new();
+        let mut parts = text.split(self.marker);
+        out.push_str(parts.next().unwrap_or(""));
+        while let Some(index) = parts.next() {
+            match self.lookup(index) {
+                Some(stashed) => out.push_str(stashed.source.as_deref().unwrap_or("")),
+                None => out.push_str(index),
+            }
+            if let Some(rest) = parts.next() {
+                out.push_str(rest);
+            }
+        }
+        out.into()
     }
 
     fn placeholder(&mut self, html: String) -> String {
-        self.stash.push(html);
+        self.stash_placeholder(Stashed { html, source: None })
+    }
+
+    fn stash_placeholder(&mut self, stashed: Stashed) -> String {
+        self.stash.push(stashed);
         format!("{m}{}{m}", self.stash.len() - 1, m = self.marker)
+    }
+
+    /// Zulip reads `<time:...>` before any other inline syntax (its content is not
+    /// Markdown), so it is replaced here by an inline placeholder.
+    fn stash_timestamps(&mut self, line: &str) -> String {
+        let mut out = String::new();
+        let mut rest = line;
+        while let Some((before, input, after)) = super::timestamps::split(rest) {
+            out.push_str(before);
+            let source = format!("<time:{input}>");
+            out.push_str(&self.stash_placeholder(Stashed { html: super::timestamps::html(input), source: Some(source) }));
+            rest = after;
+        }
+        out.push_str(rest);
+        out
     }
 }
 
@@ -69,7 +122,7 @@ pub fn preprocess(content: &str) -> Preprocessed {
         marker: unused_private_char(&normalized),
     };
     let lines = super::blocks::normalize(run_fences(&mut pre, &normalized), pre.marker);
-    let neutralized: Vec<String> = lines.iter().map(|l| neutralize_line(l)).collect();
+    let neutralized: Vec<String> = lines.iter().map(|l| neutralize_line(&pre.stash_timestamps(l))).collect();
     pre.text = neutralized.join("\n");
     pre
 }

@@ -5,14 +5,23 @@
 //! some features (raw HTML, `_` emphasis, reference links, backslash escapes).
 //!
 //! Pipeline (pure Rust, no I/O):
-//! 1. [`fences`]: Zulip's line-level fenced-block preprocessor. Code blocks become stashed
+//! 1. `fences.rs`: Zulip's line-level fenced-block preprocessor. Code blocks become stashed
 //!    HTML behind placeholders, `quote` fences become `> ` lines, `spoiler` fences become
-//!    stashed wrapper HTML around Markdown content. Lines CommonMark would read as HTML
-//!    blocks, fences or reference definitions are escaped so they stay text, as in Zulip.
+//!    stashed wrapper HTML around Markdown content. `blocks.rs` then applies Python-Markdown's
+//!    block rules that CommonMark reads differently (empty quotes, 2-space list nesting,
+//!    mixed bullets, no setext headings); `<time:...>` becomes an inline placeholder
+//!    (`timestamps.rs`); lines CommonMark would read as HTML blocks, fences Zulip rejected or
+//!    reference definitions are neutralised so they stay text, as in Zulip.
 //! 2. `pulldown-cmark` parses the result into events (with source offsets).
-//! 3. [`writer`]: walks the events and writes Zulip-shaped HTML itself; it never passes raw
+//! 3. `writer.rs`: walks the events and writes Zulip-shaped HTML itself; it never passes raw
 //!    HTML through, recognises mentions and channel links around `**`/`*` spans using the
-//!    source offsets, and records what was mentioned.
+//!    source offsets (`mentions.rs`, `links.rs`), autolinks bare URLs, and records what was
+//!    mentioned.
+//!
+//! Not rendered (Zulip needs data or services this module does not have): emoji (`:smile:`
+//! and Unicode emoji stay as typed), KaTeX math (shown as code), Pygments highlighting
+//! (code is unhighlighted), inline image and link previews, links relative to the realm's
+//! own URL, and the empty-topic display name in `#**channel>**`.
 //!
 //! Callers (send and edit actions) first call [`references`] to learn which names and ids
 //! to resolve with one D1 query, then [`render`] with what they found.
@@ -23,6 +32,7 @@ mod fences;
 mod html;
 mod links;
 mod mentions;
+mod timestamps;
 mod tlds;
 mod writer;
 
@@ -98,6 +108,21 @@ pub struct Rendered {
 }
 
 /// Renders message content to HTML the way Zulip's server does (within this module's scope).
+///
+/// ```
+/// use team_chat::markdown::{references, render, MentionableUser, Resolved};
+///
+/// let content = "hi @**King Hamlet**";
+/// let refs = references(content); // user_names: ["King Hamlet"] -> one D1 query
+/// assert_eq!(refs.user_names, vec!["King Hamlet"]);
+/// let resolved = Resolved {
+///     users: vec![MentionableUser { id: 10, full_name: "King Hamlet".into() }],
+///     ..Resolved::default()
+/// };
+/// let rendered = render(content, &resolved);
+/// assert_eq!(rendered.html, r#"<p>hi <span class="user-mention" data-user-id="10">@King Hamlet</span></p>"#);
+/// assert!(rendered.mentioned_user_ids.contains(&10));
+/// ```
 pub fn render(content: &str, resolved: &Resolved) -> Rendered {
     let source = fences::preprocess(content);
     let mut rendered = writer::write_html(&source, resolved);

@@ -228,7 +228,6 @@ fn hostile_inputs_render_quickly() {
         let started = std::time::Instant::now();
         let rendered = render(&content, &Resolved::default());
         let elapsed = started.elapsed();
-        println!("{:?}: {elapsed:?}", &content.chars().take(12).collect::<String>());
         assert!(elapsed.as_secs_f64() < 3.0, "{:?}… took {elapsed:?}", &content[..20.min(content.len())]);
         assert!(!rendered.html.contains("<script"));
     }
@@ -250,4 +249,95 @@ fn tables_render_with_zulip_layout() {
         html("a | b\n--|:-:\n1 | 2"),
         "<table>\n<thead>\n<tr>\n<th>a</th>\n<th style=\"text-align: center;\">b</th>\n</tr>\n</thead>\n<tbody>\n<tr>\n<td>1</td>\n<td style=\"text-align: center;\">2</td>\n</tr>\n</tbody>\n</table>"
     );
+}
+
+#[test]
+fn global_times_render_as_time_elements() {
+    assert_eq!(
+        html("meet <time:2024-03-01T10:00:00+05:30> ok"),
+        r#"<p>meet <time datetime="2024-03-01T04:30:00Z">2024-03-01T10:00:00+05:30</time> ok</p>"#
+    );
+    assert_eq!(html("<time:soon>"), r#"<p><span class="timestamp-error">Invalid time format: soon</span></p>"#);
+    assert_eq!(html("`<time:1496701800>`"), "<p><code>&lt;time:1496701800&gt;</code></p>");
+}
+
+/// Whether every opened tag is closed in order (void elements aside).
+fn balanced(html: &str) -> bool {
+    let mut open: Vec<String> = Vec::new();
+    let mut rest = html;
+    while let Some(start) = rest.find('<') {
+        let Some(len) = rest[start..].find('>') else { return false };
+        let tag = &rest[start + 1..start + len];
+        rest = &rest[start + len + 1..];
+        let name: String = tag.trim_start_matches('/').chars().take_while(|c| c.is_ascii_alphanumeric()).collect();
+        if matches!(name.as_str(), "br" | "hr" | "img") {
+            continue;
+        }
+        if tag.starts_with('/') {
+            if open.pop().as_deref() != Some(name.as_str()) {
+                return false;
+            }
+        } else {
+            open.push(name);
+        }
+    }
+    open.is_empty()
+}
+
+/// Mixed snippets in many combinations always give well-formed HTML.
+#[test]
+fn output_is_well_formed_for_mixed_syntax() {
+    let snippets = [
+        "@**King Hamlet** ", "@_**all** ", "#**Verona>t** ", "**b** ", "*e* ", "_u_ ", "~~d~~ ", "`c` ",
+        "<b>x</b> ", "[l](https://x.com) ", "[j](javascript:1) ", "https://a.com/(x) ", "\n", "\n\n",
+        "> ", "* ", "1. ", "  * ", "```\ncode\n```\n", "```spoiler h\nbody\n```\n", "~~~quote\nq\n~~~\n",
+        "# ", "| a | b |\n|---|---|\n| 1 | 2 |\n", "<time:1496701800> ", "    indented\n", "***x*** ", "\\* ",
+    ];
+    let mut seed: u64 = 42;
+    for _ in 0..3000 {
+        let mut content = String::new();
+        for _ in 0..8 {
+            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            content.push_str(snippets[(seed >> 33) as usize % snippets.len()]);
+        }
+        let rendered = render(&content, &users());
+        assert!(balanced(&rendered.html), "{content:?}\n=> {}", rendered.html);
+        assert!(!rendered.html.contains("href=\"javascript"), "{}", rendered.html);
+    }
+}
+
+#[test]
+fn code_spans_do_not_cross_lines() {
+    assert_eq!(html("`a\nb`"), "<p>`a<br>\nb`</p>");
+    assert_eq!(html("` a `"), "<p><code> a </code></p>");
+}
+
+#[test]
+fn channel_names_match_exactly_and_encode_unicode() {
+    let resolved = Resolved {
+        channels: vec![LinkableChannel { id: 5, name: "привет".into() }, LinkableChannel { id: 6, name: "CaseSens".into() }],
+        ..Resolved::default()
+    };
+    assert_eq!(
+        render("#**привет**", &resolved).html,
+        r##"<p><a class="stream" data-stream-id="5" href="/#narrow/channel/5-.D0.BF.D1.80.D0.B8.D0.B2.D0.B5.D1.82">#привет</a></p>"##
+    );
+    assert_eq!(render("#**casesens**", &resolved).html, "<p>#<strong>casesens</strong></p>");
+}
+
+#[test]
+fn same_named_users_are_told_apart_by_id() {
+    let resolved = Resolved {
+        users: vec![
+            MentionableUser { id: 1, full_name: "Mark Twin".into() },
+            MentionableUser { id: 2, full_name: "Mark Twin".into() },
+        ],
+        ..Resolved::default()
+    };
+    let r = render("@**Mark Twin|1**, @**Mark Twin|2**", &resolved);
+    assert_eq!(
+        r.html,
+        r#"<p><span class="user-mention" data-user-id="1">@Mark Twin</span>, <span class="user-mention" data-user-id="2">@Mark Twin</span></p>"#
+    );
+    assert_eq!(r.mentioned_user_ids.into_iter().collect::<Vec<_>>(), vec![1, 2]);
 }

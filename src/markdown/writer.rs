@@ -10,7 +10,7 @@ use std::ops::Range;
 
 use pulldown_cmark::{Alignment, CodeBlockKind, Event, LinkType, Options, Parser, Tag, TagEnd};
 
-use super::fences::Preprocessed;
+use super::fences::{Preprocessed, Segment};
 use super::{code, html, links, mentions, Rendered, Resolved};
 
 pub fn write_html(pre: &Preprocessed, resolved: &Resolved) -> Rendered {
@@ -488,17 +488,26 @@ impl<'a> Writer<'a> {
 
     fn text(&mut self, text: &str, at_boundary: bool) {
         if let Some((_, code)) = self.code.as_mut() {
-            code.push_str(text);
+            code.push_str(&self.pre.restore_source(text));
             return;
         }
-        if self.pre.has_marker(text) {
-            self.pre.expand_inline(text, &mut self.out);
-            return;
+        let mut boundary = at_boundary;
+        for segment in self.pre.segments(text) {
+            match segment {
+                Segment::Html(stashed) => {
+                    self.out.push_str(stashed);
+                    boundary = false;
+                }
+                Segment::Text(part) if self.link_depth > 0 => html::escape_text(&mut self.out, part),
+                Segment::Text(part) => {
+                    self.struck_and_autolinked(part, boundary);
+                    boundary = false;
+                }
+            }
         }
-        if self.link_depth > 0 {
-            html::escape_text(&mut self.out, text);
-            return;
-        }
+    }
+
+    fn struck_and_autolinked(&mut self, text: &str, at_boundary: bool) {
         // `~~ text ~~` with inner spaces is strikethrough in Zulip but not in CommonMark.
         let (mut rest, mut boundary) = (text, at_boundary);
         while let Some((before, inner, after)) = split_strikethrough(rest) {
@@ -530,9 +539,20 @@ impl<'a> Writer<'a> {
         html::escape_text(&mut self.out, &text[written..]);
     }
 
-    /// Inline code keeps its spaces exactly as typed (Zulip does not trim them).
+    /// Inline code keeps its spaces exactly as typed (Zulip does not trim them). Zulip's
+    /// code spans never cross a line break: such a span stays text, backticks included.
     fn inline_code(&mut self, parsed: &str, range: Range<usize>) {
         let span = &self.src[range];
+        if span.contains('\n') {
+            let lines: Vec<&str> = span.split('\n').map(|l| l.trim_start_matches(' ')).collect();
+            for (n, line) in lines.iter().enumerate() {
+                if n > 0 {
+                    self.out.push_str("<br>\n");
+                }
+                html::escape_text(&mut self.out, &self.pre.restore_source(line));
+            }
+            return;
+        }
         let ticks = span.chars().take_while(|c| *c == '`').count();
         let inner = if ticks > 0 && span.len() >= 2 * ticks && span.ends_with(&"`".repeat(ticks)) {
             &span[ticks..span.len() - ticks]
@@ -540,7 +560,7 @@ impl<'a> Writer<'a> {
             parsed
         };
         self.out.push_str("<code>");
-        html::escape_text(&mut self.out, inner);
+        html::escape_text(&mut self.out, &self.pre.restore_source(inner));
         self.out.push_str("</code>");
     }
 
