@@ -260,3 +260,26 @@ fn unknown_narrow_operator_is_rejected() {
         .get("/messages", &[("anchor", "newest"), ("num_before", "1"), ("num_after", "0"), ("narrow", "[[\"bogus\", \"x\"]]")])
         .bad_request("BAD_REQUEST", "Invalid narrow operator: unknown operator bogus");
 }
+
+#[test]
+fn group_dm_narrow_and_is_unread() {
+    let hamlet = Client::dev("hamlet@zulip.com");
+    let othello = Client::dev("othello@zulip.com");
+    let prospero = Client::dev("prospero@zulip.com");
+    let marker = unique("groupnarrow");
+    let a = send_direct(&hamlet, &[othello.user_id, prospero.user_id], &marker);
+    let b = send_direct(&othello, &[hamlet.user_id, prospero.user_id], &marker);
+    let narrow = serde_json::json!([["dm", [hamlet.user_id, othello.user_id]], ["search", marker]]).to_string();
+    let body = prospero.get("/messages", &[("anchor", "newest"), ("num_before", "10"), ("num_after", "0"), ("narrow", &narrow)]).success();
+    assert_eq!(ids(&body), vec![a, b]);
+    prospero.post("/messages/flags", &[("messages", &format!("[{a}]")), ("op", "add"), ("flag", "read")]).success();
+    let unread = serde_json::json!([["dm", [hamlet.user_id, othello.user_id]], ["search", marker], ["is", "unread"]]).to_string();
+    let body = prospero.get("/messages", &[("anchor", "newest"), ("num_before", "10"), ("num_after", "0"), ("narrow", &unread)]).success();
+    assert_eq!(ids(&body), vec![b]);
+}
+
+#[test]
+fn num_before_and_num_after_are_required() {
+    let hamlet = Client::dev("hamlet@zulip.com");
+    hamlet.get("/messages", &[("anchor", "newest"), ("num_after", "0")]).bad_request("REQUEST_VARIABLE_MISSING", "Missing 'num_before' argument");
+}

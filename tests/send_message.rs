@@ -378,3 +378,66 @@ fn me_message_sets_is_me_message() {
     let id = send_to_channel(&hamlet, &name, "t", "/me waves");
     assert_eq!(fetch(&hamlet, id)["is_me_message"], true);
 }
+
+#[test]
+fn recipient_list_mixing_ids_and_emails_is_rejected() {
+    let hamlet = Client::dev("hamlet@zulip.com");
+    let othello = Client::dev("othello@zulip.com");
+    let to = format!("[{}, \"cordelia@zulip.com\"]", othello.user_id);
+    hamlet
+        .post("/messages", &[("type", "direct"), ("to", &to), ("content", "x")])
+        .bad_request("BAD_REQUEST", "Recipient lists may contain emails or user IDs, but not both.");
+}
+
+#[test]
+fn channel_name_may_be_json_encoded() {
+    let hamlet = Client::dev("hamlet@zulip.com");
+    let name = unique("json-name");
+    let channel_id = create_channel(&hamlet, &name, &[], &[]);
+    let to = serde_json::to_string(&name).unwrap();
+    let id = hamlet.post("/messages", &[("type", "stream"), ("to", &to), ("topic", "t"), ("content", "x")]).success()["id"]
+        .as_i64()
+        .unwrap();
+    assert_eq!(fetch(&hamlet, id)["stream_id"], channel_id);
+}
+
+#[test]
+fn to_is_required() {
+    let hamlet = Client::dev("hamlet@zulip.com");
+    hamlet.post("/messages", &[("type", "direct"), ("content", "x")]).bad_request("REQUEST_VARIABLE_MISSING", "Missing 'to' argument");
+}
+
+#[test]
+fn guests_need_a_subscription_to_send_to_public_channels() {
+    let hamlet = Client::dev("hamlet@zulip.com");
+    let polonius = Client::dev("polonius@zulip.com");
+    let name = unique("guest-send");
+    create_channel(&hamlet, &name, &[], &[]);
+    polonius
+        .post("/messages", &[("type", "stream"), ("to", &name), ("topic", "t"), ("content", "x")])
+        .bad_request("BAD_REQUEST", &format!("Not authorized to send to channel '{name}'"));
+}
+
+#[test]
+fn channel_name_is_case_insensitive() {
+    let hamlet = Client::dev("hamlet@zulip.com");
+    let name = unique("CaseName");
+    let channel_id = create_channel(&hamlet, &name, &[], &[]);
+    let id = send_to_channel(&hamlet, &name.to_lowercase(), "t", "x");
+    assert_eq!(fetch(&hamlet, id)["stream_id"], channel_id);
+}
+
+#[test]
+fn being_mentioned_follows_the_topic() {
+    let hamlet = Client::dev("hamlet@zulip.com");
+    let othello = Client::dev("othello@zulip.com");
+    let name = unique("mention-follow");
+    create_channel(&hamlet, &name, &[], &[othello.user_id]);
+    let quiet = send_to_channel(&hamlet, &name, "quiet", "no mention");
+    let loud = send_to_channel(&hamlet, &name, "loud", "@**Othello, the Moor of Venice** look");
+    let narrow = serde_json::json!([["stream", name], ["is", "followed"]]).to_string();
+    let body = othello.get("/messages", &[("anchor", "newest"), ("num_before", "10"), ("num_after", "0"), ("narrow", &narrow)]).success();
+    let ids: Vec<i64> = body["messages"].as_array().unwrap().iter().map(|m| m["id"].as_i64().unwrap()).collect();
+    assert_eq!(ids, vec![loud]);
+    assert_ne!(quiet, loud);
+}

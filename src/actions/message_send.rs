@@ -88,6 +88,12 @@ struct Policy {
 }
 
 #[derive(Deserialize)]
+struct MentionedPolicy {
+    user_id: i64,
+    visibility_policy: i64,
+}
+
+#[derive(Deserialize)]
 struct Membership {
     is_member: i64,
 }
@@ -186,6 +192,9 @@ pub async fn check_send_message(db: &D1Database, env: &Env, me: &UserRow, req: &
     let mut channel_row: Option<ChannelViewRow> = None;
     let mut dm_user_ids: Vec<i64> = Vec::new();
     let mut auto_policy: Option<i64> = None;
+    // Mentioned users who follow topics where they are mentioned (Zulip's
+    // `automatically_follow_topics_where_mentioned`, default on) and do not follow this one yet.
+    let mut mention_follows: Vec<i64> = Vec::new();
     let mut topic_participants: BTreeSet<i64>;
     match &req.to {
         Destination::ChannelName(_) | Destination::ChannelId(_) => {
@@ -219,6 +228,18 @@ pub async fn check_send_message(db: &D1Database, env: &Env, me: &UserRow, req: &
                         &topic
                     )?,
                     user_groups::is_member_stmt(db, realm_id, settings.can_mention_many_users_group, me.id, false)?,
+                    query!(
+                        db,
+                        "SELECT u.id AS user_id, COALESCE(ut.visibility_policy, 0) AS visibility_policy FROM users u \
+                         LEFT JOIN user_topics ut ON ut.user_id = u.id AND ut.channel_id = ?2 AND ut.topic = ?3 COLLATE NOCASE \
+                         WHERE u.realm_id = ?4 AND u.id IN (SELECT value FROM json_each(?1)) AND u.id != ?5 \
+                         AND u.is_bot = 0 AND u.automatically_follow_topics_where_mentioned = 1",
+                        serde_json::to_string(&mentioned)?,
+                        c.id,
+                        &topic,
+                        realm_id,
+                        me.id
+                    )?,
                 ])
                 .await?;
             topic_participants = topic_results[0].results::<SenderId>()?.into_iter().map(|r| r.sender_id).collect();
@@ -232,6 +253,13 @@ pub async fn check_send_message(db: &D1Database, env: &Env, me: &UserRow, req: &
                 return Err(ApiError::topic_wildcard_mention_not_allowed());
             }
             topic_participants.insert(me.id);
+            let subscribed: BTreeSet<i64> = subscribers.iter().map(|s| s.user_id).collect();
+            mention_follows = topic_results[3]
+                .results::<MentionedPolicy>()?
+                .into_iter()
+                .filter(|r| r.visibility_policy != user_topics::FOLLOWED && subscribed.contains(&r.user_id))
+                .map(|r| r.user_id)
+                .collect();
 
             for s in &subscribers {
                 flags.insert(s.user_id, 0);
@@ -330,6 +358,11 @@ pub async fn check_send_message(db: &D1Database, env: &Env, me: &UserRow, req: &
     if let (Some(policy), Some(c)) = (auto_policy, channel_row.as_ref()) {
         writes.push(user_topics::upsert_stmt(db, realm_id, me.id, c.id, &topic, policy, now)?);
     }
+    if let Some(c) = channel_row.as_ref() {
+        for user_id in &mention_follows {
+            writes.push(user_topics::upsert_stmt(db, realm_id, *user_id, c.id, &topic, user_topics::FOLLOWED, now)?);
+        }
+    }
     let results = db.batch(writes).await?;
     let inserted: Inserted = results[insert_index]
         .results()?
@@ -401,6 +434,13 @@ pub async fn check_send_message(db: &D1Database, env: &Env, me: &UserRow, req: &
         let event = json!({ "type": "user_topic", "stream_id": c.id, "topic_name": topic,
             "last_updated": now, "visibility_policy": policy });
         send_event(env, realm_id, &Dispatch { event: &event, users: &[EventUser::plain(me.id)], sender_queue_id: None, local_id: None }).await;
+    }
+    if let Some(c) = channel_row.as_ref() {
+        for user_id in &mention_follows {
+            let event = json!({ "type": "user_topic", "stream_id": c.id, "topic_name": topic,
+                "last_updated": now, "visibility_policy": user_topics::FOLLOWED });
+            send_event(env, realm_id, &Dispatch { event: &event, users: &[EventUser::plain(*user_id)], sender_queue_id: None, local_id: None }).await;
+        }
     }
     Ok(SentMessage { id: inserted.id, automatic_new_visibility_policy: auto_policy })
 }

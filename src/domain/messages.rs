@@ -399,6 +399,87 @@ mod tests {
         ChannelAccess { id: 1, name: "c".into(), invite_only, history_public_to_subscribers: history_public, subscribed }
     }
 
+    fn settings(policy: &str) -> RealmSettingsRow {
+        RealmSettingsRow {
+            realm_id: 1, string_id: "zulip".into(), allow_message_editing: 1, message_content_edit_limit_seconds: Some(600),
+            move_messages_within_stream_limit_seconds: Some(604800), move_messages_between_streams_limit_seconds: Some(604800),
+            can_resolve_topics_group: 1, can_move_messages_between_channels_group: 2, can_move_messages_between_topics_group: 1,
+            can_mention_many_users_group: 3, empty_topic_display_name: "general chat".into(),
+            topics_policy: "allow_empty_topic".into(), message_edit_history_visibility_policy: policy.into(),
+            max_message_length: 10000, max_topic_length: 60,
+        }
+    }
+
+    fn channel_message(edit_history: Option<&str>) -> MessageRow {
+        MessageRow {
+            id: 7, realm_id: 1, sender_id: 1, recipient_id: 20, recipient_type: RECIPIENT_CHANNEL, recipient_type_id: 5,
+            channel_id: Some(5), topic: "".into(), content: "raw".into(), rendered_content: "<p>raw</p>".into(),
+            date_sent: 100, client: "test".into(), is_me_message: 0, last_edit_timestamp: Some(150),
+            last_moved_timestamp: Some(160), edit_history: edit_history.map(str::to_string), has_attachment: 0,
+            has_image: 0, has_link: 0,
+        }
+    }
+
+    fn context(policy: &str) -> MessageContext {
+        let mut users = HashMap::new();
+        users.insert(1, user(400));
+        let mut channel_names = HashMap::new();
+        channel_names.insert(5, "Verona".to_string());
+        MessageContext {
+            viewer: user(400), settings: settings(policy), realm_host: "localhost".into(), users,
+            group_members: HashMap::new(), reactions: HashMap::new(), channel_names,
+        }
+    }
+
+    const HISTORY: &str = r#"[{"user_id":1,"timestamp":160,"prev_topic":"","topic":"moved"},
+        {"user_id":1,"timestamp":150,"prev_content":"old","prev_rendered_content":"<p>old</p>"}]"#;
+
+    #[test]
+    fn edited_message_shows_history_and_timestamps() {
+        let opts = MessageOptions::default();
+        let d = message_dict(&channel_message(Some(HISTORY)), Some(0), &context("all"), &opts);
+        assert_eq!(d["last_edit_timestamp"], 150);
+        assert_eq!(d["last_moved_timestamp"], 160);
+        let history = d["edit_history"].as_array().unwrap();
+        assert_eq!(history.len(), 2);
+        assert_eq!(history[0]["prev_topic"], "general chat", "empty topic shown by its display name");
+        assert_eq!(history[1]["prev_content"], "old");
+        assert_eq!(d["subject"], "general chat");
+        assert_eq!(d["stream_id"], 5);
+        assert_eq!(d["display_recipient"], "Verona");
+    }
+
+    #[test]
+    fn unedited_message_has_no_history_fields() {
+        let mut m = channel_message(None);
+        m.last_edit_timestamp = None;
+        m.last_moved_timestamp = None;
+        let d = message_dict(&m, None, &context("all"), &MessageOptions::default());
+        for absent in ["edit_history", "last_edit_timestamp", "last_moved_timestamp"] {
+            assert!(d.get(absent).is_none(), "{absent}");
+        }
+        assert_eq!(d["flags"], json!(["read", "historical"]));
+    }
+
+    #[test]
+    fn history_policy_moves_keeps_only_moves_and_none_hides_it() {
+        let opts = MessageOptions { allow_empty_topic_name: true, ..MessageOptions::default() };
+        let d = message_dict(&channel_message(Some(HISTORY)), Some(0), &context("moves"), &opts);
+        let history = d["edit_history"].as_array().unwrap();
+        assert_eq!(history.len(), 1);
+        assert_eq!(history[0]["prev_topic"], "");
+        let d = message_dict(&channel_message(Some(HISTORY)), Some(0), &context("none"), &opts);
+        assert!(d.get("edit_history").is_none());
+    }
+
+    #[test]
+    fn raw_content_without_markdown() {
+        let opts = MessageOptions { apply_markdown: false, ..MessageOptions::default() };
+        let d = message_dict(&channel_message(None), Some(0), &context("all"), &opts);
+        assert_eq!(d["content"], "raw");
+        assert_eq!(d["content_type"], "text/x-markdown");
+    }
+
     #[test]
     fn received_messages_are_always_visible() {
         assert!(can_access(&user(400), true, None));
