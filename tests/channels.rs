@@ -201,3 +201,23 @@ fn realm_group_settings_take_a_group_id() {
     let king = Client::dev_in(Some("lear"), "king@lear.org");
     king.patch("/realm", &[("can_mention_many_users_group", "99999999")]).bad_request("BAD_REQUEST", "Invalid user group");
 }
+
+#[test]
+fn realm_group_settings_accept_a_system_group_id() {
+    let king = Client::dev_in(Some("lear"), "king@lear.org");
+    let id = create_channel(&king, &unique("groups"), &[], &[]);
+    let stream = king.get(&format!("/streams/{id}"), &[]).success()["stream"].clone();
+    // Channel objects name the system groups by id: role:administrators and role:everyone.
+    let administrators = stream["can_remove_subscribers_group"].as_i64().unwrap().to_string();
+    let everyone = stream["can_send_message_group"].as_i64().unwrap().to_string();
+    // Setting the defaults again changes no behaviour for other tests.
+    let body = king.patch("/realm", &[("can_resolve_topics_group", &everyone), ("can_mention_many_users_group", &administrators)]).success();
+    assert_eq!(body["can_resolve_topics_group"].to_string(), everyone);
+    assert_eq!(body["can_mention_many_users_group"].to_string(), administrators);
+    let new_form = format!("{{\"new\": {administrators}}}");
+    king.patch("/realm", &[("can_mention_many_users_group", &new_form)]).success();
+    king.patch("/realm", &[("can_move_messages_between_channels_group", &everyone)]).bad_request(
+        "BAD_REQUEST",
+        "'can_move_messages_between_channels_group' setting cannot be set to 'role:everyone' group.",
+    );
+}

@@ -123,3 +123,22 @@ fn user_topic_visibility_policy() {
     hamlet.post("/user_topics", &[("stream_id", &sid), ("topic", "quiet"), ("visibility_policy", "7")]).bad_request("BAD_REQUEST", "Invalid visibility_policy");
     hamlet.post("/user_topics", &[("stream_id", "99999999"), ("topic", "quiet"), ("visibility_policy", "1")]).bad_request("BAD_REQUEST", "Invalid channel ID");
 }
+
+#[test]
+fn marking_unread_skips_channels_not_subscribed() {
+    let hamlet = Client::dev("hamlet@zulip.com");
+    let cordelia = Client::dev("cordelia@zulip.com");
+    let name = unique("unread-unsub");
+    let channel_id = create_channel(&hamlet, &name, &[], &[]);
+    let id = send_to_channel(&hamlet, &name, "t", "x");
+    let list = format!("[{id}]");
+    let body = cordelia.post("/messages/flags", &[("messages", &list), ("op", "remove"), ("flag", "read")]).success();
+    assert_eq!(body["messages"], serde_json::json!([]));
+    assert_eq!(body["ignored_because_not_subscribed_channels"], serde_json::json!([channel_id]));
+    let body = hamlet.post("/messages/flags", &[("messages", &list), ("op", "add"), ("flag", "read")]).success();
+    assert_eq!(body["messages"], serde_json::json!([id]));
+    assert!(body.get("ignored_because_not_subscribed_channels").is_none());
+    let body = hamlet.post("/messages/flags", &[("messages", &list), ("op", "remove"), ("flag", "read")]).success();
+    assert_eq!(body["messages"], serde_json::json!([id]));
+    assert_eq!(body["ignored_because_not_subscribed_channels"], serde_json::json!([]));
+}

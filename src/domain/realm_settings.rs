@@ -45,3 +45,29 @@ pub fn register_fields(s: &RealmSettingsRow) -> Map<String, Value> {
 pub async fn user_in_group_setting(db: &D1Database, user: &UserRow, group_id: i64) -> ApiResult<bool> {
     Ok(user_groups::is_member(db, user.realm_id, group_id, user.id, false).await?)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn register_fields_name_every_setting() {
+        let s = RealmSettingsRow {
+            realm_id: 1, string_id: "zulip".into(), allow_message_editing: 1, message_content_edit_limit_seconds: Some(600),
+            move_messages_within_stream_limit_seconds: Some(604800), move_messages_between_streams_limit_seconds: None,
+            can_resolve_topics_group: 6, can_move_messages_between_channels_group: 5, can_move_messages_between_topics_group: 6,
+            can_mention_many_users_group: 2, empty_topic_display_name: "general chat".into(),
+            topics_policy: "allow_empty_topic".into(), message_edit_history_visibility_policy: "all".into(),
+            max_message_length: 10000, max_topic_length: 60,
+        };
+        let f = register_fields(&s);
+        assert_eq!(f["realm_allow_message_editing"], true);
+        assert_eq!(f["realm_message_content_edit_limit_seconds"], 600);
+        assert!(f["realm_move_messages_between_streams_limit_seconds"].is_null(), "null: no limit");
+        assert_eq!(f["realm_can_mention_many_users_group"], 2);
+        assert_eq!(f["realm_empty_topic_display_name"], "general chat");
+        assert_eq!(f["realm_mandatory_topics"], false);
+        assert_eq!(f["max_message_length"], 10000);
+        assert_eq!(f["max_topic_length"], 60);
+    }
+}
