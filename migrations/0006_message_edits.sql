@@ -2,7 +2,9 @@
 
 -- Zulip's message type: 1 a normal message, 2 the notification bot's "has marked this topic
 -- as resolved/unresolved" message (undoing a resolve within a minute deletes it instead of
--- sending a second notification).
+-- sending a second notification); and 3 the tombstone of a deleted message: emptied, moved
+-- to its sender's personal recipient, without user_messages rows, so invisible. The row
+-- stays because messages.id has no AUTOINCREMENT and ids must never be reused.
 ALTER TABLE messages ADD COLUMN kind INTEGER NOT NULL DEFAULT 1;
 
 -- Who may delete messages (Zulip's defaults). Group-valued settings hold a user_groups id;

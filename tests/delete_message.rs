@@ -66,3 +66,15 @@ fn deleting_own_message_after_message_content_delete_limit_is_rejected() {
     cordelia.delete(&format!("/messages/{old}"), &[]).bad_request("BAD_REQUEST", "The time limit for deleting this message has passed");
     king.delete(&format!("/messages/{old}"), &[]).success();
 }
+
+#[test]
+fn ids_of_deleted_messages_are_never_reused() {
+    let hamlet = Client::dev("hamlet@zulip.com");
+    let (_, channel) = new_channel(&hamlet, &[], false, true);
+    let deleted = send(&hamlet, channel, "t", "gone");
+    hamlet.delete(&format!("/messages/{deleted}"), &[]).success();
+    let next = send(&hamlet, channel, "t", "next");
+    assert!(next > deleted, "{next} <= {deleted}");
+    hamlet.get(&format!("/messages/{deleted}"), &[]).bad_request("BAD_REQUEST", "Invalid message(s)");
+    assert_eq!(topic_ids(&hamlet, channel, "t"), vec![next]);
+}

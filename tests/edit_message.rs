@@ -290,3 +290,22 @@ fn message_history_of_an_invisible_message_is_an_error() {
     let id = send_dm(&othello, &[cordelia.user_id], "private");
     hamlet.get(&format!("/messages/{id}/history"), &[]).bad_request("BAD_REQUEST", "Invalid message(s)");
 }
+
+// ---- response shapes ----
+
+#[test]
+fn edit_history_and_delete_responses_match_zulips_schema() {
+    let hamlet = hamlet();
+    let (_, channel) = new_channel(&hamlet, &[], false, true);
+    let (_, other) = new_channel(&hamlet, &[], false, true);
+    let id = send(&hamlet, channel, "shapes", "v1");
+    let body = edit(&hamlet, id, &[("content", "v2"), ("topic", "forms")]).success();
+    assert_matches_openapi("PATCH", "/messages/{message_id}", &body);
+    edit(&hamlet, id, &[("stream_id", &other.to_string())]).success();
+    let fetched = hamlet.get(&format!("/messages/{id}"), &[]).success();
+    assert_matches_openapi("GET", "/messages/{message_id}", &fetched);
+    let history = hamlet.get(&format!("/messages/{id}/history"), &[]).success();
+    assert_matches_openapi("GET", "/messages/{message_id}/history", &history);
+    let body = hamlet.delete(&format!("/messages/{id}"), &[]).success();
+    assert_matches_openapi("DELETE", "/messages/{message_id}", &body);
+}

@@ -77,6 +77,7 @@ pub async fn check_update_message(ctx: &RequestContext, user: &UserRow, message_
                 last_target_message: scope.last_target_message(&outcome.changed_ids),
                 notify_old: params.send_notification_to_old_thread,
                 notify_new: params.send_notification_to_new_thread,
+                settings: &settings,
             },
             now,
         )
@@ -220,6 +221,12 @@ async fn load_move_scope(
     ];
     let channel_ids: Vec<i64> = std::iter::once(orig_id).chain(plan.stream_id).collect();
     stmts.push(q::subscribers_stmt(db, &channel_ids)?);
+    // The target topic, unless it is the source topic (a change of case only).
+    let target_channel_id = plan.stream_id.unwrap_or(orig_id);
+    let same_topic = plan.stream_id.is_none() && target_topic.to_lowercase() == message.topic.to_lowercase();
+    if !same_topic {
+        stmts.push(q::channel_topic_messages_stmt(db, user.realm_id, target_channel_id, &target_topic, user.id)?);
+    }
     if let Some(target) = plan.stream_id {
         stmts.push(q::channel_stmt(db, user.realm_id, target, user.id)?);
     }
@@ -228,9 +235,10 @@ async fn load_move_scope(
         results[0].results()?.into_iter().next().ok_or_else(|| ApiError::bad_request("Invalid channel ID"))?;
     let source: Vec<TopicMessageRow> = results[1].results()?;
     let subscribers: Vec<SubscriberRow> = results[2].results()?;
+    let target: Vec<TopicMessageRow> = if same_topic { Vec::new() } else { results[3].results()? };
     let target_channel = match plan.stream_id {
         Some(_) => {
-            let channel: Option<MoveChannelRow> = results[3].results()?.into_iter().next();
+            let channel: Option<MoveChannelRow> = results[results.len() - 1].results()?.into_iter().next();
             Some(channel.filter(|c| can_access_channel(user, c)).ok_or_else(|| ApiError::bad_request("Invalid channel ID"))?)
         }
         None => None,
@@ -238,12 +246,6 @@ async fn load_move_scope(
     // The empty-topic policy of the channel the messages land in.
     let landing = target_channel.as_ref().unwrap_or(&orig_channel);
     crate::domain::topics::check_topic_allowed(&target_topic, crate::domain::topics::effective_topics_policy(&landing.topics_policy, settings))?;
-    let target_recipient = landing.recipient_id;
-    let target: Vec<TopicMessageRow> = if target_recipient == message.recipient_id && target_topic.to_lowercase() == message.topic.to_lowercase() {
-        Vec::new()
-    } else {
-        crate::db::all(q::topic_messages_stmt(db, target_recipient, &target_topic, user.id)?).await?
-    };
     let can_read_orig_history = can_read_history(user, &orig_channel);
     let can_read_target_history = can_read_history(user, target_channel.as_ref().unwrap_or(&orig_channel));
     Ok(MoveScope { orig_channel, target_channel, source, target, subscribers, can_read_orig_history, can_read_target_history })

@@ -15,7 +15,7 @@ use crate::db::users::{UserRow, COLUMNS as USER_COLUMNS};
 use crate::domain::edit_rendering;
 use crate::domain::message_edit::{self as rules, EditPlan, RESOLVE_UNDO_GRACE_SECONDS};
 use crate::domain::messages::{message_dict, MessageContext, MessageOptions};
-use crate::domain::realm_settings::realm_settings;
+use crate::db::realm_settings::RealmSettingsRow;
 use crate::error::{ApiError, ApiResult};
 use crate::events::{self, Dispatch, EventUser};
 
@@ -32,6 +32,7 @@ pub struct MoveNotice<'a> {
     pub last_target_message: Option<(i64, i64, i64)>,
     pub notify_old: bool,
     pub notify_new: bool,
+    pub settings: &'a RealmSettingsRow,
 }
 
 pub async fn after_move(ctx: &RequestContext, editor: &UserRow, n: &MoveNotice<'_>, now: i64) -> ApiResult<()> {
@@ -45,7 +46,7 @@ pub async fn after_move(ctx: &RequestContext, editor: &UserRow, n: &MoveNotice<'
             }
             _ => {
                 let text = rules::resolve_notification(editor, plan.topic_resolved);
-                send_bot_message(ctx, editor, n.orig_channel, target_topic, &text, KIND_RESOLVE_TOPIC_NOTIFICATION, now).await?;
+                send_bot_message(ctx, editor, n.settings, n.orig_channel, target_topic, &text, KIND_RESOLVE_TOPIC_NOTIFICATION, now).await?;
             }
         }
     }
@@ -55,13 +56,13 @@ pub async fn after_move(ctx: &RequestContext, editor: &UserRow, n: &MoveNotice<'
         let link = rules::narrow_url(&ctx.base_url, n.target_channel.id, &n.target_channel.name, target_topic, Some(n.message.id));
         let text = rules::new_thread_notification(plan, n.moved_all_visible, n.target_had_visible_messages, count, editor, &old_location, &link);
         if let Some(text) = text {
-            send_bot_message(ctx, editor, n.target_channel, target_topic, &text, KIND_NORMAL, now).await?;
+            send_bot_message(ctx, editor, n.settings, n.target_channel, target_topic, &text, KIND_NORMAL, now).await?;
         }
     }
     if n.notify_old {
         let new_location = rules::topic_link(&ctx.base_url, n.target_channel.id, &n.target_channel.name, target_topic);
         let text = rules::old_thread_notification(n.moved_all_visible, count, editor, &new_location);
-        send_bot_message(ctx, editor, n.orig_channel, orig_topic, &text, KIND_NORMAL, now).await?;
+        send_bot_message(ctx, editor, n.settings, n.orig_channel, orig_topic, &text, KIND_NORMAL, now).await?;
     }
     Ok(())
 }
@@ -76,6 +77,7 @@ struct IdRow {
 async fn send_bot_message(
     ctx: &RequestContext,
     acting: &UserRow,
+    settings: &RealmSettingsRow,
     channel: &MoveChannelRow,
     topic: &str,
     content: &str,
@@ -132,9 +134,8 @@ async fn send_bot_message(
     let id = results[0].results::<IdRow>()?.first().map(|r| r.id).ok_or_else(|| ApiError::internal("message insert returned no id"))?;
 
     let stored: Vec<MessageRow> = crate::db::all(messages::by_ids_stmt(db, realm_id, &format!("[{id}]"))?).await?;
-    let settings = realm_settings(db, realm_id).await?;
     let host = ctx.base_url.split_once("://").map(|(_, h)| h).unwrap_or(&ctx.base_url).to_string();
-    let mctx = MessageContext::load(db, acting, &settings, &host, &stored).await?;
+    let mctx = MessageContext::load(db, acting, settings, &host, &stored).await?;
     if let Some(row) = stored.first() {
         let mut dict = message_dict(row, None, &mctx, &MessageOptions::default());
         // Each receiver's flags travel beside the message (EventUser), not inside it.

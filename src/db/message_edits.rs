@@ -12,6 +12,8 @@ pub const CHUNK: usize = 500;
 /// `messages.kind` of the notification bot's resolve/unresolve notices.
 pub const KIND_NORMAL: i64 = 1;
 pub const KIND_RESOLVE_TOPIC_NOTIFICATION: i64 = 2;
+/// A deleted message's tombstone (see [`delete_messages_stmts`]).
+pub const KIND_DELETED: i64 = 3;
 
 pub fn chunks(ids: &[i64]) -> Vec<String> {
     ids.chunks(CHUNK).map(|c| serde_json::to_string(c).unwrap_or_else(|_| "[]".into())).collect()
@@ -36,6 +38,21 @@ pub fn topic_messages_stmt(db: &D1Database, recipient_id: i64, topic: &str, user
          EXISTS (SELECT 1 FROM user_messages um WHERE um.message_id = m.id AND um.user_id = ?3) AS has_row \
          FROM messages m WHERE m.recipient_id = ?1 AND m.topic = ?2 COLLATE NOCASE ORDER BY m.id",
         recipient_id,
+        topic,
+        user_id
+    )
+}
+
+/// The same for a topic of a channel named by id (its recipient looked up in the query).
+pub fn channel_topic_messages_stmt(db: &D1Database, realm_id: i64, channel_id: i64, topic: &str, user_id: i64) -> Result<D1PreparedStatement> {
+    query!(
+        db,
+        "SELECT m.id, m.date_sent, m.sender_id, m.kind, \
+         EXISTS (SELECT 1 FROM user_messages um WHERE um.message_id = m.id AND um.user_id = ?4) AS has_row \
+         FROM messages m WHERE m.recipient_id = (SELECT id FROM recipients WHERE realm_id = ?1 AND type = 2 AND type_id = ?2) \
+         AND m.topic = ?3 COLLATE NOCASE ORDER BY m.id",
+        realm_id,
+        channel_id,
         topic,
         user_id
     )
@@ -217,12 +234,32 @@ pub fn add_subscriber_rows_stmt(db: &D1Database, ids_json: &str, channel_id: i64
     )
 }
 
-/// Deletes messages with their rows and reactions (one chunk).
+/// Deletes messages (one chunk): their rows and reactions go, and each message becomes an
+/// empty tombstone (kind [`KIND_DELETED`]) addressed to its sender's personal recipient
+/// without any `user_messages` row, so nobody can see or find it. The row stays because
+/// `messages.id` has no AUTOINCREMENT: removing the newest row would let SQLite give its id
+/// to the next message, and Zulip's message ids are never reused.
 pub fn delete_messages_stmts(db: &D1Database, ids_json: &str) -> Result<Vec<D1PreparedStatement>> {
     Ok(vec![
         query!(db, "DELETE FROM reactions WHERE message_id IN (SELECT value FROM json_each(?1))", ids_json)?,
         query!(db, "DELETE FROM user_messages WHERE message_id IN (SELECT value FROM json_each(?1))", ids_json)?,
-        query!(db, "DELETE FROM messages WHERE id IN (SELECT value FROM json_each(?1))", ids_json)?,
+        query!(
+            db,
+            "INSERT OR IGNORE INTO recipients (realm_id, type, type_id) \
+             SELECT DISTINCT realm_id, 1, sender_id FROM messages WHERE id IN (SELECT value FROM json_each(?1))",
+            ids_json
+        )?,
+        query!(
+            db,
+            "UPDATE messages SET recipient_id = (SELECT r.id FROM recipients r WHERE r.realm_id = messages.realm_id \
+               AND r.type = 1 AND r.type_id = messages.sender_id), \
+             channel_id = NULL, topic = '', content = '', rendered_content = '', is_me_message = 0, \
+             last_edit_timestamp = NULL, last_moved_timestamp = NULL, edit_history = NULL, \
+             has_attachment = 0, has_image = 0, has_link = 0, kind = ?2 \
+             WHERE id IN (SELECT value FROM json_each(?1))",
+            ids_json,
+            KIND_DELETED
+        )?,
     ])
 }
 
