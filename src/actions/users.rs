@@ -163,13 +163,31 @@ pub async fn check_reactivate_user(env: &worker::Env, db: &D1Database, target: &
 
 /// Deactivation keeps the user's API keys: authentication refuses them while the account
 /// is deactivated (`USER_DEACTIVATED`), and they work again after reactivation, as in Zulip.
+/// Deactivating a human also deactivates the bots it owns (reactivation does not bring
+/// them back, as in Zulip).
 async fn do_set_active(env: &worker::Env, db: &D1Database, user: &UserRow, active: bool) -> ApiResult<()> {
-    users::set_active(db, user.realm_id, user.id, active).await?;
-    let person = json!({ "user_id": user.id, "is_active": active });
-    notify_user_updated(env, db, user.realm_id, person).await?;
+    let mut bot_ids = Vec::new();
+    if active {
+        users::set_active(db, user.realm_id, user.id, true).await?;
+    } else {
+        if !user.is_bot() {
+            bot_ids = users::bots_of_owner(db, user.realm_id, user.id).await?.iter().map(|b| b.id).collect();
+        }
+        users::deactivate_with_bots(db, user.realm_id, user.id).await?;
+    }
     if user.is_bot() {
-        let event = json!({ "type": "realm_bot", "op": "update", "bot": { "user_id": user.id, "is_active": active } });
-        crate::actions::notify_realm(env, db, user.realm_id, &event).await?;
+        bot_ids.push(user.id);
+    }
+    let audience = users::active_ids(db, user.realm_id).await?;
+    let mut changed = vec![user.id];
+    changed.extend(bot_ids.iter().filter(|id| **id != user.id));
+    for id in changed {
+        let event = json!({ "type": "realm_user", "op": "update", "person": { "user_id": id, "is_active": active } });
+        crate::actions::notify_users(env, user.realm_id, &audience, &event).await;
+    }
+    for id in bot_ids {
+        let event = json!({ "type": "realm_bot", "op": "update", "bot": { "user_id": id, "is_active": active } });
+        crate::actions::notify_users(env, user.realm_id, &audience, &event).await;
     }
     Ok(())
 }
