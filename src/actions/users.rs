@@ -194,14 +194,14 @@ async fn do_set_active(env: &worker::Env, db: &D1Database, user: &UserRow, activ
 
 pub const ROLES: &[i64] = &[ROLE_OWNER, ROLE_ADMINISTRATOR, ROLE_MODERATOR, ROLE_MEMBER, ROLE_GUEST];
 
-/// `PATCH /users/{user_id}` `role`: only owners grant or remove the owner role; the only
-/// owner keeps it.
-pub async fn check_change_role(env: &worker::Env, db: &D1Database, admin: &UserRow, target: &UserRow, role: i64) -> ApiResult<()> {
+/// `PATCH /users/{user_id}` `role`, checked without writing: only owners grant or remove
+/// the owner role; the only owner keeps it. Answers whether the role changes at all.
+pub async fn check_role_change(db: &D1Database, admin: &UserRow, target: &UserRow, role: i64) -> ApiResult<bool> {
     if !ROLES.contains(&role) {
         return Err(ApiError::bad_request("Invalid role"));
     }
     if role == target.role {
-        return Ok(());
+        return Ok(false);
     }
     if (role == ROLE_OWNER || target.role == ROLE_OWNER) && !admin.is_realm_owner() {
         return Err(ApiError::must_be_owner());
@@ -212,13 +212,17 @@ pub async fn check_change_role(env: &worker::Env, db: &D1Database, admin: &UserR
             return Err(ApiError::bad_request("The owner permission cannot be removed from the only organization owner."));
         }
     }
+    Ok(true)
+}
+
+pub async fn do_change_role(env: &worker::Env, db: &D1Database, target: &UserRow, role: i64) -> ApiResult<()> {
     users::set_role(db, target.realm_id, target.id, role).await?;
     notify_user_updated(env, db, target.realm_id, json!({ "user_id": target.id, "role": role })).await
 }
 
-/// `PATCH /users/{user_id}` `full_name`, on behalf of an administrator.
-pub async fn check_change_full_name(env: &worker::Env, db: &D1Database, target: &UserRow, raw: &str) -> ApiResult<()> {
-    let full_name = check_full_name(raw)?;
+/// `PATCH /users/{user_id}` `full_name`, on behalf of an administrator (`full_name` already
+/// checked with `check_full_name`).
+pub async fn do_change_full_name(env: &worker::Env, db: &D1Database, target: &UserRow, full_name: &str) -> ApiResult<()> {
     if full_name == target.full_name {
         return Ok(());
     }
