@@ -1,0 +1,140 @@
+//! Message rendering: raw Markdown content -> the HTML Zulip clients expect.
+//!
+//! Zulip's dialect is CommonMark-like Markdown plus its own syntax (mentions, channel and
+//! topic links, `quote`/`spoiler` fences, nl2br line breaks, bare-URL autolinks) and minus
+//! some features (raw HTML, `_` emphasis, reference links, backslash escapes).
+//!
+//! Pipeline (pure Rust, no I/O):
+//! 1. `fences.rs`: Zulip's line-level fenced-block preprocessor. Code blocks become stashed
+//!    HTML behind placeholders, `quote` fences become `> ` lines, `spoiler` fences become
+//!    stashed wrapper HTML around Markdown content. `blocks.rs` then applies Python-Markdown's
+//!    block rules that CommonMark reads differently (empty quotes, 2-space list nesting,
+//!    mixed bullets, no setext headings); `<time:...>` becomes an inline placeholder
+//!    (`timestamps.rs`); lines CommonMark would read as HTML blocks, fences Zulip rejected or
+//!    reference definitions are neutralised so they stay text, as in Zulip.
+//! 2. `pulldown-cmark` parses the result into events (with source offsets).
+//! 3. `writer.rs`: walks the events and writes Zulip-shaped HTML itself; it never passes raw
+//!    HTML through, recognises mentions and channel links around `**`/`*` spans using the
+//!    source offsets (`mentions.rs`, `links.rs`), autolinks bare URLs, renders `:name:` and
+//!    unicode emoji outside code, links' URLs and mentions (`emoji.rs`, with the tables in
+//!    `crate::emoji`), and records what was mentioned.
+//!
+//! Not rendered (Zulip needs data or services this module does not have): realm custom
+//! emoji (`:name:` of a custom emoji stays as typed), emoticon translation (a user
+//! setting), KaTeX math (shown as code), Pygments highlighting
+//! (code is unhighlighted), inline image and link previews, links relative to the realm's
+//! own URL, and the empty-topic display name in `#**channel>**`.
+//!
+//! Callers (send and edit actions) first call [`references`] to learn which names and ids
+//! to resolve with one D1 query, then [`render`] with what they found.
+
+mod blocks;
+mod code;
+mod emoji;
+mod fences;
+mod html;
+mod links;
+mod mentions;
+mod timestamps;
+mod tlds;
+mod writer;
+
+#[cfg(test)]
+mod fixture_tests;
+#[cfg(test)]
+mod tests;
+
+use std::collections::BTreeSet;
+
+/// Names and ids the content refers to, so the caller can resolve them with one D1 query.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct References {
+    /// From `@**Full Name**` and `@_**Full Name**` (not wildcards).
+    pub user_names: Vec<String>,
+    /// From `@**Full Name|123**` / `@_**Name|123**` / `@**|123**`.
+    pub user_ids: Vec<i64>,
+    /// From `@*group name*` and `@_*group name*`.
+    pub group_names: Vec<String>,
+    /// From `#**channel**` and `#**channel>topic**`.
+    pub channel_names: Vec<String>,
+}
+
+/// Scans the raw content for mention and link syntax. Like Zulip it over-approximates (it
+/// also sees syntax inside code); [`render`] only uses what actually renders.
+pub fn references(content: &str) -> References {
+    mentions::scan_references(content)
+}
+
+/// A user of the organization that content may mention.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MentionableUser {
+    pub id: i64,
+    pub full_name: String,
+}
+
+/// A user group that content may mention.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MentionableGroup {
+    pub id: i64,
+    pub name: String,
+}
+
+/// A channel that content may link to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LinkableChannel {
+    pub id: i64,
+    pub name: String,
+}
+
+/// What the caller resolved (users of the organization matching the names/ids, etc.).
+#[derive(Debug, Default, Clone)]
+pub struct Resolved {
+    pub users: Vec<MentionableUser>,
+    pub groups: Vec<MentionableGroup>,
+    pub channels: Vec<LinkableChannel>,
+}
+
+/// The rendered HTML and what it mentions.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct Rendered {
+    pub html: String,
+    /// Non-silent user mentions only (mentions inside quotes are silent, as in Zulip).
+    pub mentioned_user_ids: BTreeSet<i64>,
+    /// Non-silent group mentions.
+    pub mentioned_group_ids: BTreeSet<i64>,
+    /// Non-silent `@**all**`, `@**everyone**`, `@**channel**`, `@**stream**`.
+    pub stream_wildcard: bool,
+    /// Non-silent `@**topic**`.
+    pub topic_wildcard: bool,
+    /// Content starts with `/me ` (Zulip's `Message.is_status_message`).
+    pub is_me_message: bool,
+}
+
+/// Renders message content to HTML the way Zulip's server does (within this module's scope).
+///
+/// ```
+/// use team_chat::markdown::{references, render, MentionableUser, Resolved};
+///
+/// let content = "hi @**King Hamlet**";
+/// let refs = references(content); // user_names: ["King Hamlet"] -> one D1 query
+/// assert_eq!(refs.user_names, vec!["King Hamlet"]);
+/// let resolved = Resolved {
+///     users: vec![MentionableUser { id: 10, full_name: "King Hamlet".into() }],
+///     ..Resolved::default()
+/// };
+/// let rendered = render(content, &resolved);
+/// assert_eq!(rendered.html, r#"<p>hi <span class="user-mention" data-user-id="10">@King Hamlet</span></p>"#);
+/// assert!(rendered.mentioned_user_ids.contains(&10));
+/// ```
+pub fn render(content: &str, resolved: &Resolved) -> Rendered {
+    let source = fences::preprocess(content);
+    let mut rendered = writer::write_html(&source, resolved);
+    rendered.is_me_message = is_me_message(content);
+    rendered
+}
+
+/// Zulip marks a message as a `/me` status message purely by its raw prefix; clients then
+/// replace the leading `/me` with the sender's name.
+fn is_me_message(content: &str) -> bool {
+    content.starts_with("/me ")
+}
