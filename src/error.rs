@@ -139,6 +139,12 @@ impl ApiError {
         Self::new(ErrorCode::PermissionDenied, msg).with_status(403)
     }
 
+    /// A bot-only endpoint (bot storage) called by a human: Zulip's BotRequiredError, a 400
+    /// with the code `PERMISSION_DENIED` (Zulip 12, feature level 494).
+    pub fn bot_required() -> Self {
+        Self::new(ErrorCode::PermissionDenied, "Must be a bot user")
+    }
+
     /// "Must be an organization administrator": Zulip answers it as a 400 with the code
     /// `UNAUTHORIZED_PRINCIPAL` (zerver/lib/exceptions.py, OrganizationAdministratorRequiredError).
     pub fn must_be_admin() -> Self {

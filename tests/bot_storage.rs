@@ -76,8 +76,7 @@ fn humans_are_refused() {
         hamlet.get("/bot_storage", &[]),
         request("PUT", "/bot_storage", &[], Some(Body::Form(&[("storage", "{\"a\":\"1\"}")])), Some((&hamlet.email, &hamlet.api_key)), None),
     ] {
-        let body = resp.error(403, "PERMISSION_DENIED");
-        assert_eq!(body["msg"], "This endpoint can only be used by bots.");
+        resp.bad_request("PERMISSION_DENIED", "Must be a bot user");
     }
 }
 

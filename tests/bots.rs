@@ -111,6 +111,17 @@ fn get_bots_lists_the_callers_active_bots() {
 }
 
 #[test]
+fn deactivating_the_owner_deactivates_its_bots() {
+    let owner = new_user("leaving");
+    let bot = new_bot(&owner, "1", &[]);
+    bot.get("/users/me", &[]).success();
+    owner.delete("/users/me", &[]).success();
+    bot.get("/users/me", &[]).error(401, "USER_DEACTIVATED");
+    let hamlet = Client::dev("hamlet@zulip.com");
+    assert_eq!(hamlet.get(&format!("/users/{}", bot.user_id), &[]).success()["user"]["is_active"], false);
+}
+
+#[test]
 fn regenerating_a_bot_key_replaces_the_old_one() {
     let owner = new_user("regen");
     let bot = new_bot(&owner, "1", &[]);

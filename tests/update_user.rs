@@ -74,3 +74,14 @@ fn administrator_renames_a_user() {
     assert_eq!(user.get("/users/me", &[]).success()["full_name"], "Renamed Person");
     iago.patch(&format!("/users/{}", user.user_id), &[("full_name", "x@y")]).bad_request("BAD_REQUEST", "Invalid characters in name!");
 }
+
+#[test]
+fn a_bad_value_changes_nothing() {
+    let iago = Client::dev("iago@zulip.com");
+    let user = new_user("atomic");
+    let bad_profile = serde_json::json!([{ "id": 99999999, "value": "x" }]).to_string();
+    iago.patch(&format!("/users/{}", user.user_id), &[("role", "300"), ("full_name", "Changed Name"), ("profile_data", &bad_profile)])
+        .bad_request("BAD_REQUEST", "Field id 99999999 not found.");
+    let seen = iago.get(&format!("/users/{}", user.user_id), &[]).success()["user"].clone();
+    assert_eq!((seen["role"].as_i64(), seen["full_name"].as_str()), (Some(400), Some("Test User")));
+}

@@ -14,12 +14,12 @@ pub const STORAGE_SIZE_LIMIT: i64 = 10_000_000;
 /// below that; Zulip has no per-entry limit of its own.
 pub const ENTRY_SIZE_LIMIT: usize = 1_000_000;
 
-/// Bot storage is for bots only (Zulip 11, feature level 494).
+/// Bot storage is for bots only (feature level 494).
 pub fn require_bot(user: &UserRow) -> ApiResult<()> {
     if user.is_bot() {
         Ok(())
     } else {
-        Err(ApiError::permission_denied("This endpoint can only be used by bots."))
+        Err(ApiError::bot_required())
     }
 }
 

@@ -3,9 +3,9 @@
 use serde_json::{json, Value};
 use worker::{D1Database, Env};
 
-use crate::actions::users::{check_create_user, do_issue_api_key, notify_user_added};
+use crate::actions::users::{check_create_user, do_issue_api_key};
 use crate::db::users::{self, NewUser, UserRow, ROLE_MEMBER};
-use crate::domain::users::{avatar_url, check_full_name};
+use crate::domain::users::{avatar_url, check_full_name, user_dict, UserDictOptions};
 use crate::error::{ApiError, ApiResult};
 
 pub const GENERIC_BOT: i64 = 1;
@@ -64,9 +64,6 @@ pub async fn check_create_bot(env: &Env, db: &D1Database, owner: &UserRow, bot: 
     if !crate::actions::users::is_valid_email(&email) {
         return Err(ApiError::bad_request("Bad name or username"));
     }
-    if users::by_email(db, owner.realm_id, &email).await?.is_some() {
-        return Err(ApiError::bad_request("Username already in use"));
-    }
     let new_user = NewUser {
         realm_id: owner.realm_id,
         email: &email,
@@ -82,15 +79,19 @@ pub async fn check_create_bot(env: &Env, db: &D1Database, owner: &UserRow, bot: 
         if err.msg.contains("already in use") { ApiError::bad_request("Username already in use") } else { err }
     })?;
     let api_key = do_issue_api_key(db, owner.realm_id, bot_id).await?;
-    let user = users::by_id(db, owner.realm_id, bot_id).await?.ok_or_else(|| ApiError::internal("bot vanished"))?;
 
-    notify_user_added(env, db, owner.realm_id, bot_id, realm_host).await?;
-    let admins_and_owner: Vec<i64> = users::all_in_realm(db, owner.realm_id)
-        .await?
+    // One read for the new row and the audiences of both events.
+    let everyone = users::all_in_realm(db, owner.realm_id).await?;
+    let user = everyone.iter().find(|u| u.id == bot_id).cloned().ok_or_else(|| ApiError::internal("bot vanished"))?;
+    let active: Vec<i64> = everyone.iter().filter(|u| u.is_active()).map(|u| u.id).collect();
+    let admins_and_owner: Vec<i64> = everyone
         .iter()
         .filter(|u| u.is_active() && (u.is_realm_admin() || u.id == owner.id))
         .map(|u| u.id)
         .collect();
+    let opts = UserDictOptions { realm_host, client_gravatar: false };
+    let added = json!({ "type": "realm_user", "op": "add", "person": user_dict(&user, &user, &opts) });
+    crate::actions::notify_users(env, owner.realm_id, &active, &added).await;
     let event = json!({ "type": "realm_bot", "op": "add", "bot": bot_dict(&user, Some(&api_key)) });
     crate::actions::notify_users(env, owner.realm_id, &admins_and_owner, &event).await;
     Ok(CreatedBot { user, api_key })

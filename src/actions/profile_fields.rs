@@ -63,8 +63,8 @@ pub async fn check_create_field(env: &Env, db: &D1Database, realm_id: i64, spec:
 }
 
 /// One requested change: the field and its new value (`None`: remove the value).
-struct Change<'a> {
-    field: &'a ProfileFieldRow,
+pub struct ProfileChange {
+    field_id: i64,
     value: Option<crate::domain::profile_fields::CheckedValue>,
 }
 
@@ -72,8 +72,15 @@ struct Change<'a> {
 /// every entry is checked before anything is written; the writes are one batch; then one
 /// `realm_user` update event per changed field.
 pub async fn check_update_profile_data(env: &Env, db: &D1Database, acting: &UserRow, target: &UserRow, data: &[Value]) -> ApiResult<()> {
-    let fields = profile_fields::in_realm(db, target.realm_id).await?;
-    let mut changes: Vec<Change> = Vec::new();
+    let changes = check_profile_data(db, acting, target, data).await?;
+    do_update_profile_data(env, db, target, &changes).await
+}
+
+/// Checks `data` (a list of `{id, value}`) without writing: unknown fields, fields users
+/// may not edit, values that do not fit the field type, unknown users.
+pub async fn check_profile_data(db: &D1Database, acting: &UserRow, target: &UserRow, data: &[Value]) -> ApiResult<Vec<ProfileChange>> {
+    let fields: Vec<ProfileFieldRow> = profile_fields::in_realm(db, target.realm_id).await?;
+    let mut changes: Vec<ProfileChange> = Vec::new();
     let mut user_ids: Vec<i64> = Vec::new();
     for entry in data {
         let id = entry.get("id").and_then(Value::as_i64).ok_or_else(|| ApiError::invalid_argument("data", "a list of {id, value} objects"))?;
@@ -88,8 +95,8 @@ pub async fn check_update_profile_data(env: &Env, db: &D1Database, acting: &User
         if let Some(c) = &checked {
             user_ids.extend(&c.user_ids);
         }
-        changes.retain(|c| c.field.id != id);
-        changes.push(Change { field, value: checked });
+        changes.retain(|c| c.field_id != id);
+        changes.push(ProfileChange { field_id: id, value: checked });
     }
     if !user_ids.is_empty() {
         let found = users::by_ids(db, target.realm_id, &user_ids).await?;
@@ -97,21 +104,26 @@ pub async fn check_update_profile_data(env: &Env, db: &D1Database, acting: &User
             return Err(ApiError::bad_request(format!("Invalid user ID: {missing}")));
         }
     }
+    Ok(changes)
+}
+
+/// Writes checked changes in one batch, then one `realm_user` update event per field.
+pub async fn do_update_profile_data(env: &Env, db: &D1Database, target: &UserRow, changes: &[ProfileChange]) -> ApiResult<()> {
     if changes.is_empty() {
         return Ok(());
     }
     let mut stmts = Vec::new();
-    for change in &changes {
+    for change in changes {
         stmts.push(match &change.value {
-            Some(v) => profile_fields::upsert_stmt(db, target.id, change.field.id, &v.value, v.rendered_value.as_deref())?,
-            None => profile_fields::delete_stmt(db, target.id, change.field.id)?,
+            Some(v) => profile_fields::upsert_stmt(db, target.id, change.field_id, &v.value, v.rendered_value.as_deref())?,
+            None => profile_fields::delete_stmt(db, target.id, change.field_id)?,
         });
     }
     db.batch(stmts).await?;
 
     let audience = users::active_ids(db, target.realm_id).await?;
-    for change in &changes {
-        let mut field = json!({ "id": change.field.id, "value": change.value.as_ref().map(|v| v.value.clone()) });
+    for change in changes {
+        let mut field = json!({ "id": change.field_id, "value": change.value.as_ref().map(|v| v.value.clone()) });
         if let Some(rendered) = change.value.as_ref().and_then(|v| v.rendered_value.clone()) {
             field["rendered_value"] = json!(rendered);
         }

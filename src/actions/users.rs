@@ -163,27 +163,45 @@ pub async fn check_reactivate_user(env: &worker::Env, db: &D1Database, target: &
 
 /// Deactivation keeps the user's API keys: authentication refuses them while the account
 /// is deactivated (`USER_DEACTIVATED`), and they work again after reactivation, as in Zulip.
+/// Deactivating a human also deactivates the bots it owns (reactivation does not bring
+/// them back, as in Zulip).
 async fn do_set_active(env: &worker::Env, db: &D1Database, user: &UserRow, active: bool) -> ApiResult<()> {
-    users::set_active(db, user.realm_id, user.id, active).await?;
-    let person = json!({ "user_id": user.id, "is_active": active });
-    notify_user_updated(env, db, user.realm_id, person).await?;
+    let mut bot_ids = Vec::new();
+    if active {
+        users::set_active(db, user.realm_id, user.id, true).await?;
+    } else {
+        if !user.is_bot() {
+            bot_ids = users::bots_of_owner(db, user.realm_id, user.id).await?.iter().map(|b| b.id).collect();
+        }
+        users::deactivate_with_bots(db, user.realm_id, user.id).await?;
+    }
     if user.is_bot() {
-        let event = json!({ "type": "realm_bot", "op": "update", "bot": { "user_id": user.id, "is_active": active } });
-        crate::actions::notify_realm(env, db, user.realm_id, &event).await?;
+        bot_ids.push(user.id);
+    }
+    let audience = users::active_ids(db, user.realm_id).await?;
+    let mut changed = vec![user.id];
+    changed.extend(bot_ids.iter().filter(|id| **id != user.id));
+    for id in changed {
+        let event = json!({ "type": "realm_user", "op": "update", "person": { "user_id": id, "is_active": active } });
+        crate::actions::notify_users(env, user.realm_id, &audience, &event).await;
+    }
+    for id in bot_ids {
+        let event = json!({ "type": "realm_bot", "op": "update", "bot": { "user_id": id, "is_active": active } });
+        crate::actions::notify_users(env, user.realm_id, &audience, &event).await;
     }
     Ok(())
 }
 
 pub const ROLES: &[i64] = &[ROLE_OWNER, ROLE_ADMINISTRATOR, ROLE_MODERATOR, ROLE_MEMBER, ROLE_GUEST];
 
-/// `PATCH /users/{user_id}` `role`: only owners grant or remove the owner role; the only
-/// owner keeps it.
-pub async fn check_change_role(env: &worker::Env, db: &D1Database, admin: &UserRow, target: &UserRow, role: i64) -> ApiResult<()> {
+/// `PATCH /users/{user_id}` `role`, checked without writing: only owners grant or remove
+/// the owner role; the only owner keeps it. Answers whether the role changes at all.
+pub async fn check_role_change(db: &D1Database, admin: &UserRow, target: &UserRow, role: i64) -> ApiResult<bool> {
     if !ROLES.contains(&role) {
         return Err(ApiError::bad_request("Invalid role"));
     }
     if role == target.role {
-        return Ok(());
+        return Ok(false);
     }
     if (role == ROLE_OWNER || target.role == ROLE_OWNER) && !admin.is_realm_owner() {
         return Err(ApiError::must_be_owner());
@@ -194,13 +212,17 @@ pub async fn check_change_role(env: &worker::Env, db: &D1Database, admin: &UserR
             return Err(ApiError::bad_request("The owner permission cannot be removed from the only organization owner."));
         }
     }
+    Ok(true)
+}
+
+pub async fn do_change_role(env: &worker::Env, db: &D1Database, target: &UserRow, role: i64) -> ApiResult<()> {
     users::set_role(db, target.realm_id, target.id, role).await?;
     notify_user_updated(env, db, target.realm_id, json!({ "user_id": target.id, "role": role })).await
 }
 
-/// `PATCH /users/{user_id}` `full_name`, on behalf of an administrator.
-pub async fn check_change_full_name(env: &worker::Env, db: &D1Database, target: &UserRow, raw: &str) -> ApiResult<()> {
-    let full_name = check_full_name(raw)?;
+/// `PATCH /users/{user_id}` `full_name`, on behalf of an administrator (`full_name` already
+/// checked with `check_full_name`).
+pub async fn do_change_full_name(env: &worker::Env, db: &D1Database, target: &UserRow, full_name: &str) -> ApiResult<()> {
     if full_name == target.full_name {
         return Ok(());
     }

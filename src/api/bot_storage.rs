@@ -1,4 +1,5 @@
-//! A bot's key-value storage. Bots only: other callers get 403 `PERMISSION_DENIED`.
+//! A bot's key-value storage. Bots only: other callers get `PERMISSION_DENIED` "Must be a
+//! bot user" (400, as Zulip's BotRequiredError).
 
 use std::collections::BTreeMap;
 

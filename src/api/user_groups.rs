@@ -1,14 +1,12 @@
 //! User groups: listing, creation, members, subgroups and membership questions.
 
-use std::collections::BTreeMap;
-
-use serde_json::{json, Value};
+use serde_json::json;
 
 use crate::actions::user_groups::{access_group, check_create_group, check_update_members, check_update_subgroups, require_member, NewGroup};
 use crate::context::RequestContext;
 use crate::db::user_groups::{self, MemberRow, SubgroupRow, UserGroupRow};
 use crate::db::users;
-use crate::domain::user_groups::group_dict;
+use crate::domain::user_groups::groups_list;
 use crate::error::{ApiError, ApiResult};
 use crate::response::Reply;
 
@@ -34,23 +32,7 @@ pub async fn get_user_groups(ctx: &RequestContext) -> ApiResult<Reply> {
     let groups: Vec<UserGroupRow> = results[0].results()?;
     let members: Vec<MemberRow> = results[1].results()?;
     let subgroups: Vec<SubgroupRow> = results[2].results()?;
-    let mut members_of: BTreeMap<i64, Vec<i64>> = BTreeMap::new();
-    for m in members {
-        members_of.entry(m.group_id).or_default().push(m.user_id);
-    }
-    let mut subgroups_of: BTreeMap<i64, Vec<i64>> = BTreeMap::new();
-    for s in subgroups {
-        subgroups_of.entry(s.supergroup_id).or_default().push(s.subgroup_id);
-    }
-    let list: Vec<Value> = groups
-        .iter()
-        .map(|g| {
-            let members = members_of.get(&g.id).map(Vec::as_slice).unwrap_or(&[]);
-            let subs = subgroups_of.get(&g.id).map(Vec::as_slice).unwrap_or(&[]);
-            group_dict(g, members, subs)
-        })
-        .collect();
-    Ok(Reply::json(json!({ "user_groups": list })))
+    Ok(Reply::json(json!({ "user_groups": groups_list(&groups, &members, &subgroups) })))
 }
 
 /// # `POST /user_groups/create`

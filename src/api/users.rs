@@ -2,12 +2,13 @@
 
 use serde_json::{json, Value};
 
+use crate::actions::profile_fields as profile_actions;
 use crate::actions::users as actions;
 use crate::context::RequestContext;
 use crate::db::profile_fields;
 use crate::db::users::{self, UserRow};
 use crate::domain::profile_fields::profile_data;
-use crate::domain::users::{user_dict, with_profile_data, UserDictOptions};
+use crate::domain::users::{check_full_name, user_dict, with_profile_data, UserDictOptions};
 use crate::error::{ApiError, ApiResult};
 use crate::response::Reply;
 
@@ -145,14 +146,24 @@ pub async fn update_user(ctx: &RequestContext, user_id: &str) -> ApiResult<Reply
     let full_name = ctx.params.str("full_name")?;
     let profile_data: Option<Vec<Value>> = ctx.params.json_as("profile_data", "a list")?;
     let target = access_user_for_admin(ctx, &admin, user_id, true).await?;
-    if let Some(role) = role {
-        actions::check_change_role(&ctx.env, &ctx.db, &admin, &target, role).await?;
+    // Everything is checked before anything is written: a bad value changes nothing.
+    let role_changes = match role {
+        Some(role) => actions::check_role_change(&ctx.db, &admin, &target, role).await?,
+        None => false,
+    };
+    let full_name = full_name.filter(|n| !n.trim().is_empty()).map(|n| check_full_name(&n)).transpose()?;
+    let profile_changes = match &profile_data {
+        Some(data) => Some(profile_actions::check_profile_data(&ctx.db, &admin, &target, data).await?),
+        None => None,
+    };
+    if let (true, Some(role)) = (role_changes, role) {
+        actions::do_change_role(&ctx.env, &ctx.db, &target, role).await?;
     }
-    if let Some(full_name) = full_name.filter(|n| !n.trim().is_empty()) {
-        actions::check_change_full_name(&ctx.env, &ctx.db, &target, &full_name).await?;
+    if let Some(full_name) = full_name {
+        actions::do_change_full_name(&ctx.env, &ctx.db, &target, &full_name).await?;
     }
-    if let Some(data) = profile_data {
-        crate::actions::profile_fields::check_update_profile_data(&ctx.env, &ctx.db, &admin, &target, &data).await?;
+    if let Some(changes) = profile_changes {
+        profile_actions::do_update_profile_data(&ctx.env, &ctx.db, &target, &changes).await?;
     }
     Ok(Reply::ok())
 }

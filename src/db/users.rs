@@ -200,6 +200,20 @@ pub async fn set_active(db: &D1Database, realm_id: i64, user_id: i64, active: bo
     Ok(())
 }
 
+/// Deactivates a user and the bots it owns (one statement, as Zulip deactivates a
+/// deactivated user's bots with it).
+pub async fn deactivate_with_bots(db: &D1Database, realm_id: i64, user_id: i64) -> Result<()> {
+    query!(
+        db,
+        "UPDATE users SET is_active = 0 WHERE realm_id = ?1 AND (id = ?2 OR (is_bot = 1 AND bot_owner_id = ?2))",
+        realm_id,
+        user_id
+    )?
+    .run()
+    .await?;
+    Ok(())
+}
+
 pub async fn set_role(db: &D1Database, realm_id: i64, user_id: i64, role: i64) -> Result<()> {
     query!(db, "UPDATE users SET role = ?3 WHERE realm_id = ?1 AND id = ?2", realm_id, user_id, role)?.run().await?;
     Ok(())

@@ -200,11 +200,10 @@ pub fn is_url(s: &str) -> bool {
         && host.split('.').all(|label| !label.is_empty())
 }
 
-/// Markdown to HTML for text field values (Zulip renders them like descriptions).
+/// Text field values rendered with the message renderer (Zulip renders them with its
+/// Markdown processor); mentions are not resolved there.
 pub fn render_markdown(s: &str) -> String {
-    let mut html = String::new();
-    pulldown_cmark::html::push_html(&mut html, pulldown_cmark::Parser::new(s));
-    html.trim_end().to_string()
+    crate::markdown::render(s, &crate::markdown::Resolved::default()).html
 }
 
 #[cfg(test)]

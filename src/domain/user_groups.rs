@@ -1,8 +1,10 @@
 //! The user group object of the API.
 
+use std::collections::BTreeMap;
+
 use serde_json::{json, Value};
 
-use crate::db::user_groups::UserGroupRow;
+use crate::db::user_groups::{MemberRow, SubgroupRow, UserGroupRow};
 
 /// A group as `GET /user_groups` and the `user_group` add event show it: `members` are the
 /// active direct members (for system groups, the users of the role), `direct_subgroup_ids`
@@ -19,4 +21,26 @@ pub fn group_dict(group: &UserGroupRow, members: &[i64], direct_subgroup_ids: &[
         "date_created": group.date_created,
         "deactivated": group.deactivated != 0,
     })
+}
+
+/// Every group of an organization as `GET /user_groups` (and `realm_user_groups` of a
+/// register response) lists them, from the rows of `db::user_groups::in_realm_stmt`,
+/// `direct_members_stmt` and `subgroups_stmt` (one batch).
+pub fn groups_list(groups: &[UserGroupRow], members: &[MemberRow], subgroups: &[SubgroupRow]) -> Vec<Value> {
+    let mut members_of: BTreeMap<i64, Vec<i64>> = BTreeMap::new();
+    for m in members {
+        members_of.entry(m.group_id).or_default().push(m.user_id);
+    }
+    let mut subgroups_of: BTreeMap<i64, Vec<i64>> = BTreeMap::new();
+    for s in subgroups {
+        subgroups_of.entry(s.supergroup_id).or_default().push(s.subgroup_id);
+    }
+    groups
+        .iter()
+        .map(|g| {
+            let members = members_of.get(&g.id).map(Vec::as_slice).unwrap_or(&[]);
+            let subs = subgroups_of.get(&g.id).map(Vec::as_slice).unwrap_or(&[]);
+            group_dict(g, members, subs)
+        })
+        .collect()
 }
