@@ -291,3 +291,12 @@ fn queue_ids_route_to_many_queues_of_one_user() {
         q.wait_for("typing from shiva", |e| from(e, &shiva));
     }
 }
+
+#[test]
+fn empty_fetch_event_types_answers_only_the_queue() {
+    let hamlet = Client::dev("hamlet@zulip.com");
+    let body = hamlet.post("/register", &[("event_types", r#"["message"]"#), ("fetch_event_types", "[]")]).success();
+    assert!(body["queue_id"].is_string());
+    assert!(body.get("realm_users").is_none() && body.get("max_message_id").is_none());
+    assert!(body["zulip_feature_level"].is_number());
+}

@@ -223,3 +223,28 @@ fn register_state_reflects_unread_messages() {
     let recent = state["recent_private_conversations"].as_array().unwrap();
     assert!(recent.iter().any(|c| c["user_ids"] == serde_json::json!([iago.user_id]) && c["max_message_id"].as_i64().unwrap() >= dm), "{recent:?}");
 }
+
+#[test]
+fn message_flag_updates_reach_the_user() {
+    let iago = Client::dev("iago@zulip.com");
+    let shiva = Client::dev("shiva@zulip.com");
+    let id = send_to_channel(&iago, "Denmark", &unique("star"), "star me", &[]);
+    let mut queue = register_for(&shiva, r#"["update_message_flags"]"#);
+    let ids = format!("[{id}]");
+    shiva.post("/messages/flags", &[("messages", &ids), ("op", "add"), ("flag", "starred")]).success();
+    let event = queue.wait_for("update_message_flags", |e| e["type"] == "update_message_flags" && e["messages"].as_array().is_some_and(|m| m.iter().any(|x| *x == id)));
+    assert_eq!(event["flag"], "starred");
+    assert_eq!(event["op"], "add");
+}
+
+#[test]
+fn user_group_creation_reaches_the_organization() {
+    let iago = Client::dev("iago@zulip.com");
+    let othello = Client::dev("othello@zulip.com");
+    let mut queue = register_for(&othello, r#"["user_group"]"#);
+    let name = unique("events group ");
+    let members = format!("[{}]", othello.user_id);
+    iago.post("/user_groups/create", &[("name", &name), ("description", "for events"), ("members", &members)]).success();
+    let event = queue.wait_for("user_group add", |e| e["type"] == "user_group" && e["op"] == "add" && e["group"]["name"] == name.as_str());
+    assert_eq!(event["group"]["members"], serde_json::json!([othello.user_id]));
+}

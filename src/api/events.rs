@@ -87,7 +87,6 @@ pub async fn register(ctx: &RequestContext) -> ApiResult<Reply> {
     };
     let registered = event_queues::register(&ctx.env, &spec).await?;
 
-    let data = StateData::load(&ctx.db, &user).await?;
     let realm_host = ctx.base_url.split("://").nth(1).unwrap_or("localhost").to_string();
     let fetch = fetch_event_types.or(event_types);
     let request = StateRequest {
@@ -100,7 +99,13 @@ pub async fn register(ctx: &RequestContext) -> ApiResult<Reply> {
         base_url: &ctx.base_url,
         longpoll_timeout_secs: longpoll_timeout_secs(ctx),
     };
-    let mut fields = initial_state(&user, &realm, &data, &request);
+    // `fetch_event_types=[]`: a queue without initial state (no state query at all).
+    let mut fields = if fetch.as_ref().is_some_and(Vec::is_empty) {
+        serde_json::Map::new()
+    } else {
+        let data = StateData::load(&ctx.db, &user).await?;
+        initial_state(&user, &realm, &data, &request)
+    };
     fields.insert("queue_id".into(), json!(registered.queue_id));
     fields.insert("last_event_id".into(), json!(registered.last_event_id));
     fields.insert("zulip_version".into(), json!(ZULIP_VERSION));

@@ -199,3 +199,13 @@ pub struct ChannelStateRow {
     pub topics_policy: String,
     pub first_message_id: Option<i64>,
 }
+
+/// Every custom profile value of the organization's users (`realm_users[].profile_data`).
+pub fn profile_values_stmt(db: &D1Database, realm_id: i64) -> Result<D1PreparedStatement> {
+    query!(
+        db,
+        "SELECT v.user_id, v.field_id, v.value, v.rendered_value FROM custom_profile_field_values v \
+         JOIN custom_profile_fields f ON f.id = v.field_id AND f.realm_id = ?1 ORDER BY v.user_id, f.sort_order, f.id",
+        realm_id
+    )
+}

@@ -8,6 +8,7 @@ use serde_json::{json, Map, Value};
 use worker::D1Database;
 
 use crate::db::realm_settings::{self, RealmSettingsRow};
+use crate::db::profile_fields::{self, ProfileFieldRow, ProfileValueRow};
 use crate::db::realms::RealmRow;
 use crate::db::register_state::{self as q, ChannelStateRow, ConversationRow, GroupMemberRow, GroupRow, IdRow, MaxId, SubgroupRow, UnreadRow, UserSettingsRow, UserTopicRow};
 use crate::db::subscription_settings::{self, SubscriptionRow};
@@ -66,6 +67,8 @@ pub struct StateData {
     pub conversations: Vec<ConversationRow>,
     pub direct_group_members: Vec<GroupMemberRow>,
     pub user_settings: Option<UserSettingsRow>,
+    pub profile_fields: Vec<ProfileFieldRow>,
+    pub profile_values: Vec<ProfileValueRow>,
 }
 
 impl StateData {
@@ -87,6 +90,8 @@ impl StateData {
                 q::private_conversations_stmt(db, user.id)?,
                 q::direct_group_members_stmt(db, user.id)?,
                 q::user_settings_stmt(db, user.id)?,
+                profile_fields::in_realm_stmt(db, realm_id)?,
+                q::profile_values_stmt(db, realm_id)?,
             ])
             .await?;
         let settings: Option<RealmSettingsRow> = results[0].results()?.into_iter().next();
@@ -107,6 +112,8 @@ impl StateData {
             conversations: results[11].results()?,
             direct_group_members: results[12].results()?,
             user_settings: results[13].results()?.into_iter().next(),
+            profile_fields: results[14].results()?,
+            profile_values: results[15].results()?,
         })
     }
 }
@@ -193,6 +200,20 @@ pub fn user_settings(user: &UserRow, row: Option<&UserSettingsRow>) -> Map<Strin
     }))
 }
 
+/// Zulip's catalogue of custom profile field types.
+fn custom_profile_field_types() -> Value {
+    json!({
+        "SHORT_TEXT": {"id": 1, "name": "Text (short)"},
+        "LONG_TEXT": {"id": 2, "name": "Text (long)"},
+        "SELECT": {"id": 3, "name": "List of options"},
+        "DATE": {"id": 4, "name": "Date picker"},
+        "URL": {"id": 5, "name": "Link"},
+        "USER": {"id": 6, "name": "Users"},
+        "EXTERNAL_ACCOUNT": {"id": 7, "name": "External account"},
+        "PRONOUNS": {"id": 8, "name": "Pronouns"},
+    })
+}
+
 /// The user settings that clients without `user_settings_object` read at the top level.
 const LEGACY_TOP_LEVEL_SETTINGS: &[&str] = &[
     "enable_desktop_notifications", "enable_digest_emails", "enable_login_emails", "enable_marketing_emails",
@@ -222,8 +243,9 @@ pub fn initial_state(user: &UserRow, realm: &RealmRow, data: &StateData, req: &S
         state.insert("alert_words".into(), json!([]));
     }
     if req.want("custom_profile_fields") {
-        state.insert("custom_profile_fields".into(), json!([]));
-        state.insert("custom_profile_field_types".into(), json!({}));
+        let fields: Vec<Value> = data.profile_fields.iter().map(crate::domain::profile_fields::field_dict).collect();
+        state.insert("custom_profile_fields".into(), json!(fields));
+        state.insert("custom_profile_field_types".into(), custom_profile_field_types());
     }
     if req.want("message") {
         state.insert("max_message_id".into(), json!(data.max_message_id.unwrap_or(-1)));
@@ -490,7 +512,7 @@ fn realm_user_state(user: &UserRow, data: &StateData, req: &StateRequest<'_>) ->
     let dicts = |list: &[&UserRow]| -> Vec<Value> {
         list.iter().map(|u| {
             let mut d = user_dict(user, u, &opts);
-            d["profile_data"] = json!({});
+            d["profile_data"] = crate::domain::profile_fields::profile_data(data.profile_values.iter().filter(|v| v.user_id == u.id));
             if let Some(obj) = d.as_object_mut() {
                 // Not a field of the register response's user objects.
                 obj.remove("is_imported_stub");
