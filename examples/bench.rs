@@ -29,7 +29,6 @@ struct Api {
 
 #[derive(Clone)]
 struct User {
-    email: String,
     auth: String,
     id: i64,
 }
@@ -72,7 +71,7 @@ impl Api {
         let body = self.ok("POST", "/dev_fetch_api_key", None, &[("username", email)]);
         let key = body["api_key"].as_str().unwrap();
         let token = base64::engine::general_purpose::STANDARD.encode(format!("{email}:{key}"));
-        User { email: email.to_string(), auth: format!("Basic {token}"), id: body["user_id"].as_i64().unwrap() }
+        User { auth: format!("Basic {token}"), id: body["user_id"].as_i64().unwrap() }
     }
 }
 
@@ -246,8 +245,10 @@ fn fan_out(base: &str, api: &Arc<Api>, sender: &User, receiver: &User, n: usize)
     // Give every long-poll time to reach its shard and wait there.
     thread::sleep(Duration::from_millis(500 + 3 * n as u64));
     let to = format!("[{}]", receiver.id);
+    // A fresh connection: a pooled one may have been closed by the server while idle.
+    let fresh = Api::new(base.to_string(), 0);
     let sent = Instant::now();
-    api.ok("POST", "/messages", Some(sender), &[("type", "direct"), ("to", &to), ("content", &format!("fan-out to {n}"))]);
+    fresh.ok("POST", "/messages", Some(sender), &[("type", "direct"), ("to", &to), ("content", &format!("fan-out to {n}"))]);
     let answered = sent.elapsed().as_secs_f64() * 1000.0;
     let mut last_arrival = sent;
     let mut delivered = 0;
