@@ -354,9 +354,11 @@ async fn apply(
     }
     let read_results = db.batch(reads).await?;
     let rows_before: Vec<RecipientRow> = read_results[0].results()?;
+    let mut channel_name: Option<String> = None;
     let shared_history_subscribers: Vec<i64> = match read_results.get(1) {
         Some(channel) => {
             let channel: Option<MoveChannelRow> = channel.results()?.into_iter().next();
+            channel_name = channel.as_ref().map(|c| c.name.clone());
             if channel.is_some_and(|c| c.history_public_to_subscribers != 0) {
                 read_results[2].results::<SubscriberRow>()?.into_iter().filter(|s| s.active != 0).map(|s| s.user_id).collect()
             } else {
@@ -367,7 +369,11 @@ async fn apply(
     };
     db.batch(stmts).await?;
 
-    let recipients = EventRecipients { rows_before: &rows_before, shared_history_subscribers: &shared_history_subscribers };
+    let recipients = EventRecipients {
+        rows_before: &rows_before,
+        shared_history_subscribers: &shared_history_subscribers,
+        channel_name: channel_name.as_deref(),
+    };
     send_update_event(ctx, user, message, plan, rendered, scope, access.as_ref(), &recipients, &changed_ids, &topic_participants, now).await;
     if let (Some(access), Some(scope)) = (&access, scope) {
         if !access.losing_access.is_empty() {
@@ -418,6 +424,8 @@ fn channel_move_access(scope: &MoveScope, target: &MoveChannelRow) -> ChannelMov
 struct EventRecipients<'a> {
     rows_before: &'a [RecipientRow],
     shared_history_subscribers: &'a [i64],
+    /// Content edits of channel messages: the channel's name (`stream_name`).
+    channel_name: Option<&'a str>,
 }
 
 /// `update_message` (Zulip's shape) to everyone who had the message (their flags), and for
@@ -502,6 +510,9 @@ async fn send_update_event(
         }
     } else if let Some(channel_id) = message.channel_id {
         event["stream_id"] = json!(channel_id);
+        if let Some(name) = recipients.channel_name {
+            event["stream_name"] = json!(name);
+        }
         for id in recipients.shared_history_subscribers {
             users.entry(*id).or_insert_with(|| Some(flag_names(Some(READ))));
         }
