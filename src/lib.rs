@@ -12,6 +12,7 @@ pub mod context;
 pub mod db;
 pub mod dev_seed;
 pub mod domain;
+pub mod emoji;
 pub mod error;
 pub mod events;
 pub mod markdown;

@@ -15,11 +15,13 @@
 //! 2. `pulldown-cmark` parses the result into events (with source offsets).
 //! 3. `writer.rs`: walks the events and writes Zulip-shaped HTML itself; it never passes raw
 //!    HTML through, recognises mentions and channel links around `**`/`*` spans using the
-//!    source offsets (`mentions.rs`, `links.rs`), autolinks bare URLs, and records what was
-//!    mentioned.
+//!    source offsets (`mentions.rs`, `links.rs`), autolinks bare URLs, renders `:name:` and
+//!    unicode emoji outside code, links' URLs and mentions (`emoji.rs`, with the tables in
+//!    `crate::emoji`), and records what was mentioned.
 //!
-//! Not rendered (Zulip needs data or services this module does not have): emoji (`:smile:`
-//! and Unicode emoji stay as typed), KaTeX math (shown as code), Pygments highlighting
+//! Not rendered (Zulip needs data or services this module does not have): realm custom
+//! emoji (`:name:` of a custom emoji stays as typed), emoticon translation (a user
+//! setting), KaTeX math (shown as code), Pygments highlighting
 //! (code is unhighlighted), inline image and link previews, links relative to the realm's
 //! own URL, and the empty-topic display name in `#**channel>**`.
 //!
@@ -28,6 +30,7 @@
 
 mod blocks;
 mod code;
+mod emoji;
 mod fences;
 mod html;
 mod links;

@@ -341,3 +341,56 @@ fn same_named_users_are_told_apart_by_id() {
     );
     assert_eq!(r.mentioned_user_ids.into_iter().collect::<Vec<_>>(), vec![1, 2]);
 }
+
+fn emoji_span(code: &str, name: &str) -> String {
+    let title = name.replace('_', " ");
+    format!(r#"<span aria-label="{title}" class="emoji emoji-{code}" role="img" title="{title}">:{name}:</span>"#)
+}
+
+#[test]
+fn emoji_shortcode_renders_span() {
+    assert_eq!(html("hi :tada:"), format!("<p>hi {}</p>", emoji_span("1f389", "tada")));
+}
+
+#[test]
+fn unicode_emoji_renders_span_with_canonical_name() {
+    assert_eq!(html("ship it 🚀"), format!("<p>ship it {}</p>", emoji_span("1f680", "rocket")));
+}
+
+#[test]
+fn unknown_emoji_name_stays_text() {
+    assert_eq!(html("a :no_such_emoji: b"), "<p>a :no_such_emoji: b</p>");
+}
+
+#[test]
+fn emoji_not_rendered_in_code() {
+    assert_eq!(html("`:smile: 💩`"), "<p><code>:smile: 💩</code></p>");
+    assert_eq!(html("```\n:smile: 💩\n```"), "<div class=\"codehilite\"><pre><span></span><code>:smile: 💩\n</code></pre></div>");
+}
+
+#[test]
+fn emoji_rendered_inside_emphasis_headings_and_link_text() {
+    assert_eq!(html("*:octopus:*"), format!("<p><em>{}</em></p>", emoji_span("1f419", "octopus")));
+    assert_eq!(html("# :octopus: news"), format!("<h1>{} news</h1>", emoji_span("1f419", "octopus")));
+    assert_eq!(
+        html("[see :octopus:](https://example.com)"),
+        format!("<p><a href=\"https://example.com\">see {}</a></p>", emoji_span("1f419", "octopus"))
+    );
+}
+
+#[test]
+fn autolinked_url_keeps_its_shortcode_text() {
+    assert_eq!(
+        html("https://example.com/:smile:/x :smile:"),
+        format!("<p><a href=\"https://example.com/:smile:/x\">https://example.com/:smile:/x</a> {}</p>", emoji_span("1f642", "smile"))
+    );
+}
+
+#[test]
+fn emoji_not_rendered_inside_mentions() {
+    let r = render("@**King Hamlet** :smile:", &users());
+    assert_eq!(
+        r.html,
+        format!(r#"<p><span class="user-mention" data-user-id="10">@King Hamlet</span> {}</p>"#, emoji_span("1f642", "smile"))
+    );
+}

@@ -11,7 +11,7 @@ use std::ops::Range;
 use pulldown_cmark::{Alignment, CodeBlockKind, Event, LinkType, Options, Parser, Tag, TagEnd};
 
 use super::fences::{Preprocessed, Segment};
-use super::{code, html, links, mentions, Rendered, Resolved};
+use super::{code, emoji, html, links, mentions, Rendered, Resolved};
 
 pub fn write_html(pre: &Preprocessed, resolved: &Resolved) -> Rendered {
     let events = parse(&pre.text);
@@ -498,7 +498,7 @@ impl<'a> Writer<'a> {
                     self.out.push_str(stashed);
                     boundary = false;
                 }
-                Segment::Text(part) if self.link_depth > 0 => html::escape_text(&mut self.out, part),
+                Segment::Text(part) if self.link_depth > 0 => emoji::write_text(&mut self.out, part),
                 Segment::Text(part) => {
                     self.struck_and_autolinked(part, boundary);
                     boundary = false;
@@ -520,11 +520,11 @@ impl<'a> Writer<'a> {
         self.autolinked(rest, boundary);
     }
 
-    /// Escaped text with Zulip's bare-URL, domain and email autolinks.
+    /// Escaped text with Zulip's bare-URL, domain and email autolinks, and emoji outside them.
     fn autolinked(&mut self, text: &str, at_boundary: bool) {
         let mut written = 0;
         for link in links::find_autolinks(text, at_boundary) {
-            html::escape_text(&mut self.out, &text[written..link.start]);
+            emoji::write_text(&mut self.out, &text[written..link.start]);
             let shown = &text[link.start..link.end];
             match links::sanitize_url(&link.href) {
                 Some(href) => {
@@ -536,7 +536,7 @@ impl<'a> Writer<'a> {
             }
             written = link.end;
         }
-        html::escape_text(&mut self.out, &text[written..]);
+        emoji::write_text(&mut self.out, &text[written..]);
     }
 
     /// Inline code keeps its spaces exactly as typed (Zulip does not trim them). Zulip's
@@ -617,7 +617,7 @@ impl<'a> Writer<'a> {
             self.text(raw, false);
             return;
         }
-        html::escape_text(&mut self.out, raw.trim_end_matches('\n'));
+        emoji::write_text(&mut self.out, raw.trim_end_matches('\n'));
     }
 }
 
