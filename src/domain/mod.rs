@@ -2,7 +2,6 @@
 //! builders of API objects from rows.
 
 pub mod channels;
-pub mod emoji;
 pub mod messages;
 pub mod narrow;
 pub mod realm_settings;
