@@ -257,6 +257,46 @@ fn content_edit_updates_wildcard_mention_flags() {
     assert!(flags.contains(&"wildcard_mentioned".into()), "{flags:?}");
 }
 
+/// Sixteen users besides hamlet (more than Zulip's wildcard threshold of 15).
+fn sixteen_others() -> Vec<Client> {
+    let mut emails: Vec<String> = (0..8).map(|i| format!("extrauser{i}@zulip.com")).collect();
+    for email in ["othello", "cordelia", "prospero", "aaron", "ZOE", "iago", "shiva", "desdemona"] {
+        emails.push(format!("{email}@zulip.com"));
+    }
+    emails.iter().map(|e| Client::dev(e)).collect()
+}
+
+#[test]
+fn channel_wildcard_added_by_edit_in_a_large_channel_needs_permission() {
+    let hamlet = hamlet();
+    let others = sixteen_others();
+    let refs: Vec<&Client> = others.iter().collect();
+    let (_, channel) = new_channel(&hamlet, &refs, false, true);
+    let id = send(&hamlet, channel, "t", "hello");
+    edit(&hamlet, id, &[("content", "hello @**all**")]).bad_request(
+        "STREAM_WILDCARD_MENTION_NOT_ALLOWED",
+        "You do not have permission to use channel wildcard mentions in this channel.",
+    );
+    assert_eq!(raw_content(&hamlet, id), "hello");
+}
+
+#[test]
+fn topic_wildcard_added_by_edit_in_a_busy_topic_needs_permission() {
+    let hamlet = hamlet();
+    let others = sixteen_others();
+    let refs: Vec<&Client> = others.iter().collect();
+    let (_, channel) = new_channel(&hamlet, &refs, false, true);
+    let id = send(&hamlet, channel, "crowd", "first");
+    for other in &others {
+        send(other, channel, "crowd", "me too");
+    }
+    edit(&hamlet, id, &[("content", "first @**topic**")]).bad_request(
+        "TOPIC_WILDCARD_MENTION_NOT_ALLOWED",
+        "You do not have permission to use topic wildcard mentions in this topic.",
+    );
+    assert_eq!(raw_content(&hamlet, id), "first");
+}
+
 // ---- edit history endpoint ----
 
 #[test]

@@ -13,7 +13,7 @@ fn reaction_by_name_appears_on_the_message() {
     create_channel(&hamlet, &name, &[], &[othello.user_id]);
     let id = send_to_channel(&hamlet, &name, "t", "react to me");
     othello.post(&format!("/messages/{id}/reactions"), &[("emoji_name", "octopus")]).success();
-    hamlet.post(&format!("/messages/{id}/reactions"), &[("emoji_name", "smile"), ("emoji_code", "1f604")]).success();
+    hamlet.post(&format!("/messages/{id}/reactions"), &[("emoji_name", "big_smile"), ("emoji_code", "1f604")]).success();
     let reactions = fetch(&hamlet, id)["reactions"].clone();
     assert_eq!(reactions.as_array().unwrap().len(), 2);
     assert_eq!(reactions[0]["emoji_name"], "octopus");
@@ -141,4 +141,28 @@ fn marking_unread_skips_channels_not_subscribed() {
     let body = hamlet.post("/messages/flags", &[("messages", &list), ("op", "remove"), ("flag", "read")]).success();
     assert_eq!(body["messages"], serde_json::json!([id]));
     assert_eq!(body["ignored_because_not_subscribed_channels"], serde_json::json!([]));
+}
+
+#[test]
+fn emoji_code_must_be_known_and_match_the_name() {
+    let hamlet = Client::dev("hamlet@zulip.com");
+    let name = unique("react-code");
+    create_channel(&hamlet, &name, &[], &[]);
+    let id = send_to_channel(&hamlet, &name, "t", "x");
+    let path = format!("/messages/{id}/reactions");
+    hamlet.post(&path, &[("emoji_name", "smile"), ("emoji_code", "ffffff")]).bad_request("BAD_REQUEST", "Invalid emoji code.");
+    hamlet.post(&path, &[("emoji_name", "octopus"), ("emoji_code", "1f642")]).bad_request("BAD_REQUEST", "Invalid emoji name.");
+    hamlet.post(&path, &[("emoji_name", "thumbs_up"), ("emoji_code", "1f44d")]).success();
+}
+
+#[test]
+fn zulip_extra_emoji_by_name() {
+    let hamlet = Client::dev("hamlet@zulip.com");
+    let name = unique("react-zulip");
+    create_channel(&hamlet, &name, &[], &[]);
+    let id = send_to_channel(&hamlet, &name, "t", "x");
+    hamlet.post(&format!("/messages/{id}/reactions"), &[("emoji_name", "zulip")]).success();
+    let r = fetch(&hamlet, id)["reactions"][0].clone();
+    assert_eq!((r["emoji_code"].as_str(), r["reaction_type"].as_str()), (Some("zulip"), Some("zulip_extra_emoji")));
+    hamlet.delete(&format!("/messages/{id}/reactions"), &[("emoji_name", "zulip")]).success();
 }

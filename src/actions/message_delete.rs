@@ -4,7 +4,6 @@
 use std::collections::BTreeSet;
 
 use serde::Deserialize;
-use serde_json::json;
 use worker::query;
 
 use crate::context::RequestContext;
@@ -93,16 +92,7 @@ pub async fn delete_messages(ctx: &RequestContext, realm_id: i64, ids: &[i64]) -
     }
     db.batch(stmts).await?;
 
-    let event = match first.channel_id {
-        Some(channel_id) => json!({
-            "type": "delete_message",
-            "message_ids": ids,
-            "message_type": "stream",
-            "stream_id": channel_id,
-            "topic": first.topic,
-        }),
-        None => json!({ "type": "delete_message", "message_ids": ids, "message_type": "private" }),
-    };
+    let event = crate::domain::message_edit::delete_message_event(&ids, first.channel_id.map(|c| (c, first.topic.as_str())));
     let users: Vec<EventUser> = users.into_iter().map(EventUser::plain).collect();
     events::send_event(&ctx.env, realm_id, &Dispatch { event: &event, users: &users, sender_queue_id: None, local_id: None }).await;
     Ok(())

@@ -7,7 +7,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use serde_json::{json, Value};
+use serde_json::Value;
 use worker::D1Database;
 
 use crate::actions::message_notifications::{self, MoveNotice};
@@ -354,9 +354,11 @@ async fn apply(
     }
     let read_results = db.batch(reads).await?;
     let rows_before: Vec<RecipientRow> = read_results[0].results()?;
+    let mut channel_name: Option<String> = None;
     let shared_history_subscribers: Vec<i64> = match read_results.get(1) {
         Some(channel) => {
             let channel: Option<MoveChannelRow> = channel.results()?.into_iter().next();
+            channel_name = channel.as_ref().map(|c| c.name.clone());
             if channel.is_some_and(|c| c.history_public_to_subscribers != 0) {
                 read_results[2].results::<SubscriberRow>()?.into_iter().filter(|s| s.active != 0).map(|s| s.user_id).collect()
             } else {
@@ -367,17 +369,15 @@ async fn apply(
     };
     db.batch(stmts).await?;
 
-    let recipients = EventRecipients { rows_before: &rows_before, shared_history_subscribers: &shared_history_subscribers };
+    let recipients = EventRecipients {
+        rows_before: &rows_before,
+        shared_history_subscribers: &shared_history_subscribers,
+        channel_name: channel_name.as_deref(),
+    };
     send_update_event(ctx, user, message, plan, rendered, scope, access.as_ref(), &recipients, &changed_ids, &topic_participants, now).await;
     if let (Some(access), Some(scope)) = (&access, scope) {
         if !access.losing_access.is_empty() {
-            let event = json!({
-                "type": "delete_message",
-                "message_ids": changed_ids,
-                "message_type": "stream",
-                "stream_id": scope.orig_channel.id,
-                "topic": message.topic,
-            });
+            let event = rules::delete_message_event(&changed_ids, Some((scope.orig_channel.id, &message.topic)));
             let users: Vec<EventUser> = access.losing_access.iter().map(|id| EventUser::plain(*id)).collect();
             events::send_event(&ctx.env, user.realm_id, &Dispatch { event: &event, users: &users, sender_queue_id: None, local_id: None }).await;
         }
@@ -418,6 +418,8 @@ fn channel_move_access(scope: &MoveScope, target: &MoveChannelRow) -> ChannelMov
 struct EventRecipients<'a> {
     rows_before: &'a [RecipientRow],
     shared_history_subscribers: &'a [i64],
+    /// Content edits of channel messages: the channel's name (`stream_name`).
+    channel_name: Option<&'a str>,
 }
 
 /// `update_message` (Zulip's shape) to everyone who had the message (their flags), and for
@@ -436,21 +438,19 @@ async fn send_update_event(
     topic_participants: &[i64],
     now: i64,
 ) {
-    let mut event = json!({
-        "type": "update_message",
-        "user_id": user.id,
-        "edit_timestamp": now,
-        "message_id": message.id,
-        "message_ids": changed_ids,
-        "rendering_only": false,
-    });
-    if let (Some(content), Some(r)) = (&plan.content, rendered) {
-        event["orig_content"] = json!(message.content);
-        event["orig_rendered_content"] = json!(message.rendered_content);
-        event["content"] = json!(content);
-        event["rendered_content"] = json!(r.html);
-        event["is_me_message"] = json!(r.is_me_message);
-    }
+    let channel = match scope {
+        Some(s) => Some((s.orig_channel.id, s.orig_channel.name.as_str())),
+        None => message.channel_id.map(|id| (id, recipients.channel_name.unwrap_or_default())),
+    };
+    let event = rules::update_message_event(
+        user.id,
+        now,
+        message,
+        plan,
+        rendered.map(|r| (r.html.as_str(), r.is_me_message)),
+        changed_ids,
+        channel,
+    );
     let mut users: BTreeMap<i64, Option<Vec<String>>> = BTreeMap::new();
     let losing: BTreeSet<i64> = access.map(|a| a.losing_rows.iter().copied().collect()).unwrap_or_default();
     for row in recipients.rows_before {
@@ -474,18 +474,6 @@ async fn send_update_event(
         users.insert(row.user_id, Some(flag_names(Some(flags))));
     }
     if let Some(scope) = scope {
-        event["stream_name"] = json!(scope.orig_channel.name);
-        event["stream_id"] = json!(scope.orig_channel.id);
-        event["propagate_mode"] = json!(plan.propagate_mode.as_str());
-        if let Some(target) = plan.stream_id {
-            event["new_stream_id"] = json!(target);
-            event["orig_subject"] = json!(message.topic);
-        }
-        if let Some(topic) = &plan.topic {
-            event["orig_subject"] = json!(message.topic);
-            event["subject"] = json!(topic);
-            event["topic_links"] = json!([]);
-        }
         if scope.orig_channel.history_public_to_subscribers != 0 {
             let mut subscribers: BTreeSet<i64> = match access {
                 Some(a) => a.new_subscribers.union(&a.old_subscribers).copied().collect(),
@@ -500,8 +488,7 @@ async fn send_update_event(
                 users.entry(id).or_insert_with(|| Some(flag_names(Some(READ))));
             }
         }
-    } else if let Some(channel_id) = message.channel_id {
-        event["stream_id"] = json!(channel_id);
+    } else if message.channel_id.is_some() {
         for id in recipients.shared_history_subscribers {
             users.entry(*id).or_insert_with(|| Some(flag_names(Some(READ))));
         }

@@ -397,6 +397,68 @@ pub fn resolve_notification(editor: &UserRow, resolved: bool) -> String {
     format!("{} has marked this topic as {state}.", silent_mention(editor))
 }
 
+/// Zulip's `update_message` event of an edit (without `id`; flags travel per user).
+/// `rendered`: the new HTML and `/me` status of a content edit; `channel`: the channel the
+/// message was in (channel messages).
+pub fn update_message_event(
+    editor_id: i64,
+    now: i64,
+    message: &MessageRow,
+    plan: &EditPlan,
+    rendered: Option<(&str, bool)>,
+    changed_ids: &[i64],
+    channel: Option<(i64, &str)>,
+) -> Value {
+    let mut event = json!({
+        "type": "update_message",
+        "user_id": editor_id,
+        "edit_timestamp": now,
+        "message_id": message.id,
+        "message_ids": changed_ids,
+        "rendering_only": false,
+    });
+    if let (Some(content), Some((html, is_me))) = (&plan.content, rendered) {
+        event["orig_content"] = json!(message.content);
+        event["orig_rendered_content"] = json!(message.rendered_content);
+        event["content"] = json!(content);
+        event["rendered_content"] = json!(html);
+        event["is_me_message"] = json!(is_me);
+    }
+    if let Some((id, name)) = channel {
+        event["stream_id"] = json!(id);
+        event["stream_name"] = json!(name);
+    }
+    if plan.is_moved() {
+        event["propagate_mode"] = json!(plan.propagate_mode.as_str());
+    }
+    if let Some(target) = plan.stream_id {
+        event["new_stream_id"] = json!(target);
+        event["orig_subject"] = json!(message.topic);
+    }
+    if let Some(topic) = &plan.topic {
+        event["orig_subject"] = json!(message.topic);
+        event["subject"] = json!(topic);
+        event["topic_links"] = json!([]);
+    }
+    event
+}
+
+/// Zulip's bulk `delete_message` event (`message_ids`); `channel`: the channel id and
+/// topic of channel messages. Event queues adapt it for clients without
+/// `bulk_message_deletion`.
+pub fn delete_message_event(ids: &[i64], channel: Option<(i64, &str)>) -> Value {
+    match channel {
+        Some((id, topic)) => json!({
+            "type": "delete_message",
+            "message_ids": ids,
+            "message_type": "stream",
+            "stream_id": id,
+            "topic": topic,
+        }),
+        None => json!({ "type": "delete_message", "message_ids": ids, "message_type": "private" }),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -561,6 +623,49 @@ mod tests {
         assert_eq!(entry, json!({"user_id": 5, "timestamp": 99, "prev_content": "hi", "prev_rendered_content": "<p>hi</p>", "prev_topic": "old", "topic": "t2"}));
         let other = history_entry(5, 99, &m, &plan, false);
         assert!(other.get("prev_content").is_none());
+    }
+
+    #[test]
+    fn content_edit_event_carries_old_and_new_content() {
+        let m = message(1, "t", 0);
+        let mut p = params();
+        p.content = Some("new".into());
+        let plan = plan_edit(&m, &p, &settings()).unwrap();
+        let event = update_message_event(1, 50, &m, &plan, Some(("<p>new</p>", false)), &[10], Some((7, "Verona")));
+        assert_eq!(
+            event,
+            json!({
+                "type": "update_message", "user_id": 1, "edit_timestamp": 50, "message_id": 10, "message_ids": [10],
+                "rendering_only": false, "orig_content": "hi", "orig_rendered_content": "<p>hi</p>", "content": "new",
+                "rendered_content": "<p>new</p>", "is_me_message": false, "stream_id": 7, "stream_name": "Verona",
+            })
+        );
+    }
+
+    #[test]
+    fn move_event_names_both_channels_topics_and_mode() {
+        let m = message(1, "old", 0);
+        let mut p = params();
+        p.topic = Some("new".into());
+        p.stream_id = Some(9);
+        p.propagate_mode = PropagateMode::ChangeAll;
+        let plan = plan_edit(&m, &p, &settings()).unwrap();
+        let event = update_message_event(2, 50, &m, &plan, None, &[10, 11], Some((7, "Verona")));
+        assert_eq!(event["propagate_mode"], "change_all");
+        assert_eq!(event["new_stream_id"], 9);
+        assert_eq!(event["orig_subject"], "old");
+        assert_eq!(event["subject"], "new");
+        assert_eq!(event["message_ids"], json!([10, 11]));
+        assert!(event.get("content").is_none());
+    }
+
+    #[test]
+    fn delete_event_is_the_bulk_form() {
+        assert_eq!(
+            delete_message_event(&[3, 4], Some((7, "t"))),
+            json!({"type": "delete_message", "message_ids": [3, 4], "message_type": "stream", "stream_id": 7, "topic": "t"})
+        );
+        assert_eq!(delete_message_event(&[3], None)["message_type"], "private");
     }
 
     #[test]

@@ -3,7 +3,6 @@
 
 pub mod channels;
 pub mod edit_rendering;
-pub mod emoji;
 pub mod message_edit;
 pub mod messages;
 pub mod narrow;
