@@ -126,6 +126,14 @@ mod tests {
     use super::*;
 
     #[test]
+    fn full_names_follow_zulip_rules() {
+        assert_eq!(check_full_name("  Ada Lovelace ").unwrap(), "Ada Lovelace");
+        assert_eq!(check_full_name(" ").unwrap_err().msg, "Name too short!");
+        assert_eq!(check_full_name(&"a".repeat(101)).unwrap_err().msg, "Name too long!");
+        assert_eq!(check_full_name("a@b").unwrap_err().msg, "Invalid characters in name!");
+    }
+
+    #[test]
     fn iso8601_formats_known_dates() {
         assert_eq!(iso8601(0), "1970-01-01T00:00:00+00:00");
         assert_eq!(iso8601(951_782_400), "2000-02-29T00:00:00+00:00");
