@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use worker::{query, D1Database, D1PreparedStatement};
 
-use crate::db::{self, realms, user_groups};
+use crate::db::{self, realm_settings, realms, user_groups};
 use crate::db::users::{ROLE_ADMINISTRATOR, ROLE_GUEST, ROLE_MEMBER, ROLE_MODERATOR, ROLE_OWNER};
 use crate::error::ApiResult;
 use crate::secrets;
@@ -50,6 +50,18 @@ const ZULIP_USERS: &[SeedUser] = &[
     user("cordelia@zulip.com", "Cordelia, Lear's daughter", ROLE_MEMBER),
     user("prospero@zulip.com", "Prospero from The Tempest", ROLE_MEMBER),
     user("polonius@zulip.com", "Polonius", ROLE_GUEST),
+    user("aaron@zulip.com", "aaron", ROLE_MEMBER),
+    user("ZOE@zulip.com", "Zoe", ROLE_MEMBER),
+    // Zulip's `populate_db --extra-users`: enough people for rules with thresholds (wildcard
+    // mentions need more than 15 subscribers or topic participants).
+    user("extrauser0@zulip.com", "Extra User 0", ROLE_MEMBER),
+    user("extrauser1@zulip.com", "Extra User 1", ROLE_MEMBER),
+    user("extrauser2@zulip.com", "Extra User 2", ROLE_MEMBER),
+    user("extrauser3@zulip.com", "Extra User 3", ROLE_MEMBER),
+    user("extrauser4@zulip.com", "Extra User 4", ROLE_MEMBER),
+    user("extrauser5@zulip.com", "Extra User 5", ROLE_MEMBER),
+    user("extrauser6@zulip.com", "Extra User 6", ROLE_MEMBER),
+    user("extrauser7@zulip.com", "Extra User 7", ROLE_MEMBER),
 ];
 
 const EVERYONE_BUT_GUESTS: &[&str] = &[
@@ -183,6 +195,18 @@ async fn seed_realm(db: &D1Database, string_id: &str, realm: &SeedRealm) -> ApiR
             ),
             string_id,
             recipient_type
+        )?);
+    }
+    // The organization's message settings name their default system groups explicitly.
+    for (column, group) in realm_settings::GROUP_SETTING_DEFAULTS {
+        batch.push(query!(
+            db,
+            &format!(
+                "UPDATE realms SET {column} = (SELECT g.id FROM user_groups g WHERE g.realm_id = realms.id \
+                 AND g.name = ?2 AND g.is_system_group = 1) WHERE string_id = ?1 AND {column} IS NULL"
+            ),
+            string_id,
+            *group
         )?);
     }
     db.batch(batch).await?;

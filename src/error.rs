@@ -18,13 +18,13 @@ pub enum ErrorCode {
     NonexistentSubdomain,
     AuthenticationFailed,
     PermissionDenied,
-    UnauthorizedPrincipal,
     StreamDoesNotExist,
     StreamWildcardMentionNotAllowed,
     TopicWildcardMentionNotAllowed,
     MoveMessagesTimeLimitExceeded,
     BadEventQueueId,
     CannotDeactivateLastUser,
+    UnauthorizedPrincipal,
     InternalServerError,
 }
 
@@ -39,13 +39,13 @@ impl ErrorCode {
             ErrorCode::NonexistentSubdomain => "NONEXISTENT_SUBDOMAIN",
             ErrorCode::AuthenticationFailed => "AUTHENTICATION_FAILED",
             ErrorCode::PermissionDenied => "PERMISSION_DENIED",
-            ErrorCode::UnauthorizedPrincipal => "UNAUTHORIZED_PRINCIPAL",
             ErrorCode::StreamDoesNotExist => "STREAM_DOES_NOT_EXIST",
             ErrorCode::StreamWildcardMentionNotAllowed => "STREAM_WILDCARD_MENTION_NOT_ALLOWED",
             ErrorCode::TopicWildcardMentionNotAllowed => "TOPIC_WILDCARD_MENTION_NOT_ALLOWED",
             ErrorCode::MoveMessagesTimeLimitExceeded => "MOVE_MESSAGES_TIME_LIMIT_EXCEEDED",
             ErrorCode::BadEventQueueId => "BAD_EVENT_QUEUE_ID",
             ErrorCode::CannotDeactivateLastUser => "CANNOT_DEACTIVATE_LAST_USER",
+            ErrorCode::UnauthorizedPrincipal => "UNAUTHORIZED_PRINCIPAL",
             ErrorCode::InternalServerError => "INTERNAL_SERVER_ERROR",
         }
     }
@@ -204,6 +204,21 @@ impl ApiError {
         .with_extra("first_message_id_allowed_to_move", json!(first_message_id_allowed_to_move))
         .with_extra("total_messages_allowed_to_move", json!(total_messages_allowed_to_move))
         .with_extra("total_messages_in_topic", json!(total_messages_in_topic))
+    }
+
+    /// 403: a `principals` entry names no active user of the organization (Zulip does not
+    /// reveal whether the address exists elsewhere).
+    pub fn unauthorized_principal(principal: &str) -> Self {
+        Self::new(
+            ErrorCode::UnauthorizedPrincipal,
+            format!("User not authorized to execute queries on behalf of '{principal}'"),
+        )
+        .with_status(403)
+        .with_extra("principal", json!(principal))
+    }
+
+    pub fn insufficient_permission() -> Self {
+        Self::bad_request("Insufficient permission")
     }
 
     pub fn bad_event_queue_id(queue_id: &str) -> Self {

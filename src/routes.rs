@@ -3,7 +3,10 @@
 
 use worker::{Env, Method, Request, Response};
 
-use crate::api::{bot_storage, bots, dev, jwt_login, login, profile_fields, server, user_groups, users};
+use crate::api::{
+    bot_storage, bots, channels, dev, jwt_login, login, message_flags, messages, profile_fields, reactions, realm, server,
+    user_groups, users,
+};
 use crate::context::RequestContext;
 use crate::error::{ApiError, ApiResult};
 use crate::response::{error_response, success_response, Reply};
@@ -81,6 +84,28 @@ async fn dispatch(ctx: &RequestContext, path: &[&str]) -> ApiResult<Reply> {
         (Get, ["user_groups", group, "members", user]) => user_groups::get_is_member(ctx, group, user).await,
         (Post, ["user_groups", group, "subgroups"]) => user_groups::update_subgroups(ctx, group).await,
         (Get, ["user_groups", group, "subgroups"]) => user_groups::get_subgroups(ctx, group).await,
+
+        // Channels and subscriptions
+        (Post, ["users", "me", "subscriptions"]) => channels::subscribe(ctx).await,
+        (Delete, ["users", "me", "subscriptions"]) => channels::unsubscribe(ctx).await,
+        (Get, ["users", "me", "subscriptions"]) => channels::get_subscriptions(ctx).await,
+        (Get, ["users", "me", stream_id, "topics"]) => channels::get_stream_topics(ctx, stream_id).await,
+        (Get, ["streams"]) => channels::get_streams(ctx).await,
+        (Get, ["streams", stream_id]) => channels::get_stream(ctx, stream_id).await,
+        (Get, ["streams", stream_id, "members"]) => channels::get_stream_members(ctx, stream_id).await,
+        (Get, ["get_stream_id"]) => channels::get_stream_id(ctx).await,
+
+        // Messages
+        (Post, ["messages"]) => messages::send_message(ctx).await,
+        (Get, ["messages"]) => messages::get_messages(ctx).await,
+        (Get, ["messages", message_id]) => messages::get_message(ctx, message_id).await,
+        (Post, ["messages", "flags"]) => message_flags::update_message_flags(ctx).await,
+        (Post, ["messages", message_id, "reactions"]) => reactions::add_reaction(ctx, message_id).await,
+        (Delete, ["messages", message_id, "reactions"]) => reactions::remove_reaction(ctx, message_id).await,
+        (Post, ["user_topics"]) => message_flags::update_user_topic(ctx).await,
+
+        // Organization settings
+        (Patch, ["realm"]) => realm::update_realm(ctx).await,
 
         _ => Err(ApiError::not_found()),
     }

@@ -3,7 +3,11 @@
 
 pub mod bot_storage;
 pub mod bots;
+pub mod channels;
+pub mod message_flags;
+pub mod message_send;
 pub mod profile_fields;
+pub mod reactions;
 pub mod user_groups;
 pub mod users;
 

@@ -3,10 +3,15 @@
 
 pub mod bot_storage;
 pub mod bots;
+pub mod channels;
 pub mod dev;
 pub mod jwt_login;
 pub mod login;
+pub mod message_flags;
+pub mod messages;
 pub mod profile_fields;
+pub mod reactions;
+pub mod realm;
 pub mod server;
 pub mod user_groups;
 pub mod users;

@@ -7,9 +7,15 @@
 pub mod api_keys;
 pub mod bot_storage;
 pub mod channels;
+pub mod direct_message_groups;
+pub mod messages;
 pub mod profile_fields;
+pub mod realm_settings;
 pub mod realms;
+pub mod subscriptions;
 pub mod user_groups;
+pub mod user_messages;
+pub mod user_topics;
 pub mod users;
 
 use serde::de::DeserializeOwned;

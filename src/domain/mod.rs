@@ -1,6 +1,12 @@
 //! Access checks (`access_*`: fetch and check, one error for missing and invisible) and the
 //! builders of API objects from rows.
 
+pub mod channels;
+pub mod messages;
+pub mod narrow;
 pub mod profile_fields;
+pub mod realm_settings;
+pub mod rendering;
+pub mod topics;
 pub mod user_groups;
 pub mod users;

@@ -1,0 +1,306 @@
+//! Subscribing (creating channels on the way) and unsubscribing, with their events.
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+
+use serde::Deserialize;
+use serde_json::{json, Value};
+use worker::{query, D1Database, Env};
+
+use crate::db::subscriptions::{self, ActiveUserRow, ChannelViewRow, SubscriberRow};
+use crate::db::users::{UserRow, COLUMNS as USER_COLUMNS};
+use crate::db::{self};
+use crate::domain::channels::{check_channel_name, color_for, stream_dict, subscription_dict, SystemGroups};
+use crate::error::{ApiError, ApiResult};
+use crate::events::{send_event, Dispatch, EventUser};
+
+/// A user named in `principals`: an id or an email address.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(untagged)]
+pub enum Principal {
+    Id(i64),
+    Email(String),
+}
+
+impl Principal {
+    fn label(&self) -> String {
+        match self {
+            Principal::Id(id) => id.to_string(),
+            Principal::Email(e) => e.clone(),
+        }
+    }
+}
+
+/// The active users of the organization named by `principals` (one query), in the order
+/// given; `UNAUTHORIZED_PRINCIPAL` for one that names nobody.
+pub async fn resolve_principals(db: &D1Database, realm_id: i64, principals: &[Principal]) -> ApiResult<Vec<UserRow>> {
+    let ids: Vec<i64> = principals.iter().filter_map(|p| if let Principal::Id(id) = p { Some(*id) } else { None }).collect();
+    let emails: Vec<String> =
+        principals.iter().filter_map(|p| if let Principal::Email(e) = p { Some(e.to_lowercase()) } else { None }).collect();
+    let rows: Vec<UserRow> = db::all(query!(
+        db,
+        &format!(
+            "SELECT {USER_COLUMNS} FROM users u WHERE u.realm_id = ?1 AND u.is_active = 1 AND \
+             (u.id IN (SELECT value FROM json_each(?2)) OR lower(u.email) IN (SELECT value FROM json_each(?3)) \
+              OR lower(u.delivery_email) IN (SELECT value FROM json_each(?3)))"
+        ),
+        realm_id,
+        serde_json::to_string(&ids)?,
+        serde_json::to_string(&emails)?
+    )?)
+    .await?;
+    let mut out: Vec<UserRow> = Vec::new();
+    for p in principals {
+        let found = rows.iter().find(|u| match p {
+            Principal::Id(id) => u.id == *id,
+            Principal::Email(e) => u.email.eq_ignore_ascii_case(e) || u.delivery_email.eq_ignore_ascii_case(e),
+        });
+        match found {
+            Some(u) if !out.iter().any(|o| o.id == u.id) => out.push(u.clone()),
+            Some(_) => {}
+            None => return Err(ApiError::unauthorized_principal(&p.label())),
+        }
+    }
+    Ok(out)
+}
+
+pub struct SubscribeRequest {
+    /// (name, description) of each requested channel.
+    pub channels: Vec<(String, String)>,
+    pub principals: Option<Vec<Principal>>,
+    pub authorization_errors_fatal: bool,
+    pub invite_only: bool,
+    pub history_public_to_subscribers: Option<bool>,
+}
+
+/// Subscribes the principals (default: the caller) to the named channels, creating the
+/// missing ones. Answers Zulip's `subscribed` / `already_subscribed` (keyed by user id) and,
+/// when authorization errors are not fatal, `unauthorized`.
+pub async fn check_subscribe(db: &D1Database, env: &Env, me: &UserRow, req: &SubscribeRequest) -> ApiResult<Value> {
+    let realm_id = me.realm_id;
+    for (name, _) in &req.channels {
+        check_channel_name(name)?;
+    }
+    let targets = match &req.principals {
+        Some(p) if !p.is_empty() => resolve_principals(db, realm_id, p).await?,
+        _ => vec![me.clone()],
+    };
+    let for_others = targets.iter().any(|u| u.id != me.id);
+    if for_others && me.is_guest() {
+        return Err(ApiError::insufficient_permission());
+    }
+    // Distinct names, case-insensitively, in request order.
+    let mut seen = HashSet::new();
+    let requested: Vec<&(String, String)> =
+        req.channels.iter().filter(|(n, _)| seen.insert(n.trim().to_lowercase())).collect();
+    let names: Vec<String> = requested.iter().map(|(n, _)| n.trim().to_string()).collect();
+    let names_json = serde_json::to_string(&names)?;
+    let target_ids: Vec<i64> = targets.iter().map(|u| u.id).collect();
+    let lookup = db
+        .batch(vec![
+            subscriptions::by_names_for_user_stmt(db, realm_id, me.id, &names_json)?,
+            query!(
+                db,
+                "SELECT s.channel_id, s.user_id FROM subscriptions s JOIN channels c ON c.id = s.channel_id \
+                 WHERE c.realm_id = ?1 AND s.active = 1 AND s.user_id IN (SELECT value FROM json_each(?2)) \
+                 AND lower(c.name) IN (SELECT lower(value) FROM json_each(?3))",
+                realm_id,
+                serde_json::to_string(&target_ids)?,
+                &names_json
+            )?,
+        ])
+        .await?;
+    let existing: Vec<ChannelViewRow> = lookup[0].results()?;
+    let already: HashSet<(i64, i64)> =
+        lookup[1].results::<SubscriberRow>()?.into_iter().map(|r| (r.user_id, r.channel_id)).collect();
+
+    let mut unauthorized = Vec::new();
+    let mut to_create: Vec<(String, String)> = Vec::new();
+    let mut authorized: Vec<String> = Vec::new();
+    for (name, description) in requested {
+        let name = name.trim();
+        match existing.iter().find(|c| c.name.eq_ignore_ascii_case(name)) {
+            Some(c) => {
+                let allowed = c.subscribed() || (!c.is_private() && !me.is_guest()) || (c.is_private() && me.is_realm_admin());
+                if allowed {
+                    authorized.push(c.name.clone());
+                } else if req.authorization_errors_fatal {
+                    return Err(ApiError::bad_request(format!("Unable to access channel ({}).", c.name)));
+                } else {
+                    unauthorized.push(c.name.clone());
+                }
+            }
+            None => {
+                if me.is_guest() {
+                    return Err(ApiError::insufficient_permission());
+                }
+                to_create.push((name.to_string(), description.clone()));
+                authorized.push(name.to_string());
+            }
+        }
+    }
+
+    let now = db::now();
+    let history_public = if req.invite_only { req.history_public_to_subscribers.unwrap_or(false) } else { true };
+    let mut writes = Vec::new();
+    for (name, description) in &to_create {
+        writes.extend(subscriptions::create_channel_stmts(db, realm_id, name, description, req.invite_only, history_public, me.id, now)?);
+    }
+    let mut subscribed: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    let mut already_subscribed: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    let mut added: Vec<(i64, String)> = Vec::new();
+    for user in &targets {
+        for name in &authorized {
+            let channel_id = existing.iter().find(|c| &c.name == name).map(|c| c.id);
+            if channel_id.is_some_and(|id| already.contains(&(user.id, id))) {
+                already_subscribed.entry(user.id.to_string()).or_default().push(name.clone());
+            } else {
+                writes.push(subscriptions::subscribe_by_name_stmt(db, realm_id, user.id, name, color_for(name))?);
+                subscribed.entry(user.id.to_string()).or_default().push(name.clone());
+                added.push((user.id, name.clone()));
+            }
+        }
+    }
+    if !writes.is_empty() {
+        db.batch(writes).await?;
+    }
+    if !added.is_empty() {
+        let created: HashSet<String> = to_create.iter().map(|(n, _)| n.to_lowercase()).collect();
+        emit_subscription_added(db, env, me, &authorized, &added, &created).await?;
+    }
+    let mut body = json!({ "subscribed": subscribed, "already_subscribed": already_subscribed });
+    if !req.authorization_errors_fatal {
+        body["unauthorized"] = json!(unauthorized);
+    }
+    Ok(body)
+}
+
+/// Events after subscribing: `stream`/`create` for new channels, `subscription`/`add` to each
+/// new subscriber, `subscription`/`peer_add` to those who can see the channel.
+async fn emit_subscription_added(
+    db: &D1Database,
+    env: &Env,
+    me: &UserRow,
+    names: &[String],
+    added: &[(i64, String)],
+    created: &HashSet<String>,
+) -> ApiResult<()> {
+    let realm_id = me.realm_id;
+    let results = db
+        .batch(vec![
+            subscriptions::by_names_for_user_stmt(db, realm_id, me.id, &serde_json::to_string(names)?)?,
+            subscriptions::system_groups_stmt(db, realm_id)?,
+            subscriptions::active_user_ids_stmt(db, realm_id)?,
+        ])
+        .await?;
+    let channels: Vec<ChannelViewRow> = results[0].results()?;
+    let groups = SystemGroups::new(results[1].results()?);
+    let everyone: Vec<i64> = results[2].results::<ActiveUserRow>()?.into_iter().map(|r| r.id).collect();
+    let channel_ids: Vec<i64> = channels.iter().map(|c| c.id).collect();
+    let subscribers: Vec<SubscriberRow> =
+        db::all(subscriptions::subscribers_stmt(db, realm_id, &serde_json::to_string(&channel_ids)?)?).await?;
+    let mut by_channel: HashMap<i64, Vec<i64>> = HashMap::new();
+    for s in &subscribers {
+        by_channel.entry(s.channel_id).or_default().push(s.user_id);
+    }
+    let audience = |c: &ChannelViewRow| -> Vec<EventUser> {
+        if c.is_private() {
+            by_channel.get(&c.id).cloned().unwrap_or_default().into_iter().map(EventUser::plain).collect()
+        } else {
+            everyone.iter().copied().map(EventUser::plain).collect()
+        }
+    };
+    for c in channels.iter().filter(|c| created.contains(&c.name.to_lowercase())) {
+        let event = json!({ "type": "stream", "op": "create", "streams": [stream_dict(c, &groups)] });
+        send_event(env, realm_id, &Dispatch { event: &event, users: &audience(c), sender_queue_id: None, local_id: None }).await;
+    }
+    let mut per_user: BTreeMap<i64, Vec<Value>> = BTreeMap::new();
+    let mut per_channel: BTreeMap<i64, Vec<i64>> = BTreeMap::new();
+    for (user_id, name) in added {
+        if let Some(c) = channels.iter().find(|c| c.name.eq_ignore_ascii_case(name)) {
+            let mut view = c.clone();
+            if *user_id != me.id {
+                view.color = Some(color_for(&c.name).to_string());
+                view.is_muted = Some(0);
+                view.pin_to_top = Some(0);
+            }
+            let subs = by_channel.get(&c.id).map(Vec::as_slice);
+            per_user.entry(*user_id).or_default().push(subscription_dict(&view, &groups, subs));
+            per_channel.entry(c.id).or_default().push(*user_id);
+        }
+    }
+    for (user_id, subs) in per_user {
+        let event = json!({ "type": "subscription", "op": "add", "subscriptions": subs });
+        send_event(env, realm_id, &Dispatch { event: &event, users: &[EventUser::plain(user_id)], sender_queue_id: None, local_id: None }).await;
+    }
+    for (channel_id, user_ids) in per_channel {
+        if let Some(c) = channels.iter().find(|c| c.id == channel_id) {
+            let users: Vec<EventUser> = audience(c).into_iter().filter(|u| !user_ids.contains(&u.id)).collect();
+            let event = json!({ "type": "subscription", "op": "peer_add", "stream_ids": [channel_id], "user_ids": user_ids });
+            send_event(env, realm_id, &Dispatch { event: &event, users: &users, sender_queue_id: None, local_id: None }).await;
+        }
+    }
+    Ok(())
+}
+
+/// Unsubscribes the principals (default: the caller) from the named channels. Removing
+/// others needs an administrator. Answers `removed` and `not_removed` (channel names).
+pub async fn check_unsubscribe(
+    db: &D1Database,
+    env: &Env,
+    me: &UserRow,
+    names: &[String],
+    principals: Option<&[Principal]>,
+) -> ApiResult<Value> {
+    let realm_id = me.realm_id;
+    let targets = match principals {
+        Some(p) if !p.is_empty() => resolve_principals(db, realm_id, p).await?,
+        _ => vec![me.clone()],
+    };
+    if targets.iter().any(|u| u.id != me.id) && !me.is_realm_admin() {
+        return Err(ApiError::insufficient_permission());
+    }
+    let channels: Vec<ChannelViewRow> =
+        db::all(subscriptions::by_names_for_user_stmt(db, realm_id, me.id, &serde_json::to_string(names)?)?).await?;
+    let missing: Vec<&String> = names
+        .iter()
+        .filter(|n| !channels.iter().any(|c| c.name.eq_ignore_ascii_case(n.trim()) && crate::domain::channels::can_see_channel(me, c)))
+        .collect();
+    if !missing.is_empty() {
+        let list: Vec<&str> = missing.iter().map(|s| s.as_str()).collect();
+        return Err(ApiError::bad_request(format!("Channel(s) ({}) do not exist", list.join(", "))));
+    }
+    let channel_ids: Vec<i64> = channels.iter().map(|c| c.id).collect();
+    let subscribers: Vec<SubscriberRow> =
+        db::all(subscriptions::subscribers_stmt(db, realm_id, &serde_json::to_string(&channel_ids)?)?).await?;
+    let mut removed = Vec::new();
+    let mut not_removed = Vec::new();
+    let mut writes = Vec::new();
+    let mut removals: Vec<(i64, &ChannelViewRow)> = Vec::new();
+    for user in &targets {
+        for c in &channels {
+            if subscribers.iter().any(|s| s.user_id == user.id && s.channel_id == c.id) {
+                writes.push(subscriptions::unsubscribe_stmt(db, realm_id, user.id, c.id)?);
+                removed.push(c.name.clone());
+                removals.push((user.id, c));
+            } else {
+                not_removed.push(c.name.clone());
+            }
+        }
+    }
+    if !writes.is_empty() {
+        db.batch(writes).await?;
+        for (user_id, c) in &removals {
+            let event = json!({ "type": "subscription", "op": "remove",
+                "subscriptions": [{ "name": c.name, "stream_id": c.id }] });
+            send_event(env, realm_id, &Dispatch { event: &event, users: &[EventUser::plain(*user_id)], sender_queue_id: None, local_id: None }).await;
+            let peers: Vec<EventUser> = subscribers
+                .iter()
+                .filter(|s| s.channel_id == c.id && s.user_id != *user_id)
+                .map(|s| EventUser::plain(s.user_id))
+                .collect();
+            let event = json!({ "type": "subscription", "op": "peer_remove", "stream_ids": [c.id], "user_ids": [user_id] });
+            send_event(env, realm_id, &Dispatch { event: &event, users: &peers, sender_queue_id: None, local_id: None }).await;
+        }
+    }
+    Ok(json!({ "removed": removed, "not_removed": not_removed }))
+}

@@ -1,0 +1,158 @@
+//! Changing personal message flags (`read`, `starred`, `collapsed`), with the event.
+
+use serde::Deserialize;
+use serde_json::json;
+use worker::{D1Database, Env};
+use wasm_bindgen::JsValue;
+
+use crate::db::user_messages::{self, flag_bit};
+use crate::db::users::UserRow;
+use crate::domain::messages::{invalid_message, ACCESS_CONDITION};
+use crate::error::{ApiError, ApiResult};
+use crate::events::{send_event, Dispatch, EventUser};
+
+/// Flags clients may change; the others are set by the server.
+const EDITABLE: &[&str] = &["read", "starred", "collapsed"];
+const NOT_EDITABLE: &[&str] =
+    &["mentioned", "stream_wildcard_mentioned", "topic_wildcard_mentioned", "wildcard_mentioned", "has_alert_word", "historical"];
+
+#[derive(Deserialize)]
+struct Found {
+    id: i64,
+    flags: Option<i64>,
+    accessible: i64,
+    channel_id: Option<i64>,
+    subscribed: i64,
+    topic: String,
+    sender_id: i64,
+    recipient_type: i64,
+    recipient_type_id: i64,
+    /// Direct-message groups: the members, as a JSON array.
+    group_members: Option<String>,
+    channel_muted: Option<i64>,
+}
+
+/// Zulip's `message_details` of an event marking messages unread: what clients need to put
+/// them back in their unread counts.
+fn message_details(found: &[Found], changed: &[i64], me: i64) -> serde_json::Value {
+    let mut details = serde_json::Map::new();
+    for f in found.iter().filter(|f| changed.contains(&f.id)) {
+        let mut d = json!({});
+        if let Some(channel_id) = f.channel_id {
+            d["type"] = json!("stream");
+            d["stream_id"] = json!(channel_id);
+            d["topic"] = json!(f.topic);
+            d["unmuted_stream_msg"] = json!(f.channel_muted.unwrap_or(0) == 0);
+        } else {
+            d["type"] = json!("private");
+            let mut ids: Vec<i64> = match f.recipient_type {
+                3 => f.group_members.as_deref().and_then(|j| serde_json::from_str(j).ok()).unwrap_or_default(),
+                _ => vec![f.sender_id, f.recipient_type_id],
+            };
+            ids.sort_unstable();
+            ids.dedup();
+            ids.retain(|id| *id != me);
+            d["user_ids"] = json!(ids);
+        }
+        let bits = f.flags.unwrap_or(0);
+        if bits & (user_messages::MENTIONED | user_messages::STREAM_WILDCARD_MENTIONED | user_messages::TOPIC_WILDCARD_MENTIONED) != 0 {
+            d["mentioned"] = json!(true);
+        }
+        details.insert(f.id.to_string(), d);
+    }
+    serde_json::Value::Object(details)
+}
+
+/// What changed: the ids whose flag changed and, when marking messages unread, the channels
+/// whose messages were skipped because the user is not subscribed (Zulip keeps every unread
+/// message in a subscribed channel).
+pub struct FlagsUpdate {
+    pub messages: Vec<i64>,
+    pub ignored_because_not_subscribed_channels: Option<Vec<i64>>,
+}
+
+/// Validates the flag and operation, then sets or clears the flag on `message_ids` (messages
+/// the user may see but did not receive get a historical row first). Answers the ids whose
+/// flag changed. Two round trips whatever the number of messages.
+pub async fn do_update_message_flags(
+    db: &D1Database,
+    env: &Env,
+    me: &UserRow,
+    op: &str,
+    flag: &str,
+    message_ids: &[i64],
+) -> ApiResult<FlagsUpdate> {
+    if !EDITABLE.contains(&flag) {
+        if NOT_EDITABLE.contains(&flag) {
+            return Err(ApiError::bad_request(format!("Flag not editable: '{flag}'")));
+        }
+        return Err(ApiError::bad_request(format!("Invalid flag: '{flag}'")));
+    }
+    let add = match op {
+        "add" => true,
+        "remove" => false,
+        _ => return Err(ApiError::bad_request(format!("Invalid message flag operation: '{op}'"))),
+    };
+    let bit = flag_bit(flag).ok_or_else(|| ApiError::bad_request(format!("Invalid flag: '{flag}'")))?;
+    let ids_json = serde_json::to_string(message_ids)?;
+    let found: Vec<Found> = db
+        .prepare(format!(
+            "SELECT m.id, um.flags, {ACCESS_CONDITION} AS accessible, m.channel_id, \
+             EXISTS (SELECT 1 FROM subscriptions s WHERE s.user_id = ?2 AND s.channel_id = m.channel_id AND s.active = 1) AS subscribed, \
+             m.topic, m.sender_id, rc.type AS recipient_type, rc.type_id AS recipient_type_id, \
+             CASE WHEN rc.type = 3 THEN (SELECT json_group_array(gm.user_id) FROM direct_message_group_members gm \
+                 WHERE gm.group_id = rc.type_id) END AS group_members, \
+             (SELECT s.is_muted FROM subscriptions s WHERE s.user_id = ?2 AND s.channel_id = m.channel_id) AS channel_muted \
+             FROM messages m JOIN recipients rc ON rc.id = m.recipient_id \
+             LEFT JOIN user_messages um ON um.message_id = m.id AND um.user_id = ?2 \
+             LEFT JOIN channels c ON c.id = m.channel_id \
+             WHERE m.realm_id = ?1 AND m.id IN (SELECT value FROM json_each(?4))"
+        ))
+        .bind(&[
+            JsValue::from_f64(me.realm_id as f64),
+            JsValue::from_f64(me.id as f64),
+            JsValue::from_f64(if me.is_guest() { 1.0 } else { 0.0 }),
+            JsValue::from_str(&ids_json),
+        ])?
+        .all()
+        .await?
+        .results()?;
+    for id in message_ids {
+        if !found.iter().any(|f| f.id == *id && f.accessible != 0) {
+            return Err(invalid_message());
+        }
+    }
+    let marking_unread = flag == "read" && !add;
+    let mut ignored: Vec<i64> = Vec::new();
+    if marking_unread {
+        for f in &found {
+            if let (Some(channel_id), 0) = (f.channel_id, f.subscribed) {
+                if !ignored.contains(&channel_id) {
+                    ignored.push(channel_id);
+                }
+            }
+        }
+    }
+    let found: Vec<Found> = found.into_iter().filter(|f| !(marking_unread && f.channel_id.is_some() && f.subscribed == 0)).collect();
+    // Messages without a row read as read+historical: marking them read changes nothing.
+    let historical: Vec<i64> = found.iter().filter(|f| f.flags.is_none() && flag != "read").map(|f| f.id).collect();
+    let changed: Vec<i64> = found
+        .iter()
+        .filter(|f| {
+            let bits = f.flags.unwrap_or(user_messages::READ | user_messages::HISTORICAL);
+            (bits & bit != 0) != add && (f.flags.is_some() || flag != "read")
+        })
+        .map(|f| f.id)
+        .collect();
+    if !changed.is_empty() {
+        let stmts = user_messages::update_flag_stmts(db, me.id, &serde_json::to_string(&changed)?, &serde_json::to_string(&historical)?, bit, add)?;
+        db.batch(stmts).await?;
+        let mut event = json!({ "type": "update_message_flags", "op": op, "operation": op, "flag": flag,
+            "messages": changed, "all": false });
+        if marking_unread {
+            event["message_details"] = message_details(&found, &changed, me.id);
+        }
+        send_event(env, me.realm_id, &Dispatch { event: &event, users: &[EventUser::plain(me.id)], sender_queue_id: None, local_id: None }).await;
+    }
+    Ok(FlagsUpdate { messages: changed, ignored_because_not_subscribed_channels: marking_unread.then_some(ignored) })
+}

@@ -1,0 +1,120 @@
+//! Adding and removing emoji reactions, with their events.
+
+use serde::Deserialize;
+use serde_json::json;
+use worker::{query, D1Database, Env};
+
+use crate::db::user_messages::{HISTORICAL, READ};
+use crate::db::users::UserRow;
+use crate::domain::messages::AccessedMessage;
+use crate::error::{ApiError, ApiResult};
+use crate::events::{send_event, Dispatch, EventUser};
+
+pub struct Emoji {
+    pub name: String,
+    pub code: String,
+    pub reaction_type: String,
+}
+
+#[derive(Deserialize)]
+struct UserIdRow {
+    user_id: i64,
+}
+
+/// The users who see the message's reactions change: those with a row for it.
+async fn audience(db: &D1Database, message_id: i64, actor: i64) -> ApiResult<Vec<EventUser>> {
+    let rows: Vec<UserIdRow> =
+        crate::db::all(query!(db, "SELECT user_id FROM user_messages WHERE message_id = ?1", message_id)?).await?;
+    let mut ids: Vec<i64> = rows.into_iter().map(|r| r.user_id).collect();
+    if !ids.contains(&actor) {
+        ids.push(actor);
+    }
+    Ok(ids.into_iter().map(EventUser::plain).collect())
+}
+
+fn reaction_event(op: &str, me: &UserRow, message_id: i64, emoji: &Emoji) -> serde_json::Value {
+    json!({
+        "type": "reaction",
+        "op": op,
+        "message_id": message_id,
+        "emoji_name": emoji.name,
+        "emoji_code": emoji.code,
+        "reaction_type": emoji.reaction_type,
+        "user_id": me.id,
+        "user": { "user_id": me.id, "email": me.email, "full_name": me.full_name, "is_mirror_dummy": false },
+    })
+}
+
+/// Adds the reaction ("Reaction already exists." if the user has it). A user reacting to a
+/// channel message it did not receive gets a historical row, as in Zulip.
+pub async fn do_add_reaction(db: &D1Database, env: &Env, me: &UserRow, accessed: &AccessedMessage, emoji: &Emoji) -> ApiResult<()> {
+    let message_id = accessed.message.id;
+    let mut writes = Vec::new();
+    if accessed.user_flags.is_none() {
+        writes.push(query!(
+            db,
+            "INSERT OR IGNORE INTO user_messages (user_id, message_id, flags) VALUES (?1, ?2, ?3)",
+            me.id,
+            message_id,
+            READ | HISTORICAL
+        )?);
+    }
+    writes.push(query!(
+        db,
+        "INSERT INTO reactions (message_id, user_id, emoji_name, emoji_code, reaction_type) VALUES (?1, ?2, ?3, ?4, ?5)",
+        message_id,
+        me.id,
+        &emoji.name,
+        &emoji.code,
+        &emoji.reaction_type
+    )?);
+    if let Err(err) = db.batch(writes).await {
+        if err.to_string().contains("UNIQUE") {
+            return Err(ApiError::bad_request("Reaction already exists."));
+        }
+        return Err(err.into());
+    }
+    let event = reaction_event("add", me, message_id, emoji);
+    let users = audience(db, message_id, me.id).await?;
+    send_event(env, me.realm_id, &Dispatch { event: &event, users: &users, sender_queue_id: None, local_id: None }).await;
+    Ok(())
+}
+
+#[derive(Deserialize)]
+struct ReactionKey {
+    emoji_name: String,
+    emoji_code: String,
+    reaction_type: String,
+}
+
+/// Removes the user's reaction matching the code (or, without code, the name);
+/// "Reaction doesn't exist." when there is none.
+pub async fn do_remove_reaction(
+    db: &D1Database,
+    env: &Env,
+    me: &UserRow,
+    message_id: i64,
+    name: Option<&str>,
+    code: Option<&str>,
+    reaction_type: &str,
+) -> ApiResult<()> {
+    let deleted: Option<ReactionKey> = query!(
+        db,
+        "DELETE FROM reactions WHERE message_id = ?1 AND user_id = ?2 AND reaction_type = ?3 \
+         AND ((?4 IS NOT NULL AND emoji_code = ?4) OR (?4 IS NULL AND emoji_name = ?5)) \
+         RETURNING emoji_name, emoji_code, reaction_type",
+        message_id,
+        me.id,
+        reaction_type,
+        code,
+        name
+    )?
+    .first(None)
+    .await?;
+    let Some(key) = deleted else { return Err(ApiError::bad_request("Reaction doesn't exist.")) };
+    let emoji = Emoji { name: key.emoji_name, code: key.emoji_code, reaction_type: key.reaction_type };
+    let event = reaction_event("remove", me, message_id, &emoji);
+    let users = audience(db, message_id, me.id).await?;
+    send_event(env, me.realm_id, &Dispatch { event: &event, users: &users, sender_queue_id: None, local_id: None }).await;
+    Ok(())
+}

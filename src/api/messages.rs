@@ -1,0 +1,273 @@
+//! Sending and fetching messages.
+
+use serde::Deserialize;
+use serde_json::{json, Value};
+use wasm_bindgen::JsValue;
+
+use crate::actions::channels::Principal;
+use crate::actions::message_send::{self, check_send_message, Destination, SendRequest};
+use crate::context::RequestContext;
+use crate::db::messages::{MessageRow, COLUMNS};
+use crate::db::realm_settings;
+use crate::domain::messages::{access_message, message_dict, MessageContext, MessageOptions, ACCESS_CONDITION};
+use crate::domain::narrow::{narrow_sql, parse_narrow};
+use crate::error::{ApiError, ApiResult};
+use crate::response::Reply;
+
+/// `host[:port]` of the organization.
+pub fn realm_host(ctx: &RequestContext) -> String {
+    ctx.base_url.split_once("://").map(|(_, host)| host).unwrap_or(&ctx.base_url).to_string()
+}
+
+/// A channel as `to` names it: a JSON string or integer, a one-element JSON list, or the
+/// bare name.
+fn channel_destination(to: &str) -> ApiResult<Destination> {
+    match serde_json::from_str::<Value>(to) {
+        Ok(Value::Number(n)) => n.as_i64().map(Destination::ChannelId).ok_or_else(|| ApiError::bad_request("Invalid channel ID")),
+        Ok(Value::String(s)) => Ok(Destination::ChannelName(s)),
+        Ok(Value::Array(list)) => match list.as_slice() {
+            [Value::Number(n)] => n.as_i64().map(Destination::ChannelId).ok_or_else(|| ApiError::bad_request("Invalid channel ID")),
+            [Value::String(s)] => Ok(Destination::ChannelName(s.clone())),
+            _ => Err(ApiError::bad_request("Expected exactly one channel")),
+        },
+        _ => Ok(Destination::ChannelName(to.to_string())),
+    }
+}
+
+/// Direct-message recipients as `to` names them: a JSON list of user ids or of emails (not
+/// both), a single id, or comma-separated emails.
+fn direct_destination(to: &str) -> ApiResult<Destination> {
+    let mixed = || ApiError::bad_request("Recipient lists may contain emails or user IDs, but not both.");
+    match serde_json::from_str::<Value>(to) {
+        Ok(Value::Array(list)) => {
+            let principals: Vec<Principal> = list
+                .iter()
+                .map(|v| match v {
+                    Value::Number(n) => n.as_i64().map(Principal::Id).ok_or_else(|| ApiError::bad_request("Invalid user ID")),
+                    Value::String(s) => Ok(Principal::Email(s.trim().to_string())),
+                    _ => Err(ApiError::invalid_argument("to", "a list of user ids or emails")),
+                })
+                .collect::<ApiResult<_>>()?;
+            let ids = principals.iter().filter(|p| matches!(p, Principal::Id(_))).count();
+            if ids != 0 && ids != principals.len() {
+                return Err(mixed());
+            }
+            Ok(Destination::Users(principals))
+        }
+        Ok(Value::Number(n)) => Ok(Destination::Users(vec![Principal::Id(n.as_i64().unwrap_or(-1))])),
+        _ => Ok(Destination::Users(
+            to.split(',').map(str::trim).filter(|s| !s.is_empty()).map(|s| Principal::Email(s.to_string())).collect(),
+        )),
+    }
+}
+
+/// # `POST /messages`
+/// Any user: sends a channel message (`type` `stream`/`channel`, `to` a channel name or id,
+/// `topic` or its alias `subject`) or a direct message (`type` `direct`/`private`, `to` user
+/// ids or emails). Answers `id` and, when sending changed the sender's visibility policy of
+/// the topic, `automatic_new_visibility_policy`.
+pub async fn send_message(ctx: &RequestContext) -> ApiResult<Reply> {
+    let me = ctx.user().await?;
+    let kind = ctx.params.required_str("type")?;
+    let is_channel = match kind.as_str() {
+        "stream" | "channel" => true,
+        "direct" | "private" => false,
+        _ => return Err(ApiError::bad_request("Invalid type")),
+    };
+    let to = ctx.params.str("to")?;
+    let content = ctx.params.required_str("content")?;
+    let topic = ctx.params.str_with_alias("topic", "subject")?;
+    let queue_id = ctx.params.str("queue_id")?;
+    let local_id = ctx.params.str("local_id")?;
+    match (&queue_id, &local_id) {
+        (Some(_), None) => return Err(ApiError::missing_argument("local_id")),
+        (None, Some(_)) => return Err(ApiError::missing_argument("queue_id")),
+        _ => {}
+    }
+    let read_by_sender = ctx.params.bool("read_by_sender")?;
+    let client = ctx.client_name();
+    let to = to.ok_or_else(|| ApiError::missing_argument("to"))?;
+    let destination = if is_channel { channel_destination(&to)? } else { direct_destination(&to)? };
+    let req = SendRequest {
+        to: destination,
+        topic: if is_channel { topic } else { None },
+        content,
+        read_by_sender: read_by_sender.unwrap_or_else(|| message_send::default_read_by_sender(&client)),
+        client,
+        queue_id,
+        local_id,
+        realm_host: realm_host(ctx),
+    };
+    let sent = check_send_message(&ctx.db, &ctx.env, &me, &req).await?;
+    let mut body = json!({ "id": sent.id });
+    if let Some(policy) = sent.automatic_new_visibility_policy {
+        body["automatic_new_visibility_policy"] = json!(policy);
+    }
+    Ok(Reply::json(body))
+}
+
+fn message_options(ctx: &RequestContext, client_gravatar_default: bool) -> ApiResult<MessageOptions> {
+    Ok(MessageOptions {
+        apply_markdown: ctx.params.bool_or("apply_markdown", true)?,
+        allow_empty_topic_name: ctx.params.bool_or("allow_empty_topic_name", false)?,
+        client_gravatar: ctx.params.bool_or("client_gravatar", client_gravatar_default)?,
+    })
+}
+
+/// # `GET /messages/{message_id}`
+/// Any user who may see the message (else `BAD_REQUEST` "Invalid message(s)"): `message`
+/// (the Message object) and the deprecated `raw_content`.
+pub async fn get_message(ctx: &RequestContext, id: &str) -> ApiResult<Reply> {
+    let me = ctx.user().await?;
+    let opts = message_options(ctx, false)?;
+    let message_id: i64 = id.parse().map_err(|_| crate::domain::messages::invalid_message())?;
+    let accessed = access_message(&ctx.db, &me, message_id).await?;
+    let settings = realm_settings::by_realm_id(&ctx.db, me.realm_id).await?;
+    let mctx = MessageContext::load(&ctx.db, &me, &settings, &realm_host(ctx), std::slice::from_ref(&accessed.message)).await?;
+    let dict = message_dict(&accessed.message, accessed.user_flags, &mctx, &opts);
+    Ok(Reply::json(json!({ "message": dict, "raw_content": accessed.message.content })))
+}
+
+/// Anchors beyond any message id, as Zulip's `LARGER_THAN_MAX_MESSAGE_ID`.
+const LARGER_THAN_MAX_MESSAGE_ID: i64 = 10_000_000_000_000_000;
+/// Zulip's `MAX_MESSAGES_PER_FETCH`.
+const MAX_MESSAGES_PER_FETCH: i64 = 5000;
+
+#[derive(Deserialize)]
+struct FlagsRow {
+    um_flags: Option<i64>,
+}
+
+#[derive(Deserialize)]
+struct IdRow {
+    id: Option<i64>,
+}
+
+/// # `GET /messages`
+/// Any user: messages around `anchor` (an id, `newest`, `oldest`, `first_unread`) matching
+/// `narrow`, `num_before` before and `num_after` after it, oldest first, with
+/// `found_anchor`, `found_newest`, `found_oldest`, `history_limited` and `anchor`. Without a
+/// channel term only messages the caller received are included; with one, the channel's
+/// history the caller may read.
+pub async fn get_messages(ctx: &RequestContext) -> ApiResult<Reply> {
+    let me = ctx.user().await?;
+    let opts = message_options(ctx, true)?;
+    let anchor_param = ctx.params.str("anchor")?;
+    let use_first_unread = ctx.params.bool_or("use_first_unread_anchor", false)?;
+    let num_before = ctx.params.required_int("num_before")?;
+    let num_after = ctx.params.required_int("num_after")?;
+    let include_anchor = ctx.params.bool_or("include_anchor", true)?;
+    let narrow = ctx.params.json("narrow")?.unwrap_or(json!([]));
+    if num_before < 0 || num_after < 0 {
+        return Err(ApiError::bad_request("Invalid num_before or num_after"));
+    }
+    if num_before + num_after > MAX_MESSAGES_PER_FETCH {
+        return Err(ApiError::bad_request(format!("Too many messages requested (maximum {MAX_MESSAGES_PER_FETCH}).")));
+    }
+    let settings = realm_settings::by_realm_id(&ctx.db, me.realm_id).await?;
+    let terms = parse_narrow(&narrow)?;
+    // ?1 realm, ?2 user, ?3 is guest (ACCESS_CONDITION); narrow values from ?4.
+    let sql = narrow_sql(&terms, me.realm_id, me.id, &settings.empty_topic_display_name, 4)?;
+    let access = if sql.has_channel { ACCESS_CONDITION.to_string() } else { "um.user_id IS NOT NULL".to_string() };
+    let mut conditions = vec!["m.realm_id = ?1".to_string(), access];
+    conditions.extend(sql.conditions.iter().cloned());
+    let where_clause = conditions.join(" AND ");
+    let from = "FROM messages m JOIN recipients rc ON rc.id = m.recipient_id \
+        LEFT JOIN user_messages um ON um.message_id = m.id AND um.user_id = ?2 \
+        LEFT JOIN channels c ON c.id = m.channel_id";
+    let mut base_params = vec![
+        JsValue::from_f64(me.realm_id as f64),
+        JsValue::from_f64(me.id as f64),
+        JsValue::from_f64(if me.is_guest() { 1.0 } else { 0.0 }),
+    ];
+    base_params.extend(sql.params.iter().cloned());
+
+    let anchor = match anchor_param.as_deref() {
+        Some("newest") => LARGER_THAN_MAX_MESSAGE_ID,
+        Some("oldest") => 0,
+        Some("first_unread") => first_unread(ctx, from, &where_clause, &base_params).await?,
+        Some(raw) => raw.trim().parse::<i64>().map_err(|_| ApiError::bad_request(format!("Invalid anchor")))?,
+        None if use_first_unread => first_unread(ctx, from, &where_clause, &base_params).await?,
+        None => return Err(ApiError::missing_argument("anchor")),
+    };
+    let anchor_param_index = base_params.len() + 1;
+    let mut params = base_params.clone();
+    params.push(JsValue::from_f64(anchor as f64));
+    let before = ctx
+        .db
+        .prepare(format!(
+            "SELECT {COLUMNS}, um.flags AS um_flags {from} WHERE {where_clause} AND m.id < ?{anchor_param_index} \
+             ORDER BY m.id DESC LIMIT {}",
+            num_before + 1
+        ))
+        .bind(&params)?;
+    let after = ctx
+        .db
+        .prepare(format!(
+            "SELECT {COLUMNS}, um.flags AS um_flags {from} WHERE {where_clause} AND m.id >= ?{anchor_param_index} \
+             ORDER BY m.id ASC LIMIT {}",
+            num_after + 2
+        ))
+        .bind(&params)?;
+    let results = ctx.db.batch(vec![before, after]).await?;
+    let before_rows: Vec<Value> = results[0].results()?;
+    let after_rows: Vec<Value> = results[1].results()?;
+
+    let mut rows: Vec<(MessageRow, Option<i64>)> = Vec::new();
+    let found_oldest = before_rows.len() as i64 <= num_before;
+    for v in before_rows.into_iter().take(num_before as usize).rev() {
+        rows.push((serde_json::from_value(v.clone())?, serde_json::from_value::<FlagsRow>(v)?.um_flags));
+    }
+    let mut found_anchor = false;
+    let mut later = 0i64;
+    for v in after_rows {
+        let row: MessageRow = serde_json::from_value(v.clone())?;
+        let flags = serde_json::from_value::<FlagsRow>(v)?.um_flags;
+        if row.id == anchor {
+            found_anchor = true;
+            if include_anchor {
+                rows.push((row, flags));
+            }
+        } else {
+            later += 1;
+            if later <= num_after {
+                rows.push((row, flags));
+            }
+        }
+    }
+    let found_newest = later <= num_after;
+
+    let message_rows: Vec<MessageRow> = rows.iter().map(|(m, _)| m.clone()).collect();
+    let mctx = MessageContext::load(&ctx.db, &me, &settings, &realm_host(ctx), &message_rows).await?;
+    let messages: Vec<Value> = rows
+        .iter()
+        .map(|(m, flags)| {
+            let mut d = message_dict(m, *flags, &mctx, &opts);
+            if sql.has_search {
+                d["match_content"] = json!(m.rendered_content);
+                d["match_subject"] = json!(mctx.topic_for_display(&m.topic, &opts));
+            }
+            d
+        })
+        .collect();
+    Ok(Reply::json(json!({
+        "messages": messages,
+        "anchor": anchor,
+        "found_anchor": found_anchor,
+        "found_newest": found_newest,
+        "found_oldest": found_oldest,
+        "history_limited": false,
+    })))
+}
+
+/// The first unread message of the narrow, or `LARGER_THAN_MAX_MESSAGE_ID` when none.
+async fn first_unread(ctx: &RequestContext, from: &str, where_clause: &str, params: &[JsValue]) -> ApiResult<i64> {
+    let stmt = ctx
+        .db
+        .prepare(format!(
+            "SELECT MIN(m.id) AS id {from} WHERE {where_clause} AND um.user_id IS NOT NULL AND (um.flags & 1) = 0"
+        ))
+        .bind(params)?;
+    let row: Option<IdRow> = stmt.first(None).await?;
+    Ok(row.and_then(|r| r.id).unwrap_or(LARGER_THAN_MAX_MESSAGE_ID))
+}

@@ -1,0 +1,149 @@
+//! Organization settings that govern messages.
+
+use serde_json::{json, Map, Value};
+
+use crate::context::RequestContext;
+use crate::db::realm_settings::{self, SettingValue};
+use crate::db::subscriptions;
+use crate::error::{ApiError, ApiResult};
+use crate::events::{send_event, Dispatch, EventUser};
+use crate::response::Reply;
+
+/// Group-valued settings, and whether `role:everyone` (which includes guests) is allowed.
+const GROUP_SETTINGS: &[(&str, bool)] = &[
+    ("can_resolve_topics_group", true),
+    ("can_move_messages_between_channels_group", false),
+    ("can_move_messages_between_topics_group", true),
+    ("can_mention_many_users_group", true),
+];
+
+const TIME_LIMITS: &[&str] = &[
+    "message_content_edit_limit_seconds",
+    "move_messages_within_stream_limit_seconds",
+    "move_messages_between_streams_limit_seconds",
+];
+
+#[derive(serde::Deserialize)]
+struct GroupRow {
+    id: i64,
+    name: String,
+}
+
+/// A group setting value: a group id, or Zulip's `{"new": id, "old": ...}` form.
+fn group_id_of(name: &str, value: &Value) -> ApiResult<i64> {
+    let v = match value {
+        Value::Object(obj) => obj.get("new").cloned().unwrap_or(Value::Null),
+        other => other.clone(),
+    };
+    v.as_i64().ok_or_else(|| ApiError::bad_request(format!("Invalid {name}")))
+}
+
+/// # `PATCH /realm`
+/// Administrators: changes `allow_message_editing`, the three edit/move time limits (seconds,
+/// or `"unlimited"`), the four group settings (a user group id), `topics_policy` (or the
+/// deprecated `mandatory_topics`), `message_edit_history_visibility_policy` (or the deprecated
+/// `allow_edit_history`), and this server's per-organization `max_message_length`,
+/// `max_topic_length` and `empty_topic_display_name`. Answers the changed values; emits
+/// `realm`/`update_dict`.
+pub async fn update_realm(ctx: &RequestContext) -> ApiResult<Reply> {
+    let me = ctx.admin().await?;
+    let mut changes: Vec<(&'static str, SettingValue)> = Vec::new();
+    let mut data = Map::new();
+
+    if let Some(v) = ctx.params.bool("allow_message_editing")? {
+        changes.push(("allow_message_editing", SettingValue::Int(Some(v as i64))));
+        data.insert("allow_message_editing".into(), json!(v));
+    }
+    for name in TIME_LIMITS {
+        if let Some(raw) = ctx.params.json(name)? {
+            let value = match &raw {
+                Value::String(s) if s == "unlimited" => None,
+                Value::Number(n) if n.as_i64().is_some_and(|n| n > 0) => n.as_i64(),
+                _ => return Err(ApiError::bad_request(format!("Bad value for '{name}': {raw}"))),
+            };
+            changes.push((name, SettingValue::Int(value)));
+            data.insert(name.to_string(), json!(value));
+        }
+    }
+    let mut group_values = Vec::new();
+    for (name, allow_everyone) in GROUP_SETTINGS {
+        if let Some(raw) = ctx.params.json(name)? {
+            group_values.push((*name, *allow_everyone, group_id_of(name, &raw)?));
+        }
+    }
+    if !group_values.is_empty() {
+        let ids: Vec<i64> = group_values.iter().map(|(_, _, id)| *id).collect();
+        let groups: Vec<GroupRow> = crate::db::all(worker::query!(
+            &ctx.db,
+            "SELECT id, name FROM user_groups WHERE realm_id = ?1 AND deactivated = 0 AND id IN (SELECT value FROM json_each(?2))",
+            me.realm_id,
+            serde_json::to_string(&ids)?
+        )?)
+        .await?;
+        for (name, allow_everyone, id) in group_values {
+            let group = groups.iter().find(|g| g.id == id).ok_or_else(|| ApiError::bad_request("Invalid user group"))?;
+            if group.name == "role:internet" || (!allow_everyone && group.name == "role:everyone") {
+                return Err(ApiError::bad_request(format!("'{name}' setting cannot be set to '{}' group.", group.name)));
+            }
+            changes.push((name, SettingValue::Int(Some(id))));
+            data.insert(name.to_string(), json!(id));
+        }
+    }
+    let mut topics_policy = ctx.params.str("topics_policy")?;
+    if let Some(mandatory) = ctx.params.bool("mandatory_topics")? {
+        topics_policy.get_or_insert_with(|| if mandatory { "disable_empty_topic" } else { "allow_empty_topic" }.to_string());
+    }
+    if let Some(policy) = topics_policy {
+        if !["allow_empty_topic", "disable_empty_topic"].contains(&policy.as_str()) {
+            return Err(ApiError::bad_request("Invalid topics_policy"));
+        }
+        data.insert("topics_policy".into(), json!(policy));
+        data.insert("mandatory_topics".into(), json!(policy == "disable_empty_topic"));
+        changes.push(("topics_policy", SettingValue::Text(policy)));
+    }
+    let mut history_policy = ctx.params.str("message_edit_history_visibility_policy")?;
+    if let Some(allow) = ctx.params.bool("allow_edit_history")? {
+        history_policy.get_or_insert_with(|| if allow { "all" } else { "none" }.to_string());
+    }
+    if let Some(policy) = history_policy {
+        if !["all", "moves", "none"].contains(&policy.as_str()) {
+            return Err(ApiError::bad_request("Invalid message_edit_history_visibility_policy"));
+        }
+        data.insert("message_edit_history_visibility_policy".into(), json!(policy));
+        changes.push(("message_edit_history_visibility_policy", SettingValue::Text(policy)));
+    }
+    for (name, max) in [("max_message_length", 10_000), ("max_topic_length", 60)] {
+        if let Some(v) = ctx.params.int(name)? {
+            if !(30..=max).contains(&v) && !(name == "max_topic_length" && (4..=max).contains(&v)) {
+                return Err(ApiError::bad_request(format!("Bad value for '{name}': {v}")));
+            }
+            changes.push((name, SettingValue::Int(Some(v))));
+            data.insert(name.to_string(), json!(v));
+        }
+    }
+    if let Some(name) = ctx.params.str("empty_topic_display_name")? {
+        let name = name.trim().to_string();
+        if name.is_empty() || name.chars().count() > 60 {
+            return Err(ApiError::bad_request("Invalid empty_topic_display_name"));
+        }
+        data.insert("empty_topic_display_name".into(), json!(name));
+        changes.push(("empty_topic_display_name", SettingValue::Text(name)));
+    }
+
+    if !changes.is_empty() {
+        let mut stmts = realm_settings::update_stmts(&ctx.db, me.realm_id, &changes)?;
+        stmts.push(subscriptions::active_user_ids_stmt(&ctx.db, me.realm_id)?);
+        let results = ctx.db.batch(stmts).await?;
+        let users: Vec<EventUser> = results
+            .last()
+            .map(|r| r.results::<subscriptions::ActiveUserRow>())
+            .transpose()?
+            .unwrap_or_default()
+            .into_iter()
+            .map(|u| EventUser::plain(u.id))
+            .collect();
+        let event = json!({ "type": "realm", "op": "update_dict", "property": "default", "data": data });
+        send_event(&ctx.env, me.realm_id, &Dispatch { event: &event, users: &users, sender_queue_id: None, local_id: None }).await;
+    }
+    Ok(Reply::Json(data))
+}

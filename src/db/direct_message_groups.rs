@@ -1,0 +1,51 @@
+//! `direct_message_groups`: conversations of three or more users (recipient type 3).
+
+use worker::{query, D1Database, D1PreparedStatement, Result};
+
+/// The key of a group: member ids ascending, joined by ','.
+pub fn member_key(user_ids: &[i64]) -> String {
+    let mut ids = user_ids.to_vec();
+    ids.sort_unstable();
+    ids.dedup();
+    ids.iter().map(i64::to_string).collect::<Vec<_>>().join(",")
+}
+
+/// Idempotent statements creating the group of `user_ids`, its members and its recipient.
+pub fn ensure_stmts(db: &D1Database, realm_id: i64, user_ids: &[i64]) -> Result<Vec<D1PreparedStatement>> {
+    let key = member_key(user_ids);
+    let ids_json = serde_json::to_string(user_ids).map_err(|e| worker::Error::RustError(e.to_string()))?;
+    let group = "(SELECT id FROM direct_message_groups WHERE realm_id = ?1 AND member_key = ?2)";
+    Ok(vec![
+        query!(
+            db,
+            "INSERT OR IGNORE INTO direct_message_groups (realm_id, member_key, group_size) VALUES (?1, ?2, ?3)",
+            realm_id,
+            &key,
+            user_ids.len() as i64
+        )?,
+        query!(
+            db,
+            &format!("INSERT OR IGNORE INTO direct_message_group_members (group_id, user_id) SELECT {group}, value FROM json_each(?3)"),
+            realm_id,
+            &key,
+            &ids_json
+        )?,
+        query!(
+            db,
+            &format!("INSERT OR IGNORE INTO recipients (realm_id, type, type_id) SELECT ?1, 3, {group}"),
+            realm_id,
+            &key
+        )?,
+    ])
+}
+
+/// The recipient id of an existing group (for narrows), as a statement answering `id`.
+pub fn recipient_stmt(db: &D1Database, realm_id: i64, user_ids: &[i64]) -> Result<D1PreparedStatement> {
+    query!(
+        db,
+        "SELECT r.id FROM recipients r JOIN direct_message_groups g ON g.id = r.type_id AND r.type = 3 \
+         WHERE g.realm_id = ?1 AND g.member_key = ?2",
+        realm_id,
+        member_key(user_ids)
+    )
+}

@@ -1,0 +1,81 @@
+//! The message-related settings of an organization (columns of `realms`, migration 0003).
+
+use serde::Deserialize;
+use worker::{query, D1Database, D1PreparedStatement, Result};
+
+/// Zulip's default system group of each group-valued setting (used when the column is null).
+pub const GROUP_SETTING_DEFAULTS: &[(&str, &str)] = &[
+    ("can_resolve_topics_group", "role:everyone"),
+    ("can_move_messages_between_channels_group", "role:members"),
+    ("can_move_messages_between_topics_group", "role:everyone"),
+    ("can_mention_many_users_group", "role:administrators"),
+];
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct RealmSettingsRow {
+    pub realm_id: i64,
+    pub string_id: String,
+    pub allow_message_editing: i64,
+    pub message_content_edit_limit_seconds: Option<i64>,
+    pub move_messages_within_stream_limit_seconds: Option<i64>,
+    pub move_messages_between_streams_limit_seconds: Option<i64>,
+    /// Group ids, null columns already resolved to the default system group.
+    pub can_resolve_topics_group: i64,
+    pub can_move_messages_between_channels_group: i64,
+    pub can_move_messages_between_topics_group: i64,
+    pub can_mention_many_users_group: i64,
+    pub empty_topic_display_name: String,
+    pub topics_policy: String,
+    pub message_edit_history_visibility_policy: String,
+    pub max_message_length: i64,
+    pub max_topic_length: i64,
+}
+
+/// One query: the settings with every group-valued setting resolved to a group id.
+pub fn by_realm_id_stmt(db: &D1Database, realm_id: i64) -> Result<D1PreparedStatement> {
+    let group = |column: &str, default: &str| {
+        format!(
+            "COALESCE(r.{column}, (SELECT g.id FROM user_groups g WHERE g.realm_id = r.id AND g.name = '{default}' \
+             AND g.is_system_group = 1), 0) AS {column}"
+        )
+    };
+    let groups: Vec<String> = GROUP_SETTING_DEFAULTS.iter().map(|(c, d)| group(c, d)).collect();
+    query!(
+        db,
+        &format!(
+            "SELECT r.id AS realm_id, r.string_id, r.allow_message_editing, r.message_content_edit_limit_seconds, \
+             r.move_messages_within_stream_limit_seconds, r.move_messages_between_streams_limit_seconds, {}, \
+             r.empty_topic_display_name, r.topics_policy, r.message_edit_history_visibility_policy, \
+             r.max_message_length, r.max_topic_length FROM realms r WHERE r.id = ?1",
+            groups.join(", ")
+        ),
+        realm_id
+    )
+}
+
+pub async fn by_realm_id(db: &D1Database, realm_id: i64) -> Result<RealmSettingsRow> {
+    super::first(by_realm_id_stmt(db, realm_id)?)
+        .await?
+        .ok_or_else(|| worker::Error::RustError(format!("realm {realm_id} has no settings row")))
+}
+
+/// A value to write into one settings column.
+pub enum SettingValue {
+    Int(Option<i64>),
+    Text(String),
+}
+
+/// Statements updating the given columns (names come from the fixed list of settings in
+/// `domain::realm_settings`, never from the client).
+pub fn update_stmts(db: &D1Database, realm_id: i64, changes: &[(&'static str, SettingValue)]) -> Result<Vec<D1PreparedStatement>> {
+    changes
+        .iter()
+        .map(|(column, value)| {
+            let sql = format!("UPDATE realms SET {column} = ?2 WHERE id = ?1");
+            match value {
+                SettingValue::Int(v) => query!(db, &sql, realm_id, v),
+                SettingValue::Text(v) => query!(db, &sql, realm_id, v),
+            }
+        })
+        .collect()
+}

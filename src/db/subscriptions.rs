@@ -1,0 +1,177 @@
+//! Channels as one user sees them (with that user's subscription), subscriber lists, and
+//! the writes of subscribing and unsubscribing.
+
+use serde::Deserialize;
+use worker::{query, D1Database, D1PreparedStatement, Result};
+
+/// A channel with its counts and, if any, the viewer's subscription row.
+#[derive(Debug, Clone, Deserialize)]
+pub struct ChannelViewRow {
+    pub id: i64,
+    pub name: String,
+    pub description: String,
+    pub invite_only: i64,
+    pub history_public_to_subscribers: i64,
+    pub is_web_public: i64,
+    pub is_archived: i64,
+    pub creator_id: Option<i64>,
+    pub date_created: i64,
+    pub topics_policy: String,
+    pub recipient_id: i64,
+    pub subscriber_count: i64,
+    pub first_message_id: Option<i64>,
+    /// The viewer's subscription: null when never subscribed; 0 after unsubscribing.
+    pub sub_active: Option<i64>,
+    pub color: Option<String>,
+    pub is_muted: Option<i64>,
+    pub pin_to_top: Option<i64>,
+    pub desktop_notifications: Option<i64>,
+    pub audible_notifications: Option<i64>,
+    pub push_notifications: Option<i64>,
+    pub email_notifications: Option<i64>,
+    pub wildcard_mentions_notify: Option<i64>,
+}
+
+impl ChannelViewRow {
+    pub fn subscribed(&self) -> bool {
+        self.sub_active == Some(1)
+    }
+    pub fn is_private(&self) -> bool {
+        self.invite_only != 0
+    }
+}
+
+const VIEW_SELECT: &str = "SELECT c.id, c.name, c.description, c.invite_only, c.history_public_to_subscribers, \
+    c.is_web_public, c.is_archived, c.creator_id, c.date_created, c.topics_policy, rc.id AS recipient_id, \
+    (SELECT COUNT(*) FROM subscriptions s2 JOIN users u2 ON u2.id = s2.user_id AND u2.is_active = 1 \
+     WHERE s2.channel_id = c.id AND s2.active = 1) AS subscriber_count, \
+    (SELECT MIN(m.id) FROM messages m WHERE m.recipient_id = rc.id) AS first_message_id, \
+    s.active AS sub_active, s.color, s.is_muted, s.pin_to_top, s.desktop_notifications, s.audible_notifications, \
+    s.push_notifications, s.email_notifications, s.wildcard_mentions_notify \
+    FROM channels c JOIN recipients rc ON rc.realm_id = c.realm_id AND rc.type = 2 AND rc.type_id = c.id \
+    LEFT JOIN subscriptions s ON s.channel_id = c.id AND s.user_id = ?2";
+
+/// Every channel of the organization as `user_id` sees it, by name.
+pub fn all_for_user_stmt(db: &D1Database, realm_id: i64, user_id: i64) -> Result<D1PreparedStatement> {
+    query!(db, &format!("{VIEW_SELECT} WHERE c.realm_id = ?1 ORDER BY c.name COLLATE NOCASE"), realm_id, user_id)
+}
+
+/// One channel by id as `user_id` sees it.
+pub fn by_id_for_user_stmt(db: &D1Database, realm_id: i64, user_id: i64, channel_id: i64) -> Result<D1PreparedStatement> {
+    query!(db, &format!("{VIEW_SELECT} WHERE c.realm_id = ?1 AND c.id = ?3"), realm_id, user_id, channel_id)
+}
+
+/// One channel by name (case-insensitive) as `user_id` sees it.
+pub fn by_name_for_user_stmt(db: &D1Database, realm_id: i64, user_id: i64, name: &str) -> Result<D1PreparedStatement> {
+    query!(db, &format!("{VIEW_SELECT} WHERE c.realm_id = ?1 AND c.name = ?3 COLLATE NOCASE"), realm_id, user_id, name)
+}
+
+/// Channels named in a JSON array of names (case-insensitive) as `user_id` sees them.
+pub fn by_names_for_user_stmt(db: &D1Database, realm_id: i64, user_id: i64, names_json: &str) -> Result<D1PreparedStatement> {
+    query!(
+        db,
+        &format!(
+            "{VIEW_SELECT} WHERE c.realm_id = ?1 AND lower(c.name) IN (SELECT lower(value) FROM json_each(?3))"
+        ),
+        realm_id,
+        user_id,
+        names_json
+    )
+}
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct SubscriberRow {
+    pub channel_id: i64,
+    pub user_id: i64,
+}
+
+/// Active subscribers (active users) of the channels in a JSON array of ids.
+pub fn subscribers_stmt(db: &D1Database, realm_id: i64, channel_ids_json: &str) -> Result<D1PreparedStatement> {
+    query!(
+        db,
+        "SELECT s.channel_id, s.user_id FROM subscriptions s JOIN users u ON u.id = s.user_id AND u.is_active = 1 \
+         WHERE s.realm_id = ?1 AND s.active = 1 AND s.channel_id IN (SELECT value FROM json_each(?2)) \
+         ORDER BY s.channel_id, s.user_id",
+        realm_id,
+        channel_ids_json
+    )
+}
+
+/// Creates a channel (and its recipient) unless one of that name exists.
+pub fn create_channel_stmts(
+    db: &D1Database,
+    realm_id: i64,
+    name: &str,
+    description: &str,
+    invite_only: bool,
+    history_public_to_subscribers: bool,
+    creator_id: i64,
+    now: i64,
+) -> Result<Vec<D1PreparedStatement>> {
+    Ok(vec![
+        query!(
+            db,
+            "INSERT OR IGNORE INTO channels (realm_id, name, description, invite_only, history_public_to_subscribers, \
+             creator_id, date_created) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+            realm_id,
+            name,
+            description,
+            invite_only as i64,
+            history_public_to_subscribers as i64,
+            creator_id,
+            now
+        )?,
+        query!(
+            db,
+            "INSERT OR IGNORE INTO recipients (realm_id, type, type_id) \
+             SELECT realm_id, 2, id FROM channels WHERE realm_id = ?1 AND name = ?2 COLLATE NOCASE",
+            realm_id,
+            name
+        )?,
+    ])
+}
+
+/// Subscribes a user to the channel named `name` (re-activating an old subscription and
+/// keeping its settings).
+pub fn subscribe_by_name_stmt(db: &D1Database, realm_id: i64, user_id: i64, name: &str, color: &str) -> Result<D1PreparedStatement> {
+    query!(
+        db,
+        "INSERT INTO subscriptions (realm_id, user_id, channel_id, color) \
+         SELECT ?1, ?2, c.id, ?4 FROM channels c WHERE c.realm_id = ?1 AND c.name = ?3 COLLATE NOCASE \
+         ON CONFLICT (user_id, channel_id) DO UPDATE SET active = 1",
+        realm_id,
+        user_id,
+        name,
+        color
+    )
+}
+
+pub fn unsubscribe_stmt(db: &D1Database, realm_id: i64, user_id: i64, channel_id: i64) -> Result<D1PreparedStatement> {
+    query!(
+        db,
+        "UPDATE subscriptions SET active = 0 WHERE realm_id = ?1 AND user_id = ?2 AND channel_id = ?3",
+        realm_id,
+        user_id,
+        channel_id
+    )
+}
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct SystemGroupRow {
+    pub id: i64,
+    pub name: String,
+}
+
+pub fn system_groups_stmt(db: &D1Database, realm_id: i64) -> Result<D1PreparedStatement> {
+    query!(db, "SELECT id, name FROM user_groups WHERE realm_id = ?1 AND is_system_group = 1", realm_id)
+}
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct ActiveUserRow {
+    pub id: i64,
+}
+
+/// Ids of the organization's active users (recipients of organization-wide events).
+pub fn active_user_ids_stmt(db: &D1Database, realm_id: i64) -> Result<D1PreparedStatement> {
+    query!(db, "SELECT id FROM users WHERE realm_id = ?1 AND is_active = 1", realm_id)
+}

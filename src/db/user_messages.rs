@@ -1,0 +1,130 @@
+//! `user_messages`: each user's copy of a message, with its flags as a bitmask.
+
+use serde::Deserialize;
+use worker::{query, D1Database, D1PreparedStatement, Result};
+
+pub const READ: i64 = 1;
+pub const STARRED: i64 = 2;
+pub const COLLAPSED: i64 = 4;
+pub const MENTIONED: i64 = 8;
+pub const STREAM_WILDCARD_MENTIONED: i64 = 16;
+pub const TOPIC_WILDCARD_MENTIONED: i64 = 32;
+pub const HAS_ALERT_WORD: i64 = 64;
+/// The user was not a recipient; the row exists because the user interacted with the message
+/// (starred it, reacted) in a channel whose history the user can see.
+pub const HISTORICAL: i64 = 128;
+pub const IS_PRIVATE: i64 = 256;
+
+/// Flag names in the order Zulip lists them, with their bits.
+pub const FLAG_BITS: &[(&str, i64)] = &[
+    ("read", READ),
+    ("starred", STARRED),
+    ("collapsed", COLLAPSED),
+    ("mentioned", MENTIONED),
+    ("stream_wildcard_mentioned", STREAM_WILDCARD_MENTIONED),
+    ("topic_wildcard_mentioned", TOPIC_WILDCARD_MENTIONED),
+    ("has_alert_word", HAS_ALERT_WORD),
+    ("historical", HISTORICAL),
+    ("is_private", IS_PRIVATE),
+];
+
+/// The bit of a flag name.
+pub fn flag_bit(name: &str) -> Option<i64> {
+    FLAG_BITS.iter().find(|(n, _)| *n == name).map(|(_, b)| *b)
+}
+
+/// The API's `flags` list of a user for a message: `None` (no row) reads as Zulip's
+/// `["read", "historical"]`. `wildcard_mentioned` is derived from the two newer flags;
+/// `is_private` is internal and not listed.
+pub fn flag_names(flags: Option<i64>) -> Vec<String> {
+    let bits = flags.unwrap_or(READ | HISTORICAL);
+    let mut names: Vec<String> = FLAG_BITS
+        .iter()
+        .filter(|(name, bit)| bits & bit != 0 && *name != "is_private")
+        .map(|(name, _)| name.to_string())
+        .collect();
+    if bits & (STREAM_WILDCARD_MENTIONED | TOPIC_WILDCARD_MENTIONED) != 0 {
+        names.push("wildcard_mentioned".to_string());
+    }
+    names
+}
+
+/// Inserts the rows of a message inserted earlier in the same batch (`last_insert_rowid()`;
+/// this table is WITHOUT ROWID, so its own inserts do not change it). `rows_json` is a JSON
+/// array of `[user_id, flags]`. One statement whatever the number of recipients.
+pub fn insert_for_new_message_stmt(db: &D1Database, rows_json: &str) -> Result<D1PreparedStatement> {
+    query!(
+        db,
+        "INSERT INTO user_messages (user_id, message_id, flags) \
+         SELECT json_extract(value, '$[0]'), last_insert_rowid(), json_extract(value, '$[1]') FROM json_each(?1)",
+        rows_json
+    )
+}
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct UserMessageRow {
+    pub user_id: i64,
+    pub message_id: i64,
+    pub flags: i64,
+}
+
+/// Sets (`add`) or clears a flag on the user's rows of the given messages. Messages the user
+/// has no row for but may access get a historical row first (`historical_ids_json`).
+pub fn update_flag_stmts(
+    db: &D1Database,
+    user_id: i64,
+    ids_json: &str,
+    historical_ids_json: &str,
+    bit: i64,
+    add: bool,
+) -> Result<Vec<D1PreparedStatement>> {
+    let mut stmts = Vec::new();
+    if add {
+        stmts.push(query!(
+            db,
+            "INSERT OR IGNORE INTO user_messages (user_id, message_id, flags) \
+             SELECT ?1, value, ?2 FROM json_each(?3)",
+            user_id,
+            READ | HISTORICAL,
+            historical_ids_json
+        )?);
+        stmts.push(query!(
+            db,
+            "UPDATE user_messages SET flags = flags | ?3 WHERE user_id = ?1 \
+             AND message_id IN (SELECT value FROM json_each(?2))",
+            user_id,
+            ids_json,
+            bit
+        )?);
+    } else {
+        stmts.push(query!(
+            db,
+            "UPDATE user_messages SET flags = flags & ~?3 WHERE user_id = ?1 \
+             AND message_id IN (SELECT value FROM json_each(?2))",
+            user_id,
+            ids_json,
+            bit
+        )?);
+    }
+    Ok(stmts)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn no_row_reads_as_read_and_historical() {
+        assert_eq!(flag_names(None), vec!["read", "historical"]);
+    }
+
+    #[test]
+    fn wildcard_mentioned_is_either_wildcard_flag() {
+        assert_eq!(flag_names(Some(TOPIC_WILDCARD_MENTIONED)), vec!["topic_wildcard_mentioned", "wildcard_mentioned"]);
+        assert_eq!(
+            flag_names(Some(READ | STREAM_WILDCARD_MENTIONED)),
+            vec!["read", "stream_wildcard_mentioned", "wildcard_mentioned"]
+        );
+        assert!(!flag_names(Some(READ | IS_PRIVATE)).contains(&"is_private".to_string()));
+    }
+}

@@ -1,0 +1,52 @@
+//! `user_topics`: each user's visibility policy per channel topic.
+
+use serde::Deserialize;
+use worker::{query, D1Database, D1PreparedStatement, Result};
+
+pub const INHERIT: i64 = 0;
+pub const MUTED: i64 = 1;
+pub const UNMUTED: i64 = 2;
+pub const FOLLOWED: i64 = 3;
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct UserTopicRow {
+    pub user_id: i64,
+    pub channel_id: i64,
+    pub topic: String,
+    pub visibility_policy: i64,
+    pub last_updated: i64,
+}
+
+/// Sets a policy (`INHERIT` removes the row).
+pub fn upsert_stmt(db: &D1Database, realm_id: i64, user_id: i64, channel_id: i64, topic: &str, policy: i64, now: i64) -> Result<D1PreparedStatement> {
+    if policy == INHERIT {
+        return query!(
+            db,
+            "DELETE FROM user_topics WHERE user_id = ?1 AND channel_id = ?2 AND topic = ?3 COLLATE NOCASE",
+            user_id,
+            channel_id,
+            topic
+        );
+    }
+    query!(
+        db,
+        "INSERT INTO user_topics (realm_id, user_id, channel_id, topic, visibility_policy, last_updated) \
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6) \
+         ON CONFLICT (user_id, channel_id, topic COLLATE NOCASE) DO UPDATE SET visibility_policy = ?5, last_updated = ?6",
+        realm_id,
+        user_id,
+        channel_id,
+        topic,
+        policy,
+        now
+    )
+}
+
+/// All of a user's topic policies (for `POST /register`'s `user_topics`).
+pub fn for_user_stmt(db: &D1Database, user_id: i64) -> Result<D1PreparedStatement> {
+    query!(
+        db,
+        "SELECT user_id, channel_id, topic, visibility_policy, last_updated FROM user_topics WHERE user_id = ?1 ORDER BY id",
+        user_id
+    )
+}

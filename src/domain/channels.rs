@@ -1,0 +1,144 @@
+//! Channel access and the Channel ("stream") and Subscription objects of the API.
+
+use std::collections::HashMap;
+
+use serde_json::{json, Map, Value};
+
+use crate::db::subscriptions::{ChannelViewRow, SystemGroupRow};
+use crate::db::users::UserRow;
+use crate::error::{ApiError, ApiResult};
+
+/// Zulip's palette for new subscriptions.
+pub const COLORS: &[&str] = &[
+    "#76ce90", "#fae589", "#a6c7e5", "#e79ab5", "#bfd56f", "#f4ae55", "#b0a5fd", "#addfe5", "#f5ce6e",
+    "#c2726a", "#94c849", "#bd86e5", "#ee7e4a", "#a6dcbf", "#95a5fd", "#53a063", "#9987e1", "#e4523d",
+    "#c2c2c2", "#4f8de4", "#c6a8ad", "#e7cc4d", "#c8bebf", "#a47462",
+];
+
+/// A colour for a new subscription, varied by channel name.
+pub fn color_for(name: &str) -> &'static str {
+    let hash = name.bytes().fold(0usize, |h, b| h.wrapping_mul(31).wrapping_add(b as usize));
+    COLORS[hash % COLORS.len()]
+}
+
+/// Whether `user` may see that the channel exists (its metadata): public channels for
+/// everyone but guests, private channels for subscribers and administrators; guests see
+/// the channels they are subscribed to.
+pub fn can_see_channel(user: &UserRow, channel: &ChannelViewRow) -> bool {
+    if channel.subscribed() {
+        return true;
+    }
+    if user.is_guest() {
+        return false;
+    }
+    !channel.is_private() || user.is_realm_admin()
+}
+
+/// Zulip's "Invalid channel ID" for a channel that does not exist or that the user may
+/// not see.
+pub fn access_channel(user: &UserRow, channel: Option<ChannelViewRow>) -> ApiResult<ChannelViewRow> {
+    match channel {
+        Some(c) if can_see_channel(user, &c) => Ok(c),
+        _ => Err(ApiError::bad_request("Invalid channel ID")),
+    }
+}
+
+/// The system groups of an organization by name.
+pub struct SystemGroups(pub HashMap<String, i64>);
+
+impl SystemGroups {
+    pub fn new(rows: Vec<SystemGroupRow>) -> Self {
+        SystemGroups(rows.into_iter().map(|r| (r.name, r.id)).collect())
+    }
+    pub fn id(&self, name: &str) -> Value {
+        self.0.get(name).map(|id| json!(id)).unwrap_or(Value::Null)
+    }
+}
+
+/// The fields every channel object has (Zulip's BasicChannel).
+pub fn stream_dict(c: &ChannelViewRow, groups: &SystemGroups) -> Value {
+    json!({
+        "stream_id": c.id,
+        "name": c.name,
+        "description": c.description,
+        "rendered_description": rendered_description(&c.description),
+        "date_created": c.date_created,
+        "creator_id": c.creator_id,
+        "invite_only": c.is_private(),
+        "is_web_public": c.is_web_public != 0,
+        "is_announcement_only": false,
+        "stream_post_policy": 1,
+        "message_retention_days": Value::Null,
+        "history_public_to_subscribers": c.history_public_to_subscribers != 0,
+        "first_message_id": c.first_message_id,
+        "folder_id": Value::Null,
+        "topics_policy": c.topics_policy,
+        "is_recently_active": c.first_message_id.is_some(),
+        "stream_weekly_traffic": Value::Null,
+        "is_archived": c.is_archived != 0,
+        "subscriber_count": c.subscriber_count,
+        "can_add_subscribers_group": groups.id("role:nobody"),
+        "can_remove_subscribers_group": groups.id("role:administrators"),
+        "can_administer_channel_group": groups.id("role:nobody"),
+        "can_delete_any_message_group": groups.id("role:nobody"),
+        "can_delete_own_message_group": groups.id("role:nobody"),
+        "can_move_messages_out_of_channel_group": groups.id("role:nobody"),
+        "can_move_messages_within_channel_group": groups.id("role:nobody"),
+        "can_send_message_group": groups.id("role:everyone"),
+        "can_subscribe_group": groups.id("role:nobody"),
+        "can_resolve_topics_group": groups.id("role:nobody"),
+    })
+}
+
+/// The viewer's Subscription object of a channel it is subscribed to: the channel fields
+/// plus the properties of the spec's subscription-properties table (null notification
+/// settings follow the user's global settings, as in Zulip).
+pub fn subscription_dict(c: &ChannelViewRow, groups: &SystemGroups, subscribers: Option<&[i64]>) -> Value {
+    let mut d = match stream_dict(c, groups) {
+        Value::Object(map) => map,
+        _ => Map::new(),
+    };
+    let is_muted = c.is_muted.unwrap_or(0) != 0;
+    let flag = |v: Option<i64>| v.map(|v| json!(v != 0)).unwrap_or(Value::Null);
+    d.insert("color".into(), json!(c.color.clone().unwrap_or_else(|| color_for(&c.name).to_string())));
+    d.insert("is_muted".into(), json!(is_muted));
+    d.insert("in_home_view".into(), json!(!is_muted));
+    d.insert("pin_to_top".into(), json!(c.pin_to_top.unwrap_or(0) != 0));
+    d.insert("desktop_notifications".into(), flag(c.desktop_notifications));
+    d.insert("audible_notifications".into(), flag(c.audible_notifications));
+    d.insert("push_notifications".into(), flag(c.push_notifications));
+    d.insert("email_notifications".into(), flag(c.email_notifications));
+    d.insert("wildcard_mentions_notify".into(), flag(c.wildcard_mentions_notify));
+    if let Some(subscribers) = subscribers {
+        d.insert("subscribers".into(), json!(subscribers));
+    }
+    Value::Object(d)
+}
+
+/// A channel description as HTML: escaped text in a paragraph (empty stays empty).
+pub fn rendered_description(description: &str) -> String {
+    if description.is_empty() {
+        return String::new();
+    }
+    let escaped = description
+        .replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+        .replace('\'', "&#39;");
+    format!("<p>{escaped}</p>")
+}
+
+/// Zulip's channel-name rules: not empty, at most 60 characters, no control characters.
+pub fn check_channel_name(name: &str) -> ApiResult<()> {
+    if name.trim().is_empty() {
+        return Err(ApiError::bad_request("Channel name can't be empty."));
+    }
+    if name.chars().count() > 60 {
+        return Err(ApiError::bad_request("Channel name too long (limit: 60 characters)."));
+    }
+    if let Some(pos) = name.chars().position(|c| c.is_control()) {
+        return Err(ApiError::bad_request(format!("Invalid character in channel name, at position {}.", pos + 1)));
+    }
+    Ok(())
+}

@@ -1,0 +1,507 @@
+//! Message access and the Message object of the API.
+//!
+//! - [`access_message`]: the message if the user may see it; one error ("Invalid
+//!   message(s)") for a missing and an invisible message.
+//! - [`MessageContext::load`] + [`message_dict`]: the Message object (spec "Message") of
+//!   rows, with senders, direct-message recipients, reactions and channel names fetched in
+//!   one batch whatever the number of messages.
+
+use std::collections::HashMap;
+
+use serde::Deserialize;
+use serde_json::{json, Map, Value};
+use worker::{query, D1Database};
+
+use crate::db::messages::{MessageRow, COLUMNS, RECIPIENT_CHANNEL, RECIPIENT_DIRECT_MESSAGE_GROUP, RECIPIENT_PERSONAL};
+use crate::db::realm_settings::RealmSettingsRow;
+use crate::db::user_messages::flag_names;
+use crate::db::users::{UserRow, COLUMNS as USER_COLUMNS};
+use crate::domain::users::{api_email, avatar_url, can_see_delivery_email};
+use crate::error::{ApiError, ApiResult};
+
+/// A message the caller may see, with what the access check learned on the way.
+#[derive(Debug, Clone)]
+pub struct AccessedMessage {
+    pub message: MessageRow,
+    /// The caller's flags; `None` when the caller has no row (a channel message seen through
+    /// the channel's public history).
+    pub user_flags: Option<i64>,
+    /// Channel messages: the channel's name, `invite_only`, `history_public_to_subscribers`,
+    /// and whether the caller is an active subscriber.
+    pub channel: Option<ChannelAccess>,
+}
+
+#[derive(Debug, Clone)]
+pub struct ChannelAccess {
+    pub id: i64,
+    pub name: String,
+    pub invite_only: bool,
+    pub history_public_to_subscribers: bool,
+    pub subscribed: bool,
+}
+
+#[derive(Deserialize)]
+struct AccessRow {
+    um_flags: Option<i64>,
+    channel_name: Option<String>,
+    invite_only: Option<i64>,
+    history_public_to_subscribers: Option<i64>,
+    subscribed: i64,
+}
+
+/// Zulip's rule (`has_message_access`): a user sees a message it received (has a row for);
+/// otherwise only a channel message whose history it can read: a public channel's if it is
+/// not a guest, and a subscribed channel's whose history is public to subscribers. Someone
+/// else's direct message and the protected history of a private channel stay invisible.
+pub fn can_access(user: &UserRow, has_row: bool, channel: Option<&ChannelAccess>) -> bool {
+    if has_row {
+        return true;
+    }
+    let Some(channel) = channel else { return false };
+    if !channel.invite_only && !user.is_guest() {
+        return true;
+    }
+    channel.subscribed && channel.history_public_to_subscribers
+}
+
+/// The message `message_id` if `user` may see it; `BAD_REQUEST` "Invalid message(s)"
+/// otherwise, the same for a message that does not exist. One query.
+pub async fn access_message(db: &D1Database, user: &UserRow, message_id: i64) -> ApiResult<AccessedMessage> {
+    let stmt = query!(
+        db,
+        &format!(
+            "SELECT {COLUMNS}, um.flags AS um_flags, c.name AS channel_name, c.invite_only, \
+             c.history_public_to_subscribers, \
+             EXISTS (SELECT 1 FROM subscriptions s WHERE s.user_id = ?3 AND s.channel_id = m.channel_id AND s.active = 1) AS subscribed \
+             FROM messages m JOIN recipients rc ON rc.id = m.recipient_id \
+             LEFT JOIN user_messages um ON um.message_id = m.id AND um.user_id = ?3 \
+             LEFT JOIN channels c ON c.id = m.channel_id \
+             WHERE m.id = ?1 AND m.realm_id = ?2"
+        ),
+        message_id,
+        user.realm_id,
+        user.id
+    )?;
+    let row: Option<Value> = stmt.first(None).await?;
+    let Some(row) = row else { return Err(invalid_message()) };
+    let message: MessageRow = serde_json::from_value(row.clone())?;
+    let extra: AccessRow = serde_json::from_value(row)?;
+    let channel = match (message.channel_id, extra.channel_name) {
+        (Some(id), Some(name)) if message.recipient_type == RECIPIENT_CHANNEL => Some(ChannelAccess {
+            id,
+            name,
+            invite_only: extra.invite_only.unwrap_or(0) != 0,
+            history_public_to_subscribers: extra.history_public_to_subscribers.unwrap_or(1) != 0,
+            subscribed: extra.subscribed != 0,
+        }),
+        _ => None,
+    };
+    if !can_access(user, extra.um_flags.is_some(), channel.as_ref()) {
+        return Err(invalid_message());
+    }
+    Ok(AccessedMessage { message, user_flags: extra.um_flags, channel })
+}
+
+pub fn invalid_message() -> ApiError {
+    ApiError::bad_request("Invalid message(s)")
+}
+
+/// The SQL condition (over `messages m` with the caller's row `um` left-joined and
+/// `channels c` left-joined on `m.channel_id`) under which a user may see a message: the
+/// query form of [`can_access`]. Binds: `?1` realm id, `?2` user id, `?3` 1 if the user is a
+/// guest.
+pub const ACCESS_CONDITION: &str = "(um.user_id IS NOT NULL OR (c.id IS NOT NULL AND ( \
+    (c.invite_only = 0 AND ?3 = 0) OR (c.history_public_to_subscribers = 1 AND EXISTS ( \
+    SELECT 1 FROM subscriptions s WHERE s.user_id = ?2 AND s.channel_id = c.id AND s.active = 1)))))";
+
+/// How the caller asked to see messages.
+#[derive(Debug, Clone, Copy)]
+pub struct MessageOptions {
+    /// Content as HTML (true) or raw Markdown.
+    pub apply_markdown: bool,
+    /// Keep the empty topic as ""; otherwise it reads as the realm's display name.
+    pub allow_empty_topic_name: bool,
+    /// `avatar_url` null where the client can compute it.
+    pub client_gravatar: bool,
+}
+
+impl Default for MessageOptions {
+    fn default() -> Self {
+        MessageOptions { apply_markdown: true, allow_empty_topic_name: false, client_gravatar: false }
+    }
+}
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct ReactionRow {
+    pub message_id: i64,
+    pub user_id: i64,
+    pub emoji_name: String,
+    pub emoji_code: String,
+    pub reaction_type: String,
+}
+
+#[derive(Deserialize)]
+struct GroupMemberRow {
+    group_id: i64,
+    user_id: i64,
+}
+
+#[derive(Deserialize)]
+struct ChannelNameRow {
+    id: i64,
+    name: String,
+}
+
+/// Everything besides the message rows that Message objects show.
+pub struct MessageContext {
+    pub viewer: UserRow,
+    pub settings: RealmSettingsRow,
+    /// `host[:port]` of the organization, for placeholder email addresses.
+    pub realm_host: String,
+    pub users: HashMap<i64, UserRow>,
+    pub group_members: HashMap<i64, Vec<i64>>,
+    pub reactions: HashMap<i64, Vec<ReactionRow>>,
+    pub channel_names: HashMap<i64, String>,
+}
+
+impl MessageContext {
+    /// Loads senders, direct-message participants, reactions and channel names of
+    /// `messages` in one batch.
+    pub async fn load(
+        db: &D1Database,
+        viewer: &UserRow,
+        settings: &RealmSettingsRow,
+        realm_host: &str,
+        messages: &[MessageRow],
+    ) -> ApiResult<MessageContext> {
+        let mut user_ids: Vec<i64> = Vec::new();
+        let mut group_ids: Vec<i64> = Vec::new();
+        let mut channel_ids: Vec<i64> = Vec::new();
+        for m in messages {
+            user_ids.push(m.sender_id);
+            match m.recipient_type {
+                RECIPIENT_PERSONAL => user_ids.push(m.recipient_type_id),
+                RECIPIENT_DIRECT_MESSAGE_GROUP => group_ids.push(m.recipient_type_id),
+                _ => channel_ids.extend(m.channel_id),
+            }
+        }
+        let message_ids: Vec<i64> = messages.iter().map(|m| m.id).collect();
+        let realm_id = viewer.realm_id;
+        let batch = vec![
+            query!(
+                db,
+                "SELECT group_id, user_id FROM direct_message_group_members \
+                 WHERE group_id IN (SELECT value FROM json_each(?1)) ORDER BY group_id, user_id",
+                serde_json::to_string(&group_ids)?
+            )?,
+            query!(
+                db,
+                "SELECT message_id, user_id, emoji_name, emoji_code, reaction_type FROM reactions \
+                 WHERE message_id IN (SELECT value FROM json_each(?1)) ORDER BY id",
+                serde_json::to_string(&message_ids)?
+            )?,
+            query!(
+                db,
+                "SELECT id, name FROM channels WHERE realm_id = ?1 AND id IN (SELECT value FROM json_each(?2))",
+                realm_id,
+                serde_json::to_string(&channel_ids)?
+            )?,
+            // Senders, personal recipients and every member of the groups above.
+            query!(
+                db,
+                &format!(
+                    "SELECT {USER_COLUMNS} FROM users u WHERE u.realm_id = ?1 AND (u.id IN (SELECT value FROM json_each(?2)) \
+                     OR u.id IN (SELECT user_id FROM direct_message_group_members WHERE group_id IN (SELECT value FROM json_each(?3))))"
+                ),
+                realm_id,
+                serde_json::to_string(&user_ids)?,
+                serde_json::to_string(&group_ids)?
+            )?,
+        ];
+        let results = db.batch(batch).await?;
+        let mut group_members: HashMap<i64, Vec<i64>> = HashMap::new();
+        for row in results[0].results::<GroupMemberRow>()? {
+            group_members.entry(row.group_id).or_default().push(row.user_id);
+        }
+        let mut reactions: HashMap<i64, Vec<ReactionRow>> = HashMap::new();
+        for row in results[1].results::<ReactionRow>()? {
+            reactions.entry(row.message_id).or_default().push(row);
+        }
+        let channel_names = results[2].results::<ChannelNameRow>()?.into_iter().map(|c| (c.id, c.name)).collect();
+        let users = results[3].results::<UserRow>()?.into_iter().map(|u| (u.id, u)).collect();
+        Ok(MessageContext {
+            viewer: viewer.clone(),
+            settings: settings.clone(),
+            realm_host: realm_host.to_string(),
+            users,
+            group_members,
+            reactions,
+            channel_names,
+        })
+    }
+
+    /// The display_recipient entry of one user.
+    fn recipient_user(&self, user_id: i64) -> Value {
+        match self.users.get(&user_id) {
+            Some(user) => json!({
+                "id": user.id,
+                "email": api_email(&self.viewer, user, &self.realm_host),
+                "full_name": user.full_name,
+                "is_mirror_dummy": false,
+            }),
+            None => json!({ "id": user_id, "email": "", "full_name": "", "is_mirror_dummy": false }),
+        }
+    }
+
+    /// The user ids of a direct message's conversation, ascending.
+    pub fn direct_message_user_ids(&self, message: &MessageRow) -> Vec<i64> {
+        let mut ids = match message.recipient_type {
+            RECIPIENT_PERSONAL => vec![message.sender_id, message.recipient_type_id],
+            RECIPIENT_DIRECT_MESSAGE_GROUP => self.group_members.get(&message.recipient_type_id).cloned().unwrap_or_default(),
+            _ => Vec::new(),
+        };
+        ids.sort_unstable();
+        ids.dedup();
+        ids
+    }
+
+    /// The topic as the client asked to see it.
+    pub fn topic_for_display<'a>(&'a self, topic: &'a str, opts: &MessageOptions) -> &'a str {
+        if topic.is_empty() && !opts.allow_empty_topic_name {
+            &self.settings.empty_topic_display_name
+        } else {
+            topic
+        }
+    }
+}
+
+/// The reactions of a message as the API shows them, oldest first.
+pub fn reaction_dicts(reactions: &[ReactionRow]) -> Vec<Value> {
+    reactions
+        .iter()
+        .map(|r| {
+            json!({
+                "emoji_name": r.emoji_name,
+                "emoji_code": r.emoji_code,
+                "reaction_type": r.reaction_type,
+                "user_id": r.user_id,
+            })
+        })
+        .collect()
+}
+
+/// The edit history as the viewer may see it (`None`: absent). Zulip's
+/// `message_edit_history_visibility_policy`: `all`, `moves` (only move entries, without
+/// content fields), `none`.
+pub fn visible_edit_history(message: &MessageRow, ctx: &MessageContext, opts: &MessageOptions) -> Option<Vec<Value>> {
+    let raw = message.edit_history.as_deref()?;
+    let policy = ctx.settings.message_edit_history_visibility_policy.as_str();
+    if policy == "none" {
+        return None;
+    }
+    let entries: Vec<Value> = serde_json::from_str(raw).ok()?;
+    let mut out = Vec::new();
+    for entry in entries {
+        let Value::Object(mut entry) = entry else { continue };
+        if policy == "moves" {
+            entry.remove("prev_content");
+            entry.remove("prev_rendered_content");
+            if !entry.contains_key("prev_topic") && !entry.contains_key("prev_stream") {
+                continue;
+            }
+        }
+        for key in ["prev_topic", "topic"] {
+            if let Some(Value::String(t)) = entry.get(key) {
+                let shown = ctx.topic_for_display(t, opts).to_string();
+                entry.insert(key.to_string(), json!(shown));
+            }
+        }
+        out.push(Value::Object(entry));
+    }
+    if out.is_empty() && policy == "moves" {
+        return None;
+    }
+    Some(out)
+}
+
+/// The Message object (spec "Message") of `message` for the context's viewer, whose flags
+/// are `user_flags` (`None`: no row, shown as `read` + `historical`).
+pub fn message_dict(message: &MessageRow, user_flags: Option<i64>, ctx: &MessageContext, opts: &MessageOptions) -> Value {
+    let mut d = Map::new();
+    let sender = ctx.users.get(&message.sender_id);
+    d.insert("id".into(), json!(message.id));
+    d.insert("sender_id".into(), json!(message.sender_id));
+    d.insert("sender_full_name".into(), json!(sender.map(|s| s.full_name.as_str()).unwrap_or("")));
+    d.insert(
+        "sender_email".into(),
+        json!(sender.map(|s| api_email(&ctx.viewer, s, &ctx.realm_host)).unwrap_or_default()),
+    );
+    d.insert("sender_realm_str".into(), json!(ctx.settings.string_id));
+    let avatar = match sender {
+        Some(s) if opts.client_gravatar && can_see_delivery_email(&ctx.viewer, s) => Value::Null,
+        Some(s) => json!(avatar_url(s)),
+        None => Value::Null,
+    };
+    d.insert("avatar_url".into(), avatar);
+    d.insert("client".into(), json!(message.client));
+    if opts.apply_markdown {
+        d.insert("content".into(), json!(message.rendered_content));
+        d.insert("content_type".into(), json!("text/html"));
+    } else {
+        d.insert("content".into(), json!(message.content));
+        d.insert("content_type".into(), json!("text/x-markdown"));
+    }
+    d.insert("recipient_id".into(), json!(message.recipient_id));
+    if message.is_channel_message() {
+        let channel_id = message.channel_id.unwrap_or(message.recipient_type_id);
+        d.insert("type".into(), json!("stream"));
+        d.insert("stream_id".into(), json!(channel_id));
+        d.insert("display_recipient".into(), json!(ctx.channel_names.get(&channel_id).cloned().unwrap_or_default()));
+        d.insert("subject".into(), json!(ctx.topic_for_display(&message.topic, opts)));
+    } else {
+        d.insert("type".into(), json!("private"));
+        let recipients: Vec<Value> = ctx.direct_message_user_ids(message).into_iter().map(|id| ctx.recipient_user(id)).collect();
+        d.insert("display_recipient".into(), Value::Array(recipients));
+        d.insert("subject".into(), json!(""));
+    }
+    d.insert("topic_links".into(), json!([]));
+    d.insert("timestamp".into(), json!(message.date_sent));
+    d.insert("is_me_message".into(), json!(message.is_me_message != 0));
+    d.insert("flags".into(), json!(flag_names(user_flags)));
+    let reactions = ctx.reactions.get(&message.id).map(|r| reaction_dicts(r)).unwrap_or_default();
+    d.insert("reactions".into(), Value::Array(reactions));
+    d.insert("submessages".into(), json!([]));
+    if let Some(history) = visible_edit_history(message, ctx, opts) {
+        d.insert("edit_history".into(), Value::Array(history));
+    }
+    if let Some(ts) = message.last_edit_timestamp {
+        d.insert("last_edit_timestamp".into(), json!(ts));
+    }
+    if let Some(ts) = message.last_moved_timestamp {
+        d.insert("last_moved_timestamp".into(), json!(ts));
+    }
+    Value::Object(d)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn user(role: i64) -> UserRow {
+        UserRow {
+            id: 1, realm_id: 1, email: "a@x.com".into(), delivery_email: "a@x.com".into(), full_name: "A".into(), role,
+            is_active: 1, is_bot: 0, bot_type: None, bot_owner_id: None, can_create_users: 0, timezone: "".into(),
+            date_joined: 0, avatar_version: 1, email_address_visibility: 1, is_imported_stub: 0,
+        }
+    }
+
+    fn channel(invite_only: bool, history_public: bool, subscribed: bool) -> ChannelAccess {
+        ChannelAccess { id: 1, name: "c".into(), invite_only, history_public_to_subscribers: history_public, subscribed }
+    }
+
+    fn settings(policy: &str) -> RealmSettingsRow {
+        RealmSettingsRow {
+            realm_id: 1, string_id: "zulip".into(), allow_message_editing: 1, message_content_edit_limit_seconds: Some(600),
+            move_messages_within_stream_limit_seconds: Some(604800), move_messages_between_streams_limit_seconds: Some(604800),
+            can_resolve_topics_group: 1, can_move_messages_between_channels_group: 2, can_move_messages_between_topics_group: 1,
+            can_mention_many_users_group: 3, empty_topic_display_name: "general chat".into(),
+            topics_policy: "allow_empty_topic".into(), message_edit_history_visibility_policy: policy.into(),
+            max_message_length: 10000, max_topic_length: 60,
+        }
+    }
+
+    fn channel_message(edit_history: Option<&str>) -> MessageRow {
+        MessageRow {
+            id: 7, realm_id: 1, sender_id: 1, recipient_id: 20, recipient_type: RECIPIENT_CHANNEL, recipient_type_id: 5,
+            channel_id: Some(5), topic: "".into(), content: "raw".into(), rendered_content: "<p>raw</p>".into(),
+            date_sent: 100, client: "test".into(), is_me_message: 0, last_edit_timestamp: Some(150),
+            last_moved_timestamp: Some(160), edit_history: edit_history.map(str::to_string), has_attachment: 0,
+            has_image: 0, has_link: 0,
+        }
+    }
+
+    fn context(policy: &str) -> MessageContext {
+        let mut users = HashMap::new();
+        users.insert(1, user(400));
+        let mut channel_names = HashMap::new();
+        channel_names.insert(5, "Verona".to_string());
+        MessageContext {
+            viewer: user(400), settings: settings(policy), realm_host: "localhost".into(), users,
+            group_members: HashMap::new(), reactions: HashMap::new(), channel_names,
+        }
+    }
+
+    const HISTORY: &str = r#"[{"user_id":1,"timestamp":160,"prev_topic":"","topic":"moved"},
+        {"user_id":1,"timestamp":150,"prev_content":"old","prev_rendered_content":"<p>old</p>"}]"#;
+
+    #[test]
+    fn edited_message_shows_history_and_timestamps() {
+        let opts = MessageOptions::default();
+        let d = message_dict(&channel_message(Some(HISTORY)), Some(0), &context("all"), &opts);
+        assert_eq!(d["last_edit_timestamp"], 150);
+        assert_eq!(d["last_moved_timestamp"], 160);
+        let history = d["edit_history"].as_array().unwrap();
+        assert_eq!(history.len(), 2);
+        assert_eq!(history[0]["prev_topic"], "general chat", "empty topic shown by its display name");
+        assert_eq!(history[1]["prev_content"], "old");
+        assert_eq!(d["subject"], "general chat");
+        assert_eq!(d["stream_id"], 5);
+        assert_eq!(d["display_recipient"], "Verona");
+    }
+
+    #[test]
+    fn unedited_message_has_no_history_fields() {
+        let mut m = channel_message(None);
+        m.last_edit_timestamp = None;
+        m.last_moved_timestamp = None;
+        let d = message_dict(&m, None, &context("all"), &MessageOptions::default());
+        for absent in ["edit_history", "last_edit_timestamp", "last_moved_timestamp"] {
+            assert!(d.get(absent).is_none(), "{absent}");
+        }
+        assert_eq!(d["flags"], json!(["read", "historical"]));
+    }
+
+    #[test]
+    fn history_policy_moves_keeps_only_moves_and_none_hides_it() {
+        let opts = MessageOptions { allow_empty_topic_name: true, ..MessageOptions::default() };
+        let d = message_dict(&channel_message(Some(HISTORY)), Some(0), &context("moves"), &opts);
+        let history = d["edit_history"].as_array().unwrap();
+        assert_eq!(history.len(), 1);
+        assert_eq!(history[0]["prev_topic"], "");
+        let d = message_dict(&channel_message(Some(HISTORY)), Some(0), &context("none"), &opts);
+        assert!(d.get("edit_history").is_none());
+    }
+
+    #[test]
+    fn raw_content_without_markdown() {
+        let opts = MessageOptions { apply_markdown: false, ..MessageOptions::default() };
+        let d = message_dict(&channel_message(None), Some(0), &context("all"), &opts);
+        assert_eq!(d["content"], "raw");
+        assert_eq!(d["content_type"], "text/x-markdown");
+    }
+
+    #[test]
+    fn received_messages_are_always_visible() {
+        assert!(can_access(&user(400), true, None));
+        assert!(can_access(&user(600), true, Some(&channel(true, false, false))));
+    }
+
+    #[test]
+    fn others_direct_messages_are_invisible() {
+        assert!(!can_access(&user(100), false, None));
+    }
+
+    #[test]
+    fn public_channel_history_is_visible_to_members_not_guests() {
+        assert!(can_access(&user(400), false, Some(&channel(false, true, false))));
+        assert!(!can_access(&user(600), false, Some(&channel(false, true, false))));
+        assert!(can_access(&user(600), false, Some(&channel(false, true, true))));
+    }
+
+    #[test]
+    fn private_channel_needs_subscription_and_public_history() {
+        assert!(!can_access(&user(400), false, Some(&channel(true, true, false))));
+        assert!(can_access(&user(400), false, Some(&channel(true, true, true))));
+        assert!(!can_access(&user(400), false, Some(&channel(true, false, true))));
+    }
+}

@@ -1,0 +1,73 @@
+//! The organization's message settings as Zulip's `POST /register` shows them, and the
+//! evaluation of its group-valued permission settings.
+
+use serde_json::{json, Map, Value};
+use worker::D1Database;
+
+use crate::db::realm_settings::{self, RealmSettingsRow};
+use crate::db::user_groups;
+use crate::db::users::UserRow;
+use crate::error::ApiResult;
+
+/// The settings of an organization (one query).
+pub async fn realm_settings(db: &D1Database, realm_id: i64) -> ApiResult<RealmSettingsRow> {
+    Ok(realm_settings::by_realm_id(db, realm_id).await?)
+}
+
+/// The `realm_*` keys (and the two server limits `max_message_length`,
+/// `max_topic_length`) of the register response for these settings. Group-valued settings
+/// are group ids, as Zulip answers them when the setting is a single named group.
+pub fn register_fields(s: &RealmSettingsRow) -> Map<String, Value> {
+    let fields = json!({
+        "realm_allow_message_editing": s.allow_message_editing != 0,
+        "realm_message_content_edit_limit_seconds": s.message_content_edit_limit_seconds,
+        "realm_move_messages_within_stream_limit_seconds": s.move_messages_within_stream_limit_seconds,
+        "realm_move_messages_between_streams_limit_seconds": s.move_messages_between_streams_limit_seconds,
+        "realm_can_resolve_topics_group": s.can_resolve_topics_group,
+        "realm_can_move_messages_between_channels_group": s.can_move_messages_between_channels_group,
+        "realm_can_move_messages_between_topics_group": s.can_move_messages_between_topics_group,
+        "realm_can_mention_many_users_group": s.can_mention_many_users_group,
+        "realm_empty_topic_display_name": s.empty_topic_display_name,
+        "realm_topics_policy": s.topics_policy,
+        "realm_mandatory_topics": s.topics_policy == "disable_empty_topic",
+        "realm_message_edit_history_visibility_policy": s.message_edit_history_visibility_policy,
+        "realm_allow_edit_history": s.message_edit_history_visibility_policy != "none",
+        "max_message_length": s.max_message_length,
+        "max_topic_length": s.max_topic_length,
+    });
+    match fields {
+        Value::Object(map) => map,
+        _ => unreachable!(),
+    }
+}
+
+/// Whether `user` is in the group a group-valued setting names (subgroups included).
+pub async fn user_in_group_setting(db: &D1Database, user: &UserRow, group_id: i64) -> ApiResult<bool> {
+    Ok(user_groups::is_member(db, user.realm_id, group_id, user.id, false).await?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn register_fields_name_every_setting() {
+        let s = RealmSettingsRow {
+            realm_id: 1, string_id: "zulip".into(), allow_message_editing: 1, message_content_edit_limit_seconds: Some(600),
+            move_messages_within_stream_limit_seconds: Some(604800), move_messages_between_streams_limit_seconds: None,
+            can_resolve_topics_group: 6, can_move_messages_between_channels_group: 5, can_move_messages_between_topics_group: 6,
+            can_mention_many_users_group: 2, empty_topic_display_name: "general chat".into(),
+            topics_policy: "allow_empty_topic".into(), message_edit_history_visibility_policy: "all".into(),
+            max_message_length: 10000, max_topic_length: 60,
+        };
+        let f = register_fields(&s);
+        assert_eq!(f["realm_allow_message_editing"], true);
+        assert_eq!(f["realm_message_content_edit_limit_seconds"], 600);
+        assert!(f["realm_move_messages_between_streams_limit_seconds"].is_null(), "null: no limit");
+        assert_eq!(f["realm_can_mention_many_users_group"], 2);
+        assert_eq!(f["realm_empty_topic_display_name"], "general chat");
+        assert_eq!(f["realm_mandatory_topics"], false);
+        assert_eq!(f["max_message_length"], 10000);
+        assert_eq!(f["max_topic_length"], 60);
+    }
+}

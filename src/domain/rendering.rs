@@ -1,0 +1,96 @@
+//! Rendering content for a message: resolving what it mentions or links to (one batch) and
+//! calling the Markdown renderer. Used by sending and editing.
+
+use std::collections::{BTreeSet, HashMap};
+
+use serde::Deserialize;
+use worker::{query, D1Database, D1PreparedStatement, D1Result};
+
+use crate::error::ApiResult;
+use crate::markdown::{self, LinkableChannel, MentionableGroup, MentionableUser, References, Rendered, Resolved};
+
+#[derive(Deserialize)]
+struct NamedRow {
+    id: i64,
+    name: String,
+}
+
+#[derive(Deserialize)]
+struct GroupMemberRow {
+    group_id: i64,
+    user_id: i64,
+}
+
+/// The four statements resolving `refs` in the organization: mentionable users (active,
+/// by full name or id), groups, their members (direct members and, for system groups,
+/// the users of the group's role), and linkable channels.
+pub fn resolution_stmts(db: &D1Database, realm_id: i64, refs: &References) -> worker::Result<Vec<D1PreparedStatement>> {
+    let user_names = serde_json::to_string(&refs.user_names).unwrap_or_else(|_| "[]".into());
+    let user_ids = serde_json::to_string(&refs.user_ids).unwrap_or_else(|_| "[]".into());
+    let group_names = serde_json::to_string(&refs.group_names).unwrap_or_else(|_| "[]".into());
+    let channel_names = serde_json::to_string(&refs.channel_names).unwrap_or_else(|_| "[]".into());
+    Ok(vec![
+        query!(
+            db,
+            "SELECT id, full_name AS name FROM users WHERE realm_id = ?1 AND is_active = 1 AND \
+             (lower(full_name) IN (SELECT lower(value) FROM json_each(?2)) OR id IN (SELECT value FROM json_each(?3)))",
+            realm_id,
+            user_names,
+            user_ids
+        )?,
+        query!(
+            db,
+            "SELECT id, name FROM user_groups WHERE realm_id = ?1 AND deactivated = 0 \
+             AND lower(name) IN (SELECT lower(value) FROM json_each(?2))",
+            realm_id,
+            &group_names
+        )?,
+        query!(
+            db,
+            "SELECT g.id AS group_id, u.id AS user_id FROM user_groups g JOIN users u ON u.realm_id = g.realm_id \
+             AND u.is_active = 1 WHERE g.realm_id = ?1 AND g.deactivated = 0 \
+             AND lower(g.name) IN (SELECT lower(value) FROM json_each(?2)) \
+             AND (g.system_role = u.role OR EXISTS (SELECT 1 FROM user_group_members m WHERE m.group_id = g.id AND m.user_id = u.id))",
+            realm_id,
+            &group_names
+        )?,
+        query!(
+            db,
+            "SELECT id, name FROM channels WHERE realm_id = ?1 AND lower(name) IN (SELECT lower(value) FROM json_each(?2))",
+            realm_id,
+            channel_names
+        )?,
+    ])
+}
+
+/// What [`resolution_stmts`] found, as the renderer takes it, plus each group's members.
+pub fn resolved_from(results: &[D1Result]) -> worker::Result<(Resolved, HashMap<i64, Vec<i64>>)> {
+    let users = results[0].results::<NamedRow>()?.into_iter().map(|r| MentionableUser { id: r.id, full_name: r.name }).collect();
+    let groups = results[1].results::<NamedRow>()?.into_iter().map(|r| MentionableGroup { id: r.id, name: r.name }).collect();
+    let mut members: HashMap<i64, Vec<i64>> = HashMap::new();
+    for row in results[2].results::<GroupMemberRow>()? {
+        members.entry(row.group_id).or_default().push(row.user_id);
+    }
+    let channels = results[3].results::<NamedRow>()?.into_iter().map(|r| LinkableChannel { id: r.id, name: r.name }).collect();
+    Ok((Resolved { users, groups, channels }, members))
+}
+
+/// The users a rendering mentions personally: mentioned users and members of mentioned groups.
+pub fn mentioned_user_ids(rendered: &Rendered, group_members: &HashMap<i64, Vec<i64>>) -> BTreeSet<i64> {
+    let mut ids = rendered.mentioned_user_ids.clone();
+    for group_id in &rendered.mentioned_group_ids {
+        ids.extend(group_members.get(group_id).into_iter().flatten().copied());
+    }
+    ids
+}
+
+/// Resolves and renders `content` (one D1 round trip); answers the rendering and the
+/// personally mentioned user ids.
+pub async fn render_content(db: &D1Database, realm_id: i64, content: &str) -> ApiResult<(Rendered, BTreeSet<i64>)> {
+    let refs = markdown::references(content);
+    let results = db.batch(resolution_stmts(db, realm_id, &refs)?).await?;
+    let (resolved, members) = resolved_from(&results)?;
+    let rendered = markdown::render(content, &resolved);
+    let mentioned = mentioned_user_ids(&rendered, &members);
+    Ok((rendered, mentioned))
+}

@@ -1,0 +1,68 @@
+//! The topic rules shared by every `topic` parameter of the message endpoints (spec,
+//! conventions 7): `(no topic)` and the organization's empty-topic display name read as the
+//! empty topic; topics longer than `max_topic_length` are truncated like Zulip does.
+
+use crate::db::realm_settings::RealmSettingsRow;
+use crate::error::{ApiError, ApiResult};
+
+/// Zulip's legacy name of the empty topic.
+pub const NO_TOPIC: &str = "(no topic)";
+
+/// Trims, maps `(no topic)` and the display name to "", rejects unprintable characters and
+/// truncates to the limit (ending in `...`).
+pub fn normalize_topic(raw: &str, settings: &RealmSettingsRow) -> ApiResult<String> {
+    let topic = raw.trim();
+    if topic == NO_TOPIC || topic == settings.empty_topic_display_name {
+        return Ok(String::new());
+    }
+    if let Some(pos) = topic.chars().position(|c| c.is_control() || c == '\u{FFFE}' || c == '\u{FFFF}') {
+        return Err(ApiError::bad_request(format!("Invalid character in topic, at position {}!", pos + 1)));
+    }
+    Ok(truncate(topic, settings.max_topic_length.max(4) as usize, "..."))
+}
+
+/// Zulip's `truncate_content`: keeps `max` characters including the marker.
+pub fn truncate(text: &str, max: usize, marker: &str) -> String {
+    if text.chars().count() <= max {
+        return text.to_string();
+    }
+    let keep = max.saturating_sub(marker.chars().count());
+    let mut out: String = text.chars().take(keep).collect();
+    out.push_str(marker);
+    out
+}
+
+/// The channel's effective policy for the empty topic: its own, or the organization's when
+/// it inherits.
+pub fn effective_topics_policy<'a>(channel_policy: &'a str, settings: &'a RealmSettingsRow) -> &'a str {
+    if channel_policy == "inherit" { &settings.topics_policy } else { channel_policy }
+}
+
+/// Whether a channel message may go to `topic` under the policy.
+pub fn check_topic_allowed(topic: &str, policy: &str) -> ApiResult<()> {
+    if topic.is_empty() && policy == "disable_empty_topic" {
+        return Err(ApiError::bad_request("Sending messages to the general chat is not allowed in this channel."));
+    }
+    if !topic.is_empty() && policy == "empty_topic_only" {
+        return Err(ApiError::bad_request("Only the general chat topic is allowed in this channel."));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn truncation_keeps_the_limit_with_marker() {
+        assert_eq!(truncate("abcdef", 5, "..."), "ab...");
+        assert_eq!(truncate("abcde", 5, "..."), "abcde");
+    }
+
+    #[test]
+    fn empty_topic_rules() {
+        assert!(check_topic_allowed("", "allow_empty_topic").is_ok());
+        assert!(check_topic_allowed("", "disable_empty_topic").is_err());
+        assert!(check_topic_allowed("x", "empty_topic_only").is_err());
+    }
+}
