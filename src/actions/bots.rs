@@ -130,3 +130,14 @@ pub async fn check_regenerate_bot_api_key(db: &D1Database, acting: &UserRow, bot
     .await?;
     Ok(key)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::bot_email;
+
+    #[test]
+    fn bot_email_uses_the_realm_host_without_its_port() {
+        assert_eq!(bot_email("helper", "127.0.0.1:8787"), "helper-bot@127.0.0.1");
+        assert_eq!(bot_email("helper", "Lear.chat.example.com"), "helper-bot@lear.chat.example.com");
+    }
+}

@@ -203,3 +203,16 @@ pub async fn check_update_subgroups(env: &Env, db: &D1Database, user: &UserRow, 
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::check_group_name;
+
+    #[test]
+    fn group_names_are_trimmed_bounded_and_not_reserved() {
+        assert_eq!(check_group_name("  support ").unwrap(), "support");
+        assert_eq!(check_group_name("").unwrap_err().msg, "User group name cannot be empty.");
+        assert_eq!(check_group_name(&"x".repeat(101)).unwrap_err().msg, "User group name cannot exceed 100 characters.");
+        assert_eq!(check_group_name("role:admins").unwrap_err().msg, "User group name cannot start with 'role:'.");
+    }
+}

@@ -53,20 +53,6 @@ pub async fn check_create_user(db: &D1Database, new_user: &NewUser<'_>, password
     })
 }
 
-#[cfg(test)]
-mod tests {
-    use super::is_valid_email;
-
-    #[test]
-    fn emails_need_a_local_part_and_a_dotted_domain() {
-        assert!(is_valid_email("hamlet@zulip.com"));
-        assert!(!is_valid_email("hamlet"));
-        assert!(!is_valid_email("@zulip.com"));
-        assert!(!is_valid_email("hamlet@localhost"));
-        assert!(!is_valid_email("ham let@zulip.com"));
-        assert!(!is_valid_email("a@b@zulip.com"));
-    }
-}
 
 /// Zulip's minimum password length (PASSWORD_MIN_LENGTH).
 pub const PASSWORD_MIN_LENGTH: usize = 6;
@@ -226,6 +212,21 @@ pub async fn do_change_full_name(env: &worker::Env, db: &D1Database, target: &Us
     if full_name == target.full_name {
         return Ok(());
     }
-    users::set_full_name(db, target.realm_id, target.id, &full_name).await?;
+    users::set_full_name(db, target.realm_id, target.id, full_name).await?;
     notify_user_updated(env, db, target.realm_id, json!({ "user_id": target.id, "full_name": full_name })).await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::is_valid_email;
+
+    #[test]
+    fn emails_need_a_local_part_and_a_dotted_domain() {
+        assert!(is_valid_email("hamlet@zulip.com"));
+        assert!(!is_valid_email("hamlet"));
+        assert!(!is_valid_email("@zulip.com"));
+        assert!(!is_valid_email("hamlet@localhost"));
+        assert!(!is_valid_email("ham let@zulip.com"));
+        assert!(!is_valid_email("a@b@zulip.com"));
+    }
 }

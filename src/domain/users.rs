@@ -93,17 +93,6 @@ pub fn user_dict(viewer: &UserRow, user: &UserRow, opts: &UserDictOptions<'_>) -
     })
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn iso8601_formats_known_dates() {
-        assert_eq!(iso8601(0), "1970-01-01T00:00:00+00:00");
-        assert_eq!(iso8601(951_782_400), "2000-02-29T00:00:00+00:00");
-        assert_eq!(iso8601(1_700_000_000), "2023-11-14T22:13:20+00:00");
-    }
-}
 
 /// Adds `profile_data` (custom profile field values) to a User object. Bots have none.
 pub fn with_profile_data(mut dict: Value, user: &UserRow, data: Value) -> Value {
@@ -130,4 +119,24 @@ pub fn check_full_name(raw: &str) -> crate::error::ApiResult<String> {
         return Err(ApiError::bad_request("Invalid characters in name!"));
     }
     Ok(name.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn full_names_follow_zulip_rules() {
+        assert_eq!(check_full_name("  Ada Lovelace ").unwrap(), "Ada Lovelace");
+        assert_eq!(check_full_name(" ").unwrap_err().msg, "Name too short!");
+        assert_eq!(check_full_name(&"a".repeat(101)).unwrap_err().msg, "Name too long!");
+        assert_eq!(check_full_name("a@b").unwrap_err().msg, "Invalid characters in name!");
+    }
+
+    #[test]
+    fn iso8601_formats_known_dates() {
+        assert_eq!(iso8601(0), "1970-01-01T00:00:00+00:00");
+        assert_eq!(iso8601(951_782_400), "2000-02-29T00:00:00+00:00");
+        assert_eq!(iso8601(1_700_000_000), "2023-11-14T22:13:20+00:00");
+    }
 }
