@@ -1,8 +1,4 @@
 //! Events of accounts, profile data, bots and groups, seen through an event queue.
-//!
-//! Ignored until the event queue endpoints (`POST /register`, `GET /events`, issue 5) are
-//! on this branch; verified against the issue-5 branch with
-//! `cargo test --test account_events -- --ignored`. Remove the `ignore`s once they land.
 
 mod accounts;
 mod common;
@@ -12,7 +8,6 @@ use std::time::{Duration, Instant};
 use accounts::{new_bot, new_user};
 use common::*;
 use serde_json::{json, Value};
-
 
 struct Queue {
     client: Client,
@@ -49,7 +44,6 @@ impl Queue {
 }
 
 #[test]
-#[ignore = "needs the event queue endpoints of issue 5"]
 fn profile_data_change_emits_realm_user_update() {
     let iago = Client::dev("iago@zulip.com");
     let name = unique("Ev");
@@ -73,7 +67,6 @@ fn profile_data_change_emits_realm_user_update() {
 }
 
 #[test]
-#[ignore = "needs the event queue endpoints of issue 5"]
 fn created_user_emits_realm_user_add() {
     let hamlet = Client::dev("hamlet@zulip.com");
     let mut queue = register_for(&hamlet, "[\"realm_user\"]");
@@ -83,7 +76,6 @@ fn created_user_emits_realm_user_add() {
 }
 
 #[test]
-#[ignore = "needs the event queue endpoints of issue 5"]
 fn deactivation_and_role_change_emit_realm_user_update() {
     let hamlet = Client::dev("hamlet@zulip.com");
     let iago = Client::dev("iago@zulip.com");
@@ -96,7 +88,6 @@ fn deactivation_and_role_change_emit_realm_user_update() {
 }
 
 #[test]
-#[ignore = "needs the event queue endpoints of issue 5"]
 fn bot_creation_emits_realm_bot_add_to_its_owner() {
     let owner = new_user("evbot");
     let mut queue = register_for(&owner, "[\"realm_bot\", \"realm_user\"]");
@@ -108,7 +99,6 @@ fn bot_creation_emits_realm_bot_add_to_its_owner() {
 }
 
 #[test]
-#[ignore = "needs the event queue endpoints of issue 5"]
 fn group_changes_emit_user_group_events() {
     let hamlet = Client::dev("hamlet@zulip.com");
     let othello = Client::dev("othello@zulip.com");
@@ -134,7 +124,6 @@ fn group_changes_emit_user_group_events() {
 }
 
 #[test]
-#[ignore = "needs the event queue endpoints of issue 5"]
 fn new_profile_field_emits_custom_profile_fields() {
     let hamlet = Client::dev("hamlet@zulip.com");
     let iago = Client::dev("iago@zulip.com");
