@@ -4,8 +4,8 @@
 use worker::{Env, Method, Request, Response};
 
 use crate::api::{
-    bot_storage, bots, channels, dev, jwt_login, login, message_flags, messages, profile_fields, reactions, realm, server,
-    user_groups, users,
+    bot_storage, bots, channels, dev, jwt_login, login, message_edit, message_flags, messages, profile_fields, reactions,
+    realm, server, user_groups, users,
 };
 use crate::context::RequestContext;
 use crate::error::{ApiError, ApiResult};
@@ -106,6 +106,11 @@ async fn dispatch(ctx: &RequestContext, path: &[&str]) -> ApiResult<Reply> {
 
         // Organization settings
         (Patch, ["realm"]) => realm::update_realm(ctx).await,
+
+        // Editing, moving and deleting messages
+        (Patch, ["messages", id]) => message_edit::update_message(ctx, id).await,
+        (Delete, ["messages", id]) => message_edit::delete_message(ctx, id).await,
+        (Get, ["messages", id, "history"]) => message_edit::get_message_history(ctx, id).await,
 
         _ => Err(ApiError::not_found()),
     }

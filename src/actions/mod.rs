@@ -4,7 +4,10 @@
 pub mod bot_storage;
 pub mod bots;
 pub mod channels;
+pub mod message_delete;
+pub mod message_edit;
 pub mod message_flags;
+pub mod message_notifications;
 pub mod message_send;
 pub mod profile_fields;
 pub mod reactions;

@@ -7,6 +7,7 @@ pub mod channels;
 pub mod dev;
 pub mod jwt_login;
 pub mod login;
+pub mod message_edit;
 pub mod message_flags;
 pub mod messages;
 pub mod profile_fields;

@@ -15,12 +15,15 @@ const GROUP_SETTINGS: &[(&str, bool)] = &[
     ("can_move_messages_between_channels_group", false),
     ("can_move_messages_between_topics_group", true),
     ("can_mention_many_users_group", true),
+    ("can_delete_any_message_group", false),
+    ("can_delete_own_message_group", true),
 ];
 
 const TIME_LIMITS: &[&str] = &[
     "message_content_edit_limit_seconds",
     "move_messages_within_stream_limit_seconds",
     "move_messages_between_streams_limit_seconds",
+    "message_content_delete_limit_seconds",
 ];
 
 #[derive(serde::Deserialize)]

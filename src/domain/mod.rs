@@ -2,6 +2,8 @@
 //! builders of API objects from rows.
 
 pub mod channels;
+pub mod edit_rendering;
+pub mod message_edit;
 pub mod messages;
 pub mod narrow;
 pub mod profile_fields;

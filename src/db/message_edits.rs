@@ -1,0 +1,305 @@
+//! Queries of editing, moving and deleting messages. Writes over many messages name them in
+//! a JSON array (`json_each`), a chunk of [`CHUNK`] ids per statement, all in one batch.
+
+use serde::Deserialize;
+use worker::{query, D1Database, D1PreparedStatement, Result};
+
+use crate::db::user_messages::{MENTIONED, READ, STREAM_WILDCARD_MENTIONED, TOPIC_WILDCARD_MENTIONED};
+
+/// Ids per statement in writes over many messages.
+pub const CHUNK: usize = 500;
+
+/// `messages.kind` of the notification bot's resolve/unresolve notices.
+pub const KIND_NORMAL: i64 = 1;
+pub const KIND_RESOLVE_TOPIC_NOTIFICATION: i64 = 2;
+/// A deleted message's tombstone (see [`delete_messages_stmts`]).
+pub const KIND_DELETED: i64 = 3;
+
+pub fn chunks(ids: &[i64]) -> Vec<String> {
+    ids.chunks(CHUNK).map(|c| serde_json::to_string(c).unwrap_or_else(|_| "[]".into())).collect()
+}
+
+/// One message of a topic as a move sees it.
+#[derive(Debug, Clone, Deserialize)]
+pub struct TopicMessageRow {
+    pub id: i64,
+    pub date_sent: i64,
+    pub sender_id: i64,
+    /// 1 if the mover has a `user_messages` row for it.
+    pub has_row: i64,
+    pub kind: i64,
+}
+
+/// Every message of a channel topic (case-insensitive, like Zulip), oldest first.
+pub fn topic_messages_stmt(db: &D1Database, recipient_id: i64, topic: &str, user_id: i64) -> Result<D1PreparedStatement> {
+    query!(
+        db,
+        "SELECT m.id, m.date_sent, m.sender_id, m.kind, \
+         EXISTS (SELECT 1 FROM user_messages um WHERE um.message_id = m.id AND um.user_id = ?3) AS has_row \
+         FROM messages m WHERE m.recipient_id = ?1 AND m.topic = ?2 COLLATE NOCASE ORDER BY m.id",
+        recipient_id,
+        topic,
+        user_id
+    )
+}
+
+/// The same for a topic of a channel named by id (its recipient looked up in the query).
+pub fn channel_topic_messages_stmt(db: &D1Database, realm_id: i64, channel_id: i64, topic: &str, user_id: i64) -> Result<D1PreparedStatement> {
+    query!(
+        db,
+        "SELECT m.id, m.date_sent, m.sender_id, m.kind, \
+         EXISTS (SELECT 1 FROM user_messages um WHERE um.message_id = m.id AND um.user_id = ?4) AS has_row \
+         FROM messages m WHERE m.recipient_id = (SELECT id FROM recipients WHERE realm_id = ?1 AND type = 2 AND type_id = ?2) \
+         AND m.topic = ?3 COLLATE NOCASE ORDER BY m.id",
+        realm_id,
+        channel_id,
+        topic,
+        user_id
+    )
+}
+
+/// A channel as a move sees it, with the mover's subscription.
+#[derive(Debug, Clone, Deserialize)]
+pub struct MoveChannelRow {
+    pub id: i64,
+    pub name: String,
+    pub recipient_id: i64,
+    pub invite_only: i64,
+    pub history_public_to_subscribers: i64,
+    pub is_web_public: i64,
+    /// The channel's empty-topic policy (`inherit`: the organization's).
+    pub topics_policy: String,
+    pub subscribed: i64,
+}
+
+pub fn channel_stmt(db: &D1Database, realm_id: i64, channel_id: i64, user_id: i64) -> Result<D1PreparedStatement> {
+    query!(
+        db,
+        "SELECT c.id, c.name, r.id AS recipient_id, c.invite_only, c.history_public_to_subscribers, c.is_web_public, c.topics_policy, \
+         EXISTS (SELECT 1 FROM subscriptions s WHERE s.channel_id = c.id AND s.user_id = ?3 AND s.active = 1) AS subscribed \
+         FROM channels c JOIN recipients r ON r.realm_id = c.realm_id AND r.type = 2 AND r.type_id = c.id \
+         WHERE c.realm_id = ?1 AND c.id = ?2 AND c.is_archived = 0",
+        realm_id,
+        channel_id,
+        user_id
+    )
+}
+
+/// A user's row of a message (for event recipients and their flags).
+#[derive(Debug, Clone, Deserialize)]
+pub struct RecipientRow {
+    pub user_id: i64,
+    pub flags: i64,
+}
+
+pub fn message_user_rows_stmt(db: &D1Database, message_id: i64) -> Result<D1PreparedStatement> {
+    query!(db, "SELECT user_id, flags FROM user_messages WHERE message_id = ?1 ORDER BY user_id", message_id)
+}
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct SubscriberRow {
+    pub user_id: i64,
+    pub channel_id: i64,
+    pub active: i64,
+    pub role: i64,
+    pub is_bot: i64,
+}
+
+/// Every subscription (active or not) to the given channels, of active users.
+pub fn subscribers_stmt(db: &D1Database, channel_ids: &[i64]) -> Result<D1PreparedStatement> {
+    query!(
+        db,
+        "SELECT s.user_id, s.channel_id, s.active, u.role, u.is_bot FROM subscriptions s JOIN users u ON u.id = s.user_id \
+         WHERE s.channel_id IN (SELECT value FROM json_each(?1)) AND u.is_active = 1 ORDER BY s.user_id",
+        serde_json::to_string(channel_ids).unwrap_or_else(|_| "[]".into())
+    )
+}
+
+/// The distinct senders of a topic (Zulip's topic participants, for topic wildcard flags).
+pub fn topic_sender_ids_stmt(db: &D1Database, recipient_id: i64, topic: &str) -> Result<D1PreparedStatement> {
+    query!(
+        db,
+        "SELECT DISTINCT sender_id AS user_id, 0 AS flags FROM messages WHERE recipient_id = ?1 AND topic = ?2 COLLATE NOCASE",
+        recipient_id,
+        topic
+    )
+}
+
+/// What changes on the edited message itself (its values computed by the action).
+pub struct TargetUpdate<'a> {
+    pub id: i64,
+    pub content: &'a str,
+    pub rendered_content: &'a str,
+    pub is_me_message: bool,
+    pub topic: &'a str,
+    pub recipient_id: i64,
+    pub channel_id: Option<i64>,
+    pub last_edit_timestamp: Option<i64>,
+    pub last_moved_timestamp: Option<i64>,
+    pub edit_history: &'a str,
+}
+
+pub fn update_target_stmt(db: &D1Database, u: &TargetUpdate<'_>) -> Result<D1PreparedStatement> {
+    query!(
+        db,
+        "UPDATE messages SET content = ?2, rendered_content = ?3, is_me_message = ?4, topic = ?5, recipient_id = ?6, \
+         channel_id = ?7, last_edit_timestamp = ?8, last_moved_timestamp = ?9, edit_history = ?10 WHERE id = ?1",
+        u.id,
+        u.content,
+        u.rendered_content,
+        u.is_me_message as i64,
+        u.topic,
+        u.recipient_id,
+        u.channel_id,
+        u.last_edit_timestamp,
+        u.last_moved_timestamp,
+        u.edit_history
+    )
+}
+
+/// Moves the messages of `ids_json` to a topic and channel, putting `entry_json` first in
+/// their edit history; `moved_at` (when the move counts as one) becomes their
+/// `last_moved_timestamp`.
+pub fn move_messages_stmt(
+    db: &D1Database,
+    ids_json: &str,
+    topic: &str,
+    recipient_id: i64,
+    channel_id: i64,
+    entry_json: &str,
+    moved_at: Option<i64>,
+) -> Result<D1PreparedStatement> {
+    query!(
+        db,
+        "UPDATE messages SET topic = ?2, recipient_id = ?3, channel_id = ?4, \
+         edit_history = CASE WHEN edit_history IS NULL OR edit_history = '[]' THEN '[' || ?5 || ']' \
+                        ELSE '[' || ?5 || ',' || substr(edit_history, 2) END, \
+         last_moved_timestamp = COALESCE(?6, last_moved_timestamp) \
+         WHERE id IN (SELECT value FROM json_each(?1))",
+        ids_json,
+        topic,
+        recipient_id,
+        channel_id,
+        entry_json,
+        moved_at
+    )
+}
+
+/// Recomputes the mention flags of every row of a message after a content edit.
+pub fn update_mention_flags_stmt(
+    db: &D1Database,
+    message_id: i64,
+    mentioned_json: &str,
+    stream_wildcard: bool,
+    topic_wildcard_json: &str,
+) -> Result<D1PreparedStatement> {
+    query!(
+        db,
+        "UPDATE user_messages SET flags = (flags & ~?2) \
+         | CASE WHEN user_id IN (SELECT value FROM json_each(?3)) THEN ?4 ELSE 0 END \
+         | ?5 \
+         | CASE WHEN user_id IN (SELECT value FROM json_each(?6)) THEN ?7 ELSE 0 END \
+         WHERE message_id = ?1",
+        message_id,
+        MENTIONED | STREAM_WILDCARD_MENTIONED | TOPIC_WILDCARD_MENTIONED,
+        mentioned_json,
+        MENTIONED,
+        if stream_wildcard { STREAM_WILDCARD_MENTIONED } else { 0 },
+        topic_wildcard_json,
+        TOPIC_WILDCARD_MENTIONED
+    )
+}
+
+/// Removes the rows of users who lose the moved messages (`users_json`).
+pub fn delete_user_rows_stmt(db: &D1Database, ids_json: &str, users_json: &str) -> Result<D1PreparedStatement> {
+    query!(
+        db,
+        "DELETE FROM user_messages WHERE message_id IN (SELECT value FROM json_each(?1)) \
+         AND user_id IN (SELECT value FROM json_each(?2))",
+        ids_json,
+        users_json
+    )
+}
+
+/// Gives every active subscriber of a channel (with protected history) a read row of the
+/// moved messages, keeping existing rows.
+pub fn add_subscriber_rows_stmt(db: &D1Database, ids_json: &str, channel_id: i64) -> Result<D1PreparedStatement> {
+    query!(
+        db,
+        "INSERT OR IGNORE INTO user_messages (user_id, message_id, flags) \
+         SELECT s.user_id, j.value, ?3 FROM subscriptions s, json_each(?1) j WHERE s.channel_id = ?2 AND s.active = 1",
+        ids_json,
+        channel_id,
+        READ
+    )
+}
+
+/// Deletes messages (one chunk): their rows and reactions go, and each message becomes an
+/// empty tombstone (kind [`KIND_DELETED`]) addressed to its sender's personal recipient
+/// without any `user_messages` row, so nobody can see or find it. The row stays because
+/// `messages.id` has no AUTOINCREMENT: removing the newest row would let SQLite give its id
+/// to the next message, and Zulip's message ids are never reused.
+pub fn delete_messages_stmts(db: &D1Database, ids_json: &str) -> Result<Vec<D1PreparedStatement>> {
+    Ok(vec![
+        query!(db, "DELETE FROM reactions WHERE message_id IN (SELECT value FROM json_each(?1))", ids_json)?,
+        query!(db, "DELETE FROM user_messages WHERE message_id IN (SELECT value FROM json_each(?1))", ids_json)?,
+        query!(
+            db,
+            "INSERT OR IGNORE INTO recipients (realm_id, type, type_id) \
+             SELECT DISTINCT realm_id, 1, sender_id FROM messages WHERE id IN (SELECT value FROM json_each(?1))",
+            ids_json
+        )?,
+        query!(
+            db,
+            "UPDATE messages SET recipient_id = (SELECT r.id FROM recipients r WHERE r.realm_id = messages.realm_id \
+               AND r.type = 1 AND r.type_id = messages.sender_id), \
+             channel_id = NULL, topic = '', content = '', rendered_content = '', is_me_message = 0, \
+             last_edit_timestamp = NULL, last_moved_timestamp = NULL, edit_history = NULL, \
+             has_attachment = 0, has_image = 0, has_link = 0, kind = ?2 \
+             WHERE id IN (SELECT value FROM json_each(?1))",
+            ids_json,
+            KIND_DELETED
+        )?,
+    ])
+}
+
+/// Marks a message as the notification bot's resolve notice.
+pub fn set_kind_stmt(db: &D1Database, message_id: i64, kind: i64) -> Result<D1PreparedStatement> {
+    query!(db, "UPDATE messages SET kind = ?2 WHERE id = ?1", message_id, kind)
+}
+
+/// Zulip's notification bot of an organization, created on first use.
+pub const NOTIFICATION_BOT_EMAIL: &str = "notification-bot@zulip.com";
+pub const NOTIFICATION_BOT_NAME: &str = "Notification Bot";
+
+pub fn ensure_notification_bot_stmt(db: &D1Database, realm_id: i64, now: i64) -> Result<D1PreparedStatement> {
+    query!(
+        db,
+        "INSERT OR IGNORE INTO users (realm_id, email, delivery_email, full_name, role, is_bot, bot_type, timezone, date_joined) \
+         VALUES (?1, ?2, ?2, ?3, 400, 1, 1, 'UTC', ?4)",
+        realm_id,
+        NOTIFICATION_BOT_EMAIL,
+        NOTIFICATION_BOT_NAME,
+        now
+    )
+}
+
+/// The organization's delete settings, group settings resolved to group ids.
+#[derive(Debug, Clone, Deserialize)]
+pub struct DeleteSettingsRow {
+    pub can_delete_any_message_group: i64,
+    pub can_delete_own_message_group: i64,
+    pub message_content_delete_limit_seconds: Option<i64>,
+}
+
+pub fn delete_settings_stmt(db: &D1Database, realm_id: i64) -> Result<D1PreparedStatement> {
+    query!(
+        db,
+        "SELECT COALESCE(r.can_delete_any_message_group, (SELECT g.id FROM user_groups g WHERE g.realm_id = r.id \
+           AND g.name = 'role:administrators' AND g.is_system_group = 1), 0) AS can_delete_any_message_group, \
+         COALESCE(r.can_delete_own_message_group, (SELECT g.id FROM user_groups g WHERE g.realm_id = r.id \
+           AND g.name = 'role:everyone' AND g.is_system_group = 1), 0) AS can_delete_own_message_group, \
+         r.message_content_delete_limit_seconds FROM realms r WHERE r.id = ?1",
+        realm_id
+    )
+}
