@@ -224,7 +224,7 @@ async fn emit_subscription_added(
                 view.pin_to_top = Some(0);
             }
             let subs = by_channel.get(&c.id).map(Vec::as_slice);
-            per_user.entry(*user_id).or_default().push(subscription_dict(&view, &groups, subs));
+            per_user.entry(*user_id).or_default().push(subscription_dict(&view, &groups, subs, None));
             per_channel.entry(c.id).or_default().push(*user_id);
         }
     }

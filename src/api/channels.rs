@@ -97,7 +97,7 @@ pub async fn get_subscriptions(ctx: &RequestContext) -> ApiResult<Reply> {
         .filter(|c| c.subscribed())
         .map(|c| {
             let list = include_subscribers.then(|| subscribers.get(&c.id).map(Vec::as_slice).unwrap_or(&[]));
-            subscription_dict(c, &groups, list)
+            subscription_dict(c, &groups, list, None)
         })
         .collect();
     Ok(Reply::json(json!({ "subscriptions": subs })))

@@ -6,7 +6,6 @@
 
 pub mod api_keys;
 pub mod bot_storage;
-pub mod channels;
 pub mod direct_message_groups;
 pub mod message_edits;
 pub mod messages;

@@ -173,33 +173,6 @@ pub fn subgroups_stmt(db: &D1Database, realm_id: i64) -> Result<D1PreparedStatem
     )
 }
 
-/// Every channel of the organization.
-pub fn channels_stmt(db: &D1Database, realm_id: i64) -> Result<D1PreparedStatement> {
-    query!(
-        db,
-        "SELECT id, realm_id, name, description, invite_only, history_public_to_subscribers, is_web_public, is_archived, \
-         creator_id, date_created, topics_policy, \
-         (SELECT MIN(m.id) FROM messages m WHERE m.channel_id = channels.id) AS first_message_id \
-         FROM channels WHERE realm_id = ?1 ORDER BY id",
-        realm_id
-    )
-}
-
-#[derive(Debug, Clone, Deserialize)]
-pub struct ChannelStateRow {
-    pub id: i64,
-    pub name: String,
-    pub description: String,
-    pub invite_only: i64,
-    pub history_public_to_subscribers: i64,
-    pub is_web_public: i64,
-    pub is_archived: i64,
-    pub creator_id: Option<i64>,
-    pub date_created: i64,
-    pub topics_policy: String,
-    pub first_message_id: Option<i64>,
-}
-
 /// Every custom profile value of the organization's users (`realm_users[].profile_data`).
 pub fn profile_values_stmt(db: &D1Database, realm_id: i64) -> Result<D1PreparedStatement> {
     query!(

@@ -56,6 +56,11 @@ pub fn all_for_user_stmt(db: &D1Database, realm_id: i64, user_id: i64) -> Result
     query!(db, &format!("{VIEW_SELECT} WHERE c.realm_id = ?1 ORDER BY c.name COLLATE NOCASE"), realm_id, user_id)
 }
 
+/// Every channel of the organization as `user_id` sees it, by id (`POST /register`).
+pub fn all_for_user_by_id_stmt(db: &D1Database, realm_id: i64, user_id: i64) -> Result<D1PreparedStatement> {
+    query!(db, &format!("{VIEW_SELECT} WHERE c.realm_id = ?1 ORDER BY c.id"), realm_id, user_id)
+}
+
 /// One channel by id as `user_id` sees it.
 pub fn by_id_for_user_stmt(db: &D1Database, realm_id: i64, user_id: i64, channel_id: i64) -> Result<D1PreparedStatement> {
     query!(db, &format!("{VIEW_SELECT} WHERE c.realm_id = ?1 AND c.id = ?3"), realm_id, user_id, channel_id)

@@ -43,7 +43,8 @@ pub fn access_channel(user: &UserRow, channel: Option<ChannelViewRow>) -> ApiRes
     }
 }
 
-/// The system groups of an organization by name.
+/// The system groups of an organization by name, for the channel permission settings
+/// (Zulip's defaults: this server has no per-channel permission settings).
 pub struct SystemGroups(pub HashMap<String, i64>);
 
 impl SystemGroups {
@@ -73,7 +74,7 @@ pub fn stream_dict(c: &ChannelViewRow, groups: &SystemGroups) -> Value {
         "first_message_id": c.first_message_id,
         "folder_id": Value::Null,
         "topics_policy": c.topics_policy,
-        "is_recently_active": c.first_message_id.is_some(),
+        "is_recently_active": true,
         "stream_weekly_traffic": Value::Null,
         "is_archived": c.is_archived != 0,
         "subscriber_count": c.subscriber_count,
@@ -90,25 +91,45 @@ pub fn stream_dict(c: &ChannelViewRow, groups: &SystemGroups) -> Value {
     })
 }
 
-/// The viewer's Subscription object of a channel it is subscribed to: the channel fields
-/// plus the properties of the spec's subscription-properties table (null notification
-/// settings follow the user's global settings, as in Zulip).
-pub fn subscription_dict(c: &ChannelViewRow, groups: &SystemGroups, subscribers: Option<&[i64]>) -> Value {
+/// Global notification defaults (user settings) that stand in for null channel settings.
+pub struct GlobalNotifications {
+    pub desktop: bool,
+    pub audible: bool,
+    pub push: bool,
+    pub email: bool,
+    pub wildcard_mentions_notify: bool,
+}
+
+/// The viewer's Subscription object of a channel it is (or was) subscribed to: the channel
+/// fields plus the properties of the spec's subscription-properties table. A null
+/// notification setting follows the user's global setting, as in Zulip: it stays null
+/// unless `global` is given (clients without `notification_settings_null`), which then
+/// stands in for it.
+pub fn subscription_dict(
+    c: &ChannelViewRow,
+    groups: &SystemGroups,
+    subscribers: Option<&[i64]>,
+    global: Option<&GlobalNotifications>,
+) -> Value {
     let mut d = match stream_dict(c, groups) {
         Value::Object(map) => map,
         _ => Map::new(),
     };
     let is_muted = c.is_muted.unwrap_or(0) != 0;
-    let flag = |v: Option<i64>| v.map(|v| json!(v != 0)).unwrap_or(Value::Null);
+    let flag = |v: Option<i64>, global_value: fn(&GlobalNotifications) -> bool| match (v, global) {
+        (Some(v), _) => json!(v != 0),
+        (None, Some(g)) => json!(global_value(g)),
+        (None, None) => Value::Null,
+    };
     d.insert("color".into(), json!(c.color.clone().unwrap_or_else(|| color_for(&c.name).to_string())));
     d.insert("is_muted".into(), json!(is_muted));
     d.insert("in_home_view".into(), json!(!is_muted));
     d.insert("pin_to_top".into(), json!(c.pin_to_top.unwrap_or(0) != 0));
-    d.insert("desktop_notifications".into(), flag(c.desktop_notifications));
-    d.insert("audible_notifications".into(), flag(c.audible_notifications));
-    d.insert("push_notifications".into(), flag(c.push_notifications));
-    d.insert("email_notifications".into(), flag(c.email_notifications));
-    d.insert("wildcard_mentions_notify".into(), flag(c.wildcard_mentions_notify));
+    d.insert("desktop_notifications".into(), flag(c.desktop_notifications, |g| g.desktop));
+    d.insert("audible_notifications".into(), flag(c.audible_notifications, |g| g.audible));
+    d.insert("push_notifications".into(), flag(c.push_notifications, |g| g.push));
+    d.insert("email_notifications".into(), flag(c.email_notifications, |g| g.email));
+    d.insert("wildcard_mentions_notify".into(), flag(c.wildcard_mentions_notify, |g| g.wildcard_mentions_notify));
     if let Some(subscribers) = subscribers {
         d.insert("subscribers".into(), json!(subscribers));
     }

@@ -11,7 +11,6 @@ pub mod realm_settings;
 pub mod register_state;
 pub mod rendering;
 pub mod subscription_properties;
-pub mod subscription_state;
 pub mod topics;
 pub mod user_groups;
 pub mod users;

@@ -10,12 +10,13 @@ use worker::D1Database;
 use crate::db::realm_settings::{self, RealmSettingsRow};
 use crate::db::profile_fields::{self, ProfileFieldRow, ProfileValueRow};
 use crate::db::realms::RealmRow;
-use crate::db::register_state::{self as q, ChannelStateRow, ConversationRow, GroupMemberRow, GroupRow, IdRow, MaxId, SubgroupRow, UnreadRow, UserSettingsRow, UserTopicRow};
+use crate::db::register_state::{self as q, ConversationRow, GroupMemberRow, GroupRow, IdRow, MaxId, SubgroupRow, UnreadRow, UserSettingsRow, UserTopicRow};
 use crate::db::subscription_settings::{self, SubscriptionRow};
+use crate::db::subscriptions::{self, ChannelViewRow};
 use crate::db::user_messages::IS_PRIVATE;
 use crate::db::users::{self, UserRow, ROLE_ADMINISTRATOR, ROLE_MEMBER, ROLE_MODERATOR, ROLE_OWNER};
 use crate::domain::realm_settings::register_fields;
-use crate::domain::subscription_state::{channel_dict, subscription_dict, GlobalNotifications, SystemGroups};
+use crate::domain::channels::{stream_dict, subscription_dict, GlobalNotifications, SystemGroups};
 use crate::domain::users::{avatar_url, user_dict, UserDictOptions};
 use crate::error::ApiResult;
 use crate::event_queues::Capabilities;
@@ -55,7 +56,7 @@ impl StateRequest<'_> {
 pub struct StateData {
     pub settings: RealmSettingsRow,
     pub users: Vec<UserRow>,
-    pub channels: Vec<ChannelStateRow>,
+    pub channels: Vec<ChannelViewRow>,
     pub subscriptions: Vec<SubscriptionRow>,
     pub groups: Vec<GroupRow>,
     pub group_members: Vec<GroupMemberRow>,
@@ -78,7 +79,7 @@ impl StateData {
             .batch(vec![
                 realm_settings::by_realm_id_stmt(db, realm_id)?,
                 worker::query!(db, &format!("SELECT {} FROM users u WHERE u.realm_id = ?1 ORDER BY u.id", users::COLUMNS), realm_id)?,
-                q::channels_stmt(db, realm_id)?,
+                subscriptions::all_for_user_by_id_stmt(db, realm_id, user.id)?,
                 subscription_settings::all_in_realm_stmt(db, realm_id)?,
                 q::groups_stmt(db, realm_id)?,
                 q::group_members_stmt(db, realm_id)?,
@@ -234,7 +235,7 @@ pub fn initial_state(user: &UserRow, realm: &RealmRow, data: &StateData, req: &S
     let settings = &data.settings;
     let groups_by_name: HashMap<String, i64> =
         data.groups.iter().filter(|g| g.is_system_group != 0).map(|g| (g.name.clone(), g.id)).collect();
-    let system = SystemGroups(&groups_by_name);
+    let system = SystemGroups(groups_by_name);
     let empty_topic = |topic: &str| -> String {
         if topic.is_empty() && !req.capabilities.empty_topic_name { settings.empty_topic_display_name.clone() } else { topic.to_string() }
     };
@@ -366,7 +367,7 @@ pub fn initial_state(user: &UserRow, realm: &RealmRow, data: &StateData, req: &S
     state
 }
 
-fn realm_state(user: &UserRow, realm: &RealmRow, settings: &RealmSettingsRow, system: &SystemGroups<'_>, req: &StateRequest<'_>) -> Map<String, Value> {
+fn realm_state(user: &UserRow, realm: &RealmRow, settings: &RealmSettingsRow, system: &SystemGroups, req: &StateRequest<'_>) -> Map<String, Value> {
     let g = |name: &str| system.id(name);
     let mut state = object(json!({
         "realm_name": realm.name,
@@ -545,7 +546,7 @@ fn realm_user_state(user: &UserRow, data: &StateData, req: &StateRequest<'_>) ->
 }
 
 /// Members of every group: system groups by role, others by their member rows.
-fn user_groups(data: &StateData, system: &SystemGroups<'_>) -> Vec<Value> {
+fn user_groups(data: &StateData, system: &SystemGroups) -> Vec<Value> {
     let mut members: HashMap<i64, Vec<i64>> = HashMap::new();
     for m in &data.group_members {
         members.entry(m.group_id).or_default().push(m.user_id);
@@ -576,28 +577,24 @@ fn user_groups(data: &StateData, system: &SystemGroups<'_>) -> Vec<Value> {
                 "date_created": g.date_created,
                 "creator_id": g.creator_id,
                 "deactivated": g.deactivated != 0,
-                "can_add_members_group": manage,
-                "can_join_group": manage,
-                "can_leave_group": if g.is_system_group != 0 { manage } else { members_group },
-                "can_manage_group": manage,
-                "can_mention_group": if g.is_system_group != 0 { system.id("role:everyone") } else { members_group },
-                "can_remove_members_group": manage,
+                "can_add_members_group": &manage,
+                "can_join_group": &manage,
+                "can_leave_group": if g.is_system_group != 0 { &manage } else { &members_group },
+                "can_manage_group": &manage,
+                "can_mention_group": if g.is_system_group != 0 { system.id("role:everyone") } else { members_group.clone() },
+                "can_remove_members_group": &manage,
             })
         })
         .collect()
 }
 
 /// `subscriptions`, `unsubscribed`, `never_subscribed` and `streams`.
-fn channel_state(user: &UserRow, data: &StateData, system: &SystemGroups<'_>, req: &StateRequest<'_>) -> Map<String, Value> {
+fn channel_state(user: &UserRow, data: &StateData, system: &SystemGroups, req: &StateRequest<'_>) -> Map<String, Value> {
     let mut subscribers: HashMap<i64, Vec<i64>> = HashMap::new();
-    let mut mine: HashMap<i64, &SubscriptionRow> = HashMap::new();
     let active_users: std::collections::HashSet<i64> = data.users.iter().filter(|u| u.is_active()).map(|u| u.id).collect();
     for s in &data.subscriptions {
         if s.active != 0 && active_users.contains(&s.user_id) {
             subscribers.entry(s.channel_id).or_default().push(s.user_id);
-        }
-        if s.user_id == user.id {
-            mine.insert(s.channel_id, s);
         }
     }
     let us = user_settings(user, data.user_settings.as_ref());
@@ -608,31 +605,38 @@ fn channel_state(user: &UserRow, data: &StateData, system: &SystemGroups<'_>, re
         email: us["enable_stream_email_notifications"].as_bool().unwrap_or(false),
         wildcard_mentions_notify: us["wildcard_mentions_notify"].as_bool().unwrap_or(true),
     };
-    let null_ok = req.capabilities.notification_settings_null;
+    let global = (!req.capabilities.notification_settings_null).then_some(&global);
     let empty: Vec<i64> = Vec::new();
     let (mut subscribed, mut unsubscribed, mut never, mut streams) = (vec![], vec![], vec![], vec![]);
     for c in &data.channels {
         let subs = subscribers.get(&c.id).unwrap_or(&empty);
-        let public = c.invite_only == 0;
-        match mine.get(&c.id) {
-            Some(s) if s.active != 0 => {
-                let list = req.include_subscribers.then_some(subs.as_slice());
-                subscribed.push(subscription_dict(c, s, system, list, subs.len(), &global, null_ok));
+        let public = !c.is_private();
+        let with_list = |list: Option<&[i64]>| {
+            let mut d = stream_dict(c, system);
+            if let Some(list) = list {
+                d["subscribers"] = json!(list);
             }
-            Some(s) => {
+            d
+        };
+        match c.sub_active {
+            Some(active) if active != 0 => {
+                let list = req.include_subscribers.then_some(subs.as_slice());
+                subscribed.push(subscription_dict(c, system, list, global));
+            }
+            Some(_) => {
                 // Former subscribers see subscribers of public channels only.
                 let list = (req.include_subscribers && (public || user.is_realm_admin())).then_some(subs.as_slice());
-                unsubscribed.push(subscription_dict(c, s, system, list, subs.len(), &global, null_ok));
+                unsubscribed.push(subscription_dict(c, system, list, global));
             }
             None if (public && !user.is_guest()) || user.is_realm_admin() => {
                 let list = (req.include_subscribers && public).then_some(subs.as_slice());
-                never.push(channel_dict(c, system, list, subs.len()));
+                never.push(with_list(list));
             }
             None => {}
         }
-        let visible = mine.get(&c.id).is_some_and(|s| s.active != 0) || (public && !user.is_guest()) || c.is_web_public != 0;
+        let visible = c.subscribed() || (public && !user.is_guest()) || c.is_web_public != 0;
         if visible && c.is_archived == 0 {
-            streams.push(channel_dict(c, system, None, subs.len()));
+            streams.push(with_list(None));
         }
     }
     let mut state = Map::new();
