@@ -95,13 +95,7 @@ pub fn private_conversations_stmt(db: &D1Database, user_id: i64) -> Result<D1Pre
     )
 }
 
-#[derive(Debug, Deserialize)]
-pub struct GroupMemberRow {
-    pub group_id: i64,
-    pub user_id: i64,
-}
-
-/// Members of every direct-message group the user belongs to.
+/// Members of every direct-message group the user belongs to (`user_groups::MemberRow`s).
 pub fn direct_group_members_stmt(db: &D1Database, user_id: i64) -> Result<D1PreparedStatement> {
     query!(
         db,
@@ -127,48 +121,12 @@ pub fn user_settings_stmt(db: &D1Database, user_id: i64) -> Result<D1PreparedSta
     )
 }
 
-#[derive(Debug, Deserialize)]
-pub struct GroupRow {
-    pub id: i64,
-    pub name: String,
-    pub description: String,
-    pub is_system_group: i64,
-    pub system_role: Option<i64>,
-    pub creator_id: Option<i64>,
-    pub date_created: Option<i64>,
-    pub deactivated: i64,
-}
-
-pub fn groups_stmt(db: &D1Database, realm_id: i64) -> Result<D1PreparedStatement> {
-    query!(
-        db,
-        "SELECT id, name, description, is_system_group, system_role, creator_id, date_created, deactivated \
-         FROM user_groups WHERE realm_id = ?1 ORDER BY id",
-        realm_id
-    )
-}
-
-/// Direct members of user-defined groups.
+/// Explicit members of the groups (`user_groups::MemberRow`s; system groups derive theirs from roles).
 pub fn group_members_stmt(db: &D1Database, realm_id: i64) -> Result<D1PreparedStatement> {
     query!(
         db,
         "SELECT m.group_id, m.user_id FROM user_group_members m JOIN user_groups g ON g.id = m.group_id \
          WHERE g.realm_id = ?1 ORDER BY m.group_id, m.user_id",
-        realm_id
-    )
-}
-
-#[derive(Debug, Deserialize)]
-pub struct SubgroupRow {
-    pub supergroup_id: i64,
-    pub subgroup_id: i64,
-}
-
-pub fn subgroups_stmt(db: &D1Database, realm_id: i64) -> Result<D1PreparedStatement> {
-    query!(
-        db,
-        "SELECT s.supergroup_id, s.subgroup_id FROM user_group_subgroups s JOIN user_groups g ON g.id = s.supergroup_id \
-         WHERE g.realm_id = ?1 ORDER BY s.supergroup_id, s.subgroup_id",
         realm_id
     )
 }

@@ -10,7 +10,8 @@ use worker::D1Database;
 use crate::db::realm_settings::{self, RealmSettingsRow};
 use crate::db::profile_fields::{self, ProfileFieldRow, ProfileValueRow};
 use crate::db::realms::RealmRow;
-use crate::db::register_state::{self as q, ConversationRow, GroupMemberRow, GroupRow, IdRow, MaxId, SubgroupRow, UnreadRow, UserSettingsRow, UserTopicRow};
+use crate::db::register_state::{self as q, ConversationRow, IdRow, MaxId, UnreadRow, UserSettingsRow, UserTopicRow};
+use crate::db::user_groups::{self, MemberRow, SubgroupRow, UserGroupRow};
 use crate::db::subscription_settings::{self, SubscriptionRow};
 use crate::db::subscriptions::{self, ChannelViewRow};
 use crate::db::user_messages::IS_PRIVATE;
@@ -58,15 +59,15 @@ pub struct StateData {
     pub users: Vec<UserRow>,
     pub channels: Vec<ChannelViewRow>,
     pub subscriptions: Vec<SubscriptionRow>,
-    pub groups: Vec<GroupRow>,
-    pub group_members: Vec<GroupMemberRow>,
+    pub groups: Vec<UserGroupRow>,
+    pub group_members: Vec<MemberRow>,
     pub subgroups: Vec<SubgroupRow>,
     pub unread: Vec<UnreadRow>,
     pub max_message_id: Option<i64>,
     pub starred: Vec<i64>,
     pub user_topics: Vec<UserTopicRow>,
     pub conversations: Vec<ConversationRow>,
-    pub direct_group_members: Vec<GroupMemberRow>,
+    pub direct_group_members: Vec<MemberRow>,
     pub user_settings: Option<UserSettingsRow>,
     pub profile_fields: Vec<ProfileFieldRow>,
     pub profile_values: Vec<ProfileValueRow>,
@@ -81,9 +82,9 @@ impl StateData {
                 worker::query!(db, &format!("SELECT {} FROM users u WHERE u.realm_id = ?1 ORDER BY u.id", users::COLUMNS), realm_id)?,
                 subscriptions::all_for_user_by_id_stmt(db, realm_id, user.id)?,
                 subscription_settings::all_in_realm_stmt(db, realm_id)?,
-                q::groups_stmt(db, realm_id)?,
+                user_groups::in_realm_stmt(db, realm_id)?,
                 q::group_members_stmt(db, realm_id)?,
-                q::subgroups_stmt(db, realm_id)?,
+                user_groups::subgroups_stmt(db, realm_id)?,
                 q::unread_stmt(db, user.id)?,
                 q::max_message_id_stmt(db, user.id)?,
                 q::starred_stmt(db, user.id)?,
