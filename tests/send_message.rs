@@ -271,6 +271,28 @@ fn private_channel_needs_a_subscription_to_send() {
 }
 
 #[test]
+fn group_mention_reaches_members_of_subgroups() {
+    let hamlet = Client::dev("hamlet@zulip.com");
+    let othello = Client::dev("othello@zulip.com");
+    let cordelia = Client::dev("cordelia@zulip.com");
+    let inner = unique("inner");
+    let inner_id = hamlet
+        .post("/user_groups/create", &[("name", &inner), ("description", "inner"), ("members", &format!("[{}]", othello.user_id))])
+        .success()["group_id"]
+        .as_i64()
+        .unwrap();
+    let outer = unique("outer");
+    hamlet
+        .post("/user_groups/create", &[("name", &outer), ("description", "outer"), ("members", "[]"), ("subgroups", &format!("[{inner_id}]"))])
+        .success();
+    let name = unique("group-mention");
+    create_channel(&hamlet, &name, &[], &[othello.user_id, cordelia.user_id]);
+    let id = send_to_channel(&hamlet, &name, "t", &format!("hey @*{outer}*"));
+    assert!(flags(&fetch(&othello, id)).contains(&"mentioned".to_string()));
+    assert!(!flags(&fetch(&cordelia, id)).contains(&"mentioned".to_string()));
+}
+
+#[test]
 fn user_mention_sets_mentioned_flag() {
     let hamlet = Client::dev("hamlet@zulip.com");
     let othello = Client::dev("othello@zulip.com");

@@ -22,8 +22,8 @@ struct GroupMemberRow {
 }
 
 /// The four statements resolving `refs` in the organization: mentionable users (active,
-/// by full name or id), groups, their members (direct members and, for system groups,
-/// the users of the group's role), and linkable channels.
+/// by full name or id), groups, their members (direct or through subgroups; for system
+/// groups, the users of the group's role), and linkable channels.
 pub fn resolution_stmts(db: &D1Database, realm_id: i64, refs: &References) -> worker::Result<Vec<D1PreparedStatement>> {
     let user_names = serde_json::to_string(&refs.user_names).unwrap_or_else(|_| "[]".into());
     let user_ids = serde_json::to_string(&refs.user_ids).unwrap_or_else(|_| "[]".into());
@@ -45,12 +45,19 @@ pub fn resolution_stmts(db: &D1Database, realm_id: i64, refs: &References) -> wo
             realm_id,
             &group_names
         )?,
+        // Members of each mentioned group, through its subgroups at any depth.
         query!(
             db,
-            "SELECT g.id AS group_id, u.id AS user_id FROM user_groups g JOIN users u ON u.realm_id = g.realm_id \
-             AND u.is_active = 1 WHERE g.realm_id = ?1 AND g.deactivated = 0 \
-             AND lower(g.name) IN (SELECT lower(value) FROM json_each(?2)) \
-             AND (g.system_role = u.role OR EXISTS (SELECT 1 FROM user_group_members m WHERE m.group_id = g.id AND m.user_id = u.id))",
+            "WITH RECURSIVE reachable(root, id) AS ( \
+                 SELECT id, id FROM user_groups WHERE realm_id = ?1 AND deactivated = 0 \
+                 AND lower(name) IN (SELECT lower(value) FROM json_each(?2)) \
+                 UNION \
+                 SELECT r.root, s.subgroup_id FROM user_group_subgroups s JOIN reachable r ON s.supergroup_id = r.id \
+             ) \
+             SELECT DISTINCT r.root AS group_id, u.id AS user_id FROM reachable r JOIN user_groups g ON g.id = r.id \
+             JOIN users u ON u.realm_id = ?1 AND u.is_active = 1 \
+             WHERE g.system_role = u.role \
+                OR EXISTS (SELECT 1 FROM user_group_members m WHERE m.group_id = g.id AND m.user_id = u.id)",
             realm_id,
             &group_names
         )?,
