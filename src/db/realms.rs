@@ -13,10 +13,11 @@ pub struct RealmRow {
     pub date_created: i64,
 }
 
+/// The columns of [`RealmRow`].
 pub const SELECT: &str = "SELECT id, string_id, name, description, deactivated, date_created FROM realms";
 
 pub fn by_string_id_stmt(db: &D1Database, string_id: &str) -> Result<D1PreparedStatement> {
-    query!(db, "SELECT id, string_id, name, description, deactivated, date_created FROM realms WHERE string_id = ?1", string_id)
+    query!(db, &format!("{SELECT} WHERE string_id = ?1"), string_id)
 }
 
 pub async fn by_string_id(db: &D1Database, string_id: &str) -> Result<Option<RealmRow>> {
