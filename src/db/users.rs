@@ -111,8 +111,11 @@ pub async fn password_hash(db: &D1Database, realm_id: i64, user_id: i64) -> Resu
 
 /// Every user of the organization, bots and deactivated users included, in id order.
 pub async fn all_in_realm(db: &D1Database, realm_id: i64) -> Result<Vec<UserRow>> {
-    super::all(query!(db, &format!("SELECT {COLUMNS} FROM users u WHERE u.realm_id = ?1 ORDER BY u.id"), realm_id)?)
-        .await
+    super::all(all_in_realm_stmt(db, realm_id)?).await
+}
+
+pub fn all_in_realm_stmt(db: &D1Database, realm_id: i64) -> Result<D1PreparedStatement> {
+    query!(db, &format!("SELECT {COLUMNS} FROM users u WHERE u.realm_id = ?1 ORDER BY u.id"), realm_id)
 }
 
 /// What a new account is made of.

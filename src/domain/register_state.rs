@@ -7,6 +7,7 @@ use std::collections::{BTreeMap, HashMap};
 use serde_json::{json, Map, Value};
 use worker::D1Database;
 
+use crate::db::batch::Batch;
 use crate::db::realm_settings::{self, RealmSettingsRow};
 use crate::db::profile_fields::{self, ProfileFieldRow, ProfileValueRow};
 use crate::db::realms::RealmRow;
@@ -76,46 +77,41 @@ pub struct StateData {
 impl StateData {
     pub async fn load(db: &D1Database, user: &UserRow) -> ApiResult<StateData> {
         let realm_id = user.realm_id;
-        let results = db
-            .batch(vec![
-                realm_settings::by_realm_id_stmt(db, realm_id)?,
-                worker::query!(db, &format!("SELECT {} FROM users u WHERE u.realm_id = ?1 ORDER BY u.id", users::COLUMNS), realm_id)?,
-                subscriptions::all_for_user_by_id_stmt(db, realm_id, user.id)?,
-                subscription_settings::all_in_realm_stmt(db, realm_id)?,
-                user_groups::in_realm_stmt(db, realm_id)?,
-                q::group_members_stmt(db, realm_id)?,
-                user_groups::subgroups_stmt(db, realm_id)?,
-                q::unread_stmt(db, user.id)?,
-                q::max_message_id_stmt(db, user.id)?,
-                q::starred_stmt(db, user.id)?,
-                q::user_topics_stmt(db, user.id)?,
-                q::private_conversations_stmt(db, user.id)?,
-                q::direct_group_members_stmt(db, user.id)?,
-                q::user_settings_stmt(db, user.id)?,
-                profile_fields::in_realm_stmt(db, realm_id)?,
-                q::profile_values_stmt(db, realm_id)?,
-            ])
-            .await?;
-        let settings: Option<RealmSettingsRow> = results[0].results()?.into_iter().next();
-        let max: Option<MaxId> = results[8].results()?.into_iter().next();
-        let starred: Vec<IdRow> = results[9].results()?;
+        let mut batch = Batch::new();
+        let settings = batch.add::<RealmSettingsRow>(realm_settings::by_realm_id_stmt(db, realm_id)?);
+        let users = batch.add(users::all_in_realm_stmt(db, realm_id)?);
+        let channels = batch.add(subscriptions::all_for_user_by_id_stmt(db, realm_id, user.id)?);
+        let subscriptions = batch.add(subscription_settings::all_in_realm_stmt(db, realm_id)?);
+        let groups = batch.add(user_groups::in_realm_stmt(db, realm_id)?);
+        let group_members = batch.add(q::group_members_stmt(db, realm_id)?);
+        let subgroups = batch.add(user_groups::subgroups_stmt(db, realm_id)?);
+        let unread = batch.add(q::unread_stmt(db, user.id)?);
+        let max_message_id = batch.add::<MaxId>(q::max_message_id_stmt(db, user.id)?);
+        let starred = batch.add::<IdRow>(q::starred_stmt(db, user.id)?);
+        let user_topics = batch.add(q::user_topics_stmt(db, user.id)?);
+        let conversations = batch.add(q::private_conversations_stmt(db, user.id)?);
+        let direct_group_members = batch.add(q::direct_group_members_stmt(db, user.id)?);
+        let user_settings = batch.add(q::user_settings_stmt(db, user.id)?);
+        let profile_fields = batch.add(profile_fields::in_realm_stmt(db, realm_id)?);
+        let profile_values = batch.add(q::profile_values_stmt(db, realm_id)?);
+        let results = batch.run(db).await?;
         Ok(StateData {
-            settings: settings.ok_or_else(|| crate::error::ApiError::internal("realm has no settings"))?,
-            users: results[1].results()?,
-            channels: results[2].results()?,
-            subscriptions: results[3].results()?,
-            groups: results[4].results()?,
-            group_members: results[5].results()?,
-            subgroups: results[6].results()?,
-            unread: results[7].results()?,
-            max_message_id: max.and_then(|m| m.max_id),
-            starred: starred.into_iter().map(|r| r.id).collect(),
-            user_topics: results[10].results()?,
-            conversations: results[11].results()?,
-            direct_group_members: results[12].results()?,
-            user_settings: results[13].results()?.into_iter().next(),
-            profile_fields: results[14].results()?,
-            profile_values: results[15].results()?,
+            settings: results.first(settings)?.ok_or_else(|| crate::error::ApiError::internal("realm has no settings"))?,
+            users: results.rows(users)?,
+            channels: results.rows(channels)?,
+            subscriptions: results.rows(subscriptions)?,
+            groups: results.rows(groups)?,
+            group_members: results.rows(group_members)?,
+            subgroups: results.rows(subgroups)?,
+            unread: results.rows(unread)?,
+            max_message_id: results.first(max_message_id)?.and_then(|m| m.max_id),
+            starred: results.rows(starred)?.into_iter().map(|r| r.id).collect(),
+            user_topics: results.rows(user_topics)?,
+            conversations: results.rows(conversations)?,
+            direct_group_members: results.rows(direct_group_members)?,
+            user_settings: results.first(user_settings)?,
+            profile_fields: results.rows(profile_fields)?,
+            profile_values: results.rows(profile_values)?,
         })
     }
 }
