@@ -35,7 +35,11 @@ struct User {
 
 impl Api {
     fn new(base: String, connections: usize) -> Api {
-        let agent = ureq::AgentBuilder::new().timeout(Duration::from_secs(90)).max_idle_connections(connections).max_idle_connections_per_host(connections).build();
+        let agent = ureq::AgentBuilder::new()
+            .timeout(Duration::from_secs(90))
+            .max_idle_connections(connections)
+            .max_idle_connections_per_host(connections)
+            .build();
         Api { base, agent }
     }
 
@@ -119,11 +123,21 @@ fn main() {
         ("one D1 write", "POST", "/dev_bench/d1_write"),
         ("one Durable Object round trip", "POST", "/dev_bench/durable_object"),
     ] {
-        let samples: Vec<f64> = (0..FLOOR_SAMPLES).map(|_| time_ms(|| { api.ok(method, path, None, &[]); })).collect();
+        let samples: Vec<f64> = (0..FLOOR_SAMPLES)
+            .map(|_| {
+                time_ms(|| {
+                    api.ok(method, path, None, &[]);
+                })
+            })
+            .collect();
         println!("  {name:<34} {}", summarize(samples));
     }
     let sends: Vec<f64> = (0..50)
-        .map(|_| time_ms(|| { api.ok("POST", "/messages", Some(&hamlet), &[("type", "direct"), ("to", &to), ("content", "floor")]); }))
+        .map(|_| {
+            time_ms(|| {
+                api.ok("POST", "/messages", Some(&hamlet), &[("type", "direct"), ("to", &to), ("content", "floor")]);
+            })
+        })
         .collect();
     println!("  {:<34} {}", "POST /messages (no waiting queue)", summarize(sends));
 
@@ -191,9 +205,11 @@ fn fan_out(base: &str, api: &Arc<Api>, sender: &User, receiver: &User, n: usize)
     let registrars: Vec<_> = (0..16)
         .map(|_| {
             let (api, receiver, ids, next) = (api.clone(), receiver.clone(), ids.clone(), next.clone());
-            thread::spawn(move || while next.fetch_add(1, Ordering::SeqCst) < n {
-                let q = register(&api, &receiver);
-                ids.lock().unwrap().push(q);
+            thread::spawn(move || {
+                while next.fetch_add(1, Ordering::SeqCst) < n {
+                    let q = register(&api, &receiver);
+                    ids.lock().unwrap().push(q);
+                }
             })
         })
         .collect();
@@ -222,7 +238,8 @@ fn fan_out(base: &str, api: &Arc<Api>, sender: &User, receiver: &User, n: usize)
                     let mut last = -1i64;
                     while Instant::now() < deadline {
                         let last_s = last.to_string();
-                        let (status, body) = api.call("GET", "/events", Some(&receiver), &[("queue_id", &queue_id), ("last_event_id", &last_s)]);
+                        let (status, body) =
+                            api.call("GET", "/events", Some(&receiver), &[("queue_id", &queue_id), ("last_event_id", &last_s)]);
                         if status != 200 {
                             break;
                         }

@@ -38,10 +38,7 @@ impl RequestContext {
     pub async fn from_request(mut req: Request, env: Env) -> ApiResult<Self> {
         let settings = Settings::from_env(&env);
         let url = req.url()?;
-        let host = req
-            .headers()
-            .get("Host")?
-            .unwrap_or_else(|| url.host_str().unwrap_or("localhost").to_string());
+        let host = req.headers().get("Host")?.unwrap_or_else(|| url.host_str().unwrap_or("localhost").to_string());
         let base_url = format!("{}://{}", url.scheme(), host);
         let realm_string_id = realm_string_id_for_host(&host, &settings);
 
@@ -93,9 +90,7 @@ impl RequestContext {
         if let Some(realm) = self.realm.borrow().as_ref() {
             return Ok(realm.clone());
         }
-        let realm = crate::db::realms::by_string_id(&self.db, &self.realm_string_id)
-            .await?
-            .ok_or_else(ApiError::nonexistent_subdomain)?;
+        let realm = crate::db::realms::by_string_id(&self.db, &self.realm_string_id).await?.ok_or_else(ApiError::nonexistent_subdomain)?;
         self.remember_realm(realm.clone());
         Ok(realm)
     }
@@ -130,14 +125,20 @@ impl RequestContext {
         }
         let agent = self.header("User-Agent").unwrap_or_default();
         let name = agent.split(['/', ' ']).next().unwrap_or("").trim();
-        if name.is_empty() { "API".to_string() } else { name.to_string() }
+        if name.is_empty() {
+            "API".to_string()
+        } else {
+            name.to_string()
+        }
     }
 }
 
 /// The organization a Host header addresses: `<string_id>.<root domain>`; the bare root
 /// domain, `localhost` and IP addresses reach the default organization.
 pub fn realm_string_id_for_host(host: &str, settings: &Settings) -> String {
-    let host = host.rsplit_once(':').filter(|(_, port)| port.chars().all(|c| c.is_ascii_digit()))
+    let host = host
+        .rsplit_once(':')
+        .filter(|(_, port)| port.chars().all(|c| c.is_ascii_digit()))
         .map(|(h, _)| h)
         .unwrap_or(host)
         .to_ascii_lowercase();

@@ -8,8 +8,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use worker::{query, D1Database, D1PreparedStatement};
 
-use crate::db::{self, realm_settings, realms, user_groups};
 use crate::db::users::{ROLE_ADMINISTRATOR, ROLE_GUEST, ROLE_MEMBER, ROLE_MODERATOR, ROLE_OWNER};
+use crate::db::{self, realm_settings, realms, user_groups};
 use crate::error::ApiResult;
 use crate::secrets;
 
@@ -65,8 +65,13 @@ const ZULIP_USERS: &[SeedUser] = &[
 ];
 
 const EVERYONE_BUT_GUESTS: &[&str] = &[
-    "desdemona@zulip.com", "iago@zulip.com", "shiva@zulip.com", "hamlet@zulip.com",
-    "othello@zulip.com", "cordelia@zulip.com", "prospero@zulip.com",
+    "desdemona@zulip.com",
+    "iago@zulip.com",
+    "shiva@zulip.com",
+    "hamlet@zulip.com",
+    "othello@zulip.com",
+    "cordelia@zulip.com",
+    "prospero@zulip.com",
 ];
 
 const ZULIP_CHANNELS: &[SeedChannel] = &[
@@ -76,8 +81,14 @@ const ZULIP_CHANNELS: &[SeedChannel] = &[
         invite_only: false,
         color: "#76ce90",
         subscribers: &[
-            "desdemona@zulip.com", "iago@zulip.com", "shiva@zulip.com", "hamlet@zulip.com",
-            "othello@zulip.com", "cordelia@zulip.com", "prospero@zulip.com", "polonius@zulip.com",
+            "desdemona@zulip.com",
+            "iago@zulip.com",
+            "shiva@zulip.com",
+            "hamlet@zulip.com",
+            "othello@zulip.com",
+            "cordelia@zulip.com",
+            "prospero@zulip.com",
+            "polonius@zulip.com",
         ],
     },
     SeedChannel {
@@ -86,14 +97,44 @@ const ZULIP_CHANNELS: &[SeedChannel] = &[
         invite_only: false,
         color: "#fae589",
         subscribers: &[
-            "desdemona@zulip.com", "iago@zulip.com", "shiva@zulip.com", "hamlet@zulip.com",
-            "othello@zulip.com", "cordelia@zulip.com", "prospero@zulip.com", "polonius@zulip.com",
+            "desdemona@zulip.com",
+            "iago@zulip.com",
+            "shiva@zulip.com",
+            "hamlet@zulip.com",
+            "othello@zulip.com",
+            "cordelia@zulip.com",
+            "prospero@zulip.com",
+            "polonius@zulip.com",
         ],
     },
-    SeedChannel { name: "Scotland", description: "Located in the United Kingdom", invite_only: false, color: "#a6c7e5", subscribers: EVERYONE_BUT_GUESTS },
-    SeedChannel { name: "Venice", description: "A northeastern Italian city", invite_only: false, color: "#b0a5fd", subscribers: &["iago@zulip.com", "hamlet@zulip.com", "othello@zulip.com"] },
-    SeedChannel { name: "Rome", description: "Yet another Italian city", invite_only: false, color: "#e79ab5", subscribers: &["desdemona@zulip.com", "iago@zulip.com", "othello@zulip.com"] },
-    SeedChannel { name: "core team", description: "A private channel for the core team", invite_only: true, color: "#bfd56f", subscribers: &["desdemona@zulip.com", "iago@zulip.com", "hamlet@zulip.com"] },
+    SeedChannel {
+        name: "Scotland",
+        description: "Located in the United Kingdom",
+        invite_only: false,
+        color: "#a6c7e5",
+        subscribers: EVERYONE_BUT_GUESTS,
+    },
+    SeedChannel {
+        name: "Venice",
+        description: "A northeastern Italian city",
+        invite_only: false,
+        color: "#b0a5fd",
+        subscribers: &["iago@zulip.com", "hamlet@zulip.com", "othello@zulip.com"],
+    },
+    SeedChannel {
+        name: "Rome",
+        description: "Yet another Italian city",
+        invite_only: false,
+        color: "#e79ab5",
+        subscribers: &["desdemona@zulip.com", "iago@zulip.com", "othello@zulip.com"],
+    },
+    SeedChannel {
+        name: "core team",
+        description: "A private channel for the core team",
+        invite_only: true,
+        color: "#bfd56f",
+        subscribers: &["desdemona@zulip.com", "iago@zulip.com", "hamlet@zulip.com"],
+    },
 ];
 
 const LEAR_USERS: &[SeedUser] = &[

@@ -83,8 +83,7 @@ impl ApiError {
     }
 
     pub fn missing_argument(name: &str) -> Self {
-        Self::new(ErrorCode::RequestVariableMissing, format!("Missing '{name}' argument"))
-            .with_extra("var_name", json!(name))
+        Self::new(ErrorCode::RequestVariableMissing, format!("Missing '{name}' argument")).with_extra("var_name", json!(name))
     }
 
     pub fn invalid_argument(name: &str, expected: &str) -> Self {
@@ -105,8 +104,7 @@ impl ApiError {
 
     /// 401: no credentials were sent.
     pub fn not_logged_in() -> Self {
-        Self::new(ErrorCode::Unauthorized, "Not logged in: API authentication or user session required")
-            .with_status(401)
+        Self::new(ErrorCode::Unauthorized, "Not logged in: API authentication or user session required").with_status(401)
     }
 
     /// 401: the email/API key pair matches no active credentials.
@@ -161,14 +159,11 @@ impl ApiError {
     }
 
     pub fn method_not_allowed(allowed: &[&str]) -> Self {
-        Self::bad_request("Method Not Allowed")
-            .with_status(405)
-            .with_extra("allowed_methods", json!(allowed))
+        Self::bad_request("Method Not Allowed").with_status(405).with_extra("allowed_methods", json!(allowed))
     }
 
     pub fn stream_does_not_exist(name: &str) -> Self {
-        Self::new(ErrorCode::StreamDoesNotExist, format!("Channel '{name}' does not exist"))
-            .with_extra("stream", json!(name))
+        Self::new(ErrorCode::StreamDoesNotExist, format!("Channel '{name}' does not exist")).with_extra("stream", json!(name))
     }
 
     pub fn stream_id_does_not_exist(stream_id: i64) -> Self {
@@ -184,10 +179,7 @@ impl ApiError {
     }
 
     pub fn topic_wildcard_mention_not_allowed() -> Self {
-        Self::new(
-            ErrorCode::TopicWildcardMentionNotAllowed,
-            "You do not have permission to use topic wildcard mentions in this topic.",
-        )
+        Self::new(ErrorCode::TopicWildcardMentionNotAllowed, "You do not have permission to use topic wildcard mentions in this topic.")
     }
 
     pub fn move_messages_time_limit_exceeded(
@@ -197,8 +189,7 @@ impl ApiError {
     ) -> Self {
         Self::new(
             ErrorCode::MoveMessagesTimeLimitExceeded,
-            "You only have permission to move the "
-                .to_string()
+            "You only have permission to move the ".to_string()
                 + &format!("{total_messages_allowed_to_move}/{total_messages_in_topic} most recent messages in this topic."),
         )
         .with_extra("first_message_id_allowed_to_move", json!(first_message_id_allowed_to_move))
@@ -209,12 +200,9 @@ impl ApiError {
     /// 403: a `principals` entry names no active user of the organization (Zulip does not
     /// reveal whether the address exists elsewhere).
     pub fn unauthorized_principal(principal: &str) -> Self {
-        Self::new(
-            ErrorCode::UnauthorizedPrincipal,
-            format!("User not authorized to execute queries on behalf of '{principal}'"),
-        )
-        .with_status(403)
-        .with_extra("principal", json!(principal))
+        Self::new(ErrorCode::UnauthorizedPrincipal, format!("User not authorized to execute queries on behalf of '{principal}'"))
+            .with_status(403)
+            .with_extra("principal", json!(principal))
     }
 
     pub fn insufficient_permission() -> Self {
@@ -222,18 +210,14 @@ impl ApiError {
     }
 
     pub fn bad_event_queue_id(queue_id: &str) -> Self {
-        Self::new(ErrorCode::BadEventQueueId, format!("Bad event queue ID: {queue_id}"))
-            .with_extra("queue_id", json!(queue_id))
+        Self::new(ErrorCode::BadEventQueueId, format!("Bad event queue ID: {queue_id}")).with_extra("queue_id", json!(queue_id))
     }
 
     pub fn cannot_deactivate_last_user(is_last_owner: bool) -> Self {
         let entity = if is_last_owner { "organization owner" } else { "user" };
-        Self::new(
-            ErrorCode::CannotDeactivateLastUser,
-            format!("Cannot deactivate the only {entity}."),
-        )
-        .with_extra("entity", json!(entity))
-        .with_extra("is_last_owner", json!(is_last_owner))
+        Self::new(ErrorCode::CannotDeactivateLastUser, format!("Cannot deactivate the only {entity}."))
+            .with_extra("entity", json!(entity))
+            .with_extra("is_last_owner", json!(is_last_owner))
     }
 
     /// A failure inside the runtime (D1, Durable Objects, JS). The detail is logged by the

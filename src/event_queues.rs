@@ -22,7 +22,12 @@ fn shard(env: &Env, realm_id: i64, queue_id: &str) -> ApiResult<Stub> {
     Ok(env.durable_object("EVENT_QUEUE_SHARD")?.id_from_name(&shard_name(realm_id, shard))?.get_stub()?)
 }
 
-async fn call<T: DeserializeOwned>(stub: &Stub, method: Method, path: &str, body: Option<&impl Serialize>) -> ApiResult<(u16, Option<T>, Option<ShardError>)> {
+async fn call<T: DeserializeOwned>(
+    stub: &Stub,
+    method: Method,
+    path: &str,
+    body: Option<&impl Serialize>,
+) -> ApiResult<(u16, Option<T>, Option<ShardError>)> {
     let mut init = RequestInit::new();
     init.with_method(method);
     if let Some(body) = body {
@@ -46,11 +51,7 @@ pub async fn register(env: &Env, spec: &QueueSpec) -> ApiResult<Registered> {
 }
 
 fn query(pairs: &[(&str, String)]) -> String {
-    pairs
-        .iter()
-        .map(|(k, v)| format!("{k}={}", js_sys::encode_uri_component(v)))
-        .collect::<Vec<_>>()
-        .join("&")
+    pairs.iter().map(|(k, v)| format!("{k}={}", js_sys::encode_uri_component(v))).collect::<Vec<_>>().join("&")
 }
 
 fn refusal(queue_id: &str, status: u16) -> ApiError {
@@ -63,7 +64,14 @@ fn refusal(queue_id: &str, status: u16) -> ApiError {
 
 /// The queue's events after `last_event_id` (acknowledging the older ones), waiting for one
 /// until the heartbeat unless `dont_block`.
-pub async fn poll(env: &Env, realm_id: i64, user_id: i64, queue_id: &str, last_event_id: Option<i64>, dont_block: bool) -> ApiResult<Vec<Value>> {
+pub async fn poll(
+    env: &Env,
+    realm_id: i64,
+    user_id: i64,
+    queue_id: &str,
+    last_event_id: Option<i64>,
+    dont_block: bool,
+) -> ApiResult<Vec<Value>> {
     let mut pairs = vec![("queue_id", queue_id.to_string()), ("user_id", user_id.to_string()), ("dont_block", dont_block.to_string())];
     if let Some(id) = last_event_id {
         pairs.push(("last_event_id", id.to_string()));

@@ -124,9 +124,7 @@ impl Params {
     pub fn json_as<T: DeserializeOwned>(&self, name: &str, expected: &str) -> ApiResult<Option<T>> {
         match self.json(name)? {
             None => Ok(None),
-            Some(value) => serde_json::from_value(value)
-                .map(Some)
-                .map_err(|_| ApiError::invalid_argument(name, expected)),
+            Some(value) => serde_json::from_value(value).map(Some).map_err(|_| ApiError::invalid_argument(name, expected)),
         }
     }
 
@@ -160,15 +158,13 @@ pub fn percent_decode(input: &str) -> String {
     while i < bytes.len() {
         match bytes[i] {
             b'+' => out.push(b' '),
-            b'%' if i + 2 < bytes.len() => {
-                match (hex(bytes[i + 1]), hex(bytes[i + 2])) {
-                    (Some(h), Some(l)) => {
-                        out.push(h * 16 + l);
-                        i += 2;
-                    }
-                    _ => out.push(b'%'),
+            b'%' if i + 2 < bytes.len() => match (hex(bytes[i + 1]), hex(bytes[i + 2])) {
+                (Some(h), Some(l)) => {
+                    out.push(h * 16 + l);
+                    i += 2;
                 }
-            }
+                _ => out.push(b'%'),
+            },
             b => out.push(b),
         }
         i += 1;

@@ -18,11 +18,7 @@ pub async fn handle(req: Request, env: Env) -> Response {
     let result = match path.strip_prefix(API_PREFIX) {
         None => Err(ApiError::not_found()),
         Some(rest) => {
-            let segments: Vec<String> = rest
-                .trim_end_matches('/')
-                .split('/')
-                .map(crate::params::percent_decode_path)
-                .collect();
+            let segments: Vec<String> = rest.trim_end_matches('/').split('/').map(crate::params::percent_decode_path).collect();
             handle_api(req, env, segments).await
         }
     };

@@ -92,26 +92,12 @@ async fn pbkdf2_sha256(password: &str, salt: &[u8], iterations: u32) -> ApiResul
     let subtle = global.crypto().map_err(js_error)?.subtle();
     let key_data = js_sys::Uint8Array::from(password.as_bytes());
     let usages = js_sys::Array::of1(&JsValue::from_str("deriveBits"));
-    let key = JsFuture::from(
-        subtle
-            .import_key_with_str("raw", &key_data, "PBKDF2", false, &usages)
-            .map_err(js_error)?,
-    )
-    .await
-    .map_err(js_error)?;
-    let params = web_sys::Pbkdf2Params::new(
-        "PBKDF2",
-        &JsValue::from_str("SHA-256"),
-        iterations,
-        &js_sys::Uint8Array::from(salt),
-    );
-    let bits = JsFuture::from(
-        subtle
-            .derive_bits_with_object(&params, &key.unchecked_into(), 256)
-            .map_err(js_error)?,
-    )
-    .await
-    .map_err(js_error)?;
+    let key = JsFuture::from(subtle.import_key_with_str("raw", &key_data, "PBKDF2", false, &usages).map_err(js_error)?)
+        .await
+        .map_err(js_error)?;
+    let params = web_sys::Pbkdf2Params::new("PBKDF2", &JsValue::from_str("SHA-256"), iterations, &js_sys::Uint8Array::from(salt));
+    let bits =
+        JsFuture::from(subtle.derive_bits_with_object(&params, &key.unchecked_into(), 256).map_err(js_error)?).await.map_err(js_error)?;
     Ok(js_sys::Uint8Array::new(&bits).to_vec())
 }
 

@@ -53,9 +53,8 @@ fn profile_data_change_emits_realm_user_update() {
     let mut queue = register_for(&hamlet, "[\"realm_user\"]");
     let data = json!([{ "id": field_id, "value": "*hi*" }]).to_string();
     user.patch("/users/me/profile_data", &[("data", &data)]).success();
-    let event = queue.wait_for("realm_user update", |e| {
-        e["type"] == "realm_user" && e["op"] == "update" && e["person"]["user_id"] == user.user_id
-    });
+    let event =
+        queue.wait_for("realm_user update", |e| e["type"] == "realm_user" && e["op"] == "update" && e["person"]["user_id"] == user.user_id);
     assert_eq!(event["person"]["custom_profile_field"], json!({ "id": field_id, "value": "*hi*", "rendered_value": "<p><em>hi</em></p>" }));
 
     let data = json!([{ "id": field_id, "value": null }]).to_string();
@@ -115,9 +114,11 @@ fn group_changes_emit_user_group_events() {
     hamlet.post(&format!("/user_groups/{group_id}/members"), &[("add", &json!([othello.user_id]).to_string())]).success();
     queue.wait_for("add_members", |e| e["op"] == "add_members" && e["group_id"] == group_id && e["user_ids"] == json!([othello.user_id]));
 
-    let sub = hamlet.post("/user_groups/create", &[("name", &unique("evsub")), ("description", "sub")]).success()["group_id"].as_i64().unwrap();
+    let sub =
+        hamlet.post("/user_groups/create", &[("name", &unique("evsub")), ("description", "sub")]).success()["group_id"].as_i64().unwrap();
     hamlet.post(&format!("/user_groups/{group_id}/subgroups"), &[("add", &json!([sub]).to_string())]).success();
-    queue.wait_for("add_subgroups", |e| e["op"] == "add_subgroups" && e["group_id"] == group_id && e["direct_subgroup_ids"] == json!([sub]));
+    queue
+        .wait_for("add_subgroups", |e| e["op"] == "add_subgroups" && e["group_id"] == group_id && e["direct_subgroup_ids"] == json!([sub]));
 
     hamlet.post(&format!("/user_groups/{group_id}/members"), &[("delete", &json!([othello.user_id]).to_string())]).success();
     queue.wait_for("remove_members", |e| e["op"] == "remove_members" && e["group_id"] == group_id);

@@ -57,8 +57,7 @@ fn password_login_answers_a_working_key() {
 
 #[test]
 fn password_login_with_wrong_password_fails() {
-    anonymous("POST", "/fetch_api_key", &[("username", "prospero@zulip.com"), ("password", "wrong")])
-        .error(401, "AUTHENTICATION_FAILED");
+    anonymous("POST", "/fetch_api_key", &[("username", "prospero@zulip.com"), ("password", "wrong")]).error(401, "AUTHENTICATION_FAILED");
 }
 
 #[test]

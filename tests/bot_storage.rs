@@ -74,7 +74,14 @@ fn humans_are_refused() {
         hamlet.delete("/bot_storage", &[]),
         hamlet.delete("/bot_storage", &[("keys", "[\"a\"]")]),
         hamlet.get("/bot_storage", &[]),
-        request("PUT", "/bot_storage", &[], Some(Body::Form(&[("storage", "{\"a\":\"1\"}")])), Some((&hamlet.email, &hamlet.api_key)), None),
+        request(
+            "PUT",
+            "/bot_storage",
+            &[],
+            Some(Body::Form(&[("storage", "{\"a\":\"1\"}")])),
+            Some((&hamlet.email, &hamlet.api_key)),
+            None,
+        ),
     ] {
         resp.bad_request("PERMISSION_DENIED", "Must be a bot user");
     }
@@ -99,10 +106,8 @@ fn storage_size_limit_is_enforced() {
         storage.insert(format!("k{i:02}"), json!(chunk));
     }
     let over = 11 * (999_990 + 3) - 10_000_000;
-    put(&bot, serde_json::Value::Object(storage)).bad_request(
-        "BAD_REQUEST",
-        &format!("Request exceeds storage limit by {over} characters. The limit is 10000000 characters."),
-    );
+    put(&bot, serde_json::Value::Object(storage))
+        .bad_request("BAD_REQUEST", &format!("Request exceeds storage limit by {over} characters. The limit is 10000000 characters."));
     assert_eq!(stored(&bot), json!({}));
 }
 

@@ -61,11 +61,14 @@ fn every_bot_type_can_be_created() {
 #[test]
 fn invalid_bot_types_and_services_are_refused() {
     let owner = new_user("badtype");
-    owner.post("/bots", &[("full_name", "Bad"), ("short_name", &unique("bad")), ("bot_type", "9")])
+    owner
+        .post("/bots", &[("full_name", "Bad"), ("short_name", &unique("bad")), ("bot_type", "9")])
         .bad_request("BAD_REQUEST", "Invalid bot type");
-    owner.post("/bots", &[("full_name", "Bad"), ("short_name", &unique("bad")), ("bot_type", "4"), ("service_name", "nosuchbot")])
+    owner
+        .post("/bots", &[("full_name", "Bad"), ("short_name", &unique("bad")), ("bot_type", "4"), ("service_name", "nosuchbot")])
         .bad_request("BAD_REQUEST", "Invalid embedded bot name.");
-    owner.post("/bots", &[("full_name", "Bad"), ("short_name", &unique("bad")), ("bot_type", "3"), ("payload_url", "\"not a url\"")])
+    owner
+        .post("/bots", &[("full_name", "Bad"), ("short_name", &unique("bad")), ("bot_type", "3"), ("payload_url", "\"not a url\"")])
         .bad_request("BAD_REQUEST", "payload_url is not a URL");
 }
 
@@ -82,7 +85,8 @@ fn bot_names_are_checked() {
 #[test]
 fn guests_cannot_create_bots() {
     let polonius = Client::dev("polonius@zulip.com");
-    polonius.post("/bots", &[("full_name", "Guest Bot"), ("short_name", &unique("guest"))])
+    polonius
+        .post("/bots", &[("full_name", "Guest Bot"), ("short_name", &unique("guest"))])
         .bad_request("BAD_REQUEST", "Not allowed for guest users");
 }
 

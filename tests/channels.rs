@@ -43,9 +43,8 @@ fn principals_subscribe_other_users() {
     let hamlet = Client::dev("hamlet@zulip.com");
     let othello = Client::dev("othello@zulip.com");
     let name = unique("principals");
-    let body = hamlet
-        .post("/users/me/subscriptions", &[("subscriptions", &subs(&name)), ("principals", "[\"othello@zulip.com\"]")])
-        .success();
+    let body =
+        hamlet.post("/users/me/subscriptions", &[("subscriptions", &subs(&name)), ("principals", "[\"othello@zulip.com\"]")]).success();
     assert_eq!(body["subscribed"][othello.user_id.to_string()], json!([name]));
     let id = othello.get("/get_stream_id", &[("stream", &name)]).success()["stream_id"].as_i64().unwrap();
     let members = othello.get(&format!("/streams/{id}/members"), &[]).success()["subscribers"].clone();
@@ -79,9 +78,8 @@ fn private_channel_is_unauthorized_for_outsiders() {
     othello
         .post("/users/me/subscriptions", &[("subscriptions", &subs(&name))])
         .bad_request("BAD_REQUEST", &format!("Unable to access channel ({name})."));
-    let body = othello
-        .post("/users/me/subscriptions", &[("subscriptions", &subs(&name)), ("authorization_errors_fatal", "false")])
-        .success();
+    let body =
+        othello.post("/users/me/subscriptions", &[("subscriptions", &subs(&name)), ("authorization_errors_fatal", "false")]).success();
     assert_eq!(body["unauthorized"], json!([name]));
     assert_eq!(body["subscribed"], json!({}));
 }
@@ -156,7 +154,9 @@ fn removing_others_needs_an_administrator() {
     create_channel(&hamlet, &name, &[], &[othello.user_id]);
     let list = json!([name]).to_string();
     let principals = json!([othello.user_id]).to_string();
-    hamlet.delete("/users/me/subscriptions", &[("subscriptions", &list), ("principals", &principals)]).bad_request("BAD_REQUEST", "Insufficient permission");
+    hamlet
+        .delete("/users/me/subscriptions", &[("subscriptions", &list), ("principals", &principals)])
+        .bad_request("BAD_REQUEST", "Insufficient permission");
     let body = iago.delete("/users/me/subscriptions", &[("subscriptions", &list), ("principals", &principals)]).success();
     assert_eq!(body["removed"], json!([name]));
 }
@@ -186,7 +186,9 @@ fn topics_are_listed_most_recent_first() {
 #[test]
 fn realm_settings_are_changed_by_administrators_only() {
     let hamlet = Client::dev("hamlet@zulip.com");
-    hamlet.patch("/realm", &[("allow_message_editing", "false")]).bad_request("UNAUTHORIZED_PRINCIPAL", "Must be an organization administrator");
+    hamlet
+        .patch("/realm", &[("allow_message_editing", "false")])
+        .bad_request("UNAUTHORIZED_PRINCIPAL", "Must be an organization administrator");
     let king = Client::dev_in(Some("lear"), "king@lear.org");
     let body = king.patch("/realm", &[("message_content_edit_limit_seconds", "1200")]).success();
     assert_eq!(body["message_content_edit_limit_seconds"], 1200);
@@ -211,13 +213,12 @@ fn realm_group_settings_accept_a_system_group_id() {
     let administrators = stream["can_remove_subscribers_group"].as_i64().unwrap().to_string();
     let everyone = stream["can_send_message_group"].as_i64().unwrap().to_string();
     // Setting the defaults again changes no behaviour for other tests.
-    let body = king.patch("/realm", &[("can_resolve_topics_group", &everyone), ("can_mention_many_users_group", &administrators)]).success();
+    let body =
+        king.patch("/realm", &[("can_resolve_topics_group", &everyone), ("can_mention_many_users_group", &administrators)]).success();
     assert_eq!(body["can_resolve_topics_group"].to_string(), everyone);
     assert_eq!(body["can_mention_many_users_group"].to_string(), administrators);
     let new_form = format!("{{\"new\": {administrators}}}");
     king.patch("/realm", &[("can_mention_many_users_group", &new_form)]).success();
-    king.patch("/realm", &[("can_move_messages_between_channels_group", &everyone)]).bad_request(
-        "BAD_REQUEST",
-        "'can_move_messages_between_channels_group' setting cannot be set to 'role:everyone' group.",
-    );
+    king.patch("/realm", &[("can_move_messages_between_channels_group", &everyone)])
+        .bad_request("BAD_REQUEST", "'can_move_messages_between_channels_group' setting cannot be set to 'role:everyone' group.");
 }

@@ -33,8 +33,7 @@ fn password_is_checked_on_login() {
     let iago = Client::dev("iago@zulip.com");
     let email = fresh_email();
     iago.post("/users", &[("email", &email), ("password", PASSWORD), ("full_name", "Checked")]).success();
-    anonymous("POST", "/fetch_api_key", &[("username", &email), ("password", "a-wrong-password")])
-        .error(401, "AUTHENTICATION_FAILED");
+    anonymous("POST", "/fetch_api_key", &[("username", &email), ("password", "a-wrong-password")]).error(401, "AUTHENTICATION_FAILED");
 }
 
 #[test]

@@ -21,8 +21,7 @@ fn own_deactivation_refuses_the_api_key() {
 fn deactivated_user_cannot_log_in_again() {
     let user = new_user("nologin");
     user.delete("/users/me", &[]).success();
-    anonymous("POST", "/fetch_api_key", &[("username", &user.email), ("password", accounts::PASSWORD)])
-        .error(401, "USER_DEACTIVATED");
+    anonymous("POST", "/fetch_api_key", &[("username", &user.email), ("password", accounts::PASSWORD)]).error(401, "USER_DEACTIVATED");
 }
 
 #[test]
@@ -71,9 +70,7 @@ fn reactivated_user_key_works_again_after_own_deactivation() {
 fn deactivating_others_needs_an_administrator() {
     let hamlet = Client::dev("hamlet@zulip.com");
     let user = new_user("protected");
-    hamlet
-        .delete(&format!("/users/{}", user.user_id), &[])
-        .bad_request("UNAUTHORIZED_PRINCIPAL", "Must be an organization administrator");
+    hamlet.delete(&format!("/users/{}", user.user_id), &[]).bad_request("UNAUTHORIZED_PRINCIPAL", "Must be an organization administrator");
     hamlet
         .post(&format!("/users/{}/reactivate", user.user_id), &[])
         .bad_request("UNAUTHORIZED_PRINCIPAL", "Must be an organization administrator");
@@ -84,16 +81,14 @@ fn deactivating_others_needs_an_administrator() {
 fn administrator_cannot_deactivate_an_owner() {
     let iago = Client::dev("iago@zulip.com");
     let desdemona = Client::dev("desdemona@zulip.com");
-    iago.delete(&format!("/users/{}", desdemona.user_id), &[])
-        .bad_request("UNAUTHORIZED_PRINCIPAL", "Must be an organization owner");
+    iago.delete(&format!("/users/{}", desdemona.user_id), &[]).bad_request("UNAUTHORIZED_PRINCIPAL", "Must be an organization owner");
     desdemona.get("/users/me", &[]).success();
 }
 
 #[test]
 fn only_owner_cannot_be_deactivated_by_an_owner() {
     let king = Client::dev_in(Some("lear"), "king@lear.org");
-    king.delete(&format!("/users/{}", king.user_id), &[])
-        .bad_request("BAD_REQUEST", "Cannot deactivate the only organization owner");
+    king.delete(&format!("/users/{}", king.user_id), &[]).bad_request("BAD_REQUEST", "Cannot deactivate the only organization owner");
 }
 
 #[test]

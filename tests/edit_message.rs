@@ -182,8 +182,7 @@ fn stream_id_on_a_direct_message_is_an_error() {
     let othello = othello();
     let (_, channel) = new_channel(&hamlet, &[], false, true);
     let id = send_dm(&hamlet, &[othello.user_id], "psst");
-    edit(&hamlet, id, &[("stream_id", &channel.to_string())])
-        .bad_request("BAD_REQUEST", "Direct messages cannot be moved to channels.");
+    edit(&hamlet, id, &[("stream_id", &channel.to_string())]).bad_request("BAD_REQUEST", "Direct messages cannot be moved to channels.");
 }
 
 #[test]
@@ -273,10 +272,8 @@ fn channel_wildcard_added_by_edit_in_a_large_channel_needs_permission() {
     let refs: Vec<&Client> = others.iter().collect();
     let (_, channel) = new_channel(&hamlet, &refs, false, true);
     let id = send(&hamlet, channel, "t", "hello");
-    edit(&hamlet, id, &[("content", "hello @**all**")]).bad_request(
-        "STREAM_WILDCARD_MENTION_NOT_ALLOWED",
-        "You do not have permission to use channel wildcard mentions in this channel.",
-    );
+    edit(&hamlet, id, &[("content", "hello @**all**")])
+        .bad_request("STREAM_WILDCARD_MENTION_NOT_ALLOWED", "You do not have permission to use channel wildcard mentions in this channel.");
     assert_eq!(raw_content(&hamlet, id), "hello");
 }
 
@@ -290,10 +287,8 @@ fn topic_wildcard_added_by_edit_in_a_busy_topic_needs_permission() {
     for other in &others {
         send(other, channel, "crowd", "me too");
     }
-    edit(&hamlet, id, &[("content", "first @**topic**")]).bad_request(
-        "TOPIC_WILDCARD_MENTION_NOT_ALLOWED",
-        "You do not have permission to use topic wildcard mentions in this topic.",
-    );
+    edit(&hamlet, id, &[("content", "first @**topic**")])
+        .bad_request("TOPIC_WILDCARD_MENTION_NOT_ALLOWED", "You do not have permission to use topic wildcard mentions in this topic.");
     assert_eq!(raw_content(&hamlet, id), "first");
 }
 

@@ -29,9 +29,13 @@ fn register_answers_queue_versions_and_limits() {
     assert!(body["zulip_version"].is_string() && body["zulip_merge_base"].is_string());
     assert!(body["event_queue_longpoll_timeout_seconds"].as_i64().unwrap() > 0);
     for limit in [
-        "max_message_length", "max_topic_length", "max_channel_folder_name_length",
-        "max_channel_folder_description_length", "max_file_upload_size_mib",
-        "server_typing_started_wait_period_milliseconds", "server_typing_stopped_wait_period_milliseconds",
+        "max_message_length",
+        "max_topic_length",
+        "max_channel_folder_name_length",
+        "max_channel_folder_description_length",
+        "max_file_upload_size_mib",
+        "server_typing_started_wait_period_milliseconds",
+        "server_typing_stopped_wait_period_milliseconds",
         "server_typing_started_expiry_period_milliseconds",
     ] {
         assert!(body[limit].as_i64().unwrap() > 0, "{limit}: {}", body[limit]);
@@ -49,7 +53,13 @@ fn register_answers_queue_versions_and_limits() {
 fn register_response_validates_against_zulip_openapi() {
     let hamlet = Client::dev("hamlet@zulip.com");
     let body = hamlet
-        .post("/register", &[("client_capabilities", r#"{"notification_settings_null": true, "user_settings_object": true, "empty_topic_name": true}"#), ("include_subscribers", "true")])
+        .post(
+            "/register",
+            &[
+                ("client_capabilities", r#"{"notification_settings_null": true, "user_settings_object": true, "empty_topic_name": true}"#),
+                ("include_subscribers", "true"),
+            ],
+        )
         .success();
     let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/python/validate_register.py");
     let mut child = std::process::Command::new("python3")

@@ -73,7 +73,9 @@ fn protected_history_hides_messages_from_before_subscribing() {
     let othello = Client::dev("othello@zulip.com");
     let name = unique("protected");
     let subs = format!("[{{\"name\": \"{name}\"}}]");
-    hamlet.post("/users/me/subscriptions", &[("subscriptions", &subs), ("invite_only", "true"), ("history_public_to_subscribers", "false")]).success();
+    hamlet
+        .post("/users/me/subscriptions", &[("subscriptions", &subs), ("invite_only", "true"), ("history_public_to_subscribers", "false")])
+        .success();
     let before = send_to_channel(&hamlet, &name, "t", "before");
     let principals = format!("[{}]", othello.user_id);
     hamlet.post("/users/me/subscriptions", &[("subscriptions", &subs), ("principals", &principals)]).success();
@@ -88,7 +90,9 @@ fn public_history_is_visible_to_later_subscribers_of_private_channels() {
     let othello = Client::dev("othello@zulip.com");
     let name = unique("shared-history");
     let subs = format!("[{{\"name\": \"{name}\"}}]");
-    hamlet.post("/users/me/subscriptions", &[("subscriptions", &subs), ("invite_only", "true"), ("history_public_to_subscribers", "true")]).success();
+    hamlet
+        .post("/users/me/subscriptions", &[("subscriptions", &subs), ("invite_only", "true"), ("history_public_to_subscribers", "true")])
+        .success();
     let before = send_to_channel(&hamlet, &name, "t", "before");
     hamlet.post("/users/me/subscriptions", &[("subscriptions", &subs), ("principals", &format!("[{}]", othello.user_id))]).success();
     let m = fetch(&othello, before);
@@ -180,7 +184,8 @@ fn first_unread_anchor() {
     let sent: Vec<i64> = (0..3).map(|i| send_to_channel(&hamlet, &name, "t", &format!("m{i}"))).collect();
     othello.post("/messages/flags", &[("messages", &format!("[{}]", sent[0])), ("op", "add"), ("flag", "read")]).success();
     let narrow = narrow_channel_topic(&name, "t");
-    let body = othello.get("/messages", &[("anchor", "first_unread"), ("num_before", "0"), ("num_after", "0"), ("narrow", &narrow)]).success();
+    let body =
+        othello.get("/messages", &[("anchor", "first_unread"), ("num_before", "0"), ("num_after", "0"), ("narrow", &narrow)]).success();
     assert_eq!(body["anchor"], sent[1]);
     assert_eq!(ids(&body), vec![sent[1]]);
 }
@@ -192,7 +197,8 @@ fn dm_narrow_finds_the_conversation() {
     let marker = unique("dmnarrow");
     let a = send_direct(&hamlet, &[prospero.user_id], &marker);
     let b = send_direct(&prospero, &[hamlet.user_id], &marker);
-    let narrow = serde_json::json!([{"operator": "dm", "operand": [prospero.user_id]}, {"operator": "search", "operand": marker}]).to_string();
+    let narrow =
+        serde_json::json!([{"operator": "dm", "operand": [prospero.user_id]}, {"operator": "search", "operand": marker}]).to_string();
     let body = hamlet.get("/messages", &[("anchor", "newest"), ("num_before", "10"), ("num_after", "0"), ("narrow", &narrow)]).success();
     assert_eq!(ids(&body), vec![a, b]);
 }
@@ -223,7 +229,8 @@ fn is_starred_and_is_mentioned_narrows() {
     let body = othello.get("/messages", &[("anchor", "newest"), ("num_before", "10"), ("num_after", "0"), ("narrow", &starred)]).success();
     assert_eq!(ids(&body), vec![plain]);
     let mentioned = serde_json::json!([["stream", name], ["is", "mentioned"]]).to_string();
-    let body = othello.get("/messages", &[("anchor", "newest"), ("num_before", "10"), ("num_after", "0"), ("narrow", &mentioned)]).success();
+    let body =
+        othello.get("/messages", &[("anchor", "newest"), ("num_before", "10"), ("num_after", "0"), ("narrow", &mentioned)]).success();
     assert_eq!(ids(&body), vec![mention]);
 }
 
@@ -281,5 +288,7 @@ fn group_dm_narrow_and_is_unread() {
 #[test]
 fn num_before_and_num_after_are_required() {
     let hamlet = Client::dev("hamlet@zulip.com");
-    hamlet.get("/messages", &[("anchor", "newest"), ("num_after", "0")]).bad_request("REQUEST_VARIABLE_MISSING", "Missing 'num_before' argument");
+    hamlet
+        .get("/messages", &[("anchor", "newest"), ("num_after", "0")])
+        .bad_request("REQUEST_VARIABLE_MISSING", "Missing 'num_before' argument");
 }

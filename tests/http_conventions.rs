@@ -60,14 +60,7 @@ fn parameters_are_read_from_the_query_string_for_post() {
 
 #[test]
 fn multipart_bodies_are_accepted() {
-    let resp = request(
-        "POST",
-        "/dev_fetch_api_key",
-        &[],
-        Some(Body::Multipart(&[("username", "cordelia@zulip.com")])),
-        None,
-        None,
-    );
+    let resp = request("POST", "/dev_fetch_api_key", &[], Some(Body::Multipart(&[("username", "cordelia@zulip.com")])), None, None);
     assert_eq!(resp.success()["email"], "cordelia@zulip.com");
 }
 

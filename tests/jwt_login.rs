@@ -58,8 +58,22 @@ fn include_profile_adds_the_user_with_every_field() {
     let body = jwt_login(None, &[("token", &token), ("include_profile", "true")]).success();
     let user = &body["user"];
     for field in [
-        "user_id", "delivery_email", "email", "full_name", "date_joined", "is_active", "is_owner", "is_admin",
-        "is_guest", "is_bot", "bot_type", "bot_owner_id", "role", "timezone", "avatar_url", "avatar_version",
+        "user_id",
+        "delivery_email",
+        "email",
+        "full_name",
+        "date_joined",
+        "is_active",
+        "is_owner",
+        "is_admin",
+        "is_guest",
+        "is_bot",
+        "bot_type",
+        "bot_owner_id",
+        "role",
+        "timezone",
+        "avatar_url",
+        "avatar_version",
         "is_imported_stub",
     ] {
         assert!(user.get(field).is_some(), "missing {field} in {user:?}");
@@ -121,7 +135,7 @@ fn deactivated_user_is_refused() {
 fn organization_without_jwt_secret_refuses_jwt_login() {
     // `lear` has no JWT_SECRET_LEAR and no shared JWT_SECRET is set in development.
     let token = sign(DEV_SECRET, Some("king@lear.org"), Some(now() + 300));
-    let body: Value = jwt_login(Some("lear"), &[("token", &token)])
-        .bad_request("BAD_REQUEST", "JWT authentication is not enabled for this organization");
+    let body: Value =
+        jwt_login(Some("lear"), &[("token", &token)]).bad_request("BAD_REQUEST", "JWT authentication is not enabled for this organization");
     assert!(body.get("api_key").is_none());
 }

@@ -66,7 +66,13 @@ fn local_message_id_goes_only_to_the_sending_queue() {
     let hamlet = Client::dev("hamlet@zulip.com");
     let mut sending = register_for(&hamlet, r#"["message"]"#);
     let mut other = register_for(&hamlet, r#"["message"]"#);
-    let id = send_to_channel(&hamlet, "Denmark", &unique("local"), "echo", &[("queue_id", &sending.queue_id.clone()), ("local_id", "17.01"), ("read_by_sender", "true")]);
+    let id = send_to_channel(
+        &hamlet,
+        "Denmark",
+        &unique("local"),
+        "echo",
+        &[("queue_id", &sending.queue_id.clone()), ("local_id", "17.01"), ("read_by_sender", "true")],
+    );
     let mine = sending.wait_for("own message", message_with_id(id));
     assert_eq!(mine["local_message_id"], "17.01");
     assert!(mine["flags"].as_array().unwrap().iter().any(|f| f == "read"), "{mine}");
@@ -100,7 +106,10 @@ fn empty_topic_reads_as_display_name_without_the_capability() {
     let desdemona = Client::dev("desdemona@zulip.com");
     let cordelia = Client::dev("cordelia@zulip.com");
     let mut legacy = register(&cordelia, &[("event_types", r#"["message"]"#), ("client_gravatar", "false")]);
-    let mut modern = register(&cordelia, &[("event_types", r#"["message"]"#), ("client_capabilities", r#"{"empty_topic_name": true}"#), ("client_gravatar", "true")]);
+    let mut modern = register(
+        &cordelia,
+        &[("event_types", r#"["message"]"#), ("client_capabilities", r#"{"empty_topic_name": true}"#), ("client_gravatar", "true")],
+    );
     let id = send_to_channel(&desdemona, "Verona", "", &unique("empty topic "), &[]);
     let old = legacy.wait_for("message", message_with_id(id));
     assert_eq!(old["message"]["subject"], "general chat");
@@ -141,7 +150,13 @@ fn narrow_limits_message_events() {
 fn edits_deletions_and_reactions_reach_queues() {
     let iago = Client::dev("iago@zulip.com");
     let cordelia = Client::dev("cordelia@zulip.com");
-    let mut bulk = register(&cordelia, &[("event_types", r#"["update_message", "delete_message", "reaction"]"#), ("client_capabilities", r#"{"bulk_message_deletion": true}"#)]);
+    let mut bulk = register(
+        &cordelia,
+        &[
+            ("event_types", r#"["update_message", "delete_message", "reaction"]"#),
+            ("client_capabilities", r#"{"bulk_message_deletion": true}"#),
+        ],
+    );
     let mut single = register_for(&cordelia, r#"["delete_message"]"#);
     let id = send_to_channel(&iago, "Verona", &unique("edit"), "before", &[]);
     iago.patch(&format!("/messages/{id}"), &[("content", "after")]).success();
@@ -152,7 +167,9 @@ fn edits_deletions_and_reactions_reach_queues() {
     assert_eq!(reaction["op"], "add");
     assert_eq!(reaction["user_id"], cordelia.user_id);
     iago.delete(&format!("/messages/{id}"), &[]).success();
-    let deleted = bulk.wait_for("delete_message", |e| e["type"] == "delete_message" && e["message_ids"].as_array().is_some_and(|ids| ids.iter().any(|x| *x == id)));
+    let deleted = bulk.wait_for("delete_message", |e| {
+        e["type"] == "delete_message" && e["message_ids"].as_array().is_some_and(|ids| ids.iter().any(|x| *x == id))
+    });
     assert!(deleted.get("message_id").is_none());
     let one = single.wait_for("delete_message", |e| e["type"] == "delete_message" && e["message_id"] == id);
     assert!(one.get("message_ids").is_none());
@@ -176,7 +193,9 @@ fn subscription_add_and_remove_reach_the_subscriber() {
 #[test]
 fn user_topic_event_reaches_the_user() {
     let prospero = Client::dev("prospero@zulip.com");
-    let channel = prospero.post("/register", &[("fetch_event_types", r#"["subscription"]"#), ("event_types", r#"["realm_emoji"]"#)]).success()["subscriptions"]
+    let channel = prospero
+        .post("/register", &[("fetch_event_types", r#"["subscription"]"#), ("event_types", r#"["realm_emoji"]"#)])
+        .success()["subscriptions"]
         .as_array()
         .unwrap()
         .iter()
@@ -217,11 +236,19 @@ fn register_state_reflects_unread_messages() {
     assert!(entry["unread_message_ids"].as_array().unwrap().iter().any(|x| *x == id));
     let to = format!("[{}]", othello.user_id);
     let dm = iago.post("/messages", &[("type", "direct"), ("to", &to), ("content", "hi")]).success()["id"].as_i64().unwrap();
-    let state = othello.post("/register", &[("fetch_event_types", r#"["message", "update_message_flags", "recent_private_conversations"]"#)]).success();
+    let state = othello
+        .post("/register", &[("fetch_event_types", r#"["message", "update_message_flags", "recent_private_conversations"]"#)])
+        .success();
     let pms = state["unread_msgs"]["pms"].as_array().unwrap();
-    assert!(pms.iter().any(|p| p["other_user_id"] == iago.user_id && p["unread_message_ids"].as_array().unwrap().iter().any(|x| *x == dm)), "{pms:?}");
+    assert!(
+        pms.iter().any(|p| p["other_user_id"] == iago.user_id && p["unread_message_ids"].as_array().unwrap().iter().any(|x| *x == dm)),
+        "{pms:?}"
+    );
     let recent = state["recent_private_conversations"].as_array().unwrap();
-    assert!(recent.iter().any(|c| c["user_ids"] == serde_json::json!([iago.user_id]) && c["max_message_id"].as_i64().unwrap() >= dm), "{recent:?}");
+    assert!(
+        recent.iter().any(|c| c["user_ids"] == serde_json::json!([iago.user_id]) && c["max_message_id"].as_i64().unwrap() >= dm),
+        "{recent:?}"
+    );
 }
 
 #[test]
@@ -232,7 +259,9 @@ fn message_flag_updates_reach_the_user() {
     let mut queue = register_for(&shiva, r#"["update_message_flags"]"#);
     let ids = format!("[{id}]");
     shiva.post("/messages/flags", &[("messages", &ids), ("op", "add"), ("flag", "starred")]).success();
-    let event = queue.wait_for("update_message_flags", |e| e["type"] == "update_message_flags" && e["messages"].as_array().is_some_and(|m| m.iter().any(|x| *x == id)));
+    let event = queue.wait_for("update_message_flags", |e| {
+        e["type"] == "update_message_flags" && e["messages"].as_array().is_some_and(|m| m.iter().any(|x| *x == id))
+    });
     assert_eq!(event["flag"], "starred");
     assert_eq!(event["op"], "add");
 }

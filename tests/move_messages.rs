@@ -169,7 +169,12 @@ fn channel_move_change_all_moves_the_topic_with_a_new_name() {
     edit(
         &hamlet,
         b,
-        &[("stream_id", &to.to_string()), ("topic", "arrived"), ("propagate_mode", "change_all"), ("send_notification_to_new_thread", "false")],
+        &[
+            ("stream_id", &to.to_string()),
+            ("topic", "arrived"),
+            ("propagate_mode", "change_all"),
+            ("send_notification_to_new_thread", "false"),
+        ],
     )
     .success();
     assert!(human_ids(&hamlet, from, "travel").is_empty());
@@ -311,12 +316,8 @@ fn send_notification_to_old_thread_notifies_the_old_topic() {
     let (name, channel) = new_channel(&hamlet, &[], false, true);
     let a = send(&hamlet, channel, "mixed", "a");
     let b = send(&hamlet, channel, "mixed", "b");
-    edit(
-        &hamlet,
-        b,
-        &[("topic", "split"), ("send_notification_to_old_thread", "true"), ("send_notification_to_new_thread", "false")],
-    )
-    .success();
+    edit(&hamlet, b, &[("topic", "split"), ("send_notification_to_old_thread", "true"), ("send_notification_to_new_thread", "false")])
+        .success();
     assert_eq!(human_ids(&hamlet, channel, "mixed"), vec![a]);
     assert_eq!(
         notifications(&hamlet, channel, "mixed"),
@@ -330,12 +331,8 @@ fn no_notifications_when_both_flags_are_false() {
     let hamlet = hamlet();
     let (_, channel) = new_channel(&hamlet, &[], false, true);
     let id = send(&hamlet, channel, "quiet", "a");
-    edit(
-        &hamlet,
-        id,
-        &[("topic", "hush"), ("send_notification_to_old_thread", "false"), ("send_notification_to_new_thread", "false")],
-    )
-    .success();
+    edit(&hamlet, id, &[("topic", "hush"), ("send_notification_to_old_thread", "false"), ("send_notification_to_new_thread", "false")])
+        .success();
     assert_eq!(topic_ids(&hamlet, channel, "hush"), vec![id]);
     assert!(topic_messages(&hamlet, channel, "quiet").is_empty());
 }
@@ -417,7 +414,10 @@ fn protected_history_counts_only_accessible_messages_and_moves_them_without_erro
     wait_past_lear_limits();
     king.post(
         "/users/me/subscriptions",
-        &[("subscriptions", &serde_json::json!([{ "name": name }]).to_string()), ("principals", &serde_json::json!([goneril.user_id]).to_string())],
+        &[
+            ("subscriptions", &serde_json::json!([{ "name": name }]).to_string()),
+            ("principals", &serde_json::json!([goneril.user_id]).to_string()),
+        ],
     )
     .success();
     let seen = send(&king, from, "t", "after goneril joined");

@@ -33,7 +33,10 @@ fn administrator_creates_a_field_that_everyone_lists() {
     let iago = Client::dev("iago@zulip.com");
     let name = unique("Team");
     let body = iago
-        .post("/realm/profile_fields", &[("name", &name), ("hint", "Your team"), ("field_type", "1"), ("display_in_profile_summary", "true")])
+        .post(
+            "/realm/profile_fields",
+            &[("name", &name), ("hint", "Your team"), ("field_type", "1"), ("display_in_profile_summary", "true")],
+        )
         .success();
     let id = body["id"].as_i64().unwrap();
     assert_matches_openapi("POST", "/realm/profile_fields", &body);
@@ -55,7 +58,8 @@ fn administrator_creates_a_field_that_everyone_lists() {
 #[test]
 fn only_administrators_create_fields() {
     let hamlet = Client::dev("hamlet@zulip.com");
-    hamlet.post("/realm/profile_fields", &[("name", &unique("Nope")), ("field_type", "1")])
+    hamlet
+        .post("/realm/profile_fields", &[("name", &unique("Nope")), ("field_type", "1")])
         .bad_request("UNAUTHORIZED_PRINCIPAL", "Must be an organization administrator");
 }
 
@@ -150,10 +154,7 @@ fn users_value_must_list_existing_users() {
     let hamlet = Client::dev("hamlet@zulip.com");
     let othello = Client::dev("othello@zulip.com");
     set(&user, id, json!([hamlet.user_id, othello.user_id])).success();
-    assert_eq!(
-        profile_data(&user, user.user_id)[id.to_string()]["value"],
-        format!("[{}, {}]", hamlet.user_id, othello.user_id)
-    );
+    assert_eq!(profile_data(&user, user.user_id)[id.to_string()]["value"], format!("[{}, {}]", hamlet.user_id, othello.user_id));
     set(&user, id, json!([99999999])).bad_request("BAD_REQUEST", "Invalid user ID: 99999999");
     let king = Client::dev_in(Some("lear"), "king@lear.org");
     set(&user, id, json!([king.user_id])).bad_request("BAD_REQUEST", &format!("Invalid user ID: {}", king.user_id));

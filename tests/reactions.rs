@@ -95,9 +95,15 @@ fn flags_on_invisible_messages_are_invalid() {
 #[test]
 fn non_editable_and_unknown_flags_are_rejected() {
     let hamlet = Client::dev("hamlet@zulip.com");
-    hamlet.post("/messages/flags", &[("messages", "[]"), ("op", "add"), ("flag", "mentioned")]).bad_request("BAD_REQUEST", "Flag not editable: 'mentioned'");
-    hamlet.post("/messages/flags", &[("messages", "[]"), ("op", "add"), ("flag", "bogus")]).bad_request("BAD_REQUEST", "Invalid flag: 'bogus'");
-    hamlet.post("/messages/flags", &[("messages", "[]"), ("op", "toggle"), ("flag", "read")]).bad_request("BAD_REQUEST", "Invalid message flag operation: 'toggle'");
+    hamlet
+        .post("/messages/flags", &[("messages", "[]"), ("op", "add"), ("flag", "mentioned")])
+        .bad_request("BAD_REQUEST", "Flag not editable: 'mentioned'");
+    hamlet
+        .post("/messages/flags", &[("messages", "[]"), ("op", "add"), ("flag", "bogus")])
+        .bad_request("BAD_REQUEST", "Invalid flag: 'bogus'");
+    hamlet
+        .post("/messages/flags", &[("messages", "[]"), ("op", "toggle"), ("flag", "read")])
+        .bad_request("BAD_REQUEST", "Invalid message flag operation: 'toggle'");
 }
 
 #[test]
@@ -120,8 +126,12 @@ fn user_topic_visibility_policy() {
     let sid = channel_id.to_string();
     hamlet.post("/user_topics", &[("stream_id", &sid), ("topic", "quiet"), ("visibility_policy", "1")]).success();
     hamlet.post("/user_topics", &[("stream_id", &sid), ("topic", "quiet"), ("visibility_policy", "0")]).success();
-    hamlet.post("/user_topics", &[("stream_id", &sid), ("topic", "quiet"), ("visibility_policy", "7")]).bad_request("BAD_REQUEST", "Invalid visibility_policy");
-    hamlet.post("/user_topics", &[("stream_id", "99999999"), ("topic", "quiet"), ("visibility_policy", "1")]).bad_request("BAD_REQUEST", "Invalid channel ID");
+    hamlet
+        .post("/user_topics", &[("stream_id", &sid), ("topic", "quiet"), ("visibility_policy", "7")])
+        .bad_request("BAD_REQUEST", "Invalid visibility_policy");
+    hamlet
+        .post("/user_topics", &[("stream_id", "99999999"), ("topic", "quiet"), ("visibility_policy", "1")])
+        .bad_request("BAD_REQUEST", "Invalid channel ID");
 }
 
 #[test]

@@ -38,9 +38,7 @@ fn subject_is_an_alias_of_topic() {
     let hamlet = Client::dev("hamlet@zulip.com");
     let name = unique("send-subject");
     create_channel(&hamlet, &name, &[], &[]);
-    let id = hamlet
-        .post("/messages", &[("type", "stream"), ("to", &name), ("subject", "old name"), ("content", "x")])
-        .success()["id"]
+    let id = hamlet.post("/messages", &[("type", "stream"), ("to", &name), ("subject", "old name"), ("content", "x")]).success()["id"]
         .as_i64()
         .unwrap();
     assert_eq!(fetch(&hamlet, id)["subject"], "old name");
@@ -73,9 +71,7 @@ fn direct_message_by_user_ids() {
 fn direct_message_by_emails_and_private_alias() {
     let hamlet = Client::dev("hamlet@zulip.com");
     let cordelia = Client::dev("cordelia@zulip.com");
-    let id = hamlet
-        .post("/messages", &[("type", "private"), ("to", "[\"cordelia@zulip.com\"]"), ("content", "by email")])
-        .success()["id"]
+    let id = hamlet.post("/messages", &[("type", "private"), ("to", "[\"cordelia@zulip.com\"]"), ("content", "by email")]).success()["id"]
         .as_i64()
         .unwrap();
     assert_eq!(fetch(&cordelia, id)["content"], "<p>by email</p>");
@@ -159,7 +155,9 @@ fn invalid_type_is_rejected() {
 #[test]
 fn content_is_required_and_not_empty() {
     let hamlet = Client::dev("hamlet@zulip.com");
-    hamlet.post("/messages", &[("type", "stream"), ("to", "Verona"), ("topic", "t")]).bad_request("REQUEST_VARIABLE_MISSING", "Missing 'content' argument");
+    hamlet
+        .post("/messages", &[("type", "stream"), ("to", "Verona"), ("topic", "t")])
+        .bad_request("REQUEST_VARIABLE_MISSING", "Missing 'content' argument");
     hamlet
         .post("/messages", &[("type", "stream"), ("to", "Verona"), ("topic", "t"), ("content", "  ")])
         .bad_request("BAD_REQUEST", "Message must not be empty");
@@ -283,7 +281,10 @@ fn group_mention_reaches_members_of_subgroups() {
         .unwrap();
     let outer = unique("outer");
     hamlet
-        .post("/user_groups/create", &[("name", &outer), ("description", "outer"), ("members", "[]"), ("subgroups", &format!("[{inner_id}]"))])
+        .post(
+            "/user_groups/create",
+            &[("name", &outer), ("description", "outer"), ("members", "[]"), ("subgroups", &format!("[{inner_id}]"))],
+        )
         .success();
     let name = unique("group-mention");
     create_channel(&hamlet, &name, &[], &[othello.user_id, cordelia.user_id]);
@@ -333,7 +334,16 @@ fn topic_wildcard_sets_flag_for_topic_participants() {
 
 fn sixteen_extra_subscribers() -> Vec<i64> {
     let mut ids: Vec<i64> = (0..8).map(|i| user_id(&format!("extrauser{i}@zulip.com"))).collect();
-    for email in ["othello@zulip.com", "cordelia@zulip.com", "prospero@zulip.com", "aaron@zulip.com", "ZOE@zulip.com", "iago@zulip.com", "shiva@zulip.com", "desdemona@zulip.com"] {
+    for email in [
+        "othello@zulip.com",
+        "cordelia@zulip.com",
+        "prospero@zulip.com",
+        "aaron@zulip.com",
+        "ZOE@zulip.com",
+        "iago@zulip.com",
+        "shiva@zulip.com",
+        "desdemona@zulip.com",
+    ] {
         ids.push(user_id(email));
     }
     ids
@@ -358,8 +368,16 @@ fn topic_wildcard_in_busy_topic_needs_permission() {
     let name = unique("busy");
     let users = sixteen_extra_subscribers();
     create_channel(&hamlet, &name, &[], &users);
-    for email in ["othello@zulip.com", "cordelia@zulip.com", "prospero@zulip.com", "aaron@zulip.com", "ZOE@zulip.com",
-        "iago@zulip.com", "shiva@zulip.com", "desdemona@zulip.com"] {
+    for email in [
+        "othello@zulip.com",
+        "cordelia@zulip.com",
+        "prospero@zulip.com",
+        "aaron@zulip.com",
+        "ZOE@zulip.com",
+        "iago@zulip.com",
+        "shiva@zulip.com",
+        "desdemona@zulip.com",
+    ] {
         send_to_channel(&Client::dev(email), &name, "crowd", "me too");
     }
     for i in 0..8 {
@@ -378,14 +396,10 @@ fn starting_a_topic_follows_it_automatically() {
     let othello = Client::dev("othello@zulip.com");
     let name = unique("follow");
     create_channel(&hamlet, &name, &[], &[othello.user_id]);
-    let body = hamlet
-        .post("/messages", &[("type", "stream"), ("to", &name), ("topic", "new"), ("content", "first")])
-        .success();
+    let body = hamlet.post("/messages", &[("type", "stream"), ("to", &name), ("topic", "new"), ("content", "first")]).success();
     assert_eq!(body["automatic_new_visibility_policy"], 3);
     // Replying to someone else's topic does not (default: topics the user starts).
-    let body = othello
-        .post("/messages", &[("type", "stream"), ("to", &name), ("topic", "new"), ("content", "reply")])
-        .success();
+    let body = othello.post("/messages", &[("type", "stream"), ("to", &name), ("topic", "new"), ("content", "reply")]).success();
     assert!(body.get("automatic_new_visibility_policy").is_none(), "{body}");
     // And a second message in a followed topic changes nothing.
     let body = hamlet.post("/messages", &[("type", "stream"), ("to", &name), ("topic", "new"), ("content", "again")]).success();
@@ -417,9 +431,8 @@ fn channel_name_may_be_json_encoded() {
     let name = unique("json-name");
     let channel_id = create_channel(&hamlet, &name, &[], &[]);
     let to = serde_json::to_string(&name).unwrap();
-    let id = hamlet.post("/messages", &[("type", "stream"), ("to", &to), ("topic", "t"), ("content", "x")]).success()["id"]
-        .as_i64()
-        .unwrap();
+    let id =
+        hamlet.post("/messages", &[("type", "stream"), ("to", &to), ("topic", "t"), ("content", "x")]).success()["id"].as_i64().unwrap();
     assert_eq!(fetch(&hamlet, id)["stream_id"], channel_id);
 }
 

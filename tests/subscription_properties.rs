@@ -34,18 +34,24 @@ fn one_update_event_per_changed_property() {
     let othello = Client::dev("othello@zulip.com");
     let rome = subscription(&othello, "Rome")["stream_id"].as_i64().unwrap();
     let mut queue = register_for(&othello, r#"["subscription"]"#);
-    set(&othello, json!([
-        {"stream_id": rome, "property": "color", "value": "#123abc"},
-        {"stream_id": rome, "property": "pin_to_top", "value": true},
-        {"stream_id": rome, "property": "desktop_notifications", "value": false},
-    ]))
+    set(
+        &othello,
+        json!([
+            {"stream_id": rome, "property": "color", "value": "#123abc"},
+            {"stream_id": rome, "property": "pin_to_top", "value": true},
+            {"stream_id": rome, "property": "desktop_notifications", "value": false},
+        ]),
+    )
     .success();
     let seen = updates_of(&mut queue, rome);
-    assert_eq!(seen, vec![
-        ("color".to_string(), json!("#123abc")),
-        ("pin_to_top".to_string(), json!(true)),
-        ("desktop_notifications".to_string(), json!(false)),
-    ]);
+    assert_eq!(
+        seen,
+        vec![
+            ("color".to_string(), json!("#123abc")),
+            ("pin_to_top".to_string(), json!(true)),
+            ("desktop_notifications".to_string(), json!(false)),
+        ]
+    );
     let sub = subscription(&othello, "Rome");
     assert_eq!(sub["color"], "#123abc");
     assert_eq!(sub["pin_to_top"], true);
@@ -109,7 +115,14 @@ fn every_property_of_the_spec_is_accepted() {
     let shiva = Client::dev("shiva@zulip.com");
     let id = subscription(&shiva, "Scotland")["stream_id"].as_i64().unwrap();
     let mut queue = register_for(&shiva, r#"["subscription"]"#);
-    let props = ["pin_to_top", "desktop_notifications", "audible_notifications", "push_notifications", "email_notifications", "wildcard_mentions_notify"];
+    let props = [
+        "pin_to_top",
+        "desktop_notifications",
+        "audible_notifications",
+        "push_notifications",
+        "email_notifications",
+        "wildcard_mentions_notify",
+    ];
     let data: Vec<Value> = props.iter().map(|p| json!({"stream_id": id, "property": p, "value": true})).collect();
     set(&shiva, json!(data)).success();
     let seen = updates_of(&mut queue, id);
@@ -128,11 +141,10 @@ fn single_channel_patch_sets_one_property() {
     let path = format!("/users/me/subscriptions/{id}");
     prospero.patch(&path, &[("property", "color"), ("value", "#0a0b0c")]).success();
     prospero.patch(&path, &[("property", "is_muted"), ("value", "false")]).success();
-    assert_eq!(updates_of(&mut queue, id), vec![
-        ("color".to_string(), json!("#0a0b0c")),
-        ("in_home_view".to_string(), json!(true)),
-        ("is_muted".to_string(), json!(false)),
-    ]);
+    assert_eq!(
+        updates_of(&mut queue, id),
+        vec![("color".to_string(), json!("#0a0b0c")), ("in_home_view".to_string(), json!(true)), ("is_muted".to_string(), json!(false)),]
+    );
     assert_eq!(subscription(&prospero, "Scotland")["color"], "#0a0b0c");
     prospero.patch(&path, &[("property", "pin_to_top"), ("value", "maybe")]).error(400, "BAD_REQUEST");
 }

@@ -11,7 +11,8 @@ use serde_json::Value;
 
 fn channel_id(client: &Client, name: &str) -> i64 {
     let body = client.post("/register", &[("fetch_event_types", r#"["subscription"]"#), ("event_types", r#"["realm_emoji"]"#)]).success();
-    let id = body["subscriptions"].as_array().unwrap().iter().find(|s| s["name"] == name).expect("subscribed")["stream_id"].as_i64().unwrap();
+    let id =
+        body["subscriptions"].as_array().unwrap().iter().find(|s| s["name"] == name).expect("subscribed")["stream_id"].as_i64().unwrap();
     client.delete("/events", &[("queue_id", body["queue_id"].as_str().unwrap())]).success();
     id
 }
@@ -45,7 +46,8 @@ fn channel_typing_goes_only_to_queues_with_stream_typing_notifications() {
     let iago = Client::dev("iago@zulip.com");
     let cordelia = Client::dev("cordelia@zulip.com");
     let verona = channel_id(&iago, "Verona");
-    let mut capable = register(&cordelia, &[("event_types", r#"["typing"]"#), ("client_capabilities", r#"{"stream_typing_notifications": true}"#)]);
+    let mut capable =
+        register(&cordelia, &[("event_types", r#"["typing"]"#), ("client_capabilities", r#"{"stream_typing_notifications": true}"#)]);
     let mut legacy = register_for(&cordelia, r#"["typing"]"#);
     let verona_s = verona.to_string();
     iago.post("/typing", &[("op", "start"), ("type", "channel"), ("stream_id", &verona_s), ("topic", "castle")]).success();
@@ -65,7 +67,10 @@ fn stream_type_works_like_channel_and_no_topic_reads_as_empty() {
     let shiva = Client::dev("shiva@zulip.com");
     let prospero = Client::dev("prospero@zulip.com");
     let denmark = channel_id(&shiva, "Denmark");
-    let mut queue = register(&prospero, &[("event_types", r#"["typing"]"#), ("client_capabilities", r#"{"stream_typing_notifications": true, "empty_topic_name": true}"#)]);
+    let mut queue = register(
+        &prospero,
+        &[("event_types", r#"["typing"]"#), ("client_capabilities", r#"{"stream_typing_notifications": true, "empty_topic_name": true}"#)],
+    );
     let denmark_s = denmark.to_string();
     shiva.post("/typing", &[("op", "start"), ("type", "stream"), ("stream_id", &denmark_s), ("topic", "(no topic)")]).success();
     let event = queue.wait_for("channel typing", typing_from(&shiva));

@@ -61,7 +61,8 @@ fn invalid_role_is_refused() {
 fn members_cannot_change_roles() {
     let hamlet = Client::dev("hamlet@zulip.com");
     let user = new_user("nochange");
-    hamlet.patch(&format!("/users/{}", user.user_id), &[("role", "200")])
+    hamlet
+        .patch(&format!("/users/{}", user.user_id), &[("role", "200")])
         .bad_request("UNAUTHORIZED_PRINCIPAL", "Must be an organization administrator");
     assert_eq!(role_of(&hamlet, user.user_id), 400);
 }

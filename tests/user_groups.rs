@@ -152,11 +152,14 @@ fn members_are_added_and_removed() {
     assert!(!is_member(&hamlet, group, a.user_id, true));
 
     let again = json!([b.user_id]).to_string();
-    hamlet.post(&format!("/user_groups/{group}/members"), &[("add", &again)])
+    hamlet
+        .post(&format!("/user_groups/{group}/members"), &[("add", &again)])
         .bad_request("BAD_REQUEST", &format!("User {} is already a member of this group", b.user_id));
-    hamlet.post(&format!("/user_groups/{group}/members"), &[("delete", &delete)])
+    hamlet
+        .post(&format!("/user_groups/{group}/members"), &[("delete", &delete)])
         .bad_request("BAD_REQUEST", &format!("There is no member '{}' in this user group", a.user_id));
-    hamlet.post(&format!("/user_groups/{group}/members"), &[])
+    hamlet
+        .post(&format!("/user_groups/{group}/members"), &[])
         .bad_request("BAD_REQUEST", "Nothing to do. Specify at least one of \"add\" or \"delete\".");
     hamlet.post(&format!("/user_groups/{group}/members"), &[("add", "[99999999]")]).bad_request("BAD_REQUEST", "Invalid user ID: 99999999");
 }
@@ -177,17 +180,23 @@ fn subgroups_are_added_and_removed_without_cycles() {
     assert_eq!(all, json!([b, c]));
 
     // c -> a would close the cycle a -> b -> c -> a; a -> a too.
-    hamlet.post(&format!("/user_groups/{c}/subgroups"), &[("add", &json!([a]).to_string())])
+    hamlet
+        .post(&format!("/user_groups/{c}/subgroups"), &[("add", &json!([a]).to_string())])
         .bad_request("BAD_REQUEST", &format!("User group {c} is already a subgroup of one of the passed subgroups."));
-    hamlet.post(&format!("/user_groups/{a}/subgroups"), &[("add", &json!([a]).to_string())])
+    hamlet
+        .post(&format!("/user_groups/{a}/subgroups"), &[("add", &json!([a]).to_string())])
         .bad_request("BAD_REQUEST", &format!("User group {a} is already a subgroup of one of the passed subgroups."));
-    hamlet.post(&format!("/user_groups/{a}/subgroups"), &[("add", &json!([b]).to_string())])
+    hamlet
+        .post(&format!("/user_groups/{a}/subgroups"), &[("add", &json!([b]).to_string())])
         .bad_request("BAD_REQUEST", &format!("User group {b} is already a subgroup of this group."));
 
     hamlet.post(&format!("/user_groups/{a}/subgroups"), &[("delete", &json!([b]).to_string())]).success();
-    hamlet.post(&format!("/user_groups/{a}/subgroups"), &[("delete", &json!([b]).to_string())])
+    hamlet
+        .post(&format!("/user_groups/{a}/subgroups"), &[("delete", &json!([b]).to_string())])
         .bad_request("BAD_REQUEST", &format!("User group {b} is not a subgroup of this group."));
-    hamlet.post(&format!("/user_groups/{a}/subgroups"), &[("add", "[99999999]")]).bad_request("BAD_REQUEST", "Invalid user group ID: 99999999");
+    hamlet
+        .post(&format!("/user_groups/{a}/subgroups"), &[("add", "[99999999]")])
+        .bad_request("BAD_REQUEST", "Invalid user group ID: 99999999");
 }
 
 #[test]
@@ -205,7 +214,8 @@ fn outsiders_cannot_edit_a_group() {
     let hamlet = Client::dev("hamlet@zulip.com");
     let othello = Client::dev("othello@zulip.com");
     let group = create_group(&hamlet, &[hamlet.user_id], &[]);
-    othello.post(&format!("/user_groups/{group}/members"), &[("add", &json!([othello.user_id]).to_string())])
+    othello
+        .post(&format!("/user_groups/{group}/members"), &[("add", &json!([othello.user_id]).to_string())])
         .bad_request("BAD_REQUEST", "Insufficient permission");
     // Administrators may.
     let iago = Client::dev("iago@zulip.com");
@@ -217,20 +227,25 @@ fn group_names_are_checked() {
     let hamlet = Client::dev("hamlet@zulip.com");
     let name = unique("dupgroup");
     hamlet.post("/user_groups/create", &[("name", &name), ("description", "first")]).success();
-    hamlet.post("/user_groups/create", &[("name", &name), ("description", "second")])
+    hamlet
+        .post("/user_groups/create", &[("name", &name), ("description", "second")])
         .bad_request("BAD_REQUEST", &format!("User group '{name}' already exists."));
-    hamlet.post("/user_groups/create", &[("name", "role:mine"), ("description", "x")])
+    hamlet
+        .post("/user_groups/create", &[("name", "role:mine"), ("description", "x")])
         .bad_request("BAD_REQUEST", "User group name cannot start with 'role:'.");
-    hamlet.post("/user_groups/create", &[("name", " "), ("description", "x")])
+    hamlet
+        .post("/user_groups/create", &[("name", " "), ("description", "x")])
         .bad_request("BAD_REQUEST", "User group name cannot be empty.");
     hamlet.post("/user_groups/create", &[("name", &unique("nodesc"))]).error(400, "REQUEST_VARIABLE_MISSING");
-    hamlet.post("/user_groups/create", &[("name", &unique("badmember")), ("description", "x"), ("members", "[99999999]")])
+    hamlet
+        .post("/user_groups/create", &[("name", &unique("badmember")), ("description", "x"), ("members", "[99999999]")])
         .bad_request("BAD_REQUEST", "Invalid user ID: 99999999");
 }
 
 #[test]
 fn guests_cannot_create_groups() {
     let polonius = Client::dev("polonius@zulip.com");
-    polonius.post("/user_groups/create", &[("name", &unique("guestgroup")), ("description", "x")])
+    polonius
+        .post("/user_groups/create", &[("name", &unique("guestgroup")), ("description", "x")])
         .bad_request("BAD_REQUEST", "Not allowed for guest users");
 }

@@ -4,8 +4,22 @@ mod common;
 use common::*;
 
 const USER_FIELDS: &[&str] = &[
-    "user_id", "delivery_email", "email", "full_name", "date_joined", "is_active", "is_owner", "is_admin",
-    "is_guest", "is_bot", "bot_type", "bot_owner_id", "role", "timezone", "avatar_url", "avatar_version",
+    "user_id",
+    "delivery_email",
+    "email",
+    "full_name",
+    "date_joined",
+    "is_active",
+    "is_owner",
+    "is_admin",
+    "is_guest",
+    "is_bot",
+    "bot_type",
+    "bot_owner_id",
+    "role",
+    "timezone",
+    "avatar_url",
+    "avatar_version",
     "is_imported_stub",
 ];
 

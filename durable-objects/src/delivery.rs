@@ -27,9 +27,7 @@ pub fn queue_wants(spec: &QueueSpec, event: &Value) -> bool {
 
 /// Zulip's narrow filter of event queues, for the operators a queue narrow can hold.
 fn narrow_matches(narrow: &[(String, String)], message: &Value, flags: Option<&Value>) -> bool {
-    let has_flag = |flag: &str| {
-        flags.and_then(Value::as_array).is_some_and(|f| f.iter().any(|x| x == flag))
-    };
+    let has_flag = |flag: &str| flags.and_then(Value::as_array).is_some_and(|f| f.iter().any(|x| x == flag));
     let is_channel = message["type"] == "stream";
     narrow.iter().all(|(operator, operand)| match operator.as_str() {
         "stream" | "channel" => {
@@ -37,9 +35,7 @@ fn narrow_matches(narrow: &[(String, String)], message: &Value, flags: Option<&V
                 && (message["display_recipient"].as_str().is_some_and(|n| n.eq_ignore_ascii_case(operand))
                     || message["stream_id"].as_i64().is_some_and(|id| id.to_string() == *operand))
         }
-        "topic" | "subject" => {
-            is_channel && message["subject"].as_str().is_some_and(|t| t.to_lowercase() == operand.to_lowercase())
-        }
+        "topic" | "subject" => is_channel && message["subject"].as_str().is_some_and(|t| t.to_lowercase() == operand.to_lowercase()),
         "sender" => message["sender_email"].as_str().is_some_and(|e| e.eq_ignore_ascii_case(operand)),
         "is" => match operand.as_str() {
             "dm" | "private" => message["type"] == "private",
@@ -138,9 +134,7 @@ fn present_message_fields(spec: &QueueSpec, message: &mut Value) {
         message["subject"] = json!(spec.realm_empty_topic_display_name);
     }
     // With `client_gravatar` the client computes third-party avatar URLs itself.
-    if spec.client_gravatar
-        && message["avatar_url"].as_str().is_some_and(|u| u.starts_with("https://secure.gravatar.com/"))
-    {
+    if spec.client_gravatar && message["avatar_url"].as_str().is_some_and(|u| u.starts_with("https://secure.gravatar.com/")) {
         message["avatar_url"] = Value::Null;
     }
 }
@@ -240,7 +234,8 @@ mod tests {
         let mut s = spec();
         let event = json!({"type": "delete_message", "message_ids": [4, 5], "message_type": "stream"});
         assert_eq!(expand(&s, &event), vec![Some(4), Some(5)]);
-        let single = present(&s, "0:x", event.clone(), &Stored { id: 2, flags: None, part: Some(5), sender_queue_id: None, local_id: None });
+        let single =
+            present(&s, "0:x", event.clone(), &Stored { id: 2, flags: None, part: Some(5), sender_queue_id: None, local_id: None });
         assert_eq!(single["message_id"], 5);
         assert!(single.get("message_ids").is_none());
         s.capabilities.bulk_message_deletion = true;

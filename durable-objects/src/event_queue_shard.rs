@@ -140,11 +140,7 @@ impl DurableObject for EventQueueShard {
             queue_id: String,
             spec: String,
         }
-        let idle: Vec<Idle> = rows(
-            &self.sql(),
-            "SELECT queue_id, spec FROM queues WHERE last_poll < ?",
-            vec![V::from(now - timeout_ms)],
-        )?;
+        let idle: Vec<Idle> = rows(&self.sql(), "SELECT queue_id, spec FROM queues WHERE last_poll < ?", vec![V::from(now - timeout_ms)])?;
         let busy = self.waiters.borrow();
         let expired: Vec<&Idle> = idle.iter().filter(|q| !busy.get(&q.queue_id).is_some_and(|w| !w.is_empty())).collect();
         drop(busy);
@@ -178,9 +174,7 @@ impl EventQueueShard {
     }
 
     fn queue(&self, queue_id: &str) -> Result<Option<QueueRow>> {
-        Ok(rows(&self.sql(), "SELECT user_id, spec, last_id FROM queues WHERE queue_id = ?", vec![V::from(queue_id)])?
-            .into_iter()
-            .next())
+        Ok(rows(&self.sql(), "SELECT user_id, spec, last_id FROM queues WHERE queue_id = ?", vec![V::from(queue_id)])?.into_iter().next())
     }
 
     async fn create_queue(&self, new: NewQueue) -> Result<()> {
@@ -279,9 +273,8 @@ impl EventQueueShard {
         if !events.is_empty() {
             return Ok(Poll::Events(events));
         }
-        let id: LastId = sql
-            .exec("UPDATE queues SET last_id = last_id + 1 WHERE queue_id = ? RETURNING last_id", vec![V::from(queue_id)])?
-            .one()?;
+        let id: LastId =
+            sql.exec("UPDATE queues SET last_id = last_id + 1 WHERE queue_id = ? RETURNING last_id", vec![V::from(queue_id)])?.one()?;
         let _ = queue.last_id;
         run(&sql, "INSERT INTO queue_events (queue_id, id) VALUES (?, ?)", vec![V::from(queue_id), V::from(id.last_id)])?;
         Ok(Poll::Events(vec![delivery::heartbeat(id.last_id)]))

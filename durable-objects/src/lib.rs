@@ -13,8 +13,8 @@
 mod delivery;
 mod event_queue_shard;
 pub mod protocol;
-mod storage;
 mod realm_hub;
+mod storage;
 
 pub use event_queue_shard::EventQueueShard;
 pub use realm_hub::RealmHub;

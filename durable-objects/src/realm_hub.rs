@@ -231,7 +231,10 @@ impl RealmHub {
                 for entry in registry.by_user.get(&user.id).into_iter().flatten() {
                     if queue_wants(&entry.spec, &dispatch.event) {
                         realm = Some(entry.spec.realm_id);
-                        by_shard.entry(entry.shard).or_default().push(Target { queue_id: entry.queue_id.clone(), flags: user.flags.clone() });
+                        by_shard
+                            .entry(entry.shard)
+                            .or_default()
+                            .push(Target { queue_id: entry.queue_id.clone(), flags: user.flags.clone() });
                     }
                 }
             }

@@ -76,7 +76,11 @@ pub async fn check_create_bot(env: &Env, db: &D1Database, owner: &UserRow, bot: 
         timezone: "",
     };
     let bot_id = check_create_user(db, &new_user, None).await.map_err(|err| {
-        if err.msg.contains("already in use") { ApiError::bad_request("Username already in use") } else { err }
+        if err.msg.contains("already in use") {
+            ApiError::bad_request("Username already in use")
+        } else {
+            err
+        }
     })?;
     let api_key = do_issue_api_key(db, owner.realm_id, bot_id).await?;
 
@@ -84,11 +88,8 @@ pub async fn check_create_bot(env: &Env, db: &D1Database, owner: &UserRow, bot: 
     let everyone = users::all_in_realm(db, owner.realm_id).await?;
     let user = everyone.iter().find(|u| u.id == bot_id).cloned().ok_or_else(|| ApiError::internal("bot vanished"))?;
     let active: Vec<i64> = everyone.iter().filter(|u| u.is_active()).map(|u| u.id).collect();
-    let admins_and_owner: Vec<i64> = everyone
-        .iter()
-        .filter(|u| u.is_active() && (u.is_realm_admin() || u.id == owner.id))
-        .map(|u| u.id)
-        .collect();
+    let admins_and_owner: Vec<i64> =
+        everyone.iter().filter(|u| u.is_active() && (u.is_realm_admin() || u.id == owner.id)).map(|u| u.id).collect();
     let opts = UserDictOptions { realm_host, client_gravatar: false };
     let added = json!({ "type": "realm_user", "op": "add", "person": user_dict(&user, &user, &opts) });
     crate::actions::notify_users(env, owner.realm_id, &active, &added).await;

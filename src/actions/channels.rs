@@ -90,8 +90,7 @@ pub async fn check_subscribe(db: &D1Database, env: &Env, me: &UserRow, req: &Sub
     }
     // Distinct names, case-insensitively, in request order.
     let mut seen = HashSet::new();
-    let requested: Vec<&(String, String)> =
-        req.channels.iter().filter(|(n, _)| seen.insert(n.trim().to_lowercase())).collect();
+    let requested: Vec<&(String, String)> = req.channels.iter().filter(|(n, _)| seen.insert(n.trim().to_lowercase())).collect();
     let names: Vec<String> = requested.iter().map(|(n, _)| n.trim().to_string()).collect();
     let names_json = serde_json::to_string(&names)?;
     let target_ids: Vec<i64> = targets.iter().map(|u| u.id).collect();
@@ -110,8 +109,7 @@ pub async fn check_subscribe(db: &D1Database, env: &Env, me: &UserRow, req: &Sub
         ])
         .await?;
     let existing: Vec<ChannelViewRow> = lookup[0].results()?;
-    let already: HashSet<(i64, i64)> =
-        lookup[1].results::<SubscriberRow>()?.into_iter().map(|r| (r.user_id, r.channel_id)).collect();
+    let already: HashSet<(i64, i64)> = lookup[1].results::<SubscriberRow>()?.into_iter().map(|r| (r.user_id, r.channel_id)).collect();
 
     let mut unauthorized = Vec::new();
     let mut to_create: Vec<(String, String)> = Vec::new();
@@ -230,7 +228,8 @@ async fn emit_subscription_added(
     }
     for (user_id, subs) in per_user {
         let event = json!({ "type": "subscription", "op": "add", "subscriptions": subs });
-        send_event(env, realm_id, &Dispatch { event: &event, users: &[EventUser::plain(user_id)], sender_queue_id: None, local_id: None }).await;
+        send_event(env, realm_id, &Dispatch { event: &event, users: &[EventUser::plain(user_id)], sender_queue_id: None, local_id: None })
+            .await;
     }
     for (channel_id, user_ids) in per_channel {
         if let Some(c) = channels.iter().find(|c| c.id == channel_id) {
@@ -292,12 +291,14 @@ pub async fn check_unsubscribe(
         for (user_id, c) in &removals {
             let event = json!({ "type": "subscription", "op": "remove",
                 "subscriptions": [{ "name": c.name, "stream_id": c.id }] });
-            send_event(env, realm_id, &Dispatch { event: &event, users: &[EventUser::plain(*user_id)], sender_queue_id: None, local_id: None }).await;
-            let peers: Vec<EventUser> = subscribers
-                .iter()
-                .filter(|s| s.channel_id == c.id && s.user_id != *user_id)
-                .map(|s| EventUser::plain(s.user_id))
-                .collect();
+            send_event(
+                env,
+                realm_id,
+                &Dispatch { event: &event, users: &[EventUser::plain(*user_id)], sender_queue_id: None, local_id: None },
+            )
+            .await;
+            let peers: Vec<EventUser> =
+                subscribers.iter().filter(|s| s.channel_id == c.id && s.user_id != *user_id).map(|s| EventUser::plain(s.user_id)).collect();
             let event = json!({ "type": "subscription", "op": "peer_remove", "stream_ids": [c.id], "user_ids": [user_id] });
             send_event(env, realm_id, &Dispatch { event: &event, users: &peers, sender_queue_id: None, local_id: None }).await;
         }

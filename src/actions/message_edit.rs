@@ -50,11 +50,7 @@ pub async fn check_update_message(ctx: &RequestContext, user: &UserRow, message_
         None => None,
     };
 
-    let scope = if plan.is_moved() {
-        Some(load_move_scope(db, user, &message, &plan, &settings).await?)
-    } else {
-        None
-    };
+    let scope = if plan.is_moved() { Some(load_move_scope(db, user, &message, &plan, &settings).await?) } else { None };
     if let Some(scope) = &scope {
         if let Some(deadline) = rules::change_all_deadline(user, &plan, &settings) {
             rules::check_change_all_time_limit(&scope.source_topic(), deadline, now)?;
@@ -135,9 +131,8 @@ async fn render_checked(db: &D1Database, message: &MessageRow, settings: &RealmS
             user_groups::is_member_stmt(db, message.realm_id, settings.can_mention_many_users_group, message.sender_id, false)?,
         ])
         .await?;
-    let first = |i: usize, key: &str| -> ApiResult<i64> {
-        Ok(results[i].results::<Value>()?.first().and_then(|r| r[key].as_i64()).unwrap_or(0))
-    };
+    let first =
+        |i: usize, key: &str| -> ApiResult<i64> { Ok(results[i].results::<Value>()?.first().and_then(|r| r[key].as_i64()).unwrap_or(0)) };
     let may_mention_many = first(2, "is_member")? != 0;
     if rendered.stream_wildcard && !may_mention_many && first(0, "n")? > WILDCARD_MENTION_THRESHOLD {
         return Err(ApiError::stream_wildcard_mention_not_allowed());
@@ -190,9 +185,7 @@ impl MoveScope {
     /// Whether the target topic already had messages the mover can see.
     pub fn target_had_visible_messages(&self) -> bool {
         let same_topic_ids: BTreeSet<i64> = self.source.iter().map(|m| m.id).collect();
-        self.target
-            .iter()
-            .any(|m| !same_topic_ids.contains(&m.id) && (m.has_row != 0 || self.can_read_target_history))
+        self.target.iter().any(|m| !same_topic_ids.contains(&m.id) && (m.has_row != 0 || self.can_read_target_history))
     }
 
     /// The newest message of the target topic after the move, if any (id, send time, kind).
@@ -245,7 +238,10 @@ async fn load_move_scope(
     };
     // The empty-topic policy of the channel the messages land in.
     let landing = target_channel.as_ref().unwrap_or(&orig_channel);
-    crate::domain::topics::check_topic_allowed(&target_topic, crate::domain::topics::effective_topics_policy(&landing.topics_policy, settings))?;
+    crate::domain::topics::check_topic_allowed(
+        &target_topic,
+        crate::domain::topics::effective_topics_policy(&landing.topics_policy, settings),
+    )?;
     let can_read_orig_history = can_read_history(user, &orig_channel);
     let can_read_target_history = can_read_history(user, target_channel.as_ref().unwrap_or(&orig_channel));
     Ok(MoveScope { orig_channel, target_channel, source, target, subscribers, can_read_orig_history, can_read_target_history })
@@ -268,10 +264,7 @@ async fn apply(
     let db = &ctx.db;
     let orig_channel_id = message.channel_id;
     let target_channel_id = plan.stream_id.or(orig_channel_id);
-    let target_recipient_id = scope
-        .and_then(|s| s.target_channel.as_ref())
-        .map(|c| c.recipient_id)
-        .unwrap_or(message.recipient_id);
+    let target_recipient_id = scope.and_then(|s| s.target_channel.as_ref()).map(|c| c.recipient_id).unwrap_or(message.recipient_id);
     let target_topic = plan.topic.clone().unwrap_or_else(|| message.topic.clone());
     let moved_at = plan.counts_as_move().then_some(now);
 
@@ -374,12 +367,14 @@ async fn apply(
         shared_history_subscribers: &shared_history_subscribers,
         channel_name: channel_name.as_deref(),
     };
-    send_update_event(ctx, user, message, plan, rendered, scope, access.as_ref(), &recipients, &changed_ids, &topic_participants, now).await;
+    send_update_event(ctx, user, message, plan, rendered, scope, access.as_ref(), &recipients, &changed_ids, &topic_participants, now)
+        .await;
     if let (Some(access), Some(scope)) = (&access, scope) {
         if !access.losing_access.is_empty() {
             let event = rules::delete_message_event(&changed_ids, Some((scope.orig_channel.id, &message.topic)));
             let users: Vec<EventUser> = access.losing_access.iter().map(|id| EventUser::plain(*id)).collect();
-            events::send_event(&ctx.env, user.realm_id, &Dispatch { event: &event, users: &users, sender_queue_id: None, local_id: None }).await;
+            events::send_event(&ctx.env, user.realm_id, &Dispatch { event: &event, users: &users, sender_queue_id: None, local_id: None })
+                .await;
         }
     }
     Ok(Outcome { changed_ids })

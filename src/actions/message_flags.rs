@@ -2,8 +2,8 @@
 
 use serde::Deserialize;
 use serde_json::json;
-use worker::{D1Database, Env};
 use wasm_bindgen::JsValue;
+use worker::{D1Database, Env};
 
 use crate::db::user_messages::{self, flag_bit};
 use crate::db::users::UserRow;
@@ -145,14 +145,16 @@ pub async fn do_update_message_flags(
         .map(|f| f.id)
         .collect();
     if !changed.is_empty() {
-        let stmts = user_messages::update_flag_stmts(db, me.id, &serde_json::to_string(&changed)?, &serde_json::to_string(&historical)?, bit, add)?;
+        let stmts =
+            user_messages::update_flag_stmts(db, me.id, &serde_json::to_string(&changed)?, &serde_json::to_string(&historical)?, bit, add)?;
         db.batch(stmts).await?;
         let mut event = json!({ "type": "update_message_flags", "op": op, "operation": op, "flag": flag,
             "messages": changed, "all": false });
         if marking_unread {
             event["message_details"] = message_details(&found, &changed, me.id);
         }
-        send_event(env, me.realm_id, &Dispatch { event: &event, users: &[EventUser::plain(me.id)], sender_queue_id: None, local_id: None }).await;
+        send_event(env, me.realm_id, &Dispatch { event: &event, users: &[EventUser::plain(me.id)], sender_queue_id: None, local_id: None })
+            .await;
     }
     Ok(FlagsUpdate { messages: changed, ignored_because_not_subscribed_channels: marking_unread.then_some(ignored) })
 }

@@ -10,12 +10,12 @@ use crate::actions::message_delete;
 use crate::context::RequestContext;
 use crate::db::message_edits::{self as q, MoveChannelRow, SubscriberRow, KIND_NORMAL, KIND_RESOLVE_TOPIC_NOTIFICATION};
 use crate::db::messages::{self, MessageRow, NewMessage};
+use crate::db::realm_settings::RealmSettingsRow;
 use crate::db::user_messages::{self, flag_names, READ};
 use crate::db::users::{UserRow, COLUMNS as USER_COLUMNS};
 use crate::domain::edit_rendering;
 use crate::domain::message_edit::{self as rules, EditPlan, RESOLVE_UNDO_GRACE_SECONDS};
 use crate::domain::messages::{message_dict, MessageContext, MessageOptions};
-use crate::db::realm_settings::RealmSettingsRow;
 use crate::error::{ApiError, ApiResult};
 use crate::events::{self, Dispatch, EventUser};
 
@@ -46,7 +46,8 @@ pub async fn after_move(ctx: &RequestContext, editor: &UserRow, n: &MoveNotice<'
             }
             _ => {
                 let text = rules::resolve_notification(editor, plan.topic_resolved);
-                send_bot_message(ctx, editor, n.settings, n.orig_channel, target_topic, &text, KIND_RESOLVE_TOPIC_NOTIFICATION, now).await?;
+                send_bot_message(ctx, editor, n.settings, n.orig_channel, target_topic, &text, KIND_RESOLVE_TOPIC_NOTIFICATION, now)
+                    .await?;
             }
         }
     }
@@ -54,7 +55,8 @@ pub async fn after_move(ctx: &RequestContext, editor: &UserRow, n: &MoveNotice<'
     if n.notify_new {
         let old_location = rules::topic_link(&ctx.base_url, n.orig_channel.id, &n.orig_channel.name, orig_topic);
         let link = rules::narrow_url(&ctx.base_url, n.target_channel.id, &n.target_channel.name, target_topic, Some(n.message.id));
-        let text = rules::new_thread_notification(plan, n.moved_all_visible, n.target_had_visible_messages, count, editor, &old_location, &link);
+        let text =
+            rules::new_thread_notification(plan, n.moved_all_visible, n.target_had_visible_messages, count, editor, &old_location, &link);
         if let Some(text) = text {
             send_bot_message(ctx, editor, n.settings, n.target_channel, target_topic, &text, KIND_NORMAL, now).await?;
         }
@@ -99,12 +101,17 @@ async fn send_bot_message(
         ])
         .await?;
     let bot: UserRow = setup[1].results()?.into_iter().next().ok_or_else(|| ApiError::internal("notification bot missing"))?;
-    let subscribers: Vec<i64> =
-        setup[2].results::<SubscriberRow>()?.into_iter().filter(|s| s.active != 0).map(|s| s.user_id).collect();
+    let subscribers: Vec<i64> = setup[2].results::<SubscriberRow>()?.into_iter().filter(|s| s.active != 0).map(|s| s.user_id).collect();
     let rendered = edit_rendering::render(db, realm_id, content).await?;
     let rows: Vec<(i64, i64)> = subscribers
         .iter()
-        .map(|id| (*id, if *id == acting.id { READ } else { 0 } | if rendered.mentioned_user_ids.contains(id) { user_messages::MENTIONED } else { 0 }))
+        .map(|id| {
+            (
+                *id,
+                if *id == acting.id { READ } else { 0 }
+                    | if rendered.mentioned_user_ids.contains(id) { user_messages::MENTIONED } else { 0 },
+            )
+        })
         .collect();
     let rows_json = serde_json::to_string(&rows.iter().map(|(u, f)| [*u, *f]).collect::<Vec<_>>())?;
     let insert = messages::insert_stmt(

@@ -10,7 +10,9 @@ use worker::{query, D1Database, Env};
 
 use crate::actions::channels::Principal;
 use crate::db::direct_message_groups;
-use crate::db::messages::{self, MessageRow, NewMessage, RecipientRef, RECIPIENT_CHANNEL, RECIPIENT_DIRECT_MESSAGE_GROUP, RECIPIENT_PERSONAL};
+use crate::db::messages::{
+    self, MessageRow, NewMessage, RecipientRef, RECIPIENT_CHANNEL, RECIPIENT_DIRECT_MESSAGE_GROUP, RECIPIENT_PERSONAL,
+};
 use crate::db::realm_settings::{self, RealmSettingsRow};
 use crate::db::subscriptions::{self, ChannelViewRow};
 use crate::db::user_groups;
@@ -116,8 +118,17 @@ pub fn normalize_content(content: &str, max_len: i64) -> ApiResult<String> {
 pub fn default_read_by_sender(client: &str) -> bool {
     let name = client.to_lowercase();
     [
-        "zulipandroid", "zulipios", "zulipdesktop", "zulipmobile", "zulipelectron", "zulipterminal", "snipe",
-        "website", "ios", "android", "zulipflutter",
+        "zulipandroid",
+        "zulipios",
+        "zulipdesktop",
+        "zulipmobile",
+        "zulipelectron",
+        "zulipterminal",
+        "snipe",
+        "website",
+        "ios",
+        "android",
+        "zulipflutter",
     ]
     .contains(&name.as_str())
         || name.contains("desktop app")
@@ -172,8 +183,7 @@ pub async fn check_send_message(db: &D1Database, env: &Env, me: &UserRow, req: &
     ];
     batch.extend(resolution_stmts(db, realm_id, &refs)?);
     let results = db.batch(batch).await?;
-    let settings: RealmSettingsRow =
-        results[0].results()?.into_iter().next().ok_or_else(|| ApiError::internal("no realm settings"))?;
+    let settings: RealmSettingsRow = results[0].results()?.into_iter().next().ok_or_else(|| ApiError::internal("no realm settings"))?;
     let channel: Option<ChannelViewRow> = results[1].results()?.into_iter().next();
     let named_users: Vec<UserRow> = results[2].results()?;
     let policies: Option<SenderPolicies> = results[3].results()?.into_iter().next();
@@ -364,11 +374,8 @@ pub async fn check_send_message(db: &D1Database, env: &Env, me: &UserRow, req: &
         }
     }
     let results = db.batch(writes).await?;
-    let inserted: Inserted = results[insert_index]
-        .results()?
-        .into_iter()
-        .next()
-        .ok_or_else(|| ApiError::internal("message insert returned no id"))?;
+    let inserted: Inserted =
+        results[insert_index].results()?.into_iter().next().ok_or_else(|| ApiError::internal("message insert returned no id"))?;
 
     // --- Events, after the write committed.
     let (recipient_type, recipient_type_id) = match (&recipient, channel_row.as_ref()) {
@@ -422,8 +429,7 @@ pub async fn check_send_message(db: &D1Database, env: &Env, me: &UserRow, req: &
         map.remove("flags");
     }
     let event = json!({ "type": "message", "message": dict, "raw_content": content });
-    let event_users: Vec<EventUser> =
-        rows.iter().map(|(id, bits)| EventUser { id: *id, flags: Some(flag_names(Some(*bits))) }).collect();
+    let event_users: Vec<EventUser> = rows.iter().map(|(id, bits)| EventUser { id: *id, flags: Some(flag_names(Some(*bits))) }).collect();
     send_event(
         env,
         realm_id,
@@ -433,13 +439,19 @@ pub async fn check_send_message(db: &D1Database, env: &Env, me: &UserRow, req: &
     if let (Some(policy), Some(c)) = (auto_policy, channel_row.as_ref()) {
         let event = json!({ "type": "user_topic", "stream_id": c.id, "topic_name": topic,
             "last_updated": now, "visibility_policy": policy });
-        send_event(env, realm_id, &Dispatch { event: &event, users: &[EventUser::plain(me.id)], sender_queue_id: None, local_id: None }).await;
+        send_event(env, realm_id, &Dispatch { event: &event, users: &[EventUser::plain(me.id)], sender_queue_id: None, local_id: None })
+            .await;
     }
     if let Some(c) = channel_row.as_ref() {
         for user_id in &mention_follows {
             let event = json!({ "type": "user_topic", "stream_id": c.id, "topic_name": topic,
                 "last_updated": now, "visibility_policy": user_topics::FOLLOWED });
-            send_event(env, realm_id, &Dispatch { event: &event, users: &[EventUser::plain(*user_id)], sender_queue_id: None, local_id: None }).await;
+            send_event(
+                env,
+                realm_id,
+                &Dispatch { event: &event, users: &[EventUser::plain(*user_id)], sender_queue_id: None, local_id: None },
+            )
+            .await;
         }
     }
     Ok(SentMessage { id: inserted.id, automatic_new_visibility_policy: auto_policy })

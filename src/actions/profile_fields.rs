@@ -83,7 +83,8 @@ pub async fn check_profile_data(db: &D1Database, acting: &UserRow, target: &User
     let mut changes: Vec<ProfileChange> = Vec::new();
     let mut user_ids: Vec<i64> = Vec::new();
     for entry in data {
-        let id = entry.get("id").and_then(Value::as_i64).ok_or_else(|| ApiError::invalid_argument("data", "a list of {id, value} objects"))?;
+        let id =
+            entry.get("id").and_then(Value::as_i64).ok_or_else(|| ApiError::invalid_argument("data", "a list of {id, value} objects"))?;
         let value = entry.get("value").ok_or_else(|| ApiError::invalid_argument("data", "a list of {id, value} objects"))?;
         let field = fields.iter().find(|f| f.id == id).ok_or_else(|| ApiError::bad_request(format!("Field id {id} not found.")))?;
         if field.editable_by_user == 0 && !acting.is_realm_admin() {

@@ -23,8 +23,7 @@ struct UserIdRow {
 
 /// The users who see the message's reactions change: those with a row for it.
 async fn audience(db: &D1Database, message_id: i64, actor: i64) -> ApiResult<Vec<EventUser>> {
-    let rows: Vec<UserIdRow> =
-        crate::db::all(query!(db, "SELECT user_id FROM user_messages WHERE message_id = ?1", message_id)?).await?;
+    let rows: Vec<UserIdRow> = crate::db::all(query!(db, "SELECT user_id FROM user_messages WHERE message_id = ?1", message_id)?).await?;
     let mut ids: Vec<i64> = rows.into_iter().map(|r| r.user_id).collect();
     if !ids.contains(&actor) {
         ids.push(actor);

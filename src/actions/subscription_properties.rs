@@ -20,10 +20,7 @@ pub async fn check_update_subscription_properties(ctx: &RequestContext, user: &U
     let ids_json = serde_json::to_string(&ids)?;
     let results = ctx
         .db
-        .batch(vec![
-            db::channels_stmt(&ctx.db, user.realm_id, &ids_json)?,
-            db::of_user_stmt(&ctx.db, user.realm_id, user.id, &ids_json)?,
-        ])
+        .batch(vec![db::channels_stmt(&ctx.db, user.realm_id, &ids_json)?, db::of_user_stmt(&ctx.db, user.realm_id, user.id, &ids_json)?])
         .await?;
     let channels: HashMap<i64, ChannelAccessRow> = results[0].results::<ChannelAccessRow>()?.into_iter().map(|c| (c.id, c)).collect();
     let subs: HashMap<i64, SubscriptionRow> =
@@ -47,7 +44,8 @@ pub async fn check_update_subscription_properties(ctx: &RequestContext, user: &U
     let me = [EventUser::plain(user.id)];
     for change in changes {
         for event in update_events(change) {
-            events::send_event(&ctx.env, user.realm_id, &Dispatch { event: &event, users: &me, sender_queue_id: None, local_id: None }).await;
+            events::send_event(&ctx.env, user.realm_id, &Dispatch { event: &event, users: &me, sender_queue_id: None, local_id: None })
+                .await;
         }
     }
     Ok(())

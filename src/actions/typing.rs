@@ -28,7 +28,8 @@ pub async fn check_send_typing_notification(ctx: &RequestContext, sender: &UserR
             ids.push(sender.id);
             ids.sort_unstable();
             ids.dedup();
-            let found: Vec<Recipient> = crate::db::all(db::users_by_ids_stmt(&ctx.db, sender.realm_id, &serde_json::to_string(&ids)?)?).await?;
+            let found: Vec<Recipient> =
+                crate::db::all(db::users_by_ids_stmt(&ctx.db, sender.realm_id, &serde_json::to_string(&ids)?)?).await?;
             if let Some(bad) = to.iter().find(|id| !found.iter().any(|u| u.id == **id)) {
                 return Err(ApiError::bad_request(format!("Invalid user ID {bad}")));
             }
@@ -57,12 +58,16 @@ pub async fn check_send_typing_notification(ctx: &RequestContext, sender: &UserR
             let topic = if topic == "(no topic)" || topic == display { String::new() } else { topic };
             let _ = channel.is_archived;
             let notify: Vec<i64> = subscribers.iter().filter(|u| u.id != sender.id).map(|u| u.id).collect();
-            (json!({"type": "typing", "op": op, "message_type": "stream", "sender": sender_dict, "stream_id": channel.id, "topic": topic}), notify)
+            (
+                json!({"type": "typing", "op": op, "message_type": "stream", "sender": sender_dict, "stream_id": channel.id, "topic": topic}),
+                notify,
+            )
         }
     };
     let users: Vec<EventUser> = notify.into_iter().map(EventUser::plain).collect();
     if !users.is_empty() {
-        events::send_event(&ctx.env, sender.realm_id, &Dispatch { event: &event, users: &users, sender_queue_id: None, local_id: None }).await;
+        events::send_event(&ctx.env, sender.realm_id, &Dispatch { event: &event, users: &users, sender_queue_id: None, local_id: None })
+            .await;
     }
     Ok(())
 }

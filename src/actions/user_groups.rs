@@ -123,10 +123,15 @@ pub async fn check_create_group(env: &Env, db: &D1Database, creator: &UserRow, g
         subgroups_json: &ids_json(&subgroups),
     };
     let id = user_groups::insert(db, &new_group, crate::db::now()).await.map_err(|err| {
-        if err.to_string().contains("UNIQUE") { ApiError::bad_request(already.clone()) } else { ApiError::from(err) }
+        if err.to_string().contains("UNIQUE") {
+            ApiError::bad_request(already.clone())
+        } else {
+            ApiError::from(err)
+        }
     })?;
     if let Some(row) = user_groups::by_id(db, creator.realm_id, id).await? {
-        notify(env, db, creator.realm_id, json!({ "type": "user_group", "op": "add", "group": group_dict(&row, &members, &subgroups) })).await?;
+        notify(env, db, creator.realm_id, json!({ "type": "user_group", "op": "add", "group": group_dict(&row, &members, &subgroups) }))
+            .await?;
     }
     Ok(id)
 }
@@ -159,14 +164,22 @@ pub async fn check_update_members(env: &Env, db: &D1Database, user: &UserRow, gr
         notify(env, db, user.realm_id, json!({ "type": "user_group", "op": "add_members", "group_id": group.id, "user_ids": add })).await?;
     }
     if !delete.is_empty() {
-        notify(env, db, user.realm_id, json!({ "type": "user_group", "op": "remove_members", "group_id": group.id, "user_ids": delete })).await?;
+        notify(env, db, user.realm_id, json!({ "type": "user_group", "op": "remove_members", "group_id": group.id, "user_ids": delete }))
+            .await?;
     }
     Ok(())
 }
 
 /// `POST /user_groups/{id}/subgroups`: additions must be new and must not make a cycle
 /// (the group may not be reachable from a new subgroup); removals must be direct subgroups.
-pub async fn check_update_subgroups(env: &Env, db: &D1Database, user: &UserRow, group_id: i64, add: &[i64], delete: &[i64]) -> ApiResult<()> {
+pub async fn check_update_subgroups(
+    env: &Env,
+    db: &D1Database,
+    user: &UserRow,
+    group_id: i64,
+    add: &[i64],
+    delete: &[i64],
+) -> ApiResult<()> {
     if add.is_empty() && delete.is_empty() {
         return Err(ApiError::bad_request("Nothing to do. Specify at least one of \"add\" or \"delete\"."));
     }
@@ -182,10 +195,7 @@ pub async fn check_update_subgroups(env: &Env, db: &D1Database, user: &UserRow, 
         return Err(ApiError::bad_request(format!("User group {id} is not a subgroup of this group.")));
     }
     if !add.is_empty() && user_groups::recursive_subgroup_ids(db, &ids_json(&add)).await?.contains(&group.id) {
-        return Err(ApiError::bad_request(format!(
-            "User group {} is already a subgroup of one of the passed subgroups.",
-            group.id
-        )));
+        return Err(ApiError::bad_request(format!("User group {} is already a subgroup of one of the passed subgroups.", group.id)));
     }
     let mut stmts = Vec::new();
     if !add.is_empty() {
@@ -196,10 +206,22 @@ pub async fn check_update_subgroups(env: &Env, db: &D1Database, user: &UserRow, 
     }
     db.batch(stmts).await?;
     if !add.is_empty() {
-        notify(env, db, user.realm_id, json!({ "type": "user_group", "op": "add_subgroups", "group_id": group.id, "direct_subgroup_ids": add })).await?;
+        notify(
+            env,
+            db,
+            user.realm_id,
+            json!({ "type": "user_group", "op": "add_subgroups", "group_id": group.id, "direct_subgroup_ids": add }),
+        )
+        .await?;
     }
     if !delete.is_empty() {
-        notify(env, db, user.realm_id, json!({ "type": "user_group", "op": "remove_subgroups", "group_id": group.id, "direct_subgroup_ids": delete })).await?;
+        notify(
+            env,
+            db,
+            user.realm_id,
+            json!({ "type": "user_group", "op": "remove_subgroups", "group_id": group.id, "direct_subgroup_ids": delete }),
+        )
+        .await?;
     }
     Ok(())
 }

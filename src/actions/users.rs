@@ -3,8 +3,11 @@
 use serde_json::{json, Value};
 use worker::D1Database;
 
-use crate::db::{self, api_keys, users::{self, NewUser, UserRow}};
 use crate::db::users::{ROLE_ADMINISTRATOR, ROLE_GUEST, ROLE_MEMBER, ROLE_MODERATOR, ROLE_OWNER};
+use crate::db::{
+    self, api_keys,
+    users::{self, NewUser, UserRow},
+};
 use crate::domain::users::{check_full_name, user_dict, UserDictOptions};
 use crate::error::{ApiError, ApiResult};
 use crate::secrets;
@@ -52,7 +55,6 @@ pub async fn check_create_user(db: &D1Database, new_user: &NewUser<'_>, password
         }
     })
 }
-
 
 /// Zulip's minimum password length (PASSWORD_MIN_LENGTH).
 pub const PASSWORD_MIN_LENGTH: usize = 6;

@@ -30,7 +30,8 @@ pub async fn create_bot(ctx: &RequestContext) -> ApiResult<Reply> {
     let bot_type = ctx.params.int("bot_type")?.unwrap_or(GENERIC_BOT);
     let service_name = ctx.params.str("service_name")?;
     let payload_url = json_or_plain(ctx, "payload_url")?;
-    for name in ["interface_type", "config_data", "default_sending_stream", "default_events_register_stream", "default_all_public_streams"] {
+    for name in ["interface_type", "config_data", "default_sending_stream", "default_events_register_stream", "default_all_public_streams"]
+    {
         ctx.params.accept(name);
     }
     let bot = NewBot {

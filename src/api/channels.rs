@@ -57,11 +57,14 @@ pub async fn unsubscribe(ctx: &RequestContext) -> ApiResult<Reply> {
 }
 
 /// The caller's view of every channel, the system groups, and (if asked) subscribers.
-async fn load_channels(ctx: &RequestContext, realm_id: i64, user_id: i64, with_subscribers: bool) -> ApiResult<(Vec<ChannelViewRow>, SystemGroups, HashMap<i64, Vec<i64>>)> {
-    let mut batch = vec![
-        subscriptions::all_for_user_stmt(&ctx.db, realm_id, user_id)?,
-        subscriptions::system_groups_stmt(&ctx.db, realm_id)?,
-    ];
+async fn load_channels(
+    ctx: &RequestContext,
+    realm_id: i64,
+    user_id: i64,
+    with_subscribers: bool,
+) -> ApiResult<(Vec<ChannelViewRow>, SystemGroups, HashMap<i64, Vec<i64>>)> {
+    let mut batch =
+        vec![subscriptions::all_for_user_stmt(&ctx.db, realm_id, user_id)?, subscriptions::system_groups_stmt(&ctx.db, realm_id)?];
     if with_subscribers {
         batch.push(worker::query!(
             &ctx.db,
@@ -170,8 +173,7 @@ pub async fn get_stream(ctx: &RequestContext, id: &str) -> ApiResult<Reply> {
 pub async fn get_stream_id(ctx: &RequestContext) -> ApiResult<Reply> {
     let me = ctx.user().await?;
     let name = ctx.params.required_str("stream")?;
-    let channel: Option<ChannelViewRow> =
-        db::first(subscriptions::by_name_for_user_stmt(&ctx.db, me.realm_id, me.id, &name)?).await?;
+    let channel: Option<ChannelViewRow> = db::first(subscriptions::by_name_for_user_stmt(&ctx.db, me.realm_id, me.id, &name)?).await?;
     match channel {
         Some(c) if can_see_channel(&me, &c) => Ok(Reply::json(json!({ "stream_id": c.id }))),
         _ => Err(ApiError::bad_request(format!("Invalid channel name '{name}'"))),
@@ -187,8 +189,7 @@ pub async fn get_stream_members(ctx: &RequestContext, id: &str) -> ApiResult<Rep
     if channel.is_private() && !channel.subscribed() && !me.is_realm_admin() {
         return Err(ApiError::bad_request("Invalid channel ID"));
     }
-    let rows: Vec<SubscriberRow> =
-        db::all(subscriptions::subscribers_stmt(&ctx.db, me.realm_id, &format!("[{}]", channel.id))?).await?;
+    let rows: Vec<SubscriberRow> = db::all(subscriptions::subscribers_stmt(&ctx.db, me.realm_id, &format!("[{}]", channel.id))?).await?;
     let ids: Vec<i64> = rows.into_iter().map(|r| r.user_id).collect();
     Ok(Reply::json(json!({ "subscribers": ids })))
 }

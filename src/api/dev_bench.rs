@@ -8,7 +8,11 @@ use crate::error::{ApiError, ApiResult};
 use crate::response::Reply;
 
 fn require_development(ctx: &RequestContext) -> ApiResult<()> {
-    if ctx.settings.development { Ok(()) } else { Err(ApiError::not_found()) }
+    if ctx.settings.development {
+        Ok(())
+    } else {
+        Err(ApiError::not_found())
+    }
 }
 
 /// # `GET /dev_bench/noop`

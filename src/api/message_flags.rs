@@ -58,6 +58,11 @@ pub async fn update_user_topic(ctx: &RequestContext) -> ApiResult<Reply> {
     user_topics::upsert_stmt(&ctx.db, me.realm_id, me.id, channel.id, &topic, policy, now)?.run().await?;
     let event = json!({ "type": "user_topic", "stream_id": channel.id, "topic_name": topic,
         "last_updated": now, "visibility_policy": policy });
-    send_event(&ctx.env, me.realm_id, &Dispatch { event: &event, users: &[EventUser::plain(me.id)], sender_queue_id: None, local_id: None }).await;
+    send_event(
+        &ctx.env,
+        me.realm_id,
+        &Dispatch { event: &event, users: &[EventUser::plain(me.id)], sender_queue_id: None, local_id: None },
+    )
+    .await;
     Ok(Reply::ok())
 }

@@ -264,9 +264,7 @@ pub async fn get_messages(ctx: &RequestContext) -> ApiResult<Reply> {
 async fn first_unread(ctx: &RequestContext, from: &str, where_clause: &str, params: &[JsValue]) -> ApiResult<i64> {
     let stmt = ctx
         .db
-        .prepare(format!(
-            "SELECT MIN(m.id) AS id {from} WHERE {where_clause} AND um.user_id IS NOT NULL AND (um.flags & 1) = 0"
-        ))
+        .prepare(format!("SELECT MIN(m.id) AS id {from} WHERE {where_clause} AND um.user_id IS NOT NULL AND (um.flags & 1) = 0"))
         .bind(params)?;
     let row: Option<IdRow> = stmt.first(None).await?;
     Ok(row.and_then(|r| r.id).unwrap_or(LARGER_THAN_MAX_MESSAGE_ID))

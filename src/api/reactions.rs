@@ -2,8 +2,8 @@
 
 use crate::actions::reactions::{do_add_reaction, do_remove_reaction, Emoji};
 use crate::context::RequestContext;
-use crate::emoji;
 use crate::domain::messages::{access_message, invalid_message};
+use crate::emoji;
 use crate::error::{ApiError, ApiResult};
 use crate::response::Reply;
 
@@ -38,9 +38,7 @@ fn resolve_emoji(name: String, code: Option<String>, reaction_type: Option<Strin
             }
             Ok(Emoji { name, code, reaction_type: "unicode_emoji".into() })
         }
-        "zulip_extra_emoji" if code == "zulip" && name == "zulip" => {
-            Ok(Emoji { name, code, reaction_type: "zulip_extra_emoji".into() })
-        }
+        "zulip_extra_emoji" if code == "zulip" && name == "zulip" => Ok(Emoji { name, code, reaction_type: "zulip_extra_emoji".into() }),
         "zulip_extra_emoji" => Err(ApiError::bad_request("Invalid emoji code.")),
         _ => Err(ApiError::bad_request("Invalid custom emoji.")),
     }

@@ -13,10 +13,8 @@ use crate::response::Reply;
 /// `{stream_id, property, value}`; every entry is checked before any is applied.
 pub async fn update_subscription_properties(ctx: &RequestContext) -> ApiResult<Reply> {
     let user = ctx.user().await?;
-    let data: Vec<Value> = ctx
-        .params
-        .json_as("subscription_data", "a list")?
-        .ok_or_else(|| ApiError::missing_argument("subscription_data"))?;
+    let data: Vec<Value> =
+        ctx.params.json_as("subscription_data", "a list")?.ok_or_else(|| ApiError::missing_argument("subscription_data"))?;
     let mut changes = Vec::with_capacity(data.len());
     for (i, item) in data.iter().enumerate() {
         let field = |name: &str| item.get(name).ok_or_else(|| ApiError::bad_request(format!("subscription_data[{i}] is missing {name}")));

@@ -53,11 +53,8 @@ pub async fn get_users(ctx: &RequestContext) -> ApiResult<Reply> {
     let include = ctx.params.bool_or("include_custom_profile_fields", false)?;
     let opts = UserDictOptions { realm_host: realm_host(ctx), client_gravatar };
     let values = if include { Some(profile_fields::values(&ctx.db, me.realm_id, None).await?) } else { None };
-    let members: Vec<Value> = users::all_in_realm(&ctx.db, me.realm_id)
-        .await?
-        .iter()
-        .map(|user| user_object(&me, user, &opts, values.as_deref()))
-        .collect();
+    let members: Vec<Value> =
+        users::all_in_realm(&ctx.db, me.realm_id).await?.iter().map(|user| user_object(&me, user, &opts, values.as_deref())).collect();
     Ok(Reply::json(json!({ "members": members })))
 }
 
@@ -102,7 +99,8 @@ pub async fn create_user(ctx: &RequestContext) -> ApiResult<Reply> {
     let email = ctx.params.required_str("email")?;
     let password = ctx.params.required_str("password")?;
     let full_name = ctx.params.required_str("full_name")?;
-    let user_id = actions::check_create_user_by_admin(&ctx.env, &ctx.db, &admin, email.trim(), &password, &full_name, realm_host(ctx)).await?;
+    let user_id =
+        actions::check_create_user_by_admin(&ctx.env, &ctx.db, &admin, email.trim(), &password, &full_name, realm_host(ctx)).await?;
     Ok(Reply::json(json!({ "user_id": user_id })))
 }
 

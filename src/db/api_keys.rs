@@ -3,14 +3,7 @@
 use worker::{query, D1Database, D1PreparedStatement, Result};
 
 pub fn insert_stmt(db: &D1Database, realm_id: i64, user_id: i64, key_hash: &str, now: i64) -> Result<D1PreparedStatement> {
-    query!(
-        db,
-        "INSERT INTO api_keys (key_hash, realm_id, user_id, date_created) VALUES (?1, ?2, ?3, ?4)",
-        key_hash,
-        realm_id,
-        user_id,
-        now
-    )
+    query!(db, "INSERT INTO api_keys (key_hash, realm_id, user_id, date_created) VALUES (?1, ?2, ?3, ?4)", key_hash, realm_id, user_id, now)
 }
 
 pub async fn insert(db: &D1Database, realm_id: i64, user_id: i64, key_hash: &str, now: i64) -> Result<()> {

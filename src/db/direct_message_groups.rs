@@ -30,12 +30,7 @@ pub fn ensure_stmts(db: &D1Database, realm_id: i64, user_ids: &[i64]) -> Result<
             &key,
             &ids_json
         )?,
-        query!(
-            db,
-            &format!("INSERT OR IGNORE INTO recipients (realm_id, type, type_id) SELECT ?1, 3, {group}"),
-            realm_id,
-            &key
-        )?,
+        query!(db, &format!("INSERT OR IGNORE INTO recipients (realm_id, type, type_id) SELECT ?1, 3, {group}"), realm_id, &key)?,
     ])
 }
 

@@ -44,7 +44,13 @@ pub fn topic_messages_stmt(db: &D1Database, recipient_id: i64, topic: &str, user
 }
 
 /// The same for a topic of a channel named by id (its recipient looked up in the query).
-pub fn channel_topic_messages_stmt(db: &D1Database, realm_id: i64, channel_id: i64, topic: &str, user_id: i64) -> Result<D1PreparedStatement> {
+pub fn channel_topic_messages_stmt(
+    db: &D1Database,
+    realm_id: i64,
+    channel_id: i64,
+    topic: &str,
+    user_id: i64,
+) -> Result<D1PreparedStatement> {
     query!(
         db,
         "SELECT m.id, m.date_sent, m.sender_id, m.kind, \

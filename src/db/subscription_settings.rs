@@ -51,7 +51,14 @@ pub enum PropertyValue {
 
 /// Sets one settings column of an active subscription. `column` comes from the fixed list
 /// of properties in `domain::subscription_properties`, never from the client.
-pub fn update_stmt(db: &D1Database, realm_id: i64, user_id: i64, channel_id: i64, column: &'static str, value: &PropertyValue) -> Result<D1PreparedStatement> {
+pub fn update_stmt(
+    db: &D1Database,
+    realm_id: i64,
+    user_id: i64,
+    channel_id: i64,
+    column: &'static str,
+    value: &PropertyValue,
+) -> Result<D1PreparedStatement> {
     let sql = format!("UPDATE subscriptions SET {column} = ?4 WHERE realm_id = ?1 AND user_id = ?2 AND channel_id = ?3 AND active = 1");
     match value {
         PropertyValue::Color(c) => query!(db, &sql, realm_id, user_id, channel_id, c),

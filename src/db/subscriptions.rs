@@ -75,9 +75,7 @@ pub fn by_name_for_user_stmt(db: &D1Database, realm_id: i64, user_id: i64, name:
 pub fn by_names_for_user_stmt(db: &D1Database, realm_id: i64, user_id: i64, names_json: &str) -> Result<D1PreparedStatement> {
     query!(
         db,
-        &format!(
-            "{VIEW_SELECT} WHERE c.realm_id = ?1 AND lower(c.name) IN (SELECT lower(value) FROM json_each(?3))"
-        ),
+        &format!("{VIEW_SELECT} WHERE c.realm_id = ?1 AND lower(c.name) IN (SELECT lower(value) FROM json_each(?3))"),
         realm_id,
         user_id,
         names_json

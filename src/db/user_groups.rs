@@ -70,13 +70,9 @@ pub async fn system_group_id(db: &D1Database, realm_id: i64, name: &str) -> Resu
     struct Id {
         id: i64,
     }
-    let row: Option<Id> = super::first(query!(
-        db,
-        "SELECT id FROM user_groups WHERE realm_id = ?1 AND name = ?2 AND is_system_group = 1",
-        realm_id,
-        name
-    )?)
-    .await?;
+    let row: Option<Id> =
+        super::first(query!(db, "SELECT id FROM user_groups WHERE realm_id = ?1 AND name = ?2 AND is_system_group = 1", realm_id, name)?)
+            .await?;
     Ok(row.map(|r| r.id))
 }
 
@@ -117,13 +113,8 @@ const GROUP_COLUMNS: &str =
     "g.id, g.realm_id, g.name, g.description, g.is_system_group, g.system_role, g.creator_id, g.date_created, g.deactivated";
 
 pub async fn by_id(db: &D1Database, realm_id: i64, group_id: i64) -> Result<Option<UserGroupRow>> {
-    super::first(query!(
-        db,
-        &format!("SELECT {GROUP_COLUMNS} FROM user_groups g WHERE g.realm_id = ?1 AND g.id = ?2"),
-        realm_id,
-        group_id
-    )?)
-    .await
+    super::first(query!(db, &format!("SELECT {GROUP_COLUMNS} FROM user_groups g WHERE g.realm_id = ?1 AND g.id = ?2"), realm_id, group_id)?)
+        .await
 }
 
 /// The organization's groups among `ids` (a JSON list).
@@ -291,21 +282,11 @@ pub async fn insert(db: &D1Database, group: &NewUserGroup<'_>, now: i64) -> Resu
 }
 
 pub fn add_members_stmt(db: &D1Database, group_id: i64, ids_json: &str) -> Result<D1PreparedStatement> {
-    query!(
-        db,
-        "INSERT OR IGNORE INTO user_group_members (group_id, user_id) SELECT ?1, value FROM json_each(?2)",
-        group_id,
-        ids_json
-    )
+    query!(db, "INSERT OR IGNORE INTO user_group_members (group_id, user_id) SELECT ?1, value FROM json_each(?2)", group_id, ids_json)
 }
 
 pub fn remove_members_stmt(db: &D1Database, group_id: i64, ids_json: &str) -> Result<D1PreparedStatement> {
-    query!(
-        db,
-        "DELETE FROM user_group_members WHERE group_id = ?1 AND user_id IN (SELECT value FROM json_each(?2))",
-        group_id,
-        ids_json
-    )
+    query!(db, "DELETE FROM user_group_members WHERE group_id = ?1 AND user_id IN (SELECT value FROM json_each(?2))", group_id, ids_json)
 }
 
 pub fn add_subgroups_stmt(db: &D1Database, group_id: i64, ids_json: &str) -> Result<D1PreparedStatement> {

@@ -38,11 +38,8 @@ pub fn flag_bit(name: &str) -> Option<i64> {
 /// `is_private` is internal and not listed.
 pub fn flag_names(flags: Option<i64>) -> Vec<String> {
     let bits = flags.unwrap_or(READ | HISTORICAL);
-    let mut names: Vec<String> = FLAG_BITS
-        .iter()
-        .filter(|(name, bit)| bits & bit != 0 && *name != "is_private")
-        .map(|(name, _)| name.to_string())
-        .collect();
+    let mut names: Vec<String> =
+        FLAG_BITS.iter().filter(|(name, bit)| bits & bit != 0 && *name != "is_private").map(|(name, _)| name.to_string()).collect();
     if bits & (STREAM_WILDCARD_MENTIONED | TOPIC_WILDCARD_MENTIONED) != 0 {
         names.push("wildcard_mentioned".to_string());
     }
@@ -121,10 +118,7 @@ mod tests {
     #[test]
     fn wildcard_mentioned_is_either_wildcard_flag() {
         assert_eq!(flag_names(Some(TOPIC_WILDCARD_MENTIONED)), vec!["topic_wildcard_mentioned", "wildcard_mentioned"]);
-        assert_eq!(
-            flag_names(Some(READ | STREAM_WILDCARD_MENTIONED)),
-            vec!["read", "stream_wildcard_mentioned", "wildcard_mentioned"]
-        );
+        assert_eq!(flag_names(Some(READ | STREAM_WILDCARD_MENTIONED)), vec!["read", "stream_wildcard_mentioned", "wildcard_mentioned"]);
         assert!(!flag_names(Some(READ | IS_PRIVATE)).contains(&"is_private".to_string()));
     }
 }

@@ -18,7 +18,15 @@ pub struct UserTopicRow {
 }
 
 /// Sets a policy (`INHERIT` removes the row).
-pub fn upsert_stmt(db: &D1Database, realm_id: i64, user_id: i64, channel_id: i64, topic: &str, policy: i64, now: i64) -> Result<D1PreparedStatement> {
+pub fn upsert_stmt(
+    db: &D1Database,
+    realm_id: i64,
+    user_id: i64,
+    channel_id: i64,
+    topic: &str,
+    policy: i64,
+    now: i64,
+) -> Result<D1PreparedStatement> {
     if policy == INHERIT {
         return query!(
             db,

@@ -70,13 +70,7 @@ pub fn by_api_key_stmt(db: &D1Database, realm_string_id: &str, key_hash: &str) -
 }
 
 pub async fn by_id(db: &D1Database, realm_id: i64, user_id: i64) -> Result<Option<UserRow>> {
-    super::first(query!(
-        db,
-        &format!("SELECT {COLUMNS} FROM users u WHERE u.realm_id = ?1 AND u.id = ?2"),
-        realm_id,
-        user_id
-    )?)
-    .await
+    super::first(query!(db, &format!("SELECT {COLUMNS} FROM users u WHERE u.realm_id = ?1 AND u.id = ?2"), realm_id, user_id)?).await
 }
 
 /// A user by login email: the API email or the real address, case-insensitively.
@@ -99,13 +93,8 @@ pub struct Credentials {
 }
 
 pub async fn password_hash(db: &D1Database, realm_id: i64, user_id: i64) -> Result<Option<String>> {
-    let row: Option<Credentials> = super::first(query!(
-        db,
-        "SELECT password_hash FROM users WHERE realm_id = ?1 AND id = ?2",
-        realm_id,
-        user_id
-    )?)
-    .await?;
+    let row: Option<Credentials> =
+        super::first(query!(db, "SELECT password_hash FROM users WHERE realm_id = ?1 AND id = ?2", realm_id, user_id)?).await?;
     Ok(row.and_then(|r| r.password_hash))
 }
 
@@ -151,11 +140,8 @@ pub async fn insert(db: &D1Database, user: &NewUser<'_>, now: i64) -> Result<i64
         now
     )?;
     // Same batch, so a user never exists without its recipient.
-    let insert_recipient = query!(
-        db,
-        "INSERT INTO recipients (realm_id, type, type_id) VALUES (?1, 1, last_insert_rowid())",
-        user.realm_id
-    )?;
+    let insert_recipient =
+        query!(db, "INSERT INTO recipients (realm_id, type, type_id) VALUES (?1, 1, last_insert_rowid())", user.realm_id)?;
     let results = db.batch(vec![insert_user, insert_recipient]).await?;
     #[derive(Deserialize)]
     struct Id {
@@ -197,9 +183,7 @@ pub async fn active_counts(db: &D1Database, realm_id: i64) -> Result<ActiveCount
 }
 
 pub async fn set_active(db: &D1Database, realm_id: i64, user_id: i64, active: bool) -> Result<()> {
-    query!(db, "UPDATE users SET is_active = ?3 WHERE realm_id = ?1 AND id = ?2", realm_id, user_id, active as i64)?
-        .run()
-        .await?;
+    query!(db, "UPDATE users SET is_active = ?3 WHERE realm_id = ?1 AND id = ?2", realm_id, user_id, active as i64)?.run().await?;
     Ok(())
 }
 
@@ -223,9 +207,7 @@ pub async fn set_role(db: &D1Database, realm_id: i64, user_id: i64, role: i64) -
 }
 
 pub async fn set_full_name(db: &D1Database, realm_id: i64, user_id: i64, full_name: &str) -> Result<()> {
-    query!(db, "UPDATE users SET full_name = ?3 WHERE realm_id = ?1 AND id = ?2", realm_id, user_id, full_name)?
-        .run()
-        .await?;
+    query!(db, "UPDATE users SET full_name = ?3 WHERE realm_id = ?1 AND id = ?2", realm_id, user_id, full_name)?.run().await?;
     Ok(())
 }
 

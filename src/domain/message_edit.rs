@@ -259,11 +259,7 @@ pub fn check_change_all_time_limit(topic: &[TopicMessage], deadline: i64, now: i
     if allowed.len() == requested.len() {
         return Ok(());
     }
-    Err(ApiError::move_messages_time_limit_exceeded(
-        allowed.first().map(|m| m.id),
-        allowed.len() as i64,
-        requested.len() as i64,
-    ))
+    Err(ApiError::move_messages_time_limit_exceeded(allowed.first().map(|m| m.id), allowed.len() as i64, requested.len() as i64))
 }
 
 /// The ids a move changes besides the target: later ones for `change_later`, all for
@@ -285,13 +281,7 @@ pub fn other_moved_ids(topic: &[TopicMessage], target_id: i64, plan: &EditPlan) 
 
 /// The edit-history entry of the edit (spec "Edit-history entry"): the editor, the time and
 /// only what changed. `with_content`: the target message's entry (others only get the move).
-pub fn history_entry(
-    user_id: i64,
-    timestamp: i64,
-    message: &MessageRow,
-    plan: &EditPlan,
-    with_content: bool,
-) -> Value {
+pub fn history_entry(user_id: i64, timestamp: i64, message: &MessageRow, plan: &EditPlan, with_content: bool) -> Value {
     let mut entry = Map::new();
     entry.insert("user_id".into(), json!(user_id));
     entry.insert("timestamp".into(), json!(timestamp));
@@ -485,29 +475,63 @@ mod tests {
 
     fn user(id: i64, role: i64) -> UserRow {
         UserRow {
-            id, realm_id: 1, email: "a@x.com".into(), delivery_email: "a@x.com".into(), full_name: "A".into(), role,
-            is_active: 1, is_bot: 0, bot_type: None, bot_owner_id: None, can_create_users: 0, timezone: "".into(),
-            date_joined: 0, avatar_version: 1, email_address_visibility: 1, is_imported_stub: 0,
+            id,
+            realm_id: 1,
+            email: "a@x.com".into(),
+            delivery_email: "a@x.com".into(),
+            full_name: "A".into(),
+            role,
+            is_active: 1,
+            is_bot: 0,
+            bot_type: None,
+            bot_owner_id: None,
+            can_create_users: 0,
+            timezone: "".into(),
+            date_joined: 0,
+            avatar_version: 1,
+            email_address_visibility: 1,
+            is_imported_stub: 0,
         }
     }
 
     fn message(sender_id: i64, topic: &str, date_sent: i64) -> MessageRow {
         MessageRow {
-            id: 10, realm_id: 1, sender_id, recipient_id: 5, recipient_type: 2, recipient_type_id: 7, channel_id: Some(7),
-            topic: topic.into(), content: "hi".into(), rendered_content: "<p>hi</p>".into(), date_sent, client: "test".into(),
-            is_me_message: 0, last_edit_timestamp: None, last_moved_timestamp: None, edit_history: None,
-            has_attachment: 0, has_image: 0, has_link: 0,
+            id: 10,
+            realm_id: 1,
+            sender_id,
+            recipient_id: 5,
+            recipient_type: 2,
+            recipient_type_id: 7,
+            channel_id: Some(7),
+            topic: topic.into(),
+            content: "hi".into(),
+            rendered_content: "<p>hi</p>".into(),
+            date_sent,
+            client: "test".into(),
+            is_me_message: 0,
+            last_edit_timestamp: None,
+            last_moved_timestamp: None,
+            edit_history: None,
+            has_attachment: 0,
+            has_image: 0,
+            has_link: 0,
         }
     }
 
     fn params() -> EditParams {
         EditParams {
-            content: None, topic: None, stream_id: None, propagate_mode: PropagateMode::ChangeOne,
-            send_notification_to_old_thread: false, send_notification_to_new_thread: true, prev_content_sha256: None,
+            content: None,
+            topic: None,
+            stream_id: None,
+            propagate_mode: PropagateMode::ChangeOne,
+            send_notification_to_old_thread: false,
+            send_notification_to_new_thread: true,
+            prev_content_sha256: None,
         }
     }
 
-    const ALL_RIGHTS: EditorRights = EditorRights { can_move_between_topics: true, can_move_between_channels: true, can_resolve_topics: true };
+    const ALL_RIGHTS: EditorRights =
+        EditorRights { can_move_between_topics: true, can_move_between_channels: true, can_resolve_topics: true };
 
     #[test]
     fn resolving_adds_the_prefix_to_the_same_name() {
@@ -602,8 +626,12 @@ mod tests {
             TopicMessage { id: 3, date_sent: 0, accessible: true },
         ];
         let mut plan = EditPlan {
-            content: None, topic: Some("x".into()), stream_id: None, propagate_mode: PropagateMode::ChangeAll,
-            topic_resolved: false, topic_unresolved: false,
+            content: None,
+            topic: Some("x".into()),
+            stream_id: None,
+            propagate_mode: PropagateMode::ChangeAll,
+            topic_resolved: false,
+            topic_unresolved: false,
         };
         assert_eq!(other_moved_ids(&topic, 3, &plan), vec![1, 2]);
         plan.stream_id = Some(9);
@@ -616,11 +644,18 @@ mod tests {
     fn history_entry_has_only_changed_fields() {
         let m = message(1, "old", 0);
         let plan = EditPlan {
-            content: Some("new".into()), topic: Some("t2".into()), stream_id: None, propagate_mode: PropagateMode::ChangeOne,
-            topic_resolved: false, topic_unresolved: false,
+            content: Some("new".into()),
+            topic: Some("t2".into()),
+            stream_id: None,
+            propagate_mode: PropagateMode::ChangeOne,
+            topic_resolved: false,
+            topic_unresolved: false,
         };
         let entry = history_entry(5, 99, &m, &plan, true);
-        assert_eq!(entry, json!({"user_id": 5, "timestamp": 99, "prev_content": "hi", "prev_rendered_content": "<p>hi</p>", "prev_topic": "old", "topic": "t2"}));
+        assert_eq!(
+            entry,
+            json!({"user_id": 5, "timestamp": 99, "prev_content": "hi", "prev_rendered_content": "<p>hi</p>", "prev_topic": "old", "topic": "t2"})
+        );
         let other = history_entry(5, 99, &m, &plan, false);
         assert!(other.get("prev_content").is_none());
     }

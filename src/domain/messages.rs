@@ -332,10 +332,7 @@ pub fn message_dict(message: &MessageRow, user_flags: Option<i64>, ctx: &Message
     d.insert("id".into(), json!(message.id));
     d.insert("sender_id".into(), json!(message.sender_id));
     d.insert("sender_full_name".into(), json!(sender.map(|s| s.full_name.as_str()).unwrap_or("")));
-    d.insert(
-        "sender_email".into(),
-        json!(sender.map(|s| api_email(&ctx.viewer, s, &ctx.realm_host)).unwrap_or_default()),
-    );
+    d.insert("sender_email".into(), json!(sender.map(|s| api_email(&ctx.viewer, s, &ctx.realm_host)).unwrap_or_default()));
     d.insert("sender_realm_str".into(), json!(ctx.settings.string_id));
     let avatar = match sender {
         Some(s) if opts.client_gravatar && can_see_delivery_email(&ctx.viewer, s) => Value::Null,
@@ -389,9 +386,22 @@ mod tests {
 
     fn user(role: i64) -> UserRow {
         UserRow {
-            id: 1, realm_id: 1, email: "a@x.com".into(), delivery_email: "a@x.com".into(), full_name: "A".into(), role,
-            is_active: 1, is_bot: 0, bot_type: None, bot_owner_id: None, can_create_users: 0, timezone: "".into(),
-            date_joined: 0, avatar_version: 1, email_address_visibility: 1, is_imported_stub: 0,
+            id: 1,
+            realm_id: 1,
+            email: "a@x.com".into(),
+            delivery_email: "a@x.com".into(),
+            full_name: "A".into(),
+            role,
+            is_active: 1,
+            is_bot: 0,
+            bot_type: None,
+            bot_owner_id: None,
+            can_create_users: 0,
+            timezone: "".into(),
+            date_joined: 0,
+            avatar_version: 1,
+            email_address_visibility: 1,
+            is_imported_stub: 0,
         }
     }
 
@@ -401,22 +411,45 @@ mod tests {
 
     fn settings(policy: &str) -> RealmSettingsRow {
         RealmSettingsRow {
-            realm_id: 1, string_id: "zulip".into(), allow_message_editing: 1, message_content_edit_limit_seconds: Some(600),
-            move_messages_within_stream_limit_seconds: Some(604800), move_messages_between_streams_limit_seconds: Some(604800),
-            can_resolve_topics_group: 1, can_move_messages_between_channels_group: 2, can_move_messages_between_topics_group: 1,
-            can_mention_many_users_group: 3, empty_topic_display_name: "general chat".into(),
-            topics_policy: "allow_empty_topic".into(), message_edit_history_visibility_policy: policy.into(),
-            max_message_length: 10000, max_topic_length: 60,
+            realm_id: 1,
+            string_id: "zulip".into(),
+            allow_message_editing: 1,
+            message_content_edit_limit_seconds: Some(600),
+            move_messages_within_stream_limit_seconds: Some(604800),
+            move_messages_between_streams_limit_seconds: Some(604800),
+            can_resolve_topics_group: 1,
+            can_move_messages_between_channels_group: 2,
+            can_move_messages_between_topics_group: 1,
+            can_mention_many_users_group: 3,
+            empty_topic_display_name: "general chat".into(),
+            topics_policy: "allow_empty_topic".into(),
+            message_edit_history_visibility_policy: policy.into(),
+            max_message_length: 10000,
+            max_topic_length: 60,
         }
     }
 
     fn channel_message(edit_history: Option<&str>) -> MessageRow {
         MessageRow {
-            id: 7, realm_id: 1, sender_id: 1, recipient_id: 20, recipient_type: RECIPIENT_CHANNEL, recipient_type_id: 5,
-            channel_id: Some(5), topic: "".into(), content: "raw".into(), rendered_content: "<p>raw</p>".into(),
-            date_sent: 100, client: "test".into(), is_me_message: 0, last_edit_timestamp: Some(150),
-            last_moved_timestamp: Some(160), edit_history: edit_history.map(str::to_string), has_attachment: 0,
-            has_image: 0, has_link: 0,
+            id: 7,
+            realm_id: 1,
+            sender_id: 1,
+            recipient_id: 20,
+            recipient_type: RECIPIENT_CHANNEL,
+            recipient_type_id: 5,
+            channel_id: Some(5),
+            topic: "".into(),
+            content: "raw".into(),
+            rendered_content: "<p>raw</p>".into(),
+            date_sent: 100,
+            client: "test".into(),
+            is_me_message: 0,
+            last_edit_timestamp: Some(150),
+            last_moved_timestamp: Some(160),
+            edit_history: edit_history.map(str::to_string),
+            has_attachment: 0,
+            has_image: 0,
+            has_link: 0,
         }
     }
 
@@ -426,8 +459,13 @@ mod tests {
         let mut channel_names = HashMap::new();
         channel_names.insert(5, "Verona".to_string());
         MessageContext {
-            viewer: user(400), settings: settings(policy), realm_host: "localhost".into(), users,
-            group_members: HashMap::new(), reactions: HashMap::new(), channel_names,
+            viewer: user(400),
+            settings: settings(policy),
+            realm_host: "localhost".into(),
+            users,
+            group_members: HashMap::new(),
+            reactions: HashMap::new(),
+            channel_names,
         }
     }
 

@@ -23,11 +23,9 @@ pub fn parse_narrow(value: &Value) -> ApiResult<Vec<Term>> {
     let mut terms = Vec::new();
     for item in list {
         let term = match item {
-            Value::Array(pair) if pair.len() == 2 => Term {
-                operator: pair[0].as_str().ok_or_else(invalid)?.to_string(),
-                operand: pair[1].clone(),
-                negated: false,
-            },
+            Value::Array(pair) if pair.len() == 2 => {
+                Term { operator: pair[0].as_str().ok_or_else(invalid)?.to_string(), operand: pair[1].clone(), negated: false }
+            }
             Value::Object(obj) => Term {
                 operator: obj.get("operator").and_then(Value::as_str).ok_or_else(invalid)?.to_string(),
                 operand: obj.get("operand").cloned().ok_or_else(invalid)?,

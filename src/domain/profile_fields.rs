@@ -75,7 +75,9 @@ pub fn check_field_data(field_type: i64, field_data: &Value) -> ApiResult<String
                 match (text, order) {
                     (Some(text), Some(_)) if !text.trim().is_empty() => {}
                     (Some(_), Some(_)) => return Err(ApiError::bad_request("Choice text cannot be empty.")),
-                    _ => return Err(ApiError::invalid_argument(&format!("field_data[\"{key}\"]"), "a dict with string 'text' and 'order'")),
+                    _ => {
+                        return Err(ApiError::invalid_argument(&format!("field_data[\"{key}\"]"), "a dict with string 'text' and 'order'"))
+                    }
                 }
             }
             Ok(Value::Object(obj.clone()).to_string())
@@ -149,8 +151,8 @@ pub fn check_value(field: &ProfileFieldRow, value: &Value) -> ApiResult<CheckedV
             Ok(plain(s))
         }
         USER => {
-            let ids: Vec<i64> = serde_json::from_value(value.clone())
-                .map_err(|_| ApiError::invalid_argument(name, "a list of user IDs"))?;
+            let ids: Vec<i64> =
+                serde_json::from_value(value.clone()).map_err(|_| ApiError::invalid_argument(name, "a list of user IDs"))?;
             let mut unique = Vec::new();
             for id in ids {
                 if !unique.contains(&id) {

@@ -8,17 +8,17 @@ use serde_json::{json, Map, Value};
 use worker::D1Database;
 
 use crate::db::batch::Batch;
-use crate::db::realm_settings::{self, RealmSettingsRow};
 use crate::db::profile_fields::{self, ProfileFieldRow, ProfileValueRow};
+use crate::db::realm_settings::{self, RealmSettingsRow};
 use crate::db::realms::RealmRow;
 use crate::db::register_state::{self as q, ConversationRow, IdRow, MaxId, UnreadRow, UserSettingsRow, UserTopicRow};
-use crate::db::user_groups::{self, MemberRow, SubgroupRow, UserGroupRow};
 use crate::db::subscription_settings::{self, SubscriptionRow};
 use crate::db::subscriptions::{self, ChannelViewRow};
+use crate::db::user_groups::{self, MemberRow, SubgroupRow, UserGroupRow};
 use crate::db::user_messages::IS_PRIVATE;
 use crate::db::users::{self, UserRow, ROLE_ADMINISTRATOR, ROLE_MEMBER, ROLE_MODERATOR, ROLE_OWNER};
-use crate::domain::realm_settings::register_fields;
 use crate::domain::channels::{stream_dict, subscription_dict, GlobalNotifications, SystemGroups};
+use crate::domain::realm_settings::register_fields;
 use crate::domain::users::{avatar_url, user_dict, UserDictOptions};
 use crate::error::ApiResult;
 use crate::event_queues::Capabilities;
@@ -214,16 +214,43 @@ fn custom_profile_field_types() -> Value {
 
 /// The user settings that clients without `user_settings_object` read at the top level.
 const LEGACY_TOP_LEVEL_SETTINGS: &[&str] = &[
-    "enable_desktop_notifications", "enable_digest_emails", "enable_login_emails", "enable_marketing_emails",
-    "email_notifications_batching_period_seconds", "enable_offline_email_notifications",
-    "enable_offline_push_notifications", "enable_online_push_notifications", "enable_sounds",
-    "enable_stream_desktop_notifications", "enable_stream_email_notifications", "enable_stream_push_notifications",
-    "enable_stream_audible_notifications", "wildcard_mentions_notify", "message_content_in_email_notifications",
-    "notification_sound", "pm_content_in_desktop_notifications", "desktop_icon_count_display",
-    "realm_name_in_email_notifications_policy", "presence_enabled", "available_notification_sounds", "color_scheme",
-    "default_language", "demote_inactive_streams", "emojiset", "enable_drafts_synchronization", "fluid_layout_width",
-    "web_home_view", "high_contrast_mode", "left_side_userlist", "starred_message_counts", "timezone",
-    "translate_emoticons", "twenty_four_hour_time", "receives_typing_notifications", "enter_sends", "emojiset_choices",
+    "enable_desktop_notifications",
+    "enable_digest_emails",
+    "enable_login_emails",
+    "enable_marketing_emails",
+    "email_notifications_batching_period_seconds",
+    "enable_offline_email_notifications",
+    "enable_offline_push_notifications",
+    "enable_online_push_notifications",
+    "enable_sounds",
+    "enable_stream_desktop_notifications",
+    "enable_stream_email_notifications",
+    "enable_stream_push_notifications",
+    "enable_stream_audible_notifications",
+    "wildcard_mentions_notify",
+    "message_content_in_email_notifications",
+    "notification_sound",
+    "pm_content_in_desktop_notifications",
+    "desktop_icon_count_display",
+    "realm_name_in_email_notifications_policy",
+    "presence_enabled",
+    "available_notification_sounds",
+    "color_scheme",
+    "default_language",
+    "demote_inactive_streams",
+    "emojiset",
+    "enable_drafts_synchronization",
+    "fluid_layout_width",
+    "web_home_view",
+    "high_contrast_mode",
+    "left_side_userlist",
+    "starred_message_counts",
+    "timezone",
+    "translate_emoticons",
+    "twenty_four_hour_time",
+    "receives_typing_notifications",
+    "enter_sends",
+    "emojiset_choices",
 ];
 
 /// Builds the state for `user` (everything but `queue_id`/`last_event_id`).
@@ -234,7 +261,11 @@ pub fn initial_state(user: &UserRow, realm: &RealmRow, data: &StateData, req: &S
         data.groups.iter().filter(|g| g.is_system_group != 0).map(|g| (g.name.clone(), g.id)).collect();
     let system = SystemGroups(groups_by_name);
     let empty_topic = |topic: &str| -> String {
-        if topic.is_empty() && !req.capabilities.empty_topic_name { settings.empty_topic_display_name.clone() } else { topic.to_string() }
+        if topic.is_empty() && !req.capabilities.empty_topic_name {
+            settings.empty_topic_display_name.clone()
+        } else {
+            topic.to_string()
+        }
     };
 
     if req.want("alert_words") {
@@ -282,11 +313,13 @@ pub fn initial_state(user: &UserRow, realm: &RealmRow, data: &StateData, req: &S
             .users
             .iter()
             .filter(|u| u.is_bot() && u.is_active() && (user.is_realm_admin() || u.bot_owner_id == Some(user.id)))
-            .map(|b| json!({
-                "user_id": b.id, "full_name": b.full_name, "api_key": "", "avatar_url": avatar_url(b),
-                "default_sending_stream": null, "default_events_register_stream": null, "default_all_public_streams": false,
-                "owner_id": b.bot_owner_id, "bot_type": b.bot_type, "email": b.email, "is_active": true, "services": [],
-            }))
+            .map(|b| {
+                json!({
+                    "user_id": b.id, "full_name": b.full_name, "api_key": "", "avatar_url": avatar_url(b),
+                    "default_sending_stream": null, "default_events_register_stream": null, "default_all_public_streams": false,
+                    "owner_id": b.bot_owner_id, "bot_type": b.bot_type, "email": b.email, "is_active": true, "services": [],
+                })
+            })
             .collect();
         state.insert("realm_bots".into(), json!(bots));
     }
@@ -364,7 +397,13 @@ pub fn initial_state(user: &UserRow, realm: &RealmRow, data: &StateData, req: &S
     state
 }
 
-fn realm_state(user: &UserRow, realm: &RealmRow, settings: &RealmSettingsRow, system: &SystemGroups, req: &StateRequest<'_>) -> Map<String, Value> {
+fn realm_state(
+    user: &UserRow,
+    realm: &RealmRow,
+    settings: &RealmSettingsRow,
+    system: &SystemGroups,
+    req: &StateRequest<'_>,
+) -> Map<String, Value> {
     let g = |name: &str| system.id(name);
     let mut state = object(json!({
         "realm_name": realm.name,
@@ -508,15 +547,17 @@ fn realm_user_state(user: &UserRow, data: &StateData, req: &StateRequest<'_>) ->
     let opts = UserDictOptions { realm_host: req.realm_host, client_gravatar: req.client_gravatar };
     let (active, inactive): (Vec<&UserRow>, Vec<&UserRow>) = data.users.iter().partition(|u| u.is_active());
     let dicts = |list: &[&UserRow]| -> Vec<Value> {
-        list.iter().map(|u| {
-            let mut d = user_dict(user, u, &opts);
-            d["profile_data"] = crate::domain::profile_fields::profile_data(data.profile_values.iter().filter(|v| v.user_id == u.id));
-            if let Some(obj) = d.as_object_mut() {
-                // Not a field of the register response's user objects.
-                obj.remove("is_imported_stub");
-            }
-            d
-        }).collect()
+        list.iter()
+            .map(|u| {
+                let mut d = user_dict(user, u, &opts);
+                d["profile_data"] = crate::domain::profile_fields::profile_data(data.profile_values.iter().filter(|v| v.user_id == u.id));
+                if let Some(obj) = d.as_object_mut() {
+                    // Not a field of the register response's user objects.
+                    obj.remove("is_imported_stub");
+                }
+                d
+            })
+            .collect()
     };
     object(json!({
         "realm_users": dicts(&active),

@@ -38,7 +38,8 @@ pub fn is_hex_color(value: &str) -> bool {
 /// `is_muted`.
 pub fn parse_change(channel_id: i64, property: &str, value: &Value) -> ApiResult<PropertyChange> {
     if property == "color" {
-        let color = value.as_str().filter(|c| is_hex_color(c)).ok_or_else(|| ApiError::bad_request("color is not a valid hex color code"))?;
+        let color =
+            value.as_str().filter(|c| is_hex_color(c)).ok_or_else(|| ApiError::bad_request("color is not a valid hex color code"))?;
         return Ok(PropertyChange { channel_id, property: "color", column: "color", value: PropertyValue::Color(color.to_string()) });
     }
     let Some(name) = BOOLEAN_PROPERTIES.iter().find(|p| **p == property) else {
@@ -54,9 +55,7 @@ pub fn parse_change(channel_id: i64, property: &str, value: &Value) -> ApiResult
 /// The `subscription` `update` events of one change: one, or two (`in_home_view` then
 /// `is_muted`, as Zulip sends them) for either muting property.
 pub fn update_events(change: &PropertyChange) -> Vec<Value> {
-    let event = |property: &str, value: Value| {
-        json!({"type": "subscription", "op": "update", "stream_id": change.channel_id, "property": property, "value": value})
-    };
+    let event = |property: &str, value: Value| json!({"type": "subscription", "op": "update", "stream_id": change.channel_id, "property": property, "value": value});
     match (&change.value, change.column) {
         (PropertyValue::Flag(muted), "is_muted") => vec![event("in_home_view", json!(!muted)), event("is_muted", json!(muted))],
         (PropertyValue::Flag(flag), _) => vec![event(change.property, json!(flag))],

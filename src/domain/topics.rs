@@ -35,7 +35,11 @@ pub fn truncate(text: &str, max: usize, marker: &str) -> String {
 /// The channel's effective policy for the empty topic: its own, or the organization's when
 /// it inherits.
 pub fn effective_topics_policy<'a>(channel_policy: &'a str, settings: &'a RealmSettingsRow) -> &'a str {
-    if channel_policy == "inherit" { &settings.topics_policy } else { channel_policy }
+    if channel_policy == "inherit" {
+        &settings.topics_policy
+    } else {
+        channel_policy
+    }
 }
 
 /// Whether a channel message may go to `topic` under the policy.

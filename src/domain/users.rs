@@ -93,7 +93,6 @@ pub fn user_dict(viewer: &UserRow, user: &UserRow, opts: &UserDictOptions<'_>) -
     })
 }
 
-
 /// Adds `profile_data` (custom profile field values) to a User object. Bots have none.
 pub fn with_profile_data(mut dict: Value, user: &UserRow, data: Value) -> Value {
     if !user.is_bot() {

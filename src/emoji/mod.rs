@@ -42,10 +42,7 @@ pub fn names_for_code(code: &str) -> Vec<&'static str> {
     let Some(canonical) = name_for_code(code) else { return Vec::new() };
     let mut names = vec![canonical];
     names.extend(
-        table::NAMES
-            .iter()
-            .filter(|(name, i)| table::EMOJI[usize::from(*i)].0 == code && *name != canonical)
-            .map(|(name, _)| *name),
+        table::NAMES.iter().filter(|(name, i)| table::EMOJI[usize::from(*i)].0 == code && *name != canonical).map(|(name, _)| *name),
     );
     names
 }

@@ -54,12 +54,7 @@ pub fn find_emoji(text: &str) -> Vec<EmojiMatch> {
 /// The emoji code of an emoji sequence: its code points without U+FE0F, as lowercase hex
 /// of at least 4 digits joined by `-` (Zulip's `emoji_to_hex_codepoint(unqualify_emoji(..))`).
 pub fn code_of(emoji: &str) -> String {
-    emoji
-        .chars()
-        .filter(|c| *c != VARIATION_SELECTOR_16)
-        .map(|c| format!("{:04x}", u32::from(c)))
-        .collect::<Vec<_>>()
-        .join("-")
+    emoji.chars().filter(|c| *c != VARIATION_SELECTOR_16).map(|c| format!("{:04x}", u32::from(c))).collect::<Vec<_>>().join("-")
 }
 
 /// Zulip's `TEXT_PRESENTATION_RE`: a lone character without `Emoji_Presentation`

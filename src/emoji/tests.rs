@@ -73,7 +73,10 @@ fn tables_are_sorted_for_binary_search() {
 #[test]
 fn codes_are_lowercase_dash_separated_hex() {
     for (code, _) in EMOJI {
-        assert!(code.split('-').all(|part| part.len() >= 4 && part.chars().all(|c| c.is_ascii_digit() || ('a'..='f').contains(&c))), "{code}");
+        assert!(
+            code.split('-').all(|part| part.len() >= 4 && part.chars().all(|c| c.is_ascii_digit() || ('a'..='f').contains(&c))),
+            "{code}"
+        );
     }
 }
 

@@ -84,8 +84,5 @@ fn language_name(lang: &str) -> Option<&'static str> {
         (&["nginx"], "Nginx configuration file"),
         (&["vim"], "VimL"),
     ];
-    NAMES
-        .iter()
-        .find(|(aliases, _)| aliases.contains(&lang))
-        .map(|(_, name)| *name)
+    NAMES.iter().find(|(aliases, _)| aliases.contains(&lang)).map(|(_, name)| *name)
 }

@@ -116,11 +116,7 @@ impl Preprocessed {
 
 pub fn preprocess(content: &str) -> Preprocessed {
     let normalized = normalize_whitespace(content);
-    let mut pre = Preprocessed {
-        text: String::new(),
-        stash: Vec::new(),
-        marker: unused_private_char(&normalized),
-    };
+    let mut pre = Preprocessed { text: String::new(), stash: Vec::new(), marker: unused_private_char(&normalized) };
     let lines = super::blocks::normalize(run_fences(&mut pre, &normalized), pre.marker);
     let neutralized: Vec<String> = lines.iter().map(|l| neutralize_line(&pre.stash_timestamps(l))).collect();
     pre.text = neutralized.join("\n");
@@ -132,10 +128,7 @@ pub fn preprocess(content: &str) -> Preprocessed {
 fn normalize_whitespace(content: &str) -> String {
     let unified = content.replace("\r\n", "\n").replace('\r', "\n");
     let lines: Vec<String> = unified.split('\n').map(expand_tabs).collect();
-    let lines: Vec<&str> = lines
-        .iter()
-        .map(|l| if l.trim_matches(' ').is_empty() { "" } else { l.as_str() })
-        .collect();
+    let lines: Vec<&str> = lines.iter().map(|l| if l.trim_matches(' ').is_empty() { "" } else { l.as_str() }).collect();
     lines.join("\n")
 }
 
@@ -260,15 +253,11 @@ fn close_block(pre: &mut Preprocessed, stack: &mut Vec<Frame>) {
 
 /// Zulip's spoiler block: wrapper HTML around a Markdown header and Markdown content.
 fn spoiler(pre: &mut Preprocessed, header: Option<String>, content: &str) -> String {
-    let mut parts = vec![pre.placeholder(
-        "<div class=\"spoiler-block\"><div class=\"spoiler-header\">".to_string(),
-    )];
+    let mut parts = vec![pre.placeholder("<div class=\"spoiler-block\"><div class=\"spoiler-header\">".to_string())];
     if let Some(header) = header {
         parts.push(header);
     }
-    parts.push(pre.placeholder(
-        "</div><div class=\"spoiler-content\" aria-hidden=\"true\">".to_string(),
-    ));
+    parts.push(pre.placeholder("</div><div class=\"spoiler-content\" aria-hidden=\"true\">".to_string()));
     parts.push(content.to_string());
     parts.push(pre.placeholder("</div></div>".to_string()));
     parts.join("\n\n")
@@ -364,9 +353,7 @@ fn list_marker_end(bytes: &[u8], at: usize) -> Option<usize> {
     let digits = bytes[at..].iter().take_while(|b| b.is_ascii_digit()).count();
     let marker_end = match bytes.get(at) {
         Some(b'-' | b'*' | b'+') => at + 1,
-        Some(_) if (1..=9).contains(&digits) && matches!(bytes.get(at + digits), Some(b'.' | b')')) => {
-            at + digits + 1
-        }
+        Some(_) if (1..=9).contains(&digits) && matches!(bytes.get(at + digits), Some(b'.' | b')')) => at + digits + 1,
         _ => return None,
     };
     (bytes.get(marker_end) == Some(&b' ')).then_some(marker_end + 1)

@@ -56,9 +56,31 @@ pub fn encode_hash_component(text: &str) -> String {
 
 /// Schemes Zulip allows in links (HTTP, FTP, file and the HTML "safelisted" schemes).
 const ALLOWED_SCHEMES: &[&str] = &[
-    "http", "https", "ftp", "file", "bitcoin", "geo", "im", "irc", "ircs", "magnet", "mailto",
-    "matrix", "mms", "news", "nntp", "openpgp4fpr", "sip", "sms", "smsto", "ssh", "tel", "urn",
-    "webcal", "wtai", "xmpp",
+    "http",
+    "https",
+    "ftp",
+    "file",
+    "bitcoin",
+    "geo",
+    "im",
+    "irc",
+    "ircs",
+    "magnet",
+    "mailto",
+    "matrix",
+    "mms",
+    "news",
+    "nntp",
+    "openpgp4fpr",
+    "sip",
+    "sms",
+    "smsto",
+    "ssh",
+    "tel",
+    "urn",
+    "webcal",
+    "wtai",
+    "xmpp",
 ];
 
 /// Zulip's `sanitize_url`: the href to use, or `None` when the link must not be made

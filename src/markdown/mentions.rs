@@ -6,7 +6,7 @@
 //! The same recognisers serve [`scan_references`] (over raw content) and the writer (over
 //! the `**`/`*` spans the Markdown parser found), so both agree on what is a mention.
 
-use super::{html, links, MentionableGroup, MentionableUser, Rendered, References, Resolved};
+use super::{html, links, MentionableGroup, MentionableUser, References, Rendered, Resolved};
 
 const STREAM_WILDCARDS: [&str; 4] = ["all", "everyone", "stream", "channel"];
 const TOPIC_WILDCARD: &str = "topic";
@@ -31,7 +31,10 @@ pub enum UserTarget<'a> {
     StreamWildcard,
     TopicWildcard,
     /// `Name|id` or `|id`: the id decides, and a given name must still match exactly.
-    Id { name: Option<&'a str>, id: i64 },
+    Id {
+        name: Option<&'a str>,
+        id: i64,
+    },
     Name(&'a str),
 }
 
@@ -165,11 +168,7 @@ fn find_user<'r>(target: &UserTarget<'_>, resolved: &'r Resolved) -> Option<&'r 
             let wanted = name.to_lowercase();
             resolved.users.iter().find(|u| u.full_name.to_lowercase() == wanted)
         }
-        UserTarget::Id { name, id } => resolved
-            .users
-            .iter()
-            .find(|u| u.id == *id)
-            .filter(|u| name.is_none_or(|n| n == u.full_name)),
+        UserTarget::Id { name, id } => resolved.users.iter().find(|u| u.id == *id).filter(|u| name.is_none_or(|n| n == u.full_name)),
         UserTarget::StreamWildcard | UserTarget::TopicWildcard => None,
     }
 }
@@ -182,11 +181,7 @@ pub fn group_mention_html(name: &str, silent: bool, resolved: &Resolved, rendere
         rendered.mentioned_group_ids.insert(group.id);
     }
     let (class, at) = if silent { ("user-group-mention silent", "") } else { ("user-group-mention", "@") };
-    Some(format!(
-        "<span class=\"{class}\" data-user-group-id=\"{}\">{at}{}</span>",
-        group.id,
-        html::text(&group.name)
-    ))
+    Some(format!("<span class=\"{class}\" data-user-group-id=\"{}\">{at}{}</span>", group.id, html::text(&group.name)))
 }
 
 /// The HTML for `#**body**`; `None` if the channel is not resolved (exact name match, as

@@ -9,10 +9,7 @@ fn users() -> Resolved {
             MentionableUser { id: 11, full_name: "Othello, the Moor of Venice".into() },
         ],
         groups: vec![MentionableGroup { id: 30, name: "support team".into() }],
-        channels: vec![
-            LinkableChannel { id: 9, name: "Verona".into() },
-            LinkableChannel { id: 12, name: "design (ui)".into() },
-        ],
+        channels: vec![LinkableChannel { id: 9, name: "Verona".into() }, LinkableChannel { id: 12, name: "design (ui)".into() }],
     }
 }
 
@@ -71,10 +68,7 @@ fn mention_needs_whitespace_or_punctuation_before() {
 fn stream_wildcards_render_and_set_flag() {
     for word in ["all", "everyone", "channel", "stream"] {
         let r = render(&format!("@**{word}** look"), &Resolved::default());
-        assert_eq!(
-            r.html,
-            format!(r#"<p><span class="user-mention channel-wildcard-mention" data-user-id="*">@{word}</span> look</p>"#)
-        );
+        assert_eq!(r.html, format!(r#"<p><span class="user-mention channel-wildcard-mention" data-user-id="*">@{word}</span> look</p>"#));
         assert!(r.stream_wildcard && !r.topic_wildcard);
     }
 }
@@ -142,10 +136,7 @@ fn fenced_code_block_has_language_and_no_markdown_inside() {
 </code></pre></div>"#
     );
     assert!(r.mentioned_user_ids.is_empty());
-    assert_eq!(
-        html("~~~\nplain\n~~~"),
-        "<div class=\"codehilite\"><pre><span></span><code>plain\n</code></pre></div>"
-    );
+    assert_eq!(html("~~~\nplain\n~~~"), "<div class=\"codehilite\"><pre><span></span><code>plain\n</code></pre></div>");
 }
 
 #[test]
@@ -193,7 +184,10 @@ fn script_injection_is_neutralised() {
     assert_eq!(html("<script>alert(1)</script>"), "<p>&lt;script&gt;alert(1)&lt;/script&gt;</p>");
     assert_eq!(html("[click](javascript:alert(1))"), "<p>[click](javascript:alert(1))</p>");
     assert_eq!(html("<javascript:alert(1)>"), "<p>&lt;javascript:alert(1)&gt;</p>");
-    assert_eq!(html(r#"[x](https://a.com/"onmouseover="alert(1))"#), r#"<p><a href="https://a.com/&quot;onmouseover=&quot;alert(1)">x</a></p>"#);
+    assert_eq!(
+        html(r#"[x](https://a.com/"onmouseover="alert(1))"#),
+        r#"<p><a href="https://a.com/&quot;onmouseover=&quot;alert(1)">x</a></p>"#
+    );
     let hostile = Resolved {
         users: vec![MentionableUser { id: 1, full_name: "<img src=x onerror=alert(1)>".into() }],
         groups: vec![],
@@ -288,10 +282,33 @@ fn balanced(html: &str) -> bool {
 #[test]
 fn output_is_well_formed_for_mixed_syntax() {
     let snippets = [
-        "@**King Hamlet** ", "@_**all** ", "#**Verona>t** ", "**b** ", "*e* ", "_u_ ", "~~d~~ ", "`c` ",
-        "<b>x</b> ", "[l](https://x.com) ", "[j](javascript:1) ", "https://a.com/(x) ", "\n", "\n\n",
-        "> ", "* ", "1. ", "  * ", "```\ncode\n```\n", "```spoiler h\nbody\n```\n", "~~~quote\nq\n~~~\n",
-        "# ", "| a | b |\n|---|---|\n| 1 | 2 |\n", "<time:1496701800> ", "    indented\n", "***x*** ", "\\* ",
+        "@**King Hamlet** ",
+        "@_**all** ",
+        "#**Verona>t** ",
+        "**b** ",
+        "*e* ",
+        "_u_ ",
+        "~~d~~ ",
+        "`c` ",
+        "<b>x</b> ",
+        "[l](https://x.com) ",
+        "[j](javascript:1) ",
+        "https://a.com/(x) ",
+        "\n",
+        "\n\n",
+        "> ",
+        "* ",
+        "1. ",
+        "  * ",
+        "```\ncode\n```\n",
+        "```spoiler h\nbody\n```\n",
+        "~~~quote\nq\n~~~\n",
+        "# ",
+        "| a | b |\n|---|---|\n| 1 | 2 |\n",
+        "<time:1496701800> ",
+        "    indented\n",
+        "***x*** ",
+        "\\* ",
     ];
     let mut seed: u64 = 42;
     for _ in 0..3000 {
@@ -328,10 +345,7 @@ fn channel_names_match_exactly_and_encode_unicode() {
 #[test]
 fn same_named_users_are_told_apart_by_id() {
     let resolved = Resolved {
-        users: vec![
-            MentionableUser { id: 1, full_name: "Mark Twin".into() },
-            MentionableUser { id: 2, full_name: "Mark Twin".into() },
-        ],
+        users: vec![MentionableUser { id: 1, full_name: "Mark Twin".into() }, MentionableUser { id: 2, full_name: "Mark Twin".into() }],
         ..Resolved::default()
     };
     let r = render("@**Mark Twin|1**, @**Mark Twin|2**", &resolved);

@@ -52,24 +52,20 @@ fn parse(src: &str) -> Vec<(Event<'_>, Range<usize>)> {
         let event = match keep_backslash(src, event, &range) {
             // Inline HTML is text in Zulip; merging it keeps autolink boundaries right.
             Event::InlineHtml(raw) => Event::Text(raw),
-            Event::Start(tag @ (Tag::Emphasis | Tag::Strong | Tag::Strikethrough)) => {
-                match literal_delimiters(src, &tag, &range) {
-                    Some((open, close)) => {
-                        literal_closers.push(Some(close));
-                        Event::Text(open.into())
-                    }
-                    None => {
-                        literal_closers.push(None);
-                        Event::Start(tag)
-                    }
+            Event::Start(tag @ (Tag::Emphasis | Tag::Strong | Tag::Strikethrough)) => match literal_delimiters(src, &tag, &range) {
+                Some((open, close)) => {
+                    literal_closers.push(Some(close));
+                    Event::Text(open.into())
                 }
-            }
-            Event::End(tag @ (TagEnd::Emphasis | TagEnd::Strong | TagEnd::Strikethrough)) => {
-                match literal_closers.pop().flatten() {
-                    Some(close) => Event::Text(close.into()),
-                    None => Event::End(tag),
+                None => {
+                    literal_closers.push(None);
+                    Event::Start(tag)
                 }
-            }
+            },
+            Event::End(tag @ (TagEnd::Emphasis | TagEnd::Strong | TagEnd::Strikethrough)) => match literal_closers.pop().flatten() {
+                Some(close) => Event::Text(close.into()),
+                None => Event::End(tag),
+            },
             event => event,
         };
         match (pending.as_mut(), event) {
@@ -230,9 +226,7 @@ impl<'a> Writer<'a> {
             }
             Tag::CodeBlock(kind) => {
                 let lang = match kind {
-                    CodeBlockKind::Fenced(info) => {
-                        info.split_whitespace().next().map(str::to_lowercase)
-                    }
+                    CodeBlockKind::Fenced(info) => info.split_whitespace().next().map(str::to_lowercase),
                     CodeBlockKind::Indented => None,
                 };
                 self.code = Some((lang, String::new()));
@@ -586,11 +580,7 @@ impl<'a> Writer<'a> {
         if prefix.is_empty() || prefix.bytes().any(|b| b != b' ') {
             return;
         }
-        let spaces = if self.list_depth > 0 && prefix.len() >= 4 {
-            prefix.len().saturating_sub(4 * self.list_depth)
-        } else {
-            prefix.len()
-        };
+        let spaces = if self.list_depth > 0 && prefix.len() >= 4 { prefix.len().saturating_sub(4 * self.list_depth) } else { prefix.len() };
         self.out.push_str(&" ".repeat(spaces));
     }
 

@@ -10,9 +10,7 @@ pub const PASSWORD: &str = "a-long-test-password";
 pub fn new_user(prefix: &str) -> Client {
     let iago = Client::dev("iago@zulip.com");
     let email = format!("{}@zulip.com", unique(prefix));
-    let body = iago
-        .post("/users", &[("email", email.as_str()), ("password", PASSWORD), ("full_name", "Test User")])
-        .success();
+    let body = iago.post("/users", &[("email", email.as_str()), ("password", PASSWORD), ("full_name", "Test User")]).success();
     let user_id = body["user_id"].as_i64().unwrap();
     let client = password_login(&email);
     assert_eq!(client.user_id, user_id);

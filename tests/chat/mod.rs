@@ -8,23 +8,62 @@ use crate::common::*;
 
 /// Fields every Message object has (OpenAPI `MessagesBase`, spec "Message").
 pub const MESSAGE_FIELDS: &[&str] = &[
-    "avatar_url", "client", "content", "content_type", "display_recipient", "id", "is_me_message", "reactions",
-    "recipient_id", "sender_email", "sender_full_name", "sender_id", "sender_realm_str", "subject", "submessages",
-    "timestamp", "topic_links", "type", "flags",
+    "avatar_url",
+    "client",
+    "content",
+    "content_type",
+    "display_recipient",
+    "id",
+    "is_me_message",
+    "reactions",
+    "recipient_id",
+    "sender_email",
+    "sender_full_name",
+    "sender_id",
+    "sender_realm_str",
+    "subject",
+    "submessages",
+    "timestamp",
+    "topic_links",
+    "type",
+    "flags",
 ];
 
 /// Fields every channel object has (OpenAPI `BasicChannel`, required list).
 pub const CHANNEL_FIELDS: &[&str] = &[
-    "can_remove_subscribers_group", "can_subscribe_group", "creator_id", "date_created", "description",
-    "first_message_id", "folder_id", "history_public_to_subscribers", "invite_only", "is_announcement_only",
-    "is_archived", "is_recently_active", "is_web_public", "message_retention_days", "name", "rendered_description",
-    "stream_id", "stream_post_policy", "stream_weekly_traffic", "subscriber_count",
+    "can_remove_subscribers_group",
+    "can_subscribe_group",
+    "creator_id",
+    "date_created",
+    "description",
+    "first_message_id",
+    "folder_id",
+    "history_public_to_subscribers",
+    "invite_only",
+    "is_announcement_only",
+    "is_archived",
+    "is_recently_active",
+    "is_web_public",
+    "message_retention_days",
+    "name",
+    "rendered_description",
+    "stream_id",
+    "stream_post_policy",
+    "stream_weekly_traffic",
+    "subscriber_count",
 ];
 
 /// The spec's subscription-properties table.
 pub const SUBSCRIPTION_PROPERTIES: &[&str] = &[
-    "color", "is_muted", "in_home_view", "pin_to_top", "desktop_notifications", "audible_notifications",
-    "push_notifications", "email_notifications", "wildcard_mentions_notify",
+    "color",
+    "is_muted",
+    "in_home_view",
+    "pin_to_top",
+    "desktop_notifications",
+    "audible_notifications",
+    "push_notifications",
+    "email_notifications",
+    "wildcard_mentions_notify",
 ];
 
 #[track_caller]
@@ -72,9 +111,7 @@ pub fn create_channel(client: &Client, name: &str, extra: &[(&str, &str)], princ
 
 /// Sends a channel message; answers its id.
 pub fn send_to_channel(client: &Client, channel: &str, topic: &str, content: &str) -> i64 {
-    client
-        .post("/messages", &[("type", "stream"), ("to", channel), ("topic", topic), ("content", content)])
-        .success()["id"]
+    client.post("/messages", &[("type", "stream"), ("to", channel), ("topic", topic), ("content", content)]).success()["id"]
         .as_i64()
         .unwrap()
 }

@@ -12,8 +12,7 @@ pub mod openapi;
 pub use openapi::assert_matches_openapi;
 
 pub fn server_url() -> String {
-    std::env::var("TEST_SERVER_URL")
-        .expect("TEST_SERVER_URL is not set: run the end-to-end tests with `make test`")
+    std::env::var("TEST_SERVER_URL").expect("TEST_SERVER_URL is not set: run the end-to-end tests with `make test`")
 }
 
 /// The Host header of an organization: `None` for the default one.
@@ -82,7 +81,14 @@ pub enum Body<'a> {
     Multipart(&'a [(&'a str, &'a str)]),
 }
 
-pub fn request(method: &str, path: &str, query: &[(&str, &str)], body: Option<Body>, auth: Option<(&str, &str)>, realm: Option<&str>) -> Resp {
+pub fn request(
+    method: &str,
+    path: &str,
+    query: &[(&str, &str)],
+    body: Option<Body>,
+    auth: Option<(&str, &str)>,
+    realm: Option<&str>,
+) -> Resp {
     let url = format!("{}/api/v1{}", server_url(), path);
     let agent = ureq::AgentBuilder::new().timeout(std::time::Duration::from_secs(90)).build();
     let mut req = agent.request(method, &url);

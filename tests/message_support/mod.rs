@@ -36,34 +36,23 @@ pub fn subscribe(client: &Client, channel: &str) {
 }
 
 pub fn send(client: &Client, channel_id: i64, topic: &str, content: &str) -> i64 {
-    client
-        .post("/messages", &[("type", "channel"), ("to", &channel_id.to_string()), ("topic", topic), ("content", content)])
-        .success()["id"]
+    client.post("/messages", &[("type", "channel"), ("to", &channel_id.to_string()), ("topic", topic), ("content", content)]).success()
+        ["id"]
         .as_i64()
         .unwrap()
 }
 
 pub fn send_dm(client: &Client, to: &[i64], content: &str) -> i64 {
-    client
-        .post("/messages", &[("type", "direct"), ("to", &json!(to).to_string()), ("content", content)])
-        .success()["id"]
-        .as_i64()
-        .unwrap()
+    client.post("/messages", &[("type", "direct"), ("to", &json!(to).to_string()), ("content", content)]).success()["id"].as_i64().unwrap()
 }
 
 /// The message as `client` fetches it (HTML content, empty topic as is).
 pub fn fetch(client: &Client, id: i64) -> Value {
-    client
-        .get(&format!("/messages/{id}"), &[("allow_empty_topic_name", "true")])
-        .success()["message"]
-        .clone()
+    client.get(&format!("/messages/{id}"), &[("allow_empty_topic_name", "true")]).success()["message"].clone()
 }
 
 pub fn raw_content(client: &Client, id: i64) -> String {
-    client.get(&format!("/messages/{id}"), &[("apply_markdown", "false")]).success()["message"]["content"]
-        .as_str()
-        .unwrap()
-        .to_string()
+    client.get(&format!("/messages/{id}"), &[("apply_markdown", "false")]).success()["message"]["content"].as_str().unwrap().to_string()
 }
 
 pub fn edit(client: &Client, id: i64, params: &[(&str, &str)]) -> Resp {
