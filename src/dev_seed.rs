@@ -250,6 +250,6 @@ async fn seed_realm(db: &D1Database, string_id: &str, realm: &SeedRealm) -> ApiR
             *group
         )?);
     }
-    db.batch(batch).await?;
+    crate::db::run_batch(db, batch).await?;
     Ok(())
 }

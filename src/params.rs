@@ -116,7 +116,13 @@ impl Params {
     pub fn json(&self, name: &str) -> ApiResult<Option<Value>> {
         match self.take(name) {
             None => Ok(None),
-            Some(raw) => serde_json::from_str(raw).map(Some).map_err(|_| ApiError::invalid_json(name)),
+            Some(raw) => {
+                let value: Value = serde_json::from_str(raw).map_err(|_| ApiError::invalid_json(name))?;
+                if has_unsafe_integer(&value) {
+                    return Err(ApiError::bad_request(format!("Invalid {name}: integers must be within ±{MAX_SAFE_INTEGER}")));
+                }
+                Ok(Some(value))
+            }
         }
     }
 
@@ -133,10 +139,36 @@ impl Params {
     }
 }
 
+/// The largest magnitude an integer parameter may have. D1 binds numbers as JavaScript
+/// doubles, which are exact only up to 2^53 - 1; a larger id cannot name any row anyway.
+pub const MAX_SAFE_INTEGER: i64 = (1 << 53) - 1;
+
 /// Integers as Zulip accepts them: decimal, optionally signed, surrounding JSON quotes not
-/// allowed.
+/// allowed, within [`MAX_SAFE_INTEGER`]. Every integer of a request (parameter, path
+/// segment, narrow operand) is read through here.
 pub fn parse_int(raw: &str) -> Option<i64> {
-    raw.trim().parse::<i64>().ok()
+    raw.trim().parse::<i64>().ok().filter(|n| n.abs() <= MAX_SAFE_INTEGER)
+}
+
+/// A JSON value as a parameter may hold one, or `None` when `raw` is not JSON or holds an
+/// integer beyond [`MAX_SAFE_INTEGER`] (for parameters that fall back to plain text).
+pub fn json_value(raw: &str) -> Option<Value> {
+    serde_json::from_str(raw).ok().filter(|v| !has_unsafe_integer(v))
+}
+
+/// Whether a JSON value holds a number that is not an integer within [`MAX_SAFE_INTEGER`]
+/// (a float is fine: no id is a float, so it fails the caller's own type check).
+fn has_unsafe_integer(value: &Value) -> bool {
+    match value {
+        Value::Number(n) => {
+            n.is_u64() && n.as_u64().is_some_and(|v| v > MAX_SAFE_INTEGER as u64)
+                || n.as_i64().is_some_and(|v| v.abs() > MAX_SAFE_INTEGER)
+                || n.as_f64().is_some_and(|f| f.fract() == 0.0 && f.abs() > MAX_SAFE_INTEGER as f64)
+        }
+        Value::Array(items) => items.iter().any(has_unsafe_integer),
+        Value::Object(map) => map.values().any(has_unsafe_integer),
+        _ => false,
+    }
 }
 
 /// `true`/`false` as sent by every client (the Python client sends JSON, so also accept

@@ -59,7 +59,7 @@ pub async fn check_set_storage(db: &D1Database, bot: &UserRow, entries: &BTreeMa
     for (key, value) in entries {
         stmts.push(bot_storage::upsert_stmt(db, bot.id, key, value)?);
     }
-    db.batch(stmts).await?;
+    crate::db::run_batch(db, stmts).await?;
     Ok(())
 }
 

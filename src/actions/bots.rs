@@ -124,10 +124,13 @@ pub async fn check_regenerate_bot_api_key(db: &D1Database, acting: &UserRow, bot
     }
     let key = crate::secrets::new_api_key();
     let hash = crate::secrets::api_key_hash(&key);
-    db.batch(vec![
-        crate::db::api_keys::delete_for_user_stmt(db, bot.realm_id, bot.id)?,
-        crate::db::api_keys::insert_stmt(db, bot.realm_id, bot.id, &hash, crate::db::now())?,
-    ])
+    crate::db::run_batch(
+        db,
+        vec![
+            crate::db::api_keys::delete_for_user_stmt(db, bot.realm_id, bot.id)?,
+            crate::db::api_keys::insert_stmt(db, bot.realm_id, bot.id, &hash, crate::db::now())?,
+        ],
+    )
     .await?;
     Ok(key)
 }

@@ -159,7 +159,7 @@ pub async fn check_subscribe(db: &D1Database, env: &Env, me: &UserRow, req: &Sub
         }
     }
     if !writes.is_empty() {
-        db.batch(writes).await?;
+        crate::db::run_batch(db, writes).await?;
     }
     if !added.is_empty() {
         let created: HashSet<String> = to_create.iter().map(|(n, _)| n.to_lowercase()).collect();
@@ -287,7 +287,7 @@ pub async fn check_unsubscribe(
         }
     }
     if !writes.is_empty() {
-        db.batch(writes).await?;
+        crate::db::run_batch(db, writes).await?;
         for (user_id, c) in &removals {
             let event = json!({ "type": "subscription", "op": "remove",
                 "subscriptions": [{ "name": c.name, "stream_id": c.id }] });

@@ -77,7 +77,7 @@ pub async fn delete_messages(ctx: &RequestContext, realm_id: i64, ids: &[i64]) -
         reads.push(query!(db, "SELECT history_public_to_subscribers AS h FROM channels WHERE id = ?1", channel_id)?);
         reads.push(q::subscribers_stmt(db, &[channel_id])?);
     }
-    let read = db.batch(reads).await?;
+    let read = crate::db::run_batch(db, reads).await?;
     let mut users: BTreeSet<i64> = read[0].results::<q::RecipientRow>()?.into_iter().map(|r| r.user_id).collect();
     if first.channel_id.is_some() {
         let shared = read[1].results::<serde_json::Value>()?.first().and_then(|r| r["h"].as_i64()).unwrap_or(0) != 0;
@@ -90,7 +90,7 @@ pub async fn delete_messages(ctx: &RequestContext, realm_id: i64, ids: &[i64]) -
     for chunk in q::chunks(&ids) {
         stmts.extend(q::delete_messages_stmts(db, &chunk)?);
     }
-    db.batch(stmts).await?;
+    crate::db::run_batch(db, stmts).await?;
 
     let event = crate::domain::message_edit::delete_message_event(&ids, first.channel_id.map(|c| (c, first.topic.as_str())));
     let users: Vec<EventUser> = users.into_iter().map(EventUser::plain).collect();

@@ -103,7 +103,7 @@ async fn editor_rights(db: &D1Database, user: &UserRow, settings: &RealmSettings
         .iter()
         .map(|(_, group)| user_groups::is_member_stmt(db, user.realm_id, *group, user.id, false))
         .collect::<worker::Result<Vec<_>>>()?;
-    let results = db.batch(stmts).await?;
+    let results = crate::db::run_batch(db, stmts).await?;
     for ((name, _), result) in needed.iter().zip(results) {
         let member = result.results::<Value>()?.first().and_then(|r| r["is_member"].as_i64()).unwrap_or(0) != 0;
         match *name {
@@ -223,7 +223,7 @@ async fn load_move_scope(
     if let Some(target) = plan.stream_id {
         stmts.push(q::channel_stmt(db, user.realm_id, target, user.id)?);
     }
-    let results = db.batch(stmts).await?;
+    let results = crate::db::run_batch(db, stmts).await?;
     let orig_channel: MoveChannelRow =
         results[0].results()?.into_iter().next().ok_or_else(|| ApiError::bad_request("Invalid channel ID"))?;
     let source: Vec<TopicMessageRow> = results[1].results()?;
@@ -345,7 +345,7 @@ async fn apply(
         reads.push(q::channel_stmt(db, user.realm_id, channel_id, user.id)?);
         reads.push(q::subscribers_stmt(db, &[channel_id])?);
     }
-    let read_results = db.batch(reads).await?;
+    let read_results = crate::db::run_batch(db, reads).await?;
     let rows_before: Vec<RecipientRow> = read_results[0].results()?;
     let mut channel_name: Option<String> = None;
     let shared_history_subscribers: Vec<i64> = match read_results.get(1) {
@@ -360,7 +360,7 @@ async fn apply(
         }
         None => Vec::new(),
     };
-    db.batch(stmts).await?;
+    crate::db::run_batch(db, stmts).await?;
 
     let recipients = EventRecipients {
         rows_before: &rows_before,

@@ -147,7 +147,7 @@ pub async fn do_update_message_flags(
     if !changed.is_empty() {
         let stmts =
             user_messages::update_flag_stmts(db, me.id, &serde_json::to_string(&changed)?, &serde_json::to_string(&historical)?, bit, add)?;
-        db.batch(stmts).await?;
+        crate::db::run_batch(db, stmts).await?;
         let mut event = json!({ "type": "update_message_flags", "op": op, "operation": op, "flag": flag,
             "messages": changed, "all": false });
         if marking_unread {

@@ -182,7 +182,7 @@ pub async fn check_send_message(db: &D1Database, env: &Env, me: &UserRow, req: &
         )?,
     ];
     batch.extend(resolution_stmts(db, realm_id, &refs)?);
-    let results = db.batch(batch).await?;
+    let results = crate::db::run_batch(db, batch).await?;
     let settings: RealmSettingsRow = results[0].results()?.into_iter().next().ok_or_else(|| ApiError::internal("no realm settings"))?;
     let channel: Option<ChannelViewRow> = results[1].results()?.into_iter().next();
     let named_users: Vec<UserRow> = results[2].results()?;
@@ -373,7 +373,7 @@ pub async fn check_send_message(db: &D1Database, env: &Env, me: &UserRow, req: &
             writes.push(user_topics::upsert_stmt(db, realm_id, *user_id, c.id, &topic, user_topics::FOLLOWED, now)?);
         }
     }
-    let results = db.batch(writes).await?;
+    let results = crate::db::run_batch(db, writes).await?;
     let inserted: Inserted =
         results[insert_index].results()?.into_iter().next().ok_or_else(|| ApiError::internal("message insert returned no id"))?;
 

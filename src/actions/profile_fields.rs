@@ -120,7 +120,7 @@ pub async fn do_update_profile_data(env: &Env, db: &D1Database, target: &UserRow
             None => profile_fields::delete_stmt(db, target.id, change.field_id)?,
         });
     }
-    db.batch(stmts).await?;
+    crate::db::run_batch(db, stmts).await?;
 
     let audience = users::active_ids(db, target.realm_id).await?;
     for change in changes {

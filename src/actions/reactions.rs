@@ -67,7 +67,7 @@ pub async fn do_add_reaction(db: &D1Database, env: &Env, me: &UserRow, accessed:
         &emoji.code,
         &emoji.reaction_type
     )?);
-    if let Err(err) = db.batch(writes).await {
+    if let Err(err) = crate::db::run_batch(db, writes).await {
         if err.to_string().contains("UNIQUE") {
             return Err(ApiError::bad_request("Reaction already exists."));
         }

@@ -39,7 +39,7 @@ pub async fn check_update_subscription_properties(ctx: &RequestContext, user: &U
         .iter()
         .map(|c| db::update_stmt(&ctx.db, user.realm_id, user.id, c.channel_id, c.column, &c.value))
         .collect::<worker::Result<Vec<_>>>()?;
-    ctx.db.batch(stmts).await?;
+    crate::db::run_batch(&ctx.db, stmts).await?;
 
     let me = [EventUser::plain(user.id)];
     for change in changes {

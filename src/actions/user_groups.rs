@@ -159,7 +159,7 @@ pub async fn check_update_members(env: &Env, db: &D1Database, user: &UserRow, gr
     if !delete.is_empty() {
         stmts.push(user_groups::remove_members_stmt(db, group.id, &ids_json(&delete))?);
     }
-    db.batch(stmts).await?;
+    crate::db::run_batch(db, stmts).await?;
     if !add.is_empty() {
         notify(env, db, user.realm_id, json!({ "type": "user_group", "op": "add_members", "group_id": group.id, "user_ids": add })).await?;
     }
@@ -204,7 +204,7 @@ pub async fn check_update_subgroups(
     if !delete.is_empty() {
         stmts.push(user_groups::remove_subgroups_stmt(db, group.id, &ids_json(&delete))?);
     }
-    db.batch(stmts).await?;
+    crate::db::run_batch(db, stmts).await?;
     if !add.is_empty() {
         notify(
             env,

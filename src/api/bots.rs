@@ -7,6 +7,7 @@ use crate::context::RequestContext;
 use crate::db::users;
 use crate::domain::users::avatar_url;
 use crate::error::{ApiError, ApiResult};
+use crate::params::parse_int;
 use crate::response::Reply;
 
 /// A string parameter Zulip declares JSON-encoded (`payload_url`): accepts the JSON
@@ -81,7 +82,7 @@ pub async fn get_bots(ctx: &RequestContext) -> ApiResult<Reply> {
 /// The bot's owner or an administrator: replaces the bot's API keys; answers `api_key`.
 pub async fn regenerate_bot_api_key(ctx: &RequestContext, bot_id: &str) -> ApiResult<Reply> {
     let me = ctx.user().await?;
-    let id = bot_id.parse::<i64>().map_err(|_| ApiError::bad_request("No such bot"))?;
+    let id = parse_int(bot_id).ok_or_else(|| ApiError::bad_request("No such bot"))?;
     let bot = users::by_id(&ctx.db, me.realm_id, id).await?.ok_or_else(|| ApiError::bad_request("No such bot"))?;
     let api_key = check_regenerate_bot_api_key(&ctx.db, &me, &bot).await?;
     Ok(Reply::json(json!({ "api_key": api_key })))

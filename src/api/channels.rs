@@ -11,6 +11,7 @@ use crate::db::subscriptions::{self, ChannelViewRow, SubscriberRow};
 use crate::db::{self, realm_settings};
 use crate::domain::channels::{access_channel, can_see_channel, stream_dict, subscription_dict, SystemGroups};
 use crate::error::{ApiError, ApiResult};
+use crate::params::parse_int;
 use crate::response::Reply;
 
 #[derive(Deserialize)]
@@ -73,7 +74,7 @@ async fn load_channels(
             realm_id
         )?);
     }
-    let results = ctx.db.batch(batch).await?;
+    let results = crate::db::run_batch(&ctx.db, batch).await?;
     let channels: Vec<ChannelViewRow> = results[0].results()?;
     let groups = SystemGroups::new(results[1].results()?);
     let mut subscribers: HashMap<i64, Vec<i64>> = HashMap::new();
@@ -146,7 +147,7 @@ pub async fn get_streams(ctx: &RequestContext) -> ApiResult<Reply> {
 }
 
 async fn channel_by_id(ctx: &RequestContext, realm_id: i64, user_id: i64, id: &str) -> ApiResult<(Option<ChannelViewRow>, SystemGroups)> {
-    let channel_id: i64 = id.parse().map_err(|_| ApiError::bad_request("Invalid channel ID"))?;
+    let channel_id = parse_int(id).ok_or_else(|| ApiError::bad_request("Invalid channel ID"))?;
     let results = ctx
         .db
         .batch(vec![

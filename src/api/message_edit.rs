@@ -8,10 +8,11 @@ use crate::domain::message_edit::{EditParams, PropagateMode};
 use crate::domain::messages::access_message;
 use crate::domain::realm_settings::realm_settings;
 use crate::error::{ApiError, ApiResult};
+use crate::params::parse_int;
 use crate::response::Reply;
 
 fn message_id(raw: &str) -> ApiResult<i64> {
-    raw.parse::<i64>().ok().filter(|id| *id >= 0).ok_or_else(|| ApiError::bad_request("Invalid message(s)"))
+    parse_int(raw).filter(|id| *id >= 0).ok_or_else(|| ApiError::bad_request("Invalid message(s)"))
 }
 
 /// # `PATCH /messages/{message_id}`

@@ -12,6 +12,7 @@ use crate::db::realm_settings;
 use crate::domain::messages::{access_message, message_dict, MessageContext, MessageOptions, ACCESS_CONDITION};
 use crate::domain::narrow::{narrow_sql, parse_narrow};
 use crate::error::{ApiError, ApiResult};
+use crate::params::{json_value, parse_int};
 use crate::response::Reply;
 
 /// `host[:port]` of the organization.
@@ -22,10 +23,10 @@ pub fn realm_host(ctx: &RequestContext) -> String {
 /// A channel as `to` names it: a JSON string or integer, a one-element JSON list, or the
 /// bare name.
 fn channel_destination(to: &str) -> ApiResult<Destination> {
-    match serde_json::from_str::<Value>(to) {
-        Ok(Value::Number(n)) => n.as_i64().map(Destination::ChannelId).ok_or_else(|| ApiError::bad_request("Invalid channel ID")),
-        Ok(Value::String(s)) => Ok(Destination::ChannelName(s)),
-        Ok(Value::Array(list)) => match list.as_slice() {
+    match json_value(to) {
+        Some(Value::Number(n)) => n.as_i64().map(Destination::ChannelId).ok_or_else(|| ApiError::bad_request("Invalid channel ID")),
+        Some(Value::String(s)) => Ok(Destination::ChannelName(s)),
+        Some(Value::Array(list)) => match list.as_slice() {
             [Value::Number(n)] => n.as_i64().map(Destination::ChannelId).ok_or_else(|| ApiError::bad_request("Invalid channel ID")),
             [Value::String(s)] => Ok(Destination::ChannelName(s.clone())),
             _ => Err(ApiError::bad_request("Expected exactly one channel")),
@@ -38,8 +39,8 @@ fn channel_destination(to: &str) -> ApiResult<Destination> {
 /// both), a single id, or comma-separated emails.
 fn direct_destination(to: &str) -> ApiResult<Destination> {
     let mixed = || ApiError::bad_request("Recipient lists may contain emails or user IDs, but not both.");
-    match serde_json::from_str::<Value>(to) {
-        Ok(Value::Array(list)) => {
+    match json_value(to) {
+        Some(Value::Array(list)) => {
             let principals: Vec<Principal> = list
                 .iter()
                 .map(|v| match v {
@@ -54,7 +55,7 @@ fn direct_destination(to: &str) -> ApiResult<Destination> {
             }
             Ok(Destination::Users(principals))
         }
-        Ok(Value::Number(n)) => Ok(Destination::Users(vec![Principal::Id(n.as_i64().unwrap_or(-1))])),
+        Some(Value::Number(n)) => Ok(Destination::Users(vec![Principal::Id(n.as_i64().unwrap_or(-1))])),
         _ => Ok(Destination::Users(
             to.split(',').map(str::trim).filter(|s| !s.is_empty()).map(|s| Principal::Email(s.to_string())).collect(),
         )),
@@ -120,7 +121,7 @@ fn message_options(ctx: &RequestContext, client_gravatar_default: bool) -> ApiRe
 pub async fn get_message(ctx: &RequestContext, id: &str) -> ApiResult<Reply> {
     let me = ctx.user().await?;
     let opts = message_options(ctx, false)?;
-    let message_id: i64 = id.parse().map_err(|_| crate::domain::messages::invalid_message())?;
+    let message_id = parse_int(id).ok_or_else(crate::domain::messages::invalid_message)?;
     let accessed = access_message(&ctx.db, &me, message_id).await?;
     let settings = realm_settings::by_realm_id(&ctx.db, me.realm_id).await?;
     let mctx = MessageContext::load(&ctx.db, &me, &settings, &realm_host(ctx), std::slice::from_ref(&accessed.message)).await?;
@@ -209,7 +210,7 @@ pub async fn get_messages(ctx: &RequestContext) -> ApiResult<Reply> {
             num_after + 2
         ))
         .bind(&params)?;
-    let results = ctx.db.batch(vec![before, after]).await?;
+    let results = crate::db::run_batch(&ctx.db, vec![before, after]).await?;
     let before_rows: Vec<Value> = results[0].results()?;
     let after_rows: Vec<Value> = results[1].results()?;
 

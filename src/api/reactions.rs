@@ -5,6 +5,7 @@ use crate::context::RequestContext;
 use crate::domain::messages::{access_message, invalid_message};
 use crate::emoji;
 use crate::error::{ApiError, ApiResult};
+use crate::params::parse_int;
 use crate::response::Reply;
 
 fn reaction_type(ctx: &RequestContext) -> ApiResult<Option<String>> {
@@ -52,7 +53,7 @@ pub async fn add_reaction(ctx: &RequestContext, id: &str) -> ApiResult<Reply> {
     let name = ctx.params.required_str("emoji_name")?;
     let code = ctx.params.str("emoji_code")?;
     let reaction_type = reaction_type(ctx)?;
-    let message_id: i64 = id.parse().map_err(|_| invalid_message())?;
+    let message_id = parse_int(id).ok_or_else(invalid_message)?;
     let accessed = access_message(&ctx.db, &me, message_id).await?;
     let emoji = resolve_emoji(name, code, reaction_type)?;
     do_add_reaction(&ctx.db, &ctx.env, &me, &accessed, &emoji).await?;
@@ -70,7 +71,7 @@ pub async fn remove_reaction(ctx: &RequestContext, id: &str) -> ApiResult<Reply>
     if name.is_none() && code.is_none() {
         return Err(ApiError::bad_request("At least one of the following arguments must be present: emoji_name, emoji_code"));
     }
-    let message_id: i64 = id.parse().map_err(|_| invalid_message())?;
+    let message_id = parse_int(id).ok_or_else(invalid_message)?;
     access_message(&ctx.db, &me, message_id).await?;
     // Without a code, the name decides the emoji (and its type), as when adding.
     let (code, reaction_type) = match (code, reaction_type) {

@@ -136,7 +136,7 @@ pub async fn update_realm(ctx: &RequestContext) -> ApiResult<Reply> {
     if !changes.is_empty() {
         let mut stmts = realm_settings::update_stmts(&ctx.db, me.realm_id, &changes)?;
         stmts.push(subscriptions::active_user_ids_stmt(&ctx.db, me.realm_id)?);
-        let results = ctx.db.batch(stmts).await?;
+        let results = crate::db::run_batch(&ctx.db, stmts).await?;
         let users: Vec<EventUser> = results
             .last()
             .map(|r| r.results::<subscriptions::ActiveUserRow>())

@@ -6,6 +6,7 @@ use crate::actions::subscription_properties::check_update_subscription_propertie
 use crate::context::RequestContext;
 use crate::domain::subscription_properties::parse_change;
 use crate::error::{ApiError, ApiResult};
+use crate::params::{json_value, parse_int};
 use crate::response::Reply;
 
 /// # `POST /users/me/subscriptions/properties` (spec endpoint 5)
@@ -35,10 +36,10 @@ pub async fn update_subscription_properties(ctx: &RequestContext) -> ApiResult<R
 /// a string).
 pub async fn update_subscription_property(ctx: &RequestContext, stream_id: &str) -> ApiResult<Reply> {
     let user = ctx.user().await?;
-    let stream_id: i64 = stream_id.parse().map_err(|_| ApiError::bad_request("Invalid channel ID"))?;
+    let stream_id = parse_int(stream_id).ok_or_else(|| ApiError::bad_request("Invalid channel ID"))?;
     let property = ctx.params.required_str("property")?;
     let raw = ctx.params.required_str("value")?;
-    let value = serde_json::from_str::<Value>(&raw).unwrap_or(Value::String(raw));
+    let value = json_value(&raw).unwrap_or(Value::String(raw));
     let change = parse_change(stream_id, &property, &value)?;
     check_update_subscription_properties(ctx, &user, &[change]).await?;
     Ok(Reply::ok())

@@ -10,10 +10,11 @@ use crate::db::user_groups::{self, MemberRow, SubgroupRow, UserGroupRow};
 use crate::db::users;
 use crate::domain::user_groups::groups_list;
 use crate::error::{ApiError, ApiResult};
+use crate::params::parse_int;
 use crate::response::Reply;
 
 fn parse_id(raw: &str, what: &str) -> ApiResult<i64> {
-    raw.parse::<i64>().map_err(|_| ApiError::invalid_argument(what, "an integer"))
+    parse_int(raw).ok_or_else(|| ApiError::invalid_argument(what, "an integer"))
 }
 
 /// # `GET /user_groups`

@@ -10,6 +10,7 @@ use crate::db::users::{self, UserRow};
 use crate::domain::profile_fields::profile_data;
 use crate::domain::users::{check_full_name, user_dict, with_profile_data, UserDictOptions};
 use crate::error::{ApiError, ApiResult};
+use crate::params::parse_int;
 use crate::response::Reply;
 
 pub fn realm_host(ctx: &RequestContext) -> &str {
@@ -73,9 +74,9 @@ pub async fn get_user(ctx: &RequestContext, id_or_email: &str) -> ApiResult<Repl
 
 /// A user of the caller's organization by id or email.
 pub async fn access_user(ctx: &RequestContext, me: &UserRow, id_or_email: &str) -> ApiResult<UserRow> {
-    let user = match id_or_email.parse::<i64>() {
-        Ok(id) => users::by_id(&ctx.db, me.realm_id, id).await?,
-        Err(_) => users::by_email(&ctx.db, me.realm_id, id_or_email).await?,
+    let user = match parse_int(id_or_email) {
+        Some(id) => users::by_id(&ctx.db, me.realm_id, id).await?,
+        None => users::by_email(&ctx.db, me.realm_id, id_or_email).await?,
     };
     user.ok_or_else(|| ApiError::bad_request("No such user"))
 }
@@ -83,7 +84,7 @@ pub async fn access_user(ctx: &RequestContext, me: &UserRow, id_or_email: &str) 
 /// A human user an administrator acts on (Zulip's access_user_by_id for_admin): bots are
 /// "No such user" (they are managed through /bots).
 async fn access_user_for_admin(ctx: &RequestContext, admin: &UserRow, user_id: &str, allow_bots: bool) -> ApiResult<UserRow> {
-    let id = user_id.parse::<i64>().map_err(|_| ApiError::bad_request("No such user"))?;
+    let id = parse_int(user_id).ok_or_else(|| ApiError::bad_request("No such user"))?;
     let user = users::by_id(&ctx.db, admin.realm_id, id).await?.ok_or_else(|| ApiError::bad_request("No such user"))?;
     if user.is_bot() && !allow_bots {
         return Err(ApiError::bad_request("No such user"));

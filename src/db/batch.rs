@@ -59,10 +59,7 @@ impl Batch {
 
     /// Runs every statement in one round trip.
     pub async fn run(self, db: &D1Database) -> Result<BatchResults> {
-        if self.statements.is_empty() {
-            return Ok(BatchResults { results: Vec::new() });
-        }
-        Ok(BatchResults { results: db.batch(self.statements).await? })
+        Ok(BatchResults { results: super::run_batch(db, self.statements).await? })
     }
 }
 

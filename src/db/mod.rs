@@ -23,7 +23,16 @@ pub mod user_topics;
 pub mod users;
 
 use serde::de::DeserializeOwned;
-use worker::{D1PreparedStatement, Result};
+use worker::{D1Database, D1PreparedStatement, D1Result, Result};
+
+/// Runs statements as one atomic round trip. Every batch goes through here: a list built
+/// from a client's JSON list may be empty, and D1 refuses an empty batch.
+pub async fn run_batch(db: &D1Database, statements: Vec<D1PreparedStatement>) -> Result<Vec<D1Result>> {
+    if statements.is_empty() {
+        return Ok(Vec::new());
+    }
+    db.batch(statements).await
+}
 
 /// All rows of a statement.
 pub async fn all<T: DeserializeOwned>(stmt: D1PreparedStatement) -> Result<Vec<T>> {

@@ -272,7 +272,7 @@ pub async fn insert(db: &D1Database, group: &NewUserGroup<'_>, now: i64) -> Resu
         group.name,
         group.subgroups_json
     )?;
-    let results = db.batch(vec![insert_group, insert_members, insert_subgroups]).await?;
+    let results = crate::db::run_batch(db, vec![insert_group, insert_members, insert_subgroups]).await?;
     #[derive(Deserialize)]
     struct Id {
         id: i64,

@@ -142,7 +142,7 @@ pub async fn insert(db: &D1Database, user: &NewUser<'_>, now: i64) -> Result<i64
     // Same batch, so a user never exists without its recipient.
     let insert_recipient =
         query!(db, "INSERT INTO recipients (realm_id, type, type_id) VALUES (?1, 1, last_insert_rowid())", user.realm_id)?;
-    let results = db.batch(vec![insert_user, insert_recipient]).await?;
+    let results = crate::db::run_batch(db, vec![insert_user, insert_recipient]).await?;
     #[derive(Deserialize)]
     struct Id {
         id: i64,

@@ -218,7 +218,7 @@ impl MessageContext {
                 serde_json::to_string(&group_ids)?
             )?,
         ];
-        let results = db.batch(batch).await?;
+        let results = crate::db::run_batch(db, batch).await?;
         let mut group_members: HashMap<i64, Vec<i64>> = HashMap::new();
         for row in results[0].results::<GroupMemberRow>()? {
             group_members.entry(row.group_id).or_default().push(row.user_id);

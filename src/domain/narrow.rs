@@ -6,6 +6,7 @@ use serde_json::Value;
 use wasm_bindgen::JsValue;
 
 use crate::error::{ApiError, ApiResult};
+use crate::params::parse_int;
 
 /// One narrow term.
 #[derive(Debug, Clone)]
@@ -157,7 +158,7 @@ pub fn narrow_sql(terms: &[Term], realm_id: i64, user_id: i64, empty_topic_displ
                 }
             }
             "id" => {
-                let id: i64 = operand_str(term)?.parse().map_err(|_| ApiError::bad_request("Invalid narrow operand for id"))?;
+                let id = parse_int(&operand_str(term)?).ok_or_else(|| ApiError::bad_request("Invalid narrow operand for id"))?;
                 let p = sql.param(JsValue::from_f64(id as f64));
                 sql.push(format!("m.id = {p}"), term.negated);
             }
@@ -197,9 +198,9 @@ fn dm_condition(sql: &mut NarrowSql, term: &Term, realm: f64, user_id: i64) -> A
         }
         Value::String(s) => {
             for part in s.split(',').map(str::trim).filter(|p| !p.is_empty()) {
-                match part.parse::<i64>() {
-                    Ok(id) => ids.push(id),
-                    Err(_) => emails.push(part.to_lowercase()),
+                match parse_int(part) {
+                    Some(id) => ids.push(id),
+                    None => emails.push(part.to_lowercase()),
                 }
             }
         }

@@ -95,7 +95,7 @@ pub fn mentioned_user_ids(rendered: &Rendered, group_members: &HashMap<i64, Vec<
 /// personally mentioned user ids.
 pub async fn render_content(db: &D1Database, realm_id: i64, content: &str) -> ApiResult<(Rendered, BTreeSet<i64>)> {
     let refs = markdown::references(content);
-    let results = db.batch(resolution_stmts(db, realm_id, &refs)?).await?;
+    let results = crate::db::run_batch(db, resolution_stmts(db, realm_id, &refs)?).await?;
     let (resolved, members) = resolved_from(&results)?;
     let rendered = markdown::render(content, &resolved);
     let mentioned = mentioned_user_ids(&rendered, &members);

@@ -1,0 +1,81 @@
+//! Plain bad input is a Zulip-style 400 and changes nothing, whatever the endpoint: ids
+//! beyond what D1 can bind, empty JSON lists, any Unicode in strings.
+
+mod chat;
+mod common;
+use chat::*;
+use common::*;
+
+/// 2^53: the first integer a JavaScript double (D1's number binding) cannot hold exactly.
+const TWO_POW_53: &str = "9007199254740992";
+
+#[test]
+fn message_id_beyond_2_pow_53_is_an_invalid_message() {
+    let hamlet = Client::dev("hamlet@zulip.com");
+    hamlet.get(&format!("/messages/{TWO_POW_53}"), &[]).bad_request("BAD_REQUEST", "Invalid message(s)");
+    hamlet.get("/messages/-9007199254740993", &[]).bad_request("BAD_REQUEST", "Invalid message(s)");
+}
+
+#[test]
+fn reaction_on_message_id_beyond_2_pow_53_is_an_invalid_message() {
+    let hamlet = Client::dev("hamlet@zulip.com");
+    hamlet.post("/messages/26140883314102884/reactions", &[("emoji_name", "octopus")]).bad_request("BAD_REQUEST", "Invalid message(s)");
+}
+
+#[test]
+fn integer_parameter_beyond_2_pow_53_is_not_an_integer() {
+    let hamlet = Client::dev("hamlet@zulip.com");
+    hamlet
+        .post("/user_topics", &[("stream_id", "-12013945706201564"), ("topic", "t"), ("visibility_policy", "1")])
+        .bad_request("BAD_REQUEST", "stream_id is not an integer");
+}
+
+#[test]
+fn json_list_with_an_integer_beyond_2_pow_53_is_refused() {
+    let hamlet = Client::dev("hamlet@zulip.com");
+    let to = format!("[{TWO_POW_53}]");
+    hamlet
+        .post("/typing", &[("op", "start"), ("to", &to)])
+        .bad_request("BAD_REQUEST", &format!("Invalid to: integers must be within ±{}", (1i64 << 53) - 1));
+}
+
+#[test]
+fn direct_message_to_a_user_id_beyond_2_pow_53_sends_nothing() {
+    let hamlet = Client::dev("hamlet@zulip.com");
+    let to = format!("[{TWO_POW_53}]");
+    let resp = hamlet.post("/messages", &[("type", "direct"), ("to", &to), ("content", "never sent")]);
+    assert_eq!(resp.status, 400, "{:?}", resp.body);
+    assert_eq!(resp.body["result"], "error");
+}
+
+#[test]
+fn channel_message_to_a_channel_id_beyond_2_pow_53_is_an_unknown_channel() {
+    let hamlet = Client::dev("hamlet@zulip.com");
+    let resp = hamlet.post("/messages", &[("type", "stream"), ("to", TWO_POW_53), ("topic", "t"), ("content", "never sent")]);
+    assert_eq!(resp.status, 400, "{:?}", resp.body);
+    assert_eq!(resp.body["code"], "STREAM_DOES_NOT_EXIST", "{:?}", resp.body);
+}
+
+#[test]
+fn narrow_operand_beyond_2_pow_53_is_refused_not_a_server_error() {
+    let hamlet = Client::dev("hamlet@zulip.com");
+    let narrow = format!(r#"[{{"operator":"id","operand":"{TWO_POW_53}"}}]"#);
+    let resp = hamlet.get("/messages", &[("anchor", "newest"), ("num_before", "1"), ("num_after", "0"), ("narrow", &narrow)]);
+    assert_eq!(resp.status, 400, "{:?}", resp.body);
+}
+
+#[test]
+fn empty_subscription_data_changes_nothing_and_succeeds() {
+    let hamlet = Client::dev("hamlet@zulip.com");
+    hamlet.post("/users/me/subscriptions/properties", &[("subscription_data", "[]")]).success();
+}
+
+#[test]
+fn any_unicode_in_a_topic_round_trips() {
+    let hamlet = Client::dev("hamlet@zulip.com");
+    let name = unique("unicode");
+    create_channel(&hamlet, &name, &[], &[]);
+    let topic = "Ünïcødé 🐙 中文";
+    let id = send_to_channel(&hamlet, &name, topic, "✔ ünïcødé 🐙");
+    assert_eq!(fetch(&hamlet, id)["subject"], topic);
+}
