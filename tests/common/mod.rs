@@ -9,6 +9,7 @@ use base64::Engine;
 use serde_json::Value;
 
 pub mod openapi;
+#[allow(unused_imports)]
 pub use openapi::assert_matches_openapi;
 
 pub fn server_url() -> String {
