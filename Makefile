@@ -16,7 +16,7 @@ WRANGLER := node_modules/.bin/wrangler
 DEV_STATE := .wrangler/state
 DEV_PORT ?= 8787
 
-.PHONY: dev test fuzz bench build setup toolchain migrate-dev clean
+.PHONY: dev test fuzz create-organization bench build setup toolchain migrate-dev clean
 
 ## Serve the development organization on 127.0.0.1:$(DEV_PORT) (data kept in $(DEV_STATE)).
 dev: build migrate-dev
@@ -41,6 +41,13 @@ fuzz: build .venv-fuzz/.installed
 	python3 -m venv .venv-fuzz
 	.venv-fuzz/bin/pip install --quiet -r tests/fuzz/requirements.txt
 	touch $@
+
+## Create an organization and its owner on a running server; prints the owner's login:
+## SERVER_ADMIN_SECRET=... make create-organization SERVER_URL=https://chat.example.com \
+##   STRING_ID=acme NAME="Acme" OWNER_EMAIL=owner@acme.com OWNER_NAME="Ada Owner"
+SERVER_URL ?= http://127.0.0.1:$(DEV_PORT)
+create-organization:
+	SERVER_URL="$(SERVER_URL)" scripts/create-organization.sh "$(STRING_ID)" "$(NAME)" "$(OWNER_EMAIL)" "$(OWNER_NAME)"
 
 # Heartbeat and idle timeout at Zulip's values, so waiting long-polls stay waiting.
 bench: build

@@ -6,10 +6,11 @@
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use worker::{query, D1Database, D1PreparedStatement};
+use worker::D1Database;
 
+use crate::db::organizations::{self, FirstChannel, FirstUser};
 use crate::db::users::{ROLE_ADMINISTRATOR, ROLE_GUEST, ROLE_MEMBER, ROLE_MODERATOR, ROLE_OWNER};
-use crate::db::{self, realm_settings, realms, user_groups};
+use crate::db::{self, realms};
 use crate::error::ApiResult;
 use crate::secrets;
 
@@ -22,19 +23,11 @@ struct SeedUser {
     can_create_users: bool,
 }
 
-struct SeedChannel {
-    name: &'static str,
-    description: &'static str,
-    invite_only: bool,
-    color: &'static str,
-    subscribers: &'static [&'static str],
-}
-
 struct SeedRealm {
     string_id: &'static str,
     name: &'static str,
     users: &'static [SeedUser],
-    channels: &'static [SeedChannel],
+    channels: &'static [FirstChannel<'static>],
 }
 
 const fn user(email: &'static str, full_name: &'static str, role: i64) -> SeedUser {
@@ -74,8 +67,8 @@ const EVERYONE_BUT_GUESTS: &[&str] = &[
     "prospero@zulip.com",
 ];
 
-const ZULIP_CHANNELS: &[SeedChannel] = &[
-    SeedChannel {
+const ZULIP_CHANNELS: &[FirstChannel<'static>] = &[
+    FirstChannel {
         name: "Verona",
         description: "A city in Italy",
         invite_only: false,
@@ -91,7 +84,7 @@ const ZULIP_CHANNELS: &[SeedChannel] = &[
             "polonius@zulip.com",
         ],
     },
-    SeedChannel {
+    FirstChannel {
         name: "Denmark",
         description: "A Scandinavian country",
         invite_only: false,
@@ -107,28 +100,28 @@ const ZULIP_CHANNELS: &[SeedChannel] = &[
             "polonius@zulip.com",
         ],
     },
-    SeedChannel {
+    FirstChannel {
         name: "Scotland",
         description: "Located in the United Kingdom",
         invite_only: false,
         color: "#a6c7e5",
         subscribers: EVERYONE_BUT_GUESTS,
     },
-    SeedChannel {
+    FirstChannel {
         name: "Venice",
         description: "A northeastern Italian city",
         invite_only: false,
         color: "#b0a5fd",
         subscribers: &["iago@zulip.com", "hamlet@zulip.com", "othello@zulip.com"],
     },
-    SeedChannel {
+    FirstChannel {
         name: "Rome",
         description: "Yet another Italian city",
         invite_only: false,
         color: "#e79ab5",
         subscribers: &["desdemona@zulip.com", "iago@zulip.com", "othello@zulip.com"],
     },
-    SeedChannel {
+    FirstChannel {
         name: "core team",
         description: "A private channel for the core team",
         invite_only: true,
@@ -143,7 +136,7 @@ const LEAR_USERS: &[SeedUser] = &[
     user("goneril@lear.org", "Goneril", ROLE_MEMBER),
 ];
 
-const LEAR_CHANNELS: &[SeedChannel] = &[SeedChannel {
+const LEAR_CHANNELS: &[FirstChannel<'static>] = &[FirstChannel {
     name: "general",
     description: "Everyone in the kingdom",
     invite_only: false,
@@ -178,78 +171,19 @@ pub async fn ensure_seeded(db: &D1Database, default_realm: &str) -> ApiResult<()
 
 /// One atomic batch of idempotent inserts: concurrent first requests cannot half-seed.
 async fn seed_realm(db: &D1Database, string_id: &str, realm: &SeedRealm) -> ApiResult<()> {
-    let now = db::now();
     let password_hash = secrets::hash_password(DEV_PASSWORD).await?;
-    let mut batch: Vec<D1PreparedStatement> = vec![realms::insert_stmt(db, string_id, realm.name, now)?];
-    batch.extend(user_groups::create_system_groups_stmts(db, string_id)?);
-    let realm_id = "(SELECT id FROM realms WHERE string_id = ?1)";
-    for u in realm.users {
-        batch.push(query!(
-            db,
-            &format!(
-                "INSERT OR IGNORE INTO users (realm_id, email, delivery_email, full_name, role, password_hash, \
-                 can_create_users, timezone, date_joined) VALUES ({realm_id}, ?2, ?2, ?3, ?4, ?5, ?6, 'UTC', ?7)"
-            ),
-            string_id,
-            u.email,
-            u.full_name,
-            u.role,
-            &password_hash,
-            u.can_create_users as i64,
-            now
-        )?);
-    }
-    for c in realm.channels {
-        batch.push(query!(
-            db,
-            &format!(
-                "INSERT OR IGNORE INTO channels (realm_id, name, description, invite_only, date_created) \
-                 VALUES ({realm_id}, ?2, ?3, ?4, ?5)"
-            ),
-            string_id,
-            c.name,
-            c.description,
-            c.invite_only as i64,
-            now
-        )?);
-        for email in c.subscribers {
-            batch.push(query!(
-                db,
-                &format!(
-                    "INSERT OR IGNORE INTO subscriptions (realm_id, user_id, channel_id, color) \
-                     SELECT u.realm_id, u.id, c.id, ?4 FROM users u JOIN channels c ON c.realm_id = u.realm_id \
-                     WHERE u.realm_id = {realm_id} AND u.delivery_email = ?2 AND c.name = ?3"
-                ),
-                string_id,
-                *email,
-                c.name,
-                c.color
-            )?);
-        }
-    }
-    for (recipient_type, table) in [(1, "users"), (2, "channels")] {
-        batch.push(query!(
-            db,
-            &format!(
-                "INSERT OR IGNORE INTO recipients (realm_id, type, type_id) \
-                 SELECT realm_id, ?2, id FROM {table} WHERE realm_id = {realm_id}"
-            ),
-            string_id,
-            recipient_type
-        )?);
-    }
-    // The organization's message settings name their default system groups explicitly.
-    for (column, group) in realm_settings::GROUP_SETTING_DEFAULTS {
-        batch.push(query!(
-            db,
-            &format!(
-                "UPDATE realms SET {column} = (SELECT g.id FROM user_groups g WHERE g.realm_id = realms.id \
-                 AND g.name = ?2 AND g.is_system_group = 1) WHERE string_id = ?1 AND {column} IS NULL"
-            ),
-            string_id,
-            *group
-        )?);
-    }
-    crate::db::run_batch(db, batch).await?;
+    let users: Vec<FirstUser> = realm
+        .users
+        .iter()
+        .map(|u| FirstUser {
+            email: u.email,
+            full_name: u.full_name,
+            role: u.role,
+            password_hash: &password_hash,
+            can_create_users: u.can_create_users,
+        })
+        .collect();
+    let batch = organizations::create_stmts(db, string_id, realm.name, &users, realm.channels, db::now())?;
+    db::run_batch(db, batch).await?;
     Ok(())
 }

@@ -112,6 +112,11 @@ impl ApiError {
         Self::new(ErrorCode::Unauthorized, "Invalid API key").with_status(401)
     }
 
+    /// 401: the server operator's secret does not match.
+    pub fn invalid_server_admin_secret() -> Self {
+        Self::new(ErrorCode::Unauthorized, "Invalid server administrator secret").with_status(401)
+    }
+
     pub fn malformed_credentials() -> Self {
         Self::new(ErrorCode::Unauthorized, "Malformed API key").with_status(401)
     }

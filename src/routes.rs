@@ -5,7 +5,7 @@ use worker::{Env, Method, Request, Response};
 
 use crate::api::{
     bot_storage, bots, channels, dev, dev_bench, events, jwt_login, login, message_edit, message_flags, messages, profile_fields,
-    reactions, realm, server, subscription_properties, typing, user_groups, users,
+    reactions, realm, server, server_admin, subscription_properties, typing, user_groups, users,
 };
 use crate::context::RequestContext;
 use crate::error::{ApiError, ApiResult};
@@ -48,6 +48,7 @@ async fn dispatch(ctx: &RequestContext, path: &[&str]) -> ApiResult<Reply> {
         (Post, ["jwt", "fetch_api_key"]) => jwt_login::jwt_fetch_api_key(ctx).await,
         (Post, ["dev_fetch_api_key"]) => dev::dev_fetch_api_key(ctx).await,
         (Get, ["dev_list_users"]) => dev::dev_list_users(ctx).await,
+        (Post, ["server_admin", "organizations"]) => server_admin::create_organization(ctx).await,
         (Get, ["dev_bench", "noop"]) => dev_bench::noop(ctx).await,
         (Post, ["dev_bench", "d1_write"]) => dev_bench::d1_write(ctx).await,
         (Post, ["dev_bench", "durable_object"]) => dev_bench::durable_object(ctx).await,

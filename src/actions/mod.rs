@@ -9,6 +9,7 @@ pub mod message_edit;
 pub mod message_flags;
 pub mod message_notifications;
 pub mod message_send;
+pub mod organizations;
 pub mod profile_fields;
 pub mod reactions;
 pub mod subscription_properties;

@@ -16,6 +16,7 @@ pub mod profile_fields;
 pub mod reactions;
 pub mod realm;
 pub mod server;
+pub mod server_admin;
 pub mod subscription_properties;
 pub mod typing;
 pub mod user_groups;

@@ -1,0 +1,79 @@
+//! Creating an organization with its owner: the server operator's way to a working
+//! organization in production (the development seed makes its own from the same
+//! statements, `db::organizations`).
+
+use worker::D1Database;
+
+use crate::actions::users::is_valid_email;
+use crate::db::organizations::{self, FirstChannel, FirstUser};
+use crate::db::users::ROLE_OWNER;
+use crate::db::{self, realms, users};
+use crate::domain::organizations::{check_realm_name, check_subdomain};
+use crate::domain::users::check_full_name;
+use crate::error::{ApiError, ApiResult};
+use crate::secrets;
+
+/// What the operator asks for.
+pub struct NewOrganization<'a> {
+    pub string_id: &'a str,
+    pub name: &'a str,
+    pub owner_email: &'a str,
+    pub owner_full_name: &'a str,
+}
+
+/// What the operator hands to the owner.
+pub struct CreatedOrganization {
+    pub realm_id: i64,
+    pub owner_id: i64,
+    /// A random first password: shown once, stored only as its hash.
+    pub owner_password: String,
+}
+
+/// The channel every new organization starts with, its owner subscribed.
+const FIRST_CHANNEL: &str = "general";
+const FIRST_CHANNEL_DESCRIPTION: &str = "Everyone is added to this channel by default.";
+
+/// Checks the names, then creates the organization, its system groups, its owner and
+/// its first channel in one atomic batch.
+pub async fn check_create_organization(db: &D1Database, new: &NewOrganization<'_>) -> ApiResult<CreatedOrganization> {
+    check_subdomain(new.string_id)?;
+    let name = check_realm_name(new.name)?;
+    let full_name = check_full_name(new.owner_full_name)?;
+    if !is_valid_email(new.owner_email) {
+        return Err(ApiError::bad_request(format!("Invalid email '{}'", new.owner_email)));
+    }
+    if realms::by_string_id(db, new.string_id).await?.is_some() {
+        return Err(subdomain_in_use());
+    }
+    let owner_password = secrets::random_alphanumeric(24);
+    let password_hash = secrets::hash_password(&owner_password).await?;
+    let owner = FirstUser {
+        email: new.owner_email,
+        full_name: &full_name,
+        role: ROLE_OWNER,
+        password_hash: &password_hash,
+        can_create_users: true,
+    };
+    let general = FirstChannel {
+        name: FIRST_CHANNEL,
+        description: FIRST_CHANNEL_DESCRIPTION,
+        invite_only: false,
+        color: "#76ce90",
+        subscribers: &[new.owner_email],
+    };
+    let batch = organizations::create_stmts(db, new.string_id, &name, &[owner], &[general], db::now())?;
+    db::run_batch(db, batch).await?;
+
+    // The statements are idempotent: if another request created the same subdomain in
+    // between, the owner row is not ours (its password hash differs).
+    let realm = realms::by_string_id(db, new.string_id).await?.ok_or_else(|| ApiError::internal("created organization is missing"))?;
+    let owner = users::by_email(db, realm.id, new.owner_email).await?.ok_or_else(subdomain_in_use)?;
+    if users::password_hash(db, realm.id, owner.id).await?.as_deref() != Some(password_hash.as_str()) {
+        return Err(subdomain_in_use());
+    }
+    Ok(CreatedOrganization { realm_id: realm.id, owner_id: owner.id, owner_password })
+}
+
+fn subdomain_in_use() -> ApiError {
+    ApiError::bad_request("Subdomain already in use. Please choose a different one.")
+}

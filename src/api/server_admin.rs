@@ -1,0 +1,54 @@
+//! The server operator's endpoints, outside any organization's accounts. They are
+//! guarded by the Worker secret `SERVER_ADMIN_SECRET` (`wrangler secret put`), sent as
+//! `Authorization: Bearer <secret>`; without the secret they do not exist (404).
+
+use serde_json::json;
+
+use crate::actions::organizations::{check_create_organization, NewOrganization};
+use crate::context::RequestContext;
+use crate::error::{ApiError, ApiResult};
+use crate::response::Reply;
+use crate::secrets::{constant_time_eq, sha256_hex};
+
+fn require_server_admin(ctx: &RequestContext) -> ApiResult<()> {
+    let secret = ctx.env.secret("SERVER_ADMIN_SECRET").ok().map(|s| s.to_string()).filter(|s| !s.is_empty());
+    let Some(secret) = secret else { return Err(ApiError::not_found()) };
+    let sent = ctx.header("Authorization").and_then(|h| h.strip_prefix("Bearer ").map(str::to_string));
+    match sent {
+        // Compare digests, so the comparison takes the same time whatever the lengths.
+        Some(sent) if constant_time_eq(sha256_hex(sent.as_bytes()).as_bytes(), sha256_hex(secret.as_bytes()).as_bytes()) => Ok(()),
+        Some(_) => Err(ApiError::invalid_server_admin_secret()),
+        None => Err(ApiError::not_logged_in()),
+    }
+}
+
+/// # `POST /server_admin/organizations`
+/// The server operator only (see the module). Creates a working organization: its
+/// system groups and settings, its owner and a `general` channel, in one batch.
+/// - `string_id`: the subdomain (Zulip's rules: 3-40 lowercase letters, digits and inner
+///   `-`, not reserved, not in use); `name`: at most 40 characters.
+/// - `owner_email`, `owner_full_name`: the first owner, who may create users.
+///
+/// Answers `realm_id`, `realm_url` and the owner's login (`user_id`, `email`, and a random
+/// first `password`, shown only here).
+pub async fn create_organization(ctx: &RequestContext) -> ApiResult<Reply> {
+    require_server_admin(ctx)?;
+    let p = &ctx.params;
+    let string_id = p.required_str("string_id")?;
+    let name = p.required_str("name")?;
+    let owner_email = p.required_str("owner_email")?;
+    let owner_full_name = p.required_str("owner_full_name")?;
+    let new = NewOrganization { string_id: &string_id, name: &name, owner_email: &owner_email, owner_full_name: &owner_full_name };
+    let created = check_create_organization(&ctx.db, &new).await?;
+    let scheme = ctx.base_url.split_once("://").map_or("https", |(scheme, _)| scheme);
+    let port = ctx.base_url.rsplit_once(':').and_then(|(_, port)| port.parse::<u16>().ok());
+    let host = match port {
+        Some(port) => format!("{string_id}.{}:{port}", ctx.settings.root_domain),
+        None => format!("{string_id}.{}", ctx.settings.root_domain),
+    };
+    Ok(Reply::json(json!({
+        "realm_id": created.realm_id,
+        "realm_url": format!("{scheme}://{host}"),
+        "owner": { "user_id": created.owner_id, "email": owner_email, "password": created.owner_password },
+    })))
+}
