@@ -118,9 +118,7 @@ impl Params {
             None => Ok(None),
             Some(raw) => {
                 let value: Value = serde_json::from_str(raw).map_err(|_| ApiError::invalid_json(name))?;
-                if has_unsafe_integer(&value) {
-                    return Err(ApiError::bad_request(format!("Invalid {name}: integers must be within ±{MAX_SAFE_INTEGER}")));
-                }
+                check_json_bounds(name, &value)?;
                 Ok(Some(value))
             }
         }
@@ -150,25 +148,52 @@ pub fn parse_int(raw: &str) -> Option<i64> {
     raw.trim().parse::<i64>().ok().filter(|n| n.abs() <= MAX_SAFE_INTEGER)
 }
 
-/// A JSON value as a parameter may hold one, or `None` when `raw` is not JSON or holds an
-/// integer beyond [`MAX_SAFE_INTEGER`] (for parameters that fall back to plain text).
+/// A JSON value as a parameter may hold one, or `None` when `raw` is not JSON or is out of
+/// [`check_json_bounds`] (for parameters that fall back to plain text).
 pub fn json_value(raw: &str) -> Option<Value> {
-    serde_json::from_str(raw).ok().filter(|v| !has_unsafe_integer(v))
+    serde_json::from_str(raw).ok().filter(|v| check_json_bounds("", v).is_ok())
 }
 
-/// Whether a JSON value holds a number that is not an integer within [`MAX_SAFE_INTEGER`]
-/// (a float is fine: no id is a float, so it fails the caller's own type check).
-fn has_unsafe_integer(value: &Value) -> bool {
-    match value {
-        Value::Number(n) => {
-            n.is_u64() && n.as_u64().is_some_and(|v| v > MAX_SAFE_INTEGER as u64)
-                || n.as_i64().is_some_and(|v| v.abs() > MAX_SAFE_INTEGER)
-                || n.as_f64().is_some_and(|f| f.fract() == 0.0 && f.abs() > MAX_SAFE_INTEGER as f64)
+/// The most items a JSON list parameter may hold (recipients, message ids, keys, ...).
+pub const MAX_JSON_LIST_LENGTH: usize = 10_000;
+/// The deepest nesting a JSON parameter may have (a narrow, the deepest the API takes, is 3).
+pub const MAX_JSON_DEPTH: usize = 16;
+
+/// Every JSON parameter's bounds, checked before any work: lists of at most
+/// [`MAX_JSON_LIST_LENGTH`] items, at most [`MAX_JSON_DEPTH`] levels, and integers within
+/// [`MAX_SAFE_INTEGER`] (a float is fine: no id is a float, so it fails the caller's own
+/// type check).
+fn check_json_bounds(name: &str, value: &Value) -> ApiResult<()> {
+    fn walk(name: &str, value: &Value, depth: usize) -> ApiResult<()> {
+        if depth > MAX_JSON_DEPTH {
+            return Err(ApiError::bad_request(format!("{name} is nested too deeply (limit: {MAX_JSON_DEPTH} levels)")));
         }
-        Value::Array(items) => items.iter().any(has_unsafe_integer),
-        Value::Object(map) => map.values().any(has_unsafe_integer),
-        _ => false,
+        match value {
+            Value::Number(n) => {
+                let unsafe_integer = n.as_u64().is_some_and(|v| v > MAX_SAFE_INTEGER as u64)
+                    || n.as_i64().is_some_and(|v| v.abs() > MAX_SAFE_INTEGER)
+                    || n.as_f64().is_some_and(|f| f.fract() == 0.0 && f.abs() > MAX_SAFE_INTEGER as f64);
+                if unsafe_integer {
+                    return Err(ApiError::bad_request(format!("Invalid {name}: integers must be within ±{MAX_SAFE_INTEGER}")));
+                }
+                Ok(())
+            }
+            Value::Array(items) => {
+                if items.len() > MAX_JSON_LIST_LENGTH {
+                    return Err(ApiError::bad_request(format!("{name} has too many items (limit: {MAX_JSON_LIST_LENGTH})")));
+                }
+                items.iter().try_for_each(|item| walk(name, item, depth + 1))
+            }
+            Value::Object(map) => {
+                if map.len() > MAX_JSON_LIST_LENGTH {
+                    return Err(ApiError::bad_request(format!("{name} has too many items (limit: {MAX_JSON_LIST_LENGTH})")));
+                }
+                map.values().try_for_each(|item| walk(name, item, depth + 1))
+            }
+            _ => Ok(()),
+        }
     }
+    walk(name, value, 1)
 }
 
 /// `true`/`false` as sent by every client (the Python client sends JSON, so also accept
@@ -219,6 +244,24 @@ mod tests {
 
     fn params(query: &str, body: &str) -> Params {
         Params::new(Params::parse_urlencoded(query), Params::parse_urlencoded(body))
+    }
+
+    #[test]
+    fn json_parameters_are_bounded() {
+        let list = format!("[{}]", vec!["1"; MAX_JSON_LIST_LENGTH + 1].join(","));
+        let deep = format!("{}{}", "[".repeat(MAX_JSON_DEPTH + 1), "]".repeat(MAX_JSON_DEPTH + 1));
+        let p = Params::new(vec![], vec![("to".into(), list), ("narrow".into(), deep), ("ids".into(), "[9007199254740992]".into())]);
+        assert_eq!(p.json("to").unwrap_err().msg, "to has too many items (limit: 10000)");
+        assert_eq!(p.json("narrow").unwrap_err().msg, "narrow is nested too deeply (limit: 16 levels)");
+        assert_eq!(p.json("ids").unwrap_err().msg, "Invalid ids: integers must be within ±9007199254740991");
+        assert!(json_value("[9007199254740991, -9007199254740991]").is_some());
+    }
+
+    #[test]
+    fn integers_beyond_2_pow_53_are_not_integers() {
+        assert_eq!(parse_int("9007199254740991"), Some(MAX_SAFE_INTEGER));
+        assert_eq!(parse_int("9007199254740992"), None);
+        assert_eq!(parse_int("-9007199254740992"), None);
     }
 
     #[test]

@@ -79,3 +79,21 @@ fn any_unicode_in_a_topic_round_trips() {
     let id = send_to_channel(&hamlet, &name, topic, "✔ ünïcødé 🐙");
     assert_eq!(fetch(&hamlet, id)["subject"], topic);
 }
+
+#[test]
+fn json_lists_are_bounded_before_any_work() {
+    let hamlet = Client::dev("hamlet@zulip.com");
+    let ids = format!("[{}]", vec![hamlet.user_id.to_string(); 10_001].join(","));
+    hamlet
+        .post("/messages/flags", &[("messages", &ids), ("op", "add"), ("flag", "read")])
+        .bad_request("BAD_REQUEST", "messages has too many items (limit: 10000)");
+}
+
+#[test]
+fn json_nesting_is_bounded() {
+    let hamlet = Client::dev("hamlet@zulip.com");
+    let deep = format!("{}{}", "[".repeat(40), "]".repeat(40));
+    hamlet
+        .get("/messages", &[("anchor", "newest"), ("num_before", "1"), ("num_after", "0"), ("narrow", &deep)])
+        .bad_request("BAD_REQUEST", "narrow is nested too deeply (limit: 16 levels)");
+}
