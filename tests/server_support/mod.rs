@@ -1,0 +1,88 @@
+//! A `wrangler dev` of a test's own, on its own `--persist-to` state, for the tests that
+//! stop and restart the runtime (the shared server of `make test` must keep running).
+#![allow(dead_code)]
+
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use crate::common::unique;
+
+/// A fresh state directory with the migrations applied.
+pub fn fresh_state() -> PathBuf {
+    let state = std::env::temp_dir().join(unique("team-chat-own-server-"));
+    std::fs::create_dir_all(&state).unwrap();
+    let migrate = Command::new("node_modules/.bin/wrangler")
+        .args(["d1", "migrations", "apply", "DB", "--local", "--persist-to"])
+        .arg(&state)
+        .output()
+        .expect("wrangler runs");
+    assert!(migrate.status.success(), "migrations: {}", String::from_utf8_lossy(&migrate.stderr));
+    state
+}
+
+pub fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
+}
+
+pub struct Server {
+    child: Child,
+    stopped: bool,
+}
+
+impl Server {
+    /// Starts `wrangler dev` on `state` and waits until it answers. `vars` are extra
+    /// `--var NAME:VALUE` settings.
+    pub fn start(state: &Path, port: u16, vars: &[&str]) -> Server {
+        let log = std::fs::File::create(state.join(format!("wrangler-{}.log", unique("")))).unwrap();
+        let mut command = Command::new("node_modules/.bin/wrangler");
+        command.args(["dev", "--ip", "127.0.0.1", "--port", &port.to_string(), "--persist-to"]).arg(state).args([
+            "--log-level",
+            "warn",
+            "--show-interactive-dev-session=false",
+        ]);
+        for var in vars {
+            command.args(["--var", var]);
+        }
+        let child = command
+            .stdout(log.try_clone().unwrap())
+            .stderr(log)
+            .stdin(Stdio::null())
+            // Its own process group, so stopping it by PID also stops workerd, its child.
+            .process_group(0)
+            .spawn()
+            .expect("wrangler dev starts");
+        let server = Server { child, stopped: false };
+        let deadline = Instant::now() + Duration::from_secs(120);
+        while ureq::get(&format!("http://127.0.0.1:{port}/api/v1/server_settings")).call().is_err() {
+            assert!(Instant::now() < deadline, "wrangler dev did not answer");
+            std::thread::sleep(Duration::from_millis(300));
+        }
+        server
+    }
+
+    /// SIGTERM to the whole group, as scripts/with-test-server.sh does.
+    pub fn stop(mut self) {
+        self.signal("-TERM");
+    }
+
+    /// SIGKILL to the whole group: the runtime dies as in a crash, mid-request.
+    pub fn kill(mut self) {
+        self.signal("-KILL");
+    }
+
+    fn signal(&mut self, signal: &str) {
+        if !self.stopped {
+            self.stopped = true;
+            let _ = Command::new("kill").args([signal, "--", &format!("-{}", self.child.id())]).status();
+            let _ = self.child.wait();
+        }
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        self.signal("-TERM");
+    }
+}
