@@ -10,7 +10,7 @@ use serde::Serialize;
 use serde_json::Value;
 use worker::{Env, Method, Request, RequestInit};
 
-use crate::error::ApiResult;
+use team_chat_durable_objects::protocol::with_retries;
 
 /// A user who may receive an event, with per-user data where the event has some.
 #[derive(Debug, Clone, Serialize)]
@@ -41,23 +41,38 @@ pub struct Dispatch<'a> {
     pub local_id: Option<&'a str>,
 }
 
+/// What goes to the hub: the dispatch and its id. The id is the same on every try, so a
+/// try whose answer was lost and is repeated stores the event only once.
+#[derive(Serialize)]
+struct Envelope<'a> {
+    dispatch_id: &'a str,
+    #[serde(flatten)]
+    dispatch: &'a Dispatch<'a>,
+}
+
 /// Sends an event to the queues of `users`. Call only after the write it reports committed.
-/// It never fails the request: the write is committed, and answering a 5xx would make
-/// clients (the Python client retries 5xx) repeat it. A failure is logged.
+/// A failed try (the hub, or a shard behind it) is retried, so a passing fault loses no
+/// event. It never fails the request: the write is committed, and answering a 5xx would
+/// make clients (the Python client retries 5xx) repeat it. A lasting failure is logged.
 pub async fn send_event(env: &Env, realm_id: i64, dispatch: &Dispatch<'_>) {
-    if let Err(err) = try_send_event(env, realm_id, dispatch).await {
-        worker::console_error!("event for realm {realm_id} not delivered: {}", err.msg);
+    let dispatch_id = crate::secrets::random_alphanumeric(24);
+    let body = match serde_json::to_string(&Envelope { dispatch_id: &dispatch_id, dispatch }) {
+        Ok(body) => body,
+        Err(err) => return worker::console_error!("event for realm {realm_id} not serialized: {err}"),
+    };
+    if let Err(err) = with_retries(|| try_send_event(env, realm_id, &body)).await {
+        worker::console_error!("event for realm {realm_id} not delivered: {err}");
     }
 }
 
-async fn try_send_event(env: &Env, realm_id: i64, dispatch: &Dispatch<'_>) -> ApiResult<()> {
+async fn try_send_event(env: &Env, realm_id: i64, body: &str) -> worker::Result<()> {
     let hub = env.durable_object("REALM_HUB")?.id_from_name(&realm_id.to_string())?.get_stub()?;
     let mut init = RequestInit::new();
-    init.with_method(Method::Post).with_body(Some(serde_json::to_string(dispatch)?.into()));
+    init.with_method(Method::Post).with_body(Some(body.into()));
     let req = Request::new_with_init(&format!("https://hub/{realm_id}/events"), &init)?;
     let resp = hub.fetch_with_request(req).await?;
     if resp.status_code() != 200 {
-        return Err(crate::error::ApiError::internal(format!("RealmHub answered {}", resp.status_code())));
+        return Err(worker::Error::RustError(format!("RealmHub answered {}", resp.status_code())));
     }
     Ok(())
 }

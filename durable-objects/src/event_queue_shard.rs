@@ -6,7 +6,7 @@
 //! is stored once per shard (`events`) and referenced by every target queue
 //! (`queue_events`); the per-queue form is built when a poll answers.
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 use std::time::Duration;
 
@@ -43,6 +43,7 @@ CREATE TABLE IF NOT EXISTS queue_events (
     part INTEGER,                  -- single delete_message: its message id
     PRIMARY KEY (queue_id, id)
 );
+CREATE INDEX IF NOT EXISTS queue_events_by_seq ON queue_events (queue_id, seq);
 ";
 
 #[durable_object]
@@ -51,6 +52,8 @@ pub struct EventQueueShard {
     env: Env,
     /// Pending long-polls by queue id: signalled when an event is stored or the queue goes.
     waiters: RefCell<HashMap<String, Vec<oneshot::Sender<()>>>>,
+    /// Deliveries seen, for the development fault injection.
+    deliveries: Cell<u64>,
 }
 
 #[derive(Deserialize)]
@@ -86,7 +89,7 @@ impl DurableObject for EventQueueShard {
         if let Err(err) = state.storage().sql().exec(SCHEMA, None) {
             worker::console_error!("EventQueueShard schema: {err}");
         }
-        EventQueueShard { state, env, waiters: RefCell::new(HashMap::new()) }
+        EventQueueShard { state, env, waiters: RefCell::new(HashMap::new()), deliveries: Cell::new(0) }
     }
 
     async fn fetch(&self, mut req: Request) -> Result<Response> {
@@ -99,6 +102,9 @@ impl DurableObject for EventQueueShard {
             }
             (Method::Post, "/deliver") => {
                 let delivery: Delivery = req.json().await?;
+                if self.injected_fault() {
+                    return Response::error("injected fault", 500);
+                }
                 json_response(&self.deliver(delivery)?, 200)
             }
             (Method::Get, "/events") => {
@@ -211,6 +217,15 @@ impl EventQueueShard {
                 missing.push(target.queue_id.clone());
                 continue;
             };
+            // A retried delivery: this queue has the event already.
+            let stored_before: Vec<Value> = rows(
+                &sql,
+                "SELECT 1 AS x FROM queue_events WHERE queue_id = ? AND seq = ? LIMIT 1",
+                vec![V::from(target.queue_id.as_str()), V::from(delivery.seq)],
+            )?;
+            if !stored_before.is_empty() {
+                continue;
+            }
             let spec: QueueSpec = serde_json::from_str(&queue.spec)?;
             let flags = target.flags.as_ref().map(serde_json::to_string).transpose()?;
             let mut id = queue.last_id;
@@ -229,6 +244,20 @@ impl EventQueueShard {
             self.wake(&queue_id);
         }
         Ok(Delivered { missing })
+    }
+
+    /// Development only (`DEVELOPMENT = "true"`): with `EVENT_QUEUE_SHARD_FAULT_EVERY = N`,
+    /// every Nth delivery fails before storing anything, so tests can prove that a failing
+    /// shard loses no event.
+    fn injected_fault(&self) -> bool {
+        let development = self.env.var("DEVELOPMENT").map(|v| v.to_string() == "true").unwrap_or(false);
+        let every = var_secs(&self.env, "EVENT_QUEUE_SHARD_FAULT_EVERY", 0);
+        if !development || every == 0 {
+            return false;
+        }
+        let n = self.deliveries.get() + 1;
+        self.deliveries.set(n);
+        n % every == 0
     }
 
     fn wake(&self, queue_id: &str) {

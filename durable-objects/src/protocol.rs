@@ -73,6 +73,10 @@ pub struct EventUser {
 /// What the hub receives from the worker.
 #[derive(Debug, Serialize, Deserialize)]
 pub struct Dispatch {
+    /// Chosen by the sender once per event: a retried dispatch reuses the sequence number
+    /// of the first try, so shards store it only once.
+    #[serde(default)]
+    pub dispatch_id: Option<String>,
     pub event: Value,
     pub users: Vec<EventUser>,
     #[serde(default)]
@@ -144,5 +148,32 @@ mod tests {
         assert_eq!(shard_of_queue_id("abcdef"), None);
         assert_eq!(shard_of_queue_id("x:abc"), None);
         assert_eq!(shard_of_queue_id("3:"), None);
+    }
+}
+
+/// How many times a request to another Durable Object is tried before its error counts.
+pub const ATTEMPTS: u32 = 4;
+
+/// Calls `attempt` until it succeeds, at most [`ATTEMPTS`] times, waiting 25, 100, 400 ms
+/// between tries. Only for idempotent requests: a try whose answer was lost may have done
+/// its work already.
+pub async fn with_retries<T, F, Fut>(mut attempt: F) -> worker::Result<T>
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = worker::Result<T>>,
+{
+    let mut wait_ms = 25;
+    let mut tries = 1;
+    loop {
+        match attempt().await {
+            Ok(value) => return Ok(value),
+            Err(err) if tries >= ATTEMPTS => return Err(err),
+            Err(err) => {
+                worker::console_warn!("retrying after: {err}");
+                worker::Delay::from(std::time::Duration::from_millis(wait_ms)).await;
+                wait_ms *= 4;
+                tries += 1;
+            }
+        }
     }
 }

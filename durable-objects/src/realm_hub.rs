@@ -17,8 +17,8 @@ use serde::Deserialize;
 use worker::{durable_object, DurableObject, Env, Method, Request, Response, Result, SqlStorage, SqlStorageValue as V, State};
 
 use crate::delivery::queue_wants;
-use crate::protocol::{shard_name, Delivered, Delivery, Dispatch, NewQueue, QueueSpec, Registered, Target, Unregister};
-use crate::storage::{json_request, json_response, rows, run, var_secs};
+use crate::protocol::{shard_name, with_retries, Delivered, Delivery, Dispatch, NewQueue, QueueSpec, Registered, Target, Unregister};
+use crate::storage::{json_request, json_response, now_ms, rows, run, var_secs};
 
 /// Queues a shard holds before the hub opens the next shard.
 const DEFAULT_QUEUES_PER_SHARD: u64 = 250;
@@ -33,7 +33,15 @@ CREATE TABLE IF NOT EXISTS queues (
     shard INTEGER NOT NULL,
     spec TEXT NOT NULL             -- QueueSpec as JSON
 );
+CREATE TABLE IF NOT EXISTS dispatches (
+    dispatch_id TEXT PRIMARY KEY,  -- the sender's id of one event (a retry repeats it)
+    seq INTEGER NOT NULL,          -- the sequence number the event got on its first try
+    at INTEGER NOT NULL            -- ms; forgotten after DISPATCH_MEMORY_MS
+);
 ";
+
+/// How long the hub remembers a dispatch id: longer than any sender keeps retrying.
+const DISPATCH_MEMORY_MS: i64 = 10 * 60 * 1000;
 
 #[derive(Clone)]
 struct Entry {
@@ -214,14 +222,7 @@ impl RealmHub {
 
     /// Stamps the event, picks its queues, and stores it in their shards.
     async fn dispatch(&self, dispatch: Dispatch) -> Result<()> {
-        let seq: Seq = self
-            .sql()
-            .exec(
-                "INSERT INTO meta (key, value) VALUES ('seq', 1) \
-                 ON CONFLICT (key) DO UPDATE SET value = value + 1 RETURNING value",
-                None,
-            )?
-            .one()?;
+        let seq = self.sequence_number(dispatch.dispatch_id.as_deref())?;
         let mut by_shard: BTreeMap<u32, Vec<Target>> = BTreeMap::new();
         let mut realm = None;
         {
@@ -262,13 +263,43 @@ impl RealmHub {
         Ok(())
     }
 
-    async fn deliver(&self, shard: u32, delivery: Delivery) -> Result<Delivered> {
-        let stub = self.shard_stub(delivery.realm_id, shard)?;
-        let mut resp = stub.fetch_with_request(json_request(Method::Post, "/deliver", &delivery)?).await?;
-        if resp.status_code() != 200 {
-            return Err(worker::Error::RustError(format!("shard {shard} answered {}", resp.status_code())));
+    /// The event's place in the organization's order: a new number, or the one a first
+    /// try of the same dispatch got.
+    fn sequence_number(&self, dispatch_id: Option<&str>) -> Result<Seq> {
+        let sql = self.sql();
+        if let Some(id) = dispatch_id {
+            let known: Vec<Seq> = rows(&sql, "SELECT seq AS value FROM dispatches WHERE dispatch_id = ?", vec![id.into()])?;
+            if let Some(seq) = known.into_iter().next() {
+                return Ok(seq);
+            }
         }
-        resp.json().await
+        let seq: Seq = sql
+            .exec(
+                "INSERT INTO meta (key, value) VALUES ('seq', 1) \
+                 ON CONFLICT (key) DO UPDATE SET value = value + 1 RETURNING value",
+                None,
+            )?
+            .one()?;
+        if let Some(id) = dispatch_id {
+            let now = now_ms();
+            run(&sql, "DELETE FROM dispatches WHERE at < ?", vec![(now - DISPATCH_MEMORY_MS).into()])?;
+            run(&sql, "INSERT INTO dispatches (dispatch_id, seq, at) VALUES (?, ?, ?)", vec![id.into(), seq.value.into(), now.into()])?;
+        }
+        Ok(seq)
+    }
+
+    /// Stores the event in one shard, retrying a failed try (a shard stores an event for a
+    /// queue at most once, so a repeat is harmless).
+    async fn deliver(&self, shard: u32, delivery: Delivery) -> Result<Delivered> {
+        with_retries(|| async {
+            let stub = self.shard_stub(delivery.realm_id, shard)?;
+            let mut resp = stub.fetch_with_request(json_request(Method::Post, "/deliver", &delivery)?).await?;
+            if resp.status_code() != 200 {
+                return Err(worker::Error::RustError(format!("shard {shard} answered {}", resp.status_code())));
+            }
+            resp.json().await
+        })
+        .await
     }
 
     fn shard_stub(&self, realm_id: i64, shard: u32) -> Result<worker::Stub> {
