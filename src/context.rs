@@ -3,12 +3,14 @@
 
 use std::cell::RefCell;
 
+use team_chat_durable_objects::protocol::RateLimitDecision;
 use worker::{D1Database, Env, FormEntry, Headers, Method, Request};
 
 use crate::db::realms::RealmRow;
 use crate::db::users::UserRow;
 use crate::error::{ApiError, ApiResult};
 use crate::params::Params;
+use crate::rate_limits::{self, Bucket};
 use crate::settings::Settings;
 
 /// A file sent in a multipart body.
@@ -32,6 +34,8 @@ pub struct RequestContext {
     /// The organization's `string_id`, chosen from the Host header.
     pub realm_string_id: String,
     realm: RefCell<Option<RealmRow>>,
+    /// The rate limit this request was counted against, for the `X-RateLimit-*` headers.
+    rate_limit: RefCell<Option<RateLimitDecision>>,
 }
 
 impl RequestContext {
@@ -82,6 +86,7 @@ impl RequestContext {
             base_url,
             realm_string_id,
             realm: RefCell::new(None),
+            rate_limit: RefCell::new(None),
         })
     }
 
@@ -99,9 +104,42 @@ impl RequestContext {
         *self.realm.borrow_mut() = Some(realm);
     }
 
-    /// The authenticated user (HTTP Basic `email:api_key`).
+    /// The authenticated user (HTTP Basic `email:api_key`), counted against the user's
+    /// rate limit; a failed authentication counts against the client's IP address.
     pub async fn user(&self) -> ApiResult<UserRow> {
-        crate::auth::authenticate(self).await
+        match crate::auth::authenticate(self).await {
+            Ok(user) => {
+                if self.rate_limit.borrow().is_none() {
+                    let bucket = Bucket::User { realm_id: user.realm_id, user_id: user.id };
+                    let decision = rate_limits::check(&self.env, &bucket, true).await?;
+                    rate_limits::refuse_over_limit(decision.as_ref())?;
+                    *self.rate_limit.borrow_mut() = decision;
+                }
+                Ok(user)
+            }
+            Err(err) => {
+                if err.status == 401 {
+                    self.count_unauthenticated().await?;
+                }
+                Err(err)
+            }
+        }
+    }
+
+    /// Counts an unauthenticated request against the client's IP address.
+    pub async fn count_unauthenticated(&self) -> ApiResult<()> {
+        rate_limits::enforce(&self.env, &Bucket::Ip(&self.client_ip())).await?;
+        Ok(())
+    }
+
+    /// The user's rate limit as this request left it, if it was counted.
+    pub fn rate_limit(&self) -> Option<RateLimitDecision> {
+        self.rate_limit.borrow().clone()
+    }
+
+    /// The client's address as Cloudflare reports it.
+    pub fn client_ip(&self) -> String {
+        self.header("CF-Connecting-IP").unwrap_or_else(|| "unknown".into())
     }
 
     /// The authenticated user, who must be an organization administrator or owner.

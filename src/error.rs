@@ -25,6 +25,7 @@ pub enum ErrorCode {
     MoveMessagesTimeLimitExceeded,
     BadEventQueueId,
     CannotDeactivateLastUser,
+    RateLimitHit,
     InternalServerError,
 }
 
@@ -40,6 +41,7 @@ impl ErrorCode {
             ErrorCode::AuthenticationFailed => "AUTHENTICATION_FAILED",
             ErrorCode::PermissionDenied => "PERMISSION_DENIED",
             ErrorCode::UnauthorizedPrincipal => "UNAUTHORIZED_PRINCIPAL",
+            ErrorCode::RateLimitHit => "RATE_LIMIT_HIT",
             ErrorCode::StreamDoesNotExist => "STREAM_DOES_NOT_EXIST",
             ErrorCode::StreamWildcardMentionNotAllowed => "STREAM_WILDCARD_MENTION_NOT_ALLOWED",
             ErrorCode::TopicWildcardMentionNotAllowed => "TOPIC_WILDCARD_MENTION_NOT_ALLOWED",
@@ -110,6 +112,14 @@ impl ApiError {
     /// 401: the email/API key pair matches no active credentials.
     pub fn invalid_api_key() -> Self {
         Self::new(ErrorCode::Unauthorized, "Invalid API key").with_status(401)
+    }
+
+    /// 429: over a rate limit; `retry-after` says in how many seconds to try again (also
+    /// sent as the `Retry-After` header).
+    pub fn rate_limit_hit(retry_after_secs: f64) -> Self {
+        Self::new(ErrorCode::RateLimitHit, "API usage exceeded rate limit")
+            .with_status(429)
+            .with_extra("retry-after", Value::from(retry_after_secs))
     }
 
     /// 401: the server operator's secret does not match.

@@ -20,6 +20,7 @@ pub mod event_queues;
 pub mod events;
 pub mod markdown;
 pub mod params;
+pub mod rate_limits;
 pub mod response;
 pub mod routes;
 pub mod secrets;
@@ -27,7 +28,7 @@ pub mod settings;
 
 // The Durable Object classes live in their own crate; re-exporting them is what makes the
 // worker export the classes that `wrangler.toml` declares.
-pub use team_chat_durable_objects::{EventQueueShard, RealmHub};
+pub use team_chat_durable_objects::{EventQueueShard, RateLimiter, RealmHub};
 
 use worker::{event, Context, Env, Request, Response, Result};
 

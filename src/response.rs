@@ -43,6 +43,9 @@ pub fn error_response(err: &ApiError) -> Response {
         // Zulip's API answers 401s with a Basic challenge so HTTP clients retry with credentials.
         let _ = resp.headers_mut().set("WWW-Authenticate", "Basic realm=\"zulip\"");
     }
+    if let Some(secs) = err.extra.get("retry-after").and_then(serde_json::Value::as_f64) {
+        let _ = resp.headers_mut().set("Retry-After", &(secs.ceil() as i64).to_string());
+    }
     resp
 }
 

@@ -31,10 +31,40 @@ async fn handle_api(req: Request, env: Env, segments: Vec<String>) -> ApiResult<
         crate::dev_seed::ensure_seeded(&ctx.db, &ctx.settings.default_realm).await?;
     }
     let path: Vec<&str> = segments.iter().map(String::as_str).collect();
-    match dispatch(&ctx, &path).await? {
-        Reply::Json(fields) => Ok(success_response(fields, ctx.params.ignored())),
-        Reply::Raw(response) => Ok(response),
+    let mut response = match counted_dispatch(&ctx, &path).await {
+        Ok(Reply::Json(fields)) => success_response(fields, ctx.params.ignored()),
+        Ok(Reply::Raw(response)) => response,
+        Err(err) => error_response(&err),
+    };
+    if let Some(decision) = ctx.rate_limit() {
+        for (name, value) in crate::rate_limits::headers(&decision) {
+            let _ = response.headers_mut().set(name, &value);
+        }
     }
+    Ok(response)
+}
+
+/// Requests to the open endpoints, and requests without credentials, count against the
+/// client's address before any work; the others count against their user when the
+/// handler authenticates (a failed authentication counts against the address).
+async fn counted_dispatch(ctx: &RequestContext, path: &[&str]) -> ApiResult<Reply> {
+    if ctx.header("Authorization").is_none() || is_open(path) {
+        ctx.count_unauthenticated().await?;
+    }
+    dispatch(ctx, path).await
+}
+
+/// The endpoints whose handlers do not authenticate (the first section of [`dispatch`]).
+fn is_open(path: &[&str]) -> bool {
+    matches!(
+        path,
+        ["server_settings"]
+            | ["fetch_api_key"]
+            | ["jwt", "fetch_api_key"]
+            | ["dev_fetch_api_key"]
+            | ["dev_list_users"]
+            | ["server_admin", ..]
+    )
 }
 
 /// Handlers authenticate themselves (`ctx.user()`, `ctx.admin()`), so open endpoints are

@@ -177,3 +177,26 @@ where
         }
     }
 }
+
+/// Rate limiter `POST /check`: may one more request of this bucket go through?
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct RateLimitCheck {
+    /// Requests allowed in the window; 0 refuses every one.
+    pub limit: u32,
+    pub window_secs: u32,
+    /// Count this request (false: only look, as before a login attempt).
+    pub count: bool,
+}
+
+/// The rate limiter's answer.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct RateLimitDecision {
+    pub allowed: bool,
+    pub limit: u32,
+    /// Requests still allowed in the current window.
+    pub remaining: u32,
+    /// When (UNIX ms) the window next frees a place.
+    pub reset_ms: i64,
+    /// How long (ms) a refused client should wait; 0 when allowed.
+    pub retry_after_ms: i64,
+}

@@ -17,6 +17,7 @@ use crate::context::RequestContext;
 use crate::db::users;
 use crate::domain::users::{user_dict, UserDictOptions};
 use crate::error::{ApiError, ApiResult};
+use crate::rate_limits::{self, Bucket};
 use crate::response::Reply;
 
 /// The secret verifying an organization's tokens, if JWT login is configured for it.
@@ -54,6 +55,14 @@ pub fn verify_token(token: &str, secret: &[u8], now: DateTime<Utc>) -> ApiResult
     }
 }
 
+/// The `email` claim of a token, before any verification (only to name the account
+/// whose failed logins it counts against).
+fn claimed_email(token: &str) -> Option<String> {
+    let untrusted = UntrustedToken::new(token).ok()?;
+    let claims = untrusted.deserialize_claims_unchecked::<EmailClaim>().ok()?;
+    claims.custom.email.and_then(|e| e.as_str().map(str::to_string))
+}
+
 fn now() -> DateTime<Utc> {
     DateTime::from_timestamp_millis(worker::Date::now().as_millis() as i64).unwrap_or(DateTime::<Utc>::MIN_UTC)
 }
@@ -76,10 +85,18 @@ pub async fn jwt_fetch_api_key(ctx: &RequestContext) -> ApiResult<Reply> {
     if token.is_empty() {
         return Err(ApiError::bad_request("No JSON web token passed in request"));
     }
-    let email = verify_token(&token, secret.as_bytes(), now())?;
-    let user = users::by_email(&ctx.db, realm.id, &email)
-        .await?
-        .ok_or_else(|| ApiError::authentication_failed("Your username or password is incorrect"))?;
+    // Failures count against the account the token names, verified or not.
+    let claimed = claimed_email(&token).unwrap_or_default();
+    let attempt = Bucket::LoginFailures { realm_id: realm.id, username: &claimed };
+    rate_limits::before_login(&ctx.env, &attempt).await?;
+    let user = match verify_token(&token, secret.as_bytes(), now()) {
+        Ok(email) => users::by_email(&ctx.db, realm.id, &email).await?,
+        Err(err) => return Err(rate_limits::login_failed(&ctx.env, &attempt, err).await),
+    };
+    let Some(user) = user else {
+        let failed = ApiError::authentication_failed("Your username or password is incorrect");
+        return Err(rate_limits::login_failed(&ctx.env, &attempt, failed).await);
+    };
     if !user.is_active() {
         return Err(ApiError::user_deactivated());
     }

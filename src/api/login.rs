@@ -4,8 +4,9 @@ use serde_json::json;
 
 use crate::actions::users::do_issue_api_key;
 use crate::context::RequestContext;
-use crate::db::users;
+use crate::db::users::{self, UserRow};
 use crate::error::{ApiError, ApiResult};
+use crate::rate_limits::{self, Bucket};
 use crate::response::Reply;
 use crate::secrets;
 
@@ -13,7 +14,8 @@ use crate::secrets;
 /// Open. `username` (the email) and `password`; answers a fresh `api_key`.
 /// - wrong email or password: 401 `AUTHENTICATION_FAILED`, the same for both so the answer
 ///   does not reveal which accounts exist;
-/// - deactivated user or organization: 401 `USER_DEACTIVATED` / `REALM_DEACTIVATED`.
+/// - deactivated user or organization: 401 `USER_DEACTIVATED` / `REALM_DEACTIVATED`;
+/// - after `RATE_LIMIT_LOGIN_FAILURES` failures of one account: 429 `RATE_LIMIT_HIT`.
 pub async fn fetch_api_key(ctx: &RequestContext) -> ApiResult<Reply> {
     let username = ctx.params.required_str("username")?;
     let password = ctx.params.required_str("password")?;
@@ -21,15 +23,22 @@ pub async fn fetch_api_key(ctx: &RequestContext) -> ApiResult<Reply> {
     if realm.deactivated != 0 {
         return Err(ApiError::realm_deactivated());
     }
-    let failed = || ApiError::authentication_failed("Your username or password is incorrect");
-    let user = users::by_email(&ctx.db, realm.id, &username).await?.ok_or_else(failed)?;
-    let stored = users::password_hash(&ctx.db, realm.id, user.id).await?.ok_or_else(failed)?;
-    if !secrets::verify_password(&password, &stored).await? {
-        return Err(failed());
-    }
+    let attempt = Bucket::LoginFailures { realm_id: realm.id, username: &username };
+    rate_limits::before_login(&ctx.env, &attempt).await?;
+    let Some(user) = password_owner(ctx, realm.id, &username, &password).await? else {
+        let failed = ApiError::authentication_failed("Your username or password is incorrect");
+        return Err(rate_limits::login_failed(&ctx.env, &attempt, failed).await);
+    };
     if !user.is_active() {
         return Err(ApiError::user_deactivated());
     }
     let api_key = do_issue_api_key(&ctx.db, realm.id, user.id).await?;
     Ok(Reply::json(json!({ "api_key": api_key, "email": user.email, "user_id": user.id })))
+}
+
+/// The user whose email and password these are, if any.
+async fn password_owner(ctx: &RequestContext, realm_id: i64, username: &str, password: &str) -> ApiResult<Option<UserRow>> {
+    let Some(user) = users::by_email(&ctx.db, realm_id, username).await? else { return Ok(None) };
+    let Some(stored) = users::password_hash(&ctx.db, realm_id, user.id).await? else { return Ok(None) };
+    Ok(secrets::verify_password(password, &stored).await?.then_some(user))
 }

@@ -1,0 +1,112 @@
+//! Rate limits in Zulip's shape, counted by the `RateLimiter` Durable Object (one object
+//! per bucket, so a limit holds across isolates and machines).
+//!
+//! Each rule is two Worker variables, `<NAME>` (requests per window; `0` turns the rule
+//! off) and `<NAME>_WINDOW_SECS`; without them Zulip's defaults apply:
+//! - `RATE_LIMIT_USER_REQUESTS`: every authenticated request, per user (200 a minute);
+//! - `RATE_LIMIT_IP_REQUESTS`: unauthenticated requests and failed authentications, per
+//!   IP address (100 a minute);
+//! - `RATE_LIMIT_LOGIN_FAILURES`: failed password and JWT logins of one account (5 per
+//!   30 minutes); only failures count, and a login over the limit is refused untried.
+
+use team_chat_durable_objects::protocol::{RateLimitCheck, RateLimitDecision};
+use worker::{Env, Method, Request, RequestInit};
+
+use crate::error::{ApiError, ApiResult};
+
+/// One rule: at most `limit` requests in `window_secs`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Rule {
+    pub limit: u32,
+    pub window_secs: u32,
+}
+
+/// What a rule counts.
+pub enum Bucket<'a> {
+    User { realm_id: i64, user_id: i64 },
+    Ip(&'a str),
+    LoginFailures { realm_id: i64, username: &'a str },
+}
+
+impl Bucket<'_> {
+    fn variable(&self) -> (&'static str, Rule) {
+        match self {
+            Bucket::User { .. } => ("RATE_LIMIT_USER_REQUESTS", Rule { limit: 200, window_secs: 60 }),
+            Bucket::Ip(_) => ("RATE_LIMIT_IP_REQUESTS", Rule { limit: 100, window_secs: 60 }),
+            Bucket::LoginFailures { .. } => ("RATE_LIMIT_LOGIN_FAILURES", Rule { limit: 5, window_secs: 30 * 60 }),
+        }
+    }
+
+    /// The rate limiter object's name.
+    fn name(&self) -> String {
+        match self {
+            Bucket::User { realm_id, user_id } => format!("user:{realm_id}:{user_id}"),
+            Bucket::Ip(ip) => format!("ip:{ip}"),
+            Bucket::LoginFailures { realm_id, username } => format!("login:{realm_id}:{}", username.trim().to_lowercase()),
+        }
+    }
+
+    /// The rule in force: the Worker variables, else Zulip's default; `None` when off.
+    pub fn rule(&self, env: &Env) -> Option<Rule> {
+        let (name, default) = self.variable();
+        let read = |name: &str| env.var(name).ok().and_then(|v| v.to_string().trim().parse::<u32>().ok());
+        let rule = Rule {
+            limit: read(name).unwrap_or(default.limit),
+            window_secs: read(&format!("{name}_WINDOW_SECS")).unwrap_or(default.window_secs),
+        };
+        (rule.limit > 0 && rule.window_secs > 0).then_some(rule)
+    }
+}
+
+/// Counts one request of `bucket` (or only looks, when `count` is false); `None` when the
+/// rule is off. Refusal is the caller's decision ([`refuse_over_limit`]).
+pub async fn check(env: &Env, bucket: &Bucket<'_>, count: bool) -> ApiResult<Option<RateLimitDecision>> {
+    let Some(rule) = bucket.rule(env) else { return Ok(None) };
+    let stub = env.durable_object("RATE_LIMITER")?.id_from_name(&bucket.name())?.get_stub()?;
+    let body = serde_json::to_string(&RateLimitCheck { limit: rule.limit, window_secs: rule.window_secs, count })?;
+    let mut init = RequestInit::new();
+    init.with_method(Method::Post).with_body(Some(body.into()));
+    let mut resp = stub.fetch_with_request(Request::new_with_init("https://rate-limiter/check", &init)?).await?;
+    if resp.status_code() != 200 {
+        return Err(ApiError::internal(format!("RateLimiter answered {}", resp.status_code())));
+    }
+    Ok(Some(resp.json().await?))
+}
+
+/// Zulip's `RATE_LIMIT_HIT` when the decision refused the request.
+pub fn refuse_over_limit(decision: Option<&RateLimitDecision>) -> ApiResult<()> {
+    match decision {
+        Some(d) if !d.allowed => Err(ApiError::rate_limit_hit(d.retry_after_ms as f64 / 1000.0)),
+        _ => Ok(()),
+    }
+}
+
+/// Counts one request of `bucket` and refuses it when over the limit.
+pub async fn enforce(env: &Env, bucket: &Bucket<'_>) -> ApiResult<Option<RateLimitDecision>> {
+    let decision = check(env, bucket, true).await?;
+    refuse_over_limit(decision.as_ref())?;
+    Ok(decision)
+}
+
+/// Refuses a login attempt when the account's failed logins are over the limit; counts
+/// nothing (only failures count, through [`login_failed`]).
+pub async fn before_login(env: &Env, attempt: &Bucket<'_>) -> ApiResult<()> {
+    refuse_over_limit(check(env, attempt, false).await?.as_ref())
+}
+
+/// Counts a failed login, then answers the login's own error.
+pub async fn login_failed(env: &Env, attempt: &Bucket<'_>, err: ApiError) -> ApiError {
+    match check(env, attempt, true).await {
+        Ok(_) => err,
+        Err(limiter_error) => limiter_error,
+    }
+}
+
+/// The `X-RateLimit-*` headers Zulip puts on authenticated responses.
+pub fn headers(decision: &RateLimitDecision) -> [(&'static str, String); 3] {
+    [
+        ("X-RateLimit-Limit", decision.limit.to_string()),
+        ("X-RateLimit-Remaining", decision.remaining.to_string()),
+        ("X-RateLimit-Reset", (decision.reset_ms / 1000).to_string()),
+    ]
+}
