@@ -147,9 +147,10 @@ impl DurableObject for EventQueueShard {
             spec: String,
         }
         let idle: Vec<Idle> = rows(&self.sql(), "SELECT queue_id, spec FROM queues WHERE last_poll < ?", vec![V::from(now - timeout_ms)])?;
-        let busy = self.waiters.borrow();
-        let expired: Vec<&Idle> = idle.iter().filter(|q| !busy.get(&q.queue_id).is_some_and(|w| !w.is_empty())).collect();
-        drop(busy);
+        let expired: Vec<&Idle> = {
+            let busy = self.waiters.borrow();
+            idle.iter().filter(|q| busy.get(&q.queue_id).is_none_or(|w| w.is_empty())).collect()
+        };
         if let Some(first) = expired.first() {
             let realm_id = serde_json::from_str::<QueueSpec>(&first.spec)?.realm_id;
             let ids: Vec<String> = expired.iter().map(|q| q.queue_id.clone()).collect();
@@ -257,7 +258,7 @@ impl EventQueueShard {
         }
         let n = self.deliveries.get() + 1;
         self.deliveries.set(n);
-        n % every == 0
+        n.is_multiple_of(every)
     }
 
     fn wake(&self, queue_id: &str) {
