@@ -22,6 +22,7 @@ pub mod markdown;
 pub mod params;
 pub mod response;
 pub mod routes;
+pub mod scheduler;
 pub mod secrets;
 pub mod settings;
 

@@ -5,7 +5,7 @@ use worker::{Env, Method, Request, Response};
 
 use crate::api::{
     bot_storage, bots, channels, dev, dev_bench, events, jwt_login, login, message_edit, message_flags, messages, profile_fields,
-    reactions, realm, server, subscription_properties, typing, user_groups, users,
+    reactions, realm, scheduled_messages, server, subscription_properties, typing, user_groups, users,
 };
 use crate::context::RequestContext;
 use crate::error::{ApiError, ApiResult};
@@ -112,6 +112,12 @@ async fn dispatch(ctx: &RequestContext, path: &[&str]) -> ApiResult<Reply> {
         (Post, ["messages", message_id, "reactions"]) => reactions::add_reaction(ctx, message_id).await,
         (Delete, ["messages", message_id, "reactions"]) => reactions::remove_reaction(ctx, message_id).await,
         (Post, ["user_topics"]) => message_flags::update_user_topic(ctx).await,
+
+        // Scheduled messages
+        (Post, ["scheduled_messages"]) => scheduled_messages::create_scheduled_message(ctx).await,
+        (Get, ["scheduled_messages"]) => scheduled_messages::get_scheduled_messages(ctx).await,
+        (Patch, ["scheduled_messages", id]) => scheduled_messages::update_scheduled_message(ctx, id).await,
+        (Delete, ["scheduled_messages", id]) => scheduled_messages::delete_scheduled_message(ctx, id).await,
 
         // Organization settings
         (Patch, ["realm"]) => realm::update_realm(ctx).await,

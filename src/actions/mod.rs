@@ -11,6 +11,7 @@ pub mod message_notifications;
 pub mod message_send;
 pub mod profile_fields;
 pub mod reactions;
+pub mod scheduled_messages;
 pub mod subscription_properties;
 pub mod typing;
 pub mod user_groups;

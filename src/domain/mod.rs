@@ -10,6 +10,7 @@ pub mod profile_fields;
 pub mod realm_settings;
 pub mod register_state;
 pub mod rendering;
+pub mod scheduled_messages;
 pub mod subscription_properties;
 pub mod topics;
 pub mod user_groups;
