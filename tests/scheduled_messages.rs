@@ -10,7 +10,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use chat::*;
 use common::*;
-use event_support::{register_for, Queue};
+use event_support::{register, register_for, Queue};
 use serde_json::Value;
 
 fn now() -> i64 {
@@ -168,11 +168,11 @@ fn deleting_removes_it_and_sends_a_remove_event() {
     let mut queue = register_for(&hamlet, r#"["scheduled_messages"]"#);
     let verona = channel(&hamlet, "Verona");
     let id = schedule_channel(&hamlet, verona, "gone", &unique("to delete "), &later());
-    let add = queue.wait_for("add", |e| e["type"] == "scheduled_messages" && e["op"] == "add");
-    assert_eq!(add["scheduled_messages"][0]["scheduled_message_id"], id);
+    queue.wait_for("add", |e| {
+        e["type"] == "scheduled_messages" && e["op"] == "add" && e["scheduled_messages"][0]["scheduled_message_id"] == id
+    });
     hamlet.delete(&path(id), &[]).success();
-    let remove = queue.wait_for("remove", |e| e["type"] == "scheduled_messages" && e["op"] == "remove");
-    assert_eq!(remove["scheduled_message_id"], id);
+    queue.wait_for("remove", |e| e["type"] == "scheduled_messages" && e["op"] == "remove" && e["scheduled_message_id"] == id);
     assert!(listed(&hamlet, id).is_none());
     not_found(hamlet.delete(&path(id), &[]));
 }
@@ -202,8 +202,7 @@ fn a_due_channel_message_is_delivered_by_the_alarm_to_a_waiting_queue() {
     assert_eq!(event["message"]["subject"], "on time");
     assert_eq!(event["message"]["stream_id"], verona);
     assert!(event["message"]["timestamp"].as_i64().unwrap() >= now() - 30);
-    let removed = owner.wait_for("remove", |e| e["type"] == "scheduled_messages" && e["op"] == "remove");
-    assert_eq!(removed["scheduled_message_id"], id);
+    owner.wait_for("remove", |e| e["type"] == "scheduled_messages" && e["op"] == "remove" && e["scheduled_message_id"] == id);
     assert!(listed(&hamlet, id).is_none());
     assert_eq!(messages_containing(&othello, &marker).len(), 1);
 }
@@ -212,7 +211,7 @@ fn a_due_channel_message_is_delivered_by_the_alarm_to_a_waiting_queue() {
 fn a_due_direct_message_is_delivered_with_mentions_and_flags() {
     let hamlet = Client::dev("hamlet@zulip.com");
     let othello = Client::dev("othello@zulip.com");
-    let mut receiver = register_for(&othello, r#"["message"]"#);
+    let mut receiver = register(&othello, &[("event_types", r#"["message"]"#), ("apply_markdown", "true")]);
     let marker = unique("dmdelivered");
     schedule_direct(&hamlet, &[othello.user_id], &format!("{marker} @**Othello, the Moor of Venice**"), &(now() + 2).to_string());
     let event = wait_message(&mut receiver, &marker);
@@ -278,8 +277,9 @@ fn editing_content_topic_and_time_updates_it_and_sends_an_update_event() {
     assert_eq!(m["rendered_content"], "<p>new <em>text</em></p>");
     assert_eq!(m["topic"], "after");
     assert_eq!(m["scheduled_delivery_timestamp"].to_string(), new_at);
-    let update = queue.wait_for("update", |e| e["type"] == "scheduled_messages" && e["op"] == "update");
-    assert_eq!(update["scheduled_message"]["scheduled_message_id"], id);
+    let update = queue.wait_for("update", |e| {
+        e["type"] == "scheduled_messages" && e["op"] == "update" && e["scheduled_message"]["scheduled_message_id"] == id
+    });
     assert_eq!(update["scheduled_message"]["topic"], "after");
 }
 
