@@ -6,6 +6,7 @@ pub mod bots;
 pub mod channels;
 pub mod dev;
 pub mod dev_bench;
+pub mod drafts;
 pub mod events;
 pub mod jwt_login;
 pub mod login;

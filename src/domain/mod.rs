@@ -2,6 +2,7 @@
 //! builders of API objects from rows.
 
 pub mod channels;
+pub mod drafts;
 pub mod edit_rendering;
 pub mod message_edit;
 pub mod messages;
