@@ -2,6 +2,7 @@
 //! /scheduled_messages/{id}`, their events and register state, and delivery by the
 //! organization's scheduler alarm.
 
+mod accounts;
 mod chat;
 mod common;
 mod event_support;
@@ -339,4 +340,43 @@ fn a_message_that_cannot_be_sent_is_marked_failed_and_can_be_rescheduled() {
     let event = wait_message(&mut owner, &marker);
     assert_eq!(event["message"]["stream_id"], verona);
     assert!(listed(&hamlet, id).is_none());
+}
+
+#[test]
+fn read_by_sender_sets_the_senders_read_flag_at_delivery() {
+    let hamlet = Client::dev("hamlet@zulip.com");
+    let othello = user_id("othello@zulip.com");
+    let mut own = register_for(&hamlet, r#"["message"]"#);
+    let to = format!("[{othello}]");
+    for read in ["true", "false"] {
+        let marker = unique("readbysender");
+        let at = (now() + 2).to_string();
+        hamlet
+            .post(
+                "/scheduled_messages",
+                &[("type", "direct"), ("to", &to), ("content", &marker), ("scheduled_delivery_timestamp", &at), ("read_by_sender", read)],
+            )
+            .success();
+        let event = wait_message(&mut own, &marker);
+        let is_read = event["flags"].as_array().unwrap().iter().any(|f| f == "read");
+        assert_eq!(is_read.to_string(), read, "{event}");
+    }
+}
+
+#[test]
+fn a_deactivated_senders_message_is_marked_failed_and_kept() {
+    let iago = Client::dev("iago@zulip.com");
+    let othello = Client::dev("othello@zulip.com");
+    let sender = accounts::new_user("schedgone");
+    let marker = unique("fromthegone");
+    let due = now() + 2;
+    let id = schedule_direct(&sender, &[othello.user_id], &marker, &due.to_string());
+    iago.delete(&format!("/users/{}", sender.user_id), &[]).success();
+    while now() < due + 4 {
+        std::thread::sleep(std::time::Duration::from_millis(250));
+    }
+    iago.post(&format!("/users/{}/reactivate", sender.user_id), &[]).success();
+    let m = listed(&sender, id).expect("a failed message is kept");
+    assert_eq!(m["failed"], true);
+    assert!(messages_containing(&othello, &marker).is_empty());
 }
