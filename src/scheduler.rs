@@ -57,6 +57,7 @@ impl DurableObject for MessageScheduler {
             return Response::ok("");
         };
         // An error makes the runtime retry the alarm; delivered messages are not sent again.
+        // `deliver_due` answers when to run next (now when more are due).
         let next = deliver_due(&self.env, target.realm_id, &target.realm_host).await.map_err(|e| worker::Error::RustError(e.msg))?;
         self.set_alarm(next).await?;
         Response::ok("")

@@ -18,6 +18,8 @@ use crate::events::{send_event, Dispatch, EventUser};
 
 /// Messages delivered per alarm run; the alarm re-arms at once when more are due.
 const DELIVERIES_PER_RUN: i64 = 25;
+/// A due message that hit a server-side error is tried again this much later.
+const RETRY_SECONDS: i64 = 10;
 
 pub fn delivery_time_not_in_future() -> ApiError {
     ApiError::bad_request("Scheduled delivery time must be in the future.")
@@ -102,21 +104,30 @@ pub async fn delete_scheduled_message(db: &D1Database, env: &Env, me: &UserRow, 
 }
 
 /// Sends the organization's due messages, each as its sender through the send path, and
-/// answers when the next one is due. A message that can no longer be sent is marked
-/// `failed` (the owner sees it and may fix and reschedule it).
+/// answers when to run next. A message that can no longer be sent is marked `failed` (the
+/// owner sees it and may fix and reschedule it); one that hit a server-side error stays
+/// pending and is retried after [`RETRY_SECONDS`].
 pub async fn deliver_due(env: &Env, realm_id: i64, realm_host: &str) -> ApiResult<Option<i64>> {
     let db = env.d1("DB")?;
-    let due = scheduled_messages::due_in_realm(&db, realm_id, db::now(), DELIVERIES_PER_RUN).await?;
+    let now = db::now();
+    let due = scheduled_messages::due_in_realm(&db, realm_id, now, DELIVERIES_PER_RUN).await?;
     for row in &due {
         if let Err(err) = deliver_one(&db, env, row, realm_host).await {
             worker::console_error!("scheduled message {} not delivered: {}", row.id, err.msg);
         }
     }
-    Ok(scheduled_messages::next_due_in_realm(&db, realm_id).await?)
+    if due.len() as i64 == DELIVERIES_PER_RUN {
+        return Ok(Some(now));
+    }
+    let next = scheduled_messages::next_due_in_realm(&db, realm_id).await?;
+    Ok(next.map(|at| if at <= now { now + RETRY_SECONDS } else { at }))
 }
 
 async fn deliver_one(db: &D1Database, env: &Env, row: &ScheduledMessageRow, realm_host: &str) -> ApiResult<()> {
-    let sender = users::by_id(db, row.realm_id, row.sender_id).await?;
+    let sender = match users::by_id(db, row.realm_id, row.sender_id).await? {
+        Some(sender) if sender.is_active() => sender,
+        _ => return mark_failed(db, env, row, "Sender is deactivated").await,
+    };
     let send = SendRequest {
         to: destination_of(row),
         topic: row.channel_id.map(|_| row.topic.clone()),
@@ -127,18 +138,16 @@ async fn deliver_one(db: &D1Database, env: &Env, row: &ScheduledMessageRow, real
         local_id: None,
         realm_host: realm_host.to_string(),
     };
-    let planned = match &sender {
-        Some(sender) if sender.is_active() => plan_send(db, sender, &send).await,
-        _ => Err(ApiError::bad_request("Sender is deactivated")),
-    };
-    let (sender, plan) = match (sender, planned) {
-        (Some(sender), Ok(plan)) => (sender, plan),
-        (_, Err(reason)) => return mark_failed(db, env, row, &reason.msg).await,
-        (None, Ok(_)) => unreachable!("a plan needs a sender"),
+    let plan = match plan_send(db, &sender, &send).await {
+        Ok(plan) => plan,
+        // The message broke a rule of sending (access, recipients, topic, ...): the owner
+        // has to fix it. A server-side error leaves it pending for the retry.
+        Err(reason) if reason.status < 500 => return mark_failed(db, env, row, &reason.msg).await,
+        Err(err) => return Err(err),
     };
     let guard = vec![scheduled_messages::mark_delivered_stmt(db, row.id, row.scheduled_timestamp)?];
-    // An error here is the guard refusing a message that is no longer pending: nothing
-    // was written.
+    // An error here is either the guard refusing a message that is no longer pending or a
+    // D1 failure; in both cases nothing was written.
     commit_send(db, env, &plan, &send, guard).await?;
     let event = json!({ "type": "scheduled_messages", "op": "remove", "scheduled_message_id": row.id });
     notify_owner(env, &sender, &event).await;
