@@ -410,7 +410,8 @@ pub async fn plan_send(db: &D1Database, me: &UserRow, req: &SendRequest) -> ApiR
 
 /// Writes a planned message in ONE D1 batch, then sends its events. `guard` statements run
 /// in the same batch right after the message insert (`last_insert_rowid()` is the new
-/// message's id there); when one fails, nothing of the batch is written.
+/// message's id there; they must not insert rows, since the recipients' rows that follow
+/// read it too); when one fails, nothing of the batch is written.
 pub async fn commit_send(
     db: &D1Database,
     env: &Env,
