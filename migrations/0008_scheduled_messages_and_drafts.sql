@@ -18,13 +18,18 @@ CREATE TABLE scheduled_messages (
     -- 2 when the row is no longer pending: the CHECK then fails the whole batch, so a
     -- message is written at most once.
     delivered INTEGER NOT NULL DEFAULT 0 CHECK (delivered IN (0, 1)),
+    -- 1: deleted by its owner. Kept (and hidden) so that a delivery already under way sees
+    -- the deletion in its guard instead of a missing row.
+    deleted INTEGER NOT NULL DEFAULT 0,
+    -- Bumped by every edit: a delivery sends only the revision it read.
+    revision INTEGER NOT NULL DEFAULT 0,
     delivered_message_id INTEGER,
     -- 1: sending failed at the scheduled time (channel gone, no access, ...); kept so the
     -- owner can fix and reschedule it.
     failed INTEGER NOT NULL DEFAULT 0,
     failure_message TEXT
 );
-CREATE INDEX scheduled_messages_due ON scheduled_messages (realm_id, delivered, failed, scheduled_timestamp);
+CREATE INDEX scheduled_messages_due ON scheduled_messages (realm_id, delivered, deleted, failed, scheduled_timestamp);
 CREATE INDEX scheduled_messages_sender ON scheduled_messages (sender_id, delivered);
 
 -- Zulip's drafts, synchronised between a user's clients.

@@ -380,3 +380,26 @@ fn a_deactivated_senders_message_is_marked_failed_and_kept() {
     assert_eq!(m["failed"], true);
     assert!(messages_containing(&othello, &marker).is_empty());
 }
+
+#[test]
+fn a_deleted_scheduled_message_is_never_delivered() {
+    let hamlet = Client::dev("hamlet@zulip.com");
+    let othello = Client::dev("othello@zulip.com");
+    let mut receiver = register_for(&othello, r#"["message"]"#);
+    let deleted_marker = unique("deletedbeforedue");
+    let sentinel_marker = unique("sentinelafter");
+    let at = (now() + 2).to_string();
+    let id = schedule_direct(&hamlet, &[othello.user_id], &deleted_marker, &at);
+    hamlet.delete(&path(id), &[]).success();
+    schedule_direct(&hamlet, &[othello.user_id], &sentinel_marker, &(now() + 3).to_string());
+    let sentinel = sentinel_marker.clone();
+    let deleted = deleted_marker.clone();
+    let first = receiver.wait_for("either message", move |e| {
+        e["type"] == "message" && {
+            let c = e["message"]["content"].as_str().unwrap_or("");
+            c.contains(&sentinel) || c.contains(&deleted)
+        }
+    });
+    assert!(first["message"]["content"].as_str().unwrap().contains(&sentinel_marker), "the deleted message was sent: {first}");
+    assert!(messages_containing(&othello, &deleted_marker).is_empty());
+}

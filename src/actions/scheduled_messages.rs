@@ -9,7 +9,7 @@ use worker::{D1Database, Env};
 
 use crate::actions::channels::Principal;
 use crate::actions::message_send::{commit_send, plan_send, Destination, SendPlan, SendRequest};
-use crate::db::scheduled_messages::{self, NewId, ScheduledFields, ScheduledMessageRow};
+use crate::db::scheduled_messages::{self, NewId, Revision, ScheduledFields, ScheduledMessageRow};
 use crate::db::users::UserRow;
 use crate::db::{self, users};
 use crate::domain::scheduled_messages::scheduled_message_dict;
@@ -80,12 +80,10 @@ pub async fn edit_scheduled_message(db: &D1Database, env: &Env, me: &UserRow, id
     let plan = plan_send(db, me, &send).await?;
     let to_user_ids = direct_ids_json(&plan)?;
     let fields = fields_of(&plan, to_user_ids.as_deref(), edit.deliver_at.unwrap_or(row.scheduled_timestamp), send.read_by_sender);
-    let result = scheduled_messages::update_stmt(db, id, me.id, &fields)?.run().await?;
-    if result.meta()?.and_then(|m| m.changes).unwrap_or(0) == 0 {
-        // Delivered or deleted since it was read.
-        return Err(ApiError::scheduled_message_not_found());
-    }
-    let updated = row_of(id, me, &row.client, &fields);
+    // None: delivered or deleted since it was read.
+    let updated: Revision =
+        db::first(scheduled_messages::update_stmt(db, id, me.id, &fields)?).await?.ok_or_else(ApiError::scheduled_message_not_found)?;
+    let updated = ScheduledMessageRow { revision: updated.revision, ..row_of(id, me, &row.client, &fields) };
     let event = json!({ "type": "scheduled_messages", "op": "update", "scheduled_message": scheduled_message_dict(&updated) });
     notify_owner(env, me, &event).await;
     crate::scheduler::arm(env, me.realm_id, &send.realm_host).await;
@@ -145,7 +143,7 @@ async fn deliver_one(db: &D1Database, env: &Env, row: &ScheduledMessageRow, real
         Err(reason) if reason.status < 500 => return mark_failed(db, env, row, &reason.msg).await,
         Err(err) => return Err(err),
     };
-    let guard = vec![scheduled_messages::mark_delivered_stmt(db, row.id, row.scheduled_timestamp)?];
+    let guard = vec![scheduled_messages::mark_delivered_stmt(db, row.id, row.revision)?];
     // An error here is either the guard refusing a message that is no longer pending or a
     // D1 failure; in both cases nothing was written.
     commit_send(db, env, &plan, &send, guard).await?;
@@ -155,7 +153,7 @@ async fn deliver_one(db: &D1Database, env: &Env, row: &ScheduledMessageRow, real
 }
 
 async fn mark_failed(db: &D1Database, env: &Env, row: &ScheduledMessageRow, reason: &str) -> ApiResult<()> {
-    let marked: Option<NewId> = db::first(scheduled_messages::mark_failed_stmt(db, row.id, row.scheduled_timestamp, reason)?).await?;
+    let marked: Option<NewId> = db::first(scheduled_messages::mark_failed_stmt(db, row.id, row.revision, reason)?).await?;
     if marked.is_some() {
         let failed = ScheduledMessageRow { failed: 1, ..row.clone() };
         let event = json!({ "type": "scheduled_messages", "op": "update", "scheduled_message": scheduled_message_dict(&failed) });
@@ -216,5 +214,6 @@ fn row_of(id: i64, me: &UserRow, client: &str, f: &ScheduledFields<'_>) -> Sched
         read_by_sender: f.read_by_sender as i64,
         client: client.to_string(),
         failed: 0,
+        revision: 0,
     }
 }

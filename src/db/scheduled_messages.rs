@@ -18,10 +18,12 @@ pub struct ScheduledMessageRow {
     pub read_by_sender: i64,
     pub client: String,
     pub failed: i64,
+    /// Bumped by every edit.
+    pub revision: i64,
 }
 
 const COLUMNS: &str = "id, realm_id, sender_id, channel_id, to_user_ids, topic, content, rendered_content, \
-    scheduled_timestamp, read_by_sender, client, failed";
+    scheduled_timestamp, read_by_sender, client, failed, revision";
 
 /// What a new or edited scheduled message holds.
 pub struct ScheduledFields<'a> {
@@ -37,6 +39,11 @@ pub struct ScheduledFields<'a> {
 #[derive(Deserialize)]
 pub struct NewId {
     pub id: i64,
+}
+
+#[derive(Deserialize)]
+pub struct Revision {
+    pub revision: i64,
 }
 
 pub fn insert_stmt(db: &D1Database, realm_id: i64, sender_id: i64, client: &str, f: &ScheduledFields<'_>) -> Result<D1PreparedStatement> {
@@ -62,8 +69,8 @@ pub fn update_stmt(db: &D1Database, id: i64, sender_id: i64, f: &ScheduledFields
     query!(
         db,
         "UPDATE scheduled_messages SET channel_id = ?3, to_user_ids = ?4, topic = ?5, content = ?6, rendered_content = ?7, \
-         scheduled_timestamp = ?8, read_by_sender = ?9, failed = 0, failure_message = NULL \
-         WHERE id = ?1 AND sender_id = ?2 AND delivered = 0",
+         scheduled_timestamp = ?8, read_by_sender = ?9, failed = 0, failure_message = NULL, revision = revision + 1 \
+         WHERE id = ?1 AND sender_id = ?2 AND delivered = 0 AND deleted = 0 RETURNING revision",
         id,
         sender_id,
         f.channel_id,
@@ -80,7 +87,7 @@ pub fn update_stmt(db: &D1Database, id: i64, sender_id: i64, f: &ScheduledFields
 pub fn pending_of_sender_stmt(db: &D1Database, sender_id: i64) -> Result<D1PreparedStatement> {
     query!(
         db,
-        &format!("SELECT {COLUMNS} FROM scheduled_messages WHERE sender_id = ?1 AND delivered = 0 ORDER BY scheduled_timestamp, id"),
+        &format!("SELECT {COLUMNS} FROM scheduled_messages WHERE sender_id = ?1 AND delivered = 0 AND deleted = 0 ORDER BY scheduled_timestamp, id"),
         sender_id
     )
 }
@@ -89,15 +96,21 @@ pub fn pending_of_sender_stmt(db: &D1Database, sender_id: i64) -> Result<D1Prepa
 pub async fn pending_by_id(db: &D1Database, id: i64, sender_id: i64) -> Result<Option<ScheduledMessageRow>> {
     super::first(query!(
         db,
-        &format!("SELECT {COLUMNS} FROM scheduled_messages WHERE id = ?1 AND sender_id = ?2 AND delivered = 0"),
+        &format!("SELECT {COLUMNS} FROM scheduled_messages WHERE id = ?1 AND sender_id = ?2 AND delivered = 0 AND deleted = 0"),
         id,
         sender_id
     )?)
     .await
 }
 
+/// Deletes (hides) an undelivered scheduled message of its owner.
 pub fn delete_stmt(db: &D1Database, id: i64, sender_id: i64) -> Result<D1PreparedStatement> {
-    query!(db, "DELETE FROM scheduled_messages WHERE id = ?1 AND sender_id = ?2 AND delivered = 0", id, sender_id)
+    query!(
+        db,
+        "UPDATE scheduled_messages SET deleted = 1 WHERE id = ?1 AND sender_id = ?2 AND delivered = 0 AND deleted = 0",
+        id,
+        sender_id
+    )
 }
 
 /// The organization's pending messages due at `now`, oldest first (a bounded number per run).
@@ -105,7 +118,7 @@ pub async fn due_in_realm(db: &D1Database, realm_id: i64, now: i64, limit: i64) 
     super::all(query!(
         db,
         &format!(
-            "SELECT {COLUMNS} FROM scheduled_messages WHERE realm_id = ?1 AND delivered = 0 AND failed = 0 \
+            "SELECT {COLUMNS} FROM scheduled_messages WHERE realm_id = ?1 AND delivered = 0 AND deleted = 0 AND failed = 0 \
              AND scheduled_timestamp <= ?2 ORDER BY scheduled_timestamp, id LIMIT ?3"
         ),
         realm_id,
@@ -124,7 +137,7 @@ pub struct NextDue {
 pub async fn next_due_in_realm(db: &D1Database, realm_id: i64) -> Result<Option<i64>> {
     let row: Option<NextDue> = super::first(query!(
         db,
-        "SELECT MIN(scheduled_timestamp) AS next FROM scheduled_messages WHERE realm_id = ?1 AND delivered = 0 AND failed = 0",
+        "SELECT MIN(scheduled_timestamp) AS next FROM scheduled_messages WHERE realm_id = ?1 AND delivered = 0 AND deleted = 0 AND failed = 0",
         realm_id
     )?)
     .await?;
@@ -133,26 +146,27 @@ pub async fn next_due_in_realm(db: &D1Database, realm_id: i64) -> Result<Option<
 
 /// The delivery guard, run in the message's write batch right after the message insert
 /// (`last_insert_rowid()` is the message's id there): marks the row delivered when it is
-/// still pending at the time that was read, and otherwise sets `delivered = 2`, which
-/// violates the CHECK and so rolls back the whole batch. A message is written at most once.
-pub fn mark_delivered_stmt(db: &D1Database, id: i64, scheduled_timestamp: i64) -> Result<D1PreparedStatement> {
+/// still pending at the revision that was read, and otherwise (delivered meanwhile, deleted,
+/// failed or edited) sets `delivered = 2`, which violates the CHECK and so rolls back the
+/// whole batch. A scheduled message is written at most once, and only as last read.
+pub fn mark_delivered_stmt(db: &D1Database, id: i64, revision: i64) -> Result<D1PreparedStatement> {
     query!(
         db,
-        "UPDATE scheduled_messages SET delivered = CASE WHEN delivered = 0 AND failed = 0 AND scheduled_timestamp = ?2 \
+        "UPDATE scheduled_messages SET delivered = CASE WHEN delivered = 0 AND deleted = 0 AND failed = 0 AND revision = ?2 \
          THEN 1 ELSE 2 END, delivered_message_id = last_insert_rowid() WHERE id = ?1",
         id,
-        scheduled_timestamp
+        revision
     )
 }
 
-/// Marks a still-pending message failed (unless it was edited meanwhile).
-pub fn mark_failed_stmt(db: &D1Database, id: i64, scheduled_timestamp: i64, reason: &str) -> Result<D1PreparedStatement> {
+/// Marks a still-pending message failed (unless it was edited or deleted meanwhile).
+pub fn mark_failed_stmt(db: &D1Database, id: i64, revision: i64, reason: &str) -> Result<D1PreparedStatement> {
     query!(
         db,
         "UPDATE scheduled_messages SET failed = 1, failure_message = ?3 \
-         WHERE id = ?1 AND delivered = 0 AND scheduled_timestamp = ?2 RETURNING id",
+         WHERE id = ?1 AND delivered = 0 AND deleted = 0 AND revision = ?2 RETURNING id",
         id,
-        scheduled_timestamp,
+        revision,
         reason
     )
 }

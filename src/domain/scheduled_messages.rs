@@ -45,6 +45,7 @@ mod tests {
             read_by_sender: 0,
             client: String::new(),
             failed: 1,
+            revision: 0,
         }
     }
 
