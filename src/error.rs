@@ -173,6 +173,11 @@ impl ApiError {
         Self::bad_request("Not Found").with_status(404)
     }
 
+    /// Zulip's answer for a scheduled message that is not the caller's, delivered or gone.
+    pub fn scheduled_message_not_found() -> Self {
+        Self::bad_request("Scheduled message does not exist").with_status(404)
+    }
+
     pub fn method_not_allowed(allowed: &[&str]) -> Self {
         Self::bad_request("Method Not Allowed").with_status(405).with_extra("allowed_methods", json!(allowed))
     }

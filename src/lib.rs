@@ -23,6 +23,7 @@ pub mod params;
 pub mod rate_limits;
 pub mod response;
 pub mod routes;
+pub mod scheduler;
 pub mod secrets;
 pub mod settings;
 

@@ -4,8 +4,8 @@
 use worker::{Env, Method, Request, Response};
 
 use crate::api::{
-    bot_storage, bots, channels, dev, dev_bench, events, jwt_login, login, message_edit, message_flags, messages, profile_fields,
-    reactions, realm, server, server_admin, subscription_properties, typing, user_groups, users,
+    bot_storage, bots, channels, dev, dev_bench, drafts, events, jwt_login, login, message_edit, message_flags, messages, profile_fields,
+    reactions, realm, scheduled_messages, server, server_admin, subscription_properties, typing, user_groups, users,
 };
 use crate::context::RequestContext;
 use crate::error::{ApiError, ApiResult};
@@ -143,6 +143,18 @@ async fn dispatch(ctx: &RequestContext, path: &[&str]) -> ApiResult<Reply> {
         (Post, ["messages", message_id, "reactions"]) => reactions::add_reaction(ctx, message_id).await,
         (Delete, ["messages", message_id, "reactions"]) => reactions::remove_reaction(ctx, message_id).await,
         (Post, ["user_topics"]) => message_flags::update_user_topic(ctx).await,
+
+        // Scheduled messages
+        (Post, ["scheduled_messages"]) => scheduled_messages::create_scheduled_message(ctx).await,
+        (Get, ["scheduled_messages"]) => scheduled_messages::get_scheduled_messages(ctx).await,
+        (Patch, ["scheduled_messages", id]) => scheduled_messages::update_scheduled_message(ctx, id).await,
+        (Delete, ["scheduled_messages", id]) => scheduled_messages::delete_scheduled_message(ctx, id).await,
+
+        // Drafts
+        (Get, ["drafts"]) => drafts::get_drafts(ctx).await,
+        (Post, ["drafts"]) => drafts::create_drafts(ctx).await,
+        (Patch, ["drafts", id]) => drafts::edit_draft(ctx, id).await,
+        (Delete, ["drafts", id]) => drafts::delete_draft(ctx, id).await,
 
         // Organization settings
         (Patch, ["realm"]) => realm::update_realm(ctx).await,

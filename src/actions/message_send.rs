@@ -6,7 +6,7 @@ use std::collections::{BTreeSet, HashMap};
 
 use serde::Deserialize;
 use serde_json::{json, Value};
-use worker::{query, D1Database, Env};
+use worker::{query, D1Database, D1PreparedStatement, Env};
 
 use crate::actions::channels::Principal;
 use crate::db::direct_message_groups;
@@ -134,7 +134,59 @@ pub fn default_read_by_sender(client: &str) -> bool {
         || name.contains("desktop app")
 }
 
+/// Sends a message: [`plan_send`], then [`commit_send`].
 pub async fn check_send_message(db: &D1Database, env: &Env, me: &UserRow, req: &SendRequest) -> ApiResult<SentMessage> {
+    let plan = plan_send(db, me, req).await?;
+    commit_send(db, env, &plan, req, Vec::new()).await
+}
+
+/// A validated message, ready to write: everything [`commit_send`] needs, computed by
+/// [`plan_send`] without writing anything.
+pub struct SendPlan {
+    sender: UserRow,
+    settings: RealmSettingsRow,
+    content: String,
+    rendered: markdown::Rendered,
+    recipient: RecipientRef,
+    channel_row: Option<ChannelViewRow>,
+    topic: String,
+    dm_user_ids: Vec<i64>,
+    /// (user id, flag bits) of every recipient.
+    rows: Vec<(i64, i64)>,
+    auto_policy: Option<i64>,
+    mention_follows: Vec<i64>,
+    named_users: Vec<UserRow>,
+    date_sent: i64,
+}
+
+impl SendPlan {
+    /// The content as it will be stored (normalized, perhaps truncated).
+    pub fn content(&self) -> &str {
+        &self.content
+    }
+    pub fn rendered_html(&self) -> &str {
+        &self.rendered.html
+    }
+    /// Channel messages: the channel and the normalized topic.
+    pub fn channel(&self) -> Option<(i64, &str)> {
+        self.channel_row.as_ref().map(|c| (c.id, self.topic.as_str()))
+    }
+    /// Direct messages: the recipients other than the sender (the sender alone when
+    /// writing to themselves).
+    pub fn direct_recipients(&self) -> Vec<i64> {
+        let others: Vec<i64> = self.dm_user_ids.iter().copied().filter(|id| *id != self.sender.id).collect();
+        if others.is_empty() && !self.dm_user_ids.is_empty() {
+            vec![self.sender.id]
+        } else {
+            others
+        }
+    }
+}
+
+/// Every rule of sending (destination, access, topic, content, wildcard permissions),
+/// checked against the current state in at most two read batches; writes nothing. Shared
+/// by `POST /messages`, scheduling a message and delivering a scheduled one.
+pub async fn plan_send(db: &D1Database, me: &UserRow, req: &SendRequest) -> ApiResult<SendPlan> {
     let realm_id = me.realm_id;
     // --- Lookup batch: settings, destination, mentions, the sender's policies.
     let refs = markdown::references(&req.content);
@@ -339,6 +391,51 @@ pub async fn check_send_message(db: &D1Database, env: &Env, me: &UserRow, req: &
         }
     }
     let rows: Vec<(i64, i64)> = flags.iter().map(|(u, f)| (*u, *f)).collect();
+    Ok(SendPlan {
+        sender: me.clone(),
+        settings,
+        content,
+        rendered,
+        recipient,
+        channel_row,
+        topic,
+        dm_user_ids,
+        rows,
+        auto_policy,
+        mention_follows,
+        named_users,
+        date_sent: now,
+    })
+}
+
+/// Writes a planned message in ONE D1 batch, then sends its events. `guard` statements run
+/// in the same batch right after the message insert (`last_insert_rowid()` is the new
+/// message's id there; they must not insert rows, since the recipients' rows that follow
+/// read it too); when one fails, nothing of the batch is written.
+pub async fn commit_send(
+    db: &D1Database,
+    env: &Env,
+    plan: &SendPlan,
+    req: &SendRequest,
+    guard: Vec<D1PreparedStatement>,
+) -> ApiResult<SentMessage> {
+    let SendPlan {
+        sender: me,
+        settings,
+        content,
+        rendered,
+        recipient,
+        channel_row,
+        topic,
+        dm_user_ids,
+        rows,
+        auto_policy,
+        mention_follows,
+        named_users,
+        date_sent: now,
+    } = plan;
+    let (auto_policy, now, realm_id) = (*auto_policy, *now, me.realm_id);
+    let channel_row = channel_row.as_ref();
 
     // --- Write batch.
     let mut writes = Vec::new();
@@ -353,7 +450,7 @@ pub async fn check_send_message(db: &D1Database, env: &Env, me: &UserRow, req: &
             realm_id,
             sender_id: me.id,
             recipient: recipient.clone(),
-            channel_id: channel_row.as_ref().map(|c| c.id),
+            channel_id: channel_row.map(|c| c.id),
             topic: &topic,
             content: &content,
             rendered_content: html,
@@ -364,12 +461,13 @@ pub async fn check_send_message(db: &D1Database, env: &Env, me: &UserRow, req: &
             has_link: html.contains("<a "),
         },
     )?);
+    writes.extend(guard);
     writes.push(user_messages::insert_for_new_message_stmt(db, &serde_json::to_string(&rows)?)?);
-    if let (Some(policy), Some(c)) = (auto_policy, channel_row.as_ref()) {
+    if let (Some(policy), Some(c)) = (auto_policy, channel_row) {
         writes.push(user_topics::upsert_stmt(db, realm_id, me.id, c.id, &topic, policy, now)?);
     }
-    if let Some(c) = channel_row.as_ref() {
-        for user_id in &mention_follows {
+    if let Some(c) = channel_row {
+        for user_id in mention_follows.iter() {
             writes.push(user_topics::upsert_stmt(db, realm_id, *user_id, c.id, &topic, user_topics::FOLLOWED, now)?);
         }
     }
@@ -378,7 +476,7 @@ pub async fn check_send_message(db: &D1Database, env: &Env, me: &UserRow, req: &
         results[insert_index].results()?.into_iter().next().ok_or_else(|| ApiError::internal("message insert returned no id"))?;
 
     // --- Events, after the write committed.
-    let (recipient_type, recipient_type_id) = match (&recipient, channel_row.as_ref()) {
+    let (recipient_type, recipient_type_id) = match (&recipient, channel_row) {
         (RecipientRef::Id(_), Some(c)) => (RECIPIENT_CHANNEL, c.id),
         (RecipientRef::User(id), _) => (RECIPIENT_PERSONAL, *id),
         _ => (RECIPIENT_DIRECT_MESSAGE_GROUP, 0),
@@ -390,7 +488,7 @@ pub async fn check_send_message(db: &D1Database, env: &Env, me: &UserRow, req: &
         recipient_id: inserted.recipient_id,
         recipient_type,
         recipient_type_id,
-        channel_id: channel_row.as_ref().map(|c| c.id),
+        channel_id: channel_row.map(|c| c.id),
         topic: topic.clone(),
         content: content.clone(),
         rendered_content: rendered.html.clone(),
@@ -404,14 +502,14 @@ pub async fn check_send_message(db: &D1Database, env: &Env, me: &UserRow, req: &
         has_image: 0,
         has_link: 0,
     };
-    let mut users: HashMap<i64, UserRow> = named_users.into_iter().map(|u| (u.id, u)).collect();
+    let mut users: HashMap<i64, UserRow> = named_users.iter().cloned().map(|u| (u.id, u)).collect();
     users.insert(me.id, me.clone());
     let mut group_members_map = HashMap::new();
     if recipient_type == RECIPIENT_DIRECT_MESSAGE_GROUP {
         group_members_map.insert(0, dm_user_ids.clone());
     }
     let mut channel_names = HashMap::new();
-    if let Some(c) = channel_row.as_ref() {
+    if let Some(c) = channel_row {
         channel_names.insert(c.id, c.name.clone());
     }
     let ctx = MessageContext {
@@ -436,14 +534,14 @@ pub async fn check_send_message(db: &D1Database, env: &Env, me: &UserRow, req: &
         &Dispatch { event: &event, users: &event_users, sender_queue_id: req.queue_id.as_deref(), local_id: req.local_id.as_deref() },
     )
     .await;
-    if let (Some(policy), Some(c)) = (auto_policy, channel_row.as_ref()) {
+    if let (Some(policy), Some(c)) = (auto_policy, channel_row) {
         let event = json!({ "type": "user_topic", "stream_id": c.id, "topic_name": topic,
             "last_updated": now, "visibility_policy": policy });
         send_event(env, realm_id, &Dispatch { event: &event, users: &[EventUser::plain(me.id)], sender_queue_id: None, local_id: None })
             .await;
     }
-    if let Some(c) = channel_row.as_ref() {
-        for user_id in &mention_follows {
+    if let Some(c) = channel_row {
+        for user_id in mention_follows.iter() {
             let event = json!({ "type": "user_topic", "stream_id": c.id, "topic_name": topic,
                 "last_updated": now, "visibility_policy": user_topics::FOLLOWED });
             send_event(

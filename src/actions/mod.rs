@@ -4,6 +4,7 @@
 pub mod bot_storage;
 pub mod bots;
 pub mod channels;
+pub mod drafts;
 pub mod message_delete;
 pub mod message_edit;
 pub mod message_flags;
@@ -12,6 +13,7 @@ pub mod message_send;
 pub mod organizations;
 pub mod profile_fields;
 pub mod reactions;
+pub mod scheduled_messages;
 pub mod subscription_properties;
 pub mod typing;
 pub mod user_groups;

@@ -22,7 +22,7 @@ pub fn realm_host(ctx: &RequestContext) -> String {
 
 /// A channel as `to` names it: a JSON string or integer, a one-element JSON list, or the
 /// bare name.
-fn channel_destination(to: &str) -> ApiResult<Destination> {
+pub fn channel_destination(to: &str) -> ApiResult<Destination> {
     match json_value(to) {
         Some(Value::Number(n)) => n.as_i64().map(Destination::ChannelId).ok_or_else(|| ApiError::bad_request("Invalid channel ID")),
         Some(Value::String(s)) => Ok(Destination::ChannelName(s)),
@@ -37,7 +37,7 @@ fn channel_destination(to: &str) -> ApiResult<Destination> {
 
 /// Direct-message recipients as `to` names them: a JSON list of user ids or of emails (not
 /// both), a single id, or comma-separated emails.
-fn direct_destination(to: &str) -> ApiResult<Destination> {
+pub fn direct_destination(to: &str) -> ApiResult<Destination> {
     let mixed = || ApiError::bad_request("Recipient lists may contain emails or user IDs, but not both.");
     match json_value(to) {
         Some(Value::Array(list)) => {

@@ -66,6 +66,11 @@ pub fn by_id_for_user_stmt(db: &D1Database, realm_id: i64, user_id: i64, channel
     query!(db, &format!("{VIEW_SELECT} WHERE c.realm_id = ?1 AND c.id = ?3"), realm_id, user_id, channel_id)
 }
 
+/// Channels in a JSON array of ids as `user_id` sees them.
+pub fn by_ids_for_user_stmt(db: &D1Database, realm_id: i64, user_id: i64, ids_json: &str) -> Result<D1PreparedStatement> {
+    query!(db, &format!("{VIEW_SELECT} WHERE c.realm_id = ?1 AND c.id IN (SELECT value FROM json_each(?3))"), realm_id, user_id, ids_json)
+}
+
 /// One channel by name (case-insensitive) as `user_id` sees it.
 pub fn by_name_for_user_stmt(db: &D1Database, realm_id: i64, user_id: i64, name: &str) -> Result<D1PreparedStatement> {
     query!(db, &format!("{VIEW_SELECT} WHERE c.realm_id = ?1 AND c.name = ?3 COLLATE NOCASE"), realm_id, user_id, name)

@@ -226,6 +226,16 @@ pub async fn bots_of_owner(db: &D1Database, realm_id: i64, owner_id: i64) -> Res
 }
 
 /// The users of the organization among `ids` (any state), one query whatever the count.
+/// The organization's users among a JSON array of ids.
+pub fn by_ids_stmt(db: &D1Database, realm_id: i64, ids_json: &str) -> Result<D1PreparedStatement> {
+    query!(
+        db,
+        &format!("SELECT {COLUMNS} FROM users u WHERE u.realm_id = ?1 AND u.id IN (SELECT value FROM json_each(?2))"),
+        realm_id,
+        ids_json
+    )
+}
+
 pub async fn by_ids(db: &D1Database, realm_id: i64, ids: &[i64]) -> Result<Vec<UserRow>> {
     let ids_json = serde_json::to_string(ids).unwrap_or_else(|_| "[]".into());
     super::all(query!(

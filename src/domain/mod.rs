@@ -2,6 +2,7 @@
 //! builders of API objects from rows.
 
 pub mod channels;
+pub mod drafts;
 pub mod edit_rendering;
 pub mod message_edit;
 pub mod messages;
@@ -11,6 +12,7 @@ pub mod profile_fields;
 pub mod realm_settings;
 pub mod register_state;
 pub mod rendering;
+pub mod scheduled_messages;
 pub mod subscription_properties;
 pub mod topics;
 pub mod user_groups;

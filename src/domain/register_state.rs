@@ -8,17 +8,21 @@ use serde_json::{json, Map, Value};
 use worker::D1Database;
 
 use crate::db::batch::Batch;
+use crate::db::drafts::{self, DraftRow};
 use crate::db::profile_fields::{self, ProfileFieldRow, ProfileValueRow};
 use crate::db::realm_settings::{self, RealmSettingsRow};
 use crate::db::realms::RealmRow;
 use crate::db::register_state::{self as q, ConversationRow, IdRow, MaxId, UnreadRow, UserSettingsRow, UserTopicRow};
+use crate::db::scheduled_messages::{self, ScheduledMessageRow};
 use crate::db::subscription_settings::{self, SubscriptionRow};
 use crate::db::subscriptions::{self, ChannelViewRow};
 use crate::db::user_groups::{self, MemberRow, SubgroupRow, UserGroupRow};
 use crate::db::user_messages::IS_PRIVATE;
 use crate::db::users::{self, UserRow, ROLE_ADMINISTRATOR, ROLE_MEMBER, ROLE_MODERATOR, ROLE_OWNER};
 use crate::domain::channels::{stream_dict, subscription_dict, GlobalNotifications, SystemGroups};
+use crate::domain::drafts::draft_dict;
 use crate::domain::realm_settings::register_fields;
+use crate::domain::scheduled_messages::scheduled_message_dict;
 use crate::domain::users::{avatar_url, user_dict, UserDictOptions};
 use crate::error::ApiResult;
 use crate::event_queues::Capabilities;
@@ -72,6 +76,8 @@ pub struct StateData {
     pub user_settings: Option<UserSettingsRow>,
     pub profile_fields: Vec<ProfileFieldRow>,
     pub profile_values: Vec<ProfileValueRow>,
+    pub scheduled_messages: Vec<ScheduledMessageRow>,
+    pub drafts: Vec<DraftRow>,
 }
 
 impl StateData {
@@ -94,6 +100,8 @@ impl StateData {
         let user_settings = batch.add(q::user_settings_stmt(db, user.id)?);
         let profile_fields = batch.add(profile_fields::in_realm_stmt(db, realm_id)?);
         let profile_values = batch.add(q::profile_values_stmt(db, realm_id)?);
+        let scheduled = batch.add(scheduled_messages::pending_of_sender_stmt(db, user.id)?);
+        let drafts = batch.add(drafts::of_user_stmt(db, user.id)?);
         let results = batch.run(db).await?;
         Ok(StateData {
             settings: results.first(settings)?.ok_or_else(|| crate::error::ApiError::internal("realm has no settings"))?,
@@ -112,6 +120,8 @@ impl StateData {
             user_settings: results.first(user_settings)?,
             profile_fields: results.rows(profile_fields)?,
             profile_values: results.rows(profile_values)?,
+            scheduled_messages: results.rows(scheduled)?,
+            drafts: results.rows(drafts)?,
         })
     }
 }
@@ -374,8 +384,13 @@ pub fn initial_state(user: &UserRow, realm: &RealmRow, data: &StateData, req: &S
     if req.want("video_calls") {
         state.insert("has_zoom_token".into(), json!(false));
     }
+    if req.want("scheduled_messages") {
+        let list: Vec<Value> = data.scheduled_messages.iter().map(scheduled_message_dict).collect();
+        state.insert("scheduled_messages".into(), json!(list));
+    }
     if req.want("drafts") {
-        state.insert("drafts".into(), json!([]));
+        let list: Vec<Value> = data.drafts.iter().map(draft_dict).collect();
+        state.insert("drafts".into(), json!(list));
     }
     if req.want("onboarding_steps") {
         state.insert("onboarding_steps".into(), json!([]));

@@ -1,0 +1,117 @@
+//! Scheduled messages: create, list, edit, delete.
+
+use serde_json::json;
+
+use crate::actions::message_send::{default_read_by_sender, SendRequest};
+use crate::actions::scheduled_messages::{self as actions, ScheduledEdit};
+use crate::api::messages::{channel_destination, direct_destination, realm_host};
+use crate::context::RequestContext;
+use crate::db::{self, scheduled_messages};
+use crate::domain::scheduled_messages::scheduled_message_dict;
+use crate::error::{ApiError, ApiResult};
+use crate::response::Reply;
+
+/// `type` as a channel (`true`) or direct (`false`) message.
+fn is_channel_type(kind: &str) -> ApiResult<bool> {
+    match kind {
+        "stream" | "channel" => Ok(true),
+        "direct" | "private" => Ok(false),
+        _ => Err(ApiError::bad_request("Invalid type")),
+    }
+}
+
+fn scheduled_message_id(raw: &str) -> ApiResult<i64> {
+    crate::params::parse_int(raw).filter(|id| *id >= 0).ok_or_else(ApiError::scheduled_message_not_found)
+}
+
+/// # `POST /scheduled_messages`
+/// Any user: schedules a message for `scheduled_delivery_timestamp` (in the future). `type`,
+/// `to`, `topic`, `content` and `read_by_sender` as for `POST /messages`, checked by the same
+/// code. Answers `scheduled_message_id`.
+pub async fn create_scheduled_message(ctx: &RequestContext) -> ApiResult<Reply> {
+    let me = ctx.user().await?;
+    let is_channel = is_channel_type(&ctx.params.required_str("type")?)?;
+    let to = ctx.params.required_str("to")?;
+    let content = ctx.params.required_str("content")?;
+    let topic = ctx.params.str_with_alias("topic", "subject")?;
+    let deliver_at = ctx.params.required_int("scheduled_delivery_timestamp")?;
+    let read_by_sender = ctx.params.bool("read_by_sender")?;
+    let client = ctx.client_name();
+    let send = SendRequest {
+        to: if is_channel { channel_destination(&to)? } else { direct_destination(&to)? },
+        topic: if is_channel { topic } else { None },
+        content,
+        read_by_sender: read_by_sender.unwrap_or_else(|| default_read_by_sender(&client)),
+        client,
+        queue_id: None,
+        local_id: None,
+        realm_host: realm_host(ctx),
+    };
+    let id = actions::schedule_message(&ctx.db, &ctx.env, &me, &send, deliver_at).await?;
+    Ok(Reply::json(json!({ "scheduled_message_id": id })))
+}
+
+/// # `GET /scheduled_messages`
+/// Any user: their own undelivered scheduled messages (pending and failed), soonest first.
+pub async fn get_scheduled_messages(ctx: &RequestContext) -> ApiResult<Reply> {
+    let me = ctx.user().await?;
+    let rows: Vec<scheduled_messages::ScheduledMessageRow> = db::all(scheduled_messages::pending_of_sender_stmt(&ctx.db, me.id)?).await?;
+    let list: Vec<_> = rows.iter().map(scheduled_message_dict).collect();
+    Ok(Reply::json(json!({ "scheduled_messages": list })))
+}
+
+/// # `PATCH /scheduled_messages/{scheduled_message_id}`
+/// The owner only (anyone else's id is answered as a missing one, 404 "Scheduled message
+/// does not exist"):
+/// - at least one of `type`, `to`, `topic`, `content`, `scheduled_delivery_timestamp`;
+/// - a new `type` needs `to`, and `topic` when it is a channel type; `to` alone keeps the type;
+/// - `topic` is ignored when the existing or new type is direct;
+/// - the result is checked as `POST /messages` checks a message (channel, recipients, topic
+///   and content rules);
+/// - `scheduled_delivery_timestamp` must be in the future, and is required when the message
+///   `failed`; editing clears `failed`.
+pub async fn update_scheduled_message(ctx: &RequestContext, id: &str) -> ApiResult<Reply> {
+    let me = ctx.user().await?;
+    let id = scheduled_message_id(id)?;
+    let kind = ctx.params.str("type")?;
+    let to = ctx.params.str("to")?;
+    let topic = ctx.params.str_with_alias("topic", "subject")?;
+    let content = ctx.params.str("content")?;
+    let deliver_at = ctx.params.int("scheduled_delivery_timestamp")?;
+    if kind.is_none() && to.is_none() && topic.is_none() && content.is_none() && deliver_at.is_none() {
+        return Err(ApiError::bad_request("Nothing to change"));
+    }
+    let new_type = kind.as_deref().map(is_channel_type).transpose()?;
+    if new_type.is_some() && to.is_none() {
+        return Err(ApiError::bad_request("Recipient required when updating type of scheduled message."));
+    }
+    if new_type == Some(true) && topic.is_none() {
+        return Err(ApiError::bad_request("Topic required when updating scheduled message type to stream."));
+    }
+    if deliver_at.is_some_and(|at| at <= db::now()) {
+        return Err(actions::delivery_time_not_in_future());
+    }
+    let destination = match (new_type, to) {
+        (Some(true), Some(to)) => Some(channel_destination(&to)?),
+        (Some(false), Some(to)) => Some(direct_destination(&to)?),
+        // `to` without `type` keeps the current type.
+        (None, Some(to)) => {
+            let current = scheduled_messages::pending_by_id(&ctx.db, id, me.id).await?.ok_or_else(ApiError::scheduled_message_not_found)?;
+            Some(if current.channel_id.is_some() { channel_destination(&to)? } else { direct_destination(&to)? })
+        }
+        _ => None,
+    };
+    let edit = ScheduledEdit { to: destination, topic, content, deliver_at, client: ctx.client_name(), realm_host: realm_host(ctx) };
+    actions::edit_scheduled_message(&ctx.db, &ctx.env, &me, id, edit).await?;
+    Ok(Reply::json(json!({})))
+}
+
+/// # `DELETE /scheduled_messages/{scheduled_message_id}`
+/// The owner only (anyone else's id is answered as a missing one): deletes an undelivered
+/// scheduled message.
+pub async fn delete_scheduled_message(ctx: &RequestContext, id: &str) -> ApiResult<Reply> {
+    let me = ctx.user().await?;
+    let id = scheduled_message_id(id)?;
+    actions::delete_scheduled_message(&ctx.db, &ctx.env, &me, id, &realm_host(ctx)).await?;
+    Ok(Reply::json(json!({})))
+}

@@ -1,0 +1,77 @@
+//! `drafts`: each user's synchronised message drafts.
+
+use serde::Deserialize;
+use worker::{query, D1Database, D1PreparedStatement, Result};
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct DraftRow {
+    pub id: i64,
+    pub kind: String,
+    /// JSON list of ids.
+    pub to_ids: String,
+    pub topic: String,
+    pub content: String,
+    pub last_edit_time: i64,
+}
+
+const COLUMNS: &str = "id, kind, to_ids, topic, content, last_edit_time";
+
+pub fn of_user_stmt(db: &D1Database, user_id: i64) -> Result<D1PreparedStatement> {
+    query!(db, &format!("SELECT {COLUMNS} FROM drafts WHERE user_id = ?1 ORDER BY last_edit_time, id"), user_id)
+}
+
+/// Inserts one draft; answers its row.
+pub fn insert_stmt(
+    db: &D1Database,
+    user_id: i64,
+    kind: &str,
+    to_ids: &str,
+    topic: &str,
+    content: &str,
+    last_edit_time: i64,
+) -> Result<D1PreparedStatement> {
+    query!(
+        db,
+        &format!(
+            "INSERT INTO drafts (user_id, kind, to_ids, topic, content, last_edit_time) VALUES (?1, ?2, ?3, ?4, ?5, ?6) RETURNING {COLUMNS}"
+        ),
+        user_id,
+        kind,
+        to_ids,
+        topic,
+        content,
+        last_edit_time
+    )
+}
+
+/// Rewrites one of the user's drafts; answers its row (none when it is not theirs).
+pub fn update_stmt(
+    db: &D1Database,
+    id: i64,
+    user_id: i64,
+    kind: &str,
+    to_ids: &str,
+    topic: &str,
+    content: &str,
+    last_edit_time: i64,
+) -> Result<D1PreparedStatement> {
+    query!(
+        db,
+        &format!(
+            "UPDATE drafts SET kind = ?3, to_ids = ?4, topic = ?5, content = ?6, last_edit_time = ?7 \
+             WHERE id = ?1 AND user_id = ?2 RETURNING {COLUMNS}"
+        ),
+        id,
+        user_id,
+        kind,
+        to_ids,
+        topic,
+        content,
+        last_edit_time
+    )
+}
+
+/// Deletes one of the user's drafts; answers its id (none when it is not theirs).
+pub fn delete_stmt(db: &D1Database, id: i64, user_id: i64) -> Result<D1PreparedStatement> {
+    query!(db, "DELETE FROM drafts WHERE id = ?1 AND user_id = ?2 RETURNING id", id, user_id)
+}

@@ -1,0 +1,68 @@
+//! Scheduled messages as the API shows them.
+
+use serde_json::{json, Value};
+
+use crate::db::scheduled_messages::ScheduledMessageRow;
+
+/// Zulip's ScheduledMessage object (`GET /scheduled_messages`, register state, events).
+pub fn scheduled_message_dict(row: &ScheduledMessageRow) -> Value {
+    let mut dict = json!({
+        "scheduled_message_id": row.id,
+        "content": row.content,
+        "rendered_content": row.rendered_content,
+        "scheduled_delivery_timestamp": row.scheduled_timestamp,
+        "failed": row.failed != 0,
+    });
+    match row.channel_id {
+        Some(channel_id) => {
+            dict["type"] = json!("stream");
+            dict["to"] = json!(channel_id);
+            dict["topic"] = json!(row.topic);
+        }
+        None => {
+            dict["type"] = json!("private");
+            dict["to"] = row.to_user_ids.as_deref().and_then(|s| serde_json::from_str::<Value>(s).ok()).unwrap_or(json!([]));
+        }
+    }
+    dict
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(channel_id: Option<i64>) -> ScheduledMessageRow {
+        ScheduledMessageRow {
+            id: 7,
+            realm_id: 1,
+            sender_id: 2,
+            channel_id,
+            to_user_ids: channel_id.is_none().then(|| "[3,4]".to_string()),
+            topic: "t".into(),
+            content: "hi".into(),
+            rendered_content: "<p>hi</p>".into(),
+            scheduled_timestamp: 100,
+            read_by_sender: 0,
+            client: String::new(),
+            failed: 1,
+            revision: 0,
+        }
+    }
+
+    #[test]
+    fn channel_message_has_topic_and_channel_id() {
+        let d = scheduled_message_dict(&row(Some(5)));
+        assert_eq!(d["type"], "stream");
+        assert_eq!(d["to"], 5);
+        assert_eq!(d["topic"], "t");
+        assert_eq!(d["failed"], true);
+    }
+
+    #[test]
+    fn direct_message_has_user_ids_and_no_topic() {
+        let d = scheduled_message_dict(&row(None));
+        assert_eq!(d["type"], "private");
+        assert_eq!(d["to"], json!([3, 4]));
+        assert!(d.get("topic").is_none());
+    }
+}

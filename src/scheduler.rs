@@ -1,0 +1,99 @@
+//! `MessageScheduler`: one Durable Object per organization (named by realm id) whose alarm
+//! delivers the organization's scheduled messages.
+//!
+//! Why an object of its own rather than `RealmHub`: the hub lives in the
+//! `team-chat-durable-objects` crate, which the worker crate depends on, so the hub cannot
+//! call the send path; and delivering sends events *through* the hub, so an alarm running
+//! inside the hub would wait on its own serialised dispatch. This class is defined in the
+//! worker crate, so its alarm calls `actions::scheduled_messages::deliver_due` directly
+//! with its `env` (the `DB` binding, the hub): no internal HTTP route, no shared secret.
+//!
+//! D1 is the truth: the alarm is only a wake-up. After every create, edit and delete,
+//! [`arm`] asks the object to set its alarm to the earliest pending message's time; the
+//! alarm delivers what is due and re-arms for the next. Durable Object alarms survive
+//! restarts and are retried when the handler fails, and delivery is guarded in the message's
+//! own write batch, so a message is sent once even when an alarm runs twice.
+
+use serde::{Deserialize, Serialize};
+use worker::{durable_object, DurableObject, Env, Method, Request, RequestInit, Response, Result, State};
+
+use crate::actions::scheduled_messages::deliver_due;
+
+/// Where the alarm finds its organization (kept in the object's storage).
+#[derive(Serialize, Deserialize)]
+struct Target {
+    realm_id: i64,
+    /// `host[:port]` of the organization, for the message events' placeholder emails.
+    realm_host: String,
+}
+
+const TARGET_KEY: &str = "target";
+
+#[durable_object]
+pub struct MessageScheduler {
+    state: State,
+    env: Env,
+}
+
+impl DurableObject for MessageScheduler {
+    fn new(state: State, env: Env) -> Self {
+        MessageScheduler { state, env }
+    }
+
+    async fn fetch(&self, mut req: Request) -> Result<Response> {
+        if req.method() != Method::Post || !req.path().ends_with("/arm") {
+            return Response::error("no such command", 404);
+        }
+        let target: Target = req.json().await?;
+        self.state.storage().put(TARGET_KEY, &target).await?;
+        let db = self.env.d1("DB")?;
+        let next = crate::db::scheduled_messages::next_due_in_realm(&db, target.realm_id).await?;
+        self.set_alarm(next).await?;
+        Response::ok("")
+    }
+
+    async fn alarm(&self) -> Result<Response> {
+        let Some(target) = self.state.storage().get::<Target>(TARGET_KEY).await? else {
+            return Response::ok("");
+        };
+        // An error makes the runtime retry the alarm; delivered messages are not sent again.
+        // `deliver_due` answers when to run next (now when more are due).
+        let next = deliver_due(&self.env, target.realm_id, &target.realm_host).await.map_err(|e| worker::Error::RustError(e.msg))?;
+        self.set_alarm(next).await?;
+        Response::ok("")
+    }
+}
+
+impl MessageScheduler {
+    async fn set_alarm(&self, next_due: Option<i64>) -> Result<()> {
+        let storage = self.state.storage();
+        match next_due {
+            Some(at) => {
+                let offset_ms = (at * 1000 - worker::Date::now().as_millis() as i64).max(0);
+                storage.set_alarm(offset_ms).await
+            }
+            None => storage.delete_alarm().await,
+        }
+    }
+}
+
+/// Re-arms the organization's scheduler after a change to its scheduled messages. Never
+/// fails the request (the change is committed); a failure is logged, and the next change
+/// or the pending alarm re-arms it.
+pub async fn arm(env: &Env, realm_id: i64, realm_host: &str) {
+    if let Err(err) = try_arm(env, realm_id, realm_host).await {
+        worker::console_error!("scheduler of realm {realm_id} not armed: {err}");
+    }
+}
+
+async fn try_arm(env: &Env, realm_id: i64, realm_host: &str) -> Result<()> {
+    let stub = env.durable_object("MESSAGE_SCHEDULER")?.id_from_name(&realm_id.to_string())?.get_stub()?;
+    let body = serde_json::to_string(&Target { realm_id, realm_host: realm_host.to_string() })?;
+    let mut init = RequestInit::new();
+    init.with_method(Method::Post).with_body(Some(body.into()));
+    let resp = stub.fetch_with_request(Request::new_with_init("https://scheduler/arm", &init)?).await?;
+    if resp.status_code() != 200 {
+        return Err(worker::Error::RustError(format!("MessageScheduler answered {}", resp.status_code())));
+    }
+    Ok(())
+}

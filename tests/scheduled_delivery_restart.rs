@@ -1,0 +1,134 @@
+//! Exactly-once delivery across a restart: this test runs its own `wrangler dev` on its own
+//! `--persist-to` state, schedules a message, stops the server before the message is due,
+//! restarts it on the same state after the due time, and checks the message arrives once.
+
+mod common;
+
+use std::os::unix::process::CommandExt;
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use common::*;
+use serde_json::{json, Value};
+
+struct Server {
+    child: Child,
+    stopped: bool,
+}
+
+impl Server {
+    fn start(state: &PathBuf, port: u16) -> Server {
+        let log = std::fs::File::create(state.join(format!("wrangler-{}.log", unique("")))).unwrap();
+        let child = Command::new("node_modules/.bin/wrangler")
+            .args(["dev", "--ip", "127.0.0.1", "--port", &port.to_string(), "--persist-to"])
+            .arg(state)
+            .args(["--log-level", "info", "--show-interactive-dev-session=false"])
+            .args(["--var", "EVENT_QUEUE_IDLE_TIMEOUT_SECS:6", "--var", "EVENT_QUEUE_HEARTBEAT_SECS:3"])
+            .stdout(log.try_clone().unwrap())
+            .stderr(log)
+            .stdin(Stdio::null())
+            // Its own process group, so stopping it by PID also stops workerd, its child.
+            .process_group(0)
+            .spawn()
+            .expect("wrangler dev starts");
+        let server = Server { child, stopped: false };
+        let deadline = Instant::now() + Duration::from_secs(120);
+        loop {
+            let up = ureq::get(&format!("http://127.0.0.1:{port}/api/v1/server_settings")).call().is_ok();
+            if up {
+                return server;
+            }
+            assert!(Instant::now() < deadline, "wrangler dev did not answer");
+            std::thread::sleep(Duration::from_millis(500));
+        }
+    }
+
+    /// SIGTERM to the whole group, as scripts/with-test-server.sh does.
+    fn stop(mut self) {
+        self.kill();
+    }
+
+    fn kill(&mut self) {
+        if !self.stopped {
+            self.stopped = true;
+            let _ = Command::new("kill").args(["-TERM", "--", &format!("-{}", self.child.id())]).status();
+            let _ = self.child.wait();
+        }
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        self.kill();
+    }
+}
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
+}
+
+fn now() -> i64 {
+    SystemTime::now().duration_since(UNIX_EPOCH).unwrap().as_secs() as i64
+}
+
+fn delivered(client: &Client, marker: &str) -> Vec<Value> {
+    let narrow = json!([{"operator": "search", "operand": marker}]).to_string();
+    let body = client.get("/messages", &[("anchor", "newest"), ("num_before", "20"), ("num_after", "0"), ("narrow", &narrow)]).success();
+    body["messages"].as_array().unwrap().iter().filter(|m| m["content"].as_str().unwrap_or("").contains(marker)).cloned().collect()
+}
+
+#[test]
+fn a_message_due_while_the_server_is_down_is_delivered_exactly_once_after_restart() {
+    let state = PathBuf::from(std::env::temp_dir()).join(unique("team-chat-restart-"));
+    std::fs::create_dir_all(&state).unwrap();
+    let migrate = Command::new("node_modules/.bin/wrangler")
+        .args(["d1", "migrations", "apply", "DB", "--local", "--persist-to"])
+        .arg(&state)
+        .output()
+        .expect("wrangler runs");
+    assert!(migrate.status.success(), "migrations: {}", String::from_utf8_lossy(&migrate.stderr));
+    let port = free_port();
+    // Every request of this test binary goes to its own server.
+    std::env::set_var("TEST_SERVER_URL", format!("http://127.0.0.1:{port}"));
+
+    let server = Server::start(&state, port);
+    let hamlet = Client::dev("hamlet@zulip.com");
+    let othello = Client::dev("othello@zulip.com");
+    let marker = unique("restartonce");
+    let to = format!("[{}]", othello.user_id);
+    let due = now() + 6;
+    hamlet
+        .post(
+            "/scheduled_messages",
+            &[
+                ("type", "direct"),
+                ("to", &to),
+                ("content", &format!("{marker} across a restart")),
+                ("scheduled_delivery_timestamp", &due.to_string()),
+            ],
+        )
+        .success();
+    server.stop();
+
+    // Down past the due time, then up again on the same state.
+    while now() < due + 2 {
+        std::thread::sleep(Duration::from_millis(500));
+    }
+    let server = Server::start(&state, port);
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while delivered(&othello, &marker).is_empty() {
+        assert!(Instant::now() < deadline, "the scheduled message was not delivered after the restart");
+        std::thread::sleep(Duration::from_millis(500));
+    }
+    // A second restart right after delivery must not send it again.
+    server.stop();
+    let server = Server::start(&state, port);
+    std::thread::sleep(Duration::from_secs(3));
+    assert_eq!(delivered(&othello, &marker).len(), 1, "delivered exactly once");
+    assert_eq!(delivered(&hamlet, &marker).len(), 1);
+    let pending = hamlet.get("/scheduled_messages", &[]).success();
+    assert!(pending["scheduled_messages"].as_array().unwrap().is_empty(), "{pending}");
+    server.stop();
+    let _ = std::fs::remove_dir_all(&state);
+}
