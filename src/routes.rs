@@ -13,9 +13,15 @@ use crate::response::{error_response, success_response, Reply};
 
 const API_PREFIX: &str = "/api/v1/";
 
+/// The methods the API answers. workers-rs reads any other method as GET, so the raw
+/// method is checked before it is converted.
+const METHODS: [&str; 6] = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"];
+
 pub async fn handle(req: Request, env: Env) -> Response {
     let path = req.path();
+    let raw_method = req.inner().method().to_ascii_uppercase();
     let result = match path.strip_prefix(API_PREFIX) {
+        _ if !METHODS.contains(&raw_method.as_str()) => Err(ApiError::method_not_allowed(&METHODS)),
         None => Err(ApiError::not_found()),
         Some(rest) => {
             let segments: Vec<String> = rest.trim_end_matches('/').split('/').map(crate::params::percent_decode_path).collect();

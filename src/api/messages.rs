@@ -182,12 +182,13 @@ pub async fn get_messages(ctx: &RequestContext) -> ApiResult<Reply> {
     ];
     base_params.extend(sql.params.iter().cloned());
 
+    // As in Zulip, `use_first_unread_anchor` wins over an `anchor` sent with it.
     let anchor = match anchor_param.as_deref() {
+        _ if use_first_unread => first_unread(ctx, from, &where_clause, &base_params).await?,
         Some("newest") => LARGER_THAN_MAX_MESSAGE_ID,
         Some("oldest") => 0,
         Some("first_unread") => first_unread(ctx, from, &where_clause, &base_params).await?,
-        Some(raw) => raw.trim().parse::<i64>().map_err(|_| ApiError::bad_request(format!("Invalid anchor")))?,
-        None if use_first_unread => first_unread(ctx, from, &where_clause, &base_params).await?,
+        Some(raw) => raw.trim().parse::<i64>().map_err(|_| ApiError::bad_request("Invalid anchor"))?,
         None => return Err(ApiError::missing_argument("anchor")),
     };
     let anchor_param_index = base_params.len() + 1;
@@ -262,10 +263,17 @@ pub async fn get_messages(ctx: &RequestContext) -> ApiResult<Reply> {
 
 /// The first unread message of the narrow, or `LARGER_THAN_MAX_MESSAGE_ID` when none.
 async fn first_unread(ctx: &RequestContext, from: &str, where_clause: &str, params: &[JsValue]) -> ApiResult<i64> {
+    // D1 wants every bound value used: without a channel term the access condition does not
+    // read the guest flag (?3), so the query names its last value itself, a lower id bound.
+    let last = params.len() + 1;
+    let mut params = params.to_vec();
+    params.push(JsValue::from_f64(0.0));
     let stmt = ctx
         .db
-        .prepare(format!("SELECT MIN(m.id) AS id {from} WHERE {where_clause} AND um.user_id IS NOT NULL AND (um.flags & 1) = 0"))
-        .bind(params)?;
+        .prepare(format!(
+            "SELECT MIN(m.id) AS id {from} WHERE {where_clause} AND m.id > ?{last} AND um.user_id IS NOT NULL AND (um.flags & 1) = 0"
+        ))
+        .bind(&params)?;
     let row: Option<IdRow> = stmt.first(None).await?;
     Ok(row.and_then(|r| r.id).unwrap_or(LARGER_THAN_MAX_MESSAGE_ID))
 }
