@@ -5,7 +5,7 @@ use worker::{Env, Method, Request, Response};
 
 use crate::api::{
     bot_storage, bots, channels, dev, dev_bench, events, jwt_login, login, message_edit, message_flags, messages, profile_fields,
-    reactions, realm, server, subscription_properties, typing, user_groups, users,
+    reactions, read_state, realm, server, subscription_properties, typing, user_groups, users,
 };
 use crate::context::RequestContext;
 use crate::error::{ApiError, ApiResult};
@@ -115,6 +115,10 @@ async fn dispatch(ctx: &RequestContext, path: &[&str]) -> ApiResult<Reply> {
         (Get, ["messages"]) => messages::get_messages(ctx).await,
         (Get, ["messages", message_id]) => messages::get_message(ctx, message_id).await,
         (Post, ["messages", "flags"]) => message_flags::update_message_flags(ctx).await,
+        (Post, ["messages", "flags", "narrow"]) => read_state::update_message_flags_for_narrow(ctx).await,
+        (Post, ["mark_all_as_read"]) => read_state::mark_all_as_read(ctx).await,
+        (Post, ["mark_stream_as_read"]) => read_state::mark_stream_as_read(ctx).await,
+        (Post, ["mark_topic_as_read"]) => read_state::mark_topic_as_read(ctx).await,
         (Post, ["messages", message_id, "reactions"]) => reactions::add_reaction(ctx, message_id).await,
         (Delete, ["messages", message_id, "reactions"]) => reactions::remove_reaction(ctx, message_id).await,
         (Post, ["user_topics"]) => message_flags::update_user_topic(ctx).await,

@@ -11,6 +11,7 @@ pub mod message_notifications;
 pub mod message_send;
 pub mod profile_fields;
 pub mod reactions;
+pub mod read_state;
 pub mod subscription_properties;
 pub mod typing;
 pub mod user_groups;

@@ -14,6 +14,7 @@ pub mod message_flags;
 pub mod messages;
 pub mod profile_fields;
 pub mod reactions;
+pub mod read_state;
 pub mod realm;
 pub mod server;
 pub mod subscription_properties;

@@ -9,6 +9,7 @@ pub mod batch;
 pub mod bot_storage;
 pub mod direct_message_groups;
 pub mod message_edits;
+pub mod message_window;
 pub mod messages;
 pub mod profile_fields;
 pub mod realm_settings;
