@@ -4,8 +4,8 @@
 use worker::{Env, Method, Request, Response};
 
 use crate::api::{
-    bot_storage, bots, channels, dev, dev_bench, events, jwt_login, login, message_edit, message_flags, messages, profile_fields,
-    reactions, read_state, realm, server, subscription_properties, typing, user_groups, users,
+    alert_words, bot_storage, bots, channels, dev, dev_bench, events, jwt_login, login, message_edit, message_flags, messages,
+    profile_fields, reactions, read_state, realm, server, subscription_properties, typing, user_groups, users,
 };
 use crate::context::RequestContext;
 use crate::error::{ApiError, ApiResult};
@@ -67,6 +67,11 @@ async fn dispatch(ctx: &RequestContext, path: &[&str]) -> ApiResult<Reply> {
         // Subscription settings
         (Post, ["users", "me", "subscriptions", "properties"]) => subscription_properties::update_subscription_properties(ctx).await,
         (Patch, ["users", "me", "subscriptions", stream_id]) => subscription_properties::update_subscription_property(ctx, stream_id).await,
+
+        // Per-user client state
+        (Get, ["users", "me", "alert_words"]) => alert_words::list_alert_words(ctx).await,
+        (Post, ["users", "me", "alert_words"]) => alert_words::add_alert_words(ctx).await,
+        (Delete, ["users", "me", "alert_words"]) => alert_words::remove_alert_words(ctx).await,
 
         // Users
         (Get, ["users", "me"]) => users::get_own_user(ctx).await,

@@ -9,6 +9,7 @@ use serde_json::{json, Value};
 use worker::{query, D1Database, Env};
 
 use crate::actions::channels::Principal;
+use crate::db::alert_words::{self, UserWordRow};
 use crate::db::direct_message_groups;
 use crate::db::messages::{
     self, MessageRow, NewMessage, RecipientRef, RECIPIENT_CHANNEL, RECIPIENT_DIRECT_MESSAGE_GROUP, RECIPIENT_PERSONAL,
@@ -19,6 +20,7 @@ use crate::db::user_groups;
 use crate::db::user_messages::{self, flag_names};
 use crate::db::users::{UserRow, COLUMNS as USER_COLUMNS};
 use crate::db::{self, user_topics};
+use crate::domain::alert_words::alerted_users;
 use crate::domain::messages::{message_dict, MessageContext, MessageOptions};
 use crate::domain::rendering::{mentioned_user_ids, resolution_stmts, resolved_from};
 use crate::domain::topics::{check_topic_allowed, effective_topics_policy, normalize_topic, truncate};
@@ -181,6 +183,7 @@ pub async fn check_send_message(db: &D1Database, env: &Env, me: &UserRow, req: &
             &channel_name
         )?,
     ];
+    batch.push(alert_words::in_realm_stmt(db, realm_id)?);
     batch.extend(resolution_stmts(db, realm_id, &refs)?);
     let results = db.batch(batch).await?;
     let settings: RealmSettingsRow = results[0].results()?.into_iter().next().ok_or_else(|| ApiError::internal("no realm settings"))?;
@@ -188,11 +191,14 @@ pub async fn check_send_message(db: &D1Database, env: &Env, me: &UserRow, req: &
     let named_users: Vec<UserRow> = results[2].results()?;
     let policies: Option<SenderPolicies> = results[3].results()?.into_iter().next();
     let subscribers: Vec<SubscriberFlags> = results[4].results()?;
-    let (resolved, group_members) = resolved_from(&results[5..])?;
+    let realm_alert_words: Vec<(i64, String)> = results[5].results::<UserWordRow>()?.into_iter().map(|w| (w.user_id, w.word)).collect();
+    let (resolved, group_members) = resolved_from(&results[6..])?;
 
     let content = normalize_content(&req.content, settings.max_message_length)?;
     let rendered = markdown::render(&content, &resolved);
     let mentioned = mentioned_user_ids(&rendered, &group_members);
+    // Zulip looks for alert words in the Markdown source, for every recipient.
+    let alerted = alerted_users(&content, &realm_alert_words);
     let now = db::now();
 
     // --- Destination and recipients.
@@ -333,6 +339,9 @@ pub async fn check_send_message(db: &D1Database, env: &Env, me: &UserRow, req: &
         }
         if rendered.topic_wildcard && topic_participants.contains(user_id) {
             *bits |= user_messages::TOPIC_WILDCARD_MENTIONED;
+        }
+        if alerted.contains(user_id) {
+            *bits |= user_messages::HAS_ALERT_WORD;
         }
         if *user_id == me.id && req.read_by_sender {
             *bits |= user_messages::READ;

@@ -1,6 +1,7 @@
 //! State changes: the D1 writes of each operation (batched) and, once they are committed,
 //! the events they cause. `do_*` takes trusted input; `check_*` validates, then acts.
 
+pub mod alert_words;
 pub mod bot_storage;
 pub mod bots;
 pub mod channels;

@@ -1,6 +1,7 @@
 //! Handlers: each authenticates, parses its parameters, calls one action and answers.
 //! Routes are declared in `routes.rs`.
 
+pub mod alert_words;
 pub mod bot_storage;
 pub mod bots;
 pub mod channels;

@@ -4,6 +4,7 @@
 //!
 //! D1 has no interactive transactions: a multi-row write is one atomic `db.batch(...)`.
 
+pub mod alert_words;
 pub mod api_keys;
 pub mod batch;
 pub mod bot_storage;

@@ -7,6 +7,7 @@ use std::collections::{BTreeMap, HashMap};
 use serde_json::{json, Map, Value};
 use worker::D1Database;
 
+use crate::db::alert_words::{self, WordRow};
 use crate::db::batch::Batch;
 use crate::db::profile_fields::{self, ProfileFieldRow, ProfileValueRow};
 use crate::db::realm_settings::{self, RealmSettingsRow};
@@ -72,6 +73,7 @@ pub struct StateData {
     pub user_settings: Option<UserSettingsRow>,
     pub profile_fields: Vec<ProfileFieldRow>,
     pub profile_values: Vec<ProfileValueRow>,
+    pub alert_words: Vec<String>,
 }
 
 impl StateData {
@@ -94,6 +96,7 @@ impl StateData {
         let user_settings = batch.add(q::user_settings_stmt(db, user.id)?);
         let profile_fields = batch.add(profile_fields::in_realm_stmt(db, realm_id)?);
         let profile_values = batch.add(q::profile_values_stmt(db, realm_id)?);
+        let alert_words = batch.add::<WordRow>(alert_words::for_user_stmt(db, user.id)?);
         let results = batch.run(db).await?;
         Ok(StateData {
             settings: results.first(settings)?.ok_or_else(|| crate::error::ApiError::internal("realm has no settings"))?,
@@ -112,6 +115,7 @@ impl StateData {
             user_settings: results.first(user_settings)?,
             profile_fields: results.rows(profile_fields)?,
             profile_values: results.rows(profile_values)?,
+            alert_words: results.rows(alert_words)?.into_iter().map(|w| w.word).collect(),
         })
     }
 }
@@ -269,7 +273,7 @@ pub fn initial_state(user: &UserRow, realm: &RealmRow, data: &StateData, req: &S
     };
 
     if req.want("alert_words") {
-        state.insert("alert_words".into(), json!([]));
+        state.insert("alert_words".into(), json!(data.alert_words));
     }
     if req.want("custom_profile_fields") {
         let fields: Vec<Value> = data.profile_fields.iter().map(crate::domain::profile_fields::field_dict).collect();
