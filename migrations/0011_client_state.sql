@@ -11,3 +11,25 @@ CREATE TABLE alert_words (
 );
 CREATE UNIQUE INDEX alert_words_user_word ON alert_words (user_id, word COLLATE NOCASE);
 CREATE INDEX alert_words_realm ON alert_words (realm_id);
+
+-- A user's status as others see it; no row (or all defaults) means no status.
+CREATE TABLE user_status (
+    user_id INTEGER PRIMARY KEY REFERENCES users(id),
+    realm_id INTEGER NOT NULL REFERENCES realms(id),
+    status_text TEXT NOT NULL DEFAULT '',          -- at most 60 characters
+    emoji_name TEXT NOT NULL DEFAULT '',           -- '' means no emoji
+    emoji_code TEXT NOT NULL DEFAULT '',
+    reaction_type TEXT NOT NULL DEFAULT 'unicode_emoji',
+    away INTEGER NOT NULL DEFAULT 0,               -- deprecated `away` (Zulip: not presence_enabled)
+    updated_at INTEGER NOT NULL                    -- UNIX seconds
+);
+CREATE INDEX user_status_realm ON user_status (realm_id);
+
+-- Users a user muted: their messages arrive already read and clients hide them.
+CREATE TABLE muted_users (
+    user_id INTEGER NOT NULL REFERENCES users(id),        -- who muted
+    muted_user_id INTEGER NOT NULL REFERENCES users(id),
+    date_muted INTEGER NOT NULL,                          -- UNIX seconds
+    PRIMARY KEY (user_id, muted_user_id)
+) WITHOUT ROWID;
+CREATE INDEX muted_users_muted ON muted_users (muted_user_id);

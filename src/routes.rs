@@ -4,8 +4,8 @@
 use worker::{Env, Method, Request, Response};
 
 use crate::api::{
-    alert_words, bot_storage, bots, channels, dev, dev_bench, events, jwt_login, login, message_edit, message_flags, messages,
-    profile_fields, reactions, read_state, realm, server, subscription_properties, typing, user_groups, users,
+    alert_words, bot_storage, bots, channels, dev, dev_bench, events, jwt_login, login, message_edit, message_flags, messages, muted_users,
+    profile_fields, reactions, read_state, realm, server, subscription_properties, typing, user_groups, user_status, users,
 };
 use crate::context::RequestContext;
 use crate::error::{ApiError, ApiResult};
@@ -72,6 +72,11 @@ async fn dispatch(ctx: &RequestContext, path: &[&str]) -> ApiResult<Reply> {
         (Get, ["users", "me", "alert_words"]) => alert_words::list_alert_words(ctx).await,
         (Post, ["users", "me", "alert_words"]) => alert_words::add_alert_words(ctx).await,
         (Delete, ["users", "me", "alert_words"]) => alert_words::remove_alert_words(ctx).await,
+        (Post, ["users", "me", "status"]) => user_status::update_user_status(ctx).await,
+        (Get, ["users", user, "status"]) => user_status::get_user_status(ctx, user).await,
+        (Get, ["users", "me", "muted_users"]) => muted_users::get_muted_users(ctx).await,
+        (Post, ["users", "me", "muted_users", user]) => muted_users::mute_user(ctx, user).await,
+        (Delete, ["users", "me", "muted_users", user]) => muted_users::unmute_user(ctx, user).await,
 
         // Users
         (Get, ["users", "me"]) => users::get_own_user(ctx).await,
@@ -118,6 +123,7 @@ async fn dispatch(ctx: &RequestContext, path: &[&str]) -> ApiResult<Reply> {
         // Messages
         (Post, ["messages"]) => messages::send_message(ctx).await,
         (Get, ["messages"]) => messages::get_messages(ctx).await,
+        (Post, ["messages", "render"]) => messages::render_message(ctx).await,
         (Get, ["messages", message_id]) => messages::get_message(ctx, message_id).await,
         (Post, ["messages", "flags"]) => message_flags::update_message_flags(ctx).await,
         (Post, ["messages", "flags", "narrow"]) => read_state::update_message_flags_for_narrow(ctx).await,

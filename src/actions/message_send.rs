@@ -14,6 +14,7 @@ use crate::db::direct_message_groups;
 use crate::db::messages::{
     self, MessageRow, NewMessage, RecipientRef, RECIPIENT_CHANNEL, RECIPIENT_DIRECT_MESSAGE_GROUP, RECIPIENT_PERSONAL,
 };
+use crate::db::muted_users::{self, MuterRow};
 use crate::db::realm_settings::{self, RealmSettingsRow};
 use crate::db::subscriptions::{self, ChannelViewRow};
 use crate::db::user_groups;
@@ -184,6 +185,7 @@ pub async fn check_send_message(db: &D1Database, env: &Env, me: &UserRow, req: &
         )?,
     ];
     batch.push(alert_words::in_realm_stmt(db, realm_id)?);
+    batch.push(muted_users::muters_of_stmt(db, me.id)?);
     batch.extend(resolution_stmts(db, realm_id, &refs)?);
     let results = db.batch(batch).await?;
     let settings: RealmSettingsRow = results[0].results()?.into_iter().next().ok_or_else(|| ApiError::internal("no realm settings"))?;
@@ -192,7 +194,8 @@ pub async fn check_send_message(db: &D1Database, env: &Env, me: &UserRow, req: &
     let policies: Option<SenderPolicies> = results[3].results()?.into_iter().next();
     let subscribers: Vec<SubscriberFlags> = results[4].results()?;
     let realm_alert_words: Vec<(i64, String)> = results[5].results::<UserWordRow>()?.into_iter().map(|w| (w.user_id, w.word)).collect();
-    let (resolved, group_members) = resolved_from(&results[6..])?;
+    let muters: Vec<i64> = results[6].results::<MuterRow>()?.into_iter().map(|m| m.user_id).collect();
+    let (resolved, group_members) = resolved_from(&results[7..])?;
 
     let content = normalize_content(&req.content, settings.max_message_length)?;
     let rendered = markdown::render(&content, &resolved);
@@ -342,6 +345,10 @@ pub async fn check_send_message(db: &D1Database, env: &Env, me: &UserRow, req: &
         }
         if alerted.contains(user_id) {
             *bits |= user_messages::HAS_ALERT_WORD;
+        }
+        // Messages of a user one muted arrive read, as in Zulip.
+        if muters.contains(user_id) {
+            *bits |= user_messages::READ;
         }
         if *user_id == me.id && req.read_by_sender {
             *bits |= user_messages::READ;

@@ -10,12 +10,14 @@ pub mod message_edit;
 pub mod message_flags;
 pub mod message_notifications;
 pub mod message_send;
+pub mod muted_users;
 pub mod profile_fields;
 pub mod reactions;
 pub mod read_state;
 pub mod subscription_properties;
 pub mod typing;
 pub mod user_groups;
+pub mod user_status;
 pub mod users;
 
 use serde_json::Value;

@@ -202,3 +202,13 @@ pub fn parse_anchor(raw: Option<&str>, use_first_unread: bool) -> ApiResult<Anch
         None => return Err(ApiError::missing_argument("anchor")),
     })
 }
+
+/// # `POST /messages/render`
+/// Any user: `rendered`, the HTML that sending `content` would store (mentions resolved in
+/// the caller's organization); nothing is saved.
+pub async fn render_message(ctx: &RequestContext) -> ApiResult<Reply> {
+    let me = ctx.user().await?;
+    let content = ctx.params.required_str("content")?;
+    let (rendered, _) = crate::domain::rendering::render_content(&ctx.db, me.realm_id, &content).await?;
+    Ok(Reply::json(json!({ "rendered": rendered.html })))
+}

@@ -12,6 +12,7 @@ pub mod direct_message_groups;
 pub mod message_edits;
 pub mod message_window;
 pub mod messages;
+pub mod muted_users;
 pub mod profile_fields;
 pub mod realm_settings;
 pub mod realms;
@@ -21,6 +22,7 @@ pub mod subscriptions;
 pub mod typing_recipients;
 pub mod user_groups;
 pub mod user_messages;
+pub mod user_status;
 pub mod user_topics;
 pub mod users;
 

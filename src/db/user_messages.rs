@@ -131,6 +131,18 @@ pub fn mark_channel_read_stmt(db: &D1Database, user_id: i64, channel_id: i64, to
     )
 }
 
+/// Marks the user's unread messages from `sender_id` read; answers the ids it changed.
+pub fn mark_sender_read_stmt(db: &D1Database, user_id: i64, sender_id: i64) -> Result<D1PreparedStatement> {
+    query!(
+        db,
+        "UPDATE user_messages SET flags = flags | ?3 WHERE user_id = ?1 AND (flags & ?3) = 0 \
+         AND message_id IN (SELECT id FROM messages WHERE sender_id = ?2) RETURNING message_id",
+        user_id,
+        sender_id,
+        READ
+    )
+}
+
 /// Whether the user has a copy of any message of the topic (Zulip's
 /// `user_message_exists_for_topic`).
 pub fn topic_exists_for_user_stmt(db: &D1Database, user_id: i64, channel_id: i64, topic: &str) -> Result<D1PreparedStatement> {

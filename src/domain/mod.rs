@@ -14,4 +14,5 @@ pub mod rendering;
 pub mod subscription_properties;
 pub mod topics;
 pub mod user_groups;
+pub mod user_status;
 pub mod users;

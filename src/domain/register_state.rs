@@ -9,6 +9,7 @@ use worker::D1Database;
 
 use crate::db::alert_words::{self, WordRow};
 use crate::db::batch::Batch;
+use crate::db::muted_users::{self, MutedUserRow};
 use crate::db::profile_fields::{self, ProfileFieldRow, ProfileValueRow};
 use crate::db::realm_settings::{self, RealmSettingsRow};
 use crate::db::realms::RealmRow;
@@ -17,9 +18,11 @@ use crate::db::subscription_settings::{self, SubscriptionRow};
 use crate::db::subscriptions::{self, ChannelViewRow};
 use crate::db::user_groups::{self, MemberRow, SubgroupRow, UserGroupRow};
 use crate::db::user_messages::IS_PRIVATE;
+use crate::db::user_status::{self, UserStatusRow};
 use crate::db::users::{self, UserRow, ROLE_ADMINISTRATOR, ROLE_MEMBER, ROLE_MODERATOR, ROLE_OWNER};
 use crate::domain::channels::{stream_dict, subscription_dict, GlobalNotifications, SystemGroups};
 use crate::domain::realm_settings::register_fields;
+use crate::domain::user_status::status_dict;
 use crate::domain::users::{avatar_url, user_dict, UserDictOptions};
 use crate::error::ApiResult;
 use crate::event_queues::Capabilities;
@@ -74,6 +77,8 @@ pub struct StateData {
     pub profile_fields: Vec<ProfileFieldRow>,
     pub profile_values: Vec<ProfileValueRow>,
     pub alert_words: Vec<String>,
+    pub user_statuses: Vec<UserStatusRow>,
+    pub muted_users: Vec<MutedUserRow>,
 }
 
 impl StateData {
@@ -97,6 +102,8 @@ impl StateData {
         let profile_fields = batch.add(profile_fields::in_realm_stmt(db, realm_id)?);
         let profile_values = batch.add(q::profile_values_stmt(db, realm_id)?);
         let alert_words = batch.add::<WordRow>(alert_words::for_user_stmt(db, user.id)?);
+        let user_statuses = batch.add(user_status::in_realm_stmt(db, realm_id)?);
+        let muted_users = batch.add(muted_users::for_user_stmt(db, user.id)?);
         let results = batch.run(db).await?;
         Ok(StateData {
             settings: results.first(settings)?.ok_or_else(|| crate::error::ApiError::internal("realm has no settings"))?,
@@ -116,6 +123,8 @@ impl StateData {
             profile_fields: results.rows(profile_fields)?,
             profile_values: results.rows(profile_values)?,
             alert_words: results.rows(alert_words)?.into_iter().map(|w| w.word).collect(),
+            user_statuses: results.rows(user_statuses)?,
+            muted_users: results.rows(muted_users)?,
         })
     }
 }
@@ -284,7 +293,8 @@ pub fn initial_state(user: &UserRow, realm: &RealmRow, data: &StateData, req: &S
         state.insert("max_message_id".into(), json!(data.max_message_id.unwrap_or(-1)));
     }
     if req.want("muted_users") {
-        state.insert("muted_users".into(), json!([]));
+        let muted: Vec<Value> = data.muted_users.iter().map(|m| json!({ "id": m.id, "timestamp": m.timestamp })).collect();
+        state.insert("muted_users".into(), json!(muted));
     }
     if req.want("presence") {
         state.insert("presences".into(), json!({}));
@@ -356,7 +366,8 @@ pub fn initial_state(user: &UserRow, realm: &RealmRow, data: &StateData, req: &S
         }
     }
     if req.want("user_status") {
-        state.insert("user_status".into(), json!({}));
+        let statuses: Map<String, Value> = data.user_statuses.iter().map(|s| (s.user_id.to_string(), status_dict(s))).collect();
+        state.insert("user_status".into(), Value::Object(statuses));
     }
     if req.want("user_topic") {
         let topics: Vec<Value> = data
