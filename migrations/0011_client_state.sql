@@ -33,3 +33,19 @@ CREATE TABLE muted_users (
     PRIMARY KEY (user_id, muted_user_id)
 ) WITHOUT ROWID;
 CREATE INDEX muted_users_muted ON muted_users (muted_user_id);
+
+-- Presence: when each user was last active and last connected. Written at most once a
+-- minute per user (pings in between change nothing and are not written).
+CREATE TABLE presence (
+    user_id INTEGER PRIMARY KEY REFERENCES users(id),
+    realm_id INTEGER NOT NULL REFERENCES realms(id),
+    last_active_time INTEGER NOT NULL,      -- UNIX seconds of the last "active" ping
+    last_connected_time INTEGER NOT NULL,   -- UNIX seconds of the last ping of any status
+    last_update_id INTEGER NOT NULL         -- organization-wide sequence of presence changes
+);
+CREATE INDEX presence_realm_update ON presence (realm_id, last_update_id);
+
+-- API keys: a user's key is derived from the Worker secret API_KEY_SECRET, the user and
+-- this version; regenerating the key moves to the next version (api_keys keeps only the
+-- hash of the current key, for lookup).
+ALTER TABLE users ADD COLUMN api_key_version INTEGER NOT NULL DEFAULT 0;

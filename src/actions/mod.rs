@@ -11,6 +11,7 @@ pub mod message_flags;
 pub mod message_notifications;
 pub mod message_send;
 pub mod muted_users;
+pub mod presence;
 pub mod profile_fields;
 pub mod reactions;
 pub mod read_state;

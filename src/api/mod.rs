@@ -14,6 +14,7 @@ pub mod message_edit;
 pub mod message_flags;
 pub mod messages;
 pub mod muted_users;
+pub mod presence;
 pub mod profile_fields;
 pub mod reactions;
 pub mod read_state;

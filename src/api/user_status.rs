@@ -14,7 +14,7 @@ use crate::response::Reply;
 
 /// # `POST /users/me/status`
 /// Any user: changes the given parts of their status. Rules:
-/// - at least one of `status_text`, `away`, `emoji_name` ("Client did not pass any new values.");
+/// - at least one parameter ("Client did not pass any new values.");
 /// - `status_text` is trimmed, at most 60 characters; "" clears it;
 /// - `emoji_name` "" clears the emoji; otherwise the emoji must exist (`emoji_code` and
 ///   `reaction_type` checked as for reactions); `emoji_code`/`reaction_type` need `emoji_name`;
@@ -26,7 +26,7 @@ pub async fn update_user_status(ctx: &RequestContext) -> ApiResult<Reply> {
     let emoji_name = ctx.params.str("emoji_name")?;
     let emoji_code = ctx.params.str("emoji_code")?;
     let reaction_type = ctx.params.str("reaction_type")?;
-    if status_text.is_none() && away.is_none() && emoji_name.is_none() {
+    if status_text.is_none() && away.is_none() && emoji_name.is_none() && emoji_code.is_none() && reaction_type.is_none() {
         return Err(ApiError::bad_request("Client did not pass any new values."));
     }
     let emoji = match emoji_name {

@@ -13,6 +13,7 @@ pub mod message_edits;
 pub mod message_window;
 pub mod messages;
 pub mod muted_users;
+pub mod presence;
 pub mod profile_fields;
 pub mod realm_settings;
 pub mod realms;

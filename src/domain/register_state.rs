@@ -10,6 +10,7 @@ use worker::D1Database;
 use crate::db::alert_words::{self, WordRow};
 use crate::db::batch::Batch;
 use crate::db::muted_users::{self, MutedUserRow};
+use crate::db::presence::{self, MaxUpdateRow, PresenceRow};
 use crate::db::profile_fields::{self, ProfileFieldRow, ProfileValueRow};
 use crate::db::realm_settings::{self, RealmSettingsRow};
 use crate::db::realms::RealmRow;
@@ -21,6 +22,7 @@ use crate::db::user_messages::IS_PRIVATE;
 use crate::db::user_status::{self, UserStatusRow};
 use crate::db::users::{self, UserRow, ROLE_ADMINISTRATOR, ROLE_MEMBER, ROLE_MODERATOR, ROLE_OWNER};
 use crate::domain::channels::{stream_dict, subscription_dict, GlobalNotifications, SystemGroups};
+use crate::domain::presence::{presences_dict, PRESENCE_HISTORY_LIMIT_DAYS};
 use crate::domain::realm_settings::register_fields;
 use crate::domain::user_status::status_dict;
 use crate::domain::users::{avatar_url, user_dict, UserDictOptions};
@@ -79,6 +81,8 @@ pub struct StateData {
     pub alert_words: Vec<String>,
     pub user_statuses: Vec<UserStatusRow>,
     pub muted_users: Vec<MutedUserRow>,
+    pub presences: Vec<PresenceRow>,
+    pub presence_last_update_id: Option<i64>,
 }
 
 impl StateData {
@@ -104,6 +108,9 @@ impl StateData {
         let alert_words = batch.add::<WordRow>(alert_words::for_user_stmt(db, user.id)?);
         let user_statuses = batch.add(user_status::in_realm_stmt(db, realm_id)?);
         let muted_users = batch.add(muted_users::for_user_stmt(db, user.id)?);
+        let presence_since = crate::db::now() - PRESENCE_HISTORY_LIMIT_DAYS * 86_400;
+        let presences = batch.add(presence::in_realm_stmt(db, realm_id, -1, presence_since)?);
+        let presence_max = batch.add::<MaxUpdateRow>(presence::max_update_id_stmt(db, realm_id)?);
         let results = batch.run(db).await?;
         Ok(StateData {
             settings: results.first(settings)?.ok_or_else(|| crate::error::ApiError::internal("realm has no settings"))?,
@@ -125,6 +132,8 @@ impl StateData {
             alert_words: results.rows(alert_words)?.into_iter().map(|w| w.word).collect(),
             user_statuses: results.rows(user_statuses)?,
             muted_users: results.rows(muted_users)?,
+            presences: results.rows(presences)?,
+            presence_last_update_id: results.first(presence_max)?.and_then(|m| m.max_id),
         })
     }
 }
@@ -297,8 +306,8 @@ pub fn initial_state(user: &UserRow, realm: &RealmRow, data: &StateData, req: &S
         state.insert("muted_users".into(), json!(muted));
     }
     if req.want("presence") {
-        state.insert("presences".into(), json!({}));
-        state.insert("presence_last_update_id".into(), json!(-1));
+        state.insert("presences".into(), presences_dict(&data.presences, req.slim_presence));
+        state.insert("presence_last_update_id".into(), json!(data.presence_last_update_id.unwrap_or(-1)));
         state.insert("server_timestamp".into(), json!(worker::Date::now().as_millis() as f64 / 1000.0));
     }
     if req.want("realm") {
@@ -541,7 +550,7 @@ fn realm_state(
         "server_name_changes_disabled": false,
         "server_needs_upgrade": false,
         "server_web_public_streams_enabled": false,
-        "server_emoji_data_url": format!("{}/static/generated/emoji/emoji_api.json", req.base_url),
+        "server_emoji_data_url": format!("{}{}", req.base_url, crate::routes::EMOJI_DATA_PATH),
         "server_jitsi_server_url": null,
         "server_can_summarize_topics": false,
         "settings_send_digest_emails": false,
