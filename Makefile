@@ -23,13 +23,18 @@ dev: build migrate-dev
 	$(WRANGLER) dev --ip 127.0.0.1 --port $(DEV_PORT) --persist-to $(DEV_STATE) --show-interactive-dev-session=false
 
 ## Build, start a private server on a free port with fresh state, run every test, stop it.
-test: build .venv-test/.installed
+test: build .venv-test/.installed .venv-test/.bots-installed
 	scripts/with-test-server.sh cargo test --locked -- --test-threads=8
 
 # The official Python client, for tests/python_client.rs.
 .venv-test/.installed:
 	python3 -m venv .venv-test
 	.venv-test/bin/pip install --quiet zulip
+	touch $@
+
+# The official bot runner (zulip-run-bot), for tests/bot_client.rs.
+.venv-test/.bots-installed: .venv-test/.installed
+	.venv-test/bin/pip install --quiet zulip_bots
 	touch $@
 
 # Heartbeat and idle timeout at Zulip's values, so waiting long-polls stay waiting.
