@@ -23,13 +23,18 @@ dev: build migrate-dev
 	$(WRANGLER) dev --ip 127.0.0.1 --port $(DEV_PORT) --persist-to $(DEV_STATE) --show-interactive-dev-session=false
 
 ## Build, start a private server on a free port with fresh state, run every test, stop it.
-test: build .venv-test/.installed .venv-test/.bots-installed
+test: build .venv-test/.installed .venv-test/.bots-installed tests/js/node_modules/.installed
 	scripts/with-test-server.sh cargo test --locked -- --test-threads=8
 
 # The official Python client, for tests/python_client.rs.
 .venv-test/.installed:
 	python3 -m venv .venv-test
 	.venv-test/bin/pip install --quiet zulip
+	touch $@
+
+# The official JavaScript client (zulip-js), for tests/zulip_js_client.rs.
+tests/js/node_modules/.installed: tests/js/package.json tests/js/package-lock.json
+	cd tests/js && npm ci --no-audit --no-fund --silent
 	touch $@
 
 # The official bot runner (zulip-run-bot), for tests/bot_client.rs.
