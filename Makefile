@@ -23,7 +23,7 @@ dev: build migrate-dev
 	$(WRANGLER) dev --ip 127.0.0.1 --port $(DEV_PORT) --persist-to $(DEV_STATE) --show-interactive-dev-session=false
 
 ## Build, start a private server on a free port with fresh state, run every test, stop it.
-test: build .venv-test/.installed .venv-test/.bots-installed tests/js/node_modules/.installed
+test: build .venv-test/.installed .venv-test/.bots-installed tests/js/node_modules/.installed .venv-zterm/.installed
 	scripts/with-test-server.sh cargo test --locked -- --test-threads=8
 
 # The official Python client, for tests/python_client.rs.
@@ -35,6 +35,14 @@ test: build .venv-test/.installed .venv-test/.bots-installed tests/js/node_modul
 # The official JavaScript client (zulip-js), for tests/zulip_js_client.rs.
 tests/js/node_modules/.installed: tests/js/package.json tests/js/package-lock.json
 	cd tests/js && npm ci --no-audit --no-fund --silent
+	touch $@
+
+# The official terminal client and tmux, for tests/zulip_terminal.rs. zulip-term 0.7.0
+# declares Python < 3.11 but runs on newer ones; its own venv keeps its pins apart.
+.venv-zterm/.installed:
+	command -v tmux >/dev/null || (apt-get update -qq && apt-get install -y -qq tmux) || (sudo apt-get update -qq && sudo apt-get install -y -qq tmux)
+	python3 -m venv .venv-zterm
+	.venv-zterm/bin/pip install --quiet --ignore-requires-python zulip-term==0.7.0
 	touch $@
 
 # The official bot runner (zulip-run-bot), for tests/bot_client.rs.
