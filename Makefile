@@ -23,7 +23,7 @@ dev: build migrate-dev
 	$(WRANGLER) dev --ip 127.0.0.1 --port $(DEV_PORT) --persist-to $(DEV_STATE) --show-interactive-dev-session=false
 
 ## Build, start a private server on a free port with fresh state, run every test, stop it.
-test: build .venv-test/.installed
+test: build .venv-test/.installed .venv-test/.bots-installed tests/js/node_modules/.installed .venv-zterm/.installed
 	scripts/with-test-server.sh cargo test --locked -- --test-threads=8
 
 # The official Python client, for tests/python_client.rs.
@@ -48,6 +48,23 @@ fuzz: build .venv-fuzz/.installed
 SERVER_URL ?= http://127.0.0.1:$(DEV_PORT)
 create-organization:
 	SERVER_URL="$(SERVER_URL)" scripts/create-organization.sh "$(STRING_ID)" "$(NAME)" "$(OWNER_EMAIL)" "$(OWNER_NAME)"
+# The official JavaScript client (zulip-js), for tests/zulip_js_client.rs.
+tests/js/node_modules/.installed: tests/js/package.json tests/js/package-lock.json
+	cd tests/js && npm ci --no-audit --no-fund --silent
+	touch $@
+
+# The official terminal client and tmux, for tests/zulip_terminal.rs. zulip-term 0.7.0
+# declares Python < 3.11 but runs on newer ones; its own venv keeps its pins apart.
+.venv-zterm/.installed:
+	command -v tmux >/dev/null || (apt-get update -qq && apt-get install -y -qq tmux) || (sudo apt-get update -qq && sudo apt-get install -y -qq tmux)
+	python3 -m venv .venv-zterm
+	.venv-zterm/bin/pip install --quiet --ignore-requires-python zulip-term==0.7.0
+	touch $@
+
+# The official bot runner (zulip-run-bot), for tests/bot_client.rs.
+.venv-test/.bots-installed: .venv-test/.installed
+	.venv-test/bin/pip install --quiet zulip_bots
+	touch $@
 
 # Heartbeat and idle timeout at Zulip's values, so waiting long-polls stay waiting.
 bench: build
@@ -75,4 +92,4 @@ migrate-dev: node_modules/.installed
 	$(WRANGLER) d1 migrations apply DB --local --persist-to $(DEV_STATE)
 
 clean:
-	rm -rf build target .wrangler .venv-test .venv-fuzz
+	rm -rf build target .wrangler .venv-test .venv-fuzz .venv-zterm tests/js/node_modules

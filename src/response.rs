@@ -49,7 +49,7 @@ pub fn error_response(err: &ApiError) -> Response {
     resp
 }
 
-fn json_response(body: &Value, status: u16) -> Response {
+pub fn json_response(body: &Value, status: u16) -> Response {
     let text = body.to_string();
     let mut resp = Response::ok(text).expect("a string body is always a valid response");
     let _ = resp.headers_mut().set("Content-Type", "application/json");

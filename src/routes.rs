@@ -4,18 +4,30 @@
 use worker::{Env, Method, Request, Response};
 
 use crate::api::{
-    bot_storage, bots, channels, dev, dev_bench, drafts, events, jwt_login, login, message_edit, message_flags, messages, profile_fields,
-    reactions, realm, scheduled_messages, server, server_admin, subscription_properties, typing, user_groups, users,
+    alert_words, bot_storage, bots, channels, dev, dev_bench, drafts, events, jwt_login, login, message_edit, message_flags, messages,
+    muted_users, presence, profile_fields, reactions, read_state, realm, scheduled_messages, server, server_admin, subscription_properties,
+    typing, user_groups, user_status, users,
 };
 use crate::context::RequestContext;
 use crate::error::{ApiError, ApiResult};
 use crate::response::{error_response, success_response, Reply};
 
 const API_PREFIX: &str = "/api/v1/";
+/// The register's `server_emoji_data_url`, where Zulip serves it.
+pub const EMOJI_DATA_PATH: &str = "/static/generated/emoji/emoji_api.json";
+
+/// The methods the API answers. workers-rs reads any other method as GET, so the raw
+/// method is checked before it is converted.
+const METHODS: [&str; 6] = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"];
 
 pub async fn handle(req: Request, env: Env) -> Response {
     let path = req.path();
+    let raw_method = req.inner().method().to_ascii_uppercase();
+    if path == EMOJI_DATA_PATH && raw_method == "GET" {
+        return server::emoji_data();
+    }
     let result = match path.strip_prefix(API_PREFIX) {
+        _ if !METHODS.contains(&raw_method.as_str()) => Err(ApiError::method_not_allowed(&METHODS)),
         None => Err(ApiError::not_found()),
         Some(rest) => {
             let segments: Vec<String> = rest.trim_end_matches('/').split('/').map(crate::params::percent_decode_path).collect();
@@ -93,8 +105,22 @@ async fn dispatch(ctx: &RequestContext, path: &[&str]) -> ApiResult<Reply> {
         (Post, ["users", "me", "subscriptions", "properties"]) => subscription_properties::update_subscription_properties(ctx).await,
         (Patch, ["users", "me", "subscriptions", stream_id]) => subscription_properties::update_subscription_property(ctx, stream_id).await,
 
+        // Per-user client state
+        (Get, ["users", "me", "alert_words"]) => alert_words::list_alert_words(ctx).await,
+        (Post, ["users", "me", "alert_words"]) => alert_words::add_alert_words(ctx).await,
+        (Delete, ["users", "me", "alert_words"]) => alert_words::remove_alert_words(ctx).await,
+        (Post, ["users", "me", "status"]) => user_status::update_user_status(ctx).await,
+        (Get, ["users", user, "status"]) => user_status::get_user_status(ctx, user).await,
+        (Post, ["users", "me", "presence"]) => presence::update_presence(ctx).await,
+        (Get, ["users", user, "presence"]) => presence::get_user_presence(ctx, user).await,
+        (Get, ["realm", "presence"]) => presence::get_realm_presence(ctx).await,
+        (Get, ["users", "me", "muted_users"]) => muted_users::get_muted_users(ctx).await,
+        (Post, ["users", "me", "muted_users", user]) => muted_users::mute_user(ctx, user).await,
+        (Delete, ["users", "me", "muted_users", user]) => muted_users::unmute_user(ctx, user).await,
+
         // Users
         (Get, ["users", "me"]) => users::get_own_user(ctx).await,
+        (Post, ["users", "me", "api_key", "regenerate"]) => users::regenerate_own_api_key(ctx).await,
         (Get, ["users"]) => users::get_users(ctx).await,
         (Get, ["users", user]) => users::get_user(ctx, user).await,
         (Post, ["users"]) => users::create_user(ctx).await,
@@ -138,8 +164,13 @@ async fn dispatch(ctx: &RequestContext, path: &[&str]) -> ApiResult<Reply> {
         // Messages
         (Post, ["messages"]) => messages::send_message(ctx).await,
         (Get, ["messages"]) => messages::get_messages(ctx).await,
+        (Post, ["messages", "render"]) => messages::render_message(ctx).await,
         (Get, ["messages", message_id]) => messages::get_message(ctx, message_id).await,
         (Post, ["messages", "flags"]) => message_flags::update_message_flags(ctx).await,
+        (Post, ["messages", "flags", "narrow"]) => read_state::update_message_flags_for_narrow(ctx).await,
+        (Post, ["mark_all_as_read"]) => read_state::mark_all_as_read(ctx).await,
+        (Post, ["mark_stream_as_read"]) => read_state::mark_stream_as_read(ctx).await,
+        (Post, ["mark_topic_as_read"]) => read_state::mark_topic_as_read(ctx).await,
         (Post, ["messages", message_id, "reactions"]) => reactions::add_reaction(ctx, message_id).await,
         (Delete, ["messages", message_id, "reactions"]) => reactions::remove_reaction(ctx, message_id).await,
         (Post, ["user_topics"]) => message_flags::update_user_topic(ctx).await,

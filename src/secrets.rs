@@ -1,8 +1,11 @@
 //! API keys and password hashes.
 //!
-//! API keys are 32 random characters of `[A-Za-z0-9]`, like Zulip's. Only their SHA-256 is
-//! stored; a key is looked up by that hash. A key has 190 bits of entropy, so a fast hash is
-//! enough: nobody can search that space, and auth stays one indexed lookup.
+//! API keys are 32 characters of `[A-Za-z0-9]`, like Zulip's, and a user has one at a time:
+//! the key is derived, HMAC-SHA256 of the Worker secret `API_KEY_SECRET`, the user and the
+//! user's key version, so every login answers the same key without storing it, and
+//! regenerating (a new version) replaces it. Only its SHA-256 is stored, for lookup. A key
+//! has 190 bits of entropy, so a fast hash is enough: nobody can search that space, and auth
+//! stays one indexed lookup.
 //!
 //! Passwords use PBKDF2-HMAC-SHA256 through WebCrypto, which runs natively in the Workers
 //! runtime. A wasm argon2 costs over 100 ms of CPU per login, beyond the Workers CPU budget;
@@ -42,6 +45,36 @@ pub fn random_alphanumeric(len: usize) -> String {
 
 pub fn new_api_key() -> String {
     random_alphanumeric(API_KEY_LENGTH)
+}
+
+/// The API key of `user_id` at key version `version` under `secret`: HMAC-SHA256 blocks
+/// mapped to `[A-Za-z0-9]` without modulo bias.
+pub fn derive_api_key(secret: &[u8], user_id: i64, version: i64) -> String {
+    use hmac::{Hmac, Mac};
+    let mut out = String::with_capacity(API_KEY_LENGTH);
+    let mut block = 0u32;
+    while out.len() < API_KEY_LENGTH {
+        let mut mac = Hmac::<Sha256>::new_from_slice(secret).expect("HMAC takes a key of any length");
+        mac.update(format!("api-key:{user_id}:{version}:{block}").as_bytes());
+        for b in mac.finalize().into_bytes() {
+            if b < 248 && out.len() < API_KEY_LENGTH {
+                out.push(ALPHANUMERIC[(b % 62) as usize] as char);
+            }
+        }
+        block += 1;
+    }
+    out
+}
+
+/// The Worker secret API keys are derived from (`wrangler secret put API_KEY_SECRET`; the
+/// development value is in `wrangler.toml`).
+pub fn api_key_secret(env: &worker::Env) -> ApiResult<String> {
+    env.secret("API_KEY_SECRET")
+        .map(|s| s.to_string())
+        .or_else(|_| env.var("API_KEY_SECRET").map(|v| v.to_string()))
+        .ok()
+        .filter(|s| !s.is_empty())
+        .ok_or_else(|| ApiError::internal("API_KEY_SECRET is not set"))
 }
 
 pub fn sha256_hex(input: &[u8]) -> String {
@@ -108,6 +141,17 @@ fn js_error(err: wasm_bindgen::JsValue) -> ApiError {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn derived_keys_are_stable_per_version_and_alphanumeric() {
+        let a = derive_api_key(b"secret", 7, 0);
+        assert_eq!(a.len(), API_KEY_LENGTH);
+        assert!(a.chars().all(|c| c.is_ascii_alphanumeric()));
+        assert_eq!(a, derive_api_key(b"secret", 7, 0));
+        assert_ne!(a, derive_api_key(b"secret", 7, 1));
+        assert_ne!(a, derive_api_key(b"secret", 8, 0));
+        assert_ne!(a, derive_api_key(b"other", 7, 0));
+    }
 
     #[test]
     fn sha256_hex_matches_known_vector() {

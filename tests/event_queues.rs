@@ -7,7 +7,7 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use common::Client;
-use event_support::{register, register_for, Queue};
+use event_support::{register_for, Queue};
 use serde_json::{json, Value};
 
 fn typing_to(sender: &Client, to: &[i64], op: &str) {

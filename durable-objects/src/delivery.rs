@@ -7,8 +7,9 @@ use serde_json::{json, Value};
 use crate::protocol::QueueSpec;
 
 /// Whether a queue asked for this event: its `event_types`, its narrow (message events),
-/// and capabilities that gate whole event kinds (channel typing).
-pub fn queue_wants(spec: &QueueSpec, event: &Value) -> bool {
+/// and capabilities that gate whole event kinds (channel typing). `flags` are the receiving
+/// user's message flags: they travel beside the event, one list per user.
+pub fn queue_wants(spec: &QueueSpec, event: &Value, flags: Option<&[String]>) -> bool {
     let kind = event["type"].as_str().unwrap_or("");
     if let Some(types) = &spec.event_types {
         if !types.iter().any(|t| t == kind) {
@@ -16,7 +17,7 @@ pub fn queue_wants(spec: &QueueSpec, event: &Value) -> bool {
         }
     }
     match kind {
-        "message" => narrow_matches(&spec.narrow, &event["message"], event.get("flags")),
+        "message" => narrow_matches(&spec.narrow, &event["message"], flags),
         "typing" => {
             let channel = matches!(event["message_type"].as_str(), Some("stream" | "channel"));
             !channel || spec.capabilities.stream_typing_notifications
@@ -26,8 +27,8 @@ pub fn queue_wants(spec: &QueueSpec, event: &Value) -> bool {
 }
 
 /// Zulip's narrow filter of event queues, for the operators a queue narrow can hold.
-fn narrow_matches(narrow: &[(String, String)], message: &Value, flags: Option<&Value>) -> bool {
-    let has_flag = |flag: &str| flags.and_then(Value::as_array).is_some_and(|f| f.iter().any(|x| x == flag));
+fn narrow_matches(narrow: &[(String, String)], message: &Value, flags: Option<&[String]>) -> bool {
+    let has_flag = |flag: &str| flags.is_some_and(|f| f.iter().any(|x| x == flag));
     let is_channel = message["type"] == "stream";
     narrow.iter().all(|(operator, operand)| match operator.as_str() {
         "stream" | "channel" => {
@@ -177,29 +178,45 @@ mod tests {
     fn event_types_filter() {
         let mut s = spec();
         s.event_types = Some(vec!["message".into()]);
-        assert!(queue_wants(&s, &message_event()));
-        assert!(!queue_wants(&s, &json!({"type": "typing"})));
+        assert!(queue_wants(&s, &message_event(), None));
+        assert!(!queue_wants(&s, &json!({"type": "typing"}), None));
     }
 
     #[test]
     fn channel_typing_needs_the_capability() {
         let mut s = spec();
         let event = json!({"type": "typing", "message_type": "stream"});
-        assert!(!queue_wants(&s, &event));
-        assert!(queue_wants(&s, &json!({"type": "typing", "message_type": "direct"})));
+        assert!(!queue_wants(&s, &event, None));
+        assert!(queue_wants(&s, &json!({"type": "typing", "message_type": "direct"}), None));
         s.capabilities.stream_typing_notifications = true;
-        assert!(queue_wants(&s, &event));
+        assert!(queue_wants(&s, &event, None));
     }
 
     #[test]
     fn narrow_filters_messages() {
         let mut s = spec();
         s.narrow = vec![("stream".into(), "verona".into())];
-        assert!(queue_wants(&s, &message_event()));
+        assert!(queue_wants(&s, &message_event(), None));
         s.narrow = vec![("stream".into(), "Denmark".into())];
-        assert!(!queue_wants(&s, &message_event()));
+        assert!(!queue_wants(&s, &message_event(), None));
         s.narrow = vec![("is".into(), "dm".into())];
-        assert!(!queue_wants(&s, &message_event()));
+        assert!(!queue_wants(&s, &message_event(), None));
+    }
+
+    #[test]
+    fn flag_narrows_read_the_receivers_flags() {
+        let mut s = spec();
+        let mentioned = vec!["mentioned".to_string()];
+        let starred = vec!["starred".to_string()];
+        let alerted = vec!["has_alert_word".to_string()];
+        s.narrow = vec![("is".into(), "mentioned".into())];
+        assert!(queue_wants(&s, &message_event(), Some(&mentioned)));
+        assert!(!queue_wants(&s, &message_event(), Some(&starred)));
+        s.narrow = vec![("is".into(), "starred".into())];
+        assert!(queue_wants(&s, &message_event(), Some(&starred)));
+        assert!(!queue_wants(&s, &message_event(), None));
+        s.narrow = vec![("is".into(), "alerted".into())];
+        assert!(queue_wants(&s, &message_event(), Some(&alerted)));
     }
 
     #[test]

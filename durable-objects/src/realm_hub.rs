@@ -230,7 +230,7 @@ impl RealmHub {
             let Some(registry) = registry.as_ref() else { return Ok(()) };
             for user in &dispatch.users {
                 for entry in registry.by_user.get(&user.id).into_iter().flatten() {
-                    if queue_wants(&entry.spec, &dispatch.event) {
+                    if queue_wants(&entry.spec, &dispatch.event, user.flags.as_deref()) {
                         realm = Some(entry.spec.realm_id);
                         by_shard
                             .entry(entry.shard)

@@ -3,7 +3,7 @@
 use serde_json::{json, Value};
 use worker::{D1Database, Env};
 
-use crate::actions::users::{check_create_user, do_issue_api_key};
+use crate::actions::users::{check_create_user, do_issue_api_key, do_regenerate_api_key};
 use crate::db::users::{self, NewUser, UserRow, ROLE_MEMBER};
 use crate::domain::users::{avatar_url, check_full_name, user_dict, UserDictOptions};
 use crate::error::{ApiError, ApiResult};
@@ -82,7 +82,7 @@ pub async fn check_create_bot(env: &Env, db: &D1Database, owner: &UserRow, bot: 
             err
         }
     })?;
-    let api_key = do_issue_api_key(db, owner.realm_id, bot_id).await?;
+    let api_key = do_issue_api_key(db, env, owner.realm_id, bot_id).await?;
 
     // One read for the new row and the audiences of both events.
     let everyone = users::all_in_realm(db, owner.realm_id).await?;
@@ -117,22 +117,31 @@ pub fn bot_dict(bot: &UserRow, api_key: Option<&str>) -> Value {
 }
 
 /// `POST /bots/{bot_id}/api_key/regenerate`: the owner or an administrator replaces the
-/// bot's keys with a new one (the only way to see a bot's key again: keys are stored hashed).
-pub async fn check_regenerate_bot_api_key(db: &D1Database, acting: &UserRow, bot: &UserRow) -> ApiResult<String> {
+/// bot's key with the next one; the old key stops working at once.
+pub async fn check_regenerate_bot_api_key(db: &D1Database, env: &Env, acting: &UserRow, bot: &UserRow) -> ApiResult<String> {
     if !bot.is_bot() || !(acting.is_realm_admin() || bot.bot_owner_id == Some(acting.id)) {
         return Err(ApiError::bad_request("No such bot"));
     }
-    let key = crate::secrets::new_api_key();
-    let hash = crate::secrets::api_key_hash(&key);
-    crate::db::run_batch(
-        db,
-        vec![
-            crate::db::api_keys::delete_for_user_stmt(db, bot.realm_id, bot.id)?,
-            crate::db::api_keys::insert_stmt(db, bot.realm_id, bot.id, &hash, crate::db::now())?,
-        ],
-    )
-    .await?;
-    Ok(key)
+    do_regenerate_api_key(db, env, bot.realm_id, bot.id).await
+}
+
+/// The current API key of each of the owner's active bots, by bot id. Their hashes are
+/// stored if missing (bots from before keys were derived), so the keys shown work.
+pub async fn do_bot_api_keys(db: &D1Database, env: &Env, owner: &UserRow) -> ApiResult<std::collections::HashMap<i64, String>> {
+    let secret = crate::secrets::api_key_secret(env)?;
+    let rows: Vec<crate::db::api_keys::BotKeyVersionRow> =
+        crate::db::api_keys::owner_bot_versions_stmt(db, owner.realm_id, owner.id)?.all().await?.results()?;
+    let keys: std::collections::HashMap<i64, String> =
+        rows.iter().map(|r| (r.id, crate::secrets::derive_api_key(secret.as_bytes(), r.id, r.api_key_version))).collect();
+    let now = crate::db::now();
+    let inserts = keys
+        .iter()
+        .map(|(id, key)| crate::db::api_keys::insert_if_missing_stmt(db, owner.realm_id, *id, &crate::secrets::api_key_hash(key), now))
+        .collect::<worker::Result<Vec<_>>>()?;
+    if !inserts.is_empty() {
+        crate::db::run_batch(db, inserts).await?;
+    }
+    Ok(keys)
 }
 
 #[cfg(test)]

@@ -9,16 +9,19 @@ use serde_json::{json, Value};
 use worker::{query, D1Database, D1PreparedStatement, Env};
 
 use crate::actions::channels::Principal;
+use crate::db::alert_words::{self, UserWordRow};
 use crate::db::direct_message_groups;
 use crate::db::messages::{
     self, MessageRow, NewMessage, RecipientRef, RECIPIENT_CHANNEL, RECIPIENT_DIRECT_MESSAGE_GROUP, RECIPIENT_PERSONAL,
 };
+use crate::db::muted_users::{self, MuterRow};
 use crate::db::realm_settings::{self, RealmSettingsRow};
 use crate::db::subscriptions::{self, ChannelViewRow};
 use crate::db::user_groups;
 use crate::db::user_messages::{self, flag_names};
 use crate::db::users::{UserRow, COLUMNS as USER_COLUMNS};
 use crate::db::{self, user_topics};
+use crate::domain::alert_words::alerted_users;
 use crate::domain::messages::{message_dict, MessageContext, MessageOptions};
 use crate::domain::rendering::{mentioned_user_ids, resolution_stmts, resolved_from};
 use crate::domain::topics::{check_topic_allowed, effective_topics_policy, normalize_topic, truncate};
@@ -233,6 +236,8 @@ pub async fn plan_send(db: &D1Database, me: &UserRow, req: &SendRequest) -> ApiR
             &channel_name
         )?,
     ];
+    batch.push(alert_words::in_realm_stmt(db, realm_id)?);
+    batch.push(muted_users::muters_of_stmt(db, me.id)?);
     batch.extend(resolution_stmts(db, realm_id, &refs)?);
     let results = crate::db::run_batch(db, batch).await?;
     let settings: RealmSettingsRow = results[0].results()?.into_iter().next().ok_or_else(|| ApiError::internal("no realm settings"))?;
@@ -240,11 +245,15 @@ pub async fn plan_send(db: &D1Database, me: &UserRow, req: &SendRequest) -> ApiR
     let named_users: Vec<UserRow> = results[2].results()?;
     let policies: Option<SenderPolicies> = results[3].results()?.into_iter().next();
     let subscribers: Vec<SubscriberFlags> = results[4].results()?;
-    let (resolved, group_members) = resolved_from(&results[5..])?;
+    let realm_alert_words: Vec<(i64, String)> = results[5].results::<UserWordRow>()?.into_iter().map(|w| (w.user_id, w.word)).collect();
+    let muters: Vec<i64> = results[6].results::<MuterRow>()?.into_iter().map(|m| m.user_id).collect();
+    let (resolved, group_members) = resolved_from(&results[7..])?;
 
     let content = normalize_content(&req.content, settings.max_message_length)?;
     let rendered = markdown::render(&content, &resolved);
     let mentioned = mentioned_user_ids(&rendered, &group_members);
+    // Zulip looks for alert words in the Markdown source, for every recipient.
+    let alerted = alerted_users(&content, &realm_alert_words);
     let now = db::now();
 
     // --- Destination and recipients.
@@ -385,6 +394,13 @@ pub async fn plan_send(db: &D1Database, me: &UserRow, req: &SendRequest) -> ApiR
         }
         if rendered.topic_wildcard && topic_participants.contains(user_id) {
             *bits |= user_messages::TOPIC_WILDCARD_MENTIONED;
+        }
+        if alerted.contains(user_id) {
+            *bits |= user_messages::HAS_ALERT_WORD;
+        }
+        // Messages of a user one muted arrive read, as in Zulip.
+        if muters.contains(user_id) {
+            *bits |= user_messages::READ;
         }
         if *user_id == me.id && req.read_by_sender {
             *bits |= user_messages::READ;

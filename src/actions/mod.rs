@@ -1,6 +1,7 @@
 //! State changes: the D1 writes of each operation (batched) and, once they are committed,
 //! the events they cause. `do_*` takes trusted input; `check_*` validates, then acts.
 
+pub mod alert_words;
 pub mod bot_storage;
 pub mod bots;
 pub mod channels;
@@ -10,13 +11,17 @@ pub mod message_edit;
 pub mod message_flags;
 pub mod message_notifications;
 pub mod message_send;
+pub mod muted_users;
 pub mod organizations;
+pub mod presence;
 pub mod profile_fields;
 pub mod reactions;
+pub mod read_state;
 pub mod scheduled_messages;
 pub mod subscription_properties;
 pub mod typing;
 pub mod user_groups;
+pub mod user_status;
 pub mod users;
 
 use serde_json::Value;

@@ -1,7 +1,7 @@
 //! Accounts and their API keys.
 
 use serde_json::{json, Value};
-use worker::D1Database;
+use worker::{D1Database, Env};
 
 use crate::db::users::{ROLE_ADMINISTRATOR, ROLE_GUEST, ROLE_MEMBER, ROLE_MODERATOR, ROLE_OWNER};
 use crate::db::{
@@ -12,11 +12,33 @@ use crate::domain::users::{check_full_name, user_dict, UserDictOptions};
 use crate::error::{ApiError, ApiResult};
 use crate::secrets;
 
-/// Issues a fresh API key for a user and stores its hash; answers the key, which is
-/// shown only this once.
-pub async fn do_issue_api_key(db: &D1Database, realm_id: i64, user_id: i64) -> ApiResult<String> {
-    let key = secrets::new_api_key();
-    api_keys::insert(db, realm_id, user_id, &secrets::api_key_hash(&key), db::now()).await?;
+/// The user's one API key (derived from the key version, see `secrets`), its hash stored
+/// for lookup if it is not yet: every login answers the same key. Two round trips.
+pub async fn do_issue_api_key(db: &D1Database, env: &Env, realm_id: i64, user_id: i64) -> ApiResult<String> {
+    let secret = secrets::api_key_secret(env)?;
+    let version: Option<api_keys::KeyVersionRow> = api_keys::version_stmt(db, realm_id, user_id)?.first(None).await?;
+    let version = version.ok_or_else(|| ApiError::internal("API key for a missing user"))?.api_key_version;
+    let key = secrets::derive_api_key(secret.as_bytes(), user_id, version);
+    api_keys::insert_if_missing_stmt(db, realm_id, user_id, &secrets::api_key_hash(&key), db::now())?.run().await?;
+    Ok(key)
+}
+
+/// Replaces the user's API key: the next key version; every older key stops working at
+/// once. One read, one atomic batch.
+pub async fn do_regenerate_api_key(db: &D1Database, env: &Env, realm_id: i64, user_id: i64) -> ApiResult<String> {
+    let secret = secrets::api_key_secret(env)?;
+    let version: Option<api_keys::KeyVersionRow> = api_keys::version_stmt(db, realm_id, user_id)?.first(None).await?;
+    let old = version.ok_or_else(|| ApiError::internal("API key for a missing user"))?.api_key_version;
+    let key = secrets::derive_api_key(secret.as_bytes(), user_id, old + 1);
+    crate::db::run_batch(
+        db,
+        vec![
+            api_keys::bump_version_stmt(db, user_id, old, old + 1)?,
+            api_keys::delete_for_user_stmt(db, realm_id, user_id)?,
+            api_keys::insert_stmt(db, realm_id, user_id, &secrets::api_key_hash(&key), db::now())?,
+        ],
+    )
+    .await?;
     Ok(key)
 }
 

@@ -2,7 +2,7 @@
 
 use serde_json::{json, Value};
 
-use crate::actions::bots::{check_create_bot, check_regenerate_bot_api_key, NewBot, GENERIC_BOT};
+use crate::actions::bots::{check_create_bot, check_regenerate_bot_api_key, do_bot_api_keys, NewBot, GENERIC_BOT};
 use crate::context::RequestContext;
 use crate::db::users;
 use crate::domain::users::avatar_url;
@@ -55,10 +55,10 @@ pub async fn create_bot(ctx: &RequestContext) -> ApiResult<Reply> {
 }
 
 /// # `GET /bots`
-/// The caller's active bots, oldest first. `api_key` is not included: keys are stored only
-/// as hashes (`POST /bots/{bot_id}/api_key/regenerate` issues a new one).
+/// The caller's active bots, oldest first, each with its current `api_key`.
 pub async fn get_bots(ctx: &RequestContext) -> ApiResult<Reply> {
     let me = ctx.user().await?;
+    let keys = do_bot_api_keys(&ctx.db, &ctx.env, &me).await?;
     let bots: Vec<Value> = users::bots_of_owner(&ctx.db, me.realm_id, me.id)
         .await?
         .iter()
@@ -72,6 +72,7 @@ pub async fn get_bots(ctx: &RequestContext) -> ApiResult<Reply> {
                 "default_sending_stream": null,
                 "default_events_register_stream": null,
                 "default_all_public_streams": false,
+                "api_key": keys.get(&bot.id),
             })
         })
         .collect();
@@ -79,11 +80,12 @@ pub async fn get_bots(ctx: &RequestContext) -> ApiResult<Reply> {
 }
 
 /// # `POST /bots/{bot_id}/api_key/regenerate`
-/// The bot's owner or an administrator: replaces the bot's API keys; answers `api_key`.
+/// The bot's owner or an administrator: replaces the bot's API key (the old one stops
+/// working at once); answers `api_key`.
 pub async fn regenerate_bot_api_key(ctx: &RequestContext, bot_id: &str) -> ApiResult<Reply> {
     let me = ctx.user().await?;
     let id = parse_int(bot_id).ok_or_else(|| ApiError::bad_request("No such bot"))?;
     let bot = users::by_id(&ctx.db, me.realm_id, id).await?.ok_or_else(|| ApiError::bad_request("No such bot"))?;
-    let api_key = check_regenerate_bot_api_key(&ctx.db, &me, &bot).await?;
+    let api_key = check_regenerate_bot_api_key(&ctx.db, &ctx.env, &me, &bot).await?;
     Ok(Reply::json(json!({ "api_key": api_key })))
 }

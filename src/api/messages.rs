@@ -1,16 +1,15 @@
 //! Sending and fetching messages.
 
-use serde::Deserialize;
 use serde_json::{json, Value};
-use wasm_bindgen::JsValue;
 
 use crate::actions::channels::Principal;
 use crate::actions::message_send::{self, check_send_message, Destination, SendRequest};
 use crate::context::RequestContext;
-use crate::db::messages::{MessageRow, COLUMNS};
+use crate::db::message_window::{fetch_window, Anchor, WindowRequest, LARGER_THAN_MAX_MESSAGE_ID};
+use crate::db::messages::MessageRow;
 use crate::db::realm_settings;
-use crate::domain::messages::{access_message, message_dict, MessageContext, MessageOptions, ACCESS_CONDITION};
-use crate::domain::narrow::{narrow_sql, parse_narrow};
+use crate::domain::messages::{access_message, message_dict, MessageContext, MessageOptions};
+use crate::domain::narrow::parse_narrow;
 use crate::error::{ApiError, ApiResult};
 use crate::params::{json_value, parse_int};
 use crate::response::Reply;
@@ -129,20 +128,8 @@ pub async fn get_message(ctx: &RequestContext, id: &str) -> ApiResult<Reply> {
     Ok(Reply::json(json!({ "message": dict, "raw_content": accessed.message.content })))
 }
 
-/// Anchors beyond any message id, as Zulip's `LARGER_THAN_MAX_MESSAGE_ID`.
-const LARGER_THAN_MAX_MESSAGE_ID: i64 = 10_000_000_000_000_000;
 /// Zulip's `MAX_MESSAGES_PER_FETCH`.
 const MAX_MESSAGES_PER_FETCH: i64 = 5000;
-
-#[derive(Deserialize)]
-struct FlagsRow {
-    um_flags: Option<i64>,
-}
-
-#[derive(Deserialize)]
-struct IdRow {
-    id: Option<i64>,
-}
 
 /// # `GET /messages`
 /// Any user: messages around `anchor` (an id, `newest`, `oldest`, `first_unread`) matching
@@ -167,84 +154,27 @@ pub async fn get_messages(ctx: &RequestContext) -> ApiResult<Reply> {
     }
     let settings = realm_settings::by_realm_id(&ctx.db, me.realm_id).await?;
     let terms = parse_narrow(&narrow)?;
-    // ?1 realm, ?2 user, ?3 is guest (ACCESS_CONDITION); narrow values from ?4.
-    let sql = narrow_sql(&terms, me.realm_id, me.id, &settings.empty_topic_display_name, 4)?;
-    let access = if sql.has_channel { ACCESS_CONDITION.to_string() } else { "um.user_id IS NOT NULL".to_string() };
-    let mut conditions = vec!["m.realm_id = ?1".to_string(), access];
-    conditions.extend(sql.conditions.iter().cloned());
-    let where_clause = conditions.join(" AND ");
-    let from = "FROM messages m JOIN recipients rc ON rc.id = m.recipient_id \
-        LEFT JOIN user_messages um ON um.message_id = m.id AND um.user_id = ?2 \
-        LEFT JOIN channels c ON c.id = m.channel_id";
-    let mut base_params = vec![
-        JsValue::from_f64(me.realm_id as f64),
-        JsValue::from_f64(me.id as f64),
-        JsValue::from_f64(if me.is_guest() { 1.0 } else { 0.0 }),
-    ];
-    base_params.extend(sql.params.iter().cloned());
-
-    let anchor = match anchor_param.as_deref() {
-        Some("newest") => LARGER_THAN_MAX_MESSAGE_ID,
-        Some("oldest") => 0,
-        Some("first_unread") => first_unread(ctx, from, &where_clause, &base_params).await?,
-        Some(raw) => raw.trim().parse::<i64>().map_err(|_| ApiError::bad_request(format!("Invalid anchor")))?,
-        None if use_first_unread => first_unread(ctx, from, &where_clause, &base_params).await?,
-        None => return Err(ApiError::missing_argument("anchor")),
-    };
-    let anchor_param_index = base_params.len() + 1;
-    let mut params = base_params.clone();
-    params.push(JsValue::from_f64(anchor as f64));
-    let before = ctx
-        .db
-        .prepare(format!(
-            "SELECT {COLUMNS}, um.flags AS um_flags {from} WHERE {where_clause} AND m.id < ?{anchor_param_index} \
-             ORDER BY m.id DESC LIMIT {}",
-            num_before + 1
-        ))
-        .bind(&params)?;
-    let after = ctx
-        .db
-        .prepare(format!(
-            "SELECT {COLUMNS}, um.flags AS um_flags {from} WHERE {where_clause} AND m.id >= ?{anchor_param_index} \
-             ORDER BY m.id ASC LIMIT {}",
-            num_after + 2
-        ))
-        .bind(&params)?;
-    let results = crate::db::run_batch(&ctx.db, vec![before, after]).await?;
-    let before_rows: Vec<Value> = results[0].results()?;
-    let after_rows: Vec<Value> = results[1].results()?;
-
-    let mut rows: Vec<(MessageRow, Option<i64>)> = Vec::new();
-    let found_oldest = before_rows.len() as i64 <= num_before;
-    for v in before_rows.into_iter().take(num_before as usize).rev() {
-        rows.push((serde_json::from_value(v.clone())?, serde_json::from_value::<FlagsRow>(v)?.um_flags));
-    }
-    let mut found_anchor = false;
-    let mut later = 0i64;
-    for v in after_rows {
-        let row: MessageRow = serde_json::from_value(v.clone())?;
-        let flags = serde_json::from_value::<FlagsRow>(v)?.um_flags;
-        if row.id == anchor {
-            found_anchor = true;
-            if include_anchor {
-                rows.push((row, flags));
-            }
-        } else {
-            later += 1;
-            if later <= num_after {
-                rows.push((row, flags));
-            }
-        }
-    }
-    let found_newest = later <= num_after;
-
+    let window = fetch_window(
+        &ctx.db,
+        &me,
+        &WindowRequest {
+            terms: &terms,
+            anchor: parse_anchor(anchor_param.as_deref(), use_first_unread)?,
+            num_before,
+            num_after,
+            include_anchor,
+            empty_topic_display_name: &settings.empty_topic_display_name,
+        },
+    )
+    .await?;
+    let rows = &window.rows;
     let message_rows: Vec<MessageRow> = rows.iter().map(|(m, _)| m.clone()).collect();
     let mctx = MessageContext::load(&ctx.db, &me, &settings, &realm_host(ctx), &message_rows).await?;
     let messages: Vec<Value> = rows
         .iter()
         .map(|(m, flags)| {
             let mut d = message_dict(m, *flags, &mctx, &opts);
-            if sql.has_search {
+            if window.has_search {
                 d["match_content"] = json!(m.rendered_content);
                 d["match_subject"] = json!(mctx.topic_for_display(&m.topic, &opts));
             }
@@ -253,20 +183,33 @@ pub async fn get_messages(ctx: &RequestContext) -> ApiResult<Reply> {
         .collect();
     Ok(Reply::json(json!({
         "messages": messages,
-        "anchor": anchor,
-        "found_anchor": found_anchor,
-        "found_newest": found_newest,
-        "found_oldest": found_oldest,
+        "anchor": window.anchor,
+        "found_anchor": window.found_anchor,
+        "found_newest": window.found_newest,
+        "found_oldest": window.found_oldest,
         "history_limited": false,
     })))
 }
 
-/// The first unread message of the narrow, or `LARGER_THAN_MAX_MESSAGE_ID` when none.
-async fn first_unread(ctx: &RequestContext, from: &str, where_clause: &str, params: &[JsValue]) -> ApiResult<i64> {
-    let stmt = ctx
-        .db
-        .prepare(format!("SELECT MIN(m.id) AS id {from} WHERE {where_clause} AND um.user_id IS NOT NULL AND (um.flags & 1) = 0"))
-        .bind(params)?;
-    let row: Option<IdRow> = stmt.first(None).await?;
-    Ok(row.and_then(|r| r.id).unwrap_or(LARGER_THAN_MAX_MESSAGE_ID))
+/// The `anchor` parameter (an id, `newest`, `oldest`, `first_unread`); as in Zulip,
+/// `use_first_unread_anchor` wins over an `anchor` sent with it.
+pub fn parse_anchor(raw: Option<&str>, use_first_unread: bool) -> ApiResult<Anchor> {
+    Ok(match raw {
+        _ if use_first_unread => Anchor::FirstUnread,
+        Some("newest") => Anchor::Id(LARGER_THAN_MAX_MESSAGE_ID),
+        Some("oldest") => Anchor::Id(0),
+        Some("first_unread") => Anchor::FirstUnread,
+        Some(raw) => Anchor::Id(raw.trim().parse::<i64>().map_err(|_| ApiError::bad_request("Invalid anchor"))?),
+        None => return Err(ApiError::missing_argument("anchor")),
+    })
+}
+
+/// # `POST /messages/render`
+/// Any user: `rendered`, the HTML that sending `content` would store (mentions resolved in
+/// the caller's organization); nothing is saved.
+pub async fn render_message(ctx: &RequestContext) -> ApiResult<Reply> {
+    let me = ctx.user().await?;
+    let content = ctx.params.required_str("content")?;
+    let (rendered, _) = crate::domain::rendering::render_content(&ctx.db, me.realm_id, &content).await?;
+    Ok(Reply::json(json!({ "rendered": rendered.html })))
 }

@@ -1,6 +1,7 @@
 //! Handlers: each authenticates, parses its parameters, calls one action and answers.
 //! Routes are declared in `routes.rs`.
 
+pub mod alert_words;
 pub mod bot_storage;
 pub mod bots;
 pub mod channels;
@@ -13,8 +14,11 @@ pub mod login;
 pub mod message_edit;
 pub mod message_flags;
 pub mod messages;
+pub mod muted_users;
+pub mod presence;
 pub mod profile_fields;
 pub mod reactions;
+pub mod read_state;
 pub mod realm;
 pub mod scheduled_messages;
 pub mod server;
@@ -22,4 +26,5 @@ pub mod server_admin;
 pub mod subscription_properties;
 pub mod typing;
 pub mod user_groups;
+pub mod user_status;
 pub mod users;

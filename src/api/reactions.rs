@@ -19,7 +19,7 @@ fn reaction_type(ctx: &RequestContext) -> ApiResult<Option<String>> {
 /// Zulip's `check_emoji_request` / `emoji_name_to_emoji_code`: without a code the name
 /// decides (a unicode emoji, or Zulip's extra emoji `zulip`); with a code, the code must be
 /// known and the name one of its names. This organization has no custom emoji.
-fn resolve_emoji(name: String, code: Option<String>, reaction_type: Option<String>) -> ApiResult<Emoji> {
+pub fn resolve_emoji(name: String, code: Option<String>, reaction_type: Option<String>) -> ApiResult<Emoji> {
     let Some(code) = code else {
         if let Some(code) = emoji::code_for_name(&name) {
             return Ok(Emoji { name, code: code.to_string(), reaction_type: "unicode_emoji".into() });

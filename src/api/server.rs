@@ -44,3 +44,10 @@ pub async fn get_server_settings(ctx: &RequestContext) -> ApiResult<Reply> {
         "realm_web_public_access_enabled": false,
     })))
 }
+
+/// # `GET /static/generated/emoji/emoji_api.json` (the register's `server_emoji_data_url`)
+/// Anyone: Zulip's server emoji data, `code_to_names`: each unicode emoji code with its
+/// names, canonical first. Not under `/api/v1`, not an API envelope.
+pub fn emoji_data() -> worker::Response {
+    crate::response::json_response(&serde_json::json!({ "code_to_names": crate::emoji::code_to_names() }), 200)
+}

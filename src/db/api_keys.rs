@@ -1,6 +1,51 @@
 //! `api_keys`: hashes of the keys that authenticate users and bots.
 
+use serde::Deserialize;
 use worker::{query, D1Database, D1PreparedStatement, Result};
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct KeyVersionRow {
+    pub api_key_version: i64,
+}
+
+/// The user's current key version (`users.api_key_version`).
+pub fn version_stmt(db: &D1Database, realm_id: i64, user_id: i64) -> Result<D1PreparedStatement> {
+    query!(db, "SELECT api_key_version FROM users WHERE realm_id = ?1 AND id = ?2", realm_id, user_id)
+}
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct BotKeyVersionRow {
+    pub id: i64,
+    pub api_key_version: i64,
+}
+
+/// The key versions of an owner's active bots.
+pub fn owner_bot_versions_stmt(db: &D1Database, realm_id: i64, owner_id: i64) -> Result<D1PreparedStatement> {
+    query!(
+        db,
+        "SELECT id, api_key_version FROM users WHERE realm_id = ?1 AND bot_owner_id = ?2 AND is_bot = 1 AND is_active = 1",
+        realm_id,
+        owner_id
+    )
+}
+
+/// Moves the user to key version `new` if still at `old` (a concurrent regeneration wins
+/// once).
+pub fn bump_version_stmt(db: &D1Database, user_id: i64, old: i64, new: i64) -> Result<D1PreparedStatement> {
+    query!(db, "UPDATE users SET api_key_version = ?3 WHERE id = ?1 AND api_key_version = ?2", user_id, old, new)
+}
+
+/// Stores the hash of the user's current key; a hash stored already is kept.
+pub fn insert_if_missing_stmt(db: &D1Database, realm_id: i64, user_id: i64, key_hash: &str, now: i64) -> Result<D1PreparedStatement> {
+    query!(
+        db,
+        "INSERT OR IGNORE INTO api_keys (key_hash, realm_id, user_id, date_created) VALUES (?1, ?2, ?3, ?4)",
+        key_hash,
+        realm_id,
+        user_id,
+        now
+    )
+}
 
 pub fn insert_stmt(db: &D1Database, realm_id: i64, user_id: i64, key_hash: &str, now: i64) -> Result<D1PreparedStatement> {
     query!(db, "INSERT INTO api_keys (key_hash, realm_id, user_id, date_created) VALUES (?1, ?2, ?3, ?4)", key_hash, realm_id, user_id, now)

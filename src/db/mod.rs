@@ -4,14 +4,18 @@
 //!
 //! D1 has no interactive transactions: a multi-row write is one atomic `db.batch(...)`.
 
+pub mod alert_words;
 pub mod api_keys;
 pub mod batch;
 pub mod bot_storage;
 pub mod direct_message_groups;
 pub mod drafts;
 pub mod message_edits;
+pub mod message_window;
 pub mod messages;
+pub mod muted_users;
 pub mod organizations;
+pub mod presence;
 pub mod profile_fields;
 pub mod realm_settings;
 pub mod realms;
@@ -22,6 +26,7 @@ pub mod subscriptions;
 pub mod typing_recipients;
 pub mod user_groups;
 pub mod user_messages;
+pub mod user_status;
 pub mod user_topics;
 pub mod users;
 

@@ -106,6 +106,56 @@ pub fn update_flag_stmts(
     Ok(stmts)
 }
 
+#[derive(Debug, Clone, Deserialize)]
+pub struct MessageIdRow {
+    pub message_id: i64,
+}
+
+/// Marks every unread message of the user read; answers nothing (the event lists none).
+pub fn mark_all_read_stmt(db: &D1Database, user_id: i64) -> Result<D1PreparedStatement> {
+    query!(db, "UPDATE user_messages SET flags = flags | ?2 WHERE user_id = ?1 AND (flags & ?2) = 0", user_id, READ)
+}
+
+/// Marks the user's unread messages of a channel (of one topic, case-insensitive, when
+/// `topic` is given) read; answers the ids it changed.
+pub fn mark_channel_read_stmt(db: &D1Database, user_id: i64, channel_id: i64, topic: Option<&str>) -> Result<D1PreparedStatement> {
+    query!(
+        db,
+        "UPDATE user_messages SET flags = flags | ?4 WHERE user_id = ?1 AND (flags & ?4) = 0 \
+         AND message_id IN (SELECT id FROM messages WHERE channel_id = ?2 AND (?3 IS NULL OR topic = ?3 COLLATE NOCASE)) \
+         RETURNING message_id",
+        user_id,
+        channel_id,
+        topic,
+        READ
+    )
+}
+
+/// Marks the user's unread messages from `sender_id` read; answers the ids it changed.
+pub fn mark_sender_read_stmt(db: &D1Database, user_id: i64, sender_id: i64) -> Result<D1PreparedStatement> {
+    query!(
+        db,
+        "UPDATE user_messages SET flags = flags | ?3 WHERE user_id = ?1 AND (flags & ?3) = 0 \
+         AND message_id IN (SELECT id FROM messages WHERE sender_id = ?2) RETURNING message_id",
+        user_id,
+        sender_id,
+        READ
+    )
+}
+
+/// Whether the user has a copy of any message of the topic (Zulip's
+/// `user_message_exists_for_topic`).
+pub fn topic_exists_for_user_stmt(db: &D1Database, user_id: i64, channel_id: i64, topic: &str) -> Result<D1PreparedStatement> {
+    query!(
+        db,
+        "SELECT m.id AS message_id FROM user_messages um JOIN messages m ON m.id = um.message_id \
+         WHERE um.user_id = ?1 AND m.channel_id = ?2 AND m.topic = ?3 COLLATE NOCASE LIMIT 1",
+        user_id,
+        channel_id,
+        topic
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -206,16 +206,19 @@ impl MessageContext {
                 realm_id,
                 serde_json::to_string(&channel_ids)?
             )?,
-            // Senders, personal recipients and every member of the groups above.
+            // Senders, personal recipients, every member of the groups above and the users
+            // who reacted (reactions carry the legacy `user` object).
             query!(
                 db,
                 &format!(
                     "SELECT {USER_COLUMNS} FROM users u WHERE u.realm_id = ?1 AND (u.id IN (SELECT value FROM json_each(?2)) \
-                     OR u.id IN (SELECT user_id FROM direct_message_group_members WHERE group_id IN (SELECT value FROM json_each(?3))))"
+                     OR u.id IN (SELECT user_id FROM direct_message_group_members WHERE group_id IN (SELECT value FROM json_each(?3))) \
+                     OR u.id IN (SELECT user_id FROM reactions WHERE message_id IN (SELECT value FROM json_each(?4))))"
                 ),
                 realm_id,
                 serde_json::to_string(&user_ids)?,
-                serde_json::to_string(&group_ids)?
+                serde_json::to_string(&group_ids)?,
+                serde_json::to_string(&message_ids)?
             )?,
         ];
         let results = crate::db::run_batch(db, batch).await?;
@@ -275,16 +278,22 @@ impl MessageContext {
     }
 }
 
-/// The reactions of a message as the API shows them, oldest first.
-pub fn reaction_dicts(reactions: &[ReactionRow]) -> Vec<Value> {
+/// The reactions of a message as the API shows them, oldest first, with the legacy `user`
+/// object Zulip still sends beside `user_id` (older clients read only that).
+pub fn reaction_dicts(reactions: &[ReactionRow], ctx: &MessageContext) -> Vec<Value> {
     reactions
         .iter()
         .map(|r| {
+            let user = match ctx.users.get(&r.user_id) {
+                Some(u) => json!({ "id": u.id, "email": api_email(&ctx.viewer, u, &ctx.realm_host), "full_name": u.full_name }),
+                None => json!({ "id": r.user_id, "email": "", "full_name": "" }),
+            };
             json!({
                 "emoji_name": r.emoji_name,
                 "emoji_code": r.emoji_code,
                 "reaction_type": r.reaction_type,
                 "user_id": r.user_id,
+                "user": user,
             })
         })
         .collect()
@@ -365,7 +374,7 @@ pub fn message_dict(message: &MessageRow, user_flags: Option<i64>, ctx: &Message
     d.insert("timestamp".into(), json!(message.date_sent));
     d.insert("is_me_message".into(), json!(message.is_me_message != 0));
     d.insert("flags".into(), json!(flag_names(user_flags)));
-    let reactions = ctx.reactions.get(&message.id).map(|r| reaction_dicts(r)).unwrap_or_default();
+    let reactions = ctx.reactions.get(&message.id).map(|r| reaction_dicts(r, ctx)).unwrap_or_default();
     d.insert("reactions".into(), Value::Array(reactions));
     d.insert("submessages".into(), json!([]));
     if let Some(history) = visible_edit_history(message, ctx, opts) {

@@ -1,6 +1,7 @@
 //! Access checks (`access_*`: fetch and check, one error for missing and invisible) and the
 //! builders of API objects from rows.
 
+pub mod alert_words;
 pub mod channels;
 pub mod drafts;
 pub mod edit_rendering;
@@ -8,6 +9,7 @@ pub mod message_edit;
 pub mod messages;
 pub mod narrow;
 pub mod organizations;
+pub mod presence;
 pub mod profile_fields;
 pub mod realm_settings;
 pub mod register_state;
@@ -16,4 +18,5 @@ pub mod scheduled_messages;
 pub mod subscription_properties;
 pub mod topics;
 pub mod user_groups;
+pub mod user_status;
 pub mod users;

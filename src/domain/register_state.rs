@@ -7,8 +7,11 @@ use std::collections::{BTreeMap, HashMap};
 use serde_json::{json, Map, Value};
 use worker::D1Database;
 
+use crate::db::alert_words::{self, WordRow};
 use crate::db::batch::Batch;
 use crate::db::drafts::{self, DraftRow};
+use crate::db::muted_users::{self, MutedUserRow};
+use crate::db::presence::{self, MaxUpdateRow, PresenceRow};
 use crate::db::profile_fields::{self, ProfileFieldRow, ProfileValueRow};
 use crate::db::realm_settings::{self, RealmSettingsRow};
 use crate::db::realms::RealmRow;
@@ -18,11 +21,14 @@ use crate::db::subscription_settings::{self, SubscriptionRow};
 use crate::db::subscriptions::{self, ChannelViewRow};
 use crate::db::user_groups::{self, MemberRow, SubgroupRow, UserGroupRow};
 use crate::db::user_messages::IS_PRIVATE;
+use crate::db::user_status::{self, UserStatusRow};
 use crate::db::users::{self, UserRow, ROLE_ADMINISTRATOR, ROLE_MEMBER, ROLE_MODERATOR, ROLE_OWNER};
 use crate::domain::channels::{stream_dict, subscription_dict, GlobalNotifications, SystemGroups};
 use crate::domain::drafts::draft_dict;
+use crate::domain::presence::{presences_dict, PRESENCE_HISTORY_LIMIT_DAYS};
 use crate::domain::realm_settings::register_fields;
 use crate::domain::scheduled_messages::scheduled_message_dict;
+use crate::domain::user_status::status_dict;
 use crate::domain::users::{avatar_url, user_dict, UserDictOptions};
 use crate::error::ApiResult;
 use crate::event_queues::Capabilities;
@@ -78,6 +84,11 @@ pub struct StateData {
     pub profile_values: Vec<ProfileValueRow>,
     pub scheduled_messages: Vec<ScheduledMessageRow>,
     pub drafts: Vec<DraftRow>,
+    pub alert_words: Vec<String>,
+    pub user_statuses: Vec<UserStatusRow>,
+    pub muted_users: Vec<MutedUserRow>,
+    pub presences: Vec<PresenceRow>,
+    pub presence_last_update_id: Option<i64>,
 }
 
 impl StateData {
@@ -102,6 +113,12 @@ impl StateData {
         let profile_values = batch.add(q::profile_values_stmt(db, realm_id)?);
         let scheduled = batch.add(scheduled_messages::pending_of_sender_stmt(db, user.id)?);
         let drafts = batch.add(drafts::of_user_stmt(db, user.id)?);
+        let alert_words = batch.add::<WordRow>(alert_words::for_user_stmt(db, user.id)?);
+        let user_statuses = batch.add(user_status::in_realm_stmt(db, realm_id)?);
+        let muted_users = batch.add(muted_users::for_user_stmt(db, user.id)?);
+        let presence_since = crate::db::now() - PRESENCE_HISTORY_LIMIT_DAYS * 86_400;
+        let presences = batch.add(presence::in_realm_stmt(db, realm_id, -1, presence_since)?);
+        let presence_max = batch.add::<MaxUpdateRow>(presence::max_update_id_stmt(db, realm_id)?);
         let results = batch.run(db).await?;
         Ok(StateData {
             settings: results.first(settings)?.ok_or_else(|| crate::error::ApiError::internal("realm has no settings"))?,
@@ -122,6 +139,11 @@ impl StateData {
             profile_values: results.rows(profile_values)?,
             scheduled_messages: results.rows(scheduled)?,
             drafts: results.rows(drafts)?,
+            alert_words: results.rows(alert_words)?.into_iter().map(|w| w.word).collect(),
+            user_statuses: results.rows(user_statuses)?,
+            muted_users: results.rows(muted_users)?,
+            presences: results.rows(presences)?,
+            presence_last_update_id: results.first(presence_max)?.and_then(|m| m.max_id),
         })
     }
 }
@@ -279,7 +301,7 @@ pub fn initial_state(user: &UserRow, realm: &RealmRow, data: &StateData, req: &S
     };
 
     if req.want("alert_words") {
-        state.insert("alert_words".into(), json!([]));
+        state.insert("alert_words".into(), json!(data.alert_words));
     }
     if req.want("custom_profile_fields") {
         let fields: Vec<Value> = data.profile_fields.iter().map(crate::domain::profile_fields::field_dict).collect();
@@ -290,11 +312,12 @@ pub fn initial_state(user: &UserRow, realm: &RealmRow, data: &StateData, req: &S
         state.insert("max_message_id".into(), json!(data.max_message_id.unwrap_or(-1)));
     }
     if req.want("muted_users") {
-        state.insert("muted_users".into(), json!([]));
+        let muted: Vec<Value> = data.muted_users.iter().map(|m| json!({ "id": m.id, "timestamp": m.timestamp })).collect();
+        state.insert("muted_users".into(), json!(muted));
     }
     if req.want("presence") {
-        state.insert("presences".into(), json!({}));
-        state.insert("presence_last_update_id".into(), json!(-1));
+        state.insert("presences".into(), presences_dict(&data.presences, req.slim_presence));
+        state.insert("presence_last_update_id".into(), json!(data.presence_last_update_id.unwrap_or(-1)));
         state.insert("server_timestamp".into(), json!(worker::Date::now().as_millis() as f64 / 1000.0));
     }
     if req.want("realm") {
@@ -362,7 +385,8 @@ pub fn initial_state(user: &UserRow, realm: &RealmRow, data: &StateData, req: &S
         }
     }
     if req.want("user_status") {
-        state.insert("user_status".into(), json!({}));
+        let statuses: Map<String, Value> = data.user_statuses.iter().map(|s| (s.user_id.to_string(), status_dict(s))).collect();
+        state.insert("user_status".into(), Value::Object(statuses));
     }
     if req.want("user_topic") {
         let topics: Vec<Value> = data
@@ -541,7 +565,7 @@ fn realm_state(
         "server_name_changes_disabled": false,
         "server_needs_upgrade": false,
         "server_web_public_streams_enabled": false,
-        "server_emoji_data_url": format!("{}/static/generated/emoji/emoji_api.json", req.base_url),
+        "server_emoji_data_url": format!("{}{}", req.base_url, crate::routes::EMOJI_DATA_PATH),
         "server_jitsi_server_url": null,
         "server_can_summarize_topics": false,
         "settings_send_digest_emails": false,

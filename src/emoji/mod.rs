@@ -47,6 +47,20 @@ pub fn names_for_code(code: &str) -> Vec<&'static str> {
     names
 }
 
+/// Every emoji code with all its names (canonical first, then aliases in name order), as
+/// Zulip's `emoji_api.json` lists them.
+pub fn code_to_names() -> std::collections::BTreeMap<&'static str, Vec<&'static str>> {
+    let mut map: std::collections::BTreeMap<&'static str, Vec<&'static str>> =
+        table::EMOJI.iter().map(|(code, canonical)| (*code, vec![*canonical])).collect();
+    for (name, i) in table::NAMES {
+        let (code, canonical) = table::EMOJI[usize::from(*i)];
+        if *name != canonical {
+            map.entry(code).or_default().push(name);
+        }
+    }
+    map
+}
+
 /// Whether `c` has the Unicode property `Emoji` (this includes digits, `#` and `*`).
 pub(crate) fn is_emoji_char(c: char) -> bool {
     in_ranges(table::EMOJI_CHARS, c)

@@ -131,3 +131,11 @@ fn flags_are_regional_indicator_pairs() {
 fn ascii_text_has_no_unicode_emoji() {
     assert!(found("plain :smile: 123 #*").is_empty());
 }
+
+#[test]
+fn code_to_names_agrees_with_names_for_code() {
+    let all = code_to_names();
+    for code in ["1f642", "1f44d", "1f604"] {
+        assert_eq!(all[code], names_for_code(code), "{code}");
+    }
+}

@@ -1,0 +1,31 @@
+//! Presence pings. D1 sees at most one write per user a minute: a ping that changes nothing
+//! worth storing is only read, and only news (a user appearing or becoming active) is sent
+//! as a `presence` event.
+
+use serde_json::json;
+use worker::{D1Database, Env};
+
+use crate::actions::notify_realm;
+use crate::db::presence::{self, PresenceRow};
+use crate::db::users::UserRow;
+use crate::domain::presence::{after_ping, is_news, legacy_client_dict, times};
+use crate::error::ApiResult;
+
+pub async fn do_update_presence(db: &D1Database, env: &Env, me: &UserRow, active: bool) -> ApiResult<()> {
+    let now = crate::db::now();
+    let prev: Option<PresenceRow> = presence::for_user_stmt(db, me.id)?.first(None).await?;
+    let prev = prev.as_ref().map(times);
+    let Some(next) = after_ping(prev, active, now) else { return Ok(()) };
+    presence::upsert_stmt(db, me.realm_id, me.id, next.active, next.connected)?.run().await?;
+    if is_news(prev, active, now) {
+        let event = json!({
+            "type": "presence",
+            "user_id": me.id,
+            "email": me.email,
+            "server_timestamp": worker::Date::now().as_millis() as f64 / 1000.0,
+            "presence": { "website": legacy_client_dict(next) },
+        });
+        notify_realm(env, db, me.realm_id, &event).await?;
+    }
+    Ok(())
+}

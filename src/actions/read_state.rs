@@ -1,0 +1,49 @@
+//! Marking many messages read at once: everything, a channel, a topic. Each is one D1
+//! write; the `update_message_flags` event follows it.
+
+use serde_json::json;
+use worker::{D1Database, Env};
+
+use crate::actions::notify_users;
+use crate::db::subscriptions::ChannelViewRow;
+use crate::db::user_messages::{self, MessageIdRow};
+use crate::db::users::UserRow;
+use crate::error::{ApiError, ApiResult};
+
+/// Zulip's `update_message_flags` event for messages marked read.
+fn read_event(messages: &[i64], all: bool) -> serde_json::Value {
+    json!({ "type": "update_message_flags", "op": "add", "operation": "add", "flag": "read", "messages": messages, "all": all })
+}
+
+/// Marks all of the user's messages read; the event says `all` and lists none, as Zulip's
+/// (clients reload their unread state).
+pub async fn do_mark_all_as_read(db: &D1Database, env: &Env, me: &UserRow) -> ApiResult<()> {
+    user_messages::mark_all_read_stmt(db, me.id)?.run().await?;
+    notify_users(env, me.realm_id, &[me.id], &read_event(&[], true)).await;
+    Ok(())
+}
+
+/// Marks the user's unread messages of `channel` (of `topic` when given) read. A topic the
+/// user has no message of is `No such topic '…'`. No event when nothing changed.
+pub async fn do_mark_channel_as_read(
+    db: &D1Database,
+    env: &Env,
+    me: &UserRow,
+    channel: &ChannelViewRow,
+    topic: Option<&str>,
+) -> ApiResult<()> {
+    if let Some(topic) = topic.filter(|t| !t.is_empty()) {
+        let exists: Option<MessageIdRow> = user_messages::topic_exists_for_user_stmt(db, me.id, channel.id, topic)?.first(None).await?;
+        if exists.is_none() {
+            return Err(ApiError::bad_request(format!("No such topic '{topic}'")));
+        }
+    }
+    let topic = topic.filter(|t| !t.is_empty());
+    let changed: Vec<MessageIdRow> = user_messages::mark_channel_read_stmt(db, me.id, channel.id, topic)?.all().await?.results()?;
+    if !changed.is_empty() {
+        let mut ids: Vec<i64> = changed.iter().map(|r| r.message_id).collect();
+        ids.sort_unstable();
+        notify_users(env, me.realm_id, &[me.id], &read_event(&ids, false)).await;
+    }
+    Ok(())
+}

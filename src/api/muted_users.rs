@@ -1,0 +1,49 @@
+//! Muted users.
+
+use serde_json::json;
+
+use crate::actions::muted_users::{do_mute_user, do_unmute_user};
+use crate::context::RequestContext;
+use crate::db::muted_users::{self, MutedUserRow};
+use crate::db::{all, users};
+use crate::error::{ApiError, ApiResult};
+use crate::response::Reply;
+
+/// # `GET /users/me/muted_users`
+/// Any user: `muted_users`, `{id, timestamp}` of each user they muted, oldest first.
+pub async fn get_muted_users(ctx: &RequestContext) -> ApiResult<Reply> {
+    let me = ctx.user().await?;
+    let list: Vec<MutedUserRow> = all(muted_users::for_user_stmt(&ctx.db, me.id)?).await?;
+    let list: Vec<_> = list.iter().map(|m| json!({ "id": m.id, "timestamp": m.timestamp })).collect();
+    Ok(Reply::json(json!({ "muted_users": list })))
+}
+
+/// A user of the caller's organization by id, bots and deactivated users included.
+async fn target(ctx: &RequestContext, realm_id: i64, id: &str) -> ApiResult<crate::db::users::UserRow> {
+    let id = id.parse::<i64>().map_err(|_| ApiError::bad_request("No such user"))?;
+    users::by_id(&ctx.db, realm_id, id).await?.ok_or_else(|| ApiError::bad_request("No such user"))
+}
+
+/// # `POST /users/me/muted_users/{muted_user_id}`
+/// Any user: mutes another user of the organization (bots and deactivated users too).
+/// - oneself: "Cannot mute self"; unknown: "No such user"; muted already: "User already muted";
+/// - the muted user's messages are marked read; emits `update_message_flags` and `muted_users`.
+pub async fn mute_user(ctx: &RequestContext, id: &str) -> ApiResult<Reply> {
+    let me = ctx.user().await?;
+    if id.parse::<i64>().ok() == Some(me.id) {
+        return Err(ApiError::bad_request("Cannot mute self"));
+    }
+    let user = target(ctx, me.realm_id, id).await?;
+    do_mute_user(&ctx.db, &ctx.env, &me, &user).await?;
+    Ok(Reply::ok())
+}
+
+/// # `DELETE /users/me/muted_users/{muted_user_id}`
+/// Any user: unmutes a user they muted ("User is not muted" otherwise; unknown: "No such
+/// user"); emits `muted_users`.
+pub async fn unmute_user(ctx: &RequestContext, id: &str) -> ApiResult<Reply> {
+    let me = ctx.user().await?;
+    let user = target(ctx, me.realm_id, id).await?;
+    do_unmute_user(&ctx.db, &ctx.env, &me, &user).await?;
+    Ok(Reply::ok())
+}

@@ -1,0 +1,92 @@
+//! Presence: who is active, idle or away.
+
+use serde_json::{json, Value};
+
+use crate::actions::presence::do_update_presence;
+use crate::api::users::access_user;
+use crate::context::RequestContext;
+use crate::db::batch::Batch;
+use crate::db::first;
+use crate::db::presence::{self, MaxUpdateRow, PresenceRow};
+use crate::db::users::UserRow;
+use crate::domain::presence::{legacy_client_dict, presences_dict, times, PRESENCE_HISTORY_LIMIT_DAYS};
+use crate::error::{ApiError, ApiResult};
+use crate::response::Reply;
+
+/// `presences`, `server_timestamp` and `presence_last_update_id` of the caller's
+/// organization: only changes after `last_update_id` when given. One batch.
+async fn presence_response(ctx: &RequestContext, me: &UserRow, modern: bool, last_update_id: Option<i64>, days: i64) -> ApiResult<Value> {
+    let since = crate::db::now() - days * 86_400;
+    let mut batch = Batch::new();
+    let rows = batch.add::<PresenceRow>(presence::in_realm_stmt(&ctx.db, me.realm_id, last_update_id.unwrap_or(-1), since)?);
+    let max = batch.add::<MaxUpdateRow>(presence::max_update_id_stmt(&ctx.db, me.realm_id)?);
+    let results = batch.run(&ctx.db).await?;
+    let rows = results.rows(rows)?;
+    let newest = results.first(max)?.and_then(|m| m.max_id);
+    let last = match (newest, last_update_id) {
+        (Some(n), Some(client)) => n.max(client),
+        (Some(n), None) => n,
+        (None, Some(client)) => client,
+        (None, None) => -1,
+    };
+    Ok(json!({
+        "presences": presences_dict(&rows, modern),
+        "server_timestamp": worker::Date::now().as_millis() as f64 / 1000.0,
+        "presence_last_update_id": last,
+    }))
+}
+
+/// # `POST /users/me/presence`
+/// Any user: reports `status` (`active` or `idle`, else "Invalid status: …") and, unless
+/// `ping_only`, answers the organization's presence: modern format keyed by user id with
+/// `last_update_id` (only newer changes) or `slim_presence`, else legacy keyed by email;
+/// `history_limit_days` bounds how old (default 14). `new_user_input` is accepted.
+pub async fn update_presence(ctx: &RequestContext) -> ApiResult<Reply> {
+    let me = ctx.user().await?;
+    let status = ctx.params.required_str("status")?;
+    let ping_only = ctx.params.bool_or("ping_only", false)?;
+    let _new_user_input = ctx.params.bool_or("new_user_input", false)?;
+    let slim_presence = ctx.params.bool_or("slim_presence", false)?;
+    let last_update_id = ctx.params.int("last_update_id")?;
+    let days = ctx.params.int("history_limit_days")?.unwrap_or(PRESENCE_HISTORY_LIMIT_DAYS);
+    let active = match status.as_str() {
+        "active" => true,
+        "idle" => false,
+        _ => return Err(ApiError::bad_request(format!("Invalid status: {status}"))),
+    };
+    if me.is_bot() {
+        return Err(ApiError::bad_request("Presence is not supported for bot users."));
+    }
+    do_update_presence(&ctx.db, &ctx.env, &me, active).await?;
+    if ping_only {
+        return Ok(Reply::json(json!({})));
+    }
+    Ok(Reply::json(presence_response(ctx, &me, slim_presence || last_update_id.is_some(), last_update_id, days).await?))
+}
+
+/// # `GET /users/{user_id_or_email}/presence`
+/// Any user: `presence` of one user (`aggregated` and `website`, each `status` and `timestamp`). Unknown user "No such user"; a
+/// bot "Presence is not supported for bot users."; none yet "No presence data for …".
+pub async fn get_user_presence(ctx: &RequestContext, who: &str) -> ApiResult<Reply> {
+    let me = ctx.user().await?;
+    let user = access_user(ctx, &me, who).await?;
+    if user.is_bot() {
+        return Err(ApiError::bad_request("Presence is not supported for bot users."));
+    }
+    let row: Option<PresenceRow> = first(presence::for_user_stmt(&ctx.db, user.id)?).await?;
+    let row = row.ok_or_else(|| ApiError::bad_request(format!("No presence data for {who}")))?;
+    // This endpoint's entries carry only `status` and `timestamp`.
+    let website = legacy_client_dict(times(&row));
+    let entry = json!({ "status": website["status"], "timestamp": website["timestamp"] });
+    Ok(Reply::json(json!({ "presence": { "aggregated": entry, "website": entry } })))
+}
+
+/// # `GET /realm/presence`
+/// Any user: the organization's presence in the legacy format keyed by email, with
+/// `server_timestamp`.
+pub async fn get_realm_presence(ctx: &RequestContext) -> ApiResult<Reply> {
+    let me = ctx.user().await?;
+    let mut body = presence_response(ctx, &me, false, None, PRESENCE_HISTORY_LIMIT_DAYS).await?;
+    body.as_object_mut().map(|b| b.remove("presence_last_update_id"));
+    Ok(Reply::json(body))
+}

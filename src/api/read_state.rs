@@ -1,0 +1,106 @@
+//! Marking messages read in bulk, and flags over a narrow.
+
+use serde_json::json;
+
+use crate::actions::message_flags::do_update_message_flags;
+use crate::actions::read_state::{do_mark_all_as_read, do_mark_channel_as_read};
+use crate::api::messages::parse_anchor;
+use crate::context::RequestContext;
+use crate::db::message_window::{fetch_window, WindowRequest};
+use crate::db::{realm_settings, subscriptions};
+use crate::domain::channels::access_channel;
+use crate::domain::narrow::parse_narrow;
+use crate::error::{ApiError, ApiResult};
+use crate::response::Reply;
+
+/// Zulip's `MAX_MESSAGES_PER_UPDATE`.
+const MAX_MESSAGES_PER_UPDATE: i64 = 5000;
+
+/// # `POST /mark_all_as_read`
+/// Any user: marks every unread message read. Answers `complete` (always true: one write).
+pub async fn mark_all_as_read(ctx: &RequestContext) -> ApiResult<Reply> {
+    let me = ctx.user().await?;
+    do_mark_all_as_read(&ctx.db, &ctx.env, &me).await?;
+    Ok(Reply::json(json!({ "complete": true })))
+}
+
+/// # `POST /mark_stream_as_read`
+/// Any user who can see channel `stream_id` (else "Invalid channel ID"): marks its unread
+/// messages read.
+pub async fn mark_stream_as_read(ctx: &RequestContext) -> ApiResult<Reply> {
+    let me = ctx.user().await?;
+    let stream_id = ctx.params.required_int("stream_id")?;
+    let channel = access_channel(&me, subscriptions::by_id_for_user_stmt(&ctx.db, me.realm_id, me.id, stream_id)?.first(None).await?)?;
+    do_mark_channel_as_read(&ctx.db, &ctx.env, &me, &channel, None).await?;
+    Ok(Reply::ok())
+}
+
+/// # `POST /mark_topic_as_read`
+/// Any user who can see channel `stream_id`: marks the unread messages of `topic_name` read;
+/// a topic the user received no message of is "No such topic '…'".
+pub async fn mark_topic_as_read(ctx: &RequestContext) -> ApiResult<Reply> {
+    let me = ctx.user().await?;
+    let stream_id = ctx.params.required_int("stream_id")?;
+    let topic = ctx.params.required_str("topic_name")?;
+    let channel = access_channel(&me, subscriptions::by_id_for_user_stmt(&ctx.db, me.realm_id, me.id, stream_id)?.first(None).await?)?;
+    do_mark_channel_as_read(&ctx.db, &ctx.env, &me, &channel, Some(&topic)).await?;
+    Ok(Reply::ok())
+}
+
+/// # `POST /messages/flags/narrow`
+/// Any user: `op` the `flag` on the messages `GET /messages` would return for `anchor`,
+/// `num_before`, `num_after`, `include_anchor` and `narrow` (at most 5000, clamped as Zulip
+/// does). Rules of the flag as `POST /messages/flags`. Answers `processed_count`,
+/// `updated_count`, `first_processed_id`, `last_processed_id`, `found_oldest`,
+/// `found_newest` (and `ignored_because_not_subscribed_channels` when marking unread).
+pub async fn update_message_flags_for_narrow(ctx: &RequestContext) -> ApiResult<Reply> {
+    let me = ctx.user().await?;
+    let anchor = ctx.params.required_str("anchor")?;
+    let include_anchor = ctx.params.bool_or("include_anchor", true)?;
+    let mut num_before = ctx.params.required_int("num_before")?;
+    let mut num_after = ctx.params.required_int("num_after")?;
+    let narrow = ctx.params.json("narrow")?.unwrap_or(json!([]));
+    let op = ctx.params.required_str("op")?;
+    let flag = ctx.params.required_str("flag")?;
+    if num_before < 0 {
+        return Err(ApiError::bad_request("num_before is too small"));
+    }
+    if num_after < 0 {
+        return Err(ApiError::bad_request("num_after is too small"));
+    }
+    if num_before > 0 && num_after > 0 && !include_anchor {
+        return Err(ApiError::bad_request("The anchor can only be excluded at an end of the range"));
+    }
+    num_before = num_before.min((MAX_MESSAGES_PER_UPDATE - num_after).max(MAX_MESSAGES_PER_UPDATE / 2));
+    num_after = num_after.min(MAX_MESSAGES_PER_UPDATE - num_before);
+    let terms = parse_narrow(&narrow)?;
+    let anchor = parse_anchor(Some(&anchor), false)?;
+    let settings = realm_settings::by_realm_id(&ctx.db, me.realm_id).await?;
+    let window = fetch_window(
+        &ctx.db,
+        &me,
+        &WindowRequest {
+            terms: &terms,
+            anchor,
+            num_before,
+            num_after,
+            include_anchor,
+            empty_topic_display_name: &settings.empty_topic_display_name,
+        },
+    )
+    .await?;
+    let ids: Vec<i64> = window.rows.iter().map(|(m, _)| m.id).collect();
+    let update = do_update_message_flags(&ctx.db, &ctx.env, &me, &op, &flag, &ids).await?;
+    let mut body = json!({
+        "processed_count": ids.len(),
+        "updated_count": update.messages.len(),
+        "first_processed_id": ids.first(),
+        "last_processed_id": ids.last(),
+        "found_oldest": window.found_oldest,
+        "found_newest": window.found_newest,
+    });
+    if let Some(ignored) = update.ignored_because_not_subscribed_channels {
+        body["ignored_because_not_subscribed_channels"] = json!(ignored);
+    }
+    Ok(Reply::json(body))
+}

@@ -1,0 +1,63 @@
+//! User status: a short text and an emoji others see beside one's name.
+
+use serde_json::json;
+
+use crate::actions::user_status::do_update_user_status;
+use crate::api::reactions::resolve_emoji;
+use crate::api::users::access_user;
+use crate::context::RequestContext;
+use crate::db::first;
+use crate::db::user_status::{self, StatusChange, UserStatusRow};
+use crate::domain::user_status::{clean_status_text, status_dict};
+use crate::error::{ApiError, ApiResult};
+use crate::response::Reply;
+
+/// # `POST /users/me/status`
+/// Any user: changes the given parts of their status. Rules:
+/// - at least one parameter ("Client did not pass any new values.");
+/// - `status_text` is trimmed, at most 60 characters; "" clears it;
+/// - `emoji_name` "" clears the emoji; otherwise the emoji must exist (`emoji_code` and
+///   `reaction_type` checked as for reactions); `emoji_code`/`reaction_type` need `emoji_name`;
+/// - emits `user_status` with the parts sent, to the whole organization.
+pub async fn update_user_status(ctx: &RequestContext) -> ApiResult<Reply> {
+    let me = ctx.user().await?;
+    let status_text = ctx.params.str("status_text")?.map(|t| clean_status_text(&t)).transpose()?;
+    let away = ctx.params.bool("away")?;
+    let emoji_name = ctx.params.str("emoji_name")?;
+    let emoji_code = ctx.params.str("emoji_code")?;
+    let reaction_type = ctx.params.str("reaction_type")?;
+    if status_text.is_none() && away.is_none() && emoji_name.is_none() && emoji_code.is_none() && reaction_type.is_none() {
+        return Err(ApiError::bad_request("Client did not pass any new values."));
+    }
+    let emoji = match emoji_name {
+        None if emoji_code.is_some() || reaction_type.is_some() => {
+            return Err(ApiError::bad_request("Client must pass emoji_name if they pass either emoji_code or reaction_type."));
+        }
+        None => None,
+        Some(name) if name.is_empty() => Some((String::new(), String::new(), "unicode_emoji".to_string())),
+        Some(name) => {
+            let e = resolve_emoji(name, emoji_code, reaction_type)?;
+            Some((e.name, e.code, e.reaction_type))
+        }
+    };
+    let change = StatusChange {
+        status_text: status_text.as_deref(),
+        emoji: emoji.as_ref().map(|(n, c, k)| (n.as_str(), c.as_str(), k.as_str())),
+        away,
+    };
+    do_update_user_status(&ctx.db, &ctx.env, &me, &change).await?;
+    Ok(Reply::ok())
+}
+
+/// # `GET /users/{user_id}/status`
+/// Any user: `status`, the user's status (only the parts set; `{}` for none). Unknown user:
+/// "No such user".
+pub async fn get_user_status(ctx: &RequestContext, user: &str) -> ApiResult<Reply> {
+    let me = ctx.user().await?;
+    if user.parse::<i64>().is_err() {
+        return Err(ApiError::bad_request("No such user"));
+    }
+    let user = access_user(ctx, &me, user).await?;
+    let row: Option<UserStatusRow> = first(user_status::for_user_stmt(&ctx.db, user.id)?).await?;
+    Ok(Reply::json(json!({ "status": row.as_ref().map(status_dict).unwrap_or_else(|| json!({})) })))
+}

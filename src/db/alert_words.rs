@@ -1,0 +1,46 @@
+//! `alert_words`: each user's words that flag messages `has_alert_word`.
+
+use serde::Deserialize;
+use worker::{query, D1Database, D1PreparedStatement, Result};
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct WordRow {
+    pub word: String,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct UserWordRow {
+    pub user_id: i64,
+    pub word: String,
+}
+
+/// The user's words in the order they were added.
+pub fn for_user_stmt(db: &D1Database, user_id: i64) -> Result<D1PreparedStatement> {
+    query!(db, "SELECT word FROM alert_words WHERE user_id = ?1 ORDER BY id", user_id)
+}
+
+/// Every word of the organization with its user, to flag a new message.
+pub fn in_realm_stmt(db: &D1Database, realm_id: i64) -> Result<D1PreparedStatement> {
+    query!(db, "SELECT user_id, word FROM alert_words WHERE realm_id = ?1", realm_id)
+}
+
+/// Adds the words of a JSON array; a word the user has already (ignoring case) is skipped.
+pub fn add_stmt(db: &D1Database, realm_id: i64, user_id: i64, words_json: &str) -> Result<D1PreparedStatement> {
+    query!(
+        db,
+        "INSERT OR IGNORE INTO alert_words (realm_id, user_id, word) SELECT ?1, ?2, value FROM json_each(?3) ORDER BY key",
+        realm_id,
+        user_id,
+        words_json
+    )
+}
+
+/// Removes the words of a JSON array, ignoring case.
+pub fn remove_stmt(db: &D1Database, user_id: i64, words_json: &str) -> Result<D1PreparedStatement> {
+    query!(
+        db,
+        "DELETE FROM alert_words WHERE user_id = ?1 AND lower(word) IN (SELECT lower(value) FROM json_each(?2))",
+        user_id,
+        words_json
+    )
+}

@@ -1,0 +1,134 @@
+//! The messages of a narrow around an anchor, as `GET /messages` and
+//! `POST /messages/flags/narrow` select them: one batch of two reads (plus one for the
+//! first-unread anchor). Without a channel term only messages the caller received are in
+//! scope; with one, the channel's history the caller may read.
+
+use serde::Deserialize;
+use serde_json::Value;
+use wasm_bindgen::JsValue;
+use worker::D1Database;
+
+use crate::db::messages::{MessageRow, COLUMNS};
+use crate::db::users::UserRow;
+use crate::domain::messages::ACCESS_CONDITION;
+use crate::domain::narrow::{narrow_sql, Term};
+use crate::error::ApiResult;
+
+/// Anchors beyond any message id, as Zulip's `LARGER_THAN_MAX_MESSAGE_ID`.
+pub const LARGER_THAN_MAX_MESSAGE_ID: i64 = 10_000_000_000_000_000;
+
+pub enum Anchor {
+    Id(i64),
+    FirstUnread,
+}
+
+pub struct WindowRequest<'a> {
+    pub terms: &'a [Term],
+    pub anchor: Anchor,
+    pub num_before: i64,
+    pub num_after: i64,
+    pub include_anchor: bool,
+    /// The realm's name of the empty topic (a topic operand naming it means "").
+    pub empty_topic_display_name: &'a str,
+}
+
+/// The selected messages, oldest first, each with the caller's flags (`None`: no row).
+pub struct Window {
+    pub rows: Vec<(MessageRow, Option<i64>)>,
+    pub anchor: i64,
+    pub found_anchor: bool,
+    pub found_newest: bool,
+    pub found_oldest: bool,
+    /// The narrow has a search term (messages get `match_content` / `match_subject`).
+    pub has_search: bool,
+}
+
+#[derive(Deserialize)]
+struct FlagsRow {
+    um_flags: Option<i64>,
+}
+
+#[derive(Deserialize)]
+struct IdRow {
+    id: Option<i64>,
+}
+
+const FROM: &str = "FROM messages m JOIN recipients rc ON rc.id = m.recipient_id \
+    LEFT JOIN user_messages um ON um.message_id = m.id AND um.user_id = ?2 \
+    LEFT JOIN channels c ON c.id = m.channel_id";
+
+pub async fn fetch_window(db: &D1Database, me: &UserRow, req: &WindowRequest<'_>) -> ApiResult<Window> {
+    // ?1 realm, ?2 user, ?3 is guest (ACCESS_CONDITION); narrow values from ?4.
+    let sql = narrow_sql(req.terms, me.realm_id, me.id, req.empty_topic_display_name, 4)?;
+    let access = if sql.has_channel { ACCESS_CONDITION } else { "um.user_id IS NOT NULL" };
+    let mut conditions = vec!["m.realm_id = ?1".to_string(), access.to_string()];
+    conditions.extend(sql.conditions.iter().cloned());
+    let where_clause = conditions.join(" AND ");
+    let mut params = vec![
+        JsValue::from_f64(me.realm_id as f64),
+        JsValue::from_f64(me.id as f64),
+        JsValue::from_f64(if me.is_guest() { 1.0 } else { 0.0 }),
+    ];
+    params.extend(sql.params.iter().cloned());
+    // D1 wants every bound value used; each query below names the last one (an id bound),
+    // so the guest flag (?3) unused without a channel term is no error.
+    let last = params.len() + 1;
+    let anchor = match req.anchor {
+        Anchor::Id(id) => id,
+        Anchor::FirstUnread => {
+            let mut p = params.clone();
+            p.push(JsValue::from_f64(0.0));
+            let row: Option<IdRow> = db
+                .prepare(format!(
+                    "SELECT MIN(m.id) AS id {FROM} WHERE {where_clause} AND m.id > ?{last} \
+                     AND um.user_id IS NOT NULL AND (um.flags & 1) = 0"
+                ))
+                .bind(&p)?
+                .first(None)
+                .await?;
+            row.and_then(|r| r.id).unwrap_or(LARGER_THAN_MAX_MESSAGE_ID)
+        }
+    };
+    params.push(JsValue::from_f64(anchor as f64));
+    let before = db
+        .prepare(format!(
+            "SELECT {COLUMNS}, um.flags AS um_flags {FROM} WHERE {where_clause} AND m.id < ?{last} \
+             ORDER BY m.id DESC LIMIT {}",
+            req.num_before + 1
+        ))
+        .bind(&params)?;
+    let after = db
+        .prepare(format!(
+            "SELECT {COLUMNS}, um.flags AS um_flags {FROM} WHERE {where_clause} AND m.id >= ?{last} \
+             ORDER BY m.id ASC LIMIT {}",
+            req.num_after + 2
+        ))
+        .bind(&params)?;
+    let results = crate::db::run_batch(db, vec![before, after]).await?;
+    let before_rows: Vec<Value> = results[0].results()?;
+    let after_rows: Vec<Value> = results[1].results()?;
+
+    let mut rows: Vec<(MessageRow, Option<i64>)> = Vec::new();
+    let found_oldest = before_rows.len() as i64 <= req.num_before;
+    for v in before_rows.into_iter().take(req.num_before as usize).rev() {
+        rows.push((serde_json::from_value(v.clone())?, serde_json::from_value::<FlagsRow>(v)?.um_flags));
+    }
+    let mut found_anchor = false;
+    let mut later = 0i64;
+    for v in after_rows {
+        let row: MessageRow = serde_json::from_value(v.clone())?;
+        let flags = serde_json::from_value::<FlagsRow>(v)?.um_flags;
+        if row.id == anchor {
+            found_anchor = true;
+            if req.include_anchor {
+                rows.push((row, flags));
+            }
+        } else {
+            later += 1;
+            if later <= req.num_after {
+                rows.push((row, flags));
+            }
+        }
+    }
+    Ok(Window { rows, anchor, found_anchor, found_newest: later <= req.num_after, found_oldest, has_search: sql.has_search })
+}

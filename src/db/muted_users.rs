@@ -1,0 +1,47 @@
+//! `muted_users`: whom each user muted, and when.
+
+use serde::Deserialize;
+use worker::{query, D1Database, D1PreparedStatement, Result};
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct MutedUserRow {
+    pub id: i64,
+    pub timestamp: i64,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct MuterRow {
+    pub user_id: i64,
+}
+
+/// The users `user_id` muted, oldest first, as the API lists them.
+pub fn for_user_stmt(db: &D1Database, user_id: i64) -> Result<D1PreparedStatement> {
+    query!(
+        db,
+        "SELECT muted_user_id AS id, date_muted AS timestamp FROM muted_users WHERE user_id = ?1 ORDER BY date_muted, muted_user_id",
+        user_id
+    )
+}
+
+/// Whether `user_id` muted `muted_user_id` (a row, or none).
+pub fn get_stmt(db: &D1Database, user_id: i64, muted_user_id: i64) -> Result<D1PreparedStatement> {
+    query!(
+        db,
+        "SELECT muted_user_id AS id, date_muted AS timestamp FROM muted_users WHERE user_id = ?1 AND muted_user_id = ?2",
+        user_id,
+        muted_user_id
+    )
+}
+
+/// The users who muted `sender_id`.
+pub fn muters_of_stmt(db: &D1Database, sender_id: i64) -> Result<D1PreparedStatement> {
+    query!(db, "SELECT user_id FROM muted_users WHERE muted_user_id = ?1", sender_id)
+}
+
+pub fn add_stmt(db: &D1Database, user_id: i64, muted_user_id: i64, now: i64) -> Result<D1PreparedStatement> {
+    query!(db, "INSERT INTO muted_users (user_id, muted_user_id, date_muted) VALUES (?1, ?2, ?3)", user_id, muted_user_id, now)
+}
+
+pub fn remove_stmt(db: &D1Database, user_id: i64, muted_user_id: i64) -> Result<D1PreparedStatement> {
+    query!(db, "DELETE FROM muted_users WHERE user_id = ?1 AND muted_user_id = ?2", user_id, muted_user_id)
+}

@@ -1,0 +1,80 @@
+//! The official terminal client (PyPI `zulip-term` 0.7.0, in `.venv-zterm`, which
+//! `make test` installs along with tmux) in tmux against the server, read with
+//! `tmux capture-pane`: it starts, shows the channels, opens the home view at the first
+//! unread message and shows live a message of another user. (Sending from the terminal is
+//! not driven yet: the reply keys did not open the compose box under tmux.)
+
+mod chat;
+mod common;
+use chat::*;
+use common::*;
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+/// A private tmux server running the client; killed when the test ends.
+struct Tmux(String);
+
+impl Tmux {
+    fn run(&self, args: &[&str]) -> String {
+        let out = Command::new("tmux").arg("-L").arg(&self.0).args(args).output().expect("run tmux");
+        String::from_utf8_lossy(&out.stdout).to_string()
+    }
+    fn screen(&self) -> String {
+        self.run(&["capture-pane", "-p", "-t", "zt"])
+    }
+    #[track_caller]
+    fn wait_for(&self, what: &str) -> String {
+        let deadline = Instant::now() + Duration::from_secs(40);
+        loop {
+            let screen = self.screen();
+            if screen.contains(what) {
+                return screen;
+            }
+            assert!(Instant::now() < deadline, "`{what}` not on the screen within 40 s:\n{screen}");
+            std::thread::sleep(Duration::from_millis(300));
+        }
+    }
+}
+
+impl Drop for Tmux {
+    fn drop(&mut self) {
+        self.run(&["kill-server"]);
+    }
+}
+
+#[test]
+fn zulip_terminal_shows_channels_opens_at_first_unread_and_receives_live() {
+    let root = env!("CARGO_MANIFEST_DIR");
+    let program = format!("{root}/.venv-zterm/bin/zulip-term");
+    assert!(std::path::Path::new(&program).exists(), "{program} is missing: `make test` installs zulip-term");
+    // A user of its own, so that the home view holds only this test's messages.
+    let iago = Client::dev("iago@zulip.com");
+    let othello = Client::dev("othello@zulip.com");
+    let email = format!("{}@zulip.com", unique("zterm"));
+    iago.post("/users", &[("email", &email), ("password", "pw-123456789"), ("full_name", "Terminal User")]).success();
+    let user = Client::dev(&email);
+    let channel = unique("zterm");
+    create_channel(&othello, &channel, &[], &[othello.user_id, user.user_id]);
+    let tag = unique("z");
+    let read = send_to_channel(&othello, &channel, "terminal", &format!("already read {tag}"));
+    user.post("/messages/flags", &[("messages", &format!("[{read}]")), ("op", "add"), ("flag", "read")]).success();
+    send_to_channel(&othello, &channel, "terminal", &format!("first unread {tag}"));
+
+    let rc = std::env::temp_dir().join(format!("{tag}.zuliprc"));
+    std::fs::write(&rc, format!("[api]\nemail={}\nkey={}\nsite={}\n", user.email, user.api_key, server_url())).unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&rc, std::fs::Permissions::from_mode(0o600)).unwrap();
+    let tmux = Tmux(format!("zt-{tag}"));
+    let command = format!("{program} -c {} ; sleep 60", rc.display());
+    tmux.run(&["new-session", "-d", "-s", "zt", "-x", "200", "-y", "50", &command]);
+
+    // Started, with the channel list and the home view at the first unread message.
+    let screen = tmux.wait_for(&format!("first unread {tag}"));
+    assert!(screen.contains(&format!("# {channel}")), "{screen}");
+    assert!(screen.contains(&format!("{channel} ▶  terminal")), "{screen}");
+
+    // A message of another user appears live.
+    send_to_channel(&othello, &channel, "terminal", &format!("live from othello {tag}"));
+    tmux.wait_for(&format!("live from othello {tag}"));
+    let _ = std::fs::remove_file(&rc);
+}
