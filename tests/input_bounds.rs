@@ -97,3 +97,10 @@ fn json_nesting_is_bounded() {
         .get("/messages", &[("anchor", "newest"), ("num_before", "1"), ("num_after", "0"), ("narrow", &deep)])
         .bad_request("BAD_REQUEST", "narrow is nested too deeply (limit: 16 levels)");
 }
+
+#[test]
+fn an_anchor_past_2_pow_53_reads_as_newest() {
+    let hamlet = Client::dev("hamlet@zulip.com");
+    let body = hamlet.get("/messages", &[("anchor", "10000000000000000"), ("num_before", "1"), ("num_after", "0")]).success();
+    assert_eq!(body["found_newest"], true, "{body}");
+}

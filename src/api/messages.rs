@@ -199,7 +199,11 @@ pub fn parse_anchor(raw: Option<&str>, use_first_unread: bool) -> ApiResult<Anch
         Some("newest") => Anchor::Id(LARGER_THAN_MAX_MESSAGE_ID),
         Some("oldest") => Anchor::Id(0),
         Some("first_unread") => Anchor::FirstUnread,
-        Some(raw) => Anchor::Id(raw.trim().parse::<i64>().map_err(|_| ApiError::bad_request("Invalid anchor"))?),
+        // Old clients send 10000000000000000 for "newest": an id past every message, kept
+        // within what D1 can bind.
+        Some(raw) => {
+            Anchor::Id(raw.trim().parse::<i64>().map_err(|_| ApiError::bad_request("Invalid anchor"))?.clamp(0, LARGER_THAN_MAX_MESSAGE_ID))
+        }
         None => return Err(ApiError::missing_argument("anchor")),
     })
 }
