@@ -95,7 +95,7 @@ fn a_message_with_the_word_is_flagged_for_its_owner() {
     assert!(flags(&fetch(&cordelia, alerted)).contains(&"has_alert_word".to_string()));
     assert!(!flags(&fetch(&othello, alerted)).contains(&"has_alert_word".to_string()));
     // The alerted narrow's queue gets the alerting message first: the plain one never.
-    let event = queue.wait_for("message", |e| e["type"] == "message");
+    let event = queue.wait_for("message", |e| e["type"] == "message" && e["message"]["display_recipient"] == name);
     assert_eq!(event["message"]["id"], alerted);
     assert!(event["flags"].as_array().unwrap().contains(&json!("has_alert_word")));
 }
