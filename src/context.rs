@@ -32,6 +32,8 @@ pub struct RequestContext {
     /// The organization's `string_id`, chosen from the Host header.
     pub realm_string_id: String,
     realm: RefCell<Option<RealmRow>>,
+    /// The runtime's context, for work that continues after the response.
+    pub worker: Option<worker::Context>,
 }
 
 impl RequestContext {
@@ -82,6 +84,7 @@ impl RequestContext {
             base_url,
             realm_string_id,
             realm: RefCell::new(None),
+            worker: None,
         })
     }
 
@@ -93,6 +96,14 @@ impl RequestContext {
         let realm = crate::db::realms::by_string_id(&self.db, &self.realm_string_id).await?.ok_or_else(ApiError::nonexistent_subdomain)?;
         self.remember_realm(realm.clone());
         Ok(realm)
+    }
+
+    /// Runs `work` after the response is sent (`wait_until`); inline when there is no
+    /// runtime context (unit tests).
+    pub fn defer(&self, work: impl std::future::Future<Output = ()> + 'static) {
+        if let Some(worker) = &self.worker {
+            worker.wait_until(work);
+        }
     }
 
     pub fn remember_realm(&self, realm: RealmRow) {

@@ -1,10 +1,10 @@
 //! The route table: method + path under `/api/v1` -> handler. Every route of the API is
 //! declared here and nowhere else; anything else answers a JSON 404.
 
-use worker::{Env, Method, Request, Response};
+use worker::{Context, Env, Method, Request, Response};
 
 use crate::api::{
-    bot_storage, bots, channels, dev, dev_bench, events, jwt_login, login, message_edit, message_flags, messages, profile_fields,
+    bot_storage, bots, channels, dev, dev_bench, events, jwt_login, login, message_edit, message_flags, messages, profile_fields, push,
     reactions, realm, server, subscription_properties, typing, user_groups, users,
 };
 use crate::context::RequestContext;
@@ -13,20 +13,21 @@ use crate::response::{error_response, success_response, Reply};
 
 const API_PREFIX: &str = "/api/v1/";
 
-pub async fn handle(req: Request, env: Env) -> Response {
+pub async fn handle(req: Request, env: Env, worker: Context) -> Response {
     let path = req.path();
     let result = match path.strip_prefix(API_PREFIX) {
         None => Err(ApiError::not_found()),
         Some(rest) => {
             let segments: Vec<String> = rest.trim_end_matches('/').split('/').map(crate::params::percent_decode_path).collect();
-            handle_api(req, env, segments).await
+            handle_api(req, env, worker, segments).await
         }
     };
     result.unwrap_or_else(|err| error_response(&err))
 }
 
-async fn handle_api(req: Request, env: Env, segments: Vec<String>) -> ApiResult<Response> {
-    let ctx = RequestContext::from_request(req, env).await?;
+async fn handle_api(req: Request, env: Env, worker: Context, segments: Vec<String>) -> ApiResult<Response> {
+    let mut ctx = RequestContext::from_request(req, env).await?;
+    ctx.worker = Some(worker);
     if ctx.settings.development {
         crate::dev_seed::ensure_seeded(&ctx.db, &ctx.settings.default_realm).await?;
     }
@@ -112,6 +113,12 @@ async fn dispatch(ctx: &RequestContext, path: &[&str]) -> ApiResult<Reply> {
         (Post, ["messages", message_id, "reactions"]) => reactions::add_reaction(ctx, message_id).await,
         (Delete, ["messages", message_id, "reactions"]) => reactions::remove_reaction(ctx, message_id).await,
         (Post, ["user_topics"]) => message_flags::update_user_topic(ctx).await,
+
+        // Mobile push
+        (Post, ["mobile_push", "register"]) => push::register_push_device(ctx).await,
+        (Post, ["mobile_push", "test_notification"]) => push::send_test_notification(ctx).await,
+        (Post, ["users", "me", "apns_device_token"]) => push::add_apns_device_token(ctx).await,
+        (Post, ["users", "me", "android_gcm_reg_id"]) => push::add_android_reg_id(ctx).await,
 
         // Organization settings
         (Patch, ["realm"]) => realm::update_realm(ctx).await,

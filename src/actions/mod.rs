@@ -10,6 +10,7 @@ pub mod message_flags;
 pub mod message_notifications;
 pub mod message_send;
 pub mod profile_fields;
+pub mod push;
 pub mod reactions;
 pub mod subscription_properties;
 pub mod typing;

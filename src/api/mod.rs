@@ -13,6 +13,7 @@ pub mod message_edit;
 pub mod message_flags;
 pub mod messages;
 pub mod profile_fields;
+pub mod push;
 pub mod reactions;
 pub mod realm;
 pub mod server;

@@ -11,6 +11,7 @@ pub mod direct_message_groups;
 pub mod message_edits;
 pub mod messages;
 pub mod profile_fields;
+pub mod push_devices;
 pub mod realm_settings;
 pub mod realms;
 pub mod register_state;

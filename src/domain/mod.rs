@@ -7,6 +7,7 @@ pub mod message_edit;
 pub mod messages;
 pub mod narrow;
 pub mod profile_fields;
+pub mod push;
 pub mod realm_settings;
 pub mod register_state;
 pub mod rendering;

@@ -1,0 +1,26 @@
+-- Mobile push: end-to-end encrypted push devices (Zulip's PushDevice) and the legacy
+-- provider-token registrations (Zulip's PushDeviceToken) they replace.
+
+CREATE TABLE push_devices (
+    user_id INTEGER NOT NULL REFERENCES users(id),
+    device_id INTEGER NOT NULL,              -- the client's device id (POST /mobile_push/register)
+    push_key_id INTEGER NOT NULL,            -- client-chosen u32 naming push_key; sent with each payload
+    push_key TEXT NOT NULL,                  -- standard Base64: 0x31 then the 32-byte secretbox key
+    token_kind TEXT NOT NULL,                -- 'fcm' or 'apns'
+    token_id TEXT NOT NULL,                  -- Base64 of the first 8 bytes of SHA-256(provider token)
+    bouncer_public_key TEXT NOT NULL,        -- relay key the registration was encrypted with
+    encrypted_push_registration TEXT NOT NULL, -- opaque to this server; the relay decrypts it
+    relay_device_id INTEGER,                 -- the relay's id for the device; null until it answered
+    last_updated INTEGER NOT NULL,           -- UNIX seconds
+    PRIMARY KEY (user_id, device_id)
+);
+
+CREATE TABLE push_device_tokens (
+    id INTEGER PRIMARY KEY,
+    user_id INTEGER NOT NULL REFERENCES users(id),
+    kind TEXT NOT NULL,                      -- 'apns' or 'fcm'
+    token TEXT NOT NULL,                     -- the provider token as the client sent it
+    ios_app_id TEXT,                         -- APNs only
+    last_updated INTEGER NOT NULL
+);
+CREATE UNIQUE INDEX push_device_tokens_user_token ON push_device_tokens(user_id, kind, token);

@@ -1,0 +1,270 @@
+//! Mobile push: device registrations (E2EE and legacy), forwarded to the push relay
+//! (Zulip's bouncer protocol), and the notifications sent through it.
+//!
+//! Notifications for new messages are sent after the response, through the Workers
+//! runtime's `wait_until` (`RequestContext::defer`), so the relay never slows down or
+//! fails `POST /messages`; relay errors are retried a few times.
+
+use base64::engine::general_purpose::STANDARD;
+use base64::Engine;
+use serde_json::{json, Value};
+use worker::{D1Database, Fetch, Headers, Method, Request, RequestInit};
+
+use crate::context::RequestContext;
+use crate::db::push_devices::{self as q, PushDeviceRow};
+use crate::db::users::UserRow;
+use crate::db::{self, now};
+use crate::domain::push::{self, PayloadBase, RawRegistration};
+use crate::error::{ApiError, ApiResult};
+use crate::settings::PushRelay;
+
+/// Attempts per relay request (network errors and 5xx answers are retried).
+const RELAY_ATTEMPTS: usize = 3;
+
+/// The relay's answer: HTTP status and JSON body.
+struct RelayAnswer {
+    status: u16,
+    body: Value,
+}
+
+async fn relay_post_once(relay: &PushRelay, path: &str, body: &Value) -> worker::Result<RelayAnswer> {
+    let headers = Headers::new();
+    headers.set("Content-Type", "application/json")?;
+    headers.set("Authorization", &format!("Basic {}", STANDARD.encode(format!("{}:{}", relay.org_id, relay.org_key))))?;
+    let mut init = RequestInit::new();
+    init.with_method(Method::Post).with_headers(headers).with_body(Some(body.to_string().into()));
+    let req = Request::new_with_init(&format!("{}/api/v1/{}", relay.url, path), &init)?;
+    let mut resp = Fetch::Request(req).send().await?;
+    let status = resp.status_code();
+    let body = resp.json::<Value>().await.unwrap_or(Value::Null);
+    Ok(RelayAnswer { status, body })
+}
+
+/// POSTs to the relay, retrying network errors and 5xx answers.
+async fn relay_post(relay: &PushRelay, path: &str, body: &Value) -> ApiResult<RelayAnswer> {
+    for attempt in 1..=RELAY_ATTEMPTS {
+        match relay_post_once(relay, path, body).await {
+            Ok(answer) if answer.status < 500 => return Ok(answer),
+            Ok(answer) => worker::console_warn!("push relay {path}: HTTP {} (attempt {attempt})", answer.status),
+            Err(err) => worker::console_warn!("push relay {path}: {err} (attempt {attempt})"),
+        }
+    }
+    Err(ApiError::push_relay_unavailable())
+}
+
+fn relay_of(ctx: &RequestContext) -> ApiResult<&PushRelay> {
+    ctx.settings.push_relay.as_ref().ok_or_else(ApiError::push_service_not_configured)
+}
+
+/// Registers, or rotates the key or token of, one of the user's E2EE push devices; then
+/// removes the user's legacy registrations of the same token, here and at the relay.
+pub async fn register_push_device(ctx: &RequestContext, user: &UserRow, raw: RawRegistration) -> ApiResult<()> {
+    let relay = relay_of(ctx)?;
+    let existing: Option<PushDeviceRow> = db::first(q::device_stmt(&ctx.db, user.id, raw.device_id)?).await?;
+    let reg = push::validate_registration(raw, existing.is_some())?;
+    let realm = ctx.realm().await?;
+
+    let relay_device_id = match &reg.token {
+        Some(token) => {
+            let answer = relay_post(
+                relay,
+                "remotes/push/e2ee/register",
+                &json!({
+                    "realm_uuid": realm.string_id,
+                    "token_id": token.token_id,
+                    "token_kind": token.token_kind,
+                    "bouncer_public_key": token.bouncer_public_key,
+                    "encrypted_push_registration": token.encrypted_push_registration,
+                }),
+            )
+            .await?;
+            if answer.status != 200 {
+                let msg = answer.body["msg"].as_str().unwrap_or("The push relay rejected the registration").to_string();
+                return Err(ApiError::bad_request(msg));
+            }
+            answer.body["device_id"].as_i64()
+        }
+        None => existing.as_ref().and_then(|d| d.relay_device_id),
+    };
+
+    let legacy: Vec<q::LegacyTokenRow> = db::all(q::legacy_tokens_stmt(&ctx.db, user.id)?).await?;
+    let token_id = reg.token.as_ref().map(|t| t.token_id.clone()).or(existing.as_ref().map(|d| d.token_id.clone()));
+    let matching: Vec<&q::LegacyTokenRow> = legacy.iter().filter(|l| Some(push::token_id_of(&l.token)) == token_id).collect();
+
+    let t = now();
+    let mut stmts = Vec::new();
+    match (&existing, &reg.push_key, &reg.token) {
+        (None, Some((key_id, key)), Some(token)) => {
+            stmts.push(q::insert_stmt(&ctx.db, user.id, reg.device_id, *key_id, key, token, relay_device_id, t)?)
+        }
+        (Some(_), key, token) => {
+            if let Some((key_id, key)) = key {
+                stmts.push(q::update_key_stmt(&ctx.db, user.id, reg.device_id, *key_id, key, t)?);
+            }
+            if let Some(token) = token {
+                stmts.push(q::update_token_stmt(&ctx.db, user.id, reg.device_id, token, relay_device_id, t)?);
+            }
+        }
+        _ => return Err(ApiError::internal("unvalidated registration")),
+    }
+    if !matching.is_empty() {
+        let ids: Vec<i64> = matching.iter().map(|l| l.id).collect();
+        stmts.push(q::delete_legacy_stmt(&ctx.db, user.id, &json!(ids).to_string())?);
+    }
+    ctx.db.batch(stmts).await?;
+
+    // Removal at the relay is best effort: the local removal stands either way.
+    for l in matching {
+        let body = json!({"user_id": user.id, "realm_uuid": realm.string_id, "token": l.token, "token_kind": l.kind});
+        if let Err(err) = relay_post(relay, "remotes/push/unregister", &body).await {
+            worker::console_warn!("push relay unregister failed: {}", err.msg);
+        }
+    }
+    Ok(())
+}
+
+/// Adds a legacy (unencrypted) provider-token registration, as Zulip's
+/// `/users/me/apns_device_token` and `/users/me/android_gcm_reg_id` do.
+pub async fn add_legacy_token(ctx: &RequestContext, user: &UserRow, kind: &str, token: &str, ios_app_id: Option<&str>) -> ApiResult<()> {
+    let relay = relay_of(ctx)?;
+    let realm = ctx.realm().await?;
+    let body = json!({"user_id": user.id, "realm_uuid": realm.string_id, "token": token, "token_kind": kind, "ios_app_id": ios_app_id});
+    let answer = relay_post(relay, "remotes/push/register", &body).await?;
+    if answer.status != 200 {
+        return Err(ApiError::bad_request(answer.body["msg"].as_str().unwrap_or("The push relay rejected the token").to_string()));
+    }
+    q::insert_legacy_stmt(&ctx.db, user.id, kind, token, ios_app_id, now())?.run().await?;
+    Ok(())
+}
+
+/// Encrypted notifications to E2EE devices, one relay request; returns the relay's
+/// `delete_device_ids` (devices it does not know).
+async fn notify_devices(relay: &PushRelay, realm_uuid: &str, devices: &[(PushDeviceRow, Value)]) -> ApiResult<Vec<i64>> {
+    let mut push_requests = Vec::new();
+    for (device, payload) in devices {
+        let encrypted_data = push::encrypt_payload(&device.push_key, payload)?;
+        push_requests.push(json!({
+            "device_id": device.relay_device_id,
+            "payload": {"push_key_id": device.push_key_id, "encrypted_data": encrypted_data},
+        }));
+    }
+    if push_requests.is_empty() {
+        return Ok(Vec::new());
+    }
+    let answer = relay_post(relay, "remotes/push/e2ee/notify", &json!({"realm_uuid": realm_uuid, "push_requests": push_requests})).await?;
+    if answer.status != 200 {
+        return Err(ApiError::push_relay_unavailable());
+    }
+    Ok(answer.body["delete_device_ids"].as_array().map(|a| a.iter().filter_map(Value::as_i64).collect()).unwrap_or_default())
+}
+
+/// The test notification (`event: "test"`): with `token`, to that legacy registration;
+/// otherwise to every registration of the user, legacy and E2EE.
+pub async fn send_test_notification(ctx: &RequestContext, user: &UserRow, token: Option<&str>) -> ApiResult<()> {
+    let relay = relay_of(ctx)?;
+    let realm = ctx.realm().await?;
+    let legacy: Vec<q::LegacyTokenRow> = db::all(q::legacy_tokens_stmt(&ctx.db, user.id)?).await?;
+    let targets: Vec<&q::LegacyTokenRow> = match token {
+        Some(token) => {
+            let found: Vec<_> = legacy.iter().filter(|l| l.token == token).collect();
+            if found.is_empty() {
+                return Err(ApiError::invalid_push_device_token());
+            }
+            found
+        }
+        None => legacy.iter().collect(),
+    };
+    let base = PayloadBase { realm_url: &ctx.base_url, realm_name: &realm.name, user_id: user.id };
+    let payload = push::test_payload(&base, now());
+    for l in &targets {
+        let body = json!({
+            "user_id": user.id, "realm_uuid": realm.string_id, "token": l.token, "token_kind": l.kind, "base_payload": payload,
+        });
+        let answer = relay_post(relay, "remotes/push/test_notification", &body).await?;
+        if answer.status != 200 {
+            return Err(match answer.body["code"].as_str() {
+                Some("INVALID_REMOTE_PUSH_DEVICE_TOKEN") => ApiError::invalid_remote_push_device_token(),
+                _ => ApiError::push_relay_unavailable(),
+            });
+        }
+    }
+    if token.is_none() {
+        let devices: Vec<PushDeviceRow> = db::all(q::user_devices_stmt(&ctx.db, user.id)?).await?;
+        let with_payload: Vec<(PushDeviceRow, Value)> = devices.into_iter().map(|d| (d, payload.clone())).collect();
+        let unknown = notify_devices(relay, &realm.string_id, &with_payload).await?;
+        if !unknown.is_empty() && unknown.len() == with_payload.len() && targets.is_empty() {
+            return Err(ApiError::invalid_remote_push_device_token());
+        }
+    }
+    Ok(())
+}
+
+/// Everything a background notification needs, owned (it outlives the request).
+pub struct MessageNoticeJob {
+    pub db: D1Database,
+    pub relay: PushRelay,
+    pub realm_uuid: String,
+    pub realm_url: String,
+    pub realm_name: String,
+    pub sender: UserRow,
+    pub message_id: i64,
+}
+
+/// Queues the push notifications of a message just sent, to run after the response;
+/// nothing when push is off.
+pub async fn schedule_message_notifications(ctx: &RequestContext, sender: &UserRow, message_id: i64) {
+    let Some(relay) = ctx.settings.push_relay.clone() else { return };
+    let Ok(realm) = ctx.realm().await else { return };
+    let Ok(db) = ctx.env.d1("DB") else { return };
+    ctx.defer(notify_new_message(MessageNoticeJob {
+        db,
+        relay,
+        realm_uuid: realm.string_id,
+        realm_url: ctx.base_url.clone(),
+        realm_name: realm.name,
+        sender: sender.clone(),
+        message_id,
+    }));
+}
+
+/// Notifies the recipients of a new message on their E2EE devices: direct-message
+/// recipients and mentioned users, who have not read it. Runs after the response.
+pub async fn notify_new_message(job: MessageNoticeJob) {
+    if let Err(err) = try_notify_new_message(&job).await {
+        worker::console_error!("push notification for message {} failed: {}", job.message_id, err.msg);
+    }
+}
+
+async fn try_notify_new_message(job: &MessageNoticeJob) -> ApiResult<()> {
+    let recipients: Vec<q::NotifiableRecipient> = db::all(q::notifiable_recipients_stmt(&job.db, job.message_id, job.sender.id)?).await?;
+    if recipients.is_empty() {
+        return Ok(());
+    }
+    let Some(message) = db::first::<q::NoticeMessage>(q::notice_message_stmt(&job.db, job.message_id)?).await? else {
+        return Ok(());
+    };
+    let ids: Vec<i64> = recipients.iter().map(|r| r.user_id).collect();
+    let devices: Vec<PushDeviceRow> = db::all(q::devices_of_users_stmt(&job.db, &json!(ids).to_string())?).await?;
+    let avatar = crate::domain::users::avatar_url(&job.sender);
+    let channel_name = message.channel_name.clone().unwrap_or_default();
+    let notice = push::MessageNotice {
+        message_id: message.id,
+        time: message.date_sent,
+        sender_id: job.sender.id,
+        sender_full_name: &job.sender.full_name,
+        sender_avatar_url: &avatar,
+        content: &message.content,
+        channel: message.channel_id.map(|id| (id, channel_name.as_str(), message.topic.as_str())),
+        recipient_user_ids: None,
+    };
+    let with_payload: Vec<(PushDeviceRow, Value)> = devices
+        .into_iter()
+        .map(|d| {
+            let base = PayloadBase { realm_url: &job.realm_url, realm_name: &job.realm_name, user_id: d.user_id };
+            let payload = push::message_payload(&base, &notice);
+            (d, payload)
+        })
+        .collect();
+    notify_devices(&job.relay, &job.realm_uuid, &with_payload).await?;
+    Ok(())
+}
