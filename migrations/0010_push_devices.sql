@@ -24,3 +24,12 @@ CREATE TABLE push_device_tokens (
     last_updated INTEGER NOT NULL
 );
 CREATE UNIQUE INDEX push_device_tokens_user_token ON push_device_tokens(user_id, kind, token);
+
+-- Messages whose notification is still shown on a user's phones (Zulip's
+-- active_mobile_push_notification flag): reading or deleting them sends a removal.
+CREATE TABLE push_notified (
+    user_id INTEGER NOT NULL REFERENCES users(id),
+    message_id INTEGER NOT NULL REFERENCES messages(id),
+    PRIMARY KEY (user_id, message_id)
+) WITHOUT ROWID;
+CREATE INDEX push_notified_message ON push_notified(message_id);

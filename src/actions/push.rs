@@ -266,5 +266,69 @@ async fn try_notify_new_message(job: &MessageNoticeJob) -> ApiResult<()> {
         })
         .collect();
     notify_devices(&job.relay, &job.realm_uuid, &with_payload).await?;
+    q::insert_notified_stmt(&job.db, &json!(ids).to_string(), message.id)?.run().await?;
+    Ok(())
+}
+
+/// Where a background removal goes.
+pub struct RemovalJob {
+    pub db: D1Database,
+    pub relay: PushRelay,
+    pub realm_uuid: String,
+    pub realm_url: String,
+    pub realm_name: String,
+    /// One user's (messages read) or everyone's (messages deleted) notifications.
+    pub user_id: Option<i64>,
+    pub message_ids: Vec<i64>,
+}
+
+/// Queues, after the response, the removal of the shown notifications of these messages:
+/// the user's when they read them, everyone's (`user_id` none) when they are deleted.
+pub async fn schedule_notification_removal(ctx: &RequestContext, user_id: Option<i64>, message_ids: &[i64]) {
+    let Some(relay) = ctx.settings.push_relay.clone() else { return };
+    if message_ids.is_empty() {
+        return;
+    }
+    let Ok(realm) = ctx.realm().await else { return };
+    let Ok(db) = ctx.env.d1("DB") else { return };
+    ctx.defer(remove_notifications(RemovalJob {
+        db,
+        relay,
+        realm_uuid: realm.string_id,
+        realm_url: ctx.base_url.clone(),
+        realm_name: realm.name,
+        user_id,
+        message_ids: message_ids.to_vec(),
+    }));
+}
+
+async fn remove_notifications(job: RemovalJob) {
+    if let Err(err) = try_remove_notifications(&job).await {
+        worker::console_error!("push notification removal failed: {}", err.msg);
+    }
+}
+
+async fn try_remove_notifications(job: &RemovalJob) -> ApiResult<()> {
+    let ids_json = json!(job.message_ids).to_string();
+    let shown: Vec<q::NotifiedRow> = db::all(q::notified_stmt(&job.db, job.user_id, &ids_json)?).await?;
+    if shown.is_empty() {
+        return Ok(());
+    }
+    q::delete_notified_stmt(&job.db, job.user_id, &ids_json)?.run().await?;
+    let mut by_user: std::collections::BTreeMap<i64, Vec<i64>> = Default::default();
+    for row in shown {
+        by_user.entry(row.user_id).or_default().push(row.message_id);
+    }
+    let users: Vec<i64> = by_user.keys().copied().collect();
+    let devices: Vec<PushDeviceRow> = db::all(q::devices_of_users_stmt(&job.db, &json!(users).to_string())?).await?;
+    let with_payload: Vec<(PushDeviceRow, Value)> = devices
+        .into_iter()
+        .map(|d| {
+            let base = PayloadBase { realm_url: &job.realm_url, realm_name: &job.realm_name, user_id: d.user_id };
+            let payload = push::remove_payload(&base, &by_user[&d.user_id]);
+            (d, payload)
+        })
+        .collect();
+    notify_devices(&job.relay, &job.realm_uuid, &with_payload).await?;
     Ok(())
 }

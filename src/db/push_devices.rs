@@ -158,8 +158,11 @@ pub fn delete_legacy_stmt(db: &D1Database, user_id: i64, ids_json: &str) -> Resu
     query!(db, "DELETE FROM push_device_tokens WHERE user_id = ?1 AND id IN (SELECT value FROM json_each(?2))", user_id, ids_json)
 }
 
-/// Recipients of a message who may be notified: direct-message recipients and mentioned
-/// users (flags 8 mentioned, 16/32 wildcard mentioned, 256 is_private), not the sender.
+/// Recipients of a message to notify on their phones, per Zulip's rules with the users'
+/// default settings (unread, not the sender, with a push device): a direct message; a
+/// personal or group mention (flag 8); a wildcard mention (16/32) unless the channel's
+/// `wildcard_mentions_notify` is off; a channel whose `push_notifications` is on; a topic
+/// the user follows (`enable_followed_topic_push_notifications`, on by default).
 #[derive(Debug, Clone, Deserialize)]
 pub struct NotifiableRecipient {
     pub user_id: i64,
@@ -169,9 +172,15 @@ pub struct NotifiableRecipient {
 pub fn notifiable_recipients_stmt(db: &D1Database, message_id: i64, sender_id: i64) -> Result<D1PreparedStatement> {
     query!(
         db,
-        "SELECT um.user_id, um.flags FROM user_messages um \
-         WHERE um.message_id = ?1 AND um.user_id != ?2 AND (um.flags & (8 | 16 | 32 | 256)) != 0 \
-         AND (um.flags & 1) = 0 AND EXISTS (SELECT 1 FROM push_devices pd WHERE pd.user_id = um.user_id)",
+        "SELECT um.user_id, um.flags FROM user_messages um JOIN messages m ON m.id = um.message_id \
+         LEFT JOIN subscriptions s ON s.user_id = um.user_id AND s.channel_id = m.channel_id AND s.active = 1 \
+         WHERE um.message_id = ?1 AND um.user_id != ?2 AND (um.flags & (1 | 128)) = 0 \
+         AND EXISTS (SELECT 1 FROM push_devices pd WHERE pd.user_id = um.user_id) \
+         AND ((um.flags & (8 | 256)) != 0 \
+           OR ((um.flags & (16 | 32)) != 0 AND COALESCE(s.wildcard_mentions_notify, 1) = 1) \
+           OR s.push_notifications = 1 \
+           OR EXISTS (SELECT 1 FROM user_topics ut WHERE ut.user_id = um.user_id AND ut.channel_id = m.channel_id \
+                      AND ut.topic = m.topic COLLATE NOCASE AND ut.visibility_policy = 3))",
         message_id,
         sender_id
     )
@@ -194,5 +203,37 @@ pub fn notice_message_stmt(db: &D1Database, message_id: i64) -> Result<D1Prepare
         "SELECT m.id, m.content, m.date_sent, m.topic, m.channel_id, c.name AS channel_name \
          FROM messages m LEFT JOIN channels c ON c.id = m.channel_id WHERE m.id = ?1",
         message_id
+    )
+}
+
+/// Records that the users among `user_ids_json` were notified of a message.
+pub fn insert_notified_stmt(db: &D1Database, user_ids_json: &str, message_id: i64) -> Result<D1PreparedStatement> {
+    query!(db, "INSERT OR IGNORE INTO push_notified (user_id, message_id) SELECT value, ?2 FROM json_each(?1)", user_ids_json, message_id)
+}
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct NotifiedRow {
+    pub user_id: i64,
+    pub message_id: i64,
+}
+
+/// Shown notifications of the messages among `ids_json`: of one user, or of everyone
+/// (`user_id` null).
+pub fn notified_stmt(db: &D1Database, user_id: Option<i64>, ids_json: &str) -> Result<D1PreparedStatement> {
+    query!(
+        db,
+        "SELECT user_id, message_id FROM push_notified \
+         WHERE message_id IN (SELECT value FROM json_each(?2)) AND (?1 IS NULL OR user_id = ?1) ORDER BY user_id, message_id",
+        user_id,
+        ids_json
+    )
+}
+
+pub fn delete_notified_stmt(db: &D1Database, user_id: Option<i64>, ids_json: &str) -> Result<D1PreparedStatement> {
+    query!(
+        db,
+        "DELETE FROM push_notified WHERE message_id IN (SELECT value FROM json_each(?2)) AND (?1 IS NULL OR user_id = ?1)",
+        user_id,
+        ids_json
     )
 }
