@@ -1,6 +1,7 @@
 //! Mobile push against a server whose relay is the test double `tests/push_relay/relay.py`
 //! (its URL in PUSH_RELAY_URL): registration, rotation, legacy removal, notifications.
 
+mod chat;
 mod common;
 
 use std::time::{Duration, Instant};
@@ -91,18 +92,23 @@ fn decrypt(key: &[u8; 32], encrypted_data: &str) -> Value {
     serde_json::from_slice(&plain).unwrap()
 }
 
-/// The decrypted payloads the relay received for a device.
+/// The decrypted payloads the relay has received for a device so far.
+fn payloads_now(relay_id: i64, key: &[u8; 32], pred: &impl Fn(&Value) -> bool) -> Vec<Value> {
+    relay_log()
+        .iter()
+        .filter(|e| e["path"] == "/api/v1/remotes/push/e2ee/notify")
+        .flat_map(|e| e["body"]["push_requests"].as_array().cloned().unwrap_or_default())
+        .filter(|r| r["device_id"] == relay_id)
+        .map(|r| decrypt(key, r["payload"]["encrypted_data"].as_str().unwrap()))
+        .filter(|p| pred(p))
+        .collect()
+}
+
+/// Waits for decrypted payloads for a device (notifications are sent after the response).
 fn payloads_for(relay_id: i64, key: &[u8; 32], pred: impl Fn(&Value) -> bool) -> Vec<Value> {
     let start = Instant::now();
     loop {
-        let found: Vec<Value> = relay_log()
-            .iter()
-            .filter(|e| e["path"] == "/api/v1/remotes/push/e2ee/notify")
-            .flat_map(|e| e["body"]["push_requests"].as_array().cloned().unwrap_or_default())
-            .filter(|r| r["device_id"] == relay_id)
-            .map(|r| decrypt(key, r["payload"]["encrypted_data"].as_str().unwrap()))
-            .filter(|p| pred(p))
-            .collect();
+        let found = payloads_now(relay_id, key, &pred);
         if !found.is_empty() || start.elapsed() > Duration::from_secs(15) {
             return found;
         }
@@ -279,4 +285,80 @@ fn test_notification_to_a_token_the_relay_rejects_is_invalid_remote_push_device_
 fn server_settings_say_push_is_on() {
     let body = common::request("GET", "/server_settings", &[], None, None, None).success();
     assert_eq!(body["push_notifications_enabled"], true);
+}
+
+fn full_name(client: &Client) -> String {
+    client.get("/users/me", &[]).success()["full_name"].as_str().unwrap().to_string()
+}
+
+#[test]
+fn a_mention_in_a_channel_notifies_and_an_unmentioned_message_does_not() {
+    let cordelia = Client::dev("cordelia@zulip.com");
+    let d = register(&cordelia);
+    let relay_id = relay_device_id(&d.token);
+    let hamlet = Client::dev("hamlet@zulip.com");
+    let topic = unique("push topic");
+    let plain = unique("no mention here");
+    chat::send_to_channel(&hamlet, "Verona", &topic, &plain);
+    let mention = unique("mentioned");
+    chat::send_to_channel(&hamlet, "Verona", &topic, &format!("@**{}** {mention}", full_name(&cordelia)));
+    let found = payloads_for(relay_id, &d.key, |p| p["content"].as_str().is_some_and(|c| c.contains(&mention)));
+    assert_eq!(found.len(), 1);
+    assert_eq!(found[0]["recipient_type"], "channel");
+    assert_eq!(found[0]["channel_name"], "Verona");
+    assert_eq!(found[0]["topic"], topic.as_str());
+    // The sentinel: a direct message sent after the plain one has arrived, the plain one has not.
+    let sentinel = unique("sentinel");
+    chat::send_direct(&hamlet, &[cordelia.user_id], &sentinel);
+    assert_eq!(payloads_for(relay_id, &d.key, |p| p["content"] == sentinel.as_str()).len(), 1);
+    assert!(payloads_now(relay_id, &d.key, &|p: &Value| p["content"] == plain.as_str()).is_empty());
+}
+
+#[test]
+fn a_channel_with_push_notifications_on_notifies_every_message() {
+    let othello = Client::dev("othello@zulip.com");
+    let hamlet = Client::dev("hamlet@zulip.com");
+    let name = unique("push channel");
+    let channel_id = chat::create_channel(&hamlet, &name, &[], &[hamlet.user_id, othello.user_id]);
+    othello
+        .post(
+            "/users/me/subscriptions/properties",
+            &[("subscription_data", &format!(r#"[{{"stream_id": {channel_id}, "property": "push_notifications", "value": true}}]"#))],
+        )
+        .success();
+    let d = register(&othello);
+    let relay_id = relay_device_id(&d.token);
+    let content = unique("every message");
+    chat::send_to_channel(&hamlet, &name, "t", &content);
+    let found = payloads_for(relay_id, &d.key, |p| p["content"] == content.as_str());
+    assert_eq!(found.len(), 1);
+    assert_eq!(found[0]["channel_id"], channel_id);
+}
+
+#[test]
+fn reading_a_notified_message_sends_a_removal() {
+    let prospero = Client::dev("prospero@zulip.com");
+    let d = register(&prospero);
+    let relay_id = relay_device_id(&d.token);
+    let content = unique("to be read");
+    let id = chat::send_direct(&Client::dev("iago@zulip.com"), &[prospero.user_id], &content);
+    assert_eq!(payloads_for(relay_id, &d.key, |p| p["content"] == content.as_str()).len(), 1);
+    prospero.post("/messages/flags", &[("op", "add"), ("flag", "read"), ("messages", &format!("[{id}]"))]).success();
+    let removals = payloads_for(relay_id, &d.key, |p| p["type"] == "remove" && p["message_ids"] == serde_json::json!([id]));
+    assert_eq!(removals.len(), 1);
+    assert_eq!(removals[0]["user_id"], prospero.user_id);
+}
+
+#[test]
+fn deleting_a_notified_message_sends_a_removal() {
+    let cordelia = Client::dev("cordelia@zulip.com");
+    let d = register(&cordelia);
+    let relay_id = relay_device_id(&d.token);
+    let iago = Client::dev("iago@zulip.com");
+    let content = unique("to be deleted");
+    let id = chat::send_direct(&iago, &[cordelia.user_id], &content);
+    assert_eq!(payloads_for(relay_id, &d.key, |p| p["content"] == content.as_str()).len(), 1);
+    iago.delete(&format!("/messages/{id}"), &[]).success();
+    let removals = payloads_for(relay_id, &d.key, |p| p["type"] == "remove" && p["message_ids"] == serde_json::json!([id]));
+    assert_eq!(removals.len(), 1);
 }
