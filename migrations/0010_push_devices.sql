@@ -7,10 +7,9 @@ CREATE TABLE push_devices (
     push_key_id INTEGER NOT NULL,            -- client-chosen u32 naming push_key; sent with each payload
     push_key TEXT NOT NULL,                  -- standard Base64: 0x31 then the 32-byte secretbox key
     token_kind TEXT NOT NULL,                -- 'fcm' or 'apns'
-    token_id TEXT NOT NULL,                  -- Base64 of the first 8 bytes of SHA-256(provider token)
+    token_id TEXT NOT NULL,                  -- Base64 of the first 8 bytes of SHA-256(provider token); the relay's name for the device
     bouncer_public_key TEXT NOT NULL,        -- relay key the registration was encrypted with
     encrypted_push_registration TEXT NOT NULL, -- opaque to this server; the relay decrypts it
-    relay_device_id INTEGER,                 -- the relay's id for the device; null until it answered
     last_updated INTEGER NOT NULL,           -- UNIX seconds
     PRIMARY KEY (user_id, device_id)
 );

@@ -80,10 +80,12 @@ fn register(client: &Client) -> Device {
     d
 }
 
-fn relay_device_id(token: &str) -> i64 {
+/// The device's name at the relay (its `token_id`), once its registration reached the relay.
+fn relay_device_id(token: &str) -> String {
     let tid = token_id_of(token);
     let reg = wait_for_relay(|e| e["path"] == "/api/v1/remotes/push/e2ee/register" && e["body"]["token_id"] == tid.as_str());
-    reg.last().expect("registration reached the relay")["answer"]["device_id"].as_i64().unwrap()
+    assert!(!reg.is_empty(), "registration reached the relay");
+    tid
 }
 
 fn decrypt(key: &[u8; 32], encrypted_data: &str) -> Value {
@@ -93,22 +95,22 @@ fn decrypt(key: &[u8; 32], encrypted_data: &str) -> Value {
 }
 
 /// The decrypted payloads the relay has received for a device so far.
-fn payloads_now(relay_id: i64, key: &[u8; 32], pred: &impl Fn(&Value) -> bool) -> Vec<Value> {
+fn payloads_now(relay_id: &str, key: &[u8; 32], pred: &impl Fn(&Value) -> bool) -> Vec<Value> {
     relay_log()
         .iter()
         .filter(|e| e["path"] == "/api/v1/remotes/push/e2ee/notify")
         .flat_map(|e| e["body"]["push_requests"].as_array().cloned().unwrap_or_default())
-        .filter(|r| r["device_id"] == relay_id)
+        .filter(|r| r["token_id"] == relay_id)
         .map(|r| decrypt(key, r["payload"]["encrypted_data"].as_str().unwrap()))
         .filter(|p| pred(p))
         .collect()
 }
 
 /// Waits for decrypted payloads for a device (notifications are sent after the response).
-fn payloads_for(relay_id: i64, key: &[u8; 32], pred: impl Fn(&Value) -> bool) -> Vec<Value> {
+fn payloads_for(relay_id: &str, key: &[u8; 32], pred: impl Fn(&Value) -> bool) -> Vec<Value> {
     let start = Instant::now();
     loop {
-        let found = payloads_now(relay_id, key, &pred);
+        let found = payloads_now(&relay_id, key, &pred);
         if !found.is_empty() || start.elapsed() > Duration::from_secs(15) {
             return found;
         }
@@ -174,12 +176,20 @@ fn registration_is_forwarded_to_the_relay_and_a_direct_message_reaches_it_encryp
     let hamlet = Client::dev("hamlet@zulip.com");
     let content = unique("secret push content");
     hamlet.post("/messages", &[("type", "direct"), ("to", &format!("[{}]", prospero.user_id)), ("content", &content)]).success();
-    let found = payloads_for(relay_id, &d.key, |p| p["content"] == content.as_str());
+    let found = payloads_for(&relay_id, &d.key, |p| p["content"] == content.as_str());
     assert_eq!(found.len(), 1, "no decryptable notification with the message");
     assert_eq!(found[0]["type"], "message");
     assert_eq!(found[0]["recipient_type"], "direct");
     assert_eq!(found[0]["sender_id"], hamlet.user_id);
     assert_eq!(found[0]["user_id"], prospero.user_id);
+    let request = relay_log()
+        .iter()
+        .filter(|e| e["path"] == "/api/v1/remotes/push/e2ee/notify")
+        .flat_map(|e| e["body"]["push_requests"].as_array().cloned().unwrap_or_default())
+        .find(|r| r["token_id"] == relay_id.as_str())
+        .unwrap();
+    assert_eq!(request["fcm_priority"], "high");
+    assert_eq!(request["payload"]["push_key_id"], 17);
 }
 
 #[test]
@@ -200,7 +210,7 @@ fn key_rotation_encrypts_later_notifications_with_the_new_key() {
             .iter()
             .filter(|e| e["path"] == "/api/v1/remotes/push/e2ee/notify")
             .flat_map(|e| e["body"]["push_requests"].as_array().cloned().unwrap_or_default())
-            .find(|r| r["device_id"] == relay_id && r["payload"]["push_key_id"] == 99);
+            .find(|r| r["token_id"] == relay_id.as_str() && r["payload"]["push_key_id"] == 99);
         if let Some(hit) = hit {
             break hit;
         }
@@ -218,7 +228,7 @@ fn token_rotation_is_forwarded_to_the_relay() {
     let params: Vec<_> =
         full_params(&Device { token: new_token.clone(), ..d }).into_iter().filter(|(k, _)| !k.starts_with("push_key")).collect();
     post(&shiva, "/mobile_push/register", &params).success();
-    assert!(relay_device_id(&new_token) > 0);
+    relay_device_id(&new_token);
 }
 
 #[test]
@@ -259,7 +269,7 @@ fn test_notification_without_a_token_goes_to_all_devices() {
     let relay_id = relay_device_id(&d.token);
     othello.post("/mobile_push/test_notification", &[]).success();
     assert!(!wait_for_relay(|e| e["path"] == "/api/v1/remotes/push/test_notification" && e["body"]["token"] == legacy.as_str()).is_empty());
-    let tests = payloads_for(relay_id, &d.key, |p| p["event"] == "test");
+    let tests = payloads_for(&relay_id, &d.key, |p| p["event"] == "test");
     assert!(!tests.is_empty(), "the E2EE device got no test notification");
     assert_eq!(tests[0]["user_id"], othello.user_id);
 }
@@ -282,9 +292,11 @@ fn test_notification_to_a_token_the_relay_rejects_is_invalid_remote_push_device_
 }
 
 #[test]
-fn server_settings_say_push_is_on() {
+fn server_settings_and_register_say_push_is_on() {
     let body = common::request("GET", "/server_settings", &[], None, None, None).success();
     assert_eq!(body["push_notifications_enabled"], true);
+    let state = Client::dev("hamlet@zulip.com").post("/register", &[("fetch_event_types", r#"["realm"]"#)]).success();
+    assert_eq!(state["realm_push_notifications_enabled"], true);
 }
 
 fn full_name(client: &Client) -> String {
@@ -302,7 +314,7 @@ fn a_mention_in_a_channel_notifies_and_an_unmentioned_message_does_not() {
     chat::send_to_channel(&hamlet, "Verona", &topic, &plain);
     let mention = unique("mentioned");
     chat::send_to_channel(&hamlet, "Verona", &topic, &format!("@**{}** {mention}", full_name(&cordelia)));
-    let found = payloads_for(relay_id, &d.key, |p| p["content"].as_str().is_some_and(|c| c.contains(&mention)));
+    let found = payloads_for(&relay_id, &d.key, |p| p["content"].as_str().is_some_and(|c| c.contains(&mention)));
     assert_eq!(found.len(), 1);
     assert_eq!(found[0]["recipient_type"], "channel");
     assert_eq!(found[0]["channel_name"], "Verona");
@@ -310,8 +322,8 @@ fn a_mention_in_a_channel_notifies_and_an_unmentioned_message_does_not() {
     // The sentinel: a direct message sent after the plain one has arrived, the plain one has not.
     let sentinel = unique("sentinel");
     chat::send_direct(&hamlet, &[cordelia.user_id], &sentinel);
-    assert_eq!(payloads_for(relay_id, &d.key, |p| p["content"] == sentinel.as_str()).len(), 1);
-    assert!(payloads_now(relay_id, &d.key, &|p: &Value| p["content"] == plain.as_str()).is_empty());
+    assert_eq!(payloads_for(&relay_id, &d.key, |p| p["content"] == sentinel.as_str()).len(), 1);
+    assert!(payloads_now(&relay_id, &d.key, &|p: &Value| p["content"] == plain.as_str()).is_empty());
 }
 
 #[test]
@@ -330,7 +342,7 @@ fn a_channel_with_push_notifications_on_notifies_every_message() {
     let relay_id = relay_device_id(&d.token);
     let content = unique("every message");
     chat::send_to_channel(&hamlet, &name, "t", &content);
-    let found = payloads_for(relay_id, &d.key, |p| p["content"] == content.as_str());
+    let found = payloads_for(&relay_id, &d.key, |p| p["content"] == content.as_str());
     assert_eq!(found.len(), 1);
     assert_eq!(found[0]["channel_id"], channel_id);
 }
@@ -342,9 +354,9 @@ fn reading_a_notified_message_sends_a_removal() {
     let relay_id = relay_device_id(&d.token);
     let content = unique("to be read");
     let id = chat::send_direct(&Client::dev("iago@zulip.com"), &[prospero.user_id], &content);
-    assert_eq!(payloads_for(relay_id, &d.key, |p| p["content"] == content.as_str()).len(), 1);
+    assert_eq!(payloads_for(&relay_id, &d.key, |p| p["content"] == content.as_str()).len(), 1);
     prospero.post("/messages/flags", &[("op", "add"), ("flag", "read"), ("messages", &format!("[{id}]"))]).success();
-    let removals = payloads_for(relay_id, &d.key, |p| p["type"] == "remove" && p["message_ids"] == serde_json::json!([id]));
+    let removals = payloads_for(&relay_id, &d.key, |p| p["type"] == "remove" && p["message_ids"] == serde_json::json!([id]));
     assert_eq!(removals.len(), 1);
     assert_eq!(removals[0]["user_id"], prospero.user_id);
 }
@@ -357,8 +369,8 @@ fn deleting_a_notified_message_sends_a_removal() {
     let iago = Client::dev("iago@zulip.com");
     let content = unique("to be deleted");
     let id = chat::send_direct(&iago, &[cordelia.user_id], &content);
-    assert_eq!(payloads_for(relay_id, &d.key, |p| p["content"] == content.as_str()).len(), 1);
+    assert_eq!(payloads_for(&relay_id, &d.key, |p| p["content"] == content.as_str()).len(), 1);
     iago.delete(&format!("/messages/{id}"), &[]).success();
-    let removals = payloads_for(relay_id, &d.key, |p| p["type"] == "remove" && p["message_ids"] == serde_json::json!([id]));
+    let removals = payloads_for(&relay_id, &d.key, |p| p["type"] == "remove" && p["message_ids"] == serde_json::json!([id]));
     assert_eq!(removals.len(), 1);
 }

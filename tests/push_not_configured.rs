@@ -32,10 +32,12 @@ fn registration_without_relay_settings_is_push_service_not_configured() {
 }
 
 #[test]
-fn server_settings_without_relay_settings_say_push_is_off() {
+fn server_settings_and_register_without_relay_settings_say_push_is_off() {
     if relay_configured() {
         return;
     }
     let body = common::request("GET", "/server_settings", &[], None, None, None).success();
     assert_eq!(body["push_notifications_enabled"], false);
+    let state = Client::dev("hamlet@zulip.com").post("/register", &[("fetch_event_types", r#"["realm"]"#)]).success();
+    assert_eq!(state["realm_push_notifications_enabled"], false);
 }

@@ -64,28 +64,20 @@ pub async fn register_push_device(ctx: &RequestContext, user: &UserRow, raw: Raw
     let reg = push::validate_registration(raw, existing.is_some())?;
     let realm = ctx.realm().await?;
 
-    let relay_device_id = match &reg.token {
-        Some(token) => {
-            let answer = relay_post(
-                relay,
-                "remotes/push/e2ee/register",
-                &json!({
-                    "realm_uuid": realm.string_id,
-                    "token_id": token.token_id,
-                    "token_kind": token.token_kind,
-                    "bouncer_public_key": token.bouncer_public_key,
-                    "encrypted_push_registration": token.encrypted_push_registration,
-                }),
-            )
-            .await?;
-            if answer.status != 200 {
-                let msg = answer.body["msg"].as_str().unwrap_or("The push relay rejected the registration").to_string();
-                return Err(ApiError::bad_request(msg));
-            }
-            answer.body["device_id"].as_i64()
+    if let Some(token) = &reg.token {
+        let body = json!({
+            "realm_uuid": realm.string_id,
+            "token_id": token.token_id,
+            "token_kind": token.token_kind,
+            "bouncer_public_key": token.bouncer_public_key,
+            "encrypted_push_registration": token.encrypted_push_registration,
+        });
+        let answer = relay_post(relay, "remotes/push/e2ee/register", &body).await?;
+        if answer.status != 200 {
+            let msg = answer.body["msg"].as_str().unwrap_or("The push relay rejected the registration").to_string();
+            return Err(ApiError::bad_request(msg));
         }
-        None => existing.as_ref().and_then(|d| d.relay_device_id),
-    };
+    }
 
     let legacy: Vec<q::LegacyTokenRow> = db::all(q::legacy_tokens_stmt(&ctx.db, user.id)?).await?;
     let token_id = reg.token.as_ref().map(|t| t.token_id.clone()).or(existing.as_ref().map(|d| d.token_id.clone()));
@@ -94,15 +86,13 @@ pub async fn register_push_device(ctx: &RequestContext, user: &UserRow, raw: Raw
     let t = now();
     let mut stmts = Vec::new();
     match (&existing, &reg.push_key, &reg.token) {
-        (None, Some((key_id, key)), Some(token)) => {
-            stmts.push(q::insert_stmt(&ctx.db, user.id, reg.device_id, *key_id, key, token, relay_device_id, t)?)
-        }
+        (None, Some((key_id, key)), Some(token)) => stmts.push(q::insert_stmt(&ctx.db, user.id, reg.device_id, *key_id, key, token, t)?),
         (Some(_), key, token) => {
             if let Some((key_id, key)) = key {
                 stmts.push(q::update_key_stmt(&ctx.db, user.id, reg.device_id, *key_id, key, t)?);
             }
             if let Some(token) = token {
-                stmts.push(q::update_token_stmt(&ctx.db, user.id, reg.device_id, token, relay_device_id, t)?);
+                stmts.push(q::update_token_stmt(&ctx.db, user.id, reg.device_id, token, t)?);
             }
         }
         _ => return Err(ApiError::internal("unvalidated registration")),
@@ -137,17 +127,37 @@ pub async fn add_legacy_token(ctx: &RequestContext, user: &UserRow, kind: &str, 
     Ok(())
 }
 
+/// How urgently the providers should deliver a notification.
+#[derive(Clone, Copy, PartialEq)]
+enum Priority {
+    /// A new message or a test: shown to the user.
+    High,
+    /// A removal: handled in the background.
+    Normal,
+}
+
+/// One push request of Zulip's bouncer API: the device by `token_id`, the provider's
+/// delivery options, and the payload encrypted with the device's push key.
+fn push_request(device: &PushDeviceRow, payload: &Value, priority: Priority) -> ApiResult<Value> {
+    let encrypted = json!({"push_key_id": device.push_key_id, "encrypted_data": push::encrypt_payload(&device.push_key, payload)?});
+    let high = priority == Priority::High;
+    Ok(if device.token_kind == "apns" {
+        let headers = json!({"apns_priority": if high { 10 } else { 5 }, "apns_push_type": if high { "alert" } else { "background" }});
+        json!({"token_id": device.token_id, "http_headers": headers, "payload": encrypted})
+    } else {
+        json!({"token_id": device.token_id, "fcm_priority": if high { "high" } else { "normal" }, "payload": encrypted})
+    })
+}
+
 /// Encrypted notifications to E2EE devices, one relay request; returns the relay's
-/// `delete_device_ids` (devices it does not know).
-async fn notify_devices(relay: &PushRelay, realm_uuid: &str, devices: &[(PushDeviceRow, Value)]) -> ApiResult<Vec<i64>> {
-    let mut push_requests = Vec::new();
-    for (device, payload) in devices {
-        let encrypted_data = push::encrypt_payload(&device.push_key, payload)?;
-        push_requests.push(json!({
-            "device_id": device.relay_device_id,
-            "payload": {"push_key_id": device.push_key_id, "encrypted_data": encrypted_data},
-        }));
-    }
+/// `delete_token_ids` (devices it does not know, or whose token expired).
+async fn notify_devices(
+    relay: &PushRelay,
+    realm_uuid: &str,
+    devices: &[(PushDeviceRow, Value)],
+    priority: Priority,
+) -> ApiResult<Vec<String>> {
+    let push_requests = devices.iter().map(|(device, payload)| push_request(device, payload, priority)).collect::<ApiResult<Vec<_>>>()?;
     if push_requests.is_empty() {
         return Ok(Vec::new());
     }
@@ -155,7 +165,10 @@ async fn notify_devices(relay: &PushRelay, realm_uuid: &str, devices: &[(PushDev
     if answer.status != 200 {
         return Err(ApiError::push_relay_unavailable());
     }
-    Ok(answer.body["delete_device_ids"].as_array().map(|a| a.iter().filter_map(Value::as_i64).collect()).unwrap_or_default())
+    Ok(answer.body["delete_token_ids"]
+        .as_array()
+        .map(|a| a.iter().filter_map(|t| t.as_str().map(String::from)).collect())
+        .unwrap_or_default())
 }
 
 /// The test notification (`event: "test"`): with `token`, to that legacy registration;
@@ -191,7 +204,7 @@ pub async fn send_test_notification(ctx: &RequestContext, user: &UserRow, token:
     if token.is_none() {
         let devices: Vec<PushDeviceRow> = db::all(q::user_devices_stmt(&ctx.db, user.id)?).await?;
         let with_payload: Vec<(PushDeviceRow, Value)> = devices.into_iter().map(|d| (d, payload.clone())).collect();
-        let unknown = notify_devices(relay, &realm.string_id, &with_payload).await?;
+        let unknown = notify_devices(relay, &realm.string_id, &with_payload, Priority::High).await?;
         if !unknown.is_empty() && unknown.len() == with_payload.len() && targets.is_empty() {
             return Err(ApiError::invalid_remote_push_device_token());
         }
@@ -265,7 +278,7 @@ async fn try_notify_new_message(job: &MessageNoticeJob) -> ApiResult<()> {
             (d, payload)
         })
         .collect();
-    notify_devices(&job.relay, &job.realm_uuid, &with_payload).await?;
+    notify_devices(&job.relay, &job.realm_uuid, &with_payload, Priority::High).await?;
     q::insert_notified_stmt(&job.db, &json!(ids).to_string(), message.id)?.run().await?;
     Ok(())
 }
@@ -329,6 +342,6 @@ async fn try_remove_notifications(job: &RemovalJob) -> ApiResult<()> {
             (d, payload)
         })
         .collect();
-    notify_devices(&job.relay, &job.realm_uuid, &with_payload).await?;
+    notify_devices(&job.relay, &job.realm_uuid, &with_payload, Priority::Normal).await?;
     Ok(())
 }

@@ -11,13 +11,12 @@ pub struct PushDeviceRow {
     pub push_key: String,
     pub token_kind: String,
     pub token_id: String,
-    pub relay_device_id: Option<i64>,
 }
 
 pub fn device_stmt(db: &D1Database, user_id: i64, device_id: i64) -> Result<D1PreparedStatement> {
     query!(
         db,
-        "SELECT user_id, device_id, push_key_id, push_key, token_kind, token_id, relay_device_id \
+        "SELECT user_id, device_id, push_key_id, push_key, token_kind, token_id \
          FROM push_devices WHERE user_id = ?1 AND device_id = ?2",
         user_id,
         device_id
@@ -27,7 +26,7 @@ pub fn device_stmt(db: &D1Database, user_id: i64, device_id: i64) -> Result<D1Pr
 pub fn user_devices_stmt(db: &D1Database, user_id: i64) -> Result<D1PreparedStatement> {
     query!(
         db,
-        "SELECT user_id, device_id, push_key_id, push_key, token_kind, token_id, relay_device_id \
+        "SELECT user_id, device_id, push_key_id, push_key, token_kind, token_id \
          FROM push_devices WHERE user_id = ?1 ORDER BY device_id",
         user_id
     )
@@ -37,7 +36,7 @@ pub fn user_devices_stmt(db: &D1Database, user_id: i64) -> Result<D1PreparedStat
 pub fn devices_of_users_stmt(db: &D1Database, user_ids_json: &str) -> Result<D1PreparedStatement> {
     query!(
         db,
-        "SELECT user_id, device_id, push_key_id, push_key, token_kind, token_id, relay_device_id \
+        "SELECT user_id, device_id, push_key_id, push_key, token_kind, token_id \
          FROM push_devices WHERE user_id IN (SELECT value FROM json_each(?1)) ORDER BY user_id, device_id",
         user_ids_json
     )
@@ -51,13 +50,12 @@ pub fn insert_stmt(
     push_key_id: i64,
     push_key: &str,
     token: &TokenFields,
-    relay_device_id: Option<i64>,
     now: i64,
 ) -> Result<D1PreparedStatement> {
     query!(
         db,
         "INSERT INTO push_devices (user_id, device_id, push_key_id, push_key, token_kind, token_id, bouncer_public_key, \
-         encrypted_push_registration, relay_device_id, last_updated) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+         encrypted_push_registration, last_updated) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
         user_id,
         device_id,
         push_key_id,
@@ -66,7 +64,6 @@ pub fn insert_stmt(
         &token.token_id,
         &token.bouncer_public_key,
         &token.encrypted_push_registration,
-        relay_device_id,
         now
     )
 }
@@ -90,25 +87,17 @@ pub fn update_key_stmt(
     )
 }
 
-pub fn update_token_stmt(
-    db: &D1Database,
-    user_id: i64,
-    device_id: i64,
-    token: &TokenFields,
-    relay_device_id: Option<i64>,
-    now: i64,
-) -> Result<D1PreparedStatement> {
+pub fn update_token_stmt(db: &D1Database, user_id: i64, device_id: i64, token: &TokenFields, now: i64) -> Result<D1PreparedStatement> {
     query!(
         db,
         "UPDATE push_devices SET token_kind = ?3, token_id = ?4, bouncer_public_key = ?5, encrypted_push_registration = ?6, \
-         relay_device_id = ?7, last_updated = ?8 WHERE user_id = ?1 AND device_id = ?2",
+         last_updated = ?7 WHERE user_id = ?1 AND device_id = ?2",
         user_id,
         device_id,
         &token.token_kind,
         &token.token_id,
         &token.bouncer_public_key,
         &token.encrypted_push_registration,
-        relay_device_id,
         now
     )
 }

@@ -2,12 +2,13 @@
 """A push relay test double on 127.0.0.1, following Zulip's bouncer API as far as the
 tests need it. Prints its port on the first line of stdout, then serves until killed.
 
-- POST /api/v1/remotes/push/e2ee/register: {"device_id": n}, one id per token_id.
+- POST /api/v1/remotes/push/e2ee/register: keeps the token_id.
 - POST /api/v1/remotes/push/register | unregister: legacy tokens. A token starting with
   "relay-forgets-" is acknowledged but not kept (to provoke INVALID_REMOTE_PUSH_DEVICE_TOKEN).
 - POST /api/v1/remotes/push/test_notification: 400 INVALID_REMOTE_PUSH_DEVICE_TOKEN for an
   unknown token.
-- POST /api/v1/remotes/push/e2ee/notify: delete_device_ids lists unknown devices.
+- POST /api/v1/remotes/push/e2ee/notify: push_requests name devices by token_id;
+  delete_token_ids lists unknown ones.
 - GET /log: every POST received, with the JSON answered.
 """
 import base64
@@ -17,7 +18,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 lock = threading.Lock()
 log = []
-devices = {}  # token_id -> device_id
+devices = set()  # token_ids registered
 legacy = set()  # (realm_uuid, user_id, token)
 
 
@@ -25,8 +26,8 @@ def handle(path, body, auth):
     if not auth.startswith("Basic ") or ":" not in base64.b64decode(auth[6:]).decode():
         return 401, {"result": "error", "code": "UNAUTHORIZED", "msg": "Missing credentials"}
     if path == "/api/v1/remotes/push/e2ee/register":
-        device_id = devices.setdefault(body["token_id"], len(devices) + 1)
-        return 200, {"result": "success", "msg": "", "device_id": device_id}
+        devices.add(body["token_id"])
+        return 200, {"result": "success", "msg": ""}
     key = (body.get("realm_uuid"), body.get("user_id"), body.get("token"))
     if path == "/api/v1/remotes/push/register":
         if not str(body.get("token", "")).startswith("relay-forgets-"):
@@ -40,11 +41,10 @@ def handle(path, body, auth):
             return 400, {"result": "error", "code": "INVALID_REMOTE_PUSH_DEVICE_TOKEN", "msg": "Device not recognized by the push bouncer"}
         return 200, {"result": "success", "msg": ""}
     if path == "/api/v1/remotes/push/e2ee/notify":
-        known = set(devices.values())
-        unknown = [r["device_id"] for r in body["push_requests"] if r["device_id"] not in known]
+        unknown = [r["token_id"] for r in body["push_requests"] if r["token_id"] not in devices]
         sent = len(body["push_requests"]) - len(unknown)
         return 200, {"result": "success", "msg": "", "android_successfully_sent_count": sent,
-                     "apple_successfully_sent_count": 0, "delete_device_ids": unknown}
+                     "apple_successfully_sent_count": 0, "delete_token_ids": unknown}
     return 404, {"result": "error", "code": "BAD_REQUEST", "msg": "Not found"}
 
 
