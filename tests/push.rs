@@ -186,9 +186,12 @@ fn registration_is_forwarded_to_the_relay_and_a_direct_message_reaches_it_encryp
         .iter()
         .filter(|e| e["path"] == "/api/v1/remotes/push/e2ee/notify")
         .flat_map(|e| e["body"]["push_requests"].as_array().cloned().unwrap_or_default())
-        .find(|r| r["token_id"] == relay_id.as_str())
+        .find(|r| {
+            r["token_id"] == relay_id.as_str()
+                && decrypt(&d.key, r["payload"]["encrypted_data"].as_str().unwrap())["content"] == content.as_str()
+        })
         .unwrap();
-    assert_eq!(request["fcm_priority"], "high");
+    assert_eq!(request["fcm_priority"], "high", "{request}");
     assert_eq!(request["payload"]["push_key_id"], 17);
 }
 
