@@ -11,6 +11,7 @@ use serde_json::{json, Value};
 use worker::{D1Database, Fetch, Headers, Method, Request, RequestInit};
 
 use crate::context::RequestContext;
+use crate::db::batch::Batch;
 use crate::db::push_devices::{self as q, PushDeviceRow};
 use crate::db::users::UserRow;
 use crate::db::{self, now};
@@ -60,7 +61,12 @@ fn relay_of(ctx: &RequestContext) -> ApiResult<&PushRelay> {
 /// removes the user's legacy registrations of the same token, here and at the relay.
 pub async fn register_push_device(ctx: &RequestContext, user: &UserRow, raw: RawRegistration) -> ApiResult<()> {
     let relay = relay_of(ctx)?;
-    let existing: Option<PushDeviceRow> = db::first(q::device_stmt(&ctx.db, user.id, raw.device_id)?).await?;
+    let mut batch = Batch::new();
+    let device_slot = batch.add::<PushDeviceRow>(q::device_stmt(&ctx.db, user.id, raw.device_id)?);
+    let legacy_slot = batch.add::<q::LegacyTokenRow>(q::legacy_tokens_stmt(&ctx.db, user.id)?);
+    let results = batch.run(&ctx.db).await?;
+    let existing = results.first(device_slot)?;
+    let legacy = results.rows(legacy_slot)?;
     let reg = push::validate_registration(raw, existing.is_some())?;
     let realm = ctx.realm().await?;
 
@@ -79,7 +85,6 @@ pub async fn register_push_device(ctx: &RequestContext, user: &UserRow, raw: Raw
         }
     }
 
-    let legacy: Vec<q::LegacyTokenRow> = db::all(q::legacy_tokens_stmt(&ctx.db, user.id)?).await?;
     let token_id = reg.token.as_ref().map(|t| t.token_id.clone()).or(existing.as_ref().map(|d| d.token_id.clone()));
     let matching: Vec<&q::LegacyTokenRow> = legacy.iter().filter(|l| Some(push::token_id_of(&l.token)) == token_id).collect();
 
@@ -103,12 +108,21 @@ pub async fn register_push_device(ctx: &RequestContext, user: &UserRow, raw: Raw
     }
     ctx.db.batch(stmts).await?;
 
-    // Removal at the relay is best effort: the local removal stands either way.
-    for l in matching {
-        let body = json!({"user_id": user.id, "realm_uuid": realm.string_id, "token": l.token, "token_kind": l.kind});
-        if let Err(err) = relay_post(relay, "remotes/push/unregister", &body).await {
-            worker::console_warn!("push relay unregister failed: {}", err.msg);
-        }
+    // Removal at the relay is best effort, after the response: the local removal stands
+    // either way, as Zulip's does.
+    let unregister: Vec<Value> = matching
+        .iter()
+        .map(|l| json!({"user_id": user.id, "realm_uuid": realm.string_id, "token": l.token, "token_kind": l.kind}))
+        .collect();
+    if !unregister.is_empty() {
+        let relay = relay.clone();
+        ctx.defer(async move {
+            for body in unregister {
+                if let Err(err) = relay_post(&relay, "remotes/push/unregister", &body).await {
+                    worker::console_warn!("push relay unregister failed: {}", err.msg);
+                }
+            }
+        });
     }
     Ok(())
 }
@@ -176,7 +190,11 @@ async fn notify_devices(
 pub async fn send_test_notification(ctx: &RequestContext, user: &UserRow, token: Option<&str>) -> ApiResult<()> {
     let relay = relay_of(ctx)?;
     let realm = ctx.realm().await?;
-    let legacy: Vec<q::LegacyTokenRow> = db::all(q::legacy_tokens_stmt(&ctx.db, user.id)?).await?;
+    let mut batch = Batch::new();
+    let legacy_slot = batch.add::<q::LegacyTokenRow>(q::legacy_tokens_stmt(&ctx.db, user.id)?);
+    let devices_slot = batch.add::<PushDeviceRow>(q::user_devices_stmt(&ctx.db, user.id)?);
+    let results = batch.run(&ctx.db).await?;
+    let legacy = results.rows(legacy_slot)?;
     let targets: Vec<&q::LegacyTokenRow> = match token {
         Some(token) => {
             let found: Vec<_> = legacy.iter().filter(|l| l.token == token).collect();
@@ -202,7 +220,7 @@ pub async fn send_test_notification(ctx: &RequestContext, user: &UserRow, token:
         }
     }
     if token.is_none() {
-        let devices: Vec<PushDeviceRow> = db::all(q::user_devices_stmt(&ctx.db, user.id)?).await?;
+        let devices = results.rows(devices_slot)?;
         let with_payload: Vec<(PushDeviceRow, Value)> = devices.into_iter().map(|d| (d, payload.clone())).collect();
         let unknown = notify_devices(relay, &realm.string_id, &with_payload, Priority::High).await?;
         if !unknown.is_empty() && unknown.len() == with_payload.len() && targets.is_empty() {
