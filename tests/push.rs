@@ -377,3 +377,31 @@ fn deleting_a_notified_message_sends_a_removal() {
     let removals = payloads_for(&relay_id, &d.key, |p| p["type"] == "remove" && p["message_ids"] == serde_json::json!([id]));
     assert_eq!(removals.len(), 1);
 }
+
+#[test]
+fn a_failing_relay_does_not_fail_sending_and_is_retried() {
+    let shiva = Client::dev("shiva@zulip.com");
+    let d = register(&shiva);
+    let relay_id = relay_device_id(&d.token);
+    // The test relay answers 503 to any request for a device whose push_key_id is u32::MAX.
+    let params = [("device_id", d.device_id.clone()), ("push_key_id", u32::MAX.to_string()), ("push_key", d.push_key.clone())];
+    post(&shiva, "/mobile_push/register", &params).success();
+    let content = unique("relay is down");
+    chat::send_direct(&Client::dev("hamlet@zulip.com"), &[shiva.user_id], &content);
+    let attempts = |log: &[Value]| {
+        log.iter()
+            .filter(|e| e["path"] == "/api/v1/remotes/push/e2ee/notify" && e["status"] == 503)
+            .filter(|e| {
+                e["body"]["push_requests"].as_array().unwrap().iter().any(|r| {
+                    r["token_id"] == relay_id.as_str()
+                        && decrypt(&d.key, r["payload"]["encrypted_data"].as_str().unwrap())["content"] == content.as_str()
+                })
+            })
+            .count()
+    };
+    let start = Instant::now();
+    while attempts(&relay_log()) < 3 {
+        assert!(start.elapsed() < Duration::from_secs(15), "the relay error was not retried");
+        std::thread::sleep(Duration::from_millis(200));
+    }
+}

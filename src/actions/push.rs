@@ -21,6 +21,8 @@ use crate::settings::PushRelay;
 
 /// Attempts per relay request (network errors and 5xx answers are retried).
 const RELAY_ATTEMPTS: usize = 3;
+/// Pause before the second attempt; the third waits twice as long.
+const RETRY_PAUSE_MS: u64 = 200;
 
 /// The relay's answer: HTTP status and JSON body.
 struct RelayAnswer {
@@ -41,9 +43,12 @@ async fn relay_post_once(relay: &PushRelay, path: &str, body: &Value) -> worker:
     Ok(RelayAnswer { status, body })
 }
 
-/// POSTs to the relay, retrying network errors and 5xx answers.
+/// POSTs to the relay, retrying network errors and 5xx answers after a short, growing pause.
 async fn relay_post(relay: &PushRelay, path: &str, body: &Value) -> ApiResult<RelayAnswer> {
     for attempt in 1..=RELAY_ATTEMPTS {
+        if attempt > 1 {
+            worker::Delay::from(std::time::Duration::from_millis(RETRY_PAUSE_MS * (attempt as u64 - 1))).await;
+        }
         match relay_post_once(relay, path, body).await {
             Ok(answer) if answer.status < 500 => return Ok(answer),
             Ok(answer) => worker::console_warn!("push relay {path}: HTTP {} (attempt {attempt})", answer.status),

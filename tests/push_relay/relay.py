@@ -9,6 +9,7 @@ tests need it. Prints its port on the first line of stdout, then serves until ki
   unknown token.
 - POST /api/v1/remotes/push/e2ee/notify: push_requests name devices by token_id;
   delete_token_ids lists unknown ones.
+  A push request with push_key_id 4294967295 makes the relay answer 503 (to test retries).
 - GET /log: every POST received, with the JSON answered.
 """
 import base64
@@ -41,6 +42,8 @@ def handle(path, body, auth):
             return 400, {"result": "error", "code": "INVALID_REMOTE_PUSH_DEVICE_TOKEN", "msg": "Device not recognized by the push bouncer"}
         return 200, {"result": "success", "msg": ""}
     if path == "/api/v1/remotes/push/e2ee/notify":
+        if any(r["payload"]["push_key_id"] == 4294967295 for r in body["push_requests"]):
+            return 503, {"result": "error", "code": "BAD_REQUEST", "msg": "Try again later"}
         unknown = [r["token_id"] for r in body["push_requests"] if r["token_id"] not in devices]
         sent = len(body["push_requests"]) - len(unknown)
         return 200, {"result": "success", "msg": "", "android_successfully_sent_count": sent,
