@@ -405,3 +405,14 @@ fn a_failing_relay_does_not_fail_sending_and_is_retried() {
         std::thread::sleep(Duration::from_millis(200));
     }
 }
+
+#[test]
+fn legacy_registration_needs_a_token_and_apns_an_appid() {
+    let cordelia = Client::dev("cordelia@zulip.com");
+    cordelia.post("/users/me/android_gcm_reg_id", &[("token", "")]).bad_request("BAD_REQUEST", "Empty or invalid length token");
+    cordelia
+        .post("/users/me/apns_device_token", &[("token", &unique("apns"))])
+        .bad_request("REQUEST_VARIABLE_MISSING", "Missing 'appid' argument");
+    let body = cordelia.post("/users/me/android_gcm_reg_id", &[("token", &unique("fcm"))]).success();
+    assert_matches_openapi("post", "/users/me/android_gcm_reg_id", &body);
+}
