@@ -18,17 +18,32 @@ wrangler=node_modules/.bin/wrangler
 "$wrangler" d1 migrations apply DB --local --persist-to "$state" >"$state/migrate.log" 2>&1 \
   || { cat "$state/migrate.log"; exit 1; }
 
+# The push relay test double (tests/push_relay/relay.py) on loopback, unless PUSH_RELAY=off
+# (the server then runs with push notifications off). Its URL goes to the server as
+# PUSH_RELAY_URL and to the command as PUSH_RELAY_URL.
+relay_vars=()
+relay_pid=
+if [[ "${PUSH_RELAY:-on}" != off ]]; then
+  python3 -u tests/push_relay/relay.py >"$state/relay.port" 2>"$state/relay.log" &
+  relay_pid=$!
+  for _ in $(seq 1 50); do [[ -s "$state/relay.port" ]] && break; sleep 0.1; done
+  export PUSH_RELAY_URL="http://127.0.0.1:$(head -n1 "$state/relay.port")"
+  relay_vars=(--var PUSH_RELAY_URL:"$PUSH_RELAY_URL" --var ZULIP_ORG_ID:test-server --var ZULIP_ORG_KEY:test-key)
+fi
+
 # Its own session, so that stopping it by PID also stops workerd, its child.
 setsid "$wrangler" dev --ip 127.0.0.1 --port "$port" --persist-to "$state" \
   --log-level "$log_level" --show-interactive-dev-session=false \
   --var EVENT_QUEUE_IDLE_TIMEOUT_SECS:"${EVENT_QUEUE_IDLE_TIMEOUT_SECS:-6}" \
   --var EVENT_QUEUE_HEARTBEAT_SECS:"${EVENT_QUEUE_HEARTBEAT_SECS:-3}" \
+  ${relay_vars[@]+"${relay_vars[@]}"} \
   >"$log" 2>&1 &
 server_pid=$!
 
 stop_server() {
   kill -TERM -- "-$server_pid" 2>/dev/null || true
   wait "$server_pid" 2>/dev/null || true
+  if [[ -n "$relay_pid" ]]; then kill "$relay_pid" 2>/dev/null || true; wait "$relay_pid" 2>/dev/null || true; fi
   rm -rf "$state"
 }
 trap stop_server EXIT

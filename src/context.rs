@@ -36,6 +36,8 @@ pub struct RequestContext {
     realm: RefCell<Option<RealmRow>>,
     /// The rate limit this request was counted against, for the `X-RateLimit-*` headers.
     rate_limit: RefCell<Option<RateLimitDecision>>,
+    /// The runtime's context, for work that continues after the response.
+    pub worker: Option<worker::Context>,
 }
 
 impl RequestContext {
@@ -87,6 +89,7 @@ impl RequestContext {
             realm_string_id,
             realm: RefCell::new(None),
             rate_limit: RefCell::new(None),
+            worker: None,
         })
     }
 
@@ -98,6 +101,14 @@ impl RequestContext {
         let realm = crate::db::realms::by_string_id(&self.db, &self.realm_string_id).await?.ok_or_else(ApiError::nonexistent_subdomain)?;
         self.remember_realm(realm.clone());
         Ok(realm)
+    }
+
+    /// Runs `work` after the response is sent (`wait_until`); inline when there is no
+    /// runtime context (unit tests).
+    pub fn defer(&self, work: impl std::future::Future<Output = ()> + 'static) {
+        if let Some(worker) = &self.worker {
+            worker.wait_until(work);
+        }
     }
 
     pub fn remember_realm(&self, realm: RealmRow) {

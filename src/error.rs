@@ -26,6 +26,9 @@ pub enum ErrorCode {
     BadEventQueueId,
     CannotDeactivateLastUser,
     RateLimitHit,
+    PushServiceNotConfigured,
+    InvalidPushDeviceToken,
+    InvalidRemotePushDeviceToken,
     InternalServerError,
 }
 
@@ -48,6 +51,9 @@ impl ErrorCode {
             ErrorCode::MoveMessagesTimeLimitExceeded => "MOVE_MESSAGES_TIME_LIMIT_EXCEEDED",
             ErrorCode::BadEventQueueId => "BAD_EVENT_QUEUE_ID",
             ErrorCode::CannotDeactivateLastUser => "CANNOT_DEACTIVATE_LAST_USER",
+            ErrorCode::PushServiceNotConfigured => "PUSH_SERVICE_NOT_CONFIGURED",
+            ErrorCode::InvalidPushDeviceToken => "INVALID_PUSH_DEVICE_TOKEN",
+            ErrorCode::InvalidRemotePushDeviceToken => "INVALID_REMOTE_PUSH_DEVICE_TOKEN",
             ErrorCode::InternalServerError => "INTERNAL_SERVER_ERROR",
         }
     }
@@ -242,6 +248,23 @@ impl ApiError {
 
     /// A failure inside the runtime (D1, Durable Objects, JS). The detail is logged by the
     /// caller of `internal`, never sent: clients only learn that the server failed.
+    pub fn push_service_not_configured() -> Self {
+        Self::new(ErrorCode::PushServiceNotConfigured, "Server is not configured to use push notification service.")
+    }
+
+    pub fn invalid_push_device_token() -> Self {
+        Self::new(ErrorCode::InvalidPushDeviceToken, "Device not recognized")
+    }
+
+    pub fn invalid_remote_push_device_token() -> Self {
+        Self::new(ErrorCode::InvalidRemotePushDeviceToken, "Device not recognized by the push bouncer")
+    }
+
+    /// The push relay could not be reached or failed (Zulip's PushNotificationBouncerRetryLaterError).
+    pub fn push_relay_unavailable() -> Self {
+        Self::new(ErrorCode::InternalServerError, "Network error connecting to push notifications service").with_status(502)
+    }
+
     pub fn internal(detail: impl std::fmt::Display) -> Self {
         worker::console_error!("internal error: {detail}");
         Self::new(ErrorCode::InternalServerError, "Internal server error").with_status(500)

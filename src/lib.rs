@@ -34,6 +34,6 @@ pub use team_chat_durable_objects::{EventQueueShard, RateLimiter, RealmHub};
 use worker::{event, Context, Env, Request, Response, Result};
 
 #[event(fetch)]
-async fn fetch(req: Request, env: Env, _ctx: Context) -> Result<Response> {
-    Ok(routes::handle(req, env).await)
+async fn fetch(req: Request, env: Env, ctx: Context) -> Result<Response> {
+    Ok(routes::handle(req, env, ctx).await)
 }

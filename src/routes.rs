@@ -1,12 +1,12 @@
 //! The route table: method + path under `/api/v1` -> handler. Every route of the API is
 //! declared here and nowhere else; anything else answers a JSON 404.
 
-use worker::{Env, Method, Request, Response};
+use worker::{Context, Env, Method, Request, Response};
 
 use crate::api::{
     alert_words, bot_storage, bots, channels, dev, dev_bench, drafts, events, jwt_login, login, message_edit, message_flags, messages,
-    muted_users, presence, profile_fields, reactions, read_state, realm, scheduled_messages, server, server_admin, subscription_properties,
-    typing, user_groups, user_status, users,
+    muted_users, presence, profile_fields, push, reactions, read_state, realm, scheduled_messages, server, server_admin,
+    subscription_properties, typing, user_groups, user_status, users,
 };
 use crate::context::RequestContext;
 use crate::error::{ApiError, ApiResult};
@@ -20,7 +20,7 @@ pub const EMOJI_DATA_PATH: &str = "/static/generated/emoji/emoji_api.json";
 /// method is checked before it is converted.
 const METHODS: [&str; 6] = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"];
 
-pub async fn handle(req: Request, env: Env) -> Response {
+pub async fn handle(req: Request, env: Env, worker: Context) -> Response {
     let path = req.path();
     let raw_method = req.inner().method().to_ascii_uppercase();
     if path == EMOJI_DATA_PATH && raw_method == "GET" {
@@ -31,14 +31,15 @@ pub async fn handle(req: Request, env: Env) -> Response {
         None => Err(ApiError::not_found()),
         Some(rest) => {
             let segments: Vec<String> = rest.trim_end_matches('/').split('/').map(crate::params::percent_decode_path).collect();
-            handle_api(req, env, segments).await
+            handle_api(req, env, worker, segments).await
         }
     };
     result.unwrap_or_else(|err| error_response(&err))
 }
 
-async fn handle_api(req: Request, env: Env, segments: Vec<String>) -> ApiResult<Response> {
-    let ctx = RequestContext::from_request(req, env).await?;
+async fn handle_api(req: Request, env: Env, worker: Context, segments: Vec<String>) -> ApiResult<Response> {
+    let mut ctx = RequestContext::from_request(req, env).await?;
+    ctx.worker = Some(worker);
     if ctx.settings.development {
         crate::dev_seed::ensure_seeded(&ctx.db, &ctx.settings.default_realm).await?;
     }
@@ -186,6 +187,12 @@ async fn dispatch(ctx: &RequestContext, path: &[&str]) -> ApiResult<Reply> {
         (Post, ["drafts"]) => drafts::create_drafts(ctx).await,
         (Patch, ["drafts", id]) => drafts::edit_draft(ctx, id).await,
         (Delete, ["drafts", id]) => drafts::delete_draft(ctx, id).await,
+
+        // Mobile push
+        (Post, ["mobile_push", "register"]) => push::register_push_device(ctx).await,
+        (Post, ["mobile_push", "test_notification"]) => push::send_test_notification(ctx).await,
+        (Post, ["users", "me", "apns_device_token"]) => push::add_apns_device_token(ctx).await,
+        (Post, ["users", "me", "android_gcm_reg_id"]) => push::add_android_reg_id(ctx).await,
 
         // Organization settings
         (Patch, ["realm"]) => realm::update_realm(ctx).await,

@@ -18,11 +18,22 @@ pub struct Settings {
     pub root_domain: String,
     /// The organization reached at the root domain, `localhost` and IP addresses.
     pub default_realm: String,
+    /// The push relay (Zulip's push bouncer); none: push notifications are off.
+    pub push_relay: Option<PushRelay>,
+}
+
+/// `PUSH_RELAY_URL` with the credentials of Zulip's bouncer protocol: this server's
+/// `ZULIP_ORG_ID` and `ZULIP_ORG_KEY` (a secret), sent as HTTP basic auth.
+#[derive(Debug, Clone)]
+pub struct PushRelay {
+    pub url: String,
+    pub org_id: String,
+    pub org_key: String,
 }
 
 impl Default for Settings {
     fn default() -> Self {
-        Settings { development: false, root_domain: "localhost".into(), default_realm: "zulip".into() }
+        Settings { development: false, root_domain: "localhost".into(), default_realm: "zulip".into(), push_relay: None }
     }
 }
 
@@ -34,6 +45,16 @@ impl Settings {
             development: var("DEVELOPMENT").as_deref() == Some("true"),
             root_domain: var("ROOT_DOMAIN").unwrap_or(defaults.root_domain),
             default_realm: var("DEFAULT_REALM").unwrap_or(defaults.default_realm),
+            push_relay: match (
+                var("PUSH_RELAY_URL"),
+                var("ZULIP_ORG_ID"),
+                env.secret("ZULIP_ORG_KEY").ok().map(|v| v.to_string()).or_else(|| var("ZULIP_ORG_KEY")),
+            ) {
+                (Some(url), Some(org_id), Some(org_key)) if !url.is_empty() => {
+                    Some(PushRelay { url: url.trim_end_matches('/').to_string(), org_id, org_key })
+                }
+                _ => None,
+            },
         }
     }
 }

@@ -15,6 +15,7 @@ pub mod muted_users;
 pub mod organizations;
 pub mod presence;
 pub mod profile_fields;
+pub mod push;
 pub mod reactions;
 pub mod read_state;
 pub mod scheduled_messages;

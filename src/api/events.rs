@@ -98,6 +98,7 @@ pub async fn register(ctx: &RequestContext) -> ApiResult<Reply> {
         realm_host: &realm_host,
         base_url: &ctx.base_url,
         longpoll_timeout_secs: longpoll_timeout_secs(ctx),
+        push_notifications_enabled: ctx.settings.push_relay.is_some(),
     };
     // `fetch_event_types=[]`: a queue without initial state (no state query at all).
     let mut fields = if fetch.as_ref().is_some_and(Vec::is_empty) {

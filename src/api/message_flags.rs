@@ -14,13 +14,18 @@ use crate::response::Reply;
 /// # `POST /messages/flags`
 /// Any user: `op` (`add`/`remove`) the `flag` (`read`, `starred`, `collapsed`) on
 /// `messages` (JSON list of ids the caller may see). Answers `messages`: the ids changed;
-/// when marking unread, also `ignored_because_not_subscribed_channels`.
+/// when marking unread, also `ignored_because_not_subscribed_channels`. Marking read
+/// removes the messages' notifications from the user's phones.
 pub async fn update_message_flags(ctx: &RequestContext) -> ApiResult<Reply> {
     let me = ctx.user().await?;
     let messages: Vec<i64> = ctx.params.required_json_as("messages", "a list of integers")?;
     let op = ctx.params.required_str("op")?;
     let flag = ctx.params.required_str("flag")?;
     let update = do_update_message_flags(&ctx.db, &ctx.env, &me, &op, &flag, &messages).await?;
+    if flag == "read" && op == "add" {
+        // Read on one device: the notifications shown on the others go away.
+        crate::actions::push::schedule_notification_removal(ctx, Some(me.id), &update.messages).await;
+    }
     let mut body = json!({ "messages": update.messages });
     if let Some(ignored) = update.ignored_because_not_subscribed_channels {
         body["ignored_because_not_subscribed_channels"] = json!(ignored);

@@ -17,6 +17,7 @@ pub mod messages;
 pub mod muted_users;
 pub mod presence;
 pub mod profile_fields;
+pub mod push;
 pub mod reactions;
 pub mod read_state;
 pub mod realm;

@@ -32,7 +32,7 @@ pub async fn get_server_settings(ctx: &RequestContext) -> ApiResult<Reply> {
         "zulip_feature_level": ZULIP_FEATURE_LEVEL,
         "zulip_version": ZULIP_VERSION,
         "zulip_merge_base": ZULIP_MERGE_BASE,
-        "push_notifications_enabled": false,
+        "push_notifications_enabled": ctx.settings.push_relay.is_some(),
         "is_incompatible": false,
         "email_auth_enabled": true,
         "require_email_format_usernames": true,

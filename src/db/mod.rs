@@ -17,6 +17,7 @@ pub mod muted_users;
 pub mod organizations;
 pub mod presence;
 pub mod profile_fields;
+pub mod push_devices;
 pub mod realm_settings;
 pub mod realms;
 pub mod register_state;

@@ -11,6 +11,7 @@ pub mod narrow;
 pub mod organizations;
 pub mod presence;
 pub mod profile_fields;
+pub mod push;
 pub mod realm_settings;
 pub mod register_state;
 pub mod rendering;

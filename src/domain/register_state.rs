@@ -56,6 +56,8 @@ pub struct StateRequest<'a> {
     pub realm_host: &'a str,
     pub base_url: &'a str,
     pub longpoll_timeout_secs: i64,
+    /// A push relay is configured.
+    pub push_notifications_enabled: bool,
 }
 
 impl StateRequest<'_> {
@@ -486,7 +488,7 @@ fn realm_state(
         "realm_is_zephyr_mirror_realm": false,
         "realm_email_auth_enabled": true,
         "realm_password_auth_enabled": true,
-        "realm_push_notifications_enabled": false,
+        "realm_push_notifications_enabled": req.push_notifications_enabled,
         "realm_push_notifications_enabled_end_timestamp": null,
         "realm_upload_quota_mib": null,
         "realm_org_type": 0,

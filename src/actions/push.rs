@@ -1,0 +1,370 @@
+//! Mobile push: device registrations (E2EE and legacy), forwarded to the push relay
+//! (Zulip's bouncer protocol), and the notifications sent through it.
+//!
+//! Notifications for new messages are sent after the response, through the Workers
+//! runtime's `wait_until` (`RequestContext::defer`), so the relay never slows down or
+//! fails `POST /messages`; relay errors are retried a few times.
+
+use base64::engine::general_purpose::STANDARD;
+use base64::Engine;
+use serde_json::{json, Value};
+use worker::{D1Database, Fetch, Headers, Method, Request, RequestInit};
+
+use crate::context::RequestContext;
+use crate::db::batch::Batch;
+use crate::db::push_devices::{self as q, PushDeviceRow};
+use crate::db::users::UserRow;
+use crate::db::{self, now};
+use crate::domain::push::{self, PayloadBase, RawRegistration};
+use crate::error::{ApiError, ApiResult};
+use crate::settings::PushRelay;
+
+/// Attempts per relay request (network errors and 5xx answers are retried).
+const RELAY_ATTEMPTS: usize = 3;
+/// Pause before the second attempt; the third waits twice as long.
+const RETRY_PAUSE_MS: u64 = 200;
+
+/// The relay's answer: HTTP status and JSON body.
+struct RelayAnswer {
+    status: u16,
+    body: Value,
+}
+
+async fn relay_post_once(relay: &PushRelay, path: &str, body: &Value) -> worker::Result<RelayAnswer> {
+    let headers = Headers::new();
+    headers.set("Content-Type", "application/json")?;
+    headers.set("Authorization", &format!("Basic {}", STANDARD.encode(format!("{}:{}", relay.org_id, relay.org_key))))?;
+    let mut init = RequestInit::new();
+    init.with_method(Method::Post).with_headers(headers).with_body(Some(body.to_string().into()));
+    let req = Request::new_with_init(&format!("{}/api/v1/{}", relay.url, path), &init)?;
+    let mut resp = Fetch::Request(req).send().await?;
+    let status = resp.status_code();
+    let body = resp.json::<Value>().await.unwrap_or(Value::Null);
+    Ok(RelayAnswer { status, body })
+}
+
+/// POSTs to the relay, retrying network errors and 5xx answers after a short, growing pause.
+async fn relay_post(relay: &PushRelay, path: &str, body: &Value) -> ApiResult<RelayAnswer> {
+    for attempt in 1..=RELAY_ATTEMPTS {
+        if attempt > 1 {
+            worker::Delay::from(std::time::Duration::from_millis(RETRY_PAUSE_MS * (attempt as u64 - 1))).await;
+        }
+        match relay_post_once(relay, path, body).await {
+            Ok(answer) if answer.status < 500 => return Ok(answer),
+            Ok(answer) => worker::console_warn!("push relay {path}: HTTP {} (attempt {attempt})", answer.status),
+            Err(err) => worker::console_warn!("push relay {path}: {err} (attempt {attempt})"),
+        }
+    }
+    Err(ApiError::push_relay_unavailable())
+}
+
+fn relay_of(ctx: &RequestContext) -> ApiResult<&PushRelay> {
+    ctx.settings.push_relay.as_ref().ok_or_else(ApiError::push_service_not_configured)
+}
+
+/// Registers, or rotates the key or token of, one of the user's E2EE push devices; then
+/// removes the user's legacy registrations of the same token, here and at the relay.
+pub async fn register_push_device(ctx: &RequestContext, user: &UserRow, raw: RawRegistration) -> ApiResult<()> {
+    let relay = relay_of(ctx)?;
+    let mut batch = Batch::new();
+    let device_slot = batch.add::<PushDeviceRow>(q::device_stmt(&ctx.db, user.id, raw.device_id)?);
+    let legacy_slot = batch.add::<q::LegacyTokenRow>(q::legacy_tokens_stmt(&ctx.db, user.id)?);
+    let results = batch.run(&ctx.db).await?;
+    let existing = results.first(device_slot)?;
+    let legacy = results.rows(legacy_slot)?;
+    let reg = push::validate_registration(raw, existing.is_some())?;
+    let realm = ctx.realm().await?;
+
+    if let Some(token) = &reg.token {
+        let body = json!({
+            "realm_uuid": realm.string_id,
+            "token_id": token.token_id,
+            "token_kind": token.token_kind,
+            "bouncer_public_key": token.bouncer_public_key,
+            "encrypted_push_registration": token.encrypted_push_registration,
+        });
+        let answer = relay_post(relay, "remotes/push/e2ee/register", &body).await?;
+        if answer.status != 200 {
+            let msg = answer.body["msg"].as_str().unwrap_or("The push relay rejected the registration").to_string();
+            return Err(ApiError::bad_request(msg));
+        }
+    }
+
+    let token_id = reg.token.as_ref().map(|t| t.token_id.clone()).or(existing.as_ref().map(|d| d.token_id.clone()));
+    let matching: Vec<&q::LegacyTokenRow> = legacy.iter().filter(|l| Some(push::token_id_of(&l.token)) == token_id).collect();
+
+    let t = now();
+    let mut stmts = Vec::new();
+    match (&existing, &reg.push_key, &reg.token) {
+        (None, Some((key_id, key)), Some(token)) => stmts.push(q::insert_stmt(&ctx.db, user.id, reg.device_id, *key_id, key, token, t)?),
+        (Some(_), key, token) => {
+            if let Some((key_id, key)) = key {
+                stmts.push(q::update_key_stmt(&ctx.db, user.id, reg.device_id, *key_id, key, t)?);
+            }
+            if let Some(token) = token {
+                stmts.push(q::update_token_stmt(&ctx.db, user.id, reg.device_id, token, t)?);
+            }
+        }
+        _ => return Err(ApiError::internal("unvalidated registration")),
+    }
+    if !matching.is_empty() {
+        let ids: Vec<i64> = matching.iter().map(|l| l.id).collect();
+        stmts.push(q::delete_legacy_stmt(&ctx.db, user.id, &json!(ids).to_string())?);
+    }
+    crate::db::run_batch(&ctx.db, stmts).await?;
+
+    // Removal at the relay is best effort, after the response: the local removal stands
+    // either way, as Zulip's does.
+    let unregister: Vec<Value> = matching
+        .iter()
+        .map(|l| json!({"user_id": user.id, "realm_uuid": realm.string_id, "token": l.token, "token_kind": l.kind}))
+        .collect();
+    if !unregister.is_empty() {
+        let relay = relay.clone();
+        ctx.defer(async move {
+            for body in unregister {
+                if let Err(err) = relay_post(&relay, "remotes/push/unregister", &body).await {
+                    worker::console_warn!("push relay unregister failed: {}", err.msg);
+                }
+            }
+        });
+    }
+    Ok(())
+}
+
+/// Adds a legacy (unencrypted) provider-token registration, as Zulip's
+/// `/users/me/apns_device_token` and `/users/me/android_gcm_reg_id` do.
+pub async fn add_legacy_token(ctx: &RequestContext, user: &UserRow, kind: &str, token: &str, ios_app_id: Option<&str>) -> ApiResult<()> {
+    let relay = relay_of(ctx)?;
+    let realm = ctx.realm().await?;
+    let body = json!({"user_id": user.id, "realm_uuid": realm.string_id, "token": token, "token_kind": kind, "ios_app_id": ios_app_id});
+    let answer = relay_post(relay, "remotes/push/register", &body).await?;
+    if answer.status != 200 {
+        return Err(ApiError::bad_request(answer.body["msg"].as_str().unwrap_or("The push relay rejected the token").to_string()));
+    }
+    q::insert_legacy_stmt(&ctx.db, user.id, kind, token, ios_app_id, now())?.run().await?;
+    Ok(())
+}
+
+/// How urgently the providers should deliver a notification.
+#[derive(Clone, Copy, PartialEq)]
+enum Priority {
+    /// A new message or a test: shown to the user.
+    High,
+    /// A removal: handled in the background.
+    Normal,
+}
+
+/// One push request of Zulip's bouncer API: the device by `token_id`, the provider's
+/// delivery options, and the payload encrypted with the device's push key.
+fn push_request(device: &PushDeviceRow, payload: &Value, priority: Priority) -> ApiResult<Value> {
+    let encrypted = json!({"push_key_id": device.push_key_id, "encrypted_data": push::encrypt_payload(&device.push_key, payload)?});
+    let high = priority == Priority::High;
+    Ok(if device.token_kind == "apns" {
+        let headers = json!({"apns_priority": if high { 10 } else { 5 }, "apns_push_type": if high { "alert" } else { "background" }});
+        json!({"token_id": device.token_id, "http_headers": headers, "payload": encrypted})
+    } else {
+        json!({"token_id": device.token_id, "fcm_priority": if high { "high" } else { "normal" }, "payload": encrypted})
+    })
+}
+
+/// Encrypted notifications to E2EE devices, one relay request; returns the relay's
+/// `delete_token_ids` (devices it does not know, or whose token expired).
+async fn notify_devices(
+    relay: &PushRelay,
+    realm_uuid: &str,
+    devices: &[(PushDeviceRow, Value)],
+    priority: Priority,
+) -> ApiResult<Vec<String>> {
+    let push_requests = devices.iter().map(|(device, payload)| push_request(device, payload, priority)).collect::<ApiResult<Vec<_>>>()?;
+    if push_requests.is_empty() {
+        return Ok(Vec::new());
+    }
+    let answer = relay_post(relay, "remotes/push/e2ee/notify", &json!({"realm_uuid": realm_uuid, "push_requests": push_requests})).await?;
+    if answer.status != 200 {
+        return Err(ApiError::push_relay_unavailable());
+    }
+    Ok(answer.body["delete_token_ids"]
+        .as_array()
+        .map(|a| a.iter().filter_map(|t| t.as_str().map(String::from)).collect())
+        .unwrap_or_default())
+}
+
+/// The test notification (`event: "test"`): with `token`, to that legacy registration;
+/// otherwise to every registration of the user, legacy and E2EE.
+pub async fn send_test_notification(ctx: &RequestContext, user: &UserRow, token: Option<&str>) -> ApiResult<()> {
+    let relay = relay_of(ctx)?;
+    let realm = ctx.realm().await?;
+    let mut batch = Batch::new();
+    let legacy_slot = batch.add::<q::LegacyTokenRow>(q::legacy_tokens_stmt(&ctx.db, user.id)?);
+    let devices_slot = batch.add::<PushDeviceRow>(q::user_devices_stmt(&ctx.db, user.id)?);
+    let results = batch.run(&ctx.db).await?;
+    let legacy = results.rows(legacy_slot)?;
+    let targets: Vec<&q::LegacyTokenRow> = match token {
+        Some(token) => {
+            let found: Vec<_> = legacy.iter().filter(|l| l.token == token).collect();
+            if found.is_empty() {
+                return Err(ApiError::invalid_push_device_token());
+            }
+            found
+        }
+        None => legacy.iter().collect(),
+    };
+    let base = PayloadBase { realm_url: &ctx.base_url, realm_name: &realm.name, user_id: user.id };
+    let payload = push::test_payload(&base, now());
+    for l in &targets {
+        let body = json!({
+            "user_id": user.id, "realm_uuid": realm.string_id, "token": l.token, "token_kind": l.kind, "base_payload": payload,
+        });
+        let answer = relay_post(relay, "remotes/push/test_notification", &body).await?;
+        if answer.status != 200 {
+            return Err(match answer.body["code"].as_str() {
+                Some("INVALID_REMOTE_PUSH_DEVICE_TOKEN") => ApiError::invalid_remote_push_device_token(),
+                _ => ApiError::push_relay_unavailable(),
+            });
+        }
+    }
+    if token.is_none() {
+        let devices = results.rows(devices_slot)?;
+        let with_payload: Vec<(PushDeviceRow, Value)> = devices.into_iter().map(|d| (d, payload.clone())).collect();
+        let unknown = notify_devices(relay, &realm.string_id, &with_payload, Priority::High).await?;
+        if !unknown.is_empty() && unknown.len() == with_payload.len() && targets.is_empty() {
+            return Err(ApiError::invalid_remote_push_device_token());
+        }
+    }
+    Ok(())
+}
+
+/// Everything a background notification needs, owned (it outlives the request).
+pub struct MessageNoticeJob {
+    pub db: D1Database,
+    pub relay: PushRelay,
+    pub realm_uuid: String,
+    pub realm_url: String,
+    pub realm_name: String,
+    pub sender: UserRow,
+    pub message_id: i64,
+}
+
+/// Queues the push notifications of a message just sent, to run after the response;
+/// nothing when push is off.
+pub async fn schedule_message_notifications(ctx: &RequestContext, sender: &UserRow, message_id: i64) {
+    let Some(relay) = ctx.settings.push_relay.clone() else { return };
+    let Ok(realm) = ctx.realm().await else { return };
+    let Ok(db) = ctx.env.d1("DB") else { return };
+    ctx.defer(notify_new_message(MessageNoticeJob {
+        db,
+        relay,
+        realm_uuid: realm.string_id,
+        realm_url: ctx.base_url.clone(),
+        realm_name: realm.name,
+        sender: sender.clone(),
+        message_id,
+    }));
+}
+
+/// Notifies the recipients of a new message on their E2EE devices: direct-message
+/// recipients and mentioned users, who have not read it. Runs after the response.
+pub async fn notify_new_message(job: MessageNoticeJob) {
+    if let Err(err) = try_notify_new_message(&job).await {
+        worker::console_error!("push notification for message {} failed: {}", job.message_id, err.msg);
+    }
+}
+
+async fn try_notify_new_message(job: &MessageNoticeJob) -> ApiResult<()> {
+    let recipients: Vec<q::NotifiableRecipient> = db::all(q::notifiable_recipients_stmt(&job.db, job.message_id, job.sender.id)?).await?;
+    if recipients.is_empty() {
+        return Ok(());
+    }
+    let Some(message) = db::first::<q::NoticeMessage>(q::notice_message_stmt(&job.db, job.message_id)?).await? else {
+        return Ok(());
+    };
+    let ids: Vec<i64> = recipients.iter().map(|r| r.user_id).collect();
+    let devices: Vec<PushDeviceRow> = db::all(q::devices_of_users_stmt(&job.db, &json!(ids).to_string())?).await?;
+    let avatar = crate::domain::users::avatar_url(&job.sender);
+    let channel_name = message.channel_name.clone().unwrap_or_default();
+    let notice = push::MessageNotice {
+        message_id: message.id,
+        time: message.date_sent,
+        sender_id: job.sender.id,
+        sender_full_name: &job.sender.full_name,
+        sender_avatar_url: &avatar,
+        content: &message.content,
+        channel: message.channel_id.map(|id| (id, channel_name.as_str(), message.topic.as_str())),
+        recipient_user_ids: None,
+    };
+    let with_payload: Vec<(PushDeviceRow, Value)> = devices
+        .into_iter()
+        .map(|d| {
+            let base = PayloadBase { realm_url: &job.realm_url, realm_name: &job.realm_name, user_id: d.user_id };
+            let payload = push::message_payload(&base, &notice);
+            (d, payload)
+        })
+        .collect();
+    notify_devices(&job.relay, &job.realm_uuid, &with_payload, Priority::High).await?;
+    q::insert_notified_stmt(&job.db, &json!(ids).to_string(), message.id)?.run().await?;
+    Ok(())
+}
+
+/// Where a background removal goes.
+pub struct RemovalJob {
+    pub db: D1Database,
+    pub relay: PushRelay,
+    pub realm_uuid: String,
+    pub realm_url: String,
+    pub realm_name: String,
+    /// One user's (messages read) or everyone's (messages deleted) notifications.
+    pub user_id: Option<i64>,
+    pub message_ids: Vec<i64>,
+}
+
+/// Queues, after the response, the removal of the shown notifications of these messages:
+/// the user's when they read them, everyone's (`user_id` none) when they are deleted.
+pub async fn schedule_notification_removal(ctx: &RequestContext, user_id: Option<i64>, message_ids: &[i64]) {
+    let Some(relay) = ctx.settings.push_relay.clone() else { return };
+    if message_ids.is_empty() {
+        return;
+    }
+    let Ok(realm) = ctx.realm().await else { return };
+    let Ok(db) = ctx.env.d1("DB") else { return };
+    ctx.defer(remove_notifications(RemovalJob {
+        db,
+        relay,
+        realm_uuid: realm.string_id,
+        realm_url: ctx.base_url.clone(),
+        realm_name: realm.name,
+        user_id,
+        message_ids: message_ids.to_vec(),
+    }));
+}
+
+async fn remove_notifications(job: RemovalJob) {
+    if let Err(err) = try_remove_notifications(&job).await {
+        worker::console_error!("push notification removal failed: {}", err.msg);
+    }
+}
+
+async fn try_remove_notifications(job: &RemovalJob) -> ApiResult<()> {
+    let ids_json = json!(job.message_ids).to_string();
+    let shown: Vec<q::NotifiedRow> = db::all(q::notified_stmt(&job.db, job.user_id, &ids_json)?).await?;
+    if shown.is_empty() {
+        return Ok(());
+    }
+    q::delete_notified_stmt(&job.db, job.user_id, &ids_json)?.run().await?;
+    let mut by_user: std::collections::BTreeMap<i64, Vec<i64>> = Default::default();
+    for row in shown {
+        by_user.entry(row.user_id).or_default().push(row.message_id);
+    }
+    let users: Vec<i64> = by_user.keys().copied().collect();
+    let devices: Vec<PushDeviceRow> = db::all(q::devices_of_users_stmt(&job.db, &json!(users).to_string())?).await?;
+    let with_payload: Vec<(PushDeviceRow, Value)> = devices
+        .into_iter()
+        .map(|d| {
+            let base = PayloadBase { realm_url: &job.realm_url, realm_name: &job.realm_name, user_id: d.user_id };
+            let payload = push::remove_payload(&base, &by_user[&d.user_id]);
+            (d, payload)
+        })
+        .collect();
+    notify_devices(&job.relay, &job.realm_uuid, &with_payload, Priority::Normal).await?;
+    Ok(())
+}

@@ -1,0 +1,418 @@
+//! Mobile push against a server whose relay is the test double `tests/push_relay/relay.py`
+//! (its URL in PUSH_RELAY_URL): registration, rotation, legacy removal, notifications.
+
+mod chat;
+mod common;
+
+use std::time::{Duration, Instant};
+
+use base64::engine::general_purpose::STANDARD;
+use base64::Engine;
+use common::{assert_matches_openapi, unique, Client};
+use crypto_secretbox::aead::{Aead, KeyInit};
+use crypto_secretbox::{Key, Nonce, XSalsa20Poly1305};
+use serde_json::Value;
+use sha2::{Digest, Sha256};
+
+fn relay_log() -> Vec<Value> {
+    let url = std::env::var("PUSH_RELAY_URL").expect("PUSH_RELAY_URL is not set: run with scripts/with-test-server.sh");
+    ureq::get(&format!("{url}/log")).call().unwrap().into_json::<Vec<Value>>().unwrap()
+}
+
+/// Waits for relay requests matching `pred` (notifications are sent after the response).
+fn wait_for_relay(pred: impl Fn(&Value) -> bool) -> Vec<Value> {
+    let start = Instant::now();
+    loop {
+        let found: Vec<Value> = relay_log().into_iter().filter(|e| pred(e)).collect();
+        if !found.is_empty() || start.elapsed() > Duration::from_secs(15) {
+            return found;
+        }
+        std::thread::sleep(Duration::from_millis(200));
+    }
+}
+
+fn token_id_of(token: &str) -> String {
+    STANDARD.encode(&Sha256::digest(token.as_bytes())[..8])
+}
+
+/// A device's secret key and its `push_key` parameter.
+fn new_key(seed: u8) -> ([u8; 32], String) {
+    let mut key = [seed; 32];
+    key[..8].copy_from_slice(&(common::unique("k").len() as u64 ^ std::process::id() as u64).to_le_bytes());
+    let mut wire = vec![0x31u8];
+    wire.extend_from_slice(&key);
+    (key, STANDARD.encode(wire))
+}
+
+fn device_id() -> String {
+    (std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_nanos() % 1_000_000_000_000).to_string()
+}
+
+struct Device {
+    device_id: String,
+    key: [u8; 32],
+    push_key: String,
+    token: String,
+}
+
+fn full_params(d: &Device) -> Vec<(&'static str, String)> {
+    vec![
+        ("device_id", d.device_id.clone()),
+        ("push_key_id", "17".into()),
+        ("push_key", d.push_key.clone()),
+        ("token_kind", "fcm".into()),
+        ("token_id", token_id_of(&d.token)),
+        ("bouncer_public_key", STANDARD.encode(b"relay public key")),
+        ("encrypted_push_registration", STANDARD.encode(format!("sealed {}", d.token))),
+    ]
+}
+
+fn post(client: &Client, path: &str, params: &[(&str, String)]) -> common::Resp {
+    let form: Vec<(&str, &str)> = params.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    client.post(path, &form)
+}
+
+fn register(client: &Client) -> Device {
+    let (key, push_key) = new_key(3);
+    let d = Device { device_id: device_id(), key, push_key, token: unique("fcm-token") };
+    let body = post(client, "/mobile_push/register", &full_params(&d)).success();
+    assert_matches_openapi("post", "/mobile_push/register", &body);
+    d
+}
+
+/// The device's name at the relay (its `token_id`), once its registration reached the relay.
+fn relay_device_id(token: &str) -> String {
+    let tid = token_id_of(token);
+    let reg = wait_for_relay(|e| e["path"] == "/api/v1/remotes/push/e2ee/register" && e["body"]["token_id"] == tid.as_str());
+    assert!(!reg.is_empty(), "registration reached the relay");
+    tid
+}
+
+fn decrypt(key: &[u8; 32], encrypted_data: &str) -> Value {
+    let sealed = STANDARD.decode(encrypted_data).unwrap();
+    let plain = XSalsa20Poly1305::new(Key::from_slice(key)).decrypt(Nonce::from_slice(&sealed[..24]), &sealed[24..]).unwrap();
+    serde_json::from_slice(&plain).unwrap()
+}
+
+/// The decrypted payloads the relay has received for a device so far.
+fn payloads_now(relay_id: &str, key: &[u8; 32], pred: &impl Fn(&Value) -> bool) -> Vec<Value> {
+    relay_log()
+        .iter()
+        .filter(|e| e["path"] == "/api/v1/remotes/push/e2ee/notify")
+        .flat_map(|e| e["body"]["push_requests"].as_array().cloned().unwrap_or_default())
+        .filter(|r| r["token_id"] == relay_id)
+        .map(|r| decrypt(key, r["payload"]["encrypted_data"].as_str().unwrap()))
+        .filter(|p| pred(p))
+        .collect()
+}
+
+/// Waits for decrypted payloads for a device (notifications are sent after the response).
+fn payloads_for(relay_id: &str, key: &[u8; 32], pred: impl Fn(&Value) -> bool) -> Vec<Value> {
+    let start = Instant::now();
+    loop {
+        let found = payloads_now(&relay_id, key, &pred);
+        if !found.is_empty() || start.elapsed() > Duration::from_secs(15) {
+            return found;
+        }
+        std::thread::sleep(Duration::from_millis(200));
+    }
+}
+
+#[test]
+fn every_invalid_field_is_a_bad_request_naming_it_and_nothing_is_stored() {
+    let othello = Client::dev("othello@zulip.com");
+    let (_, push_key) = new_key(1);
+    let d = Device { device_id: device_id(), key: [0; 32], push_key, token: unique("tok") };
+    let cases: Vec<(&str, &str, &str)> = vec![
+        ("push_key_id", "-1", "Invalid push_key_id: must be an unsigned 32-bit integer"),
+        ("push_key_id", "4294967296", "Invalid push_key_id: must be an unsigned 32-bit integer"),
+        ("push_key", "not base64!", "Invalid push_key: not standard Base64"),
+        ("push_key", "MjIy", "Invalid push_key: unsupported cryptosystem"),
+        ("push_key", "MTIz", "Invalid push_key: the key must be 32 bytes"),
+        ("token_kind", "gcm", "Invalid token_kind: must be 'fcm' or 'apns'"),
+        ("token_id", "%%%", "Invalid token_id: not standard Base64"),
+        ("bouncer_public_key", "a-b_", "Invalid bouncer_public_key: not standard Base64"),
+        ("encrypted_push_registration", "abc", "Invalid encrypted_push_registration: not standard Base64"),
+    ];
+    for (field, value, msg) in cases {
+        let mut params = full_params(&d);
+        params.iter_mut().find(|(k, _)| *k == field).unwrap().1 = value.to_string();
+        post(&othello, "/mobile_push/register", &params).bad_request("BAD_REQUEST", msg);
+    }
+    let bad_device: Vec<(&str, String)> =
+        full_params(&d).into_iter().map(|(k, v)| if k == "device_id" { (k, "x".to_string()) } else { (k, v) }).collect();
+    post(&othello, "/mobile_push/register", &bad_device).error(400, "BAD_REQUEST");
+    // Nothing stored: a key rotation of that device is still an initial registration.
+    let rotation = [("device_id", d.device_id.clone()), ("push_key_id", "1".into()), ("push_key", d.push_key.clone())];
+    post(&othello, "/mobile_push/register", &rotation)
+        .bad_request("BAD_REQUEST", "Initial registration requires both the push key fields and the token fields");
+    // And nothing reached the relay.
+    assert!(relay_log().iter().all(|e| e["body"]["token_id"] != token_id_of(&d.token).as_str()));
+}
+
+#[test]
+fn initial_registration_needs_both_groups() {
+    let cordelia = Client::dev("cordelia@zulip.com");
+    let (_, push_key) = new_key(2);
+    let d = Device { device_id: device_id(), key: [0; 32], push_key, token: unique("tok") };
+    let only_token: Vec<_> = full_params(&d).into_iter().filter(|(k, _)| !k.starts_with("push_key")).collect();
+    post(&cordelia, "/mobile_push/register", &only_token)
+        .bad_request("BAD_REQUEST", "Initial registration requires both the push key fields and the token fields");
+    let partial: Vec<_> = full_params(&d).into_iter().filter(|(k, _)| *k != "bouncer_public_key").collect();
+    post(&cordelia, "/mobile_push/register", &partial).bad_request(
+        "BAD_REQUEST",
+        "Missing token fields: token_kind, token_id, bouncer_public_key and encrypted_push_registration go together",
+    );
+}
+
+#[test]
+fn registration_is_forwarded_to_the_relay_and_a_direct_message_reaches_it_encrypted() {
+    let prospero = Client::dev("prospero@zulip.com");
+    let d = register(&prospero);
+    let relay_id = relay_device_id(&d.token);
+    let reg = relay_log().into_iter().rev().find(|e| e["path"] == "/api/v1/remotes/push/e2ee/register").unwrap();
+    assert_eq!(reg["body"]["token_kind"], "fcm");
+
+    let hamlet = Client::dev("hamlet@zulip.com");
+    let content = unique("secret push content");
+    hamlet.post("/messages", &[("type", "direct"), ("to", &format!("[{}]", prospero.user_id)), ("content", &content)]).success();
+    let found = payloads_for(&relay_id, &d.key, |p| p["content"] == content.as_str());
+    assert_eq!(found.len(), 1, "no decryptable notification with the message");
+    assert_eq!(found[0]["type"], "message");
+    assert_eq!(found[0]["recipient_type"], "direct");
+    assert_eq!(found[0]["sender_id"], hamlet.user_id);
+    assert_eq!(found[0]["user_id"], prospero.user_id);
+    let request = relay_log()
+        .iter()
+        .filter(|e| e["path"] == "/api/v1/remotes/push/e2ee/notify")
+        .flat_map(|e| e["body"]["push_requests"].as_array().cloned().unwrap_or_default())
+        .find(|r| {
+            r["token_id"] == relay_id.as_str()
+                && decrypt(&d.key, r["payload"]["encrypted_data"].as_str().unwrap())["content"] == content.as_str()
+        })
+        .unwrap();
+    assert_eq!(request["fcm_priority"], "high", "{request}");
+    assert_eq!(request["payload"]["push_key_id"], 17);
+}
+
+#[test]
+fn key_rotation_encrypts_later_notifications_with_the_new_key() {
+    let iago = Client::dev("iago@zulip.com");
+    let d = register(&iago);
+    let relay_id = relay_device_id(&d.token);
+    let (new_secret, new_push_key) = new_key(9);
+    let params = [("device_id", d.device_id.clone()), ("push_key_id", "99".into()), ("push_key", new_push_key)];
+    post(&iago, "/mobile_push/register", &params).success();
+    let content = unique("after rotation");
+    Client::dev("othello@zulip.com")
+        .post("/messages", &[("type", "direct"), ("to", &format!("[{}]", iago.user_id)), ("content", &content)])
+        .success();
+    let start = Instant::now();
+    let request = loop {
+        let hit = relay_log()
+            .iter()
+            .filter(|e| e["path"] == "/api/v1/remotes/push/e2ee/notify")
+            .flat_map(|e| e["body"]["push_requests"].as_array().cloned().unwrap_or_default())
+            .find(|r| r["token_id"] == relay_id.as_str() && r["payload"]["push_key_id"] == 99);
+        if let Some(hit) = hit {
+            break hit;
+        }
+        assert!(start.elapsed() < Duration::from_secs(15), "no notification with the new key id");
+        std::thread::sleep(Duration::from_millis(200));
+    };
+    assert_eq!(decrypt(&new_secret, request["payload"]["encrypted_data"].as_str().unwrap())["content"], content.as_str());
+}
+
+#[test]
+fn token_rotation_is_forwarded_to_the_relay() {
+    let shiva = Client::dev("shiva@zulip.com");
+    let d = register(&shiva);
+    let new_token = unique("rotated-token");
+    let params: Vec<_> =
+        full_params(&Device { token: new_token.clone(), ..d }).into_iter().filter(|(k, _)| !k.starts_with("push_key")).collect();
+    post(&shiva, "/mobile_push/register", &params).success();
+    relay_device_id(&new_token);
+}
+
+#[test]
+fn registration_removes_legacy_registrations_of_the_same_token() {
+    let polonius = Client::dev("polonius@zulip.com");
+    let token = unique("legacy-token");
+    polonius.post("/users/me/android_gcm_reg_id", &[("token", &token)]).success();
+    // Known here: the test notification to it succeeds.
+    polonius.post("/mobile_push/test_notification", &[("token", &token)]).success();
+    let (key, push_key) = new_key(4);
+    let d = Device { device_id: device_id(), key, push_key, token: token.clone() };
+    post(&polonius, "/mobile_push/register", &full_params(&d)).success();
+    // Removed locally and at the relay.
+    polonius.post("/mobile_push/test_notification", &[("token", &token)]).bad_request("INVALID_PUSH_DEVICE_TOKEN", "Device not recognized");
+    assert!(!wait_for_relay(|e| e["path"] == "/api/v1/remotes/push/unregister" && e["body"]["token"] == token.as_str()).is_empty());
+}
+
+#[test]
+fn test_notification_with_a_token_goes_to_that_device_only() {
+    let desdemona = Client::dev("desdemona@zulip.com");
+    let (one, two) = (unique("legacy-one"), unique("legacy-two"));
+    desdemona.post("/users/me/android_gcm_reg_id", &[("token", &one)]).success();
+    desdemona.post("/users/me/apns_device_token", &[("token", &two), ("appid", "org.zulip.Zulip")]).success();
+    let body = desdemona.post("/mobile_push/test_notification", &[("token", &one)]).success();
+    assert_matches_openapi("post", "/mobile_push/test_notification", &body);
+    let sent = wait_for_relay(|e| e["path"] == "/api/v1/remotes/push/test_notification" && e["body"]["token"] == one.as_str());
+    assert_eq!(sent.len(), 1);
+    assert_eq!(sent[0]["body"]["base_payload"]["event"], "test");
+    assert!(relay_log().iter().all(|e| e["body"]["token"] != two.as_str() || e["path"] != "/api/v1/remotes/push/test_notification"));
+}
+
+#[test]
+fn test_notification_without_a_token_goes_to_all_devices() {
+    let othello = Client::dev("othello@zulip.com");
+    let legacy = unique("legacy-all");
+    othello.post("/users/me/android_gcm_reg_id", &[("token", &legacy)]).success();
+    let d = register(&othello);
+    let relay_id = relay_device_id(&d.token);
+    othello.post("/mobile_push/test_notification", &[]).success();
+    assert!(!wait_for_relay(|e| e["path"] == "/api/v1/remotes/push/test_notification" && e["body"]["token"] == legacy.as_str()).is_empty());
+    let tests = payloads_for(&relay_id, &d.key, |p| p["event"] == "test");
+    assert!(!tests.is_empty(), "the E2EE device got no test notification");
+    assert_eq!(tests[0]["user_id"], othello.user_id);
+}
+
+#[test]
+fn test_notification_to_an_unknown_token_is_invalid_push_device_token() {
+    Client::dev("hamlet@zulip.com")
+        .post("/mobile_push/test_notification", &[("token", &unique("never-registered"))])
+        .bad_request("INVALID_PUSH_DEVICE_TOKEN", "Device not recognized");
+}
+
+#[test]
+fn test_notification_to_a_token_the_relay_rejects_is_invalid_remote_push_device_token() {
+    let hamlet = Client::dev("hamlet@zulip.com");
+    let token = unique("relay-forgets-token");
+    hamlet.post("/users/me/android_gcm_reg_id", &[("token", &token)]).success();
+    hamlet
+        .post("/mobile_push/test_notification", &[("token", &token)])
+        .bad_request("INVALID_REMOTE_PUSH_DEVICE_TOKEN", "Device not recognized by the push bouncer");
+}
+
+#[test]
+fn server_settings_and_register_say_push_is_on() {
+    let body = common::request("GET", "/server_settings", &[], None, None, None).success();
+    assert_eq!(body["push_notifications_enabled"], true);
+    let state = Client::dev("hamlet@zulip.com").post("/register", &[("fetch_event_types", r#"["realm"]"#)]).success();
+    assert_eq!(state["realm_push_notifications_enabled"], true);
+}
+
+fn full_name(client: &Client) -> String {
+    client.get("/users/me", &[]).success()["full_name"].as_str().unwrap().to_string()
+}
+
+#[test]
+fn a_mention_in_a_channel_notifies_and_an_unmentioned_message_does_not() {
+    let cordelia = Client::dev("cordelia@zulip.com");
+    let d = register(&cordelia);
+    let relay_id = relay_device_id(&d.token);
+    let hamlet = Client::dev("hamlet@zulip.com");
+    let topic = unique("push topic");
+    let plain = unique("no mention here");
+    chat::send_to_channel(&hamlet, "Verona", &topic, &plain);
+    let mention = unique("mentioned");
+    chat::send_to_channel(&hamlet, "Verona", &topic, &format!("@**{}** {mention}", full_name(&cordelia)));
+    let found = payloads_for(&relay_id, &d.key, |p| p["content"].as_str().is_some_and(|c| c.contains(&mention)));
+    assert_eq!(found.len(), 1);
+    assert_eq!(found[0]["recipient_type"], "channel");
+    assert_eq!(found[0]["channel_name"], "Verona");
+    assert_eq!(found[0]["topic"], topic.as_str());
+    // The sentinel: a direct message sent after the plain one has arrived, the plain one has not.
+    let sentinel = unique("sentinel");
+    chat::send_direct(&hamlet, &[cordelia.user_id], &sentinel);
+    assert_eq!(payloads_for(&relay_id, &d.key, |p| p["content"] == sentinel.as_str()).len(), 1);
+    assert!(payloads_now(&relay_id, &d.key, &|p: &Value| p["content"] == plain.as_str()).is_empty());
+}
+
+#[test]
+fn a_channel_with_push_notifications_on_notifies_every_message() {
+    let othello = Client::dev("othello@zulip.com");
+    let hamlet = Client::dev("hamlet@zulip.com");
+    let name = unique("push channel");
+    let channel_id = chat::create_channel(&hamlet, &name, &[], &[hamlet.user_id, othello.user_id]);
+    othello
+        .post(
+            "/users/me/subscriptions/properties",
+            &[("subscription_data", &format!(r#"[{{"stream_id": {channel_id}, "property": "push_notifications", "value": true}}]"#))],
+        )
+        .success();
+    let d = register(&othello);
+    let relay_id = relay_device_id(&d.token);
+    let content = unique("every message");
+    chat::send_to_channel(&hamlet, &name, "t", &content);
+    let found = payloads_for(&relay_id, &d.key, |p| p["content"] == content.as_str());
+    assert_eq!(found.len(), 1);
+    assert_eq!(found[0]["channel_id"], channel_id);
+}
+
+#[test]
+fn reading_a_notified_message_sends_a_removal() {
+    let prospero = Client::dev("prospero@zulip.com");
+    let d = register(&prospero);
+    let relay_id = relay_device_id(&d.token);
+    let content = unique("to be read");
+    let id = chat::send_direct(&Client::dev("iago@zulip.com"), &[prospero.user_id], &content);
+    assert_eq!(payloads_for(&relay_id, &d.key, |p| p["content"] == content.as_str()).len(), 1);
+    prospero.post("/messages/flags", &[("op", "add"), ("flag", "read"), ("messages", &format!("[{id}]"))]).success();
+    let removals = payloads_for(&relay_id, &d.key, |p| p["type"] == "remove" && p["message_ids"] == serde_json::json!([id]));
+    assert_eq!(removals.len(), 1);
+    assert_eq!(removals[0]["user_id"], prospero.user_id);
+}
+
+#[test]
+fn deleting_a_notified_message_sends_a_removal() {
+    let cordelia = Client::dev("cordelia@zulip.com");
+    let d = register(&cordelia);
+    let relay_id = relay_device_id(&d.token);
+    let iago = Client::dev("iago@zulip.com");
+    let content = unique("to be deleted");
+    let id = chat::send_direct(&iago, &[cordelia.user_id], &content);
+    assert_eq!(payloads_for(&relay_id, &d.key, |p| p["content"] == content.as_str()).len(), 1);
+    iago.delete(&format!("/messages/{id}"), &[]).success();
+    let removals = payloads_for(&relay_id, &d.key, |p| p["type"] == "remove" && p["message_ids"] == serde_json::json!([id]));
+    assert_eq!(removals.len(), 1);
+}
+
+#[test]
+fn a_failing_relay_does_not_fail_sending_and_is_retried() {
+    let shiva = Client::dev("shiva@zulip.com");
+    let d = register(&shiva);
+    let relay_id = relay_device_id(&d.token);
+    // The test relay answers 503 to any request for a device whose push_key_id is u32::MAX.
+    let params = [("device_id", d.device_id.clone()), ("push_key_id", u32::MAX.to_string()), ("push_key", d.push_key.clone())];
+    post(&shiva, "/mobile_push/register", &params).success();
+    let content = unique("relay is down");
+    chat::send_direct(&Client::dev("hamlet@zulip.com"), &[shiva.user_id], &content);
+    let attempts = |log: &[Value]| {
+        log.iter()
+            .filter(|e| e["path"] == "/api/v1/remotes/push/e2ee/notify" && e["status"] == 503)
+            .filter(|e| {
+                e["body"]["push_requests"].as_array().unwrap().iter().any(|r| {
+                    r["token_id"] == relay_id.as_str()
+                        && decrypt(&d.key, r["payload"]["encrypted_data"].as_str().unwrap())["content"] == content.as_str()
+                })
+            })
+            .count()
+    };
+    let start = Instant::now();
+    while attempts(&relay_log()) < 3 {
+        assert!(start.elapsed() < Duration::from_secs(15), "the relay error was not retried");
+        std::thread::sleep(Duration::from_millis(200));
+    }
+}
+
+#[test]
+fn legacy_registration_needs_a_token_and_apns_an_appid() {
+    let cordelia = Client::dev("cordelia@zulip.com");
+    cordelia.post("/users/me/android_gcm_reg_id", &[("token", "")]).bad_request("BAD_REQUEST", "Empty or invalid length token");
+    cordelia
+        .post("/users/me/apns_device_token", &[("token", &unique("apns"))])
+        .bad_request("REQUEST_VARIABLE_MISSING", "Missing 'appid' argument");
+    let body = cordelia.post("/users/me/android_gcm_reg_id", &[("token", &unique("fcm"))]).success();
+    assert_matches_openapi("post", "/users/me/android_gcm_reg_id", &body);
+}

@@ -1,0 +1,81 @@
+#!/usr/bin/env python3
+"""A push relay test double on 127.0.0.1, following Zulip's bouncer API as far as the
+tests need it. Prints its port on the first line of stdout, then serves until killed.
+
+- POST /api/v1/remotes/push/e2ee/register: keeps the token_id.
+- POST /api/v1/remotes/push/register | unregister: legacy tokens. A token starting with
+  "relay-forgets-" is acknowledged but not kept (to provoke INVALID_REMOTE_PUSH_DEVICE_TOKEN).
+- POST /api/v1/remotes/push/test_notification: 400 INVALID_REMOTE_PUSH_DEVICE_TOKEN for an
+  unknown token.
+- POST /api/v1/remotes/push/e2ee/notify: push_requests name devices by token_id;
+  delete_token_ids lists unknown ones.
+  A push request with push_key_id 4294967295 makes the relay answer 503 (to test retries).
+- GET /log: every POST received, with the JSON answered.
+"""
+import base64
+import json
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+lock = threading.Lock()
+log = []
+devices = set()  # token_ids registered
+legacy = set()  # (realm_uuid, user_id, token)
+
+
+def handle(path, body, auth):
+    if not auth.startswith("Basic ") or ":" not in base64.b64decode(auth[6:]).decode():
+        return 401, {"result": "error", "code": "UNAUTHORIZED", "msg": "Missing credentials"}
+    if path == "/api/v1/remotes/push/e2ee/register":
+        devices.add(body["token_id"])
+        return 200, {"result": "success", "msg": ""}
+    key = (body.get("realm_uuid"), body.get("user_id"), body.get("token"))
+    if path == "/api/v1/remotes/push/register":
+        if not str(body.get("token", "")).startswith("relay-forgets-"):
+            legacy.add(key)
+        return 200, {"result": "success", "msg": ""}
+    if path == "/api/v1/remotes/push/unregister":
+        legacy.discard(key)
+        return 200, {"result": "success", "msg": ""}
+    if path == "/api/v1/remotes/push/test_notification":
+        if key not in legacy:
+            return 400, {"result": "error", "code": "INVALID_REMOTE_PUSH_DEVICE_TOKEN", "msg": "Device not recognized by the push bouncer"}
+        return 200, {"result": "success", "msg": ""}
+    if path == "/api/v1/remotes/push/e2ee/notify":
+        if any(r["payload"]["push_key_id"] == 4294967295 for r in body["push_requests"]):
+            return 503, {"result": "error", "code": "BAD_REQUEST", "msg": "Try again later"}
+        unknown = [r["token_id"] for r in body["push_requests"] if r["token_id"] not in devices]
+        sent = len(body["push_requests"]) - len(unknown)
+        return 200, {"result": "success", "msg": "", "android_successfully_sent_count": sent,
+                     "apple_successfully_sent_count": 0, "delete_token_ids": unknown}
+    return 404, {"result": "error", "code": "BAD_REQUEST", "msg": "Not found"}
+
+
+class Handler(BaseHTTPRequestHandler):
+    def do_POST(self):
+        raw = self.rfile.read(int(self.headers.get("Content-Length", 0)))
+        body = json.loads(raw or b"{}")
+        with lock:
+            status, answer = handle(self.path, body, self.headers.get("Authorization", ""))
+            log.append({"path": self.path, "body": body, "status": status, "answer": answer})
+        self.reply(status, answer)
+
+    def do_GET(self):
+        with lock:
+            self.reply(200, log if self.path == "/log" else {})
+
+    def reply(self, status, answer):
+        data = json.dumps(answer).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def log_message(self, *args):
+        pass
+
+
+server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+print(server.server_address[1], flush=True)
+server.serve_forever()
