@@ -24,7 +24,7 @@ dev: build migrate-dev
 
 ## Build, start a private server on a free port with fresh state, run every test, stop it.
 test: build .venv-test/.installed .venv-test/.bots-installed tests/js/node_modules/.installed .venv-zterm/.installed
-	scripts/with-test-server.sh cargo test --locked -- --test-threads=8
+	scripts/with-test-server.sh cargo test --locked --no-fail-fast -- --test-threads=8
 	PUSH_RELAY=off scripts/with-test-server.sh cargo test --locked --test push_not_configured
 
 # The official Python client, for tests/python_client.rs.
