@@ -4,8 +4,8 @@
 use worker::{Env, Method, Request, Response};
 
 use crate::api::{
-    bot_storage, bots, channels, dev, dev_bench, events, jwt_login, login, message_edit, message_flags, messages, profile_fields,
-    reactions, realm, server, subscription_properties, typing, user_groups, users,
+    bot_storage, bots, channels, dev, dev_bench, events, jwt_login, linkifiers, login, message_edit, message_flags, messages,
+    profile_fields, reactions, realm, server, subscription_properties, typing, user_groups, users,
 };
 use crate::context::RequestContext;
 use crate::error::{ApiError, ApiResult};
@@ -115,6 +115,14 @@ async fn dispatch(ctx: &RequestContext, path: &[&str]) -> ApiResult<Reply> {
 
         // Organization settings
         (Patch, ["realm"]) => realm::update_realm(ctx).await,
+
+        // Linkifiers
+        (Get, ["realm", "linkifiers"]) => linkifiers::get_linkifiers(ctx).await,
+        (Patch, ["realm", "linkifiers"]) => linkifiers::reorder_linkifiers(ctx).await,
+        (Get, ["realm", "filters"]) => linkifiers::get_filters_legacy(ctx).await,
+        (Post, ["realm", "filters"]) => linkifiers::create_linkifier(ctx).await,
+        (Patch, ["realm", "filters", filter_id]) => linkifiers::update_linkifier(ctx, filter_id).await,
+        (Delete, ["realm", "filters", filter_id]) => linkifiers::delete_linkifier(ctx, filter_id).await,
 
         // Editing, moving and deleting messages
         (Patch, ["messages", id]) => message_edit::update_message(ctx, id).await,

@@ -8,6 +8,7 @@ pub mod api_keys;
 pub mod batch;
 pub mod bot_storage;
 pub mod direct_message_groups;
+pub mod linkifiers;
 pub mod message_edits;
 pub mod messages;
 pub mod profile_fields;

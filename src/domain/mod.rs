@@ -3,6 +3,7 @@
 
 pub mod channels;
 pub mod edit_rendering;
+pub mod linkifiers;
 pub mod message_edit;
 pub mod messages;
 pub mod narrow;

@@ -2,6 +2,7 @@
 //! (`fetch_event_types`, Zulip's `fetch_initial_state_data`), the current data of the
 //! organization as the caller may see it. One D1 batch.
 
+use crate::db::linkifiers::LinkifierRow;
 use std::collections::{BTreeMap, HashMap};
 
 use serde_json::{json, Map, Value};
@@ -72,6 +73,7 @@ pub struct StateData {
     pub user_settings: Option<UserSettingsRow>,
     pub profile_fields: Vec<ProfileFieldRow>,
     pub profile_values: Vec<ProfileValueRow>,
+    pub linkifiers: Vec<LinkifierRow>,
 }
 
 impl StateData {
@@ -94,6 +96,7 @@ impl StateData {
         let user_settings = batch.add(q::user_settings_stmt(db, user.id)?);
         let profile_fields = batch.add(profile_fields::in_realm_stmt(db, realm_id)?);
         let profile_values = batch.add(q::profile_values_stmt(db, realm_id)?);
+        let linkifiers = batch.add(crate::db::linkifiers::in_realm_stmt(db, realm_id)?);
         let results = batch.run(db).await?;
         Ok(StateData {
             settings: results.first(settings)?.ok_or_else(|| crate::error::ApiError::internal("realm has no settings"))?,
@@ -112,6 +115,7 @@ impl StateData {
             user_settings: results.first(user_settings)?,
             profile_fields: results.rows(profile_fields)?,
             profile_values: results.rows(profile_values)?,
+            linkifiers: results.rows(linkifiers)?,
         })
     }
 }
@@ -294,7 +298,8 @@ pub fn initial_state(user: &UserRow, realm: &RealmRow, data: &StateData, req: &S
         state.insert("realm_emoji".into(), json!({}));
     }
     if req.want("realm_linkifiers") {
-        state.insert("realm_linkifiers".into(), json!([]));
+        let list: Vec<Value> = data.linkifiers.iter().map(crate::domain::linkifiers::linkifier_dict).collect();
+        state.insert("realm_linkifiers".into(), Value::Array(list));
     }
     if req.want("realm_filters") {
         state.insert("realm_filters".into(), json!([]));

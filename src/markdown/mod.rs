@@ -17,7 +17,8 @@
 //!    HTML through, recognises mentions and channel links around `**`/`*` spans using the
 //!    source offsets (`mentions.rs`, `links.rs`), autolinks bare URLs, renders `:name:` and
 //!    unicode emoji outside code, links' URLs and mentions (`emoji.rs`, with the tables in
-//!    `crate::emoji`), and records what was mentioned.
+//!    `crate::emoji`), applies the organization's linkifiers (`linkifiers.rs`) and records
+//!    what was mentioned.
 //!
 //! Not rendered (Zulip needs data or services this module does not have): realm custom
 //! emoji (`:name:` of a custom emoji stays as typed), emoticon translation (a user
@@ -33,6 +34,7 @@ mod code;
 mod emoji;
 mod fences;
 mod html;
+mod linkifiers;
 mod links;
 mod mentions;
 mod timestamps;
@@ -86,13 +88,25 @@ pub struct LinkableChannel {
     pub name: String,
 }
 
+/// An organization linkifier: a regular expression with named groups and the RFC 6570 URL
+/// template its matches link to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Linkifier {
+    pub pattern: String,
+    pub url_template: String,
+}
+
 /// What the caller resolved (users of the organization matching the names/ids, etc.).
 #[derive(Debug, Default, Clone)]
 pub struct Resolved {
     pub users: Vec<MentionableUser>,
     pub groups: Vec<MentionableGroup>,
     pub channels: Vec<LinkableChannel>,
+    /// The organization's linkifiers, in the order they apply.
+    pub linkifiers: Vec<Linkifier>,
 }
+
+pub use linkifiers::compile as compile_linkifier_pattern;
 
 /// The rendered HTML and what it mentions.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
