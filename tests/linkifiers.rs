@@ -242,3 +242,22 @@ fn messages_link_text_matching_a_linkifier() {
     assert_eq!(message["content"], expected.as_str());
     remove(id);
 }
+
+#[test]
+fn topic_links_list_linkifier_matches_and_urls_in_the_topic() {
+    let prefix = unique("LK");
+    let id = add(&iago(), &format!("{prefix}-(?P<id>[0-9]+)"), "https://tracker.example.com/ticket/{id}");
+    let hamlet = Client::dev("hamlet@zulip.com");
+    let topic = format!("{prefix}-7 see https://zulip.com/");
+    let message_id = chat::send_to_channel(&hamlet, "Verona", &topic, "topic links");
+    let body = hamlet.get(&format!("/messages/{message_id}"), &[]).success();
+    assert_matches_openapi("GET", "/messages/{message_id}", &body);
+    assert_eq!(
+        body["message"]["topic_links"],
+        serde_json::json!([
+            { "text": format!("{prefix}-7"), "url": "https://tracker.example.com/ticket/7" },
+            { "text": "https://zulip.com/", "url": "https://zulip.com/" },
+        ])
+    );
+    remove(id);
+}

@@ -422,6 +422,7 @@ pub async fn check_send_message(db: &D1Database, env: &Env, me: &UserRow, req: &
         group_members: group_members_map,
         reactions: HashMap::new(),
         channel_names,
+        topic_linker: crate::markdown::TopicLinker::new(&resolved.linkifiers),
     };
     let opts = MessageOptions { apply_markdown: true, allow_empty_topic_name: true, client_gravatar: false };
     let mut dict = message_dict(&message, None, &ctx, &opts);

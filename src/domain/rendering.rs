@@ -81,7 +81,7 @@ pub fn resolved_from(results: &[D1Result]) -> worker::Result<(Resolved, HashMap<
     }
     let channels = results[3].results::<NamedRow>()?.into_iter().map(|r| LinkableChannel { id: r.id, name: r.name }).collect();
     let linkifiers = crate::domain::linkifiers::for_rendering(&results[4].results()?);
-    Ok((Resolved { users, groups, channels, linkifiers }, members))
+    Ok((Resolved { users, groups, channels, linkifiers, translate_emoticons: false }, members))
 }
 
 /// The users a rendering mentions personally: mentioned users and members of mentioned groups.

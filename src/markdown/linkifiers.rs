@@ -19,16 +19,18 @@ pub fn compile(pattern: &str) -> Result<Regex, regex::Error> {
     RegexBuilder::new(pattern).size_limit(REGEX_SIZE_LIMIT).build()
 }
 
-/// A linkifier ready to apply (patterns that no longer compile are skipped).
-pub struct Compiled<'a> {
+/// A linkifier ready to apply (patterns or templates that no longer parse are skipped).
+#[derive(Debug, Clone)]
+pub struct Compiled {
     regex: Regex,
-    template: &'a UriTemplateStr,
+    template: String,
 }
 
-pub fn compile_all(linkifiers: &[Linkifier]) -> Vec<Compiled<'_>> {
+pub fn compile_all(linkifiers: &[Linkifier]) -> Vec<Compiled> {
     linkifiers
         .iter()
-        .filter_map(|l| Some(Compiled { regex: compile(&l.pattern).ok()?, template: UriTemplateStr::new(&l.url_template).ok()? }))
+        .filter(|l| UriTemplateStr::new(&l.url_template).is_ok())
+        .filter_map(|l| Some(Compiled { regex: compile(&l.pattern).ok()?, template: l.url_template.clone() }))
         .collect()
 }
 
@@ -42,7 +44,7 @@ pub struct Match {
 
 /// The linkifier matches in `text`, earliest first; where several linkifiers match at
 /// overlapping places, the earlier linkifier in the organization's order wins.
-pub fn find(compiled: &[Compiled<'_>], text: &str) -> Vec<Match> {
+pub fn find(compiled: &[Compiled], text: &str) -> Vec<Match> {
     let mut found: Vec<Match> = Vec::new();
     for linkifier in compiled {
         let mut at = 0;
@@ -66,14 +68,14 @@ pub fn find(compiled: &[Compiled<'_>], text: &str) -> Vec<Match> {
     found
 }
 
-fn expand(linkifier: &Compiled<'_>, caps: &regex::Captures<'_>) -> Option<String> {
+fn expand(linkifier: &Compiled, caps: &regex::Captures<'_>) -> Option<String> {
     let mut context = SimpleContext::new();
     for name in linkifier.regex.capture_names().flatten() {
         if let Some(value) = caps.name(name) {
             context.insert(name, value.as_str());
         }
     }
-    let url = linkifier.template.expand::<UriSpec, _>(&context).ok()?.to_string();
+    let url = UriTemplateStr::new(&linkifier.template).ok()?.expand::<UriSpec, _>(&context).ok()?.to_string();
     links::sanitize_url(&url)
 }
 

@@ -11,7 +11,7 @@ use std::ops::Range;
 use pulldown_cmark::{Alignment, CodeBlockKind, Event, LinkType, Options, Parser, Tag, TagEnd};
 
 use super::fences::{Preprocessed, Segment};
-use super::{code, emoji, html, linkifiers, links, mentions, Rendered, Resolved};
+use super::{code, emoji, emoticons, html, linkifiers, links, mentions, Rendered, Resolved};
 
 pub fn write_html(pre: &Preprocessed, resolved: &Resolved) -> Rendered {
     let events = parse(&pre.text);
@@ -154,7 +154,7 @@ struct Writer<'a> {
     pre: &'a Preprocessed,
     resolved: &'a Resolved,
     events: Vec<(Event<'a>, Range<usize>)>,
-    linkifiers: Vec<linkifiers::Compiled<'a>>,
+    linkifiers: Vec<linkifiers::Compiled>,
     /// For each `Start` event, the index of its `End`.
     ends: Vec<usize>,
     out: String,
@@ -539,11 +539,20 @@ impl<'a> Writer<'a> {
     fn linkified(&mut self, text: &str) {
         let mut written = 0;
         for found in linkifiers::find(&self.linkifiers, text) {
-            emoji::write_text(&mut self.out, &text[written..found.start]);
+            self.emoji_text(&text[written..found.start]);
             linkifiers::write_link(&mut self.out, &found.href, &text[found.start..found.end]);
             written = found.end;
         }
-        emoji::write_text(&mut self.out, &text[written..]);
+        self.emoji_text(&text[written..]);
+    }
+
+    /// Escaped text with emoji (and, if the sender wants it, translated emoticons).
+    fn emoji_text(&mut self, text: &str) {
+        if self.resolved.translate_emoticons {
+            emoji::write_text(&mut self.out, &emoticons::translate(text));
+        } else {
+            emoji::write_text(&mut self.out, text);
+        }
     }
 
     /// Inline code keeps its spaces exactly as typed (Zulip does not trim them). Zulip's
