@@ -4,8 +4,8 @@
 use worker::{Context, Env, Method, Request, Response};
 
 use crate::api::{
-    alert_words, bot_storage, bots, channels, dev, dev_bench, drafts, events, jwt_login, login, message_edit, message_flags, messages,
-    muted_users, presence, profile_fields, push, reactions, read_state, realm, scheduled_messages, server, server_admin,
+    alert_words, bot_storage, bots, channels, dev, dev_bench, drafts, events, jwt_login, linkifiers, login, message_edit, message_flags,
+    messages, muted_users, presence, profile_fields, push, reactions, read_state, realm, scheduled_messages, server, server_admin,
     subscription_properties, typing, user_groups, user_status, users,
 };
 use crate::context::RequestContext;
@@ -196,6 +196,14 @@ async fn dispatch(ctx: &RequestContext, path: &[&str]) -> ApiResult<Reply> {
 
         // Organization settings
         (Patch, ["realm"]) => realm::update_realm(ctx).await,
+
+        // Linkifiers
+        (Get, ["realm", "linkifiers"]) => linkifiers::get_linkifiers(ctx).await,
+        (Patch, ["realm", "linkifiers"]) => linkifiers::reorder_linkifiers(ctx).await,
+        (Get, ["realm", "filters"]) => linkifiers::get_filters_legacy(ctx).await,
+        (Post, ["realm", "filters"]) => linkifiers::create_linkifier(ctx).await,
+        (Patch, ["realm", "filters", filter_id]) => linkifiers::update_linkifier(ctx, filter_id).await,
+        (Delete, ["realm", "filters", filter_id]) => linkifiers::delete_linkifier(ctx, filter_id).await,
 
         // Editing, moving and deleting messages
         (Patch, ["messages", id]) => message_edit::update_message(ctx, id).await,

@@ -159,6 +159,8 @@ pub struct SendPlan {
     auto_policy: Option<i64>,
     mention_follows: Vec<i64>,
     named_users: Vec<UserRow>,
+    /// The organization's linkifiers, for the message's `topic_links`.
+    linkifiers: Vec<markdown::Linkifier>,
     date_sent: i64,
 }
 
@@ -420,6 +422,7 @@ pub async fn plan_send(db: &D1Database, me: &UserRow, req: &SendRequest) -> ApiR
         auto_policy,
         mention_follows,
         named_users,
+        linkifiers: resolved.linkifiers,
         date_sent: now,
     })
 }
@@ -448,6 +451,7 @@ pub async fn commit_send(
         auto_policy,
         mention_follows,
         named_users,
+        linkifiers,
         date_sent: now,
     } = plan;
     let (auto_policy, now, realm_id) = (*auto_policy, *now, me.realm_id);
@@ -536,6 +540,7 @@ pub async fn commit_send(
         group_members: group_members_map,
         reactions: HashMap::new(),
         channel_names,
+        topic_linker: crate::markdown::TopicLinker::new(linkifiers),
     };
     let opts = MessageOptions { apply_markdown: true, allow_empty_topic_name: true, client_gravatar: false };
     let mut dict = message_dict(&message, None, &ctx, &opts);

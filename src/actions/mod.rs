@@ -6,6 +6,7 @@ pub mod bot_storage;
 pub mod bots;
 pub mod channels;
 pub mod drafts;
+pub mod linkifiers;
 pub mod message_delete;
 pub mod message_edit;
 pub mod message_flags;

@@ -10,6 +10,7 @@ pub mod dev_bench;
 pub mod drafts;
 pub mod events;
 pub mod jwt_login;
+pub mod linkifiers;
 pub mod login;
 pub mod message_edit;
 pub mod message_flags;

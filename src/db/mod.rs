@@ -10,6 +10,7 @@ pub mod batch;
 pub mod bot_storage;
 pub mod direct_message_groups;
 pub mod drafts;
+pub mod linkifiers;
 pub mod message_edits;
 pub mod message_window;
 pub mod messages;

@@ -6,6 +6,7 @@
 //!   rows, with senders, direct-message recipients, reactions and channel names fetched in
 //!   one batch whatever the number of messages.
 
+use crate::markdown::TopicLinker;
 use std::collections::HashMap;
 
 use serde::Deserialize;
@@ -162,6 +163,8 @@ pub struct MessageContext {
     pub group_members: HashMap<i64, Vec<i64>>,
     pub reactions: HashMap<i64, Vec<ReactionRow>>,
     pub channel_names: HashMap<i64, String>,
+    /// The organization's linkifiers, for `topic_links`.
+    pub topic_linker: TopicLinker,
 }
 
 impl MessageContext {
@@ -220,6 +223,7 @@ impl MessageContext {
                 serde_json::to_string(&group_ids)?,
                 serde_json::to_string(&message_ids)?
             )?,
+            crate::db::linkifiers::in_realm_stmt(db, realm_id)?,
         ];
         let results = crate::db::run_batch(db, batch).await?;
         let mut group_members: HashMap<i64, Vec<i64>> = HashMap::new();
@@ -232,6 +236,7 @@ impl MessageContext {
         }
         let channel_names = results[2].results::<ChannelNameRow>()?.into_iter().map(|c| (c.id, c.name)).collect();
         let users = results[3].results::<UserRow>()?.into_iter().map(|u| (u.id, u)).collect();
+        let linkifiers = crate::domain::linkifiers::for_rendering(&results[4].results()?);
         Ok(MessageContext {
             viewer: viewer.clone(),
             settings: settings.clone(),
@@ -240,6 +245,7 @@ impl MessageContext {
             group_members,
             reactions,
             channel_names,
+            topic_linker: TopicLinker::new(&linkifiers),
         })
     }
 
@@ -333,6 +339,11 @@ pub fn visible_edit_history(message: &MessageRow, ctx: &MessageContext, opts: &M
     Some(out)
 }
 
+/// `topic_links` of a topic: `{text, url}` for each linkifier match and bare URL.
+pub fn topic_links(linker: &TopicLinker, topic: &str) -> Vec<Value> {
+    linker.links(topic).into_iter().map(|l| json!({ "text": l.text, "url": l.url })).collect()
+}
+
 /// The Message object (spec "Message") of `message` for the context's viewer, whose flags
 /// are `user_flags` (`None`: no row, shown as `read` + `historical`).
 pub fn message_dict(message: &MessageRow, user_flags: Option<i64>, ctx: &MessageContext, opts: &MessageOptions) -> Value {
@@ -370,7 +381,8 @@ pub fn message_dict(message: &MessageRow, user_flags: Option<i64>, ctx: &Message
         d.insert("display_recipient".into(), Value::Array(recipients));
         d.insert("subject".into(), json!(""));
     }
-    d.insert("topic_links".into(), json!([]));
+    let topic_links: Vec<Value> = if message.is_channel_message() { topic_links(&ctx.topic_linker, &message.topic) } else { Vec::new() };
+    d.insert("topic_links".into(), Value::Array(topic_links));
     d.insert("timestamp".into(), json!(message.date_sent));
     d.insert("is_me_message".into(), json!(message.is_me_message != 0));
     d.insert("flags".into(), json!(flag_names(user_flags)));
@@ -475,6 +487,7 @@ mod tests {
             group_members: HashMap::new(),
             reactions: HashMap::new(),
             channel_names,
+            topic_linker: TopicLinker::default(),
         }
     }
 

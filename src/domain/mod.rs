@@ -5,6 +5,7 @@ pub mod alert_words;
 pub mod channels;
 pub mod drafts;
 pub mod edit_rendering;
+pub mod linkifiers;
 pub mod message_edit;
 pub mod messages;
 pub mod narrow;

@@ -2,6 +2,7 @@
 //! (`fetch_event_types`, Zulip's `fetch_initial_state_data`), the current data of the
 //! organization as the caller may see it. One D1 batch.
 
+use crate::db::linkifiers::LinkifierRow;
 use std::collections::{BTreeMap, HashMap};
 
 use serde_json::{json, Map, Value};
@@ -91,6 +92,7 @@ pub struct StateData {
     pub muted_users: Vec<MutedUserRow>,
     pub presences: Vec<PresenceRow>,
     pub presence_last_update_id: Option<i64>,
+    pub linkifiers: Vec<LinkifierRow>,
 }
 
 impl StateData {
@@ -121,6 +123,7 @@ impl StateData {
         let presence_since = crate::db::now() - PRESENCE_HISTORY_LIMIT_DAYS * 86_400;
         let presences = batch.add(presence::in_realm_stmt(db, realm_id, -1, presence_since)?);
         let presence_max = batch.add::<MaxUpdateRow>(presence::max_update_id_stmt(db, realm_id)?);
+        let linkifiers = batch.add(crate::db::linkifiers::in_realm_stmt(db, realm_id)?);
         let results = batch.run(db).await?;
         Ok(StateData {
             settings: results.first(settings)?.ok_or_else(|| crate::error::ApiError::internal("realm has no settings"))?,
@@ -146,6 +149,7 @@ impl StateData {
             muted_users: results.rows(muted_users)?,
             presences: results.rows(presences)?,
             presence_last_update_id: results.first(presence_max)?.and_then(|m| m.max_id),
+            linkifiers: results.rows(linkifiers)?,
         })
     }
 }
@@ -329,7 +333,8 @@ pub fn initial_state(user: &UserRow, realm: &RealmRow, data: &StateData, req: &S
         state.insert("realm_emoji".into(), json!({}));
     }
     if req.want("realm_linkifiers") {
-        state.insert("realm_linkifiers".into(), json!([]));
+        let list: Vec<Value> = data.linkifiers.iter().map(crate::domain::linkifiers::linkifier_dict).collect();
+        state.insert("realm_linkifiers".into(), Value::Array(list));
     }
     if req.want("realm_filters") {
         state.insert("realm_filters".into(), json!([]));

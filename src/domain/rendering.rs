@@ -21,9 +21,9 @@ struct GroupMemberRow {
     user_id: i64,
 }
 
-/// The four statements resolving `refs` in the organization: mentionable users (active,
+/// The five statements resolving `refs` in the organization: mentionable users (active,
 /// by full name or id), groups, their members (direct or through subgroups; for system
-/// groups, the users of the group's role), and linkable channels.
+/// groups, the users of the group's role), linkable channels, and the linkifiers.
 pub fn resolution_stmts(db: &D1Database, realm_id: i64, refs: &References) -> worker::Result<Vec<D1PreparedStatement>> {
     let user_names = serde_json::to_string(&refs.user_names).unwrap_or_else(|_| "[]".into());
     let user_ids = serde_json::to_string(&refs.user_ids).unwrap_or_else(|_| "[]".into());
@@ -67,6 +67,7 @@ pub fn resolution_stmts(db: &D1Database, realm_id: i64, refs: &References) -> wo
             realm_id,
             channel_names
         )?,
+        crate::db::linkifiers::in_realm_stmt(db, realm_id)?,
     ])
 }
 
@@ -79,7 +80,8 @@ pub fn resolved_from(results: &[D1Result]) -> worker::Result<(Resolved, HashMap<
         members.entry(row.group_id).or_default().push(row.user_id);
     }
     let channels = results[3].results::<NamedRow>()?.into_iter().map(|r| LinkableChannel { id: r.id, name: r.name }).collect();
-    Ok((Resolved { users, groups, channels }, members))
+    let linkifiers = crate::domain::linkifiers::for_rendering(&results[4].results()?);
+    Ok((Resolved { users, groups, channels, linkifiers, translate_emoticons: false }, members))
 }
 
 /// The users a rendering mentions personally: mentioned users and members of mentioned groups.

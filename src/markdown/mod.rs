@@ -17,11 +17,12 @@
 //!    HTML through, recognises mentions and channel links around `**`/`*` spans using the
 //!    source offsets (`mentions.rs`, `links.rs`), autolinks bare URLs, renders `:name:` and
 //!    unicode emoji outside code, links' URLs and mentions (`emoji.rs`, with the tables in
-//!    `crate::emoji`), and records what was mentioned.
+//!    `crate::emoji`), applies the organization's linkifiers (`linkifiers.rs`) and records
+//!    what was mentioned.
 //!
-//! Not rendered (Zulip needs data or services this module does not have): realm custom
-//! emoji (`:name:` of a custom emoji stays as typed), emoticon translation (a user
-//! setting), KaTeX math (shown as code), Pygments highlighting
+//! Emoticon translation happens when the caller says the sender wants it
+//! (`Resolved::translate_emoticons`). Not rendered: realm custom
+//! emoji (`:name:` of a custom emoji stays as typed), KaTeX math (shown as code), Pygments highlighting
 //! (code is unhighlighted), inline image and link previews, links relative to the realm's
 //! own URL, and the empty-topic display name in `#**channel>**`.
 //!
@@ -31,8 +32,10 @@
 mod blocks;
 mod code;
 mod emoji;
+mod emoticons;
 mod fences;
 mod html;
+mod linkifiers;
 mod links;
 mod mentions;
 mod timestamps;
@@ -86,12 +89,65 @@ pub struct LinkableChannel {
     pub name: String,
 }
 
+/// An organization linkifier: a regular expression with named groups and the RFC 6570 URL
+/// template its matches link to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Linkifier {
+    pub pattern: String,
+    pub url_template: String,
+}
+
 /// What the caller resolved (users of the organization matching the names/ids, etc.).
 #[derive(Debug, Default, Clone)]
 pub struct Resolved {
     pub users: Vec<MentionableUser>,
     pub groups: Vec<MentionableGroup>,
     pub channels: Vec<LinkableChannel>,
+    /// The organization's linkifiers, in the order they apply.
+    pub linkifiers: Vec<Linkifier>,
+    /// The sender's `translate_emoticons` setting (`:)` becomes 🙂).
+    pub translate_emoticons: bool,
+}
+
+pub use linkifiers::compile as compile_linkifier_pattern;
+
+/// One entry of a message's `topic_links`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TopicLink {
+    pub text: String,
+    pub url: String,
+}
+
+/// The organization's linkifiers compiled once, for the `topic_links` of many messages.
+#[derive(Debug, Clone, Default)]
+pub struct TopicLinker {
+    compiled: Vec<linkifiers::Compiled>,
+}
+
+impl TopicLinker {
+    pub fn new(linkifiers: &[Linkifier]) -> TopicLinker {
+        TopicLinker { compiled: linkifiers::compile_all(linkifiers) }
+    }
+
+    /// Zulip's `topic_links`: linkifier matches and bare URLs in the topic, in the order they
+    /// appear; where they overlap, linkifiers win.
+    pub fn links(&self, topic: &str) -> Vec<TopicLink> {
+        let mut found: Vec<(usize, TopicLink)> = Vec::new();
+        let matches = linkifiers::find(&self.compiled, topic);
+        for m in &matches {
+            found.push((m.start, TopicLink { text: topic[m.start..m.end].to_string(), url: m.href.clone() }));
+        }
+        for link in links::find_autolinks(topic, true) {
+            if matches.iter().any(|m| m.start < link.end && link.start < m.end) {
+                continue;
+            }
+            if let Some(url) = links::sanitize_url(&link.href) {
+                found.push((link.start, TopicLink { text: topic[link.start..link.end].to_string(), url }));
+            }
+        }
+        found.sort_by_key(|(start, _)| *start);
+        found.into_iter().map(|(_, link)| link).collect()
+    }
 }
 
 /// The rendered HTML and what it mentions.

@@ -10,6 +10,8 @@ fn users() -> Resolved {
         ],
         groups: vec![MentionableGroup { id: 30, name: "support team".into() }],
         channels: vec![LinkableChannel { id: 9, name: "Verona".into() }, LinkableChannel { id: 12, name: "design (ui)".into() }],
+        linkifiers: vec![],
+        translate_emoticons: false,
     }
 }
 
@@ -192,6 +194,8 @@ fn script_injection_is_neutralised() {
         users: vec![MentionableUser { id: 1, full_name: "<img src=x onerror=alert(1)>".into() }],
         groups: vec![],
         channels: vec![LinkableChannel { id: 2, name: "\"><script>".into() }],
+        linkifiers: vec![],
+        translate_emoticons: false,
     };
     let r = render("@**<img src=x onerror=alert(1)>** #**\"><script>**", &hostile);
     assert!(!r.html.contains("<img") && !r.html.contains("<script"), "{}", r.html);
@@ -407,4 +411,33 @@ fn emoji_not_rendered_inside_mentions() {
         r.html,
         format!(r#"<p><span class="user-mention" data-user-id="10">@King Hamlet</span> {}</p>"#, emoji_span("1f642", "smile"))
     );
+}
+
+#[test]
+fn linkifiers_link_matches_in_text_but_not_in_code_or_links() {
+    let resolved = Resolved {
+        linkifiers: vec![crate::markdown::Linkifier {
+            pattern: "#(?P<id>[0-9]+)".into(),
+            url_template: "https://trac.example.com/ticket/{id}".into(),
+        }],
+        ..Resolved::default()
+    };
+    assert_eq!(
+        render("fixes #123 :smile:", &resolved).html,
+        "<p>fixes <a href=\"https://trac.example.com/ticket/123\">#123</a> <span aria-label=\"smile\" class=\"emoji emoji-1f642\" role=\"img\" title=\"smile\">:smile:</span></p>"
+    );
+    assert_eq!(render("`#123`", &resolved).html, "<p><code>#123</code></p>");
+    assert_eq!(render("[see #123](https://x.test/)", &resolved).html, "<p><a href=\"https://x.test/\">see #123</a></p>");
+}
+
+#[test]
+fn topic_links_list_linkifier_matches_and_bare_urls_in_order() {
+    let linker = crate::markdown::TopicLinker::new(&[crate::markdown::Linkifier {
+        pattern: "#(?P<id>[0-9]+)".into(),
+        url_template: "https://trac.example.com/ticket/{id}".into(),
+    }]);
+    let links = linker.links("https://zulip.com/ fixes #7");
+    let pairs: Vec<(&str, &str)> = links.iter().map(|l| (l.text.as_str(), l.url.as_str())).collect();
+    assert_eq!(pairs, vec![("https://zulip.com/", "https://zulip.com/"), ("#7", "https://trac.example.com/ticket/7")]);
+    assert!(linker.links("nothing here").is_empty());
 }

@@ -11,7 +11,7 @@ use std::ops::Range;
 use pulldown_cmark::{Alignment, CodeBlockKind, Event, LinkType, Options, Parser, Tag, TagEnd};
 
 use super::fences::{Preprocessed, Segment};
-use super::{code, emoji, html, links, mentions, Rendered, Resolved};
+use super::{code, emoji, emoticons, html, linkifiers, links, mentions, Rendered, Resolved};
 
 pub fn write_html(pre: &Preprocessed, resolved: &Resolved) -> Rendered {
     let events = parse(&pre.text);
@@ -22,6 +22,7 @@ pub fn write_html(pre: &Preprocessed, resolved: &Resolved) -> Rendered {
         resolved,
         events,
         ends,
+        linkifiers: linkifiers::compile_all(&resolved.linkifiers),
         out: String::with_capacity(pre.text.len() * 2),
         rendered: Rendered::default(),
         quote_depth: 0,
@@ -153,6 +154,7 @@ struct Writer<'a> {
     pre: &'a Preprocessed,
     resolved: &'a Resolved,
     events: Vec<(Event<'a>, Range<usize>)>,
+    linkifiers: Vec<linkifiers::Compiled>,
     /// For each `Start` event, the index of its `End`.
     ends: Vec<usize>,
     out: String,
@@ -518,7 +520,7 @@ impl<'a> Writer<'a> {
     fn autolinked(&mut self, text: &str, at_boundary: bool) {
         let mut written = 0;
         for link in links::find_autolinks(text, at_boundary) {
-            emoji::write_text(&mut self.out, &text[written..link.start]);
+            self.linkified(&text[written..link.start]);
             let shown = &text[link.start..link.end];
             match links::sanitize_url(&link.href) {
                 Some(href) => {
@@ -530,7 +532,27 @@ impl<'a> Writer<'a> {
             }
             written = link.end;
         }
-        emoji::write_text(&mut self.out, &text[written..]);
+        self.linkified(&text[written..]);
+    }
+
+    /// Escaped text with the organization's linkifiers applied, and emoji outside them.
+    fn linkified(&mut self, text: &str) {
+        let mut written = 0;
+        for found in linkifiers::find(&self.linkifiers, text) {
+            self.emoji_text(&text[written..found.start]);
+            linkifiers::write_link(&mut self.out, &found.href, &text[found.start..found.end]);
+            written = found.end;
+        }
+        self.emoji_text(&text[written..]);
+    }
+
+    /// Escaped text with emoji (and, if the sender wants it, translated emoticons).
+    fn emoji_text(&mut self, text: &str) {
+        if self.resolved.translate_emoticons {
+            emoji::write_text(&mut self.out, &emoticons::translate(text));
+        } else {
+            emoji::write_text(&mut self.out, text);
+        }
     }
 
     /// Inline code keeps its spaces exactly as typed (Zulip does not trim them). Zulip's

@@ -1,0 +1,76 @@
+//! The organization's linkifiers.
+
+use serde_json::{json, Value};
+
+use crate::actions::linkifiers::{check_add_linkifier, check_reorder_linkifiers, check_update_linkifier, do_remove_linkifier};
+use crate::context::RequestContext;
+use crate::db::linkifiers;
+use crate::domain::linkifiers::{legacy_tuple, linkifier_dict};
+use crate::error::{ApiError, ApiResult};
+use crate::response::Reply;
+
+/// # `GET /realm/linkifiers`
+/// Any user: the linkifiers in the order they apply (`linkifiers`).
+pub async fn get_linkifiers(ctx: &RequestContext) -> ApiResult<Reply> {
+    let me = ctx.user().await?;
+    let list: Vec<Value> = linkifiers::in_realm(&ctx.db, me.realm_id).await?.iter().map(linkifier_dict).collect();
+    Ok(Reply::json(json!({ "linkifiers": list })))
+}
+
+/// # `GET /realm/filters`
+/// Any user: the legacy shape, `filters` as `[pattern, url_template, id]` tuples.
+pub async fn get_filters_legacy(ctx: &RequestContext) -> ApiResult<Reply> {
+    let me = ctx.user().await?;
+    let list: Vec<Value> = linkifiers::in_realm(&ctx.db, me.realm_id).await?.iter().map(legacy_tuple).collect();
+    Ok(Reply::json(json!({ "filters": list })))
+}
+
+/// # `POST /realm/filters`
+/// Administrators: `pattern` (a regular expression; named groups are the template's
+/// variables) and `url_template` (RFC 6570), both required.
+/// - Both are trimmed; the pattern must compile and be new in the organization.
+/// - The template's variables must be exactly the pattern's named groups.
+/// - Answers `id`; everyone gets `realm_linkifiers`.
+pub async fn create_linkifier(ctx: &RequestContext) -> ApiResult<Reply> {
+    let admin = ctx.admin().await?;
+    let pattern = ctx.params.required_str("pattern")?;
+    let url_template = ctx.params.required_str("url_template")?;
+    let id = check_add_linkifier(&ctx.env, &ctx.db, &admin, &pattern, &url_template).await?;
+    Ok(Reply::json(json!({ "id": id })))
+}
+
+/// # `PATCH /realm/filters/{filter_id}`
+/// Administrators: replaces `pattern` and `url_template` (both required, checked as when
+/// adding). An unknown id: "Linkifier not found.". Everyone gets `realm_linkifiers`.
+pub async fn update_linkifier(ctx: &RequestContext, raw_id: &str) -> ApiResult<Reply> {
+    let admin = ctx.admin().await?;
+    let id = filter_id(raw_id)?;
+    let pattern = ctx.params.required_str("pattern")?;
+    let url_template = ctx.params.required_str("url_template")?;
+    check_update_linkifier(&ctx.env, &ctx.db, &admin, id, &pattern, &url_template).await?;
+    Ok(Reply::ok())
+}
+
+/// # `DELETE /realm/filters/{filter_id}`
+/// Administrators. An unknown id: "Linkifier not found.". Everyone gets `realm_linkifiers`.
+pub async fn delete_linkifier(ctx: &RequestContext, raw_id: &str) -> ApiResult<Reply> {
+    let admin = ctx.admin().await?;
+    let id = filter_id(raw_id)?;
+    do_remove_linkifier(&ctx.env, &ctx.db, &admin, id).await?;
+    Ok(Reply::ok())
+}
+
+/// # `PATCH /realm/linkifiers`
+/// Administrators: `ordered_linkifier_ids`, a JSON list naming every linkifier exactly
+/// once, first applied first. Everyone gets `realm_linkifiers`.
+pub async fn reorder_linkifiers(ctx: &RequestContext) -> ApiResult<Reply> {
+    let admin = ctx.admin().await?;
+    let ordered: Vec<i64> = ctx.params.required_json_as("ordered_linkifier_ids", "a list")?;
+    check_reorder_linkifiers(&ctx.env, &ctx.db, &admin, &ordered).await?;
+    Ok(Reply::ok())
+}
+
+/// Zulip's route only matches digits; anything else is an unknown URL.
+fn filter_id(raw: &str) -> ApiResult<i64> {
+    raw.parse().map_err(|_| ApiError::not_found())
+}
