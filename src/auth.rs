@@ -16,13 +16,11 @@ pub async fn authenticate(ctx: &RequestContext) -> ApiResult<UserRow> {
     let (email, api_key) = parse_basic(&header).ok_or_else(ApiError::malformed_credentials)?;
 
     let key_hash = secrets::api_key_hash(&api_key);
-    let results = ctx
-        .db
-        .batch(vec![
-            realms::by_string_id_stmt(&ctx.db, &ctx.realm_string_id)?,
-            users::by_api_key_stmt(&ctx.db, &ctx.realm_string_id, &key_hash)?,
-        ])
-        .await?;
+    let results = crate::db::run_batch(
+        &ctx.db,
+        vec![realms::by_string_id_stmt(&ctx.db, &ctx.realm_string_id)?, users::by_api_key_stmt(&ctx.db, &ctx.realm_string_id, &key_hash)?],
+    )
+    .await?;
     let realm: RealmRow = results[0].results()?.into_iter().next().ok_or_else(ApiError::nonexistent_subdomain)?;
     let user: Option<UserRow> = results[1].results()?.into_iter().next();
     ctx.remember_realm(realm.clone());

@@ -94,8 +94,9 @@ pub async fn check_subscribe(db: &D1Database, env: &Env, me: &UserRow, req: &Sub
     let names: Vec<String> = requested.iter().map(|(n, _)| n.trim().to_string()).collect();
     let names_json = serde_json::to_string(&names)?;
     let target_ids: Vec<i64> = targets.iter().map(|u| u.id).collect();
-    let lookup = db
-        .batch(vec![
+    let lookup = crate::db::run_batch(
+        db,
+        vec![
             subscriptions::by_names_for_user_stmt(db, realm_id, me.id, &names_json)?,
             query!(
                 db,
@@ -106,8 +107,9 @@ pub async fn check_subscribe(db: &D1Database, env: &Env, me: &UserRow, req: &Sub
                 serde_json::to_string(&target_ids)?,
                 &names_json
             )?,
-        ])
-        .await?;
+        ],
+    )
+    .await?;
     let existing: Vec<ChannelViewRow> = lookup[0].results()?;
     let already: HashSet<(i64, i64)> = lookup[1].results::<SubscriberRow>()?.into_iter().map(|r| (r.user_id, r.channel_id)).collect();
 
@@ -141,7 +143,14 @@ pub async fn check_subscribe(db: &D1Database, env: &Env, me: &UserRow, req: &Sub
     let history_public = if req.invite_only { req.history_public_to_subscribers.unwrap_or(false) } else { true };
     let mut writes = Vec::new();
     for (name, description) in &to_create {
-        writes.extend(subscriptions::create_channel_stmts(db, realm_id, name, description, req.invite_only, history_public, me.id, now)?);
+        let channel = subscriptions::NewChannel {
+            name,
+            description,
+            invite_only: req.invite_only,
+            history_public_to_subscribers: history_public,
+            creator_id: me.id,
+        };
+        writes.extend(subscriptions::create_channel_stmts(db, realm_id, &channel, now)?);
     }
     let mut subscribed: BTreeMap<String, Vec<String>> = BTreeMap::new();
     let mut already_subscribed: BTreeMap<String, Vec<String>> = BTreeMap::new();
@@ -183,13 +192,15 @@ async fn emit_subscription_added(
     created: &HashSet<String>,
 ) -> ApiResult<()> {
     let realm_id = me.realm_id;
-    let results = db
-        .batch(vec![
+    let results = crate::db::run_batch(
+        db,
+        vec![
             subscriptions::by_names_for_user_stmt(db, realm_id, me.id, &serde_json::to_string(names)?)?,
             subscriptions::system_groups_stmt(db, realm_id)?,
             subscriptions::active_user_ids_stmt(db, realm_id)?,
-        ])
-        .await?;
+        ],
+    )
+    .await?;
     let channels: Vec<ChannelViewRow> = results[0].results()?;
     let groups = SystemGroups::new(results[1].results()?);
     let everyone: Vec<i64> = results[2].results::<ActiveUserRow>()?.into_iter().map(|r| r.id).collect();

@@ -6,7 +6,7 @@ use worker::{D1Database, Env};
 
 use crate::actions::message_send::normalize_content;
 use crate::db::batch::Batch;
-use crate::db::drafts::{self, DraftRow};
+use crate::db::drafts::{self, DraftFields, DraftRow};
 use crate::db::realm_settings::{self, RealmSettingsRow};
 use crate::db::subscriptions::{self, ChannelViewRow};
 use crate::db::users::{self, UserRow};
@@ -17,14 +17,6 @@ use crate::error::{ApiError, ApiResult};
 use crate::events::{send_event, Dispatch, EventUser};
 
 /// A draft ready to store.
-struct CheckedDraft {
-    kind: String,
-    to_ids: String,
-    topic: String,
-    content: String,
-    last_edit_time: i64,
-}
-
 pub fn draft_not_found() -> ApiError {
     ApiError::bad_request("Draft does not exist").with_status(404)
 }
@@ -32,7 +24,7 @@ pub fn draft_not_found() -> ApiError {
 /// Zulip's `further_validated_draft_dict` for every draft: the content rules of messages, a
 /// channel the user may access, recipients who exist; the topic is kept for channel drafts
 /// only and truncated to `max_topic_length`.
-async fn check_drafts(db: &D1Database, me: &UserRow, list: &[DraftData]) -> ApiResult<Vec<CheckedDraft>> {
+async fn check_drafts(db: &D1Database, me: &UserRow, list: &[DraftData]) -> ApiResult<Vec<DraftFields>> {
     let now = db::now();
     let times = list.iter().map(|d| check_draft_shape(d, now)).collect::<ApiResult<Vec<i64>>>()?;
     let channel_ids: Vec<i64> = list.iter().filter(|d| d.kind == "stream").flat_map(|d| d.to.iter().copied()).collect();
@@ -69,7 +61,7 @@ async fn check_drafts(db: &D1Database, me: &UserRow, list: &[DraftData]) -> ApiR
             }
             _ => to.clear(),
         }
-        checked.push(CheckedDraft { kind: draft.kind.clone(), to_ids: serde_json::to_string(&to)?, topic, content, last_edit_time });
+        checked.push(DraftFields { kind: draft.kind.clone(), to_ids: serde_json::to_string(&to)?, topic, content, last_edit_time });
     }
     Ok(checked)
 }
@@ -80,12 +72,8 @@ pub async fn create_drafts(db: &D1Database, env: &Env, me: &UserRow, list: &[Dra
         return Ok(Vec::new());
     }
     let mut batch = Batch::new();
-    let slots: Vec<_> = checked
-        .iter()
-        .map(|d| {
-            drafts::insert_stmt(db, me.id, &d.kind, &d.to_ids, &d.topic, &d.content, d.last_edit_time).map(|s| batch.add::<DraftRow>(s))
-        })
-        .collect::<worker::Result<_>>()?;
+    let slots: Vec<_> =
+        checked.iter().map(|d| drafts::insert_stmt(db, me.id, d).map(|s| batch.add::<DraftRow>(s))).collect::<worker::Result<_>>()?;
     let results = batch.run(db).await?;
     let mut rows = Vec::new();
     for slot in slots {
@@ -99,9 +87,7 @@ pub async fn create_drafts(db: &D1Database, env: &Env, me: &UserRow, list: &[Dra
 pub async fn edit_draft(db: &D1Database, env: &Env, me: &UserRow, id: i64, draft: &DraftData) -> ApiResult<()> {
     let checked = check_drafts(db, me, std::slice::from_ref(draft)).await?;
     let d = &checked[0];
-    let row: DraftRow = db::first(drafts::update_stmt(db, id, me.id, &d.kind, &d.to_ids, &d.topic, &d.content, d.last_edit_time)?)
-        .await?
-        .ok_or_else(draft_not_found)?;
+    let row: DraftRow = db::first(drafts::update_stmt(db, id, me.id, d)?).await?.ok_or_else(draft_not_found)?;
     notify_owner(env, me, &json!({ "type": "drafts", "op": "update", "draft": draft_dict(&row) })).await;
     Ok(())
 }

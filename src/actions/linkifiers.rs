@@ -30,9 +30,11 @@ async fn notify_linkifiers(env: &Env, db: &D1Database, realm_id: i64, results: &
 /// `POST /realm/filters`: checks and adds a linkifier last in the order; answers its id.
 pub async fn check_add_linkifier(env: &Env, db: &D1Database, admin: &UserRow, pattern: &str, url_template: &str) -> ApiResult<i64> {
     let (pattern, url_template) = check_linkifier(pattern, url_template)?;
-    let results = db
-        .batch(vec![linkifiers::insert_stmt(db, admin.realm_id, &pattern, &url_template)?, linkifiers::in_realm_stmt(db, admin.realm_id)?])
-        .await?;
+    let results = crate::db::run_batch(
+        db,
+        vec![linkifiers::insert_stmt(db, admin.realm_id, &pattern, &url_template)?, linkifiers::in_realm_stmt(db, admin.realm_id)?],
+    )
+    .await?;
     let id = changed_id(&results[0])?.ok_or_else(duplicate_pattern)?;
     notify_linkifiers(env, db, admin.realm_id, &results).await?;
     Ok(id)
@@ -48,12 +50,11 @@ pub async fn check_update_linkifier(
     url_template: &str,
 ) -> ApiResult<()> {
     let (pattern, url_template) = check_linkifier(pattern, url_template)?;
-    let results = db
-        .batch(vec![
-            linkifiers::update_stmt(db, admin.realm_id, id, &pattern, &url_template)?,
-            linkifiers::in_realm_stmt(db, admin.realm_id)?,
-        ])
-        .await?;
+    let results = crate::db::run_batch(
+        db,
+        vec![linkifiers::update_stmt(db, admin.realm_id, id, &pattern, &url_template)?, linkifiers::in_realm_stmt(db, admin.realm_id)?],
+    )
+    .await?;
     if changed_id(&results[0])?.is_none() {
         let rows: Vec<LinkifierRow> = results[1].results()?;
         return Err(if rows.iter().any(|r| r.id == id) { duplicate_pattern() } else { not_found() });

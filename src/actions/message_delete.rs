@@ -24,13 +24,15 @@ pub async fn check_delete_message(ctx: &RequestContext, user: &UserRow, message_
     let settings: DeleteSettingsRow = crate::db::first(q::delete_settings_stmt(db, user.realm_id)?)
         .await?
         .ok_or_else(|| ApiError::internal("realm without delete settings"))?;
-    let results = db
-        .batch(vec![
+    let results = crate::db::run_batch(
+        db,
+        vec![
             user_groups::is_member_stmt(db, user.realm_id, settings.can_delete_any_message_group, user.id, false)?,
             user_groups::is_member_stmt(db, user.realm_id, settings.can_delete_own_message_group, user.id, false)?,
             query!(db, "SELECT bot_owner_id FROM users WHERE id = ?1", message.sender_id)?,
-        ])
-        .await?;
+        ],
+    )
+    .await?;
     let member = |i: usize| -> ApiResult<bool> {
         Ok(results[i].results::<serde_json::Value>()?.first().and_then(|r| r["is_member"].as_i64()).unwrap_or(0) != 0)
     };

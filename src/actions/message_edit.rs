@@ -124,13 +124,15 @@ async fn render_checked(db: &D1Database, message: &MessageRow, settings: &RealmS
         return Ok(rendered);
     }
     let channel_id = message.channel_id.unwrap_or(message.recipient_type_id);
-    let results = db
-        .batch(vec![
+    let results = crate::db::run_batch(
+        db,
+        vec![
             worker::query!(db, "SELECT COUNT(*) AS n FROM subscriptions WHERE channel_id = ?1 AND active = 1", channel_id)?,
             crate::db::messages::topic_participant_count_stmt(db, message.recipient_id, &message.topic)?,
             user_groups::is_member_stmt(db, message.realm_id, settings.can_mention_many_users_group, message.sender_id, false)?,
-        ])
-        .await?;
+        ],
+    )
+    .await?;
     let first =
         |i: usize, key: &str| -> ApiResult<i64> { Ok(results[i].results::<Value>()?.first().and_then(|r| r[key].as_i64()).unwrap_or(0)) };
     let may_mention_many = first(2, "is_member")? != 0;

@@ -46,8 +46,14 @@ pub async fn after_move(ctx: &RequestContext, editor: &UserRow, n: &MoveNotice<'
             }
             _ => {
                 let text = rules::resolve_notification(editor, plan.topic_resolved);
-                send_bot_message(ctx, editor, n.settings, n.orig_channel, target_topic, &text, KIND_RESOLVE_TOPIC_NOTIFICATION, now)
-                    .await?;
+                send_bot_message(
+                    ctx,
+                    editor,
+                    n.settings,
+                    BotMessage { channel: n.orig_channel, topic: target_topic, content: &text, kind: KIND_RESOLVE_TOPIC_NOTIFICATION },
+                    now,
+                )
+                .await?;
             }
         }
     }
@@ -58,13 +64,27 @@ pub async fn after_move(ctx: &RequestContext, editor: &UserRow, n: &MoveNotice<'
         let text =
             rules::new_thread_notification(plan, n.moved_all_visible, n.target_had_visible_messages, count, editor, &old_location, &link);
         if let Some(text) = text {
-            send_bot_message(ctx, editor, n.settings, n.target_channel, target_topic, &text, KIND_NORMAL, now).await?;
+            send_bot_message(
+                ctx,
+                editor,
+                n.settings,
+                BotMessage { channel: n.target_channel, topic: target_topic, content: &text, kind: KIND_NORMAL },
+                now,
+            )
+            .await?;
         }
     }
     if n.notify_old {
         let new_location = rules::topic_link(&ctx.base_url, n.target_channel.id, &n.target_channel.name, target_topic);
         let text = rules::old_thread_notification(n.moved_all_visible, count, editor, &new_location);
-        send_bot_message(ctx, editor, n.settings, n.orig_channel, orig_topic, &text, KIND_NORMAL, now).await?;
+        send_bot_message(
+            ctx,
+            editor,
+            n.settings,
+            BotMessage { channel: n.orig_channel, topic: orig_topic, content: &text, kind: KIND_NORMAL },
+            now,
+        )
+        .await?;
     }
     Ok(())
 }
@@ -74,22 +94,29 @@ struct IdRow {
     id: i64,
 }
 
+/// What the notification bot says, and where.
+struct BotMessage<'a> {
+    channel: &'a MoveChannelRow,
+    topic: &'a str,
+    content: &'a str,
+    kind: i64,
+}
+
 /// Sends a message from the organization's notification bot to a channel topic (created on
 /// first use), read for the acting user, and its `message` event.
 async fn send_bot_message(
     ctx: &RequestContext,
     acting: &UserRow,
     settings: &RealmSettingsRow,
-    channel: &MoveChannelRow,
-    topic: &str,
-    content: &str,
-    kind: i64,
+    bot_message: BotMessage<'_>,
     now: i64,
 ) -> ApiResult<i64> {
+    let BotMessage { channel, topic, content, kind } = bot_message;
     let db = &ctx.db;
     let realm_id = acting.realm_id;
-    let setup = db
-        .batch(vec![
+    let setup = crate::db::run_batch(
+        db,
+        vec![
             q::ensure_notification_bot_stmt(db, realm_id, now)?,
             query!(
                 db,
@@ -98,8 +125,9 @@ async fn send_bot_message(
                 q::NOTIFICATION_BOT_EMAIL
             )?,
             q::subscribers_stmt(db, &[channel.id])?,
-        ])
-        .await?;
+        ],
+    )
+    .await?;
     let bot: UserRow = setup[1].results()?.into_iter().next().ok_or_else(|| ApiError::internal("notification bot missing"))?;
     let subscribers: Vec<i64> = setup[2].results::<SubscriberRow>()?.into_iter().filter(|s| s.active != 0).map(|s| s.user_id).collect();
     let rendered = edit_rendering::render(db, realm_id, content).await?;
@@ -131,13 +159,15 @@ async fn send_bot_message(
             has_link: rendered.html.contains("<a "),
         },
     )?;
-    let results = db
-        .batch(vec![
+    let results = crate::db::run_batch(
+        db,
+        vec![
             insert,
             query!(db, "UPDATE messages SET kind = ?1 WHERE id = last_insert_rowid()", kind)?,
             user_messages::insert_for_new_message_stmt(db, &rows_json)?,
-        ])
-        .await?;
+        ],
+    )
+    .await?;
     let id = results[0].results::<IdRow>()?.first().map(|r| r.id).ok_or_else(|| ApiError::internal("message insert returned no id"))?;
 
     let stored: Vec<MessageRow> = crate::db::all(messages::by_ids_stmt(db, realm_id, &format!("[{id}]"))?).await?;

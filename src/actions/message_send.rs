@@ -285,8 +285,9 @@ pub async fn plan_send(db: &D1Database, me: &UserRow, req: &SendRequest) -> ApiR
             check_topic_allowed(&topic, effective_topics_policy(&c.topics_policy, &settings))?;
 
             // --- Topic batch: participants, the sender's policy, permission for wildcards.
-            let topic_results = db
-                .batch(vec![
+            let topic_results = crate::db::run_batch(
+                db,
+                vec![
                     query!(
                         db,
                         "SELECT DISTINCT sender_id FROM messages WHERE recipient_id = ?1 AND topic = ?2 COLLATE NOCASE",
@@ -313,8 +314,9 @@ pub async fn plan_send(db: &D1Database, me: &UserRow, req: &SendRequest) -> ApiR
                         realm_id,
                         me.id
                     )?,
-                ])
-                .await?;
+                ],
+            )
+            .await?;
             topic_participants = topic_results[0].results::<SenderId>()?.into_iter().map(|r| r.sender_id).collect();
             let topic_is_new = topic_participants.is_empty();
             let current_policy = topic_results[1].results::<Policy>()?.into_iter().next().map(|p| p.visibility_policy).unwrap_or(0);
@@ -460,7 +462,7 @@ pub async fn commit_send(
     // --- Write batch.
     let mut writes = Vec::new();
     if let RecipientRef::Group(_) = &recipient {
-        writes.extend(direct_message_groups::ensure_stmts(db, realm_id, &dm_user_ids)?);
+        writes.extend(direct_message_groups::ensure_stmts(db, realm_id, dm_user_ids)?);
     }
     let insert_index = writes.len();
     let html = &rendered.html;
@@ -471,8 +473,8 @@ pub async fn commit_send(
             sender_id: me.id,
             recipient: recipient.clone(),
             channel_id: channel_row.map(|c| c.id),
-            topic: &topic,
-            content: &content,
+            topic,
+            content,
             rendered_content: html,
             date_sent: now,
             client: &req.client,
@@ -484,11 +486,11 @@ pub async fn commit_send(
     writes.extend(guard);
     writes.push(user_messages::insert_for_new_message_stmt(db, &serde_json::to_string(&rows)?)?);
     if let (Some(policy), Some(c)) = (auto_policy, channel_row) {
-        writes.push(user_topics::upsert_stmt(db, realm_id, me.id, c.id, &topic, policy, now)?);
+        writes.push(user_topics::upsert_stmt(db, realm_id, me.id, c.id, topic, policy, now)?);
     }
     if let Some(c) = channel_row {
         for user_id in mention_follows.iter() {
-            writes.push(user_topics::upsert_stmt(db, realm_id, *user_id, c.id, &topic, user_topics::FOLLOWED, now)?);
+            writes.push(user_topics::upsert_stmt(db, realm_id, *user_id, c.id, topic, user_topics::FOLLOWED, now)?);
         }
     }
     let results = crate::db::run_batch(db, writes).await?;

@@ -22,13 +22,15 @@ pub async fn do_mute_user(db: &D1Database, env: &Env, me: &UserRow, target: &Use
     if existing.is_some() {
         return Err(ApiError::bad_request("User already muted"));
     }
-    let results = db
-        .batch(vec![
+    let results = crate::db::run_batch(
+        db,
+        vec![
             muted_users::add_stmt(db, me.id, target.id, crate::db::now())?,
             user_messages::mark_sender_read_stmt(db, me.id, target.id)?,
             muted_users::for_user_stmt(db, me.id)?,
-        ])
-        .await?;
+        ],
+    )
+    .await?;
     let mut read: Vec<i64> = results[1].results::<MessageIdRow>()?.into_iter().map(|r| r.message_id).collect();
     let list: Vec<MutedUserRow> = results[2].results()?;
     if !read.is_empty() {

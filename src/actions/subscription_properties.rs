@@ -18,10 +18,11 @@ pub async fn check_update_subscription_properties(ctx: &RequestContext, user: &U
     ids.sort_unstable();
     ids.dedup();
     let ids_json = serde_json::to_string(&ids)?;
-    let results = ctx
-        .db
-        .batch(vec![db::channels_stmt(&ctx.db, user.realm_id, &ids_json)?, db::of_user_stmt(&ctx.db, user.realm_id, user.id, &ids_json)?])
-        .await?;
+    let results = crate::db::run_batch(
+        &ctx.db,
+        vec![db::channels_stmt(&ctx.db, user.realm_id, &ids_json)?, db::of_user_stmt(&ctx.db, user.realm_id, user.id, &ids_json)?],
+    )
+    .await?;
     let channels: HashMap<i64, ChannelAccessRow> = results[0].results::<ChannelAccessRow>()?.into_iter().map(|c| (c.id, c)).collect();
     let subs: HashMap<i64, SubscriptionRow> =
         results[1].results::<SubscriptionRow>()?.into_iter().filter(|s| s.active != 0).map(|s| (s.channel_id, s)).collect();

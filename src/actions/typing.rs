@@ -38,14 +38,15 @@ pub async fn check_send_typing_notification(ctx: &RequestContext, sender: &UserR
             (json!({"type": "typing", "op": op, "message_type": "direct", "sender": sender_dict, "recipients": recipients}), notify)
         }
         TypingTarget::Channel { stream_id, topic } => {
-            let results = ctx
-                .db
-                .batch(vec![
+            let results = crate::db::run_batch(
+                &ctx.db,
+                vec![
                     db::channel_stmt(&ctx.db, sender.realm_id, stream_id)?,
                     db::subscribers_stmt(&ctx.db, sender.realm_id, stream_id)?,
                     realm_settings::by_realm_id_stmt(&ctx.db, sender.realm_id)?,
-                ])
-                .await?;
+                ],
+            )
+            .await?;
             let channel: Option<TypingChannel> = results[0].results()?.into_iter().next();
             let subscribers: Vec<Recipient> = results[1].results()?;
             let settings: Option<realm_settings::RealmSettingsRow> = results[2].results()?.into_iter().next();

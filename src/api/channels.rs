@@ -148,13 +148,14 @@ pub async fn get_streams(ctx: &RequestContext) -> ApiResult<Reply> {
 
 async fn channel_by_id(ctx: &RequestContext, realm_id: i64, user_id: i64, id: &str) -> ApiResult<(Option<ChannelViewRow>, SystemGroups)> {
     let channel_id = parse_int(id).ok_or_else(|| ApiError::bad_request("Invalid channel ID"))?;
-    let results = ctx
-        .db
-        .batch(vec![
+    let results = crate::db::run_batch(
+        &ctx.db,
+        vec![
             subscriptions::by_id_for_user_stmt(&ctx.db, realm_id, user_id, channel_id)?,
             subscriptions::system_groups_stmt(&ctx.db, realm_id)?,
-        ])
-        .await?;
+        ],
+    )
+    .await?;
     let channel = results[0].results::<ChannelViewRow>()?.into_iter().next();
     Ok((channel, SystemGroups::new(results[1].results()?)))
 }
@@ -214,9 +215,9 @@ pub async fn get_stream_topics(ctx: &RequestContext, id: &str) -> ApiResult<Repl
         _ => return Err(ApiError::bad_request("Invalid channel ID")),
     };
     let whole_history = (!channel.is_private() && !me.is_guest()) || channel.history_public_to_subscribers != 0;
-    let results = ctx
-        .db
-        .batch(vec![
+    let results = crate::db::run_batch(
+        &ctx.db,
+        vec![
             worker::query!(
                 &ctx.db,
                 "SELECT m.topic AS name, MAX(m.id) AS max_id FROM messages m \
@@ -228,8 +229,9 @@ pub async fn get_stream_topics(ctx: &RequestContext, id: &str) -> ApiResult<Repl
                 whole_history as i64
             )?,
             realm_settings::by_realm_id_stmt(&ctx.db, me.realm_id)?,
-        ])
-        .await?;
+        ],
+    )
+    .await?;
     let rows: Vec<TopicRow> = results[0].results()?;
     let settings: realm_settings::RealmSettingsRow =
         results[1].results()?.into_iter().next().ok_or_else(|| ApiError::internal("no realm settings"))?;

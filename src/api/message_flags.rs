@@ -44,13 +44,14 @@ pub async fn update_user_topic(ctx: &RequestContext) -> ApiResult<Reply> {
     if !(0..=3).contains(&policy) {
         return Err(ApiError::bad_request("Invalid visibility_policy"));
     }
-    let results = ctx
-        .db
-        .batch(vec![
+    let results = crate::db::run_batch(
+        &ctx.db,
+        vec![
             realm_settings::by_realm_id_stmt(&ctx.db, me.realm_id)?,
             subscriptions::by_id_for_user_stmt(&ctx.db, me.realm_id, me.id, stream_id)?,
-        ])
-        .await?;
+        ],
+    )
+    .await?;
     let settings: realm_settings::RealmSettingsRow =
         results[0].results()?.into_iter().next().ok_or_else(|| ApiError::internal("no realm settings"))?;
     let channel: Option<ChannelViewRow> = results[1].results()?.into_iter().next();

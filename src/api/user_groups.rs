@@ -24,14 +24,15 @@ pub async fn get_user_groups(ctx: &RequestContext) -> ApiResult<Reply> {
     let me = ctx.user().await?;
     require_member(&me)?;
     ctx.params.accept("include_deactivated_groups");
-    let results = ctx
-        .db
-        .batch(vec![
+    let results = crate::db::run_batch(
+        &ctx.db,
+        vec![
             user_groups::in_realm_stmt(&ctx.db, me.realm_id)?,
             user_groups::direct_members_stmt(&ctx.db, me.realm_id)?,
             user_groups::subgroups_stmt(&ctx.db, me.realm_id)?,
-        ])
-        .await?;
+        ],
+    )
+    .await?;
     let groups: Vec<UserGroupRow> = results[0].results()?;
     let members: Vec<MemberRow> = results[1].results()?;
     let subgroups: Vec<SubgroupRow> = results[2].results()?;

@@ -20,41 +20,33 @@ pub fn of_user_stmt(db: &D1Database, user_id: i64) -> Result<D1PreparedStatement
     query!(db, &format!("SELECT {COLUMNS} FROM drafts WHERE user_id = ?1 ORDER BY last_edit_time, id"), user_id)
 }
 
+/// What a draft is made of, checked (`to_ids` is the JSON list of recipients).
+pub struct DraftFields {
+    pub kind: String,
+    pub to_ids: String,
+    pub topic: String,
+    pub content: String,
+    pub last_edit_time: i64,
+}
+
 /// Inserts one draft; answers its row.
-pub fn insert_stmt(
-    db: &D1Database,
-    user_id: i64,
-    kind: &str,
-    to_ids: &str,
-    topic: &str,
-    content: &str,
-    last_edit_time: i64,
-) -> Result<D1PreparedStatement> {
+pub fn insert_stmt(db: &D1Database, user_id: i64, d: &DraftFields) -> Result<D1PreparedStatement> {
     query!(
         db,
         &format!(
             "INSERT INTO drafts (user_id, kind, to_ids, topic, content, last_edit_time) VALUES (?1, ?2, ?3, ?4, ?5, ?6) RETURNING {COLUMNS}"
         ),
         user_id,
-        kind,
-        to_ids,
-        topic,
-        content,
-        last_edit_time
+        &d.kind,
+        &d.to_ids,
+        &d.topic,
+        &d.content,
+        d.last_edit_time
     )
 }
 
 /// Rewrites one of the user's drafts; answers its row (none when it is not theirs).
-pub fn update_stmt(
-    db: &D1Database,
-    id: i64,
-    user_id: i64,
-    kind: &str,
-    to_ids: &str,
-    topic: &str,
-    content: &str,
-    last_edit_time: i64,
-) -> Result<D1PreparedStatement> {
+pub fn update_stmt(db: &D1Database, id: i64, user_id: i64, d: &DraftFields) -> Result<D1PreparedStatement> {
     query!(
         db,
         &format!(
@@ -63,11 +55,11 @@ pub fn update_stmt(
         ),
         id,
         user_id,
-        kind,
-        to_ids,
-        topic,
-        content,
-        last_edit_time
+        &d.kind,
+        &d.to_ids,
+        &d.topic,
+        &d.content,
+        d.last_edit_time
     )
 }
 

@@ -105,17 +105,18 @@ pub fn subscribers_stmt(db: &D1Database, realm_id: i64, channel_ids_json: &str) 
     )
 }
 
+/// A channel to create.
+pub struct NewChannel<'a> {
+    pub name: &'a str,
+    pub description: &'a str,
+    pub invite_only: bool,
+    pub history_public_to_subscribers: bool,
+    pub creator_id: i64,
+}
+
 /// Creates a channel (and its recipient) unless one of that name exists.
-pub fn create_channel_stmts(
-    db: &D1Database,
-    realm_id: i64,
-    name: &str,
-    description: &str,
-    invite_only: bool,
-    history_public_to_subscribers: bool,
-    creator_id: i64,
-    now: i64,
-) -> Result<Vec<D1PreparedStatement>> {
+pub fn create_channel_stmts(db: &D1Database, realm_id: i64, channel: &NewChannel<'_>, now: i64) -> Result<Vec<D1PreparedStatement>> {
+    let NewChannel { name, description, invite_only, history_public_to_subscribers, creator_id } = *channel;
     Ok(vec![
         query!(
             db,
