@@ -1,37 +1,42 @@
-//! The route table: method + path under `/api/v1` -> handler. Every route of the API is
-//! declared here and nowhere else; anything else answers a JSON 404.
+//! The route table: method + path under `/api/v1` (and the file URLs under `/user_uploads`)
+//! -> handler. Every route of the API is declared here and nowhere else; anything else
+//! answers a JSON 404.
 
 use worker::{Env, Method, Request, Response};
 
 use crate::api::{
     bot_storage, bots, channels, dev, dev_bench, events, jwt_login, login, message_edit, message_flags, messages, profile_fields,
-    reactions, realm, server, subscription_properties, typing, user_groups, users,
+    reactions, realm, server, subscription_properties, typing, uploads, user_groups, users,
 };
 use crate::context::RequestContext;
 use crate::error::{ApiError, ApiResult};
 use crate::response::{error_response, success_response, Reply};
 
 const API_PREFIX: &str = "/api/v1/";
+/// Uploaded files are served from `/user_uploads/<path_id>`, outside the API prefix.
+const FILES_PREFIX: &str = "/user_uploads/";
 
 pub async fn handle(req: Request, env: Env) -> Response {
     let path = req.path();
-    let result = match path.strip_prefix(API_PREFIX) {
-        None => Err(ApiError::not_found()),
-        Some(rest) => {
-            let segments: Vec<String> = rest.trim_end_matches('/').split('/').map(crate::params::percent_decode_path).collect();
-            handle_api(req, env, segments).await
-        }
+    let split = |rest: &str| -> Vec<String> { rest.trim_end_matches('/').split('/').map(crate::params::percent_decode_path).collect() };
+    let result = if let Some(rest) = path.strip_prefix(API_PREFIX) {
+        handle_api(req, env, split(rest), false).await
+    } else if let Some(rest) = path.strip_prefix(FILES_PREFIX) {
+        handle_api(req, env, split(rest), true).await
+    } else {
+        Err(ApiError::not_found())
     };
     result.unwrap_or_else(|err| error_response(&err))
 }
 
-async fn handle_api(req: Request, env: Env, segments: Vec<String>) -> ApiResult<Response> {
+async fn handle_api(req: Request, env: Env, segments: Vec<String>, files: bool) -> ApiResult<Response> {
     let ctx = RequestContext::from_request(req, env).await?;
     if ctx.settings.development {
         crate::dev_seed::ensure_seeded(&ctx.db, &ctx.settings.default_realm).await?;
     }
     let path: Vec<&str> = segments.iter().map(String::as_str).collect();
-    match dispatch(&ctx, &path).await? {
+    let reply = if files { dispatch_files(&ctx, &path).await? } else { dispatch(&ctx, &path).await? };
+    match reply {
         Reply::Json(fields) => Ok(success_response(fields, ctx.params.ignored())),
         Reply::Raw(response) => Ok(response),
     }
@@ -121,6 +126,20 @@ async fn dispatch(ctx: &RequestContext, path: &[&str]) -> ApiResult<Reply> {
         (Delete, ["messages", id]) => message_edit::delete_message(ctx, id).await,
         (Get, ["messages", id, "history"]) => message_edit::get_message_history(ctx, id).await,
 
+        // Uploaded files
+        (Post, ["user_uploads"]) => uploads::upload_file(ctx).await,
+        (Get, ["user_uploads", path_id @ ..]) => uploads::get_file_url(ctx, path_id).await,
+        (Get, ["attachments"]) => uploads::get_attachments(ctx).await,
+        (Delete, ["attachments", id]) => uploads::delete_attachment(ctx, id).await,
+
+        _ => Err(ApiError::not_found()),
+    }
+}
+
+/// The routes under `/user_uploads/`: file downloads, authenticated like the API.
+async fn dispatch_files(ctx: &RequestContext, path: &[&str]) -> ApiResult<Reply> {
+    match (ctx.method.clone(), path) {
+        (Method::Get, path_id) => uploads::serve_file(ctx, path_id).await,
         _ => Err(ApiError::not_found()),
     }
 }

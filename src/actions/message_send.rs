@@ -365,6 +365,10 @@ pub async fn check_send_message(db: &D1Database, env: &Env, me: &UserRow, req: &
         },
     )?);
     writes.push(user_messages::insert_for_new_message_stmt(db, &serde_json::to_string(&rows)?)?);
+    let linked_uploads = crate::domain::uploads::linked_path_ids(&content);
+    if !linked_uploads.is_empty() {
+        writes.push(crate::db::attachments::link_new_message_stmt(db, realm_id, me.id, &serde_json::to_string(&linked_uploads)?)?);
+    }
     if let (Some(policy), Some(c)) = (auto_policy, channel_row.as_ref()) {
         writes.push(user_topics::upsert_stmt(db, realm_id, me.id, c.id, &topic, policy, now)?);
     }

@@ -13,6 +13,7 @@ pub mod profile_fields;
 pub mod reactions;
 pub mod subscription_properties;
 pub mod typing;
+pub mod uploads;
 pub mod user_groups;
 pub mod users;
 

@@ -18,5 +18,6 @@ pub mod realm;
 pub mod server;
 pub mod subscription_properties;
 pub mod typing;
+pub mod uploads;
 pub mod user_groups;
 pub mod users;

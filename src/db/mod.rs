@@ -5,6 +5,7 @@
 //! D1 has no interactive transactions: a multi-row write is one atomic `db.batch(...)`.
 
 pub mod api_keys;
+pub mod attachments;
 pub mod batch;
 pub mod bot_storage;
 pub mod direct_message_groups;

@@ -12,5 +12,6 @@ pub mod register_state;
 pub mod rendering;
 pub mod subscription_properties;
 pub mod topics;
+pub mod uploads;
 pub mod user_groups;
 pub mod users;

@@ -1,0 +1,120 @@
+//! Storing uploaded files (R2 bytes, then the D1 row) and reading them back.
+
+use serde::Deserialize;
+use serde_json::json;
+use worker::{Env, HttpMetadata, Range};
+
+use crate::context::UploadedFile;
+use crate::db::attachments::{self, AttachmentRow, NewAttachment};
+use crate::db::users::UserRow;
+use crate::domain::register_state::MAX_FILE_UPLOAD_SIZE_MIB;
+use crate::domain::uploads;
+use crate::error::{ApiError, ApiResult};
+use crate::events::{self, Dispatch, EventUser};
+
+const BUCKET: &str = "UPLOADS";
+
+/// A stored upload: its path_id and sanitized file name.
+pub struct Stored {
+    pub path_id: String,
+    pub file_name: String,
+}
+
+#[derive(Deserialize)]
+struct Inserted {
+    id: i64,
+}
+
+/// Stores one uploaded file for `me`. The size limit is checked before anything is
+/// written; the D1 row follows the R2 object, so a row always has its bytes.
+pub async fn do_upload(db: &worker::D1Database, env: &Env, me: &UserRow, file: &UploadedFile) -> ApiResult<Stored> {
+    if file.bytes.len() as i64 > MAX_FILE_UPLOAD_SIZE_MIB * 1024 * 1024 {
+        return Err(ApiError::upload_too_large(MAX_FILE_UPLOAD_SIZE_MIB));
+    }
+    let file_name = uploads::sanitize_name(&file.name);
+    let path_id = uploads::new_path_id(me.realm_id, &file_name);
+    let content_type = uploads::content_type_for(&file.content_type, &file_name);
+    let metadata = HttpMetadata { content_type: Some(content_type.clone()), ..Default::default() };
+    env.bucket(BUCKET)?.put(path_id.clone(), file.bytes.clone()).http_metadata(metadata).execute().await?;
+
+    let now = crate::db::now();
+    let new = NewAttachment {
+        realm_id: me.realm_id,
+        owner_id: me.id,
+        path_id: &path_id,
+        file_name: &file_name,
+        size: file.bytes.len() as i64,
+        content_type: &content_type,
+        create_time: now,
+    };
+    let results = db.batch(vec![attachments::insert_stmt(db, &new)?, attachments::space_used_stmt(db, me.id)?]).await?;
+    let inserted: Inserted =
+        results[0].results()?.into_iter().next().ok_or_else(|| ApiError::internal("attachment insert returned no id"))?;
+    let space: attachments::SpaceUsed = results[1].results()?.into_iter().next().unwrap_or_default();
+
+    let row = AttachmentRow {
+        id: inserted.id,
+        realm_id: me.realm_id,
+        owner_id: me.id,
+        path_id: path_id.clone(),
+        file_name: file_name.clone(),
+        size: new.size,
+        content_type,
+        create_time: now,
+    };
+    let event = json!({
+        "type": "attachment",
+        "op": "add",
+        "attachment": uploads::attachment_object(&row, &[]),
+        "upload_space_used": space.used,
+    });
+    send_to_owner(env, me, &event).await;
+    Ok(Stored { path_id, file_name })
+}
+
+async fn send_to_owner(env: &Env, me: &UserRow, event: &serde_json::Value) {
+    let users = [EventUser::plain(me.id)];
+    events::send_event(env, me.realm_id, &Dispatch { event, users: &users, sender_queue_id: None, local_id: None }).await;
+}
+
+/// The caller's uploads with the messages linking them, and the bytes they use.
+pub async fn list_attachments(db: &worker::D1Database, me: &UserRow) -> ApiResult<(Vec<serde_json::Value>, i64)> {
+    let results = db
+        .batch(vec![
+            attachments::owned_stmt(db, me.id)?,
+            attachments::owned_links_stmt(db, me.id)?,
+            attachments::space_used_stmt(db, me.id)?,
+        ])
+        .await?;
+    let rows: Vec<AttachmentRow> = results[0].results()?;
+    let links: Vec<attachments::LinkRow> = results[1].results()?;
+    let space: attachments::SpaceUsed = results[2].results()?.into_iter().next().unwrap_or_default();
+    Ok((rows.iter().map(|row| uploads::attachment_object(row, &links)).collect(), space.used))
+}
+
+/// Deletes one of the caller's uploads: its row and links, then its bytes.
+pub async fn do_delete_attachment(db: &worker::D1Database, env: &Env, me: &UserRow, id: i64) -> ApiResult<()> {
+    let row = attachments::owned_by_id(db, me.id, id).await?.ok_or_else(ApiError::invalid_attachment)?;
+    let mut stmts = attachments::delete_stmts(db, row.id)?;
+    stmts.push(attachments::space_used_stmt(db, me.id)?);
+    let results = db.batch(stmts).await?;
+    let space: attachments::SpaceUsed = results[2].results()?.into_iter().next().unwrap_or_default();
+    env.bucket(BUCKET)?.delete(row.path_id.clone()).await?;
+    let event = json!({ "type": "attachment", "op": "remove", "attachment": { "id": row.id }, "upload_space_used": space.used });
+    send_to_owner(env, me, &event).await;
+    Ok(())
+}
+
+/// The bytes of a download: the whole object, or `(start, end)` inclusive.
+pub async fn read_object(env: &Env, attachment: &AttachmentRow, range: Option<(u64, u64)>) -> ApiResult<Vec<u8>> {
+    let bucket = env.bucket(BUCKET)?;
+    let mut get = bucket.get(attachment.path_id.clone());
+    if let Some((start, end)) = range {
+        get = get.range(Range::OffsetWithLength { offset: start, length: end - start + 1 });
+    }
+    let object = get.execute().await?.ok_or_else(ApiError::upload_not_found)?;
+    match object.body() {
+        Some(body) => Ok(body.bytes().await?),
+        None => Ok(Vec::new()),
+    }
+}
