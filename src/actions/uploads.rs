@@ -118,3 +118,29 @@ pub async fn read_object(env: &Env, attachment: &AttachmentRow, range: Option<(u
         None => Ok(Vec::new()),
     }
 }
+
+/// After a content edit: relinks the message to the uploads its new content names and
+/// answers the editor's uploads that the edit left unlinked (`detached_uploads`).
+pub async fn relink_after_edit(
+    db: &worker::D1Database,
+    editor: &UserRow,
+    message: &crate::db::messages::MessageRow,
+    new_content: &str,
+) -> ApiResult<Vec<serde_json::Value>> {
+    let old = uploads::linked_path_ids(&message.content);
+    let new = uploads::linked_path_ids(new_content);
+    if old.is_empty() && new.is_empty() {
+        return Ok(Vec::new());
+    }
+    let removed: Vec<&String> = old.iter().filter(|p| !new.contains(p)).collect();
+    let new_json = serde_json::to_string(&new)?;
+    let results = db
+        .batch(vec![
+            attachments::unlink_edited_stmt(db, message.realm_id, message.id, &new_json)?,
+            attachments::link_edited_stmt(db, message.realm_id, message.id, message.sender_id, &new_json)?,
+            attachments::unlinked_stmt(db, message.realm_id, editor.id, &serde_json::to_string(&removed)?)?,
+        ])
+        .await?;
+    let detached: Vec<AttachmentRow> = results[2].results()?;
+    Ok(detached.iter().map(uploads::detached_upload_object).collect())
+}

@@ -130,3 +130,56 @@ pub fn delete_stmts(db: &D1Database, id: i64) -> Result<Vec<D1PreparedStatement>
         query!(db, "DELETE FROM attachments WHERE id = ?1", id)?,
     ])
 }
+
+/// After an edit: drops the message's links to uploads its new content no longer names
+/// (`path_ids_json`).
+pub fn unlink_edited_stmt(db: &D1Database, realm_id: i64, message_id: i64, path_ids_json: &str) -> Result<D1PreparedStatement> {
+    query!(
+        db,
+        "DELETE FROM attachment_messages WHERE message_id = ?1 AND attachment_id NOT IN ( \
+         SELECT a.id FROM attachments a WHERE a.realm_id = ?2 AND a.path_id IN (SELECT value FROM json_each(?3)))",
+        message_id,
+        realm_id,
+        path_ids_json
+    )
+}
+
+/// After an edit: links the message to the sender's own uploads its new content names.
+pub fn link_edited_stmt(
+    db: &D1Database,
+    realm_id: i64,
+    message_id: i64,
+    sender_id: i64,
+    path_ids_json: &str,
+) -> Result<D1PreparedStatement> {
+    query!(
+        db,
+        "INSERT OR IGNORE INTO attachment_messages (attachment_id, message_id) \
+         SELECT a.id, ?1 FROM attachments a \
+         WHERE a.realm_id = ?2 AND a.owner_id = ?3 AND a.path_id IN (SELECT value FROM json_each(?4))",
+        message_id,
+        realm_id,
+        sender_id,
+        path_ids_json
+    )
+}
+
+/// Uploads of `owner_id` among `path_ids_json` that no message links any more.
+pub fn unlinked_stmt(db: &D1Database, realm_id: i64, owner_id: i64, path_ids_json: &str) -> Result<D1PreparedStatement> {
+    query!(
+        db,
+        &format!(
+            "SELECT {COLUMNS} FROM attachments a WHERE a.realm_id = ?1 AND a.owner_id = ?2 \
+             AND a.path_id IN (SELECT value FROM json_each(?3)) \
+             AND NOT EXISTS (SELECT 1 FROM attachment_messages am WHERE am.attachment_id = a.id) ORDER BY a.id"
+        ),
+        realm_id,
+        owner_id,
+        path_ids_json
+    )
+}
+
+/// Deleting messages: their links go (the uploads stay, as in Zulip).
+pub fn unlink_messages_stmt(db: &D1Database, message_ids_json: &str) -> Result<D1PreparedStatement> {
+    query!(db, "DELETE FROM attachment_messages WHERE message_id IN (SELECT value FROM json_each(?1))", message_ids_json)
+}

@@ -179,6 +179,19 @@ pub fn attachment_object(row: &AttachmentRow, links: &[LinkRow]) -> serde_json::
     })
 }
 
+/// An element of `detached_uploads`, as this API documents it: `create_time` in seconds
+/// and the linking messages as `message_ids` (none, by definition).
+pub fn detached_upload_object(row: &AttachmentRow) -> serde_json::Value {
+    serde_json::json!({
+        "id": row.id,
+        "name": row.file_name,
+        "path_id": row.path_id,
+        "size": row.size,
+        "create_time": row.create_time,
+        "message_ids": [],
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
