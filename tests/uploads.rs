@@ -195,3 +195,18 @@ fn api_form_answers_a_url_to_the_file() {
     assert_eq!(download(Some(&hamlet), body["url"].as_str().unwrap(), &[]).bytes, b"api");
     othello.get(&format!("/user_uploads{path}"), &[]).error(403, "PERMISSION_DENIED");
 }
+
+#[test]
+fn python_client_upload_file_round_trips() {
+    let root = env!("CARGO_MANIFEST_DIR");
+    let python = format!("{root}/.venv-test/bin/python");
+    assert!(std::path::Path::new(&python).exists(), "{python} is missing: `make test` creates the virtual environment");
+    let out = std::process::Command::new(python)
+        .arg(format!("{root}/tests/python/upload_file.py"))
+        .env("TEST_SERVER_URL", server_url())
+        .output()
+        .expect("run the Python client");
+    let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert!(out.status.success(), "{text}");
+    assert!(text.contains("round trip ok:"), "{text}");
+}
