@@ -132,3 +132,17 @@ fn deleting_the_message_unlinks_the_file() {
     assert_eq!(download(Some(&othello), &url, &[]).status, 403);
     assert_eq!(attachment_for(&hamlet, &url)["messages"], serde_json::json!([]));
 }
+
+#[test]
+fn sending_a_link_sends_an_attachment_update_event() {
+    let hamlet = Client::dev("hamlet@zulip.com");
+    let othello = Client::dev("othello@zulip.com");
+    let mut queue = register_for(&hamlet, "[\"attachment\"]");
+    let url = upload(&hamlet, "linked.txt", b"l");
+    let path_id = url.trim_start_matches("/user_uploads/").to_string();
+    let id = send_direct(&hamlet, &[othello.user_id], &format!("[linked]({url})"));
+    let update =
+        queue.wait_for("attachment update", |e| e["type"] == "attachment" && e["op"] == "update" && e["attachment"]["path_id"] == path_id);
+    assert_eq!(update["attachment"]["messages"][0]["id"], id);
+    assert!(update["upload_space_used"].is_i64());
+}

@@ -81,7 +81,7 @@ pub async fn check_update_message(ctx: &RequestContext, user: &UserRow, message_
     }
     // The edit has committed: a failure to relink uploads must not turn it into an error.
     let detached_uploads = match &plan.content {
-        Some(content) => crate::actions::uploads::relink_after_edit(db, user, &message, content).await.unwrap_or_else(|err| {
+        Some(content) => crate::actions::uploads::relink_after_edit(db, &ctx.env, user, &message, content).await.unwrap_or_else(|err| {
             worker::console_error!("upload links of message {message_id} not updated: {}", err.msg);
             Vec::new()
         }),

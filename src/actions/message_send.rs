@@ -382,6 +382,9 @@ pub async fn check_send_message(db: &D1Database, env: &Env, me: &UserRow, req: &
         results[insert_index].results()?.into_iter().next().ok_or_else(|| ApiError::internal("message insert returned no id"))?;
 
     // --- Events, after the write committed.
+    if let Err(err) = crate::actions::uploads::notify_linked(db, env, me, &linked_uploads).await {
+        worker::console_error!("attachment events not sent: {}", err.msg);
+    }
     let (recipient_type, recipient_type_id) = match (&recipient, channel_row.as_ref()) {
         (RecipientRef::Id(_), Some(c)) => (RECIPIENT_CHANNEL, c.id),
         (RecipientRef::User(id), _) => (RECIPIENT_PERSONAL, *id),

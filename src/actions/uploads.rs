@@ -123,6 +123,7 @@ pub async fn read_object(env: &Env, attachment: &AttachmentRow, range: Option<(u
 /// answers the editor's uploads that the edit left unlinked (`detached_uploads`).
 pub async fn relink_after_edit(
     db: &worker::D1Database,
+    env: &Env,
     editor: &UserRow,
     message: &crate::db::messages::MessageRow,
     new_content: &str,
@@ -142,5 +143,38 @@ pub async fn relink_after_edit(
         ])
         .await?;
     let detached: Vec<AttachmentRow> = results[2].results()?;
+    let added: Vec<String> = new.iter().filter(|p| !old.contains(p)).cloned().collect();
+    if editor.id == message.sender_id {
+        notify_linked(db, env, editor, &added).await?;
+    }
     Ok(detached.iter().map(uploads::detached_upload_object).collect())
+}
+
+/// After a send or edit linked the sender's uploads `path_ids`: an `attachment` update
+/// event per upload, carrying its linking messages, to the uploader.
+pub async fn notify_linked(db: &worker::D1Database, env: &Env, owner: &UserRow, path_ids: &[String]) -> ApiResult<()> {
+    if path_ids.is_empty() {
+        return Ok(());
+    }
+    let json = serde_json::to_string(path_ids)?;
+    let results = db
+        .batch(vec![
+            attachments::owned_among_stmt(db, owner.id, &json)?,
+            attachments::links_among_stmt(db, owner.id, &json)?,
+            attachments::space_used_stmt(db, owner.id)?,
+        ])
+        .await?;
+    let rows: Vec<AttachmentRow> = results[0].results()?;
+    let links: Vec<attachments::LinkRow> = results[1].results()?;
+    let space: attachments::SpaceUsed = results[2].results()?.into_iter().next().unwrap_or_default();
+    for row in &rows {
+        let event = json!({
+            "type": "attachment",
+            "op": "update",
+            "attachment": uploads::attachment_object(row, &links),
+            "upload_space_used": space.used,
+        });
+        send_to_owner(env, owner, &event).await;
+    }
+    Ok(())
 }

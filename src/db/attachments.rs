@@ -183,3 +183,27 @@ pub fn unlinked_stmt(db: &D1Database, realm_id: i64, owner_id: i64, path_ids_jso
 pub fn unlink_messages_stmt(db: &D1Database, message_ids_json: &str) -> Result<D1PreparedStatement> {
     query!(db, "DELETE FROM attachment_messages WHERE message_id IN (SELECT value FROM json_each(?1))", message_ids_json)
 }
+
+/// The uploads of `owner_id` among `path_ids_json`.
+pub fn owned_among_stmt(db: &D1Database, owner_id: i64, path_ids_json: &str) -> Result<D1PreparedStatement> {
+    query!(
+        db,
+        &format!(
+            "SELECT {COLUMNS} FROM attachments a WHERE a.owner_id = ?1 AND a.path_id IN (SELECT value FROM json_each(?2)) ORDER BY a.id"
+        ),
+        owner_id,
+        path_ids_json
+    )
+}
+
+/// The messages linking the uploads of `owner_id` among `path_ids_json`.
+pub fn links_among_stmt(db: &D1Database, owner_id: i64, path_ids_json: &str) -> Result<D1PreparedStatement> {
+    query!(
+        db,
+        "SELECT am.attachment_id, am.message_id, m.date_sent FROM attachment_messages am \
+         JOIN attachments a ON a.id = am.attachment_id JOIN messages m ON m.id = am.message_id \
+         WHERE a.owner_id = ?1 AND a.path_id IN (SELECT value FROM json_each(?2)) ORDER BY am.message_id",
+        owner_id,
+        path_ids_json
+    )
+}
