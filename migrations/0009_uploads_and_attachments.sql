@@ -20,3 +20,11 @@ CREATE TABLE attachment_messages (
     PRIMARY KEY (attachment_id, message_id)
 );
 CREATE INDEX attachment_messages_message ON attachment_messages (message_id);
+
+-- Short-lived download links (GET /api/v1/user_uploads/<path_id> answers one): anyone
+-- holding the token may download the file until it expires.
+CREATE TABLE upload_tokens (
+    token TEXT PRIMARY KEY,              -- random, from a CSPRNG
+    attachment_id INTEGER NOT NULL REFERENCES attachments(id) ON DELETE CASCADE,
+    expires INTEGER NOT NULL             -- UNIX seconds
+);

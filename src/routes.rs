@@ -139,6 +139,7 @@ async fn dispatch(ctx: &RequestContext, path: &[&str]) -> ApiResult<Reply> {
 /// The routes under `/user_uploads/`: file downloads, authenticated like the API.
 async fn dispatch_files(ctx: &RequestContext, path: &[&str]) -> ApiResult<Reply> {
     match (ctx.method.clone(), path) {
+        (Method::Get, ["temporary", token, _file_name]) => uploads::serve_temporary_file(ctx, token).await,
         (Method::Get, path_id) => uploads::serve_file(ctx, path_id).await,
         _ => Err(ApiError::not_found()),
     }

@@ -192,7 +192,9 @@ fn api_form_answers_a_url_to_the_file() {
     let path = url.trim_start_matches("/user_uploads");
     let body = hamlet.get(&format!("/user_uploads{path}"), &[]).success();
     assert_matches_openapi("get", "/user_uploads/{realm_id_str}/{filename}", &body);
-    assert_eq!(download(Some(&hamlet), body["url"].as_str().unwrap(), &[]).bytes, b"api");
+    let temporary = body["url"].as_str().unwrap();
+    assert!(temporary.starts_with("/user_uploads/temporary/") && temporary.ends_with("/api.txt"), "{temporary}");
+    assert_eq!(download(None, temporary, &[]).bytes, b"api", "a temporary URL needs no credentials");
     othello.get(&format!("/user_uploads{path}"), &[]).error(403, "PERMISSION_DENIED");
 }
 
@@ -209,4 +211,11 @@ fn python_client_upload_file_round_trips() {
     let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
     assert!(out.status.success(), "{text}");
     assert!(text.contains("round trip ok:"), "{text}");
+}
+
+#[test]
+fn unknown_temporary_url_is_not_found() {
+    let got = download(None, "/user_uploads/temporary/notatoken/x.txt", &[]);
+    assert_eq!(got.status, 404);
+    assert_eq!(got.json()["msg"], "File not found");
 }

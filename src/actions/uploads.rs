@@ -98,7 +98,7 @@ pub async fn do_delete_attachment(db: &worker::D1Database, env: &Env, me: &UserR
     let mut stmts = attachments::delete_stmts(db, row.id)?;
     stmts.push(attachments::space_used_stmt(db, me.id)?);
     let results = db.batch(stmts).await?;
-    let space: attachments::SpaceUsed = results[2].results()?.into_iter().next().unwrap_or_default();
+    let space: attachments::SpaceUsed = results[results.len() - 1].results()?.into_iter().next().unwrap_or_default();
     env.bucket(BUCKET)?.delete(row.path_id.clone()).await?;
     let event = json!({ "type": "attachment", "op": "remove", "attachment": { "id": row.id }, "upload_space_used": space.used });
     send_to_owner(env, me, &event).await;
@@ -177,4 +177,14 @@ pub async fn notify_linked(db: &worker::D1Database, env: &Env, owner: &UserRow, 
         send_to_owner(env, owner, &event).await;
     }
     Ok(())
+}
+
+/// How long a temporary download URL works (Zulip: 60 seconds).
+const TEMPORARY_URL_SECS: i64 = 60;
+
+/// A fresh temporary download URL for an upload the caller may download.
+pub async fn do_create_temporary_url(db: &worker::D1Database, attachment: &AttachmentRow) -> ApiResult<String> {
+    let token = crate::secrets::random_alphanumeric(32);
+    attachments::insert_token_stmt(db, &token, attachment.id, crate::db::now() + TEMPORARY_URL_SECS)?.run().await?;
+    Ok(uploads::temporary_url_for(&token, &attachment.file_name))
 }

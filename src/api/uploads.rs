@@ -3,7 +3,7 @@
 use serde_json::json;
 use worker::Response;
 
-use crate::actions::uploads::{do_delete_attachment, do_upload, list_attachments, read_object};
+use crate::actions::uploads::{do_create_temporary_url, do_delete_attachment, do_upload, list_attachments, read_object};
 use crate::context::RequestContext;
 use crate::db::attachments::{self, AttachmentRow};
 use crate::domain::uploads::{self, ByteRange};
@@ -31,6 +31,18 @@ pub async fn upload_file(ctx: &RequestContext) -> ApiResult<Reply> {
 /// - Anyone else, anonymous requests included, gets an error and never the bytes.
 pub async fn serve_file(ctx: &RequestContext, path: &[&str]) -> ApiResult<Reply> {
     let attachment = downloadable(ctx, path).await?;
+    respond_with_file(ctx, &attachment).await
+}
+
+/// # `GET /user_uploads/temporary/{token}/{file name}` (outside `/api/v1`)
+/// Anyone holding an unexpired token from `GET /api/v1/user_uploads/...`: the file, served
+/// as above, without credentials.
+pub async fn serve_temporary_file(ctx: &RequestContext, token: &str) -> ApiResult<Reply> {
+    let attachment = attachments::by_token(&ctx.db, token, crate::db::now()).await?.ok_or_else(ApiError::upload_not_found)?;
+    respond_with_file(ctx, &attachment).await
+}
+
+async fn respond_with_file(ctx: &RequestContext, attachment: &AttachmentRow) -> ApiResult<Reply> {
     let size = attachment.size.max(0) as u64;
     let range = uploads::parse_range(ctx.header("Range").as_deref(), size);
     let part = match range {
@@ -43,7 +55,7 @@ pub async fn serve_file(ctx: &RequestContext, path: &[&str]) -> ApiResult<Reply>
             return Ok(Reply::Raw(resp));
         }
     };
-    let bytes = read_object(&ctx.env, &attachment, part).await?;
+    let bytes = read_object(&ctx.env, attachment, part).await?;
     let mut resp = Response::from_bytes(bytes)?;
     let headers = resp.headers_mut();
     headers.set("Content-Type", &attachment.content_type)?;
@@ -63,11 +75,12 @@ pub async fn serve_file(ctx: &RequestContext, path: &[&str]) -> ApiResult<Reply>
 }
 
 /// # `GET /user_uploads/{realm_id}/{a}/{b}/{file name}` (under `/api/v1`)
-/// The uploader, or any user who may see a message linking the file: answers `url`, the
-/// path at which the file can be downloaded with the same credentials.
+/// The uploader, or any user who may see a message linking the file: answers `url`, a
+/// temporary URL that downloads the file without credentials for 60 seconds.
 pub async fn get_file_url(ctx: &RequestContext, path: &[&str]) -> ApiResult<Reply> {
     let attachment = downloadable(ctx, path).await?;
-    Ok(Reply::json(json!({ "url": uploads::url_for(&attachment.path_id) })))
+    let url = do_create_temporary_url(&ctx.db, &attachment).await?;
+    Ok(Reply::json(json!({ "url": url })))
 }
 
 /// The upload at `path` (the segments after `user_uploads`) if the caller may download it.

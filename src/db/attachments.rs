@@ -127,6 +127,7 @@ pub async fn owned_by_id(db: &D1Database, owner_id: i64, id: i64) -> Result<Opti
 pub fn delete_stmts(db: &D1Database, id: i64) -> Result<Vec<D1PreparedStatement>> {
     Ok(vec![
         query!(db, "DELETE FROM attachment_messages WHERE attachment_id = ?1", id)?,
+        query!(db, "DELETE FROM upload_tokens WHERE attachment_id = ?1", id)?,
         query!(db, "DELETE FROM attachments WHERE id = ?1", id)?,
     ])
 }
@@ -206,4 +207,21 @@ pub fn links_among_stmt(db: &D1Database, owner_id: i64, path_ids_json: &str) -> 
         owner_id,
         path_ids_json
     )
+}
+
+pub fn insert_token_stmt(db: &D1Database, token: &str, attachment_id: i64, expires: i64) -> Result<D1PreparedStatement> {
+    query!(db, "INSERT INTO upload_tokens (token, attachment_id, expires) VALUES (?1, ?2, ?3)", token, attachment_id, expires)
+}
+
+/// The upload a temporary download token grants, if the token is still valid.
+pub async fn by_token(db: &D1Database, token: &str, now: i64) -> Result<Option<AttachmentRow>> {
+    super::first(query!(
+        db,
+        &format!(
+            "SELECT {COLUMNS} FROM upload_tokens t JOIN attachments a ON a.id = t.attachment_id WHERE t.token = ?1 AND t.expires > ?2"
+        ),
+        token,
+        now
+    )?)
+    .await
 }

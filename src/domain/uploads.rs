@@ -42,6 +42,11 @@ pub fn url_for(path_id: &str) -> String {
     format!("/user_uploads/{dir}/{}", percent_encode(name))
 }
 
+/// A temporary download URL: `/user_uploads/temporary/<token>/<file name>`.
+pub fn temporary_url_for(token: &str, file_name: &str) -> String {
+    format!("/user_uploads/temporary/{token}/{}", percent_encode(file_name))
+}
+
 fn percent_encode(s: &str) -> String {
     let mut out = String::new();
     for b in s.bytes() {
