@@ -184,6 +184,37 @@ impl ApiError {
         Self::bad_request("Scheduled message does not exist").with_status(404)
     }
 
+    /// Uploads: no file part, or more than one.
+    pub fn upload_file_count(count: usize) -> Self {
+        if count == 0 {
+            Self::bad_request("You must specify a file to upload")
+        } else {
+            Self::bad_request("You may only upload one file at a time")
+        }
+    }
+
+    pub fn upload_too_large(max_mib: i64) -> Self {
+        Self::bad_request(format!("File is larger than this server's configured maximum upload size ({max_mib} MiB)."))
+    }
+
+    /// A download of an upload that does not exist.
+    pub fn upload_not_found() -> Self {
+        Self::bad_request("File not found").with_status(404)
+    }
+
+    /// A download by a user who may not see the file (neither uploader nor shown a message linking it).
+    pub fn upload_not_authorized() -> Self {
+        Self::permission_denied("You are not authorized to view this file.")
+    }
+
+    pub fn invalid_attachment() -> Self {
+        Self::bad_request("Invalid attachment")
+    }
+
+    pub fn range_not_satisfiable() -> Self {
+        Self::bad_request("Requested range not satisfiable").with_status(416)
+    }
+
     pub fn method_not_allowed(allowed: &[&str]) -> Self {
         Self::bad_request("Method Not Allowed").with_status(405).with_extra("allowed_methods", json!(allowed))
     }

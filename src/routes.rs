@@ -1,12 +1,13 @@
-//! The route table: method + path under `/api/v1` -> handler. Every route of the API is
-//! declared here and nowhere else; anything else answers a JSON 404.
+//! The route table: method + path under `/api/v1` (and the file URLs under `/user_uploads`)
+//! -> handler. Every route of the API is declared here and nowhere else; anything else
+//! answers a JSON 404.
 
 use worker::{Context, Env, Method, Request, Response};
 
 use crate::api::{
     alert_words, bot_storage, bots, channels, dev, dev_bench, drafts, events, jwt_login, linkifiers, login, message_edit, message_flags,
     messages, muted_users, presence, profile_fields, push, reactions, read_state, realm, scheduled_messages, server, server_admin,
-    subscription_properties, typing, user_groups, user_status, users,
+    subscription_properties, typing, uploads, user_groups, user_status, users,
 };
 use crate::context::RequestContext;
 use crate::error::{ApiError, ApiResult};
@@ -15,6 +16,8 @@ use crate::response::{error_response, success_response, Reply};
 const API_PREFIX: &str = "/api/v1/";
 /// The register's `server_emoji_data_url`, where Zulip serves it.
 pub const EMOJI_DATA_PATH: &str = "/static/generated/emoji/emoji_api.json";
+/// Uploaded files are served from `/user_uploads/<path_id>`, outside the API prefix.
+const FILES_PREFIX: &str = "/user_uploads/";
 
 /// The methods the API answers. workers-rs reads any other method as GET, so the raw
 /// method is checked before it is converted.
@@ -26,25 +29,29 @@ pub async fn handle(req: Request, env: Env, worker: Context) -> Response {
     if path == EMOJI_DATA_PATH && raw_method == "GET" {
         return server::emoji_data();
     }
-    let result = match path.strip_prefix(API_PREFIX) {
-        _ if !METHODS.contains(&raw_method.as_str()) => Err(ApiError::method_not_allowed(&METHODS)),
-        None => Err(ApiError::not_found()),
-        Some(rest) => {
-            let segments: Vec<String> = rest.trim_end_matches('/').split('/').map(crate::params::percent_decode_path).collect();
-            handle_api(req, env, worker, segments).await
-        }
+    let split = |rest: &str| -> Vec<String> { rest.trim_end_matches('/').split('/').map(crate::params::percent_decode_path).collect() };
+    let result = if !METHODS.contains(&raw_method.as_str()) {
+        Err(ApiError::method_not_allowed(&METHODS))
+    } else if let Some(rest) = path.strip_prefix(API_PREFIX) {
+        handle_api(req, env, worker, split(rest), false).await
+    } else if let Some(rest) = path.strip_prefix(FILES_PREFIX) {
+        handle_api(req, env, worker, split(rest), true).await
+    } else {
+        Err(ApiError::not_found())
     };
     result.unwrap_or_else(|err| error_response(&err))
 }
 
-async fn handle_api(req: Request, env: Env, worker: Context, segments: Vec<String>) -> ApiResult<Response> {
+/// `files`: the path is under `/user_uploads/` (outside the API prefix), served by
+/// [`dispatch_files`].
+async fn handle_api(req: Request, env: Env, worker: Context, segments: Vec<String>, files: bool) -> ApiResult<Response> {
     let mut ctx = RequestContext::from_request(req, env).await?;
     ctx.worker = Some(worker);
     if ctx.settings.development {
         crate::dev_seed::ensure_seeded(&ctx.db, &ctx.settings.default_realm).await?;
     }
     let path: Vec<&str> = segments.iter().map(String::as_str).collect();
-    let mut response = match counted_dispatch(&ctx, &path).await {
+    let mut response = match counted_dispatch(&ctx, &path, files).await {
         Ok(Reply::Json(fields)) => success_response(fields, ctx.params.ignored()),
         Ok(Reply::Raw(response)) => response,
         Err(err) => error_response(&err),
@@ -60,11 +67,15 @@ async fn handle_api(req: Request, env: Env, worker: Context, segments: Vec<Strin
 /// Requests to the open endpoints, and requests without credentials, count against the
 /// client's address before any work; the others count against their user when the
 /// handler authenticates (a failed authentication counts against the address).
-async fn counted_dispatch(ctx: &RequestContext, path: &[&str]) -> ApiResult<Reply> {
+async fn counted_dispatch(ctx: &RequestContext, path: &[&str], files: bool) -> ApiResult<Reply> {
     if ctx.header("Authorization").is_none() || is_open(path) {
         ctx.count_unauthenticated().await?;
     }
-    dispatch(ctx, path).await
+    if files {
+        dispatch_files(ctx, path).await
+    } else {
+        dispatch(ctx, path).await
+    }
 }
 
 /// The endpoints whose handlers do not authenticate (the first section of [`dispatch`]).
@@ -210,6 +221,21 @@ async fn dispatch(ctx: &RequestContext, path: &[&str]) -> ApiResult<Reply> {
         (Delete, ["messages", id]) => message_edit::delete_message(ctx, id).await,
         (Get, ["messages", id, "history"]) => message_edit::get_message_history(ctx, id).await,
 
+        // Uploaded files
+        (Post, ["user_uploads"]) => uploads::upload_file(ctx).await,
+        (Get, ["user_uploads", path_id @ ..]) => uploads::get_file_url(ctx, path_id).await,
+        (Get, ["attachments"]) => uploads::get_attachments(ctx).await,
+        (Delete, ["attachments", id]) => uploads::delete_attachment(ctx, id).await,
+
+        _ => Err(ApiError::not_found()),
+    }
+}
+
+/// The routes under `/user_uploads/`: file downloads, authenticated like the API.
+async fn dispatch_files(ctx: &RequestContext, path: &[&str]) -> ApiResult<Reply> {
+    match (ctx.method.clone(), path) {
+        (Method::Get, ["temporary", token, _file_name]) => uploads::serve_temporary_file(ctx, token).await,
+        (Method::Get, path_id) => uploads::serve_file(ctx, path_id).await,
         _ => Err(ApiError::not_found()),
     }
 }

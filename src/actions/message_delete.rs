@@ -91,6 +91,7 @@ pub async fn delete_messages(ctx: &RequestContext, realm_id: i64, ids: &[i64]) -
     let mut stmts = Vec::new();
     for chunk in q::chunks(&ids) {
         stmts.extend(q::delete_messages_stmts(db, &chunk)?);
+        stmts.push(crate::db::attachments::unlink_messages_stmt(db, &chunk)?);
     }
     crate::db::run_batch(db, stmts).await?;
 

@@ -28,7 +28,7 @@ use crate::events::{self, Dispatch, EventUser};
 /// Zulip's threshold above which wildcard mentions need `can_mention_many_users_group`.
 const WILDCARD_MENTION_THRESHOLD: i64 = 15;
 
-/// What the edit answers: the uploads it detached (none until uploads exist).
+/// What the edit answers: the editor's uploads that the edit left unlinked.
 pub struct EditResult {
     pub detached_uploads: Vec<Value>,
 }
@@ -79,7 +79,15 @@ pub async fn check_update_message(ctx: &RequestContext, user: &UserRow, message_
         )
         .await?;
     }
-    Ok(EditResult { detached_uploads: Vec::new() })
+    // The edit has committed: a failure to relink uploads must not turn it into an error.
+    let detached_uploads = match &plan.content {
+        Some(content) => crate::actions::uploads::relink_after_edit(db, &ctx.env, user, &message, content).await.unwrap_or_else(|err| {
+            worker::console_error!("upload links of message {message_id} not updated: {}", err.msg);
+            Vec::new()
+        }),
+        None => Vec::new(),
+    };
+    Ok(EditResult { detached_uploads })
 }
 
 /// The caller's membership in the groups the edit's permissions depend on (one batch).

@@ -485,6 +485,10 @@ pub async fn commit_send(
     )?);
     writes.extend(guard);
     writes.push(user_messages::insert_for_new_message_stmt(db, &serde_json::to_string(&rows)?)?);
+    let linked_uploads = crate::domain::uploads::linked_path_ids(content);
+    if !linked_uploads.is_empty() {
+        writes.push(crate::db::attachments::link_new_message_stmt(db, realm_id, me.id, &serde_json::to_string(&linked_uploads)?)?);
+    }
     if let (Some(policy), Some(c)) = (auto_policy, channel_row) {
         writes.push(user_topics::upsert_stmt(db, realm_id, me.id, c.id, topic, policy, now)?);
     }
@@ -498,6 +502,9 @@ pub async fn commit_send(
         results[insert_index].results()?.into_iter().next().ok_or_else(|| ApiError::internal("message insert returned no id"))?;
 
     // --- Events, after the write committed.
+    if let Err(err) = crate::actions::uploads::notify_linked(db, env, me, &linked_uploads).await {
+        worker::console_error!("attachment events not sent: {}", err.msg);
+    }
     let (recipient_type, recipient_type_id) = match (&recipient, channel_row) {
         (RecipientRef::Id(_), Some(c)) => (RECIPIENT_CHANNEL, c.id),
         (RecipientRef::User(id), _) => (RECIPIENT_PERSONAL, *id),

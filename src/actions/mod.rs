@@ -22,6 +22,7 @@ pub mod read_state;
 pub mod scheduled_messages;
 pub mod subscription_properties;
 pub mod typing;
+pub mod uploads;
 pub mod user_groups;
 pub mod user_status;
 pub mod users;

@@ -27,6 +27,7 @@ pub mod server;
 pub mod server_admin;
 pub mod subscription_properties;
 pub mod typing;
+pub mod uploads;
 pub mod user_groups;
 pub mod user_status;
 pub mod users;

@@ -6,6 +6,7 @@
 
 pub mod alert_words;
 pub mod api_keys;
+pub mod attachments;
 pub mod batch;
 pub mod bot_storage;
 pub mod direct_message_groups;

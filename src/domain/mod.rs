@@ -19,6 +19,7 @@ pub mod rendering;
 pub mod scheduled_messages;
 pub mod subscription_properties;
 pub mod topics;
+pub mod uploads;
 pub mod user_groups;
 pub mod user_status;
 pub mod users;

@@ -1,0 +1,100 @@
+//! Raw byte uploads and downloads for the upload tests (the common helpers speak JSON).
+#![allow(dead_code)]
+
+use base64::Engine;
+use serde_json::Value;
+
+use crate::common::{server_url, Client, Resp};
+
+/// A multipart body of file parts `(field, file name, bytes)`.
+fn multipart(files: &[(&str, &str, &[u8])]) -> (String, Vec<u8>) {
+    let boundary = "----teamchatuploadboundaryQx81";
+    let mut data = Vec::new();
+    for (field, name, bytes) in files {
+        data.extend_from_slice(
+            format!(
+                "--{boundary}\r\nContent-Disposition: form-data; name=\"{field}\"; filename=\"{name}\"\r\n\
+                 Content-Type: application/octet-stream\r\n\r\n"
+            )
+            .as_bytes(),
+        );
+        data.extend_from_slice(bytes);
+        data.extend_from_slice(b"\r\n");
+    }
+    data.extend_from_slice(format!("--{boundary}--\r\n").as_bytes());
+    (format!("multipart/form-data; boundary={boundary}"), data)
+}
+
+fn basic(client: &Client) -> String {
+    let token = base64::engine::general_purpose::STANDARD.encode(format!("{}:{}", client.email, client.api_key));
+    format!("Basic {token}")
+}
+
+/// `POST /api/v1/user_uploads` with these file parts.
+pub fn upload_files(client: &Client, files: &[(&str, &str, &[u8])]) -> Resp {
+    let (content_type, data) = multipart(files);
+    let url = format!("{}/api/v1/user_uploads", server_url());
+    let result = ureq::post(&url).set("Authorization", &basic(client)).set("Content-Type", &content_type).send_bytes(&data);
+    let response = match result {
+        Ok(r) => r,
+        Err(ureq::Error::Status(_, r)) => r,
+        Err(e) => panic!("upload: transport error {e}"),
+    };
+    let status = response.status();
+    let content_type = response.header("Content-Type").map(str::to_string);
+    let body: Value = serde_json::from_str(&response.into_string().unwrap()).unwrap();
+    Resp { status, www_authenticate: None, content_type, body }
+}
+
+/// Uploads one file and answers its `url`.
+pub fn upload(client: &Client, name: &str, bytes: &[u8]) -> String {
+    let body = upload_files(client, &[("file", name, bytes)]).success();
+    body["url"].as_str().unwrap().to_string()
+}
+
+/// A download: status, the headers we look at, and the raw bytes.
+pub struct Download {
+    pub status: u16,
+    pub headers: Vec<(String, String)>,
+    pub bytes: Vec<u8>,
+}
+
+impl Download {
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers.iter().find(|(k, _)| k.eq_ignore_ascii_case(name)).map(|(_, v)| v.as_str())
+    }
+
+    pub fn json(&self) -> Value {
+        serde_json::from_slice(&self.bytes)
+            .unwrap_or_else(|_| panic!("not JSON ({}): {:?}", self.status, String::from_utf8_lossy(&self.bytes)))
+    }
+}
+
+/// `GET <url>` (a `/user_uploads/...` path) as `client` (`None`: anonymous), with extra headers.
+pub fn download(client: Option<&Client>, url: &str, headers: &[(&str, &str)]) -> Download {
+    let mut req = ureq::get(&format!("{}{}", server_url(), url));
+    if let Some(c) = client {
+        req = req.set("Authorization", &basic(c));
+    }
+    for (k, v) in headers {
+        req = req.set(k, v);
+    }
+    let response = match req.call() {
+        Ok(r) => r,
+        Err(ureq::Error::Status(_, r)) => r,
+        Err(e) => panic!("download: transport error {e}"),
+    };
+    let status = response.status();
+    let headers = ["Content-Type", "Content-Disposition", "ETag", "Content-Range", "Accept-Ranges"]
+        .iter()
+        .filter_map(|h| response.header(h).map(|v| (h.to_string(), v.to_string())))
+        .collect();
+    let mut bytes = Vec::new();
+    std::io::Read::read_to_end(&mut response.into_reader(), &mut bytes).unwrap();
+    Download { status, headers, bytes }
+}
+
+/// Bytes 0..=255 repeated: every byte value, including ones invalid in UTF-8.
+pub fn binary_bytes(len: usize) -> Vec<u8> {
+    (0..len).map(|i| (i % 256) as u8).collect()
+}
