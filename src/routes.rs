@@ -5,7 +5,7 @@ use worker::{Env, Method, Request, Response};
 
 use crate::api::{
     bot_storage, bots, channels, dev, dev_bench, events, jwt_login, login, message_edit, message_flags, messages, profile_fields,
-    reactions, realm, server, subscription_properties, typing, user_groups, users,
+    reactions, realm, saved_snippets, server, subscription_properties, typing, user_groups, users,
 };
 use crate::context::RequestContext;
 use crate::error::{ApiError, ApiResult};
@@ -60,6 +60,7 @@ async fn dispatch(ctx: &RequestContext, path: &[&str]) -> ApiResult<Reply> {
 
         // Subscription settings
         (Post, ["users", "me", "subscriptions", "properties"]) => subscription_properties::update_subscription_properties(ctx).await,
+        (Patch, ["users", "me", "subscriptions", "muted_topics"]) => message_flags::update_muted_topic(ctx).await,
         (Patch, ["users", "me", "subscriptions", stream_id]) => subscription_properties::update_subscription_property(ctx, stream_id).await,
 
         // Users
@@ -112,6 +113,12 @@ async fn dispatch(ctx: &RequestContext, path: &[&str]) -> ApiResult<Reply> {
         (Post, ["messages", message_id, "reactions"]) => reactions::add_reaction(ctx, message_id).await,
         (Delete, ["messages", message_id, "reactions"]) => reactions::remove_reaction(ctx, message_id).await,
         (Post, ["user_topics"]) => message_flags::update_user_topic(ctx).await,
+
+        // Saved snippets
+        (Get, ["saved_snippets"]) => saved_snippets::get_saved_snippets(ctx).await,
+        (Post, ["saved_snippets"]) => saved_snippets::create_saved_snippet(ctx).await,
+        (Patch, ["saved_snippets", id]) => saved_snippets::edit_saved_snippet(ctx, id).await,
+        (Delete, ["saved_snippets", id]) => saved_snippets::delete_saved_snippet(ctx, id).await,
 
         // Organization settings
         (Patch, ["realm"]) => realm::update_realm(ctx).await,

@@ -11,9 +11,11 @@ pub mod message_notifications;
 pub mod message_send;
 pub mod profile_fields;
 pub mod reactions;
+pub mod saved_snippets;
 pub mod subscription_properties;
 pub mod typing;
 pub mod user_groups;
+pub mod user_topics;
 pub mod users;
 
 use serde_json::Value;

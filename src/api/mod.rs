@@ -15,6 +15,7 @@ pub mod messages;
 pub mod profile_fields;
 pub mod reactions;
 pub mod realm;
+pub mod saved_snippets;
 pub mod server;
 pub mod subscription_properties;
 pub mod typing;

@@ -14,6 +14,7 @@ pub mod profile_fields;
 pub mod realm_settings;
 pub mod realms;
 pub mod register_state;
+pub mod saved_snippets;
 pub mod subscription_settings;
 pub mod subscriptions;
 pub mod typing_recipients;

@@ -10,6 +10,8 @@ pub mod profile_fields;
 pub mod realm_settings;
 pub mod register_state;
 pub mod rendering;
+pub mod saved_snippets;
+pub mod strings;
 pub mod subscription_properties;
 pub mod topics;
 pub mod user_groups;

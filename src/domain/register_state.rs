@@ -12,6 +12,7 @@ use crate::db::profile_fields::{self, ProfileFieldRow, ProfileValueRow};
 use crate::db::realm_settings::{self, RealmSettingsRow};
 use crate::db::realms::RealmRow;
 use crate::db::register_state::{self as q, ConversationRow, IdRow, MaxId, UnreadRow, UserSettingsRow, UserTopicRow};
+use crate::db::saved_snippets::{self, SavedSnippetRow};
 use crate::db::subscription_settings::{self, SubscriptionRow};
 use crate::db::subscriptions::{self, ChannelViewRow};
 use crate::db::user_groups::{self, MemberRow, SubgroupRow, UserGroupRow};
@@ -19,6 +20,7 @@ use crate::db::user_messages::IS_PRIVATE;
 use crate::db::users::{self, UserRow, ROLE_ADMINISTRATOR, ROLE_MEMBER, ROLE_MODERATOR, ROLE_OWNER};
 use crate::domain::channels::{stream_dict, subscription_dict, GlobalNotifications, SystemGroups};
 use crate::domain::realm_settings::register_fields;
+use crate::domain::saved_snippets::snippet_dict;
 use crate::domain::users::{avatar_url, user_dict, UserDictOptions};
 use crate::error::ApiResult;
 use crate::event_queues::Capabilities;
@@ -72,6 +74,7 @@ pub struct StateData {
     pub user_settings: Option<UserSettingsRow>,
     pub profile_fields: Vec<ProfileFieldRow>,
     pub profile_values: Vec<ProfileValueRow>,
+    pub saved_snippets: Vec<SavedSnippetRow>,
 }
 
 impl StateData {
@@ -94,6 +97,7 @@ impl StateData {
         let user_settings = batch.add(q::user_settings_stmt(db, user.id)?);
         let profile_fields = batch.add(profile_fields::in_realm_stmt(db, realm_id)?);
         let profile_values = batch.add(q::profile_values_stmt(db, realm_id)?);
+        let saved_snippets = batch.add(saved_snippets::for_user_stmt(db, user.id)?);
         let results = batch.run(db).await?;
         Ok(StateData {
             settings: results.first(settings)?.ok_or_else(|| crate::error::ApiError::internal("realm has no settings"))?,
@@ -112,6 +116,7 @@ impl StateData {
             user_settings: results.first(user_settings)?,
             profile_fields: results.rows(profile_fields)?,
             profile_values: results.rows(profile_values)?,
+            saved_snippets: results.rows(saved_snippets)?,
         })
     }
 }
@@ -384,7 +389,8 @@ pub fn initial_state(user: &UserRow, realm: &RealmRow, data: &StateData, req: &S
         state.insert("navigation_views".into(), json!([]));
     }
     if req.want("saved_snippets") {
-        state.insert("saved_snippets".into(), json!([]));
+        let snippets: Vec<Value> = data.saved_snippets.iter().map(snippet_dict).collect();
+        state.insert("saved_snippets".into(), json!(snippets));
     }
     if req.want("realm_domains") {
         state.insert("realm_domains".into(), json!([]));
