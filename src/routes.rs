@@ -4,8 +4,8 @@
 use worker::{Env, Method, Request, Response};
 
 use crate::api::{
-    bot_storage, bots, channels, dev, dev_bench, events, jwt_login, login, message_edit, message_flags, messages, profile_fields,
-    reactions, realm, saved_snippets, server, subscription_properties, typing, user_groups, users,
+    bot_storage, bots, channels, dev, dev_bench, events, jwt_login, login, message_edit, message_flags, messages, navigation_views,
+    profile_fields, reactions, realm, saved_snippets, server, subscription_properties, typing, user_groups, users,
 };
 use crate::context::RequestContext;
 use crate::error::{ApiError, ApiResult};
@@ -119,6 +119,12 @@ async fn dispatch(ctx: &RequestContext, path: &[&str]) -> ApiResult<Reply> {
         (Post, ["saved_snippets"]) => saved_snippets::create_saved_snippet(ctx).await,
         (Patch, ["saved_snippets", id]) => saved_snippets::edit_saved_snippet(ctx, id).await,
         (Delete, ["saved_snippets", id]) => saved_snippets::delete_saved_snippet(ctx, id).await,
+
+        // Navigation views (the fragment may span several path segments)
+        (Get, ["navigation_views"]) => navigation_views::get_navigation_views(ctx).await,
+        (Post, ["navigation_views"]) => navigation_views::add_navigation_view(ctx).await,
+        (Patch, ["navigation_views", fragment @ ..]) => navigation_views::update_navigation_view(ctx, fragment).await,
+        (Delete, ["navigation_views", fragment @ ..]) => navigation_views::remove_navigation_view(ctx, fragment).await,
 
         // Organization settings
         (Patch, ["realm"]) => realm::update_realm(ctx).await,

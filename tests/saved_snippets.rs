@@ -84,7 +84,8 @@ fn creating_emits_saved_snippets_add_to_the_owner() {
     let mut queue = register_for(&hamlet, r#"["saved_snippets"]"#);
     let title = unique("evt ");
     let id = create(&hamlet, &title, "content");
-    let event = queue.wait_for("saved_snippets", |e| e["type"] == "saved_snippets" && e["op"] == "add");
+    let event = queue
+        .wait_for("saved_snippets", |e| e["type"] == "saved_snippets" && e["op"] == "add" && e["saved_snippet"]["title"] == title.as_str());
     assert_eq!(event["saved_snippet"]["id"], id);
     assert_eq!(event["saved_snippet"]["title"], title.as_str());
     assert_eq!(event["saved_snippet"]["content"], "content");
@@ -110,7 +111,8 @@ fn editing_changes_the_given_fields_and_emits_update() {
     let mut queue = register_for(&hamlet, r#"["saved_snippets"]"#);
     let body = hamlet.patch(&format!("/saved_snippets/{id}"), &[("title", "new title")]).success();
     assert_matches_openapi("PATCH", "/saved_snippets/{saved_snippet_id}", &body);
-    let event = queue.wait_for("saved_snippets update", |e| e["type"] == "saved_snippets" && e["op"] == "update");
+    let event =
+        queue.wait_for("saved_snippets update", |e| e["type"] == "saved_snippets" && e["op"] == "update" && e["saved_snippet"]["id"] == id);
     assert_eq!(event["saved_snippet"]["id"], id);
     assert_eq!(event["saved_snippet"]["title"], "new title");
     assert_eq!(event["saved_snippet"]["content"], "old content");
@@ -141,7 +143,8 @@ fn editing_with_no_fields_succeeds_without_an_event() {
     hamlet.patch(&format!("/saved_snippets/{id}"), &[]).success();
     // A later change is the sentinel: the no-op edit must not have produced an event before it.
     hamlet.patch(&format!("/saved_snippets/{id}"), &[("title", "sentinel")]).success();
-    let event = queue.wait_for("saved_snippets", |e| e["type"] == "saved_snippets");
+    // Other tests change hamlet's snippets concurrently: look only at this one's events.
+    let event = queue.wait_for("saved_snippets", |e| e["type"] == "saved_snippets" && e["saved_snippet"]["id"] == id);
     assert_eq!(event["op"], "update");
     assert_eq!(event["saved_snippet"]["title"], "sentinel");
 }
@@ -153,7 +156,8 @@ fn deleting_removes_the_snippet_and_emits_remove() {
     let mut queue = register_for(&hamlet, r#"["saved_snippets"]"#);
     let body = hamlet.delete(&format!("/saved_snippets/{id}"), &[]).success();
     assert_matches_openapi("DELETE", "/saved_snippets/{saved_snippet_id}", &body);
-    let event = queue.wait_for("saved_snippets remove", |e| e["type"] == "saved_snippets" && e["op"] == "remove");
+    let event =
+        queue.wait_for("saved_snippets remove", |e| e["type"] == "saved_snippets" && e["op"] == "remove" && e["saved_snippet_id"] == id);
     assert_eq!(event["saved_snippet_id"], id);
     assert!(own_snippet(&hamlet, id).is_none());
 }

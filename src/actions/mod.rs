@@ -9,6 +9,7 @@ pub mod message_edit;
 pub mod message_flags;
 pub mod message_notifications;
 pub mod message_send;
+pub mod navigation_views;
 pub mod profile_fields;
 pub mod reactions;
 pub mod saved_snippets;

@@ -12,6 +12,7 @@ pub mod login;
 pub mod message_edit;
 pub mod message_flags;
 pub mod messages;
+pub mod navigation_views;
 pub mod profile_fields;
 pub mod reactions;
 pub mod realm;

@@ -10,6 +10,7 @@ pub mod bot_storage;
 pub mod direct_message_groups;
 pub mod message_edits;
 pub mod messages;
+pub mod navigation_views;
 pub mod profile_fields;
 pub mod realm_settings;
 pub mod realms;

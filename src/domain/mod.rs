@@ -6,6 +6,7 @@ pub mod edit_rendering;
 pub mod message_edit;
 pub mod messages;
 pub mod narrow;
+pub mod navigation_views;
 pub mod profile_fields;
 pub mod realm_settings;
 pub mod register_state;

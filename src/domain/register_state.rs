@@ -8,6 +8,7 @@ use serde_json::{json, Map, Value};
 use worker::D1Database;
 
 use crate::db::batch::Batch;
+use crate::db::navigation_views::{self, NavigationViewRow};
 use crate::db::profile_fields::{self, ProfileFieldRow, ProfileValueRow};
 use crate::db::realm_settings::{self, RealmSettingsRow};
 use crate::db::realms::RealmRow;
@@ -19,6 +20,7 @@ use crate::db::user_groups::{self, MemberRow, SubgroupRow, UserGroupRow};
 use crate::db::user_messages::IS_PRIVATE;
 use crate::db::users::{self, UserRow, ROLE_ADMINISTRATOR, ROLE_MEMBER, ROLE_MODERATOR, ROLE_OWNER};
 use crate::domain::channels::{stream_dict, subscription_dict, GlobalNotifications, SystemGroups};
+use crate::domain::navigation_views::view_dict;
 use crate::domain::realm_settings::register_fields;
 use crate::domain::saved_snippets::snippet_dict;
 use crate::domain::users::{avatar_url, user_dict, UserDictOptions};
@@ -75,6 +77,7 @@ pub struct StateData {
     pub profile_fields: Vec<ProfileFieldRow>,
     pub profile_values: Vec<ProfileValueRow>,
     pub saved_snippets: Vec<SavedSnippetRow>,
+    pub navigation_views: Vec<NavigationViewRow>,
 }
 
 impl StateData {
@@ -98,6 +101,7 @@ impl StateData {
         let profile_fields = batch.add(profile_fields::in_realm_stmt(db, realm_id)?);
         let profile_values = batch.add(q::profile_values_stmt(db, realm_id)?);
         let saved_snippets = batch.add(saved_snippets::for_user_stmt(db, user.id)?);
+        let navigation_views = batch.add(navigation_views::for_user_stmt(db, user.id)?);
         let results = batch.run(db).await?;
         Ok(StateData {
             settings: results.first(settings)?.ok_or_else(|| crate::error::ApiError::internal("realm has no settings"))?,
@@ -117,6 +121,7 @@ impl StateData {
             profile_fields: results.rows(profile_fields)?,
             profile_values: results.rows(profile_values)?,
             saved_snippets: results.rows(saved_snippets)?,
+            navigation_views: results.rows(navigation_views)?,
         })
     }
 }
@@ -386,7 +391,8 @@ pub fn initial_state(user: &UserRow, realm: &RealmRow, data: &StateData, req: &S
         state.insert("onboarding_steps".into(), json!([]));
     }
     if req.want("navigation_views") {
-        state.insert("navigation_views".into(), json!([]));
+        let views: Vec<Value> = data.navigation_views.iter().map(view_dict).collect();
+        state.insert("navigation_views".into(), json!(views));
     }
     if req.want("saved_snippets") {
         let snippets: Vec<Value> = data.saved_snippets.iter().map(snippet_dict).collect();
