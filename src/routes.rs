@@ -4,8 +4,8 @@
 use worker::{Env, Method, Request, Response};
 
 use crate::api::{
-    bot_storage, bots, channels, dev, dev_bench, events, jwt_login, login, message_edit, message_flags, messages, navigation_views,
-    profile_fields, reactions, realm, saved_snippets, server, subscription_properties, typing, user_groups, users,
+    bot_storage, bots, channel_folders, channels, dev, dev_bench, events, jwt_login, login, message_edit, message_flags, messages,
+    navigation_views, profile_fields, reactions, realm, saved_snippets, server, subscription_properties, typing, user_groups, users,
 };
 use crate::context::RequestContext;
 use crate::error::{ApiError, ApiResult};
@@ -104,6 +104,12 @@ async fn dispatch(ctx: &RequestContext, path: &[&str]) -> ApiResult<Reply> {
         (Get, ["streams", stream_id]) => channels::get_stream(ctx, stream_id).await,
         (Get, ["streams", stream_id, "members"]) => channels::get_stream_members(ctx, stream_id).await,
         (Get, ["get_stream_id"]) => channels::get_stream_id(ctx).await,
+
+        // Channel folders
+        (Post, ["channel_folders", "create"]) => channel_folders::create_channel_folder(ctx).await,
+        (Get, ["channel_folders"]) => channel_folders::get_channel_folders(ctx).await,
+        (Patch, ["channel_folders"]) => channel_folders::reorder_channel_folders(ctx).await,
+        (Patch, ["channel_folders", id]) => channel_folders::update_channel_folder(ctx, id).await,
 
         // Messages
         (Post, ["messages"]) => messages::send_message(ctx).await,

@@ -3,6 +3,7 @@
 
 pub mod bot_storage;
 pub mod bots;
+pub mod channel_folders;
 pub mod channels;
 pub mod message_delete;
 pub mod message_edit;

@@ -3,6 +3,7 @@
 
 pub mod bot_storage;
 pub mod bots;
+pub mod channel_folders;
 pub mod channels;
 pub mod dev;
 pub mod dev_bench;

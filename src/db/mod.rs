@@ -7,6 +7,7 @@
 pub mod api_keys;
 pub mod batch;
 pub mod bot_storage;
+pub mod channel_folders;
 pub mod direct_message_groups;
 pub mod message_edits;
 pub mod messages;

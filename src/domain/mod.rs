@@ -1,6 +1,7 @@
 //! Access checks (`access_*`: fetch and check, one error for missing and invisible) and the
 //! builders of API objects from rows.
 
+pub mod channel_folders;
 pub mod channels;
 pub mod edit_rendering;
 pub mod message_edit;

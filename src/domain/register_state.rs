@@ -8,6 +8,7 @@ use serde_json::{json, Map, Value};
 use worker::D1Database;
 
 use crate::db::batch::Batch;
+use crate::db::channel_folders::{self, ChannelFolderRow};
 use crate::db::navigation_views::{self, NavigationViewRow};
 use crate::db::profile_fields::{self, ProfileFieldRow, ProfileValueRow};
 use crate::db::realm_settings::{self, RealmSettingsRow};
@@ -19,6 +20,7 @@ use crate::db::subscriptions::{self, ChannelViewRow};
 use crate::db::user_groups::{self, MemberRow, SubgroupRow, UserGroupRow};
 use crate::db::user_messages::IS_PRIVATE;
 use crate::db::users::{self, UserRow, ROLE_ADMINISTRATOR, ROLE_MEMBER, ROLE_MODERATOR, ROLE_OWNER};
+use crate::domain::channel_folders::folder_dict;
 use crate::domain::channels::{stream_dict, subscription_dict, GlobalNotifications, SystemGroups};
 use crate::domain::navigation_views::view_dict;
 use crate::domain::realm_settings::register_fields;
@@ -78,6 +80,7 @@ pub struct StateData {
     pub profile_values: Vec<ProfileValueRow>,
     pub saved_snippets: Vec<SavedSnippetRow>,
     pub navigation_views: Vec<NavigationViewRow>,
+    pub channel_folders: Vec<ChannelFolderRow>,
 }
 
 impl StateData {
@@ -102,6 +105,7 @@ impl StateData {
         let profile_values = batch.add(q::profile_values_stmt(db, realm_id)?);
         let saved_snippets = batch.add(saved_snippets::for_user_stmt(db, user.id)?);
         let navigation_views = batch.add(navigation_views::for_user_stmt(db, user.id)?);
+        let channel_folders = batch.add(channel_folders::in_realm_stmt(db, realm_id)?);
         let results = batch.run(db).await?;
         Ok(StateData {
             settings: results.first(settings)?.ok_or_else(|| crate::error::ApiError::internal("realm has no settings"))?,
@@ -122,6 +126,7 @@ impl StateData {
             profile_values: results.rows(profile_values)?,
             saved_snippets: results.rows(saved_snippets)?,
             navigation_views: results.rows(navigation_views)?,
+            channel_folders: results.rows(channel_folders)?,
         })
     }
 }
@@ -389,6 +394,10 @@ pub fn initial_state(user: &UserRow, realm: &RealmRow, data: &StateData, req: &S
     }
     if req.want("onboarding_steps") {
         state.insert("onboarding_steps".into(), json!([]));
+    }
+    if req.want("channel_folders") {
+        let folders: Vec<Value> = data.channel_folders.iter().map(folder_dict).collect();
+        state.insert("channel_folders".into(), json!(folders));
     }
     if req.want("navigation_views") {
         let views: Vec<Value> = data.navigation_views.iter().map(view_dict).collect();
