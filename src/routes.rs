@@ -5,7 +5,8 @@ use worker::{Env, Method, Request, Response};
 
 use crate::api::{
     bot_storage, bots, channel_folders, channels, dev, dev_bench, events, jwt_login, login, message_edit, message_flags, messages,
-    navigation_views, profile_fields, reactions, realm, saved_snippets, server, subscription_properties, typing, user_groups, users,
+    navigation_views, profile_fields, reactions, realm, realm_playgrounds, saved_snippets, server, subscription_properties, typing,
+    user_groups, users,
 };
 use crate::context::RequestContext;
 use crate::error::{ApiError, ApiResult};
@@ -134,6 +135,8 @@ async fn dispatch(ctx: &RequestContext, path: &[&str]) -> ApiResult<Reply> {
 
         // Organization settings
         (Patch, ["realm"]) => realm::update_realm(ctx).await,
+        (Post, ["realm", "playgrounds"]) => realm_playgrounds::add_playground(ctx).await,
+        (Delete, ["realm", "playgrounds", id]) => realm_playgrounds::remove_playground(ctx, id).await,
 
         // Editing, moving and deleting messages
         (Patch, ["messages", id]) => message_edit::update_message(ctx, id).await,

@@ -13,6 +13,7 @@ pub mod message_send;
 pub mod navigation_views;
 pub mod profile_fields;
 pub mod reactions;
+pub mod realm_playgrounds;
 pub mod saved_snippets;
 pub mod subscription_properties;
 pub mod typing;

@@ -17,6 +17,7 @@ pub mod navigation_views;
 pub mod profile_fields;
 pub mod reactions;
 pub mod realm;
+pub mod realm_playgrounds;
 pub mod saved_snippets;
 pub mod server;
 pub mod subscription_properties;

@@ -13,6 +13,7 @@ pub mod message_edits;
 pub mod messages;
 pub mod navigation_views;
 pub mod profile_fields;
+pub mod realm_playgrounds;
 pub mod realm_settings;
 pub mod realms;
 pub mod register_state;

@@ -9,6 +9,7 @@ pub mod messages;
 pub mod narrow;
 pub mod navigation_views;
 pub mod profile_fields;
+pub mod realm_playgrounds;
 pub mod realm_settings;
 pub mod register_state;
 pub mod rendering;

@@ -11,6 +11,7 @@ use crate::db::batch::Batch;
 use crate::db::channel_folders::{self, ChannelFolderRow};
 use crate::db::navigation_views::{self, NavigationViewRow};
 use crate::db::profile_fields::{self, ProfileFieldRow, ProfileValueRow};
+use crate::db::realm_playgrounds::{self, PlaygroundRow};
 use crate::db::realm_settings::{self, RealmSettingsRow};
 use crate::db::realms::RealmRow;
 use crate::db::register_state::{self as q, ConversationRow, IdRow, MaxId, UnreadRow, UserSettingsRow, UserTopicRow};
@@ -23,6 +24,7 @@ use crate::db::users::{self, UserRow, ROLE_ADMINISTRATOR, ROLE_MEMBER, ROLE_MODE
 use crate::domain::channel_folders::folder_dict;
 use crate::domain::channels::{stream_dict, subscription_dict, GlobalNotifications, SystemGroups};
 use crate::domain::navigation_views::view_dict;
+use crate::domain::realm_playgrounds::playground_dict;
 use crate::domain::realm_settings::register_fields;
 use crate::domain::saved_snippets::snippet_dict;
 use crate::domain::users::{avatar_url, user_dict, UserDictOptions};
@@ -81,6 +83,7 @@ pub struct StateData {
     pub saved_snippets: Vec<SavedSnippetRow>,
     pub navigation_views: Vec<NavigationViewRow>,
     pub channel_folders: Vec<ChannelFolderRow>,
+    pub playgrounds: Vec<PlaygroundRow>,
 }
 
 impl StateData {
@@ -106,6 +109,7 @@ impl StateData {
         let saved_snippets = batch.add(saved_snippets::for_user_stmt(db, user.id)?);
         let navigation_views = batch.add(navigation_views::for_user_stmt(db, user.id)?);
         let channel_folders = batch.add(channel_folders::in_realm_stmt(db, realm_id)?);
+        let playgrounds = batch.add(realm_playgrounds::in_realm_stmt(db, realm_id)?);
         let results = batch.run(db).await?;
         Ok(StateData {
             settings: results.first(settings)?.ok_or_else(|| crate::error::ApiError::internal("realm has no settings"))?,
@@ -127,6 +131,7 @@ impl StateData {
             saved_snippets: results.rows(saved_snippets)?,
             navigation_views: results.rows(navigation_views)?,
             channel_folders: results.rows(channel_folders)?,
+            playgrounds: results.rows(playgrounds)?,
         })
     }
 }
@@ -315,7 +320,8 @@ pub fn initial_state(user: &UserRow, realm: &RealmRow, data: &StateData, req: &S
         state.insert("realm_filters".into(), json!([]));
     }
     if req.want("realm_playgrounds") {
-        state.insert("realm_playgrounds".into(), json!([]));
+        let playgrounds: Vec<Value> = data.playgrounds.iter().map(playground_dict).collect();
+        state.insert("realm_playgrounds".into(), json!(playgrounds));
     }
     if req.want("realm_user_groups") {
         state.insert("realm_user_groups".into(), json!(user_groups(data, &system)));
