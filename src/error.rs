@@ -106,6 +106,12 @@ impl ApiError {
         Self::bad_request(format!("Can't decide between '{name}' and '{alias}' arguments"))
     }
 
+    /// Zulip's IncompatibleParametersError: parameters that may not be sent together.
+    pub fn incompatible_parameters(names: &[&str]) -> Self {
+        let names = names.join(", ");
+        Self::bad_request(format!("Unsupported parameter combination: {names}")).with_extra("parameters", json!(names))
+    }
+
     pub fn too_long(what: &str, limit: i64) -> Self {
         Self::bad_request(format!("{what} is too long (limit: {limit} characters)"))
     }
@@ -173,6 +179,11 @@ impl ApiError {
     /// Role changes to or from owner by a non-owner (OrganizationOwnerRequiredError).
     pub fn must_be_owner() -> Self {
         Self::new(ErrorCode::UnauthorizedPrincipal, "Must be an organization owner")
+    }
+
+    /// Zulip's ResourceNotFoundError: a 404 `BAD_REQUEST` naming the missing object.
+    pub fn resource_not_found(msg: impl Into<String>) -> Self {
+        Self::bad_request(msg).with_status(404)
     }
 
     pub fn not_found() -> Self {

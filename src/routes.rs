@@ -5,9 +5,10 @@
 use worker::{Context, Env, Method, Request, Response};
 
 use crate::api::{
-    alert_words, bot_storage, bots, channels, dev, dev_bench, drafts, events, jwt_login, linkifiers, login, message_edit, message_flags,
-    messages, muted_users, presence, profile_fields, push, reactions, read_state, realm, scheduled_messages, server, server_admin,
-    subscription_properties, typing, uploads, user_groups, user_status, users,
+    alert_words, bot_storage, bots, channel_folders, channels, dev, dev_bench, drafts, events, jwt_login, linkifiers, login, message_edit,
+    message_flags, messages, muted_users, navigation_views, presence, profile_fields, push, reactions, read_state, realm,
+    realm_playgrounds, saved_snippets, scheduled_messages, server, server_admin, subscription_properties, typing, uploads, user_groups,
+    user_status, users,
 };
 use crate::context::RequestContext;
 use crate::error::{ApiError, ApiResult};
@@ -115,6 +116,7 @@ async fn dispatch(ctx: &RequestContext, path: &[&str]) -> ApiResult<Reply> {
 
         // Subscription settings
         (Post, ["users", "me", "subscriptions", "properties"]) => subscription_properties::update_subscription_properties(ctx).await,
+        (Patch, ["users", "me", "subscriptions", "muted_topics"]) => message_flags::update_muted_topic(ctx).await,
         (Patch, ["users", "me", "subscriptions", stream_id]) => subscription_properties::update_subscription_property(ctx, stream_id).await,
 
         // Per-user client state
@@ -173,6 +175,12 @@ async fn dispatch(ctx: &RequestContext, path: &[&str]) -> ApiResult<Reply> {
         (Get, ["streams", stream_id, "members"]) => channels::get_stream_members(ctx, stream_id).await,
         (Get, ["get_stream_id"]) => channels::get_stream_id(ctx).await,
 
+        // Channel folders
+        (Post, ["channel_folders", "create"]) => channel_folders::create_channel_folder(ctx).await,
+        (Get, ["channel_folders"]) => channel_folders::get_channel_folders(ctx).await,
+        (Patch, ["channel_folders"]) => channel_folders::reorder_channel_folders(ctx).await,
+        (Patch, ["channel_folders", id]) => channel_folders::update_channel_folder(ctx, id).await,
+
         // Messages
         (Post, ["messages"]) => messages::send_message(ctx).await,
         (Get, ["messages"]) => messages::get_messages(ctx).await,
@@ -205,8 +213,22 @@ async fn dispatch(ctx: &RequestContext, path: &[&str]) -> ApiResult<Reply> {
         (Post, ["users", "me", "apns_device_token"]) => push::add_apns_device_token(ctx).await,
         (Post, ["users", "me", "android_gcm_reg_id"]) => push::add_android_reg_id(ctx).await,
 
+        // Saved snippets
+        (Get, ["saved_snippets"]) => saved_snippets::get_saved_snippets(ctx).await,
+        (Post, ["saved_snippets"]) => saved_snippets::create_saved_snippet(ctx).await,
+        (Patch, ["saved_snippets", id]) => saved_snippets::edit_saved_snippet(ctx, id).await,
+        (Delete, ["saved_snippets", id]) => saved_snippets::delete_saved_snippet(ctx, id).await,
+
+        // Navigation views (the fragment may span several path segments)
+        (Get, ["navigation_views"]) => navigation_views::get_navigation_views(ctx).await,
+        (Post, ["navigation_views"]) => navigation_views::add_navigation_view(ctx).await,
+        (Patch, ["navigation_views", fragment @ ..]) => navigation_views::update_navigation_view(ctx, fragment).await,
+        (Delete, ["navigation_views", fragment @ ..]) => navigation_views::remove_navigation_view(ctx, fragment).await,
+
         // Organization settings
         (Patch, ["realm"]) => realm::update_realm(ctx).await,
+        (Post, ["realm", "playgrounds"]) => realm_playgrounds::add_playground(ctx).await,
+        (Delete, ["realm", "playgrounds", id]) => realm_playgrounds::remove_playground(ctx, id).await,
 
         // Linkifiers
         (Get, ["realm", "linkifiers"]) => linkifiers::get_linkifiers(ctx).await,

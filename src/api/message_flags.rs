@@ -3,12 +3,10 @@
 use serde_json::json;
 
 use crate::actions::message_flags::do_update_message_flags;
+use crate::actions::user_topics::{do_set_user_topic_policy, ChannelAccess, ChannelRef};
 use crate::context::RequestContext;
-use crate::db::subscriptions::{self, ChannelViewRow};
-use crate::db::{self, realm_settings, user_topics};
-use crate::domain::topics::normalize_topic;
+use crate::db::user_topics;
 use crate::error::{ApiError, ApiResult};
-use crate::events::{send_event, Dispatch, EventUser};
 use crate::response::Reply;
 
 /// # `POST /messages/flags`
@@ -36,6 +34,7 @@ pub async fn update_message_flags(ctx: &RequestContext) -> ApiResult<Reply> {
 /// # `POST /user_topics`
 /// Any user who can see the channel: sets its `visibility_policy` (0 none, 1 muted,
 /// 2 unmuted, 3 followed) of `topic` in channel `stream_id`; emits `user_topic`.
+/// - `topic` at most `max_topic_length` characters.
 pub async fn update_user_topic(ctx: &RequestContext) -> ApiResult<Reply> {
     let me = ctx.user().await?;
     let stream_id = ctx.params.required_int("stream_id")?;
@@ -44,31 +43,32 @@ pub async fn update_user_topic(ctx: &RequestContext) -> ApiResult<Reply> {
     if !(0..=3).contains(&policy) {
         return Err(ApiError::bad_request("Invalid visibility_policy"));
     }
-    let results = crate::db::run_batch(
-        &ctx.db,
-        vec![
-            realm_settings::by_realm_id_stmt(&ctx.db, me.realm_id)?,
-            subscriptions::by_id_for_user_stmt(&ctx.db, me.realm_id, me.id, stream_id)?,
-        ],
-    )
-    .await?;
-    let settings: realm_settings::RealmSettingsRow =
-        results[0].results()?.into_iter().next().ok_or_else(|| ApiError::internal("no realm settings"))?;
-    let channel: Option<ChannelViewRow> = results[1].results()?.into_iter().next();
-    let channel = match channel {
-        Some(c) if c.subscribed() || (!c.is_private() && !me.is_guest()) => c,
-        _ => return Err(ApiError::bad_request("Invalid channel ID")),
+    do_set_user_topic_policy(&ctx.db, &ctx.env, &me, &ChannelRef::Id(stream_id), &topic, policy, ChannelAccess::CanSee).await?;
+    Ok(Reply::ok())
+}
+
+/// # `PATCH /users/me/subscriptions/muted_topics`
+/// Any user, in a channel they are subscribed to (the legacy form of `POST /user_topics`):
+/// - exactly one of `stream_id` and `stream` (a channel name);
+/// - `topic` required, at most `max_topic_length` characters; it need not have messages;
+/// - `op` `add` mutes (policy 1), `remove` unmutes (policy 0); repeating either succeeds.
+pub async fn update_muted_topic(ctx: &RequestContext) -> ApiResult<Reply> {
+    let me = ctx.user().await?;
+    let stream_id = ctx.params.int("stream_id")?;
+    let stream = ctx.params.str("stream")?;
+    let topic = ctx.params.required_str("topic")?;
+    let op = ctx.params.required_str("op")?;
+    let channel = match (stream_id, stream) {
+        (Some(_), Some(_)) => return Err(ApiError::incompatible_parameters(&["stream_id", "stream"])),
+        (None, None) => return Err(ApiError::bad_request("Missing 'stream_id' argument")),
+        (Some(id), None) => ChannelRef::Id(id),
+        (None, Some(name)) => ChannelRef::Name(name),
     };
-    let topic = normalize_topic(&topic, &settings)?;
-    let now = db::now();
-    user_topics::upsert_stmt(&ctx.db, me.realm_id, me.id, channel.id, &topic, policy, now)?.run().await?;
-    let event = json!({ "type": "user_topic", "stream_id": channel.id, "topic_name": topic,
-        "last_updated": now, "visibility_policy": policy });
-    send_event(
-        &ctx.env,
-        me.realm_id,
-        &Dispatch { event: &event, users: &[EventUser::plain(me.id)], sender_queue_id: None, local_id: None },
-    )
-    .await;
+    let policy = match op.as_str() {
+        "add" => user_topics::MUTED,
+        "remove" => user_topics::INHERIT,
+        _ => return Err(ApiError::bad_request("Invalid op")),
+    };
+    do_set_user_topic_policy(&ctx.db, &ctx.env, &me, &channel, &topic, policy, ChannelAccess::Subscribed).await?;
     Ok(Reply::ok())
 }

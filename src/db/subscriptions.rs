@@ -17,6 +17,8 @@ pub struct ChannelViewRow {
     pub creator_id: Option<i64>,
     pub date_created: i64,
     pub topics_policy: String,
+    /// The channel folder, if any.
+    pub folder_id: Option<i64>,
     pub recipient_id: i64,
     pub subscriber_count: i64,
     pub first_message_id: Option<i64>,
@@ -42,7 +44,7 @@ impl ChannelViewRow {
 }
 
 const VIEW_SELECT: &str = "SELECT c.id, c.name, c.description, c.invite_only, c.history_public_to_subscribers, \
-    c.is_web_public, c.is_archived, c.creator_id, c.date_created, c.topics_policy, rc.id AS recipient_id, \
+    c.is_web_public, c.is_archived, c.creator_id, c.date_created, c.topics_policy, c.folder_id, rc.id AS recipient_id, \
     (SELECT COUNT(*) FROM subscriptions s2 JOIN users u2 ON u2.id = s2.user_id AND u2.is_active = 1 \
      WHERE s2.channel_id = c.id AND s2.active = 1) AS subscriber_count, \
     (SELECT MIN(m.id) FROM messages m WHERE m.recipient_id = rc.id) AS first_message_id, \

@@ -71,7 +71,7 @@ pub fn stream_dict(c: &ChannelViewRow, groups: &SystemGroups) -> Value {
         "message_retention_days": Value::Null,
         "history_public_to_subscribers": c.history_public_to_subscribers != 0,
         "first_message_id": c.first_message_id,
-        "folder_id": Value::Null,
+        "folder_id": c.folder_id,
         "topics_policy": c.topics_policy,
         "is_recently_active": true,
         "stream_weekly_traffic": Value::Null,

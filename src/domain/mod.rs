@@ -2,6 +2,7 @@
 //! builders of API objects from rows.
 
 pub mod alert_words;
+pub mod channel_folders;
 pub mod channels;
 pub mod drafts;
 pub mod edit_rendering;
@@ -9,14 +10,18 @@ pub mod linkifiers;
 pub mod message_edit;
 pub mod messages;
 pub mod narrow;
+pub mod navigation_views;
 pub mod organizations;
 pub mod presence;
 pub mod profile_fields;
 pub mod push;
+pub mod realm_playgrounds;
 pub mod realm_settings;
 pub mod register_state;
 pub mod rendering;
+pub mod saved_snippets;
 pub mod scheduled_messages;
+pub mod strings;
 pub mod subscription_properties;
 pub mod topics;
 pub mod uploads;

@@ -10,13 +10,17 @@ use worker::D1Database;
 
 use crate::db::alert_words::{self, WordRow};
 use crate::db::batch::Batch;
+use crate::db::channel_folders::{self, ChannelFolderRow};
 use crate::db::drafts::{self, DraftRow};
 use crate::db::muted_users::{self, MutedUserRow};
+use crate::db::navigation_views::{self, NavigationViewRow};
 use crate::db::presence::{self, MaxUpdateRow, PresenceRow};
 use crate::db::profile_fields::{self, ProfileFieldRow, ProfileValueRow};
+use crate::db::realm_playgrounds::{self, PlaygroundRow};
 use crate::db::realm_settings::{self, RealmSettingsRow};
 use crate::db::realms::RealmRow;
 use crate::db::register_state::{self as q, ConversationRow, IdRow, MaxId, UnreadRow, UserSettingsRow, UserTopicRow};
+use crate::db::saved_snippets::{self, SavedSnippetRow};
 use crate::db::scheduled_messages::{self, ScheduledMessageRow};
 use crate::db::subscription_settings::{self, SubscriptionRow};
 use crate::db::subscriptions::{self, ChannelViewRow};
@@ -24,10 +28,14 @@ use crate::db::user_groups::{self, MemberRow, SubgroupRow, UserGroupRow};
 use crate::db::user_messages::IS_PRIVATE;
 use crate::db::user_status::{self, UserStatusRow};
 use crate::db::users::{self, UserRow, ROLE_ADMINISTRATOR, ROLE_MEMBER, ROLE_MODERATOR, ROLE_OWNER};
+use crate::domain::channel_folders::folder_dict;
 use crate::domain::channels::{stream_dict, subscription_dict, GlobalNotifications, SystemGroups};
 use crate::domain::drafts::draft_dict;
+use crate::domain::navigation_views::view_dict;
 use crate::domain::presence::{presences_dict, PRESENCE_HISTORY_LIMIT_DAYS};
+use crate::domain::realm_playgrounds::playground_dict;
 use crate::domain::realm_settings::register_fields;
+use crate::domain::saved_snippets::snippet_dict;
 use crate::domain::scheduled_messages::scheduled_message_dict;
 use crate::domain::user_status::status_dict;
 use crate::domain::users::{avatar_url, user_dict, UserDictOptions};
@@ -93,6 +101,10 @@ pub struct StateData {
     pub presences: Vec<PresenceRow>,
     pub presence_last_update_id: Option<i64>,
     pub linkifiers: Vec<LinkifierRow>,
+    pub saved_snippets: Vec<SavedSnippetRow>,
+    pub navigation_views: Vec<NavigationViewRow>,
+    pub channel_folders: Vec<ChannelFolderRow>,
+    pub playgrounds: Vec<PlaygroundRow>,
 }
 
 impl StateData {
@@ -124,6 +136,10 @@ impl StateData {
         let presences = batch.add(presence::in_realm_stmt(db, realm_id, -1, presence_since)?);
         let presence_max = batch.add::<MaxUpdateRow>(presence::max_update_id_stmt(db, realm_id)?);
         let linkifiers = batch.add(crate::db::linkifiers::in_realm_stmt(db, realm_id)?);
+        let saved_snippets = batch.add(saved_snippets::for_user_stmt(db, user.id)?);
+        let navigation_views = batch.add(navigation_views::for_user_stmt(db, user.id)?);
+        let channel_folders = batch.add(channel_folders::in_realm_stmt(db, realm_id)?);
+        let playgrounds = batch.add(realm_playgrounds::in_realm_stmt(db, realm_id)?);
         let results = batch.run(db).await?;
         Ok(StateData {
             settings: results.first(settings)?.ok_or_else(|| crate::error::ApiError::internal("realm has no settings"))?,
@@ -150,6 +166,10 @@ impl StateData {
             presences: results.rows(presences)?,
             presence_last_update_id: results.first(presence_max)?.and_then(|m| m.max_id),
             linkifiers: results.rows(linkifiers)?,
+            saved_snippets: results.rows(saved_snippets)?,
+            navigation_views: results.rows(navigation_views)?,
+            channel_folders: results.rows(channel_folders)?,
+            playgrounds: results.rows(playgrounds)?,
         })
     }
 }
@@ -340,7 +360,8 @@ pub fn initial_state(user: &UserRow, realm: &RealmRow, data: &StateData, req: &S
         state.insert("realm_filters".into(), json!([]));
     }
     if req.want("realm_playgrounds") {
-        state.insert("realm_playgrounds".into(), json!([]));
+        let playgrounds: Vec<Value> = data.playgrounds.iter().map(playground_dict).collect();
+        state.insert("realm_playgrounds".into(), json!(playgrounds));
     }
     if req.want("realm_user_groups") {
         state.insert("realm_user_groups".into(), json!(user_groups(data, &system)));
@@ -426,11 +447,17 @@ pub fn initial_state(user: &UserRow, realm: &RealmRow, data: &StateData, req: &S
     if req.want("onboarding_steps") {
         state.insert("onboarding_steps".into(), json!([]));
     }
+    if req.want("channel_folders") {
+        let folders: Vec<Value> = data.channel_folders.iter().map(folder_dict).collect();
+        state.insert("channel_folders".into(), json!(folders));
+    }
     if req.want("navigation_views") {
-        state.insert("navigation_views".into(), json!([]));
+        let views: Vec<Value> = data.navigation_views.iter().map(view_dict).collect();
+        state.insert("navigation_views".into(), json!(views));
     }
     if req.want("saved_snippets") {
-        state.insert("saved_snippets".into(), json!([]));
+        let snippets: Vec<Value> = data.saved_snippets.iter().map(snippet_dict).collect();
+        state.insert("saved_snippets".into(), json!(snippets));
     }
     if req.want("realm_domains") {
         state.insert("realm_domains".into(), json!([]));
