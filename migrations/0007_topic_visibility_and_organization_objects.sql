@@ -3,7 +3,7 @@
 
 -- A user's reusable message texts; private to their owner.
 CREATE TABLE saved_snippets (
-    id INTEGER PRIMARY KEY,
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
     realm_id INTEGER NOT NULL REFERENCES realms(id),
     user_id INTEGER NOT NULL REFERENCES users(id),
     title TEXT NOT NULL,                     -- non-empty, at most 60 characters
@@ -15,7 +15,7 @@ CREATE INDEX saved_snippets_user ON saved_snippets(user_id, id);
 -- A user's views of the left sidebar: built-in ones (`inbox`, `recent`, ...) or custom ones
 -- (any other URL fragment, with a name); private to their owner.
 CREATE TABLE navigation_views (
-    id INTEGER PRIMARY KEY,
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
     realm_id INTEGER NOT NULL REFERENCES realms(id),
     user_id INTEGER NOT NULL REFERENCES users(id),
     fragment TEXT NOT NULL,                  -- the URL hash target; unique per user
@@ -26,7 +26,7 @@ CREATE UNIQUE INDEX navigation_views_user_fragment ON navigation_views(user_id, 
 
 -- Folders grouping the organization's channels in the sidebar.
 CREATE TABLE channel_folders (
-    id INTEGER PRIMARY KEY,
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
     realm_id INTEGER NOT NULL REFERENCES realms(id),
     name TEXT NOT NULL,                      -- unique in the organization, case-insensitively
     description TEXT NOT NULL DEFAULT '',    -- Markdown source
@@ -43,7 +43,7 @@ ALTER TABLE channels ADD COLUMN folder_id INTEGER REFERENCES channel_folders(id)
 
 -- Links from code blocks to external playgrounds, per language.
 CREATE TABLE realm_playgrounds (
-    id INTEGER PRIMARY KEY,
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
     realm_id INTEGER NOT NULL REFERENCES realms(id),
     name TEXT NOT NULL,                      -- display name; unique per language in the organization
     pygments_language TEXT NOT NULL,         -- the code block's language (a Pygments lexer name)

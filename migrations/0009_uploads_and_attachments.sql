@@ -1,7 +1,7 @@
 -- Uploaded files (bytes in the UPLOADS R2 bucket under path_id) and the messages that link them.
 
 CREATE TABLE attachments (
-    id INTEGER PRIMARY KEY,
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
     realm_id INTEGER NOT NULL REFERENCES realms(id),
     owner_id INTEGER NOT NULL REFERENCES users(id),  -- the uploader, who may always download it
     path_id TEXT NOT NULL UNIQUE,                    -- R2 key: <realm_id>/<2 chars>/<4 chars>/<file name>

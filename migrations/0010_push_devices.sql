@@ -15,7 +15,7 @@ CREATE TABLE push_devices (
 );
 
 CREATE TABLE push_device_tokens (
-    id INTEGER PRIMARY KEY,
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
     user_id INTEGER NOT NULL REFERENCES users(id),
     kind TEXT NOT NULL,                      -- 'apns' or 'fcm'
     token TEXT NOT NULL,                     -- the provider token as the client sent it

@@ -4,7 +4,7 @@
 -- Words that flag a message `has_alert_word` for the user when it contains one
 -- (case-insensitive, at word boundaries). Listed in the order they were added.
 CREATE TABLE alert_words (
-    id INTEGER PRIMARY KEY,
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
     realm_id INTEGER NOT NULL REFERENCES realms(id),
     user_id INTEGER NOT NULL REFERENCES users(id),
     word TEXT NOT NULL            -- as the user typed it; unique per user ignoring case

@@ -2,7 +2,7 @@
 -- into links.
 
 CREATE TABLE linkifiers (
-    id INTEGER PRIMARY KEY,
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
     realm_id INTEGER NOT NULL REFERENCES realms(id),
     -- a regular expression with named groups, e.g. `#(?P<id>[0-9]+)`
     pattern TEXT NOT NULL,
