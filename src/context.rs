@@ -40,6 +40,25 @@ pub struct RequestContext {
     pub worker: Option<worker::Context>,
 }
 
+/// The largest form-encoded body: far beyond any real request (10,000 list items, a
+/// 10,000-character message), small enough to refuse before reading it.
+pub const MAX_FORM_BODY_BYTES: u64 = 4 << 20;
+/// A multipart body carries one upload and a little framing.
+const MULTIPART_OVERHEAD_BYTES: u64 = 1 << 20;
+
+/// Refuses a body whose declared length is over the bound, before reading it.
+fn check_body_size(req: &Request, multipart: bool) -> ApiResult<()> {
+    let declared = req.headers().get("Content-Length")?.and_then(|v| v.trim().parse::<u64>().ok()).unwrap_or(0);
+    let max_upload_mib = crate::domain::register_state::MAX_FILE_UPLOAD_SIZE_MIB as u64;
+    if multipart && declared > (max_upload_mib << 20) + MULTIPART_OVERHEAD_BYTES {
+        return Err(ApiError::upload_too_large(max_upload_mib as i64));
+    }
+    if !multipart && declared > MAX_FORM_BODY_BYTES {
+        return Err(ApiError::bad_request(format!("Request body too large (limit: {} MiB)", MAX_FORM_BODY_BYTES >> 20)).with_status(413));
+    }
+    Ok(())
+}
+
 impl RequestContext {
     pub async fn from_request(mut req: Request, env: Env) -> ApiResult<Self> {
         let settings = Settings::from_env(&env);
@@ -52,6 +71,7 @@ impl RequestContext {
         let content_type = req.headers().get("Content-Type")?.unwrap_or_default().to_ascii_lowercase();
         let mut body = Vec::new();
         let mut files = Vec::new();
+        check_body_size(&req, content_type.starts_with("multipart/form-data"))?;
         if content_type.starts_with("multipart/form-data") {
             let form = req.form_data().await.map_err(|_| ApiError::bad_request("Malformed multipart body"))?;
             let (form, names) = form_field_names(form);

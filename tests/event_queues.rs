@@ -1,4 +1,4 @@
-//! Event queues: `POST /register`, `GET /events`, `DELETE /events` (spec endpoint 17).
+//! Event queues: `POST /register`, `GET /events`, `DELETE /events`.
 
 mod common;
 mod event_support;

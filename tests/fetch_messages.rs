@@ -1,4 +1,4 @@
-//! `GET /messages/{message_id}` (spec endpoint 3) and `GET /messages`.
+//! `GET /messages/{message_id}` and `GET /messages`.
 
 mod chat;
 mod common;

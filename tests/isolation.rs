@@ -4,6 +4,7 @@
 mod common;
 mod event_support;
 mod message_support;
+mod upload_support;
 use common::*;
 use event_support::*;
 use message_support::lear;
@@ -43,7 +44,28 @@ fn shape(resp: Resp, id: i64) -> (u16, String) {
     if let Some(obj) = body.as_object_mut() {
         obj.remove("ignored_parameters_unsupported");
     }
-    (resp.status, body.to_string().replace(&id.to_string(), "<id>"))
+    (resp.status, replace_number(&body.to_string(), id))
+}
+
+/// `text` with every whole occurrence of the number `id` (not part of a longer number)
+/// written as `<id>`.
+fn replace_number(text: &str, id: i64) -> String {
+    let needle = id.to_string();
+    let mut out = String::new();
+    let mut rest = text;
+    while let Some(at) = rest.find(&needle) {
+        let before = rest[..at].chars().next_back();
+        let after = rest[at + needle.len()..].chars().next();
+        out.push_str(&rest[..at]);
+        if before.is_some_and(|c| c.is_ascii_digit()) || after.is_some_and(|c| c.is_ascii_digit()) {
+            out.push_str(&needle);
+        } else {
+            out.push_str("<id>");
+        }
+        rest = &rest[at + needle.len()..];
+    }
+    out.push_str(rest);
+    out
 }
 
 /// `call(id)` answers the same for the foreign id as for a missing one.
@@ -184,4 +206,17 @@ fn events_of_one_organization_never_reach_another() {
         seen.iter().all(|e| e["type"] != "message" || e["message"]["sender_email"] != "hamlet@zulip.com"),
         "a lear queue saw a zulip message: {seen:?}"
     );
+}
+
+#[test]
+fn uploads_of_one_organization_behave_as_missing_in_another() {
+    let king = lear("king@lear.org");
+    let url = upload_support::upload(&king, "lear-secret.txt", b"lear only");
+    let hamlet = Client::dev("hamlet@zulip.com");
+    let foreign = upload_support::download(Some(&hamlet), &url, &[]);
+    let missing_url = url.replace("lear-secret", "no-such-file");
+    let missing = upload_support::download(Some(&hamlet), &missing_url, &[]);
+    assert_eq!(foreign.status, missing.status);
+    assert_eq!(foreign.json(), missing.json());
+    assert_ne!(foreign.bytes, b"lear only".to_vec());
 }

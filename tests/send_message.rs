@@ -1,4 +1,4 @@
-//! `POST /messages` (spec endpoint 1).
+//! `POST /messages`.
 
 mod chat;
 mod common;

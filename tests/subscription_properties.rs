@@ -1,4 +1,4 @@
-//! `POST /users/me/subscriptions/properties` (spec endpoint 5) and
+//! `POST /users/me/subscriptions/properties` and
 //! `PATCH /users/me/subscriptions/{stream_id}`.
 
 mod common;

@@ -1,4 +1,4 @@
-//! `POST /typing` (spec endpoint 4): validation and the typing events it sends.
+//! `POST /typing`: validation and the typing events it sends.
 
 mod common;
 mod event_support;

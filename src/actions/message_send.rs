@@ -1,4 +1,4 @@
-//! Sending a message: every rule of spec endpoint 1, in a constant number of D1 round
+//! Sending a message: every rule of `POST /messages`, in a constant number of D1 round
 //! trips (a lookup batch, a topic batch for channel messages, one write batch), then the
 //! message event.
 

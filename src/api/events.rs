@@ -131,7 +131,7 @@ pub async fn get_events(ctx: &RequestContext) -> ApiResult<Reply> {
     Ok(Reply::json(json!({"events": events, "queue_id": queue_id})))
 }
 
-/// # `DELETE /events` (spec endpoint 17)
+/// # `DELETE /events`
 /// Deletes the queue; a pending long-poll on it ends. A second delete is
 /// `BAD_EVENT_QUEUE_ID`.
 pub async fn delete_queue(ctx: &RequestContext) -> ApiResult<Reply> {

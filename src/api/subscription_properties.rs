@@ -9,7 +9,7 @@ use crate::error::{ApiError, ApiResult};
 use crate::params::{json_value, parse_int};
 use crate::response::Reply;
 
-/// # `POST /users/me/subscriptions/properties` (spec endpoint 5)
+/// # `POST /users/me/subscriptions/properties`
 /// Any user, for channels they are subscribed to. `subscription_data`: a JSON list of
 /// `{stream_id, property, value}`; every entry is checked before any is applied.
 pub async fn update_subscription_properties(ctx: &RequestContext) -> ApiResult<Reply> {

@@ -1,4 +1,4 @@
-//! `POST /typing` (spec endpoint 4).
+//! `POST /typing`: typing notices, kept as no server state.
 
 use crate::actions::typing::{self, TypingTarget};
 use crate::context::RequestContext;

@@ -4,7 +4,7 @@
 use base64::Engine;
 use serde_json::Value;
 
-use crate::common::{server_url, Client, Resp};
+use crate::common::{host_for, server_url, Client, Resp};
 
 /// A multipart body of file parts `(field, file name, bytes)`.
 fn multipart(files: &[(&str, &str, &[u8])]) -> (String, Vec<u8>) {
@@ -34,7 +34,12 @@ fn basic(client: &Client) -> String {
 pub fn upload_files(client: &Client, files: &[(&str, &str, &[u8])]) -> Resp {
     let (content_type, data) = multipart(files);
     let url = format!("{}/api/v1/user_uploads", server_url());
-    let result = ureq::post(&url).set("Authorization", &basic(client)).set("Content-Type", &content_type).send_bytes(&data);
+    let mut req = ureq::post(&url).set("Authorization", &basic(client)).set("Content-Type", &content_type);
+    // The client's organization, as its other requests address it.
+    if let Some(host) = host_for(client.realm.as_deref()) {
+        req = req.set("Host", &host);
+    }
+    let result = req.send_bytes(&data);
     let response = match result {
         Ok(r) => r,
         Err(ureq::Error::Status(_, r)) => r,
@@ -75,6 +80,9 @@ pub fn download(client: Option<&Client>, url: &str, headers: &[(&str, &str)]) ->
     let mut req = ureq::get(&format!("{}{}", server_url(), url));
     if let Some(c) = client {
         req = req.set("Authorization", &basic(c));
+        if let Some(host) = host_for(c.realm.as_deref()) {
+            req = req.set("Host", &host);
+        }
     }
     for (k, v) in headers {
         req = req.set(k, v);
