@@ -114,3 +114,15 @@ fn a_body_over_the_bound_is_refused_before_it_is_read() {
     assert_eq!(resp.body["code"], "BAD_REQUEST");
     assert_eq!(resp.body["msg"], "Request body too large (limit: 4 MiB)");
 }
+
+#[test]
+fn a_channel_description_over_zulips_limit_is_refused() {
+    let hamlet = Client::dev("hamlet@zulip.com");
+    let name = unique("long-description");
+    let subscriptions = serde_json::json!([{"name": name, "description": "d".repeat(1025)}]).to_string();
+    hamlet
+        .post("/users/me/subscriptions", &[("subscriptions", &subscriptions)])
+        .bad_request("BAD_REQUEST", "description is too long (limit: 1024 characters)");
+    let streams = hamlet.get("/streams", &[]).success();
+    assert!(streams["streams"].as_array().unwrap().iter().all(|s| s["name"] != name.as_str()), "nothing was created");
+}

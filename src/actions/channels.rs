@@ -10,6 +10,7 @@ use crate::db::subscriptions::{self, ActiveUserRow, ChannelViewRow, SubscriberRo
 use crate::db::users::{UserRow, COLUMNS as USER_COLUMNS};
 use crate::db::{self};
 use crate::domain::channels::{check_channel_name, color_for, stream_dict, subscription_dict, SystemGroups};
+use crate::domain::register_state::MAX_CHANNEL_DESCRIPTION_LENGTH;
 use crate::error::{ApiError, ApiResult};
 use crate::events::{send_event, Dispatch, EventUser};
 
@@ -77,8 +78,11 @@ pub struct SubscribeRequest {
 /// when authorization errors are not fatal, `unauthorized`.
 pub async fn check_subscribe(db: &D1Database, env: &Env, me: &UserRow, req: &SubscribeRequest) -> ApiResult<Value> {
     let realm_id = me.realm_id;
-    for (name, _) in &req.channels {
+    for (name, description) in &req.channels {
         check_channel_name(name)?;
+        if description.chars().count() as i64 > MAX_CHANNEL_DESCRIPTION_LENGTH {
+            return Err(ApiError::too_long("description", MAX_CHANNEL_DESCRIPTION_LENGTH));
+        }
     }
     let targets = match &req.principals {
         Some(p) if !p.is_empty() => resolve_principals(db, realm_id, p).await?,
