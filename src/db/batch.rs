@@ -4,7 +4,7 @@
 //! breaks silently when a statement is added in the middle; a [`Slot`] remembers its own
 //! position and the row type, so adding a statement never shifts another one's reader.
 //!
-//! ```ignore
+//! ```text
 //! let mut batch = Batch::new();
 //! let users = batch.add::<UserRow>(users::in_realm_stmt(db, realm_id)?);
 //! let settings = batch.add::<RealmSettingsRow>(realm_settings::by_realm_id_stmt(db, realm_id)?);
