@@ -40,9 +40,9 @@ pub struct RequestContext {
     pub worker: Option<worker::Context>,
 }
 
-/// The largest form-encoded body: far beyond any real request (10,000 list items, a
-/// 10,000-character message), small enough to refuse before reading it.
-pub const MAX_FORM_BODY_BYTES: u64 = 4 << 20;
+/// The largest form-encoded body: room for a bot's whole storage (Zulip allows 10 million
+/// characters) and any real request, small enough to refuse before reading it.
+pub const MAX_FORM_BODY_BYTES: u64 = 32 << 20;
 /// A multipart body carries one upload and a little framing.
 const MULTIPART_OVERHEAD_BYTES: u64 = 1 << 20;
 

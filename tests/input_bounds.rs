@@ -108,11 +108,11 @@ fn an_anchor_past_2_pow_53_reads_as_newest() {
 #[test]
 fn a_body_over_the_bound_is_refused_before_it_is_read() {
     let hamlet = Client::dev("hamlet@zulip.com");
-    let content = "x".repeat(5 << 20);
+    let content = "x".repeat(33 << 20);
     let resp = hamlet.post("/messages", &[("type", "stream"), ("to", "Verona"), ("topic", "t"), ("content", &content)]);
     assert_eq!(resp.status, 413, "{:?}", resp.body);
     assert_eq!(resp.body["code"], "BAD_REQUEST");
-    assert_eq!(resp.body["msg"], "Request body too large (limit: 4 MiB)");
+    assert_eq!(resp.body["msg"], "Request body too large (limit: 32 MiB)");
 }
 
 #[test]
