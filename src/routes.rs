@@ -172,6 +172,7 @@ async fn dispatch(ctx: &RequestContext, path: &[&str]) -> ApiResult<Reply> {
         (Get, ["users", "me", stream_id, "topics"]) => channels::get_stream_topics(ctx, stream_id).await,
         (Get, ["streams"]) => channels::get_streams(ctx).await,
         (Get, ["streams", stream_id]) => channels::get_stream(ctx, stream_id).await,
+        (Patch, ["streams", stream_id]) => channels::update_stream(ctx, stream_id).await,
         (Get, ["streams", stream_id, "members"]) => channels::get_stream_members(ctx, stream_id).await,
         (Get, ["get_stream_id"]) => channels::get_stream_id(ctx).await,
 

@@ -6,9 +6,12 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 use worker::{query, D1Database, Env};
 
+use crate::db::batch::Batch;
+use crate::db::channel_folders::{self, ChannelFolderRow};
 use crate::db::subscriptions::{self, ActiveUserRow, ChannelViewRow, SubscriberRow};
 use crate::db::users::{UserRow, COLUMNS as USER_COLUMNS};
 use crate::db::{self};
+use crate::domain::channel_folders::invalid_folder_id;
 use crate::domain::channels::{check_channel_name, color_for, stream_dict, subscription_dict, SystemGroups};
 use crate::domain::register_state::MAX_CHANNEL_DESCRIPTION_LENGTH;
 use crate::error::{ApiError, ApiResult};
@@ -71,6 +74,8 @@ pub struct SubscribeRequest {
     pub authorization_errors_fatal: bool,
     pub invite_only: bool,
     pub history_public_to_subscribers: Option<bool>,
+    /// The folder of the channels this request creates (checked to exist).
+    pub folder_id: Option<i64>,
 }
 
 /// Subscribes the principals (default: the caller) to the named channels, creating the
@@ -98,24 +103,22 @@ pub async fn check_subscribe(db: &D1Database, env: &Env, me: &UserRow, req: &Sub
     let names: Vec<String> = requested.iter().map(|(n, _)| n.trim().to_string()).collect();
     let names_json = serde_json::to_string(&names)?;
     let target_ids: Vec<i64> = targets.iter().map(|u| u.id).collect();
-    let lookup = crate::db::run_batch(
+    let mut lookup = Batch::new();
+    let existing = lookup.add::<ChannelViewRow>(subscriptions::by_names_for_user_stmt(db, realm_id, me.id, &names_json)?);
+    let already = lookup.add::<SubscriberRow>(subscriptions::already_subscribed_stmt(
         db,
-        vec![
-            subscriptions::by_names_for_user_stmt(db, realm_id, me.id, &names_json)?,
-            query!(
-                db,
-                "SELECT s.channel_id, s.user_id FROM subscriptions s JOIN channels c ON c.id = s.channel_id \
-                 WHERE c.realm_id = ?1 AND s.active = 1 AND s.user_id IN (SELECT value FROM json_each(?2)) \
-                 AND lower(c.name) IN (SELECT lower(value) FROM json_each(?3))",
-                realm_id,
-                serde_json::to_string(&target_ids)?,
-                &names_json
-            )?,
-        ],
-    )
-    .await?;
-    let existing: Vec<ChannelViewRow> = lookup[0].results()?;
-    let already: HashSet<(i64, i64)> = lookup[1].results::<SubscriberRow>()?.into_iter().map(|r| (r.user_id, r.channel_id)).collect();
+        realm_id,
+        &serde_json::to_string(&target_ids)?,
+        &names_json,
+    )?);
+    let folder =
+        req.folder_id.map(|id| channel_folders::by_id_stmt(db, realm_id, id)).transpose()?.map(|stmt| lookup.add::<ChannelFolderRow>(stmt));
+    let lookup = lookup.run(db).await?;
+    let existing: Vec<ChannelViewRow> = lookup.rows(existing)?;
+    let already: HashSet<(i64, i64)> = lookup.rows(already)?.into_iter().map(|r| (r.user_id, r.channel_id)).collect();
+    if let Some(folder) = folder {
+        lookup.first(folder)?.ok_or_else(invalid_folder_id)?;
+    }
 
     let mut unauthorized = Vec::new();
     let mut to_create: Vec<(String, String)> = Vec::new();
@@ -152,6 +155,7 @@ pub async fn check_subscribe(db: &D1Database, env: &Env, me: &UserRow, req: &Sub
             description,
             invite_only: req.invite_only,
             history_public_to_subscribers: history_public,
+            folder_id: req.folder_id,
             creator_id: me.id,
         };
         writes.extend(subscriptions::create_channel_stmts(db, realm_id, &channel, now)?);
@@ -319,4 +323,34 @@ pub async fn check_unsubscribe(
         }
     }
     Ok(json!({ "removed": removed, "not_removed": not_removed }))
+}
+
+/// Files `channel` in folder `folder_id` of the organization (`None`: in no folder); an id
+/// that names no folder is "Invalid channel folder ID". A change sends `stream` `update`
+/// (`folder_id`) to everyone who can see the channel.
+pub async fn check_change_channel_folder(
+    db: &D1Database,
+    env: &Env,
+    admin: &UserRow,
+    channel: &ChannelViewRow,
+    folder_id: Option<i64>,
+) -> ApiResult<()> {
+    let realm_id = admin.realm_id;
+    let mut batch = Batch::new();
+    let folder =
+        folder_id.map(|id| channel_folders::by_id_stmt(db, realm_id, id)).transpose()?.map(|stmt| batch.add::<ChannelFolderRow>(stmt));
+    let audience = batch.add::<ActiveUserRow>(subscriptions::metadata_audience_stmt(db, realm_id, channel.id)?);
+    let results = batch.run(db).await?;
+    if let Some(folder) = folder {
+        results.first(folder)?.ok_or_else(invalid_folder_id)?;
+    }
+    if channel.folder_id == folder_id {
+        return Ok(());
+    }
+    subscriptions::set_folder_stmt(db, realm_id, channel.id, folder_id)?.run().await?;
+    let users: Vec<EventUser> = results.rows(audience)?.into_iter().map(|u| EventUser::plain(u.id)).collect();
+    let event = json!({ "type": "stream", "op": "update", "property": "folder_id", "value": folder_id,
+        "stream_id": channel.id, "name": channel.name });
+    send_event(env, realm_id, &Dispatch { event: &event, users: &users, sender_queue_id: None, local_id: None }).await;
+    Ok(())
 }

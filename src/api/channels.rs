@@ -37,6 +37,7 @@ pub async fn subscribe(ctx: &RequestContext) -> ApiResult<Reply> {
         authorization_errors_fatal: ctx.params.bool_or("authorization_errors_fatal", true)?,
         invite_only: ctx.params.bool_or("invite_only", false)?,
         history_public_to_subscribers: ctx.params.bool("history_public_to_subscribers")?,
+        folder_id: ctx.params.int("folder_id")?,
     };
     // Understood, and Zulip's defaults are what this server does.
     for name in ["announce", "is_default_stream", "send_new_subscription_messages"] {
@@ -167,6 +168,32 @@ pub async fn get_stream(ctx: &RequestContext, id: &str) -> ApiResult<Reply> {
     let (channel, groups) = channel_by_id(ctx, me.realm_id, me.id, id).await?;
     let channel = access_channel(&me, channel)?;
     Ok(Reply::json(json!({ "stream": stream_dict(&channel, &groups) })))
+}
+
+/// # `PATCH /streams/{stream_id}`
+/// Administrators, for a channel they can see (others: "You do not have permission to
+/// administer this channel."; an unknown or invisible channel: "Invalid channel ID").
+/// - `folder_id`: a folder of the organization ("Invalid channel folder ID" otherwise), or
+///   `null` to take the channel out of its folder; sends `stream` `update` (`folder_id`).
+///
+/// Zulip's other channel settings are not supported here: they come back in
+/// `ignored_parameters_unsupported`.
+pub async fn update_stream(ctx: &RequestContext, id: &str) -> ApiResult<Reply> {
+    let me = ctx.user().await?;
+    let folder_id = match ctx.params.json("folder_id")? {
+        None => None,
+        Some(Value::Null) => Some(None),
+        Some(value) => Some(Some(value.as_i64().ok_or_else(|| ApiError::invalid_argument("folder_id", "an integer or null"))?)),
+    };
+    let (channel, _) = channel_by_id(ctx, me.realm_id, me.id, id).await?;
+    let channel = access_channel(&me, channel)?;
+    if !me.is_realm_admin() {
+        return Err(ApiError::bad_request("You do not have permission to administer this channel."));
+    }
+    if let Some(folder_id) = folder_id {
+        crate::actions::channels::check_change_channel_folder(&ctx.db, &ctx.env, &me, &channel, folder_id).await?;
+    }
+    Ok(Reply::ok())
 }
 
 /// # `GET /get_stream_id`

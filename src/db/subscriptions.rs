@@ -113,22 +113,25 @@ pub struct NewChannel<'a> {
     pub description: &'a str,
     pub invite_only: bool,
     pub history_public_to_subscribers: bool,
+    /// The folder the channel is filed in (checked to exist by the caller).
+    pub folder_id: Option<i64>,
     pub creator_id: i64,
 }
 
 /// Creates a channel (and its recipient) unless one of that name exists.
 pub fn create_channel_stmts(db: &D1Database, realm_id: i64, channel: &NewChannel<'_>, now: i64) -> Result<Vec<D1PreparedStatement>> {
-    let NewChannel { name, description, invite_only, history_public_to_subscribers, creator_id } = *channel;
+    let NewChannel { name, description, invite_only, history_public_to_subscribers, folder_id, creator_id } = *channel;
     Ok(vec![
         query!(
             db,
             "INSERT OR IGNORE INTO channels (realm_id, name, description, invite_only, history_public_to_subscribers, \
-             creator_id, date_created) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+             folder_id, creator_id, date_created) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
             realm_id,
             name,
             description,
             invite_only as i64,
             history_public_to_subscribers as i64,
+            folder_id,
             creator_id,
             now
         )?,
@@ -185,4 +188,38 @@ pub struct ActiveUserRow {
 /// Ids of the organization's active users (recipients of organization-wide events).
 pub fn active_user_ids_stmt(db: &D1Database, realm_id: i64) -> Result<D1PreparedStatement> {
     query!(db, "SELECT id FROM users WHERE realm_id = ?1 AND is_active = 1", realm_id)
+}
+
+/// Files a channel in a folder (`None`: in none).
+pub fn set_folder_stmt(db: &D1Database, realm_id: i64, channel_id: i64, folder_id: Option<i64>) -> Result<D1PreparedStatement> {
+    query!(db, "UPDATE channels SET folder_id = ?3 WHERE realm_id = ?1 AND id = ?2", realm_id, channel_id, folder_id)
+}
+
+/// The active users who can see that the channel exists (the audience of its `stream`
+/// events): everyone but guests for a public channel, administrators, and its subscribers.
+pub fn metadata_audience_stmt(db: &D1Database, realm_id: i64, channel_id: i64) -> Result<D1PreparedStatement> {
+    query!(
+        db,
+        "SELECT u.id FROM users u JOIN channels c ON c.id = ?2 AND c.realm_id = u.realm_id \
+         WHERE u.realm_id = ?1 AND u.is_active = 1 AND ((c.invite_only = 0 AND u.role != ?3) OR u.role <= ?4 \
+          OR EXISTS (SELECT 1 FROM subscriptions s WHERE s.channel_id = c.id AND s.user_id = u.id AND s.active = 1)) \
+         ORDER BY u.id",
+        realm_id,
+        channel_id,
+        super::users::ROLE_GUEST,
+        super::users::ROLE_ADMINISTRATOR
+    )
+}
+
+/// Which of the users are already subscribed to which of the channels named (any case).
+pub fn already_subscribed_stmt(db: &D1Database, realm_id: i64, user_ids_json: &str, names_json: &str) -> Result<D1PreparedStatement> {
+    query!(
+        db,
+        "SELECT s.channel_id, s.user_id FROM subscriptions s JOIN channels c ON c.id = s.channel_id \
+         WHERE c.realm_id = ?1 AND s.active = 1 AND s.user_id IN (SELECT value FROM json_each(?2)) \
+         AND lower(c.name) IN (SELECT lower(value) FROM json_each(?3))",
+        realm_id,
+        user_ids_json,
+        names_json
+    )
 }
