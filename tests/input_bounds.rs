@@ -126,3 +126,56 @@ fn a_channel_description_over_zulips_limit_is_refused() {
     let streams = hamlet.get("/streams", &[]).success();
     assert!(streams["streams"].as_array().unwrap().iter().all(|s| s["name"] != name.as_str()), "nothing was created");
 }
+
+/// Every route that takes an id in its path, with the id beyond 2^53 (as admin, so no
+/// role check answers first).
+const ID_ROUTES: &[(&str, &str)] = &[
+    ("PATCH", "/users/me/subscriptions/{}"),
+    ("GET", "/users/{}/status"),
+    ("GET", "/users/{}/presence"),
+    ("POST", "/users/me/muted_users/{}"),
+    ("DELETE", "/users/me/muted_users/{}"),
+    ("GET", "/users/{}"),
+    ("DELETE", "/users/{}"),
+    ("PATCH", "/users/{}"),
+    ("POST", "/users/{}/reactivate"),
+    ("POST", "/bots/{}/api_key/regenerate"),
+    ("POST", "/user_groups/{}/members"),
+    ("GET", "/user_groups/{}/members"),
+    ("GET", "/user_groups/{}/members/{}"),
+    ("POST", "/user_groups/{}/subgroups"),
+    ("GET", "/user_groups/{}/subgroups"),
+    ("GET", "/users/me/{}/topics"),
+    ("GET", "/streams/{}"),
+    ("PATCH", "/streams/{}"),
+    ("GET", "/streams/{}/members"),
+    ("PATCH", "/channel_folders/{}"),
+    ("GET", "/messages/{}"),
+    ("PATCH", "/messages/{}"),
+    ("DELETE", "/messages/{}"),
+    ("GET", "/messages/{}/history"),
+    ("POST", "/messages/{}/reactions"),
+    ("DELETE", "/messages/{}/reactions"),
+    ("PATCH", "/scheduled_messages/{}"),
+    ("DELETE", "/scheduled_messages/{}"),
+    ("PATCH", "/drafts/{}"),
+    ("DELETE", "/drafts/{}"),
+    ("PATCH", "/saved_snippets/{}"),
+    ("DELETE", "/saved_snippets/{}"),
+    ("DELETE", "/realm/playgrounds/{}"),
+    ("PATCH", "/realm/filters/{}"),
+    ("DELETE", "/realm/filters/{}"),
+    ("DELETE", "/attachments/{}"),
+    ("GET", "/user_uploads/{}/ab/cdef/file.txt"),
+];
+
+#[test]
+fn every_path_id_beyond_2_pow_53_is_a_client_error() {
+    let iago = Client::dev("iago@zulip.com");
+    for (method, template) in ID_ROUTES {
+        let path = template.replace("{}", TWO_POW_53);
+        let resp = request(method, &path, &[], Some(Body::Form(&[])), iago.auth(), None);
+        assert!((400..500).contains(&resp.status), "{method} {path}: {} {:?}", resp.status, resp.body);
+        assert_eq!(resp.body["result"], "error", "{method} {path}: {:?}", resp.body);
+    }
+}

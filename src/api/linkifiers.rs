@@ -72,5 +72,5 @@ pub async fn reorder_linkifiers(ctx: &RequestContext) -> ApiResult<Reply> {
 
 /// Zulip's route only matches digits; anything else is an unknown URL.
 fn filter_id(raw: &str) -> ApiResult<i64> {
-    raw.parse().map_err(|_| ApiError::not_found())
+    crate::params::parse_int(raw).ok_or_else(ApiError::not_found)
 }

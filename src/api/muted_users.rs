@@ -20,7 +20,7 @@ pub async fn get_muted_users(ctx: &RequestContext) -> ApiResult<Reply> {
 
 /// A user of the caller's organization by id, bots and deactivated users included.
 async fn target(ctx: &RequestContext, realm_id: i64, id: &str) -> ApiResult<crate::db::users::UserRow> {
-    let id = id.parse::<i64>().map_err(|_| ApiError::bad_request("No such user"))?;
+    let id = crate::params::parse_int(id).ok_or_else(|| ApiError::bad_request("No such user"))?;
     users::by_id(&ctx.db, realm_id, id).await?.ok_or_else(|| ApiError::bad_request("No such user"))
 }
 
@@ -30,7 +30,7 @@ async fn target(ctx: &RequestContext, realm_id: i64, id: &str) -> ApiResult<crat
 /// - the muted user's messages are marked read; emits `update_message_flags` and `muted_users`.
 pub async fn mute_user(ctx: &RequestContext, id: &str) -> ApiResult<Reply> {
     let me = ctx.user().await?;
-    if id.parse::<i64>().ok() == Some(me.id) {
+    if crate::params::parse_int(id) == Some(me.id) {
         return Err(ApiError::bad_request("Cannot mute self"));
     }
     let user = target(ctx, me.realm_id, id).await?;

@@ -112,7 +112,7 @@ pub async fn get_attachments(ctx: &RequestContext) -> ApiResult<Reply> {
 /// The uploader only: deletes the upload and its bytes; links to it stop working.
 pub async fn delete_attachment(ctx: &RequestContext, id: &str) -> ApiResult<Reply> {
     let me = ctx.user().await?;
-    let id: i64 = id.parse().map_err(|_| ApiError::invalid_attachment())?;
+    let id = crate::params::parse_int(id).ok_or_else(ApiError::invalid_attachment)?;
     do_delete_attachment(&ctx.db, &ctx.env, &me, id).await?;
     Ok(Reply::ok())
 }

@@ -54,7 +54,7 @@ pub async fn update_user_status(ctx: &RequestContext) -> ApiResult<Reply> {
 /// "No such user".
 pub async fn get_user_status(ctx: &RequestContext, user: &str) -> ApiResult<Reply> {
     let me = ctx.user().await?;
-    if user.parse::<i64>().is_err() {
+    if crate::params::parse_int(user).is_none() {
         return Err(ApiError::bad_request("No such user"));
     }
     let user = access_user(ctx, &me, user).await?;

@@ -155,7 +155,7 @@ pub fn linked_path_ids(content: &str) -> Vec<String> {
         let rest = &content[at + "/user_uploads/".len()..];
         let end = rest.find(|c: char| c.is_whitespace() || ")]>\"'?#".contains(c)).unwrap_or(rest.len());
         let segments: Vec<String> = rest[..end].split('/').map(crate::params::percent_decode_path).collect();
-        let valid = segments.len() == 4 && segments[0].parse::<i64>().is_ok() && segments.iter().all(|s| !s.is_empty());
+        let valid = segments.len() == 4 && crate::params::parse_int(&segments[0]).is_some() && segments.iter().all(|s| !s.is_empty());
         if valid {
             let path_id = segments.join("/");
             if !out.contains(&path_id) {

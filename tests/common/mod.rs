@@ -146,7 +146,7 @@ impl Client {
         }
     }
 
-    fn auth(&self) -> Option<(&str, &str)> {
+    pub fn auth(&self) -> Option<(&str, &str)> {
         Some((&self.email, &self.api_key))
     }
 
