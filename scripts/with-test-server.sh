@@ -59,7 +59,8 @@ curl -sf "$url/api/v1/server_settings" >/dev/null || { cat "$log"; echo "server 
 status=0
 TEST_SERVER_URL="$url" "$@" || status=$?
 if [[ $status -ne 0 ]]; then
-  echo "--- last lines of the server log ($log) ---" >&2
+  mkdir -p target && cp "$log" target/test-server.log 2>/dev/null || true
+  echo "--- last lines of the server log (whole log kept in target/test-server.log) ---" >&2
   tail -n 40 "$log" >&2 || true
 fi
 exit $status

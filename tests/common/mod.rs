@@ -77,6 +77,7 @@ pub struct Client {
     pub realm: Option<String>,
 }
 
+#[derive(Clone, Copy)]
 pub enum Body<'a> {
     Form(&'a [(&'a str, &'a str)]),
     Multipart(&'a [(&'a str, &'a str)]),
@@ -89,6 +90,18 @@ pub fn request(
     body: Option<Body>,
     auth: Option<(&str, &str)>,
     realm: Option<&str>,
+) -> Resp {
+    request_attempt(method, path, query, body, auth, realm, 0)
+}
+
+fn request_attempt(
+    method: &str,
+    path: &str,
+    query: &[(&str, &str)],
+    body: Option<Body>,
+    auth: Option<(&str, &str)>,
+    realm: Option<&str>,
+    attempt: u32,
 ) -> Resp {
     let url = format!("{}/api/v1{}", server_url(), path);
     let agent = ureq::AgentBuilder::new().timeout(std::time::Duration::from_secs(90)).build();
@@ -122,6 +135,20 @@ pub fn request(
         Err(e) => panic!("{method} {path}: transport error {e}"),
     };
     let status = response.status();
+    if status == 503
+        && attempt == 0
+        && response.header("Retry-After") == Some("0")
+        && response.header("Content-Type").is_none_or(|t| t.starts_with("text/plain"))
+    {
+        // wrangler dev's own proxy answers this (text, not this server's JSON) when its
+        // kept-alive connection to the runtime drops under a request although the worker
+        // did not restart (workers-sdk#14641); one retry, as the proxy itself suggests.
+        let text = response.into_string().unwrap_or_default();
+        if text.starts_with("Your worker restarted mid-request") {
+            return request_attempt(method, path, query, body, auth, realm, 1);
+        }
+        panic!("{method} {path}: not JSON (503): {text}");
+    }
     let www_authenticate = response.header("WWW-Authenticate").map(str::to_string);
     let content_type = response.header("Content-Type").map(str::to_string);
     let text = response.into_string().unwrap();
