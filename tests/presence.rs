@@ -107,3 +107,18 @@ fn a_second_ping_within_a_minute_is_no_news() {
     }
     assert!(events.iter().all(|e| !(e["type"] == "presence" && e["user_id"] == user.user_id)), "{events:?}");
 }
+
+#[test]
+fn any_history_limit_days_answers_a_window_never_a_server_error() {
+    let user = new_user();
+    for days in ["-3480161665362", "9007199254740991", "0"] {
+        let body =
+            user.post("/users/me/presence", &[("status", "active"), ("last_update_id", "-1"), ("history_limit_days", days)]).success();
+        assert_matches_openapi("post", "/users/me/presence", &body);
+    }
+    // A huge window still holds the caller's own fresh presence.
+    let huge = user
+        .post("/users/me/presence", &[("status", "active"), ("last_update_id", "-1"), ("history_limit_days", "9007199254740991")])
+        .success();
+    assert!(huge["presences"].get(user.user_id.to_string()).is_some(), "{huge}");
+}

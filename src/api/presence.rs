@@ -15,6 +15,9 @@ use crate::response::Reply;
 
 /// `presences`, `server_timestamp` and `presence_last_update_id` of the caller's
 /// organization: only changes after `last_update_id` when given. One batch.
+/// The widest `history_limit_days` that means anything: a century.
+const MAX_HISTORY_LIMIT_DAYS: i64 = 36_500;
+
 async fn presence_response(ctx: &RequestContext, me: &UserRow, modern: bool, last_update_id: Option<i64>, days: i64) -> ApiResult<Value> {
     let since = crate::db::now() - days * 86_400;
     let mut batch = Batch::new();
@@ -48,7 +51,8 @@ pub async fn update_presence(ctx: &RequestContext) -> ApiResult<Reply> {
     let _new_user_input = ctx.params.bool_or("new_user_input", false)?;
     let slim_presence = ctx.params.bool_or("slim_presence", false)?;
     let last_update_id = ctx.params.int("last_update_id")?;
-    let days = ctx.params.int("history_limit_days")?.unwrap_or(PRESENCE_HISTORY_LIMIT_DAYS);
+    // Any integer is accepted: a negative window reads as none, and none reaches past a century.
+    let days = ctx.params.int("history_limit_days")?.unwrap_or(PRESENCE_HISTORY_LIMIT_DAYS).clamp(0, MAX_HISTORY_LIMIT_DAYS);
     let active = match status.as_str() {
         "active" => true,
         "idle" => false,
