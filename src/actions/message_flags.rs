@@ -5,9 +5,10 @@ use serde_json::json;
 use wasm_bindgen::JsValue;
 use worker::{D1Database, Env};
 
+use crate::db::messages::ACCESS_CONDITION;
 use crate::db::user_messages::{self, flag_bit};
 use crate::db::users::UserRow;
-use crate::domain::messages::{invalid_message, ACCESS_CONDITION};
+use crate::domain::messages::invalid_message;
 use crate::error::{ApiError, ApiResult};
 use crate::events::{send_event, Dispatch, EventUser};
 

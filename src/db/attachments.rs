@@ -3,7 +3,7 @@
 use serde::Deserialize;
 use worker::{query, D1Database, D1PreparedStatement, Result};
 
-use crate::domain::messages::ACCESS_CONDITION;
+use crate::db::messages::ACCESS_CONDITION;
 
 #[derive(Debug, Clone, Deserialize)]
 pub struct AttachmentRow {

@@ -8,10 +8,11 @@ use serde_json::Value;
 use wasm_bindgen::JsValue;
 use worker::D1Database;
 
+use crate::db::messages::ACCESS_CONDITION;
 use crate::db::messages::{MessageRow, COLUMNS};
+use crate::db::narrow::{narrow_sql, SqlValue};
 use crate::db::users::UserRow;
-use crate::domain::messages::ACCESS_CONDITION;
-use crate::domain::narrow::{narrow_sql, Term};
+use crate::domain::narrow::Term;
 use crate::error::ApiResult;
 
 /// Anchors beyond any message id, as Zulip's `LARGER_THAN_MAX_MESSAGE_ID`.
@@ -69,7 +70,7 @@ pub async fn fetch_window(db: &D1Database, me: &UserRow, req: &WindowRequest<'_>
         JsValue::from_f64(me.id as f64),
         JsValue::from_f64(if me.is_guest() { 1.0 } else { 0.0 }),
     ];
-    params.extend(sql.params.iter().cloned());
+    params.extend(sql.params.iter().map(SqlValue::to_js));
     // D1 wants every bound value used; each query below names the last one (an id bound),
     // so the guest flag (?3) unused without a channel term is no error.
     let last = params.len() + 1;

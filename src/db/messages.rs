@@ -3,6 +3,8 @@
 use serde::Deserialize;
 use worker::{query, D1Database, D1PreparedStatement, Result};
 
+use crate::db::users::COLUMNS as USER_COLUMNS;
+
 pub const RECIPIENT_PERSONAL: i64 = 1;
 pub const RECIPIENT_CHANNEL: i64 = 2;
 pub const RECIPIENT_DIRECT_MESSAGE_GROUP: i64 = 3;
@@ -126,5 +128,108 @@ pub fn topic_participant_count_stmt(db: &D1Database, recipient_id: i64, topic: &
         "SELECT COUNT(DISTINCT sender_id) AS n FROM messages WHERE recipient_id = ?1 AND topic = ?2 COLLATE NOCASE",
         recipient_id,
         topic
+    )
+}
+
+/// The message `message_id` of the realm with the caller's flags (`um_flags`, null without
+/// a row), its channel's name, privacy and history setting, and whether the caller is
+/// subscribed: everything the access rule reads, in one statement.
+pub fn access_stmt(db: &D1Database, message_id: i64, realm_id: i64, user_id: i64) -> Result<D1PreparedStatement> {
+    query!(
+        db,
+        &format!(
+            "SELECT {COLUMNS}, um.flags AS um_flags, c.name AS channel_name, c.invite_only, \
+             c.history_public_to_subscribers, \
+             EXISTS (SELECT 1 FROM subscriptions s WHERE s.user_id = ?3 AND s.channel_id = m.channel_id AND s.active = 1) AS subscribed \
+             FROM messages m JOIN recipients rc ON rc.id = m.recipient_id \
+             LEFT JOIN user_messages um ON um.message_id = m.id AND um.user_id = ?3 \
+             LEFT JOIN channels c ON c.id = m.channel_id \
+             WHERE m.id = ?1 AND m.realm_id = ?2"
+        ),
+        message_id,
+        realm_id,
+        user_id
+    )
+}
+
+/// The SQL condition (over `messages m` with the caller's row `um` left-joined and
+/// `channels c` left-joined on `m.channel_id`) under which a user may see a message: the
+/// query form of [`crate::domain::messages::can_access`]. Binds: `?1` realm id, `?2` user id, `?3` 1 if the user is a
+/// guest.
+pub const ACCESS_CONDITION: &str = "(um.user_id IS NOT NULL OR (c.id IS NOT NULL AND ( \
+    (c.invite_only = 0 AND ?3 = 0) OR (c.history_public_to_subscribers = 1 AND EXISTS ( \
+    SELECT 1 FROM subscriptions s WHERE s.user_id = ?2 AND s.channel_id = c.id AND s.active = 1)))))";
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct ReactionRow {
+    pub message_id: i64,
+    pub user_id: i64,
+    pub emoji_name: String,
+    pub emoji_code: String,
+    pub reaction_type: String,
+}
+
+#[derive(Deserialize)]
+pub struct GroupMemberRow {
+    pub group_id: i64,
+    pub user_id: i64,
+}
+
+#[derive(Deserialize)]
+pub struct ChannelNameRow {
+    pub id: i64,
+    pub name: String,
+}
+
+/// Members of the direct-message groups `group_ids`, by group then user.
+pub fn group_members_stmt(db: &D1Database, group_ids: &[i64]) -> Result<D1PreparedStatement> {
+    query!(
+        db,
+        "SELECT group_id, user_id FROM direct_message_group_members \
+         WHERE group_id IN (SELECT value FROM json_each(?1)) ORDER BY group_id, user_id",
+        serde_json::to_string(group_ids)?
+    )
+}
+
+/// Reactions on the messages `message_ids`, oldest first.
+pub fn reactions_stmt(db: &D1Database, message_ids: &[i64]) -> Result<D1PreparedStatement> {
+    query!(
+        db,
+        "SELECT message_id, user_id, emoji_name, emoji_code, reaction_type FROM reactions \
+         WHERE message_id IN (SELECT value FROM json_each(?1)) ORDER BY id",
+        serde_json::to_string(message_ids)?
+    )
+}
+
+/// Names of the realm's channels `channel_ids`.
+pub fn channel_names_stmt(db: &D1Database, realm_id: i64, channel_ids: &[i64]) -> Result<D1PreparedStatement> {
+    query!(
+        db,
+        "SELECT id, name FROM channels WHERE realm_id = ?1 AND id IN (SELECT value FROM json_each(?2))",
+        realm_id,
+        serde_json::to_string(channel_ids)?
+    )
+}
+
+/// The users Message objects name: `user_ids`, the members of the groups `group_ids` and
+/// whoever reacted to `message_ids`.
+pub fn context_users_stmt(
+    db: &D1Database,
+    realm_id: i64,
+    user_ids: &[i64],
+    group_ids: &[i64],
+    message_ids: &[i64],
+) -> Result<D1PreparedStatement> {
+    query!(
+        db,
+        &format!(
+            "SELECT {USER_COLUMNS} FROM users u WHERE u.realm_id = ?1 AND (u.id IN (SELECT value FROM json_each(?2)) \
+             OR u.id IN (SELECT user_id FROM direct_message_group_members WHERE group_id IN (SELECT value FROM json_each(?3))) \
+             OR u.id IN (SELECT user_id FROM reactions WHERE message_id IN (SELECT value FROM json_each(?4))))"
+        ),
+        realm_id,
+        serde_json::to_string(user_ids)?,
+        serde_json::to_string(group_ids)?,
+        serde_json::to_string(message_ids)?
     )
 }

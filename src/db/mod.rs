@@ -17,6 +17,7 @@ pub mod message_edits;
 pub mod message_window;
 pub mod messages;
 pub mod muted_users;
+pub mod narrow;
 pub mod navigation_views;
 pub mod organizations;
 pub mod presence;

@@ -11,12 +11,16 @@ use std::collections::HashMap;
 
 use serde::Deserialize;
 use serde_json::{json, Map, Value};
-use worker::{query, D1Database};
+use worker::D1Database;
 
-use crate::db::messages::{MessageRow, COLUMNS, RECIPIENT_CHANNEL, RECIPIENT_DIRECT_MESSAGE_GROUP, RECIPIENT_PERSONAL};
+use crate::db::batch::Batch;
+use crate::db::messages::ReactionRow;
+use crate::db::messages::{
+    self as msgdb, ChannelNameRow, GroupMemberRow, MessageRow, RECIPIENT_CHANNEL, RECIPIENT_DIRECT_MESSAGE_GROUP, RECIPIENT_PERSONAL,
+};
 use crate::db::realm_settings::RealmSettingsRow;
 use crate::db::user_messages::flag_names;
-use crate::db::users::{UserRow, COLUMNS as USER_COLUMNS};
+use crate::db::users::UserRow;
 use crate::domain::users::{api_email, avatar_url, can_see_delivery_email};
 use crate::error::{ApiError, ApiResult};
 
@@ -68,21 +72,7 @@ pub fn can_access(user: &UserRow, has_row: bool, channel: Option<&ChannelAccess>
 /// The message `message_id` if `user` may see it; `BAD_REQUEST` "Invalid message(s)"
 /// otherwise, the same for a message that does not exist. One query.
 pub async fn access_message(db: &D1Database, user: &UserRow, message_id: i64) -> ApiResult<AccessedMessage> {
-    let stmt = query!(
-        db,
-        &format!(
-            "SELECT {COLUMNS}, um.flags AS um_flags, c.name AS channel_name, c.invite_only, \
-             c.history_public_to_subscribers, \
-             EXISTS (SELECT 1 FROM subscriptions s WHERE s.user_id = ?3 AND s.channel_id = m.channel_id AND s.active = 1) AS subscribed \
-             FROM messages m JOIN recipients rc ON rc.id = m.recipient_id \
-             LEFT JOIN user_messages um ON um.message_id = m.id AND um.user_id = ?3 \
-             LEFT JOIN channels c ON c.id = m.channel_id \
-             WHERE m.id = ?1 AND m.realm_id = ?2"
-        ),
-        message_id,
-        user.realm_id,
-        user.id
-    )?;
+    let stmt = crate::db::messages::access_stmt(db, message_id, user.realm_id, user.id)?;
     let row: Option<Value> = stmt.first(None).await?;
     let Some(row) = row else { return Err(invalid_message()) };
     let message: MessageRow = serde_json::from_value(row.clone())?;
@@ -107,14 +97,6 @@ pub fn invalid_message() -> ApiError {
     ApiError::bad_request("Invalid message(s)")
 }
 
-/// The SQL condition (over `messages m` with the caller's row `um` left-joined and
-/// `channels c` left-joined on `m.channel_id`) under which a user may see a message: the
-/// query form of [`can_access`]. Binds: `?1` realm id, `?2` user id, `?3` 1 if the user is a
-/// guest.
-pub const ACCESS_CONDITION: &str = "(um.user_id IS NOT NULL OR (c.id IS NOT NULL AND ( \
-    (c.invite_only = 0 AND ?3 = 0) OR (c.history_public_to_subscribers = 1 AND EXISTS ( \
-    SELECT 1 FROM subscriptions s WHERE s.user_id = ?2 AND s.channel_id = c.id AND s.active = 1)))))";
-
 /// How the caller asked to see messages.
 #[derive(Debug, Clone, Copy)]
 pub struct MessageOptions {
@@ -130,27 +112,6 @@ impl Default for MessageOptions {
     fn default() -> Self {
         MessageOptions { apply_markdown: true, allow_empty_topic_name: false, client_gravatar: false }
     }
-}
-
-#[derive(Debug, Clone, Deserialize)]
-pub struct ReactionRow {
-    pub message_id: i64,
-    pub user_id: i64,
-    pub emoji_name: String,
-    pub emoji_code: String,
-    pub reaction_type: String,
-}
-
-#[derive(Deserialize)]
-struct GroupMemberRow {
-    group_id: i64,
-    user_id: i64,
-}
-
-#[derive(Deserialize)]
-struct ChannelNameRow {
-    id: i64,
-    name: String,
 }
 
 /// Everything besides the message rows that Message objects show.
@@ -190,53 +151,26 @@ impl MessageContext {
         }
         let message_ids: Vec<i64> = messages.iter().map(|m| m.id).collect();
         let realm_id = viewer.realm_id;
-        let batch = vec![
-            query!(
-                db,
-                "SELECT group_id, user_id FROM direct_message_group_members \
-                 WHERE group_id IN (SELECT value FROM json_each(?1)) ORDER BY group_id, user_id",
-                serde_json::to_string(&group_ids)?
-            )?,
-            query!(
-                db,
-                "SELECT message_id, user_id, emoji_name, emoji_code, reaction_type FROM reactions \
-                 WHERE message_id IN (SELECT value FROM json_each(?1)) ORDER BY id",
-                serde_json::to_string(&message_ids)?
-            )?,
-            query!(
-                db,
-                "SELECT id, name FROM channels WHERE realm_id = ?1 AND id IN (SELECT value FROM json_each(?2))",
-                realm_id,
-                serde_json::to_string(&channel_ids)?
-            )?,
-            // Senders, personal recipients, every member of the groups above and the users
-            // who reacted (reactions carry the legacy `user` object).
-            query!(
-                db,
-                &format!(
-                    "SELECT {USER_COLUMNS} FROM users u WHERE u.realm_id = ?1 AND (u.id IN (SELECT value FROM json_each(?2)) \
-                     OR u.id IN (SELECT user_id FROM direct_message_group_members WHERE group_id IN (SELECT value FROM json_each(?3))) \
-                     OR u.id IN (SELECT user_id FROM reactions WHERE message_id IN (SELECT value FROM json_each(?4))))"
-                ),
-                realm_id,
-                serde_json::to_string(&user_ids)?,
-                serde_json::to_string(&group_ids)?,
-                serde_json::to_string(&message_ids)?
-            )?,
-            crate::db::linkifiers::in_realm_stmt(db, realm_id)?,
-        ];
-        let results = crate::db::run_batch(db, batch).await?;
+        let mut batch = Batch::new();
+        let group_rows = batch.add::<GroupMemberRow>(msgdb::group_members_stmt(db, &group_ids)?);
+        let reaction_rows = batch.add::<ReactionRow>(msgdb::reactions_stmt(db, &message_ids)?);
+        let channel_rows = batch.add::<ChannelNameRow>(msgdb::channel_names_stmt(db, realm_id, &channel_ids)?);
+        // Senders, personal recipients, every member of the groups above and the users who
+        // reacted (reactions carry the legacy `user` object).
+        let user_rows = batch.add::<UserRow>(msgdb::context_users_stmt(db, realm_id, &user_ids, &group_ids, &message_ids)?);
+        let linkifier_rows = batch.add(crate::db::linkifiers::in_realm_stmt(db, realm_id)?);
+        let results = batch.run(db).await?;
         let mut group_members: HashMap<i64, Vec<i64>> = HashMap::new();
-        for row in results[0].results::<GroupMemberRow>()? {
+        for row in results.rows(group_rows)? {
             group_members.entry(row.group_id).or_default().push(row.user_id);
         }
         let mut reactions: HashMap<i64, Vec<ReactionRow>> = HashMap::new();
-        for row in results[1].results::<ReactionRow>()? {
+        for row in results.rows(reaction_rows)? {
             reactions.entry(row.message_id).or_default().push(row);
         }
-        let channel_names = results[2].results::<ChannelNameRow>()?.into_iter().map(|c| (c.id, c.name)).collect();
-        let users = results[3].results::<UserRow>()?.into_iter().map(|u| (u.id, u)).collect();
-        let linkifiers = crate::domain::linkifiers::for_rendering(&results[4].results()?);
+        let channel_names = results.rows(channel_rows)?.into_iter().map(|c| (c.id, c.name)).collect();
+        let users = results.rows(user_rows)?.into_iter().map(|u| (u.id, u)).collect();
+        let linkifiers = crate::domain::linkifiers::for_rendering(&results.rows(linkifier_rows)?);
         Ok(MessageContext {
             viewer: viewer.clone(),
             settings: settings.clone(),

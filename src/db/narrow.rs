@@ -1,0 +1,269 @@
+//! A narrow's terms as SQL conditions over `messages m` (with the caller's `user_messages um`
+//! left-joined and `channels c` left-joined), with their bound values. Names are resolved
+//! by subqueries, so a narrow costs no extra round trip.
+
+use serde_json::Value;
+use wasm_bindgen::JsValue;
+
+use crate::domain::narrow::Term;
+use crate::error::{ApiError, ApiResult};
+use crate::params::parse_int;
+
+/// A value a narrow binds; kept as plain data until it is bound so the builder is testable
+/// off the Workers runtime.
+#[derive(Debug, Clone, PartialEq)]
+pub enum SqlValue {
+    Number(f64),
+    Text(String),
+}
+
+impl SqlValue {
+    fn text(s: &str) -> SqlValue {
+        SqlValue::Text(s.to_string())
+    }
+
+    pub fn to_js(&self) -> JsValue {
+        match self {
+            SqlValue::Number(n) => JsValue::from_f64(*n),
+            SqlValue::Text(s) => JsValue::from_str(s),
+        }
+    }
+}
+
+/// SQL built from a narrow: conditions joined by AND, and the values they bind, numbered
+/// from `first_param`.
+pub struct NarrowSql {
+    pub conditions: Vec<String>,
+    pub params: Vec<SqlValue>,
+    next: usize,
+    /// A positive channel term is present: the channel's whole readable history is in
+    /// scope, not only the messages the caller received.
+    pub has_channel: bool,
+    /// A search term is present (messages get `match_content` / `match_subject`).
+    pub has_search: bool,
+}
+
+impl NarrowSql {
+    fn param(&mut self, value: SqlValue) -> String {
+        self.params.push(value);
+        let p = format!("?{}", self.next);
+        self.next += 1;
+        p
+    }
+    fn push(&mut self, condition: String, negated: bool) {
+        self.conditions.push(if negated { format!("NOT ({condition})") } else { condition });
+    }
+}
+
+fn operand_str(term: &Term) -> ApiResult<String> {
+    match &term.operand {
+        Value::String(s) => Ok(s.clone()),
+        Value::Number(n) => Ok(n.to_string()),
+        _ => Err(ApiError::bad_request(format!("Invalid narrow operand for {}", term.operator))),
+    }
+}
+
+/// Builds the SQL of `terms` for `user_id` in `realm_id`. `empty_topic_display_name` is the
+/// realm's name of the empty topic (a topic operand naming it means "").
+pub fn narrow_sql(terms: &[Term], realm_id: i64, user_id: i64, empty_topic_display_name: &str, first_param: usize) -> ApiResult<NarrowSql> {
+    let mut sql = NarrowSql { conditions: Vec::new(), params: Vec::new(), next: first_param, has_channel: false, has_search: false };
+    let realm = realm_id as f64;
+    for term in terms {
+        match term.operator.as_str() {
+            "channel" | "stream" => {
+                let cond = match &term.operand {
+                    Value::Number(n) => {
+                        let p = sql.param(SqlValue::Number(n.as_f64().unwrap_or(-1.0)));
+                        format!("m.channel_id = {p}")
+                    }
+                    Value::String(name) => {
+                        let r = sql.param(SqlValue::Number(realm));
+                        let n = sql.param(SqlValue::text(name));
+                        format!("m.channel_id = (SELECT id FROM channels WHERE realm_id = {r} AND name = {n} COLLATE NOCASE)")
+                    }
+                    _ => return Err(ApiError::bad_request("Invalid narrow operand for channel")),
+                };
+                if !term.negated {
+                    sql.has_channel = true;
+                }
+                sql.push(cond, term.negated);
+            }
+            "topic" | "subject" => {
+                let mut topic = operand_str(term)?;
+                if topic == crate::domain::topics::NO_TOPIC || topic == empty_topic_display_name {
+                    topic = String::new();
+                }
+                let p = sql.param(SqlValue::text(&topic));
+                sql.push(format!("(m.channel_id IS NOT NULL AND m.topic = {p} COLLATE NOCASE)"), term.negated);
+            }
+            "sender" => {
+                let cond = match &term.operand {
+                    Value::Number(n) => {
+                        let p = sql.param(SqlValue::Number(n.as_f64().unwrap_or(-1.0)));
+                        format!("m.sender_id = {p}")
+                    }
+                    Value::String(s) if s == "me" => {
+                        let p = sql.param(SqlValue::Number(user_id as f64));
+                        format!("m.sender_id = {p}")
+                    }
+                    Value::String(email) => {
+                        let r = sql.param(SqlValue::Number(realm));
+                        let e = sql.param(SqlValue::text(email));
+                        format!(
+                            "m.sender_id IN (SELECT id FROM users WHERE realm_id = {r} AND (email = {e} COLLATE NOCASE OR delivery_email = {e} COLLATE NOCASE))"
+                        )
+                    }
+                    _ => return Err(ApiError::bad_request("Invalid narrow operand for sender")),
+                };
+                sql.push(cond, term.negated);
+            }
+            "dm" | "pm-with" => {
+                let cond = dm_condition(&mut sql, term, realm, user_id)?;
+                sql.push(cond, term.negated);
+            }
+            "is" => {
+                let what = operand_str(term)?;
+                let cond = match what.as_str() {
+                    "starred" => "(um.flags & 2) != 0".to_string(),
+                    "mentioned" => "(um.flags & 56) != 0".to_string(),
+                    "unread" => "(um.user_id IS NOT NULL AND (um.flags & 1) = 0)".to_string(),
+                    "dm" | "private" => "m.channel_id IS NULL".to_string(),
+                    "alerted" => "(um.flags & 64) != 0".to_string(),
+                    "resolved" => "(m.channel_id IS NOT NULL AND m.topic LIKE '✔ %')".to_string(),
+                    "followed" => format!(
+                        "EXISTS (SELECT 1 FROM user_topics ut WHERE ut.user_id = {} AND ut.channel_id = m.channel_id \
+                         AND ut.topic = m.topic COLLATE NOCASE AND ut.visibility_policy = 3)",
+                        sql.param(SqlValue::Number(user_id as f64))
+                    ),
+                    other => return Err(ApiError::bad_request(format!("Invalid narrow operator: unknown 'is' operand {other}"))),
+                };
+                sql.push(cond, term.negated);
+            }
+            "search" => {
+                sql.has_search = true;
+                let words = operand_str(term)?;
+                for word in words.split_whitespace() {
+                    let pattern = format!("%{}%", word.replace('\\', "\\\\").replace('%', "\\%").replace('_', "\\_"));
+                    let p = sql.param(SqlValue::text(&pattern));
+                    sql.push(format!("(m.content LIKE {p} ESCAPE '\\' OR m.topic LIKE {p} ESCAPE '\\')"), term.negated);
+                }
+            }
+            "id" => {
+                let id = parse_int(&operand_str(term)?).ok_or_else(|| ApiError::bad_request("Invalid narrow operand for id"))?;
+                let p = sql.param(SqlValue::Number(id as f64));
+                sql.push(format!("m.id = {p}"), term.negated);
+            }
+            "has" => {
+                let what = operand_str(term)?;
+                let cond = match what.as_str() {
+                    "link" => "m.has_link = 1",
+                    "image" => "m.has_image = 1",
+                    "attachment" => "m.has_attachment = 1",
+                    "reaction" => "EXISTS (SELECT 1 FROM reactions r WHERE r.message_id = m.id)",
+                    other => return Err(ApiError::bad_request(format!("Invalid narrow operator: unknown 'has' operand {other}"))),
+                };
+                sql.push(cond.to_string(), term.negated);
+            }
+            other => return Err(ApiError::bad_request(format!("Invalid narrow operator: unknown operator {other}"))),
+        }
+    }
+    Ok(sql)
+}
+
+/// The conversation between the caller and the users of the operand (ids, or emails as a
+/// list or comma-separated): the personal recipients for two people (or oneself), the
+/// group's recipient otherwise.
+fn dm_condition(sql: &mut NarrowSql, term: &Term, realm: f64, user_id: i64) -> ApiResult<String> {
+    let mut ids: Vec<i64> = Vec::new();
+    let mut emails: Vec<String> = Vec::new();
+    match &term.operand {
+        Value::Number(n) => ids.push(n.as_i64().unwrap_or(-1)),
+        Value::Array(list) => {
+            for v in list {
+                match v {
+                    Value::Number(n) => ids.push(n.as_i64().unwrap_or(-1)),
+                    Value::String(s) => emails.push(s.trim().to_lowercase()),
+                    _ => return Err(ApiError::bad_request("Invalid narrow operand for dm")),
+                }
+            }
+        }
+        Value::String(s) => {
+            for part in s.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+                match parse_int(part) {
+                    Some(id) => ids.push(id),
+                    None => emails.push(part.to_lowercase()),
+                }
+            }
+        }
+        _ => return Err(ApiError::bad_request("Invalid narrow operand for dm")),
+    }
+    let r = sql.param(SqlValue::Number(realm));
+    let me = sql.param(SqlValue::Number(user_id as f64));
+    let ids_p = sql.param(SqlValue::text(&serde_json::to_string(&ids).unwrap_or_default()));
+    let emails_p = sql.param(SqlValue::text(&serde_json::to_string(&emails).unwrap_or_default()));
+    // The other participants (the caller removed), as a JSON-free set in SQL.
+    let others = format!(
+        "(SELECT id FROM users WHERE realm_id = {r} AND id != {me} AND (id IN (SELECT value FROM json_each({ids_p})) \
+         OR lower(email) IN (SELECT value FROM json_each({emails_p})) OR lower(delivery_email) IN (SELECT value FROM json_each({emails_p}))))"
+    );
+    let count = format!("(SELECT COUNT(*) FROM {others})");
+    Ok(format!(
+        "m.channel_id IS NULL AND ( \
+         ({count} = 0 AND m.sender_id = {me} AND m.recipient_id = (SELECT id FROM recipients WHERE realm_id = {r} AND type = 1 AND type_id = {me})) \
+         OR ({count} = 1 AND ( \
+             (m.sender_id = {me} AND m.recipient_id = (SELECT rc.id FROM recipients rc WHERE rc.realm_id = {r} AND rc.type = 1 AND rc.type_id IN {others})) \
+             OR (m.sender_id IN {others} AND m.recipient_id = (SELECT id FROM recipients WHERE realm_id = {r} AND type = 1 AND type_id = {me})))) \
+         OR ({count} > 1 AND m.recipient_id = (SELECT rc.id FROM recipients rc JOIN direct_message_groups g ON g.id = rc.type_id AND rc.type = 3 \
+             WHERE g.realm_id = {r} AND g.group_size = {count} + 1 \
+             AND NOT EXISTS (SELECT 1 FROM direct_message_group_members gm WHERE gm.group_id = g.id AND gm.user_id != {me} AND gm.user_id NOT IN {others}) \
+             AND EXISTS (SELECT 1 FROM direct_message_group_members gm WHERE gm.group_id = g.id AND gm.user_id = {me}))))"
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::domain::narrow::parse_narrow;
+    use serde_json::json;
+
+    fn sql_of(narrow: Value) -> ApiResult<NarrowSql> {
+        narrow_sql(&parse_narrow(&narrow).unwrap(), 7, 11, "general chat", 3)
+    }
+
+    #[test]
+    fn unknown_operator_is_rejected() {
+        assert!(sql_of(json!([["bogus", "x"]])).is_err());
+    }
+
+    #[test]
+    fn parameters_are_numbered_from_the_first_free_one() {
+        let sql = sql_of(json!([["topic", "lunch"]])).unwrap();
+        assert_eq!(sql.conditions, vec!["(m.channel_id IS NOT NULL AND m.topic = ?3 COLLATE NOCASE)".to_string()]);
+        assert_eq!(sql.params.len(), 1);
+    }
+
+    #[test]
+    fn a_negated_term_is_wrapped_in_not() {
+        let sql = sql_of(json!([{"operator": "topic", "operand": "lunch", "negated": true}])).unwrap();
+        assert_eq!(sql.conditions, vec!["NOT ((m.channel_id IS NOT NULL AND m.topic = ?3 COLLATE NOCASE))".to_string()]);
+    }
+
+    #[test]
+    fn a_channel_term_by_name_resolves_in_a_subquery() {
+        let sql = sql_of(json!([["channel", "Verona"]])).unwrap();
+        assert!(sql.has_channel);
+        assert_eq!(sql.conditions.len(), 1);
+        assert!(
+            sql.conditions[0].contains("SELECT id FROM channels WHERE realm_id = ?3 AND name = ?4 COLLATE NOCASE"),
+            "{:?}",
+            sql.conditions
+        );
+    }
+
+    #[test]
+    fn search_escapes_like_wildcards() {
+        let sql = sql_of(json!([["search", "50%_off"]])).unwrap();
+        assert!(sql.has_search);
+        assert_eq!(sql.params, vec![SqlValue::text("%50\\%\\_off%")]);
+    }
+}
