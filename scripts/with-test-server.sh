@@ -36,6 +36,7 @@ setsid "$wrangler" dev --ip 127.0.0.1 --port "$port" --persist-to "$state" \
   --log-level "$log_level" --show-interactive-dev-session=false \
   --var EVENT_QUEUE_IDLE_TIMEOUT_SECS:"${EVENT_QUEUE_IDLE_TIMEOUT_SECS:-6}" \
   --var EVENT_QUEUE_HEARTBEAT_SECS:"${EVENT_QUEUE_HEARTBEAT_SECS:-3}" \
+  --var EDIT_LIMIT_GRACE_SECS:0 \
   ${relay_vars[@]+"${relay_vars[@]}"} \
   >"$log" 2>&1 &
 server_pid=$!

@@ -20,6 +20,8 @@ pub struct Settings {
     pub default_realm: String,
     /// The push relay (Zulip's push bouncer); none: push notifications are off.
     pub push_relay: Option<PushRelay>,
+    /// `EDIT_LIMIT_GRACE_SECS`: seconds allowed beyond every edit and move time limit.
+    pub edit_limit_grace_seconds: i64,
 }
 
 /// `PUSH_RELAY_URL` with the credentials of Zulip's bouncer protocol: this server's
@@ -33,7 +35,13 @@ pub struct PushRelay {
 
 impl Default for Settings {
     fn default() -> Self {
-        Settings { development: false, root_domain: "localhost".into(), default_realm: "zulip".into(), push_relay: None }
+        Settings {
+            development: false,
+            root_domain: "localhost".into(),
+            default_realm: "zulip".into(),
+            push_relay: None,
+            edit_limit_grace_seconds: crate::domain::message_edit::EDIT_LIMIT_GRACE_SECONDS,
+        }
     }
 }
 
@@ -55,6 +63,10 @@ impl Settings {
                 }
                 _ => None,
             },
+            edit_limit_grace_seconds: var("EDIT_LIMIT_GRACE_SECS")
+                .and_then(|v| v.trim().parse().ok())
+                .filter(|v: &i64| *v >= 0)
+                .unwrap_or(defaults.edit_limit_grace_seconds),
         }
     }
 }

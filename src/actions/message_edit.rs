@@ -43,7 +43,14 @@ pub async fn check_update_message(ctx: &RequestContext, user: &UserRow, message_
     let now = crate::db::now();
 
     let rights = editor_rights(db, user, &settings, &plan).await?;
-    rules::check_edit_permission(user, &message, &plan, &settings, rights, now)?;
+    rules::check_edit_permission(
+        user,
+        &message,
+        &plan,
+        &settings,
+        rights,
+        rules::EditClock { now, grace_seconds: ctx.settings.edit_limit_grace_seconds },
+    )?;
 
     let rendered = match &plan.content {
         Some(content) => Some(render_checked(db, &message, &settings, content).await?),
@@ -52,7 +59,7 @@ pub async fn check_update_message(ctx: &RequestContext, user: &UserRow, message_
 
     let scope = if plan.is_moved() { Some(load_move_scope(db, user, &message, &plan, &settings).await?) } else { None };
     if let Some(scope) = &scope {
-        if let Some(deadline) = rules::change_all_deadline(user, &plan, &settings) {
+        if let Some(deadline) = rules::change_all_deadline(user, &plan, &settings, ctx.settings.edit_limit_grace_seconds) {
             rules::check_change_all_time_limit(&scope.source_topic(), deadline, now)?;
         }
     }
@@ -135,7 +142,7 @@ async fn render_checked(db: &D1Database, message: &MessageRow, settings: &RealmS
     let results = crate::db::run_batch(
         db,
         vec![
-            worker::query!(db, "SELECT COUNT(*) AS n FROM subscriptions WHERE channel_id = ?1 AND active = 1", channel_id)?,
+            crate::db::subscriptions::subscriber_count_stmt(db, channel_id)?,
             crate::db::messages::topic_participant_count_stmt(db, message.recipient_id, &message.topic)?,
             user_groups::is_member_stmt(db, message.realm_id, settings.can_mention_many_users_group, message.sender_id, false)?,
         ],

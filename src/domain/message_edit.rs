@@ -13,7 +13,8 @@ use crate::error::{ApiError, ApiResult};
 pub const RESOLVED_TOPIC_PREFIX: &str = "✔ ";
 
 /// Zulip allows this many seconds beyond every edit and move time limit (clients show the
-/// limit a little early, and requests take time).
+/// limit a little early, and requests take time). The server's `EDIT_LIMIT_GRACE_SECS`
+/// variable overrides it (the test server sets 0, so no test waits for it).
 pub const EDIT_LIMIT_GRACE_SECONDS: i64 = 20;
 
 /// Undoing a resolve within this many seconds deletes the resolve notification instead of
@@ -174,8 +175,15 @@ pub fn exempt_from_move_limits(user: &UserRow) -> bool {
     user.is_moderator_or_above()
 }
 
-fn past(limit: Option<i64>, date_sent: i64, now: i64) -> bool {
-    limit.is_some_and(|limit| now - date_sent > limit + EDIT_LIMIT_GRACE_SECONDS)
+/// When an edit happens: `now`, and the grace allowed beyond every time limit.
+#[derive(Debug, Clone, Copy)]
+pub struct EditClock {
+    pub now: i64,
+    pub grace_seconds: i64,
+}
+
+fn past(limit: Option<i64>, date_sent: i64, clock: EditClock) -> bool {
+    limit.is_some_and(|limit| clock.now - date_sent > limit + clock.grace_seconds)
 }
 
 /// Who may make this edit (Zulip's rules): content only by its sender while editing is
@@ -188,7 +196,7 @@ pub fn check_edit_permission(
     plan: &EditPlan,
     settings: &RealmSettingsRow,
     rights: EditorRights,
-    now: i64,
+    clock: EditClock,
 ) -> ApiResult<()> {
     if plan.content.is_some() {
         if settings.allow_message_editing == 0 {
@@ -197,7 +205,7 @@ pub fn check_edit_permission(
         if message.sender_id != user.id {
             return Err(ApiError::bad_request("You don't have permission to edit this message"));
         }
-        if past(settings.message_content_edit_limit_seconds, message.date_sent, now) {
+        if past(settings.message_content_edit_limit_seconds, message.date_sent, clock) {
             return Err(ApiError::bad_request("The time limit for editing this message has passed"));
         }
     }
@@ -211,7 +219,7 @@ pub fn check_edit_permission(
             if !rights.can_move_between_topics {
                 return Err(ApiError::bad_request("You don't have permission to edit this message"));
             }
-            if !exempt && past(settings.move_messages_within_stream_limit_seconds, message.date_sent, now) {
+            if !exempt && past(settings.move_messages_within_stream_limit_seconds, message.date_sent, clock) {
                 return Err(ApiError::bad_request("The time limit for editing this message's topic has passed."));
             }
         }
@@ -220,7 +228,7 @@ pub fn check_edit_permission(
         if !rights.can_move_between_channels {
             return Err(ApiError::bad_request("You don't have permission to move this message"));
         }
-        if !exempt && past(settings.move_messages_between_streams_limit_seconds, message.date_sent, now) {
+        if !exempt && past(settings.move_messages_between_streams_limit_seconds, message.date_sent, clock) {
             return Err(ApiError::bad_request("The time limit for editing this message's channel has passed"));
         }
     }
@@ -229,7 +237,7 @@ pub fn check_edit_permission(
 
 /// The deadline (seconds of age) that applies to a `change_all` move, if any: the stricter
 /// of the topic and channel move limits that the move involves.
-pub fn change_all_deadline(user: &UserRow, plan: &EditPlan, settings: &RealmSettingsRow) -> Option<i64> {
+pub fn change_all_deadline(user: &UserRow, plan: &EditPlan, settings: &RealmSettingsRow, grace_seconds: i64) -> Option<i64> {
     if plan.propagate_mode != PropagateMode::ChangeAll || !plan.is_moved() || plan.is_resolve_toggle() || exempt_from_move_limits(user) {
         return None;
     }
@@ -240,7 +248,7 @@ pub fn change_all_deadline(user: &UserRow, plan: &EditPlan, settings: &RealmSett
         (Some(a), None) | (None, Some(a)) => a,
         (None, None) => return None,
     };
-    Some(deadline + EDIT_LIMIT_GRACE_SECONDS)
+    Some(deadline + grace_seconds)
 }
 
 /// One message of the topic being moved: id, send time, and whether the mover can access it.
@@ -453,6 +461,11 @@ pub fn delete_message_event(ids: &[i64], channel: Option<(i64, &str)>) -> Value 
 mod tests {
     use super::*;
 
+    /// Zulip's grace.
+    fn zulip_clock(now: i64) -> EditClock {
+        EditClock { now, grace_seconds: EDIT_LIMIT_GRACE_SECONDS }
+    }
+
     fn settings() -> RealmSettingsRow {
         RealmSettingsRow {
             realm_id: 1,
@@ -563,7 +576,7 @@ mod tests {
         p.content = Some("new".into());
         let m = message(1, "t", 1000);
         let plan = plan_edit(&m, &p, &s).unwrap();
-        let err = check_edit_permission(&user(1, 400), &m, &plan, &s, ALL_RIGHTS, 1001).unwrap_err();
+        let err = check_edit_permission(&user(1, 400), &m, &plan, &s, ALL_RIGHTS, zulip_clock(1001)).unwrap_err();
         assert_eq!(err.msg, "Your organization has turned off message editing");
     }
 
@@ -575,7 +588,7 @@ mod tests {
         p.topic = Some("elsewhere".into());
         let m = message(1, "t", 1000);
         let plan = plan_edit(&m, &p, &s).unwrap();
-        assert!(check_edit_permission(&user(2, 400), &m, &plan, &s, ALL_RIGHTS, 1001).is_ok());
+        assert!(check_edit_permission(&user(2, 400), &m, &plan, &s, ALL_RIGHTS, zulip_clock(1001)).is_ok());
     }
 
     #[test]
@@ -586,11 +599,11 @@ mod tests {
         let m = message(1, "t", 0);
         let now = 604800 + EDIT_LIMIT_GRACE_SECONDS + 1;
         let plan = plan_edit(&m, &p, &s).unwrap();
-        let err = check_edit_permission(&user(1, 400), &m, &plan, &s, ALL_RIGHTS, now).unwrap_err();
+        let err = check_edit_permission(&user(1, 400), &m, &plan, &s, ALL_RIGHTS, zulip_clock(now)).unwrap_err();
         assert_eq!(err.msg, "The time limit for editing this message's topic has passed.");
-        assert!(check_edit_permission(&user(2, 300), &m, &plan, &s, ALL_RIGHTS, now).is_ok(), "moderator");
-        assert!(check_edit_permission(&user(3, 200), &m, &plan, &s, ALL_RIGHTS, now).is_ok(), "administrator");
-        assert!(check_edit_permission(&user(1, 400), &m, &plan, &s, ALL_RIGHTS, now - 1).is_ok(), "within the grace");
+        assert!(check_edit_permission(&user(2, 300), &m, &plan, &s, ALL_RIGHTS, zulip_clock(now)).is_ok(), "moderator");
+        assert!(check_edit_permission(&user(3, 200), &m, &plan, &s, ALL_RIGHTS, zulip_clock(now)).is_ok(), "administrator");
+        assert!(check_edit_permission(&user(1, 400), &m, &plan, &s, ALL_RIGHTS, zulip_clock(now - 1)).is_ok(), "within the grace");
     }
 
     #[test]
@@ -600,7 +613,7 @@ mod tests {
         p.content = Some("late".into());
         let m = message(1, "t", 0);
         let plan = plan_edit(&m, &p, &s).unwrap();
-        let err = check_edit_permission(&user(1, 100), &m, &plan, &s, ALL_RIGHTS, 621).unwrap_err();
+        let err = check_edit_permission(&user(1, 100), &m, &plan, &s, ALL_RIGHTS, zulip_clock(621)).unwrap_err();
         assert_eq!(err.msg, "The time limit for editing this message has passed");
     }
 
