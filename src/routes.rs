@@ -104,6 +104,12 @@ async fn dispatch(ctx: &RequestContext, path: &[&str]) -> ApiResult<Reply> {
         (Post, ["dev_fetch_api_key"]) => dev::dev_fetch_api_key(ctx).await,
         (Get, ["dev_list_users"]) => dev::dev_list_users(ctx).await,
         (Post, ["server_admin", "organizations"]) => server_admin::create_organization(ctx).await,
+        (Post, ["server_admin", "organizations", string_id, "deactivate"]) => {
+            server_admin::set_organization_deactivated(ctx, string_id, true).await
+        }
+        (Post, ["server_admin", "organizations", string_id, "reactivate"]) => {
+            server_admin::set_organization_deactivated(ctx, string_id, false).await
+        }
         (Get, ["dev_bench", "noop"]) => dev_bench::noop(ctx).await,
         (Post, ["dev_bench", "d1_write"]) => dev_bench::d1_write(ctx).await,
         (Post, ["dev_bench", "durable_object"]) => dev_bench::durable_object(ctx).await,

@@ -9,7 +9,11 @@ use serde_json::Value;
 const SECRET: &str = "dev-server-admin-secret";
 
 fn create(secret: Option<&str>, fields: &[(&str, &str)]) -> Resp {
-    let url = format!("{}/api/v1/server_admin/organizations", server_url());
+    server_admin(secret, "/server_admin/organizations", fields)
+}
+
+fn server_admin(secret: Option<&str>, path: &str, fields: &[(&str, &str)]) -> Resp {
+    let url = format!("{}/api/v1{path}", server_url());
     let mut req = ureq::post(&url);
     if let Some(secret) = secret {
         req = req.set("Authorization", &format!("Bearer {secret}"));
@@ -129,4 +133,31 @@ fn make_create_organization_prints_the_owner_login() {
     assert!(stdout.contains(&format!("Owner login: {email}")), "{stdout}");
     let password = stdout.lines().find_map(|l| l.strip_prefix("Password:")).expect("a password line").trim().to_string();
     login(&id, &email, &password).success();
+}
+
+#[test]
+fn a_deactivated_organization_answers_realm_deactivated_until_reactivated() {
+    let id = subdomain();
+    let email = format!("owner@{id}.example.com");
+    let body = create(Some(SECRET), &fields(&id, &email)).success();
+    let password = body["owner"]["password"].as_str().unwrap().to_string();
+    let key = login(&id, &email, &password).success()["api_key"].as_str().unwrap().to_string();
+    let owner = Client { email: email.clone(), api_key: key, user_id: body["owner"]["user_id"].as_i64().unwrap(), realm: Some(id.clone()) };
+
+    server_admin(Some(SECRET), &format!("/server_admin/organizations/{id}/deactivate"), &[]).success();
+    let refused = owner.get("/users/me", &[]).error(401, "REALM_DEACTIVATED");
+    assert_eq!(refused["msg"], "This organization has been deactivated");
+    login(&id, &email, &password).error(401, "REALM_DEACTIVATED");
+
+    server_admin(Some(SECRET), &format!("/server_admin/organizations/{id}/reactivate"), &[]).success();
+    owner.get("/users/me", &[]).success();
+}
+
+#[test]
+fn deactivating_needs_the_secret_and_a_known_organization() {
+    let id = subdomain();
+    create(Some(SECRET), &fields(&id, &format!("owner@{id}.example.com"))).success();
+    server_admin(Some("wrong"), &format!("/server_admin/organizations/{id}/deactivate"), &[]).error(401, "UNAUTHORIZED");
+    server_admin(Some(SECRET), "/server_admin/organizations/no-such-org/deactivate", &[])
+        .bad_request("BAD_REQUEST", "No such organization");
 }

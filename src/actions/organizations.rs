@@ -74,6 +74,19 @@ pub async fn check_create_organization(db: &D1Database, new: &NewOrganization<'_
     Ok(CreatedOrganization { realm_id: realm.id, owner_id: owner.id, owner_password })
 }
 
+/// Deactivates or reactivates the organization `string_id`. A deactivated organization
+/// keeps its data; every request to it, logins included, answers `REALM_DEACTIVATED`
+/// (clients take that as "signed out for good"). Unknown: "No such organization".
+pub async fn do_set_organization_deactivated(db: &D1Database, string_id: &str, deactivated: bool) -> ApiResult<()> {
+    #[derive(serde::Deserialize)]
+    struct Updated {
+        #[allow(dead_code)]
+        id: i64,
+    }
+    let updated: Option<Updated> = db::first(realms::set_deactivated_stmt(db, string_id, deactivated)?).await?;
+    updated.map(|_| ()).ok_or_else(|| ApiError::bad_request("No such organization"))
+}
+
 fn subdomain_in_use() -> ApiError {
     ApiError::bad_request("Subdomain already in use. Please choose a different one.")
 }

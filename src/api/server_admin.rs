@@ -4,7 +4,7 @@
 
 use serde_json::json;
 
-use crate::actions::organizations::{check_create_organization, NewOrganization};
+use crate::actions::organizations::{check_create_organization, do_set_organization_deactivated, NewOrganization};
 use crate::context::RequestContext;
 use crate::error::{ApiError, ApiResult};
 use crate::response::Reply;
@@ -51,4 +51,14 @@ pub async fn create_organization(ctx: &RequestContext) -> ApiResult<Reply> {
         "realm_url": format!("{scheme}://{host}"),
         "owner": { "user_id": created.owner_id, "email": owner_email, "password": created.owner_password },
     })))
+}
+
+/// # `POST /server_admin/organizations/{string_id}/deactivate` and `.../reactivate`
+/// The server operator only (see the module). Deactivation keeps every row; from then on
+/// every request to the organization, logins included, answers `REALM_DEACTIVATED` until
+/// it is reactivated. Unknown organization: "No such organization".
+pub async fn set_organization_deactivated(ctx: &RequestContext, string_id: &str, deactivated: bool) -> ApiResult<Reply> {
+    require_server_admin(ctx)?;
+    do_set_organization_deactivated(&ctx.db, string_id, deactivated).await?;
+    Ok(Reply::ok())
 }
