@@ -43,10 +43,6 @@ pub fn random_alphanumeric(len: usize) -> String {
     out
 }
 
-pub fn new_api_key() -> String {
-    random_alphanumeric(API_KEY_LENGTH)
-}
-
 /// The API key of `user_id` at key version `version` under `secret`: HMAC-SHA256 blocks
 /// mapped to `[A-Za-z0-9]` without modulo bias.
 pub fn derive_api_key(secret: &[u8], user_id: i64, version: i64) -> String {

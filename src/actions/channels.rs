@@ -4,12 +4,12 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 
 use serde::Deserialize;
 use serde_json::{json, Value};
-use worker::{query, D1Database, Env};
+use worker::{D1Database, Env};
 
 use crate::db::batch::Batch;
 use crate::db::channel_folders::{self, ChannelFolderRow};
 use crate::db::subscriptions::{self, ActiveUserRow, ChannelViewRow, SubscriberRow};
-use crate::db::users::{UserRow, COLUMNS as USER_COLUMNS};
+use crate::db::users::{self, UserRow};
 use crate::db::{self};
 use crate::domain::channel_folders::invalid_folder_id;
 use crate::domain::channels::{check_channel_name, color_for, stream_dict, subscription_dict, SystemGroups};
@@ -40,18 +40,7 @@ pub async fn resolve_principals(db: &D1Database, realm_id: i64, principals: &[Pr
     let ids: Vec<i64> = principals.iter().filter_map(|p| if let Principal::Id(id) = p { Some(*id) } else { None }).collect();
     let emails: Vec<String> =
         principals.iter().filter_map(|p| if let Principal::Email(e) = p { Some(e.to_lowercase()) } else { None }).collect();
-    let rows: Vec<UserRow> = db::all(query!(
-        db,
-        &format!(
-            "SELECT {USER_COLUMNS} FROM users u WHERE u.realm_id = ?1 AND u.is_active = 1 AND \
-             (u.id IN (SELECT value FROM json_each(?2)) OR lower(u.email) IN (SELECT value FROM json_each(?3)) \
-              OR lower(u.delivery_email) IN (SELECT value FROM json_each(?3)))"
-        ),
-        realm_id,
-        serde_json::to_string(&ids)?,
-        serde_json::to_string(&emails)?
-    )?)
-    .await?;
+    let rows: Vec<UserRow> = db::all(users::active_by_ids_or_emails_stmt(db, realm_id, &ids, &emails)?).await?;
     let mut out: Vec<UserRow> = Vec::new();
     for p in principals {
         let found = rows.iter().find(|u| match p {

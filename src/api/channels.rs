@@ -68,12 +68,7 @@ async fn load_channels(
     let mut batch =
         vec![subscriptions::all_for_user_stmt(&ctx.db, realm_id, user_id)?, subscriptions::system_groups_stmt(&ctx.db, realm_id)?];
     if with_subscribers {
-        batch.push(worker::query!(
-            &ctx.db,
-            "SELECT s.channel_id, s.user_id FROM subscriptions s JOIN users u ON u.id = s.user_id AND u.is_active = 1 \
-             WHERE s.realm_id = ?1 AND s.active = 1 ORDER BY s.channel_id, s.user_id",
-            realm_id
-        )?);
+        batch.push(subscriptions::all_subscribers_stmt(&ctx.db, realm_id)?);
     }
     let results = crate::db::run_batch(&ctx.db, batch).await?;
     let channels: Vec<ChannelViewRow> = results[0].results()?;
@@ -223,12 +218,6 @@ pub async fn get_stream_members(ctx: &RequestContext, id: &str) -> ApiResult<Rep
     Ok(Reply::json(json!({ "subscribers": ids })))
 }
 
-#[derive(Deserialize)]
-struct TopicRow {
-    name: String,
-    max_id: i64,
-}
-
 /// # `GET /users/me/{stream_id}/topics`
 /// Any user who can read the channel: its topics, most recent first, each with the id of
 /// its latest message the caller can access (`allow_empty_topic_name`, default false: the
@@ -245,21 +234,12 @@ pub async fn get_stream_topics(ctx: &RequestContext, id: &str) -> ApiResult<Repl
     let results = crate::db::run_batch(
         &ctx.db,
         vec![
-            worker::query!(
-                &ctx.db,
-                "SELECT m.topic AS name, MAX(m.id) AS max_id FROM messages m \
-                 LEFT JOIN user_messages um ON um.message_id = m.id AND um.user_id = ?2 \
-                 WHERE m.recipient_id = ?1 AND (?3 = 1 OR um.user_id IS NOT NULL) \
-                 GROUP BY lower(m.topic) ORDER BY max_id DESC",
-                channel.recipient_id,
-                me.id,
-                whole_history as i64
-            )?,
+            crate::db::messages::channel_topics_stmt(&ctx.db, channel.recipient_id, me.id, whole_history)?,
             realm_settings::by_realm_id_stmt(&ctx.db, me.realm_id)?,
         ],
     )
     .await?;
-    let rows: Vec<TopicRow> = results[0].results()?;
+    let rows: Vec<crate::db::messages::TopicRow> = results[0].results()?;
     let settings: realm_settings::RealmSettingsRow =
         results[1].results()?.into_iter().next().ok_or_else(|| ApiError::internal("no realm settings"))?;
     let topics: Vec<Value> = rows

@@ -1,8 +1,6 @@
 //! Development-only probes of the platform's floor, for `make bench` (examples/bench.rs):
 //! the same runtime path as an API call, with one known cost each. Production answers 404.
 
-use worker::query;
-
 use crate::context::RequestContext;
 use crate::error::{ApiError, ApiResult};
 use crate::response::Reply;
@@ -26,7 +24,7 @@ pub async fn noop(ctx: &RequestContext) -> ApiResult<Reply> {
 /// Exactly one D1 write (an update that leaves the organization's row as it was).
 pub async fn d1_write(ctx: &RequestContext) -> ApiResult<Reply> {
     require_development(ctx)?;
-    query!(&ctx.db, "UPDATE realms SET name = name WHERE string_id = ?1", &ctx.realm_string_id)?.run().await?;
+    crate::db::realms::touch_stmt(&ctx.db, &ctx.realm_string_id)?.run().await?;
     Ok(Reply::ok())
 }
 

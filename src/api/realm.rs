@@ -5,6 +5,7 @@ use serde_json::{json, Map, Value};
 use crate::context::RequestContext;
 use crate::db::realm_settings::{self, SettingValue};
 use crate::db::subscriptions;
+use crate::db::user_groups::GroupNameRow;
 use crate::error::{ApiError, ApiResult};
 use crate::events::{send_event, Dispatch, EventUser};
 use crate::response::Reply;
@@ -25,12 +26,6 @@ const TIME_LIMITS: &[&str] = &[
     "move_messages_between_streams_limit_seconds",
     "message_content_delete_limit_seconds",
 ];
-
-#[derive(serde::Deserialize)]
-struct GroupRow {
-    id: i64,
-    name: String,
-}
 
 /// A group setting value: a group id, or Zulip's `{"new": id, "old": ...}` form.
 fn group_id_of(name: &str, value: &Value) -> ApiResult<i64> {
@@ -76,13 +71,7 @@ pub async fn update_realm(ctx: &RequestContext) -> ApiResult<Reply> {
     }
     if !group_values.is_empty() {
         let ids: Vec<i64> = group_values.iter().map(|(_, _, id)| *id).collect();
-        let groups: Vec<GroupRow> = crate::db::all(worker::query!(
-            &ctx.db,
-            "SELECT id, name FROM user_groups WHERE realm_id = ?1 AND deactivated = 0 AND id IN (SELECT value FROM json_each(?2))",
-            me.realm_id,
-            serde_json::to_string(&ids)?
-        )?)
-        .await?;
+        let groups: Vec<GroupNameRow> = crate::db::all(crate::db::user_groups::active_names_stmt(&ctx.db, me.realm_id, &ids)?).await?;
         for (name, allow_everyone, id) in group_values {
             let group = groups.iter().find(|g| g.id == id).ok_or_else(|| ApiError::bad_request("Invalid user group"))?;
             if group.name == "role:internet" || (!allow_everyone && group.name == "role:everyone") {

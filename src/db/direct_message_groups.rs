@@ -33,14 +33,3 @@ pub fn ensure_stmts(db: &D1Database, realm_id: i64, user_ids: &[i64]) -> Result<
         query!(db, &format!("INSERT OR IGNORE INTO recipients (realm_id, type, type_id) SELECT ?1, 3, {group}"), realm_id, &key)?,
     ])
 }
-
-/// The recipient id of an existing group (for narrows), as a statement answering `id`.
-pub fn recipient_stmt(db: &D1Database, realm_id: i64, user_ids: &[i64]) -> Result<D1PreparedStatement> {
-    query!(
-        db,
-        "SELECT r.id FROM recipients r JOIN direct_message_groups g ON g.id = r.type_id AND r.type = 3 \
-         WHERE g.realm_id = ?1 AND g.member_key = ?2",
-        realm_id,
-        member_key(user_ids)
-    )
-}

@@ -269,11 +269,6 @@ pub fn delete_messages_stmts(db: &D1Database, ids_json: &str) -> Result<Vec<D1Pr
     ])
 }
 
-/// Marks a message as the notification bot's resolve notice.
-pub fn set_kind_stmt(db: &D1Database, message_id: i64, kind: i64) -> Result<D1PreparedStatement> {
-    query!(db, "UPDATE messages SET kind = ?2 WHERE id = ?1", message_id, kind)
-}
-
 /// Zulip's notification bot of an organization, created on first use.
 pub const NOTIFICATION_BOT_EMAIL: &str = "notification-bot@zulip.com";
 pub const NOTIFICATION_BOT_NAME: &str = "Notification Bot";

@@ -233,3 +233,24 @@ pub fn context_users_stmt(
         serde_json::to_string(message_ids)?
     )
 }
+
+#[derive(Deserialize)]
+pub struct TopicRow {
+    pub name: String,
+    pub max_id: i64,
+}
+
+/// The topics of a channel (by its recipient) with their latest message id, newest first;
+/// only topics of messages the user received unless `whole_history`.
+pub fn channel_topics_stmt(db: &D1Database, recipient_id: i64, user_id: i64, whole_history: bool) -> Result<D1PreparedStatement> {
+    query!(
+        db,
+        "SELECT m.topic AS name, MAX(m.id) AS max_id FROM messages m \
+         LEFT JOIN user_messages um ON um.message_id = m.id AND um.user_id = ?2 \
+         WHERE m.recipient_id = ?1 AND (?3 = 1 OR um.user_id IS NOT NULL) \
+         GROUP BY lower(m.topic) ORDER BY max_id DESC",
+        recipient_id,
+        user_id,
+        whole_history as i64
+    )
+}

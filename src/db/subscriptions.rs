@@ -95,6 +95,21 @@ pub struct SubscriberRow {
     pub user_id: i64,
 }
 
+/// Active subscribers (active users) of every channel of the realm.
+pub fn all_subscribers_stmt(db: &D1Database, realm_id: i64) -> Result<D1PreparedStatement> {
+    query!(
+        db,
+        "SELECT s.channel_id, s.user_id FROM subscriptions s JOIN users u ON u.id = s.user_id AND u.is_active = 1 \
+         WHERE s.realm_id = ?1 AND s.active = 1 ORDER BY s.channel_id, s.user_id",
+        realm_id
+    )
+}
+
+/// The number of active subscriptions of a channel (`n`).
+pub fn subscriber_count_stmt(db: &D1Database, channel_id: i64) -> Result<D1PreparedStatement> {
+    query!(db, "SELECT COUNT(*) AS n FROM subscriptions WHERE channel_id = ?1 AND active = 1", channel_id)
+}
+
 /// Active subscribers (active users) of the channels in a JSON array of ids.
 pub fn subscribers_stmt(db: &D1Database, realm_id: i64, channel_ids_json: &str) -> Result<D1PreparedStatement> {
     query!(

@@ -64,18 +64,6 @@ pub fn create_system_groups_stmts(db: &D1Database, realm_string_id: &str) -> Res
     Ok(stmts)
 }
 
-/// The id of a system group (`role:administrators`, ...) of an organization.
-pub async fn system_group_id(db: &D1Database, realm_id: i64, name: &str) -> Result<Option<i64>> {
-    #[derive(Deserialize)]
-    struct Id {
-        id: i64,
-    }
-    let row: Option<Id> =
-        super::first(query!(db, "SELECT id FROM user_groups WHERE realm_id = ?1 AND name = ?2 AND is_system_group = 1", realm_id, name)?)
-            .await?;
-    Ok(row.map(|r| r.id))
-}
-
 /// Whether an active user belongs to a group, directly or through subgroups at any depth
 /// (`direct_only`: directly). One query whatever the depth.
 pub fn is_member_stmt(db: &D1Database, realm_id: i64, group_id: i64, user_id: i64, direct_only: bool) -> Result<D1PreparedStatement> {
@@ -304,5 +292,21 @@ pub fn remove_subgroups_stmt(db: &D1Database, group_id: i64, ids_json: &str) -> 
         "DELETE FROM user_group_subgroups WHERE supergroup_id = ?1 AND subgroup_id IN (SELECT value FROM json_each(?2))",
         group_id,
         ids_json
+    )
+}
+
+#[derive(Deserialize)]
+pub struct GroupNameRow {
+    pub id: i64,
+    pub name: String,
+}
+
+/// Names of the realm's active groups `ids`.
+pub fn active_names_stmt(db: &D1Database, realm_id: i64, ids: &[i64]) -> Result<D1PreparedStatement> {
+    query!(
+        db,
+        "SELECT id, name FROM user_groups WHERE realm_id = ?1 AND deactivated = 0 AND id IN (SELECT value FROM json_each(?2))",
+        realm_id,
+        serde_json::to_string(ids)?
     )
 }

@@ -246,3 +246,19 @@ pub async fn by_ids(db: &D1Database, realm_id: i64, ids: &[i64]) -> Result<Vec<U
     )?)
     .await
 }
+
+/// The realm's active users whose id is in `ids` or whose email or delivery email is in
+/// `emails` (lowercase).
+pub fn active_by_ids_or_emails_stmt(db: &D1Database, realm_id: i64, ids: &[i64], emails: &[String]) -> Result<D1PreparedStatement> {
+    query!(
+        db,
+        &format!(
+            "SELECT {COLUMNS} FROM users u WHERE u.realm_id = ?1 AND u.is_active = 1 AND \
+             (u.id IN (SELECT value FROM json_each(?2)) OR lower(u.email) IN (SELECT value FROM json_each(?3)) \
+              OR lower(u.delivery_email) IN (SELECT value FROM json_each(?3)))"
+        ),
+        realm_id,
+        serde_json::to_string(ids)?,
+        serde_json::to_string(emails)?
+    )
+}

@@ -5,8 +5,6 @@ use serde_json::{json, Map, Value};
 use worker::D1Database;
 
 use crate::db::realm_settings::{self, RealmSettingsRow};
-use crate::db::user_groups;
-use crate::db::users::UserRow;
 use crate::error::ApiResult;
 
 /// The settings of an organization (one query).
@@ -39,11 +37,6 @@ pub fn register_fields(s: &RealmSettingsRow) -> Map<String, Value> {
         Value::Object(map) => map,
         _ => unreachable!(),
     }
-}
-
-/// Whether `user` is in the group a group-valued setting names (subgroups included).
-pub async fn user_in_group_setting(db: &D1Database, user: &UserRow, group_id: i64) -> ApiResult<bool> {
-    Ok(user_groups::is_member(db, user.realm_id, group_id, user.id, false).await?)
 }
 
 #[cfg(test)]
