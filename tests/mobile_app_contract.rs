@@ -37,6 +37,23 @@ enum Ty {
     OneOf(&'static [&'static str]),
     /// One of these integers (`$enumDecode` without a fallback).
     IntIn(&'static [i64]),
+    /// An object matching this table.
+    Obj(Table),
+    /// A list of objects, each matching this table.
+    Items(Table),
+    /// An object whose values are objects matching this table.
+    Values(Table),
+}
+
+impl Ty {
+    fn describe(self) -> String {
+        match self {
+            Obj(_) => "an object".into(),
+            Items(_) => "a list of objects".into(),
+            Values(_) => "an object of objects".into(),
+            other => format!("{other:?}"),
+        }
+    }
 }
 
 /// Whether the decoder accepts the field absent or null.
@@ -122,8 +139,57 @@ const SUBSCRIPTION: Table = &[
     ("color", Color, Required),
 ];
 
-/// `InitialSnapshot.fromJson`, nested objects included (users, channels and
-/// subscriptions are checked with their own tables).
+/// `CustomProfileField.fromJson`.
+const CUSTOM_PROFILE_FIELD: Table = &[
+    ("id", Int, Required),
+    ("type", Int, Required),
+    ("order", Int, Required),
+    ("name", Str, Required),
+    ("hint", Str, Required),
+    ("field_data", Str, Required),
+    ("display_in_profile_summary", Bool, Nullable),
+];
+
+/// `RealmEmojiItem.fromJson`.
+const REALM_EMOJI: Table = &[
+    ("id", Str, Required),
+    ("name", Str, Required),
+    ("source_url", Str, Required),
+    ("still_url", Str, Nullable),
+    ("deactivated", Bool, Required),
+    ("author_id", Int, Nullable),
+];
+
+/// `UserGroup.fromJson`.
+const USER_GROUP: Table = &[
+    ("id", Int, Required),
+    ("members", List, Required),
+    ("members[]", Int, Required),
+    ("direct_subgroup_ids", List, Required),
+    ("direct_subgroup_ids[]", Int, Required),
+    ("name", Str, Required),
+    ("description", Str, Required),
+    ("is_system_group", Bool, Required),
+    ("deactivated", Bool, Nullable),
+];
+
+/// `SavedSnippet.fromJson`.
+const SAVED_SNIPPET: Table =
+    &[("id", Int, Required), ("title", Str, Required), ("content", Str, Required), ("date_created", Int, Required)];
+
+/// `ChannelFolder.fromJson`.
+const CHANNEL_FOLDER: Table = &[
+    ("id", Int, Required),
+    ("name", Str, Required),
+    ("order", Int, Nullable),
+    ("date_created", Int, Nullable),
+    ("creator_id", Int, Nullable),
+    ("description", Str, Required),
+    ("rendered_description", Str, Required),
+    ("is_archived", Bool, Required),
+];
+
+/// `InitialSnapshot.fromJson`, nested objects included.
 const INITIAL_SNAPSHOT: Table = &[
     ("queue_id", Str, Required),
     ("last_event_id", Int, Required),
@@ -132,14 +198,7 @@ const INITIAL_SNAPSHOT: Table = &[
     ("zulip_merge_base", Str, Required),
     ("alert_words", List, Required),
     ("alert_words[]", Str, Required),
-    ("custom_profile_fields", List, Required),
-    ("custom_profile_fields[].id", Int, Required),
-    ("custom_profile_fields[].type", Int, Required),
-    ("custom_profile_fields[].order", Int, Required),
-    ("custom_profile_fields[].name", Str, Required),
-    ("custom_profile_fields[].hint", Str, Required),
-    ("custom_profile_fields[].field_data", Str, Required),
-    ("custom_profile_fields[].display_in_profile_summary", Bool, Nullable),
+    ("custom_profile_fields", Items(CUSTOM_PROFILE_FIELD), Required),
     ("max_stream_name_length", Int, Required),
     ("max_topic_length", Int, Required),
     ("server_presence_ping_interval_seconds", Int, Required),
@@ -152,42 +211,16 @@ const INITIAL_SNAPSHOT: Table = &[
     ("presences", IntKeys, Required),
     ("presences{}.active_timestamp", Int, Required),
     ("presences{}.idle_timestamp", Int, Required),
-    ("realm_emoji", Object, Required),
-    ("realm_emoji{}.id", Str, Required),
-    ("realm_emoji{}.name", Str, Required),
-    ("realm_emoji{}.source_url", Str, Required),
-    ("realm_emoji{}.still_url", Str, Nullable),
-    ("realm_emoji{}.deactivated", Bool, Required),
-    ("realm_emoji{}.author_id", Int, Nullable),
-    ("realm_user_groups", List, Required),
-    ("realm_user_groups[].id", Int, Required),
-    ("realm_user_groups[].members", List, Required),
-    ("realm_user_groups[].members[]", Int, Required),
-    ("realm_user_groups[].direct_subgroup_ids", List, Required),
-    ("realm_user_groups[].direct_subgroup_ids[]", Int, Required),
-    ("realm_user_groups[].name", Str, Required),
-    ("realm_user_groups[].description", Str, Required),
-    ("realm_user_groups[].is_system_group", Bool, Required),
-    ("realm_user_groups[].deactivated", Bool, Nullable),
+    ("realm_emoji", Values(REALM_EMOJI), Required),
+    ("realm_user_groups", Items(USER_GROUP), Required),
     ("recent_private_conversations", List, Required),
     ("recent_private_conversations[].max_message_id", Int, Required),
     ("recent_private_conversations[].user_ids", List, Required),
     ("recent_private_conversations[].user_ids[]", Int, Required),
-    ("saved_snippets", List, Nullable),
-    ("saved_snippets[].id", Int, Required),
-    ("saved_snippets[].title", Str, Required),
-    ("saved_snippets[].content", Str, Required),
-    ("saved_snippets[].date_created", Int, Required),
-    ("subscriptions", List, Required),
-    ("channel_folders", List, Nullable),
-    ("channel_folders[].id", Int, Required),
-    ("channel_folders[].name", Str, Required),
-    ("channel_folders[].order", Int, Nullable),
-    ("channel_folders[].date_created", Int, Nullable),
-    ("channel_folders[].creator_id", Int, Nullable),
-    ("channel_folders[].description", Str, Required),
-    ("channel_folders[].rendered_description", Str, Required),
-    ("channel_folders[].is_archived", Bool, Required),
+    ("saved_snippets", Items(SAVED_SNIPPET), Nullable),
+    ("subscriptions", Items(CHANNEL), Required),
+    ("subscriptions", Items(SUBSCRIPTION), Required),
+    ("channel_folders", Items(CHANNEL_FOLDER), Nullable),
     ("unread_msgs", Object, Required),
     ("unread_msgs.count", Int, Required),
     ("unread_msgs.pms", List, Required),
@@ -208,7 +241,7 @@ const INITIAL_SNAPSHOT: Table = &[
     ("unread_msgs.old_unreads_missing", Bool, Required),
     ("starred_messages", List, Required),
     ("starred_messages[]", Int, Required),
-    ("streams", List, Required),
+    ("streams", Items(CHANNEL), Required),
     ("user_status", IntKeys, Required),
     ("user_status{}.status_text", Str, Nullable),
     ("user_status{}.emoji_name", Str, Nullable),
@@ -257,9 +290,9 @@ const INITIAL_SNAPSHOT: Table = &[
     ("event_queue_longpoll_timeout_seconds", Int, Required),
     ("realm_moderation_request_channel_id", Int, Nullable),
     ("realm_empty_topic_display_name", Str, Nullable),
-    ("realm_users", List, Required),
-    ("realm_non_active_users", List, Required),
-    ("cross_realm_bots", List, Required),
+    ("realm_users", Items(USER), Required),
+    ("realm_non_active_users", Items(USER), Required),
+    ("cross_realm_bots", Items(USER), Required),
     ("server_report_message_types", List, Nullable),
     ("server_report_message_types[].key", Str, Required),
     ("server_report_message_types[].name", Str, Required),
@@ -370,7 +403,7 @@ fn event_table(event: &Value) -> Option<Table> {
             ("last_updated", Int, Required),
             ("visibility_policy", IntIn(&[0, 1, 2, 3]), Required),
         ],
-        ("subscription", "add") => &[("subscriptions", List, Required)],
+        ("subscription", "add") => &[("subscriptions", Items(CHANNEL), Required), ("subscriptions", Items(SUBSCRIPTION), Required)],
         ("subscription", "remove") => &[("subscriptions", List, Required), ("subscriptions[].stream_id", Int, Required)],
         ("subscription", "update") => &[("stream_id", Int, Required), ("property", Str, Required)],
         ("subscription", "peer_add" | "peer_remove") => {
@@ -409,7 +442,7 @@ fn event_table(event: &Value) -> Option<Table> {
         ],
         ("alert_words", _) => &[("alert_words", List, Required), ("alert_words[]", Str, Required)],
         ("muted_users", _) => &[("muted_users", List, Required), ("muted_users[].id", Int, Required)],
-        ("stream", "create") => &[("streams", List, Required)],
+        ("stream", "create") => &[("streams", Items(CHANNEL), Required)],
         ("stream", "delete") => &[("stream_ids", List, Nullable), ("streams", List, Nullable)],
         ("stream", "update") => &[
             ("stream_id", Int, Required),
@@ -419,15 +452,52 @@ fn event_table(event: &Value) -> Option<Table> {
             ("history_public_to_subscribers", Bool, Nullable),
             ("is_web_public", Bool, Nullable),
         ],
-        ("realm_user", "add") => &[("person", Object, Required)],
-        ("realm_user", "update") => &[("person", Object, Required), ("person.user_id", Int, Required)],
-        ("saved_snippets", "add" | "update") => &[
-            ("saved_snippet", Object, Required),
-            ("saved_snippet.id", Int, Required),
-            ("saved_snippet.title", Str, Required),
-            ("saved_snippet.content", Str, Required),
-            ("saved_snippet.date_created", Int, Required),
+        ("realm_user", "add") => &[("person", Obj(USER), Required)],
+        // `RealmUserUpdateEvent`: every property but the user id is optional.
+        ("realm_user", "update") => &[
+            ("person", Object, Required),
+            ("person.user_id", Int, Required),
+            ("person.full_name", Str, Nullable),
+            ("person.avatar_url", Str, Nullable),
+            ("person.avatar_version", Int, Nullable),
+            ("person.timezone", Str, Nullable),
+            ("person.bot_owner_id", Int, Nullable),
+            ("person.role", Int, Nullable),
+            ("person.delivery_email", Str, Nullable),
+            ("person.custom_profile_field", Object, Nullable),
+            ("person.custom_profile_field.id", Int, Required),
+            ("person.custom_profile_field.value", Str, Nullable),
+            ("person.custom_profile_field.rendered_value", Str, Nullable),
+            ("person.new_email", Str, Nullable),
+            ("person.is_active", Bool, Nullable),
         ],
+        ("user_group", "add") => &[("group", Obj(USER_GROUP), Required)],
+        ("user_group", "update") => &[
+            ("group_id", Int, Required),
+            ("data", Object, Required),
+            ("data.name", Str, Nullable),
+            ("data.description", Str, Nullable),
+            ("data.deactivated", Bool, Nullable),
+        ],
+        ("user_group", "add_members" | "remove_members") => {
+            &[("group_id", Int, Required), ("user_ids", List, Required), ("user_ids[]", Int, Required)]
+        }
+        ("user_group", "add_subgroups" | "remove_subgroups") => {
+            &[("group_id", Int, Required), ("direct_subgroup_ids", List, Required), ("direct_subgroup_ids[]", Int, Required)]
+        }
+        ("user_group", "remove") => &[("group_id", Int, Required)],
+        ("channel_folder", "add") => &[("channel_folder", Obj(CHANNEL_FOLDER), Required)],
+        ("channel_folder", "update") => &[
+            ("channel_folder_id", Int, Required),
+            ("data", Object, Required),
+            ("data.name", Str, Nullable),
+            ("data.description", Str, Nullable),
+            ("data.rendered_description", Str, Nullable),
+            ("data.is_archived", Bool, Nullable),
+        ],
+        ("channel_folder", "reorder") => &[("order", List, Required), ("order[]", Int, Required)],
+        ("custom_profile_fields", _) => &[("fields", Items(CUSTOM_PROFILE_FIELD), Required)],
+        ("saved_snippets", "add" | "update") => &[("saved_snippet", Obj(SAVED_SNIPPET), Required)],
         ("saved_snippets", "remove") => &[("saved_snippet_id", Int, Required)],
         ("user_settings", "update") => &[("property", Str, Required)],
         ("heartbeat", _) => &[],
@@ -495,6 +565,8 @@ fn reach<'v>(root: &'v Value, path: &str) -> Vec<(String, Option<&'v Value>)> {
 
 fn type_ok(ty: Ty, v: &Value) -> bool {
     match ty {
+        Obj(_) | Values(_) => v.is_object(),
+        Items(_) => v.is_array(),
         Int => v.is_i64() || v.is_u64(),
         Num => v.is_number(),
         Str => v.is_string(),
@@ -525,13 +597,32 @@ fn violations(what: &str, root: &Value, table: Table) -> Vec<String> {
         for (loc, value) in reach(root, path) {
             match value {
                 None | Some(Value::Null) if *need == Nullable => {}
-                None => out.push(format!("{what}{loc}: missing, the app requires {ty:?}")),
-                Some(v) if !type_ok(*ty, v) => out.push(format!("{what}{loc}: {v} is not {ty:?}")),
-                Some(_) => {}
+                None => out.push(format!("{what}{loc}: missing, the app requires {}", ty.describe())),
+                Some(v) if !type_ok(*ty, v) => out.push(format!("{what}{loc}: {v} is not {}", ty.describe())),
+                Some(v) => out.extend(nested_violations(&format!("{what}{loc}"), *ty, v)),
             }
         }
     }
     out
+}
+
+/// The violations inside a value of a nested type (its own type already checked).
+fn nested_violations(what: &str, ty: Ty, v: &Value) -> Vec<String> {
+    let object = |what: String, item: &Value, table: Table| {
+        if item.is_object() {
+            violations(&what, item, table)
+        } else {
+            vec![format!("{what}: {item} is not an object")]
+        }
+    };
+    match ty {
+        Obj(table) => violations(what, v, table),
+        Items(table) => {
+            v.as_array().into_iter().flatten().enumerate().flat_map(|(i, item)| object(format!("{what}[{i}]"), item, table)).collect()
+        }
+        Values(table) => v.as_object().into_iter().flatten().flat_map(|(k, item)| object(format!("{what}{{{k}}}"), item, table)).collect(),
+        _ => Vec::new(),
+    }
 }
 
 /// The violations of a message object (`flags` already merged in, as `MessageEvent` does).
@@ -563,18 +654,6 @@ fn event_violations(event: &Value) -> Vec<String> {
             message["flags"] = event["flags"].clone();
             out.extend(message_violations(&format!("{what} message"), &message));
         }
-        (Some("subscription"), Some("add")) => {
-            for (i, sub) in event["subscriptions"].as_array().into_iter().flatten().enumerate() {
-                out.extend(violations(&format!("{what} subscriptions[{i}]"), sub, CHANNEL));
-                out.extend(violations(&format!("{what} subscriptions[{i}]"), sub, SUBSCRIPTION));
-            }
-        }
-        (Some("stream"), Some("create")) => {
-            for (i, channel) in event["streams"].as_array().into_iter().flatten().enumerate() {
-                out.extend(violations(&format!("{what} streams[{i}]"), channel, CHANNEL));
-            }
-        }
-        (Some("realm_user"), Some("add")) => out.extend(violations(&format!("{what} person"), &event["person"], USER)),
         (Some("update_message"), _) => {
             // `UpdateMessageMoveData.tryParseFromJson`: `propagate_mode` only on a move, and a
             // move names the original channel and topic.
@@ -609,6 +688,7 @@ fn the_checker_reports_missing_fields_wrong_types_and_unknown_enum_values() {
         "unread_msgs": {"count": 1.5, "pms": [{"other_user_id": 3}]},
         "presences": {"x": {}},
         "realm_wildcard_mention_policy": 4,
+        "realm_users": [{"user_id": "7"}, 3],
         "realm_name": null,
         "devices": null,
     });
@@ -619,6 +699,9 @@ fn the_checker_reports_missing_fields_wrong_types_and_unknown_enum_values() {
         ".presences: {\"x\":{}} is not IntKeys",
         ".realm_wildcard_mention_policy: 4 is not IntIn",
         ".realm_name: null is not Str",
+        ".realm_users[0].user_id: \"7\" is not Int",
+        ".realm_users[0].timezone: missing",
+        ".realm_users[1]: 3 is not an object",
         ".queue_id: missing",
     ] {
         assert!(found.iter().any(|v| v.starts_with(expected)), "{expected} not in {found:#?}");
@@ -690,20 +773,7 @@ fn register_response_carries_everything_the_app_snapshot_requires() {
     send_direct(othello, &[user.user_id, cordelia.user_id], "a group direct message");
 
     let snapshot = register_as_app(user).register;
-    let mut found = violations("", &snapshot, INITIAL_SNAPSHOT);
-    for list in ["realm_users", "realm_non_active_users", "cross_realm_bots"] {
-        for (i, u) in snapshot[list].as_array().into_iter().flatten().enumerate() {
-            found.extend(violations(&format!("{list}[{i}]"), u, USER));
-        }
-    }
-    for (i, channel) in snapshot["streams"].as_array().into_iter().flatten().enumerate() {
-        found.extend(violations(&format!("streams[{i}]"), channel, CHANNEL));
-    }
-    for (i, sub) in snapshot["subscriptions"].as_array().into_iter().flatten().enumerate() {
-        found.extend(violations(&format!("subscriptions[{i}]"), sub, CHANNEL));
-        found.extend(violations(&format!("subscriptions[{i}]"), sub, SUBSCRIPTION));
-    }
-    assert_none(found);
+    assert_none(violations("", &snapshot, INITIAL_SNAPSHOT));
 
     // The walk above reached into every list this test filled.
     for path in [
@@ -876,6 +946,69 @@ fn events_the_app_parses_carry_what_its_decoders_require() {
     }
     let moves = events.iter().filter(|e| e["type"] == "update_message" && e.get("orig_subject").is_some()).count();
     assert_eq!(moves, 1, "one topic move: {events:?}");
+}
+
+#[test]
+fn organization_events_the_app_parses_carry_what_its_decoders_require() {
+    let w = world("morg");
+    let (user, othello) = (&w.user, &w.othello);
+    let iago = Client::dev("iago@zulip.com");
+    let mut queue = register_as_app(user);
+    // realm_user: a new user, a new name, a profile field value.
+    let email = format!("{}@zulip.com", unique("morg"));
+    let newcomer = iago.post("/users", &[("email", &email), ("password", "pw-123456789"), ("full_name", "Newcomer")]).success()["user_id"]
+        .as_i64()
+        .unwrap();
+    iago.patch(&format!("/users/{newcomer}"), &[("full_name", "Newcomer Renamed")]).success();
+    let field = iago.post("/realm/profile_fields", &[("name", &unique("MorgF")), ("field_type", "4")]).success()["id"].as_i64().unwrap();
+    user.patch("/users/me/profile_data", &[("data", &format!(r#"[{{"id": {field}, "value": "2024-02-03"}}]"#))]).success();
+    // channel_folder: a new folder, a new description.
+    let folder = iago.post("/channel_folders/create", &[("name", &unique("morg")), ("description", "")]).success()["channel_folder_id"]
+        .as_i64()
+        .unwrap();
+    iago.patch(&format!("/channel_folders/{folder}"), &[("description", "about *this*")]).success();
+    // stream: a new public channel, filed in that folder.
+    let public = unique("morg");
+    let public_id = create_channel(othello, &public, &[], &[othello.user_id]);
+    iago.patch(&format!("/streams/{public_id}"), &[("folder_id", &folder.to_string())]).success();
+    // user_group: a new group, a member in and out, a subgroup.
+    let group = user
+        .post("/user_groups/create", &[("name", &unique("morg")), ("description", "d"), ("members", &format!("[{}]", user.user_id))])
+        .success()["group_id"]
+        .as_i64()
+        .unwrap();
+    user.post(&format!("/user_groups/{group}/members"), &[("add", &format!("[{}]", othello.user_id))]).success();
+    user.post(&format!("/user_groups/{group}/members"), &[("delete", &format!("[{}]", othello.user_id))]).success();
+    let sub = user.post("/user_groups/create", &[("name", &unique("morg")), ("description", "s")]).success()["group_id"].as_i64().unwrap();
+    user.post(&format!("/user_groups/{group}/subgroups"), &[("add", &format!("[{sub}]"))]).success();
+    // A direct message last: its event is the sentinel.
+    let sentinel = send_direct(othello, &[user.user_id], "sentinel");
+
+    let mut events = Vec::new();
+    while !events.iter().any(|e: &Value| e["type"] == "message" && e["message"]["id"] == sentinel) {
+        let batch = queue.poll(false);
+        assert!(!batch.is_empty(), "no sentinel event; so far {events:?}");
+        events.extend(batch);
+    }
+    assert_none(events.iter().flat_map(event_violations).collect());
+    let kinds: Vec<String> = events.iter().map(|e| format!("{}/{}", e["type"].as_str().unwrap(), e["op"].as_str().unwrap_or(""))).collect();
+    for kind in [
+        "realm_user/add",
+        "realm_user/update",
+        "custom_profile_fields/",
+        "stream/create",
+        "stream/update",
+        "user_group/add",
+        "user_group/add_members",
+        "user_group/remove_members",
+        "user_group/add_subgroups",
+        "channel_folder/add",
+        "channel_folder/update",
+    ] {
+        assert!(kinds.iter().any(|k| k == kind), "no {kind} event among {kinds:?}");
+    }
+    let profile_update = events.iter().any(|e| e["type"] == "realm_user" && e["person"]["custom_profile_field"]["id"] == field);
+    assert!(profile_update, "no realm_user update of the profile field: {events:?}");
 }
 
 #[test]
