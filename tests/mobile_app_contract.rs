@@ -648,6 +648,29 @@ fn event_violations(event: &Value) -> Vec<String> {
     if let Some(table) = event_table(event) {
         out.extend(violations(&what, event, table));
     }
+    // `_readValue` of the update events: the value's type follows the property.
+    let value_type = match (event["type"].as_str(), event["op"].as_str(), event["property"].as_str()) {
+        (Some("subscription"), Some("update"), Some("color")) => Some((Color, Required)),
+        (Some("subscription"), Some("update"), Some(p)) if SUBSCRIPTION.iter().any(|(name, ty, _)| *name == p && matches!(ty, Bool)) => {
+            Some((Bool, Required))
+        }
+        (Some("stream"), Some("update"), Some(p)) => CHANNEL.iter().find(|(name, ..)| *name == p).map(|(_, ty, need)| (*ty, *need)),
+        (Some("user_settings"), Some("update"), Some("emojiset")) => Some((Str, Required)),
+        (Some("user_settings"), Some("update"), Some("twenty_four_hour_time")) => Some((Bool, Nullable)),
+        (
+            Some("user_settings"),
+            Some("update"),
+            Some("starred_message_counts" | "display_emoji_reaction_users" | "web_inbox_show_channel_folders" | "presence_enabled"),
+        ) => Some((Bool, Required)),
+        _ => None,
+    };
+    if let Some((ty, need)) = value_type {
+        match event.get("value") {
+            None | Some(Value::Null) if need == Nullable => {}
+            Some(v) if type_ok(ty, v) => {}
+            other => out.push(format!("{what}.value: {other:?} is not {}", ty.describe())),
+        }
+    }
     match (event["type"].as_str(), event["op"].as_str()) {
         (Some("message"), _) => {
             let mut message = event["message"].clone();
@@ -881,11 +904,10 @@ fn events_the_app_parses_carry_what_its_decoders_require() {
     othello.post("/typing", &[("to", &format!("[{}]", user.user_id)), ("op", "start")]).success();
     user.post("/user_topics", &[("stream_id", &channel_id), ("topic", "events"), ("visibility_policy", "1")]).success();
     // subscription: update, a peer joining, the user's own add and remove.
-    user.post(
-        "/users/me/subscriptions/properties",
-        &[("subscription_data", &format!("[{{\"stream_id\": {channel_id}, \"property\": \"pin_to_top\", \"value\": true}}]"))],
-    )
-    .success();
+    let properties = format!(
+        r##"[{{"stream_id": {channel_id}, "property": "pin_to_top", "value": true}}, {{"stream_id": {channel_id}, "property": "color", "value": "#c2c2c2"}}]"##
+    );
+    user.post("/users/me/subscriptions/properties", &[("subscription_data", &properties)]).success();
     let cordelia = Client::dev("cordelia@zulip.com");
     othello
         .post(
