@@ -797,6 +797,8 @@ fn register_response_carries_everything_the_app_snapshot_requires() {
 
     let snapshot = register_as_app(user).register;
     assert_none(violations("", &snapshot, INITIAL_SNAPSHOT));
+    // The app refuses servers below its `kMinSupportedZulipFeatureLevel`.
+    assert!(snapshot["zulip_feature_level"].as_i64().unwrap() >= 371, "{}", snapshot["zulip_feature_level"]);
 
     // The walk above reached into every list this test filled.
     for path in [
@@ -1066,13 +1068,18 @@ fn routes_the_app_calls_at_login_and_while_running_answer_its_shapes() {
             ("realm_web_public_access_enabled", Bool, Required),
         ],
     ));
-    // `fetchApiKey`.
+    assert!(
+        settings["zulip_feature_level"].as_i64().is_some_and(|level| level >= 371) && settings["is_incompatible"] == false,
+        "{settings}"
+    );
+    // `fetchApiKey`, then `getOwnUser`.
     let key = anonymous("POST", "/fetch_api_key", &[("username", &user.email), ("password", "pw-123456789")]).success();
     found.extend(violations(
         "POST /fetch_api_key",
         &key,
         &[("api_key", Str, Required), ("email", Str, Required), ("user_id", Int, Nullable)],
     ));
+    found.extend(violations("GET /users/me", &user.get("/users/me", &[]).success(), &[("user_id", Int, Required)]));
     // `updatePresence`, as the app sends it.
     let presence = user
         .post(
