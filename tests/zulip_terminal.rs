@@ -1,8 +1,13 @@
 //! The official terminal client (PyPI `zulip-term` 0.7.0, in `.venv-zterm`, which
 //! `make test` installs along with tmux) in tmux against the server, read with
 //! `tmux capture-pane`: it starts, shows the channels, opens the home view at the first
-//! unread message and shows live a message of another user. (Sending from the terminal is
-//! not driven yet: the reply keys did not open the compose box under tmux.)
+//! unread message, shows live a message of another user, and sends a reply that the server
+//! stores.
+//!
+//! The client starts with the keyboard focus in the left column (the channel list: its
+//! `urwid.Columns(..., focus_column=0)`, so that focusing the message list does not mark
+//! the first unread message read before the user looks at it). Keys of the message list,
+//! such as `r` (reply), do nothing there; `Right` moves the focus to the message list first.
 
 mod chat;
 mod common;
@@ -43,7 +48,7 @@ impl Drop for Tmux {
 }
 
 #[test]
-fn zulip_terminal_shows_channels_opens_at_first_unread_and_receives_live() {
+fn zulip_terminal_shows_channels_opens_at_first_unread_receives_live_and_sends() {
     let root = env!("CARGO_MANIFEST_DIR");
     let program = format!("{root}/.venv-zterm/bin/zulip-term");
     assert!(std::path::Path::new(&program).exists(), "{program} is missing: `make test` installs zulip-term");
@@ -76,5 +81,29 @@ fn zulip_terminal_shows_channels_opens_at_first_unread_and_receives_live() {
     // A message of another user appears live.
     send_to_channel(&othello, &channel, "terminal", &format!("live from othello {tag}"));
     tmux.wait_for(&format!("live from othello {tag}"));
+
+    // A reply from the terminal: focus the message list, `r` opens the compose box on the
+    // focused message's topic, ctrl+d sends.
+    tmux.run(&["send-keys", "-t", "zt", "Right"]);
+    tmux.run(&["send-keys", "-t", "zt", "r"]);
+    tmux.wait_for(&format!("│# {channel} "));
+    let reply = format!("sent from the terminal {tag}");
+    tmux.run(&["send-keys", "-t", "zt", "-l", &reply]);
+    tmux.wait_for(&reply);
+    tmux.run(&["send-keys", "-t", "zt", "C-d"]);
+    let deadline = Instant::now() + Duration::from_secs(40);
+    let stored = loop {
+        let narrow = format!(r#"[["channel", "{channel}"], ["topic", "terminal"], ["sender", "{}"]]"#, user.email);
+        let body = user.get("/messages", &[("narrow", &narrow), ("anchor", "newest"), ("num_before", "5"), ("num_after", "0")]).success();
+        if let Some(m) = body["messages"].as_array().unwrap().iter().find(|m| m["content"] == format!("<p>{reply}</p>")) {
+            break m.clone();
+        }
+        assert!(Instant::now() < deadline, "the reply was not stored within 40 s:\n{}", tmux.screen());
+        std::thread::sleep(Duration::from_millis(300));
+    };
+    assert_eq!(stored["sender_id"], user.user_id);
+    assert_eq!(stored["subject"], "terminal");
+    // And the message list shows it (the compose box is emptied on sending).
+    tmux.wait_for(&format!("▒ {reply}"));
     let _ = std::fs::remove_file(&rc);
 }
