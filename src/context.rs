@@ -138,7 +138,12 @@ impl RequestContext {
     /// The authenticated user (HTTP Basic `email:api_key`), counted against the user's
     /// rate limit; a failed authentication counts against the client's IP address.
     pub async fn user(&self) -> ApiResult<UserRow> {
-        match crate::auth::authenticate(self).await {
+        let (realm, authenticated) =
+            crate::auth::authenticate(&self.db, &self.realm_string_id, self.header("Authorization").as_deref()).await;
+        if let Some(realm) = realm {
+            self.remember_realm(realm);
+        }
+        match authenticated {
             Ok(user) => {
                 if self.rate_limit.borrow().is_none() {
                     let bucket = Bucket::User { realm_id: user.realm_id, user_id: user.id };
@@ -176,9 +181,7 @@ impl RequestContext {
     /// The authenticated user, who must be an organization administrator or owner.
     pub async fn admin(&self) -> ApiResult<UserRow> {
         let user = self.user().await?;
-        if !user.is_realm_admin() {
-            return Err(ApiError::must_be_admin());
-        }
+        crate::auth::require_admin(&user)?;
         Ok(user)
     }
 

@@ -4,6 +4,7 @@ use std::collections::BTreeMap;
 
 use worker::D1Database;
 
+use crate::auth::require_bot;
 use crate::db::bot_storage;
 use crate::db::users::UserRow;
 use crate::error::{ApiError, ApiResult};
@@ -13,15 +14,6 @@ pub const STORAGE_SIZE_LIMIT: i64 = 10_000_000;
 /// D1 cannot store a value larger than 2 MB, so one entry (key and value, UTF-8) is capped
 /// below that; Zulip has no per-entry limit of its own.
 pub const ENTRY_SIZE_LIMIT: usize = 1_000_000;
-
-/// Bot storage is for bots only (feature level 494).
-pub fn require_bot(user: &UserRow) -> ApiResult<()> {
-    if user.is_bot() {
-        Ok(())
-    } else {
-        Err(ApiError::bot_required())
-    }
-}
 
 fn key_missing() -> ApiError {
     ApiError::bad_request("Key does not exist.")

@@ -4,6 +4,7 @@
 use serde_json::{json, Value};
 use worker::{D1Database, Env};
 
+use crate::auth::require_member;
 use crate::db::user_groups::{self, NewUserGroup, UserGroupRow};
 use crate::db::users::{self, UserRow};
 use crate::domain::user_groups::group_dict;
@@ -25,14 +26,6 @@ fn unique(ids: &[i64]) -> Vec<i64> {
         }
     }
     out
-}
-
-/// Guests may not manage groups (Zulip: require_member_or_admin).
-pub fn require_member(user: &UserRow) -> ApiResult<()> {
-    if user.is_guest() {
-        return Err(ApiError::bad_request("Not allowed for guest users"));
-    }
-    Ok(())
 }
 
 pub fn check_group_name(raw: &str) -> ApiResult<String> {

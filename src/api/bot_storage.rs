@@ -15,7 +15,7 @@ use crate::response::Reply;
 /// store is limited to 10,000,000 characters (keys and values), as Zulip's.
 pub async fn update_storage(ctx: &RequestContext) -> ApiResult<Reply> {
     let bot = ctx.user().await?;
-    crate::actions::bot_storage::require_bot(&bot)?;
+    crate::auth::require_bot(&bot)?;
     let storage: BTreeMap<String, String> = ctx.params.required_json_as("storage", "a dict")?;
     check_set_storage(&ctx.db, &bot, &storage).await?;
     Ok(Reply::ok())
@@ -26,7 +26,7 @@ pub async fn update_storage(ctx: &RequestContext) -> ApiResult<Reply> {
 /// ("Key does not exist."); without it every entry. Answers `storage`.
 pub async fn get_storage(ctx: &RequestContext) -> ApiResult<Reply> {
     let bot = ctx.user().await?;
-    crate::actions::bot_storage::require_bot(&bot)?;
+    crate::auth::require_bot(&bot)?;
     let keys: Option<Vec<String>> = ctx.params.json_as("keys", "a list")?;
     let storage = read_storage(&ctx.db, &bot, keys.as_deref()).await?;
     Ok(Reply::json(json!({ "storage": storage })))
@@ -37,7 +37,7 @@ pub async fn get_storage(ctx: &RequestContext) -> ApiResult<Reply> {
 /// `BAD_REQUEST` and nothing removed); without it removes everything.
 pub async fn remove_storage(ctx: &RequestContext) -> ApiResult<Reply> {
     let bot = ctx.user().await?;
-    crate::actions::bot_storage::require_bot(&bot)?;
+    crate::auth::require_bot(&bot)?;
     let keys: Option<Vec<String>> = ctx.params.json_as("keys", "a list")?;
     check_remove_storage(&ctx.db, &bot, keys.as_deref()).await?;
     Ok(Reply::ok())

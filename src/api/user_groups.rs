@@ -2,9 +2,8 @@
 
 use serde_json::json;
 
-use crate::actions::user_groups::{
-    access_group, check_create_group, check_update_members, check_update_subgroups, require_member, NewGroup,
-};
+use crate::actions::user_groups::{access_group, check_create_group, check_update_members, check_update_subgroups, NewGroup};
+use crate::auth::require_member;
 use crate::context::RequestContext;
 use crate::db::user_groups::{self, MemberRow, SubgroupRow, UserGroupRow};
 use crate::db::users;
