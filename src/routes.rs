@@ -6,8 +6,8 @@ use worker::{Context, Env, Method, Request, Response};
 
 use crate::api::{
     alert_words, bot_storage, bots, channel_folders, channels, dev, dev_bench, drafts, events, jwt_login, linkifiers, login, message_edit,
-    message_flags, messages, muted_users, navigation_views, presence, profile_fields, push, reactions, read_state, realm,
-    realm_emoji, realm_playgrounds, saved_snippets, scheduled_messages, server, server_admin, subscription_properties, typing, uploads, user_groups,
+    message_flags, messages, muted_users, navigation_views, presence, profile_fields, push, reactions, read_state, realm, realm_emoji,
+    realm_playgrounds, saved_snippets, scheduled_messages, server, server_admin, subscription_properties, typing, uploads, user_groups,
     user_status, users,
 };
 use crate::context::RequestContext;

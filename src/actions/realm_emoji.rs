@@ -12,8 +12,8 @@ use crate::db::realm_emoji::{self, RealmEmojiRow};
 use crate::db::subscriptions::{self, ActiveUserRow};
 use crate::db::user_groups;
 use crate::db::users::UserRow;
-use crate::domain::realm_emoji::{check_emoji_image, check_emoji_name, check_may_remove, new_file_name, realm_emoji_dict, storage_key};
 use crate::domain::realm_emoji::MAX_EMOJI_FILE_SIZE_MIB;
+use crate::domain::realm_emoji::{check_emoji_image, check_emoji_name, check_may_remove, new_file_name, realm_emoji_dict, storage_key};
 use crate::error::{ApiError, ApiResult};
 
 #[derive(Deserialize)]
@@ -21,9 +21,14 @@ struct MemberRow {
     is_member: i64,
 }
 
-
 /// Sends the organization's emoji dict to its active users.
-async fn notify_realm_emoji(env: &Env, realm_id: i64, results: &BatchResults, all: Slot<RealmEmojiRow>, users: Slot<ActiveUserRow>) -> ApiResult<()> {
+async fn notify_realm_emoji(
+    env: &Env,
+    realm_id: i64,
+    results: &BatchResults,
+    all: Slot<RealmEmojiRow>,
+    users: Slot<ActiveUserRow>,
+) -> ApiResult<()> {
     let rows = results.rows(all)?;
     let ids: Vec<i64> = results.rows(users)?.into_iter().map(|u| u.id).collect();
     let event = json!({ "type": "realm_emoji", "op": "update", "realm_emoji": realm_emoji_dict(&rows) });

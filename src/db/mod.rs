@@ -22,6 +22,7 @@ pub mod organizations;
 pub mod presence;
 pub mod profile_fields;
 pub mod push_devices;
+pub mod reactions;
 pub mod realm_emoji;
 pub mod realm_playgrounds;
 pub mod realm_settings;
