@@ -12,6 +12,9 @@ CREATE TABLE realm_emoji (
     file_name TEXT NOT NULL,
     -- one of the accepted image types (png, gif, jpeg, webp, avif)
     content_type TEXT NOT NULL,
+    -- an animated image's still version (its first frame) under `<realm_id>/emoji/images/still/`;
+    -- null for a still image
+    still_file_name TEXT,
     -- 1 once deleted: the name is free again, reactions keep showing the image
     deactivated INTEGER NOT NULL DEFAULT 0
 );

@@ -283,7 +283,10 @@ async fn dispatch_files(ctx: &RequestContext, path: &[&str]) -> ApiResult<Reply>
 /// The routes under `/user_avatars/`: custom emoji images, open to anyone.
 async fn dispatch_avatars(ctx: &RequestContext, path: &[&str]) -> ApiResult<Reply> {
     match (ctx.method.clone(), path) {
-        (Method::Get, [realm_id, "emoji", "images", file_name]) => realm_emoji::serve_emoji_image(ctx, realm_id, file_name).await,
+        (Method::Get, [realm_id, "emoji", "images", file_name]) => realm_emoji::serve_emoji_image(ctx, realm_id, file_name, false).await,
+        (Method::Get, [realm_id, "emoji", "images", "still", file_name]) => {
+            realm_emoji::serve_emoji_image(ctx, realm_id, file_name, true).await
+        }
         _ => Err(ApiError::not_found()),
     }
 }

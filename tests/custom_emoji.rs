@@ -92,6 +92,32 @@ fn image_is_served_byte_identical_without_credentials() {
     assert_eq!(got.header("Content-Type"), Some("image/gif"));
 }
 
+/// A 1x1 GIF with `frames` frames.
+fn animated_gif(frames: usize) -> Vec<u8> {
+    let mut g = b"GIF89a\x01\x00\x01\x00\x80\x00\x00\x00\x00\x00\xff\xff\xff".to_vec();
+    g.extend_from_slice(b"\x21\xff\x0bNETSCAPE2.0\x03\x01\x00\x00\x00");
+    for _ in 0..frames {
+        g.extend_from_slice(b"\x21\xf9\x04\x00\x0a\x00\x00\x00");
+        g.extend_from_slice(b"\x2c\x00\x00\x00\x00\x01\x00\x01\x00\x00\x02\x02\x44\x01\x00");
+    }
+    g.push(0x3B);
+    g
+}
+
+#[test]
+fn an_animated_emoji_has_a_still_url_serving_its_first_frame() {
+    let hamlet = Client::dev("hamlet@zulip.com");
+    let name = unique("anim");
+    add(&hamlet, &name, "anim.gif", &animated_gif(2)).success();
+    let emoji = find(&hamlet, &name);
+    assert_eq!(download(None, emoji["source_url"].as_str().unwrap(), &[]).bytes, animated_gif(2));
+    let still = emoji["still_url"].as_str().expect("an animated emoji has a still_url");
+    assert!(still.contains("/emoji/images/still/"), "{still}");
+    let got = download(None, still, &[]);
+    assert_eq!((got.status, got.header("Content-Type")), (200, Some("image/gif")));
+    assert_eq!(got.bytes, animated_gif(1));
+}
+
 #[test]
 fn missing_image_is_not_found() {
     let got = download(None, "/user_avatars/1/emoji/images/0000000000000000.png", &[]);

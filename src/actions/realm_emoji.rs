@@ -8,12 +8,14 @@ use worker::{D1Database, Env};
 use crate::actions::uploads::{delete_object, put_object};
 use crate::context::UploadedFile;
 use crate::db::batch::{Batch, BatchResults, Slot};
-use crate::db::realm_emoji::{self, RealmEmojiRow};
+use crate::db::realm_emoji::{self, NewRealmEmoji, RealmEmojiRow};
 use crate::db::subscriptions::{self, ActiveUserRow};
 use crate::db::user_groups;
 use crate::db::users::UserRow;
 use crate::domain::realm_emoji::MAX_EMOJI_FILE_SIZE_MIB;
-use crate::domain::realm_emoji::{check_emoji_image, check_emoji_name, check_may_remove, new_file_name, realm_emoji_dict, storage_key};
+use crate::domain::realm_emoji::{
+    check_emoji_image, check_emoji_name, check_may_remove, new_file_name, realm_emoji_dict, still_image, still_storage_key, storage_key,
+};
 use crate::error::{ApiError, ApiResult};
 
 #[derive(Deserialize)]
@@ -69,14 +71,30 @@ pub async fn check_add_realm_emoji(db: &D1Database, env: &Env, me: &UserRow, raw
     let file_name = new_file_name(extension);
     let key = storage_key(me.realm_id, &file_name);
     put_object(env, &key, &file.bytes, content_type).await?;
+    // An animation also gets its first frame, for clients that show it still.
+    let still = still_image(content_type, &file.bytes).map(|bytes| (new_file_name(extension), bytes));
+    if let Some((still_name, bytes)) = &still {
+        put_object(env, &still_storage_key(me.realm_id, still_name), bytes, content_type).await?;
+    }
+    let new = NewRealmEmoji {
+        realm_id: me.realm_id,
+        name: &name,
+        author_id: me.id,
+        file_name: &file_name,
+        still_file_name: still.as_ref().map(|(n, _)| n.as_str()),
+        content_type,
+    };
     let mut batch = Batch::new();
-    let inserted = batch.add::<serde_json::Value>(realm_emoji::insert_stmt(db, me.realm_id, &name, me.id, &file_name, content_type)?);
+    let inserted = batch.add::<serde_json::Value>(realm_emoji::insert_stmt(db, &new)?);
     let all = batch.add::<RealmEmojiRow>(realm_emoji::in_realm_stmt(db, me.realm_id)?);
     let users = batch.add::<ActiveUserRow>(subscriptions::active_user_ids_stmt(db, me.realm_id)?);
     let results = batch.run(db).await?;
     if results.first(inserted)?.is_none() {
         // Another upload took the name between the check and the insert.
         delete_object(env, &key).await?;
+        if let Some((still_name, _)) = &still {
+            delete_object(env, &still_storage_key(me.realm_id, still_name)).await?;
+        }
         return Err(ApiError::custom_emoji_exists());
     }
     notify_realm_emoji(env, me.realm_id, &results, all, users).await

@@ -7,7 +7,7 @@ use crate::actions::realm_emoji::{check_add_realm_emoji, check_remove_realm_emoj
 use crate::actions::uploads::get_object;
 use crate::context::RequestContext;
 use crate::db::realm_emoji::{self, RealmEmojiRow};
-use crate::domain::realm_emoji::{realm_emoji_dict, storage_key};
+use crate::domain::realm_emoji::{realm_emoji_dict, still_storage_key, storage_key};
 use crate::error::{ApiError, ApiResult};
 use crate::params::parse_int;
 use crate::response::Reply;
@@ -47,12 +47,14 @@ pub async fn delete_emoji(ctx: &RequestContext, path_name: &[&str]) -> ApiResult
     Ok(Reply::ok())
 }
 
-/// # `GET /user_avatars/{realm_id}/emoji/images/{file_name}` (outside `/api/v1`)
+/// # `GET /user_avatars/{realm_id}/emoji/images/[still/]{file_name}` (outside `/api/v1`)
 /// Anyone, without credentials (emoji images are public, as in Zulip): the image bytes as
-/// uploaded, with their content type. Deactivated emoji keep their image.
-pub async fn serve_emoji_image(ctx: &RequestContext, realm_id: &str, file_name: &str) -> ApiResult<Reply> {
+/// uploaded (or an animation's still first frame), with their content type. Deactivated
+/// emoji keep their image.
+pub async fn serve_emoji_image(ctx: &RequestContext, realm_id: &str, file_name: &str, still: bool) -> ApiResult<Reply> {
     let realm_id = parse_int(realm_id).ok_or_else(ApiError::upload_not_found)?;
-    let (bytes, content_type) = get_object(&ctx.env, &storage_key(realm_id, file_name)).await?.ok_or_else(ApiError::upload_not_found)?;
+    let key = if still { still_storage_key(realm_id, file_name) } else { storage_key(realm_id, file_name) };
+    let (bytes, content_type) = get_object(&ctx.env, &key).await?.ok_or_else(ApiError::upload_not_found)?;
     let mut resp = Response::from_bytes(bytes)?;
     let headers = resp.headers_mut();
     headers.set("Content-Type", content_type.as_deref().unwrap_or("application/octet-stream"))?;

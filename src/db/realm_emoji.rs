@@ -10,10 +10,11 @@ pub struct RealmEmojiRow {
     pub name: String,
     pub author_id: Option<i64>,
     pub file_name: String,
+    pub still_file_name: Option<String>,
     pub deactivated: i64,
 }
 
-const COLUMNS: &str = "id, realm_id, name, author_id, file_name, deactivated";
+const COLUMNS: &str = "id, realm_id, name, author_id, file_name, still_file_name, deactivated";
 
 /// Every custom emoji of the organization, deactivated ones included (Zulip lists them all).
 pub fn in_realm_stmt(db: &D1Database, realm_id: i64) -> Result<D1PreparedStatement> {
@@ -49,24 +50,28 @@ pub fn for_reaction_stmt(db: &D1Database, realm_id: i64, name: &str, id: Option<
     )
 }
 
+/// A new emoji's columns.
+pub struct NewRealmEmoji<'a> {
+    pub realm_id: i64,
+    pub name: &'a str,
+    pub author_id: i64,
+    pub file_name: &'a str,
+    pub still_file_name: Option<&'a str>,
+    pub content_type: &'a str,
+}
+
 /// Adds an emoji; answers its id, or no row when an active emoji already has the name.
-pub fn insert_stmt(
-    db: &D1Database,
-    realm_id: i64,
-    name: &str,
-    author_id: i64,
-    file_name: &str,
-    content_type: &str,
-) -> Result<D1PreparedStatement> {
+pub fn insert_stmt(db: &D1Database, new: &NewRealmEmoji) -> Result<D1PreparedStatement> {
     query!(
         db,
-        "INSERT INTO realm_emoji (realm_id, name, author_id, file_name, content_type) VALUES (?1, ?2, ?3, ?4, ?5) \
-         ON CONFLICT (realm_id, name) WHERE deactivated = 0 DO NOTHING RETURNING id",
-        realm_id,
-        name,
-        author_id,
-        file_name,
-        content_type
+        "INSERT INTO realm_emoji (realm_id, name, author_id, file_name, still_file_name, content_type) \
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6) ON CONFLICT (realm_id, name) WHERE deactivated = 0 DO NOTHING RETURNING id",
+        new.realm_id,
+        new.name,
+        new.author_id,
+        new.file_name,
+        new.still_file_name,
+        new.content_type
     )
 }
 

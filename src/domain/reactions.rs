@@ -79,7 +79,15 @@ mod tests {
     use super::*;
 
     fn parrot(id: i64, deactivated: i64) -> RealmEmojiRow {
-        RealmEmojiRow { id, realm_id: 1, name: "zz_parrot".into(), author_id: Some(9), file_name: "ab.gif".into(), deactivated }
+        RealmEmojiRow {
+            id,
+            realm_id: 1,
+            name: "zz_parrot".into(),
+            author_id: Some(9),
+            file_name: "ab.gif".into(),
+            still_file_name: None,
+            deactivated,
+        }
     }
 
     fn err(r: ApiResult<Emoji>) -> String {

@@ -77,6 +77,71 @@ pub fn check_emoji_image(declared_type: &str, bytes: &[u8]) -> ApiResult<(&'stat
     Ok((found.content_type, found.extension))
 }
 
+/// The still version of an animated image (Zulip's `still_url`): its first frame, cut out
+/// of the file without decoding it. GIF: everything up to the end of the first image, then
+/// the trailer. APNG: the PNG without its animation chunks (what a plain PNG decoder shows).
+/// `None` for a still image, an animation this cannot cut (WebP, AVIF) or a malformed file.
+pub fn still_image(content_type: &str, bytes: &[u8]) -> Option<Vec<u8>> {
+    match content_type {
+        "image/gif" => gif_first_frame(bytes),
+        "image/png" => apng_default_image(bytes),
+        _ => None,
+    }
+}
+
+/// The end of a GIF's data sub-blocks starting at `at` (after the zero-length terminator).
+fn gif_sub_blocks_end(bytes: &[u8], mut at: usize) -> Option<usize> {
+    loop {
+        let len = *bytes.get(at)? as usize;
+        at += 1 + len;
+        if len == 0 {
+            return Some(at);
+        }
+    }
+}
+
+fn gif_first_frame(bytes: &[u8]) -> Option<Vec<u8>> {
+    let color_table = |packed: u8| if packed & 0x80 != 0 { 3usize << ((packed & 7) + 1) } else { 0 };
+    let mut at = 13 + color_table(*bytes.get(10)?);
+    let mut first_end = None;
+    loop {
+        match *bytes.get(at)? {
+            0x21 => at = gif_sub_blocks_end(bytes, at + 2)?,
+            0x2C => {
+                let descriptor_end = at + 10 + color_table(*bytes.get(at + 9)?);
+                at = gif_sub_blocks_end(bytes, descriptor_end + 1)?;
+                match first_end {
+                    None => first_end = Some(at),
+                    Some(end) => {
+                        let mut still = bytes[..end].to_vec();
+                        still.push(0x3B);
+                        return Some(still);
+                    }
+                }
+            }
+            // The trailer after one frame: not animated.
+            _ => return None,
+        }
+    }
+}
+
+fn apng_default_image(bytes: &[u8]) -> Option<Vec<u8>> {
+    let mut still = bytes.get(..8)?.to_vec();
+    let mut at = 8;
+    let mut animated = false;
+    while at < bytes.len() {
+        let len = u32::from_be_bytes(bytes.get(at..at + 4)?.try_into().ok()?) as usize;
+        let end = at.checked_add(12 + len)?;
+        let chunk = bytes.get(at..end)?;
+        match &chunk[4..8] {
+            b"acTL" | b"fcTL" | b"fdAT" => animated = true,
+            _ => still.extend_from_slice(chunk),
+        }
+        at = end;
+    }
+    animated.then_some(still)
+}
+
 /// Zulip's `check_remove_custom_emoji`: administrators remove any emoji, others only their own.
 pub fn check_may_remove(user: &UserRow, emoji: &RealmEmojiRow) -> ApiResult<()> {
     if user.is_realm_admin() || emoji.author_id == Some(user.id) {
@@ -91,19 +156,28 @@ pub fn storage_key(realm_id: i64, file_name: &str) -> String {
     format!("{realm_id}/emoji/images/{file_name}")
 }
 
+/// The R2 key of an animated emoji's still image.
+pub fn still_storage_key(realm_id: i64, still_file_name: &str) -> String {
+    format!("{realm_id}/emoji/images/still/{still_file_name}")
+}
+
 /// The path (relative to the organization's URL) where the image is served.
 pub fn source_url(emoji: &RealmEmojiRow) -> String {
     format!("{IMAGES_PREFIX}{}", storage_key(emoji.realm_id, &emoji.file_name))
 }
 
-/// Zulip's emoji dict. `still_url` is null: animated images are not detected, so no still
-/// version exists.
+/// Where an animated emoji's still image is served (`None` for a still image).
+pub fn still_url(emoji: &RealmEmojiRow) -> Option<String> {
+    emoji.still_file_name.as_ref().map(|still| format!("{IMAGES_PREFIX}{}", still_storage_key(emoji.realm_id, still)))
+}
+
+/// Zulip's emoji dict.
 pub fn emoji_dict(emoji: &RealmEmojiRow) -> Value {
     json!({
         "id": emoji.id.to_string(),
         "name": emoji.name,
         "source_url": source_url(emoji),
-        "still_url": null,
+        "still_url": still_url(emoji),
         "deactivated": emoji.deactivated != 0,
         "author_id": emoji.author_id,
     })
@@ -166,6 +240,52 @@ mod tests {
             "Could not decode image; did you upload an image file?"
         );
         assert_eq!(check_emoji_image("image/gif", b"GIF89a....").unwrap(), ("image/gif", "gif"));
+    }
+
+    /// A 1x1 GIF with `frames` frames (each a graphic control extension and an image).
+    fn gif(frames: usize) -> Vec<u8> {
+        let mut g = b"GIF89a\x01\x00\x01\x00\x80\x00\x00\x00\x00\x00\xff\xff\xff".to_vec();
+        g.extend_from_slice(b"\x21\xff\x0bNETSCAPE2.0\x03\x01\x00\x00\x00");
+        for _ in 0..frames {
+            g.extend_from_slice(b"\x21\xf9\x04\x00\x0a\x00\x00\x00");
+            g.extend_from_slice(b"\x2c\x00\x00\x00\x00\x01\x00\x01\x00\x00\x02\x02\x44\x01\x00");
+        }
+        g.push(0x3B);
+        g
+    }
+
+    #[test]
+    fn an_animated_gif_has_its_first_frame_as_still() {
+        assert_eq!(still_image("image/gif", &gif(3)), Some(gif(1)));
+        assert_eq!(still_image("image/gif", &gif(1)), None);
+        assert_eq!(still_image("image/gif", b"GIF89a\x01"), None, "malformed");
+    }
+
+    fn chunk(kind: &[u8], data: &[u8]) -> Vec<u8> {
+        let mut c = (data.len() as u32).to_be_bytes().to_vec();
+        c.extend_from_slice(kind);
+        c.extend_from_slice(data);
+        c.extend_from_slice(&[0, 0, 0, 0]);
+        c
+    }
+
+    #[test]
+    fn an_apng_loses_its_animation_chunks_for_the_still() {
+        let sig = b"\x89PNG\r\n\x1a\n".to_vec();
+        let plain = [sig.clone(), chunk(b"IHDR", &[0; 13]), chunk(b"IDAT", b"xx"), chunk(b"IEND", b"")].concat();
+        let animated = [
+            sig,
+            chunk(b"IHDR", &[0; 13]),
+            chunk(b"acTL", &[0; 8]),
+            chunk(b"fcTL", &[0; 26]),
+            chunk(b"IDAT", b"xx"),
+            chunk(b"fcTL", &[0; 26]),
+            chunk(b"fdAT", b"yyyy"),
+            chunk(b"IEND", b""),
+        ]
+        .concat();
+        assert_eq!(still_image("image/png", &animated), Some(plain.clone()));
+        assert_eq!(still_image("image/png", &plain), None);
     }
 
     #[test]
