@@ -386,35 +386,53 @@ fn deactivated_emoji_no_longer_renders_but_old_messages_keep_it() {
 
 // ---- reactions
 
+/// A new emoji of `client` and a new message to react to: (name, emoji id, message id).
+fn emoji_and_message(client: &Client, prefix: &str) -> (String, String, i64) {
+    let name = unique(prefix);
+    let code = add_png(client, &name)["id"].as_str().unwrap().to_string();
+    let id = send_to_channel(client, "Verona", &unique("emoji"), "react to me");
+    (name, code, id)
+}
+
 #[test]
 fn reaction_with_a_custom_emoji_by_id() {
     let hamlet = Client::dev("hamlet@zulip.com");
     let othello = Client::dev("othello@zulip.com");
-    let name = unique("react");
-    let code = add_png(&hamlet, &name)["id"].as_str().unwrap().to_string();
-    let id = send_to_channel(&hamlet, "Verona", &unique("emoji"), "react to me");
-    let path = format!("/messages/{id}/reactions");
+    let (name, code, id) = emoji_and_message(&hamlet, "react");
     let mut queue = register_for(&hamlet, r#"["reaction"]"#);
-    othello.post(&path, &[("emoji_name", &name), ("emoji_code", &code), ("reaction_type", "realm_emoji")]).success();
+    othello
+        .post(&format!("/messages/{id}/reactions"), &[("emoji_name", &name), ("emoji_code", &code), ("reaction_type", "realm_emoji")])
+        .success();
     let event = queue.wait_for("reaction", |e| e["type"] == "reaction" && e["message_id"] == id);
     assert_eq!((event["emoji_code"].as_str(), event["reaction_type"].as_str()), (Some(code.as_str()), Some("realm_emoji")));
     let reactions = fetch(&hamlet, id)["reactions"].clone();
     assert_eq!(reactions[0]["emoji_name"], name.as_str());
     assert_eq!(reactions[0]["emoji_code"], code.as_str());
     assert_eq!(reactions[0]["reaction_type"], "realm_emoji");
-    // A name alone finds the custom emoji.
-    hamlet.post(&path, &[("emoji_name", &name)]).success();
-    assert_eq!(fetch(&hamlet, id)["reactions"][1]["emoji_code"], code.as_str());
-    hamlet.delete(&path, &[("emoji_name", &name)]).success();
-    assert_eq!(fetch(&hamlet, id)["reactions"].as_array().unwrap().len(), 1);
+}
+
+#[test]
+fn reaction_by_name_alone_finds_the_custom_emoji() {
+    let hamlet = Client::dev("hamlet@zulip.com");
+    let (name, code, id) = emoji_and_message(&hamlet, "byname");
+    hamlet.post(&format!("/messages/{id}/reactions"), &[("emoji_name", &name)]).success();
+    let reactions = fetch(&hamlet, id)["reactions"].clone();
+    assert_eq!((reactions[0]["emoji_code"].as_str(), reactions[0]["reaction_type"].as_str()), (Some(code.as_str()), Some("realm_emoji")));
+}
+
+#[test]
+fn custom_emoji_reaction_is_removed_by_name() {
+    let hamlet = Client::dev("hamlet@zulip.com");
+    let (name, _, id) = emoji_and_message(&hamlet, "unreact");
+    hamlet.post(&format!("/messages/{id}/reactions"), &[("emoji_name", &name)]).success();
+    hamlet.delete(&format!("/messages/{id}/reactions"), &[("emoji_name", &name)]).success();
+    assert_eq!(fetch(&hamlet, id)["reactions"], serde_json::json!([]));
 }
 
 #[test]
 fn reaction_with_a_wrong_custom_emoji_is_refused() {
     let hamlet = Client::dev("hamlet@zulip.com");
-    let name = unique("wrong");
-    let code = add_png(&hamlet, &name)["id"].as_str().unwrap().to_string();
-    let id = send_to_channel(&hamlet, "Verona", &unique("emoji"), "react to me");
+    let (name, code, id) = emoji_and_message(&hamlet, "wrong");
     let path = format!("/messages/{id}/reactions");
     hamlet
         .post(&path, &[("emoji_name", &name), ("emoji_code", "999999999"), ("reaction_type", "realm_emoji")])
