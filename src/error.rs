@@ -29,6 +29,7 @@ pub enum ErrorCode {
     PushServiceNotConfigured,
     InvalidPushDeviceToken,
     InvalidRemotePushDeviceToken,
+    BadImage,
     InternalServerError,
 }
 
@@ -54,6 +55,7 @@ impl ErrorCode {
             ErrorCode::PushServiceNotConfigured => "PUSH_SERVICE_NOT_CONFIGURED",
             ErrorCode::InvalidPushDeviceToken => "INVALID_PUSH_DEVICE_TOKEN",
             ErrorCode::InvalidRemotePushDeviceToken => "INVALID_REMOTE_PUSH_DEVICE_TOKEN",
+            ErrorCode::BadImage => "BAD_IMAGE",
             ErrorCode::InternalServerError => "INTERNAL_SERVER_ERROR",
         }
     }
@@ -216,6 +218,31 @@ impl ApiError {
     /// A download by a user who may not see the file (neither uploader nor shown a message linking it).
     pub fn upload_not_authorized() -> Self {
         Self::permission_denied("You are not authorized to view this file.")
+    }
+
+    /// Zulip's BadImageError: an upload that is not an image of an accepted type.
+    pub fn bad_image(msg: &str) -> Self {
+        Self::new(ErrorCode::BadImage, msg)
+    }
+
+    /// Zulip's custom emoji upload: no file part, or more than one.
+    pub fn emoji_file_count() -> Self {
+        Self::bad_request("You must upload exactly one file.")
+    }
+
+    /// Zulip's emoji upload size check (`max_emoji_file_size_mib`).
+    pub fn file_over_limit(max_mib: i64) -> Self {
+        Self::bad_request(format!("Uploaded file is larger than the allowed limit of {max_mib} MiB"))
+    }
+
+    /// An active custom emoji already has the name.
+    pub fn custom_emoji_exists() -> Self {
+        Self::bad_request("A custom emoji with this name already exists.")
+    }
+
+    /// `DELETE /realm/emoji/{name}` of a name no active emoji has (Zulip's ResourceNotFoundError).
+    pub fn emoji_does_not_exist(name: &str) -> Self {
+        Self::resource_not_found(format!("Emoji '{name}' does not exist"))
     }
 
     pub fn invalid_attachment() -> Self {

@@ -6,7 +6,7 @@ use worker::{Context, Env, Method, Request, Response};
 
 use crate::api::{
     alert_words, bot_storage, bots, channel_folders, channels, dev, dev_bench, drafts, events, jwt_login, linkifiers, login, message_edit,
-    message_flags, messages, muted_users, navigation_views, presence, profile_fields, push, reactions, read_state, realm,
+    message_flags, messages, muted_users, navigation_views, presence, profile_fields, push, reactions, read_state, realm, realm_emoji,
     realm_playgrounds, saved_snippets, scheduled_messages, server, server_admin, subscription_properties, typing, uploads, user_groups,
     user_status, users,
 };
@@ -19,6 +19,17 @@ const API_PREFIX: &str = "/api/v1/";
 pub const EMOJI_DATA_PATH: &str = "/static/generated/emoji/emoji_api.json";
 /// Uploaded files are served from `/user_uploads/<path_id>`, outside the API prefix.
 const FILES_PREFIX: &str = "/user_uploads/";
+
+/// Which route table a path belongs to.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Area {
+    /// Under `/api/v1/`.
+    Api,
+    /// Uploaded files under `/user_uploads/`.
+    Files,
+    /// Custom emoji images under `/user_avatars/`.
+    Avatars,
+}
 
 /// The methods the API answers. workers-rs reads any other method as GET, so the raw
 /// method is checked before it is converted.
@@ -34,25 +45,26 @@ pub async fn handle(req: Request, env: Env, worker: Context) -> Response {
     let result = if !METHODS.contains(&raw_method.as_str()) {
         Err(ApiError::method_not_allowed(&METHODS))
     } else if let Some(rest) = path.strip_prefix(API_PREFIX) {
-        handle_api(req, env, worker, split(rest), false).await
+        handle_api(req, env, worker, split(rest), Area::Api).await
     } else if let Some(rest) = path.strip_prefix(FILES_PREFIX) {
-        handle_api(req, env, worker, split(rest), true).await
+        handle_api(req, env, worker, split(rest), Area::Files).await
+    } else if let Some(rest) = path.strip_prefix(crate::domain::realm_emoji::IMAGES_PREFIX) {
+        handle_api(req, env, worker, split(rest), Area::Avatars).await
     } else {
         Err(ApiError::not_found())
     };
     result.unwrap_or_else(|err| error_response(&err))
 }
 
-/// `files`: the path is under `/user_uploads/` (outside the API prefix), served by
-/// [`dispatch_files`].
-async fn handle_api(req: Request, env: Env, worker: Context, segments: Vec<String>, files: bool) -> ApiResult<Response> {
+/// `area`: the API, or the files outside its prefix ([`dispatch_files`], [`dispatch_avatars`]).
+async fn handle_api(req: Request, env: Env, worker: Context, segments: Vec<String>, area: Area) -> ApiResult<Response> {
     let mut ctx = RequestContext::from_request(req, env).await?;
     ctx.worker = Some(worker);
     if ctx.settings.development {
         crate::dev_seed::ensure_seeded(&ctx.db, &ctx.settings.default_realm).await?;
     }
     let path: Vec<&str> = segments.iter().map(String::as_str).collect();
-    let mut response = match counted_dispatch(&ctx, &path, files).await {
+    let mut response = match counted_dispatch(&ctx, &path, area).await {
         Ok(Reply::Json(fields)) => success_response(fields, ctx.params.ignored()),
         Ok(Reply::Raw(response)) => response,
         Err(err) => error_response(&err),
@@ -68,14 +80,14 @@ async fn handle_api(req: Request, env: Env, worker: Context, segments: Vec<Strin
 /// Requests to the open endpoints, and requests without credentials, count against the
 /// client's address before any work; the others count against their user when the
 /// handler authenticates (a failed authentication counts against the address).
-async fn counted_dispatch(ctx: &RequestContext, path: &[&str], files: bool) -> ApiResult<Reply> {
-    if ctx.header("Authorization").is_none() || is_open(path) {
+async fn counted_dispatch(ctx: &RequestContext, path: &[&str], area: Area) -> ApiResult<Reply> {
+    if ctx.header("Authorization").is_none() || (area == Area::Api && is_open(path)) || area == Area::Avatars {
         ctx.count_unauthenticated().await?;
     }
-    if files {
-        dispatch_files(ctx, path).await
-    } else {
-        dispatch(ctx, path).await
+    match area {
+        Area::Api => dispatch(ctx, path).await,
+        Area::Files => dispatch_files(ctx, path).await,
+        Area::Avatars => dispatch_avatars(ctx, path).await,
     }
 }
 
@@ -245,6 +257,11 @@ async fn dispatch(ctx: &RequestContext, path: &[&str]) -> ApiResult<Reply> {
         (Patch, ["realm", "filters", filter_id]) => linkifiers::update_linkifier(ctx, filter_id).await,
         (Delete, ["realm", "filters", filter_id]) => linkifiers::delete_linkifier(ctx, filter_id).await,
 
+        // Custom emoji (a name may hold slashes: the name check refuses it)
+        (Get, ["realm", "emoji"]) => realm_emoji::list_emoji(ctx).await,
+        (Post, ["realm", "emoji", name @ ..]) if !name.is_empty() => realm_emoji::upload_emoji(ctx, name).await,
+        (Delete, ["realm", "emoji", name @ ..]) if !name.is_empty() => realm_emoji::delete_emoji(ctx, name).await,
+
         // Editing, moving and deleting messages
         (Patch, ["messages", id]) => message_edit::update_message(ctx, id).await,
         (Delete, ["messages", id]) => message_edit::delete_message(ctx, id).await,
@@ -265,6 +282,17 @@ async fn dispatch_files(ctx: &RequestContext, path: &[&str]) -> ApiResult<Reply>
     match (ctx.method.clone(), path) {
         (Method::Get, ["temporary", token, _file_name]) => uploads::serve_temporary_file(ctx, token).await,
         (Method::Get, path_id) => uploads::serve_file(ctx, path_id).await,
+        _ => Err(ApiError::not_found()),
+    }
+}
+
+/// The routes under `/user_avatars/`: custom emoji images, open to anyone.
+async fn dispatch_avatars(ctx: &RequestContext, path: &[&str]) -> ApiResult<Reply> {
+    match (ctx.method.clone(), path) {
+        (Method::Get, [realm_id, "emoji", "images", file_name]) => realm_emoji::serve_emoji_image(ctx, realm_id, file_name, false).await,
+        (Method::Get, [realm_id, "emoji", "images", "still", file_name]) => {
+            realm_emoji::serve_emoji_image(ctx, realm_id, file_name, true).await
+        }
         _ => Err(ApiError::not_found()),
     }
 }

@@ -21,6 +21,7 @@ pub mod profile_fields;
 pub mod push;
 pub mod reactions;
 pub mod read_state;
+pub mod realm_emoji;
 pub mod realm_playgrounds;
 pub mod saved_snippets;
 pub mod scheduled_messages;

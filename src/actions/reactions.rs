@@ -4,17 +4,17 @@ use serde::Deserialize;
 use serde_json::json;
 use worker::{query, D1Database, Env};
 
+use crate::db::batch::Batch;
+use crate::db::reactions::{self, ReactionEmojiRow};
+use crate::db::realm_emoji::{self, RealmEmojiRow};
 use crate::db::user_messages::{HISTORICAL, READ};
 use crate::db::users::UserRow;
 use crate::domain::messages::AccessedMessage;
+use crate::domain::reactions::{check_emoji_request, emoji_from_request};
 use crate::error::{ApiError, ApiResult};
 use crate::events::{send_event, Dispatch, EventUser};
 
-pub struct Emoji {
-    pub name: String,
-    pub code: String,
-    pub reaction_type: String,
-}
+pub use crate::domain::reactions::Emoji;
 
 #[derive(Deserialize)]
 struct UserIdRow {
@@ -42,6 +42,32 @@ fn reaction_event(op: &str, me: &UserRow, message_id: i64, emoji: &Emoji) -> ser
         "user_id": me.id,
         "user": { "user_id": me.id, "email": me.email, "full_name": me.full_name, "is_mirror_dummy": false },
     })
+}
+
+/// Zulip's `check_add_reaction`: a missing code or type comes from the name. Reacting with
+/// an emoji someone already reacted with joins that reaction (its name wins, and it may be
+/// a since deactivated custom emoji); any other emoji must pass `check_emoji_request`.
+pub async fn check_add_reaction(
+    db: &D1Database,
+    env: &Env,
+    me: &UserRow,
+    accessed: &AccessedMessage,
+    name: String,
+    code: Option<String>,
+    reaction_type: Option<String>,
+) -> ApiResult<()> {
+    let mut batch = Batch::new();
+    let custom_id = code.as_deref().and_then(crate::params::parse_int);
+    let custom = batch.add::<RealmEmojiRow>(realm_emoji::for_reaction_stmt(db, me.realm_id, &name, custom_id)?);
+    let existing = batch.add::<ReactionEmojiRow>(reactions::emoji_on_message_stmt(db, accessed.message.id)?);
+    let results = batch.run(db).await?;
+    let custom = results.rows(custom)?;
+    let mut emoji = emoji_from_request(name, code, reaction_type, &custom)?;
+    match results.rows(existing)?.into_iter().find(|r| r.emoji_code == emoji.code && r.reaction_type == emoji.reaction_type) {
+        Some(joined) => emoji.name = joined.emoji_name,
+        None => check_emoji_request(&emoji, &custom)?,
+    }
+    do_add_reaction(db, env, me, accessed, &emoji).await
 }
 
 /// Adds the reaction ("Reaction already exists." if the user has it). A user reacting to a
@@ -77,6 +103,34 @@ pub async fn do_add_reaction(db: &D1Database, env: &Env, me: &UserRow, accessed:
     let users = audience(db, message_id, me.id).await?;
     send_event(env, me.realm_id, &Dispatch { event: &event, users: &users, sender_queue_id: None, local_id: None }).await;
     Ok(())
+}
+
+/// Without a code, the name decides the emoji and its type, as when adding: an active custom
+/// emoji, `zulip`, a unicode emoji; any other name matches the user's reaction by name.
+pub async fn check_remove_reaction(
+    db: &D1Database,
+    env: &Env,
+    me: &UserRow,
+    message_id: i64,
+    name: Option<String>,
+    code: Option<String>,
+    reaction_type: Option<String>,
+) -> ApiResult<()> {
+    let unicode = || "unicode_emoji".to_string();
+    let (code, reaction_type) = match code {
+        Some(code) => (Some(code), reaction_type.unwrap_or_else(unicode)),
+        None => {
+            let name = name.clone().unwrap_or_default();
+            let custom: Option<RealmEmojiRow> = crate::db::first(realm_emoji::active_by_name_stmt(db, me.realm_id, &name)?).await?;
+            match (custom, crate::emoji::code_for_name(&name)) {
+                (Some(custom), _) => (Some(custom.id.to_string()), reaction_type.unwrap_or_else(|| "realm_emoji".into())),
+                (None, Some(code)) => (Some(code.to_string()), reaction_type.unwrap_or_else(unicode)),
+                (None, None) if name == "zulip" => (Some("zulip".into()), "zulip_extra_emoji".into()),
+                (None, None) => (None, reaction_type.unwrap_or_else(unicode)),
+            }
+        }
+    };
+    do_remove_reaction(db, env, me, message_id, name.as_deref(), code.as_deref(), &reaction_type).await
 }
 
 #[derive(Deserialize)]

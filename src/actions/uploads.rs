@@ -34,8 +34,7 @@ pub async fn do_upload(db: &worker::D1Database, env: &Env, me: &UserRow, file: &
     let file_name = uploads::sanitize_name(&file.name);
     let path_id = uploads::new_path_id(me.realm_id, &file_name);
     let content_type = uploads::content_type_for(&file.content_type, &file_name);
-    let metadata = HttpMetadata { content_type: Some(content_type.clone()), ..Default::default() };
-    env.bucket(BUCKET)?.put(path_id.clone(), file.bytes.clone()).http_metadata(metadata).execute().await?;
+    put_object(env, &path_id, &file.bytes, &content_type).await?;
 
     let now = crate::db::now();
     let new = NewAttachment {
@@ -70,6 +69,30 @@ pub async fn do_upload(db: &worker::D1Database, env: &Env, me: &UserRow, file: &
     });
     send_to_owner(env, me, &event).await;
     Ok(Stored { path_id, file_name })
+}
+
+/// Stores `bytes` in R2 under `key`, served later with `content_type`.
+pub async fn put_object(env: &Env, key: &str, bytes: &[u8], content_type: &str) -> ApiResult<()> {
+    let metadata = HttpMetadata { content_type: Some(content_type.to_string()), ..Default::default() };
+    env.bucket(BUCKET)?.put(key.to_string(), bytes.to_vec()).http_metadata(metadata).execute().await?;
+    Ok(())
+}
+
+/// Removes the R2 object under `key` (nothing if there is none).
+pub async fn delete_object(env: &Env, key: &str) -> ApiResult<()> {
+    env.bucket(BUCKET)?.delete(key.to_string()).await?;
+    Ok(())
+}
+
+/// The whole R2 object under `key` and its stored content type, if it exists.
+pub async fn get_object(env: &Env, key: &str) -> ApiResult<Option<(Vec<u8>, Option<String>)>> {
+    let Some(object) = env.bucket(BUCKET)?.get(key.to_string()).execute().await? else { return Ok(None) };
+    let content_type = object.http_metadata().content_type;
+    let bytes = match object.body() {
+        Some(body) => body.bytes().await?,
+        None => Vec::new(),
+    };
+    Ok(Some((bytes, content_type)))
 }
 
 async fn send_to_owner(env: &Env, me: &UserRow, event: &serde_json::Value) {

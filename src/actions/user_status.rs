@@ -25,3 +25,17 @@ pub async fn do_update_user_status(db: &D1Database, env: &Env, me: &UserRow, cha
     }
     notify_realm(env, db, me.realm_id, &event).await
 }
+
+/// The emoji of a status, checked as a new reaction's (custom emoji included).
+pub async fn check_status_emoji(
+    db: &D1Database,
+    realm_id: i64,
+    name: String,
+    code: Option<String>,
+    reaction_type: Option<String>,
+) -> ApiResult<crate::domain::reactions::Emoji> {
+    let custom_id = code.as_deref().and_then(crate::params::parse_int);
+    let custom: Vec<crate::db::realm_emoji::RealmEmojiRow> =
+        crate::db::all(crate::db::realm_emoji::for_reaction_stmt(db, realm_id, &name, custom_id)?).await?;
+    crate::domain::reactions::resolve_emoji(name, code, reaction_type, &custom)
+}

@@ -24,6 +24,7 @@ pub mod push;
 pub mod reactions;
 pub mod read_state;
 pub mod realm;
+pub mod realm_emoji;
 pub mod realm_playgrounds;
 pub mod saved_snippets;
 pub mod scheduled_messages;

@@ -16,6 +16,7 @@ const GROUP_SETTINGS: &[(&str, bool)] = &[
     ("can_move_messages_between_channels_group", false),
     ("can_move_messages_between_topics_group", true),
     ("can_mention_many_users_group", true),
+    ("can_add_custom_emoji_group", false),
     ("can_delete_any_message_group", false),
     ("can_delete_own_message_group", true),
 ];
@@ -38,7 +39,7 @@ fn group_id_of(name: &str, value: &Value) -> ApiResult<i64> {
 
 /// # `PATCH /realm`
 /// Administrators: changes `allow_message_editing`, the three edit/move time limits (seconds,
-/// or `"unlimited"`), the four group settings (a user group id), `topics_policy` (or the
+/// or `"unlimited"`), the group settings (a user group id), `topics_policy` (or the
 /// deprecated `mandatory_topics`), `message_edit_history_visibility_policy` (or the deprecated
 /// `allow_edit_history`), and this server's per-organization `max_message_length`,
 /// `max_topic_length` and `empty_topic_display_name`. Answers the changed values; emits

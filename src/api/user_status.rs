@@ -2,8 +2,7 @@
 
 use serde_json::json;
 
-use crate::actions::user_status::do_update_user_status;
-use crate::api::reactions::resolve_emoji;
+use crate::actions::user_status::{check_status_emoji, do_update_user_status};
 use crate::api::users::access_user;
 use crate::context::RequestContext;
 use crate::db::first;
@@ -36,7 +35,7 @@ pub async fn update_user_status(ctx: &RequestContext) -> ApiResult<Reply> {
         None => None,
         Some(name) if name.is_empty() => Some((String::new(), String::new(), "unicode_emoji".to_string())),
         Some(name) => {
-            let e = resolve_emoji(name, emoji_code, reaction_type)?;
+            let e = check_status_emoji(&ctx.db, me.realm_id, name, emoji_code, reaction_type).await?;
             Some((e.name, e.code, e.reaction_type))
         }
     };

@@ -23,6 +23,8 @@ pub mod organizations;
 pub mod presence;
 pub mod profile_fields;
 pub mod push_devices;
+pub mod reactions;
+pub mod realm_emoji;
 pub mod realm_playgrounds;
 pub mod realm_settings;
 pub mod realms;

@@ -9,6 +9,7 @@ pub const GROUP_SETTING_DEFAULTS: &[(&str, &str)] = &[
     ("can_move_messages_between_channels_group", "role:members"),
     ("can_move_messages_between_topics_group", "role:everyone"),
     ("can_mention_many_users_group", "role:administrators"),
+    ("can_add_custom_emoji_group", "role:members"),
 ];
 
 #[derive(Debug, Clone, Deserialize)]
@@ -24,6 +25,7 @@ pub struct RealmSettingsRow {
     pub can_move_messages_between_channels_group: i64,
     pub can_move_messages_between_topics_group: i64,
     pub can_mention_many_users_group: i64,
+    pub can_add_custom_emoji_group: i64,
     pub empty_topic_display_name: String,
     pub topics_policy: String,
     pub message_edit_history_visibility_policy: String,

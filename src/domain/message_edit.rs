@@ -478,6 +478,7 @@ mod tests {
             can_move_messages_between_channels_group: 2,
             can_move_messages_between_topics_group: 3,
             can_mention_many_users_group: 4,
+            can_add_custom_emoji_group: 2,
             empty_topic_display_name: "general chat".into(),
             topics_policy: "allow_empty_topic".into(),
             message_edit_history_visibility_policy: "all".into(),

@@ -376,6 +376,7 @@ mod tests {
             can_move_messages_between_channels_group: 2,
             can_move_messages_between_topics_group: 1,
             can_mention_many_users_group: 3,
+            can_add_custom_emoji_group: 2,
             empty_topic_display_name: "general chat".into(),
             topics_policy: "allow_empty_topic".into(),
             message_edit_history_visibility_policy: policy.into(),

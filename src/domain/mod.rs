@@ -15,6 +15,8 @@ pub mod organizations;
 pub mod presence;
 pub mod profile_fields;
 pub mod push;
+pub mod reactions;
+pub mod realm_emoji;
 pub mod realm_playgrounds;
 pub mod realm_settings;
 pub mod register_state;

@@ -101,6 +101,7 @@ pub struct StateData {
     pub presences: Vec<PresenceRow>,
     pub presence_last_update_id: Option<i64>,
     pub linkifiers: Vec<LinkifierRow>,
+    pub realm_emoji: Vec<crate::db::realm_emoji::RealmEmojiRow>,
     pub saved_snippets: Vec<SavedSnippetRow>,
     pub navigation_views: Vec<NavigationViewRow>,
     pub channel_folders: Vec<ChannelFolderRow>,
@@ -136,6 +137,7 @@ impl StateData {
         let presences = batch.add(presence::in_realm_stmt(db, realm_id, -1, presence_since)?);
         let presence_max = batch.add::<MaxUpdateRow>(presence::max_update_id_stmt(db, realm_id)?);
         let linkifiers = batch.add(crate::db::linkifiers::in_realm_stmt(db, realm_id)?);
+        let realm_emoji = batch.add(crate::db::realm_emoji::in_realm_stmt(db, realm_id)?);
         let saved_snippets = batch.add(saved_snippets::for_user_stmt(db, user.id)?);
         let navigation_views = batch.add(navigation_views::for_user_stmt(db, user.id)?);
         let channel_folders = batch.add(channel_folders::in_realm_stmt(db, realm_id)?);
@@ -166,6 +168,7 @@ impl StateData {
             presences: results.rows(presences)?,
             presence_last_update_id: results.first(presence_max)?.and_then(|m| m.max_id),
             linkifiers: results.rows(linkifiers)?,
+            realm_emoji: results.rows(realm_emoji)?,
             saved_snippets: results.rows(saved_snippets)?,
             navigation_views: results.rows(navigation_views)?,
             channel_folders: results.rows(channel_folders)?,
@@ -350,7 +353,7 @@ pub fn initial_state(user: &UserRow, realm: &RealmRow, data: &StateData, req: &S
         state.extend(realm_state(user, realm, settings, &system, req));
     }
     if req.want("realm_emoji") {
-        state.insert("realm_emoji".into(), json!({}));
+        state.insert("realm_emoji".into(), crate::domain::realm_emoji::realm_emoji_dict(&data.realm_emoji));
     }
     if req.want("realm_linkifiers") {
         let list: Vec<Value> = data.linkifiers.iter().map(crate::domain::linkifiers::linkifier_dict).collect();
@@ -546,7 +549,6 @@ fn realm_state(
         "realm_signup_announcements_stream_id": -1,
         "realm_zulip_update_announcements_stream_id": -1,
         "realm_billing": {"has_pending_sponsorship_request": false},
-        "realm_can_add_custom_emoji_group": g("role:members"),
         "realm_can_add_subscribers_group": g("role:members"),
         "realm_can_delete_any_message_group": g("role:administrators"),
         "realm_can_delete_own_message_group": g("role:everyone"),

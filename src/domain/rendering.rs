@@ -6,8 +6,9 @@ use std::collections::{BTreeSet, HashMap};
 use serde::Deserialize;
 use worker::{query, D1Database, D1PreparedStatement, D1Result};
 
+use crate::db::realm_emoji::RealmEmojiRow;
 use crate::error::ApiResult;
-use crate::markdown::{self, LinkableChannel, MentionableGroup, MentionableUser, References, Rendered, Resolved};
+use crate::markdown::{self, CustomEmoji, LinkableChannel, MentionableGroup, MentionableUser, References, Rendered, Resolved};
 
 #[derive(Deserialize)]
 struct NamedRow {
@@ -21,14 +22,16 @@ struct GroupMemberRow {
     user_id: i64,
 }
 
-/// The five statements resolving `refs` in the organization: mentionable users (active,
+/// The six statements resolving `refs` in the organization: mentionable users (active,
 /// by full name or id), groups, their members (direct or through subgroups; for system
-/// groups, the users of the group's role), linkable channels, and the linkifiers.
+/// groups, the users of the group's role), linkable channels, the linkifiers, and the
+/// active custom emoji the content may name.
 pub fn resolution_stmts(db: &D1Database, realm_id: i64, refs: &References) -> worker::Result<Vec<D1PreparedStatement>> {
     let user_names = serde_json::to_string(&refs.user_names).unwrap_or_else(|_| "[]".into());
     let user_ids = serde_json::to_string(&refs.user_ids).unwrap_or_else(|_| "[]".into());
     let group_names = serde_json::to_string(&refs.group_names).unwrap_or_else(|_| "[]".into());
     let channel_names = serde_json::to_string(&refs.channel_names).unwrap_or_else(|_| "[]".into());
+    let emoji_names = serde_json::to_string(&refs.emoji_names).unwrap_or_else(|_| "[]".into());
     Ok(vec![
         query!(
             db,
@@ -68,6 +71,7 @@ pub fn resolution_stmts(db: &D1Database, realm_id: i64, refs: &References) -> wo
             channel_names
         )?,
         crate::db::linkifiers::in_realm_stmt(db, realm_id)?,
+        crate::db::realm_emoji::active_by_names_stmt(db, realm_id, &emoji_names)?,
     ])
 }
 
@@ -81,7 +85,12 @@ pub fn resolved_from(results: &[D1Result]) -> worker::Result<(Resolved, HashMap<
     }
     let channels = results[3].results::<NamedRow>()?.into_iter().map(|r| LinkableChannel { id: r.id, name: r.name }).collect();
     let linkifiers = crate::domain::linkifiers::for_rendering(&results[4].results()?);
-    Ok((Resolved { users, groups, channels, linkifiers, translate_emoticons: false }, members))
+    let custom_emoji = results[5]
+        .results::<RealmEmojiRow>()?
+        .iter()
+        .map(|e| CustomEmoji { name: e.name.clone(), source_url: crate::domain::realm_emoji::source_url(e) })
+        .collect();
+    Ok((Resolved { users, groups, channels, linkifiers, custom_emoji, translate_emoticons: false }, members))
 }
 
 /// The users a rendering mentions personally: mentioned users and members of mentioned groups.

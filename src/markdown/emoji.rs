@@ -5,17 +5,19 @@
 //! and its colons are used up) runs before its `UnicodeEmoji` pattern; the two cannot
 //! overlap, so one left-to-right pass gives the same result. A shortcode shows the name as
 //! typed (an alias stays an alias); a unicode emoji shows its canonical name. Callers never
-//! pass code, links' URLs or mentions here, as in Zulip.
+//! pass code, links' URLs or mentions here, as in Zulip. An active custom emoji of the
+//! organization wins over a built-in of the same name (administrators may override them).
 
-use super::html;
+use super::{html, CustomEmoji};
 use crate::emoji::{code_for_name, find_emoji};
 
 /// Zulip's own extra emoji, rendered as an image by every server.
 const ZULIP_EMOJI_IMG: &str =
     r#"<img alt=":zulip:" class="emoji" src="/static/generated/emoji/images/emoji/unicode/zulip.png" title="zulip">"#;
 
-/// Writes `text` escaped, with emoji spans for shortcodes and unicode emoji.
-pub fn write_text(out: &mut String, text: &str) {
+/// Writes `text` escaped, with emoji spans for shortcodes and unicode emoji, and images
+/// for the organization's custom emoji (`custom`).
+pub fn write_text(out: &mut String, text: &str, custom: &[CustomEmoji]) {
     let mut written = 0;
     let mut unicode = find_emoji(text).into_iter().peekable();
     let mut at = 0;
@@ -35,7 +37,11 @@ pub fn write_text(out: &mut String, text: &str) {
         match shortcode_at(text, start) {
             Some(end) => {
                 let name = &text[start + 1..end - 1];
-                if name == "zulip" {
+                if let Some(emoji) = custom.iter().find(|e| e.name == name) {
+                    html::escape_text(out, &text[written..start]);
+                    custom_emoji_img(out, &emoji.source_url, name);
+                    written = end;
+                } else if name == "zulip" {
                     html::escape_text(out, &text[written..start]);
                     out.push_str(ZULIP_EMOJI_IMG);
                     written = end;
@@ -57,6 +63,33 @@ pub fn write_text(out: &mut String, text: &str) {
         written = found.end;
     }
     html::escape_text(out, &text[written..]);
+}
+
+/// Every `:name:` in `content` that could name a custom emoji (over-approximated: also
+/// inside code, and overlapping candidates), for the caller to resolve in one query.
+pub fn custom_emoji_candidates(content: &str) -> Vec<String> {
+    let mut names: Vec<String> = Vec::new();
+    for (start, _) in content.match_indices(':') {
+        if let Some(end) = shortcode_at(content, start) {
+            let name = &content[start + 1..end - 1];
+            let possible = name.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-' || b == b'_');
+            if possible && !names.iter().any(|n| n == name) {
+                names.push(name.to_string());
+            }
+        }
+    }
+    names
+}
+
+/// Zulip's `make_realm_emoji`: an image whose alt text is the shortcode as typed and whose
+/// title is the name with spaces for underscores.
+fn custom_emoji_img(out: &mut String, source_url: &str, name: &str) {
+    out.push_str(&format!(
+        r#"<img alt=":{}:" class="emoji" src="{}" title="{}">"#,
+        html::attr(name),
+        html::attr(source_url),
+        html::attr(&name.replace('_', " "))
+    ));
 }
 
 /// The end (exclusive) of a `:name:` shortcode starting at the `:` at `start`.
@@ -81,12 +114,52 @@ fn emoji_span(out: &mut String, code: &str, name: &str) {
 
 #[cfg(test)]
 mod tests {
-    use super::write_text;
+    use super::{custom_emoji_candidates, write_text};
+    use crate::markdown::CustomEmoji;
 
     fn render(text: &str) -> String {
         let mut out = String::new();
-        write_text(&mut out, text);
+        write_text(&mut out, text, &[]);
         out
+    }
+
+    fn render_with(text: &str, custom: &[CustomEmoji]) -> String {
+        let mut out = String::new();
+        write_text(&mut out, text, custom);
+        out
+    }
+
+    fn custom(name: &str, url: &str) -> CustomEmoji {
+        CustomEmoji { name: name.into(), source_url: url.into() }
+    }
+
+    #[test]
+    fn custom_emoji_is_an_image() {
+        let parrot = custom("party_parrot", "/user_avatars/2/emoji/images/ab12.gif");
+        assert_eq!(
+            render_with("hi :party_parrot:!", &[parrot]),
+            r#"hi <img alt=":party_parrot:" class="emoji" src="/user_avatars/2/emoji/images/ab12.gif" title="party parrot">!"#
+        );
+    }
+
+    #[test]
+    fn custom_emoji_overrides_a_built_in_name() {
+        let smile = custom("smile", "/user_avatars/2/emoji/images/cd34.png");
+        assert_eq!(
+            render_with(":smile:", &[smile]),
+            r#"<img alt=":smile:" class="emoji" src="/user_avatars/2/emoji/images/cd34.png" title="smile">"#
+        );
+    }
+
+    #[test]
+    fn unknown_custom_names_stay_text() {
+        assert_eq!(render_with(":zz_nope:", &[custom("zz_yes", "/x.png")]), ":zz_nope:");
+    }
+
+    #[test]
+    fn candidates_are_every_possible_custom_name_once() {
+        assert_eq!(custom_emoji_candidates(":a:b: :a: :Upper: `:c-1:`"), vec!["a", "b", "c-1"]);
+        assert!(custom_emoji_candidates("no emoji: here").is_empty());
     }
 
     fn span(code: &str, name: &str) -> String {

@@ -21,8 +21,8 @@
 //!    what was mentioned.
 //!
 //! Emoticon translation happens when the caller says the sender wants it
-//! (`Resolved::translate_emoticons`). Not rendered: realm custom
-//! emoji (`:name:` of a custom emoji stays as typed), KaTeX math (shown as code), Pygments highlighting
+//! (`Resolved::translate_emoticons`). Custom emoji render as images when the caller resolved them
+//! (`Resolved::custom_emoji`). Not rendered: KaTeX math (shown as code), Pygments highlighting
 //! (code is unhighlighted), inline image and link previews, links relative to the realm's
 //! own URL, and the empty-topic display name in `#**channel>**`.
 //!
@@ -60,12 +60,16 @@ pub struct References {
     pub group_names: Vec<String>,
     /// From `#**channel**` and `#**channel>topic**`.
     pub channel_names: Vec<String>,
+    /// From `:name:` shortcodes that could name a custom emoji.
+    pub emoji_names: Vec<String>,
 }
 
 /// Scans the raw content for mention and link syntax. Like Zulip it over-approximates (it
 /// also sees syntax inside code); [`render`] only uses what actually renders.
 pub fn references(content: &str) -> References {
-    mentions::scan_references(content)
+    let mut refs = mentions::scan_references(content);
+    refs.emoji_names = emoji::custom_emoji_candidates(content);
+    refs
 }
 
 /// A user of the organization that content may mention.
@@ -97,6 +101,14 @@ pub struct Linkifier {
     pub url_template: String,
 }
 
+/// An active custom emoji of the organization that content may show.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CustomEmoji {
+    pub name: String,
+    /// Where its image is served (Zulip's `source_url`).
+    pub source_url: String,
+}
+
 /// What the caller resolved (users of the organization matching the names/ids, etc.).
 #[derive(Debug, Default, Clone)]
 pub struct Resolved {
@@ -105,6 +117,8 @@ pub struct Resolved {
     pub channels: Vec<LinkableChannel>,
     /// The organization's linkifiers, in the order they apply.
     pub linkifiers: Vec<Linkifier>,
+    /// The active custom emoji among the content's `emoji_names`.
+    pub custom_emoji: Vec<CustomEmoji>,
     /// The sender's `translate_emoticons` setting (`:)` becomes 🙂).
     pub translate_emoticons: bool,
 }

@@ -11,6 +11,7 @@ fn users() -> Resolved {
         groups: vec![MentionableGroup { id: 30, name: "support team".into() }],
         channels: vec![LinkableChannel { id: 9, name: "Verona".into() }, LinkableChannel { id: 12, name: "design (ui)".into() }],
         linkifiers: vec![],
+        custom_emoji: vec![CustomEmoji { name: "party_parrot".into(), source_url: "/user_avatars/2/emoji/images/ab.gif".into() }],
         translate_emoticons: false,
     }
 }
@@ -195,6 +196,7 @@ fn script_injection_is_neutralised() {
         groups: vec![],
         channels: vec![LinkableChannel { id: 2, name: "\"><script>".into() }],
         linkifiers: vec![],
+        custom_emoji: vec![],
         translate_emoticons: false,
     };
     let r = render("@**<img src=x onerror=alert(1)>** #**\"><script>**", &hostile);
@@ -440,4 +442,30 @@ fn topic_links_list_linkifier_matches_and_bare_urls_in_order() {
     let pairs: Vec<(&str, &str)> = links.iter().map(|l| (l.text.as_str(), l.url.as_str())).collect();
     assert_eq!(pairs, vec![("https://zulip.com/", "https://zulip.com/"), ("#7", "https://trac.example.com/ticket/7")]);
     assert!(linker.links("nothing here").is_empty());
+}
+
+#[test]
+fn custom_emoji_renders_as_zulip_image() {
+    assert_eq!(
+        html("so **:party_parrot:**"),
+        r#"<p>so <strong><img alt=":party_parrot:" class="emoji" src="/user_avatars/2/emoji/images/ab.gif" title="party parrot"></strong></p>"#
+    );
+}
+
+#[test]
+fn custom_emoji_stays_text_in_code() {
+    assert_eq!(html("`:party_parrot:`"), "<p><code>:party_parrot:</code></p>");
+}
+
+#[test]
+fn references_list_custom_emoji_candidates() {
+    assert_eq!(references("hi :party_parrot: :smile:").emoji_names, vec!["party_parrot", "smile"]);
+}
+
+#[test]
+fn custom_emoji_url_is_escaped() {
+    let hostile =
+        Resolved { custom_emoji: vec![CustomEmoji { name: "x".into(), source_url: "\"><script>".into() }], ..Resolved::default() };
+    let r = render(":x:", &hostile);
+    assert!(!r.html.contains("<script") && r.html.contains(r#"src="&quot;&gt;&lt;script&gt;""#), "{}", r.html);
 }

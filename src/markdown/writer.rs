@@ -494,7 +494,7 @@ impl<'a> Writer<'a> {
                     self.out.push_str(stashed);
                     boundary = false;
                 }
-                Segment::Text(part) if self.link_depth > 0 => emoji::write_text(&mut self.out, part),
+                Segment::Text(part) if self.link_depth > 0 => emoji::write_text(&mut self.out, part, &self.resolved.custom_emoji),
                 Segment::Text(part) => {
                     self.struck_and_autolinked(part, boundary);
                     boundary = false;
@@ -549,9 +549,9 @@ impl<'a> Writer<'a> {
     /// Escaped text with emoji (and, if the sender wants it, translated emoticons).
     fn emoji_text(&mut self, text: &str) {
         if self.resolved.translate_emoticons {
-            emoji::write_text(&mut self.out, &emoticons::translate(text));
+            emoji::write_text(&mut self.out, &emoticons::translate(text), &self.resolved.custom_emoji);
         } else {
-            emoji::write_text(&mut self.out, text);
+            emoji::write_text(&mut self.out, text, &self.resolved.custom_emoji);
         }
     }
 
@@ -629,7 +629,7 @@ impl<'a> Writer<'a> {
             self.text(raw, false);
             return;
         }
-        emoji::write_text(&mut self.out, raw.trim_end_matches('\n'));
+        emoji::write_text(&mut self.out, raw.trim_end_matches('\n'), &self.resolved.custom_emoji);
     }
 }
 

@@ -32,8 +32,13 @@ fn basic(client: &Client) -> String {
 
 /// `POST /api/v1/user_uploads` with these file parts.
 pub fn upload_files(client: &Client, files: &[(&str, &str, &[u8])]) -> Resp {
+    upload_files_to(client, "/user_uploads", files)
+}
+
+/// `POST /api/v1<path>` with these file parts (uploads, custom emoji).
+pub fn upload_files_to(client: &Client, path: &str, files: &[(&str, &str, &[u8])]) -> Resp {
     let (content_type, data) = multipart(files);
-    let url = format!("{}/api/v1/user_uploads", server_url());
+    let url = format!("{}/api/v1{path}", server_url());
     let mut req = ureq::post(&url).set("Authorization", &basic(client)).set("Content-Type", &content_type);
     // The client's organization, as its other requests address it.
     if let Some(host) = host_for(client.realm.as_deref()) {
