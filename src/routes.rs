@@ -7,8 +7,8 @@ use worker::{Context, Env, Method, Request, Response};
 use crate::api::{
     alert_words, bot_storage, bots, channel_folders, channels, dev, dev_bench, drafts, events, jwt_login, linkifiers, login, message_edit,
     message_flags, messages, muted_users, navigation_views, presence, profile_fields, push, reactions, read_state, realm,
-    realm_playgrounds, saved_snippets, scheduled_messages, server, server_admin, subscription_properties, typing, uploads, user_groups,
-    user_status, users,
+    realm_playgrounds, saved_snippets, scheduled_messages, server, server_admin, subscription_properties, tus, typing, uploads,
+    user_groups, user_status, users,
 };
 use crate::context::RequestContext;
 use crate::error::{ApiError, ApiResult};
@@ -22,7 +22,7 @@ const FILES_PREFIX: &str = "/user_uploads/";
 
 /// The methods the API answers. workers-rs reads any other method as GET, so the raw
 /// method is checked before it is converted.
-const METHODS: [&str; 6] = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"];
+const METHODS: [&str; 7] = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"];
 
 pub async fn handle(req: Request, env: Env, worker: Context) -> Response {
     let path = req.path();
@@ -57,6 +57,9 @@ async fn handle_api(req: Request, env: Env, worker: Context, segments: Vec<Strin
         Ok(Reply::Raw(response)) => response,
         Err(err) => error_response(&err),
     };
+    if !files && path.first() == Some(&"tus") {
+        tus::add_protocol_headers(&mut response);
+    }
     if let Some(decision) = ctx.rate_limit() {
         for (name, value) in crate::rate_limits::headers(&decision) {
             let _ = response.headers_mut().set(name, &value);
@@ -249,6 +252,12 @@ async fn dispatch(ctx: &RequestContext, path: &[&str]) -> ApiResult<Reply> {
         (Get, ["user_uploads", path_id @ ..]) => uploads::get_file_url(ctx, path_id).await,
         (Get, ["attachments"]) => uploads::get_attachments(ctx).await,
         (Delete, ["attachments", id]) => uploads::delete_attachment(ctx, id).await,
+
+        // Resumable uploads (tus 1.0)
+        (Options, ["tus"] | ["tus", _]) => tus::options(ctx).await,
+        (Post, ["tus"]) => tus::create_upload(ctx).await,
+        (Head, ["tus", upload_id]) => tus::upload_status(ctx, upload_id).await,
+        (Patch, ["tus", upload_id]) => tus::append_chunk(ctx, upload_id).await,
 
         _ => Err(ApiError::not_found()),
     }
