@@ -294,3 +294,27 @@ fn another_users_upload_is_unknown() {
     patch(&othello, &url, 0, b"abcd").error(404, "BAD_REQUEST", "Upload not found");
     assert_eq!(head(&hamlet, &url).header("Upload-Offset"), Some("0"));
 }
+
+#[test]
+fn empty_file_is_complete_at_creation() {
+    let hamlet = Client::dev("hamlet@zulip.com");
+    let name = format!("{}.txt", unique("empty"));
+    let resp = tus(
+        "POST",
+        "/tus",
+        Some(&hamlet),
+        &[("Tus-Resumable", "1.0.0"), ("Upload-Length", "0"), ("Upload-Metadata", &metadata(&name, "text/plain"))],
+        b"",
+    );
+    assert_eq!(resp.status, 201);
+    let body: Value = serde_json::from_slice(&resp.body).unwrap();
+    assert_eq!(body["filename"], name.as_str());
+    let file_url = body["url"].as_str().unwrap();
+    let status = head(&hamlet, resp.header("Location").unwrap());
+    assert_eq!((status.header("Upload-Offset"), status.header("Upload-Length")), (Some("0"), Some("0")));
+    let got = download(Some(&hamlet), file_url, &[]);
+    assert_eq!((got.status, got.bytes.len()), (200, 0));
+    let listed = hamlet.get("/attachments", &[]).success();
+    let path_id = file_url.trim_start_matches("/user_uploads/");
+    assert!(listed["attachments"].as_array().unwrap().iter().any(|a| a["path_id"] == path_id && a["size"] == 0), "{listed}");
+}

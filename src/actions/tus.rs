@@ -27,10 +27,16 @@ pub enum ChunkOutcome {
     Finished { offset: i64, path_id: String, file_name: String },
 }
 
-/// Creates `me`'s upload of `length` bytes and answers its token (the id in its URL).
-/// Over the size limit is refused before anything is stored. An empty file is finished
-/// at once (no chunk will come for it).
-pub async fn do_create_upload(db: &worker::D1Database, env: &Env, me: &UserRow, length: i64, metadata: &Metadata) -> ApiResult<String> {
+/// A new upload: its token (the id in its URL), and the stored file when it is already
+/// complete (an empty file).
+pub struct Created {
+    pub token: String,
+    pub finished: Option<(String, String)>,
+}
+
+/// Creates `me`'s upload of `length` bytes. Over the size limit is refused before anything
+/// is stored. An empty file is finished at once: no chunk will come for it.
+pub async fn do_create_upload(db: &worker::D1Database, env: &Env, me: &UserRow, length: i64, metadata: &Metadata) -> ApiResult<Created> {
     if length > tus::max_size() {
         return Err(ApiError::tus_upload_too_large(MAX_FILE_UPLOAD_SIZE_MIB));
     }
@@ -61,10 +67,10 @@ pub async fn do_create_upload(db: &worker::D1Database, env: &Env, me: &UserRow, 
     if length == 0 {
         let stored = StoredFile { path_id: &path_id, file_name: &file_name, content_type: &content_type, size: 0 };
         record_upload(db, env, me, &stored, vec![insert]).await?;
-    } else {
-        insert.run().await?;
+        return Ok(Created { token, finished: Some((path_id, file_name)) });
     }
-    Ok(token)
+    insert.run().await?;
+    Ok(Created { token, finished: None })
 }
 
 /// `me`'s upload behind `token`; anyone else's is unknown.

@@ -31,7 +31,8 @@ pub async fn options(_ctx: &RequestContext) -> ApiResult<Reply> {
 ///   base64-encoded; the name is sanitized as for `POST /user_uploads`.
 /// - A length over `max_file_upload_size_mib` is refused (413) before anything is stored;
 ///   a deferred length is not supported (411).
-/// - Answers 201 with `Location`, the URL to PATCH and HEAD.
+/// - Answers 201 with `Location`, the URL to PATCH and HEAD. An empty file is complete at
+///   once, so that answer also carries the body a completing PATCH has.
 pub async fn create_upload(ctx: &RequestContext) -> ApiResult<Reply> {
     require_version(ctx)?;
     let me = ctx.user().await?;
@@ -42,9 +43,12 @@ pub async fn create_upload(ctx: &RequestContext) -> ApiResult<Reply> {
     };
     let metadata = tus::parse_metadata(&ctx.header("Upload-Metadata").unwrap_or_default())
         .ok_or_else(|| ApiError::tus_invalid_header("Upload-Metadata"))?;
-    let token = do_create_upload(&ctx.db, &ctx.env, &me, length, &metadata).await?;
-    let mut resp = Response::empty()?.with_status(201);
-    resp.headers_mut().set("Location", &format!("{}/api/v1/tus/{token}", ctx.base_url))?;
+    let created = do_create_upload(&ctx.db, &ctx.env, &me, length, &metadata).await?;
+    let mut resp = match &created.finished {
+        Some((path_id, file_name)) => finished_body(path_id, file_name, 201),
+        None => Response::empty()?.with_status(201),
+    };
+    resp.headers_mut().set("Location", &format!("{}/api/v1/tus/{}", ctx.base_url, created.token))?;
     Ok(Reply::Raw(resp))
 }
 
@@ -93,12 +97,15 @@ pub async fn append_chunk(ctx: &RequestContext, token: &str) -> ApiResult<Reply>
     }
     let (offset, mut resp) = match do_append_chunk(&ctx.db, &ctx.env, &me, token, offset, chunk).await? {
         ChunkOutcome::Progress(offset) => (offset, Response::empty()?.with_status(204)),
-        ChunkOutcome::Finished { offset, path_id, file_name } => {
-            (offset, json_response(&json!({ "url": uploads::url_for(&path_id), "filename": file_name }), 200))
-        }
+        ChunkOutcome::Finished { offset, path_id, file_name } => (offset, finished_body(&path_id, &file_name, 200)),
     };
     resp.headers_mut().set("Upload-Offset", &offset.to_string())?;
     Ok(Reply::Raw(resp))
+}
+
+/// What Zulip's tusd hook answers when an upload completes: the file's URL and stored name.
+fn finished_body(path_id: &str, file_name: &str, status: u16) -> Response {
+    json_response(&json!({ "url": uploads::url_for(path_id), "filename": file_name }), status)
 }
 
 /// tus requests other than OPTIONS must name the version spoken.
