@@ -17,6 +17,8 @@ use crate::response::{error_response, success_response, Reply};
 const API_PREFIX: &str = "/api/v1/";
 /// The register's `server_emoji_data_url`, where Zulip serves it.
 pub const EMOJI_DATA_PATH: &str = "/static/generated/emoji/emoji_api.json";
+/// Resumable uploads: every answer under it, errors included, names the tus version.
+const TUS_PREFIX: &str = "/api/v1/tus";
 /// Uploaded files are served from `/user_uploads/<path_id>`, outside the API prefix.
 const FILES_PREFIX: &str = "/user_uploads/";
 
@@ -40,7 +42,11 @@ pub async fn handle(req: Request, env: Env, worker: Context) -> Response {
     } else {
         Err(ApiError::not_found())
     };
-    result.unwrap_or_else(|err| error_response(&err))
+    let mut response = result.unwrap_or_else(|err| error_response(&err));
+    if path.strip_prefix(TUS_PREFIX).is_some_and(|rest| rest.is_empty() || rest.starts_with('/')) {
+        tus::add_protocol_headers(&mut response);
+    }
+    response
 }
 
 /// `files`: the path is under `/user_uploads/` (outside the API prefix), served by
@@ -57,9 +63,6 @@ async fn handle_api(req: Request, env: Env, worker: Context, segments: Vec<Strin
         Ok(Reply::Raw(response)) => response,
         Err(err) => error_response(&err),
     };
-    if !files && path.first() == Some(&"tus") {
-        tus::add_protocol_headers(&mut response);
-    }
     if let Some(decision) = ctx.rate_limit() {
         for (name, value) in crate::rate_limits::headers(&decision) {
             let _ = response.headers_mut().set(name, &value);

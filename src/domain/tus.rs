@@ -1,12 +1,14 @@
 //! The tus 1.0 resumable upload protocol (core and the `creation` extension): its headers
 //! and how a chunk's bytes are cut into R2 multipart parts.
 //!
-//! The headers are handled here rather than by a crate: the tus server crates found
-//! (`tus-protocol` 0.1, `salvo-tus`, `fileloft-core`) are either tied to a native web
-//! framework and runtime or own the whole request cycle through storage, state and lock
-//! traits, and the adapters they would need here (R2 multipart with its part-size rule,
-//! D1 for state) are bigger than the protocol surface itself: four headers and one
-//! metadata format (`base64` decodes its values).
+//! The headers are handled here rather than by a crate. `tus-protocol` 0.1 (a first 0.x
+//! release) builds for wasm32 and targets Workers, but it owns the request cycle behind
+//! its own storage, state, lock and hook traits: using it would take an R2 storage adapter
+//! (with the same part buffering as below), a D1 state store, a lock Workers does not
+//! have, and translation of its request, response and error types to the route table and
+//! `ApiError` -- more code than the four headers and one metadata format that the core
+//! protocol and `creation` need (`base64` decodes the metadata). `salvo-tus` is tied to
+//! the salvo framework.
 //!
 //! R2 requires every part of a multipart upload but the last to be at least 5 MiB and all
 //! of them the same size, while a tus client may send chunks of any size. Parts are
