@@ -2,9 +2,13 @@
 //! the tus project's Python client (tuspy, in `.venv-test`, which `make test` installs),
 //! and finished into an ordinary upload.
 
+mod chat;
 mod common;
+mod event_support;
 mod upload_support;
+use chat::*;
 use common::*;
+use event_support::*;
 use upload_support::*;
 
 use base64::Engine;
@@ -317,4 +321,40 @@ fn empty_file_is_complete_at_creation() {
     let listed = hamlet.get("/attachments", &[]).success();
     let path_id = file_url.trim_start_matches("/user_uploads/");
     assert!(listed["attachments"].as_array().unwrap().iter().any(|a| a["path_id"] == path_id && a["size"] == 0), "{listed}");
+}
+
+/// Uploads `bytes` in one chunk and answers the file's URL.
+fn upload_whole(client: &Client, name: &str, bytes: &[u8]) -> String {
+    let url = create(client, bytes.len(), name);
+    let last = patch(client, &url, 0, bytes);
+    assert_eq!(last.status, 200, "{:?}", String::from_utf8_lossy(&last.body));
+    let body: Value = serde_json::from_slice(&last.body).unwrap();
+    body["url"].as_str().unwrap().to_string()
+}
+
+#[test]
+fn finished_upload_sends_the_attachment_add_event() {
+    let hamlet = Client::dev("hamlet@zulip.com");
+    let mut queue = register_for(&hamlet, "[\"attachment\"]");
+    let name = format!("{}.txt", unique("evented"));
+    let file_url = upload_whole(&hamlet, &name, b"event");
+    let path_id = file_url.trim_start_matches("/user_uploads/").to_string();
+    let added =
+        queue.wait_for("attachment add", |e| e["type"] == "attachment" && e["op"] == "add" && e["attachment"]["path_id"] == path_id);
+    assert_eq!(added["attachment"]["name"], name.as_str());
+    assert_eq!(added["attachment"]["size"], 5);
+}
+
+#[test]
+fn recipient_may_download_once_a_message_links_the_file() {
+    let hamlet = Client::dev("hamlet@zulip.com");
+    let othello = Client::dev("othello@zulip.com");
+    let cordelia = Client::dev("cordelia@zulip.com");
+    let file_url = upload_whole(&hamlet, "shared.txt", b"shared bytes");
+    assert_eq!(download(Some(&othello), &file_url, &[]).status, 403);
+    send_direct(&hamlet, &[othello.user_id], &format!("[shared.txt]({file_url})"));
+    let got = download(Some(&othello), &file_url, &[]);
+    assert_eq!((got.status, got.bytes.as_slice()), (200, b"shared bytes".as_slice()));
+    assert_eq!(download(Some(&cordelia), &file_url, &[]).status, 403);
+    assert_eq!(download(None, &file_url, &[]).status, 401);
 }
