@@ -23,7 +23,7 @@ dev: build migrate-dev
 	$(WRANGLER) dev --ip 127.0.0.1 --port $(DEV_PORT) --persist-to $(DEV_STATE) --show-interactive-dev-session=false
 
 ## Build, start a private server on a free port with fresh state, run every test, stop it.
-test: build .venv-test/.installed .venv-test/.bots-installed tests/js/node_modules/.installed .venv-zterm/.installed
+test: build .venv-test/.installed .venv-test/.bots-installed .venv-test/.tus-installed tests/js/node_modules/.installed .venv-zterm/.installed
 	scripts/with-test-server.sh cargo test --locked --no-fail-fast -- --test-threads=8
 	PUSH_RELAY=off scripts/with-test-server.sh cargo test --locked --test push_not_configured
 
@@ -65,6 +65,11 @@ tests/js/node_modules/.installed: tests/js/package.json tests/js/package-lock.js
 # The official bot runner (zulip-run-bot), for tests/bot_client.rs.
 .venv-test/.bots-installed: .venv-test/.installed
 	.venv-test/bin/pip install --quiet zulip_bots
+	touch $@
+
+# The tus client (tuspy), for tests/tus_uploads.rs.
+.venv-test/.tus-installed: .venv-test/.installed
+	.venv-test/bin/pip install --quiet tuspy
 	touch $@
 
 # Heartbeat and idle timeout at Zulip's values, so waiting long-polls stay waiting.

@@ -21,6 +21,15 @@ pub struct UploadedFile {
     pub bytes: Vec<u8>,
 }
 
+/// The raw body of an `application/offset+octet-stream` request (a tus chunk).
+pub enum OctetBody {
+    /// Another content type: the body was read as parameters.
+    Absent,
+    Bytes(Vec<u8>),
+    /// Reading it failed part way (the connection dropped).
+    Broken,
+}
+
 pub struct RequestContext {
     pub env: Env,
     pub db: D1Database,
@@ -28,6 +37,7 @@ pub struct RequestContext {
     pub method: Method,
     pub params: Params,
     pub files: Vec<UploadedFile>,
+    pub octets: OctetBody,
     pub headers: Headers,
     /// `scheme://host[:port]` as the client addressed us; the organization's URL.
     pub base_url: String,
@@ -71,6 +81,7 @@ impl RequestContext {
         let content_type = req.headers().get("Content-Type")?.unwrap_or_default().to_ascii_lowercase();
         let mut body = Vec::new();
         let mut files = Vec::new();
+        let mut octets = OctetBody::Absent;
         check_body_size(&req, content_type.starts_with("multipart/form-data"))?;
         if content_type.starts_with("multipart/form-data") {
             let form = req.form_data().await.map_err(|_| ApiError::bad_request("Malformed multipart body"))?;
@@ -88,6 +99,11 @@ impl RequestContext {
                     }
                 }
             }
+        } else if content_type.starts_with(crate::domain::tus::CHUNK_CONTENT_TYPE) {
+            octets = match req.bytes().await {
+                Ok(bytes) => OctetBody::Bytes(bytes),
+                Err(_) => OctetBody::Broken,
+            };
         } else if req.method() != Method::Get {
             // Form-encoded is the API's body format; clients that omit the content type
             // (curl -d does not) still send it form-encoded.
@@ -104,6 +120,7 @@ impl RequestContext {
             method: req.method(),
             params: Params::new(query, body),
             files,
+            octets,
             headers: req.headers().clone(),
             base_url,
             realm_string_id,

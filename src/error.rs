@@ -253,6 +253,49 @@ impl ApiError {
         Self::bad_request("Requested range not satisfiable").with_status(416)
     }
 
+    /// tus: a request whose `Tus-Resumable` is missing or not the version spoken.
+    pub fn tus_unsupported_version() -> Self {
+        Self::bad_request("Unsupported tus version: Tus-Resumable must be 1.0.0").with_status(412)
+    }
+
+    /// tus: an upload id that is not one of the caller's uploads.
+    pub fn tus_upload_not_found() -> Self {
+        Self::bad_request("Upload not found").with_status(404)
+    }
+
+    /// tus: a PATCH whose `Upload-Offset` is not where the upload stands.
+    pub fn tus_offset_mismatch() -> Self {
+        Self::bad_request("Upload-Offset does not match the upload's offset").with_status(409)
+    }
+
+    pub fn tus_invalid_header(name: &str) -> Self {
+        Self::bad_request(format!("Missing or invalid {name} header"))
+    }
+
+    /// tus: creation without `Upload-Length` (the deferred-length extension is not offered).
+    pub fn tus_length_required() -> Self {
+        Self::bad_request("Uploads of unknown length are not supported").with_status(411)
+    }
+
+    /// tus: Zulip's answer to an upload over `max_file_upload_size_mib`.
+    pub fn tus_upload_too_large(max_mib: i64) -> Self {
+        Self::bad_request(format!("Uploaded file is larger than the allowed limit of {max_mib} MiB")).with_status(413)
+    }
+
+    /// tus: a chunk that would take the upload past its `Upload-Length`.
+    pub fn tus_chunk_past_length() -> Self {
+        Self::bad_request("The chunk goes past the upload's Upload-Length").with_status(413)
+    }
+
+    pub fn tus_invalid_content_type() -> Self {
+        Self::bad_request("Content-Type must be application/offset+octet-stream").with_status(415)
+    }
+
+    /// tus: a chunk that arrived shorter than its `Content-Length` (a dropped connection).
+    pub fn tus_incomplete_chunk() -> Self {
+        Self::bad_request("The chunk arrived incomplete; nothing of it was stored")
+    }
+
     pub fn method_not_allowed(allowed: &[&str]) -> Self {
         Self::bad_request("Method Not Allowed").with_status(405).with_extra("allowed_methods", json!(allowed))
     }

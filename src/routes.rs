@@ -7,8 +7,8 @@ use worker::{Context, Env, Method, Request, Response};
 use crate::api::{
     alert_words, bot_storage, bots, channel_folders, channels, dev, dev_bench, drafts, events, jwt_login, linkifiers, login, message_edit,
     message_flags, messages, muted_users, navigation_views, presence, profile_fields, push, reactions, read_state, realm, realm_emoji,
-    realm_playgrounds, saved_snippets, scheduled_messages, server, server_admin, subscription_properties, typing, uploads, user_groups,
-    user_status, users,
+    realm_playgrounds, saved_snippets, scheduled_messages, server, server_admin, subscription_properties, tus, typing, uploads,
+    user_groups, user_status, users,
 };
 use crate::context::RequestContext;
 use crate::error::{ApiError, ApiResult};
@@ -17,6 +17,8 @@ use crate::response::{error_response, success_response, Reply};
 const API_PREFIX: &str = "/api/v1/";
 /// The register's `server_emoji_data_url`, where Zulip serves it.
 pub const EMOJI_DATA_PATH: &str = "/static/generated/emoji/emoji_api.json";
+/// Resumable uploads: every answer under it, errors included, names the tus version.
+const TUS_PREFIX: &str = "/api/v1/tus";
 /// Uploaded files are served from `/user_uploads/<path_id>`, outside the API prefix.
 const FILES_PREFIX: &str = "/user_uploads/";
 
@@ -33,7 +35,7 @@ enum Area {
 
 /// The methods the API answers. workers-rs reads any other method as GET, so the raw
 /// method is checked before it is converted.
-const METHODS: [&str; 6] = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"];
+const METHODS: [&str; 7] = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"];
 
 pub async fn handle(req: Request, env: Env, worker: Context) -> Response {
     let path = req.path();
@@ -53,7 +55,11 @@ pub async fn handle(req: Request, env: Env, worker: Context) -> Response {
     } else {
         Err(ApiError::not_found())
     };
-    result.unwrap_or_else(|err| error_response(&err))
+    let mut response = result.unwrap_or_else(|err| error_response(&err));
+    if path.strip_prefix(TUS_PREFIX).is_some_and(|rest| rest.is_empty() || rest.starts_with('/')) {
+        tus::add_protocol_headers(&mut response);
+    }
+    response
 }
 
 /// `area`: the API, or the files outside its prefix ([`dispatch_files`], [`dispatch_avatars`]).
@@ -272,6 +278,12 @@ async fn dispatch(ctx: &RequestContext, path: &[&str]) -> ApiResult<Reply> {
         (Get, ["user_uploads", path_id @ ..]) => uploads::get_file_url(ctx, path_id).await,
         (Get, ["attachments"]) => uploads::get_attachments(ctx).await,
         (Delete, ["attachments", id]) => uploads::delete_attachment(ctx, id).await,
+
+        // Resumable uploads (tus 1.0)
+        (Options, ["tus"] | ["tus", _]) => tus::options(ctx).await,
+        (Post, ["tus"]) => tus::create_upload(ctx).await,
+        (Head, ["tus", upload_id]) => tus::upload_status(ctx, upload_id).await,
+        (Patch, ["tus", upload_id]) => tus::append_chunk(ctx, upload_id).await,
 
         _ => Err(ApiError::not_found()),
     }

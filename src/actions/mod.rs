@@ -26,6 +26,7 @@ pub mod realm_playgrounds;
 pub mod saved_snippets;
 pub mod scheduled_messages;
 pub mod subscription_properties;
+pub mod tus;
 pub mod typing;
 pub mod uploads;
 pub mod user_groups;

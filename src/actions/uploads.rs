@@ -12,12 +12,21 @@ use crate::domain::uploads;
 use crate::error::{ApiError, ApiResult};
 use crate::events::{self, Dispatch, EventUser};
 
-const BUCKET: &str = "UPLOADS";
+/// The R2 bucket of uploaded files.
+pub const BUCKET: &str = "UPLOADS";
 
 /// A stored upload: its path_id and sanitized file name.
 pub struct Stored {
     pub path_id: String,
     pub file_name: String,
+}
+
+/// A file whose bytes are in R2 at `path_id`, not yet recorded.
+pub struct StoredFile<'a> {
+    pub path_id: &'a str,
+    pub file_name: &'a str,
+    pub content_type: &'a str,
+    pub size: i64,
 }
 
 #[derive(Deserialize)]
@@ -35,30 +44,48 @@ pub async fn do_upload(db: &worker::D1Database, env: &Env, me: &UserRow, file: &
     let path_id = uploads::new_path_id(me.realm_id, &file_name);
     let content_type = uploads::content_type_for(&file.content_type, &file_name);
     put_object(env, &path_id, &file.bytes, &content_type).await?;
+    let stored = StoredFile { path_id: &path_id, file_name: &file_name, content_type: &content_type, size: file.bytes.len() as i64 };
+    record_upload(db, env, me, &stored, Vec::new()).await?;
+    Ok(Stored { path_id, file_name })
+}
 
+/// Records a file already in R2 as `me`'s upload, in one batch after `first` (whose
+/// results it answers), then sends the owner's `attachment` event. Every way of uploading
+/// ends here, so the row and the event are the same whichever way the file came.
+pub async fn record_upload(
+    db: &worker::D1Database,
+    env: &Env,
+    me: &UserRow,
+    file: &StoredFile<'_>,
+    first: Vec<worker::D1PreparedStatement>,
+) -> ApiResult<Vec<worker::D1Result>> {
     let now = crate::db::now();
     let new = NewAttachment {
         realm_id: me.realm_id,
         owner_id: me.id,
-        path_id: &path_id,
-        file_name: &file_name,
-        size: file.bytes.len() as i64,
-        content_type: &content_type,
+        path_id: file.path_id,
+        file_name: file.file_name,
+        size: file.size,
+        content_type: file.content_type,
         create_time: now,
     };
-    let results = crate::db::run_batch(db, vec![attachments::insert_stmt(db, &new)?, attachments::space_used_stmt(db, me.id)?]).await?;
+    let mut stmts = first;
+    let at = stmts.len();
+    stmts.push(attachments::insert_stmt(db, &new)?);
+    stmts.push(attachments::space_used_stmt(db, me.id)?);
+    let mut results = crate::db::run_batch(db, stmts).await?;
     let inserted: Inserted =
-        results[0].results()?.into_iter().next().ok_or_else(|| ApiError::internal("attachment insert returned no id"))?;
-    let space: attachments::SpaceUsed = results[1].results()?.into_iter().next().unwrap_or_default();
+        results[at].results()?.into_iter().next().ok_or_else(|| ApiError::internal("attachment insert returned no id"))?;
+    let space: attachments::SpaceUsed = results[at + 1].results()?.into_iter().next().unwrap_or_default();
 
     let row = AttachmentRow {
         id: inserted.id,
         realm_id: me.realm_id,
         owner_id: me.id,
-        path_id: path_id.clone(),
-        file_name: file_name.clone(),
-        size: new.size,
-        content_type,
+        path_id: file.path_id.to_string(),
+        file_name: file.file_name.to_string(),
+        size: file.size,
+        content_type: file.content_type.to_string(),
         create_time: now,
     };
     let event = json!({
@@ -68,7 +95,8 @@ pub async fn do_upload(db: &worker::D1Database, env: &Env, me: &UserRow, file: &
         "upload_space_used": space.used,
     });
     send_to_owner(env, me, &event).await;
-    Ok(Stored { path_id, file_name })
+    results.truncate(at);
+    Ok(results)
 }
 
 /// Stores `bytes` in R2 under `key`, served later with `content_type`.

@@ -31,6 +31,7 @@ pub mod scheduled_messages;
 pub mod server;
 pub mod server_admin;
 pub mod subscription_properties;
+pub mod tus;
 pub mod typing;
 pub mod uploads;
 pub mod user_groups;

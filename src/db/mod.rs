@@ -33,6 +33,7 @@ pub mod saved_snippets;
 pub mod scheduled_messages;
 pub mod subscription_settings;
 pub mod subscriptions;
+pub mod tus_uploads;
 pub mod typing_recipients;
 pub mod user_groups;
 pub mod user_messages;

@@ -26,6 +26,7 @@ pub mod scheduled_messages;
 pub mod strings;
 pub mod subscription_properties;
 pub mod topics;
+pub mod tus;
 pub mod uploads;
 pub mod user_groups;
 pub mod user_status;
