@@ -269,11 +269,9 @@ fn fan_out(base: &str, api: &Arc<Api>, sender: &User, receiver: &User, n: usize)
     let answered = sent.elapsed().as_secs_f64() * 1000.0;
     let mut last_arrival = sent;
     let mut delivered = 0;
-    for result in rx.iter().take(n) {
-        if let Some(at) = result {
-            delivered += 1;
-            last_arrival = last_arrival.max(at);
-        }
+    for at in rx.iter().take(n).flatten() {
+        delivered += 1;
+        last_arrival = last_arrival.max(at);
     }
     for p in pollers {
         let _ = p.join();

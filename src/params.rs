@@ -35,16 +35,11 @@ impl Params {
         params
     }
 
-    /// Parses an `application/x-www-form-urlencoded` string (query string or body).
+    /// Parses an `application/x-www-form-urlencoded` string (query string or body):
+    /// invalid escapes are kept literally and invalid UTF-8 is replaced, so a hostile body
+    /// cannot make parsing fail.
     pub fn parse_urlencoded(input: &str) -> Vec<(String, String)> {
-        input
-            .split('&')
-            .filter(|pair| !pair.is_empty())
-            .map(|pair| {
-                let (name, value) = pair.split_once('=').unwrap_or((pair, ""));
-                (percent_decode(name), percent_decode(value))
-            })
-            .collect()
+        form_urlencoded::parse(input.as_bytes()).map(|(name, value)| (name.into_owned(), value.into_owned())).collect()
     }
 
     fn take(&self, name: &str) -> Option<&str> {
@@ -206,36 +201,10 @@ pub fn parse_bool(raw: &str) -> Option<bool> {
     }
 }
 
-/// Decodes `%XX` escapes and `+` as space; invalid escapes are kept literally and invalid
-/// UTF-8 is replaced, so a hostile body cannot make parsing fail.
-pub fn percent_decode(input: &str) -> String {
-    let bytes = input.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        match bytes[i] {
-            b'+' => out.push(b' '),
-            b'%' if i + 2 < bytes.len() => match (hex(bytes[i + 1]), hex(bytes[i + 2])) {
-                (Some(h), Some(l)) => {
-                    out.push(h * 16 + l);
-                    i += 2;
-                }
-                _ => out.push(b'%'),
-            },
-            b => out.push(b),
-        }
-        i += 1;
-    }
-    String::from_utf8_lossy(&out).into_owned()
-}
-
-fn hex(b: u8) -> Option<u8> {
-    match b {
-        b'0'..=b'9' => Some(b - b'0'),
-        b'a'..=b'f' => Some(b - b'a' + 10),
-        b'A'..=b'F' => Some(b - b'A' + 10),
-        _ => None,
-    }
+/// Decodes `%XX` escapes of a path segment (`+` stays a plus there); invalid escapes are
+/// kept literally and invalid UTF-8 is replaced.
+pub fn percent_decode_path(segment: &str) -> String {
+    percent_encoding::percent_decode_str(segment).decode_utf8_lossy().into_owned()
 }
 
 #[cfg(test)]
@@ -272,11 +241,15 @@ mod tests {
     }
 
     #[test]
-    fn percent_decoding_handles_plus_utf8_and_bad_escapes() {
-        assert_eq!(percent_decode("a+b%20c"), "a b c");
-        assert_eq!(percent_decode("%E2%9C%94"), "✔");
-        assert_eq!(percent_decode("100%"), "100%");
-        assert_eq!(percent_decode("%zz%4"), "%zz%4");
+    fn form_decoding_handles_plus_utf8_and_bad_escapes() {
+        let decoded = Params::parse_urlencoded("a=a+b%20c&b=%E2%9C%94&c=100%&d=%zz%4&e=%FF");
+        let values: Vec<&str> = decoded.iter().map(|(_, v)| v.as_str()).collect();
+        assert_eq!(values, vec!["a b c", "✔", "100%", "%zz%4", "\u{FFFD}"]);
+    }
+
+    #[test]
+    fn a_path_segment_keeps_its_plus() {
+        assert_eq!(percent_decode_path("a+b%2Fc"), "a+b/c");
     }
 
     #[test]
@@ -314,9 +287,4 @@ mod tests {
         let err = p.json_as::<Vec<i64>>("to", "a list").unwrap_err();
         assert_eq!(err.msg, "to is not a list");
     }
-}
-
-/// Decodes `%XX` escapes of a path segment (`+` stays a plus there).
-pub fn percent_decode_path(segment: &str) -> String {
-    percent_decode(&segment.replace('+', "%2B"))
 }

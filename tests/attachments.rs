@@ -126,7 +126,7 @@ fn deleting_the_message_unlinks_the_file() {
     let hamlet = Client::dev("iago@zulip.com");
     let othello = Client::dev("othello@zulip.com");
     let url = upload(&hamlet, "gone.txt", b"g");
-    let id = send_direct(&hamlet, &[othello.user_id], &format!("{url}"));
+    let id = send_direct(&hamlet, &[othello.user_id], &url.to_string());
     assert_eq!(download(Some(&othello), &url, &[]).status, 200);
     hamlet.delete(&format!("/messages/{id}"), &[]).success();
     assert_eq!(download(Some(&othello), &url, &[]).status, 403);

@@ -110,7 +110,7 @@ fn payloads_now(relay_id: &str, key: &[u8; 32], pred: &impl Fn(&Value) -> bool) 
 fn payloads_for(relay_id: &str, key: &[u8; 32], pred: impl Fn(&Value) -> bool) -> Vec<Value> {
     let start = Instant::now();
     loop {
-        let found = payloads_now(&relay_id, key, &pred);
+        let found = payloads_now(relay_id, key, &pred);
         if !found.is_empty() || start.elapsed() > Duration::from_secs(15) {
             return found;
         }

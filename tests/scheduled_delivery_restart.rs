@@ -80,7 +80,7 @@ fn delivered(client: &Client, marker: &str) -> Vec<Value> {
 
 #[test]
 fn a_message_due_while_the_server_is_down_is_delivered_exactly_once_after_restart() {
-    let state = PathBuf::from(std::env::temp_dir()).join(unique("team-chat-restart-"));
+    let state = std::env::temp_dir().join(unique("team-chat-restart-"));
     std::fs::create_dir_all(&state).unwrap();
     let migrate = Command::new("node_modules/.bin/wrangler")
         .args(["d1", "migrations", "apply", "DB", "--local", "--persist-to"])
