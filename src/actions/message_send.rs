@@ -249,7 +249,8 @@ pub async fn plan_send(db: &D1Database, me: &UserRow, req: &SendRequest) -> ApiR
     let subscribers: Vec<SubscriberFlags> = results[4].results()?;
     let realm_alert_words: Vec<(i64, String)> = results[5].results::<UserWordRow>()?.into_iter().map(|w| (w.user_id, w.word)).collect();
     let muters: Vec<i64> = results[6].results::<MuterRow>()?.into_iter().map(|m| m.user_id).collect();
-    let (resolved, group_members) = resolved_from(&results[7..])?;
+    let (mut resolved, group_members) = resolved_from(&results[7..])?;
+    resolved.translate_emoticons = crate::domain::user_settings::flag(me, "translate_emoticons");
 
     let content = normalize_content(&req.content, settings.max_message_length)?;
     let rendered = markdown::render(&content, &resolved);

@@ -272,14 +272,19 @@ pub async fn notify_new_message(job: MessageNoticeJob) {
 }
 
 async fn try_notify_new_message(job: &MessageNoticeJob) -> ApiResult<()> {
-    let recipients: Vec<q::NotifiableRecipient> = db::all(q::notifiable_recipients_stmt(&job.db, job.message_id, job.sender.id)?).await?;
-    if recipients.is_empty() {
+    let candidates: Vec<q::PushCandidateRow> = db::all(q::push_candidates_stmt(&job.db, job.message_id, job.sender.id)?).await?;
+    let t = now();
+    let ids: Vec<i64> = candidates
+        .iter()
+        .filter(|row| push::push_trigger(&push::PushCandidate::from_row(row, t)).is_some())
+        .map(|row| row.user_id)
+        .collect();
+    if ids.is_empty() {
         return Ok(());
     }
     let Some(message) = db::first::<q::NoticeMessage>(q::notice_message_stmt(&job.db, job.message_id)?).await? else {
         return Ok(());
     };
-    let ids: Vec<i64> = recipients.iter().map(|r| r.user_id).collect();
     let devices: Vec<PushDeviceRow> = db::all(q::devices_of_users_stmt(&job.db, &json!(ids).to_string())?).await?;
     let avatar = crate::domain::users::avatar_url(&job.sender);
     let channel_name = message.channel_name.clone().unwrap_or_default();
@@ -306,6 +311,17 @@ async fn try_notify_new_message(job: &MessageNoticeJob) -> ApiResult<()> {
     Ok(())
 }
 
+/// Whose shown notifications a removal is about.
+#[derive(Debug, Clone)]
+pub enum Removal {
+    /// One user read these messages.
+    Read(i64, Vec<i64>),
+    /// One user marked everything read (Zulip then clears all their shown notifications).
+    AllRead(i64),
+    /// These messages were deleted: everyone's notifications of them.
+    Deleted(Vec<i64>),
+}
+
 /// Where a background removal goes.
 pub struct RemovalJob {
     pub db: D1Database,
@@ -313,16 +329,15 @@ pub struct RemovalJob {
     pub realm_uuid: String,
     pub realm_url: String,
     pub realm_name: String,
-    /// One user's (messages read) or everyone's (messages deleted) notifications.
-    pub user_id: Option<i64>,
-    pub message_ids: Vec<i64>,
+    pub removal: Removal,
 }
 
-/// Queues, after the response, the removal of the shown notifications of these messages:
-/// the user's when they read them, everyone's (`user_id` none) when they are deleted.
-pub async fn schedule_notification_removal(ctx: &RequestContext, user_id: Option<i64>, message_ids: &[i64]) {
+/// Queues, after the response, the removal of the shown notifications a read or a deletion
+/// made stale (Zulip's `remove` payload, to each of the users' devices). Nothing when push
+/// is off or nothing is named.
+pub async fn schedule_notification_removal(ctx: &RequestContext, removal: Removal) {
     let Some(relay) = ctx.settings.push_relay.clone() else { return };
-    if message_ids.is_empty() {
+    if matches!(&removal, Removal::Read(_, ids) | Removal::Deleted(ids) if ids.is_empty()) {
         return;
     }
     let Ok(realm) = ctx.realm().await else { return };
@@ -333,8 +348,7 @@ pub async fn schedule_notification_removal(ctx: &RequestContext, user_id: Option
         realm_uuid: realm.string_id,
         realm_url: ctx.base_url.clone(),
         realm_name: realm.name,
-        user_id,
-        message_ids: message_ids.to_vec(),
+        removal,
     }));
 }
 
@@ -345,23 +359,27 @@ async fn remove_notifications(job: RemovalJob) {
 }
 
 async fn try_remove_notifications(job: &RemovalJob) -> ApiResult<()> {
-    let ids_json = json!(job.message_ids).to_string();
-    let shown: Vec<q::NotifiedRow> = db::all(q::notified_stmt(&job.db, job.user_id, &ids_json)?).await?;
+    let shown: Vec<q::NotifiedRow> = match &job.removal {
+        Removal::Read(user_id, ids) => db::all(q::notified_stmt(&job.db, Some(*user_id), &json!(ids).to_string())?).await?,
+        Removal::Deleted(ids) => db::all(q::notified_stmt(&job.db, None, &json!(ids).to_string())?).await?,
+        Removal::AllRead(user_id) => db::all(q::notified_of_user_stmt(&job.db, *user_id)?).await?,
+    };
     if shown.is_empty() {
         return Ok(());
     }
-    q::delete_notified_stmt(&job.db, job.user_id, &ids_json)?.run().await?;
     let mut by_user: std::collections::BTreeMap<i64, Vec<i64>> = Default::default();
     for row in shown {
         by_user.entry(row.user_id).or_default().push(row.message_id);
     }
+    let forget: Vec<Value> = by_user.iter().flat_map(|(u, ids)| ids.iter().map(move |id| json!([u, id]))).collect();
+    q::delete_notified_pairs_stmt(&job.db, &json!(forget).to_string())?.run().await?;
     let users: Vec<i64> = by_user.keys().copied().collect();
     let devices: Vec<PushDeviceRow> = db::all(q::devices_of_users_stmt(&job.db, &json!(users).to_string())?).await?;
     let with_payload: Vec<(PushDeviceRow, Value)> = devices
         .into_iter()
         .map(|d| {
             let base = PayloadBase { realm_url: &job.realm_url, realm_name: &job.realm_name, user_id: d.user_id };
-            let payload = push::remove_payload(&base, &by_user[&d.user_id]);
+            let payload = push::remove_payload(&base, &push::removal_ids(by_user[&d.user_id].clone()));
             (d, payload)
         })
         .collect();

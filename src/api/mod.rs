@@ -33,5 +33,6 @@ pub mod subscription_properties;
 pub mod typing;
 pub mod uploads;
 pub mod user_groups;
+pub mod user_settings;
 pub mod user_status;
 pub mod users;

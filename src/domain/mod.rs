@@ -26,5 +26,6 @@ pub mod subscription_properties;
 pub mod topics;
 pub mod uploads;
 pub mod user_groups;
+pub mod user_settings;
 pub mod user_status;
 pub mod users;
