@@ -62,6 +62,8 @@ pub struct SendRequest {
 pub struct SentMessage {
     pub id: i64,
     pub automatic_new_visibility_policy: Option<i64>,
+    /// Mentioned users this send made follow the topic (`automatically_follow_topics_where_mentioned`).
+    pub followed_by_mention: Vec<i64>,
 }
 
 #[derive(Deserialize)]
@@ -583,7 +585,7 @@ pub async fn commit_send(
             .await;
         }
     }
-    Ok(SentMessage { id: inserted.id, automatic_new_visibility_policy: auto_policy })
+    Ok(SentMessage { id: inserted.id, automatic_new_visibility_policy: auto_policy, followed_by_mention: mention_follows.clone() })
 }
 
 /// Zulip's `visibility_policy_for_send_message`: follow the topic per the sender's

@@ -10,6 +10,7 @@ use base64::Engine;
 use serde_json::{json, Value};
 use worker::{D1Database, Fetch, Headers, Method, Request, RequestInit};
 
+use crate::actions::message_send::SentMessage;
 use crate::context::RequestContext;
 use crate::db::batch::Batch;
 use crate::db::push_devices::{self as q, PushDeviceRow};
@@ -244,11 +245,14 @@ pub struct MessageNoticeJob {
     pub realm_name: String,
     pub sender: UserRow,
     pub message_id: i64,
+    /// Users the send itself made follow the topic: Zulip decides on the policies from
+    /// before the send, so theirs counts as not followed.
+    pub followed_by_send: Vec<i64>,
 }
 
 /// Queues the push notifications of a message just sent, to run after the response;
 /// nothing when push is off.
-pub async fn schedule_message_notifications(ctx: &RequestContext, sender: &UserRow, message_id: i64) {
+pub async fn schedule_message_notifications(ctx: &RequestContext, sender: &UserRow, sent: &SentMessage) {
     let Some(relay) = ctx.settings.push_relay.clone() else { return };
     let Ok(realm) = ctx.realm().await else { return };
     let Ok(db) = ctx.env.d1("DB") else { return };
@@ -259,12 +263,14 @@ pub async fn schedule_message_notifications(ctx: &RequestContext, sender: &UserR
         realm_url: ctx.base_url.clone(),
         realm_name: realm.name,
         sender: sender.clone(),
-        message_id,
+        message_id: sent.id,
+        followed_by_send: sent.followed_by_mention.clone(),
     }));
 }
 
-/// Notifies the recipients of a new message on their E2EE devices: direct-message
-/// recipients and mentioned users, who have not read it. Runs after the response.
+/// Notifies the recipients of a new message on their E2EE devices, those Zulip's rules
+/// (`domain::push::push_trigger`) say to, with the settings of the moment. Runs after the
+/// response.
 pub async fn notify_new_message(job: MessageNoticeJob) {
     if let Err(err) = try_notify_new_message(&job).await {
         worker::console_error!("push notification for message {} failed: {}", job.message_id, err.msg);
@@ -276,7 +282,13 @@ async fn try_notify_new_message(job: &MessageNoticeJob) -> ApiResult<()> {
     let t = now();
     let ids: Vec<i64> = candidates
         .iter()
-        .filter(|row| push::push_trigger(&push::PushCandidate::from_row(row, t)).is_some())
+        .filter(|row| {
+            let mut candidate = push::PushCandidate::from_row(row, t);
+            if job.followed_by_send.contains(&row.user_id) && candidate.visibility_policy == push::TOPIC_FOLLOWED {
+                candidate.visibility_policy = 0;
+            }
+            push::push_trigger(&candidate).is_some()
+        })
         .map(|row| row.user_id)
         .collect();
     if ids.is_empty() {

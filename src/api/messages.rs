@@ -99,7 +99,7 @@ pub async fn send_message(ctx: &RequestContext) -> ApiResult<Reply> {
         realm_host: realm_host(ctx),
     };
     let sent = check_send_message(&ctx.db, &ctx.env, &me, &req).await?;
-    crate::actions::push::schedule_message_notifications(ctx, &me, sent.id).await;
+    crate::actions::push::schedule_message_notifications(ctx, &me, &sent).await;
     let mut body = json!({ "id": sent.id });
     if let Some(policy) = sent.automatic_new_visibility_policy {
         body["automatic_new_visibility_policy"] = json!(policy);
