@@ -1,5 +1,6 @@
-//! Mobile push: validation of E2EE device registrations, the notification payloads
-//! (Zulip's shapes) and their encryption with a device's push key.
+//! Mobile push: who is notified of a message (Zulip's rules), validation of E2EE device
+//! registrations, the notification payloads (Zulip's shapes) and their encryption with a
+//! device's push key.
 
 use base64::engine::general_purpose::STANDARD;
 use base64::Engine;
