@@ -112,6 +112,17 @@ fn a_change_sends_user_settings_and_the_legacy_event_only_to_legacy_clients() {
 }
 
 #[test]
+fn a_timezone_change_is_announced_to_the_organization() {
+    let user = new_user();
+    let mut othello = register(&Client::dev("othello@zulip.com"), &[("event_types", r#"["realm_user"]"#)]);
+    user.patch("/settings", &[("timezone", "Asia/Tokyo")]).success();
+    let event = othello.wait_for("realm_user update", |e| e["op"] == "update" && e["person"]["user_id"] == user.user_id);
+    assert_eq!(event["person"]["timezone"], "Asia/Tokyo");
+    let seen = Client::dev("othello@zulip.com").get(&format!("/users/{}", user.user_id), &[]).success();
+    assert_eq!(seen["user"]["timezone"], "Asia/Tokyo");
+}
+
+#[test]
 fn an_unchanged_value_sends_no_event() {
     let user = new_user();
     let mut queue = register(&user, &[("event_types", r#"["user_settings"]"#)]);

@@ -1,5 +1,6 @@
 //! Changing the caller's own user settings, with the `user_settings` event per changed
-//! setting and the legacy `update_display_settings` / `update_global_notifications` events.
+//! setting and the legacy `update_display_settings` / `update_global_notifications` events
+//! (and, for `timezone`, which others see, a `realm_user` update to the organization).
 
 use serde_json::{Map, Value};
 use worker::{D1Database, Env};
@@ -35,6 +36,12 @@ pub async fn do_change_user_settings(db: &D1Database, env: &Env, me: &UserRow, r
     for (setting, value) in &changes {
         for event in rules::change_events(me, setting, value) {
             notify_users(env, me.realm_id, &[me.id], &event).await;
+        }
+        if let Some(event) = rules::realm_user_event(me, setting, value) {
+            // The change is stored: a failed read of the audience must not fail the request.
+            if let Err(err) = crate::actions::notify_realm(env, db, me.realm_id, &event).await {
+                worker::console_error!("realm_user event of a settings change not sent: {}", err.msg);
+            }
         }
     }
     Ok(())

@@ -272,6 +272,11 @@ pub fn change_events(user: &UserRow, setting: &Setting, value: &Value) -> Vec<Va
     events
 }
 
+/// The organization's event of a change others see: `timezone` is part of the user object.
+pub fn realm_user_event(user: &UserRow, setting: &Setting, value: &Value) -> Option<Value> {
+    (setting.name == "timezone").then(|| json!({"type": "realm_user", "op": "update", "person": {"user_id": user.id, "timezone": value}}))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -317,6 +322,9 @@ mod tests {
         let e = change_events(&user, setting("emojiset").unwrap(), &json!("text"));
         assert_eq!(e[1]["type"], "update_display_settings");
         assert_eq!(change_events(&user, setting("send_read_receipts").unwrap(), &json!(false)).len(), 1);
+        let tz = realm_user_event(&user, setting("timezone").unwrap(), &json!("Asia/Tokyo")).unwrap();
+        assert_eq!(tz["person"]["timezone"], "Asia/Tokyo");
+        assert!(realm_user_event(&user, setting("emojiset").unwrap(), &json!("text")).is_none());
     }
 
     #[test]
