@@ -452,6 +452,29 @@ mod tests {
     }
 
     #[test]
+    fn a_row_reads_flags_settings_and_presence() {
+        let row = PushCandidateRow {
+            user_id: 1,
+            flags: MENTIONED | TOPIC_WILDCARD_MENTIONED,
+            settings: r#"{"enable_offline_push_notifications": false}"#.into(),
+            direct: 0,
+            channel_muted: Some(1),
+            push_notifications: None,
+            wildcard_mentions_notify: Some(0),
+            visibility_policy: TOPIC_FOLLOWED,
+            sender_muted: 0,
+            last_active_time: Some(1000),
+        };
+        let c = PushCandidate::from_row(&row, 1000 + OFFLINE_THRESHOLD_SECS);
+        assert!(c.mentioned && c.topic_wildcard_mentioned && !c.stream_wildcard_mentioned);
+        assert!(!c.enable_offline_push_notifications && c.enable_online_push_notifications && !c.enable_stream_push_notifications);
+        assert!(c.channel_muted && c.channel_push_notifications.is_none() && c.channel_wildcard_mentions_notify == Some(false));
+        assert!(!c.idle, "active within the threshold");
+        assert!(PushCandidate::from_row(&row, 1001 + OFFLINE_THRESHOLD_SECS).idle);
+        assert!(PushCandidate::from_row(&PushCandidateRow { last_active_time: None, ..row }, 0).idle);
+    }
+
+    #[test]
     fn removals_keep_the_newest_200_ids() {
         let ids = removal_ids((1..=250).rev().collect());
         assert_eq!(ids.len(), 200);
