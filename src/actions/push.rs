@@ -283,10 +283,7 @@ async fn try_notify_new_message(job: &MessageNoticeJob) -> ApiResult<()> {
     let ids: Vec<i64> = candidates
         .iter()
         .filter(|row| {
-            let mut candidate = push::PushCandidate::from_row(row, t);
-            if job.followed_by_send.contains(&row.user_id) && candidate.visibility_policy == push::TOPIC_FOLLOWED {
-                candidate.visibility_policy = 0;
-            }
+            let candidate = push::PushCandidate::from_row(row, job.followed_by_send.contains(&row.user_id), t);
             push::push_trigger(&candidate).is_some()
         })
         .map(|row| row.user_id)

@@ -125,7 +125,8 @@ pub fn encrypt_payload(push_key: &str, payload: &Value) -> ApiResult<String> {
 /// `enable_online_push_notifications`.
 pub const OFFLINE_THRESHOLD_SECS: i64 = 200;
 
-/// A topic's visibility policy for a user (`user_topics`; none: inherit).
+/// A topic's visibility policy for a user (`user_topics`; no row: inherit).
+pub const TOPIC_INHERIT: i64 = 0;
 pub const TOPIC_MUTED: i64 = 1;
 pub const TOPIC_UNMUTED: i64 = 2;
 pub const TOPIC_FOLLOWED: i64 = 3;
@@ -158,8 +159,10 @@ pub struct PushCandidate {
 }
 
 impl PushCandidate {
-    /// The candidate a recipient row describes, at time `now`.
-    pub fn from_row(row: &PushCandidateRow, now: i64) -> Self {
+    /// The candidate a recipient row describes, at time `now`. `followed_by_this_send`: the
+    /// send itself made the user follow the topic (a mention's automatic follow); Zulip
+    /// decides on the policies from before the send, so that follow does not count.
+    pub fn from_row(row: &PushCandidateRow, followed_by_this_send: bool, now: i64) -> Self {
         let setting = |name: &str| user_settings::flag_in(&row.settings, name);
         PushCandidate {
             direct: row.direct != 0,
@@ -175,7 +178,11 @@ impl PushCandidate {
             channel_muted: row.channel_muted.unwrap_or(0) != 0,
             channel_push_notifications: row.push_notifications.map(|v| v != 0),
             channel_wildcard_mentions_notify: row.wildcard_mentions_notify.map(|v| v != 0),
-            visibility_policy: row.visibility_policy,
+            visibility_policy: if followed_by_this_send && row.visibility_policy == TOPIC_FOLLOWED {
+                TOPIC_INHERIT
+            } else {
+                row.visibility_policy
+            },
             sender_muted: row.sender_muted != 0,
             idle: row.last_active_time.is_none_or(|t| now - t > OFFLINE_THRESHOLD_SECS),
         }
@@ -465,13 +472,14 @@ mod tests {
             sender_muted: 0,
             last_active_time: Some(1000),
         };
-        let c = PushCandidate::from_row(&row, 1000 + OFFLINE_THRESHOLD_SECS);
+        let c = PushCandidate::from_row(&row, false, 1000 + OFFLINE_THRESHOLD_SECS);
         assert!(c.mentioned && c.topic_wildcard_mentioned && !c.stream_wildcard_mentioned);
         assert!(!c.enable_offline_push_notifications && c.enable_online_push_notifications && !c.enable_stream_push_notifications);
         assert!(c.channel_muted && c.channel_push_notifications.is_none() && c.channel_wildcard_mentions_notify == Some(false));
         assert!(!c.idle, "active within the threshold");
-        assert!(PushCandidate::from_row(&row, 1001 + OFFLINE_THRESHOLD_SECS).idle);
-        assert!(PushCandidate::from_row(&PushCandidateRow { last_active_time: None, ..row }, 0).idle);
+        assert!(PushCandidate::from_row(&row, false, 1001 + OFFLINE_THRESHOLD_SECS).idle);
+        assert_eq!(PushCandidate::from_row(&row, true, 0).visibility_policy, TOPIC_INHERIT, "the send's own follow");
+        assert!(PushCandidate::from_row(&PushCandidateRow { last_active_time: None, ..row }, false, 0).idle);
     }
 
     #[test]
