@@ -8,7 +8,7 @@ use crate::api::{
     alert_words, bot_storage, bots, channel_folders, channels, dev, dev_bench, drafts, events, jwt_login, linkifiers, login, message_edit,
     message_flags, messages, muted_users, navigation_views, presence, profile_fields, push, reactions, read_state, realm, realm_emoji,
     realm_playgrounds, saved_snippets, scheduled_messages, server, server_admin, subscription_properties, tus, typing, uploads,
-    user_groups, user_status, users,
+    user_groups, user_settings, user_status, users,
 };
 use crate::context::RequestContext;
 use crate::error::{ApiError, ApiResult};
@@ -158,6 +158,7 @@ async fn dispatch(ctx: &RequestContext, path: &[&str]) -> ApiResult<Reply> {
 
         // Users
         (Get, ["users", "me"]) => users::get_own_user(ctx).await,
+        (Patch, ["settings"] | ["settings", "display"] | ["settings", "notifications"]) => user_settings::update_settings(ctx).await,
         (Post, ["users", "me", "api_key", "regenerate"]) => users::regenerate_own_api_key(ctx).await,
         (Get, ["users"]) => users::get_users(ctx).await,
         (Get, ["users", user]) => users::get_user(ctx, user).await,

@@ -22,6 +22,8 @@ pub fn queue_wants(spec: &QueueSpec, event: &Value, flags: Option<&[String]>) ->
             let channel = matches!(event["message_type"].as_str(), Some("stream" | "channel"));
             !channel || spec.capabilities.stream_typing_notifications
         }
+        // A client that reads `user_settings` gets the `user_settings` event alone.
+        "update_display_settings" | "update_global_notifications" => !spec.capabilities.user_settings_object,
         _ => true,
     }
 }
@@ -190,6 +192,15 @@ mod tests {
         assert!(queue_wants(&s, &json!({"type": "typing", "message_type": "direct"}), None));
         s.capabilities.stream_typing_notifications = true;
         assert!(queue_wants(&s, &event, None));
+    }
+
+    #[test]
+    fn legacy_settings_events_skip_user_settings_object_clients() {
+        let event = json!({"type": "update_display_settings", "setting_name": "emojiset", "setting": "text"});
+        let mut s = spec();
+        assert!(queue_wants(&s, &event, None));
+        s.capabilities.user_settings_object = true;
+        assert!(!queue_wants(&s, &event, None));
     }
 
     #[test]

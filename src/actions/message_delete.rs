@@ -98,6 +98,6 @@ pub async fn delete_messages(ctx: &RequestContext, realm_id: i64, ids: &[i64]) -
     let event = crate::domain::message_edit::delete_message_event(&ids, first.channel_id.map(|c| (c, first.topic.as_str())));
     let users: Vec<EventUser> = users.into_iter().map(EventUser::plain).collect();
     events::send_event(&ctx.env, realm_id, &Dispatch { event: &event, users: &users, sender_queue_id: None, local_id: None }).await;
-    crate::actions::push::schedule_notification_removal(ctx, None, &ids).await;
+    crate::actions::push::schedule_notification_removal(ctx, crate::actions::push::Removal::Deleted(ids.clone())).await;
     Ok(())
 }

@@ -53,7 +53,7 @@ pub async fn check_update_message(ctx: &RequestContext, user: &UserRow, message_
     )?;
 
     let rendered = match &plan.content {
-        Some(content) => Some(render_checked(db, &message, &settings, content).await?),
+        Some(content) => Some(render_checked(db, user, &message, &settings, content).await?),
         None => None,
     };
 
@@ -132,9 +132,17 @@ async fn editor_rights(db: &D1Database, user: &UserRow, settings: &RealmSettings
 
 /// Renders the new content and applies the wildcard-mention rules of sending: a channel
 /// wildcard in a channel with many subscribers, or a topic wildcard in a topic with many
-/// participants, needs the sender in `can_mention_many_users_group`.
-async fn render_checked(db: &D1Database, message: &MessageRow, settings: &RealmSettingsRow, content: &str) -> ApiResult<Rendered> {
-    let rendered = edit_rendering::render(db, message.realm_id, content).await?;
+/// participants, needs the sender in `can_mention_many_users_group`. Only the sender edits
+/// content, so the editor's `translate_emoticons` is the author's.
+async fn render_checked(
+    db: &D1Database,
+    editor: &UserRow,
+    message: &MessageRow,
+    settings: &RealmSettingsRow,
+    content: &str,
+) -> ApiResult<Rendered> {
+    let translate_emoticons = crate::domain::user_settings::flag(editor, "translate_emoticons");
+    let rendered = edit_rendering::render(db, message.realm_id, content, translate_emoticons).await?;
     if !message.is_channel_message() || !(rendered.stream_wildcard || rendered.topic_wildcard) {
         return Ok(rendered);
     }

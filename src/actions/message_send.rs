@@ -62,6 +62,8 @@ pub struct SendRequest {
 pub struct SentMessage {
     pub id: i64,
     pub automatic_new_visibility_policy: Option<i64>,
+    /// Mentioned users this send made follow the topic (`automatically_follow_topics_where_mentioned`).
+    pub followed_by_mention: Vec<i64>,
 }
 
 #[derive(Deserialize)]
@@ -249,7 +251,8 @@ pub async fn plan_send(db: &D1Database, me: &UserRow, req: &SendRequest) -> ApiR
     let subscribers: Vec<SubscriberFlags> = results[4].results()?;
     let realm_alert_words: Vec<(i64, String)> = results[5].results::<UserWordRow>()?.into_iter().map(|w| (w.user_id, w.word)).collect();
     let muters: Vec<i64> = results[6].results::<MuterRow>()?.into_iter().map(|m| m.user_id).collect();
-    let (resolved, group_members) = resolved_from(&results[7..])?;
+    let (mut resolved, group_members) = resolved_from(&results[7..])?;
+    resolved.translate_emoticons = crate::domain::user_settings::flag(me, "translate_emoticons");
 
     let content = normalize_content(&req.content, settings.max_message_length)?;
     let rendered = markdown::render(&content, &resolved);
@@ -582,7 +585,7 @@ pub async fn commit_send(
             .await;
         }
     }
-    Ok(SentMessage { id: inserted.id, automatic_new_visibility_policy: auto_policy })
+    Ok(SentMessage { id: inserted.id, automatic_new_visibility_policy: auto_policy, followed_by_mention: mention_follows.clone() })
 }
 
 /// Zulip's `visibility_policy_for_send_message`: follow the topic per the sender's

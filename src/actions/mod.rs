@@ -30,6 +30,7 @@ pub mod tus;
 pub mod typing;
 pub mod uploads;
 pub mod user_groups;
+pub mod user_settings;
 pub mod user_status;
 pub mod user_topics;
 pub mod users;

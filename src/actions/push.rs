@@ -10,6 +10,7 @@ use base64::Engine;
 use serde_json::{json, Value};
 use worker::{D1Database, Fetch, Headers, Method, Request, RequestInit};
 
+use crate::actions::message_send::SentMessage;
 use crate::context::RequestContext;
 use crate::db::batch::Batch;
 use crate::db::push_devices::{self as q, PushDeviceRow};
@@ -244,11 +245,14 @@ pub struct MessageNoticeJob {
     pub realm_name: String,
     pub sender: UserRow,
     pub message_id: i64,
+    /// Users the send itself made follow the topic: Zulip decides on the policies from
+    /// before the send, so theirs counts as not followed.
+    pub followed_by_send: Vec<i64>,
 }
 
 /// Queues the push notifications of a message just sent, to run after the response;
 /// nothing when push is off.
-pub async fn schedule_message_notifications(ctx: &RequestContext, sender: &UserRow, message_id: i64) {
+pub async fn schedule_message_notifications(ctx: &RequestContext, sender: &UserRow, sent: &SentMessage) {
     let Some(relay) = ctx.settings.push_relay.clone() else { return };
     let Ok(realm) = ctx.realm().await else { return };
     let Ok(db) = ctx.env.d1("DB") else { return };
@@ -259,12 +263,14 @@ pub async fn schedule_message_notifications(ctx: &RequestContext, sender: &UserR
         realm_url: ctx.base_url.clone(),
         realm_name: realm.name,
         sender: sender.clone(),
-        message_id,
+        message_id: sent.id,
+        followed_by_send: sent.followed_by_mention.clone(),
     }));
 }
 
-/// Notifies the recipients of a new message on their E2EE devices: direct-message
-/// recipients and mentioned users, who have not read it. Runs after the response.
+/// Notifies the recipients of a new message on their E2EE devices, those Zulip's rules
+/// (`domain::push::push_trigger`) say to, with the settings of the moment. Runs after the
+/// response.
 pub async fn notify_new_message(job: MessageNoticeJob) {
     if let Err(err) = try_notify_new_message(&job).await {
         worker::console_error!("push notification for message {} failed: {}", job.message_id, err.msg);
@@ -272,14 +278,22 @@ pub async fn notify_new_message(job: MessageNoticeJob) {
 }
 
 async fn try_notify_new_message(job: &MessageNoticeJob) -> ApiResult<()> {
-    let recipients: Vec<q::NotifiableRecipient> = db::all(q::notifiable_recipients_stmt(&job.db, job.message_id, job.sender.id)?).await?;
-    if recipients.is_empty() {
+    let candidates: Vec<q::PushCandidateRow> = db::all(q::push_candidates_stmt(&job.db, job.message_id, job.sender.id)?).await?;
+    let t = now();
+    let ids: Vec<i64> = candidates
+        .iter()
+        .filter(|row| {
+            let candidate = push::PushCandidate::from_row(row, job.followed_by_send.contains(&row.user_id), t);
+            push::push_trigger(&candidate).is_some()
+        })
+        .map(|row| row.user_id)
+        .collect();
+    if ids.is_empty() {
         return Ok(());
     }
     let Some(message) = db::first::<q::NoticeMessage>(q::notice_message_stmt(&job.db, job.message_id)?).await? else {
         return Ok(());
     };
-    let ids: Vec<i64> = recipients.iter().map(|r| r.user_id).collect();
     let devices: Vec<PushDeviceRow> = db::all(q::devices_of_users_stmt(&job.db, &json!(ids).to_string())?).await?;
     let avatar = crate::domain::users::avatar_url(&job.sender);
     let channel_name = message.channel_name.clone().unwrap_or_default();
@@ -306,6 +320,17 @@ async fn try_notify_new_message(job: &MessageNoticeJob) -> ApiResult<()> {
     Ok(())
 }
 
+/// Whose shown notifications a removal is about.
+#[derive(Debug, Clone)]
+pub enum Removal {
+    /// One user read these messages.
+    Read(i64, Vec<i64>),
+    /// One user marked everything read (Zulip then clears all their shown notifications).
+    AllRead(i64),
+    /// These messages were deleted: everyone's notifications of them.
+    Deleted(Vec<i64>),
+}
+
 /// Where a background removal goes.
 pub struct RemovalJob {
     pub db: D1Database,
@@ -313,16 +338,15 @@ pub struct RemovalJob {
     pub realm_uuid: String,
     pub realm_url: String,
     pub realm_name: String,
-    /// One user's (messages read) or everyone's (messages deleted) notifications.
-    pub user_id: Option<i64>,
-    pub message_ids: Vec<i64>,
+    pub removal: Removal,
 }
 
-/// Queues, after the response, the removal of the shown notifications of these messages:
-/// the user's when they read them, everyone's (`user_id` none) when they are deleted.
-pub async fn schedule_notification_removal(ctx: &RequestContext, user_id: Option<i64>, message_ids: &[i64]) {
+/// Queues, after the response, the removal of the shown notifications a read or a deletion
+/// made stale (Zulip's `remove` payload, to each of the users' devices). Nothing when push
+/// is off or nothing is named.
+pub async fn schedule_notification_removal(ctx: &RequestContext, removal: Removal) {
     let Some(relay) = ctx.settings.push_relay.clone() else { return };
-    if message_ids.is_empty() {
+    if matches!(&removal, Removal::Read(_, ids) | Removal::Deleted(ids) if ids.is_empty()) {
         return;
     }
     let Ok(realm) = ctx.realm().await else { return };
@@ -333,8 +357,7 @@ pub async fn schedule_notification_removal(ctx: &RequestContext, user_id: Option
         realm_uuid: realm.string_id,
         realm_url: ctx.base_url.clone(),
         realm_name: realm.name,
-        user_id,
-        message_ids: message_ids.to_vec(),
+        removal,
     }));
 }
 
@@ -345,23 +368,27 @@ async fn remove_notifications(job: RemovalJob) {
 }
 
 async fn try_remove_notifications(job: &RemovalJob) -> ApiResult<()> {
-    let ids_json = json!(job.message_ids).to_string();
-    let shown: Vec<q::NotifiedRow> = db::all(q::notified_stmt(&job.db, job.user_id, &ids_json)?).await?;
+    let shown: Vec<q::NotifiedRow> = match &job.removal {
+        Removal::Read(user_id, ids) => db::all(q::notified_stmt(&job.db, Some(*user_id), &json!(ids).to_string())?).await?,
+        Removal::Deleted(ids) => db::all(q::notified_stmt(&job.db, None, &json!(ids).to_string())?).await?,
+        Removal::AllRead(user_id) => db::all(q::notified_of_user_stmt(&job.db, *user_id)?).await?,
+    };
     if shown.is_empty() {
         return Ok(());
     }
-    q::delete_notified_stmt(&job.db, job.user_id, &ids_json)?.run().await?;
     let mut by_user: std::collections::BTreeMap<i64, Vec<i64>> = Default::default();
     for row in shown {
         by_user.entry(row.user_id).or_default().push(row.message_id);
     }
+    let forget: Vec<Value> = by_user.iter().flat_map(|(u, ids)| ids.iter().map(move |id| json!([u, id]))).collect();
+    q::delete_notified_pairs_stmt(&job.db, &json!(forget).to_string())?.run().await?;
     let users: Vec<i64> = by_user.keys().copied().collect();
     let devices: Vec<PushDeviceRow> = db::all(q::devices_of_users_stmt(&job.db, &json!(users).to_string())?).await?;
     let with_payload: Vec<(PushDeviceRow, Value)> = devices
         .into_iter()
         .map(|d| {
             let base = PayloadBase { realm_url: &job.realm_url, realm_name: &job.realm_name, user_id: d.user_id };
-            let payload = push::remove_payload(&base, &by_user[&d.user_id]);
+            let payload = push::remove_payload(&base, &push::removal_ids(by_user[&d.user_id].clone()));
             (d, payload)
         })
         .collect();

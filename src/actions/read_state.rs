@@ -24,14 +24,15 @@ pub async fn do_mark_all_as_read(db: &D1Database, env: &Env, me: &UserRow) -> Ap
 }
 
 /// Marks the user's unread messages of `channel` (of `topic` when given) read. A topic the
-/// user has no message of is `No such topic '…'`. No event when nothing changed.
+/// user has no message of is `No such topic '…'`. No event when nothing changed. Answers
+/// the ids marked read.
 pub async fn do_mark_channel_as_read(
     db: &D1Database,
     env: &Env,
     me: &UserRow,
     channel: &ChannelViewRow,
     topic: Option<&str>,
-) -> ApiResult<()> {
+) -> ApiResult<Vec<i64>> {
     if let Some(topic) = topic.filter(|t| !t.is_empty()) {
         let exists: Option<MessageIdRow> = user_messages::topic_exists_for_user_stmt(db, me.id, channel.id, topic)?.first(None).await?;
         if exists.is_none() {
@@ -40,10 +41,10 @@ pub async fn do_mark_channel_as_read(
     }
     let topic = topic.filter(|t| !t.is_empty());
     let changed: Vec<MessageIdRow> = user_messages::mark_channel_read_stmt(db, me.id, channel.id, topic)?.all().await?.results()?;
-    if !changed.is_empty() {
-        let mut ids: Vec<i64> = changed.iter().map(|r| r.message_id).collect();
-        ids.sort_unstable();
+    let mut ids: Vec<i64> = changed.iter().map(|r| r.message_id).collect();
+    ids.sort_unstable();
+    if !ids.is_empty() {
         notify_users(env, me.realm_id, &[me.id], &read_event(&ids, false)).await;
     }
-    Ok(())
+    Ok(ids)
 }

@@ -22,7 +22,7 @@ pub async fn update_message_flags(ctx: &RequestContext) -> ApiResult<Reply> {
     let update = do_update_message_flags(&ctx.db, &ctx.env, &me, &op, &flag, &messages).await?;
     if flag == "read" && op == "add" {
         // Read on one device: the notifications shown on the others go away.
-        crate::actions::push::schedule_notification_removal(ctx, Some(me.id), &update.messages).await;
+        crate::actions::push::schedule_notification_removal(ctx, crate::actions::push::Removal::Read(me.id, update.messages.clone())).await;
     }
     let mut body = json!({ "messages": update.messages });
     if let Some(ignored) = update.ignored_because_not_subscribed_channels {

@@ -99,7 +99,7 @@ pub async fn send_message(ctx: &RequestContext) -> ApiResult<Reply> {
         realm_host: realm_host(ctx),
     };
     let sent = check_send_message(&ctx.db, &ctx.env, &me, &req).await?;
-    crate::actions::push::schedule_message_notifications(ctx, &me, sent.id).await;
+    crate::actions::push::schedule_message_notifications(ctx, &me, &sent).await;
     let mut body = json!({ "id": sent.id });
     if let Some(policy) = sent.automatic_new_visibility_policy {
         body["automatic_new_visibility_policy"] = json!(policy);
@@ -215,6 +215,12 @@ pub fn parse_anchor(raw: Option<&str>, use_first_unread: bool) -> ApiResult<Anch
 pub async fn render_message(ctx: &RequestContext) -> ApiResult<Reply> {
     let me = ctx.user().await?;
     let content = ctx.params.required_str("content")?;
-    let (rendered, _) = crate::domain::rendering::render_content(&ctx.db, me.realm_id, &content).await?;
+    let (rendered, _) = crate::domain::rendering::render_content(
+        &ctx.db,
+        me.realm_id,
+        &content,
+        crate::domain::user_settings::flag(&me, "translate_emoticons"),
+    )
+    .await?;
     Ok(Reply::json(json!({ "rendered": rendered.html })))
 }

@@ -35,5 +35,6 @@ pub mod tus;
 pub mod typing;
 pub mod uploads;
 pub mod user_groups;
+pub mod user_settings;
 pub mod user_status;
 pub mod users;

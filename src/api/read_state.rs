@@ -3,6 +3,7 @@
 use serde_json::json;
 
 use crate::actions::message_flags::do_update_message_flags;
+use crate::actions::push::{schedule_notification_removal, Removal};
 use crate::actions::read_state::{do_mark_all_as_read, do_mark_channel_as_read};
 use crate::api::messages::parse_anchor;
 use crate::context::RequestContext;
@@ -18,32 +19,37 @@ const MAX_MESSAGES_PER_UPDATE: i64 = 5000;
 
 /// # `POST /mark_all_as_read`
 /// Any user: marks every unread message read. Answers `complete` (always true: one write).
+/// Every notification shown on the user's phones is removed (after the response).
 pub async fn mark_all_as_read(ctx: &RequestContext) -> ApiResult<Reply> {
     let me = ctx.user().await?;
     do_mark_all_as_read(&ctx.db, &ctx.env, &me).await?;
+    schedule_notification_removal(ctx, Removal::AllRead(me.id)).await;
     Ok(Reply::json(json!({ "complete": true })))
 }
 
 /// # `POST /mark_stream_as_read`
 /// Any user who can see channel `stream_id` (else "Invalid channel ID"): marks its unread
-/// messages read.
+/// messages read, and removes their notifications from the user's phones.
 pub async fn mark_stream_as_read(ctx: &RequestContext) -> ApiResult<Reply> {
     let me = ctx.user().await?;
     let stream_id = ctx.params.required_int("stream_id")?;
     let channel = access_channel(&me, subscriptions::by_id_for_user_stmt(&ctx.db, me.realm_id, me.id, stream_id)?.first(None).await?)?;
-    do_mark_channel_as_read(&ctx.db, &ctx.env, &me, &channel, None).await?;
+    let read = do_mark_channel_as_read(&ctx.db, &ctx.env, &me, &channel, None).await?;
+    schedule_notification_removal(ctx, Removal::Read(me.id, read)).await;
     Ok(Reply::ok())
 }
 
 /// # `POST /mark_topic_as_read`
 /// Any user who can see channel `stream_id`: marks the unread messages of `topic_name` read;
-/// a topic the user received no message of is "No such topic '…'".
+/// a topic the user received no message of is "No such topic '…'". Removes the messages'
+/// notifications from the user's phones.
 pub async fn mark_topic_as_read(ctx: &RequestContext) -> ApiResult<Reply> {
     let me = ctx.user().await?;
     let stream_id = ctx.params.required_int("stream_id")?;
     let topic = ctx.params.required_str("topic_name")?;
     let channel = access_channel(&me, subscriptions::by_id_for_user_stmt(&ctx.db, me.realm_id, me.id, stream_id)?.first(None).await?)?;
-    do_mark_channel_as_read(&ctx.db, &ctx.env, &me, &channel, Some(&topic)).await?;
+    let read = do_mark_channel_as_read(&ctx.db, &ctx.env, &me, &channel, Some(&topic)).await?;
+    schedule_notification_removal(ctx, Removal::Read(me.id, read)).await;
     Ok(Reply::ok())
 }
 
@@ -53,6 +59,7 @@ pub async fn mark_topic_as_read(ctx: &RequestContext) -> ApiResult<Reply> {
 /// does). Rules of the flag as `POST /messages/flags`. Answers `processed_count`,
 /// `updated_count`, `first_processed_id`, `last_processed_id`, `found_oldest`,
 /// `found_newest` (and `ignored_because_not_subscribed_channels` when marking unread).
+/// Marking read removes the messages' notifications from the user's phones.
 pub async fn update_message_flags_for_narrow(ctx: &RequestContext) -> ApiResult<Reply> {
     let me = ctx.user().await?;
     let anchor = ctx.params.required_str("anchor")?;
@@ -91,6 +98,9 @@ pub async fn update_message_flags_for_narrow(ctx: &RequestContext) -> ApiResult<
     .await?;
     let ids: Vec<i64> = window.rows.iter().map(|(m, _)| m.id).collect();
     let update = do_update_message_flags(&ctx.db, &ctx.env, &me, &op, &flag, &ids).await?;
+    if flag == "read" && op == "add" {
+        schedule_notification_removal(ctx, Removal::Read(me.id, update.messages.clone())).await;
+    }
     let mut body = json!({
         "processed_count": ids.len(),
         "updated_count": update.messages.len(),

@@ -147,32 +147,45 @@ pub fn delete_legacy_stmt(db: &D1Database, user_id: i64, ids_json: &str) -> Resu
     query!(db, "DELETE FROM push_device_tokens WHERE user_id = ?1 AND id IN (SELECT value FROM json_each(?2))", user_id, ids_json)
 }
 
-/// Recipients of a message to notify on their phones, per Zulip's rules with the users'
-/// default settings (unread, not the sender, with a push device): a direct message; a
-/// personal or group mention (flag 8); a wildcard mention (16/32) unless the channel's
-/// `wildcard_mentions_notify` is off; a channel whose `push_notifications` is on; a topic
-/// the user follows (`enable_followed_topic_push_notifications`, on by default).
+/// A recipient of a new message who may be pushed it (unread, not the sender, an active
+/// human with a push device), with what `domain::push::push_trigger` decides on.
 #[derive(Debug, Clone, Deserialize)]
-pub struct NotifiableRecipient {
+pub struct PushCandidateRow {
     pub user_id: i64,
     pub flags: i64,
+    /// The user's changed settings (JSON object).
+    pub settings: String,
+    pub direct: i64,
+    pub channel_muted: Option<i64>,
+    pub push_notifications: Option<i64>,
+    pub wildcard_mentions_notify: Option<i64>,
+    pub visibility_policy: i64,
+    pub sender_muted: i64,
+    pub last_active_time: Option<i64>,
 }
 
-pub fn notifiable_recipients_stmt(db: &D1Database, message_id: i64, sender_id: i64) -> Result<D1PreparedStatement> {
+pub fn push_candidates_stmt(db: &D1Database, message_id: i64, sender_id: i64) -> Result<D1PreparedStatement> {
     query!(
         db,
-        "SELECT um.user_id, um.flags FROM user_messages um JOIN messages m ON m.id = um.message_id \
+        "SELECT um.user_id, um.flags, u.settings, m.channel_id IS NULL AS direct, s.is_muted AS channel_muted, \
+         s.push_notifications, s.wildcard_mentions_notify, \
+         COALESCE((SELECT ut.visibility_policy FROM user_topics ut WHERE ut.user_id = um.user_id AND ut.channel_id = m.channel_id \
+                   AND ut.topic = m.topic COLLATE NOCASE), 0) AS visibility_policy, \
+         EXISTS (SELECT 1 FROM muted_users mu WHERE mu.user_id = um.user_id AND mu.muted_user_id = m.sender_id) AS sender_muted, \
+         (SELECT p.last_active_time FROM presence p WHERE p.user_id = um.user_id) AS last_active_time \
+         FROM user_messages um JOIN messages m ON m.id = um.message_id JOIN users u ON u.id = um.user_id \
          LEFT JOIN subscriptions s ON s.user_id = um.user_id AND s.channel_id = m.channel_id AND s.active = 1 \
-         WHERE um.message_id = ?1 AND um.user_id != ?2 AND (um.flags & (1 | 128)) = 0 \
-         AND EXISTS (SELECT 1 FROM push_devices pd WHERE pd.user_id = um.user_id) \
-         AND ((um.flags & (8 | 256)) != 0 \
-           OR ((um.flags & (16 | 32)) != 0 AND COALESCE(s.wildcard_mentions_notify, 1) = 1) \
-           OR s.push_notifications = 1 \
-           OR EXISTS (SELECT 1 FROM user_topics ut WHERE ut.user_id = um.user_id AND ut.channel_id = m.channel_id \
-                      AND ut.topic = m.topic COLLATE NOCASE AND ut.visibility_policy = 3))",
+         WHERE um.message_id = ?1 AND um.user_id != ?2 AND (um.flags & (1 | 128)) = 0 AND u.is_active = 1 AND u.is_bot = 0 \
+         AND EXISTS (SELECT 1 FROM push_devices pd WHERE pd.user_id = um.user_id)",
         message_id,
         sender_id
     )
+}
+
+/// The shown notifications of one user, newest first (at most 10,000: Zulip's bound when
+/// everything is marked read).
+pub fn notified_of_user_stmt(db: &D1Database, user_id: i64) -> Result<D1PreparedStatement> {
+    query!(db, "SELECT user_id, message_id FROM push_notified WHERE user_id = ?1 ORDER BY message_id DESC LIMIT 10000", user_id)
 }
 
 /// What a notification says about a message.
@@ -218,11 +231,12 @@ pub fn notified_stmt(db: &D1Database, user_id: Option<i64>, ids_json: &str) -> R
     )
 }
 
-pub fn delete_notified_stmt(db: &D1Database, user_id: Option<i64>, ids_json: &str) -> Result<D1PreparedStatement> {
+/// Forgets shown notifications: `pairs_json` is a JSON list of `[user_id, message_id]`.
+pub fn delete_notified_pairs_stmt(db: &D1Database, pairs_json: &str) -> Result<D1PreparedStatement> {
     query!(
         db,
-        "DELETE FROM push_notified WHERE message_id IN (SELECT value FROM json_each(?2)) AND (?1 IS NULL OR user_id = ?1)",
-        user_id,
-        ids_json
+        "DELETE FROM push_notified WHERE (user_id, message_id) IN \
+         (SELECT json_extract(value, '$[0]'), json_extract(value, '$[1]') FROM json_each(?1))",
+        pairs_json
     )
 }

@@ -105,22 +105,6 @@ pub fn direct_group_members_stmt(db: &D1Database, user_id: i64) -> Result<D1Prep
     )
 }
 
-#[derive(Debug, Deserialize)]
-pub struct UserSettingsRow {
-    pub automatically_follow_topics_policy: i64,
-    pub automatically_unmute_topics_in_muted_streams_policy: i64,
-    pub automatically_follow_topics_where_mentioned: i64,
-}
-
-pub fn user_settings_stmt(db: &D1Database, user_id: i64) -> Result<D1PreparedStatement> {
-    query!(
-        db,
-        "SELECT automatically_follow_topics_policy, automatically_unmute_topics_in_muted_streams_policy, \
-         automatically_follow_topics_where_mentioned FROM users WHERE id = ?1",
-        user_id
-    )
-}
-
 /// Explicit members of the groups (`user_groups::MemberRow`s; system groups derive theirs from roles).
 pub fn group_members_stmt(db: &D1Database, realm_id: i64) -> Result<D1PreparedStatement> {
     query!(

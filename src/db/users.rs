@@ -9,7 +9,7 @@ pub const ROLE_MODERATOR: i64 = 300;
 pub const ROLE_MEMBER: i64 = 400;
 pub const ROLE_GUEST: i64 = 600;
 
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Default, Deserialize)]
 pub struct UserRow {
     pub id: i64,
     pub realm_id: i64,
@@ -27,6 +27,29 @@ pub struct UserRow {
     pub avatar_version: i64,
     pub email_address_visibility: i64,
     pub is_imported_stub: i64,
+    /// The user settings changed from their defaults (JSON object; `domain::user_settings`).
+    #[serde(default = "no_settings")]
+    pub settings: String,
+    #[serde(default = "follow_policy_default")]
+    pub automatically_follow_topics_policy: i64,
+    #[serde(default = "unmute_policy_default")]
+    pub automatically_unmute_topics_in_muted_streams_policy: i64,
+    #[serde(default = "one")]
+    pub automatically_follow_topics_where_mentioned: i64,
+}
+
+// Defaults of the columns for the few queries that select a user without [`COLUMNS`].
+fn no_settings() -> String {
+    "{}".into()
+}
+fn follow_policy_default() -> i64 {
+    3
+}
+fn unmute_policy_default() -> i64 {
+    2
+}
+fn one() -> i64 {
+    1
 }
 
 impl UserRow {
@@ -53,7 +76,8 @@ impl UserRow {
 /// The columns of [`UserRow`], prefixed by the `u` alias every query gives `users`.
 pub const COLUMNS: &str = "u.id, u.realm_id, u.email, u.delivery_email, u.full_name, u.role, u.is_active, \
     u.is_bot, u.bot_type, u.bot_owner_id, u.can_create_users, u.timezone, u.date_joined, \
-    u.avatar_version, u.email_address_visibility, u.is_imported_stub";
+    u.avatar_version, u.email_address_visibility, u.is_imported_stub, u.settings, u.automatically_follow_topics_policy, \
+    u.automatically_unmute_topics_in_muted_streams_policy, u.automatically_follow_topics_where_mentioned";
 
 /// The user holding an API key in the organization named `realm_string_id`.
 pub fn by_api_key_stmt(db: &D1Database, realm_string_id: &str, key_hash: &str) -> Result<D1PreparedStatement> {
@@ -261,4 +285,31 @@ pub fn active_by_ids_or_emails_stmt(db: &D1Database, realm_id: i64, ids: &[i64],
         serde_json::to_string(ids)?,
         serde_json::to_string(emails)?
     )
+}
+
+/// Applies a `PATCH /settings` change: `changes_json` (a JSON object) merged into the
+/// stored settings, and the settings kept in columns when given.
+pub fn update_settings_stmt(db: &D1Database, user_id: i64, changes_json: &str, columns: &SettingColumns) -> Result<D1PreparedStatement> {
+    query!(
+        db,
+        "UPDATE users SET settings = json_patch(settings, ?2), timezone = COALESCE(?3, timezone), \
+         automatically_follow_topics_policy = COALESCE(?4, automatically_follow_topics_policy), \
+         automatically_unmute_topics_in_muted_streams_policy = COALESCE(?5, automatically_unmute_topics_in_muted_streams_policy), \
+         automatically_follow_topics_where_mentioned = COALESCE(?6, automatically_follow_topics_where_mentioned) WHERE id = ?1",
+        user_id,
+        changes_json,
+        &columns.timezone,
+        columns.automatically_follow_topics_policy,
+        columns.automatically_unmute_topics_in_muted_streams_policy,
+        columns.automatically_follow_topics_where_mentioned
+    )
+}
+
+/// New values of the settings stored in their own columns (none: unchanged).
+#[derive(Debug, Default)]
+pub struct SettingColumns {
+    pub timezone: Option<String>,
+    pub automatically_follow_topics_policy: Option<i64>,
+    pub automatically_unmute_topics_in_muted_streams_policy: Option<i64>,
+    pub automatically_follow_topics_where_mentioned: Option<i64>,
 }

@@ -357,6 +357,7 @@ mod tests {
             avatar_version: 1,
             email_address_visibility: 1,
             is_imported_stub: 0,
+            ..UserRow::default()
         }
     }
 

@@ -29,5 +29,6 @@ pub mod topics;
 pub mod tus;
 pub mod uploads;
 pub mod user_groups;
+pub mod user_settings;
 pub mod user_status;
 pub mod users;

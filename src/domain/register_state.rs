@@ -19,7 +19,7 @@ use crate::db::profile_fields::{self, ProfileFieldRow, ProfileValueRow};
 use crate::db::realm_playgrounds::{self, PlaygroundRow};
 use crate::db::realm_settings::{self, RealmSettingsRow};
 use crate::db::realms::RealmRow;
-use crate::db::register_state::{self as q, ConversationRow, IdRow, MaxId, UnreadRow, UserSettingsRow, UserTopicRow};
+use crate::db::register_state::{self as q, ConversationRow, IdRow, MaxId, UnreadRow, UserTopicRow};
 use crate::db::saved_snippets::{self, SavedSnippetRow};
 use crate::db::scheduled_messages::{self, ScheduledMessageRow};
 use crate::db::subscription_settings::{self, SubscriptionRow};
@@ -90,7 +90,6 @@ pub struct StateData {
     pub user_topics: Vec<UserTopicRow>,
     pub conversations: Vec<ConversationRow>,
     pub direct_group_members: Vec<MemberRow>,
-    pub user_settings: Option<UserSettingsRow>,
     pub profile_fields: Vec<ProfileFieldRow>,
     pub profile_values: Vec<ProfileValueRow>,
     pub scheduled_messages: Vec<ScheduledMessageRow>,
@@ -125,7 +124,6 @@ impl StateData {
         let user_topics = batch.add(q::user_topics_stmt(db, user.id)?);
         let conversations = batch.add(q::private_conversations_stmt(db, user.id)?);
         let direct_group_members = batch.add(q::direct_group_members_stmt(db, user.id)?);
-        let user_settings = batch.add(q::user_settings_stmt(db, user.id)?);
         let profile_fields = batch.add(profile_fields::in_realm_stmt(db, realm_id)?);
         let profile_values = batch.add(q::profile_values_stmt(db, realm_id)?);
         let scheduled = batch.add(scheduled_messages::pending_of_sender_stmt(db, user.id)?);
@@ -157,7 +155,6 @@ impl StateData {
             user_topics: results.rows(user_topics)?,
             conversations: results.rows(conversations)?,
             direct_group_members: results.rows(direct_group_members)?,
-            user_settings: results.first(user_settings)?,
             profile_fields: results.rows(profile_fields)?,
             profile_values: results.rows(profile_values)?,
             scheduled_messages: results.rows(scheduled)?,
@@ -184,79 +181,21 @@ fn object(value: Value) -> Map<String, Value> {
     }
 }
 
-/// The user's settings (Zulip's defaults where this server has no setting of its own).
-pub fn user_settings(user: &UserRow, row: Option<&UserSettingsRow>) -> Map<String, Value> {
-    object(json!({
-        "twenty_four_hour_time": false,
-        "web_mark_read_on_scroll_policy": 1,
-        "web_channel_default_view": 1,
-        "starred_message_counts": true,
-        "receives_typing_notifications": true,
-        "web_suggest_update_timezone": true,
-        "fluid_layout_width": false,
-        "high_contrast_mode": false,
-        "web_font_size_px": 16,
-        "web_line_height_percent": 140,
-        "color_scheme": 1,
-        "translate_emoticons": false,
-        "display_emoji_reaction_users": true,
-        "default_language": "en",
-        "web_home_view": "inbox",
-        "web_escape_navigates_to_home_view": true,
-        "left_side_userlist": false,
-        "emojiset": "google",
-        "demote_inactive_streams": 1,
-        "user_list_style": 2,
-        "web_animate_image_previews": "on_hover",
-        "web_stream_unreads_count_display_policy": 2,
-        "hide_ai_features": false,
-        "web_left_sidebar_show_channel_folders": true,
-        "web_left_sidebar_unreads_count_summary": true,
-        "timezone": user.timezone,
-        "enter_sends": false,
-        "enable_drafts_synchronization": true,
-        "enable_stream_desktop_notifications": false,
-        "enable_stream_email_notifications": false,
-        "enable_stream_push_notifications": false,
-        "enable_stream_audible_notifications": false,
-        "notification_sound": "zulip",
-        "enable_desktop_notifications": true,
-        "enable_sounds": true,
-        "enable_followed_topic_desktop_notifications": true,
-        "enable_followed_topic_email_notifications": true,
-        "enable_followed_topic_push_notifications": true,
-        "enable_followed_topic_audible_notifications": true,
-        "email_notifications_batching_period_seconds": 120,
-        "enable_offline_email_notifications": true,
-        "enable_offline_push_notifications": true,
-        "enable_online_push_notifications": true,
-        "enable_digest_emails": true,
-        "enable_marketing_emails": true,
-        "enable_login_emails": true,
-        "message_content_in_email_notifications": true,
-        "pm_content_in_desktop_notifications": true,
-        "wildcard_mentions_notify": true,
-        "enable_followed_topic_wildcard_mentions_notify": true,
-        "desktop_icon_count_display": 1,
-        "realm_name_in_email_notifications_policy": 1,
-        "automatically_follow_topics_policy": row.map(|r| r.automatically_follow_topics_policy).unwrap_or(3),
-        "automatically_unmute_topics_in_muted_streams_policy": row.map(|r| r.automatically_unmute_topics_in_muted_streams_policy).unwrap_or(2),
-        "automatically_follow_topics_where_mentioned": row.map(|r| r.automatically_follow_topics_where_mentioned != 0).unwrap_or(true),
-        "resolved_topic_notice_auto_read_policy": "except_followed",
-        "presence_enabled": true,
-        "available_notification_sounds": ["zulip"],
-        "emojiset_choices": [
+/// The user's settings (`defaults`: the organization's defaults for new users), with the
+/// choices Zulip lists beside them.
+pub fn user_settings(user: &UserRow, defaults: bool) -> Map<String, Value> {
+    let mut settings = if defaults { crate::domain::user_settings::defaults() } else { crate::domain::user_settings::all(user) };
+    settings.insert("available_notification_sounds".into(), json!(crate::domain::user_settings::NOTIFICATION_SOUNDS));
+    settings.insert(
+        "emojiset_choices".into(),
+        json!([
             {"key": "google", "text": "Google"},
             {"key": "twitter", "text": "Twitter"},
             {"key": "text", "text": "Plain text"},
-        ],
-        "send_private_typing_notifications": true,
-        "send_stream_typing_notifications": true,
-        "send_read_receipts": true,
-        "allow_private_data_export": false,
-        "email_address_visibility": user.email_address_visibility,
-        "web_navigate_to_sent_message": true,
-    }))
+        ]),
+    );
+    settings.insert("email_address_visibility".into(), json!(user.email_address_visibility));
+    settings
 }
 
 /// Zulip's catalogue of custom profile field types.
@@ -400,7 +339,7 @@ pub fn initial_state(user: &UserRow, realm: &RealmRow, data: &StateData, req: &S
         state.insert("unread_msgs".into(), unread_msgs(user, data, &empty_topic));
     }
     if req.want("user_settings") || req.want("update_display_settings") || req.want("update_global_notifications") {
-        let us = user_settings(user, data.user_settings.as_ref());
+        let us = user_settings(user, false);
         if req.capabilities.user_settings_object && req.want("user_settings") {
             state.insert("user_settings".into(), Value::Object(us));
         } else {
@@ -411,7 +350,7 @@ pub fn initial_state(user: &UserRow, realm: &RealmRow, data: &StateData, req: &S
                 }
             }
             if req.want("user_settings") {
-                state.insert("user_settings".into(), Value::Object(user_settings(user, data.user_settings.as_ref())));
+                state.insert("user_settings".into(), Value::Object(user_settings(user, false)));
             }
         }
     }
@@ -466,7 +405,7 @@ pub fn initial_state(user: &UserRow, realm: &RealmRow, data: &StateData, req: &S
         state.insert("realm_domains".into(), json!([]));
     }
     if req.want("realm_user_settings_defaults") {
-        let mut defaults = user_settings(user, None);
+        let mut defaults = user_settings(user, true);
         defaults.remove("timezone");
         state.insert("realm_user_settings_defaults".into(), Value::Object(defaults));
     }
@@ -710,7 +649,7 @@ fn channel_state(user: &UserRow, data: &StateData, system: &SystemGroups, req: &
             subscribers.entry(s.channel_id).or_default().push(s.user_id);
         }
     }
-    let us = user_settings(user, data.user_settings.as_ref());
+    let us = user_settings(user, false);
     let global = GlobalNotifications {
         desktop: us["enable_stream_desktop_notifications"].as_bool().unwrap_or(false),
         audible: us["enable_stream_audible_notifications"].as_bool().unwrap_or(false),

@@ -104,10 +104,17 @@ pub fn mentioned_user_ids(rendered: &Rendered, group_members: &HashMap<i64, Vec<
 
 /// Resolves and renders `content` (one D1 round trip); answers the rendering and the
 /// personally mentioned user ids.
-pub async fn render_content(db: &D1Database, realm_id: i64, content: &str) -> ApiResult<(Rendered, BTreeSet<i64>)> {
+/// `translate_emoticons`: the author's setting of that name.
+pub async fn render_content(
+    db: &D1Database,
+    realm_id: i64,
+    content: &str,
+    translate_emoticons: bool,
+) -> ApiResult<(Rendered, BTreeSet<i64>)> {
     let refs = markdown::references(content);
     let results = crate::db::run_batch(db, resolution_stmts(db, realm_id, &refs)?).await?;
-    let (resolved, members) = resolved_from(&results)?;
+    let (mut resolved, members) = resolved_from(&results)?;
+    resolved.translate_emoticons = translate_emoticons;
     let rendered = markdown::render(content, &resolved);
     let mentioned = mentioned_user_ids(&rendered, &members);
     Ok((rendered, mentioned))

@@ -1,0 +1,49 @@
+//! The caller's own user settings.
+
+use crate::actions::user_settings::do_change_user_settings;
+use crate::context::RequestContext;
+use crate::domain::user_settings::{self as rules, SETTINGS};
+use crate::error::{ApiError, ApiResult};
+use crate::response::Reply;
+
+/// # `PATCH /settings` (also the legacy `PATCH /settings/display` and `/settings/notifications`)
+/// Any human user (a bot: "This endpoint does not accept bot requests."): changes their
+/// own settings, any of `domain::user_settings::SETTINGS`.
+/// - Every value is checked before anything is stored: booleans, integers, Zulip's enums
+///   ("Invalid <name>"), `default_language`, `notification_sound`, the email batching period
+///   and `timezone` (an IANA name the runtime knows, or empty) with Zulip's messages.
+/// - Only settings whose value changes are stored and announced (`user_settings`, plus the
+///   legacy event of the setting's group). Unknown names are `ignored_parameters_unsupported`.
+pub async fn update_settings(ctx: &RequestContext) -> ApiResult<Reply> {
+    let me = ctx.user().await?;
+    if me.is_bot() {
+        return Err(ApiError::bad_request("This endpoint does not accept bot requests."));
+    }
+    let mut requested = Vec::new();
+    for setting in SETTINGS {
+        if let Some(raw) = ctx.params.str(setting.name)? {
+            requested.push((setting, rules::parse_value(setting, &raw, known_timezone)?));
+        }
+    }
+    do_change_user_settings(&ctx.db, &ctx.env, &me, requested).await?;
+    Ok(Reply::ok())
+}
+
+/// Whether the runtime's time zone database knows `name` (IANA names and their aliases):
+/// `Intl.DateTimeFormat` throws a `RangeError` for any other.
+#[cfg(target_arch = "wasm32")]
+fn known_timezone(name: &str) -> bool {
+    use wasm_bindgen::JsValue;
+    let options = js_sys::Object::new();
+    if js_sys::Reflect::set(&options, &JsValue::from_str("timeZone"), &JsValue::from_str(name)).is_err() {
+        return false;
+    }
+    let ctor: js_sys::Function = js_sys::Intl::DateTimeFormat::new(&js_sys::Array::new(), &js_sys::Object::new()).constructor();
+    js_sys::Reflect::construct(&ctor, &js_sys::Array::of2(&JsValue::from_str("en"), &options)).is_ok()
+}
+
+/// Outside the runtime (unit tests) an `Area/City` shape or `UTC` passes.
+#[cfg(not(target_arch = "wasm32"))]
+fn known_timezone(name: &str) -> bool {
+    name == "UTC" || name.split('/').count() >= 2
+}
