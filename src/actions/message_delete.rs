@@ -4,7 +4,6 @@
 use std::collections::BTreeSet;
 
 use serde::Deserialize;
-use worker::query;
 
 use crate::context::RequestContext;
 use crate::db::message_edits::{self as q, DeleteSettingsRow, SubscriberRow};
@@ -29,7 +28,7 @@ pub async fn check_delete_message(ctx: &RequestContext, user: &UserRow, message_
         vec![
             user_groups::is_member_stmt(db, user.realm_id, settings.can_delete_any_message_group, user.id, false)?,
             user_groups::is_member_stmt(db, user.realm_id, settings.can_delete_own_message_group, user.id, false)?,
-            query!(db, "SELECT bot_owner_id FROM users WHERE id = ?1", message.sender_id)?,
+            crate::db::users::bot_owner_stmt(db, message.sender_id)?,
         ],
     )
     .await?;
@@ -70,13 +69,9 @@ pub async fn delete_messages(ctx: &RequestContext, realm_id: i64, ids: &[i64]) -
     let ids_json = serde_json::to_string(&ids)?;
 
     // Who sees them: everyone with a row, and for channels with shared history every subscriber.
-    let mut reads = vec![query!(
-        db,
-        "SELECT DISTINCT user_id, 0 AS flags FROM user_messages WHERE message_id IN (SELECT value FROM json_each(?1))",
-        &ids_json
-    )?];
+    let mut reads = vec![crate::db::user_messages::holders_stmt(db, &ids_json)?];
     if let Some(channel_id) = first.channel_id {
-        reads.push(query!(db, "SELECT history_public_to_subscribers AS h FROM channels WHERE id = ?1", channel_id)?);
+        reads.push(crate::db::subscriptions::history_public_stmt(db, channel_id)?);
         reads.push(q::subscribers_stmt(db, &[channel_id])?);
     }
     let read = crate::db::run_batch(db, reads).await?;

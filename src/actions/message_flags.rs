@@ -2,10 +2,8 @@
 
 use serde::Deserialize;
 use serde_json::json;
-use wasm_bindgen::JsValue;
 use worker::{D1Database, Env};
 
-use crate::db::messages::ACCESS_CONDITION;
 use crate::db::user_messages::{self, flag_bit};
 use crate::db::users::UserRow;
 use crate::domain::messages::invalid_message;
@@ -96,28 +94,7 @@ pub async fn do_update_message_flags(
     };
     let bit = flag_bit(flag).ok_or_else(|| ApiError::bad_request(format!("Invalid flag: '{flag}'")))?;
     let ids_json = serde_json::to_string(message_ids)?;
-    let found: Vec<Found> = db
-        .prepare(format!(
-            "SELECT m.id, um.flags, {ACCESS_CONDITION} AS accessible, m.channel_id, \
-             EXISTS (SELECT 1 FROM subscriptions s WHERE s.user_id = ?2 AND s.channel_id = m.channel_id AND s.active = 1) AS subscribed, \
-             m.topic, m.sender_id, rc.type AS recipient_type, rc.type_id AS recipient_type_id, \
-             CASE WHEN rc.type = 3 THEN (SELECT json_group_array(gm.user_id) FROM direct_message_group_members gm \
-                 WHERE gm.group_id = rc.type_id) END AS group_members, \
-             (SELECT s.is_muted FROM subscriptions s WHERE s.user_id = ?2 AND s.channel_id = m.channel_id) AS channel_muted \
-             FROM messages m JOIN recipients rc ON rc.id = m.recipient_id \
-             LEFT JOIN user_messages um ON um.message_id = m.id AND um.user_id = ?2 \
-             LEFT JOIN channels c ON c.id = m.channel_id \
-             WHERE m.realm_id = ?1 AND m.id IN (SELECT value FROM json_each(?4))"
-        ))
-        .bind(&[
-            JsValue::from_f64(me.realm_id as f64),
-            JsValue::from_f64(me.id as f64),
-            JsValue::from_f64(if me.is_guest() { 1.0 } else { 0.0 }),
-            JsValue::from_str(&ids_json),
-        ])?
-        .all()
-        .await?
-        .results()?;
+    let found: Vec<Found> = crate::db::all(user_messages::flag_targets_stmt(db, me.realm_id, me.id, me.is_guest(), &ids_json)?).await?;
     for id in message_ids {
         if !found.iter().any(|f| f.id == *id && f.accessible != 0) {
             return Err(invalid_message());

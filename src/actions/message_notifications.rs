@@ -4,7 +4,6 @@
 
 use serde::Deserialize;
 use serde_json::json;
-use worker::query;
 
 use crate::actions::message_delete;
 use crate::context::RequestContext;
@@ -12,7 +11,7 @@ use crate::db::message_edits::{self as q, MoveChannelRow, SubscriberRow, KIND_NO
 use crate::db::messages::{self, MessageRow, NewMessage};
 use crate::db::realm_settings::RealmSettingsRow;
 use crate::db::user_messages::{self, flag_names, READ};
-use crate::db::users::{UserRow, COLUMNS as USER_COLUMNS};
+use crate::db::users::UserRow;
 use crate::domain::edit_rendering;
 use crate::domain::message_edit::{self as rules, EditPlan, RESOLVE_UNDO_GRACE_SECONDS};
 use crate::domain::messages::{message_dict, MessageContext, MessageOptions};
@@ -118,12 +117,7 @@ async fn send_bot_message(
         db,
         vec![
             q::ensure_notification_bot_stmt(db, realm_id, now)?,
-            query!(
-                db,
-                &format!("SELECT {USER_COLUMNS} FROM users u WHERE u.realm_id = ?1 AND u.delivery_email = ?2"),
-                realm_id,
-                q::NOTIFICATION_BOT_EMAIL
-            )?,
+            crate::db::users::by_delivery_email_stmt(db, realm_id, q::NOTIFICATION_BOT_EMAIL)?,
             q::subscribers_stmt(db, &[channel.id])?,
         ],
     )
@@ -161,11 +155,7 @@ async fn send_bot_message(
     )?;
     let results = crate::db::run_batch(
         db,
-        vec![
-            insert,
-            query!(db, "UPDATE messages SET kind = ?1 WHERE id = last_insert_rowid()", kind)?,
-            user_messages::insert_for_new_message_stmt(db, &rows_json)?,
-        ],
+        vec![insert, q::set_kind_of_inserted_stmt(db, kind)?, user_messages::insert_for_new_message_stmt(db, &rows_json)?],
     )
     .await?;
     let id = results[0].results::<IdRow>()?.first().map(|r| r.id).ok_or_else(|| ApiError::internal("message insert returned no id"))?;

@@ -6,7 +6,7 @@ use std::collections::{BTreeSet, HashMap};
 
 use serde::Deserialize;
 use serde_json::{json, Value};
-use worker::{query, D1Database, D1PreparedStatement, Env};
+use worker::{D1Database, D1PreparedStatement, Env};
 
 use crate::actions::channels::Principal;
 use crate::db::alert_words::{self, UserWordRow};
@@ -19,7 +19,7 @@ use crate::db::realm_settings::{self, RealmSettingsRow};
 use crate::db::subscriptions::{self, ChannelViewRow};
 use crate::db::user_groups;
 use crate::db::user_messages::{self, flag_names};
-use crate::db::users::{UserRow, COLUMNS as USER_COLUMNS};
+use crate::db::users::{self, UserRow};
 use crate::db::{self, user_topics};
 use crate::domain::alert_words::alerted_users;
 use crate::domain::messages::{message_dict, MessageContext, MessageOptions};
@@ -215,30 +215,9 @@ pub async fn plan_send(db: &D1Database, me: &UserRow, req: &SendRequest) -> ApiR
             Destination::ChannelId(id) => subscriptions::by_id_for_user_stmt(db, realm_id, me.id, *id)?,
             _ => subscriptions::by_name_for_user_stmt(db, realm_id, me.id, &channel_name)?,
         },
-        query!(
-            db,
-            &format!(
-                "SELECT {USER_COLUMNS} FROM users u WHERE u.realm_id = ?1 AND (u.id IN (SELECT value FROM json_each(?2)) \
-                 OR lower(u.email) IN (SELECT value FROM json_each(?3)) OR lower(u.delivery_email) IN (SELECT value FROM json_each(?3)))"
-            ),
-            realm_id,
-            serde_json::to_string(&user_ids)?,
-            serde_json::to_string(&user_emails)?
-        )?,
-        query!(
-            db,
-            "SELECT automatically_follow_topics_policy, automatically_unmute_topics_in_muted_streams_policy FROM users WHERE id = ?1",
-            me.id
-        )?,
-        query!(
-            db,
-            "SELECT s.user_id, s.is_muted FROM subscriptions s JOIN channels c ON c.id = s.channel_id \
-             JOIN users u ON u.id = s.user_id AND u.is_active = 1 \
-             WHERE c.realm_id = ?1 AND s.active = 1 AND (c.id = ?2 OR (?2 = -1 AND c.name = ?3 COLLATE NOCASE))",
-            realm_id,
-            channel_id,
-            &channel_name
-        )?,
+        users::by_ids_or_emails_stmt(db, realm_id, &user_ids, &user_emails)?,
+        users::topic_policies_stmt(db, me.id)?,
+        subscriptions::subscriber_mutes_stmt(db, realm_id, channel_id, &channel_name)?,
     ];
     batch.push(alert_words::in_realm_stmt(db, realm_id)?);
     batch.push(muted_users::muters_of_stmt(db, me.id)?);
@@ -291,31 +270,16 @@ pub async fn plan_send(db: &D1Database, me: &UserRow, req: &SendRequest) -> ApiR
             let topic_results = crate::db::run_batch(
                 db,
                 vec![
-                    query!(
-                        db,
-                        "SELECT DISTINCT sender_id FROM messages WHERE recipient_id = ?1 AND topic = ?2 COLLATE NOCASE",
-                        c.recipient_id,
-                        &topic
-                    )?,
-                    query!(
-                        db,
-                        "SELECT visibility_policy FROM user_topics WHERE user_id = ?1 AND channel_id = ?2 AND topic = ?3 COLLATE NOCASE",
-                        me.id,
-                        c.id,
-                        &topic
-                    )?,
+                    messages::topic_senders_stmt(db, c.recipient_id, &topic)?,
+                    user_topics::policy_stmt(db, me.id, c.id, &topic)?,
                     user_groups::is_member_stmt(db, realm_id, settings.can_mention_many_users_group, me.id, false)?,
-                    query!(
+                    user_topics::mentioned_followers_stmt(
                         db,
-                        "SELECT u.id AS user_id, COALESCE(ut.visibility_policy, 0) AS visibility_policy FROM users u \
-                         LEFT JOIN user_topics ut ON ut.user_id = u.id AND ut.channel_id = ?2 AND ut.topic = ?3 COLLATE NOCASE \
-                         WHERE u.realm_id = ?4 AND u.id IN (SELECT value FROM json_each(?1)) AND u.id != ?5 \
-                         AND u.is_bot = 0 AND u.automatically_follow_topics_where_mentioned = 1",
-                        serde_json::to_string(&mentioned)?,
+                        realm_id,
+                        &mentioned.iter().copied().collect::<Vec<i64>>(),
                         c.id,
                         &topic,
-                        realm_id,
-                        me.id
+                        me.id,
                     )?,
                 ],
             )

@@ -2,7 +2,7 @@
 
 use serde::Deserialize;
 use serde_json::json;
-use worker::{query, D1Database, Env};
+use worker::{D1Database, Env};
 
 use crate::db::batch::Batch;
 use crate::db::reactions::{self, ReactionEmojiRow};
@@ -23,7 +23,7 @@ struct UserIdRow {
 
 /// The users who see the message's reactions change: those with a row for it.
 async fn audience(db: &D1Database, message_id: i64, actor: i64) -> ApiResult<Vec<EventUser>> {
-    let rows: Vec<UserIdRow> = crate::db::all(query!(db, "SELECT user_id FROM user_messages WHERE message_id = ?1", message_id)?).await?;
+    let rows: Vec<UserIdRow> = crate::db::all(crate::db::user_messages::holder_ids_stmt(db, message_id)?).await?;
     let mut ids: Vec<i64> = rows.into_iter().map(|r| r.user_id).collect();
     if !ids.contains(&actor) {
         ids.push(actor);
@@ -76,23 +76,9 @@ pub async fn do_add_reaction(db: &D1Database, env: &Env, me: &UserRow, accessed:
     let message_id = accessed.message.id;
     let mut writes = Vec::new();
     if accessed.user_flags.is_none() {
-        writes.push(query!(
-            db,
-            "INSERT OR IGNORE INTO user_messages (user_id, message_id, flags) VALUES (?1, ?2, ?3)",
-            me.id,
-            message_id,
-            READ | HISTORICAL
-        )?);
+        writes.push(crate::db::user_messages::insert_historical_stmt(db, me.id, message_id, READ | HISTORICAL)?);
     }
-    writes.push(query!(
-        db,
-        "INSERT INTO reactions (message_id, user_id, emoji_name, emoji_code, reaction_type) VALUES (?1, ?2, ?3, ?4, ?5)",
-        message_id,
-        me.id,
-        &emoji.name,
-        &emoji.code,
-        &emoji.reaction_type
-    )?);
+    writes.push(reactions::insert_stmt(db, message_id, me.id, &emoji.name, &emoji.code, &emoji.reaction_type)?);
     if let Err(err) = crate::db::run_batch(db, writes).await {
         if err.to_string().contains("UNIQUE") {
             return Err(ApiError::bad_request("Reaction already exists."));
@@ -151,19 +137,7 @@ pub async fn do_remove_reaction(
     code: Option<&str>,
     reaction_type: &str,
 ) -> ApiResult<()> {
-    let deleted: Option<ReactionKey> = query!(
-        db,
-        "DELETE FROM reactions WHERE message_id = ?1 AND user_id = ?2 AND reaction_type = ?3 \
-         AND ((?4 IS NOT NULL AND emoji_code = ?4) OR (?4 IS NULL AND emoji_name = ?5)) \
-         RETURNING emoji_name, emoji_code, reaction_type",
-        message_id,
-        me.id,
-        reaction_type,
-        code,
-        name
-    )?
-    .first(None)
-    .await?;
+    let deleted: Option<ReactionKey> = crate::db::first(reactions::delete_stmt(db, message_id, me.id, reaction_type, code, name)?).await?;
     let Some(key) = deleted else { return Err(ApiError::bad_request("Reaction doesn't exist.")) };
     let emoji = Emoji { name: key.emoji_name, code: key.emoji_code, reaction_type: key.reaction_type };
     let event = reaction_event("remove", me, message_id, &emoji);

@@ -304,3 +304,9 @@ pub fn delete_settings_stmt(db: &D1Database, realm_id: i64) -> Result<D1Prepared
         realm_id
     )
 }
+
+/// Marks the message inserted just before, in the same batch, with its kind (a resolve
+/// notice, ...).
+pub fn set_kind_of_inserted_stmt(db: &D1Database, kind: i64) -> Result<D1PreparedStatement> {
+    query!(db, "UPDATE messages SET kind = ?1 WHERE id = last_insert_rowid()", kind)
+}

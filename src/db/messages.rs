@@ -254,3 +254,8 @@ pub fn channel_topics_stmt(db: &D1Database, recipient_id: i64, user_id: i64, who
         whole_history as i64
     )
 }
+
+/// Everyone who has sent to a topic of a channel (by the channel's recipient), as `sender_id`.
+pub fn topic_senders_stmt(db: &D1Database, recipient_id: i64, topic: &str) -> Result<D1PreparedStatement> {
+    query!(db, "SELECT DISTINCT sender_id FROM messages WHERE recipient_id = ?1 AND topic = ?2 COLLATE NOCASE", recipient_id, topic)
+}

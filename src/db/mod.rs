@@ -13,6 +13,7 @@ pub mod channel_folders;
 pub mod direct_message_groups;
 pub mod drafts;
 pub mod linkifiers;
+pub mod mentions;
 pub mod message_edits;
 pub mod message_window;
 pub mod messages;

@@ -21,3 +21,45 @@ pub fn emoji_on_message_stmt(db: &D1Database, message_id: i64) -> Result<D1Prepa
         message_id
     )
 }
+
+pub fn insert_stmt(
+    db: &D1Database,
+    message_id: i64,
+    user_id: i64,
+    emoji_name: &str,
+    emoji_code: &str,
+    reaction_type: &str,
+) -> Result<D1PreparedStatement> {
+    query!(
+        db,
+        "INSERT INTO reactions (message_id, user_id, emoji_name, emoji_code, reaction_type) VALUES (?1, ?2, ?3, ?4, ?5)",
+        message_id,
+        user_id,
+        emoji_name,
+        emoji_code,
+        reaction_type
+    )
+}
+
+/// Removes a user's reaction, named by code when given, else by name; answers the removed
+/// reaction's `emoji_name`, `emoji_code` and `reaction_type`.
+pub fn delete_stmt(
+    db: &D1Database,
+    message_id: i64,
+    user_id: i64,
+    reaction_type: &str,
+    code: Option<&str>,
+    name: Option<&str>,
+) -> Result<D1PreparedStatement> {
+    query!(
+        db,
+        "DELETE FROM reactions WHERE message_id = ?1 AND user_id = ?2 AND reaction_type = ?3 \
+         AND ((?4 IS NOT NULL AND emoji_code = ?4) OR (?4 IS NULL AND emoji_name = ?5)) \
+         RETURNING emoji_name, emoji_code, reaction_type",
+        message_id,
+        user_id,
+        reaction_type,
+        code,
+        name
+    )
+}

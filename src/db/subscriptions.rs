@@ -238,3 +238,22 @@ pub fn already_subscribed_stmt(db: &D1Database, realm_id: i64, user_ids_json: &s
         names_json
     )
 }
+
+/// Active subscribers (active users) of a channel, by id or (`channel_id` -1) by name, with
+/// whether they muted it.
+pub fn subscriber_mutes_stmt(db: &D1Database, realm_id: i64, channel_id: i64, channel_name: &str) -> Result<D1PreparedStatement> {
+    query!(
+        db,
+        "SELECT s.user_id, s.is_muted FROM subscriptions s JOIN channels c ON c.id = s.channel_id \
+         JOIN users u ON u.id = s.user_id AND u.is_active = 1 \
+         WHERE c.realm_id = ?1 AND s.active = 1 AND (c.id = ?2 OR (?2 = -1 AND c.name = ?3 COLLATE NOCASE))",
+        realm_id,
+        channel_id,
+        channel_name
+    )
+}
+
+/// Whether a channel's history is public to its subscribers (`h`).
+pub fn history_public_stmt(db: &D1Database, channel_id: i64) -> Result<D1PreparedStatement> {
+    query!(db, "SELECT history_public_to_subscribers AS h FROM channels WHERE id = ?1", channel_id)
+}

@@ -3,6 +3,8 @@
 use serde::Deserialize;
 use worker::{query, D1Database, D1PreparedStatement, Result};
 
+use crate::db::messages::ACCESS_CONDITION;
+
 pub const READ: i64 = 1;
 pub const STARRED: i64 = 2;
 pub const COLLAPSED: i64 = 4;
@@ -171,4 +173,45 @@ mod tests {
         assert_eq!(flag_names(Some(READ | STREAM_WILDCARD_MENTIONED)), vec!["read", "stream_wildcard_mentioned", "wildcard_mentioned"]);
         assert!(!flag_names(Some(READ | IS_PRIVATE)).contains(&"is_private".to_string()));
     }
+}
+
+/// Everyone with a row for any of the messages in `ids_json` (`user_id`, `flags` 0).
+pub fn holders_stmt(db: &D1Database, ids_json: &str) -> Result<D1PreparedStatement> {
+    query!(db, "SELECT DISTINCT user_id, 0 AS flags FROM user_messages WHERE message_id IN (SELECT value FROM json_each(?1))", ids_json)
+}
+
+/// Everyone with a row for the message (`user_id`).
+pub fn holder_ids_stmt(db: &D1Database, message_id: i64) -> Result<D1PreparedStatement> {
+    query!(db, "SELECT user_id FROM user_messages WHERE message_id = ?1", message_id)
+}
+
+/// Gives a user a row for a message seen through the channel's history (read, historical).
+pub fn insert_historical_stmt(db: &D1Database, user_id: i64, message_id: i64, flags: i64) -> Result<D1PreparedStatement> {
+    query!(db, "INSERT OR IGNORE INTO user_messages (user_id, message_id, flags) VALUES (?1, ?2, ?3)", user_id, message_id, flags)
+}
+
+/// What changing a flag on the messages of `ids_json` needs to know about each, for the
+/// user: their row's flags, whether they may see it (`accessible`, the access rule), the
+/// channel, whether they subscribe to and muted it, the topic, sender and recipient, and a
+/// group's members. Binds `?1` realm, `?2` user, `?3` 1 for a guest, `?4` the ids.
+pub fn flag_targets_stmt(db: &D1Database, realm_id: i64, user_id: i64, is_guest: bool, ids_json: &str) -> Result<D1PreparedStatement> {
+    query!(
+        db,
+        &format!(
+            "SELECT m.id, um.flags, {ACCESS_CONDITION} AS accessible, m.channel_id, \
+             EXISTS (SELECT 1 FROM subscriptions s WHERE s.user_id = ?2 AND s.channel_id = m.channel_id AND s.active = 1) AS subscribed, \
+             m.topic, m.sender_id, rc.type AS recipient_type, rc.type_id AS recipient_type_id, \
+             CASE WHEN rc.type = 3 THEN (SELECT json_group_array(gm.user_id) FROM direct_message_group_members gm \
+                 WHERE gm.group_id = rc.type_id) END AS group_members, \
+             (SELECT s.is_muted FROM subscriptions s WHERE s.user_id = ?2 AND s.channel_id = m.channel_id) AS channel_muted \
+             FROM messages m JOIN recipients rc ON rc.id = m.recipient_id \
+             LEFT JOIN user_messages um ON um.message_id = m.id AND um.user_id = ?2 \
+             LEFT JOIN channels c ON c.id = m.channel_id \
+             WHERE m.realm_id = ?1 AND m.id IN (SELECT value FROM json_each(?4))"
+        ),
+        realm_id,
+        user_id,
+        is_guest as i64,
+        ids_json
+    )
 }

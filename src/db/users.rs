@@ -313,3 +313,37 @@ pub struct SettingColumns {
     pub automatically_unmute_topics_in_muted_streams_policy: Option<i64>,
     pub automatically_follow_topics_where_mentioned: Option<i64>,
 }
+
+/// The realm's users (active or not) whose id is in `ids` or whose email or delivery email
+/// is in `emails` (lowercase).
+pub fn by_ids_or_emails_stmt(db: &D1Database, realm_id: i64, ids: &[i64], emails: &[String]) -> Result<D1PreparedStatement> {
+    query!(
+        db,
+        &format!(
+            "SELECT {COLUMNS} FROM users u WHERE u.realm_id = ?1 AND (u.id IN (SELECT value FROM json_each(?2)) \
+             OR lower(u.email) IN (SELECT value FROM json_each(?3)) OR lower(u.delivery_email) IN (SELECT value FROM json_each(?3)))"
+        ),
+        realm_id,
+        serde_json::to_string(ids)?,
+        serde_json::to_string(emails)?
+    )
+}
+
+/// A user's automatic topic-following policies.
+pub fn topic_policies_stmt(db: &D1Database, user_id: i64) -> Result<D1PreparedStatement> {
+    query!(
+        db,
+        "SELECT automatically_follow_topics_policy, automatically_unmute_topics_in_muted_streams_policy FROM users WHERE id = ?1",
+        user_id
+    )
+}
+
+/// The realm's user whose delivery email is `email` (exactly).
+pub fn by_delivery_email_stmt(db: &D1Database, realm_id: i64, email: &str) -> Result<D1PreparedStatement> {
+    query!(db, &format!("SELECT {COLUMNS} FROM users u WHERE u.realm_id = ?1 AND u.delivery_email = ?2"), realm_id, email)
+}
+
+/// The owner of a bot (`bot_owner_id`, null for a person).
+pub fn bot_owner_stmt(db: &D1Database, user_id: i64) -> Result<D1PreparedStatement> {
+    query!(db, "SELECT bot_owner_id FROM users WHERE id = ?1", user_id)
+}

@@ -3,24 +3,12 @@
 
 use std::collections::{BTreeSet, HashMap};
 
-use serde::Deserialize;
-use worker::{query, D1Database, D1PreparedStatement, D1Result};
+use worker::{D1Database, D1PreparedStatement, D1Result};
 
+use crate::db::mentions::{self, GroupMemberRow, NamedRow};
 use crate::db::realm_emoji::RealmEmojiRow;
 use crate::error::ApiResult;
 use crate::markdown::{self, CustomEmoji, LinkableChannel, MentionableGroup, MentionableUser, References, Rendered, Resolved};
-
-#[derive(Deserialize)]
-struct NamedRow {
-    id: i64,
-    name: String,
-}
-
-#[derive(Deserialize)]
-struct GroupMemberRow {
-    group_id: i64,
-    user_id: i64,
-}
 
 /// The six statements resolving `refs` in the organization: mentionable users (active,
 /// by full name or id), groups, their members (direct or through subgroups; for system
@@ -33,43 +21,10 @@ pub fn resolution_stmts(db: &D1Database, realm_id: i64, refs: &References) -> wo
     let channel_names = serde_json::to_string(&refs.channel_names).unwrap_or_else(|_| "[]".into());
     let emoji_names = serde_json::to_string(&refs.emoji_names).unwrap_or_else(|_| "[]".into());
     Ok(vec![
-        query!(
-            db,
-            "SELECT id, full_name AS name FROM users WHERE realm_id = ?1 AND is_active = 1 AND \
-             (lower(full_name) IN (SELECT lower(value) FROM json_each(?2)) OR id IN (SELECT value FROM json_each(?3)))",
-            realm_id,
-            user_names,
-            user_ids
-        )?,
-        query!(
-            db,
-            "SELECT id, name FROM user_groups WHERE realm_id = ?1 AND deactivated = 0 \
-             AND lower(name) IN (SELECT lower(value) FROM json_each(?2))",
-            realm_id,
-            &group_names
-        )?,
-        // Members of each mentioned group, through its subgroups at any depth.
-        query!(
-            db,
-            "WITH RECURSIVE reachable(root, id) AS ( \
-                 SELECT id, id FROM user_groups WHERE realm_id = ?1 AND deactivated = 0 \
-                 AND lower(name) IN (SELECT lower(value) FROM json_each(?2)) \
-                 UNION \
-                 SELECT r.root, s.subgroup_id FROM user_group_subgroups s JOIN reachable r ON s.supergroup_id = r.id \
-             ) \
-             SELECT DISTINCT r.root AS group_id, u.id AS user_id FROM reachable r JOIN user_groups g ON g.id = r.id \
-             JOIN users u ON u.realm_id = ?1 AND u.is_active = 1 \
-             WHERE g.system_role = u.role \
-                OR EXISTS (SELECT 1 FROM user_group_members m WHERE m.group_id = g.id AND m.user_id = u.id)",
-            realm_id,
-            &group_names
-        )?,
-        query!(
-            db,
-            "SELECT id, name FROM channels WHERE realm_id = ?1 AND lower(name) IN (SELECT lower(value) FROM json_each(?2))",
-            realm_id,
-            channel_names
-        )?,
+        mentions::users_stmt(db, realm_id, &user_names, &user_ids)?,
+        mentions::groups_stmt(db, realm_id, &group_names)?,
+        mentions::group_members_stmt(db, realm_id, &group_names)?,
+        mentions::channels_stmt(db, realm_id, &channel_names)?,
         crate::db::linkifiers::in_realm_stmt(db, realm_id)?,
         crate::db::realm_emoji::active_by_names_stmt(db, realm_id, &emoji_names)?,
     ])

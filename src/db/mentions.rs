@@ -1,0 +1,70 @@
+//! What message content may name, resolved by name or id within an organization: users,
+//! groups and their members, channels. Lists are JSON arrays bound as one parameter.
+
+use serde::Deserialize;
+use worker::{query, D1Database, D1PreparedStatement, Result};
+
+#[derive(Deserialize)]
+pub struct NamedRow {
+    pub id: i64,
+    pub name: String,
+}
+
+#[derive(Deserialize)]
+pub struct GroupMemberRow {
+    pub group_id: i64,
+    pub user_id: i64,
+}
+
+/// Active users named by full name (any case) in `names_json` or by id in `ids_json`.
+pub fn users_stmt(db: &D1Database, realm_id: i64, names_json: &str, ids_json: &str) -> Result<D1PreparedStatement> {
+    query!(
+        db,
+        "SELECT id, full_name AS name FROM users WHERE realm_id = ?1 AND is_active = 1 AND \
+         (lower(full_name) IN (SELECT lower(value) FROM json_each(?2)) OR id IN (SELECT value FROM json_each(?3)))",
+        realm_id,
+        names_json,
+        ids_json
+    )
+}
+
+/// Active groups named (any case) in `names_json`.
+pub fn groups_stmt(db: &D1Database, realm_id: i64, names_json: &str) -> Result<D1PreparedStatement> {
+    query!(
+        db,
+        "SELECT id, name FROM user_groups WHERE realm_id = ?1 AND deactivated = 0 \
+         AND lower(name) IN (SELECT lower(value) FROM json_each(?2))",
+        realm_id,
+        names_json
+    )
+}
+
+/// The active members of each group named in `names_json`, through its subgroups at any
+/// depth (a system group's members are the users of its role).
+pub fn group_members_stmt(db: &D1Database, realm_id: i64, names_json: &str) -> Result<D1PreparedStatement> {
+    query!(
+        db,
+        "WITH RECURSIVE reachable(root, id) AS ( \
+             SELECT id, id FROM user_groups WHERE realm_id = ?1 AND deactivated = 0 \
+             AND lower(name) IN (SELECT lower(value) FROM json_each(?2)) \
+             UNION \
+             SELECT r.root, s.subgroup_id FROM user_group_subgroups s JOIN reachable r ON s.supergroup_id = r.id \
+         ) \
+         SELECT DISTINCT r.root AS group_id, u.id AS user_id FROM reachable r JOIN user_groups g ON g.id = r.id \
+         JOIN users u ON u.realm_id = ?1 AND u.is_active = 1 \
+         WHERE g.system_role = u.role \
+            OR EXISTS (SELECT 1 FROM user_group_members m WHERE m.group_id = g.id AND m.user_id = u.id)",
+        realm_id,
+        names_json
+    )
+}
+
+/// Channels named (any case) in `names_json`.
+pub fn channels_stmt(db: &D1Database, realm_id: i64, names_json: &str) -> Result<D1PreparedStatement> {
+    query!(
+        db,
+        "SELECT id, name FROM channels WHERE realm_id = ?1 AND lower(name) IN (SELECT lower(value) FROM json_each(?2))",
+        realm_id,
+        names_json
+    )
+}
