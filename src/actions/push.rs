@@ -251,7 +251,7 @@ pub struct MessageNoticeJob {
 pub async fn schedule_message_notifications(ctx: &RequestContext, sender: &UserRow, message_id: i64) {
     let Some(relay) = ctx.settings.push_relay.clone() else { return };
     let Ok(realm) = ctx.realm().await else { return };
-    let Ok(db) = ctx.env.d1("DB") else { return };
+    let Ok(db) = ctx.env.d1(&ctx.database) else { return };
     ctx.defer(notify_new_message(MessageNoticeJob {
         db,
         relay,
@@ -326,7 +326,7 @@ pub async fn schedule_notification_removal(ctx: &RequestContext, user_id: Option
         return;
     }
     let Ok(realm) = ctx.realm().await else { return };
-    let Ok(db) = ctx.env.d1("DB") else { return };
+    let Ok(db) = ctx.env.d1(&ctx.database) else { return };
     ctx.defer(remove_notifications(RemovalJob {
         db,
         relay,

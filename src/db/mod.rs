@@ -23,6 +23,7 @@ pub mod organizations;
 pub mod presence;
 pub mod profile_fields;
 pub mod push_devices;
+pub mod realm_directory;
 pub mod realm_playgrounds;
 pub mod realm_settings;
 pub mod realms;
