@@ -10,9 +10,15 @@
 //!   at once, and a deployment cannot rewrite its own variables.
 //! - The first database, because every deployment has it (a deployment with only `DB`
 //!   places everything there and is the one-database server it always was).
-//! - The directory also hands out realm ids (its `AUTOINCREMENT`), so ids stay unique across
-//!   databases: they name the Durable Objects (`RealmHub`, shards, `MessageScheduler`, rate
-//!   limits) and the R2 upload paths.
+//! - The directory also hands out realm ids (its `AUTOINCREMENT`), so they stay unique
+//!   across databases: they name the Durable Objects (`RealmHub`, shards,
+//!   `MessageScheduler`, rate limits) and the R2 upload paths.
+//!
+//! Every other id is unique server-wide too, as in Zulip (a user id of one organization is
+//! never a user of another; API keys are derived from user ids): binding `DB_<n>` hands out
+//! ids from `(n - 1) * 10^12` (`db::id_floors`, set before an organization is created
+//! there), `DB` from 1. Bindings are therefore named `DB`, `DB_2`, `DB_3`, ...; ids stay
+//! below 2^53, which JavaScript clients read exactly, for thousands of databases.
 //!
 //! Resolving costs no D1 round trip on the hot path: a placement never changes once made,
 //! so each isolate keeps the placements it has read, and a cached one can never be stale.
@@ -34,6 +40,9 @@ use crate::error::{ApiError, ApiResult};
 
 /// The binding of the first database, which holds the directory.
 pub const DIRECTORY_DATABASE: &str = "DB";
+
+/// Ids per database: `DB_<n>` starts at `(n - 1) * ID_RANGE`.
+pub const ID_RANGE: i64 = 1_000_000_000_000;
 
 /// Where an organization lives: its D1 binding and its id.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -90,12 +99,39 @@ pub async fn place(env: &Env, string_id: &str, database: Option<&str>) -> ApiRes
             least_loaded(&listed_databases(env), &counts)
         }
     };
+    if first_id(&chosen).is_none() {
+        return Err(ApiError::internal(format!("D1 binding {chosen} is not named DB or DB_<n>")));
+    }
     let row = realm_directory::place(&directory, string_id, &chosen)
         .await?
         .ok_or_else(|| ApiError::internal("directory did not record the organization"))?;
+    if let Some(first_id) = first_id(&row.database).filter(|id| *id > 0) {
+        set_id_floor(&self::database(env, &row.database)?, first_id).await?;
+    }
     let placement = Placement { database: row.database, realm_id: row.realm_id };
     remember(string_id, &placement);
     Ok(placement)
+}
+
+/// The first id a database hands out: 0 (none set) for `DB`, `(n - 1) * ID_RANGE` for
+/// `DB_<n>`; none for other names.
+pub fn first_id(binding: &str) -> Option<i64> {
+    if binding == DIRECTORY_DATABASE {
+        return Some(0);
+    }
+    let n: i64 = binding.strip_prefix("DB_")?.parse().ok().filter(|n| (2..=9000).contains(n))?;
+    Some((n - 1) * ID_RANGE)
+}
+
+/// Sets the database's id floor (idempotent; one batch, and one for the sequences). A
+/// database that refuses writes to `sqlite_sequence` keeps overlapping `AUTOINCREMENT` ids
+/// (groups, drafts, attachments, ...), which every query scopes by organization anyway.
+async fn set_id_floor(db: &D1Database, first_id: i64) -> ApiResult<()> {
+    crate::db::run_batch(db, crate::db::id_floors::floor_rows_stmts(db, first_id)?).await?;
+    if let Err(err) = crate::db::run_batch(db, crate::db::id_floors::sequences_stmts(db, first_id)?).await {
+        worker::console_error!("AUTOINCREMENT floors not set: {err}");
+    }
+    Ok(())
 }
 
 /// The bindings listed in `D1_DATABASES`, in order; `DB` alone when unset.
@@ -129,6 +165,17 @@ mod tests {
         assert_eq!(parse_database_list(Some(" ")), vec!["DB"]);
         assert_eq!(parse_database_list(Some("DB, DB_2")), vec!["DB", "DB_2"]);
         assert_eq!(parse_database_list(Some("DB DB_2")), vec!["DB", "DB_2"]);
+    }
+
+    #[test]
+    fn each_database_hands_out_its_own_id_range() {
+        assert_eq!(first_id("DB"), Some(0));
+        assert_eq!(first_id("DB_2"), Some(ID_RANGE));
+        assert_eq!(first_id("DB_3"), Some(2 * ID_RANGE));
+        assert!(first_id("DB_9000").unwrap() < 1 << 53);
+        for bad in ["DB_1", "DB_0", "DB_x", "OTHER", "DB_9001"] {
+            assert_eq!(first_id(bad), None, "{bad}");
+        }
     }
 
     #[test]

@@ -43,18 +43,15 @@ pub fn random_alphanumeric(len: usize) -> String {
     out
 }
 
-/// The API key of `user_id` of the organization's `database` at key version `version`
-/// under `secret`: HMAC-SHA256 blocks mapped to `[A-Za-z0-9]` without modulo bias. User
-/// ids are unique only within a database, so the input names the database; the first
-/// database's keys keep the form they had before there were several (still valid).
-pub fn derive_api_key(secret: &[u8], database: &str, user_id: i64, version: i64) -> String {
-    let scope = if database == crate::directory::DIRECTORY_DATABASE { String::new() } else { format!("{database}:") };
+/// The API key of `user_id` at key version `version` under `secret`: HMAC-SHA256 blocks
+/// mapped to `[A-Za-z0-9]` without modulo bias.
+pub fn derive_api_key(secret: &[u8], user_id: i64, version: i64) -> String {
     use hmac::{Hmac, Mac};
     let mut out = String::with_capacity(API_KEY_LENGTH);
     let mut block = 0u32;
     while out.len() < API_KEY_LENGTH {
         let mut mac = Hmac::<Sha256>::new_from_slice(secret).expect("HMAC takes a key of any length");
-        mac.update(format!("api-key:{scope}{user_id}:{version}:{block}").as_bytes());
+        mac.update(format!("api-key:{user_id}:{version}:{block}").as_bytes());
         for b in mac.finalize().into_bytes() {
             if b < 248 && out.len() < API_KEY_LENGTH {
                 out.push(ALPHANUMERIC[(b % 62) as usize] as char);
@@ -143,15 +140,13 @@ mod tests {
 
     #[test]
     fn derived_keys_are_stable_per_version_and_alphanumeric() {
-        let a = derive_api_key(b"secret", "DB", 7, 0);
+        let a = derive_api_key(b"secret", 7, 0);
         assert_eq!(a.len(), API_KEY_LENGTH);
         assert!(a.chars().all(|c| c.is_ascii_alphanumeric()));
-        assert_eq!(a, derive_api_key(b"secret", "DB", 7, 0));
-        assert_ne!(a, derive_api_key(b"secret", "DB", 7, 1));
-        assert_ne!(a, derive_api_key(b"secret", "DB", 8, 0));
-        assert_ne!(a, derive_api_key(b"other", "DB", 7, 0));
-        // The same user id in another database is another user.
-        assert_ne!(a, derive_api_key(b"secret", "DB_2", 7, 0));
+        assert_eq!(a, derive_api_key(b"secret", 7, 0));
+        assert_ne!(a, derive_api_key(b"secret", 7, 1));
+        assert_ne!(a, derive_api_key(b"secret", 8, 0));
+        assert_ne!(a, derive_api_key(b"other", 7, 0));
     }
 
     #[test]

@@ -38,14 +38,7 @@ pub fn bot_email(short_name: &str, realm_host: &str) -> String {
 /// `POST /bots`: checks the names and type, creates the bot owned by `owner` with a
 /// fresh API key, then tells everyone (`realm_user` add) and the owner and administrators
 /// (`realm_bot` add).
-pub async fn check_create_bot(
-    env: &Env,
-    db: &D1Database,
-    database: &str,
-    owner: &UserRow,
-    bot: &NewBot<'_>,
-    realm_host: &str,
-) -> ApiResult<CreatedBot> {
+pub async fn check_create_bot(env: &Env, db: &D1Database, owner: &UserRow, bot: &NewBot<'_>, realm_host: &str) -> ApiResult<CreatedBot> {
     if owner.is_guest() {
         return Err(ApiError::bad_request("Not allowed for guest users"));
     }
@@ -89,7 +82,7 @@ pub async fn check_create_bot(
             err
         }
     })?;
-    let api_key = do_issue_api_key(db, env, database, owner.realm_id, bot_id).await?;
+    let api_key = do_issue_api_key(db, env, owner.realm_id, bot_id).await?;
 
     // One read for the new row and the audiences of both events.
     let everyone = users::all_in_realm(db, owner.realm_id).await?;
@@ -125,32 +118,21 @@ pub fn bot_dict(bot: &UserRow, api_key: Option<&str>) -> Value {
 
 /// `POST /bots/{bot_id}/api_key/regenerate`: the owner or an administrator replaces the
 /// bot's key with the next one; the old key stops working at once.
-pub async fn check_regenerate_bot_api_key(
-    db: &D1Database,
-    env: &Env,
-    database: &str,
-    acting: &UserRow,
-    bot: &UserRow,
-) -> ApiResult<String> {
+pub async fn check_regenerate_bot_api_key(db: &D1Database, env: &Env, acting: &UserRow, bot: &UserRow) -> ApiResult<String> {
     if !bot.is_bot() || !(acting.is_realm_admin() || bot.bot_owner_id == Some(acting.id)) {
         return Err(ApiError::bad_request("No such bot"));
     }
-    do_regenerate_api_key(db, env, database, bot.realm_id, bot.id).await
+    do_regenerate_api_key(db, env, bot.realm_id, bot.id).await
 }
 
 /// The current API key of each of the owner's active bots, by bot id. Their hashes are
 /// stored if missing (bots from before keys were derived), so the keys shown work.
-pub async fn do_bot_api_keys(
-    db: &D1Database,
-    env: &Env,
-    database: &str,
-    owner: &UserRow,
-) -> ApiResult<std::collections::HashMap<i64, String>> {
+pub async fn do_bot_api_keys(db: &D1Database, env: &Env, owner: &UserRow) -> ApiResult<std::collections::HashMap<i64, String>> {
     let secret = crate::secrets::api_key_secret(env)?;
     let rows: Vec<crate::db::api_keys::BotKeyVersionRow> =
         crate::db::api_keys::owner_bot_versions_stmt(db, owner.realm_id, owner.id)?.all().await?.results()?;
     let keys: std::collections::HashMap<i64, String> =
-        rows.iter().map(|r| (r.id, crate::secrets::derive_api_key(secret.as_bytes(), database, r.id, r.api_key_version))).collect();
+        rows.iter().map(|r| (r.id, crate::secrets::derive_api_key(secret.as_bytes(), r.id, r.api_key_version))).collect();
     let now = crate::db::now();
     let inserts = keys
         .iter()

@@ -14,22 +14,22 @@ use crate::secrets;
 
 /// The user's one API key (derived from the key version, see `secrets`), its hash stored
 /// for lookup if it is not yet: every login answers the same key. Two round trips.
-pub async fn do_issue_api_key(db: &D1Database, env: &Env, database: &str, realm_id: i64, user_id: i64) -> ApiResult<String> {
+pub async fn do_issue_api_key(db: &D1Database, env: &Env, realm_id: i64, user_id: i64) -> ApiResult<String> {
     let secret = secrets::api_key_secret(env)?;
     let version: Option<api_keys::KeyVersionRow> = api_keys::version_stmt(db, realm_id, user_id)?.first(None).await?;
     let version = version.ok_or_else(|| ApiError::internal("API key for a missing user"))?.api_key_version;
-    let key = secrets::derive_api_key(secret.as_bytes(), database, user_id, version);
+    let key = secrets::derive_api_key(secret.as_bytes(), user_id, version);
     api_keys::insert_if_missing_stmt(db, realm_id, user_id, &secrets::api_key_hash(&key), db::now())?.run().await?;
     Ok(key)
 }
 
 /// Replaces the user's API key: the next key version; every older key stops working at
 /// once. One read, one atomic batch.
-pub async fn do_regenerate_api_key(db: &D1Database, env: &Env, database: &str, realm_id: i64, user_id: i64) -> ApiResult<String> {
+pub async fn do_regenerate_api_key(db: &D1Database, env: &Env, realm_id: i64, user_id: i64) -> ApiResult<String> {
     let secret = secrets::api_key_secret(env)?;
     let version: Option<api_keys::KeyVersionRow> = api_keys::version_stmt(db, realm_id, user_id)?.first(None).await?;
     let old = version.ok_or_else(|| ApiError::internal("API key for a missing user"))?.api_key_version;
-    let key = secrets::derive_api_key(secret.as_bytes(), database, user_id, old + 1);
+    let key = secrets::derive_api_key(secret.as_bytes(), user_id, old + 1);
     crate::db::run_batch(
         db,
         vec![

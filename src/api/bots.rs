@@ -43,7 +43,7 @@ pub async fn create_bot(ctx: &RequestContext) -> ApiResult<Reply> {
         payload_url: payload_url.as_deref(),
     };
     let host = crate::api::users::realm_host(ctx);
-    let created = check_create_bot(&ctx.env, &ctx.db, &ctx.database, &owner, &bot, host).await?;
+    let created = check_create_bot(&ctx.env, &ctx.db, &owner, &bot, host).await?;
     Ok(Reply::json(json!({
         "user_id": created.user.id,
         "api_key": created.api_key,
@@ -58,7 +58,7 @@ pub async fn create_bot(ctx: &RequestContext) -> ApiResult<Reply> {
 /// The caller's active bots, oldest first, each with its current `api_key`.
 pub async fn get_bots(ctx: &RequestContext) -> ApiResult<Reply> {
     let me = ctx.user().await?;
-    let keys = do_bot_api_keys(&ctx.db, &ctx.env, &ctx.database, &me).await?;
+    let keys = do_bot_api_keys(&ctx.db, &ctx.env, &me).await?;
     let bots: Vec<Value> = users::bots_of_owner(&ctx.db, me.realm_id, me.id)
         .await?
         .iter()
@@ -86,6 +86,6 @@ pub async fn regenerate_bot_api_key(ctx: &RequestContext, bot_id: &str) -> ApiRe
     let me = ctx.user().await?;
     let id = parse_int(bot_id).ok_or_else(|| ApiError::bad_request("No such bot"))?;
     let bot = users::by_id(&ctx.db, me.realm_id, id).await?.ok_or_else(|| ApiError::bad_request("No such bot"))?;
-    let api_key = check_regenerate_bot_api_key(&ctx.db, &ctx.env, &ctx.database, &me, &bot).await?;
+    let api_key = check_regenerate_bot_api_key(&ctx.db, &ctx.env, &me, &bot).await?;
     Ok(Reply::json(json!({ "api_key": api_key })))
 }

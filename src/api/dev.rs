@@ -31,7 +31,7 @@ pub async fn dev_fetch_api_key(ctx: &RequestContext) -> ApiResult<Reply> {
     if !user.is_active() {
         return Err(ApiError::user_deactivated());
     }
-    let api_key = do_issue_api_key(&ctx.db, &ctx.env, &ctx.database, realm.id, user.id).await?;
+    let api_key = do_issue_api_key(&ctx.db, &ctx.env, realm.id, user.id).await?;
     Ok(Reply::json(json!({ "api_key": api_key, "email": user.email, "user_id": user.id })))
 }
 

@@ -100,7 +100,7 @@ pub async fn jwt_fetch_api_key(ctx: &RequestContext) -> ApiResult<Reply> {
     if !user.is_active() {
         return Err(ApiError::user_deactivated());
     }
-    let api_key = do_issue_api_key(&ctx.db, &ctx.env, &ctx.database, realm.id, user.id).await?;
+    let api_key = do_issue_api_key(&ctx.db, &ctx.env, realm.id, user.id).await?;
     let mut body = json!({ "api_key": api_key, "email": user.delivery_email });
     if include_profile {
         let host = crate::api::users::realm_host(ctx);

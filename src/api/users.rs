@@ -171,6 +171,6 @@ pub async fn update_user(ctx: &RequestContext, user_id: &str) -> ApiResult<Reply
 /// Any user: replaces their API key; the old one stops working at once. Answers `api_key`.
 pub async fn regenerate_own_api_key(ctx: &RequestContext) -> ApiResult<Reply> {
     let me = ctx.user().await?;
-    let api_key = actions::do_regenerate_api_key(&ctx.db, &ctx.env, &ctx.database, me.realm_id, me.id).await?;
+    let api_key = actions::do_regenerate_api_key(&ctx.db, &ctx.env, me.realm_id, me.id).await?;
     Ok(Reply::json(json!({ "api_key": api_key })))
 }

@@ -12,6 +12,7 @@ pub mod bot_storage;
 pub mod channel_folders;
 pub mod direct_message_groups;
 pub mod drafts;
+pub mod id_floors;
 pub mod linkifiers;
 pub mod message_edits;
 pub mod message_window;
