@@ -99,9 +99,11 @@ pub async fn place(env: &Env, string_id: &str, database: Option<&str>) -> ApiRes
             least_loaded(&listed_databases(env), &counts)
         }
     };
+    // A misconfigured list fails here, before anything is recorded.
     if first_id(&chosen).is_none() {
         return Err(ApiError::internal(format!("D1 binding {chosen} is not named DB or DB_<n>")));
     }
+    self::database(env, &chosen)?;
     let row = realm_directory::place(&directory, string_id, &chosen)
         .await?
         .ok_or_else(|| ApiError::internal("directory did not record the organization"))?;
