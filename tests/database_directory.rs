@@ -4,7 +4,6 @@
 //! both local databases of the server's state directory (`TEST_SERVER_STATE`, exported by
 //! `scripts/with-test-server.sh`) with `wrangler d1 execute`.
 
-#[allow(dead_code)]
 mod chat;
 mod common;
 
