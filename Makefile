@@ -94,8 +94,10 @@ build: setup
 	WASM_OPT_BIN="$(CURDIR)/node_modules/.bin/wasm-opt" \
 	worker-build --release
 
+# Every D1 database of wrangler.toml gets the same migrations (src/directory.rs).
+D1_BINDINGS := DB DB_2
 migrate-dev: node_modules/.installed
-	$(WRANGLER) d1 migrations apply DB --local --persist-to $(DEV_STATE)
+	for db in $(D1_BINDINGS); do $(WRANGLER) d1 migrations apply $$db --local --persist-to $(DEV_STATE); done
 
 clean:
 	rm -rf build target .wrangler .venv-test .venv-fuzz .venv-zterm tests/js/node_modules

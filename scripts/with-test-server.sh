@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs a command against a private `wrangler dev`: a free port, a fresh state directory
-# (local D1, R2 and Durable Objects), migrations applied. The server's URL is passed to the
-# command as TEST_SERVER_URL; the server is stopped by its PID whatever the outcome.
+# (local D1, R2 and Durable Objects), migrations applied to both D1 databases. The server's
+# URL is passed to the command as TEST_SERVER_URL and its state directory as
+# TEST_SERVER_STATE; the server is stopped by its PID whatever the outcome.
 #
 # Usage: scripts/with-test-server.sh [--log-level LEVEL] command...
 set -euo pipefail
@@ -15,8 +16,10 @@ state=$(mktemp -d "${TMPDIR:-/tmp}/team-chat-test.XXXXXX")
 log="$state/wrangler.log"
 wrangler=node_modules/.bin/wrangler
 
-"$wrangler" d1 migrations apply DB --local --persist-to "$state" >"$state/migrate.log" 2>&1 \
-  || { cat "$state/migrate.log"; exit 1; }
+for db in DB DB_2; do
+  "$wrangler" d1 migrations apply "$db" --local --persist-to "$state" >>"$state/migrate.log" 2>&1 \
+    || { cat "$state/migrate.log"; exit 1; }
+done
 
 # The push relay test double (tests/push_relay/relay.py) on loopback, unless PUSH_RELAY=off
 # (the server then runs with push notifications off). Its URL goes to the server as
@@ -58,7 +61,7 @@ done
 curl -sf "$url/api/v1/server_settings" >/dev/null || { cat "$log"; echo "server did not answer" >&2; exit 1; }
 
 status=0
-TEST_SERVER_URL="$url" "$@" || status=$?
+TEST_SERVER_URL="$url" TEST_SERVER_STATE="$state" "$@" || status=$?
 if [[ $status -ne 0 ]]; then
   mkdir -p target && cp "$log" target/test-server.log 2>/dev/null || true
   echo "--- last lines of the server log (whole log kept in target/test-server.log) ---" >&2

@@ -32,7 +32,10 @@ pub enum OctetBody {
 
 pub struct RequestContext {
     pub env: Env,
+    /// The organization's own database (`crate::directory`); every query of the request.
     pub db: D1Database,
+    /// Its binding (`DB`, `DB_2`, ...), for work that opens it again after the response.
+    pub database: String,
     pub settings: Settings,
     pub method: Method,
     pub params: Params,
@@ -76,6 +79,11 @@ impl RequestContext {
         let host = req.headers().get("Host")?.unwrap_or_else(|| url.host_str().unwrap_or("localhost").to_string());
         let base_url = format!("{}://{}", url.scheme(), host);
         let realm_string_id = realm_string_id_for_host(&host, &settings);
+        // The development organizations exist before their placement is looked up.
+        if settings.development {
+            crate::dev_seed::ensure_seeded(&env, &settings.default_realm).await?;
+        }
+        let database = crate::directory::resolve(&env, &realm_string_id).await?;
 
         let query = Params::parse_urlencoded(url.query().unwrap_or(""));
         let content_type = req.headers().get("Content-Type")?.unwrap_or_default().to_ascii_lowercase();
@@ -114,7 +122,8 @@ impl RequestContext {
         }
 
         Ok(RequestContext {
-            db: env.d1("DB")?,
+            db: crate::directory::database(&env, &database)?,
+            database,
             env,
             settings,
             method: req.method(),

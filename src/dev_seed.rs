@@ -3,14 +3,19 @@
 //! (`lear`) so that isolation between organizations can be tried.
 //!
 //! Every development user's password is [`DEV_PASSWORD`] (README: "Development logins").
+//!
+//! The default organization lives in the first database and `lear` in the second listed
+//! in `D1_DATABASES` (`crate::directory`), so development and tests run across two
+//! databases; `solo` goes where the directory places new organizations.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use worker::D1Database;
+use worker::{D1Database, Env};
 
 use crate::db::organizations::{self, FirstChannel, FirstUser};
 use crate::db::users::{ROLE_ADMINISTRATOR, ROLE_GUEST, ROLE_MEMBER, ROLE_MODERATOR, ROLE_OWNER};
 use crate::db::{self, realms};
+use crate::directory::{self, DIRECTORY_DATABASE};
 use crate::error::ApiResult;
 use crate::secrets;
 
@@ -150,19 +155,26 @@ const SOLO_USERS: &[SeedUser] = &[SeedUser { email: "solo@solo.org", full_name: 
 static SEEDED: AtomicBool = AtomicBool::new(false);
 
 /// Creates the development organizations if they are missing. Checked once per isolate.
-pub async fn ensure_seeded(db: &D1Database, default_realm: &str) -> ApiResult<()> {
+pub async fn ensure_seeded(env: &Env, default_realm: &str) -> ApiResult<()> {
     if SEEDED.load(Ordering::Relaxed) {
         return Ok(());
     }
+    let listed = directory::listed_databases(env);
+    let second = listed.iter().find(|b| b.as_str() != DIRECTORY_DATABASE).map(String::as_str);
     let realms = [
-        SeedRealm { string_id: "", name: "Zulip Dev", users: ZULIP_USERS, channels: ZULIP_CHANNELS },
-        SeedRealm { string_id: "lear", name: "Lear & Co.", users: LEAR_USERS, channels: LEAR_CHANNELS },
-        SeedRealm { string_id: "solo", name: "Solo", users: SOLO_USERS, channels: &[] },
+        (SeedRealm { string_id: "", name: "Zulip Dev", users: ZULIP_USERS, channels: ZULIP_CHANNELS }, Some(DIRECTORY_DATABASE)),
+        (
+            SeedRealm { string_id: "lear", name: "Lear & Co.", users: LEAR_USERS, channels: LEAR_CHANNELS },
+            second.or(Some(DIRECTORY_DATABASE)),
+        ),
+        (SeedRealm { string_id: "solo", name: "Solo", users: SOLO_USERS, channels: &[] }, None),
     ];
-    for realm in &realms {
+    for (realm, database) in &realms {
         let string_id = if realm.string_id.is_empty() { default_realm } else { realm.string_id };
-        if realms::by_string_id(db, string_id).await?.is_none() {
-            seed_realm(db, string_id, realm).await?;
+        let placement = directory::place(env, string_id, *database).await?;
+        let db = directory::database(env, &placement.database)?;
+        if realms::by_string_id(&db, string_id).await?.is_none() {
+            seed_realm(&db, placement.realm_id, string_id, realm).await?;
         }
     }
     SEEDED.store(true, Ordering::Relaxed);
@@ -170,7 +182,7 @@ pub async fn ensure_seeded(db: &D1Database, default_realm: &str) -> ApiResult<()
 }
 
 /// One atomic batch of idempotent inserts: concurrent first requests cannot half-seed.
-async fn seed_realm(db: &D1Database, string_id: &str, realm: &SeedRealm) -> ApiResult<()> {
+async fn seed_realm(db: &D1Database, realm_id: i64, string_id: &str, realm: &SeedRealm) -> ApiResult<()> {
     let password_hash = secrets::hash_password(DEV_PASSWORD).await?;
     let users: Vec<FirstUser> = realm
         .users
@@ -183,7 +195,7 @@ async fn seed_realm(db: &D1Database, string_id: &str, realm: &SeedRealm) -> ApiR
             can_create_users: u.can_create_users,
         })
         .collect();
-    let batch = organizations::create_stmts(db, string_id, realm.name, &users, realm.channels, db::now())?;
+    let batch = organizations::create_stmts(db, realm_id, string_id, realm.name, &users, realm.channels, db::now())?;
     db::run_batch(db, batch).await?;
     Ok(())
 }

@@ -13,6 +13,7 @@ pub mod auth;
 pub mod context;
 pub mod db;
 pub mod dev_seed;
+pub mod directory;
 pub mod domain;
 pub mod emoji;
 pub mod error;

@@ -66,9 +66,6 @@ pub async fn handle(req: Request, env: Env, worker: Context) -> Response {
 async fn handle_api(req: Request, env: Env, worker: Context, segments: Vec<String>, area: Area) -> ApiResult<Response> {
     let mut ctx = RequestContext::from_request(req, env).await?;
     ctx.worker = Some(worker);
-    if ctx.settings.development {
-        crate::dev_seed::ensure_seeded(&ctx.db, &ctx.settings.default_realm).await?;
-    }
     let path: Vec<&str> = segments.iter().map(String::as_str).collect();
     let mut response = match counted_dispatch(&ctx, &path, area).await {
         Ok(Reply::Json(fields)) => success_response(fields, ctx.params.ignored()),

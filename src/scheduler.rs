@@ -6,7 +6,8 @@
 //! call the send path; and delivering sends events *through* the hub, so an alarm running
 //! inside the hub would wait on its own serialised dispatch. This class is defined in the
 //! worker crate, so its alarm calls `actions::scheduled_messages::deliver_due` directly
-//! with its `env` (the `DB` binding, the hub): no internal HTTP route, no shared secret.
+//! with its `env` (the organization's D1 binding, the hub): no internal HTTP route, no
+//! shared secret.
 //!
 //! D1 is the truth: the alarm is only a wake-up. After every create, edit and delete,
 //! [`arm`] asks the object to set its alarm to the earliest pending message's time; the
@@ -23,11 +24,19 @@ use crate::actions::scheduled_messages::deliver_due;
 #[derive(Serialize, Deserialize)]
 struct Target {
     realm_id: i64,
+    /// The D1 binding holding the organization (`crate::directory`); targets stored before
+    /// the directory name none and mean the first database.
+    #[serde(default = "first_database")]
+    database: String,
     /// `host[:port]` of the organization, for the message events' placeholder emails.
     realm_host: String,
 }
 
 const TARGET_KEY: &str = "target";
+
+fn first_database() -> String {
+    crate::directory::DIRECTORY_DATABASE.to_string()
+}
 
 #[durable_object]
 pub struct MessageScheduler {
@@ -46,7 +55,7 @@ impl DurableObject for MessageScheduler {
         }
         let target: Target = req.json().await?;
         self.state.storage().put(TARGET_KEY, &target).await?;
-        let db = self.env.d1("DB")?;
+        let db = self.env.d1(&target.database)?;
         let next = crate::db::scheduled_messages::next_due_in_realm(&db, target.realm_id).await?;
         self.set_alarm(next).await?;
         Response::ok("")
@@ -58,7 +67,9 @@ impl DurableObject for MessageScheduler {
         };
         // An error makes the runtime retry the alarm; delivered messages are not sent again.
         // `deliver_due` answers when to run next (now when more are due).
-        let next = deliver_due(&self.env, target.realm_id, &target.realm_host).await.map_err(|e| worker::Error::RustError(e.msg))?;
+        let next = deliver_due(&self.env, &target.database, target.realm_id, &target.realm_host)
+            .await
+            .map_err(|e| worker::Error::RustError(e.msg))?;
         self.set_alarm(next).await?;
         Response::ok("")
     }
@@ -80,15 +91,15 @@ impl MessageScheduler {
 /// Re-arms the organization's scheduler after a change to its scheduled messages. Never
 /// fails the request (the change is committed); a failure is logged, and the next change
 /// or the pending alarm re-arms it.
-pub async fn arm(env: &Env, realm_id: i64, realm_host: &str) {
-    if let Err(err) = try_arm(env, realm_id, realm_host).await {
+pub async fn arm(env: &Env, database: &str, realm_id: i64, realm_host: &str) {
+    if let Err(err) = try_arm(env, database, realm_id, realm_host).await {
         worker::console_error!("scheduler of realm {realm_id} not armed: {err}");
     }
 }
 
-async fn try_arm(env: &Env, realm_id: i64, realm_host: &str) -> Result<()> {
+async fn try_arm(env: &Env, database: &str, realm_id: i64, realm_host: &str) -> Result<()> {
     let stub = env.durable_object("MESSAGE_SCHEDULER")?.id_from_name(&realm_id.to_string())?.get_stub()?;
-    let body = serde_json::to_string(&Target { realm_id, realm_host: realm_host.to_string() })?;
+    let body = serde_json::to_string(&Target { realm_id, database: database.to_string(), realm_host: realm_host.to_string() })?;
     let mut init = RequestInit::new();
     init.with_method(Method::Post).with_body(Some(body.into()));
     let resp = stub.fetch_with_request(Request::new_with_init("https://scheduler/arm", &init)?).await?;

@@ -82,12 +82,15 @@ fn delivered(client: &Client, marker: &str) -> Vec<Value> {
 fn a_message_due_while_the_server_is_down_is_delivered_exactly_once_after_restart() {
     let state = std::env::temp_dir().join(unique("team-chat-restart-"));
     std::fs::create_dir_all(&state).unwrap();
-    let migrate = Command::new("node_modules/.bin/wrangler")
-        .args(["d1", "migrations", "apply", "DB", "--local", "--persist-to"])
-        .arg(&state)
-        .output()
-        .expect("wrangler runs");
-    assert!(migrate.status.success(), "migrations: {}", String::from_utf8_lossy(&migrate.stderr));
+    // Both D1 databases of wrangler.toml (organizations are spread over them).
+    for database in ["DB", "DB_2"] {
+        let migrate = Command::new("node_modules/.bin/wrangler")
+            .args(["d1", "migrations", "apply", database, "--local", "--persist-to"])
+            .arg(&state)
+            .output()
+            .expect("wrangler runs");
+        assert!(migrate.status.success(), "migrations: {}", String::from_utf8_lossy(&migrate.stderr));
+    }
     let port = free_port();
     // Every request of this test binary goes to its own server.
     std::env::set_var("TEST_SERVER_URL", format!("http://127.0.0.1:{port}"));

@@ -2,12 +2,13 @@
 //! organization in production (the development seed makes its own from the same
 //! statements, `db::organizations`).
 
-use worker::D1Database;
+use worker::Env;
 
 use crate::actions::users::is_valid_email;
 use crate::db::organizations::{self, FirstChannel, FirstUser};
 use crate::db::users::ROLE_OWNER;
 use crate::db::{self, realms, users};
+use crate::directory;
 use crate::domain::organizations::{check_realm_name, check_subdomain};
 use crate::domain::users::check_full_name;
 use crate::error::{ApiError, ApiResult};
@@ -33,15 +34,20 @@ pub struct CreatedOrganization {
 const FIRST_CHANNEL: &str = "general";
 const FIRST_CHANNEL_DESCRIPTION: &str = "Everyone is added to this channel by default.";
 
-/// Checks the names, then creates the organization, its system groups, its owner and
-/// its first channel in one atomic batch.
-pub async fn check_create_organization(db: &D1Database, new: &NewOrganization<'_>) -> ApiResult<CreatedOrganization> {
+/// Checks the names, places the organization in a database (the directory records it),
+/// then creates the organization, its system groups, its owner and its first channel there
+/// in one atomic batch.
+pub async fn check_create_organization(env: &Env, new: &NewOrganization<'_>) -> ApiResult<CreatedOrganization> {
     check_subdomain(new.string_id)?;
     let name = check_realm_name(new.name)?;
     let full_name = check_full_name(new.owner_full_name)?;
     if !is_valid_email(new.owner_email) {
         return Err(ApiError::bad_request(format!("Invalid email '{}'", new.owner_email)));
     }
+    // A subdomain the directory knows keeps its database; one whose organization is
+    // missing there (a creation that failed half-way) may be created again.
+    let placement = directory::place(env, new.string_id, None).await?;
+    let db = &directory::database(env, &placement.database)?;
     if realms::by_string_id(db, new.string_id).await?.is_some() {
         return Err(subdomain_in_use());
     }
@@ -61,7 +67,7 @@ pub async fn check_create_organization(db: &D1Database, new: &NewOrganization<'_
         color: "#76ce90",
         subscribers: &[new.owner_email],
     };
-    let batch = organizations::create_stmts(db, new.string_id, &name, &[owner], &[general], db::now())?;
+    let batch = organizations::create_stmts(db, placement.realm_id, new.string_id, &name, &[owner], &[general], db::now())?;
     db::run_batch(db, batch).await?;
 
     // The statements are idempotent: if another request created the same subdomain in
@@ -77,7 +83,8 @@ pub async fn check_create_organization(db: &D1Database, new: &NewOrganization<'_
 /// Deactivates or reactivates the organization `string_id`. A deactivated organization
 /// keeps its data; every request to it, logins included, answers `REALM_DEACTIVATED`
 /// (clients take that as "signed out for good"). Unknown: "No such organization".
-pub async fn do_set_organization_deactivated(db: &D1Database, string_id: &str, deactivated: bool) -> ApiResult<()> {
+pub async fn do_set_organization_deactivated(env: &Env, string_id: &str, deactivated: bool) -> ApiResult<()> {
+    let db = &directory::database(env, &directory::resolve(env, string_id).await?)?;
     #[derive(serde::Deserialize)]
     struct Updated {
         #[allow(dead_code)]

@@ -255,7 +255,7 @@ pub struct MessageNoticeJob {
 pub async fn schedule_message_notifications(ctx: &RequestContext, sender: &UserRow, sent: &SentMessage) {
     let Some(relay) = ctx.settings.push_relay.clone() else { return };
     let Ok(realm) = ctx.realm().await else { return };
-    let Ok(db) = ctx.env.d1("DB") else { return };
+    let Ok(db) = ctx.env.d1(&ctx.database) else { return };
     ctx.defer(notify_new_message(MessageNoticeJob {
         db,
         relay,
@@ -350,7 +350,7 @@ pub async fn schedule_notification_removal(ctx: &RequestContext, removal: Remova
         return;
     }
     let Ok(realm) = ctx.realm().await else { return };
-    let Ok(db) = ctx.env.d1("DB") else { return };
+    let Ok(db) = ctx.env.d1(&ctx.database) else { return };
     ctx.defer(remove_notifications(RemovalJob {
         db,
         relay,

@@ -26,7 +26,14 @@ pub fn delivery_time_not_in_future() -> ApiError {
 }
 
 /// Validates `send` as `POST /messages` would and stores it for delivery at `deliver_at`.
-pub async fn schedule_message(db: &D1Database, env: &Env, me: &UserRow, send: &SendRequest, deliver_at: i64) -> ApiResult<i64> {
+pub async fn schedule_message(
+    db: &D1Database,
+    env: &Env,
+    database: &str,
+    me: &UserRow,
+    send: &SendRequest,
+    deliver_at: i64,
+) -> ApiResult<i64> {
     if deliver_at <= db::now() {
         return Err(delivery_time_not_in_future());
     }
@@ -39,7 +46,7 @@ pub async fn schedule_message(db: &D1Database, env: &Env, me: &UserRow, send: &S
     let row = row_of(inserted.id, me, &send.client, &fields);
     let event = json!({ "type": "scheduled_messages", "op": "add", "scheduled_messages": [scheduled_message_dict(&row)] });
     notify_owner(env, me, &event).await;
-    crate::scheduler::arm(env, me.realm_id, &send.realm_host).await;
+    crate::scheduler::arm(env, database, me.realm_id, &send.realm_host).await;
     Ok(inserted.id)
 }
 
@@ -54,7 +61,14 @@ pub struct ScheduledEdit {
     pub realm_host: String,
 }
 
-pub async fn edit_scheduled_message(db: &D1Database, env: &Env, me: &UserRow, id: i64, edit: ScheduledEdit) -> ApiResult<()> {
+pub async fn edit_scheduled_message(
+    db: &D1Database,
+    env: &Env,
+    database: &str,
+    me: &UserRow,
+    id: i64,
+    edit: ScheduledEdit,
+) -> ApiResult<()> {
     let row = scheduled_messages::pending_by_id(db, id, me.id).await?.ok_or_else(ApiError::scheduled_message_not_found)?;
     if row.failed != 0 && edit.deliver_at.is_none() {
         return Err(delivery_time_not_in_future());
@@ -86,18 +100,25 @@ pub async fn edit_scheduled_message(db: &D1Database, env: &Env, me: &UserRow, id
     let updated = ScheduledMessageRow { revision: updated.revision, ..row_of(id, me, &row.client, &fields) };
     let event = json!({ "type": "scheduled_messages", "op": "update", "scheduled_message": scheduled_message_dict(&updated) });
     notify_owner(env, me, &event).await;
-    crate::scheduler::arm(env, me.realm_id, &send.realm_host).await;
+    crate::scheduler::arm(env, database, me.realm_id, &send.realm_host).await;
     Ok(())
 }
 
-pub async fn delete_scheduled_message(db: &D1Database, env: &Env, me: &UserRow, id: i64, realm_host: &str) -> ApiResult<()> {
+pub async fn delete_scheduled_message(
+    db: &D1Database,
+    env: &Env,
+    database: &str,
+    me: &UserRow,
+    id: i64,
+    realm_host: &str,
+) -> ApiResult<()> {
     let result = scheduled_messages::delete_stmt(db, id, me.id)?.run().await?;
     if result.meta()?.and_then(|m| m.changes).unwrap_or(0) == 0 {
         return Err(ApiError::scheduled_message_not_found());
     }
     let event = json!({ "type": "scheduled_messages", "op": "remove", "scheduled_message_id": id });
     notify_owner(env, me, &event).await;
-    crate::scheduler::arm(env, me.realm_id, realm_host).await;
+    crate::scheduler::arm(env, database, me.realm_id, realm_host).await;
     Ok(())
 }
 
@@ -105,8 +126,8 @@ pub async fn delete_scheduled_message(db: &D1Database, env: &Env, me: &UserRow, 
 /// answers when to run next. A message that can no longer be sent is marked `failed` (the
 /// owner sees it and may fix and reschedule it); one that hit a server-side error stays
 /// pending and is retried after [`RETRY_SECONDS`].
-pub async fn deliver_due(env: &Env, realm_id: i64, realm_host: &str) -> ApiResult<Option<i64>> {
-    let db = env.d1("DB")?;
+pub async fn deliver_due(env: &Env, database: &str, realm_id: i64, realm_host: &str) -> ApiResult<Option<i64>> {
+    let db = crate::directory::database(env, database)?;
     let now = db::now();
     let due = scheduled_messages::due_in_realm(&db, realm_id, now, DELIVERIES_PER_RUN).await?;
     for row in &due {

@@ -47,7 +47,7 @@ pub async fn create_scheduled_message(ctx: &RequestContext) -> ApiResult<Reply> 
         local_id: None,
         realm_host: realm_host(ctx),
     };
-    let id = actions::schedule_message(&ctx.db, &ctx.env, &me, &send, deliver_at).await?;
+    let id = actions::schedule_message(&ctx.db, &ctx.env, &ctx.database, &me, &send, deliver_at).await?;
     Ok(Reply::json(json!({ "scheduled_message_id": id })))
 }
 
@@ -102,7 +102,7 @@ pub async fn update_scheduled_message(ctx: &RequestContext, id: &str) -> ApiResu
         _ => None,
     };
     let edit = ScheduledEdit { to: destination, topic, content, deliver_at, client: ctx.client_name(), realm_host: realm_host(ctx) };
-    actions::edit_scheduled_message(&ctx.db, &ctx.env, &me, id, edit).await?;
+    actions::edit_scheduled_message(&ctx.db, &ctx.env, &ctx.database, &me, id, edit).await?;
     Ok(Reply::json(json!({})))
 }
 
@@ -112,6 +112,6 @@ pub async fn update_scheduled_message(ctx: &RequestContext, id: &str) -> ApiResu
 pub async fn delete_scheduled_message(ctx: &RequestContext, id: &str) -> ApiResult<Reply> {
     let me = ctx.user().await?;
     let id = scheduled_message_id(id)?;
-    actions::delete_scheduled_message(&ctx.db, &ctx.env, &me, id, &realm_host(ctx)).await?;
+    actions::delete_scheduled_message(&ctx.db, &ctx.env, &ctx.database, &me, id, &realm_host(ctx)).await?;
     Ok(Reply::json(json!({})))
 }

@@ -39,7 +39,7 @@ pub async fn create_organization(ctx: &RequestContext) -> ApiResult<Reply> {
     let owner_email = p.required_str("owner_email")?;
     let owner_full_name = p.required_str("owner_full_name")?;
     let new = NewOrganization { string_id: &string_id, name: &name, owner_email: &owner_email, owner_full_name: &owner_full_name };
-    let created = check_create_organization(&ctx.db, &new).await?;
+    let created = check_create_organization(&ctx.env, &new).await?;
     let scheme = ctx.base_url.split_once("://").map_or("https", |(scheme, _)| scheme);
     let port = ctx.base_url.rsplit_once(':').and_then(|(_, port)| port.parse::<u16>().ok());
     let host = match port {
@@ -59,6 +59,6 @@ pub async fn create_organization(ctx: &RequestContext) -> ApiResult<Reply> {
 /// it is reactivated. Unknown organization: "No such organization".
 pub async fn set_organization_deactivated(ctx: &RequestContext, string_id: &str, deactivated: bool) -> ApiResult<Reply> {
     require_server_admin(ctx)?;
-    do_set_organization_deactivated(&ctx.db, string_id, deactivated).await?;
+    do_set_organization_deactivated(&ctx.env, string_id, deactivated).await?;
     Ok(Reply::ok())
 }

@@ -35,13 +35,14 @@ pub struct FirstChannel<'a> {
 /// runs twice (two first requests at once) changes nothing the second time.
 pub fn create_stmts(
     db: &D1Database,
+    realm_id: i64,
     string_id: &str,
     name: &str,
     users: &[FirstUser<'_>],
     channels: &[FirstChannel<'_>],
     now: i64,
 ) -> Result<Vec<D1PreparedStatement>> {
-    let mut batch = vec![realms::insert_stmt(db, string_id, name, now)?];
+    let mut batch = vec![realms::insert_stmt(db, realm_id, string_id, name, now)?];
     batch.extend(user_groups::create_system_groups_stmts(db, string_id)?);
     for u in users {
         batch.push(query!(

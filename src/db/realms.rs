@@ -24,13 +24,15 @@ pub async fn by_string_id(db: &D1Database, string_id: &str) -> Result<Option<Rea
     super::first(by_string_id_stmt(db, string_id)?).await
 }
 
-pub fn insert_stmt(db: &D1Database, string_id: &str, name: &str, now: i64) -> Result<D1PreparedStatement> {
+/// The organization's row, under the id the directory gave it (unique across databases).
+pub fn insert_stmt(db: &D1Database, realm_id: i64, string_id: &str, name: &str, now: i64) -> Result<D1PreparedStatement> {
     query!(
         db,
-        "INSERT INTO realms (string_id, name, date_created) VALUES (?1, ?2, ?3) ON CONFLICT (string_id) DO NOTHING",
+        "INSERT INTO realms (id, string_id, name, date_created) VALUES (?4, ?1, ?2, ?3) ON CONFLICT DO NOTHING",
         string_id,
         name,
-        now
+        now,
+        realm_id
     )
 }
 

@@ -158,23 +158,6 @@ pub fn topic_exists_for_user_stmt(db: &D1Database, user_id: i64, channel_id: i64
     )
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn no_row_reads_as_read_and_historical() {
-        assert_eq!(flag_names(None), vec!["read", "historical"]);
-    }
-
-    #[test]
-    fn wildcard_mentioned_is_either_wildcard_flag() {
-        assert_eq!(flag_names(Some(TOPIC_WILDCARD_MENTIONED)), vec!["topic_wildcard_mentioned", "wildcard_mentioned"]);
-        assert_eq!(flag_names(Some(READ | STREAM_WILDCARD_MENTIONED)), vec!["read", "stream_wildcard_mentioned", "wildcard_mentioned"]);
-        assert!(!flag_names(Some(READ | IS_PRIVATE)).contains(&"is_private".to_string()));
-    }
-}
-
 /// Everyone with a row for any of the messages in `ids_json` (`user_id`, `flags` 0).
 pub fn holders_stmt(db: &D1Database, ids_json: &str) -> Result<D1PreparedStatement> {
     query!(db, "SELECT DISTINCT user_id, 0 AS flags FROM user_messages WHERE message_id IN (SELECT value FROM json_each(?1))", ids_json)
@@ -214,4 +197,21 @@ pub fn flag_targets_stmt(db: &D1Database, realm_id: i64, user_id: i64, is_guest:
         is_guest as i64,
         ids_json
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn no_row_reads_as_read_and_historical() {
+        assert_eq!(flag_names(None), vec!["read", "historical"]);
+    }
+
+    #[test]
+    fn wildcard_mentioned_is_either_wildcard_flag() {
+        assert_eq!(flag_names(Some(TOPIC_WILDCARD_MENTIONED)), vec!["topic_wildcard_mentioned", "wildcard_mentioned"]);
+        assert_eq!(flag_names(Some(READ | STREAM_WILDCARD_MENTIONED)), vec!["read", "stream_wildcard_mentioned", "wildcard_mentioned"]);
+        assert!(!flag_names(Some(READ | IS_PRIVATE)).contains(&"is_private".to_string()));
+    }
 }

@@ -9,16 +9,19 @@ use std::time::{Duration, Instant};
 
 use crate::common::unique;
 
-/// A fresh state directory with the migrations applied.
+/// A fresh state directory with the migrations applied to every D1 database.
 pub fn fresh_state() -> PathBuf {
     let state = std::env::temp_dir().join(unique("team-chat-own-server-"));
     std::fs::create_dir_all(&state).unwrap();
-    let migrate = Command::new("node_modules/.bin/wrangler")
-        .args(["d1", "migrations", "apply", "DB", "--local", "--persist-to"])
-        .arg(&state)
-        .output()
-        .expect("wrangler runs");
-    assert!(migrate.status.success(), "migrations: {}", String::from_utf8_lossy(&migrate.stderr));
+    // Both D1 databases of wrangler.toml (organizations are spread over them).
+    for database in ["DB", "DB_2"] {
+        let migrate = Command::new("node_modules/.bin/wrangler")
+            .args(["d1", "migrations", "apply", database, "--local", "--persist-to"])
+            .arg(&state)
+            .output()
+            .expect("wrangler runs");
+        assert!(migrate.status.success(), "migrations: {}", String::from_utf8_lossy(&migrate.stderr));
+    }
     state
 }
 

@@ -1,0 +1,135 @@
+//! Organizations spread over D1 databases (`src/directory.rs`): each organization's rows
+//! land in the database the directory names and nowhere else. The test server has two,
+//! `DB` (the default organization, and the directory) and `DB_2` (`lear`); these tests read
+//! both local databases of the server's state directory (`TEST_SERVER_STATE`, exported by
+//! `scripts/with-test-server.sh`) with `wrangler d1 execute`.
+
+mod chat;
+mod common;
+
+use std::process::Command;
+
+use chat::send_to_channel;
+use common::*;
+use serde_json::Value;
+
+const DATABASES: [&str; 2] = ["DB", "DB_2"];
+
+/// The rows a read-only query answers in one local database of the test server. The
+/// running server may hold the SQLite file's lock for a moment: a busy read is tried again.
+fn rows(database: &str, sql: &str) -> Vec<Value> {
+    let state = std::env::var("TEST_SERVER_STATE").expect("TEST_SERVER_STATE is not set: run under scripts/with-test-server.sh");
+    let mut attempt = 0;
+    let out = loop {
+        let out = Command::new("node_modules/.bin/wrangler")
+            .args(["d1", "execute", database, "--local", "--json", "--persist-to", &state, "--command", sql])
+            .env("WRANGLER_SEND_METRICS", "false")
+            .output()
+            .expect("wrangler runs");
+        attempt += 1;
+        if out.status.success() || attempt == 5 {
+            break out;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(500));
+    };
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "wrangler d1 execute {database}: {stdout} {}", String::from_utf8_lossy(&out.stderr));
+    let body: Value = serde_json::from_str(&stdout).unwrap_or_else(|_| panic!("not JSON: {stdout}"));
+    body[0]["results"].as_array().cloned().unwrap_or_default()
+}
+
+/// How many rows of `table` match `condition` in each database, in `DATABASES` order.
+/// Markers are alphanumeric (`unique`), so they go into the SQL as literals.
+fn counts(table: &str, condition: &str) -> Vec<i64> {
+    DATABASES.iter().map(|db| rows(db, &format!("SELECT COUNT(*) AS n FROM {table} WHERE {condition}"))[0]["n"].as_i64().unwrap()).collect()
+}
+
+fn placement(string_id: &str) -> (i64, String) {
+    let found = rows("DB", &format!("SELECT realm_id, database FROM realm_directory WHERE string_id = '{string_id}'"));
+    assert_eq!(found.len(), 1, "the directory records {string_id} once: {found:?}");
+    (found[0]["realm_id"].as_i64().unwrap(), found[0]["database"].as_str().unwrap().to_string())
+}
+
+#[test]
+fn a_message_sent_in_the_default_organization_lands_in_the_first_database_only() {
+    let hamlet = Client::dev("hamlet@zulip.com");
+    let marker = unique("zulipdb");
+    send_to_channel(&hamlet, "Verona", "directory", &marker);
+    assert_eq!(counts("messages", &format!("content = '{marker}'")), vec![1, 0]);
+    assert_eq!(placement("zulip").1, "DB");
+}
+
+#[test]
+fn a_message_sent_in_lear_lands_in_the_second_database_only() {
+    let king = Client::dev_in(Some("lear"), "king@lear.org");
+    let marker = unique("leardb");
+    send_to_channel(&king, "general", "directory", &marker);
+    assert_eq!(counts("messages", &format!("content = '{marker}'")), vec![0, 1]);
+    assert_eq!(placement("lear").1, "DB_2");
+}
+
+#[test]
+fn each_organization_is_in_exactly_one_database_under_its_directory_id() {
+    for string_id in ["zulip", "lear", "solo"] {
+        let (realm_id, database) = placement(string_id);
+        let found: Vec<Vec<Value>> =
+            DATABASES.iter().map(|db| rows(db, &format!("SELECT id FROM realms WHERE string_id = '{string_id}'"))).collect();
+        for (db, found) in DATABASES.iter().zip(&found) {
+            if *db == database {
+                assert_eq!(found.len(), 1, "{string_id} in {db}");
+                assert_eq!(found[0]["id"].as_i64(), Some(realm_id), "{string_id}: the id the directory gave");
+            } else {
+                assert!(found.is_empty(), "{string_id} also in {db}");
+            }
+        }
+    }
+    assert_ne!(placement("zulip").0, placement("lear").0, "realm ids are unique across databases");
+}
+
+#[test]
+fn a_new_organization_lands_in_the_database_the_directory_names() {
+    let string_id = unique("dir").to_lowercase();
+    let email = format!("owner@{string_id}.example.com");
+    let url = format!("{}/api/v1/server_admin/organizations", server_url());
+    let response = ureq::post(&url)
+        .set("Authorization", "Bearer dev-server-admin-secret")
+        .send_form(&[("string_id", &string_id), ("name", "Directory Co"), ("owner_email", &email), ("owner_full_name", "Dee Rectory")])
+        .expect("created");
+    let body: Value = serde_json::from_str(&response.into_string().unwrap()).unwrap();
+    let (realm_id, database) = placement(&string_id);
+    assert_eq!(body["realm_id"].as_i64(), Some(realm_id), "{body}");
+    let expected: Vec<i64> = DATABASES.iter().map(|db| (*db == database) as i64).collect();
+    assert_eq!(counts("realms", &format!("string_id = '{string_id}'")), expected);
+    assert_eq!(counts("users", &format!("delivery_email = '{email}'")), expected);
+
+    // Its owner's work lands there too.
+    let password = body["owner"]["password"].as_str().unwrap();
+    let login =
+        request("POST", "/fetch_api_key", &[], Some(Body::Form(&[("username", &email), ("password", password)])), None, Some(&string_id))
+            .success();
+    let owner = Client {
+        email: email.clone(),
+        api_key: login["api_key"].as_str().unwrap().to_string(),
+        user_id: login["user_id"].as_i64().unwrap(),
+        realm: Some(string_id.clone()),
+    };
+    let marker = unique("newdb");
+    send_to_channel(&owner, "general", "directory", &marker);
+    assert_eq!(counts("messages", &format!("content = '{marker}'")), expected);
+}
+
+#[test]
+fn ids_of_the_second_database_come_from_its_own_range() {
+    // Ids name one thing server-wide, as in Zulip: `DB_2` numbers from 10^12.
+    const SECOND_RANGE: i64 = 1_000_000_000_000;
+    let king = Client::dev_in(Some("lear"), "king@lear.org");
+    let hamlet = Client::dev("hamlet@zulip.com");
+    assert!(king.user_id >= SECOND_RANGE, "lear's user id {}", king.user_id);
+    assert!(hamlet.user_id < SECOND_RANGE, "zulip's user id {}", hamlet.user_id);
+    let lear_message = send_to_channel(&king, "general", "ids", &unique("learid"));
+    let zulip_message = send_to_channel(&hamlet, "Verona", "ids", &unique("zulipid"));
+    assert!(lear_message >= SECOND_RANGE && zulip_message < SECOND_RANGE, "{lear_message} {zulip_message}");
+    // AUTOINCREMENT tables too (the system groups were created with the organization).
+    let groups = king.get("/user_groups", &[]).success();
+    assert!(groups["user_groups"].as_array().unwrap().iter().all(|g| g["id"].as_i64().unwrap() >= SECOND_RANGE), "{groups}");
+}
