@@ -309,3 +309,28 @@ fn legacy_registration_needs_a_token_and_apns_an_appid() {
     let body = cordelia.post("/users/me/android_gcm_reg_id", &[("token", &unique("fcm"))]).success();
     assert_matches_openapi("post", "/users/me/android_gcm_reg_id", &body);
 }
+
+#[test]
+fn a_scheduled_direct_message_notifies_its_recipient_when_delivered() {
+    let prospero = Client::dev("prospero@zulip.com");
+    let d = register(&prospero);
+    let relay_id = relay_device_id(&d.token);
+    let hamlet = Client::dev("hamlet@zulip.com");
+    let content = unique("scheduled push content");
+    let due = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_secs() + 2;
+    hamlet
+        .post(
+            "/scheduled_messages",
+            &[
+                ("type", "direct"),
+                ("to", &format!("[{}]", prospero.user_id)),
+                ("content", &content),
+                ("scheduled_delivery_timestamp", &due.to_string()),
+            ],
+        )
+        .success();
+    let found = payloads_for(&relay_id, &d.key, |p| p["content"] == content.as_str());
+    assert_eq!(found.len(), 1, "no notification for the delivered scheduled message");
+    assert_eq!(found[0]["sender_id"], hamlet.user_id);
+    assert_eq!(found[0]["recipient_type"], "direct");
+}

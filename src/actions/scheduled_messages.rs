@@ -8,7 +8,8 @@ use serde_json::json;
 use worker::{D1Database, Env};
 
 use crate::actions::channels::Principal;
-use crate::actions::message_send::{commit_send, plan_send, Destination, SendPlan, SendRequest};
+use crate::actions::message_send::{commit_send, plan_send, Destination, SendPlan, SendRequest, SentMessage};
+use crate::actions::push::MessageNoticeJob;
 use crate::db::scheduled_messages::{self, NewId, Revision, ScheduledFields, ScheduledMessageRow};
 use crate::db::users::UserRow;
 use crate::db::{self, users};
@@ -131,7 +132,7 @@ pub async fn deliver_due(env: &Env, database: &str, realm_id: i64, realm_host: &
     let now = db::now();
     let due = scheduled_messages::due_in_realm(&db, realm_id, now, DELIVERIES_PER_RUN).await?;
     for row in &due {
-        if let Err(err) = deliver_one(&db, env, row, realm_host).await {
+        if let Err(err) = deliver_one(&db, env, database, row, realm_host).await {
             worker::console_error!("scheduled message {} not delivered: {}", row.id, err.msg);
         }
     }
@@ -142,7 +143,7 @@ pub async fn deliver_due(env: &Env, database: &str, realm_id: i64, realm_host: &
     Ok(next.map(|at| if at <= now { now + RETRY_SECONDS } else { at }))
 }
 
-async fn deliver_one(db: &D1Database, env: &Env, row: &ScheduledMessageRow, realm_host: &str) -> ApiResult<()> {
+async fn deliver_one(db: &D1Database, env: &Env, database: &str, row: &ScheduledMessageRow, realm_host: &str) -> ApiResult<()> {
     let sender = match users::by_id(db, row.realm_id, row.sender_id).await? {
         Some(sender) if sender.is_active() => sender,
         _ => return mark_failed(db, env, row, "Sender is deactivated").await,
@@ -167,10 +168,40 @@ async fn deliver_one(db: &D1Database, env: &Env, row: &ScheduledMessageRow, real
     let guard = vec![scheduled_messages::mark_delivered_stmt(db, row.id, row.revision)?];
     // An error here is either the guard refusing a message that is no longer pending or a
     // D1 failure; in both cases nothing was written.
-    commit_send(db, env, &plan, &send, guard).await?;
+    let sent = commit_send(db, env, &plan, &send, guard).await?;
     let event = json!({ "type": "scheduled_messages", "op": "remove", "scheduled_message_id": row.id });
     notify_owner(env, &sender, &event).await;
+    notify_recipients(env, database, &sender, &sent, realm_host).await;
     Ok(())
+}
+
+/// The recipients' push notifications, as for a message sent by a request (the alarm
+/// answers no client, so it waits for them).
+async fn notify_recipients(env: &Env, database: &str, sender: &UserRow, sent: &SentMessage, realm_host: &str) {
+    let settings = crate::settings::Settings::from_env(env);
+    let Some(relay) = settings.push_relay else { return };
+    let Ok(db) = crate::directory::database(env, database) else { return };
+    let realm = match db::first::<crate::db::realms::RealmRow>(match crate::db::realms::by_id_stmt(&db, sender.realm_id) {
+        Ok(stmt) => stmt,
+        Err(_) => return,
+    })
+    .await
+    {
+        Ok(Some(realm)) => realm,
+        _ => return,
+    };
+    let scheme = if settings.development { "http" } else { "https" };
+    crate::actions::push::notify_new_message(MessageNoticeJob {
+        db,
+        relay,
+        realm_uuid: realm.string_id,
+        realm_url: format!("{scheme}://{realm_host}"),
+        realm_name: realm.name,
+        sender: sender.clone(),
+        message_id: sent.id,
+        followed_by_send: sent.followed_by_mention.clone(),
+    })
+    .await;
 }
 
 async fn mark_failed(db: &D1Database, env: &Env, row: &ScheduledMessageRow, reason: &str) -> ApiResult<()> {

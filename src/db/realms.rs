@@ -45,3 +45,7 @@ pub fn touch_stmt(db: &D1Database, string_id: &str) -> Result<D1PreparedStatemen
 pub fn set_deactivated_stmt(db: &D1Database, string_id: &str, deactivated: bool) -> Result<D1PreparedStatement> {
     query!(db, "UPDATE realms SET deactivated = ?2 WHERE string_id = ?1 RETURNING id", string_id, deactivated as i64)
 }
+
+pub fn by_id_stmt(db: &D1Database, realm_id: i64) -> Result<D1PreparedStatement> {
+    query!(db, &format!("{SELECT} WHERE id = ?1"), realm_id)
+}
