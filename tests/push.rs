@@ -334,3 +334,27 @@ fn a_scheduled_direct_message_notifies_its_recipient_when_delivered() {
     assert_eq!(found[0]["sender_id"], hamlet.user_id);
     assert_eq!(found[0]["recipient_type"], "direct");
 }
+
+#[test]
+fn an_edit_that_adds_a_mention_notifies_the_newly_mentioned_user_only() {
+    let cordelia = Client::dev("cordelia@zulip.com");
+    let d = register(&cordelia);
+    let relay_id = relay_device_id(&d.token);
+    let othello = Client::dev("othello@zulip.com");
+    let o = register(&othello);
+    let othello_relay_id = relay_device_id(&o.token);
+    let hamlet = Client::dev("hamlet@zulip.com");
+    let topic = unique("edit push topic");
+    let marker = unique("edited to mention");
+    // Othello is mentioned from the start (notified once, by the send).
+    let id = chat::send_to_channel(&hamlet, "Verona", &topic, &format!("@**{}** {marker}", full_name(&othello)));
+    assert_eq!(payloads_for(&othello_relay_id, &o.key, |p| p["content"].as_str().is_some_and(|c| c.contains(&marker))).len(), 1);
+    let edited = format!("@**{}** @**{}** {marker} again", full_name(&othello), full_name(&cordelia));
+    hamlet.patch(&format!("/messages/{id}"), &[("content", &edited)]).success();
+    let found = payloads_for(&relay_id, &d.key, |p| p["content"].as_str().is_some_and(|c| c.contains(&marker)));
+    assert_eq!(found.len(), 1, "the newly mentioned user gets one notification");
+    assert_eq!(found[0]["message_id"], id);
+    // Othello, mentioned before the edit, is not notified again. The edit's notifications go
+    // out in one relay request, which has already reached Cordelia, so this is final.
+    assert_eq!(payloads_now(&othello_relay_id, &o.key, &|p: &Value| p["content"].as_str().is_some_and(|c| c.contains(&marker))).len(), 1);
+}

@@ -65,6 +65,7 @@ pub async fn check_update_message(ctx: &RequestContext, user: &UserRow, message_
     }
 
     let outcome = apply(ctx, user, &message, &plan, rendered.as_ref(), scope.as_ref(), now).await?;
+    crate::actions::push::schedule_edit_notifications(ctx, user, message.id, outcome.newly_mentioned.clone()).await;
     if let Some(scope) = &scope {
         message_notifications::after_move(
             ctx,
@@ -274,6 +275,8 @@ async fn load_move_scope(
 
 struct Outcome {
     changed_ids: Vec<i64>,
+    /// Users the new content mentions who were not mentioned before.
+    newly_mentioned: Vec<i64>,
 }
 
 /// The write (one batch) and the `update_message` / `delete_message` events.
@@ -402,7 +405,19 @@ async fn apply(
                 .await;
         }
     }
-    Ok(Outcome { changed_ids })
+    let newly_mentioned = match rendered {
+        Some(r) => rows_before
+            .iter()
+            .filter(|row| {
+                row.user_id != user.id
+                    && row.flags & crate::db::user_messages::MENTIONED == 0
+                    && r.mentioned_user_ids.contains(&row.user_id)
+            })
+            .map(|row| row.user_id)
+            .collect(),
+        None => Vec::new(),
+    };
+    Ok(Outcome { changed_ids, newly_mentioned })
 }
 
 /// Who loses what in a channel move (Zulip's rules): every past subscriber of the old

@@ -248,11 +248,25 @@ pub struct MessageNoticeJob {
     /// Users the send itself made follow the topic: Zulip decides on the policies from
     /// before the send, so theirs counts as not followed.
     pub followed_by_send: Vec<i64>,
+    /// An edit notifies only the users it newly mentions; a send, everyone (`None`).
+    pub only_users: Option<Vec<i64>>,
 }
 
 /// Queues the push notifications of a message just sent, to run after the response;
 /// nothing when push is off.
 pub async fn schedule_message_notifications(ctx: &RequestContext, sender: &UserRow, sent: &SentMessage) {
+    schedule(ctx, sender, sent.id, sent.followed_by_mention.clone(), None).await;
+}
+
+/// Queues the push notifications of an edit that newly mentions `users` (Zulip notifies
+/// them as for a new message); nothing when there are none or push is off.
+pub async fn schedule_edit_notifications(ctx: &RequestContext, editor: &UserRow, message_id: i64, users: Vec<i64>) {
+    if !users.is_empty() {
+        schedule(ctx, editor, message_id, Vec::new(), Some(users)).await;
+    }
+}
+
+async fn schedule(ctx: &RequestContext, sender: &UserRow, message_id: i64, followed_by_send: Vec<i64>, only_users: Option<Vec<i64>>) {
     let Some(relay) = ctx.settings.push_relay.clone() else { return };
     let Ok(realm) = ctx.realm().await else { return };
     let Ok(db) = ctx.env.d1(&ctx.database) else { return };
@@ -263,8 +277,9 @@ pub async fn schedule_message_notifications(ctx: &RequestContext, sender: &UserR
         realm_url: ctx.base_url.clone(),
         realm_name: realm.name,
         sender: sender.clone(),
-        message_id: sent.id,
-        followed_by_send: sent.followed_by_mention.clone(),
+        message_id,
+        followed_by_send,
+        only_users,
     }));
 }
 
@@ -282,6 +297,7 @@ async fn try_notify_new_message(job: &MessageNoticeJob) -> ApiResult<()> {
     let t = now();
     let ids: Vec<i64> = candidates
         .iter()
+        .filter(|row| job.only_users.as_ref().is_none_or(|only| only.contains(&row.user_id)))
         .filter(|row| {
             let candidate = push::PushCandidate::from_row(row, job.followed_by_send.contains(&row.user_id), t);
             push::push_trigger(&candidate).is_some()

@@ -200,6 +200,7 @@ async fn notify_recipients(env: &Env, database: &str, sender: &UserRow, sent: &S
         sender: sender.clone(),
         message_id: sent.id,
         followed_by_send: sent.followed_by_mention.clone(),
+        only_users: None,
     })
     .await;
 }
