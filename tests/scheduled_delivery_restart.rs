@@ -3,70 +3,16 @@
 //! restarts it on the same state after the due time, and checks the message arrives once.
 
 mod common;
+mod server_support;
 
-use std::os::unix::process::CommandExt;
-use std::path::PathBuf;
-use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use common::*;
 use serde_json::{json, Value};
+use server_support::{free_port, fresh_state, Server};
 
-struct Server {
-    child: Child,
-    stopped: bool,
-}
-
-impl Server {
-    fn start(state: &PathBuf, port: u16) -> Server {
-        let log = std::fs::File::create(state.join(format!("wrangler-{}.log", unique("")))).unwrap();
-        let child = Command::new("node_modules/.bin/wrangler")
-            .args(["dev", "--ip", "127.0.0.1", "--port", &port.to_string(), "--persist-to"])
-            .arg(state)
-            .args(["--log-level", "info", "--show-interactive-dev-session=false"])
-            .args(["--var", "EVENT_QUEUE_IDLE_TIMEOUT_SECS:6", "--var", "EVENT_QUEUE_HEARTBEAT_SECS:3"])
-            .stdout(log.try_clone().unwrap())
-            .stderr(log)
-            .stdin(Stdio::null())
-            // Its own process group, so stopping it by PID also stops workerd, its child.
-            .process_group(0)
-            .spawn()
-            .expect("wrangler dev starts");
-        let server = Server { child, stopped: false };
-        let deadline = Instant::now() + Duration::from_secs(120);
-        loop {
-            let up = ureq::get(&format!("http://127.0.0.1:{port}/api/v1/server_settings")).call().is_ok();
-            if up {
-                return server;
-            }
-            assert!(Instant::now() < deadline, "wrangler dev did not answer");
-            std::thread::sleep(Duration::from_millis(500));
-        }
-    }
-
-    /// SIGTERM to the whole group, as scripts/with-test-server.sh does.
-    fn stop(mut self) {
-        self.kill();
-    }
-
-    fn kill(&mut self) {
-        if !self.stopped {
-            self.stopped = true;
-            let _ = Command::new("kill").args(["-TERM", "--", &format!("-{}", self.child.id())]).status();
-            let _ = self.child.wait();
-        }
-    }
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        self.kill();
-    }
-}
-
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
-}
+/// The shared test server's queue timeouts.
+const VARS: &[&str] = &["EVENT_QUEUE_IDLE_TIMEOUT_SECS:6", "EVENT_QUEUE_HEARTBEAT_SECS:3"];
 
 fn now() -> i64 {
     SystemTime::now().duration_since(UNIX_EPOCH).unwrap().as_secs() as i64
@@ -80,22 +26,12 @@ fn delivered(client: &Client, marker: &str) -> Vec<Value> {
 
 #[test]
 fn a_message_due_while_the_server_is_down_is_delivered_exactly_once_after_restart() {
-    let state = std::env::temp_dir().join(unique("team-chat-restart-"));
-    std::fs::create_dir_all(&state).unwrap();
-    // Both D1 databases of wrangler.toml (organizations are spread over them).
-    for database in ["DB", "DB_2"] {
-        let migrate = Command::new("node_modules/.bin/wrangler")
-            .args(["d1", "migrations", "apply", database, "--local", "--persist-to"])
-            .arg(&state)
-            .output()
-            .expect("wrangler runs");
-        assert!(migrate.status.success(), "migrations: {}", String::from_utf8_lossy(&migrate.stderr));
-    }
+    let state = fresh_state();
     let port = free_port();
     // Every request of this test binary goes to its own server.
     std::env::set_var("TEST_SERVER_URL", format!("http://127.0.0.1:{port}"));
 
-    let server = Server::start(&state, port);
+    let server = Server::start(&state, port, VARS);
     let hamlet = Client::dev("hamlet@zulip.com");
     let othello = Client::dev("othello@zulip.com");
     let marker = unique("restartonce");
@@ -118,7 +54,7 @@ fn a_message_due_while_the_server_is_down_is_delivered_exactly_once_after_restar
     while now() < due + 2 {
         std::thread::sleep(Duration::from_millis(500));
     }
-    let server = Server::start(&state, port);
+    let server = Server::start(&state, port, VARS);
     let deadline = Instant::now() + Duration::from_secs(60);
     while delivered(&othello, &marker).is_empty() {
         assert!(Instant::now() < deadline, "the scheduled message was not delivered after the restart");
@@ -126,7 +62,7 @@ fn a_message_due_while_the_server_is_down_is_delivered_exactly_once_after_restar
     }
     // A second restart right after delivery must not send it again.
     server.stop();
-    let server = Server::start(&state, port);
+    let server = Server::start(&state, port, VARS);
     std::thread::sleep(Duration::from_secs(3));
     assert_eq!(delivered(&othello, &marker).len(), 1, "delivered exactly once");
     assert_eq!(delivered(&hamlet, &marker).len(), 1);
