@@ -116,7 +116,7 @@ pub async fn check_subscribe(db: &D1Database, env: &Env, me: &UserRow, req: &Sub
         let name = name.trim();
         match existing.iter().find(|c| c.name.eq_ignore_ascii_case(name)) {
             Some(c) => {
-                let allowed = c.subscribed() || (!c.is_private() && !me.is_guest()) || (c.is_private() && me.is_realm_admin());
+                let allowed = crate::domain::channels::can_see_channel(me, c);
                 if allowed {
                     authorized.push(c.name.clone());
                 } else if req.authorization_errors_fatal {

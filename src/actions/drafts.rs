@@ -46,7 +46,7 @@ async fn check_drafts(db: &D1Database, me: &UserRow, list: &[DraftData]) -> ApiR
         match draft.kind.as_str() {
             "stream" => {
                 let accessible =
-                    channels.iter().find(|c| c.id == to[0]).is_some_and(|c| c.subscribed() || (!c.is_private() && !me.is_guest()));
+                    channels.iter().find(|c| c.id == to[0]).is_some_and(|c| crate::domain::channels::can_access_channel_content(me, c));
                 if !accessible {
                     return Err(ApiError::bad_request("Invalid channel ID"));
                 }

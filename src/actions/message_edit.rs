@@ -18,6 +18,7 @@ use crate::db::realm_settings::RealmSettingsRow;
 use crate::db::user_groups;
 use crate::db::user_messages::{flag_names, READ};
 use crate::db::users::UserRow;
+use crate::domain::channels::access;
 use crate::domain::edit_rendering::{self, Rendered};
 use crate::domain::message_edit::{self as rules, EditParams, EditPlan, EditorRights, PropagateMode, TopicMessage};
 use crate::domain::messages::access_message;
@@ -184,12 +185,12 @@ pub struct MoveScope {
 /// Zulip's `can_access_stream_history`: the whole history of a public channel (not for
 /// guests), or of a subscribed channel whose history is public to subscribers.
 fn can_read_history(user: &UserRow, channel: &MoveChannelRow) -> bool {
-    (channel.invite_only == 0 && !user.is_guest()) || (channel.subscribed != 0 && channel.history_public_to_subscribers != 0)
+    access::can_read_history(user, channel.subscribed != 0, channel.invite_only != 0, channel.history_public_to_subscribers != 0)
 }
 
 /// Whether the user may post to (and so move messages into) a channel.
 fn can_access_channel(user: &UserRow, channel: &MoveChannelRow) -> bool {
-    channel.subscribed != 0 || (channel.invite_only == 0 && !user.is_guest())
+    access::can_access_content(user, channel.subscribed != 0, channel.invite_only != 0)
 }
 
 impl MoveScope {

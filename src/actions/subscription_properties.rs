@@ -29,7 +29,7 @@ pub async fn check_update_subscription_properties(ctx: &RequestContext, user: &U
     for change in changes {
         let subscribed = subs.contains_key(&change.channel_id);
         match channels.get(&change.channel_id) {
-            Some(c) if subscribed || (c.invite_only == 0 && !user.is_guest()) => {}
+            Some(c) if crate::domain::channels::access::can_access_content(user, subscribed, c.invite_only != 0) => {}
             _ => return Err(ApiError::bad_request("Invalid channel ID")),
         }
         if !subscribed {

@@ -52,7 +52,7 @@ pub async fn check_send_typing_notification(ctx: &RequestContext, sender: &UserR
             let settings: Option<realm_settings::RealmSettingsRow> = results[2].results()?.into_iter().next();
             let subscribed = subscribers.iter().any(|u| u.id == sender.id);
             let channel = channel
-                .filter(|c| subscribed || (c.invite_only == 0 && !sender.is_guest()))
+                .filter(|c| crate::domain::channels::access::can_access_content(sender, subscribed, c.invite_only != 0))
                 .ok_or_else(|| ApiError::bad_request("Invalid channel ID"))?;
             let display = settings.map(|s| s.empty_topic_display_name).unwrap_or_default();
             let topic = topic.trim().to_string();

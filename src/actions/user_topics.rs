@@ -50,7 +50,7 @@ pub async fn do_set_user_topic_policy(
     let settings = results.first(settings)?.ok_or_else(|| ApiError::internal("no realm settings"))?;
     let allowed = |c: &ChannelViewRow| match access {
         ChannelAccess::Subscribed => c.subscribed(),
-        ChannelAccess::CanSee => c.subscribed() || (!c.is_private() && !me.is_guest()),
+        ChannelAccess::CanSee => crate::domain::channels::can_access_channel_content(me, c),
     };
     let channel_id = match (results.first(found)?, channel) {
         (Some(c), _) if allowed(&c) => c.id,

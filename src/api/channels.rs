@@ -227,10 +227,17 @@ pub async fn get_stream_topics(ctx: &RequestContext, id: &str) -> ApiResult<Repl
     let allow_empty_topic_name = ctx.params.bool_or("allow_empty_topic_name", false)?;
     let (channel, _) = channel_by_id(ctx, me.realm_id, me.id, id).await?;
     let channel = match channel {
-        Some(c) if c.subscribed() || (!c.is_private() && !me.is_guest()) => c,
+        Some(c) if crate::domain::channels::can_access_channel_content(&me, &c) => c,
         _ => return Err(ApiError::bad_request("Invalid channel ID")),
     };
-    let whole_history = (!channel.is_private() && !me.is_guest()) || channel.history_public_to_subscribers != 0;
+    // Subscribed here, or public to non-guests: the subscribed case reads history when it
+    // is public to subscribers.
+    let whole_history = crate::domain::channels::access::can_read_history(
+        &me,
+        channel.subscribed(),
+        channel.is_private(),
+        channel.history_public_to_subscribers != 0,
+    );
     let results = crate::db::run_batch(
         &ctx.db,
         vec![

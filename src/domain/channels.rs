@@ -20,17 +20,37 @@ pub fn color_for(name: &str) -> &'static str {
     COLORS[hash % COLORS.len()]
 }
 
-/// Whether `user` may see that the channel exists (its metadata): public channels for
-/// everyone but guests, private channels for subscribers and administrators; guests see
-/// the channels they are subscribed to.
+/// Zulip's channel access rules, written once; every check of a channel reads them.
+///
+/// - content (post, read, subscribe oneself, mute topics): subscribers, and everyone but
+///   guests in a public channel;
+/// - metadata (that it exists, its settings): also administrators in a private channel;
+/// - history (messages sent before one subscribed): everyone but guests in a public
+///   channel, and subscribers where history is public to subscribers.
+pub mod access {
+    use crate::db::users::UserRow;
+
+    pub fn can_access_content(user: &UserRow, subscribed: bool, private: bool) -> bool {
+        subscribed || (!private && !user.is_guest())
+    }
+
+    pub fn can_see_metadata(user: &UserRow, subscribed: bool, private: bool) -> bool {
+        can_access_content(user, subscribed, private) || (private && user.is_realm_admin())
+    }
+
+    pub fn can_read_history(user: &UserRow, subscribed: bool, private: bool, history_public_to_subscribers: bool) -> bool {
+        (!private && !user.is_guest()) || (subscribed && history_public_to_subscribers)
+    }
+}
+
+/// Whether `user` may see that the channel exists (its metadata), see [`access`].
 pub fn can_see_channel(user: &UserRow, channel: &ChannelViewRow) -> bool {
-    if channel.subscribed() {
-        return true;
-    }
-    if user.is_guest() {
-        return false;
-    }
-    !channel.is_private() || user.is_realm_admin()
+    access::can_see_metadata(user, channel.subscribed(), channel.is_private())
+}
+
+/// Whether `user` may post to and read the channel, see [`access`].
+pub fn can_access_channel_content(user: &UserRow, channel: &ChannelViewRow) -> bool {
+    access::can_access_content(user, channel.subscribed(), channel.is_private())
 }
 
 /// Zulip's "Invalid channel ID" for a channel that does not exist or that the user may
@@ -156,4 +176,36 @@ pub fn check_channel_name(name: &str) -> ApiResult<()> {
         return Err(ApiError::bad_request(format!("Invalid character in channel name, at position {}.", pos + 1)));
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::access::*;
+    use crate::db::users::{UserRow, ROLE_ADMINISTRATOR, ROLE_GUEST, ROLE_MEMBER};
+
+    fn user(role: i64) -> UserRow {
+        UserRow { role, ..UserRow::default() }
+    }
+
+    #[test]
+    fn content_is_for_subscribers_and_non_guests_in_public_channels() {
+        assert!(can_access_content(&user(ROLE_MEMBER), false, false));
+        assert!(!can_access_content(&user(ROLE_GUEST), false, false));
+        assert!(can_access_content(&user(ROLE_GUEST), true, true));
+        assert!(!can_access_content(&user(ROLE_ADMINISTRATOR), false, true));
+    }
+
+    #[test]
+    fn administrators_see_private_channels_they_do_not_read() {
+        assert!(can_see_metadata(&user(ROLE_ADMINISTRATOR), false, true));
+        assert!(!can_see_metadata(&user(ROLE_MEMBER), false, true));
+    }
+
+    #[test]
+    fn protected_history_stays_closed_even_to_subscribers() {
+        assert!(!can_read_history(&user(ROLE_MEMBER), true, true, false));
+        assert!(can_read_history(&user(ROLE_MEMBER), true, true, true));
+        assert!(can_read_history(&user(ROLE_MEMBER), false, false, false));
+        assert!(!can_read_history(&user(ROLE_GUEST), false, false, true));
+    }
 }

@@ -63,10 +63,7 @@ pub fn can_access(user: &UserRow, has_row: bool, channel: Option<&ChannelAccess>
         return true;
     }
     let Some(channel) = channel else { return false };
-    if !channel.invite_only && !user.is_guest() {
-        return true;
-    }
-    channel.subscribed && channel.history_public_to_subscribers
+    crate::domain::channels::access::can_read_history(user, channel.subscribed, channel.invite_only, channel.history_public_to_subscribers)
 }
 
 /// The message `message_id` if `user` may see it; `BAD_REQUEST` "Invalid message(s)"
