@@ -7,10 +7,11 @@
 //! event is stored in every target shard, so an event is durable before the action answers.
 
 use serde::Serialize;
-use serde_json::Value;
 use worker::{Env, Method, Request, RequestInit};
 
 use team_chat_durable_objects::protocol::with_retries;
+
+pub use crate::event_types::Event;
 
 /// A user who may receive an event, with per-user data where the event has some.
 #[derive(Debug, Clone, Serialize)]
@@ -31,7 +32,7 @@ impl EventUser {
 #[derive(Debug, Serialize)]
 pub struct Dispatch<'a> {
     /// The event as Zulip sends it, without `id` (the queue assigns it).
-    pub event: &'a Value,
+    pub event: &'a Event,
     pub users: &'a [EventUser],
     /// Message events: the queue that sent the message and its `local_id`, so that queue
     /// alone gets `local_message_id`.
