@@ -16,7 +16,7 @@ use crate::domain::channels::{check_channel_name, color_for, stream_dict, subscr
 use crate::domain::register_state::MAX_CHANNEL_DESCRIPTION_LENGTH;
 use crate::error::{ApiError, ApiResult};
 use crate::event_types::{StreamEvent, SubscriptionEvent};
-use crate::events::{send_event, Dispatch, Event, EventUser};
+use crate::events::{send_event, Event, EventUser};
 
 /// A user named in `principals`: an id or an email address.
 #[derive(Debug, Clone, Deserialize)]
@@ -218,7 +218,7 @@ async fn emit_subscription_added(
     };
     for c in channels.iter().filter(|c| created.contains(&c.name.to_lowercase())) {
         let event = Event::Stream(StreamEvent::Create { streams: vec![stream_dict(c, &groups)] });
-        send_event(env, realm_id, &Dispatch { event: &event, users: &audience(c), sender_queue_id: None, local_id: None }).await;
+        send_event(env, realm_id, &event, &audience(c)).await;
     }
     let mut per_user: BTreeMap<i64, Vec<Value>> = BTreeMap::new();
     let mut per_channel: BTreeMap<i64, Vec<i64>> = BTreeMap::new();
@@ -237,14 +237,13 @@ async fn emit_subscription_added(
     }
     for (user_id, subs) in per_user {
         let event = Event::Subscription(SubscriptionEvent::Add { subscriptions: subs });
-        send_event(env, realm_id, &Dispatch { event: &event, users: &[EventUser::plain(user_id)], sender_queue_id: None, local_id: None })
-            .await;
+        send_event(env, realm_id, &event, &[EventUser::plain(user_id)]).await;
     }
     for (channel_id, user_ids) in per_channel {
         if let Some(c) = channels.iter().find(|c| c.id == channel_id) {
             let users: Vec<EventUser> = audience(c).into_iter().filter(|u| !user_ids.contains(&u.id)).collect();
             let event = Event::Subscription(SubscriptionEvent::PeerAdd { stream_ids: vec![channel_id], user_ids });
-            send_event(env, realm_id, &Dispatch { event: &event, users: &users, sender_queue_id: None, local_id: None }).await;
+            send_event(env, realm_id, &event, &users).await;
         }
     }
     Ok(())
@@ -300,16 +299,11 @@ pub async fn check_unsubscribe(
         for (user_id, c) in &removals {
             let event =
                 Event::Subscription(SubscriptionEvent::Remove { subscriptions: vec![json!({ "name": c.name, "stream_id": c.id })] });
-            send_event(
-                env,
-                realm_id,
-                &Dispatch { event: &event, users: &[EventUser::plain(*user_id)], sender_queue_id: None, local_id: None },
-            )
-            .await;
+            send_event(env, realm_id, &event, &[EventUser::plain(*user_id)]).await;
             let peers: Vec<EventUser> =
                 subscribers.iter().filter(|s| s.channel_id == c.id && s.user_id != *user_id).map(|s| EventUser::plain(s.user_id)).collect();
             let event = Event::Subscription(SubscriptionEvent::PeerRemove { stream_ids: vec![c.id], user_ids: vec![*user_id] });
-            send_event(env, realm_id, &Dispatch { event: &event, users: &peers, sender_queue_id: None, local_id: None }).await;
+            send_event(env, realm_id, &event, &peers).await;
         }
     }
     Ok(json!({ "removed": removed, "not_removed": not_removed }))
@@ -345,6 +339,6 @@ pub async fn check_change_channel_folder(
         stream_id: channel.id,
         name: channel.name.clone(),
     });
-    send_event(env, realm_id, &Dispatch { event: &event, users: &users, sender_queue_id: None, local_id: None }).await;
+    send_event(env, realm_id, &event, &users).await;
     Ok(())
 }

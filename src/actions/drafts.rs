@@ -14,7 +14,7 @@ use crate::domain::drafts::{check_draft_shape, draft_dict, DraftData};
 use crate::domain::topics::truncate;
 use crate::error::{ApiError, ApiResult};
 use crate::event_types::DraftsEvent;
-use crate::events::{send_event, Dispatch, Event, EventUser};
+use crate::events::{send_event, Event, EventUser};
 
 /// A draft ready to store.
 pub fn draft_not_found() -> ApiError {
@@ -102,5 +102,5 @@ pub async fn delete_draft(db: &D1Database, env: &Env, me: &UserRow, id: i64) -> 
 }
 
 async fn notify_owner(env: &Env, me: &UserRow, event: &Event) {
-    send_event(env, me.realm_id, &Dispatch { event, users: &[EventUser::plain(me.id)], sender_queue_id: None, local_id: None }).await;
+    send_event(env, me.realm_id, event, &[EventUser::plain(me.id)]).await;
 }

@@ -9,7 +9,7 @@ use crate::db::users::UserRow;
 use crate::domain::messages::invalid_message;
 use crate::error::{ApiError, ApiResult};
 use crate::event_types::FlagsEvent;
-use crate::events::{send_event, Dispatch, Event, EventUser};
+use crate::events::{send_event, Event, EventUser};
 
 /// Flags clients may change; the others are set by the server.
 const EDITABLE: &[&str] = &["read", "starred", "collapsed"];
@@ -132,8 +132,7 @@ pub async fn do_update_message_flags(
             flags.message_details = Some(message_details(&found, &changed, me.id));
         }
         let event = Event::UpdateMessageFlags(flags);
-        send_event(env, me.realm_id, &Dispatch { event: &event, users: &[EventUser::plain(me.id)], sender_queue_id: None, local_id: None })
-            .await;
+        send_event(env, me.realm_id, &event, &[EventUser::plain(me.id)]).await;
     }
     Ok(FlagsUpdate { messages: changed, ignored_because_not_subscribed_channels: marking_unread.then_some(ignored) })
 }

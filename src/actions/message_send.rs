@@ -26,7 +26,7 @@ use crate::domain::messages::{message_dict, MessageContext, MessageOptions};
 use crate::domain::rendering::{mentioned_user_ids, resolution_stmts, resolved_from};
 use crate::domain::topics::{check_topic_allowed, effective_topics_policy, normalize_topic, truncate};
 use crate::error::{ApiError, ApiResult};
-use crate::events::{send_event, Dispatch, Event, EventUser};
+use crate::events::{send_event, send_message_event, Event, EventUser};
 use crate::markdown;
 
 /// Zulip's `WILDCARD_MENTION_THRESHOLD`: wildcards in channels with more subscribers (or
@@ -525,16 +525,10 @@ pub async fn commit_send(
     }
     let event = Event::Message { message: dict, raw_content: Some(content.to_string()) };
     let event_users: Vec<EventUser> = rows.iter().map(|(id, bits)| EventUser { id: *id, flags: Some(flag_names(Some(*bits))) }).collect();
-    send_event(
-        env,
-        realm_id,
-        &Dispatch { event: &event, users: &event_users, sender_queue_id: req.queue_id.as_deref(), local_id: req.local_id.as_deref() },
-    )
-    .await;
+    send_message_event(env, realm_id, &event, &event_users, req.queue_id.as_deref(), req.local_id.as_deref()).await;
     if let (Some(policy), Some(c)) = (auto_policy, channel_row) {
         let event = Event::UserTopic { stream_id: c.id, topic_name: topic.to_string(), last_updated: now, visibility_policy: policy };
-        send_event(env, realm_id, &Dispatch { event: &event, users: &[EventUser::plain(me.id)], sender_queue_id: None, local_id: None })
-            .await;
+        send_event(env, realm_id, &event, &[EventUser::plain(me.id)]).await;
     }
     if let Some(c) = channel_row {
         for user_id in mention_follows.iter() {
@@ -544,12 +538,7 @@ pub async fn commit_send(
                 last_updated: now,
                 visibility_policy: user_topics::FOLLOWED,
             };
-            send_event(
-                env,
-                realm_id,
-                &Dispatch { event: &event, users: &[EventUser::plain(*user_id)], sender_queue_id: None, local_id: None },
-            )
-            .await;
+            send_event(env, realm_id, &event, &[EventUser::plain(*user_id)]).await;
         }
     }
     Ok(SentMessage { id: inserted.id, automatic_new_visibility_policy: auto_policy, followed_by_mention: mention_follows.clone() })

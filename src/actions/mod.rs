@@ -39,7 +39,7 @@ pub mod users;
 use worker::{D1Database, Env};
 
 use crate::error::ApiResult;
-use crate::events::{self, Dispatch, Event, EventUser};
+use crate::events::{self, Event, EventUser};
 
 /// Sends an event to every active user of the organization. Call after the write committed.
 pub async fn notify_realm(env: &Env, db: &D1Database, realm_id: i64, event: &Event) -> ApiResult<()> {
@@ -51,5 +51,5 @@ pub async fn notify_realm(env: &Env, db: &D1Database, realm_id: i64, event: &Eve
 /// Sends an event to the listed users.
 pub async fn notify_users(env: &Env, realm_id: i64, user_ids: &[i64], event: &Event) {
     let users: Vec<EventUser> = user_ids.iter().map(|id| EventUser::plain(*id)).collect();
-    events::send_event(env, realm_id, &Dispatch { event, users: &users, sender_queue_id: None, local_id: None }).await;
+    events::send_event(env, realm_id, event, &users).await;
 }

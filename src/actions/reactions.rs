@@ -13,7 +13,7 @@ use crate::domain::messages::AccessedMessage;
 use crate::domain::reactions::{check_emoji_request, emoji_from_request};
 use crate::error::{ApiError, ApiResult};
 use crate::event_types::ReactionEvent;
-use crate::events::{send_event, Dispatch, Event, EventUser};
+use crate::events::{send_event, Event, EventUser};
 
 pub use crate::domain::reactions::Emoji;
 
@@ -87,7 +87,7 @@ pub async fn do_add_reaction(db: &D1Database, env: &Env, me: &UserRow, accessed:
     }
     let event = reaction_event("add", me, message_id, emoji);
     let users = audience(db, message_id, me.id).await?;
-    send_event(env, me.realm_id, &Dispatch { event: &event, users: &users, sender_queue_id: None, local_id: None }).await;
+    send_event(env, me.realm_id, &event, &users).await;
     Ok(())
 }
 
@@ -142,6 +142,6 @@ pub async fn do_remove_reaction(
     let emoji = Emoji { name: key.emoji_name, code: key.emoji_code, reaction_type: key.reaction_type };
     let event = reaction_event("remove", me, message_id, &emoji);
     let users = audience(db, message_id, me.id).await?;
-    send_event(env, me.realm_id, &Dispatch { event: &event, users: &users, sender_queue_id: None, local_id: None }).await;
+    send_event(env, me.realm_id, &event, &users).await;
     Ok(())
 }

@@ -10,7 +10,7 @@ use crate::db::user_groups::GroupNameRow;
 use crate::db::users::UserRow;
 use crate::error::{ApiError, ApiResult};
 use crate::event_types::{Event, RealmEvent};
-use crate::events::{send_event, Dispatch, EventUser};
+use crate::events::{send_event, EventUser};
 
 /// A group-valued setting asked for, and whether `role:everyone` (which includes guests)
 /// is allowed for it.
@@ -65,6 +65,6 @@ pub async fn check_update_realm_settings(
         .map(|u| EventUser::plain(u.id))
         .collect();
     let event = Event::Realm(RealmEvent::UpdateDict { property: "default", data: data.clone() });
-    send_event(env, admin.realm_id, &Dispatch { event: &event, users: &users, sender_queue_id: None, local_id: None }).await;
+    send_event(env, admin.realm_id, &event, &users).await;
     Ok(data)
 }

@@ -14,7 +14,7 @@ use crate::db::{self, users};
 use crate::domain::scheduled_messages::scheduled_message_dict;
 use crate::error::{ApiError, ApiResult};
 use crate::event_types::ScheduledMessagesEvent;
-use crate::events::{send_event, Dispatch, Event, EventUser};
+use crate::events::{send_event, Event, EventUser};
 
 /// Messages delivered per alarm run; the alarm re-arms at once when more are due.
 const DELIVERIES_PER_RUN: i64 = 25;
@@ -178,18 +178,13 @@ async fn mark_failed(db: &D1Database, env: &Env, row: &ScheduledMessageRow, reas
     if marked.is_some() {
         let failed = ScheduledMessageRow { failed: 1, ..row.clone() };
         let event = Event::ScheduledMessages(ScheduledMessagesEvent::Update { scheduled_message: scheduled_message_dict(&failed) });
-        send_event(
-            env,
-            row.realm_id,
-            &Dispatch { event: &event, users: &[EventUser::plain(row.sender_id)], sender_queue_id: None, local_id: None },
-        )
-        .await;
+        send_event(env, row.realm_id, &event, &[EventUser::plain(row.sender_id)]).await;
     }
     Ok(())
 }
 
 async fn notify_owner(env: &Env, me: &UserRow, event: &Event) {
-    send_event(env, me.realm_id, &Dispatch { event, users: &[EventUser::plain(me.id)], sender_queue_id: None, local_id: None }).await;
+    send_event(env, me.realm_id, event, &[EventUser::plain(me.id)]).await;
 }
 
 fn destination_of(row: &ScheduledMessageRow) -> Destination {

@@ -10,7 +10,7 @@ use crate::db::typing_recipients::{self as db, Recipient, TypingChannel};
 use crate::db::users::UserRow;
 use crate::error::{ApiError, ApiResult};
 use crate::event_types::{Event, TypingEvent};
-use crate::events::{self, Dispatch, EventUser};
+use crate::events::{self, EventUser};
 
 pub enum TypingTarget {
     Direct(Vec<i64>),
@@ -78,12 +78,7 @@ pub async fn check_send_typing_notification(ctx: &RequestContext, sender: &UserR
     };
     let users: Vec<EventUser> = notify.into_iter().map(EventUser::plain).collect();
     if !users.is_empty() {
-        events::send_event(
-            &ctx.env,
-            sender.realm_id,
-            &Dispatch { event: &Event::Typing(event), users: &users, sender_queue_id: None, local_id: None },
-        )
-        .await;
+        events::send_event(&ctx.env, sender.realm_id, &Event::Typing(event), &users).await;
     }
     Ok(())
 }

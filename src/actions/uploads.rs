@@ -11,7 +11,7 @@ use crate::domain::register_state::MAX_FILE_UPLOAD_SIZE_MIB;
 use crate::domain::uploads;
 use crate::error::{ApiError, ApiResult};
 use crate::event_types::{AttachmentEvent, Event};
-use crate::events::{self, Dispatch, EventUser};
+use crate::events::{self, EventUser};
 
 /// The R2 bucket of uploaded files.
 pub const BUCKET: &str = "UPLOADS";
@@ -122,7 +122,7 @@ pub async fn get_object(env: &Env, key: &str) -> ApiResult<Option<(Vec<u8>, Opti
 
 async fn send_to_owner(env: &Env, me: &UserRow, event: &Event) {
     let users = [EventUser::plain(me.id)];
-    events::send_event(env, me.realm_id, &Dispatch { event, users: &users, sender_queue_id: None, local_id: None }).await;
+    events::send_event(env, me.realm_id, event, &users).await;
 }
 
 /// The caller's uploads with the messages linking them, and the bytes they use.
