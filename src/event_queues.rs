@@ -5,7 +5,7 @@
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 use serde_json::Value;
-use team_chat_durable_objects::protocol::{shard_name, shard_of_queue_id, Polled, QueueSpec, Registered, ShardError};
+use team_chat_durable_objects::protocol::{bindings, shard_name, shard_of_queue_id, Polled, QueueSpec, Registered, ShardError};
 use worker::{Env, Method, Request, RequestInit, Response, Stub};
 
 use crate::error::{ApiError, ApiResult};
@@ -13,13 +13,13 @@ use crate::error::{ApiError, ApiResult};
 pub use team_chat_durable_objects::protocol::Capabilities;
 
 fn hub(env: &Env, realm_id: i64) -> ApiResult<Stub> {
-    Ok(env.durable_object("REALM_HUB")?.id_from_name(&realm_id.to_string())?.get_stub()?)
+    Ok(env.durable_object(bindings::REALM_HUB)?.id_from_name(&realm_id.to_string())?.get_stub()?)
 }
 
 /// The shard holding `queue_id`; a queue id that names no shard is a bad queue id.
 fn shard(env: &Env, realm_id: i64, queue_id: &str) -> ApiResult<Stub> {
     let shard = shard_of_queue_id(queue_id).ok_or_else(|| ApiError::bad_event_queue_id(queue_id))?;
-    Ok(env.durable_object("EVENT_QUEUE_SHARD")?.id_from_name(&shard_name(realm_id, shard))?.get_stub()?)
+    Ok(env.durable_object(bindings::EVENT_QUEUE_SHARD)?.id_from_name(&shard_name(realm_id, shard))?.get_stub()?)
 }
 
 async fn call<T: DeserializeOwned>(

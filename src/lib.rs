@@ -18,6 +18,7 @@ pub mod domain;
 pub mod emoji;
 pub mod error;
 pub mod event_queues;
+pub mod event_types;
 pub mod events;
 pub mod markdown;
 pub mod params;

@@ -9,7 +9,7 @@
 //! - `RATE_LIMIT_LOGIN_FAILURES`: failed password and JWT logins of one account (5 per
 //!   30 minutes); only failures count, and a login over the limit is refused untried.
 
-use team_chat_durable_objects::protocol::{RateLimitCheck, RateLimitDecision};
+use team_chat_durable_objects::protocol::{bindings, RateLimitCheck, RateLimitDecision};
 use worker::{Env, Method, Request, RequestInit};
 
 use crate::error::{ApiError, ApiResult};
@@ -62,7 +62,7 @@ impl Bucket<'_> {
 /// rule is off. Refusal is the caller's decision ([`refuse_over_limit`]).
 pub async fn check(env: &Env, bucket: &Bucket<'_>, count: bool) -> ApiResult<Option<RateLimitDecision>> {
     let Some(rule) = bucket.rule(env) else { return Ok(None) };
-    let stub = env.durable_object("RATE_LIMITER")?.id_from_name(&bucket.name())?.get_stub()?;
+    let stub = env.durable_object(bindings::RATE_LIMITER)?.id_from_name(&bucket.name())?.get_stub()?;
     let body = serde_json::to_string(&RateLimitCheck { limit: rule.limit, window_secs: rule.window_secs, count })?;
     let mut init = RequestInit::new();
     init.with_method(Method::Post).with_body(Some(body.into()));

@@ -19,6 +19,7 @@ use serde::{Deserialize, Serialize};
 use worker::{durable_object, DurableObject, Env, Method, Request, RequestInit, Response, Result, State};
 
 use crate::actions::scheduled_messages::deliver_due;
+use team_chat_durable_objects::protocol::bindings;
 
 /// Where the alarm finds its organization (kept in the object's storage).
 #[derive(Serialize, Deserialize)]
@@ -98,7 +99,7 @@ pub async fn arm(env: &Env, database: &str, realm_id: i64, realm_host: &str) {
 }
 
 async fn try_arm(env: &Env, database: &str, realm_id: i64, realm_host: &str) -> Result<()> {
-    let stub = env.durable_object("MESSAGE_SCHEDULER")?.id_from_name(&realm_id.to_string())?.get_stub()?;
+    let stub = env.durable_object(bindings::MESSAGE_SCHEDULER)?.id_from_name(&realm_id.to_string())?.get_stub()?;
     let body = serde_json::to_string(&Target { realm_id, database: database.to_string(), realm_host: realm_host.to_string() })?;
     let mut init = RequestInit::new();
     init.with_method(Method::Post).with_body(Some(body.into()));

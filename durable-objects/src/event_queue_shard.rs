@@ -17,7 +17,7 @@ use serde_json::Value;
 use worker::{durable_object, DurableObject, Env, Method, Request, Response, Result, SqlStorage, SqlStorageValue as V, State};
 
 use crate::delivery::{self, Stored};
-use crate::protocol::{Delivered, Delivery, NewQueue, Polled, QueueSpec, ShardError, Unregister};
+use crate::protocol::{bindings, Delivered, Delivery, NewQueue, Polled, QueueSpec, ShardError, Unregister};
 use crate::storage::{json_request, json_response, now_ms, query_param, rows, run, var_secs};
 
 const SCHEMA: &str = "
@@ -354,7 +354,7 @@ impl EventQueueShard {
     }
 
     async fn unregister_from_hub(&self, realm_id: i64, queue_ids: Vec<String>) -> Result<()> {
-        let hub = self.env.durable_object("REALM_HUB")?.id_from_name(&realm_id.to_string())?.get_stub()?;
+        let hub = self.env.durable_object(bindings::REALM_HUB)?.id_from_name(&realm_id.to_string())?.get_stub()?;
         let resp = hub.fetch_with_request(json_request(Method::Post, "/unregister", &Unregister { queue_ids })?).await?;
         if resp.status_code() != 200 {
             return Err(worker::Error::RustError(format!("RealmHub unregister answered {}", resp.status_code())));

@@ -2,7 +2,7 @@
 //!
 //! Paths (the host part of the URL is ignored by Durable Objects):
 //! - hub `POST /register` ([`QueueSpec`]) -> [`Registered`]
-//! - hub `POST /events` (the worker's `events::Dispatch`) -> 200 once stored in every shard
+//! - hub `POST /events` ([`Dispatch`]) -> 200 once stored in every shard
 //! - hub `POST /unregister` ([`Unregister`]) -> 200
 //! - shard `POST /queues` ([`NewQueue`]) -> 200
 //! - shard `POST /deliver` ([`Delivery`]) -> [`Delivered`]
@@ -11,6 +11,14 @@
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+
+/// The Durable Object bindings, as `wrangler.toml` names them.
+pub mod bindings {
+    pub const REALM_HUB: &str = "REALM_HUB";
+    pub const EVENT_QUEUE_SHARD: &str = "EVENT_QUEUE_SHARD";
+    pub const MESSAGE_SCHEDULER: &str = "MESSAGE_SCHEDULER";
+    pub const RATE_LIMITER: &str = "RATE_LIMITER";
+}
 
 /// The `client_capabilities` of `POST /register` that change what a queue receives.
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
@@ -62,26 +70,36 @@ pub struct NewQueue {
     pub spec: QueueSpec,
 }
 
-/// A user who may receive an event, with per-user message flags.
+/// A user who may receive an event, with per-user data where the event has some.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct EventUser {
     pub id: i64,
-    #[serde(default)]
+    /// Message events: this user's flags for the message (`read`, `mentioned`, ...).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub flags: Option<Vec<String>>,
 }
 
-/// What the hub receives from the worker.
+impl EventUser {
+    pub fn plain(id: i64) -> Self {
+        EventUser { id, flags: None }
+    }
+}
+
+/// What the hub receives from the worker: the event as Zulip sends it, without `id` (the
+/// queue assigns it). The worker sends its typed event; the hub reads it as JSON.
 #[derive(Debug, Serialize, Deserialize)]
-pub struct Dispatch {
+pub struct Dispatch<E = Value> {
     /// Chosen by the sender once per event: a retried dispatch reuses the sequence number
     /// of the first try, so shards store it only once.
     #[serde(default)]
     pub dispatch_id: Option<String>,
-    pub event: Value,
+    pub event: E,
     pub users: Vec<EventUser>,
-    #[serde(default)]
+    /// Message events: the queue that sent the message and its `local_id`, so that queue
+    /// alone gets `local_message_id`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sender_queue_id: Option<String>,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub local_id: Option<String>,
 }
 

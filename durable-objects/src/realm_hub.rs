@@ -17,7 +17,9 @@ use serde::Deserialize;
 use worker::{durable_object, DurableObject, Env, Method, Request, Response, Result, SqlStorage, SqlStorageValue as V, State};
 
 use crate::delivery::queue_wants;
-use crate::protocol::{shard_name, with_retries, Delivered, Delivery, Dispatch, NewQueue, QueueSpec, Registered, Target, Unregister};
+use crate::protocol::{
+    bindings, shard_name, with_retries, Delivered, Delivery, Dispatch, NewQueue, QueueSpec, Registered, Target, Unregister,
+};
 use crate::storage::{json_request, json_response, now_ms, rows, run, var_secs};
 
 /// Queues a shard holds before the hub opens the next shard.
@@ -303,7 +305,7 @@ impl RealmHub {
     }
 
     fn shard_stub(&self, realm_id: i64, shard: u32) -> Result<worker::Stub> {
-        self.env.durable_object("EVENT_QUEUE_SHARD")?.id_from_name(&shard_name(realm_id, shard))?.get_stub()
+        self.env.durable_object(bindings::EVENT_QUEUE_SHARD)?.id_from_name(&shard_name(realm_id, shard))?.get_stub()
     }
 }
 

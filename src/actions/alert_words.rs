@@ -7,6 +7,7 @@ use crate::actions::notify_users;
 use crate::db::alert_words::{self, WordRow};
 use crate::db::users::UserRow;
 use crate::error::ApiResult;
+use crate::event_types::Event;
 
 /// Adds (`add`) or removes the words and answers the user's words afterwards. One batch (the
 /// write and the read); the event carries the new list, as Zulip's, even when unchanged.
@@ -16,6 +17,6 @@ pub async fn do_update_alert_words(db: &D1Database, env: &Env, me: &UserRow, wor
         if add { alert_words::add_stmt(db, me.realm_id, me.id, &words_json)? } else { alert_words::remove_stmt(db, me.id, &words_json)? };
     let results = crate::db::run_batch(db, vec![write, alert_words::for_user_stmt(db, me.id)?]).await?;
     let list: Vec<String> = results[1].results::<WordRow>()?.into_iter().map(|r| r.word).collect();
-    notify_users(env, me.realm_id, &[me.id], &json!({ "type": "alert_words", "alert_words": list })).await;
+    notify_users(env, me.realm_id, &[me.id], &Event::AlertWords { alert_words: json!(list) }).await;
     Ok(list)
 }

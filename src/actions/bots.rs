@@ -7,6 +7,7 @@ use crate::actions::users::{check_create_user, do_issue_api_key, do_regenerate_a
 use crate::db::users::{self, NewUser, UserRow, ROLE_MEMBER};
 use crate::domain::users::{avatar_url, check_full_name, user_dict, UserDictOptions};
 use crate::error::{ApiError, ApiResult};
+use crate::event_types::{Event, RealmBotEvent, RealmUserEvent};
 
 pub const GENERIC_BOT: i64 = 1;
 pub const INCOMING_WEBHOOK_BOT: i64 = 2;
@@ -91,9 +92,9 @@ pub async fn check_create_bot(env: &Env, db: &D1Database, owner: &UserRow, bot: 
     let admins_and_owner: Vec<i64> =
         everyone.iter().filter(|u| u.is_active() && (u.is_realm_admin() || u.id == owner.id)).map(|u| u.id).collect();
     let opts = UserDictOptions { realm_host, client_gravatar: false };
-    let added = json!({ "type": "realm_user", "op": "add", "person": user_dict(&user, &user, &opts) });
+    let added = Event::RealmUser(RealmUserEvent::Add { person: user_dict(&user, &user, &opts) });
     crate::actions::notify_users(env, owner.realm_id, &active, &added).await;
-    let event = json!({ "type": "realm_bot", "op": "add", "bot": bot_dict(&user, Some(&api_key)) });
+    let event = Event::RealmBot(RealmBotEvent::Add { bot: bot_dict(&user, Some(&api_key)) });
     crate::actions::notify_users(env, owner.realm_id, &admins_and_owner, &event).await;
     Ok(CreatedBot { user, api_key })
 }

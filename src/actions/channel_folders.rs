@@ -13,6 +13,7 @@ use crate::domain::channel_folders::{
 };
 use crate::domain::rendering::render_content;
 use crate::error::{ApiError, ApiResult};
+use crate::event_types::{ChannelFolderEvent, Event};
 
 /// The description as HTML (Zulip renders it as Markdown).
 async fn render_description(db: &D1Database, realm_id: i64, description: &str) -> ApiResult<String> {
@@ -36,7 +37,7 @@ pub async fn do_create_channel_folder(db: &D1Database, env: &Env, admin: &UserRo
         now: db::now(),
     };
     let row = channel_folders::insert(db, &folder).await?.ok_or_else(|| folder_name_taken(name))?;
-    notify_realm(env, db, admin.realm_id, &json!({ "type": "channel_folder", "op": "add", "channel_folder": folder_dict(&row) })).await?;
+    notify_realm(env, db, admin.realm_id, &Event::ChannelFolder(ChannelFolderEvent::Add { channel_folder: folder_dict(&row) })).await?;
     Ok(row.id)
 }
 
@@ -90,8 +91,7 @@ pub async fn do_update_channel_folder(db: &D1Database, env: &Env, admin: &UserRo
     }
     channel_folders::update_stmt(db, &new)?.run().await?;
     for data in events {
-        notify_realm(env, db, admin.realm_id, &json!({ "type": "channel_folder", "op": "update", "channel_folder_id": id, "data": data }))
-            .await?;
+        notify_realm(env, db, admin.realm_id, &Event::ChannelFolder(ChannelFolderEvent::Update { channel_folder_id: id, data })).await?;
     }
     Ok(())
 }
@@ -102,6 +102,6 @@ pub async fn do_reorder_channel_folders(db: &D1Database, env: &Env, admin: &User
     check_order(order, &ids)?;
     let order_json = serde_json::to_string(order).map_err(ApiError::from)?;
     channel_folders::reorder_stmt(db, admin.realm_id, &order_json)?.run().await?;
-    notify_realm(env, db, admin.realm_id, &json!({ "type": "channel_folder", "op": "reorder", "order": order })).await?;
+    notify_realm(env, db, admin.realm_id, &Event::ChannelFolder(ChannelFolderEvent::Reorder { order: order.to_vec() })).await?;
     Ok(())
 }

@@ -15,7 +15,8 @@ use crate::domain::channel_folders::invalid_folder_id;
 use crate::domain::channels::{check_channel_name, color_for, stream_dict, subscription_dict, SystemGroups};
 use crate::domain::register_state::MAX_CHANNEL_DESCRIPTION_LENGTH;
 use crate::error::{ApiError, ApiResult};
-use crate::events::{send_event, Dispatch, EventUser};
+use crate::event_types::{StreamEvent, SubscriptionEvent};
+use crate::events::{send_event, Event, EventUser};
 
 /// A user named in `principals`: an id or an email address.
 #[derive(Debug, Clone, Deserialize)]
@@ -216,8 +217,8 @@ async fn emit_subscription_added(
         }
     };
     for c in channels.iter().filter(|c| created.contains(&c.name.to_lowercase())) {
-        let event = json!({ "type": "stream", "op": "create", "streams": [stream_dict(c, &groups)] });
-        send_event(env, realm_id, &Dispatch { event: &event, users: &audience(c), sender_queue_id: None, local_id: None }).await;
+        let event = Event::Stream(StreamEvent::Create { streams: vec![stream_dict(c, &groups)] });
+        send_event(env, realm_id, &event, &audience(c)).await;
     }
     let mut per_user: BTreeMap<i64, Vec<Value>> = BTreeMap::new();
     let mut per_channel: BTreeMap<i64, Vec<i64>> = BTreeMap::new();
@@ -235,15 +236,14 @@ async fn emit_subscription_added(
         }
     }
     for (user_id, subs) in per_user {
-        let event = json!({ "type": "subscription", "op": "add", "subscriptions": subs });
-        send_event(env, realm_id, &Dispatch { event: &event, users: &[EventUser::plain(user_id)], sender_queue_id: None, local_id: None })
-            .await;
+        let event = Event::Subscription(SubscriptionEvent::Add { subscriptions: subs });
+        send_event(env, realm_id, &event, &[EventUser::plain(user_id)]).await;
     }
     for (channel_id, user_ids) in per_channel {
         if let Some(c) = channels.iter().find(|c| c.id == channel_id) {
             let users: Vec<EventUser> = audience(c).into_iter().filter(|u| !user_ids.contains(&u.id)).collect();
-            let event = json!({ "type": "subscription", "op": "peer_add", "stream_ids": [channel_id], "user_ids": user_ids });
-            send_event(env, realm_id, &Dispatch { event: &event, users: &users, sender_queue_id: None, local_id: None }).await;
+            let event = Event::Subscription(SubscriptionEvent::PeerAdd { stream_ids: vec![channel_id], user_ids });
+            send_event(env, realm_id, &event, &users).await;
         }
     }
     Ok(())
@@ -297,18 +297,13 @@ pub async fn check_unsubscribe(
     if !writes.is_empty() {
         crate::db::run_batch(db, writes).await?;
         for (user_id, c) in &removals {
-            let event = json!({ "type": "subscription", "op": "remove",
-                "subscriptions": [{ "name": c.name, "stream_id": c.id }] });
-            send_event(
-                env,
-                realm_id,
-                &Dispatch { event: &event, users: &[EventUser::plain(*user_id)], sender_queue_id: None, local_id: None },
-            )
-            .await;
+            let event =
+                Event::Subscription(SubscriptionEvent::Remove { subscriptions: vec![json!({ "name": c.name, "stream_id": c.id })] });
+            send_event(env, realm_id, &event, &[EventUser::plain(*user_id)]).await;
             let peers: Vec<EventUser> =
                 subscribers.iter().filter(|s| s.channel_id == c.id && s.user_id != *user_id).map(|s| EventUser::plain(s.user_id)).collect();
-            let event = json!({ "type": "subscription", "op": "peer_remove", "stream_ids": [c.id], "user_ids": [user_id] });
-            send_event(env, realm_id, &Dispatch { event: &event, users: &peers, sender_queue_id: None, local_id: None }).await;
+            let event = Event::Subscription(SubscriptionEvent::PeerRemove { stream_ids: vec![c.id], user_ids: vec![*user_id] });
+            send_event(env, realm_id, &event, &peers).await;
         }
     }
     Ok(json!({ "removed": removed, "not_removed": not_removed }))
@@ -338,8 +333,12 @@ pub async fn check_change_channel_folder(
     }
     subscriptions::set_folder_stmt(db, realm_id, channel.id, folder_id)?.run().await?;
     let users: Vec<EventUser> = results.rows(audience)?.into_iter().map(|u| EventUser::plain(u.id)).collect();
-    let event = json!({ "type": "stream", "op": "update", "property": "folder_id", "value": folder_id,
-        "stream_id": channel.id, "name": channel.name });
-    send_event(env, realm_id, &Dispatch { event: &event, users: &users, sender_queue_id: None, local_id: None }).await;
+    let event = Event::Stream(StreamEvent::Update {
+        property: "folder_id",
+        value: json!(folder_id),
+        stream_id: channel.id,
+        name: channel.name.clone(),
+    });
+    send_event(env, realm_id, &event, &users).await;
     Ok(())
 }

@@ -1,7 +1,6 @@
 //! Creating, editing and deleting drafts: checked against the organization in one read
 //! batch, written in one batch, then the `drafts` event to the owner's queues.
 
-use serde_json::json;
 use worker::{D1Database, Env};
 
 use crate::actions::message_send::normalize_content;
@@ -14,7 +13,8 @@ use crate::db::{self};
 use crate::domain::drafts::{check_draft_shape, draft_dict, DraftData};
 use crate::domain::topics::truncate;
 use crate::error::{ApiError, ApiResult};
-use crate::events::{send_event, Dispatch, EventUser};
+use crate::event_types::DraftsEvent;
+use crate::events::{send_event, Event, EventUser};
 
 /// A draft ready to store.
 pub fn draft_not_found() -> ApiError {
@@ -79,7 +79,7 @@ pub async fn create_drafts(db: &D1Database, env: &Env, me: &UserRow, list: &[Dra
     for slot in slots {
         rows.push(results.first(slot)?.ok_or_else(|| ApiError::internal("draft insert returned no row"))?);
     }
-    let event = json!({ "type": "drafts", "op": "add", "drafts": rows.iter().map(draft_dict).collect::<Vec<_>>() });
+    let event = Event::Drafts(DraftsEvent::Add { drafts: rows.iter().map(draft_dict).collect() });
     notify_owner(env, me, &event).await;
     Ok(rows.iter().map(|r| r.id).collect())
 }
@@ -88,7 +88,7 @@ pub async fn edit_draft(db: &D1Database, env: &Env, me: &UserRow, id: i64, draft
     let checked = check_drafts(db, me, std::slice::from_ref(draft)).await?;
     let d = &checked[0];
     let row: DraftRow = db::first(drafts::update_stmt(db, id, me.id, d)?).await?.ok_or_else(draft_not_found)?;
-    notify_owner(env, me, &json!({ "type": "drafts", "op": "update", "draft": draft_dict(&row) })).await;
+    notify_owner(env, me, &Event::Drafts(DraftsEvent::Update { draft: draft_dict(&row) })).await;
     Ok(())
 }
 
@@ -97,10 +97,10 @@ pub async fn delete_draft(db: &D1Database, env: &Env, me: &UserRow, id: i64) -> 
     if deleted.is_none() {
         return Err(draft_not_found());
     }
-    notify_owner(env, me, &json!({ "type": "drafts", "op": "remove", "draft_id": id })).await;
+    notify_owner(env, me, &Event::Drafts(DraftsEvent::Remove { draft_id: id })).await;
     Ok(())
 }
 
-async fn notify_owner(env: &Env, me: &UserRow, event: &serde_json::Value) {
-    send_event(env, me.realm_id, &Dispatch { event, users: &[EventUser::plain(me.id)], sender_queue_id: None, local_id: None }).await;
+async fn notify_owner(env: &Env, me: &UserRow, event: &Event) {
+    send_event(env, me.realm_id, event, &[EventUser::plain(me.id)]).await;
 }

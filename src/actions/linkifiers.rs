@@ -9,6 +9,7 @@ use crate::db::linkifiers::{self, LinkifierRow};
 use crate::db::users::UserRow;
 use crate::domain::linkifiers::{check_linkifier, check_order, linkifier_dict};
 use crate::error::{ApiError, ApiResult};
+use crate::event_types::Event;
 
 #[derive(serde::Deserialize)]
 struct IdRow {
@@ -23,7 +24,7 @@ fn changed_id(result: &D1Result) -> ApiResult<Option<i64>> {
 async fn notify_linkifiers(env: &Env, db: &D1Database, realm_id: i64, results: &[D1Result]) -> ApiResult<()> {
     let rows: Vec<LinkifierRow> = results.last().map(|r| r.results()).transpose()?.unwrap_or_default();
     let list: Vec<Value> = rows.iter().map(linkifier_dict).collect();
-    let event = json!({ "type": "realm_linkifiers", "realm_linkifiers": list });
+    let event = Event::RealmLinkifiers { realm_linkifiers: json!(list) };
     crate::actions::notify_realm(env, db, realm_id, &event).await
 }
 

@@ -11,7 +11,7 @@ use crate::db::messages::MessageRow;
 use crate::db::user_groups;
 use crate::db::users::UserRow;
 use crate::error::{ApiError, ApiResult};
-use crate::events::{self, Dispatch, EventUser};
+use crate::events::{self, EventUser};
 
 /// Zulip's rule: members of `can_delete_any_message_group` delete any message; others only
 /// their own (or their bots'), when in `can_delete_own_message_group`, within
@@ -92,7 +92,7 @@ pub async fn delete_messages(ctx: &RequestContext, realm_id: i64, ids: &[i64]) -
 
     let event = crate::domain::message_edit::delete_message_event(&ids, first.channel_id.map(|c| (c, first.topic.as_str())));
     let users: Vec<EventUser> = users.into_iter().map(EventUser::plain).collect();
-    events::send_event(&ctx.env, realm_id, &Dispatch { event: &event, users: &users, sender_queue_id: None, local_id: None }).await;
+    events::send_event(&ctx.env, realm_id, &event, &users).await;
     crate::actions::push::schedule_notification_removal(ctx, crate::actions::push::Removal::Deleted(ids.clone())).await;
     Ok(())
 }

@@ -24,7 +24,7 @@ use crate::domain::message_edit::{self as rules, EditParams, EditPlan, EditorRig
 use crate::domain::messages::access_message;
 use crate::domain::realm_settings::realm_settings;
 use crate::error::{ApiError, ApiResult};
-use crate::events::{self, Dispatch, EventUser};
+use crate::events::{self, EventUser};
 
 /// Zulip's threshold above which wildcard mentions need `can_mention_many_users_group`.
 const WILDCARD_MENTION_THRESHOLD: i64 = 15;
@@ -402,8 +402,7 @@ async fn apply(
         if !access.losing_access.is_empty() {
             let event = rules::delete_message_event(&changed_ids, Some((scope.orig_channel.id, &message.topic)));
             let users: Vec<EventUser> = access.losing_access.iter().map(|id| EventUser::plain(*id)).collect();
-            events::send_event(&ctx.env, user.realm_id, &Dispatch { event: &event, users: &users, sender_queue_id: None, local_id: None })
-                .await;
+            events::send_event(&ctx.env, user.realm_id, &event, &users).await;
         }
     }
     let newly_mentioned = match rendered {
@@ -530,5 +529,5 @@ async fn send_update_event(
         }
     }
     let users: Vec<EventUser> = users.into_iter().map(|(id, flags)| EventUser { id, flags }).collect();
-    events::send_event(&ctx.env, user.realm_id, &Dispatch { event: &event, users: &users, sender_queue_id: None, local_id: None }).await;
+    events::send_event(&ctx.env, user.realm_id, &event, &users).await;
 }

@@ -8,7 +8,8 @@ use crate::db::user_messages::{self, flag_bit};
 use crate::db::users::UserRow;
 use crate::domain::messages::invalid_message;
 use crate::error::{ApiError, ApiResult};
-use crate::events::{send_event, Dispatch, EventUser};
+use crate::event_types::FlagsEvent;
+use crate::events::{send_event, Event, EventUser};
 
 /// Flags clients may change; the others are set by the server.
 const EDITABLE: &[&str] = &["read", "starred", "collapsed"];
@@ -126,13 +127,12 @@ pub async fn do_update_message_flags(
         let stmts =
             user_messages::update_flag_stmts(db, me.id, &serde_json::to_string(&changed)?, &serde_json::to_string(&historical)?, bit, add)?;
         crate::db::run_batch(db, stmts).await?;
-        let mut event = json!({ "type": "update_message_flags", "op": op, "operation": op, "flag": flag,
-            "messages": changed, "all": false });
+        let mut flags = FlagsEvent::new(add, flag, changed.clone(), false);
         if marking_unread {
-            event["message_details"] = message_details(&found, &changed, me.id);
+            flags.message_details = Some(message_details(&found, &changed, me.id));
         }
-        send_event(env, me.realm_id, &Dispatch { event: &event, users: &[EventUser::plain(me.id)], sender_queue_id: None, local_id: None })
-            .await;
+        let event = Event::UpdateMessageFlags(flags);
+        send_event(env, me.realm_id, &event, &[EventUser::plain(me.id)]).await;
     }
     Ok(FlagsUpdate { messages: changed, ignored_because_not_subscribed_channels: marking_unread.then_some(ignored) })
 }

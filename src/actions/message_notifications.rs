@@ -3,7 +3,6 @@
 //! "moved here from" / "moved to" messages per `send_notification_to_*_thread`.
 
 use serde::Deserialize;
-use serde_json::json;
 
 use crate::actions::message_delete;
 use crate::context::RequestContext;
@@ -16,7 +15,7 @@ use crate::domain::edit_rendering;
 use crate::domain::message_edit::{self as rules, EditPlan, RESOLVE_UNDO_GRACE_SECONDS};
 use crate::domain::messages::{message_dict, MessageContext, MessageOptions};
 use crate::error::{ApiError, ApiResult};
-use crate::events::{self, Dispatch, EventUser};
+use crate::events::{self, Event, EventUser};
 
 /// What the notifications of a move are about.
 pub struct MoveNotice<'a> {
@@ -169,9 +168,9 @@ async fn send_bot_message(
         if let serde_json::Value::Object(map) = &mut dict {
             map.remove("flags");
         }
-        let event = json!({ "type": "message", "message": dict });
+        let event = Event::Message { message: dict, raw_content: None };
         let users: Vec<EventUser> = rows.iter().map(|(u, f)| EventUser { id: *u, flags: Some(flag_names(Some(*f))) }).collect();
-        events::send_event(&ctx.env, realm_id, &Dispatch { event: &event, users: &users, sender_queue_id: None, local_id: None }).await;
+        events::send_event(&ctx.env, realm_id, &event, &users).await;
     }
     Ok(id)
 }

@@ -5,7 +5,7 @@
 use std::collections::{BTreeSet, HashMap};
 
 use serde::Deserialize;
-use serde_json::{json, Value};
+use serde_json::Value;
 use worker::{D1Database, D1PreparedStatement, Env};
 
 use crate::actions::channels::Principal;
@@ -26,7 +26,7 @@ use crate::domain::messages::{message_dict, MessageContext, MessageOptions};
 use crate::domain::rendering::{mentioned_user_ids, resolution_stmts, resolved_from};
 use crate::domain::topics::{check_topic_allowed, effective_topics_policy, normalize_topic, truncate};
 use crate::error::{ApiError, ApiResult};
-use crate::events::{send_event, Dispatch, EventUser};
+use crate::events::{send_event, send_message_event, Event, EventUser};
 use crate::markdown;
 
 /// Zulip's `WILDCARD_MENTION_THRESHOLD`: wildcards in channels with more subscribers (or
@@ -523,30 +523,22 @@ pub async fn commit_send(
     if let Value::Object(map) = &mut dict {
         map.remove("flags");
     }
-    let event = json!({ "type": "message", "message": dict, "raw_content": content });
+    let event = Event::Message { message: dict, raw_content: Some(content.to_string()) };
     let event_users: Vec<EventUser> = rows.iter().map(|(id, bits)| EventUser { id: *id, flags: Some(flag_names(Some(*bits))) }).collect();
-    send_event(
-        env,
-        realm_id,
-        &Dispatch { event: &event, users: &event_users, sender_queue_id: req.queue_id.as_deref(), local_id: req.local_id.as_deref() },
-    )
-    .await;
+    send_message_event(env, realm_id, &event, &event_users, req.queue_id.as_deref(), req.local_id.as_deref()).await;
     if let (Some(policy), Some(c)) = (auto_policy, channel_row) {
-        let event = json!({ "type": "user_topic", "stream_id": c.id, "topic_name": topic,
-            "last_updated": now, "visibility_policy": policy });
-        send_event(env, realm_id, &Dispatch { event: &event, users: &[EventUser::plain(me.id)], sender_queue_id: None, local_id: None })
-            .await;
+        let event = Event::UserTopic { stream_id: c.id, topic_name: topic.to_string(), last_updated: now, visibility_policy: policy };
+        send_event(env, realm_id, &event, &[EventUser::plain(me.id)]).await;
     }
     if let Some(c) = channel_row {
         for user_id in mention_follows.iter() {
-            let event = json!({ "type": "user_topic", "stream_id": c.id, "topic_name": topic,
-                "last_updated": now, "visibility_policy": user_topics::FOLLOWED });
-            send_event(
-                env,
-                realm_id,
-                &Dispatch { event: &event, users: &[EventUser::plain(*user_id)], sender_queue_id: None, local_id: None },
-            )
-            .await;
+            let event = Event::UserTopic {
+                stream_id: c.id,
+                topic_name: topic.to_string(),
+                last_updated: now,
+                visibility_policy: user_topics::FOLLOWED,
+            };
+            send_event(env, realm_id, &event, &[EventUser::plain(*user_id)]).await;
         }
     }
     Ok(SentMessage { id: inserted.id, automatic_new_visibility_policy: auto_policy, followed_by_mention: mention_follows.clone() })

@@ -23,6 +23,7 @@ pub mod reactions;
 pub mod read_state;
 pub mod realm_emoji;
 pub mod realm_playgrounds;
+pub mod realm_settings;
 pub mod saved_snippets;
 pub mod scheduled_messages;
 pub mod subscription_properties;
@@ -35,21 +36,20 @@ pub mod user_status;
 pub mod user_topics;
 pub mod users;
 
-use serde_json::Value;
 use worker::{D1Database, Env};
 
 use crate::error::ApiResult;
-use crate::events::{self, Dispatch, EventUser};
+use crate::events::{self, Event, EventUser};
 
 /// Sends an event to every active user of the organization. Call after the write committed.
-pub async fn notify_realm(env: &Env, db: &D1Database, realm_id: i64, event: &Value) -> ApiResult<()> {
+pub async fn notify_realm(env: &Env, db: &D1Database, realm_id: i64, event: &Event) -> ApiResult<()> {
     let ids = crate::db::users::active_ids(db, realm_id).await?;
     notify_users(env, realm_id, &ids, event).await;
     Ok(())
 }
 
 /// Sends an event to the listed users.
-pub async fn notify_users(env: &Env, realm_id: i64, user_ids: &[i64], event: &Value) {
+pub async fn notify_users(env: &Env, realm_id: i64, user_ids: &[i64], event: &Event) {
     let users: Vec<EventUser> = user_ids.iter().map(|id| EventUser::plain(*id)).collect();
-    events::send_event(env, realm_id, &Dispatch { event, users: &users, sender_queue_id: None, local_id: None }).await;
+    events::send_event(env, realm_id, event, &users).await;
 }

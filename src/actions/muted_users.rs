@@ -9,10 +9,11 @@ use crate::db::muted_users::{self, MutedUserRow};
 use crate::db::user_messages::{self, MessageIdRow};
 use crate::db::users::UserRow;
 use crate::error::{ApiError, ApiResult};
+use crate::event_types::{Event, FlagsEvent};
 
 async fn send_list(env: &Env, me: &UserRow, list: &[MutedUserRow]) {
     let list: Vec<_> = list.iter().map(|m| json!({ "id": m.id, "timestamp": m.timestamp })).collect();
-    notify_users(env, me.realm_id, &[me.id], &json!({ "type": "muted_users", "muted_users": list })).await;
+    notify_users(env, me.realm_id, &[me.id], &Event::MutedUsers { muted_users: list }).await;
 }
 
 /// Mutes `target` ("User already muted" if so) and marks its messages read for `me`, as
@@ -35,8 +36,7 @@ pub async fn do_mute_user(db: &D1Database, env: &Env, me: &UserRow, target: &Use
     let list: Vec<MutedUserRow> = results[2].results()?;
     if !read.is_empty() {
         read.sort_unstable();
-        let event = json!({ "type": "update_message_flags", "op": "add", "operation": "add", "flag": "read",
-            "messages": read, "all": false });
+        let event = Event::UpdateMessageFlags(FlagsEvent::new(true, "read", read, false));
         notify_users(env, me.realm_id, &[me.id], &event).await;
     }
     send_list(env, me, &list).await;

@@ -10,6 +10,7 @@ use crate::db::navigation_views::{self, UpdateCheck};
 use crate::db::users::UserRow;
 use crate::domain::navigation_views::{built_in_has_no_name, check_name_for_new_view, is_built_in, view_dict, view_exists, view_not_found};
 use crate::error::{ApiError, ApiResult};
+use crate::event_types::{Event, NavigationViewEvent};
 
 /// `fragment` and `name` arrive stripped and non-blank.
 pub async fn do_add_navigation_view(
@@ -22,7 +23,7 @@ pub async fn do_add_navigation_view(
 ) -> ApiResult<()> {
     check_name_for_new_view(fragment, name)?;
     let row = navigation_views::insert(db, me.realm_id, me.id, fragment, is_pinned, name).await?.ok_or_else(view_exists)?;
-    let event = json!({ "type": "navigation_view", "op": "add", "navigation_view": view_dict(&row) });
+    let event = Event::NavigationView(NavigationViewEvent::Add { navigation_view: view_dict(&row) });
     notify_users(env, me.realm_id, &[me.id], &event).await;
     Ok(())
 }
@@ -58,7 +59,7 @@ pub async fn do_update_navigation_view(
     if let Some(is_pinned) = is_pinned {
         data.insert("is_pinned".into(), json!(is_pinned));
     }
-    let event = json!({ "type": "navigation_view", "op": "update", "fragment": fragment, "data": data });
+    let event = Event::NavigationView(NavigationViewEvent::Update { fragment: fragment.to_string(), data: data.into() });
     notify_users(env, me.realm_id, &[me.id], &event).await;
     Ok(())
 }
@@ -67,7 +68,7 @@ pub async fn do_remove_navigation_view(db: &D1Database, env: &Env, me: &UserRow,
     if !navigation_views::delete(db, me.id, fragment).await? {
         return Err(view_not_found());
     }
-    let event = json!({ "type": "navigation_view", "op": "remove", "fragment": fragment });
+    let event = Event::NavigationView(NavigationViewEvent::Remove { fragment: fragment.to_string() });
     notify_users(env, me.realm_id, &[me.id], &event).await;
     Ok(())
 }

@@ -10,6 +10,7 @@ use crate::db::presence::{self, PresenceRow};
 use crate::db::users::UserRow;
 use crate::domain::presence::{after_ping, is_news, legacy_client_dict, times};
 use crate::error::ApiResult;
+use crate::event_types::Event;
 
 pub async fn do_update_presence(db: &D1Database, env: &Env, me: &UserRow, active: bool) -> ApiResult<()> {
     let now = crate::db::now();
@@ -18,13 +19,12 @@ pub async fn do_update_presence(db: &D1Database, env: &Env, me: &UserRow, active
     let Some(next) = after_ping(prev, active, now) else { return Ok(()) };
     presence::upsert_stmt(db, me.realm_id, me.id, next.active, next.connected)?.run().await?;
     if is_news(prev, active, now) {
-        let event = json!({
-            "type": "presence",
-            "user_id": me.id,
-            "email": me.email,
-            "server_timestamp": worker::Date::now().as_millis() as f64 / 1000.0,
-            "presence": { "website": legacy_client_dict(next) },
-        });
+        let event = Event::Presence {
+            user_id: me.id,
+            email: me.email.clone(),
+            server_timestamp: worker::Date::now().as_millis() as f64 / 1000.0,
+            presence: json!({ "website": legacy_client_dict(next) }),
+        };
         notify_realm(env, db, me.realm_id, &event).await?;
     }
     Ok(())

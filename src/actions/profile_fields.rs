@@ -7,6 +7,7 @@ use crate::db::profile_fields::{self, NewProfileField, ProfileFieldRow};
 use crate::db::users::{self, UserRow};
 use crate::domain::profile_fields::{check_field_data, check_value, field_dict, FIELD_TYPES, HINT_MAX_LENGTH, NAME_MAX_LENGTH};
 use crate::error::{ApiError, ApiResult};
+use crate::event_types::{Event, RealmUserEvent};
 
 pub struct FieldSpec<'a> {
     pub name: &'a str,
@@ -57,7 +58,7 @@ pub async fn check_create_field(env: &Env, db: &D1Database, realm_id: i64, spec:
         }
     })?;
     let fields: Vec<Value> = profile_fields::in_realm(db, realm_id).await?.iter().map(field_dict).collect();
-    let event = json!({ "type": "custom_profile_fields", "fields": fields });
+    let event = Event::CustomProfileFields { fields };
     crate::actions::notify_realm(env, db, realm_id, &event).await?;
     Ok(id)
 }
@@ -128,11 +129,7 @@ pub async fn do_update_profile_data(env: &Env, db: &D1Database, target: &UserRow
         if let Some(rendered) = change.value.as_ref().and_then(|v| v.rendered_value.clone()) {
             field["rendered_value"] = json!(rendered);
         }
-        let event = json!({
-            "type": "realm_user",
-            "op": "update",
-            "person": { "user_id": target.id, "custom_profile_field": field },
-        });
+        let event = Event::RealmUser(RealmUserEvent::Update { person: json!({ "user_id": target.id, "custom_profile_field": field }) });
         crate::actions::notify_users(env, target.realm_id, &audience, &event).await;
     }
     Ok(())

@@ -12,7 +12,8 @@ use crate::db::users::UserRow;
 use crate::domain::messages::AccessedMessage;
 use crate::domain::reactions::{check_emoji_request, emoji_from_request};
 use crate::error::{ApiError, ApiResult};
-use crate::events::{send_event, Dispatch, EventUser};
+use crate::event_types::ReactionEvent;
+use crate::events::{send_event, Event, EventUser};
 
 pub use crate::domain::reactions::Emoji;
 
@@ -31,16 +32,15 @@ async fn audience(db: &D1Database, message_id: i64, actor: i64) -> ApiResult<Vec
     Ok(ids.into_iter().map(EventUser::plain).collect())
 }
 
-fn reaction_event(op: &str, me: &UserRow, message_id: i64, emoji: &Emoji) -> serde_json::Value {
-    json!({
-        "type": "reaction",
-        "op": op,
-        "message_id": message_id,
-        "emoji_name": emoji.name,
-        "emoji_code": emoji.code,
-        "reaction_type": emoji.reaction_type,
-        "user_id": me.id,
-        "user": { "user_id": me.id, "email": me.email, "full_name": me.full_name, "is_mirror_dummy": false },
+fn reaction_event(op: &'static str, me: &UserRow, message_id: i64, emoji: &Emoji) -> Event {
+    Event::Reaction(ReactionEvent {
+        op,
+        message_id,
+        emoji_name: emoji.name.clone(),
+        emoji_code: emoji.code.clone(),
+        reaction_type: emoji.reaction_type.clone(),
+        user_id: me.id,
+        user: json!({ "user_id": me.id, "email": me.email, "full_name": me.full_name, "is_mirror_dummy": false }),
     })
 }
 
@@ -87,7 +87,7 @@ pub async fn do_add_reaction(db: &D1Database, env: &Env, me: &UserRow, accessed:
     }
     let event = reaction_event("add", me, message_id, emoji);
     let users = audience(db, message_id, me.id).await?;
-    send_event(env, me.realm_id, &Dispatch { event: &event, users: &users, sender_queue_id: None, local_id: None }).await;
+    send_event(env, me.realm_id, &event, &users).await;
     Ok(())
 }
 
@@ -142,6 +142,6 @@ pub async fn do_remove_reaction(
     let emoji = Emoji { name: key.emoji_name, code: key.emoji_code, reaction_type: key.reaction_type };
     let event = reaction_event("remove", me, message_id, &emoji);
     let users = audience(db, message_id, me.id).await?;
-    send_event(env, me.realm_id, &Dispatch { event: &event, users: &users, sender_queue_id: None, local_id: None }).await;
+    send_event(env, me.realm_id, &event, &users).await;
     Ok(())
 }

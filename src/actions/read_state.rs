@@ -1,7 +1,6 @@
 //! Marking many messages read at once: everything, a channel, a topic. Each is one D1
 //! write; the `update_message_flags` event follows it.
 
-use serde_json::json;
 use worker::{D1Database, Env};
 
 use crate::actions::notify_users;
@@ -9,10 +8,11 @@ use crate::db::subscriptions::ChannelViewRow;
 use crate::db::user_messages::{self, MessageIdRow};
 use crate::db::users::UserRow;
 use crate::error::{ApiError, ApiResult};
+use crate::event_types::{Event, FlagsEvent};
 
 /// Zulip's `update_message_flags` event for messages marked read.
-fn read_event(messages: &[i64], all: bool) -> serde_json::Value {
-    json!({ "type": "update_message_flags", "op": "add", "operation": "add", "flag": "read", "messages": messages, "all": all })
+fn read_event(messages: &[i64], all: bool) -> Event {
+    Event::UpdateMessageFlags(FlagsEvent::new(true, "read", messages.to_vec(), all))
 }
 
 /// Marks all of the user's messages read; the event says `all` and lists none, as Zulip's

@@ -2,7 +2,6 @@
 //! whole emoji dict (`realm_emoji` event, op `update`), read in the same batch as the write.
 
 use serde::Deserialize;
-use serde_json::json;
 use worker::{D1Database, Env};
 
 use crate::actions::uploads::{delete_object, put_object};
@@ -17,6 +16,7 @@ use crate::domain::realm_emoji::{
     check_emoji_image, check_emoji_name, check_may_remove, new_file_name, realm_emoji_dict, still_image, still_storage_key, storage_key,
 };
 use crate::error::{ApiError, ApiResult};
+use crate::event_types::{Event, RealmEmojiEvent};
 
 #[derive(Deserialize)]
 struct MemberRow {
@@ -33,7 +33,7 @@ async fn notify_realm_emoji(
 ) -> ApiResult<()> {
     let rows = results.rows(all)?;
     let ids: Vec<i64> = results.rows(users)?.into_iter().map(|u| u.id).collect();
-    let event = json!({ "type": "realm_emoji", "op": "update", "realm_emoji": realm_emoji_dict(&rows) });
+    let event = Event::RealmEmoji(RealmEmojiEvent::Update { realm_emoji: realm_emoji_dict(&rows) });
     crate::actions::notify_users(env, realm_id, &ids, &event).await;
     Ok(())
 }

@@ -11,6 +11,7 @@ use crate::db::users::UserRow;
 use crate::domain::realm_playgrounds::{check_pygments_language, check_url_template, playground_dict};
 use crate::domain::strings::required_text;
 use crate::error::{ApiError, ApiResult};
+use crate::event_types::Event;
 
 #[derive(serde::Deserialize)]
 struct Id {
@@ -53,5 +54,5 @@ pub async fn do_remove_playground(db: &D1Database, env: &Env, admin: &UserRow, i
 
 async fn notify_list(env: &Env, db: &D1Database, admin: &UserRow, rows: &[PlaygroundRow]) -> ApiResult<()> {
     let list: Vec<Value> = rows.iter().map(playground_dict).collect();
-    notify_realm(env, db, admin.realm_id, &json!({ "type": "realm_playgrounds", "realm_playgrounds": list })).await
+    notify_realm(env, db, admin.realm_id, &Event::RealmPlaygrounds { realm_playgrounds: json!(list) }).await
 }

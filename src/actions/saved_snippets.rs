@@ -1,13 +1,13 @@
 //! Creating, editing and deleting saved snippets, with their `saved_snippets` events (to
 //! the owner's queues only).
 
-use serde_json::{json, Value};
 use worker::{D1Database, Env};
 
 use crate::actions::notify_users;
 use crate::db::{self, saved_snippets, users::UserRow};
 use crate::domain::saved_snippets::{check_content, check_title, snippet_dict, snippet_not_found};
 use crate::error::{ApiError, ApiResult};
+use crate::event_types::{Event, SavedSnippetsEvent};
 
 /// Validates and stores a snippet; answers its id.
 pub async fn do_create_saved_snippet(db: &D1Database, env: &Env, me: &UserRow, title: &str, content: &str) -> ApiResult<i64> {
@@ -16,7 +16,7 @@ pub async fn do_create_saved_snippet(db: &D1Database, env: &Env, me: &UserRow, t
     let row = saved_snippets::insert(db, me.realm_id, me.id, &title, &content, db::now())
         .await?
         .ok_or_else(|| ApiError::internal("saved snippet insert returned no row"))?;
-    notify_owner(env, me, &json!({ "type": "saved_snippets", "op": "add", "saved_snippet": snippet_dict(&row) })).await;
+    notify_owner(env, me, &Event::SavedSnippets(SavedSnippetsEvent::Add { saved_snippet: snippet_dict(&row) })).await;
     Ok(row.id)
 }
 
@@ -36,7 +36,7 @@ pub async fn do_edit_saved_snippet(
         return Ok(());
     }
     let row = saved_snippets::update(db, me.id, id, title.as_deref(), content.as_deref()).await?.ok_or_else(snippet_not_found)?;
-    notify_owner(env, me, &json!({ "type": "saved_snippets", "op": "update", "saved_snippet": snippet_dict(&row) })).await;
+    notify_owner(env, me, &Event::SavedSnippets(SavedSnippetsEvent::Update { saved_snippet: snippet_dict(&row) })).await;
     Ok(())
 }
 
@@ -44,10 +44,10 @@ pub async fn do_delete_saved_snippet(db: &D1Database, env: &Env, me: &UserRow, i
     if !saved_snippets::delete(db, me.id, id).await? {
         return Err(snippet_not_found());
     }
-    notify_owner(env, me, &json!({ "type": "saved_snippets", "op": "remove", "saved_snippet_id": id })).await;
+    notify_owner(env, me, &Event::SavedSnippets(SavedSnippetsEvent::Remove { saved_snippet_id: id })).await;
     Ok(())
 }
 
-async fn notify_owner(env: &Env, me: &UserRow, event: &Value) {
+async fn notify_owner(env: &Env, me: &UserRow, event: &Event) {
     notify_users(env, me.realm_id, &[me.id], event).await;
 }

@@ -4,7 +4,6 @@
 //! `commit_send`), so a scheduled message obeys every rule of `POST /messages`, checked
 //! once when it is scheduled or edited and again against the state at delivery time.
 
-use serde_json::json;
 use worker::{D1Database, Env};
 
 use crate::actions::channels::Principal;
@@ -15,7 +14,8 @@ use crate::db::users::UserRow;
 use crate::db::{self, users};
 use crate::domain::scheduled_messages::scheduled_message_dict;
 use crate::error::{ApiError, ApiResult};
-use crate::events::{send_event, Dispatch, EventUser};
+use crate::event_types::ScheduledMessagesEvent;
+use crate::events::{send_event, Event, EventUser};
 
 /// Messages delivered per alarm run; the alarm re-arms at once when more are due.
 const DELIVERIES_PER_RUN: i64 = 25;
@@ -45,7 +45,7 @@ pub async fn schedule_message(
         .await?
         .ok_or_else(|| ApiError::internal("scheduled message insert returned no id"))?;
     let row = row_of(inserted.id, me, &send.client, &fields);
-    let event = json!({ "type": "scheduled_messages", "op": "add", "scheduled_messages": [scheduled_message_dict(&row)] });
+    let event = Event::ScheduledMessages(ScheduledMessagesEvent::Add { scheduled_messages: vec![scheduled_message_dict(&row)] });
     notify_owner(env, me, &event).await;
     crate::scheduler::arm(env, database, me.realm_id, &send.realm_host).await;
     Ok(inserted.id)
@@ -99,7 +99,7 @@ pub async fn edit_scheduled_message(
     let updated: Revision =
         db::first(scheduled_messages::update_stmt(db, id, me.id, &fields)?).await?.ok_or_else(ApiError::scheduled_message_not_found)?;
     let updated = ScheduledMessageRow { revision: updated.revision, ..row_of(id, me, &row.client, &fields) };
-    let event = json!({ "type": "scheduled_messages", "op": "update", "scheduled_message": scheduled_message_dict(&updated) });
+    let event = Event::ScheduledMessages(ScheduledMessagesEvent::Update { scheduled_message: scheduled_message_dict(&updated) });
     notify_owner(env, me, &event).await;
     crate::scheduler::arm(env, database, me.realm_id, &send.realm_host).await;
     Ok(())
@@ -117,7 +117,7 @@ pub async fn delete_scheduled_message(
     if result.meta()?.and_then(|m| m.changes).unwrap_or(0) == 0 {
         return Err(ApiError::scheduled_message_not_found());
     }
-    let event = json!({ "type": "scheduled_messages", "op": "remove", "scheduled_message_id": id });
+    let event = Event::ScheduledMessages(ScheduledMessagesEvent::Remove { scheduled_message_id: id });
     notify_owner(env, me, &event).await;
     crate::scheduler::arm(env, database, me.realm_id, realm_host).await;
     Ok(())
@@ -169,7 +169,7 @@ async fn deliver_one(db: &D1Database, env: &Env, database: &str, row: &Scheduled
     // An error here is either the guard refusing a message that is no longer pending or a
     // D1 failure; in both cases nothing was written.
     let sent = commit_send(db, env, &plan, &send, guard).await?;
-    let event = json!({ "type": "scheduled_messages", "op": "remove", "scheduled_message_id": row.id });
+    let event = Event::ScheduledMessages(ScheduledMessagesEvent::Remove { scheduled_message_id: row.id });
     notify_owner(env, &sender, &event).await;
     notify_recipients(env, database, &sender, &sent, realm_host).await;
     Ok(())
@@ -209,19 +209,14 @@ async fn mark_failed(db: &D1Database, env: &Env, row: &ScheduledMessageRow, reas
     let marked: Option<NewId> = db::first(scheduled_messages::mark_failed_stmt(db, row.id, row.revision, reason)?).await?;
     if marked.is_some() {
         let failed = ScheduledMessageRow { failed: 1, ..row.clone() };
-        let event = json!({ "type": "scheduled_messages", "op": "update", "scheduled_message": scheduled_message_dict(&failed) });
-        send_event(
-            env,
-            row.realm_id,
-            &Dispatch { event: &event, users: &[EventUser::plain(row.sender_id)], sender_queue_id: None, local_id: None },
-        )
-        .await;
+        let event = Event::ScheduledMessages(ScheduledMessagesEvent::Update { scheduled_message: scheduled_message_dict(&failed) });
+        send_event(env, row.realm_id, &event, &[EventUser::plain(row.sender_id)]).await;
     }
     Ok(())
 }
 
-async fn notify_owner(env: &Env, me: &UserRow, event: &serde_json::Value) {
-    send_event(env, me.realm_id, &Dispatch { event, users: &[EventUser::plain(me.id)], sender_queue_id: None, local_id: None }).await;
+async fn notify_owner(env: &Env, me: &UserRow, event: &Event) {
+    send_event(env, me.realm_id, event, &[EventUser::plain(me.id)]).await;
 }
 
 fn destination_of(row: &ScheduledMessageRow) -> Destination {

@@ -9,7 +9,7 @@ use crate::db::subscription_settings::{self as db, ChannelAccessRow, Subscriptio
 use crate::db::users::UserRow;
 use crate::domain::subscription_properties::{update_events, PropertyChange};
 use crate::error::{ApiError, ApiResult};
-use crate::events::{self, Dispatch, EventUser};
+use crate::events::{self, EventUser};
 
 /// Checks every change (the caller must be subscribed to each channel), then writes them
 /// in one atomic batch and sends the events.
@@ -45,8 +45,7 @@ pub async fn check_update_subscription_properties(ctx: &RequestContext, user: &U
     let me = [EventUser::plain(user.id)];
     for change in changes {
         for event in update_events(change) {
-            events::send_event(&ctx.env, user.realm_id, &Dispatch { event: &event, users: &me, sender_queue_id: None, local_id: None })
-                .await;
+            events::send_event(&ctx.env, user.realm_id, &event, &me).await;
         }
     }
     Ok(())

@@ -9,7 +9,8 @@ use crate::db::realm_settings;
 use crate::db::typing_recipients::{self as db, Recipient, TypingChannel};
 use crate::db::users::UserRow;
 use crate::error::{ApiError, ApiResult};
-use crate::events::{self, Dispatch, EventUser};
+use crate::event_types::{Event, TypingEvent};
+use crate::events::{self, EventUser};
 
 pub enum TypingTarget {
     Direct(Vec<i64>),
@@ -35,7 +36,10 @@ pub async fn check_send_typing_notification(ctx: &RequestContext, sender: &UserR
             }
             let recipients: Vec<_> = found.iter().map(|u| json!({"user_id": u.id, "email": u.email})).collect();
             let notify: Vec<i64> = found.iter().filter(|u| u.id != sender.id && u.is_active != 0).map(|u| u.id).collect();
-            (json!({"type": "typing", "op": op, "message_type": "direct", "sender": sender_dict, "recipients": recipients}), notify)
+            (
+                TypingEvent { op, message_type: "direct", sender: sender_dict, recipients: Some(recipients), stream_id: None, topic: None },
+                notify,
+            )
         }
         TypingTarget::Channel { stream_id, topic } => {
             let results = crate::db::run_batch(
@@ -60,15 +64,21 @@ pub async fn check_send_typing_notification(ctx: &RequestContext, sender: &UserR
             let _ = channel.is_archived;
             let notify: Vec<i64> = subscribers.iter().filter(|u| u.id != sender.id).map(|u| u.id).collect();
             (
-                json!({"type": "typing", "op": op, "message_type": "stream", "sender": sender_dict, "stream_id": channel.id, "topic": topic}),
+                TypingEvent {
+                    op,
+                    message_type: "stream",
+                    sender: sender_dict,
+                    recipients: None,
+                    stream_id: Some(channel.id),
+                    topic: Some(topic),
+                },
                 notify,
             )
         }
     };
     let users: Vec<EventUser> = notify.into_iter().map(EventUser::plain).collect();
     if !users.is_empty() {
-        events::send_event(&ctx.env, sender.realm_id, &Dispatch { event: &event, users: &users, sender_queue_id: None, local_id: None })
-            .await;
+        events::send_event(&ctx.env, sender.realm_id, &Event::Typing(event), &users).await;
     }
     Ok(())
 }

@@ -10,7 +10,8 @@ use crate::db::users::UserRow;
 use crate::domain::register_state::MAX_FILE_UPLOAD_SIZE_MIB;
 use crate::domain::uploads;
 use crate::error::{ApiError, ApiResult};
-use crate::events::{self, Dispatch, EventUser};
+use crate::event_types::{AttachmentEvent, Event};
+use crate::events::{self, EventUser};
 
 /// The R2 bucket of uploaded files.
 pub const BUCKET: &str = "UPLOADS";
@@ -88,12 +89,8 @@ pub async fn record_upload(
         content_type: file.content_type.to_string(),
         create_time: now,
     };
-    let event = json!({
-        "type": "attachment",
-        "op": "add",
-        "attachment": uploads::attachment_object(&row, &[]),
-        "upload_space_used": space.used,
-    });
+    let event =
+        Event::Attachment(AttachmentEvent::Add { attachment: uploads::attachment_object(&row, &[]), upload_space_used: space.used });
     send_to_owner(env, me, &event).await;
     results.truncate(at);
     Ok(results)
@@ -123,9 +120,9 @@ pub async fn get_object(env: &Env, key: &str) -> ApiResult<Option<(Vec<u8>, Opti
     Ok(Some((bytes, content_type)))
 }
 
-async fn send_to_owner(env: &Env, me: &UserRow, event: &serde_json::Value) {
+async fn send_to_owner(env: &Env, me: &UserRow, event: &Event) {
     let users = [EventUser::plain(me.id)];
-    events::send_event(env, me.realm_id, &Dispatch { event, users: &users, sender_queue_id: None, local_id: None }).await;
+    events::send_event(env, me.realm_id, event, &users).await;
 }
 
 /// The caller's uploads with the messages linking them, and the bytes they use.
@@ -149,7 +146,7 @@ pub async fn do_delete_attachment(db: &worker::D1Database, env: &Env, me: &UserR
     let results = crate::db::run_batch(db, stmts).await?;
     let space: attachments::SpaceUsed = results[results.len() - 1].results()?.into_iter().next().unwrap_or_default();
     env.bucket(BUCKET)?.delete(row.path_id.clone()).await?;
-    let event = json!({ "type": "attachment", "op": "remove", "attachment": { "id": row.id }, "upload_space_used": space.used });
+    let event = Event::Attachment(AttachmentEvent::Remove { attachment: json!({ "id": row.id }), upload_space_used: space.used });
     send_to_owner(env, me, &event).await;
     Ok(())
 }
@@ -221,11 +218,9 @@ pub async fn notify_linked(db: &worker::D1Database, env: &Env, owner: &UserRow, 
     let links: Vec<attachments::LinkRow> = results[1].results()?;
     let space: attachments::SpaceUsed = results[2].results()?.into_iter().next().unwrap_or_default();
     for row in &rows {
-        let event = json!({
-            "type": "attachment",
-            "op": "update",
-            "attachment": uploads::attachment_object(row, &links),
-            "upload_space_used": space.used,
+        let event = Event::Attachment(AttachmentEvent::Update {
+            attachment: uploads::attachment_object(row, &links),
+            upload_space_used: space.used,
         });
         send_to_owner(env, owner, &event).await;
     }

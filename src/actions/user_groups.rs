@@ -1,7 +1,6 @@
 //! User-defined groups: creation, members and subgroups. System groups (`role:*`) are
 //! derived from roles and cannot be edited.
 
-use serde_json::{json, Value};
 use worker::{D1Database, Env};
 
 use crate::auth::require_member;
@@ -9,6 +8,7 @@ use crate::db::user_groups::{self, NewUserGroup, UserGroupRow};
 use crate::db::users::{self, UserRow};
 use crate::domain::user_groups::group_dict;
 use crate::error::{ApiError, ApiResult};
+use crate::event_types::{Event, UserGroupEvent};
 
 pub const NAME_MAX_LENGTH: usize = 100;
 /// Prefixes reserved for system groups and mention syntax.
@@ -87,7 +87,7 @@ async fn check_groups(db: &D1Database, realm_id: i64, ids: &[i64]) -> ApiResult<
     Ok(())
 }
 
-async fn notify(env: &Env, db: &D1Database, realm_id: i64, event: Value) -> ApiResult<()> {
+async fn notify(env: &Env, db: &D1Database, realm_id: i64, event: Event) -> ApiResult<()> {
     crate::actions::notify_realm(env, db, realm_id, &event).await
 }
 
@@ -123,8 +123,7 @@ pub async fn check_create_group(env: &Env, db: &D1Database, creator: &UserRow, g
         }
     })?;
     if let Some(row) = user_groups::by_id(db, creator.realm_id, id).await? {
-        notify(env, db, creator.realm_id, json!({ "type": "user_group", "op": "add", "group": group_dict(&row, &members, &subgroups) }))
-            .await?;
+        notify(env, db, creator.realm_id, Event::UserGroup(UserGroupEvent::Add { group: group_dict(&row, &members, &subgroups) })).await?;
     }
     Ok(id)
 }
@@ -154,10 +153,10 @@ pub async fn check_update_members(env: &Env, db: &D1Database, user: &UserRow, gr
     }
     crate::db::run_batch(db, stmts).await?;
     if !add.is_empty() {
-        notify(env, db, user.realm_id, json!({ "type": "user_group", "op": "add_members", "group_id": group.id, "user_ids": add })).await?;
+        notify(env, db, user.realm_id, Event::UserGroup(UserGroupEvent::AddMembers { group_id: group.id, user_ids: add.to_vec() })).await?;
     }
     if !delete.is_empty() {
-        notify(env, db, user.realm_id, json!({ "type": "user_group", "op": "remove_members", "group_id": group.id, "user_ids": delete }))
+        notify(env, db, user.realm_id, Event::UserGroup(UserGroupEvent::RemoveMembers { group_id: group.id, user_ids: delete.to_vec() }))
             .await?;
     }
     Ok(())
@@ -203,7 +202,7 @@ pub async fn check_update_subgroups(
             env,
             db,
             user.realm_id,
-            json!({ "type": "user_group", "op": "add_subgroups", "group_id": group.id, "direct_subgroup_ids": add }),
+            Event::UserGroup(UserGroupEvent::AddSubgroups { group_id: group.id, direct_subgroup_ids: add.to_vec() }),
         )
         .await?;
     }
@@ -212,7 +211,7 @@ pub async fn check_update_subgroups(
             env,
             db,
             user.realm_id,
-            json!({ "type": "user_group", "op": "remove_subgroups", "group_id": group.id, "direct_subgroup_ids": delete }),
+            Event::UserGroup(UserGroupEvent::RemoveSubgroups { group_id: group.id, direct_subgroup_ids: delete.to_vec() }),
         )
         .await?;
     }

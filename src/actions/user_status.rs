@@ -1,28 +1,24 @@
 //! Changing one's status, with the `user_status` event to the organization.
 
-use serde_json::json;
 use worker::{D1Database, Env};
 
 use crate::actions::notify_realm;
 use crate::db::user_status::{self, StatusChange};
 use crate::db::users::UserRow;
 use crate::error::ApiResult;
+use crate::event_types::{Event, UserStatusEvent};
 
 /// Writes the given parts; the event carries exactly those parts, as Zulip's.
 pub async fn do_update_user_status(db: &D1Database, env: &Env, me: &UserRow, change: &StatusChange<'_>) -> ApiResult<()> {
     user_status::upsert_stmt(db, me.realm_id, me.id, change, crate::db::now())?.run().await?;
-    let mut event = json!({ "type": "user_status", "user_id": me.id });
-    if let Some(away) = change.away {
-        event["away"] = json!(away);
-    }
-    if let Some(text) = change.status_text {
-        event["status_text"] = json!(text);
-    }
+    let mut status =
+        UserStatusEvent { user_id: me.id, away: change.away, status_text: change.status_text.map(str::to_string), ..Default::default() };
     if let Some((name, code, kind)) = change.emoji {
-        event["emoji_name"] = json!(name);
-        event["emoji_code"] = json!(code);
-        event["reaction_type"] = json!(kind);
+        status.emoji_name = Some(name.to_string());
+        status.emoji_code = Some(code.to_string());
+        status.reaction_type = Some(kind.to_string());
     }
+    let event = Event::UserStatus(status);
     notify_realm(env, db, me.realm_id, &event).await
 }
 

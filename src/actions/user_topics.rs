@@ -2,7 +2,6 @@
 //! channel), with its `user_topic` event. Shared by `POST /user_topics` and the legacy
 //! `PATCH /users/me/subscriptions/muted_topics`.
 
-use serde_json::json;
 use worker::{D1Database, Env};
 
 use crate::db::batch::Batch;
@@ -12,7 +11,7 @@ use crate::db::users::UserRow;
 use crate::db::{self, user_topics};
 use crate::domain::topics::normalize_topic;
 use crate::error::{ApiError, ApiResult};
-use crate::events::{send_event, Dispatch, EventUser};
+use crate::events::{send_event, Event, EventUser};
 
 /// How the caller names the channel.
 pub enum ChannelRef {
@@ -63,9 +62,7 @@ pub async fn do_set_user_topic_policy(
     let topic = normalize_topic(topic, &settings)?;
     let now = db::now();
     user_topics::upsert_stmt(db, me.realm_id, me.id, channel_id, &topic, policy, now)?.run().await?;
-    let event = json!({ "type": "user_topic", "stream_id": channel_id, "topic_name": topic,
-        "last_updated": now, "visibility_policy": policy });
-    send_event(env, me.realm_id, &Dispatch { event: &event, users: &[EventUser::plain(me.id)], sender_queue_id: None, local_id: None })
-        .await;
+    let event = Event::UserTopic { stream_id: channel_id, topic_name: topic.to_string(), last_updated: now, visibility_policy: policy };
+    send_event(env, me.realm_id, &event, &[EventUser::plain(me.id)]).await;
     Ok(())
 }

@@ -10,6 +10,7 @@ use crate::db::{
 };
 use crate::domain::users::{check_full_name, user_dict, UserDictOptions};
 use crate::error::{ApiError, ApiResult};
+use crate::event_types::{Event, RealmBotEvent, RealmUserEvent};
 use crate::secrets;
 
 /// The user's one API key (derived from the key version, see `secrets`), its hash stored
@@ -125,7 +126,7 @@ pub async fn check_create_user_by_admin(
 pub async fn notify_user_added(env: &worker::Env, db: &D1Database, realm_id: i64, user_id: i64, realm_host: &str) -> ApiResult<()> {
     if let Some(user) = users::by_id(db, realm_id, user_id).await? {
         let opts = UserDictOptions { realm_host, client_gravatar: false };
-        let event = json!({ "type": "realm_user", "op": "add", "person": user_dict(&user, &user, &opts) });
+        let event = Event::RealmUser(RealmUserEvent::Add { person: user_dict(&user, &user, &opts) });
         crate::actions::notify_realm(env, db, realm_id, &event).await?;
     }
     Ok(())
@@ -133,7 +134,7 @@ pub async fn notify_user_added(env: &worker::Env, db: &D1Database, realm_id: i64
 
 /// A `realm_user` update event carrying the changed fields of one user.
 async fn notify_user_updated(env: &worker::Env, db: &D1Database, realm_id: i64, person: Value) -> ApiResult<()> {
-    let event = json!({ "type": "realm_user", "op": "update", "person": person });
+    let event = Event::RealmUser(RealmUserEvent::Update { person });
     crate::actions::notify_realm(env, db, realm_id, &event).await
 }
 
@@ -192,11 +193,11 @@ async fn do_set_active(env: &worker::Env, db: &D1Database, user: &UserRow, activ
     let mut changed = vec![user.id];
     changed.extend(bot_ids.iter().filter(|id| **id != user.id));
     for id in changed {
-        let event = json!({ "type": "realm_user", "op": "update", "person": { "user_id": id, "is_active": active } });
+        let event = Event::RealmUser(RealmUserEvent::Update { person: json!({ "user_id": id, "is_active": active }) });
         crate::actions::notify_users(env, user.realm_id, &audience, &event).await;
     }
     for id in bot_ids {
-        let event = json!({ "type": "realm_bot", "op": "update", "bot": { "user_id": id, "is_active": active } });
+        let event = Event::RealmBot(RealmBotEvent::Update { bot: json!({ "user_id": id, "is_active": active }) });
         crate::actions::notify_users(env, user.realm_id, &audience, &event).await;
     }
     Ok(())

@@ -2,12 +2,10 @@
 
 use serde_json::{json, Map, Value};
 
+use crate::actions::realm_settings::{check_update_realm_settings, GroupSetting, RealmSettingsChange};
 use crate::context::RequestContext;
-use crate::db::realm_settings::{self, SettingValue};
-use crate::db::subscriptions;
-use crate::db::user_groups::GroupNameRow;
+use crate::db::realm_settings::SettingValue;
 use crate::error::{ApiError, ApiResult};
-use crate::events::{send_event, Dispatch, EventUser};
 use crate::response::Reply;
 
 /// Group-valued settings, and whether `role:everyone` (which includes guests) is allowed.
@@ -64,22 +62,10 @@ pub async fn update_realm(ctx: &RequestContext) -> ApiResult<Reply> {
             data.insert(name.to_string(), json!(value));
         }
     }
-    let mut group_values = Vec::new();
+    let mut groups = Vec::new();
     for (name, allow_everyone) in GROUP_SETTINGS {
         if let Some(raw) = ctx.params.json(name)? {
-            group_values.push((*name, *allow_everyone, group_id_of(name, &raw)?));
-        }
-    }
-    if !group_values.is_empty() {
-        let ids: Vec<i64> = group_values.iter().map(|(_, _, id)| *id).collect();
-        let groups: Vec<GroupNameRow> = crate::db::all(crate::db::user_groups::active_names_stmt(&ctx.db, me.realm_id, &ids)?).await?;
-        for (name, allow_everyone, id) in group_values {
-            let group = groups.iter().find(|g| g.id == id).ok_or_else(|| ApiError::bad_request("Invalid user group"))?;
-            if group.name == "role:internet" || (!allow_everyone && group.name == "role:everyone") {
-                return Err(ApiError::bad_request(format!("'{name}' setting cannot be set to '{}' group.", group.name)));
-            }
-            changes.push((name, SettingValue::Int(Some(id))));
-            data.insert(name.to_string(), json!(id));
+            groups.push(GroupSetting { name, allow_everyone: *allow_everyone, group_id: group_id_of(name, &raw)? });
         }
     }
     let mut topics_policy = ctx.params.str("topics_policy")?;
@@ -125,20 +111,6 @@ pub async fn update_realm(ctx: &RequestContext) -> ApiResult<Reply> {
         changes.push(("empty_topic_display_name", SettingValue::Text(name)));
     }
 
-    if !changes.is_empty() {
-        let mut stmts = realm_settings::update_stmts(&ctx.db, me.realm_id, &changes)?;
-        stmts.push(subscriptions::active_user_ids_stmt(&ctx.db, me.realm_id)?);
-        let results = crate::db::run_batch(&ctx.db, stmts).await?;
-        let users: Vec<EventUser> = results
-            .last()
-            .map(|r| r.results::<subscriptions::ActiveUserRow>())
-            .transpose()?
-            .unwrap_or_default()
-            .into_iter()
-            .map(|u| EventUser::plain(u.id))
-            .collect();
-        let event = json!({ "type": "realm", "op": "update_dict", "property": "default", "data": data });
-        send_event(&ctx.env, me.realm_id, &Dispatch { event: &event, users: &users, sender_queue_id: None, local_id: None }).await;
-    }
+    let data = check_update_realm_settings(&ctx.db, &ctx.env, &me, RealmSettingsChange { changes, data, groups }).await?;
     Ok(Reply::Json(data))
 }

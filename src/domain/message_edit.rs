@@ -8,6 +8,7 @@ use crate::db::messages::MessageRow;
 use crate::db::realm_settings::RealmSettingsRow;
 use crate::db::users::UserRow;
 use crate::error::{ApiError, ApiResult};
+use crate::event_types::{DeleteMessageEvent, Event, UpdateMessageEvent};
 
 /// Zulip's prefix of a resolved topic.
 pub const RESOLVED_TOPIC_PREFIX: &str = "✔ ";
@@ -406,55 +407,50 @@ pub fn update_message_event(
     rendered: Option<(&str, bool)>,
     changed_ids: &[i64],
     channel: Option<(i64, &str)>,
-) -> Value {
-    let mut event = json!({
-        "type": "update_message",
-        "user_id": editor_id,
-        "edit_timestamp": now,
-        "message_id": message.id,
-        "message_ids": changed_ids,
-        "rendering_only": false,
-    });
+) -> Event {
+    let mut event = UpdateMessageEvent {
+        user_id: editor_id,
+        edit_timestamp: now,
+        message_id: message.id,
+        message_ids: changed_ids.to_vec(),
+        rendering_only: false,
+        ..Default::default()
+    };
     if let (Some(content), Some((html, is_me))) = (&plan.content, rendered) {
-        event["orig_content"] = json!(message.content);
-        event["orig_rendered_content"] = json!(message.rendered_content);
-        event["content"] = json!(content);
-        event["rendered_content"] = json!(html);
-        event["is_me_message"] = json!(is_me);
+        event.orig_content = Some(message.content.clone());
+        event.orig_rendered_content = Some(message.rendered_content.clone());
+        event.content = Some(content.clone());
+        event.rendered_content = Some(html.to_string());
+        event.is_me_message = Some(is_me);
     }
     if let Some((id, name)) = channel {
-        event["stream_id"] = json!(id);
-        event["stream_name"] = json!(name);
+        event.stream_id = Some(id);
+        event.stream_name = Some(name.to_string());
     }
     if plan.is_moved() {
-        event["propagate_mode"] = json!(plan.propagate_mode.as_str());
+        event.propagate_mode = Some(plan.propagate_mode.as_str());
     }
-    if let Some(target) = plan.stream_id {
-        event["new_stream_id"] = json!(target);
-        event["orig_subject"] = json!(message.topic);
+    if plan.stream_id.is_some() || plan.topic.is_some() {
+        event.orig_subject = Some(message.topic.clone());
     }
+    event.new_stream_id = plan.stream_id;
     if let Some(topic) = &plan.topic {
-        event["orig_subject"] = json!(message.topic);
-        event["subject"] = json!(topic);
-        event["topic_links"] = json!([]);
+        event.subject = Some(topic.clone());
+        event.topic_links = Some(Vec::new());
     }
-    event
+    Event::UpdateMessage(Box::new(event))
 }
 
 /// Zulip's bulk `delete_message` event (`message_ids`); `channel`: the channel id and
 /// topic of channel messages. Event queues adapt it for clients without
 /// `bulk_message_deletion`.
-pub fn delete_message_event(ids: &[i64], channel: Option<(i64, &str)>) -> Value {
-    match channel {
-        Some((id, topic)) => json!({
-            "type": "delete_message",
-            "message_ids": ids,
-            "message_type": "stream",
-            "stream_id": id,
-            "topic": topic,
-        }),
-        None => json!({ "type": "delete_message", "message_ids": ids, "message_type": "private" }),
-    }
+pub fn delete_message_event(ids: &[i64], channel: Option<(i64, &str)>) -> Event {
+    Event::DeleteMessage(DeleteMessageEvent {
+        message_ids: ids.to_vec(),
+        message_type: if channel.is_some() { "stream" } else { "private" },
+        stream_id: channel.map(|(id, _)| id),
+        topic: channel.map(|(_, topic)| topic.to_string()),
+    })
 }
 
 #[cfg(test)]
@@ -681,7 +677,8 @@ mod tests {
         let mut p = params();
         p.content = Some("new".into());
         let plan = plan_edit(&m, &p, &settings()).unwrap();
-        let event = update_message_event(1, 50, &m, &plan, Some(("<p>new</p>", false)), &[10], Some((7, "Verona")));
+        let event =
+            serde_json::to_value(update_message_event(1, 50, &m, &plan, Some(("<p>new</p>", false)), &[10], Some((7, "Verona")))).unwrap();
         assert_eq!(
             event,
             json!({
@@ -700,7 +697,7 @@ mod tests {
         p.stream_id = Some(9);
         p.propagate_mode = PropagateMode::ChangeAll;
         let plan = plan_edit(&m, &p, &settings()).unwrap();
-        let event = update_message_event(2, 50, &m, &plan, None, &[10, 11], Some((7, "Verona")));
+        let event = serde_json::to_value(update_message_event(2, 50, &m, &plan, None, &[10, 11], Some((7, "Verona")))).unwrap();
         assert_eq!(event["propagate_mode"], "change_all");
         assert_eq!(event["new_stream_id"], 9);
         assert_eq!(event["orig_subject"], "old");
@@ -712,10 +709,10 @@ mod tests {
     #[test]
     fn delete_event_is_the_bulk_form() {
         assert_eq!(
-            delete_message_event(&[3, 4], Some((7, "t"))),
+            serde_json::to_value(delete_message_event(&[3, 4], Some((7, "t")))).unwrap(),
             json!({"type": "delete_message", "message_ids": [3, 4], "message_type": "stream", "stream_id": 7, "topic": "t"})
         );
-        assert_eq!(delete_message_event(&[3], None)["message_type"], "private");
+        assert_eq!(serde_json::to_value(delete_message_event(&[3], None)).unwrap()["message_type"], "private");
     }
 
     #[test]

@@ -5,6 +5,7 @@ use serde_json::{json, Value};
 
 use crate::db::subscription_settings::PropertyValue;
 use crate::error::{ApiError, ApiResult};
+use crate::event_types::{Event, SubscriptionEvent};
 
 /// A validated property change of one subscription.
 #[derive(Debug, Clone, PartialEq)]
@@ -54,8 +55,10 @@ pub fn parse_change(channel_id: i64, property: &str, value: &Value) -> ApiResult
 
 /// The `subscription` `update` events of one change: one, or two (`in_home_view` then
 /// `is_muted`, as Zulip sends them) for either muting property.
-pub fn update_events(change: &PropertyChange) -> Vec<Value> {
-    let event = |property: &str, value: Value| json!({"type": "subscription", "op": "update", "stream_id": change.channel_id, "property": property, "value": value});
+pub fn update_events(change: &PropertyChange) -> Vec<Event> {
+    let event = |property: &'static str, value: Value| {
+        Event::Subscription(SubscriptionEvent::Update { stream_id: change.channel_id, property, value })
+    };
     match (&change.value, change.column) {
         (PropertyValue::Flag(muted), "is_muted") => vec![event("in_home_view", json!(!muted)), event("is_muted", json!(muted))],
         (PropertyValue::Flag(flag), _) => vec![event(change.property, json!(flag))],
@@ -78,8 +81,8 @@ mod tests {
         let change = parse_change(3, "in_home_view", &json!(false)).unwrap();
         assert_eq!(change.column, "is_muted");
         assert_eq!(change.value, PropertyValue::Flag(true));
-        let events = update_events(&change);
-        assert_eq!(events.len(), 2);
+        let events = serde_json::to_value(update_events(&change)).unwrap();
+        assert_eq!(events.as_array().unwrap().len(), 2);
         assert_eq!(events[0]["property"], "in_home_view");
         assert_eq!(events[0]["value"], false);
         assert_eq!(events[1]["property"], "is_muted");

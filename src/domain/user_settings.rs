@@ -10,6 +10,7 @@ use serde_json::{json, Map, Value};
 
 use crate::db::users::UserRow;
 use crate::error::{ApiError, ApiResult};
+use crate::event_types::{Event, RealmUserEvent, UserSettingsEvent};
 
 /// What values a setting takes.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -258,23 +259,26 @@ pub fn changes(user: &UserRow, requested: Vec<(&'static Setting, Value)>) -> Vec
 }
 
 /// The events of one changed setting: `user_settings`, and the legacy event of its group.
-pub fn change_events(user: &UserRow, setting: &Setting, value: &Value) -> Vec<Value> {
-    let mut events = vec![json!({"type": "user_settings", "op": "update", "property": setting.name, "value": value})];
+pub fn change_events(user: &UserRow, setting: &Setting, value: &Value) -> Vec<Event> {
+    let mut events = vec![Event::UserSettings(UserSettingsEvent::Update { property: setting.name, value: value.clone() })];
     match setting.legacy {
-        Legacy::Display => events.push(json!({
-            "type": "update_display_settings", "user": user.email, "setting_name": setting.name, "setting": value,
-        })),
-        Legacy::Notification => events.push(json!({
-            "type": "update_global_notifications", "user": user.email, "notification_name": setting.name, "setting": value,
-        })),
+        Legacy::Display => {
+            events.push(Event::UpdateDisplaySettings { user: user.email.clone(), setting_name: setting.name, setting: value.clone() })
+        }
+        Legacy::Notification => events.push(Event::UpdateGlobalNotifications {
+            user: user.email.clone(),
+            notification_name: setting.name,
+            setting: value.clone(),
+        }),
         Legacy::None => {}
     }
     events
 }
 
 /// The organization's event of a change others see: `timezone` is part of the user object.
-pub fn realm_user_event(user: &UserRow, setting: &Setting, value: &Value) -> Option<Value> {
-    (setting.name == "timezone").then(|| json!({"type": "realm_user", "op": "update", "person": {"user_id": user.id, "timezone": value}}))
+pub fn realm_user_event(user: &UserRow, setting: &Setting, value: &Value) -> Option<Event> {
+    (setting.name == "timezone")
+        .then(|| Event::RealmUser(RealmUserEvent::Update { person: json!({"user_id": user.id, "timezone": value}) }))
 }
 
 #[cfg(test)]
@@ -316,13 +320,13 @@ mod tests {
     #[test]
     fn legacy_events_follow_the_group() {
         let user = UserRow { email: "a@b".into(), ..UserRow::default() };
-        let e = change_events(&user, setting("enable_sounds").unwrap(), &json!(false));
+        let e = serde_json::to_value(change_events(&user, setting("enable_sounds").unwrap(), &json!(false))).unwrap();
         assert_eq!(e[1]["type"], "update_global_notifications");
         assert_eq!(e[1]["notification_name"], "enable_sounds");
-        let e = change_events(&user, setting("emojiset").unwrap(), &json!("text"));
+        let e = serde_json::to_value(change_events(&user, setting("emojiset").unwrap(), &json!("text"))).unwrap();
         assert_eq!(e[1]["type"], "update_display_settings");
         assert_eq!(change_events(&user, setting("send_read_receipts").unwrap(), &json!(false)).len(), 1);
-        let tz = realm_user_event(&user, setting("timezone").unwrap(), &json!("Asia/Tokyo")).unwrap();
+        let tz = serde_json::to_value(realm_user_event(&user, setting("timezone").unwrap(), &json!("Asia/Tokyo")).unwrap()).unwrap();
         assert_eq!(tz["person"]["timezone"], "Asia/Tokyo");
         assert!(realm_user_event(&user, setting("emojiset").unwrap(), &json!("text")).is_none());
     }

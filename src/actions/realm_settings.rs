@@ -1,0 +1,70 @@
+//! Changing the organization's message settings: one D1 batch, then `realm`/`update_dict`
+//! to every active user.
+
+use serde_json::{json, Map, Value};
+use worker::{D1Database, Env};
+
+use crate::db::realm_settings::{self, SettingValue};
+use crate::db::subscriptions;
+use crate::db::user_groups::GroupNameRow;
+use crate::db::users::UserRow;
+use crate::error::{ApiError, ApiResult};
+use crate::event_types::{Event, RealmEvent};
+use crate::events::{send_event, EventUser};
+
+/// A group-valued setting asked for, and whether `role:everyone` (which includes guests)
+/// is allowed for it.
+pub struct GroupSetting {
+    pub name: &'static str,
+    pub allow_everyone: bool,
+    pub group_id: i64,
+}
+
+/// The checked changes of `PATCH /realm`: the rows to write, the values to report, and the
+/// group settings still to check against the organization's groups.
+pub struct RealmSettingsChange {
+    pub changes: Vec<(&'static str, SettingValue)>,
+    pub data: Map<String, Value>,
+    pub groups: Vec<GroupSetting>,
+}
+
+/// Checks the group settings (an active group of the organization, never `role:internet`,
+/// `role:everyone` only where allowed), writes every change and emits the event. Answers
+/// the changed values.
+pub async fn check_update_realm_settings(
+    db: &D1Database,
+    env: &Env,
+    admin: &UserRow,
+    change: RealmSettingsChange,
+) -> ApiResult<Map<String, Value>> {
+    let RealmSettingsChange { mut changes, mut data, groups } = change;
+    if !groups.is_empty() {
+        let ids: Vec<i64> = groups.iter().map(|g| g.group_id).collect();
+        let found: Vec<GroupNameRow> = crate::db::all(crate::db::user_groups::active_names_stmt(db, admin.realm_id, &ids)?).await?;
+        for setting in groups {
+            let group = found.iter().find(|g| g.id == setting.group_id).ok_or_else(|| ApiError::bad_request("Invalid user group"))?;
+            if group.name == "role:internet" || (!setting.allow_everyone && group.name == "role:everyone") {
+                return Err(ApiError::bad_request(format!("'{}' setting cannot be set to '{}' group.", setting.name, group.name)));
+            }
+            changes.push((setting.name, SettingValue::Int(Some(setting.group_id))));
+            data.insert(setting.name.to_string(), json!(setting.group_id));
+        }
+    }
+    if changes.is_empty() {
+        return Ok(data);
+    }
+    let mut stmts = realm_settings::update_stmts(db, admin.realm_id, &changes)?;
+    stmts.push(subscriptions::active_user_ids_stmt(db, admin.realm_id)?);
+    let results = crate::db::run_batch(db, stmts).await?;
+    let users: Vec<EventUser> = results
+        .last()
+        .map(|r| r.results::<subscriptions::ActiveUserRow>())
+        .transpose()?
+        .unwrap_or_default()
+        .into_iter()
+        .map(|u| EventUser::plain(u.id))
+        .collect();
+    let event = Event::Realm(RealmEvent::UpdateDict { property: "default", data: data.clone() });
+    send_event(env, admin.realm_id, &event, &users).await;
+    Ok(data)
+}

@@ -1,0 +1,333 @@
+//! Every event the server emits, typed as Zulip's wire format: tagged by `type`, and by
+//! `op` where Zulip has one. Actions build these and nothing else sends events. A payload
+//! that is a whole API object (a message, a subscription, a channel dict) stays a JSON
+//! value built by its domain builder; the event's type, op and other fields are typed.
+
+use serde::Serialize;
+use serde_json::{Map, Value};
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum Event {
+    Realm(RealmEvent),
+    UserTopic {
+        stream_id: i64,
+        topic_name: String,
+        last_updated: i64,
+        visibility_policy: i64,
+    },
+    UpdateMessageFlags(FlagsEvent),
+    ScheduledMessages(ScheduledMessagesEvent),
+    Drafts(DraftsEvent),
+    SavedSnippets(SavedSnippetsEvent),
+    NavigationView(NavigationViewEvent),
+    ChannelFolder(ChannelFolderEvent),
+    UserGroup(UserGroupEvent),
+    Subscription(SubscriptionEvent),
+    UpdateMessage(Box<UpdateMessageEvent>),
+    DeleteMessage(DeleteMessageEvent),
+    UserSettings(UserSettingsEvent),
+    /// Legacy form of `user_settings` for display settings.
+    UpdateDisplaySettings {
+        user: String,
+        setting_name: &'static str,
+        setting: Value,
+    },
+    /// Legacy form of `user_settings` for notification settings.
+    UpdateGlobalNotifications {
+        user: String,
+        notification_name: &'static str,
+        setting: Value,
+    },
+    Stream(StreamEvent),
+    RealmUser(RealmUserEvent),
+    RealmBot(RealmBotEvent),
+    Reaction(ReactionEvent),
+    Attachment(AttachmentEvent),
+    RealmEmoji(RealmEmojiEvent),
+    Typing(TypingEvent),
+    Message {
+        message: Value,
+        /// To the queues of the sender's own clients: the Markdown source as sent.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        raw_content: Option<String>,
+    },
+    Presence {
+        user_id: i64,
+        email: String,
+        server_timestamp: f64,
+        presence: Value,
+    },
+    UserStatus(UserStatusEvent),
+    CustomProfileFields {
+        fields: Vec<Value>,
+    },
+    AlertWords {
+        alert_words: Value,
+    },
+    MutedUsers {
+        muted_users: Vec<Value>,
+    },
+    RealmPlaygrounds {
+        realm_playgrounds: Value,
+    },
+    RealmLinkifiers {
+        realm_linkifiers: Value,
+    },
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(tag = "op", rename_all = "snake_case")]
+pub enum RealmEvent {
+    /// Organization settings changed; `property` is always `default`.
+    UpdateDict { property: &'static str, data: Map<String, Value> },
+}
+
+/// `update_message_flags`: Zulip sends the op twice, as `op` and the older `operation`.
+#[derive(Debug, Clone, Serialize)]
+pub struct FlagsEvent {
+    pub op: &'static str,
+    pub operation: &'static str,
+    pub flag: String,
+    pub messages: Vec<i64>,
+    pub all: bool,
+    /// Marking unread: each message's type, channel/topic or recipients, mentioned flag.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub message_details: Option<Value>,
+}
+
+impl FlagsEvent {
+    pub fn new(add: bool, flag: &str, messages: Vec<i64>, all: bool) -> Self {
+        let op = if add { "add" } else { "remove" };
+        FlagsEvent { op, operation: op, flag: flag.to_string(), messages, all, message_details: None }
+    }
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(tag = "op", rename_all = "snake_case")]
+pub enum ScheduledMessagesEvent {
+    Add { scheduled_messages: Vec<Value> },
+    Update { scheduled_message: Value },
+    Remove { scheduled_message_id: i64 },
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(tag = "op", rename_all = "snake_case")]
+pub enum DraftsEvent {
+    Add { drafts: Vec<Value> },
+    Update { draft: Value },
+    Remove { draft_id: i64 },
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(tag = "op", rename_all = "snake_case")]
+pub enum SavedSnippetsEvent {
+    Add { saved_snippet: Value },
+    Update { saved_snippet: Value },
+    Remove { saved_snippet_id: i64 },
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(tag = "op", rename_all = "snake_case")]
+pub enum NavigationViewEvent {
+    Add { navigation_view: Value },
+    Update { fragment: String, data: Value },
+    Remove { fragment: String },
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(tag = "op", rename_all = "snake_case")]
+pub enum ChannelFolderEvent {
+    Add { channel_folder: Value },
+    Update { channel_folder_id: i64, data: Value },
+    Reorder { order: Vec<i64> },
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(tag = "op", rename_all = "snake_case")]
+pub enum UserGroupEvent {
+    Add { group: Value },
+    AddMembers { group_id: i64, user_ids: Vec<i64> },
+    RemoveMembers { group_id: i64, user_ids: Vec<i64> },
+    AddSubgroups { group_id: i64, direct_subgroup_ids: Vec<i64> },
+    RemoveSubgroups { group_id: i64, direct_subgroup_ids: Vec<i64> },
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(tag = "op", rename_all = "snake_case")]
+pub enum SubscriptionEvent {
+    Add { subscriptions: Vec<Value> },
+    Remove { subscriptions: Vec<Value> },
+    Update { stream_id: i64, property: &'static str, value: Value },
+    PeerAdd { stream_ids: Vec<i64>, user_ids: Vec<i64> },
+    PeerRemove { stream_ids: Vec<i64>, user_ids: Vec<i64> },
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(tag = "op", rename_all = "snake_case")]
+pub enum StreamEvent {
+    Create { streams: Vec<Value> },
+    Update { property: &'static str, value: Value, stream_id: i64, name: String },
+}
+
+/// `person` is a user dict, whole (`add`) or only the changed fields and `user_id`.
+#[derive(Debug, Clone, Serialize)]
+#[serde(tag = "op", rename_all = "snake_case")]
+pub enum RealmUserEvent {
+    Add { person: Value },
+    Update { person: Value },
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(tag = "op", rename_all = "snake_case")]
+pub enum RealmBotEvent {
+    Add { bot: Value },
+    Update { bot: Value },
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct ReactionEvent {
+    /// `add` or `remove`.
+    pub op: &'static str,
+    pub message_id: i64,
+    pub emoji_name: String,
+    pub emoji_code: String,
+    pub reaction_type: String,
+    pub user_id: i64,
+    pub user: Value,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(tag = "op", rename_all = "snake_case")]
+pub enum AttachmentEvent {
+    Add {
+        attachment: Value,
+        upload_space_used: i64,
+    },
+    Update {
+        attachment: Value,
+        upload_space_used: i64,
+    },
+    /// `attachment` holds only the `id`.
+    Remove {
+        attachment: Value,
+        upload_space_used: i64,
+    },
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(tag = "op", rename_all = "snake_case")]
+pub enum RealmEmojiEvent {
+    Update { realm_emoji: Value },
+}
+
+/// `typing`: `recipients` for direct messages, `stream_id` and `topic` for channels.
+#[derive(Debug, Clone, Serialize)]
+pub struct TypingEvent {
+    /// `start` or `stop`.
+    pub op: &'static str,
+    /// `direct` or `stream`.
+    pub message_type: &'static str,
+    pub sender: Value,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub recipients: Option<Vec<Value>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stream_id: Option<i64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub topic: Option<String>,
+}
+
+/// `user_status`: only the parts that changed.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct UserStatusEvent {
+    pub user_id: i64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub away: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub status_text: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub emoji_name: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub emoji_code: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reaction_type: Option<String>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(tag = "op", rename_all = "snake_case")]
+pub enum UserSettingsEvent {
+    Update { property: &'static str, value: Value },
+}
+
+/// `update_message`: content fields for a content edit, channel fields for channel
+/// messages, move fields for a move; each group absent otherwise.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct UpdateMessageEvent {
+    pub user_id: i64,
+    pub edit_timestamp: i64,
+    pub message_id: i64,
+    pub message_ids: Vec<i64>,
+    pub rendering_only: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub orig_content: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub orig_rendered_content: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub content: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rendered_content: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub is_me_message: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stream_id: Option<i64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stream_name: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub propagate_mode: Option<&'static str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub new_stream_id: Option<i64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub orig_subject: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub subject: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub topic_links: Option<Vec<Value>>,
+}
+
+/// The bulk `delete_message` event; `stream_id` and `topic` for channel messages.
+#[derive(Debug, Clone, Serialize)]
+pub struct DeleteMessageEvent {
+    pub message_ids: Vec<i64>,
+    /// `stream` or `private`.
+    pub message_type: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stream_id: Option<i64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub topic: Option<String>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn type_and_op_tag_the_fields() {
+        let e = Event::ChannelFolder(ChannelFolderEvent::Reorder { order: vec![2, 1] });
+        assert_eq!(serde_json::to_value(&e).unwrap(), json!({"type": "channel_folder", "op": "reorder", "order": [2, 1]}));
+        let e = Event::UserTopic { stream_id: 7, topic_name: "t".into(), last_updated: 5, visibility_policy: 1 };
+        assert_eq!(
+            serde_json::to_value(&e).unwrap(),
+            json!({"type": "user_topic", "stream_id": 7, "topic_name": "t", "last_updated": 5, "visibility_policy": 1})
+        );
+    }
+
+    #[test]
+    fn flags_event_omits_absent_details() {
+        let e = Event::UpdateMessageFlags(FlagsEvent::new(true, "read", vec![3], false));
+        assert_eq!(
+            serde_json::to_value(&e).unwrap(),
+            json!({"type": "update_message_flags", "op": "add", "operation": "add", "flag": "read", "messages": [3], "all": false})
+        );
+    }
+}
