@@ -41,7 +41,7 @@ pub async fn resolve_principals(db: &D1Database, realm_id: i64, principals: &[Pr
     let ids: Vec<i64> = principals.iter().filter_map(|p| if let Principal::Id(id) = p { Some(*id) } else { None }).collect();
     let emails: Vec<String> =
         principals.iter().filter_map(|p| if let Principal::Email(e) = p { Some(e.to_lowercase()) } else { None }).collect();
-    let rows: Vec<UserRow> = db::all(users::active_by_ids_or_emails_stmt(db, realm_id, &ids, &emails)?).await?;
+    let rows: Vec<UserRow> = db::all(users::by_ids_or_emails_stmt(db, realm_id, &ids, &emails, true)?).await?;
     let mut out: Vec<UserRow> = Vec::new();
     for p in principals {
         let found = rows.iter().find(|u| match p {

@@ -215,7 +215,7 @@ pub async fn plan_send(db: &D1Database, me: &UserRow, req: &SendRequest) -> ApiR
             Destination::ChannelId(id) => subscriptions::by_id_for_user_stmt(db, realm_id, me.id, *id)?,
             _ => subscriptions::by_name_for_user_stmt(db, realm_id, me.id, &channel_name)?,
         },
-        users::by_ids_or_emails_stmt(db, realm_id, &user_ids, &user_emails)?,
+        users::by_ids_or_emails_stmt(db, realm_id, &user_ids, &user_emails, false)?,
         users::topic_policies_stmt(db, me.id)?,
         subscriptions::subscriber_mutes_stmt(db, realm_id, channel_id, &channel_name)?,
     ];

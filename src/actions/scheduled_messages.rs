@@ -176,20 +176,18 @@ async fn deliver_one(db: &D1Database, env: &Env, database: &str, row: &Scheduled
 }
 
 /// The recipients' push notifications, as for a message sent by a request (the alarm
-/// answers no client, so it waits for them).
+/// answers no client, so it waits for them). A failure is logged: the message is sent.
 async fn notify_recipients(env: &Env, database: &str, sender: &UserRow, sent: &SentMessage, realm_host: &str) {
+    if let Err(err) = try_notify_recipients(env, database, sender, sent, realm_host).await {
+        worker::console_error!("push notifications of scheduled message {} failed: {}", sent.id, err.msg);
+    }
+}
+
+async fn try_notify_recipients(env: &Env, database: &str, sender: &UserRow, sent: &SentMessage, realm_host: &str) -> ApiResult<()> {
     let settings = crate::settings::Settings::from_env(env);
-    let Some(relay) = settings.push_relay else { return };
-    let Ok(db) = crate::directory::database(env, database) else { return };
-    let realm = match db::first::<crate::db::realms::RealmRow>(match crate::db::realms::by_id_stmt(&db, sender.realm_id) {
-        Ok(stmt) => stmt,
-        Err(_) => return,
-    })
-    .await
-    {
-        Ok(Some(realm)) => realm,
-        _ => return,
-    };
+    let Some(relay) = settings.push_relay else { return Ok(()) };
+    let db = crate::directory::database(env, database)?;
+    let realm = crate::db::realms::by_id(&db, sender.realm_id).await?.ok_or_else(|| ApiError::internal("organization is missing"))?;
     let scheme = if settings.development { "http" } else { "https" };
     crate::actions::push::notify_new_message(MessageNoticeJob {
         db,
@@ -203,6 +201,7 @@ async fn notify_recipients(env: &Env, database: &str, sender: &UserRow, sent: &S
         only_users: None,
     })
     .await;
+    Ok(())
 }
 
 async fn mark_failed(db: &D1Database, env: &Env, row: &ScheduledMessageRow, reason: &str) -> ApiResult<()> {

@@ -46,6 +46,6 @@ pub fn set_deactivated_stmt(db: &D1Database, string_id: &str, deactivated: bool)
     query!(db, "UPDATE realms SET deactivated = ?2 WHERE string_id = ?1 RETURNING id", string_id, deactivated as i64)
 }
 
-pub fn by_id_stmt(db: &D1Database, realm_id: i64) -> Result<D1PreparedStatement> {
-    query!(db, &format!("{SELECT} WHERE id = ?1"), realm_id)
+pub async fn by_id(db: &D1Database, realm_id: i64) -> Result<Option<RealmRow>> {
+    super::first(query!(db, &format!("{SELECT} WHERE id = ?1"), realm_id)?).await
 }

@@ -271,22 +271,6 @@ pub async fn by_ids(db: &D1Database, realm_id: i64, ids: &[i64]) -> Result<Vec<U
     .await
 }
 
-/// The realm's active users whose id is in `ids` or whose email or delivery email is in
-/// `emails` (lowercase).
-pub fn active_by_ids_or_emails_stmt(db: &D1Database, realm_id: i64, ids: &[i64], emails: &[String]) -> Result<D1PreparedStatement> {
-    query!(
-        db,
-        &format!(
-            "SELECT {COLUMNS} FROM users u WHERE u.realm_id = ?1 AND u.is_active = 1 AND \
-             (u.id IN (SELECT value FROM json_each(?2)) OR lower(u.email) IN (SELECT value FROM json_each(?3)) \
-              OR lower(u.delivery_email) IN (SELECT value FROM json_each(?3)))"
-        ),
-        realm_id,
-        serde_json::to_string(ids)?,
-        serde_json::to_string(emails)?
-    )
-}
-
 /// Applies a `PATCH /settings` change: `changes_json` (a JSON object) merged into the
 /// stored settings, and the settings kept in columns when given.
 pub fn update_settings_stmt(db: &D1Database, user_id: i64, changes_json: &str, columns: &SettingColumns) -> Result<D1PreparedStatement> {
@@ -314,18 +298,25 @@ pub struct SettingColumns {
     pub automatically_follow_topics_where_mentioned: Option<i64>,
 }
 
-/// The realm's users (active or not) whose id is in `ids` or whose email or delivery email
-/// is in `emails` (lowercase).
-pub fn by_ids_or_emails_stmt(db: &D1Database, realm_id: i64, ids: &[i64], emails: &[String]) -> Result<D1PreparedStatement> {
+/// The realm's users (only active ones when `active_only`) whose id is in `ids` or whose
+/// email or delivery email is in `emails` (lowercase).
+pub fn by_ids_or_emails_stmt(
+    db: &D1Database,
+    realm_id: i64,
+    ids: &[i64],
+    emails: &[String],
+    active_only: bool,
+) -> Result<D1PreparedStatement> {
     query!(
         db,
         &format!(
-            "SELECT {COLUMNS} FROM users u WHERE u.realm_id = ?1 AND (u.id IN (SELECT value FROM json_each(?2)) \
+            "SELECT {COLUMNS} FROM users u WHERE u.realm_id = ?1 AND (?4 = 0 OR u.is_active = 1) AND (u.id IN (SELECT value FROM json_each(?2)) \
              OR lower(u.email) IN (SELECT value FROM json_each(?3)) OR lower(u.delivery_email) IN (SELECT value FROM json_each(?3)))"
         ),
         realm_id,
         serde_json::to_string(ids)?,
-        serde_json::to_string(emails)?
+        serde_json::to_string(emails)?,
+        active_only as i64
     )
 }
 
