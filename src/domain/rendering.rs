@@ -45,7 +45,7 @@ pub fn resolved_from(results: &[D1Result]) -> worker::Result<(Resolved, HashMap<
         .iter()
         .map(|e| CustomEmoji { name: e.name.clone(), source_url: crate::domain::realm_emoji::source_url(e) })
         .collect();
-    Ok((Resolved { users, groups, channels, linkifiers, custom_emoji, translate_emoticons: false }, members))
+    Ok((Resolved { users, groups, channels, linkifiers, custom_emoji, ..Resolved::default() }, members))
 }
 
 /// The users a rendering mentions personally: mentioned users and members of mentioned groups.

@@ -12,6 +12,7 @@
 //! entity) so they render as the plain text Zulip shows.
 
 use super::code;
+use super::math::{self, TexRenderer};
 
 /// The preprocessed Markdown source plus the HTML hidden behind its placeholders.
 pub struct Preprocessed {
@@ -98,8 +99,31 @@ impl Preprocessed {
         format!("{m}{}{m}", self.stash.len() - 1, m = self.marker)
     }
 
-    /// Zulip reads `<time:...>` before any other inline syntax (its content is not
-    /// Markdown), so it is replaced here by an inline placeholder.
+    /// Inline syntax whose content is not Markdown becomes inline placeholders here, before
+    /// the parser sees it: `$$…$$` math (outside code spans, which Zulip reads first), then
+    /// `<time:...>` (Zulip reads it before any other inline syntax).
+    fn stash_inline(&mut self, line: &str, tex: &TexRenderer) -> String {
+        let mut with_math = String::new();
+        for (piece, is_code) in code_spans(line) {
+            if is_code {
+                with_math.push_str(piece);
+                continue;
+            }
+            let mut rest = piece;
+            let mut previous = with_math.chars().next_back();
+            while let Some(found) = math::find_inline(rest, previous) {
+                with_math.push_str(found.before);
+                let source = format!("$${}$$", found.body);
+                let html = math::inline_html(found.body, tex);
+                with_math.push_str(&self.stash_placeholder(Stashed { html, source: Some(source) }));
+                previous = Some('$');
+                rest = found.after;
+            }
+            with_math.push_str(rest);
+        }
+        self.stash_timestamps(&with_math)
+    }
+
     fn stash_timestamps(&mut self, line: &str) -> String {
         let mut out = String::new();
         let mut rest = line;
@@ -114,11 +138,52 @@ impl Preprocessed {
     }
 }
 
-pub fn preprocess(content: &str) -> Preprocessed {
+/// A line cut into code spans (a backtick run up to the next run of the same length, as
+/// Zulip's backtick pattern reads them) and the text between them.
+fn code_spans(line: &str) -> Vec<(&str, bool)> {
+    let mut pieces = Vec::new();
+    let mut text_start = 0;
+    let mut at = 0;
+    let bytes = line.as_bytes();
+    while let Some(offset) = line[at..].find('`') {
+        let open = at + offset;
+        let run = bytes[open..].iter().take_while(|b| **b == b'`').count();
+        let escaped = open > 0 && bytes[open - 1] == b'\\';
+        let close = (!escaped).then(|| closing_run(line, open + run, run)).flatten();
+        match close {
+            Some(end) => {
+                pieces.push((&line[text_start..open], false));
+                pieces.push((&line[open..end], true));
+                text_start = end;
+                at = end;
+            }
+            None => at = open + run,
+        }
+    }
+    pieces.push((&line[text_start..], false));
+    pieces
+}
+
+/// The end of the first run of exactly `run` backticks at or after `from`.
+fn closing_run(line: &str, from: usize, run: usize) -> Option<usize> {
+    let bytes = line.as_bytes();
+    let mut at = from;
+    while let Some(offset) = line[at..].find('`') {
+        let start = at + offset;
+        let length = bytes[start..].iter().take_while(|b| **b == b'`').count();
+        if length == run && start > from {
+            return Some(start + length);
+        }
+        at = start + length;
+    }
+    None
+}
+
+pub fn preprocess(content: &str, tex: &TexRenderer) -> Preprocessed {
     let normalized = normalize_whitespace(content);
     let mut pre = Preprocessed { text: String::new(), stash: Vec::new(), marker: unused_private_char(&normalized) };
-    let lines = super::blocks::normalize(run_fences(&mut pre, &normalized), pre.marker);
-    let neutralized: Vec<String> = lines.iter().map(|l| neutralize_line(&pre.stash_timestamps(l))).collect();
+    let lines = super::blocks::normalize(run_fences(&mut pre, &normalized, tex), pre.marker);
+    let neutralized: Vec<String> = lines.iter().map(|l| neutralize_line(&pre.stash_inline(l, tex))).collect();
     pre.text = neutralized.join("\n");
     pre
 }
@@ -179,7 +244,7 @@ struct Frame {
 }
 
 /// Zulip's handler stack: each line goes to the innermost open block.
-fn run_fences(pre: &mut Preprocessed, text: &str) -> Vec<String> {
+fn run_fences(pre: &mut Preprocessed, text: &str, tex: &TexRenderer) -> Vec<String> {
     let mut stack = vec![Frame { kind: Kind::Outer, fence: String::new(), lines: Vec::new() }];
     for line in text.split('\n') {
         let top = stack.last_mut().expect("outer frame");
@@ -187,14 +252,14 @@ fn run_fences(pre: &mut Preprocessed, text: &str) -> Vec<String> {
             Kind::Outer => open_or_append(&mut stack, line),
             Kind::Code { .. } | Kind::Math => {
                 if line.trim_end() == top.fence {
-                    close_block(pre, &mut stack);
+                    close_block(pre, &mut stack, tex);
                 } else {
                     top.lines.push(line.trim_end().to_string());
                 }
             }
             Kind::Quote | Kind::Spoiler { .. } => {
                 if line.trim_end() == top.fence {
-                    close_block(pre, &mut stack);
+                    close_block(pre, &mut stack, tex);
                 } else {
                     open_or_append(&mut stack, line);
                 }
@@ -203,7 +268,7 @@ fn run_fences(pre: &mut Preprocessed, text: &str) -> Vec<String> {
     }
     // Unclosed fences run to the end of the message.
     while stack.len() > 1 {
-        close_block(pre, &mut stack);
+        close_block(pre, &mut stack, tex);
     }
     stack.pop().map(|f| f.lines).unwrap_or_default()
 }
@@ -231,7 +296,7 @@ fn open_or_append(stack: &mut Vec<Frame>, line: &str) {
 }
 
 /// Closes the innermost block and hands its output, between blank lines, to its parent.
-fn close_block(pre: &mut Preprocessed, stack: &mut Vec<Frame>) {
+fn close_block(pre: &mut Preprocessed, stack: &mut Vec<Frame>, tex: &TexRenderer) {
     let frame = stack.pop().expect("open block");
     if frame.lines.is_empty() {
         return;
@@ -239,8 +304,7 @@ fn close_block(pre: &mut Preprocessed, stack: &mut Vec<Frame>) {
     let text = frame.lines.join("\n");
     let formatted = match frame.kind {
         Kind::Code { lang } => pre.placeholder(code::block_html(lang.as_deref(), &text)),
-        // KaTeX is out of scope: show the TeX source as a code block rather than lose it.
-        Kind::Math => pre.placeholder(code::block_html(Some("math"), &text)),
+        Kind::Math => pre.placeholder(math::display_html(&text, tex)),
         Kind::Quote => text.split('\n').map(|l| format!("> {l}")).collect::<Vec<_>>().join("\n"),
         Kind::Spoiler { header } => spoiler(pre, header, &text),
         Kind::Outer => text,

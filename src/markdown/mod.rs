@@ -22,7 +22,8 @@
 //!
 //! Emoticon translation happens when the caller says the sender wants it
 //! (`Resolved::translate_emoticons`). Custom emoji render as images when the caller resolved them
-//! (`Resolved::custom_emoji`). Not rendered: KaTeX math (shown as code), Pygments highlighting
+//! (`Resolved::custom_emoji`). Math (`$$…$$`, ```` ```math ````) is typeset by KaTeX through
+//! `Resolved::tex` (`math.rs`; in the worker, the bundled `katex` package). Not rendered: Pygments highlighting
 //! (code is unhighlighted), inline image and link previews, links relative to the realm's
 //! own URL, and the empty-topic display name in `#**channel>**`.
 //!
@@ -37,6 +38,7 @@ mod fences;
 mod html;
 mod linkifiers;
 mod links;
+mod math;
 mod mentions;
 mod timestamps;
 mod tlds;
@@ -44,6 +46,8 @@ mod writer;
 
 #[cfg(test)]
 mod fixture_tests;
+#[cfg(test)]
+mod node_katex;
 #[cfg(test)]
 mod tests;
 
@@ -121,9 +125,12 @@ pub struct Resolved {
     pub custom_emoji: Vec<CustomEmoji>,
     /// The sender's `translate_emoticons` setting (`:)` becomes 🙂).
     pub translate_emoticons: bool,
+    /// Typesets math; by default the platform's KaTeX (none natively: math shows as `tex-error`).
+    pub tex: TexRenderer,
 }
 
 pub use linkifiers::compile as compile_linkifier_pattern;
+pub use math::TexRenderer;
 
 /// One entry of a message's `topic_links`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -197,7 +204,7 @@ pub struct Rendered {
 /// assert!(rendered.mentioned_user_ids.contains(&10));
 /// ```
 pub fn render(content: &str, resolved: &Resolved) -> Rendered {
-    let source = fences::preprocess(content);
+    let source = fences::preprocess(content, &resolved.tex);
     let mut rendered = writer::write_html(&source, resolved);
     rendered.is_me_message = is_me_message(content);
     rendered

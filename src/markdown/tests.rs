@@ -13,6 +13,7 @@ fn users() -> Resolved {
         linkifiers: vec![],
         custom_emoji: vec![CustomEmoji { name: "party_parrot".into(), source_url: "/user_avatars/2/emoji/images/ab.gif".into() }],
         translate_emoticons: false,
+        tex: TexRenderer::none(),
     }
 }
 
@@ -198,6 +199,7 @@ fn script_injection_is_neutralised() {
         linkifiers: vec![],
         custom_emoji: vec![],
         translate_emoticons: false,
+        tex: TexRenderer::none(),
     };
     let r = render("@**<img src=x onerror=alert(1)>** #**\"><script>**", &hostile);
     assert!(!r.html.contains("<img") && !r.html.contains("<script"), "{}", r.html);
@@ -468,4 +470,37 @@ fn custom_emoji_url_is_escaped() {
         Resolved { custom_emoji: vec![CustomEmoji { name: "x".into(), source_url: "\"><script>".into() }], ..Resolved::default() };
     let r = render(":x:", &hostile);
     assert!(!r.html.contains("<script") && r.html.contains(r#"src="&quot;&gt;&lt;script&gt;""#), "{}", r.html);
+}
+
+/// A stand-in typesetter: marks what it typeset, rejects `\error`.
+fn fake_tex(tex: &str, display: bool) -> Option<String> {
+    (!tex.contains("\\error")).then(|| format!("<m display=\"{display}\">{}</m>", super::html::text(tex)))
+}
+
+fn with_math(content: &str) -> String {
+    render(content, &Resolved { tex: TexRenderer::new(fake_tex), ..Resolved::default() }).html
+}
+
+#[test]
+fn inline_math_is_typeset_but_not_inside_code_spans() {
+    assert_eq!(with_math("`$$a$$` and $$b$$"), "<p><code>$$a$$</code> and <m display=\"false\">b</m></p>");
+    assert_eq!(with_math("$$a **b**$$ **c**"), "<p><m display=\"false\">a **b**</m> <strong>c</strong></p>");
+}
+
+#[test]
+fn math_fence_typesets_each_paragraph_in_display_mode() {
+    assert_eq!(
+        with_math("```math\na\n\n\\error{b}\n```"),
+        "<p><m display=\"true\">a</m>\n\n<span class=\"tex-error\">\\error{b}</span></p>"
+    );
+}
+
+#[test]
+fn math_inside_a_quote_is_typeset() {
+    assert_eq!(with_math("> $$x$$"), "<blockquote>\n<p><m display=\"false\">x</m></p>\n</blockquote>");
+}
+
+#[test]
+fn without_a_typesetter_math_shows_as_tex_error() {
+    assert_eq!(html("$$x$$"), "<p><span class=\"tex-error\">$$x$$</span></p>");
 }
