@@ -49,6 +49,8 @@ mod fixture_tests;
 #[cfg(test)]
 mod node_katex;
 #[cfg(test)]
+mod property_tests;
+#[cfg(test)]
 mod tests;
 
 use std::collections::BTreeSet;
