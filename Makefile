@@ -16,7 +16,7 @@ WRANGLER := node_modules/.bin/wrangler
 DEV_STATE := .wrangler/state
 DEV_PORT ?= 8787
 
-.PHONY: dev test fuzz create-organization bench build setup toolchain migrate-dev clean
+.PHONY: dev test fuzz create-organization bench bench-render build setup toolchain migrate-dev clean
 
 ## Serve the development organization on 127.0.0.1:$(DEV_PORT) (data kept in $(DEV_STATE)).
 dev: build migrate-dev
@@ -75,6 +75,11 @@ tests/js/node_modules/.installed: tests/js/package.json tests/js/package-lock.js
 # Heartbeat and idle timeout at Zulip's values, so waiting long-polls stay waiting.
 bench: build
 	EVENT_QUEUE_HEARTBEAT_SECS=50 EVENT_QUEUE_IDLE_TIMEOUT_SECS=600 scripts/with-test-server.sh --log-level warn cargo run --release --locked --example bench
+
+## Rendering a 10,000-character message mixing every construct, natively and in the
+## worker (KaTeX on and off), beside Workers' CPU time per request (examples/render_bench.rs).
+bench-render: build
+	scripts/with-test-server.sh --log-level warn cargo run --release --locked --example render_bench
 
 setup: toolchain node_modules/.installed
 

@@ -128,6 +128,7 @@ async fn dispatch(ctx: &RequestContext, path: &[&str]) -> ApiResult<Reply> {
         (Get, ["dev_bench", "noop"]) => dev_bench::noop(ctx).await,
         (Post, ["dev_bench", "d1_write"]) => dev_bench::d1_write(ctx).await,
         (Post, ["dev_bench", "durable_object"]) => dev_bench::durable_object(ctx).await,
+        (Post, ["dev_bench", "render"]) => dev_bench::render(ctx).await,
 
         // Event queues and typing
         (Post, ["register"]) => events::register(ctx).await,

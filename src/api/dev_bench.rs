@@ -36,3 +36,49 @@ pub async fn durable_object(ctx: &RequestContext) -> ApiResult<Reply> {
     crate::event_queues::ping_hub(&ctx.env, realm.id).await?;
     Ok(Reply::ok())
 }
+
+/// Workers' CPU time per request: the Free plan's limit and the Paid plan's default.
+const CPU_BUDGET_FREE_MS: f64 = 10.0;
+const CPU_BUDGET_PAID_MS: f64 = 30_000.0;
+
+/// # `POST /dev_bench/render`
+/// Any user (development only): renders `content` `iterations` times (default 20, 1 to
+/// 1000) with the caller's organization resolved once, KaTeX on and off, timed by the
+/// worker. The clock of a Worker stands still while it computes, so each timing starts and
+/// ends after a zero-length timer.
+pub async fn render(ctx: &RequestContext) -> ApiResult<Reply> {
+    require_development(ctx)?;
+    let me = ctx.user().await?;
+    let content = ctx.params.required_str("content")?;
+    let iterations = ctx.params.int("iterations")?.unwrap_or(20);
+    if !(1..=1000).contains(&iterations) {
+        return Err(ApiError::bad_request("Invalid iterations"));
+    }
+    let refs = crate::markdown::references(&content);
+    let stmts = crate::domain::rendering::resolution_stmts(&ctx.db, me.realm_id, &refs)?;
+    let (with_katex, _) = crate::domain::rendering::resolved_from(&crate::db::run_batch(&ctx.db, stmts).await?)?;
+    let without_katex = crate::markdown::Resolved { tex: crate::markdown::TexRenderer::none(), ..with_katex.clone() };
+    let mut timings = Vec::new();
+    let mut html_length = 0;
+    for resolved in [&with_katex, &without_katex] {
+        worker::Delay::from(std::time::Duration::ZERO).await;
+        let start = worker::Date::now().as_millis();
+        for _ in 0..iterations {
+            html_length = crate::markdown::render(&content, resolved).html.len();
+        }
+        worker::Delay::from(std::time::Duration::ZERO).await;
+        timings.push((worker::Date::now().as_millis() - start) as f64 / iterations as f64);
+    }
+    let (katex_ms, plain_ms) = (timings[0], timings[1]);
+    Ok(Reply::json(serde_json::json!({
+        "content_length": content.chars().count(),
+        "html_length": html_length,
+        "iterations": iterations,
+        "render_ms": katex_ms,
+        "render_without_katex_ms": plain_ms,
+        "cpu_budget_free_ms": CPU_BUDGET_FREE_MS,
+        "cpu_budget_paid_ms": CPU_BUDGET_PAID_MS,
+        "share_of_free_budget": katex_ms / CPU_BUDGET_FREE_MS,
+        "share_of_paid_budget": katex_ms / CPU_BUDGET_PAID_MS,
+    })))
+}
