@@ -73,3 +73,19 @@ fn a_sent_message_stores_typeset_math() {
     let message = fetch(&hamlet, id);
     assert_eq!(message["content"].as_str().unwrap(), expected);
 }
+
+#[test]
+fn the_render_benchmark_route_times_rendering_with_and_without_katex() {
+    let hamlet = Client::dev("hamlet@zulip.com");
+    let body = hamlet.post("/dev_bench/render", &[("content", "$$x^2$$ and **bold**"), ("iterations", "3")]).success();
+    assert_eq!(body["iterations"], 3);
+    assert_eq!(body["content_length"], 20);
+    assert!(body["render_ms"].as_f64().unwrap() >= 0.0 && body["render_without_katex_ms"].as_f64().unwrap() >= 0.0, "{body}");
+    assert_eq!(body["cpu_budget_free_ms"], 10.0);
+}
+
+#[test]
+fn the_render_benchmark_route_bounds_iterations() {
+    let hamlet = Client::dev("hamlet@zulip.com");
+    hamlet.post("/dev_bench/render", &[("content", "x"), ("iterations", "0")]).bad_request("BAD_REQUEST", "Invalid iterations");
+}
