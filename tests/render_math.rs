@@ -89,3 +89,20 @@ fn the_render_benchmark_route_bounds_iterations() {
     let hamlet = Client::dev("hamlet@zulip.com");
     hamlet.post("/dev_bench/render", &[("content", "x"), ("iterations", "0")]).bad_request("BAD_REQUEST", "Invalid iterations");
 }
+
+#[test]
+fn math_too_deep_for_katex_shows_as_tex_error() {
+    let hamlet = Client::dev("hamlet@zulip.com");
+    let deep = format!("$${}x{}$$", "\\sqrt{".repeat(3000), "}".repeat(3000));
+    let body = hamlet.post("/messages/render", &[("content", &deep)]).success();
+    let html = body["rendered"].as_str().unwrap();
+    assert!(html.starts_with("<p><span class=\"tex-error\">$$\\sqrt{"), "{}", &html[..80]);
+}
+
+#[test]
+fn math_cannot_make_javascript_links() {
+    let hamlet = Client::dev("hamlet@zulip.com");
+    let body = hamlet.post("/messages/render", &[("content", "$$\\href{javascript:alert(1)}{x}$$")]).success();
+    let html = body["rendered"].as_str().unwrap();
+    assert!(html.contains("class=\"katex\"") && !html.contains("href="), "{html}");
+}
