@@ -4,7 +4,8 @@ use serde_json::{json, Value};
 use worker::{D1Database, Env};
 
 use crate::actions::users::{check_create_user, do_issue_api_key, do_regenerate_api_key};
-use crate::db::users::{self, NewUser, UserRow, ROLE_MEMBER};
+use crate::db::users::{self, NewUser, UserRow};
+use crate::domain::users::Role;
 use crate::domain::users::{avatar_url, check_full_name, user_dict, UserDictOptions};
 use crate::error::{ApiError, ApiResult};
 use crate::event_types::{Event, RealmBotEvent, RealmUserEvent};
@@ -69,7 +70,7 @@ pub async fn check_create_bot(env: &Env, db: &D1Database, owner: &UserRow, bot: 
         realm_id: owner.realm_id,
         email: &email,
         full_name: &full_name,
-        role: ROLE_MEMBER,
+        role: Role::Member,
         password_hash: None,
         can_create_users: false,
         bot_type: Some(bot.bot_type),

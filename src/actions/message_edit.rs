@@ -16,11 +16,11 @@ use crate::db::message_edits::{self as q, MoveChannelRow, RecipientRow, Subscrib
 use crate::db::messages::MessageRow;
 use crate::db::realm_settings::RealmSettingsRow;
 use crate::db::user_groups;
-use crate::db::user_messages::{flag_names, READ};
 use crate::db::users::UserRow;
 use crate::domain::channels::access;
 use crate::domain::edit_rendering::{self, Rendered};
 use crate::domain::message_edit::{self as rules, EditParams, EditPlan, EditorRights, PropagateMode, TopicMessage};
+use crate::domain::message_flags::{flag_names, READ};
 use crate::domain::messages::access_message;
 use crate::domain::realm_settings::realm_settings;
 use crate::error::{ApiError, ApiResult};
@@ -410,7 +410,7 @@ async fn apply(
             .iter()
             .filter(|row| {
                 row.user_id != user.id
-                    && row.flags & crate::db::user_messages::MENTIONED == 0
+                    && row.flags & crate::domain::message_flags::MENTIONED == 0
                     && r.mentioned_user_ids.contains(&row.user_id)
             })
             .map(|row| row.user_id)
@@ -443,7 +443,7 @@ fn channel_move_access(scope: &MoveScope, target: &MoveChannelRow) -> ChannelMov
             continue;
         }
         losing_rows.push(s.user_id);
-        if target.invite_only != 0 || s.role == crate::db::users::ROLE_GUEST {
+        if target.invite_only != 0 || s.role == crate::domain::users::Role::Guest {
             losing_access.push(s.user_id);
         }
     }
@@ -494,7 +494,7 @@ async fn send_update_event(
         }
         let mut flags = row.flags;
         if let Some(r) = rendered {
-            use crate::db::user_messages::{MENTIONED, STREAM_WILDCARD_MENTIONED, TOPIC_WILDCARD_MENTIONED};
+            use crate::domain::message_flags::{MENTIONED, STREAM_WILDCARD_MENTIONED, TOPIC_WILDCARD_MENTIONED};
             flags &= !(MENTIONED | STREAM_WILDCARD_MENTIONED | TOPIC_WILDCARD_MENTIONED);
             if r.mentioned_user_ids.contains(&row.user_id) {
                 flags |= MENTIONED;

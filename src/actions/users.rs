@@ -3,11 +3,11 @@
 use serde_json::{json, Value};
 use worker::{D1Database, Env};
 
-use crate::db::users::{ROLE_ADMINISTRATOR, ROLE_GUEST, ROLE_MEMBER, ROLE_MODERATOR, ROLE_OWNER};
 use crate::db::{
     self, api_keys,
     users::{self, NewUser, UserRow},
 };
+use crate::domain::users::Role;
 use crate::domain::users::{check_full_name, user_dict, UserDictOptions};
 use crate::error::{ApiError, ApiResult};
 use crate::event_types::{Event, RealmBotEvent, RealmUserEvent};
@@ -110,7 +110,7 @@ pub async fn check_create_user_by_admin(
         realm_id: admin.realm_id,
         email,
         full_name: &full_name,
-        role: ROLE_MEMBER,
+        role: Role::Member,
         password_hash: None,
         can_create_users: false,
         bot_type: None,
@@ -203,21 +203,16 @@ async fn do_set_active(env: &worker::Env, db: &D1Database, user: &UserRow, activ
     Ok(())
 }
 
-pub const ROLES: &[i64] = &[ROLE_OWNER, ROLE_ADMINISTRATOR, ROLE_MODERATOR, ROLE_MEMBER, ROLE_GUEST];
-
 /// `PATCH /users/{user_id}` `role`, checked without writing: only owners grant or remove
 /// the owner role; the only owner keeps it. Answers whether the role changes at all.
-pub async fn check_role_change(db: &D1Database, admin: &UserRow, target: &UserRow, role: i64) -> ApiResult<bool> {
-    if !ROLES.contains(&role) {
-        return Err(ApiError::bad_request("Invalid role"));
-    }
+pub async fn check_role_change(db: &D1Database, admin: &UserRow, target: &UserRow, role: Role) -> ApiResult<bool> {
     if role == target.role {
         return Ok(false);
     }
-    if (role == ROLE_OWNER || target.role == ROLE_OWNER) && !admin.is_realm_owner() {
+    if (role == Role::Owner || target.role == Role::Owner) && !admin.is_realm_owner() {
         return Err(ApiError::must_be_owner());
     }
-    if target.role == ROLE_OWNER && !target.is_bot() {
+    if target.role == Role::Owner && !target.is_bot() {
         let counts = users::active_counts(db, target.realm_id).await?;
         if target.is_active() && counts.human_owners <= 1 {
             return Err(ApiError::bad_request("The owner permission cannot be removed from the only organization owner."));
@@ -226,7 +221,7 @@ pub async fn check_role_change(db: &D1Database, admin: &UserRow, target: &UserRo
     Ok(true)
 }
 
-pub async fn do_change_role(env: &worker::Env, db: &D1Database, target: &UserRow, role: i64) -> ApiResult<()> {
+pub async fn do_change_role(env: &worker::Env, db: &D1Database, target: &UserRow, role: Role) -> ApiResult<()> {
     users::set_role(db, target.realm_id, target.id, role).await?;
     notify_user_updated(env, db, target.realm_id, json!({ "user_id": target.id, "role": role })).await
 }

@@ -8,7 +8,7 @@ use crate::context::RequestContext;
 use crate::db::profile_fields;
 use crate::db::users::{self, UserRow};
 use crate::domain::profile_fields::profile_data;
-use crate::domain::users::{check_full_name, user_dict, with_profile_data, UserDictOptions};
+use crate::domain::users::{check_full_name, user_dict, with_profile_data, Role, UserDictOptions};
 use crate::error::{ApiError, ApiResult};
 use crate::params::parse_int;
 use crate::response::Reply;
@@ -146,6 +146,7 @@ pub async fn update_user(ctx: &RequestContext, user_id: &str) -> ApiResult<Reply
     let profile_data: Option<Vec<Value>> = ctx.params.json_as("profile_data", "a list")?;
     let target = access_user_for_admin(ctx, &admin, user_id, true).await?;
     // Everything is checked before anything is written: a bad value changes nothing.
+    let role = role.map(|code| Role::from_code(code).ok_or_else(|| ApiError::bad_request("Invalid role"))).transpose()?;
     let role_changes = match role {
         Some(role) => actions::check_role_change(&ctx.db, &admin, &target, role).await?,
         None => false,

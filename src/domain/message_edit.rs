@@ -456,6 +456,7 @@ pub fn delete_message_event(ids: &[i64], channel: Option<(i64, &str)>) -> Event 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::domain::users::Role;
 
     /// Zulip's grace.
     fn zulip_clock(now: i64) -> EditClock {
@@ -483,7 +484,7 @@ mod tests {
         }
     }
 
-    fn user(id: i64, role: i64) -> UserRow {
+    fn user(id: i64, role: Role) -> UserRow {
         UserRow {
             id,
             realm_id: 1,
@@ -511,7 +512,7 @@ mod tests {
             realm_id: 1,
             sender_id,
             recipient_id: 5,
-            recipient_type: 2,
+            recipient_type: crate::domain::recipients::RecipientType::Channel,
             recipient_type_id: 7,
             channel_id: Some(7),
             topic: topic.into(),
@@ -574,7 +575,7 @@ mod tests {
         p.content = Some("new".into());
         let m = message(1, "t", 1000);
         let plan = plan_edit(&m, &p, &s).unwrap();
-        let err = check_edit_permission(&user(1, 400), &m, &plan, &s, ALL_RIGHTS, zulip_clock(1001)).unwrap_err();
+        let err = check_edit_permission(&user(1, Role::Member), &m, &plan, &s, ALL_RIGHTS, zulip_clock(1001)).unwrap_err();
         assert_eq!(err.msg, "Your organization has turned off message editing");
     }
 
@@ -586,7 +587,7 @@ mod tests {
         p.topic = Some("elsewhere".into());
         let m = message(1, "t", 1000);
         let plan = plan_edit(&m, &p, &s).unwrap();
-        assert!(check_edit_permission(&user(2, 400), &m, &plan, &s, ALL_RIGHTS, zulip_clock(1001)).is_ok());
+        assert!(check_edit_permission(&user(2, Role::Member), &m, &plan, &s, ALL_RIGHTS, zulip_clock(1001)).is_ok());
     }
 
     #[test]
@@ -597,11 +598,11 @@ mod tests {
         let m = message(1, "t", 0);
         let now = 604800 + EDIT_LIMIT_GRACE_SECONDS + 1;
         let plan = plan_edit(&m, &p, &s).unwrap();
-        let err = check_edit_permission(&user(1, 400), &m, &plan, &s, ALL_RIGHTS, zulip_clock(now)).unwrap_err();
+        let err = check_edit_permission(&user(1, Role::Member), &m, &plan, &s, ALL_RIGHTS, zulip_clock(now)).unwrap_err();
         assert_eq!(err.msg, "The time limit for editing this message's topic has passed.");
-        assert!(check_edit_permission(&user(2, 300), &m, &plan, &s, ALL_RIGHTS, zulip_clock(now)).is_ok(), "moderator");
-        assert!(check_edit_permission(&user(3, 200), &m, &plan, &s, ALL_RIGHTS, zulip_clock(now)).is_ok(), "administrator");
-        assert!(check_edit_permission(&user(1, 400), &m, &plan, &s, ALL_RIGHTS, zulip_clock(now - 1)).is_ok(), "within the grace");
+        assert!(check_edit_permission(&user(2, Role::Moderator), &m, &plan, &s, ALL_RIGHTS, zulip_clock(now)).is_ok(), "moderator");
+        assert!(check_edit_permission(&user(3, Role::Administrator), &m, &plan, &s, ALL_RIGHTS, zulip_clock(now)).is_ok(), "administrator");
+        assert!(check_edit_permission(&user(1, Role::Member), &m, &plan, &s, ALL_RIGHTS, zulip_clock(now - 1)).is_ok(), "within the grace");
     }
 
     #[test]
@@ -611,7 +612,7 @@ mod tests {
         p.content = Some("late".into());
         let m = message(1, "t", 0);
         let plan = plan_edit(&m, &p, &s).unwrap();
-        let err = check_edit_permission(&user(1, 100), &m, &plan, &s, ALL_RIGHTS, zulip_clock(621)).unwrap_err();
+        let err = check_edit_permission(&user(1, Role::Owner), &m, &plan, &s, ALL_RIGHTS, zulip_clock(621)).unwrap_err();
         assert_eq!(err.msg, "The time limit for editing this message has passed");
     }
 
