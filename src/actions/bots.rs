@@ -40,7 +40,7 @@ pub fn bot_email(short_name: &str, realm_host: &str) -> String {
 /// `POST /bots`: checks the names and type, creates the bot owned by `owner` with a
 /// fresh API key, then tells everyone (`realm_user` add) and the owner and administrators
 /// (`realm_bot` add).
-pub async fn check_create_bot(env: &Env, db: &D1Database, owner: &UserRow, bot: &NewBot<'_>, realm_host: &str) -> ApiResult<CreatedBot> {
+pub async fn check_create_bot(db: &D1Database, env: &Env, owner: &UserRow, bot: &NewBot<'_>, realm_host: &str) -> ApiResult<CreatedBot> {
     if owner.is_guest() {
         return Err(ApiError::bad_request("Not allowed for guest users"));
     }
