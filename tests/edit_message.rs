@@ -146,7 +146,7 @@ fn unknown_propagate_mode_is_an_error() {
     let hamlet = hamlet();
     let (_, channel) = new_channel(&hamlet, &[], false, true);
     let id = send(&hamlet, channel, "castle", "text");
-    edit(&hamlet, id, &[("topic", "x"), ("propagate_mode", "change_some")]).error(400, "BAD_REQUEST");
+    edit(&hamlet, id, &[("topic", "x"), ("propagate_mode", "change_some")]).bad_request("BAD_REQUEST", "Invalid propagate_mode");
 }
 
 #[test]

@@ -59,8 +59,7 @@ fn path(id: i64) -> String {
 }
 
 fn not_found(resp: Resp) {
-    let body = resp.error(404, "BAD_REQUEST");
-    assert_eq!(body["msg"], "Scheduled message does not exist");
+    resp.error(404, "BAD_REQUEST", "Scheduled message does not exist");
 }
 
 /// Messages of the caller whose content contains `marker`.

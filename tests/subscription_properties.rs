@@ -79,14 +79,14 @@ fn one_bad_entry_changes_nothing() {
     let id = rome["stream_id"].as_i64().unwrap();
     let before = rome["pin_to_top"].clone();
     let flipped = !before.as_bool().unwrap();
-    for bad in [
-        json!({"stream_id": id, "property": "not_a_property", "value": true}),
-        json!({"stream_id": id, "property": "push_notifications", "value": "yes"}),
-        json!({"stream_id": id, "property": "color", "value": "red"}),
-        json!({"stream_id": 99999999, "property": "pin_to_top", "value": true}),
-        json!({"property": "pin_to_top", "value": true}),
+    for (bad, msg) in [
+        (json!({"stream_id": id, "property": "not_a_property", "value": true}), "Unknown subscription property: not_a_property"),
+        (json!({"stream_id": id, "property": "push_notifications", "value": "yes"}), "push_notifications is not a boolean"),
+        (json!({"stream_id": id, "property": "color", "value": "red"}), "color is not a valid hex color code"),
+        (json!({"stream_id": 99999999, "property": "pin_to_top", "value": true}), "Invalid channel ID"),
+        (json!({"property": "pin_to_top", "value": true}), "subscription_data[1] is missing stream_id"),
     ] {
-        set(&desdemona, json!([{"stream_id": id, "property": "pin_to_top", "value": flipped}, bad])).error(400, "BAD_REQUEST");
+        set(&desdemona, json!([{"stream_id": id, "property": "pin_to_top", "value": flipped}, bad])).bad_request("BAD_REQUEST", msg);
         assert_eq!(subscription(&desdemona, "Rome")["pin_to_top"], before);
     }
 }
@@ -104,10 +104,14 @@ fn channel_the_caller_is_not_subscribed_to_is_an_error() {
     let cordelia = Client::dev("cordelia@zulip.com");
     let iago = Client::dev("iago@zulip.com");
     let venice = subscription(&iago, "Venice")["stream_id"].as_i64().unwrap();
-    let body = set(&cordelia, json!([{"stream_id": venice, "property": "pin_to_top", "value": true}])).error(400, "BAD_REQUEST");
-    assert_eq!(body["msg"], format!("Not subscribed to channel ID {venice}"));
-    cordelia.post("/users/me/subscriptions/properties", &[]).error(400, "REQUEST_VARIABLE_MISSING");
-    cordelia.post("/users/me/subscriptions/properties", &[("subscription_data", "{}")]).error(400, "BAD_REQUEST");
+    set(&cordelia, json!([{"stream_id": venice, "property": "pin_to_top", "value": true}]))
+        .bad_request("BAD_REQUEST", &format!("Not subscribed to channel ID {venice}"));
+    cordelia
+        .post("/users/me/subscriptions/properties", &[])
+        .bad_request("REQUEST_VARIABLE_MISSING", "Missing 'subscription_data' argument");
+    cordelia
+        .post("/users/me/subscriptions/properties", &[("subscription_data", "{}")])
+        .bad_request("BAD_REQUEST", "subscription_data is not a list");
 }
 
 #[test]
@@ -146,5 +150,5 @@ fn single_channel_patch_sets_one_property() {
         vec![("color".to_string(), json!("#0a0b0c")), ("in_home_view".to_string(), json!(true)), ("is_muted".to_string(), json!(false)),]
     );
     assert_eq!(subscription(&prospero, "Scotland")["color"], "#0a0b0c");
-    prospero.patch(&path, &[("property", "pin_to_top"), ("value", "maybe")]).error(400, "BAD_REQUEST");
+    prospero.patch(&path, &[("property", "pin_to_top"), ("value", "maybe")]).bad_request("BAD_REQUEST", "pin_to_top is not a boolean");
 }

@@ -81,13 +81,13 @@ fn stream_type_works_like_channel_and_no_topic_reads_as_empty() {
 #[test]
 fn private_type_is_refused() {
     let hamlet = Client::dev("hamlet@zulip.com");
-    hamlet.post("/typing", &[("op", "start"), ("type", "private"), ("to", "[1]")]).error(400, "BAD_REQUEST");
+    hamlet.post("/typing", &[("op", "start"), ("type", "private"), ("to", "[1]")]).bad_request("BAD_REQUEST", "Invalid type");
 }
 
 #[test]
 fn channel_typing_without_stream_id_is_bad_request() {
     let hamlet = Client::dev("hamlet@zulip.com");
-    hamlet.post("/typing", &[("op", "start"), ("type", "channel"), ("topic", "x")]).error(400, "BAD_REQUEST");
+    hamlet.post("/typing", &[("op", "start"), ("type", "channel"), ("topic", "x")]).bad_request("BAD_REQUEST", "Missing stream_id");
 }
 
 #[test]
@@ -96,10 +96,13 @@ fn channel_typing_needs_a_topic_and_a_visible_channel() {
     let iago = Client::dev("iago@zulip.com");
     let core_team = channel_id(&iago, "core team");
     let verona = channel_id(&iago, "Verona").to_string();
-    iago.post("/typing", &[("op", "start"), ("type", "channel"), ("stream_id", &verona)]).error(400, "BAD_REQUEST");
+    iago.post("/typing", &[("op", "start"), ("type", "channel"), ("stream_id", &verona)]).bad_request("BAD_REQUEST", "Missing topic");
     let core_team = core_team.to_string();
-    polonius.post("/typing", &[("op", "start"), ("type", "channel"), ("stream_id", &core_team), ("topic", "x")]).error(400, "BAD_REQUEST");
-    iago.post("/typing", &[("op", "start"), ("type", "channel"), ("stream_id", "999999"), ("topic", "x")]).error(400, "BAD_REQUEST");
+    polonius
+        .post("/typing", &[("op", "start"), ("type", "channel"), ("stream_id", &core_team), ("topic", "x")])
+        .bad_request("BAD_REQUEST", "Invalid channel ID");
+    iago.post("/typing", &[("op", "start"), ("type", "channel"), ("stream_id", "999999"), ("topic", "x")])
+        .bad_request("BAD_REQUEST", "Invalid channel ID");
 }
 
 #[test]
@@ -107,14 +110,14 @@ fn op_is_required_and_checked() {
     let hamlet = Client::dev("hamlet@zulip.com");
     let to = format!("[{}]", Client::dev("othello@zulip.com").user_id);
     hamlet.post("/typing", &[("to", &to)]).bad_request("REQUEST_VARIABLE_MISSING", "Missing 'op' argument");
-    hamlet.post("/typing", &[("op", "typing"), ("to", &to)]).error(400, "BAD_REQUEST");
+    hamlet.post("/typing", &[("op", "typing"), ("to", &to)]).bad_request("BAD_REQUEST", "Invalid op");
 }
 
 #[test]
 fn direct_typing_checks_its_recipients() {
     let hamlet = Client::dev("hamlet@zulip.com");
-    hamlet.post("/typing", &[("op", "start")]).error(400, "REQUEST_VARIABLE_MISSING");
-    hamlet.post("/typing", &[("op", "start"), ("to", "[]")]).error(400, "BAD_REQUEST");
-    hamlet.post("/typing", &[("op", "start"), ("to", "[99999999]")]).error(400, "BAD_REQUEST");
-    hamlet.post("/typing", &[("op", "start"), ("to", "othello")]).error(400, "BAD_REQUEST");
+    hamlet.post("/typing", &[("op", "start")]).bad_request("REQUEST_VARIABLE_MISSING", "Missing 'to' argument");
+    hamlet.post("/typing", &[("op", "start"), ("to", "[]")]).bad_request("BAD_REQUEST", "Empty 'to' list");
+    hamlet.post("/typing", &[("op", "start"), ("to", "[99999999]")]).bad_request("BAD_REQUEST", "Invalid user ID 99999999");
+    hamlet.post("/typing", &[("op", "start"), ("to", "othello")]).bad_request("BAD_REQUEST", "Argument \"to\" is not valid JSON.");
 }

@@ -26,6 +26,11 @@ pub fn register(client: &Client, params: &[(&str, &str)]) -> Queue {
     }
 }
 
+/// Zulip's message for a queue id that names no live queue of the caller.
+pub fn bad_queue_msg(queue_id: &str) -> String {
+    format!("Bad event queue ID: {queue_id}")
+}
+
 /// Registers a queue for these event types only.
 pub fn register_for(client: &Client, event_types: &str) -> Queue {
     register(client, &[("event_types", event_types)])
