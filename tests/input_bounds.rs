@@ -53,7 +53,7 @@ fn channel_message_to_a_channel_id_beyond_2_pow_53_is_an_unknown_channel() {
     let hamlet = Client::dev("hamlet@zulip.com");
     hamlet
         .post("/messages", &[("type", "stream"), ("to", TWO_POW_53), ("topic", "t"), ("content", "never sent")])
-        .bad_request("STREAM_DOES_NOT_EXIST", &format!("Channel with ID '{TWO_POW_53}' does not exist"));
+        .bad_request("STREAM_DOES_NOT_EXIST", &format!("Channel '{TWO_POW_53}' does not exist"));
 }
 
 #[test]
