@@ -248,8 +248,8 @@ fn two_queues_see_concurrent_senders_in_one_order() {
     let othello = Client::dev("othello@zulip.com");
     let cordelia = Client::dev("cordelia@zulip.com");
     let iago = Client::dev("iago@zulip.com");
-    let mut q1 = register_for(&cordelia, r#"["typing"]"#);
-    let mut q2 = register_for(&iago, r#"["typing"]"#);
+    let mut q1 = register_for(&cordelia, r#"["typing", "message"]"#);
+    let mut q2 = register_for(&iago, r#"["typing", "message"]"#);
     let to = [cordelia.user_id, iago.user_id];
     let senders: Vec<_> = [hamlet.clone(), othello.clone()]
         .into_iter()
@@ -274,8 +274,8 @@ fn two_queues_see_concurrent_senders_in_one_order() {
     let key = |events: Vec<Value>| -> Vec<(i64, String)> {
         events.iter().map(|e| (e["sender"]["user_id"].as_i64().unwrap(), e["op"].as_str().unwrap().to_string())).collect()
     };
-    let seen1 = key(q1.collect(Duration::from_millis(500), pick));
-    let seen2 = key(q2.collect(Duration::from_millis(500), pick));
+    let seen1 = key(q1.events_before_sentinel().into_iter().filter(pick).collect());
+    let seen2 = key(q2.events_before_sentinel().into_iter().filter(pick).collect());
     assert_eq!(seen1.len(), 30, "{seen1:?}");
     assert_eq!(seen1, seen2);
 }

@@ -4,23 +4,24 @@
 mod common;
 mod event_support;
 
-use std::time::Duration;
-
 use common::Client;
 use event_support::{register_for, Queue};
 use serde_json::{json, Value};
 
 /// The caller's subscription object of a channel, from a fresh register.
 fn subscription(client: &Client, name: &str) -> Value {
-    let body = client.post("/register", &[("fetch_event_types", r#"["subscription"]"#), ("event_types", r#"["realm_emoji"]"#)]).success();
+    let body = client
+        .post("/register", &[("fetch_event_types", r#"["subscription", "message"]"#), ("event_types", r#"["realm_emoji"]"#)])
+        .success();
     client.delete("/events", &[("queue_id", body["queue_id"].as_str().unwrap())]).success();
     body["subscriptions"].as_array().unwrap().iter().find(|s| s["name"] == name).cloned().expect("subscribed")
 }
 
 fn updates_of(queue: &mut Queue, stream_id: i64) -> Vec<(String, Value)> {
     queue
-        .collect(Duration::from_millis(300), |e| e["type"] == "subscription" && e["op"] == "update" && e["stream_id"] == stream_id)
+        .events_before_sentinel()
         .into_iter()
+        .filter(|e| e["type"] == "subscription" && e["op"] == "update" && e["stream_id"] == stream_id)
         .map(|e| (e["property"].as_str().unwrap().to_string(), e["value"].clone()))
         .collect()
 }
@@ -33,7 +34,7 @@ fn set(client: &Client, data: Value) -> common::Resp {
 fn one_update_event_per_changed_property() {
     let othello = Client::dev("othello@zulip.com");
     let rome = subscription(&othello, "Rome")["stream_id"].as_i64().unwrap();
-    let mut queue = register_for(&othello, r#"["subscription"]"#);
+    let mut queue = register_for(&othello, r#"["subscription", "message"]"#);
     set(
         &othello,
         json!([
@@ -62,7 +63,7 @@ fn one_update_event_per_changed_property() {
 fn muting_sends_is_muted_and_in_home_view() {
     let iago = Client::dev("iago@zulip.com");
     let rome = subscription(&iago, "Rome")["stream_id"].as_i64().unwrap();
-    let mut queue = register_for(&iago, r#"["subscription"]"#);
+    let mut queue = register_for(&iago, r#"["subscription", "message"]"#);
     set(&iago, json!([{"stream_id": rome, "property": "is_muted", "value": true}])).success();
     assert_eq!(updates_of(&mut queue, rome), vec![("in_home_view".to_string(), json!(false)), ("is_muted".to_string(), json!(true))]);
     let sub = subscription(&iago, "Rome");
@@ -118,7 +119,7 @@ fn channel_the_caller_is_not_subscribed_to_is_an_error() {
 fn every_property_of_the_spec_is_accepted() {
     let shiva = Client::dev("shiva@zulip.com");
     let id = subscription(&shiva, "Scotland")["stream_id"].as_i64().unwrap();
-    let mut queue = register_for(&shiva, r#"["subscription"]"#);
+    let mut queue = register_for(&shiva, r#"["subscription", "message"]"#);
     let props = [
         "pin_to_top",
         "desktop_notifications",
@@ -141,7 +142,7 @@ fn every_property_of_the_spec_is_accepted() {
 fn single_channel_patch_sets_one_property() {
     let prospero = Client::dev("prospero@zulip.com");
     let id = subscription(&prospero, "Scotland")["stream_id"].as_i64().unwrap();
-    let mut queue = register_for(&prospero, r#"["subscription"]"#);
+    let mut queue = register_for(&prospero, r#"["subscription", "message"]"#);
     let path = format!("/users/me/subscriptions/{id}");
     prospero.patch(&path, &[("property", "color"), ("value", "#0a0b0c")]).success();
     prospero.patch(&path, &[("property", "is_muted"), ("value", "false")]).success();
