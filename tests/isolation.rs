@@ -1,13 +1,13 @@
 //! No read, write, event, key or user lookup crosses between organizations: an id from
 //! another organization behaves exactly as an id that does not exist.
 
+mod chat;
 mod common;
 mod event_support;
-mod message_support;
 mod upload_support;
+use chat::lear;
 use common::*;
 use event_support::*;
-use message_support::lear;
 use serde_json::{json, Value};
 
 /// An id no organization has.

@@ -9,17 +9,13 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use common::{unique, Client};
-use event_support::{register, register_for};
+use event_support::{message_with_id, register, register_for};
 use serde_json::Value;
 
 fn send_to_channel(sender: &Client, channel: &str, topic: &str, content: &str, extra: &[(&str, &str)]) -> i64 {
     let mut form = vec![("type", "stream"), ("to", channel), ("topic", topic), ("content", content)];
     form.extend_from_slice(extra);
     sender.post("/messages", &form).success()["id"].as_i64().unwrap()
-}
-
-fn message_with_id(id: i64) -> impl Fn(&Value) -> bool {
-    move |e: &Value| e["type"] == "message" && e["message"]["id"] == id
 }
 
 #[test]

@@ -1,19 +1,13 @@
 //! `POST /typing`: validation and the typing events it sends.
 
+mod chat;
 mod common;
 mod event_support;
 
+use chat::channel_id;
 use common::Client;
 use event_support::{register, register_for};
 use serde_json::Value;
-
-fn channel_id(client: &Client, name: &str) -> i64 {
-    let body = client.post("/register", &[("fetch_event_types", r#"["subscription"]"#), ("event_types", r#"["realm_emoji"]"#)]).success();
-    let id =
-        body["subscriptions"].as_array().unwrap().iter().find(|s| s["name"] == name).expect("subscribed")["stream_id"].as_i64().unwrap();
-    client.delete("/events", &[("queue_id", body["queue_id"].as_str().unwrap())]).success();
-    id
-}
 
 fn typing_from(sender: &Client) -> impl Fn(&Value) -> bool + '_ {
     move |e: &Value| e["type"] == "typing" && e["sender"]["user_id"] == sender.user_id

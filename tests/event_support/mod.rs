@@ -31,6 +31,11 @@ pub fn bad_queue_msg(queue_id: &str) -> String {
     format!("Bad event queue ID: {queue_id}")
 }
 
+/// Matches the `message` event of message `id`.
+pub fn message_with_id(id: i64) -> impl Fn(&Value) -> bool {
+    move |e: &Value| e["type"] == "message" && e["message"]["id"] == id
+}
+
 /// Registers a queue for these event types only.
 pub fn register_for(client: &Client, event_types: &str) -> Queue {
     register(client, &[("event_types", event_types)])
