@@ -1,5 +1,6 @@
 //! `narrow` of `GET /messages` and the bulk flag endpoints: Zulip's two wire forms parsed
-//! into terms. `db::narrow` turns terms into SQL.
+//! into terms, and the operators and `is:`/`has:` operands they name. `db::narrow` turns
+//! terms into SQL.
 
 use serde_json::Value;
 

@@ -1,6 +1,7 @@
 //! The topic rules shared by every `topic` parameter of the message endpoints (spec,
 //! conventions 7): `(no topic)` and the organization's empty-topic display name read as the
-//! empty topic; topics longer than `max_topic_length` are truncated like Zulip does.
+//! empty topic; topics longer than `max_topic_length` are truncated like Zulip does. Also a
+//! user's visibility policy of a topic.
 
 use crate::db::realm_settings::RealmSettingsRow;
 use crate::error::{ApiError, ApiResult};

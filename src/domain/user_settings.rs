@@ -1,6 +1,6 @@
 //! User settings (`PATCH /settings`): Zulip's catalogue of the settings a user changes for
 //! themselves (name, type, allowed values, default), their validation with Zulip's
-//! messages, the settings object of the register response and the events of a change.
+//! messages, and the settings object of the register response.
 //!
 //! Storage: `users.settings` holds a JSON object of only the settings the user changed;
 //! an absent key is the default below. The few settings other code reads as columns

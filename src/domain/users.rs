@@ -1,4 +1,4 @@
-//! The User object of the API, as one caller sees another user.
+//! The User object of the API, as one caller sees another user, and the organization roles.
 
 use serde_json::{json, Value};
 
