@@ -13,9 +13,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use worker::{D1Database, Env};
 
 use crate::db::organizations::{self, FirstChannel, FirstUser};
-use crate::db::users::{ROLE_ADMINISTRATOR, ROLE_GUEST, ROLE_MEMBER, ROLE_MODERATOR, ROLE_OWNER};
 use crate::db::{self, realms};
 use crate::directory::{self, DIRECTORY_DATABASE};
+use crate::domain::users::Role;
 use crate::error::ApiResult;
 use crate::secrets;
 
@@ -24,7 +24,7 @@ pub const DEV_PASSWORD: &str = "dev-password";
 struct SeedUser {
     email: &'static str,
     full_name: &'static str,
-    role: i64,
+    role: Role,
     can_create_users: bool,
 }
 
@@ -35,31 +35,31 @@ struct SeedRealm {
     channels: &'static [FirstChannel<'static>],
 }
 
-const fn user(email: &'static str, full_name: &'static str, role: i64) -> SeedUser {
+const fn user(email: &'static str, full_name: &'static str, role: Role) -> SeedUser {
     SeedUser { email, full_name, role, can_create_users: false }
 }
 
 const ZULIP_USERS: &[SeedUser] = &[
-    user("desdemona@zulip.com", "Desdemona", ROLE_OWNER),
-    SeedUser { email: "iago@zulip.com", full_name: "Iago", role: ROLE_ADMINISTRATOR, can_create_users: true },
-    user("shiva@zulip.com", "Shiva", ROLE_MODERATOR),
-    user("hamlet@zulip.com", "King Hamlet", ROLE_MEMBER),
-    user("othello@zulip.com", "Othello, the Moor of Venice", ROLE_MEMBER),
-    user("cordelia@zulip.com", "Cordelia, Lear's daughter", ROLE_MEMBER),
-    user("prospero@zulip.com", "Prospero from The Tempest", ROLE_MEMBER),
-    user("polonius@zulip.com", "Polonius", ROLE_GUEST),
-    user("aaron@zulip.com", "aaron", ROLE_MEMBER),
-    user("ZOE@zulip.com", "Zoe", ROLE_MEMBER),
+    user("desdemona@zulip.com", "Desdemona", Role::Owner),
+    SeedUser { email: "iago@zulip.com", full_name: "Iago", role: Role::Administrator, can_create_users: true },
+    user("shiva@zulip.com", "Shiva", Role::Moderator),
+    user("hamlet@zulip.com", "King Hamlet", Role::Member),
+    user("othello@zulip.com", "Othello, the Moor of Venice", Role::Member),
+    user("cordelia@zulip.com", "Cordelia, Lear's daughter", Role::Member),
+    user("prospero@zulip.com", "Prospero from The Tempest", Role::Member),
+    user("polonius@zulip.com", "Polonius", Role::Guest),
+    user("aaron@zulip.com", "aaron", Role::Member),
+    user("ZOE@zulip.com", "Zoe", Role::Member),
     // Zulip's `populate_db --extra-users`: enough people for rules with thresholds (wildcard
     // mentions need more than 15 subscribers or topic participants).
-    user("extrauser0@zulip.com", "Extra User 0", ROLE_MEMBER),
-    user("extrauser1@zulip.com", "Extra User 1", ROLE_MEMBER),
-    user("extrauser2@zulip.com", "Extra User 2", ROLE_MEMBER),
-    user("extrauser3@zulip.com", "Extra User 3", ROLE_MEMBER),
-    user("extrauser4@zulip.com", "Extra User 4", ROLE_MEMBER),
-    user("extrauser5@zulip.com", "Extra User 5", ROLE_MEMBER),
-    user("extrauser6@zulip.com", "Extra User 6", ROLE_MEMBER),
-    user("extrauser7@zulip.com", "Extra User 7", ROLE_MEMBER),
+    user("extrauser0@zulip.com", "Extra User 0", Role::Member),
+    user("extrauser1@zulip.com", "Extra User 1", Role::Member),
+    user("extrauser2@zulip.com", "Extra User 2", Role::Member),
+    user("extrauser3@zulip.com", "Extra User 3", Role::Member),
+    user("extrauser4@zulip.com", "Extra User 4", Role::Member),
+    user("extrauser5@zulip.com", "Extra User 5", Role::Member),
+    user("extrauser6@zulip.com", "Extra User 6", Role::Member),
+    user("extrauser7@zulip.com", "Extra User 7", Role::Member),
 ];
 
 const EVERYONE_BUT_GUESTS: &[&str] = &[
@@ -136,9 +136,9 @@ const ZULIP_CHANNELS: &[FirstChannel<'static>] = &[
 ];
 
 const LEAR_USERS: &[SeedUser] = &[
-    SeedUser { email: "king@lear.org", full_name: "King Lear", role: ROLE_OWNER, can_create_users: true },
-    user("cordelia@lear.org", "Cordelia, Lear's daughter", ROLE_MEMBER),
-    user("goneril@lear.org", "Goneril", ROLE_MEMBER),
+    SeedUser { email: "king@lear.org", full_name: "King Lear", role: Role::Owner, can_create_users: true },
+    user("cordelia@lear.org", "Cordelia, Lear's daughter", Role::Member),
+    user("goneril@lear.org", "Goneril", Role::Member),
 ];
 
 const LEAR_CHANNELS: &[FirstChannel<'static>] = &[FirstChannel {
@@ -150,7 +150,7 @@ const LEAR_CHANNELS: &[FirstChannel<'static>] = &[FirstChannel {
 }];
 
 /// An organization with a single user, where the last-user rules can be tried.
-const SOLO_USERS: &[SeedUser] = &[SeedUser { email: "solo@solo.org", full_name: "Solo", role: ROLE_OWNER, can_create_users: false }];
+const SOLO_USERS: &[SeedUser] = &[SeedUser { email: "solo@solo.org", full_name: "Solo", role: Role::Owner, can_create_users: false }];
 
 static SEEDED: AtomicBool = AtomicBool::new(false);
 

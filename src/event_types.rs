@@ -6,6 +6,9 @@
 use serde::Serialize;
 use serde_json::{Map, Value};
 
+use crate::domain::message_flags::MessageFlag;
+use crate::domain::topics::VisibilityPolicy;
+
 #[derive(Debug, Clone, Serialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum Event {
@@ -14,7 +17,7 @@ pub enum Event {
         stream_id: i64,
         topic_name: String,
         last_updated: i64,
-        visibility_policy: i64,
+        visibility_policy: VisibilityPolicy,
     },
     UpdateMessageFlags(FlagsEvent),
     ScheduledMessages(ScheduledMessagesEvent),
@@ -88,7 +91,7 @@ pub enum RealmEvent {
 pub struct FlagsEvent {
     pub op: &'static str,
     pub operation: &'static str,
-    pub flag: String,
+    pub flag: MessageFlag,
     pub messages: Vec<i64>,
     pub all: bool,
     /// Marking unread: each message's type, channel/topic or recipients, mentioned flag.
@@ -97,9 +100,9 @@ pub struct FlagsEvent {
 }
 
 impl FlagsEvent {
-    pub fn new(add: bool, flag: &str, messages: Vec<i64>, all: bool) -> Self {
+    pub fn new(add: bool, flag: MessageFlag, messages: Vec<i64>, all: bool) -> Self {
         let op = if add { "add" } else { "remove" };
-        FlagsEvent { op, operation: op, flag: flag.to_string(), messages, all, message_details: None }
+        FlagsEvent { op, operation: op, flag, messages, all, message_details: None }
     }
 }
 
@@ -315,7 +318,7 @@ mod tests {
     fn type_and_op_tag_the_fields() {
         let e = Event::ChannelFolder(ChannelFolderEvent::Reorder { order: vec![2, 1] });
         assert_eq!(serde_json::to_value(&e).unwrap(), json!({"type": "channel_folder", "op": "reorder", "order": [2, 1]}));
-        let e = Event::UserTopic { stream_id: 7, topic_name: "t".into(), last_updated: 5, visibility_policy: 1 };
+        let e = Event::UserTopic { stream_id: 7, topic_name: "t".into(), last_updated: 5, visibility_policy: VisibilityPolicy::Muted };
         assert_eq!(
             serde_json::to_value(&e).unwrap(),
             json!({"type": "user_topic", "stream_id": 7, "topic_name": "t", "last_updated": 5, "visibility_policy": 1})
@@ -324,7 +327,7 @@ mod tests {
 
     #[test]
     fn flags_event_omits_absent_details() {
-        let e = Event::UpdateMessageFlags(FlagsEvent::new(true, "read", vec![3], false));
+        let e = Event::UpdateMessageFlags(FlagsEvent::new(true, MessageFlag::Read, vec![3], false));
         assert_eq!(
             serde_json::to_value(&e).unwrap(),
             json!({"type": "update_message_flags", "op": "add", "operation": "add", "flag": "read", "messages": [3], "all": false})

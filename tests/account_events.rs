@@ -2,46 +2,12 @@
 
 mod accounts;
 mod common;
-
-use std::time::{Duration, Instant};
+mod event_support;
 
 use accounts::{new_bot, new_user};
 use common::*;
-use serde_json::{json, Value};
-
-struct Queue {
-    client: Client,
-    queue_id: String,
-    last_event_id: i64,
-}
-
-fn register_for(client: &Client, event_types: &str) -> Queue {
-    let body = client.post("/register", &[("event_types", event_types)]).success();
-    Queue {
-        client: client.clone(),
-        queue_id: body["queue_id"].as_str().unwrap().to_string(),
-        last_event_id: body["last_event_id"].as_i64().unwrap(),
-    }
-}
-
-impl Queue {
-    /// Polls until an event matching `pred` arrives (30 s at most); answers it.
-    #[track_caller]
-    fn wait_for(&mut self, what: &str, pred: impl Fn(&Value) -> bool) -> Value {
-        let deadline = Instant::now() + Duration::from_secs(30);
-        while Instant::now() < deadline {
-            let last = self.last_event_id.to_string();
-            let body = self.client.get("/events", &[("queue_id", &self.queue_id), ("last_event_id", &last)]).success();
-            for event in body["events"].as_array().cloned().unwrap_or_default() {
-                self.last_event_id = self.last_event_id.max(event["id"].as_i64().unwrap());
-                if pred(&event) {
-                    return event;
-                }
-            }
-        }
-        panic!("no {what} event within 30 s");
-    }
-}
+use event_support::register_for;
+use serde_json::json;
 
 #[test]
 fn profile_data_change_emits_realm_user_update() {

@@ -7,21 +7,21 @@ use common::*;
 fn missing_credentials_are_401_with_a_basic_challenge() {
     let resp = anonymous("GET", "/users/me", &[]);
     assert_eq!(resp.www_authenticate.as_deref(), Some("Basic realm=\"zulip\""));
-    resp.error(401, "UNAUTHORIZED");
+    resp.error(401, "UNAUTHORIZED", "Not logged in: API authentication or user session required");
 }
 
 #[test]
 fn wrong_api_key_is_401() {
     let resp = request("GET", "/users/me", &[], None, Some(("hamlet@zulip.com", "abcdefghijklmnopqrstuvwxyz012345")), None);
     assert_eq!(resp.www_authenticate.as_deref(), Some("Basic realm=\"zulip\""));
-    assert_eq!(resp.error(401, "UNAUTHORIZED")["msg"], "Invalid API key");
+    assert_eq!(resp.error(401, "UNAUTHORIZED", "Invalid API key")["msg"], "Invalid API key");
 }
 
 #[test]
 fn api_key_of_another_user_is_401() {
     let othello = Client::dev("othello@zulip.com");
     let resp = request("GET", "/users/me", &[], None, Some(("hamlet@zulip.com", &othello.api_key)), None);
-    resp.error(401, "UNAUTHORIZED");
+    resp.error(401, "UNAUTHORIZED", "Invalid API key");
 }
 
 #[test]
@@ -57,13 +57,20 @@ fn password_login_answers_a_working_key() {
 
 #[test]
 fn password_login_with_wrong_password_fails() {
-    anonymous("POST", "/fetch_api_key", &[("username", "prospero@zulip.com"), ("password", "wrong")]).error(401, "AUTHENTICATION_FAILED");
+    anonymous("POST", "/fetch_api_key", &[("username", "prospero@zulip.com"), ("password", "wrong")]).error(
+        401,
+        "AUTHENTICATION_FAILED",
+        "Your username or password is incorrect",
+    );
 }
 
 #[test]
 fn password_login_for_unknown_email_fails_the_same_way() {
-    anonymous("POST", "/fetch_api_key", &[("username", "nobody@zulip.com"), ("password", "dev-password")])
-        .error(401, "AUTHENTICATION_FAILED");
+    anonymous("POST", "/fetch_api_key", &[("username", "nobody@zulip.com"), ("password", "dev-password")]).error(
+        401,
+        "AUTHENTICATION_FAILED",
+        "Your username or password is incorrect",
+    );
 }
 
 #[test]
@@ -79,7 +86,7 @@ fn dev_list_users_lists_seeded_users() {
 fn user_of_one_organization_cannot_authenticate_against_another() {
     let king = Client::dev_in(Some("lear"), "king@lear.org");
     request("GET", "/users/me", &[], None, Some((&king.email, &king.api_key)), Some("lear")).success();
-    request("GET", "/users/me", &[], None, Some((&king.email, &king.api_key)), None).error(401, "UNAUTHORIZED");
+    request("GET", "/users/me", &[], None, Some((&king.email, &king.api_key)), None).error(401, "UNAUTHORIZED", "Invalid API key");
 }
 
 #[test]
@@ -93,5 +100,5 @@ fn same_email_in_two_organizations_is_two_users() {
 
 #[test]
 fn unknown_subdomain_is_an_error() {
-    request("GET", "/server_settings", &[], None, None, Some("nosuchorg")).error(404, "NONEXISTENT_SUBDOMAIN");
+    request("GET", "/server_settings", &[], None, None, Some("nosuchorg")).error(404, "NONEXISTENT_SUBDOMAIN", "Invalid subdomain");
 }

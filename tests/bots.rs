@@ -109,7 +109,7 @@ fn get_bots_lists_the_callers_active_bots() {
     let iago = Client::dev("iago@zulip.com");
     iago.delete(&format!("/users/{}", second.user_id), &[]).bad_request("BAD_REQUEST", "No such user");
     second.delete("/users/me", &[]).success();
-    second.get("/users/me", &[]).error(401, "USER_DEACTIVATED");
+    second.get("/users/me", &[]).error(401, "USER_DEACTIVATED", "Account is deactivated");
     let bots = owner.get("/bots", &[]).success()["bots"].as_array().unwrap().clone();
     assert_eq!(bots.len(), 1);
 }
@@ -120,7 +120,7 @@ fn deactivating_the_owner_deactivates_its_bots() {
     let bot = new_bot(&owner, "1", &[]);
     bot.get("/users/me", &[]).success();
     owner.delete("/users/me", &[]).success();
-    bot.get("/users/me", &[]).error(401, "USER_DEACTIVATED");
+    bot.get("/users/me", &[]).error(401, "USER_DEACTIVATED", "Account is deactivated");
     let hamlet = Client::dev("hamlet@zulip.com");
     assert_eq!(hamlet.get(&format!("/users/{}", bot.user_id), &[]).success()["user"]["is_active"], false);
 }
@@ -132,7 +132,7 @@ fn regenerating_a_bot_key_replaces_the_old_one() {
     let body = owner.post(&format!("/bots/{}/api_key/regenerate", bot.user_id), &[]).success();
     let new_key = body["api_key"].as_str().unwrap();
     assert_ne!(new_key, bot.api_key);
-    bot.get("/users/me", &[]).error(401, "UNAUTHORIZED");
+    bot.get("/users/me", &[]).error(401, "UNAUTHORIZED", "Invalid API key");
     request("GET", "/users/me", &[], None, Some((&bot.email, new_key)), None).success();
 
     let hamlet = Client::dev("hamlet@zulip.com");

@@ -1,13 +1,13 @@
 //! Channels in folders: `folder_id` on channel creation (`POST /users/me/subscriptions`) and
 //! by `PATCH /streams/{stream_id}` (administrators), with the `stream` `update` event.
 
+mod chat;
 mod common;
 mod event_support;
-mod message_support;
 
+use chat::new_channel;
 use common::*;
 use event_support::*;
-use message_support::new_channel;
 use serde_json::{json, Value};
 
 fn create_folder(admin: &Client, name: &str) -> i64 {

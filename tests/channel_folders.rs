@@ -182,7 +182,8 @@ fn updating_with_invalid_values_is_refused() {
     iago.patch(&format!("/channel_folders/{id}"), &[("name", " ")]).bad_request("BAD_REQUEST", "Channel folder name can't be empty.");
     iago.patch(&format!("/channel_folders/{id}"), &[("is_archived", "perhaps")]).bad_request("BAD_REQUEST", "is_archived is not a boolean");
     let long = "d".repeat(register_limit(&iago, "max_channel_folder_description_length") as usize + 1);
-    iago.patch(&format!("/channel_folders/{id}"), &[("description", &long)]).error(400, "BAD_REQUEST");
+    iago.patch(&format!("/channel_folders/{id}"), &[("description", &long)])
+        .bad_request("BAD_REQUEST", "description is too long (limit: 1024 characters)");
     assert_eq!(folder(&iago, id).unwrap()["description"], "");
 }
 

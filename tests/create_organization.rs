@@ -84,8 +84,8 @@ fn organizations_are_separate_from_existing_ones() {
 fn a_wrong_secret_is_refused_and_creates_nothing() {
     let id = subdomain();
     let email = format!("owner@{id}.example.com");
-    create(Some("not-the-secret"), &fields(&id, &email)).error(401, "UNAUTHORIZED");
-    create(None, &fields(&id, &email)).error(401, "UNAUTHORIZED");
+    create(Some("not-the-secret"), &fields(&id, &email)).error(401, "UNAUTHORIZED", "Invalid server administrator secret");
+    create(None, &fields(&id, &email)).error(401, "UNAUTHORIZED", "Not logged in: API authentication or user session required");
     let resp = request("GET", "/server_settings", &[], None, None, Some(&id));
     assert_eq!(resp.status, 404, "no organization was created: {:?}", resp.body);
 }
@@ -145,9 +145,9 @@ fn a_deactivated_organization_answers_realm_deactivated_until_reactivated() {
     let owner = Client { email: email.clone(), api_key: key, user_id: body["owner"]["user_id"].as_i64().unwrap(), realm: Some(id.clone()) };
 
     server_admin(Some(SECRET), &format!("/server_admin/organizations/{id}/deactivate"), &[]).success();
-    let refused = owner.get("/users/me", &[]).error(401, "REALM_DEACTIVATED");
+    let refused = owner.get("/users/me", &[]).error(401, "REALM_DEACTIVATED", "This organization has been deactivated");
     assert_eq!(refused["msg"], "This organization has been deactivated");
-    login(&id, &email, &password).error(401, "REALM_DEACTIVATED");
+    login(&id, &email, &password).error(401, "REALM_DEACTIVATED", "This organization has been deactivated");
 
     server_admin(Some(SECRET), &format!("/server_admin/organizations/{id}/reactivate"), &[]).success();
     owner.get("/users/me", &[]).success();
@@ -157,7 +157,11 @@ fn a_deactivated_organization_answers_realm_deactivated_until_reactivated() {
 fn deactivating_needs_the_secret_and_a_known_organization() {
     let id = subdomain();
     create(Some(SECRET), &fields(&id, &format!("owner@{id}.example.com"))).success();
-    server_admin(Some("wrong"), &format!("/server_admin/organizations/{id}/deactivate"), &[]).error(401, "UNAUTHORIZED");
+    server_admin(Some("wrong"), &format!("/server_admin/organizations/{id}/deactivate"), &[]).error(
+        401,
+        "UNAUTHORIZED",
+        "Invalid server administrator secret",
+    );
     server_admin(Some(SECRET), "/server_admin/organizations/no-such-org/deactivate", &[])
         .bad_request("BAD_REQUEST", "No such organization");
 }

@@ -33,7 +33,11 @@ fn password_is_checked_on_login() {
     let iago = Client::dev("iago@zulip.com");
     let email = fresh_email();
     iago.post("/users", &[("email", &email), ("password", PASSWORD), ("full_name", "Checked")]).success();
-    anonymous("POST", "/fetch_api_key", &[("username", &email), ("password", "a-wrong-password")]).error(401, "AUTHENTICATION_FAILED");
+    anonymous("POST", "/fetch_api_key", &[("username", &email), ("password", "a-wrong-password")]).error(
+        401,
+        "AUTHENTICATION_FAILED",
+        "Your username or password is incorrect",
+    );
 }
 
 #[test]
@@ -43,7 +47,11 @@ fn administrator_without_can_create_users_is_refused() {
     desdemona
         .post("/users", &[("email", &email), ("password", PASSWORD), ("full_name", "Nope")])
         .bad_request("BAD_REQUEST", "User not authorized to create users");
-    anonymous("POST", "/fetch_api_key", &[("username", &email), ("password", PASSWORD)]).error(401, "AUTHENTICATION_FAILED");
+    anonymous("POST", "/fetch_api_key", &[("username", &email), ("password", PASSWORD)]).error(
+        401,
+        "AUTHENTICATION_FAILED",
+        "Your username or password is incorrect",
+    );
 }
 
 #[test]
@@ -91,8 +99,12 @@ fn invalid_full_name_is_refused() {
 #[test]
 fn every_parameter_is_required() {
     let iago = Client::dev("iago@zulip.com");
-    let body = iago.post("/users", &[("email", &fresh_email()), ("full_name", "No Password")]).error(400, "REQUEST_VARIABLE_MISSING");
+    let body = iago
+        .post("/users", &[("email", &fresh_email()), ("full_name", "No Password")])
+        .bad_request("REQUEST_VARIABLE_MISSING", "Missing 'password' argument");
     assert_eq!(body["var_name"], "password");
-    let body = iago.post("/users", &[("password", PASSWORD), ("full_name", "No Email")]).error(400, "REQUEST_VARIABLE_MISSING");
+    let body = iago
+        .post("/users", &[("password", PASSWORD), ("full_name", "No Email")])
+        .bad_request("REQUEST_VARIABLE_MISSING", "Missing 'email' argument");
     assert_eq!(body["var_name"], "email");
 }

@@ -52,11 +52,6 @@ fn img(name: &str, source_url: &str) -> String {
     format!(r#"<img alt=":{name}:" class="emoji" src="{source_url}" title="{}">"#, name.replace('_', " "))
 }
 
-fn error_msg(resp: Resp, status: u16, code: &str, msg: &str) {
-    let body = resp.error(status, code);
-    assert_eq!(body["msg"], msg, "{body}");
-}
-
 // ---- GET /realm/emoji, POST /realm/emoji/{emoji_name}: the happy path
 
 #[test]
@@ -309,11 +304,11 @@ fn only_the_author_or_an_administrator_may_delete() {
 #[test]
 fn deleting_an_unknown_or_deactivated_name_is_not_found() {
     let iago = Client::dev("iago@zulip.com");
-    error_msg(iago.delete("/realm/emoji/invalid_emoji", &[]), 404, "BAD_REQUEST", "Emoji 'invalid_emoji' does not exist");
+    iago.delete("/realm/emoji/invalid_emoji", &[]).error(404, "BAD_REQUEST", "Emoji 'invalid_emoji' does not exist");
     let name = unique("twice");
     add_png(&iago, &name);
     iago.delete(&format!("/realm/emoji/{name}"), &[]).success();
-    error_msg(iago.delete(&format!("/realm/emoji/{name}"), &[]), 404, "BAD_REQUEST", &format!("Emoji '{name}' does not exist"));
+    iago.delete(&format!("/realm/emoji/{name}"), &[]).error(404, "BAD_REQUEST", &format!("Emoji '{name}' does not exist"));
 }
 
 // ---- register and events

@@ -10,8 +10,7 @@ use common::*;
 fn own_deactivation_refuses_the_api_key() {
     let user = new_user("selfgone");
     user.delete("/users/me", &[]).success();
-    let body = user.get("/users/me", &[]).error(401, "USER_DEACTIVATED");
-    assert_eq!(body["msg"], "Account is deactivated");
+    user.get("/users/me", &[]).error(401, "USER_DEACTIVATED", "Account is deactivated");
     let hamlet = Client::dev("hamlet@zulip.com");
     let seen = hamlet.get(&format!("/users/{}", user.user_id), &[]).success();
     assert_eq!(seen["user"]["is_active"], false);
@@ -21,7 +20,11 @@ fn own_deactivation_refuses_the_api_key() {
 fn deactivated_user_cannot_log_in_again() {
     let user = new_user("nologin");
     user.delete("/users/me", &[]).success();
-    anonymous("POST", "/fetch_api_key", &[("username", &user.email), ("password", accounts::PASSWORD)]).error(401, "USER_DEACTIVATED");
+    anonymous("POST", "/fetch_api_key", &[("username", &user.email), ("password", accounts::PASSWORD)]).error(
+        401,
+        "USER_DEACTIVATED",
+        "Account is deactivated",
+    );
 }
 
 #[test]
@@ -49,7 +52,7 @@ fn administrator_deactivates_and_reactivates_a_user() {
     let iago = Client::dev("iago@zulip.com");
     let user = new_user("admingone");
     iago.delete(&format!("/users/{}", user.user_id), &[]).success();
-    user.get("/users/me", &[]).error(401, "USER_DEACTIVATED");
+    user.get("/users/me", &[]).error(401, "USER_DEACTIVATED", "Account is deactivated");
 
     iago.post(&format!("/users/{}/reactivate", user.user_id), &[]).success();
     let me = user.get("/users/me", &[]).success();
@@ -61,7 +64,7 @@ fn reactivated_user_key_works_again_after_own_deactivation() {
     let iago = Client::dev("iago@zulip.com");
     let user = new_user("comeback");
     user.delete("/users/me", &[]).success();
-    user.get("/users/me", &[]).error(401, "USER_DEACTIVATED");
+    user.get("/users/me", &[]).error(401, "USER_DEACTIVATED", "Account is deactivated");
     iago.post(&format!("/users/{}/reactivate", user.user_id), &[]).success();
     user.get("/users/me", &[]).success();
 }

@@ -1,16 +1,14 @@
 //! Drafts: `GET/POST /drafts`, `PATCH/DELETE /drafts/{draft_id}`, their events and the
 //! `drafts` register state.
 
+mod chat;
 mod common;
 mod event_support;
 
+use chat::channel_id;
 use common::*;
 use event_support::register_for;
 use serde_json::{json, Value};
-
-fn channel(client: &Client, name: &str) -> i64 {
-    client.get("/get_stream_id", &[("stream", name)]).success()["stream_id"].as_i64().unwrap()
-}
 
 fn create(client: &Client, drafts: Value) -> Vec<i64> {
     let body = client.post("/drafts", &[("drafts", &drafts.to_string())]).success();
@@ -26,14 +24,13 @@ fn listed(client: &Client, id: i64) -> Option<Value> {
 }
 
 fn not_found(resp: Resp) {
-    let body = resp.error(404, "BAD_REQUEST");
-    assert_eq!(body["msg"], "Draft does not exist");
+    resp.error(404, "BAD_REQUEST", "Draft does not exist");
 }
 
 #[test]
 fn drafts_are_created_in_order_and_listed() {
     let hamlet = Client::dev("hamlet@zulip.com");
-    let verona = channel(&hamlet, "Verona");
+    let verona = channel_id(&hamlet, "Verona");
     let othello = Client::dev("othello@zulip.com").user_id;
     let ids = create(
         &hamlet,
@@ -59,7 +56,7 @@ fn drafts_are_created_in_order_and_listed() {
 #[test]
 fn a_channel_draft_names_exactly_one_accessible_channel() {
     let hamlet = Client::dev("hamlet@zulip.com");
-    let verona = channel(&hamlet, "Verona");
+    let verona = channel_id(&hamlet, "Verona");
     let two = json!([{"type": "stream", "to": [verona, verona + 1], "topic": "t", "content": "x"}]).to_string();
     hamlet.post("/drafts", &[("drafts", &two)]).bad_request("BAD_REQUEST", "Must specify exactly 1 channel ID for channel messages");
     let missing = json!([{"type": "stream", "to": [999999], "topic": "t", "content": "x"}]).to_string();
@@ -79,7 +76,7 @@ fn draft_validation_refuses_bad_drafts_and_creates_none() {
     let empty = json!([{"type": "", "to": [], "topic": "", "content": "   "}]).to_string();
     hamlet.post("/drafts", &[("drafts", &empty)]).bad_request("BAD_REQUEST", "Message must not be empty");
     let extra = json!([{"type": "", "to": [], "topic": "", "content": "x", "id": 5}]).to_string();
-    hamlet.post("/drafts", &[("drafts", &extra)]).error(400, "BAD_REQUEST");
+    hamlet.post("/drafts", &[("drafts", &extra)]).bad_request("BAD_REQUEST", "drafts is not a list of drafts");
     hamlet.post("/drafts", &[]).bad_request("REQUEST_VARIABLE_MISSING", "Missing 'drafts' argument");
     let all = hamlet.get("/drafts", &[]).success();
     assert!(!all["drafts"].as_array().unwrap().iter().any(|d| d["content"] == marker.as_str()));
@@ -91,7 +88,7 @@ fn editing_a_draft_replaces_it_and_sends_an_update_event() {
     let mut queue = register_for(&hamlet, r#"["drafts"]"#);
     let ids = create(&hamlet, json!([{"type": "", "to": [], "topic": "", "content": "first"}]));
     queue.wait_for("add", |e| e["type"] == "drafts" && e["op"] == "add" && e["drafts"][0]["id"] == ids[0]);
-    let verona = channel(&hamlet, "Verona");
+    let verona = channel_id(&hamlet, "Verona");
     let draft = json!({"type": "stream", "to": [verona], "topic": "edited", "content": "second", "timestamp": 1750000000}).to_string();
     let body = hamlet.patch(&format!("/drafts/{}", ids[0]), &[("draft", &draft)]).success();
     assert_matches_openapi("patch", "/drafts/{draft_id}", &body);

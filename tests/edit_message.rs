@@ -1,10 +1,10 @@
 //! `PATCH /messages/{message_id}` editing content, and `GET /messages/{message_id}/history`.
 //! Moves (topic and channel) are in move_messages.rs.
 
+mod chat;
 mod common;
-mod message_support;
+use chat::*;
 use common::*;
-use message_support::*;
 
 fn hamlet() -> Client {
     Client::dev("hamlet@zulip.com")
@@ -20,10 +20,10 @@ fn othello() -> Client {
 fn content_edit_replaces_content_and_rendering() {
     let hamlet = hamlet();
     let (_, channel) = new_channel(&hamlet, &[], false, true);
-    let id = send(&hamlet, channel, "castle", "first draft");
+    let id = send_to_channel_id(&hamlet, channel, "castle", "first draft");
     let body = edit(&hamlet, id, &[("content", "**final** text")]).success();
     assert_eq!(body["detached_uploads"], serde_json::json!([]));
-    let message = fetch(&hamlet, id);
+    let message = fetch_with_empty_topic(&hamlet, id);
     assert!(message["content"].as_str().unwrap().contains("<strong>final</strong>"), "{message}");
     assert_eq!(raw_content(&hamlet, id), "**final** text");
 }
@@ -32,10 +32,10 @@ fn content_edit_replaces_content_and_rendering() {
 fn content_edit_records_history_and_last_edit_timestamp() {
     let hamlet = hamlet();
     let (_, channel) = new_channel(&hamlet, &[], false, true);
-    let id = send(&hamlet, channel, "castle", "before");
-    let rendered_before = fetch(&hamlet, id)["content"].clone();
+    let id = send_to_channel_id(&hamlet, channel, "castle", "before");
+    let rendered_before = fetch_with_empty_topic(&hamlet, id)["content"].clone();
     edit(&hamlet, id, &[("content", "after")]).success();
-    let message = fetch(&hamlet, id);
+    let message = fetch_with_empty_topic(&hamlet, id);
     assert!(message["last_edit_timestamp"].is_i64(), "{message}");
     assert!(message.get("last_moved_timestamp").is_none(), "{message}");
     let history = message["edit_history"].as_array().unwrap();
@@ -54,8 +54,8 @@ fn content_edit_records_history_and_last_edit_timestamp() {
 fn unedited_message_has_no_edit_history() {
     let hamlet = hamlet();
     let (_, channel) = new_channel(&hamlet, &[], false, true);
-    let id = send(&hamlet, channel, "castle", "untouched");
-    let message = fetch(&hamlet, id);
+    let id = send_to_channel_id(&hamlet, channel, "castle", "untouched");
+    let message = fetch_with_empty_topic(&hamlet, id);
     for absent in ["edit_history", "last_edit_timestamp", "last_moved_timestamp"] {
         assert!(message.get(absent).is_none(), "{absent} in {message}");
     }
@@ -65,10 +65,10 @@ fn unedited_message_has_no_edit_history() {
 fn edit_history_lists_most_recent_edit_first_with_only_changed_fields() {
     let hamlet = hamlet();
     let (_, channel) = new_channel(&hamlet, &[], false, true);
-    let id = send(&hamlet, channel, "castle", "one");
+    let id = send_to_channel_id(&hamlet, channel, "castle", "one");
     edit(&hamlet, id, &[("content", "two")]).success();
     edit(&hamlet, id, &[("topic", "tower")]).success();
-    let message = fetch(&hamlet, id);
+    let message = fetch_with_empty_topic(&hamlet, id);
     let history = message["edit_history"].as_array().unwrap();
     assert_eq!(history.len(), 2, "{message}");
     assert_eq!(history[0]["prev_topic"], "castle");
@@ -83,7 +83,7 @@ fn edit_history_lists_most_recent_edit_first_with_only_changed_fields() {
 fn empty_content_becomes_deleted_marker() {
     let hamlet = hamlet();
     let (_, channel) = new_channel(&hamlet, &[], false, true);
-    let id = send(&hamlet, channel, "castle", "regret");
+    let id = send_to_channel_id(&hamlet, channel, "castle", "regret");
     edit(&hamlet, id, &[("content", "   ")]).success();
     assert_eq!(raw_content(&hamlet, id), "(deleted)");
 }
@@ -92,7 +92,7 @@ fn empty_content_becomes_deleted_marker() {
 fn content_longer_than_max_message_length_is_truncated_as_when_sending() {
     let hamlet = hamlet();
     let (_, channel) = new_channel(&hamlet, &[], false, true);
-    let id = send(&hamlet, channel, "castle", "short");
+    let id = send_to_channel_id(&hamlet, channel, "castle", "short");
     let long = "a".repeat(10_001);
     edit(&hamlet, id, &[("content", &long)]).success();
     let stored = raw_content(&hamlet, id);
@@ -104,17 +104,17 @@ fn content_longer_than_max_message_length_is_truncated_as_when_sending() {
 fn direct_message_content_can_be_edited() {
     let hamlet = hamlet();
     let othello = othello();
-    let id = send_dm(&hamlet, &[othello.user_id], "psst");
+    let id = send_direct(&hamlet, &[othello.user_id], "psst");
     edit(&hamlet, id, &[("content", "psst, edited")]).success();
     assert_eq!(raw_content(&othello, id), "psst, edited");
-    assert_eq!(fetch(&othello, id)["edit_history"][0]["prev_content"], "psst");
+    assert_eq!(fetch_with_empty_topic(&othello, id)["edit_history"][0]["prev_content"], "psst");
 }
 
 #[test]
 fn nothing_to_change_is_an_error() {
     let hamlet = hamlet();
     let (_, channel) = new_channel(&hamlet, &[], false, true);
-    let id = send(&hamlet, channel, "castle", "text");
+    let id = send_to_channel_id(&hamlet, channel, "castle", "text");
     edit(&hamlet, id, &[]).bad_request("BAD_REQUEST", "Nothing to change");
 }
 
@@ -123,7 +123,7 @@ fn content_together_with_stream_id_is_an_error() {
     let hamlet = hamlet();
     let (_, channel) = new_channel(&hamlet, &[], false, true);
     let (_, other) = new_channel(&hamlet, &[], false, true);
-    let id = send(&hamlet, channel, "castle", "text");
+    let id = send_to_channel_id(&hamlet, channel, "castle", "text");
     edit(&hamlet, id, &[("content", "new"), ("stream_id", &other.to_string())])
         .bad_request("BAD_REQUEST", "Cannot change message content while changing channel");
     assert_eq!(raw_content(&hamlet, id), "text");
@@ -133,7 +133,7 @@ fn content_together_with_stream_id_is_an_error() {
 fn only_change_one_is_valid_when_editing_only_content() {
     let hamlet = hamlet();
     let (_, channel) = new_channel(&hamlet, &[], false, true);
-    let id = send(&hamlet, channel, "castle", "text");
+    let id = send_to_channel_id(&hamlet, channel, "castle", "text");
     for mode in ["change_later", "change_all"] {
         edit(&hamlet, id, &[("content", "new"), ("propagate_mode", mode)])
             .bad_request("BAD_REQUEST", "Invalid propagate_mode without topic edit");
@@ -145,15 +145,15 @@ fn only_change_one_is_valid_when_editing_only_content() {
 fn unknown_propagate_mode_is_an_error() {
     let hamlet = hamlet();
     let (_, channel) = new_channel(&hamlet, &[], false, true);
-    let id = send(&hamlet, channel, "castle", "text");
-    edit(&hamlet, id, &[("topic", "x"), ("propagate_mode", "change_some")]).error(400, "BAD_REQUEST");
+    let id = send_to_channel_id(&hamlet, channel, "castle", "text");
+    edit(&hamlet, id, &[("topic", "x"), ("propagate_mode", "change_some")]).bad_request("BAD_REQUEST", "Invalid propagate_mode");
 }
 
 #[test]
 fn prev_content_sha256_mismatch_is_an_error() {
     let hamlet = hamlet();
     let (_, channel) = new_channel(&hamlet, &[], false, true);
-    let id = send(&hamlet, channel, "castle", "original");
+    let id = send_to_channel_id(&hamlet, channel, "castle", "original");
     edit(&hamlet, id, &[("content", "mine"), ("prev_content_sha256", &sha256_hex("something else"))])
         .bad_request("BAD_REQUEST", "'prev_content_sha256' value does not match the expected value.");
     assert_eq!(raw_content(&hamlet, id), "original");
@@ -163,7 +163,7 @@ fn prev_content_sha256_mismatch_is_an_error() {
 fn prev_content_sha256_match_allows_the_edit() {
     let hamlet = hamlet();
     let (_, channel) = new_channel(&hamlet, &[], false, true);
-    let id = send(&hamlet, channel, "castle", "original");
+    let id = send_to_channel_id(&hamlet, channel, "castle", "original");
     edit(&hamlet, id, &[("content", "mine"), ("prev_content_sha256", &sha256_hex("original"))]).success();
     assert_eq!(raw_content(&hamlet, id), "mine");
 }
@@ -172,7 +172,7 @@ fn prev_content_sha256_match_allows_the_edit() {
 fn topic_on_a_direct_message_is_an_error() {
     let hamlet = hamlet();
     let othello = othello();
-    let id = send_dm(&hamlet, &[othello.user_id], "psst");
+    let id = send_direct(&hamlet, &[othello.user_id], "psst");
     edit(&hamlet, id, &[("topic", "secrets")]).bad_request("BAD_REQUEST", "Direct messages cannot have topics.");
 }
 
@@ -181,7 +181,7 @@ fn stream_id_on_a_direct_message_is_an_error() {
     let hamlet = hamlet();
     let othello = othello();
     let (_, channel) = new_channel(&hamlet, &[], false, true);
-    let id = send_dm(&hamlet, &[othello.user_id], "psst");
+    let id = send_direct(&hamlet, &[othello.user_id], "psst");
     edit(&hamlet, id, &[("stream_id", &channel.to_string())]).bad_request("BAD_REQUEST", "Direct messages cannot be moved to channels.");
 }
 
@@ -190,7 +190,7 @@ fn unknown_or_invisible_message_is_an_error() {
     let hamlet = hamlet();
     let cordelia = Client::dev("cordelia@zulip.com");
     let othello = othello();
-    let id = send_dm(&othello, &[cordelia.user_id], "between us");
+    let id = send_direct(&othello, &[cordelia.user_id], "between us");
     edit(&hamlet, id, &[("content", "hijack")]).bad_request("BAD_REQUEST", "Invalid message(s)");
     edit(&hamlet, 999_999_999, &[("content", "x")]).bad_request("BAD_REQUEST", "Invalid message(s)");
 }
@@ -202,7 +202,7 @@ fn content_of_another_users_message_cannot_be_edited() {
     let hamlet = hamlet();
     let othello = othello();
     let (_, channel) = new_channel(&hamlet, &[&othello], false, true);
-    let id = send(&hamlet, channel, "castle", "mine");
+    let id = send_to_channel_id(&hamlet, channel, "castle", "mine");
     edit(&othello, id, &[("content", "yours")]).bad_request("BAD_REQUEST", "You don't have permission to edit this message");
     assert_eq!(raw_content(&hamlet, id), "mine");
 }
@@ -212,7 +212,7 @@ fn administrators_cannot_edit_content_of_others() {
     let hamlet = hamlet();
     let iago = Client::dev("iago@zulip.com");
     let (_, channel) = new_channel(&hamlet, &[&iago], false, true);
-    let id = send(&hamlet, channel, "castle", "mine");
+    let id = send_to_channel_id(&hamlet, channel, "castle", "mine");
     edit(&iago, id, &[("content", "the admin's")]).bad_request("BAD_REQUEST", "You don't have permission to edit this message");
 }
 
@@ -221,9 +221,9 @@ fn content_edit_after_message_content_edit_limit_is_rejected() {
     restrict_lear();
     let cordelia = lear("cordelia@lear.org");
     let (_, channel) = new_channel(&cordelia, &[], false, true);
-    let old = send(&cordelia, channel, "castle", "old words");
+    let old = send_to_channel_id(&cordelia, channel, "castle", "old words");
     wait_past_lear_limits();
-    let fresh = send(&cordelia, channel, "castle", "new words");
+    let fresh = send_to_channel_id(&cordelia, channel, "castle", "new words");
     edit(&cordelia, old, &[("content", "late")]).bad_request("BAD_REQUEST", "The time limit for editing this message has passed");
     edit(&cordelia, fresh, &[("content", "in time")]).success();
 }
@@ -235,8 +235,8 @@ fn content_edit_updates_mention_flags() {
     let hamlet = hamlet();
     let othello = othello();
     let (_, channel) = new_channel(&hamlet, &[&othello], false, true);
-    let id = send(&hamlet, channel, "castle", "hello");
-    let flags = |c: &Client| fetch(c, id)["flags"].as_array().unwrap().clone();
+    let id = send_to_channel_id(&hamlet, channel, "castle", "hello");
+    let flags = |c: &Client| fetch_with_empty_topic(c, id)["flags"].as_array().unwrap().clone();
     assert!(!flags(&othello).contains(&"mentioned".into()));
     edit(&hamlet, id, &[("content", "hello @**Othello, the Moor of Venice**")]).success();
     assert!(flags(&othello).contains(&"mentioned".into()), "{:?}", flags(&othello));
@@ -249,9 +249,9 @@ fn content_edit_updates_wildcard_mention_flags() {
     let hamlet = hamlet();
     let othello = othello();
     let (_, channel) = new_channel(&hamlet, &[&othello], false, true);
-    let id = send(&hamlet, channel, "castle", "hello");
+    let id = send_to_channel_id(&hamlet, channel, "castle", "hello");
     edit(&hamlet, id, &[("content", "hello @**all**")]).success();
-    let flags = fetch(&othello, id)["flags"].as_array().unwrap().clone();
+    let flags = fetch_with_empty_topic(&othello, id)["flags"].as_array().unwrap().clone();
     assert!(flags.contains(&"stream_wildcard_mentioned".into()), "{flags:?}");
     assert!(flags.contains(&"wildcard_mentioned".into()), "{flags:?}");
 }
@@ -271,7 +271,7 @@ fn channel_wildcard_added_by_edit_in_a_large_channel_needs_permission() {
     let others = sixteen_others();
     let refs: Vec<&Client> = others.iter().collect();
     let (_, channel) = new_channel(&hamlet, &refs, false, true);
-    let id = send(&hamlet, channel, "t", "hello");
+    let id = send_to_channel_id(&hamlet, channel, "t", "hello");
     edit(&hamlet, id, &[("content", "hello @**all**")])
         .bad_request("STREAM_WILDCARD_MENTION_NOT_ALLOWED", "You do not have permission to use channel wildcard mentions in this channel.");
     assert_eq!(raw_content(&hamlet, id), "hello");
@@ -283,9 +283,9 @@ fn topic_wildcard_added_by_edit_in_a_busy_topic_needs_permission() {
     let others = sixteen_others();
     let refs: Vec<&Client> = others.iter().collect();
     let (_, channel) = new_channel(&hamlet, &refs, false, true);
-    let id = send(&hamlet, channel, "crowd", "first");
+    let id = send_to_channel_id(&hamlet, channel, "crowd", "first");
     for other in &others {
-        send(other, channel, "crowd", "me too");
+        send_to_channel_id(other, channel, "crowd", "me too");
     }
     edit(&hamlet, id, &[("content", "first @**topic**")])
         .bad_request("TOPIC_WILDCARD_MENTION_NOT_ALLOWED", "You do not have permission to use topic wildcard mentions in this topic.");
@@ -298,7 +298,7 @@ fn topic_wildcard_added_by_edit_in_a_busy_topic_needs_permission() {
 fn message_history_lists_versions_oldest_first() {
     let hamlet = hamlet();
     let (_, channel) = new_channel(&hamlet, &[], false, true);
-    let id = send(&hamlet, channel, "castle", "v1");
+    let id = send_to_channel_id(&hamlet, channel, "castle", "v1");
     edit(&hamlet, id, &[("content", "v2")]).success();
     edit(&hamlet, id, &[("topic", "keep")]).success();
     let history = hamlet.get(&format!("/messages/{id}/history"), &[]).success()["message_history"].as_array().unwrap().clone();
@@ -322,7 +322,7 @@ fn message_history_of_an_invisible_message_is_an_error() {
     let hamlet = hamlet();
     let othello = othello();
     let cordelia = Client::dev("cordelia@zulip.com");
-    let id = send_dm(&othello, &[cordelia.user_id], "private");
+    let id = send_direct(&othello, &[cordelia.user_id], "private");
     hamlet.get(&format!("/messages/{id}/history"), &[]).bad_request("BAD_REQUEST", "Invalid message(s)");
 }
 
@@ -333,7 +333,7 @@ fn edit_history_and_delete_responses_match_zulips_schema() {
     let hamlet = hamlet();
     let (_, channel) = new_channel(&hamlet, &[], false, true);
     let (_, other) = new_channel(&hamlet, &[], false, true);
-    let id = send(&hamlet, channel, "shapes", "v1");
+    let id = send_to_channel_id(&hamlet, channel, "shapes", "v1");
     let body = edit(&hamlet, id, &[("content", "v2"), ("topic", "forms")]).success();
     assert_matches_openapi("PATCH", "/messages/{message_id}", &body);
     edit(&hamlet, id, &[("stream_id", &other.to_string())]).success();

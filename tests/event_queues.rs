@@ -7,7 +7,7 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use common::Client;
-use event_support::{register_for, Queue};
+use event_support::{bad_queue_msg, register_for, Queue};
 use serde_json::{json, Value};
 
 fn typing_to(sender: &Client, to: &[i64], op: &str) {
@@ -157,9 +157,9 @@ fn deleted_queue_is_bad_event_queue_id_and_second_delete_too() {
     let desdemona = Client::dev("desdemona@zulip.com");
     let queue = register_for(&desdemona, r#"["typing"]"#);
     queue.delete().success();
-    let body = queue.delete().error(400, "BAD_EVENT_QUEUE_ID");
+    let body = queue.delete().bad_request("BAD_EVENT_QUEUE_ID", &bad_queue_msg(&queue.queue_id));
     assert_eq!(body["queue_id"], queue.queue_id.as_str());
-    let body = queue.get(true).error(400, "BAD_EVENT_QUEUE_ID");
+    let body = queue.get(true).bad_request("BAD_EVENT_QUEUE_ID", &bad_queue_msg(&queue.queue_id));
     assert_eq!(body["queue_id"], queue.queue_id.as_str());
 }
 
@@ -167,11 +167,13 @@ fn deleted_queue_is_bad_event_queue_id_and_second_delete_too() {
 fn unknown_queue_ids_are_bad_event_queue_id() {
     let hamlet = Client::dev("hamlet@zulip.com");
     for queue_id in ["0:doesnotexist", "not-a-queue"] {
-        let body = hamlet.get("/events", &[("queue_id", queue_id), ("dont_block", "true")]).error(400, "BAD_EVENT_QUEUE_ID");
+        let body = hamlet
+            .get("/events", &[("queue_id", queue_id), ("dont_block", "true")])
+            .bad_request("BAD_EVENT_QUEUE_ID", &bad_queue_msg(queue_id));
         assert_eq!(body["queue_id"], queue_id);
-        hamlet.delete("/events", &[("queue_id", queue_id)]).error(400, "BAD_EVENT_QUEUE_ID");
+        hamlet.delete("/events", &[("queue_id", queue_id)]).bad_request("BAD_EVENT_QUEUE_ID", &bad_queue_msg(queue_id));
     }
-    hamlet.delete("/events", &[]).error(400, "REQUEST_VARIABLE_MISSING");
+    hamlet.delete("/events", &[]).bad_request("REQUEST_VARIABLE_MISSING", "Missing 'queue_id' argument");
 }
 
 #[test]
@@ -187,11 +189,11 @@ fn delete_ends_a_pending_long_poll() {
     thread::sleep(Duration::from_millis(700));
     queue.delete().success();
     let (resp, elapsed) = waiter.join().unwrap();
-    resp.error(400, "BAD_EVENT_QUEUE_ID");
+    resp.bad_request("BAD_EVENT_QUEUE_ID", &bad_queue_msg(&queue.queue_id));
     assert!(elapsed < Duration::from_millis(2900), "ended by the delete, not the heartbeat: {elapsed:?}");
     // Nothing reaches a deleted queue.
     typing_to(&Client::dev("iago@zulip.com"), &[shiva.user_id], "start");
-    queue.get(true).error(400, "BAD_EVENT_QUEUE_ID");
+    queue.get(true).bad_request("BAD_EVENT_QUEUE_ID", &bad_queue_msg(&queue.queue_id));
 }
 
 #[test]
@@ -199,8 +201,12 @@ fn another_users_queue_is_refused() {
     let hamlet = Client::dev("hamlet@zulip.com");
     let othello = Client::dev("othello@zulip.com");
     let queue = register_for(&hamlet, r#"["typing"]"#);
-    othello.get("/events", &[("queue_id", &queue.queue_id), ("dont_block", "true")]).error(400, "BAD_REQUEST");
-    othello.delete("/events", &[("queue_id", &queue.queue_id)]).error(400, "BAD_REQUEST");
+    othello
+        .get("/events", &[("queue_id", &queue.queue_id), ("dont_block", "true")])
+        .bad_request("BAD_REQUEST", "You are not authorized to get events from this queue");
+    othello
+        .delete("/events", &[("queue_id", &queue.queue_id)])
+        .bad_request("BAD_REQUEST", "You are not authorized to get events from this queue");
     queue.get(true).success();
 }
 
@@ -214,7 +220,7 @@ fn idle_queue_expires() {
     loop {
         let resp = queue.get(true);
         if resp.status == 400 {
-            let body = resp.error(400, "BAD_EVENT_QUEUE_ID");
+            let body = resp.bad_request("BAD_EVENT_QUEUE_ID", &bad_queue_msg(&queue.queue_id));
             assert_eq!(body["queue_id"], queue.queue_id.as_str());
             break;
         }
@@ -222,7 +228,7 @@ fn idle_queue_expires() {
         // A poll keeps a queue alive, so wait a whole timeout between checks.
         thread::sleep(Duration::from_secs(7));
     }
-    queue.delete().error(400, "BAD_EVENT_QUEUE_ID");
+    queue.delete().bad_request("BAD_EVENT_QUEUE_ID", &bad_queue_msg(&queue.queue_id));
 }
 
 #[test]
@@ -242,8 +248,8 @@ fn two_queues_see_concurrent_senders_in_one_order() {
     let othello = Client::dev("othello@zulip.com");
     let cordelia = Client::dev("cordelia@zulip.com");
     let iago = Client::dev("iago@zulip.com");
-    let mut q1 = register_for(&cordelia, r#"["typing"]"#);
-    let mut q2 = register_for(&iago, r#"["typing"]"#);
+    let mut q1 = register_for(&cordelia, r#"["typing", "message"]"#);
+    let mut q2 = register_for(&iago, r#"["typing", "message"]"#);
     let to = [cordelia.user_id, iago.user_id];
     let senders: Vec<_> = [hamlet.clone(), othello.clone()]
         .into_iter()
@@ -268,8 +274,8 @@ fn two_queues_see_concurrent_senders_in_one_order() {
     let key = |events: Vec<Value>| -> Vec<(i64, String)> {
         events.iter().map(|e| (e["sender"]["user_id"].as_i64().unwrap(), e["op"].as_str().unwrap().to_string())).collect()
     };
-    let seen1 = key(q1.collect(Duration::from_millis(500), pick));
-    let seen2 = key(q2.collect(Duration::from_millis(500), pick));
+    let seen1 = key(q1.events_before_sentinel().into_iter().filter(pick).collect());
+    let seen2 = key(q2.events_before_sentinel().into_iter().filter(pick).collect());
     assert_eq!(seen1.len(), 30, "{seen1:?}");
     assert_eq!(seen1, seen2);
 }
@@ -282,15 +288,18 @@ fn organizations_are_isolated() {
     let lear_queue = register_for(&king, r#"["typing"]"#);
     let zulip_queue = register_for(&hamlet, r#"["typing"]"#);
     // A queue of one organization does not exist in the other.
-    hamlet.get("/events", &[("queue_id", &lear_queue.queue_id), ("dont_block", "true")]).error(400, "BAD_EVENT_QUEUE_ID");
-    king.get("/events", &[("queue_id", &zulip_queue.queue_id), ("dont_block", "true")]).error(400, "BAD_EVENT_QUEUE_ID");
+    hamlet
+        .get("/events", &[("queue_id", &lear_queue.queue_id), ("dont_block", "true")])
+        .bad_request("BAD_EVENT_QUEUE_ID", &bad_queue_msg(&lear_queue.queue_id));
+    king.get("/events", &[("queue_id", &zulip_queue.queue_id), ("dont_block", "true")])
+        .bad_request("BAD_EVENT_QUEUE_ID", &bad_queue_msg(&zulip_queue.queue_id));
     // Users of the other organization are not valid recipients, and events stay home.
     let to = serde_json::to_string(&[king.user_id]).unwrap();
     let resp = cordelia.post("/typing", &[("op", "start"), ("to", &to)]);
     if resp.status == 200 {
         panic!("a user of another organization was accepted: {:?}", resp.body);
     }
-    resp.error(400, "BAD_REQUEST");
+    resp.bad_request("BAD_REQUEST", "Invalid user ID 1000000000001");
     typing_to(&cordelia, &[hamlet.user_id], "start");
     let mut zq = zulip_queue;
     zq.wait_for("typing from cordelia", |e| from(e, &cordelia));

@@ -27,7 +27,7 @@ fn ignored_parameters_absent_when_all_parameters_are_known() {
 fn unknown_route_is_a_json_404() {
     let resp = anonymous("GET", "/no/such/endpoint", &[]);
     assert_eq!(resp.content_type.as_deref(), Some("application/json"));
-    resp.error(404, "BAD_REQUEST");
+    resp.error(404, "BAD_REQUEST", "Not Found");
 }
 
 #[test]

@@ -1,13 +1,13 @@
 //! No read, write, event, key or user lookup crosses between organizations: an id from
 //! another organization behaves exactly as an id that does not exist.
 
+mod chat;
 mod common;
 mod event_support;
-mod message_support;
 mod upload_support;
+use chat::lear;
 use common::*;
 use event_support::*;
-use message_support::lear;
 use serde_json::{json, Value};
 
 /// An id no organization has.
@@ -167,7 +167,7 @@ fn foreign_group_ids_behave_as_missing_ones() {
 fn an_api_key_only_opens_its_own_organization() {
     let hamlet = Client::dev("hamlet@zulip.com");
     let elsewhere = Client { realm: Some("lear".into()), ..hamlet.clone() };
-    let body = elsewhere.get("/users/me", &[]).error(401, "UNAUTHORIZED");
+    let body = elsewhere.get("/users/me", &[]).error(401, "UNAUTHORIZED", "Invalid API key");
     assert!(body.get("email").is_none(), "{body:?}");
 }
 

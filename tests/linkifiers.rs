@@ -91,7 +91,8 @@ fn patterns_and_templates_are_validated() {
     let iago = iago();
     let prefix = unique("LK");
     let post = |pattern: &str, template: &str| iago.post("/realm/filters", &[("pattern", pattern), ("url_template", template)]);
-    let body = post(&format!("{prefix}(?P<id>[0-9]+"), "https://x.example.com/{id}").error(400, "BAD_REQUEST");
+    let body = post(&format!("{prefix}(?P<id>[0-9]+"), "https://x.example.com/{id}")
+        .bad_request("BAD_REQUEST", "Bad regular expression: unclosed group");
     assert!(body["msg"].as_str().unwrap().starts_with("Bad regular expression: "), "{body:?}");
     post(&format!("{prefix}(?P<id>[0-9]+)"), "https://x.example.com/{id").bad_request("BAD_REQUEST", "Invalid URL template.");
     post(&format!("{prefix}(?P<id>[0-9]+)"), "https://x.example.com/{id}/{other}")
@@ -210,7 +211,7 @@ fn a_member_refused_sends_no_event() {
     let mut queue = register_for(&Client::dev("cordelia@zulip.com"), r#"["realm_linkifiers"]"#);
     Client::dev("hamlet@zulip.com")
         .post("/realm/filters", &[("pattern", &pattern), ("url_template", &template)])
-        .error(400, "UNAUTHORIZED_PRINCIPAL");
+        .bad_request("UNAUTHORIZED_PRINCIPAL", "Must be an organization administrator");
     // A later change by an administrator is the sentinel: no event up to it may carry the
     // refused pattern (other tests' changes may arrive in between).
     let (sentinel, sentinel_template) = unique_linkifier();

@@ -197,10 +197,12 @@ fn updating_to_a_taken_name_is_refused_and_nothing_changes() {
 fn unknown_fragment_is_not_found() {
     let hamlet = Client::dev("hamlet@zulip.com");
     let fragment = custom_fragment();
-    let body = hamlet.patch(&format!("/navigation_views/{fragment}"), &[("is_pinned", "true")]).error(404, "BAD_REQUEST");
-    assert_eq!(body["msg"], "Navigation view does not exist.");
-    let body = hamlet.delete(&format!("/navigation_views/{fragment}"), &[]).error(404, "BAD_REQUEST");
-    assert_eq!(body["msg"], "Navigation view does not exist.");
+    hamlet.patch(&format!("/navigation_views/{fragment}"), &[("is_pinned", "true")]).error(
+        404,
+        "BAD_REQUEST",
+        "Navigation view does not exist.",
+    );
+    hamlet.delete(&format!("/navigation_views/{fragment}"), &[]).error(404, "BAD_REQUEST", "Navigation view does not exist.");
 }
 
 #[test]
@@ -209,8 +211,12 @@ fn another_users_view_behaves_as_missing_and_is_unchanged() {
     let othello = Client::dev("othello@zulip.com");
     let fragment = custom_fragment();
     add_custom(&hamlet, &fragment, &unique("private "));
-    othello.patch(&format!("/navigation_views/{fragment}"), &[("is_pinned", "false")]).error(404, "BAD_REQUEST");
-    othello.delete(&format!("/navigation_views/{fragment}"), &[]).error(404, "BAD_REQUEST");
+    othello.patch(&format!("/navigation_views/{fragment}"), &[("is_pinned", "false")]).error(
+        404,
+        "BAD_REQUEST",
+        "Navigation view does not exist.",
+    );
+    othello.delete(&format!("/navigation_views/{fragment}"), &[]).error(404, "BAD_REQUEST", "Navigation view does not exist.");
     assert_eq!(view(&hamlet, &fragment).unwrap()["is_pinned"], true);
     assert!(view(&othello, &fragment).is_none());
 }

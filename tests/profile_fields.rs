@@ -206,7 +206,7 @@ fn field_not_editable_by_users_is_refused_to_members() {
 fn malformed_data_is_a_bad_request() {
     let user = new_user("malformed");
     user.patch("/users/me/profile_data", &[("data", "{\"id\": 1}")]).bad_request("BAD_REQUEST", "data is not a list");
-    user.patch("/users/me/profile_data", &[]).error(400, "REQUEST_VARIABLE_MISSING");
+    user.patch("/users/me/profile_data", &[]).bad_request("REQUEST_VARIABLE_MISSING", "Missing 'data' argument");
 }
 
 #[test]

@@ -34,7 +34,7 @@ fn every_invalid_field_is_a_bad_request_naming_it_and_nothing_is_stored() {
     }
     let bad_device: Vec<(&str, String)> =
         full_params(&d).into_iter().map(|(k, v)| if k == "device_id" { (k, "x".to_string()) } else { (k, v) }).collect();
-    post(&othello, "/mobile_push/register", &bad_device).error(400, "BAD_REQUEST");
+    post(&othello, "/mobile_push/register", &bad_device).bad_request("BAD_REQUEST", "device_id is not an integer");
     // Nothing stored: a key rotation of that device is still an initial registration.
     let rotation = [("device_id", d.device_id.clone()), ("push_key_id", "1".into()), ("push_key", d.push_key.clone())];
     post(&othello, "/mobile_push/register", &rotation)

@@ -118,7 +118,7 @@ fn a_crash_during_sends_loses_no_accepted_message_and_no_event() {
         let unique_ids: HashSet<i64> = seen.iter().copied().collect();
         assert_eq!(unique_ids.len(), seen.len(), "no event is delivered twice: {seen:?}");
     }
-    deleted.get(true).error(400, "BAD_EVENT_QUEUE_ID");
+    deleted.get(true).bad_request("BAD_EVENT_QUEUE_ID", &bad_queue_msg(&deleted.queue_id));
     server.stop();
     let _ = std::fs::remove_dir_all(&state);
 }

@@ -165,10 +165,8 @@ fn deleting_removes_the_snippet_and_emits_remove() {
 #[test]
 fn unknown_id_is_not_found() {
     let hamlet = Client::dev("hamlet@zulip.com");
-    let body = hamlet.patch("/saved_snippets/999999999", &[("title", "x")]).error(404, "BAD_REQUEST");
-    assert_eq!(body["msg"], "Saved snippet does not exist.");
-    let body = hamlet.delete("/saved_snippets/999999999", &[]).error(404, "BAD_REQUEST");
-    assert_eq!(body["msg"], "Saved snippet does not exist.");
+    hamlet.patch("/saved_snippets/999999999", &[("title", "x")]).error(404, "BAD_REQUEST", "Saved snippet does not exist.");
+    hamlet.delete("/saved_snippets/999999999", &[]).error(404, "BAD_REQUEST", "Saved snippet does not exist.");
 }
 
 #[test]
@@ -176,10 +174,8 @@ fn another_users_snippet_behaves_as_missing_and_is_unchanged() {
     let hamlet = Client::dev("hamlet@zulip.com");
     let othello = Client::dev("othello@zulip.com");
     let id = create(&hamlet, "private", "mine");
-    let body = othello.patch(&format!("/saved_snippets/{id}"), &[("title", "stolen")]).error(404, "BAD_REQUEST");
-    assert_eq!(body["msg"], "Saved snippet does not exist.");
-    let body = othello.delete(&format!("/saved_snippets/{id}"), &[]).error(404, "BAD_REQUEST");
-    assert_eq!(body["msg"], "Saved snippet does not exist.");
+    othello.patch(&format!("/saved_snippets/{id}"), &[("title", "stolen")]).error(404, "BAD_REQUEST", "Saved snippet does not exist.");
+    othello.delete(&format!("/saved_snippets/{id}"), &[]).error(404, "BAD_REQUEST", "Saved snippet does not exist.");
     assert!(!othello.get("/saved_snippets", &[]).success()["saved_snippets"].as_array().unwrap().iter().any(|s| s["id"] == id));
     assert_eq!(own_snippet(&hamlet, id).unwrap()["title"], "private");
 }

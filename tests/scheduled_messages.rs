@@ -23,10 +23,6 @@ fn later() -> String {
     (now() + 3600).to_string()
 }
 
-fn channel(client: &Client, name: &str) -> i64 {
-    client.get("/get_stream_id", &[("stream", name)]).success()["stream_id"].as_i64().unwrap()
-}
-
 fn schedule_channel(client: &Client, channel_id: i64, topic: &str, content: &str, at: &str) -> i64 {
     let to = channel_id.to_string();
     let body = client
@@ -59,8 +55,7 @@ fn path(id: i64) -> String {
 }
 
 fn not_found(resp: Resp) {
-    let body = resp.error(404, "BAD_REQUEST");
-    assert_eq!(body["msg"], "Scheduled message does not exist");
+    resp.error(404, "BAD_REQUEST", "Scheduled message does not exist");
 }
 
 /// Messages of the caller whose content contains `marker`.
@@ -78,7 +73,7 @@ fn wait_message(queue: &mut Queue, marker: &str) -> Value {
 #[test]
 fn scheduling_answers_an_id_and_lists_the_message_in_zulips_shape() {
     let hamlet = Client::dev("hamlet@zulip.com");
-    let verona = channel(&hamlet, "Verona");
+    let verona = channel_id(&hamlet, "Verona");
     let at = later();
     let content = unique("scheduled **bold** ");
     let id = schedule_channel(&hamlet, verona, "plans", &content, &at);
@@ -106,7 +101,7 @@ fn a_direct_scheduled_message_lists_its_recipients() {
 #[test]
 fn delivery_time_must_be_in_the_future() {
     let hamlet = Client::dev("hamlet@zulip.com");
-    let verona = channel(&hamlet, "Verona").to_string();
+    let verona = channel_id(&hamlet, "Verona").to_string();
     let past = (now() - 10).to_string();
     hamlet
         .post(
@@ -137,7 +132,7 @@ fn scheduling_applies_the_send_rules_unknown_user_and_missing_topic() {
             &[("type", "direct"), ("to", "[999999]"), ("content", "x"), ("scheduled_delivery_timestamp", &later())],
         )
         .bad_request("BAD_REQUEST", "Invalid user ID 999999");
-    let verona = channel(&hamlet, "Verona").to_string();
+    let verona = channel_id(&hamlet, "Verona").to_string();
     hamlet
         .post("/scheduled_messages", &[("type", "stream"), ("to", &verona), ("content", "x"), ("scheduled_delivery_timestamp", &later())])
         .bad_request("BAD_REQUEST", "Missing topic");
@@ -153,7 +148,7 @@ fn scheduling_applies_the_send_rules_unknown_user_and_missing_topic() {
 fn another_users_scheduled_message_behaves_as_a_missing_one() {
     let hamlet = Client::dev("hamlet@zulip.com");
     let othello = Client::dev("othello@zulip.com");
-    let verona = channel(&hamlet, "Verona");
+    let verona = channel_id(&hamlet, "Verona");
     let id = schedule_channel(&hamlet, verona, "mine", &unique("private plan "), &later());
     assert!(listed(&othello, id).is_none());
     not_found(othello.patch(&path(id), &[("content", "stolen")]));
@@ -167,7 +162,7 @@ fn another_users_scheduled_message_behaves_as_a_missing_one() {
 fn deleting_removes_it_and_sends_a_remove_event() {
     let hamlet = Client::dev("hamlet@zulip.com");
     let mut queue = register_for(&hamlet, r#"["scheduled_messages"]"#);
-    let verona = channel(&hamlet, "Verona");
+    let verona = channel_id(&hamlet, "Verona");
     let id = schedule_channel(&hamlet, verona, "gone", &unique("to delete "), &later());
     queue.wait_for("add", |e| {
         e["type"] == "scheduled_messages" && e["op"] == "add" && e["scheduled_messages"][0]["scheduled_message_id"] == id
@@ -181,7 +176,7 @@ fn deleting_removes_it_and_sends_a_remove_event() {
 #[test]
 fn register_includes_the_pending_scheduled_messages() {
     let cordelia = Client::dev("cordelia@zulip.com");
-    let verona = channel(&cordelia, "Verona");
+    let verona = channel_id(&cordelia, "Verona");
     let id = schedule_channel(&cordelia, verona, "reg", &unique("in register "), &later());
     let body = cordelia.post("/register", &[("fetch_event_types", r#"["scheduled_messages"]"#)]).success();
     let list = body["scheduled_messages"].as_array().expect("scheduled_messages in register");
@@ -193,7 +188,7 @@ fn register_includes_the_pending_scheduled_messages() {
 fn a_due_channel_message_is_delivered_by_the_alarm_to_a_waiting_queue() {
     let hamlet = Client::dev("hamlet@zulip.com");
     let othello = Client::dev("othello@zulip.com");
-    let verona = channel(&hamlet, "Verona");
+    let verona = channel_id(&hamlet, "Verona");
     let mut receiver = register_for(&othello, r#"["message"]"#);
     let mut owner = register_for(&hamlet, r#"["scheduled_messages"]"#);
     let marker = unique("alarmdelivered");
@@ -231,7 +226,7 @@ fn editing_needs_something_to_change() {
 #[test]
 fn changing_the_type_requires_to_and_a_topic_for_channels() {
     let hamlet = Client::dev("hamlet@zulip.com");
-    let verona = channel(&hamlet, "Verona").to_string();
+    let verona = channel_id(&hamlet, "Verona").to_string();
     let id = schedule_direct(&hamlet, &[user_id("othello@zulip.com")], &unique("x "), &later());
     hamlet
         .patch(&path(id), &[("type", "stream")])
@@ -256,7 +251,7 @@ fn a_topic_is_ignored_for_direct_messages() {
     assert_eq!(m["type"], "private");
     assert!(m.get("topic").is_none());
     // Changing a channel message to direct ignores the topic sent with it.
-    let verona = channel(&hamlet, "Verona");
+    let verona = channel_id(&hamlet, "Verona");
     let id = schedule_channel(&hamlet, verona, "t", &unique("y "), &later());
     let to = format!("[{othello}]");
     hamlet.patch(&path(id), &[("type", "direct"), ("to", &to), ("topic", "ignored too")]).success();
@@ -269,7 +264,7 @@ fn a_topic_is_ignored_for_direct_messages() {
 fn editing_content_topic_and_time_updates_it_and_sends_an_update_event() {
     let hamlet = Client::dev("hamlet@zulip.com");
     let mut queue = register_for(&hamlet, r#"["scheduled_messages"]"#);
-    let verona = channel(&hamlet, "Verona");
+    let verona = channel_id(&hamlet, "Verona");
     let id = schedule_channel(&hamlet, verona, "before", &unique("old "), &later());
     let new_at = (now() + 7200).to_string();
     hamlet.patch(&path(id), &[("content", "new *text*"), ("topic", "after"), ("scheduled_delivery_timestamp", &new_at)]).success();
@@ -287,8 +282,8 @@ fn editing_content_topic_and_time_updates_it_and_sends_an_update_event() {
 #[test]
 fn editing_to_without_type_keeps_the_type() {
     let hamlet = Client::dev("hamlet@zulip.com");
-    let verona = channel(&hamlet, "Verona");
-    let denmark = channel(&hamlet, "Denmark");
+    let verona = channel_id(&hamlet, "Verona");
+    let denmark = channel_id(&hamlet, "Denmark");
     let id = schedule_channel(&hamlet, verona, "t", &unique("x "), &later());
     hamlet.patch(&path(id), &[("to", &denmark.to_string())]).success();
     let m = listed(&hamlet, id).unwrap();
@@ -299,7 +294,7 @@ fn editing_to_without_type_keeps_the_type() {
 #[test]
 fn editing_checks_the_send_rules() {
     let hamlet = Client::dev("hamlet@zulip.com");
-    let verona = channel(&hamlet, "Verona");
+    let verona = channel_id(&hamlet, "Verona");
     let id = schedule_channel(&hamlet, verona, "t", &unique("x "), &later());
     let body = hamlet.patch(&path(id), &[("to", "999998")]).bad_request("STREAM_DOES_NOT_EXIST", "Channel with ID '999998' does not exist");
     assert_eq!(body["stream_id"], 999998);
@@ -320,7 +315,7 @@ fn a_message_that_cannot_be_sent_is_marked_failed_and_can_be_rescheduled() {
     let hamlet = Client::dev("hamlet@zulip.com");
     let name = unique("sched-private-");
     let private = create_channel(&hamlet, &name, &[("invite_only", "true")], &[]);
-    let verona = channel(&hamlet, "Verona");
+    let verona = channel_id(&hamlet, "Verona");
     let mut owner = register_for(&hamlet, r#"["scheduled_messages", "message"]"#);
     let marker = unique("failedthenok");
     let id = schedule_channel(&hamlet, private, "t", &format!("{marker} retry"), &(now() + 2).to_string());

@@ -123,7 +123,7 @@ fn unknown_channel_id_is_stream_does_not_exist() {
     let hamlet = Client::dev("hamlet@zulip.com");
     let body = hamlet
         .post("/messages", &[("type", "stream"), ("to", "99999999"), ("topic", "t"), ("content", "x")])
-        .error(400, "STREAM_DOES_NOT_EXIST");
+        .bad_request("STREAM_DOES_NOT_EXIST", "Channel with ID '99999999' does not exist");
     assert_eq!(body["stream_id"], 99999999);
 }
 

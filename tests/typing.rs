@@ -1,21 +1,13 @@
 //! `POST /typing`: validation and the typing events it sends.
 
+mod chat;
 mod common;
 mod event_support;
 
-use std::time::Duration;
-
+use chat::channel_id;
 use common::Client;
 use event_support::{register, register_for};
 use serde_json::Value;
-
-fn channel_id(client: &Client, name: &str) -> i64 {
-    let body = client.post("/register", &[("fetch_event_types", r#"["subscription"]"#), ("event_types", r#"["realm_emoji"]"#)]).success();
-    let id =
-        body["subscriptions"].as_array().unwrap().iter().find(|s| s["name"] == name).expect("subscribed")["stream_id"].as_i64().unwrap();
-    client.delete("/events", &[("queue_id", body["queue_id"].as_str().unwrap())]).success();
-    id
-}
 
 fn typing_from(sender: &Client) -> impl Fn(&Value) -> bool + '_ {
     move |e: &Value| e["type"] == "typing" && e["sender"]["user_id"] == sender.user_id
@@ -26,7 +18,7 @@ fn direct_typing_reaches_recipients_but_not_the_sender() {
     let hamlet = Client::dev("hamlet@zulip.com");
     let othello = Client::dev("othello@zulip.com");
     let mut recipient = register_for(&othello, r#"["typing"]"#);
-    let mut sender_queue = register_for(&hamlet, r#"["typing"]"#);
+    let mut sender_queue = register_for(&hamlet, r#"["typing", "message"]"#);
     let to = format!("[{}]", othello.user_id);
     hamlet.post("/typing", &[("op", "start"), ("to", &to)]).success();
     let event = recipient.wait_for("typing start", typing_from(&hamlet));
@@ -37,7 +29,7 @@ fn direct_typing_reaches_recipients_but_not_the_sender() {
     assert!(recipients.contains(&othello.user_id) && recipients.contains(&hamlet.user_id));
     hamlet.post("/typing", &[("op", "stop"), ("to", &to)]).success();
     assert_eq!(recipient.wait_for("typing stop", typing_from(&hamlet))["op"], "stop");
-    let own = sender_queue.collect(Duration::from_millis(300), typing_from(&hamlet));
+    let own: Vec<Value> = sender_queue.events_before_sentinel().into_iter().filter(typing_from(&hamlet)).collect();
     assert!(own.is_empty(), "the sender got its own typing notice: {own:?}");
 }
 
@@ -81,13 +73,13 @@ fn stream_type_works_like_channel_and_no_topic_reads_as_empty() {
 #[test]
 fn private_type_is_refused() {
     let hamlet = Client::dev("hamlet@zulip.com");
-    hamlet.post("/typing", &[("op", "start"), ("type", "private"), ("to", "[1]")]).error(400, "BAD_REQUEST");
+    hamlet.post("/typing", &[("op", "start"), ("type", "private"), ("to", "[1]")]).bad_request("BAD_REQUEST", "Invalid type");
 }
 
 #[test]
 fn channel_typing_without_stream_id_is_bad_request() {
     let hamlet = Client::dev("hamlet@zulip.com");
-    hamlet.post("/typing", &[("op", "start"), ("type", "channel"), ("topic", "x")]).error(400, "BAD_REQUEST");
+    hamlet.post("/typing", &[("op", "start"), ("type", "channel"), ("topic", "x")]).bad_request("BAD_REQUEST", "Missing stream_id");
 }
 
 #[test]
@@ -96,10 +88,13 @@ fn channel_typing_needs_a_topic_and_a_visible_channel() {
     let iago = Client::dev("iago@zulip.com");
     let core_team = channel_id(&iago, "core team");
     let verona = channel_id(&iago, "Verona").to_string();
-    iago.post("/typing", &[("op", "start"), ("type", "channel"), ("stream_id", &verona)]).error(400, "BAD_REQUEST");
+    iago.post("/typing", &[("op", "start"), ("type", "channel"), ("stream_id", &verona)]).bad_request("BAD_REQUEST", "Missing topic");
     let core_team = core_team.to_string();
-    polonius.post("/typing", &[("op", "start"), ("type", "channel"), ("stream_id", &core_team), ("topic", "x")]).error(400, "BAD_REQUEST");
-    iago.post("/typing", &[("op", "start"), ("type", "channel"), ("stream_id", "999999"), ("topic", "x")]).error(400, "BAD_REQUEST");
+    polonius
+        .post("/typing", &[("op", "start"), ("type", "channel"), ("stream_id", &core_team), ("topic", "x")])
+        .bad_request("BAD_REQUEST", "Invalid channel ID");
+    iago.post("/typing", &[("op", "start"), ("type", "channel"), ("stream_id", "999999"), ("topic", "x")])
+        .bad_request("BAD_REQUEST", "Invalid channel ID");
 }
 
 #[test]
@@ -107,14 +102,14 @@ fn op_is_required_and_checked() {
     let hamlet = Client::dev("hamlet@zulip.com");
     let to = format!("[{}]", Client::dev("othello@zulip.com").user_id);
     hamlet.post("/typing", &[("to", &to)]).bad_request("REQUEST_VARIABLE_MISSING", "Missing 'op' argument");
-    hamlet.post("/typing", &[("op", "typing"), ("to", &to)]).error(400, "BAD_REQUEST");
+    hamlet.post("/typing", &[("op", "typing"), ("to", &to)]).bad_request("BAD_REQUEST", "Invalid op");
 }
 
 #[test]
 fn direct_typing_checks_its_recipients() {
     let hamlet = Client::dev("hamlet@zulip.com");
-    hamlet.post("/typing", &[("op", "start")]).error(400, "REQUEST_VARIABLE_MISSING");
-    hamlet.post("/typing", &[("op", "start"), ("to", "[]")]).error(400, "BAD_REQUEST");
-    hamlet.post("/typing", &[("op", "start"), ("to", "[99999999]")]).error(400, "BAD_REQUEST");
-    hamlet.post("/typing", &[("op", "start"), ("to", "othello")]).error(400, "BAD_REQUEST");
+    hamlet.post("/typing", &[("op", "start")]).bad_request("REQUEST_VARIABLE_MISSING", "Missing 'to' argument");
+    hamlet.post("/typing", &[("op", "start"), ("to", "[]")]).bad_request("BAD_REQUEST", "Empty 'to' list");
+    hamlet.post("/typing", &[("op", "start"), ("to", "[99999999]")]).bad_request("BAD_REQUEST", "Invalid user ID 99999999");
+    hamlet.post("/typing", &[("op", "start"), ("to", "othello")]).bad_request("BAD_REQUEST", "Argument \"to\" is not valid JSON.");
 }

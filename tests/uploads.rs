@@ -126,6 +126,7 @@ fn anonymous_requests_never_get_the_bytes() {
     let got = download(None, &url, &[]);
     assert_eq!(got.status, 401);
     assert_eq!(got.json()["code"], "UNAUTHORIZED");
+    assert_eq!(got.json()["msg"], "Not logged in: API authentication or user session required");
     assert_ne!(got.bytes, b"not for you");
 }
 
@@ -195,7 +196,7 @@ fn api_form_answers_a_url_to_the_file() {
     let temporary = body["url"].as_str().unwrap();
     assert!(temporary.starts_with("/user_uploads/temporary/") && temporary.ends_with("/api.txt"), "{temporary}");
     assert_eq!(download(None, temporary, &[]).bytes, b"api", "a temporary URL needs no credentials");
-    othello.get(&format!("/user_uploads{path}"), &[]).error(403, "PERMISSION_DENIED");
+    othello.get(&format!("/user_uploads{path}"), &[]).error(403, "PERMISSION_DENIED", "You are not authorized to view this file.");
 }
 
 #[test]

@@ -236,7 +236,9 @@ fn group_names_are_checked() {
     hamlet
         .post("/user_groups/create", &[("name", " "), ("description", "x")])
         .bad_request("BAD_REQUEST", "User group name cannot be empty.");
-    hamlet.post("/user_groups/create", &[("name", &unique("nodesc"))]).error(400, "REQUEST_VARIABLE_MISSING");
+    hamlet
+        .post("/user_groups/create", &[("name", &unique("nodesc"))])
+        .bad_request("REQUEST_VARIABLE_MISSING", "Missing 'description' argument");
     hamlet
         .post("/user_groups/create", &[("name", &unique("badmember")), ("description", "x"), ("members", "[99999999]")])
         .bad_request("BAD_REQUEST", "Invalid user ID: 99999999");

@@ -8,7 +8,7 @@ mod common;
 mod event_support;
 
 use common::{assert_matches_openapi, unique, Client};
-use event_support::{register, Queue};
+use event_support::register;
 use serde_json::{json, Value};
 
 fn new_user() -> Client {
@@ -24,22 +24,6 @@ fn settings_object(client: &Client) -> Value {
         .post("/register", &[("fetch_event_types", r#"["user_settings"]"#), ("client_capabilities", r#"{"user_settings_object": true}"#)])
         .success();
     state["user_settings"].clone()
-}
-
-/// Events up to and including the first matching `last`.
-fn events_until(queue: &mut Queue, last: impl Fn(&Value) -> bool) -> Vec<Value> {
-    let mut seen = Vec::new();
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
-    while std::time::Instant::now() < deadline {
-        for event in queue.poll(false) {
-            let done = last(&event);
-            seen.push(event);
-            if done {
-                return seen;
-            }
-        }
-    }
-    panic!("the closing event never came; saw {seen:?}");
 }
 
 /// A setting, the value sent, and the value the API answers.
@@ -98,7 +82,7 @@ fn a_change_sends_user_settings_and_the_legacy_event_only_to_legacy_clients() {
     user.patch("/settings", &[("send_read_receipts", "false")]).success();
     let is_sentinel = |e: &Value| e["type"] == "user_settings" && e["property"] == "send_read_receipts";
 
-    let seen = events_until(&mut legacy, is_sentinel);
+    let seen = legacy.events_until("sentinel", is_sentinel);
     let find = |kind: &str, key: &str, name: &str| seen.iter().find(|e| e["type"] == kind && e[key] == name).cloned();
     let update = find("user_settings", "property", "emojiset").expect("user_settings event");
     assert_eq!(update["op"], "update");
@@ -109,7 +93,7 @@ fn a_change_sends_user_settings_and_the_legacy_event_only_to_legacy_clients() {
     let global = find("update_global_notifications", "notification_name", "enable_sounds").expect("update_global_notifications event");
     assert_eq!(global["setting"], false);
 
-    let seen = events_until(&mut modern, is_sentinel);
+    let seen = modern.events_until("sentinel", is_sentinel);
     assert!(seen.iter().any(|e| e["type"] == "user_settings" && e["property"] == "enable_sounds" && e["value"] == false));
     assert!(seen.iter().all(|e| e["type"] != "update_display_settings" && e["type"] != "update_global_notifications"), "{seen:?}");
 }
@@ -131,7 +115,7 @@ fn an_unchanged_value_sends_no_event() {
     let mut queue = register(&user, &[("event_types", r#"["user_settings"]"#)]);
     user.patch("/settings", &[("enter_sends", "false")]).success();
     user.patch("/settings", &[("enter_sends", "true")]).success();
-    let seen = events_until(&mut queue, |e| e["property"] == "enter_sends");
+    let seen = queue.events_until("enter_sends update", |e| e["property"] == "enter_sends");
     assert_eq!(seen.len(), 1);
     assert_eq!(seen[0]["value"], true);
 }

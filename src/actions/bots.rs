@@ -4,7 +4,8 @@ use serde_json::{json, Value};
 use worker::{D1Database, Env};
 
 use crate::actions::users::{check_create_user, do_issue_api_key, do_regenerate_api_key};
-use crate::db::users::{self, NewUser, UserRow, ROLE_MEMBER};
+use crate::db::users::{self, NewUser, UserRow};
+use crate::domain::users::Role;
 use crate::domain::users::{avatar_url, check_full_name, user_dict, UserDictOptions};
 use crate::error::{ApiError, ApiResult};
 use crate::event_types::{Event, RealmBotEvent, RealmUserEvent};
@@ -39,7 +40,7 @@ pub fn bot_email(short_name: &str, realm_host: &str) -> String {
 /// `POST /bots`: checks the names and type, creates the bot owned by `owner` with a
 /// fresh API key, then tells everyone (`realm_user` add) and the owner and administrators
 /// (`realm_bot` add).
-pub async fn check_create_bot(env: &Env, db: &D1Database, owner: &UserRow, bot: &NewBot<'_>, realm_host: &str) -> ApiResult<CreatedBot> {
+pub async fn check_create_bot(db: &D1Database, env: &Env, owner: &UserRow, bot: &NewBot<'_>, realm_host: &str) -> ApiResult<CreatedBot> {
     if owner.is_guest() {
         return Err(ApiError::bad_request("Not allowed for guest users"));
     }
@@ -69,7 +70,7 @@ pub async fn check_create_bot(env: &Env, db: &D1Database, owner: &UserRow, bot: 
         realm_id: owner.realm_id,
         email: &email,
         full_name: &full_name,
-        role: ROLE_MEMBER,
+        role: Role::Member,
         password_hash: None,
         can_create_users: false,
         bot_type: Some(bot.bot_type),

@@ -21,15 +21,15 @@ fn changed_id(result: &D1Result) -> ApiResult<Option<i64>> {
 }
 
 /// Sends the organization's current linkifiers (the batch's last result) to everyone.
-async fn notify_linkifiers(env: &Env, db: &D1Database, realm_id: i64, results: &[D1Result]) -> ApiResult<()> {
+async fn notify_linkifiers(db: &D1Database, env: &Env, realm_id: i64, results: &[D1Result]) -> ApiResult<()> {
     let rows: Vec<LinkifierRow> = results.last().map(|r| r.results()).transpose()?.unwrap_or_default();
     let list: Vec<Value> = rows.iter().map(linkifier_dict).collect();
     let event = Event::RealmLinkifiers { realm_linkifiers: json!(list) };
-    crate::actions::notify_realm(env, db, realm_id, &event).await
+    crate::actions::notify_realm(db, env, realm_id, &event).await
 }
 
 /// `POST /realm/filters`: checks and adds a linkifier last in the order; answers its id.
-pub async fn check_add_linkifier(env: &Env, db: &D1Database, admin: &UserRow, pattern: &str, url_template: &str) -> ApiResult<i64> {
+pub async fn check_add_linkifier(db: &D1Database, env: &Env, admin: &UserRow, pattern: &str, url_template: &str) -> ApiResult<i64> {
     let (pattern, url_template) = check_linkifier(pattern, url_template)?;
     let results = crate::db::run_batch(
         db,
@@ -37,14 +37,14 @@ pub async fn check_add_linkifier(env: &Env, db: &D1Database, admin: &UserRow, pa
     )
     .await?;
     let id = changed_id(&results[0])?.ok_or_else(duplicate_pattern)?;
-    notify_linkifiers(env, db, admin.realm_id, &results).await?;
+    notify_linkifiers(db, env, admin.realm_id, &results).await?;
     Ok(id)
 }
 
 /// `PATCH /realm/filters/{filter_id}`: checks and replaces a linkifier's pattern and template.
 pub async fn check_update_linkifier(
-    env: &Env,
     db: &D1Database,
+    env: &Env,
     admin: &UserRow,
     id: i64,
     pattern: &str,
@@ -60,20 +60,20 @@ pub async fn check_update_linkifier(
         let rows: Vec<LinkifierRow> = results[1].results()?;
         return Err(if rows.iter().any(|r| r.id == id) { duplicate_pattern() } else { not_found() });
     }
-    notify_linkifiers(env, db, admin.realm_id, &results).await
+    notify_linkifiers(db, env, admin.realm_id, &results).await
 }
 
 /// `DELETE /realm/filters/{filter_id}`.
-pub async fn do_remove_linkifier(env: &Env, db: &D1Database, admin: &UserRow, id: i64) -> ApiResult<()> {
+pub async fn do_remove_linkifier(db: &D1Database, env: &Env, admin: &UserRow, id: i64) -> ApiResult<()> {
     let results =
         crate::db::run_batch(db, vec![linkifiers::delete_stmt(db, admin.realm_id, id)?, linkifiers::in_realm_stmt(db, admin.realm_id)?])
             .await?;
     changed_id(&results[0])?.ok_or_else(not_found)?;
-    notify_linkifiers(env, db, admin.realm_id, &results).await
+    notify_linkifiers(db, env, admin.realm_id, &results).await
 }
 
 /// `PATCH /realm/linkifiers`: `ordered` must list every linkifier exactly once.
-pub async fn check_reorder_linkifiers(env: &Env, db: &D1Database, admin: &UserRow, ordered: &[i64]) -> ApiResult<()> {
+pub async fn check_reorder_linkifiers(db: &D1Database, env: &Env, admin: &UserRow, ordered: &[i64]) -> ApiResult<()> {
     let existing = linkifiers::in_realm(db, admin.realm_id).await?;
     check_order(ordered, &existing)?;
     if ordered.is_empty() {
@@ -83,7 +83,7 @@ pub async fn check_reorder_linkifiers(env: &Env, db: &D1Database, admin: &UserRo
     let results =
         crate::db::run_batch(db, vec![linkifiers::reorder_stmt(db, admin.realm_id, &ids)?, linkifiers::in_realm_stmt(db, admin.realm_id)?])
             .await?;
-    notify_linkifiers(env, db, admin.realm_id, &results).await
+    notify_linkifiers(db, env, admin.realm_id, &results).await
 }
 
 fn not_found() -> ApiError {

@@ -11,6 +11,7 @@ use crate::db::messages::MessageRow;
 use crate::db::user_groups;
 use crate::db::users::UserRow;
 use crate::error::{ApiError, ApiResult};
+use crate::event_types::{DeleteMessageEvent, Event};
 use crate::events::{self, EventUser};
 
 /// Zulip's rule: members of `can_delete_any_message_group` delete any message; others only
@@ -90,9 +91,36 @@ pub async fn delete_messages(ctx: &RequestContext, realm_id: i64, ids: &[i64]) -
     }
     crate::db::run_batch(db, stmts).await?;
 
-    let event = crate::domain::message_edit::delete_message_event(&ids, first.channel_id.map(|c| (c, first.topic.as_str())));
+    let event = delete_message_event(&ids, first.channel_id.map(|c| (c, first.topic.as_str())));
     let users: Vec<EventUser> = users.into_iter().map(EventUser::plain).collect();
     events::send_event(&ctx.env, realm_id, &event, &users).await;
     crate::actions::push::schedule_notification_removal(ctx, crate::actions::push::Removal::Deleted(ids.clone())).await;
     Ok(())
+}
+
+/// Zulip's bulk `delete_message` event (`message_ids`); `channel`: the channel id and
+/// topic of channel messages. Event queues adapt it for clients without
+/// `bulk_message_deletion`.
+pub fn delete_message_event(ids: &[i64], channel: Option<(i64, &str)>) -> Event {
+    Event::DeleteMessage(DeleteMessageEvent {
+        message_ids: ids.to_vec(),
+        message_type: if channel.is_some() { "stream" } else { "private" },
+        stream_id: channel.map(|(id, _)| id),
+        topic: channel.map(|(_, topic)| topic.to_string()),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn delete_event_is_the_bulk_form() {
+        assert_eq!(
+            serde_json::to_value(delete_message_event(&[3, 4], Some((7, "t")))).unwrap(),
+            json!({"type": "delete_message", "message_ids": [3, 4], "message_type": "stream", "stream_id": 7, "topic": "t"})
+        );
+        assert_eq!(serde_json::to_value(delete_message_event(&[3], None)).unwrap()["message_type"], "private");
+    }
 }

@@ -16,14 +16,15 @@ use crate::db::message_edits::{self as q, MoveChannelRow, RecipientRow, Subscrib
 use crate::db::messages::MessageRow;
 use crate::db::realm_settings::RealmSettingsRow;
 use crate::db::user_groups;
-use crate::db::user_messages::{flag_names, READ};
 use crate::db::users::UserRow;
 use crate::domain::channels::access;
 use crate::domain::edit_rendering::{self, Rendered};
 use crate::domain::message_edit::{self as rules, EditParams, EditPlan, EditorRights, PropagateMode, TopicMessage};
+use crate::domain::message_flags::{flag_names, READ};
 use crate::domain::messages::access_message;
 use crate::domain::realm_settings::realm_settings;
 use crate::error::{ApiError, ApiResult};
+use crate::event_types::{Event, UpdateMessageEvent};
 use crate::events::{self, EventUser};
 
 /// Zulip's threshold above which wildcard mentions need `can_mention_many_users_group`.
@@ -400,7 +401,7 @@ async fn apply(
         .await;
     if let (Some(access), Some(scope)) = (&access, scope) {
         if !access.losing_access.is_empty() {
-            let event = rules::delete_message_event(&changed_ids, Some((scope.orig_channel.id, &message.topic)));
+            let event = crate::actions::message_delete::delete_message_event(&changed_ids, Some((scope.orig_channel.id, &message.topic)));
             let users: Vec<EventUser> = access.losing_access.iter().map(|id| EventUser::plain(*id)).collect();
             events::send_event(&ctx.env, user.realm_id, &event, &users).await;
         }
@@ -410,7 +411,7 @@ async fn apply(
             .iter()
             .filter(|row| {
                 row.user_id != user.id
-                    && row.flags & crate::db::user_messages::MENTIONED == 0
+                    && row.flags & crate::domain::message_flags::MENTIONED == 0
                     && r.mentioned_user_ids.contains(&row.user_id)
             })
             .map(|row| row.user_id)
@@ -443,7 +444,7 @@ fn channel_move_access(scope: &MoveScope, target: &MoveChannelRow) -> ChannelMov
             continue;
         }
         losing_rows.push(s.user_id);
-        if target.invite_only != 0 || s.role == crate::db::users::ROLE_GUEST {
+        if target.invite_only != 0 || s.role == crate::domain::users::Role::Guest {
             losing_access.push(s.user_id);
         }
     }
@@ -477,15 +478,8 @@ async fn send_update_event(
         Some(s) => Some((s.orig_channel.id, s.orig_channel.name.as_str())),
         None => message.channel_id.map(|id| (id, recipients.channel_name.unwrap_or_default())),
     };
-    let event = rules::update_message_event(
-        user.id,
-        now,
-        message,
-        plan,
-        rendered.map(|r| (r.html.as_str(), r.is_me_message)),
-        changed_ids,
-        channel,
-    );
+    let event =
+        update_message_event(user.id, now, message, plan, rendered.map(|r| (r.html.as_str(), r.is_me_message)), changed_ids, channel);
     let mut users: BTreeMap<i64, Option<Vec<String>>> = BTreeMap::new();
     let losing: BTreeSet<i64> = access.map(|a| a.losing_rows.iter().copied().collect()).unwrap_or_default();
     for row in recipients.rows_before {
@@ -494,7 +488,7 @@ async fn send_update_event(
         }
         let mut flags = row.flags;
         if let Some(r) = rendered {
-            use crate::db::user_messages::{MENTIONED, STREAM_WILDCARD_MENTIONED, TOPIC_WILDCARD_MENTIONED};
+            use crate::domain::message_flags::{MENTIONED, STREAM_WILDCARD_MENTIONED, TOPIC_WILDCARD_MENTIONED};
             flags &= !(MENTIONED | STREAM_WILDCARD_MENTIONED | TOPIC_WILDCARD_MENTIONED);
             if r.mentioned_user_ids.contains(&row.user_id) {
                 flags |= MENTIONED;
@@ -530,4 +524,118 @@ async fn send_update_event(
     }
     let users: Vec<EventUser> = users.into_iter().map(|(id, flags)| EventUser { id, flags }).collect();
     events::send_event(&ctx.env, user.realm_id, &event, &users).await;
+}
+
+/// Zulip's `update_message` event of an edit (without `id`; flags travel per user).
+/// `rendered`: the new HTML and `/me` status of a content edit; `channel`: the channel the
+/// message was in (channel messages).
+fn update_message_event(
+    editor_id: i64,
+    now: i64,
+    message: &MessageRow,
+    plan: &EditPlan,
+    rendered: Option<(&str, bool)>,
+    changed_ids: &[i64],
+    channel: Option<(i64, &str)>,
+) -> Event {
+    let mut event = UpdateMessageEvent {
+        user_id: editor_id,
+        edit_timestamp: now,
+        message_id: message.id,
+        message_ids: changed_ids.to_vec(),
+        rendering_only: false,
+        ..Default::default()
+    };
+    if let (Some(content), Some((html, is_me))) = (&plan.content, rendered) {
+        event.orig_content = Some(message.content.clone());
+        event.orig_rendered_content = Some(message.rendered_content.clone());
+        event.content = Some(content.clone());
+        event.rendered_content = Some(html.to_string());
+        event.is_me_message = Some(is_me);
+    }
+    if let Some((id, name)) = channel {
+        event.stream_id = Some(id);
+        event.stream_name = Some(name.to_string());
+    }
+    if plan.is_moved() {
+        event.propagate_mode = Some(plan.propagate_mode.as_str());
+    }
+    if plan.stream_id.is_some() || plan.topic.is_some() {
+        event.orig_subject = Some(message.topic.clone());
+    }
+    event.new_stream_id = plan.stream_id;
+    if let Some(topic) = &plan.topic {
+        event.subject = Some(topic.clone());
+        event.topic_links = Some(Vec::new());
+    }
+    Event::UpdateMessage(Box::new(event))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn message() -> MessageRow {
+        MessageRow {
+            id: 10,
+            realm_id: 1,
+            sender_id: 1,
+            recipient_id: 5,
+            recipient_type: crate::domain::recipients::RecipientType::Channel,
+            recipient_type_id: 7,
+            channel_id: Some(7),
+            topic: "old".into(),
+            content: "hi".into(),
+            rendered_content: "<p>hi</p>".into(),
+            date_sent: 0,
+            client: "test".into(),
+            is_me_message: 0,
+            last_edit_timestamp: None,
+            last_moved_timestamp: None,
+            edit_history: None,
+            has_attachment: 0,
+            has_image: 0,
+            has_link: 0,
+        }
+    }
+
+    fn plan() -> EditPlan {
+        EditPlan {
+            content: None,
+            topic: None,
+            stream_id: None,
+            propagate_mode: PropagateMode::ChangeOne,
+            topic_resolved: false,
+            topic_unresolved: false,
+        }
+    }
+
+    #[test]
+    fn content_edit_event_carries_old_and_new_content() {
+        let plan = EditPlan { content: Some("new".into()), ..plan() };
+        let event =
+            serde_json::to_value(update_message_event(1, 50, &message(), &plan, Some(("<p>new</p>", false)), &[10], Some((7, "Verona"))))
+                .unwrap();
+        assert_eq!(
+            event,
+            json!({
+                "type": "update_message", "user_id": 1, "edit_timestamp": 50, "message_id": 10, "message_ids": [10],
+                "rendering_only": false, "orig_content": "hi", "orig_rendered_content": "<p>hi</p>", "content": "new",
+                "rendered_content": "<p>new</p>", "is_me_message": false, "stream_id": 7, "stream_name": "Verona",
+            })
+        );
+    }
+
+    #[test]
+    fn move_event_names_both_channels_topics_and_mode() {
+        let plan = EditPlan { topic: Some("new".into()), stream_id: Some(9), propagate_mode: PropagateMode::ChangeAll, ..plan() };
+        let event = serde_json::to_value(update_message_event(2, 50, &message(), &plan, None, &[10, 11], Some((7, "Verona")))).unwrap();
+        assert_eq!(event["propagate_mode"], "change_all");
+        assert_eq!(event["new_stream_id"], 9);
+        assert_eq!(event["orig_subject"], "old");
+        assert_eq!(event["subject"], "new");
+        assert_eq!(event["message_ids"], json!([10, 11]));
+        assert!(event.get("content").is_none());
+    }
 }

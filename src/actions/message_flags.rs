@@ -4,17 +4,14 @@ use serde::Deserialize;
 use serde_json::json;
 use worker::{D1Database, Env};
 
-use crate::db::user_messages::{self, flag_bit};
+use crate::db::user_messages;
 use crate::db::users::UserRow;
+use crate::domain::message_flags::{MessageFlag, ANY_MENTION, NO_ROW};
 use crate::domain::messages::invalid_message;
+use crate::domain::recipients::RecipientType;
 use crate::error::{ApiError, ApiResult};
 use crate::event_types::FlagsEvent;
 use crate::events::{send_event, Event, EventUser};
-
-/// Flags clients may change; the others are set by the server.
-const EDITABLE: &[&str] = &["read", "starred", "collapsed"];
-const NOT_EDITABLE: &[&str] =
-    &["mentioned", "stream_wildcard_mentioned", "topic_wildcard_mentioned", "wildcard_mentioned", "has_alert_word", "historical"];
 
 #[derive(Deserialize)]
 struct Found {
@@ -25,7 +22,7 @@ struct Found {
     subscribed: i64,
     topic: String,
     sender_id: i64,
-    recipient_type: i64,
+    recipient_type: RecipientType,
     recipient_type_id: i64,
     /// Direct-message groups: the members, as a JSON array.
     group_members: Option<String>,
@@ -46,7 +43,9 @@ fn message_details(found: &[Found], changed: &[i64], me: i64) -> serde_json::Val
         } else {
             d["type"] = json!("private");
             let mut ids: Vec<i64> = match f.recipient_type {
-                3 => f.group_members.as_deref().and_then(|j| serde_json::from_str(j).ok()).unwrap_or_default(),
+                RecipientType::DirectMessageGroup => {
+                    f.group_members.as_deref().and_then(|j| serde_json::from_str(j).ok()).unwrap_or_default()
+                }
                 _ => vec![f.sender_id, f.recipient_type_id],
             };
             ids.sort_unstable();
@@ -55,7 +54,7 @@ fn message_details(found: &[Found], changed: &[i64], me: i64) -> serde_json::Val
             d["user_ids"] = json!(ids);
         }
         let bits = f.flags.unwrap_or(0);
-        if bits & (user_messages::MENTIONED | user_messages::STREAM_WILDCARD_MENTIONED | user_messages::TOPIC_WILDCARD_MENTIONED) != 0 {
+        if bits & ANY_MENTION != 0 {
             d["mentioned"] = json!(true);
         }
         details.insert(f.id.to_string(), d);
@@ -82,18 +81,13 @@ pub async fn do_update_message_flags(
     flag: &str,
     message_ids: &[i64],
 ) -> ApiResult<FlagsUpdate> {
-    if !EDITABLE.contains(&flag) {
-        if NOT_EDITABLE.contains(&flag) {
-            return Err(ApiError::bad_request(format!("Flag not editable: '{flag}'")));
-        }
-        return Err(ApiError::bad_request(format!("Invalid flag: '{flag}'")));
-    }
+    let flag = MessageFlag::parse_editable(flag)?;
     let add = match op {
         "add" => true,
         "remove" => false,
         _ => return Err(ApiError::bad_request(format!("Invalid message flag operation: '{op}'"))),
     };
-    let bit = flag_bit(flag).ok_or_else(|| ApiError::bad_request(format!("Invalid flag: '{flag}'")))?;
+    let bit = flag.bits();
     let ids_json = serde_json::to_string(message_ids)?;
     let found: Vec<Found> = crate::db::all(user_messages::flag_targets_stmt(db, me.realm_id, me.id, me.is_guest(), &ids_json)?).await?;
     for id in message_ids {
@@ -101,7 +95,7 @@ pub async fn do_update_message_flags(
             return Err(invalid_message());
         }
     }
-    let marking_unread = flag == "read" && !add;
+    let marking_unread = flag == MessageFlag::Read && !add;
     let mut ignored: Vec<i64> = Vec::new();
     if marking_unread {
         for f in &found {
@@ -114,12 +108,12 @@ pub async fn do_update_message_flags(
     }
     let found: Vec<Found> = found.into_iter().filter(|f| !(marking_unread && f.channel_id.is_some() && f.subscribed == 0)).collect();
     // Messages without a row read as read+historical: marking them read changes nothing.
-    let historical: Vec<i64> = found.iter().filter(|f| f.flags.is_none() && flag != "read").map(|f| f.id).collect();
+    let historical: Vec<i64> = found.iter().filter(|f| f.flags.is_none() && flag != MessageFlag::Read).map(|f| f.id).collect();
     let changed: Vec<i64> = found
         .iter()
         .filter(|f| {
-            let bits = f.flags.unwrap_or(user_messages::READ | user_messages::HISTORICAL);
-            (bits & bit != 0) != add && (f.flags.is_some() || flag != "read")
+            let bits = f.flags.unwrap_or(NO_ROW);
+            (bits & bit != 0) != add && (f.flags.is_some() || flag != MessageFlag::Read)
         })
         .map(|f| f.id)
         .collect();

@@ -9,10 +9,11 @@ use crate::context::RequestContext;
 use crate::db::message_edits::{self as q, MoveChannelRow, SubscriberRow, KIND_NORMAL, KIND_RESOLVE_TOPIC_NOTIFICATION};
 use crate::db::messages::{self, MessageRow, NewMessage};
 use crate::db::realm_settings::RealmSettingsRow;
-use crate::db::user_messages::{self, flag_names, READ};
+use crate::db::user_messages;
 use crate::db::users::UserRow;
 use crate::domain::edit_rendering;
 use crate::domain::message_edit::{self as rules, EditPlan, RESOLVE_UNDO_GRACE_SECONDS};
+use crate::domain::message_flags::{self, flag_names, READ};
 use crate::domain::messages::{message_dict, MessageContext, MessageOptions};
 use crate::error::{ApiError, ApiResult};
 use crate::events::{self, Event, EventUser};
@@ -130,7 +131,7 @@ async fn send_bot_message(
             (
                 *id,
                 if *id == acting.id { READ } else { 0 }
-                    | if rendered.mentioned_user_ids.contains(id) { user_messages::MENTIONED } else { 0 },
+                    | if rendered.mentioned_user_ids.contains(id) { message_flags::MENTIONED } else { 0 },
             )
         })
         .collect();

@@ -11,20 +11,20 @@ use worker::{D1Database, D1PreparedStatement, Env};
 use crate::actions::channels::Principal;
 use crate::db::alert_words::{self, UserWordRow};
 use crate::db::direct_message_groups;
-use crate::db::messages::{
-    self, MessageRow, NewMessage, RecipientRef, RECIPIENT_CHANNEL, RECIPIENT_DIRECT_MESSAGE_GROUP, RECIPIENT_PERSONAL,
-};
+use crate::db::messages::{self, MessageRow, NewMessage, RecipientRef};
 use crate::db::muted_users::{self, MuterRow};
 use crate::db::realm_settings::{self, RealmSettingsRow};
 use crate::db::subscriptions::{self, ChannelViewRow};
 use crate::db::user_groups;
-use crate::db::user_messages::{self, flag_names};
+use crate::db::user_messages;
 use crate::db::users::{self, UserRow};
 use crate::db::{self, user_topics};
 use crate::domain::alert_words::alerted_users;
+use crate::domain::message_flags::{self, flag_names};
 use crate::domain::messages::{message_dict, MessageContext, MessageOptions};
+use crate::domain::recipients::RecipientType;
 use crate::domain::rendering::{mentioned_user_ids, resolution_stmts, resolved_from};
-use crate::domain::topics::{check_topic_allowed, effective_topics_policy, normalize_topic, truncate};
+use crate::domain::topics::{check_topic_allowed, effective_topics_policy, normalize_topic, truncate, VisibilityPolicy};
 use crate::error::{ApiError, ApiResult};
 use crate::events::{send_event, send_message_event, Event, EventUser};
 use crate::markdown;
@@ -61,7 +61,7 @@ pub struct SendRequest {
 
 pub struct SentMessage {
     pub id: i64,
-    pub automatic_new_visibility_policy: Option<i64>,
+    pub automatic_new_visibility_policy: Option<VisibilityPolicy>,
     /// Mentioned users this send made follow the topic (`automatically_follow_topics_where_mentioned`).
     pub followed_by_mention: Vec<i64>,
 }
@@ -91,13 +91,13 @@ struct SenderId {
 
 #[derive(Deserialize)]
 struct Policy {
-    visibility_policy: i64,
+    visibility_policy: VisibilityPolicy,
 }
 
 #[derive(Deserialize)]
 struct MentionedPolicy {
     user_id: i64,
-    visibility_policy: i64,
+    visibility_policy: VisibilityPolicy,
 }
 
 #[derive(Deserialize)]
@@ -158,7 +158,7 @@ pub struct SendPlan {
     dm_user_ids: Vec<i64>,
     /// (user id, flag bits) of every recipient.
     rows: Vec<(i64, i64)>,
-    auto_policy: Option<i64>,
+    auto_policy: Option<VisibilityPolicy>,
     mention_follows: Vec<i64>,
     named_users: Vec<UserRow>,
     /// The organization's linkifiers, for the message's `topic_links`.
@@ -246,7 +246,7 @@ pub async fn plan_send(db: &D1Database, me: &UserRow, req: &SendRequest) -> ApiR
     let mut topic = String::new();
     let mut channel_row: Option<ChannelViewRow> = None;
     let mut dm_user_ids: Vec<i64> = Vec::new();
-    let mut auto_policy: Option<i64> = None;
+    let mut auto_policy: Option<VisibilityPolicy> = None;
     // Mentioned users who follow topics where they are mentioned (Zulip's
     // `automatically_follow_topics_where_mentioned`, default on) and do not follow this one yet.
     let mut mention_follows: Vec<i64> = Vec::new();
@@ -286,7 +286,7 @@ pub async fn plan_send(db: &D1Database, me: &UserRow, req: &SendRequest) -> ApiR
             .await?;
             topic_participants = topic_results[0].results::<SenderId>()?.into_iter().map(|r| r.sender_id).collect();
             let topic_is_new = topic_participants.is_empty();
-            let current_policy = topic_results[1].results::<Policy>()?.into_iter().next().map(|p| p.visibility_policy).unwrap_or(0);
+            let current_policy = topic_results[1].results::<Policy>()?.into_iter().next().map(|p| p.visibility_policy).unwrap_or_default();
             let may_mention_many = topic_results[2].results::<Membership>()?.into_iter().next().is_some_and(|m| m.is_member != 0);
             if rendered.stream_wildcard && subscribers.len() > WILDCARD_MENTION_THRESHOLD && !may_mention_many {
                 return Err(ApiError::stream_wildcard_mention_not_allowed());
@@ -299,7 +299,7 @@ pub async fn plan_send(db: &D1Database, me: &UserRow, req: &SendRequest) -> ApiR
             mention_follows = topic_results[3]
                 .results::<MentionedPolicy>()?
                 .into_iter()
-                .filter(|r| r.visibility_policy != user_topics::FOLLOWED && subscribed.contains(&r.user_id))
+                .filter(|r| r.visibility_policy != VisibilityPolicy::Followed && subscribed.contains(&r.user_id))
                 .map(|r| r.user_id)
                 .collect();
 
@@ -349,7 +349,7 @@ pub async fn plan_send(db: &D1Database, me: &UserRow, req: &SendRequest) -> ApiR
             ids.sort_unstable();
             dm_user_ids = ids;
             for id in &dm_user_ids {
-                flags.insert(*id, user_messages::IS_PRIVATE);
+                flags.insert(*id, message_flags::IS_PRIVATE);
             }
             topic_participants = dm_user_ids.iter().copied().collect();
         }
@@ -358,23 +358,23 @@ pub async fn plan_send(db: &D1Database, me: &UserRow, req: &SendRequest) -> ApiR
     // --- Flags.
     for (user_id, bits) in flags.iter_mut() {
         if mentioned.contains(user_id) {
-            *bits |= user_messages::MENTIONED;
+            *bits |= message_flags::MENTIONED;
         }
         if rendered.stream_wildcard {
-            *bits |= user_messages::STREAM_WILDCARD_MENTIONED;
+            *bits |= message_flags::STREAM_WILDCARD_MENTIONED;
         }
         if rendered.topic_wildcard && topic_participants.contains(user_id) {
-            *bits |= user_messages::TOPIC_WILDCARD_MENTIONED;
+            *bits |= message_flags::TOPIC_WILDCARD_MENTIONED;
         }
         if alerted.contains(user_id) {
-            *bits |= user_messages::HAS_ALERT_WORD;
+            *bits |= message_flags::HAS_ALERT_WORD;
         }
         // Messages of a user one muted arrive read, as in Zulip.
         if muters.contains(user_id) {
-            *bits |= user_messages::READ;
+            *bits |= message_flags::READ;
         }
         if *user_id == me.id && req.read_by_sender {
-            *bits |= user_messages::READ;
+            *bits |= message_flags::READ;
         }
     }
     let rows: Vec<(i64, i64)> = flags.iter().map(|(u, f)| (*u, *f)).collect();
@@ -461,7 +461,7 @@ pub async fn commit_send(
     }
     if let Some(c) = channel_row {
         for user_id in mention_follows.iter() {
-            writes.push(user_topics::upsert_stmt(db, realm_id, *user_id, c.id, topic, user_topics::FOLLOWED, now)?);
+            writes.push(user_topics::upsert_stmt(db, realm_id, *user_id, c.id, topic, VisibilityPolicy::Followed, now)?);
         }
     }
     let results = crate::db::run_batch(db, writes).await?;
@@ -473,9 +473,9 @@ pub async fn commit_send(
         worker::console_error!("attachment events not sent: {}", err.msg);
     }
     let (recipient_type, recipient_type_id) = match (&recipient, channel_row) {
-        (RecipientRef::Id(_), Some(c)) => (RECIPIENT_CHANNEL, c.id),
-        (RecipientRef::User(id), _) => (RECIPIENT_PERSONAL, *id),
-        _ => (RECIPIENT_DIRECT_MESSAGE_GROUP, 0),
+        (RecipientRef::Id(_), Some(c)) => (RecipientType::Channel, c.id),
+        (RecipientRef::User(id), _) => (RecipientType::Personal, *id),
+        _ => (RecipientType::DirectMessageGroup, 0),
     };
     let message = MessageRow {
         id: inserted.id,
@@ -501,7 +501,7 @@ pub async fn commit_send(
     let mut users: HashMap<i64, UserRow> = named_users.iter().cloned().map(|u| (u.id, u)).collect();
     users.insert(me.id, me.clone());
     let mut group_members_map = HashMap::new();
-    if recipient_type == RECIPIENT_DIRECT_MESSAGE_GROUP {
+    if recipient_type == RecipientType::DirectMessageGroup {
         group_members_map.insert(0, dm_user_ids.clone());
     }
     let mut channel_names = HashMap::new();
@@ -536,7 +536,7 @@ pub async fn commit_send(
                 stream_id: c.id,
                 topic_name: topic.to_string(),
                 last_updated: now,
-                visibility_policy: user_topics::FOLLOWED,
+                visibility_policy: VisibilityPolicy::Followed,
             };
             send_event(env, realm_id, &event, &[EventUser::plain(*user_id)]).await;
         }
@@ -547,17 +547,22 @@ pub async fn commit_send(
 /// Zulip's `visibility_policy_for_send_message`: follow the topic per the sender's
 /// automatically-follow setting, or else unmute it in a muted channel per the
 /// automatically-unmute setting; nothing when already followed or unchanged.
-fn automatic_policy(policies: Option<&SenderPolicies>, current: i64, topic_is_new: bool, channel_muted: bool) -> Option<i64> {
+fn automatic_policy(
+    policies: Option<&SenderPolicies>,
+    current: VisibilityPolicy,
+    topic_is_new: bool,
+    channel_muted: bool,
+) -> Option<VisibilityPolicy> {
     let policies = policies?;
-    if current == user_topics::FOLLOWED {
+    if current == VisibilityPolicy::Followed {
         return None;
     }
     let applies = |setting: i64| matches!(setting, AUTO_ON_PARTICIPATION | AUTO_ON_SEND) || (setting == AUTO_ON_INITIATION && topic_is_new);
     if applies(policies.automatically_follow_topics_policy) {
-        return Some(user_topics::FOLLOWED);
+        return Some(VisibilityPolicy::Followed);
     }
-    if channel_muted && current == user_topics::INHERIT && applies(policies.automatically_unmute_topics_in_muted_streams_policy) {
-        return Some(user_topics::UNMUTED);
+    if channel_muted && current == VisibilityPolicy::Inherit && applies(policies.automatically_unmute_topics_in_muted_streams_policy) {
+        return Some(VisibilityPolicy::Unmuted);
     }
     None
 }
@@ -586,9 +591,10 @@ mod tests {
     #[test]
     fn initiating_a_topic_follows_it_by_default() {
         let p = SenderPolicies { automatically_follow_topics_policy: 3, automatically_unmute_topics_in_muted_streams_policy: 2 };
-        assert_eq!(automatic_policy(Some(&p), 0, true, false), Some(3));
-        assert_eq!(automatic_policy(Some(&p), 0, false, false), None);
-        assert_eq!(automatic_policy(Some(&p), 0, false, true), Some(2));
-        assert_eq!(automatic_policy(Some(&p), 3, true, false), None);
+        use VisibilityPolicy::{Followed, Inherit, Unmuted};
+        assert_eq!(automatic_policy(Some(&p), Inherit, true, false), Some(Followed));
+        assert_eq!(automatic_policy(Some(&p), Inherit, false, false), None);
+        assert_eq!(automatic_policy(Some(&p), Inherit, false, true), Some(Unmuted));
+        assert_eq!(automatic_policy(Some(&p), Followed, true, false), None);
     }
 }

@@ -1,5 +1,13 @@
 //! State changes: the D1 writes of each operation (batched) and, once they are committed,
 //! the events they cause. `do_*` takes trusted input; `check_*` validates, then acts.
+//!
+//! Every action takes its arguments in one order:
+//! 1. `db: &D1Database`, then `env: &Env` when it sends events or reaches another binding;
+//!    an action that must outlive the response or read the request itself (push
+//!    scheduling, message edits and deletions, typing) takes `ctx: &RequestContext`
+//!    instead of both;
+//! 2. the acting user (`me`, `admin`, `editor`, …), or the `realm_id` when no user acts;
+//! 3. what the request asks for (target, values), the request struct last.
 
 pub mod alert_words;
 pub mod bot_storage;
@@ -42,7 +50,7 @@ use crate::error::ApiResult;
 use crate::events::{self, Event, EventUser};
 
 /// Sends an event to every active user of the organization. Call after the write committed.
-pub async fn notify_realm(env: &Env, db: &D1Database, realm_id: i64, event: &Event) -> ApiResult<()> {
+pub async fn notify_realm(db: &D1Database, env: &Env, realm_id: i64, event: &Event) -> ApiResult<()> {
     let ids = crate::db::users::active_ids(db, realm_id).await?;
     notify_users(env, realm_id, &ids, event).await;
     Ok(())

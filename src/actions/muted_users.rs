@@ -8,6 +8,7 @@ use crate::actions::notify_users;
 use crate::db::muted_users::{self, MutedUserRow};
 use crate::db::user_messages::{self, MessageIdRow};
 use crate::db::users::UserRow;
+use crate::domain::message_flags::MessageFlag;
 use crate::error::{ApiError, ApiResult};
 use crate::event_types::{Event, FlagsEvent};
 
@@ -36,7 +37,7 @@ pub async fn do_mute_user(db: &D1Database, env: &Env, me: &UserRow, target: &Use
     let list: Vec<MutedUserRow> = results[2].results()?;
     if !read.is_empty() {
         read.sort_unstable();
-        let event = Event::UpdateMessageFlags(FlagsEvent::new(true, "read", read, false));
+        let event = Event::UpdateMessageFlags(FlagsEvent::new(true, MessageFlag::Read, read, false));
         notify_users(env, me.realm_id, &[me.id], &event).await;
     }
     send_list(env, me, &list).await;

@@ -6,11 +6,11 @@ use worker::Env;
 
 use crate::actions::users::is_valid_email;
 use crate::db::organizations::{self, FirstChannel, FirstUser};
-use crate::db::users::ROLE_OWNER;
 use crate::db::{self, realms, users};
 use crate::directory;
 use crate::domain::organizations::{check_realm_name, check_subdomain};
 use crate::domain::users::check_full_name;
+use crate::domain::users::Role;
 use crate::error::{ApiError, ApiResult};
 use crate::secrets;
 
@@ -56,7 +56,7 @@ pub async fn check_create_organization(env: &Env, new: &NewOrganization<'_>) -> 
     let owner = FirstUser {
         email: new.owner_email,
         full_name: &full_name,
-        role: ROLE_OWNER,
+        role: Role::Owner,
         password_hash: &password_hash,
         can_create_users: true,
     };

@@ -25,7 +25,7 @@ pub async fn do_update_presence(db: &D1Database, env: &Env, me: &UserRow, active
             server_timestamp: worker::Date::now().as_millis() as f64 / 1000.0,
             presence: json!({ "website": legacy_client_dict(next) }),
         };
-        notify_realm(env, db, me.realm_id, &event).await?;
+        notify_realm(db, env, me.realm_id, &event).await?;
     }
     Ok(())
 }

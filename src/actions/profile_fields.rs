@@ -21,7 +21,7 @@ pub struct FieldSpec<'a> {
 
 /// `POST /realm/profile_fields` (administrators): checks and creates a field, then sends
 /// everyone the organization's fields (`custom_profile_fields` event).
-pub async fn check_create_field(env: &Env, db: &D1Database, realm_id: i64, spec: &FieldSpec<'_>) -> ApiResult<i64> {
+pub async fn check_create_field(db: &D1Database, env: &Env, realm_id: i64, spec: &FieldSpec<'_>) -> ApiResult<i64> {
     let name = spec.name.trim();
     if name.is_empty() {
         return Err(ApiError::bad_request("Label cannot be blank."));
@@ -59,7 +59,7 @@ pub async fn check_create_field(env: &Env, db: &D1Database, realm_id: i64, spec:
     })?;
     let fields: Vec<Value> = profile_fields::in_realm(db, realm_id).await?.iter().map(field_dict).collect();
     let event = Event::CustomProfileFields { fields };
-    crate::actions::notify_realm(env, db, realm_id, &event).await?;
+    crate::actions::notify_realm(db, env, realm_id, &event).await?;
     Ok(id)
 }
 
@@ -72,9 +72,9 @@ pub struct ProfileChange {
 /// `PATCH /users/me/profile_data` (and an administrator's `profile_data` for another user):
 /// every entry is checked before anything is written; the writes are one batch; then one
 /// `realm_user` update event per changed field.
-pub async fn check_update_profile_data(env: &Env, db: &D1Database, acting: &UserRow, target: &UserRow, data: &[Value]) -> ApiResult<()> {
+pub async fn check_update_profile_data(db: &D1Database, env: &Env, acting: &UserRow, target: &UserRow, data: &[Value]) -> ApiResult<()> {
     let changes = check_profile_data(db, acting, target, data).await?;
-    do_update_profile_data(env, db, target, &changes).await
+    do_update_profile_data(db, env, target, &changes).await
 }
 
 /// Checks `data` (a list of `{id, value}`) without writing: unknown fields, fields users
@@ -110,7 +110,7 @@ pub async fn check_profile_data(db: &D1Database, acting: &UserRow, target: &User
 }
 
 /// Writes checked changes in one batch, then one `realm_user` update event per field.
-pub async fn do_update_profile_data(env: &Env, db: &D1Database, target: &UserRow, changes: &[ProfileChange]) -> ApiResult<()> {
+pub async fn do_update_profile_data(db: &D1Database, env: &Env, target: &UserRow, changes: &[ProfileChange]) -> ApiResult<()> {
     if changes.is_empty() {
         return Ok(());
     }

@@ -7,8 +7,8 @@ use worker::{D1Database, Env};
 use crate::db::batch::Batch;
 use crate::db::reactions::{self, ReactionEmojiRow};
 use crate::db::realm_emoji::{self, RealmEmojiRow};
-use crate::db::user_messages::{HISTORICAL, READ};
 use crate::db::users::UserRow;
+use crate::domain::message_flags::NO_ROW;
 use crate::domain::messages::AccessedMessage;
 use crate::domain::reactions::{check_emoji_request, emoji_from_request};
 use crate::error::{ApiError, ApiResult};
@@ -76,7 +76,7 @@ pub async fn do_add_reaction(db: &D1Database, env: &Env, me: &UserRow, accessed:
     let message_id = accessed.message.id;
     let mut writes = Vec::new();
     if accessed.user_flags.is_none() {
-        writes.push(crate::db::user_messages::insert_historical_stmt(db, me.id, message_id, READ | HISTORICAL)?);
+        writes.push(crate::db::user_messages::insert_historical_stmt(db, me.id, message_id, NO_ROW)?);
     }
     writes.push(reactions::insert_stmt(db, message_id, me.id, &emoji.name, &emoji.code, &emoji.reaction_type)?);
     if let Err(err) = crate::db::run_batch(db, writes).await {

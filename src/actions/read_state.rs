@@ -7,12 +7,13 @@ use crate::actions::notify_users;
 use crate::db::subscriptions::ChannelViewRow;
 use crate::db::user_messages::{self, MessageIdRow};
 use crate::db::users::UserRow;
+use crate::domain::message_flags::MessageFlag;
 use crate::error::{ApiError, ApiResult};
 use crate::event_types::{Event, FlagsEvent};
 
 /// Zulip's `update_message_flags` event for messages marked read.
 fn read_event(messages: &[i64], all: bool) -> Event {
-    Event::UpdateMessageFlags(FlagsEvent::new(true, "read", messages.to_vec(), all))
+    Event::UpdateMessageFlags(FlagsEvent::new(true, MessageFlag::Read, messages.to_vec(), all))
 }
 
 /// Marks all of the user's messages read; the event says `all` and lists none, as Zulip's

@@ -4,11 +4,14 @@
 
 use std::collections::HashMap;
 
+use serde_json::{json, Value};
+
 use crate::context::RequestContext;
-use crate::db::subscription_settings::{self as db, ChannelAccessRow, SubscriptionRow};
+use crate::db::subscription_settings::{self as db, ChannelAccessRow, PropertyValue, SubscriptionRow};
 use crate::db::users::UserRow;
-use crate::domain::subscription_properties::{update_events, PropertyChange};
+use crate::domain::subscription_properties::PropertyChange;
 use crate::error::{ApiError, ApiResult};
+use crate::event_types::{Event, SubscriptionEvent};
 use crate::events::{self, EventUser};
 
 /// Checks every change (the caller must be subscribed to each channel), then writes them
@@ -49,4 +52,36 @@ pub async fn check_update_subscription_properties(ctx: &RequestContext, user: &U
         }
     }
     Ok(())
+}
+
+/// The `subscription` `update` events of one change: one, or two (`in_home_view` then
+/// `is_muted`, as Zulip sends them) for either muting property.
+fn update_events(change: &PropertyChange) -> Vec<Event> {
+    let event = |property: &'static str, value: Value| {
+        Event::Subscription(SubscriptionEvent::Update { stream_id: change.channel_id, property, value })
+    };
+    match (&change.value, change.column) {
+        (PropertyValue::Flag(muted), "is_muted") => vec![event("in_home_view", json!(!muted)), event("is_muted", json!(muted))],
+        (PropertyValue::Flag(flag), _) => vec![event(change.property, json!(flag))],
+        (PropertyValue::Color(color), _) => vec![event(change.property, json!(color))],
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::domain::subscription_properties::parse_change;
+
+    #[test]
+    fn muting_sends_in_home_view_then_is_muted() {
+        let change = parse_change(3, "in_home_view", &json!(false)).unwrap();
+        assert_eq!(change.column, "is_muted");
+        assert_eq!(change.value, PropertyValue::Flag(true));
+        let events = serde_json::to_value(update_events(&change)).unwrap();
+        assert_eq!(events.as_array().unwrap().len(), 2);
+        assert_eq!(events[0]["property"], "in_home_view");
+        assert_eq!(events[0]["value"], false);
+        assert_eq!(events[1]["property"], "is_muted");
+        assert_eq!(events[1]["value"], true);
+    }
 }

@@ -87,8 +87,8 @@ async fn check_groups(db: &D1Database, realm_id: i64, ids: &[i64]) -> ApiResult<
     Ok(())
 }
 
-async fn notify(env: &Env, db: &D1Database, realm_id: i64, event: Event) -> ApiResult<()> {
-    crate::actions::notify_realm(env, db, realm_id, &event).await
+async fn notify(db: &D1Database, env: &Env, realm_id: i64, event: Event) -> ApiResult<()> {
+    crate::actions::notify_realm(db, env, realm_id, &event).await
 }
 
 pub struct NewGroup<'a> {
@@ -99,7 +99,7 @@ pub struct NewGroup<'a> {
 }
 
 /// `POST /user_groups/create`; answers the new group's id.
-pub async fn check_create_group(env: &Env, db: &D1Database, creator: &UserRow, group: &NewGroup<'_>) -> ApiResult<i64> {
+pub async fn check_create_group(db: &D1Database, env: &Env, creator: &UserRow, group: &NewGroup<'_>) -> ApiResult<i64> {
     require_member(creator)?;
     let name = check_group_name(group.name)?;
     let members = unique(group.members);
@@ -123,14 +123,14 @@ pub async fn check_create_group(env: &Env, db: &D1Database, creator: &UserRow, g
         }
     })?;
     if let Some(row) = user_groups::by_id(db, creator.realm_id, id).await? {
-        notify(env, db, creator.realm_id, Event::UserGroup(UserGroupEvent::Add { group: group_dict(&row, &members, &subgroups) })).await?;
+        notify(db, env, creator.realm_id, Event::UserGroup(UserGroupEvent::Add { group: group_dict(&row, &members, &subgroups) })).await?;
     }
     Ok(id)
 }
 
 /// `POST /user_groups/{id}/members`: every addition must be new and every removal a
 /// current direct member; all checked before the one batch of writes.
-pub async fn check_update_members(env: &Env, db: &D1Database, user: &UserRow, group_id: i64, add: &[i64], delete: &[i64]) -> ApiResult<()> {
+pub async fn check_update_members(db: &D1Database, env: &Env, user: &UserRow, group_id: i64, add: &[i64], delete: &[i64]) -> ApiResult<()> {
     if add.is_empty() && delete.is_empty() {
         return Err(ApiError::bad_request("Nothing to do. Specify at least one of \"add\" or \"delete\"."));
     }
@@ -153,10 +153,10 @@ pub async fn check_update_members(env: &Env, db: &D1Database, user: &UserRow, gr
     }
     crate::db::run_batch(db, stmts).await?;
     if !add.is_empty() {
-        notify(env, db, user.realm_id, Event::UserGroup(UserGroupEvent::AddMembers { group_id: group.id, user_ids: add.to_vec() })).await?;
+        notify(db, env, user.realm_id, Event::UserGroup(UserGroupEvent::AddMembers { group_id: group.id, user_ids: add.to_vec() })).await?;
     }
     if !delete.is_empty() {
-        notify(env, db, user.realm_id, Event::UserGroup(UserGroupEvent::RemoveMembers { group_id: group.id, user_ids: delete.to_vec() }))
+        notify(db, env, user.realm_id, Event::UserGroup(UserGroupEvent::RemoveMembers { group_id: group.id, user_ids: delete.to_vec() }))
             .await?;
     }
     Ok(())
@@ -165,8 +165,8 @@ pub async fn check_update_members(env: &Env, db: &D1Database, user: &UserRow, gr
 /// `POST /user_groups/{id}/subgroups`: additions must be new and must not make a cycle
 /// (the group may not be reachable from a new subgroup); removals must be direct subgroups.
 pub async fn check_update_subgroups(
-    env: &Env,
     db: &D1Database,
+    env: &Env,
     user: &UserRow,
     group_id: i64,
     add: &[i64],
@@ -199,8 +199,8 @@ pub async fn check_update_subgroups(
     crate::db::run_batch(db, stmts).await?;
     if !add.is_empty() {
         notify(
-            env,
             db,
+            env,
             user.realm_id,
             Event::UserGroup(UserGroupEvent::AddSubgroups { group_id: group.id, direct_subgroup_ids: add.to_vec() }),
         )
@@ -208,8 +208,8 @@ pub async fn check_update_subgroups(
     }
     if !delete.is_empty() {
         notify(
-            env,
             db,
+            env,
             user.realm_id,
             Event::UserGroup(UserGroupEvent::RemoveSubgroups { group_id: group.id, direct_subgroup_ids: delete.to_vec() }),
         )

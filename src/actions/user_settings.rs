@@ -2,13 +2,14 @@
 //! setting and the legacy `update_display_settings` / `update_global_notifications` events
 //! (and, for `timezone`, which others see, a `realm_user` update to the organization).
 
-use serde_json::{Map, Value};
+use serde_json::{json, Map, Value};
 use worker::{D1Database, Env};
 
 use crate::actions::notify_users;
 use crate::db::users::{self, SettingColumns, UserRow};
-use crate::domain::user_settings::{self as rules, Setting, Storage};
+use crate::domain::user_settings::{self as rules, Legacy, Setting, Storage};
 use crate::error::ApiResult;
+use crate::event_types::{Event, RealmUserEvent, UserSettingsEvent};
 
 /// Stores the settings among `requested` whose value differs (one write), then sends their
 /// events to the user. Nothing is written or sent when nothing differs.
@@ -34,15 +35,57 @@ pub async fn do_change_user_settings(db: &D1Database, env: &Env, me: &UserRow, r
     }
     users::update_settings_stmt(db, me.id, &Value::Object(json).to_string(), &columns)?.run().await?;
     for (setting, value) in &changes {
-        for event in rules::change_events(me, setting, value) {
+        for event in change_events(me, setting, value) {
             notify_users(env, me.realm_id, &[me.id], &event).await;
         }
-        if let Some(event) = rules::realm_user_event(me, setting, value) {
+        if let Some(event) = realm_user_event(me, setting, value) {
             // The change is stored: a failed read of the audience must not fail the request.
-            if let Err(err) = crate::actions::notify_realm(env, db, me.realm_id, &event).await {
+            if let Err(err) = crate::actions::notify_realm(db, env, me.realm_id, &event).await {
                 worker::console_error!("realm_user event of a settings change not sent: {}", err.msg);
             }
         }
     }
     Ok(())
+}
+
+/// The events of one changed setting: `user_settings`, and the legacy event of its group.
+fn change_events(user: &UserRow, setting: &Setting, value: &Value) -> Vec<Event> {
+    let mut events = vec![Event::UserSettings(UserSettingsEvent::Update { property: setting.name, value: value.clone() })];
+    match setting.legacy {
+        Legacy::Display => {
+            events.push(Event::UpdateDisplaySettings { user: user.email.clone(), setting_name: setting.name, setting: value.clone() })
+        }
+        Legacy::Notification => events.push(Event::UpdateGlobalNotifications {
+            user: user.email.clone(),
+            notification_name: setting.name,
+            setting: value.clone(),
+        }),
+        Legacy::None => {}
+    }
+    events
+}
+
+/// The organization's event of a change others see: `timezone` is part of the user object.
+fn realm_user_event(user: &UserRow, setting: &Setting, value: &Value) -> Option<Event> {
+    (setting.name == "timezone")
+        .then(|| Event::RealmUser(RealmUserEvent::Update { person: json!({"user_id": user.id, "timezone": value}) }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn legacy_events_follow_the_group() {
+        let user = UserRow { email: "a@b".into(), ..UserRow::default() };
+        let e = serde_json::to_value(change_events(&user, rules::setting("enable_sounds").unwrap(), &json!(false))).unwrap();
+        assert_eq!(e[1]["type"], "update_global_notifications");
+        assert_eq!(e[1]["notification_name"], "enable_sounds");
+        let e = serde_json::to_value(change_events(&user, rules::setting("emojiset").unwrap(), &json!("text"))).unwrap();
+        assert_eq!(e[1]["type"], "update_display_settings");
+        assert_eq!(change_events(&user, rules::setting("send_read_receipts").unwrap(), &json!(false)).len(), 1);
+        let tz = serde_json::to_value(realm_user_event(&user, rules::setting("timezone").unwrap(), &json!("Asia/Tokyo")).unwrap()).unwrap();
+        assert_eq!(tz["person"]["timezone"], "Asia/Tokyo");
+        assert!(realm_user_event(&user, rules::setting("emojiset").unwrap(), &json!("text")).is_none());
+    }
 }

@@ -9,7 +9,7 @@ use crate::db::realm_settings::{self, RealmSettingsRow};
 use crate::db::subscriptions::{self, ChannelViewRow};
 use crate::db::users::UserRow;
 use crate::db::{self, user_topics};
-use crate::domain::topics::normalize_topic;
+use crate::domain::topics::{normalize_topic, VisibilityPolicy};
 use crate::error::{ApiError, ApiResult};
 use crate::events::{send_event, Event, EventUser};
 
@@ -36,7 +36,7 @@ pub async fn do_set_user_topic_policy(
     me: &UserRow,
     channel: &ChannelRef,
     topic: &str,
-    policy: i64,
+    policy: VisibilityPolicy,
     access: ChannelAccess,
 ) -> ApiResult<()> {
     let mut batch = Batch::new();

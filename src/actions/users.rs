@@ -3,11 +3,11 @@
 use serde_json::{json, Value};
 use worker::{D1Database, Env};
 
-use crate::db::users::{ROLE_ADMINISTRATOR, ROLE_GUEST, ROLE_MEMBER, ROLE_MODERATOR, ROLE_OWNER};
 use crate::db::{
     self, api_keys,
     users::{self, NewUser, UserRow},
 };
+use crate::domain::users::Role;
 use crate::domain::users::{check_full_name, user_dict, UserDictOptions};
 use crate::error::{ApiError, ApiResult};
 use crate::event_types::{Event, RealmBotEvent, RealmUserEvent};
@@ -85,8 +85,8 @@ pub const PASSWORD_MIN_LENGTH: usize = 6;
 /// `POST /users`: an administrator with `can_create_users` creates an account with a
 /// password; everyone is told with a `realm_user` add event.
 pub async fn check_create_user_by_admin(
-    env: &worker::Env,
     db: &D1Database,
+    env: &worker::Env,
     admin: &UserRow,
     email: &str,
     password: &str,
@@ -110,7 +110,7 @@ pub async fn check_create_user_by_admin(
         realm_id: admin.realm_id,
         email,
         full_name: &full_name,
-        role: ROLE_MEMBER,
+        role: Role::Member,
         password_hash: None,
         can_create_users: false,
         bot_type: None,
@@ -118,28 +118,28 @@ pub async fn check_create_user_by_admin(
         timezone: "",
     };
     let user_id = check_create_user(db, &new_user, Some(password)).await?;
-    notify_user_added(env, db, admin.realm_id, user_id, realm_host).await?;
+    notify_user_added(db, env, admin.realm_id, user_id, realm_host).await?;
     Ok(user_id)
 }
 
 /// The `realm_user` add event of a new account, to every active user.
-pub async fn notify_user_added(env: &worker::Env, db: &D1Database, realm_id: i64, user_id: i64, realm_host: &str) -> ApiResult<()> {
+pub async fn notify_user_added(db: &D1Database, env: &worker::Env, realm_id: i64, user_id: i64, realm_host: &str) -> ApiResult<()> {
     if let Some(user) = users::by_id(db, realm_id, user_id).await? {
         let opts = UserDictOptions { realm_host, client_gravatar: false };
         let event = Event::RealmUser(RealmUserEvent::Add { person: user_dict(&user, &user, &opts) });
-        crate::actions::notify_realm(env, db, realm_id, &event).await?;
+        crate::actions::notify_realm(db, env, realm_id, &event).await?;
     }
     Ok(())
 }
 
 /// A `realm_user` update event carrying the changed fields of one user.
-async fn notify_user_updated(env: &worker::Env, db: &D1Database, realm_id: i64, person: Value) -> ApiResult<()> {
+async fn notify_user_updated(db: &D1Database, env: &worker::Env, realm_id: i64, person: Value) -> ApiResult<()> {
     let event = Event::RealmUser(RealmUserEvent::Update { person });
-    crate::actions::notify_realm(env, db, realm_id, &event).await
+    crate::actions::notify_realm(db, env, realm_id, &event).await
 }
 
 /// `DELETE /users/me`: never the organization's only active user nor its only owner.
-pub async fn check_deactivate_own_user(env: &worker::Env, db: &D1Database, user: &UserRow) -> ApiResult<()> {
+pub async fn check_deactivate_own_user(db: &D1Database, env: &worker::Env, user: &UserRow) -> ApiResult<()> {
     let counts = users::active_counts(db, user.realm_id).await?;
     if counts.active_users <= 1 {
         return Err(ApiError::cannot_deactivate_last_user(false));
@@ -147,11 +147,11 @@ pub async fn check_deactivate_own_user(env: &worker::Env, db: &D1Database, user:
     if user.is_realm_owner() && !user.is_bot() && counts.human_owners <= 1 {
         return Err(ApiError::cannot_deactivate_last_user(true));
     }
-    do_set_active(env, db, user, false).await
+    do_set_active(db, env, user, false).await
 }
 
 /// `DELETE /users/{user_id}` by an administrator: owners only by owners, never the only owner.
-pub async fn check_deactivate_user(env: &worker::Env, db: &D1Database, admin: &UserRow, target: &UserRow) -> ApiResult<()> {
+pub async fn check_deactivate_user(db: &D1Database, env: &worker::Env, admin: &UserRow, target: &UserRow) -> ApiResult<()> {
     if target.is_realm_owner() && !admin.is_realm_owner() {
         return Err(ApiError::must_be_owner());
     }
@@ -161,22 +161,22 @@ pub async fn check_deactivate_user(env: &worker::Env, db: &D1Database, admin: &U
             return Err(ApiError::bad_request("Cannot deactivate the only organization owner"));
         }
     }
-    do_set_active(env, db, target, false).await
+    do_set_active(db, env, target, false).await
 }
 
 /// `POST /users/{user_id}/reactivate` by an administrator.
-pub async fn check_reactivate_user(env: &worker::Env, db: &D1Database, target: &UserRow) -> ApiResult<()> {
+pub async fn check_reactivate_user(db: &D1Database, env: &worker::Env, target: &UserRow) -> ApiResult<()> {
     if target.is_active() {
         return Err(ApiError::bad_request("User is already active"));
     }
-    do_set_active(env, db, target, true).await
+    do_set_active(db, env, target, true).await
 }
 
 /// Deactivation keeps the user's API keys: authentication refuses them while the account
 /// is deactivated (`USER_DEACTIVATED`), and they work again after reactivation, as in Zulip.
 /// Deactivating a human also deactivates the bots it owns (reactivation does not bring
 /// them back, as in Zulip).
-async fn do_set_active(env: &worker::Env, db: &D1Database, user: &UserRow, active: bool) -> ApiResult<()> {
+async fn do_set_active(db: &D1Database, env: &worker::Env, user: &UserRow, active: bool) -> ApiResult<()> {
     let mut bot_ids = Vec::new();
     if active {
         users::set_active(db, user.realm_id, user.id, true).await?;
@@ -203,21 +203,16 @@ async fn do_set_active(env: &worker::Env, db: &D1Database, user: &UserRow, activ
     Ok(())
 }
 
-pub const ROLES: &[i64] = &[ROLE_OWNER, ROLE_ADMINISTRATOR, ROLE_MODERATOR, ROLE_MEMBER, ROLE_GUEST];
-
 /// `PATCH /users/{user_id}` `role`, checked without writing: only owners grant or remove
 /// the owner role; the only owner keeps it. Answers whether the role changes at all.
-pub async fn check_role_change(db: &D1Database, admin: &UserRow, target: &UserRow, role: i64) -> ApiResult<bool> {
-    if !ROLES.contains(&role) {
-        return Err(ApiError::bad_request("Invalid role"));
-    }
+pub async fn check_role_change(db: &D1Database, admin: &UserRow, target: &UserRow, role: Role) -> ApiResult<bool> {
     if role == target.role {
         return Ok(false);
     }
-    if (role == ROLE_OWNER || target.role == ROLE_OWNER) && !admin.is_realm_owner() {
+    if (role == Role::Owner || target.role == Role::Owner) && !admin.is_realm_owner() {
         return Err(ApiError::must_be_owner());
     }
-    if target.role == ROLE_OWNER && !target.is_bot() {
+    if target.role == Role::Owner && !target.is_bot() {
         let counts = users::active_counts(db, target.realm_id).await?;
         if target.is_active() && counts.human_owners <= 1 {
             return Err(ApiError::bad_request("The owner permission cannot be removed from the only organization owner."));
@@ -226,19 +221,19 @@ pub async fn check_role_change(db: &D1Database, admin: &UserRow, target: &UserRo
     Ok(true)
 }
 
-pub async fn do_change_role(env: &worker::Env, db: &D1Database, target: &UserRow, role: i64) -> ApiResult<()> {
+pub async fn do_change_role(db: &D1Database, env: &worker::Env, target: &UserRow, role: Role) -> ApiResult<()> {
     users::set_role(db, target.realm_id, target.id, role).await?;
-    notify_user_updated(env, db, target.realm_id, json!({ "user_id": target.id, "role": role })).await
+    notify_user_updated(db, env, target.realm_id, json!({ "user_id": target.id, "role": role })).await
 }
 
 /// `PATCH /users/{user_id}` `full_name`, on behalf of an administrator (`full_name` already
 /// checked with `check_full_name`).
-pub async fn do_change_full_name(env: &worker::Env, db: &D1Database, target: &UserRow, full_name: &str) -> ApiResult<()> {
+pub async fn do_change_full_name(db: &D1Database, env: &worker::Env, target: &UserRow, full_name: &str) -> ApiResult<()> {
     if full_name == target.full_name {
         return Ok(());
     }
     users::set_full_name(db, target.realm_id, target.id, full_name).await?;
-    notify_user_updated(env, db, target.realm_id, json!({ "user_id": target.id, "full_name": full_name })).await
+    notify_user_updated(db, env, target.realm_id, json!({ "user_id": target.id, "full_name": full_name })).await
 }
 
 #[cfg(test)]

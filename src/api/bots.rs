@@ -43,7 +43,7 @@ pub async fn create_bot(ctx: &RequestContext) -> ApiResult<Reply> {
         payload_url: payload_url.as_deref(),
     };
     let host = crate::api::users::realm_host(ctx);
-    let created = check_create_bot(&ctx.env, &ctx.db, &owner, &bot, host).await?;
+    let created = check_create_bot(&ctx.db, &ctx.env, &owner, &bot, host).await?;
     Ok(Reply::json(json!({
         "user_id": created.user.id,
         "api_key": created.api_key,

@@ -35,7 +35,7 @@ pub async fn create_linkifier(ctx: &RequestContext) -> ApiResult<Reply> {
     let admin = ctx.admin().await?;
     let pattern = ctx.params.required_str("pattern")?;
     let url_template = ctx.params.required_str("url_template")?;
-    let id = check_add_linkifier(&ctx.env, &ctx.db, &admin, &pattern, &url_template).await?;
+    let id = check_add_linkifier(&ctx.db, &ctx.env, &admin, &pattern, &url_template).await?;
     Ok(Reply::json(json!({ "id": id })))
 }
 
@@ -47,7 +47,7 @@ pub async fn update_linkifier(ctx: &RequestContext, raw_id: &str) -> ApiResult<R
     let id = filter_id(raw_id)?;
     let pattern = ctx.params.required_str("pattern")?;
     let url_template = ctx.params.required_str("url_template")?;
-    check_update_linkifier(&ctx.env, &ctx.db, &admin, id, &pattern, &url_template).await?;
+    check_update_linkifier(&ctx.db, &ctx.env, &admin, id, &pattern, &url_template).await?;
     Ok(Reply::ok())
 }
 
@@ -56,7 +56,7 @@ pub async fn update_linkifier(ctx: &RequestContext, raw_id: &str) -> ApiResult<R
 pub async fn delete_linkifier(ctx: &RequestContext, raw_id: &str) -> ApiResult<Reply> {
     let admin = ctx.admin().await?;
     let id = filter_id(raw_id)?;
-    do_remove_linkifier(&ctx.env, &ctx.db, &admin, id).await?;
+    do_remove_linkifier(&ctx.db, &ctx.env, &admin, id).await?;
     Ok(Reply::ok())
 }
 
@@ -66,7 +66,7 @@ pub async fn delete_linkifier(ctx: &RequestContext, raw_id: &str) -> ApiResult<R
 pub async fn reorder_linkifiers(ctx: &RequestContext) -> ApiResult<Reply> {
     let admin = ctx.admin().await?;
     let ordered: Vec<i64> = ctx.params.required_json_as("ordered_linkifier_ids", "a list")?;
-    check_reorder_linkifiers(&ctx.env, &ctx.db, &admin, &ordered).await?;
+    check_reorder_linkifiers(&ctx.db, &ctx.env, &admin, &ordered).await?;
     Ok(Reply::ok())
 }
 

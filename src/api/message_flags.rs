@@ -5,7 +5,8 @@ use serde_json::json;
 use crate::actions::message_flags::do_update_message_flags;
 use crate::actions::user_topics::{do_set_user_topic_policy, ChannelAccess, ChannelRef};
 use crate::context::RequestContext;
-use crate::db::user_topics;
+use crate::domain::message_flags::MessageFlag;
+use crate::domain::topics::VisibilityPolicy;
 use crate::error::{ApiError, ApiResult};
 use crate::response::Reply;
 
@@ -20,7 +21,7 @@ pub async fn update_message_flags(ctx: &RequestContext) -> ApiResult<Reply> {
     let op = ctx.params.required_str("op")?;
     let flag = ctx.params.required_str("flag")?;
     let update = do_update_message_flags(&ctx.db, &ctx.env, &me, &op, &flag, &messages).await?;
-    if flag == "read" && op == "add" {
+    if flag == MessageFlag::Read.name() && op == "add" {
         // Read on one device: the notifications shown on the others go away.
         crate::actions::push::schedule_notification_removal(ctx, crate::actions::push::Removal::Read(me.id, update.messages.clone())).await;
     }
@@ -40,9 +41,7 @@ pub async fn update_user_topic(ctx: &RequestContext) -> ApiResult<Reply> {
     let stream_id = ctx.params.required_int("stream_id")?;
     let topic = ctx.params.required_str("topic")?;
     let policy = ctx.params.required_int("visibility_policy")?;
-    if !(0..=3).contains(&policy) {
-        return Err(ApiError::bad_request("Invalid visibility_policy"));
-    }
+    let policy = VisibilityPolicy::from_code(policy).ok_or_else(|| ApiError::bad_request("Invalid visibility_policy"))?;
     do_set_user_topic_policy(&ctx.db, &ctx.env, &me, &ChannelRef::Id(stream_id), &topic, policy, ChannelAccess::CanSee).await?;
     Ok(Reply::ok())
 }
@@ -51,7 +50,7 @@ pub async fn update_user_topic(ctx: &RequestContext) -> ApiResult<Reply> {
 /// Any user, in a channel they are subscribed to (the legacy form of `POST /user_topics`):
 /// - exactly one of `stream_id` and `stream` (a channel name);
 /// - `topic` required, at most `max_topic_length` characters; it need not have messages;
-/// - `op` `add` mutes (policy 1), `remove` unmutes (policy 0); repeating either succeeds.
+/// - `op` `add` mutes, `remove` sets the policy back to inherit; repeating either succeeds.
 pub async fn update_muted_topic(ctx: &RequestContext) -> ApiResult<Reply> {
     let me = ctx.user().await?;
     let stream_id = ctx.params.int("stream_id")?;
@@ -65,8 +64,8 @@ pub async fn update_muted_topic(ctx: &RequestContext) -> ApiResult<Reply> {
         (None, Some(name)) => ChannelRef::Name(name),
     };
     let policy = match op.as_str() {
-        "add" => user_topics::MUTED,
-        "remove" => user_topics::INHERIT,
+        "add" => VisibilityPolicy::Muted,
+        "remove" => VisibilityPolicy::Inherit,
         _ => return Err(ApiError::bad_request("Invalid op")),
     };
     do_set_user_topic_policy(&ctx.db, &ctx.env, &me, &channel, &topic, policy, ChannelAccess::Subscribed).await?;

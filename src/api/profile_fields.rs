@@ -36,7 +36,7 @@ pub async fn create_profile_field(ctx: &RequestContext) -> ApiResult<Reply> {
         required: ctx.params.bool_or("required", false)?,
         editable_by_user: ctx.params.bool_or("editable_by_user", true)?,
     };
-    let id = check_create_field(&ctx.env, &ctx.db, admin.realm_id, &spec).await?;
+    let id = check_create_field(&ctx.db, &ctx.env, admin.realm_id, &spec).await?;
     Ok(Reply::json(json!({ "id": id })))
 }
 
@@ -46,6 +46,6 @@ pub async fn create_profile_field(ctx: &RequestContext) -> ApiResult<Reply> {
 pub async fn update_own_profile_data(ctx: &RequestContext) -> ApiResult<Reply> {
     let me = ctx.user().await?;
     let data: Vec<Value> = ctx.params.required_json_as("data", "a list")?;
-    check_update_profile_data(&ctx.env, &ctx.db, &me, &me, &data).await?;
+    check_update_profile_data(&ctx.db, &ctx.env, &me, &me, &data).await?;
     Ok(Reply::ok())
 }

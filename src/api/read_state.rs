@@ -10,6 +10,7 @@ use crate::context::RequestContext;
 use crate::db::message_window::{fetch_window, WindowRequest};
 use crate::db::{realm_settings, subscriptions};
 use crate::domain::channels::access_channel;
+use crate::domain::message_flags::MessageFlag;
 use crate::domain::narrow::parse_narrow;
 use crate::error::{ApiError, ApiResult};
 use crate::response::Reply;
@@ -98,7 +99,7 @@ pub async fn update_message_flags_for_narrow(ctx: &RequestContext) -> ApiResult<
     .await?;
     let ids: Vec<i64> = window.rows.iter().map(|(m, _)| m.id).collect();
     let update = do_update_message_flags(&ctx.db, &ctx.env, &me, &op, &flag, &ids).await?;
-    if flag == "read" && op == "add" {
+    if flag == MessageFlag::Read.name() && op == "add" {
         schedule_notification_removal(ctx, Removal::Read(me.id, update.messages.clone())).await;
     }
     let mut body = json!({

@@ -48,7 +48,7 @@ pub async fn create_user_group(ctx: &RequestContext) -> ApiResult<Reply> {
     let members: Vec<i64> = ctx.params.json_as("members", "a list")?.unwrap_or_default();
     let subgroups: Vec<i64> = ctx.params.json_as("subgroups", "a list")?.unwrap_or_default();
     let group = NewGroup { name: &name, description: &description, members: &members, subgroups: &subgroups };
-    let group_id = check_create_group(&ctx.env, &ctx.db, &me, &group).await?;
+    let group_id = check_create_group(&ctx.db, &ctx.env, &me, &group).await?;
     Ok(Reply::json(json!({ "group_id": group_id })))
 }
 
@@ -60,7 +60,7 @@ pub async fn update_members(ctx: &RequestContext, group_id: &str) -> ApiResult<R
     let group_id = parse_id(group_id, "user_group_id")?;
     let add: Vec<i64> = ctx.params.json_as("add", "a list")?.unwrap_or_default();
     let delete: Vec<i64> = ctx.params.json_as("delete", "a list")?.unwrap_or_default();
-    check_update_members(&ctx.env, &ctx.db, &me, group_id, &add, &delete).await?;
+    check_update_members(&ctx.db, &ctx.env, &me, group_id, &add, &delete).await?;
     Ok(Reply::ok())
 }
 
@@ -71,7 +71,7 @@ pub async fn update_subgroups(ctx: &RequestContext, group_id: &str) -> ApiResult
     let group_id = parse_id(group_id, "user_group_id")?;
     let add: Vec<i64> = ctx.params.json_as("add", "a list")?.unwrap_or_default();
     let delete: Vec<i64> = ctx.params.json_as("delete", "a list")?.unwrap_or_default();
-    check_update_subgroups(&ctx.env, &ctx.db, &me, group_id, &add, &delete).await?;
+    check_update_subgroups(&ctx.db, &ctx.env, &me, group_id, &add, &delete).await?;
     Ok(Reply::ok())
 }
 

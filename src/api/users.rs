@@ -8,7 +8,7 @@ use crate::context::RequestContext;
 use crate::db::profile_fields;
 use crate::db::users::{self, UserRow};
 use crate::domain::profile_fields::profile_data;
-use crate::domain::users::{check_full_name, user_dict, with_profile_data, UserDictOptions};
+use crate::domain::users::{check_full_name, user_dict, with_profile_data, Role, UserDictOptions};
 use crate::error::{ApiError, ApiResult};
 use crate::params::parse_int;
 use crate::response::Reply;
@@ -101,7 +101,7 @@ pub async fn create_user(ctx: &RequestContext) -> ApiResult<Reply> {
     let password = ctx.params.required_str("password")?;
     let full_name = ctx.params.required_str("full_name")?;
     let user_id =
-        actions::check_create_user_by_admin(&ctx.env, &ctx.db, &admin, email.trim(), &password, &full_name, realm_host(ctx)).await?;
+        actions::check_create_user_by_admin(&ctx.db, &ctx.env, &admin, email.trim(), &password, &full_name, realm_host(ctx)).await?;
     Ok(Reply::json(json!({ "user_id": user_id })))
 }
 
@@ -110,7 +110,7 @@ pub async fn create_user(ctx: &RequestContext) -> ApiResult<Reply> {
 /// (`is_last_owner` false) or the only owner (`is_last_owner` true).
 pub async fn deactivate_own_user(ctx: &RequestContext) -> ApiResult<Reply> {
     let me = ctx.user().await?;
-    actions::check_deactivate_own_user(&ctx.env, &ctx.db, &me).await?;
+    actions::check_deactivate_own_user(&ctx.db, &ctx.env, &me).await?;
     Ok(Reply::ok())
 }
 
@@ -123,7 +123,7 @@ pub async fn deactivate_user(ctx: &RequestContext, user_id: &str) -> ApiResult<R
     if !target.is_active() {
         return Err(ApiError::bad_request("User is deactivated"));
     }
-    actions::check_deactivate_user(&ctx.env, &ctx.db, &admin, &target).await?;
+    actions::check_deactivate_user(&ctx.db, &ctx.env, &admin, &target).await?;
     Ok(Reply::ok())
 }
 
@@ -132,7 +132,7 @@ pub async fn deactivate_user(ctx: &RequestContext, user_id: &str) -> ApiResult<R
 pub async fn reactivate_user(ctx: &RequestContext, user_id: &str) -> ApiResult<Reply> {
     let admin = ctx.admin().await?;
     let target = access_user_for_admin(ctx, &admin, user_id, true).await?;
-    actions::check_reactivate_user(&ctx.env, &ctx.db, &target).await?;
+    actions::check_reactivate_user(&ctx.db, &ctx.env, &target).await?;
     Ok(Reply::ok())
 }
 
@@ -146,6 +146,7 @@ pub async fn update_user(ctx: &RequestContext, user_id: &str) -> ApiResult<Reply
     let profile_data: Option<Vec<Value>> = ctx.params.json_as("profile_data", "a list")?;
     let target = access_user_for_admin(ctx, &admin, user_id, true).await?;
     // Everything is checked before anything is written: a bad value changes nothing.
+    let role = role.map(|code| Role::from_code(code).ok_or_else(|| ApiError::bad_request("Invalid role"))).transpose()?;
     let role_changes = match role {
         Some(role) => actions::check_role_change(&ctx.db, &admin, &target, role).await?,
         None => false,
@@ -156,13 +157,13 @@ pub async fn update_user(ctx: &RequestContext, user_id: &str) -> ApiResult<Reply
         None => None,
     };
     if let (true, Some(role)) = (role_changes, role) {
-        actions::do_change_role(&ctx.env, &ctx.db, &target, role).await?;
+        actions::do_change_role(&ctx.db, &ctx.env, &target, role).await?;
     }
     if let Some(full_name) = full_name {
-        actions::do_change_full_name(&ctx.env, &ctx.db, &target, &full_name).await?;
+        actions::do_change_full_name(&ctx.db, &ctx.env, &target, &full_name).await?;
     }
     if let Some(changes) = profile_changes {
-        profile_actions::do_update_profile_data(&ctx.env, &ctx.db, &target, &changes).await?;
+        profile_actions::do_update_profile_data(&ctx.db, &ctx.env, &target, &changes).await?;
     }
     Ok(Reply::ok())
 }

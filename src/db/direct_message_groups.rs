@@ -2,6 +2,8 @@
 
 use worker::{query, D1Database, D1PreparedStatement, Result};
 
+use crate::domain::recipients::RecipientType;
+
 /// The key of a group: member ids ascending, joined by ','.
 pub fn member_key(user_ids: &[i64]) -> String {
     let mut ids = user_ids.to_vec();
@@ -30,6 +32,14 @@ pub fn ensure_stmts(db: &D1Database, realm_id: i64, user_ids: &[i64]) -> Result<
             &key,
             &ids_json
         )?,
-        query!(db, &format!("INSERT OR IGNORE INTO recipients (realm_id, type, type_id) SELECT ?1, 3, {group}"), realm_id, &key)?,
+        query!(
+            db,
+            &format!(
+                "INSERT OR IGNORE INTO recipients (realm_id, type, type_id) SELECT ?1, {}, {group}",
+                RecipientType::DirectMessageGroup.code()
+            ),
+            realm_id,
+            &key
+        )?,
     ])
 }

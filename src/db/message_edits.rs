@@ -4,7 +4,9 @@
 use serde::Deserialize;
 use worker::{query, D1Database, D1PreparedStatement, Result};
 
-use crate::db::user_messages::{MENTIONED, READ, STREAM_WILDCARD_MENTIONED, TOPIC_WILDCARD_MENTIONED};
+use crate::domain::message_flags::{MENTIONED, READ, STREAM_WILDCARD_MENTIONED, TOPIC_WILDCARD_MENTIONED};
+use crate::domain::recipients::RecipientType;
+use crate::domain::users::Role;
 
 /// Ids per statement in writes over many messages.
 pub const CHUNK: usize = 500;
@@ -55,12 +57,13 @@ pub fn channel_topic_messages_stmt(
         db,
         "SELECT m.id, m.date_sent, m.sender_id, m.kind, \
          EXISTS (SELECT 1 FROM user_messages um WHERE um.message_id = m.id AND um.user_id = ?4) AS has_row \
-         FROM messages m WHERE m.recipient_id = (SELECT id FROM recipients WHERE realm_id = ?1 AND type = 2 AND type_id = ?2) \
+         FROM messages m WHERE m.recipient_id = (SELECT id FROM recipients WHERE realm_id = ?1 AND type = ?5 AND type_id = ?2) \
          AND m.topic = ?3 COLLATE NOCASE ORDER BY m.id",
         realm_id,
         channel_id,
         topic,
-        user_id
+        user_id,
+        RecipientType::Channel
     )
 }
 
@@ -83,11 +86,12 @@ pub fn channel_stmt(db: &D1Database, realm_id: i64, channel_id: i64, user_id: i6
         db,
         "SELECT c.id, c.name, r.id AS recipient_id, c.invite_only, c.history_public_to_subscribers, c.is_web_public, c.topics_policy, \
          EXISTS (SELECT 1 FROM subscriptions s WHERE s.channel_id = c.id AND s.user_id = ?3 AND s.active = 1) AS subscribed \
-         FROM channels c JOIN recipients r ON r.realm_id = c.realm_id AND r.type = 2 AND r.type_id = c.id \
+         FROM channels c JOIN recipients r ON r.realm_id = c.realm_id AND r.type = ?4 AND r.type_id = c.id \
          WHERE c.realm_id = ?1 AND c.id = ?2 AND c.is_archived = 0",
         realm_id,
         channel_id,
-        user_id
+        user_id,
+        RecipientType::Channel
     )
 }
 
@@ -107,7 +111,7 @@ pub struct SubscriberRow {
     pub user_id: i64,
     pub channel_id: i64,
     pub active: i64,
-    pub role: i64,
+    pub role: Role,
     pub is_bot: i64,
 }
 
@@ -252,19 +256,21 @@ pub fn delete_messages_stmts(db: &D1Database, ids_json: &str) -> Result<Vec<D1Pr
         query!(
             db,
             "INSERT OR IGNORE INTO recipients (realm_id, type, type_id) \
-             SELECT DISTINCT realm_id, 1, sender_id FROM messages WHERE id IN (SELECT value FROM json_each(?1))",
-            ids_json
+             SELECT DISTINCT realm_id, ?2, sender_id FROM messages WHERE id IN (SELECT value FROM json_each(?1))",
+            ids_json,
+            RecipientType::Personal
         )?,
         query!(
             db,
             "UPDATE messages SET recipient_id = (SELECT r.id FROM recipients r WHERE r.realm_id = messages.realm_id \
-               AND r.type = 1 AND r.type_id = messages.sender_id), \
+               AND r.type = ?3 AND r.type_id = messages.sender_id), \
              channel_id = NULL, topic = '', content = '', rendered_content = '', is_me_message = 0, \
              last_edit_timestamp = NULL, last_moved_timestamp = NULL, edit_history = NULL, \
              has_attachment = 0, has_image = 0, has_link = 0, kind = ?2 \
              WHERE id IN (SELECT value FROM json_each(?1))",
             ids_json,
-            KIND_DELETED
+            KIND_DELETED,
+            RecipientType::Personal
         )?,
     ])
 }
@@ -277,11 +283,12 @@ pub fn ensure_notification_bot_stmt(db: &D1Database, realm_id: i64, now: i64) ->
     query!(
         db,
         "INSERT OR IGNORE INTO users (realm_id, email, delivery_email, full_name, role, is_bot, bot_type, timezone, date_joined) \
-         VALUES (?1, ?2, ?2, ?3, 400, 1, 1, 'UTC', ?4)",
+         VALUES (?1, ?2, ?2, ?3, ?5, 1, 1, 'UTC', ?4)",
         realm_id,
         NOTIFICATION_BOT_EMAIL,
         NOTIFICATION_BOT_NAME,
-        now
+        now,
+        Role::Member
     )
 }
 

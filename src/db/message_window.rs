@@ -12,6 +12,7 @@ use crate::db::messages::ACCESS_CONDITION;
 use crate::db::messages::{MessageRow, COLUMNS};
 use crate::db::narrow::{narrow_sql, SqlValue};
 use crate::db::users::UserRow;
+use crate::domain::message_flags::READ;
 use crate::domain::narrow::Term;
 use crate::error::ApiResult;
 
@@ -82,7 +83,7 @@ pub async fn fetch_window(db: &D1Database, me: &UserRow, req: &WindowRequest<'_>
             let row: Option<IdRow> = db
                 .prepare(format!(
                     "SELECT MIN(m.id) AS id {FROM} WHERE {where_clause} AND m.id > ?{last} \
-                     AND um.user_id IS NOT NULL AND (um.flags & 1) = 0"
+                     AND um.user_id IS NOT NULL AND (um.flags & {READ}) = 0"
                 ))
                 .bind(&p)?
                 .first(None)

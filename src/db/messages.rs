@@ -4,10 +4,7 @@ use serde::Deserialize;
 use worker::{query, D1Database, D1PreparedStatement, Result};
 
 use crate::db::users::COLUMNS as USER_COLUMNS;
-
-pub const RECIPIENT_PERSONAL: i64 = 1;
-pub const RECIPIENT_CHANNEL: i64 = 2;
-pub const RECIPIENT_DIRECT_MESSAGE_GROUP: i64 = 3;
+use crate::domain::recipients::RecipientType;
 
 #[derive(Debug, Clone, Deserialize)]
 pub struct MessageRow {
@@ -15,8 +12,7 @@ pub struct MessageRow {
     pub realm_id: i64,
     pub sender_id: i64,
     pub recipient_id: i64,
-    /// `recipients.type`: 1 personal, 2 channel, 3 direct-message group.
-    pub recipient_type: i64,
+    pub recipient_type: RecipientType,
     /// `recipients.type_id`: the user, channel or group id.
     pub recipient_type_id: i64,
     pub channel_id: Option<i64>,
@@ -37,7 +33,7 @@ pub struct MessageRow {
 
 impl MessageRow {
     pub fn is_channel_message(&self) -> bool {
-        self.recipient_type == RECIPIENT_CHANNEL
+        self.recipient_type == RecipientType::Channel
     }
 }
 
@@ -78,10 +74,10 @@ pub struct NewMessage<'a> {
 /// the same batch and refer to it as `last_insert_rowid()` (see
 /// `user_messages::insert_for_new_message_stmt`).
 pub fn insert_stmt(db: &D1Database, m: &NewMessage<'_>) -> Result<D1PreparedStatement> {
-    let (id, kind, type_id, key): (Option<i64>, i64, Option<i64>, Option<&str>) = match &m.recipient {
-        RecipientRef::Id(id) => (Some(*id), RECIPIENT_CHANNEL, None, None),
-        RecipientRef::User(user_id) => (None, RECIPIENT_PERSONAL, Some(*user_id), None),
-        RecipientRef::Group(key) => (None, RECIPIENT_DIRECT_MESSAGE_GROUP, None, Some(key.as_str())),
+    let (id, kind, type_id, key): (Option<i64>, RecipientType, Option<i64>, Option<&str>) = match &m.recipient {
+        RecipientRef::Id(id) => (Some(*id), RecipientType::Channel, None, None),
+        RecipientRef::User(user_id) => (None, RecipientType::Personal, Some(*user_id), None),
+        RecipientRef::Group(key) => (None, RecipientType::DirectMessageGroup, None, Some(key.as_str())),
     };
     query!(
         db,

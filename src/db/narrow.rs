@@ -5,7 +5,10 @@
 use serde_json::Value;
 use wasm_bindgen::JsValue;
 
-use crate::domain::narrow::Term;
+use crate::domain::message_flags::{ANY_MENTION, HAS_ALERT_WORD, READ, STARRED};
+use crate::domain::narrow::{HasOperand, IsOperand, Operator, Term};
+use crate::domain::recipients::RecipientType;
+use crate::domain::topics::VisibilityPolicy;
 use crate::error::{ApiError, ApiResult};
 use crate::params::parse_int;
 
@@ -69,8 +72,8 @@ pub fn narrow_sql(terms: &[Term], realm_id: i64, user_id: i64, empty_topic_displ
     let mut sql = NarrowSql { conditions: Vec::new(), params: Vec::new(), next: first_param, has_channel: false, has_search: false };
     let realm = realm_id as f64;
     for term in terms {
-        match term.operator.as_str() {
-            "channel" | "stream" => {
+        match Operator::parse(&term.operator)? {
+            Operator::Channel => {
                 let cond = match &term.operand {
                     Value::Number(n) => {
                         let p = sql.param(SqlValue::Number(n.as_f64().unwrap_or(-1.0)));
@@ -88,7 +91,7 @@ pub fn narrow_sql(terms: &[Term], realm_id: i64, user_id: i64, empty_topic_displ
                 }
                 sql.push(cond, term.negated);
             }
-            "topic" | "subject" => {
+            Operator::Topic => {
                 let mut topic = operand_str(term)?;
                 if topic == crate::domain::topics::NO_TOPIC || topic == empty_topic_display_name {
                     topic = String::new();
@@ -96,7 +99,7 @@ pub fn narrow_sql(terms: &[Term], realm_id: i64, user_id: i64, empty_topic_displ
                 let p = sql.param(SqlValue::text(&topic));
                 sql.push(format!("(m.channel_id IS NOT NULL AND m.topic = {p} COLLATE NOCASE)"), term.negated);
             }
-            "sender" => {
+            Operator::Sender => {
                 let cond = match &term.operand {
                     Value::Number(n) => {
                         let p = sql.param(SqlValue::Number(n.as_f64().unwrap_or(-1.0)));
@@ -117,29 +120,28 @@ pub fn narrow_sql(terms: &[Term], realm_id: i64, user_id: i64, empty_topic_displ
                 };
                 sql.push(cond, term.negated);
             }
-            "dm" | "pm-with" => {
+            Operator::Dm => {
                 let cond = dm_condition(&mut sql, term, realm, user_id)?;
                 sql.push(cond, term.negated);
             }
-            "is" => {
-                let what = operand_str(term)?;
-                let cond = match what.as_str() {
-                    "starred" => "(um.flags & 2) != 0".to_string(),
-                    "mentioned" => "(um.flags & 56) != 0".to_string(),
-                    "unread" => "(um.user_id IS NOT NULL AND (um.flags & 1) = 0)".to_string(),
-                    "dm" | "private" => "m.channel_id IS NULL".to_string(),
-                    "alerted" => "(um.flags & 64) != 0".to_string(),
-                    "resolved" => "(m.channel_id IS NOT NULL AND m.topic LIKE '✔ %')".to_string(),
-                    "followed" => format!(
+            Operator::Is => {
+                let cond = match IsOperand::parse(&operand_str(term)?)? {
+                    IsOperand::Starred => format!("(um.flags & {STARRED}) != 0"),
+                    IsOperand::Mentioned => format!("(um.flags & {ANY_MENTION}) != 0"),
+                    IsOperand::Unread => format!("(um.user_id IS NOT NULL AND (um.flags & {READ}) = 0)"),
+                    IsOperand::Dm => "m.channel_id IS NULL".to_string(),
+                    IsOperand::Alerted => format!("(um.flags & {HAS_ALERT_WORD}) != 0"),
+                    IsOperand::Resolved => "(m.channel_id IS NOT NULL AND m.topic LIKE '✔ %')".to_string(),
+                    IsOperand::Followed => format!(
                         "EXISTS (SELECT 1 FROM user_topics ut WHERE ut.user_id = {} AND ut.channel_id = m.channel_id \
-                         AND ut.topic = m.topic COLLATE NOCASE AND ut.visibility_policy = 3)",
-                        sql.param(SqlValue::Number(user_id as f64))
+                         AND ut.topic = m.topic COLLATE NOCASE AND ut.visibility_policy = {})",
+                        sql.param(SqlValue::Number(user_id as f64)),
+                        VisibilityPolicy::Followed.code()
                     ),
-                    other => return Err(ApiError::bad_request(format!("Invalid narrow operator: unknown 'is' operand {other}"))),
                 };
                 sql.push(cond, term.negated);
             }
-            "search" => {
+            Operator::Search => {
                 sql.has_search = true;
                 let words = operand_str(term)?;
                 for word in words.split_whitespace() {
@@ -148,23 +150,20 @@ pub fn narrow_sql(terms: &[Term], realm_id: i64, user_id: i64, empty_topic_displ
                     sql.push(format!("(m.content LIKE {p} ESCAPE '\\' OR m.topic LIKE {p} ESCAPE '\\')"), term.negated);
                 }
             }
-            "id" => {
+            Operator::Id => {
                 let id = parse_int(&operand_str(term)?).ok_or_else(|| ApiError::bad_request("Invalid narrow operand for id"))?;
                 let p = sql.param(SqlValue::Number(id as f64));
                 sql.push(format!("m.id = {p}"), term.negated);
             }
-            "has" => {
-                let what = operand_str(term)?;
-                let cond = match what.as_str() {
-                    "link" => "m.has_link = 1",
-                    "image" => "m.has_image = 1",
-                    "attachment" => "m.has_attachment = 1",
-                    "reaction" => "EXISTS (SELECT 1 FROM reactions r WHERE r.message_id = m.id)",
-                    other => return Err(ApiError::bad_request(format!("Invalid narrow operator: unknown 'has' operand {other}"))),
+            Operator::Has => {
+                let cond = match HasOperand::parse(&operand_str(term)?)? {
+                    HasOperand::Link => "m.has_link = 1",
+                    HasOperand::Image => "m.has_image = 1",
+                    HasOperand::Attachment => "m.has_attachment = 1",
+                    HasOperand::Reaction => "EXISTS (SELECT 1 FROM reactions r WHERE r.message_id = m.id)",
                 };
                 sql.push(cond.to_string(), term.negated);
             }
-            other => return Err(ApiError::bad_request(format!("Invalid narrow operator: unknown operator {other}"))),
         }
     }
     Ok(sql)
@@ -209,14 +208,16 @@ fn dm_condition(sql: &mut NarrowSql, term: &Term, realm: f64, user_id: i64) -> A
     let count = format!("(SELECT COUNT(*) FROM {others})");
     Ok(format!(
         "m.channel_id IS NULL AND ( \
-         ({count} = 0 AND m.sender_id = {me} AND m.recipient_id = (SELECT id FROM recipients WHERE realm_id = {r} AND type = 1 AND type_id = {me})) \
+         ({count} = 0 AND m.sender_id = {me} AND m.recipient_id = (SELECT id FROM recipients WHERE realm_id = {r} AND type = {personal} AND type_id = {me})) \
          OR ({count} = 1 AND ( \
-             (m.sender_id = {me} AND m.recipient_id = (SELECT rc.id FROM recipients rc WHERE rc.realm_id = {r} AND rc.type = 1 AND rc.type_id IN {others})) \
-             OR (m.sender_id IN {others} AND m.recipient_id = (SELECT id FROM recipients WHERE realm_id = {r} AND type = 1 AND type_id = {me})))) \
-         OR ({count} > 1 AND m.recipient_id = (SELECT rc.id FROM recipients rc JOIN direct_message_groups g ON g.id = rc.type_id AND rc.type = 3 \
+             (m.sender_id = {me} AND m.recipient_id = (SELECT rc.id FROM recipients rc WHERE rc.realm_id = {r} AND rc.type = {personal} AND rc.type_id IN {others})) \
+             OR (m.sender_id IN {others} AND m.recipient_id = (SELECT id FROM recipients WHERE realm_id = {r} AND type = {personal} AND type_id = {me})))) \
+         OR ({count} > 1 AND m.recipient_id = (SELECT rc.id FROM recipients rc JOIN direct_message_groups g ON g.id = rc.type_id AND rc.type = {group} \
              WHERE g.realm_id = {r} AND g.group_size = {count} + 1 \
              AND NOT EXISTS (SELECT 1 FROM direct_message_group_members gm WHERE gm.group_id = g.id AND gm.user_id != {me} AND gm.user_id NOT IN {others}) \
-             AND EXISTS (SELECT 1 FROM direct_message_group_members gm WHERE gm.group_id = g.id AND gm.user_id = {me}))))"
+             AND EXISTS (SELECT 1 FROM direct_message_group_members gm WHERE gm.group_id = g.id AND gm.user_id = {me}))))",
+        personal = RecipientType::Personal.code(),
+        group = RecipientType::DirectMessageGroup.code()
     ))
 }
 

@@ -9,6 +9,8 @@
 use worker::{query, D1Database, D1PreparedStatement, Result};
 
 use super::{realm_settings, realms, user_groups};
+use crate::domain::recipients::RecipientType;
+use crate::domain::users::Role;
 
 /// The organization's id, looked up by `string_id` (the statement's `?1`).
 const REALM_ID: &str = "(SELECT id FROM realms WHERE string_id = ?1)";
@@ -17,7 +19,7 @@ const REALM_ID: &str = "(SELECT id FROM realms WHERE string_id = ?1)";
 pub struct FirstUser<'a> {
     pub email: &'a str,
     pub full_name: &'a str,
-    pub role: i64,
+    pub role: Role,
     pub password_hash: &'a str,
     pub can_create_users: bool,
 }
@@ -88,20 +90,22 @@ pub fn create_stmts(
             )?);
         }
     }
-    // Every user and channel is a recipient (type 1 and 2) before anyone can message it.
+    // Every user and channel is a recipient before anyone can message it.
     batch.push(query!(
         db,
         &format!(
-            "INSERT OR IGNORE INTO recipients (realm_id, type, type_id) SELECT realm_id, 1, id FROM users WHERE realm_id = {REALM_ID}"
+            "INSERT OR IGNORE INTO recipients (realm_id, type, type_id) SELECT realm_id, ?2, id FROM users WHERE realm_id = {REALM_ID}"
         ),
-        string_id
+        string_id,
+        RecipientType::Personal
     )?);
     batch.push(query!(
         db,
         &format!(
-            "INSERT OR IGNORE INTO recipients (realm_id, type, type_id) SELECT realm_id, 2, id FROM channels WHERE realm_id = {REALM_ID}"
+            "INSERT OR IGNORE INTO recipients (realm_id, type, type_id) SELECT realm_id, ?2, id FROM channels WHERE realm_id = {REALM_ID}"
         ),
-        string_id
+        string_id,
+        RecipientType::Channel
     )?);
     // The organization's message settings name their default system groups explicitly.
     for (column, group) in realm_settings::GROUP_SETTING_DEFAULTS {

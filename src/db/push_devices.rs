@@ -3,6 +3,9 @@
 use serde::Deserialize;
 use worker::{query, D1Database, D1PreparedStatement, Result};
 
+use crate::domain::message_flags::{HISTORICAL, READ};
+use crate::domain::topics::VisibilityPolicy;
+
 #[derive(Debug, Clone, Deserialize)]
 pub struct PushDeviceRow {
     pub user_id: i64,
@@ -159,7 +162,7 @@ pub struct PushCandidateRow {
     pub channel_muted: Option<i64>,
     pub push_notifications: Option<i64>,
     pub wildcard_mentions_notify: Option<i64>,
-    pub visibility_policy: i64,
+    pub visibility_policy: VisibilityPolicy,
     pub sender_muted: i64,
     pub last_active_time: Option<i64>,
 }
@@ -170,15 +173,17 @@ pub fn push_candidates_stmt(db: &D1Database, message_id: i64, sender_id: i64) ->
         "SELECT um.user_id, um.flags, u.settings, m.channel_id IS NULL AS direct, s.is_muted AS channel_muted, \
          s.push_notifications, s.wildcard_mentions_notify, \
          COALESCE((SELECT ut.visibility_policy FROM user_topics ut WHERE ut.user_id = um.user_id AND ut.channel_id = m.channel_id \
-                   AND ut.topic = m.topic COLLATE NOCASE), 0) AS visibility_policy, \
+                   AND ut.topic = m.topic COLLATE NOCASE), ?3) AS visibility_policy, \
          EXISTS (SELECT 1 FROM muted_users mu WHERE mu.user_id = um.user_id AND mu.muted_user_id = m.sender_id) AS sender_muted, \
          (SELECT p.last_active_time FROM presence p WHERE p.user_id = um.user_id) AS last_active_time \
          FROM user_messages um JOIN messages m ON m.id = um.message_id JOIN users u ON u.id = um.user_id \
          LEFT JOIN subscriptions s ON s.user_id = um.user_id AND s.channel_id = m.channel_id AND s.active = 1 \
-         WHERE um.message_id = ?1 AND um.user_id != ?2 AND (um.flags & (1 | 128)) = 0 AND u.is_active = 1 AND u.is_bot = 0 \
+         WHERE um.message_id = ?1 AND um.user_id != ?2 AND (um.flags & ?4) = 0 AND u.is_active = 1 AND u.is_bot = 0 \
          AND EXISTS (SELECT 1 FROM push_devices pd WHERE pd.user_id = um.user_id)",
         message_id,
-        sender_id
+        sender_id,
+        VisibilityPolicy::Inherit,
+        READ | HISTORICAL
     )
 }
 

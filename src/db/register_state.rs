@@ -5,7 +5,11 @@
 use serde::Deserialize;
 use worker::{query, D1Database, D1PreparedStatement, Result};
 
-use super::user_messages::{HAS_ALERT_WORD, IS_PRIVATE, MENTIONED, READ, STARRED, STREAM_WILDCARD_MENTIONED, TOPIC_WILDCARD_MENTIONED};
+use crate::domain::message_flags::{
+    HAS_ALERT_WORD, IS_PRIVATE, MENTIONED, READ, STARRED, STREAM_WILDCARD_MENTIONED, TOPIC_WILDCARD_MENTIONED,
+};
+use crate::domain::recipients::RecipientType;
+use crate::domain::topics::VisibilityPolicy;
 
 /// Zulip's cap on the unread messages `POST /register` reports.
 pub const MAX_UNREAD_MESSAGES: i64 = 50_000;
@@ -16,7 +20,7 @@ pub struct UnreadRow {
     pub sender_id: i64,
     pub channel_id: Option<i64>,
     pub topic: String,
-    pub recipient_type: i64,
+    pub recipient_type: RecipientType,
     pub recipient_type_id: i64,
     pub flags: i64,
 }
@@ -59,7 +63,7 @@ pub struct UserTopicRow {
     pub channel_id: i64,
     pub channel_name: String,
     pub topic: String,
-    pub visibility_policy: i64,
+    pub visibility_policy: VisibilityPolicy,
     pub last_updated: i64,
 }
 
@@ -68,8 +72,9 @@ pub fn user_topics_stmt(db: &D1Database, user_id: i64) -> Result<D1PreparedState
         db,
         "SELECT t.channel_id, c.name AS channel_name, t.topic, t.visibility_policy, t.last_updated \
          FROM user_topics t JOIN channels c ON c.id = t.channel_id \
-         WHERE t.user_id = ?1 AND t.visibility_policy != 0 ORDER BY t.last_updated",
-        user_id
+         WHERE t.user_id = ?1 AND t.visibility_policy != ?2 ORDER BY t.last_updated",
+        user_id,
+        VisibilityPolicy::Inherit
     )
 }
 
@@ -78,7 +83,7 @@ pub fn user_topics_stmt(db: &D1Database, user_id: i64) -> Result<D1PreparedState
 #[derive(Debug, Deserialize)]
 pub struct ConversationRow {
     pub peer: i64,
-    pub recipient_type: i64,
+    pub recipient_type: RecipientType,
     pub recipient_type_id: i64,
     pub max_message_id: i64,
 }
@@ -86,12 +91,13 @@ pub struct ConversationRow {
 pub fn private_conversations_stmt(db: &D1Database, user_id: i64) -> Result<D1PreparedStatement> {
     query!(
         db,
-        "SELECT CASE WHEN r.type = 1 THEN (CASE WHEN r.type_id = ?1 THEN m.sender_id ELSE r.type_id END) ELSE -r.id END AS peer, \
+        "SELECT CASE WHEN r.type = ?3 THEN (CASE WHEN r.type_id = ?1 THEN m.sender_id ELSE r.type_id END) ELSE -r.id END AS peer, \
          r.type AS recipient_type, r.type_id AS recipient_type_id, MAX(m.id) AS max_message_id \
          FROM user_messages um JOIN messages m ON m.id = um.message_id JOIN recipients r ON r.id = m.recipient_id \
          WHERE um.user_id = ?1 AND (um.flags & ?2) != 0 GROUP BY peer ORDER BY max_message_id DESC LIMIT 1000",
         user_id,
-        IS_PRIVATE
+        IS_PRIVATE,
+        RecipientType::Personal
     )
 }
 

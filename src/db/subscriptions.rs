@@ -4,6 +4,9 @@
 use serde::Deserialize;
 use worker::{query, D1Database, D1PreparedStatement, Result};
 
+use crate::domain::recipients::RecipientType;
+use crate::domain::users::Role;
+
 /// A channel with its counts and, if any, the viewer's subscription row.
 #[derive(Debug, Clone, Deserialize)]
 pub struct ChannelViewRow {
@@ -43,6 +46,8 @@ impl ChannelViewRow {
     }
 }
 
+/// `rc.type = 2` is [`RecipientType::Channel`] (a constant string cannot interpolate it; a
+/// unit test holds them together).
 const VIEW_SELECT: &str = "SELECT c.id, c.name, c.description, c.invite_only, c.history_public_to_subscribers, \
     c.is_web_public, c.is_archived, c.creator_id, c.date_created, c.topics_policy, c.folder_id, rc.id AS recipient_id, \
     (SELECT COUNT(*) FROM subscriptions s2 JOIN users u2 ON u2.id = s2.user_id AND u2.is_active = 1 \
@@ -153,9 +158,10 @@ pub fn create_channel_stmts(db: &D1Database, realm_id: i64, channel: &NewChannel
         query!(
             db,
             "INSERT OR IGNORE INTO recipients (realm_id, type, type_id) \
-             SELECT realm_id, 2, id FROM channels WHERE realm_id = ?1 AND name = ?2 COLLATE NOCASE",
+             SELECT realm_id, ?3, id FROM channels WHERE realm_id = ?1 AND name = ?2 COLLATE NOCASE",
             realm_id,
-            name
+            name,
+            RecipientType::Channel
         )?,
     ])
 }
@@ -221,8 +227,8 @@ pub fn metadata_audience_stmt(db: &D1Database, realm_id: i64, channel_id: i64) -
          ORDER BY u.id",
         realm_id,
         channel_id,
-        super::users::ROLE_GUEST,
-        super::users::ROLE_ADMINISTRATOR
+        Role::Guest,
+        Role::Administrator
     )
 }
 
@@ -256,4 +262,14 @@ pub fn subscriber_mutes_stmt(db: &D1Database, realm_id: i64, channel_id: i64, ch
 /// Whether a channel's history is public to its subscribers (`h`).
 pub fn history_public_stmt(db: &D1Database, channel_id: i64) -> Result<D1PreparedStatement> {
     query!(db, "SELECT history_public_to_subscribers AS h FROM channels WHERE id = ?1", channel_id)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_channel_view_joins_the_channel_recipient_type() {
+        assert!(VIEW_SELECT.contains(&format!("rc.type = {} ", RecipientType::Channel.code())));
+    }
 }

@@ -3,17 +3,22 @@
 use serde::Deserialize;
 use worker::{query, D1Database, D1PreparedStatement, Result};
 
-use crate::db::users::{ROLE_ADMINISTRATOR, ROLE_GUEST, ROLE_MEMBER, ROLE_MODERATOR, ROLE_OWNER};
+use crate::domain::users::Role;
 
 /// Zulip's system groups: name, the role whose users are direct members, and the direct
 /// subgroup (each role group contains the more privileged ones).
-pub const SYSTEM_GROUPS: &[(&str, Option<i64>, Option<&str>, &str)] = &[
-    ("role:owners", Some(ROLE_OWNER), None, "Owners of this organization"),
-    ("role:administrators", Some(ROLE_ADMINISTRATOR), Some("role:owners"), "Administrators of this organization, including owners"),
-    ("role:moderators", Some(ROLE_MODERATOR), Some("role:administrators"), "Moderators of this organization, including administrators"),
-    ("role:fullmembers", Some(ROLE_MEMBER), Some("role:moderators"), "Members of this organization, not including new accounts and guests"),
-    ("role:members", Some(ROLE_MEMBER), Some("role:fullmembers"), "Members of this organization, not including guests"),
-    ("role:everyone", Some(ROLE_GUEST), Some("role:members"), "Everyone in this organization, including guests"),
+pub const SYSTEM_GROUPS: &[(&str, Option<Role>, Option<&str>, &str)] = &[
+    ("role:owners", Some(Role::Owner), None, "Owners of this organization"),
+    ("role:administrators", Some(Role::Administrator), Some("role:owners"), "Administrators of this organization, including owners"),
+    ("role:moderators", Some(Role::Moderator), Some("role:administrators"), "Moderators of this organization, including administrators"),
+    (
+        "role:fullmembers",
+        Some(Role::Member),
+        Some("role:moderators"),
+        "Members of this organization, not including new accounts and guests",
+    ),
+    ("role:members", Some(Role::Member), Some("role:fullmembers"), "Members of this organization, not including guests"),
+    ("role:everyone", Some(Role::Guest), Some("role:members"), "Everyone in this organization, including guests"),
     ("role:internet", None, Some("role:everyone"), "Everyone on the Internet"),
     ("role:nobody", None, None, "Nobody"),
 ];
@@ -25,7 +30,7 @@ pub struct UserGroupRow {
     pub name: String,
     pub description: String,
     pub is_system_group: i64,
-    pub system_role: Option<i64>,
+    pub system_role: Option<Role>,
     pub creator_id: Option<i64>,
     pub date_created: Option<i64>,
     pub deactivated: i64,

@@ -4,49 +4,8 @@ use serde::Deserialize;
 use worker::{query, D1Database, D1PreparedStatement, Result};
 
 use crate::db::messages::ACCESS_CONDITION;
-
-pub const READ: i64 = 1;
-pub const STARRED: i64 = 2;
-pub const COLLAPSED: i64 = 4;
-pub const MENTIONED: i64 = 8;
-pub const STREAM_WILDCARD_MENTIONED: i64 = 16;
-pub const TOPIC_WILDCARD_MENTIONED: i64 = 32;
-pub const HAS_ALERT_WORD: i64 = 64;
-/// The user was not a recipient; the row exists because the user interacted with the message
-/// (starred it, reacted) in a channel whose history the user can see.
-pub const HISTORICAL: i64 = 128;
-pub const IS_PRIVATE: i64 = 256;
-
-/// Flag names in the order Zulip lists them, with their bits.
-pub const FLAG_BITS: &[(&str, i64)] = &[
-    ("read", READ),
-    ("starred", STARRED),
-    ("collapsed", COLLAPSED),
-    ("mentioned", MENTIONED),
-    ("stream_wildcard_mentioned", STREAM_WILDCARD_MENTIONED),
-    ("topic_wildcard_mentioned", TOPIC_WILDCARD_MENTIONED),
-    ("has_alert_word", HAS_ALERT_WORD),
-    ("historical", HISTORICAL),
-    ("is_private", IS_PRIVATE),
-];
-
-/// The bit of a flag name.
-pub fn flag_bit(name: &str) -> Option<i64> {
-    FLAG_BITS.iter().find(|(n, _)| *n == name).map(|(_, b)| *b)
-}
-
-/// The API's `flags` list of a user for a message: `None` (no row) reads as Zulip's
-/// `["read", "historical"]`. `wildcard_mentioned` is derived from the two newer flags;
-/// `is_private` is internal and not listed.
-pub fn flag_names(flags: Option<i64>) -> Vec<String> {
-    let bits = flags.unwrap_or(READ | HISTORICAL);
-    let mut names: Vec<String> =
-        FLAG_BITS.iter().filter(|(name, bit)| bits & bit != 0 && *name != "is_private").map(|(name, _)| name.to_string()).collect();
-    if bits & (STREAM_WILDCARD_MENTIONED | TOPIC_WILDCARD_MENTIONED) != 0 {
-        names.push("wildcard_mentioned".to_string());
-    }
-    names
-}
+use crate::domain::message_flags::{NO_ROW, READ};
+use crate::domain::recipients::RecipientType;
 
 /// Inserts the rows of a message inserted earlier in the same batch (`last_insert_rowid()`;
 /// this table is WITHOUT ROWID, so its own inserts do not change it). `rows_json` is a JSON
@@ -84,7 +43,7 @@ pub fn update_flag_stmts(
             "INSERT OR IGNORE INTO user_messages (user_id, message_id, flags) \
              SELECT ?1, value, ?2 FROM json_each(?3)",
             user_id,
-            READ | HISTORICAL,
+            NO_ROW,
             historical_ids_json
         )?);
         stmts.push(query!(
@@ -184,34 +143,18 @@ pub fn flag_targets_stmt(db: &D1Database, realm_id: i64, user_id: i64, is_guest:
             "SELECT m.id, um.flags, {ACCESS_CONDITION} AS accessible, m.channel_id, \
              EXISTS (SELECT 1 FROM subscriptions s WHERE s.user_id = ?2 AND s.channel_id = m.channel_id AND s.active = 1) AS subscribed, \
              m.topic, m.sender_id, rc.type AS recipient_type, rc.type_id AS recipient_type_id, \
-             CASE WHEN rc.type = 3 THEN (SELECT json_group_array(gm.user_id) FROM direct_message_group_members gm \
+             CASE WHEN rc.type = {group} THEN (SELECT json_group_array(gm.user_id) FROM direct_message_group_members gm \
                  WHERE gm.group_id = rc.type_id) END AS group_members, \
              (SELECT s.is_muted FROM subscriptions s WHERE s.user_id = ?2 AND s.channel_id = m.channel_id) AS channel_muted \
              FROM messages m JOIN recipients rc ON rc.id = m.recipient_id \
              LEFT JOIN user_messages um ON um.message_id = m.id AND um.user_id = ?2 \
              LEFT JOIN channels c ON c.id = m.channel_id \
-             WHERE m.realm_id = ?1 AND m.id IN (SELECT value FROM json_each(?4))"
+             WHERE m.realm_id = ?1 AND m.id IN (SELECT value FROM json_each(?4))",
+            group = RecipientType::DirectMessageGroup.code()
         ),
         realm_id,
         user_id,
         is_guest as i64,
         ids_json
     )
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn no_row_reads_as_read_and_historical() {
-        assert_eq!(flag_names(None), vec!["read", "historical"]);
-    }
-
-    #[test]
-    fn wildcard_mentioned_is_either_wildcard_flag() {
-        assert_eq!(flag_names(Some(TOPIC_WILDCARD_MENTIONED)), vec!["topic_wildcard_mentioned", "wildcard_mentioned"]);
-        assert_eq!(flag_names(Some(READ | STREAM_WILDCARD_MENTIONED)), vec!["read", "stream_wildcard_mentioned", "wildcard_mentioned"]);
-        assert!(!flag_names(Some(READ | IS_PRIVATE)).contains(&"is_private".to_string()));
-    }
 }

@@ -3,31 +3,28 @@
 use serde::Deserialize;
 use worker::{query, D1Database, D1PreparedStatement, Result};
 
-pub const INHERIT: i64 = 0;
-pub const MUTED: i64 = 1;
-pub const UNMUTED: i64 = 2;
-pub const FOLLOWED: i64 = 3;
+use crate::domain::topics::VisibilityPolicy;
 
 #[derive(Debug, Clone, Deserialize)]
 pub struct UserTopicRow {
     pub user_id: i64,
     pub channel_id: i64,
     pub topic: String,
-    pub visibility_policy: i64,
+    pub visibility_policy: VisibilityPolicy,
     pub last_updated: i64,
 }
 
-/// Sets a policy (`INHERIT` removes the row).
+/// Sets a policy (`Inherit` removes the row).
 pub fn upsert_stmt(
     db: &D1Database,
     realm_id: i64,
     user_id: i64,
     channel_id: i64,
     topic: &str,
-    policy: i64,
+    policy: VisibilityPolicy,
     now: i64,
 ) -> Result<D1PreparedStatement> {
-    if policy == INHERIT {
+    if policy == VisibilityPolicy::Inherit {
         return query!(
             db,
             "DELETE FROM user_topics WHERE user_id = ?1 AND channel_id = ?2 AND topic = ?3 COLLATE NOCASE",
@@ -71,7 +68,7 @@ pub fn policy_stmt(db: &D1Database, user_id: i64, channel_id: i64, topic: &str) 
 }
 
 /// The mentioned users (besides the sender) who follow topics they are mentioned in, with
-/// their current policy for this topic (0 when none).
+/// their current policy for this topic (`Inherit` when none).
 pub fn mentioned_followers_stmt(
     db: &D1Database,
     realm_id: i64,
@@ -82,7 +79,7 @@ pub fn mentioned_followers_stmt(
 ) -> Result<D1PreparedStatement> {
     query!(
         db,
-        "SELECT u.id AS user_id, COALESCE(ut.visibility_policy, 0) AS visibility_policy FROM users u \
+        "SELECT u.id AS user_id, COALESCE(ut.visibility_policy, ?6) AS visibility_policy FROM users u \
          LEFT JOIN user_topics ut ON ut.user_id = u.id AND ut.channel_id = ?2 AND ut.topic = ?3 COLLATE NOCASE \
          WHERE u.realm_id = ?4 AND u.id IN (SELECT value FROM json_each(?1)) AND u.id != ?5 \
          AND u.is_bot = 0 AND u.automatically_follow_topics_where_mentioned = 1",
@@ -90,6 +87,7 @@ pub fn mentioned_followers_stmt(
         channel_id,
         topic,
         realm_id,
-        sender_id
+        sender_id,
+        VisibilityPolicy::Inherit
     )
 }

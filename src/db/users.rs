@@ -3,11 +3,8 @@
 use serde::Deserialize;
 use worker::{query, D1Database, D1PreparedStatement, Result};
 
-pub const ROLE_OWNER: i64 = 100;
-pub const ROLE_ADMINISTRATOR: i64 = 200;
-pub const ROLE_MODERATOR: i64 = 300;
-pub const ROLE_MEMBER: i64 = 400;
-pub const ROLE_GUEST: i64 = 600;
+use crate::domain::recipients::RecipientType;
+use crate::domain::users::Role;
 
 #[derive(Debug, Clone, Default, Deserialize)]
 pub struct UserRow {
@@ -16,7 +13,7 @@ pub struct UserRow {
     pub email: String,
     pub delivery_email: String,
     pub full_name: String,
-    pub role: i64,
+    pub role: Role,
     pub is_active: i64,
     pub is_bot: i64,
     pub bot_type: Option<i64>,
@@ -54,16 +51,16 @@ fn one() -> i64 {
 
 impl UserRow {
     pub fn is_realm_owner(&self) -> bool {
-        self.role == ROLE_OWNER
+        self.role == Role::Owner
     }
     pub fn is_realm_admin(&self) -> bool {
-        self.role <= ROLE_ADMINISTRATOR
+        self.role.is_at_least(Role::Administrator)
     }
     pub fn is_moderator_or_above(&self) -> bool {
-        self.role <= ROLE_MODERATOR
+        self.role.is_at_least(Role::Moderator)
     }
     pub fn is_guest(&self) -> bool {
-        self.role == ROLE_GUEST
+        self.role == Role::Guest
     }
     pub fn is_active(&self) -> bool {
         self.is_active != 0
@@ -136,7 +133,7 @@ pub struct NewUser<'a> {
     pub realm_id: i64,
     pub email: &'a str,
     pub full_name: &'a str,
-    pub role: i64,
+    pub role: Role,
     pub password_hash: Option<&'a str>,
     pub can_create_users: bool,
     pub bot_type: Option<i64>,
@@ -164,8 +161,12 @@ pub async fn insert(db: &D1Database, user: &NewUser<'_>, now: i64) -> Result<i64
         now
     )?;
     // Same batch, so a user never exists without its recipient.
-    let insert_recipient =
-        query!(db, "INSERT INTO recipients (realm_id, type, type_id) VALUES (?1, 1, last_insert_rowid())", user.realm_id)?;
+    let insert_recipient = query!(
+        db,
+        "INSERT INTO recipients (realm_id, type, type_id) VALUES (?1, ?2, last_insert_rowid())",
+        user.realm_id,
+        RecipientType::Personal
+    )?;
     let results = crate::db::run_batch(db, vec![insert_user, insert_recipient]).await?;
     #[derive(Deserialize)]
     struct Id {
@@ -200,7 +201,7 @@ pub async fn active_counts(db: &D1Database, realm_id: i64) -> Result<ActiveCount
         "SELECT COUNT(*) AS active_users, COALESCE(SUM(role = ?2 AND is_bot = 0), 0) AS human_owners \
          FROM users WHERE realm_id = ?1 AND is_active = 1",
         realm_id,
-        ROLE_OWNER
+        Role::Owner
     )?)
     .await?;
     Ok(row.unwrap_or(ActiveCounts { active_users: 0, human_owners: 0 }))
@@ -225,7 +226,7 @@ pub async fn deactivate_with_bots(db: &D1Database, realm_id: i64, user_id: i64) 
     Ok(())
 }
 
-pub async fn set_role(db: &D1Database, realm_id: i64, user_id: i64, role: i64) -> Result<()> {
+pub async fn set_role(db: &D1Database, realm_id: i64, user_id: i64, role: Role) -> Result<()> {
     query!(db, "UPDATE users SET role = ?3 WHERE realm_id = ?1 AND id = ?2", realm_id, user_id, role)?.run().await?;
     Ok(())
 }

@@ -181,31 +181,32 @@ pub fn check_channel_name(name: &str) -> ApiResult<()> {
 #[cfg(test)]
 mod tests {
     use super::access::*;
-    use crate::db::users::{UserRow, ROLE_ADMINISTRATOR, ROLE_GUEST, ROLE_MEMBER};
+    use crate::db::users::UserRow;
+    use crate::domain::users::Role;
 
-    fn user(role: i64) -> UserRow {
+    fn user(role: Role) -> UserRow {
         UserRow { role, ..UserRow::default() }
     }
 
     #[test]
     fn content_is_for_subscribers_and_non_guests_in_public_channels() {
-        assert!(can_access_content(&user(ROLE_MEMBER), false, false));
-        assert!(!can_access_content(&user(ROLE_GUEST), false, false));
-        assert!(can_access_content(&user(ROLE_GUEST), true, true));
-        assert!(!can_access_content(&user(ROLE_ADMINISTRATOR), false, true));
+        assert!(can_access_content(&user(Role::Member), false, false));
+        assert!(!can_access_content(&user(Role::Guest), false, false));
+        assert!(can_access_content(&user(Role::Guest), true, true));
+        assert!(!can_access_content(&user(Role::Administrator), false, true));
     }
 
     #[test]
     fn administrators_see_private_channels_they_do_not_read() {
-        assert!(can_see_metadata(&user(ROLE_ADMINISTRATOR), false, true));
-        assert!(!can_see_metadata(&user(ROLE_MEMBER), false, true));
+        assert!(can_see_metadata(&user(Role::Administrator), false, true));
+        assert!(!can_see_metadata(&user(Role::Member), false, true));
     }
 
     #[test]
     fn protected_history_stays_closed_even_to_subscribers() {
-        assert!(!can_read_history(&user(ROLE_MEMBER), true, true, false));
-        assert!(can_read_history(&user(ROLE_MEMBER), true, true, true));
-        assert!(can_read_history(&user(ROLE_MEMBER), false, false, false));
-        assert!(!can_read_history(&user(ROLE_GUEST), false, false, true));
+        assert!(!can_read_history(&user(Role::Member), true, true, false));
+        assert!(can_read_history(&user(Role::Member), true, true, true));
+        assert!(can_read_history(&user(Role::Member), false, false, false));
+        assert!(!can_read_history(&user(Role::Guest), false, false, true));
     }
 }

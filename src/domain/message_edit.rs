@@ -8,7 +8,6 @@ use crate::db::messages::MessageRow;
 use crate::db::realm_settings::RealmSettingsRow;
 use crate::db::users::UserRow;
 use crate::error::{ApiError, ApiResult};
-use crate::event_types::{DeleteMessageEvent, Event, UpdateMessageEvent};
 
 /// Zulip's prefix of a resolved topic.
 pub const RESOLVED_TOPIC_PREFIX: &str = "✔ ";
@@ -396,66 +395,10 @@ pub fn resolve_notification(editor: &UserRow, resolved: bool) -> String {
     format!("{} has marked this topic as {state}.", silent_mention(editor))
 }
 
-/// Zulip's `update_message` event of an edit (without `id`; flags travel per user).
-/// `rendered`: the new HTML and `/me` status of a content edit; `channel`: the channel the
-/// message was in (channel messages).
-pub fn update_message_event(
-    editor_id: i64,
-    now: i64,
-    message: &MessageRow,
-    plan: &EditPlan,
-    rendered: Option<(&str, bool)>,
-    changed_ids: &[i64],
-    channel: Option<(i64, &str)>,
-) -> Event {
-    let mut event = UpdateMessageEvent {
-        user_id: editor_id,
-        edit_timestamp: now,
-        message_id: message.id,
-        message_ids: changed_ids.to_vec(),
-        rendering_only: false,
-        ..Default::default()
-    };
-    if let (Some(content), Some((html, is_me))) = (&plan.content, rendered) {
-        event.orig_content = Some(message.content.clone());
-        event.orig_rendered_content = Some(message.rendered_content.clone());
-        event.content = Some(content.clone());
-        event.rendered_content = Some(html.to_string());
-        event.is_me_message = Some(is_me);
-    }
-    if let Some((id, name)) = channel {
-        event.stream_id = Some(id);
-        event.stream_name = Some(name.to_string());
-    }
-    if plan.is_moved() {
-        event.propagate_mode = Some(plan.propagate_mode.as_str());
-    }
-    if plan.stream_id.is_some() || plan.topic.is_some() {
-        event.orig_subject = Some(message.topic.clone());
-    }
-    event.new_stream_id = plan.stream_id;
-    if let Some(topic) = &plan.topic {
-        event.subject = Some(topic.clone());
-        event.topic_links = Some(Vec::new());
-    }
-    Event::UpdateMessage(Box::new(event))
-}
-
-/// Zulip's bulk `delete_message` event (`message_ids`); `channel`: the channel id and
-/// topic of channel messages. Event queues adapt it for clients without
-/// `bulk_message_deletion`.
-pub fn delete_message_event(ids: &[i64], channel: Option<(i64, &str)>) -> Event {
-    Event::DeleteMessage(DeleteMessageEvent {
-        message_ids: ids.to_vec(),
-        message_type: if channel.is_some() { "stream" } else { "private" },
-        stream_id: channel.map(|(id, _)| id),
-        topic: channel.map(|(_, topic)| topic.to_string()),
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::domain::users::Role;
 
     /// Zulip's grace.
     fn zulip_clock(now: i64) -> EditClock {
@@ -483,7 +426,7 @@ mod tests {
         }
     }
 
-    fn user(id: i64, role: i64) -> UserRow {
+    fn user(id: i64, role: Role) -> UserRow {
         UserRow {
             id,
             realm_id: 1,
@@ -511,7 +454,7 @@ mod tests {
             realm_id: 1,
             sender_id,
             recipient_id: 5,
-            recipient_type: 2,
+            recipient_type: crate::domain::recipients::RecipientType::Channel,
             recipient_type_id: 7,
             channel_id: Some(7),
             topic: topic.into(),
@@ -574,7 +517,7 @@ mod tests {
         p.content = Some("new".into());
         let m = message(1, "t", 1000);
         let plan = plan_edit(&m, &p, &s).unwrap();
-        let err = check_edit_permission(&user(1, 400), &m, &plan, &s, ALL_RIGHTS, zulip_clock(1001)).unwrap_err();
+        let err = check_edit_permission(&user(1, Role::Member), &m, &plan, &s, ALL_RIGHTS, zulip_clock(1001)).unwrap_err();
         assert_eq!(err.msg, "Your organization has turned off message editing");
     }
 
@@ -586,7 +529,7 @@ mod tests {
         p.topic = Some("elsewhere".into());
         let m = message(1, "t", 1000);
         let plan = plan_edit(&m, &p, &s).unwrap();
-        assert!(check_edit_permission(&user(2, 400), &m, &plan, &s, ALL_RIGHTS, zulip_clock(1001)).is_ok());
+        assert!(check_edit_permission(&user(2, Role::Member), &m, &plan, &s, ALL_RIGHTS, zulip_clock(1001)).is_ok());
     }
 
     #[test]
@@ -597,11 +540,11 @@ mod tests {
         let m = message(1, "t", 0);
         let now = 604800 + EDIT_LIMIT_GRACE_SECONDS + 1;
         let plan = plan_edit(&m, &p, &s).unwrap();
-        let err = check_edit_permission(&user(1, 400), &m, &plan, &s, ALL_RIGHTS, zulip_clock(now)).unwrap_err();
+        let err = check_edit_permission(&user(1, Role::Member), &m, &plan, &s, ALL_RIGHTS, zulip_clock(now)).unwrap_err();
         assert_eq!(err.msg, "The time limit for editing this message's topic has passed.");
-        assert!(check_edit_permission(&user(2, 300), &m, &plan, &s, ALL_RIGHTS, zulip_clock(now)).is_ok(), "moderator");
-        assert!(check_edit_permission(&user(3, 200), &m, &plan, &s, ALL_RIGHTS, zulip_clock(now)).is_ok(), "administrator");
-        assert!(check_edit_permission(&user(1, 400), &m, &plan, &s, ALL_RIGHTS, zulip_clock(now - 1)).is_ok(), "within the grace");
+        assert!(check_edit_permission(&user(2, Role::Moderator), &m, &plan, &s, ALL_RIGHTS, zulip_clock(now)).is_ok(), "moderator");
+        assert!(check_edit_permission(&user(3, Role::Administrator), &m, &plan, &s, ALL_RIGHTS, zulip_clock(now)).is_ok(), "administrator");
+        assert!(check_edit_permission(&user(1, Role::Member), &m, &plan, &s, ALL_RIGHTS, zulip_clock(now - 1)).is_ok(), "within the grace");
     }
 
     #[test]
@@ -611,7 +554,7 @@ mod tests {
         p.content = Some("late".into());
         let m = message(1, "t", 0);
         let plan = plan_edit(&m, &p, &s).unwrap();
-        let err = check_edit_permission(&user(1, 100), &m, &plan, &s, ALL_RIGHTS, zulip_clock(621)).unwrap_err();
+        let err = check_edit_permission(&user(1, Role::Owner), &m, &plan, &s, ALL_RIGHTS, zulip_clock(621)).unwrap_err();
         assert_eq!(err.msg, "The time limit for editing this message has passed");
     }
 
@@ -669,50 +612,6 @@ mod tests {
         );
         let other = history_entry(5, 99, &m, &plan, false);
         assert!(other.get("prev_content").is_none());
-    }
-
-    #[test]
-    fn content_edit_event_carries_old_and_new_content() {
-        let m = message(1, "t", 0);
-        let mut p = params();
-        p.content = Some("new".into());
-        let plan = plan_edit(&m, &p, &settings()).unwrap();
-        let event =
-            serde_json::to_value(update_message_event(1, 50, &m, &plan, Some(("<p>new</p>", false)), &[10], Some((7, "Verona")))).unwrap();
-        assert_eq!(
-            event,
-            json!({
-                "type": "update_message", "user_id": 1, "edit_timestamp": 50, "message_id": 10, "message_ids": [10],
-                "rendering_only": false, "orig_content": "hi", "orig_rendered_content": "<p>hi</p>", "content": "new",
-                "rendered_content": "<p>new</p>", "is_me_message": false, "stream_id": 7, "stream_name": "Verona",
-            })
-        );
-    }
-
-    #[test]
-    fn move_event_names_both_channels_topics_and_mode() {
-        let m = message(1, "old", 0);
-        let mut p = params();
-        p.topic = Some("new".into());
-        p.stream_id = Some(9);
-        p.propagate_mode = PropagateMode::ChangeAll;
-        let plan = plan_edit(&m, &p, &settings()).unwrap();
-        let event = serde_json::to_value(update_message_event(2, 50, &m, &plan, None, &[10, 11], Some((7, "Verona")))).unwrap();
-        assert_eq!(event["propagate_mode"], "change_all");
-        assert_eq!(event["new_stream_id"], 9);
-        assert_eq!(event["orig_subject"], "old");
-        assert_eq!(event["subject"], "new");
-        assert_eq!(event["message_ids"], json!([10, 11]));
-        assert!(event.get("content").is_none());
-    }
-
-    #[test]
-    fn delete_event_is_the_bulk_form() {
-        assert_eq!(
-            serde_json::to_value(delete_message_event(&[3, 4], Some((7, "t")))).unwrap(),
-            json!({"type": "delete_message", "message_ids": [3, 4], "message_type": "stream", "stream_id": 7, "topic": "t"})
-        );
-        assert_eq!(serde_json::to_value(delete_message_event(&[3], None)).unwrap()["message_type"], "private");
     }
 
     #[test]

@@ -15,12 +15,11 @@ use worker::D1Database;
 
 use crate::db::batch::Batch;
 use crate::db::messages::ReactionRow;
-use crate::db::messages::{
-    self as msgdb, ChannelNameRow, GroupMemberRow, MessageRow, RECIPIENT_CHANNEL, RECIPIENT_DIRECT_MESSAGE_GROUP, RECIPIENT_PERSONAL,
-};
+use crate::db::messages::{self as msgdb, ChannelNameRow, GroupMemberRow, MessageRow};
 use crate::db::realm_settings::RealmSettingsRow;
-use crate::db::user_messages::flag_names;
 use crate::db::users::UserRow;
+use crate::domain::message_flags::flag_names;
+use crate::domain::recipients::RecipientType;
 use crate::domain::users::{api_email, avatar_url, can_see_delivery_email};
 use crate::error::{ApiError, ApiResult};
 
@@ -75,7 +74,7 @@ pub async fn access_message(db: &D1Database, user: &UserRow, message_id: i64) ->
     let message: MessageRow = serde_json::from_value(row.clone())?;
     let extra: AccessRow = serde_json::from_value(row)?;
     let channel = match (message.channel_id, extra.channel_name) {
-        (Some(id), Some(name)) if message.recipient_type == RECIPIENT_CHANNEL => Some(ChannelAccess {
+        (Some(id), Some(name)) if message.recipient_type == RecipientType::Channel => Some(ChannelAccess {
             id,
             name,
             invite_only: extra.invite_only.unwrap_or(0) != 0,
@@ -141,8 +140,8 @@ impl MessageContext {
         for m in messages {
             user_ids.push(m.sender_id);
             match m.recipient_type {
-                RECIPIENT_PERSONAL => user_ids.push(m.recipient_type_id),
-                RECIPIENT_DIRECT_MESSAGE_GROUP => group_ids.push(m.recipient_type_id),
+                RecipientType::Personal => user_ids.push(m.recipient_type_id),
+                RecipientType::DirectMessageGroup => group_ids.push(m.recipient_type_id),
                 _ => channel_ids.extend(m.channel_id),
             }
         }
@@ -196,8 +195,8 @@ impl MessageContext {
     /// The user ids of a direct message's conversation, ascending.
     pub fn direct_message_user_ids(&self, message: &MessageRow) -> Vec<i64> {
         let mut ids = match message.recipient_type {
-            RECIPIENT_PERSONAL => vec![message.sender_id, message.recipient_type_id],
-            RECIPIENT_DIRECT_MESSAGE_GROUP => self.group_members.get(&message.recipient_type_id).cloned().unwrap_or_default(),
+            RecipientType::Personal => vec![message.sender_id, message.recipient_type_id],
+            RecipientType::DirectMessageGroup => self.group_members.get(&message.recipient_type_id).cloned().unwrap_or_default(),
             _ => Vec::new(),
         };
         ids.sort_unstable();
@@ -335,8 +334,9 @@ pub fn message_dict(message: &MessageRow, user_flags: Option<i64>, ctx: &Message
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::domain::users::Role;
 
-    fn user(role: i64) -> UserRow {
+    fn user(role: Role) -> UserRow {
         UserRow {
             id: 1,
             realm_id: 1,
@@ -389,7 +389,7 @@ mod tests {
             realm_id: 1,
             sender_id: 1,
             recipient_id: 20,
-            recipient_type: RECIPIENT_CHANNEL,
+            recipient_type: RecipientType::Channel,
             recipient_type_id: 5,
             channel_id: Some(5),
             topic: "".into(),
@@ -409,11 +409,11 @@ mod tests {
 
     fn context(policy: &str) -> MessageContext {
         let mut users = HashMap::new();
-        users.insert(1, user(400));
+        users.insert(1, user(Role::Member));
         let mut channel_names = HashMap::new();
         channel_names.insert(5, "Verona".to_string());
         MessageContext {
-            viewer: user(400),
+            viewer: user(Role::Member),
             settings: settings(policy),
             realm_host: "localhost".into(),
             users,
@@ -475,26 +475,26 @@ mod tests {
 
     #[test]
     fn received_messages_are_always_visible() {
-        assert!(can_access(&user(400), true, None));
-        assert!(can_access(&user(600), true, Some(&channel(true, false, false))));
+        assert!(can_access(&user(Role::Member), true, None));
+        assert!(can_access(&user(Role::Guest), true, Some(&channel(true, false, false))));
     }
 
     #[test]
     fn others_direct_messages_are_invisible() {
-        assert!(!can_access(&user(100), false, None));
+        assert!(!can_access(&user(Role::Owner), false, None));
     }
 
     #[test]
     fn public_channel_history_is_visible_to_members_not_guests() {
-        assert!(can_access(&user(400), false, Some(&channel(false, true, false))));
-        assert!(!can_access(&user(600), false, Some(&channel(false, true, false))));
-        assert!(can_access(&user(600), false, Some(&channel(false, true, true))));
+        assert!(can_access(&user(Role::Member), false, Some(&channel(false, true, false))));
+        assert!(!can_access(&user(Role::Guest), false, Some(&channel(false, true, false))));
+        assert!(can_access(&user(Role::Guest), false, Some(&channel(false, true, true))));
     }
 
     #[test]
     fn private_channel_needs_subscription_and_public_history() {
-        assert!(!can_access(&user(400), false, Some(&channel(true, true, false))));
-        assert!(can_access(&user(400), false, Some(&channel(true, true, true))));
-        assert!(!can_access(&user(400), false, Some(&channel(true, false, true))));
+        assert!(!can_access(&user(Role::Member), false, Some(&channel(true, true, false))));
+        assert!(can_access(&user(Role::Member), false, Some(&channel(true, true, true))));
+        assert!(!can_access(&user(Role::Member), false, Some(&channel(true, false, true))));
     }
 }

@@ -1,5 +1,6 @@
 //! `narrow` of `GET /messages` and the bulk flag endpoints: Zulip's two wire forms parsed
-//! into terms. `db::narrow` turns terms into SQL.
+//! into terms, and the operators and `is:`/`has:` operands they name. `db::narrow` turns
+//! terms into SQL.
 
 use serde_json::Value;
 
@@ -11,6 +12,85 @@ pub struct Term {
     pub operator: String,
     pub operand: Value,
     pub negated: bool,
+}
+
+/// A narrow operator, Zulip's legacy names (`stream`, `subject`, `pm-with`) folded into
+/// the current ones.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Operator {
+    Channel,
+    Topic,
+    Sender,
+    Dm,
+    Is,
+    Search,
+    Id,
+    Has,
+}
+
+impl Operator {
+    pub fn parse(name: &str) -> ApiResult<Operator> {
+        Ok(match name {
+            "channel" | "stream" => Operator::Channel,
+            "topic" | "subject" => Operator::Topic,
+            "sender" => Operator::Sender,
+            "dm" | "pm-with" => Operator::Dm,
+            "is" => Operator::Is,
+            "search" => Operator::Search,
+            "id" => Operator::Id,
+            "has" => Operator::Has,
+            other => return Err(ApiError::bad_request(format!("Invalid narrow operator: unknown operator {other}"))),
+        })
+    }
+}
+
+/// The operands of `is:`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum IsOperand {
+    Starred,
+    Mentioned,
+    Unread,
+    /// Direct messages (legacy `is:private`).
+    Dm,
+    Alerted,
+    Resolved,
+    Followed,
+}
+
+impl IsOperand {
+    pub fn parse(name: &str) -> ApiResult<IsOperand> {
+        Ok(match name {
+            "starred" => IsOperand::Starred,
+            "mentioned" => IsOperand::Mentioned,
+            "unread" => IsOperand::Unread,
+            "dm" | "private" => IsOperand::Dm,
+            "alerted" => IsOperand::Alerted,
+            "resolved" => IsOperand::Resolved,
+            "followed" => IsOperand::Followed,
+            other => return Err(ApiError::bad_request(format!("Invalid narrow operator: unknown 'is' operand {other}"))),
+        })
+    }
+}
+
+/// The operands of `has:`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HasOperand {
+    Link,
+    Image,
+    Attachment,
+    Reaction,
+}
+
+impl HasOperand {
+    pub fn parse(name: &str) -> ApiResult<HasOperand> {
+        Ok(match name {
+            "link" => HasOperand::Link,
+            "image" => HasOperand::Image,
+            "attachment" => HasOperand::Attachment,
+            "reaction" => HasOperand::Reaction,
+            other => return Err(ApiError::bad_request(format!("Invalid narrow operator: unknown 'has' operand {other}"))),
+        })
+    }
 }
 
 /// Parses Zulip's two narrow forms: `[{"operator", "operand", "negated"?}]` and the legacy
@@ -47,6 +127,18 @@ mod tests {
         assert_eq!(terms.len(), 2);
         assert_eq!(terms[0].operator, "stream");
         assert!(terms[1].negated);
+    }
+
+    #[test]
+    fn legacy_operator_names_fold_into_the_current_ones() {
+        assert_eq!(Operator::parse("stream").unwrap(), Operator::Channel);
+        assert_eq!(Operator::parse("subject").unwrap(), Operator::Topic);
+        assert_eq!(Operator::parse("pm-with").unwrap(), Operator::Dm);
+        assert_eq!(IsOperand::parse("private").unwrap(), IsOperand::Dm);
+        assert_eq!(Operator::parse("near").unwrap_err().msg, "Invalid narrow operator: unknown operator near");
+        assert_eq!(IsOperand::parse("muted").unwrap_err().msg, "Invalid narrow operator: unknown 'is' operand muted");
+        assert_eq!(HasOperand::parse("reaction").unwrap(), HasOperand::Reaction);
+        assert_eq!(HasOperand::parse("video").unwrap_err().msg, "Invalid narrow operator: unknown 'has' operand video");
     }
 
     #[test]

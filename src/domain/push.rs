@@ -10,7 +10,8 @@ use serde_json::{json, Value};
 use sha2::{Digest, Sha256};
 
 use crate::db::push_devices::{PushCandidateRow, TokenFields};
-use crate::db::user_messages::{MENTIONED, STREAM_WILDCARD_MENTIONED, TOPIC_WILDCARD_MENTIONED};
+use crate::domain::message_flags::{MENTIONED, STREAM_WILDCARD_MENTIONED, TOPIC_WILDCARD_MENTIONED};
+use crate::domain::topics::VisibilityPolicy;
 use crate::domain::user_settings;
 use crate::error::{ApiError, ApiResult};
 
@@ -125,12 +126,6 @@ pub fn encrypt_payload(push_key: &str, payload: &Value) -> ApiResult<String> {
 /// `enable_online_push_notifications`.
 pub const OFFLINE_THRESHOLD_SECS: i64 = 200;
 
-/// A topic's visibility policy for a user (`user_topics`; no row: inherit).
-pub const TOPIC_INHERIT: i64 = 0;
-pub const TOPIC_MUTED: i64 = 1;
-pub const TOPIC_UNMUTED: i64 = 2;
-pub const TOPIC_FOLLOWED: i64 = 3;
-
 /// Everything Zulip's push rule looks at for one recipient of a new message.
 #[derive(Debug, Clone, Default)]
 pub struct PushCandidate {
@@ -151,8 +146,8 @@ pub struct PushCandidate {
     pub channel_muted: bool,
     pub channel_push_notifications: Option<bool>,
     pub channel_wildcard_mentions_notify: Option<bool>,
-    /// The user's policy for the message's topic (0: inherit).
-    pub visibility_policy: i64,
+    /// The user's policy for the message's topic.
+    pub visibility_policy: VisibilityPolicy,
     pub sender_muted: bool,
     /// Away from Zulip (no recent "active" presence).
     pub idle: bool,
@@ -178,8 +173,8 @@ impl PushCandidate {
             channel_muted: row.channel_muted.unwrap_or(0) != 0,
             channel_push_notifications: row.push_notifications.map(|v| v != 0),
             channel_wildcard_mentions_notify: row.wildcard_mentions_notify.map(|v| v != 0),
-            visibility_policy: if followed_by_this_send && row.visibility_policy == TOPIC_FOLLOWED {
-                TOPIC_INHERIT
+            visibility_policy: if followed_by_this_send && row.visibility_policy == VisibilityPolicy::Followed {
+                VisibilityPolicy::Inherit
             } else {
                 row.visibility_policy
             },
@@ -207,10 +202,10 @@ pub enum PushTrigger {
 /// `wildcard_mentions_notify` overrides the channel's mute); then the channel's own
 /// setting, then the global one.
 fn allowed_in_channel_topic(c: &PushCandidate, channel_setting: Option<bool>, global: bool, overrides_mute: bool) -> bool {
-    if c.visibility_policy == TOPIC_MUTED {
+    if c.visibility_policy == VisibilityPolicy::Muted {
         return false;
     }
-    if c.channel_muted && c.visibility_policy != TOPIC_UNMUTED {
+    if c.channel_muted && c.visibility_policy != VisibilityPolicy::Unmuted {
         return overrides_mute && channel_setting == Some(true);
     }
     channel_setting.unwrap_or(global)
@@ -230,7 +225,7 @@ pub fn push_trigger(c: &PushCandidate) -> Option<PushTrigger> {
         return None;
     }
     let mentions_on = c.enable_offline_push_notifications;
-    let followed = c.visibility_policy == TOPIC_FOLLOWED;
+    let followed = c.visibility_policy == VisibilityPolicy::Followed;
     let wildcard_on = allowed_in_channel_topic(c, c.channel_wildcard_mentions_notify, c.wildcard_mentions_notify, true);
     let followed_wildcard_on = followed && c.enable_followed_topic_wildcard_mentions_notify;
     if c.direct {
@@ -428,13 +423,13 @@ mod tests {
         // An explicit channel setting overrides the channel's mute, not a topic's.
         assert!(push_trigger(&PushCandidate { channel_muted: true, ..channel_on.clone() }).is_some());
         assert_eq!(push_trigger(&PushCandidate { channel_muted: true, ..w.clone() }), None);
-        assert_eq!(push_trigger(&PushCandidate { visibility_policy: TOPIC_MUTED, ..channel_on }), None);
+        assert_eq!(push_trigger(&PushCandidate { visibility_policy: VisibilityPolicy::Muted, ..channel_on }), None);
     }
 
     #[test]
     fn followed_topics_ignore_channel_settings() {
         let f = PushCandidate {
-            visibility_policy: TOPIC_FOLLOWED,
+            visibility_policy: VisibilityPolicy::Followed,
             channel_muted: true,
             channel_push_notifications: Some(false),
             ..channel_candidate()
@@ -455,7 +450,7 @@ mod tests {
         assert_eq!(push_trigger(&off), None);
         let muted = PushCandidate { channel_push_notifications: Some(true), channel_muted: true, ..c.clone() };
         assert_eq!(push_trigger(&muted), None);
-        assert!(push_trigger(&PushCandidate { visibility_policy: TOPIC_UNMUTED, ..muted }).is_some());
+        assert!(push_trigger(&PushCandidate { visibility_policy: VisibilityPolicy::Unmuted, ..muted }).is_some());
     }
 
     #[test]
@@ -468,7 +463,7 @@ mod tests {
             channel_muted: Some(1),
             push_notifications: None,
             wildcard_mentions_notify: Some(0),
-            visibility_policy: TOPIC_FOLLOWED,
+            visibility_policy: VisibilityPolicy::Followed,
             sender_muted: 0,
             last_active_time: Some(1000),
         };
@@ -478,7 +473,7 @@ mod tests {
         assert!(c.channel_muted && c.channel_push_notifications.is_none() && c.channel_wildcard_mentions_notify == Some(false));
         assert!(!c.idle, "active within the threshold");
         assert!(PushCandidate::from_row(&row, false, 1001 + OFFLINE_THRESHOLD_SECS).idle);
-        assert_eq!(PushCandidate::from_row(&row, true, 0).visibility_policy, TOPIC_INHERIT, "the send's own follow");
+        assert_eq!(PushCandidate::from_row(&row, true, 0).visibility_policy, VisibilityPolicy::Inherit, "the send's own follow");
         assert!(PushCandidate::from_row(&PushCandidateRow { last_active_time: None, ..row }, false, 0).idle);
     }
 

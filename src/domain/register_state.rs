@@ -25,19 +25,22 @@ use crate::db::scheduled_messages::{self, ScheduledMessageRow};
 use crate::db::subscription_settings::{self, SubscriptionRow};
 use crate::db::subscriptions::{self, ChannelViewRow};
 use crate::db::user_groups::{self, MemberRow, SubgroupRow, UserGroupRow};
-use crate::db::user_messages::IS_PRIVATE;
 use crate::db::user_status::{self, UserStatusRow};
-use crate::db::users::{self, UserRow, ROLE_ADMINISTRATOR, ROLE_MEMBER, ROLE_MODERATOR, ROLE_OWNER};
+use crate::db::users::{self, UserRow};
 use crate::domain::channel_folders::folder_dict;
 use crate::domain::channels::{stream_dict, subscription_dict, GlobalNotifications, SystemGroups};
 use crate::domain::drafts::draft_dict;
+use crate::domain::message_flags::IS_PRIVATE;
 use crate::domain::navigation_views::view_dict;
 use crate::domain::presence::{presences_dict, PRESENCE_HISTORY_LIMIT_DAYS};
 use crate::domain::realm_playgrounds::playground_dict;
 use crate::domain::realm_settings::register_fields;
+use crate::domain::recipients::RecipientType;
 use crate::domain::saved_snippets::snippet_dict;
 use crate::domain::scheduled_messages::scheduled_message_dict;
+use crate::domain::topics::VisibilityPolicy;
 use crate::domain::user_status::status_dict;
+use crate::domain::users::Role;
 use crate::domain::users::{avatar_url, user_dict, UserDictOptions};
 use crate::error::ApiResult;
 use crate::event_queues::Capabilities;
@@ -370,7 +373,7 @@ pub fn initial_state(user: &UserRow, realm: &RealmRow, data: &StateData, req: &S
         let muted: Vec<Value> = data
             .user_topics
             .iter()
-            .filter(|t| t.visibility_policy == 1)
+            .filter(|t| t.visibility_policy == VisibilityPolicy::Muted)
             .map(|t| json!([t.channel_name, empty_topic(&t.topic), t.last_updated]))
             .collect();
         state.insert("muted_topics".into(), json!(muted));
@@ -580,15 +583,15 @@ fn realm_user_state(user: &UserRow, data: &StateData, req: &StateRequest<'_>) ->
         "avatar_source": "G",
         "avatar_url_medium": avatar_url(user),
         "avatar_url": avatar_url(user),
-        "can_create_streams": user.role <= ROLE_MEMBER,
-        "can_create_public_streams": user.role <= ROLE_MEMBER,
-        "can_create_private_streams": user.role <= ROLE_MEMBER,
-        "can_create_web_public_streams": user.role <= ROLE_OWNER,
-        "can_subscribe_other_users": user.role <= ROLE_MEMBER,
-        "can_invite_others_to_realm": user.role <= ROLE_MEMBER,
-        "is_admin": user.role <= ROLE_ADMINISTRATOR,
-        "is_owner": user.role == ROLE_OWNER,
-        "is_moderator": user.role <= ROLE_MODERATOR,
+        "can_create_streams": user.role.is_at_least(Role::Member),
+        "can_create_public_streams": user.role.is_at_least(Role::Member),
+        "can_create_private_streams": user.role.is_at_least(Role::Member),
+        "can_create_web_public_streams": user.role.is_at_least(Role::Owner),
+        "can_subscribe_other_users": user.role.is_at_least(Role::Member),
+        "can_invite_others_to_realm": user.role.is_at_least(Role::Member),
+        "is_admin": user.role.is_at_least(Role::Administrator),
+        "is_owner": user.role == Role::Owner,
+        "is_moderator": user.role.is_at_least(Role::Moderator),
         "is_guest": user.is_guest(),
         "user_id": user.id,
         "email": user.email,
@@ -704,8 +707,14 @@ fn channel_state(user: &UserRow, data: &StateData, system: &SystemGroups, req: &
 }
 
 /// The other participants of a conversation row (none: with oneself).
-fn conversation_user_ids(user: &UserRow, row_peer: i64, recipient_type: i64, type_id: i64, groups: &HashMap<i64, Vec<i64>>) -> Vec<i64> {
-    if recipient_type == 3 {
+fn conversation_user_ids(
+    user: &UserRow,
+    row_peer: i64,
+    recipient_type: RecipientType,
+    type_id: i64,
+    groups: &HashMap<i64, Vec<i64>>,
+) -> Vec<i64> {
+    if recipient_type == RecipientType::DirectMessageGroup {
         groups.get(&type_id).map(|m| m.iter().copied().filter(|id| *id != user.id).collect()).unwrap_or_default()
     } else if row_peer == user.id {
         vec![]
@@ -750,8 +759,8 @@ fn unread_msgs(user: &UserRow, data: &StateData, empty_topic: &dyn Fn(&str) -> S
             mentions.push(r.id);
         }
         match (r.recipient_type, r.channel_id) {
-            (2, Some(channel_id)) => streams.entry((channel_id, r.topic.clone())).or_default().push(r.id),
-            (3, _) => {
+            (RecipientType::Channel, Some(channel_id)) => streams.entry((channel_id, r.topic.clone())).or_default().push(r.id),
+            (RecipientType::DirectMessageGroup, _) => {
                 let mut ids = groups.get(&r.recipient_type_id).cloned().unwrap_or_default();
                 ids.sort_unstable();
                 let key = ids.iter().map(|i| i.to_string()).collect::<Vec<_>>().join(",");

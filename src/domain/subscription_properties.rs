@@ -1,11 +1,10 @@
 //! The per-user channel settings of a subscription (spec "Channel subscription
 //! properties"): their names, value types and storage columns.
 
-use serde_json::{json, Value};
+use serde_json::Value;
 
 use crate::db::subscription_settings::PropertyValue;
 use crate::error::{ApiError, ApiResult};
-use crate::event_types::{Event, SubscriptionEvent};
 
 /// A validated property change of one subscription.
 #[derive(Debug, Clone, PartialEq)]
@@ -53,22 +52,10 @@ pub fn parse_change(channel_id: i64, property: &str, value: &Value) -> ApiResult
     })
 }
 
-/// The `subscription` `update` events of one change: one, or two (`in_home_view` then
-/// `is_muted`, as Zulip sends them) for either muting property.
-pub fn update_events(change: &PropertyChange) -> Vec<Event> {
-    let event = |property: &'static str, value: Value| {
-        Event::Subscription(SubscriptionEvent::Update { stream_id: change.channel_id, property, value })
-    };
-    match (&change.value, change.column) {
-        (PropertyValue::Flag(muted), "is_muted") => vec![event("in_home_view", json!(!muted)), event("is_muted", json!(muted))],
-        (PropertyValue::Flag(flag), _) => vec![event(change.property, json!(flag))],
-        (PropertyValue::Color(color), _) => vec![event(change.property, json!(color))],
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     #[test]
     fn colors_are_hex() {
@@ -81,12 +68,6 @@ mod tests {
         let change = parse_change(3, "in_home_view", &json!(false)).unwrap();
         assert_eq!(change.column, "is_muted");
         assert_eq!(change.value, PropertyValue::Flag(true));
-        let events = serde_json::to_value(update_events(&change)).unwrap();
-        assert_eq!(events.as_array().unwrap().len(), 2);
-        assert_eq!(events[0]["property"], "in_home_view");
-        assert_eq!(events[0]["value"], false);
-        assert_eq!(events[1]["property"], "is_muted");
-        assert_eq!(events[1]["value"], true);
     }
 
     #[test]

@@ -1,6 +1,6 @@
 //! User settings (`PATCH /settings`): Zulip's catalogue of the settings a user changes for
 //! themselves (name, type, allowed values, default), their validation with Zulip's
-//! messages, the settings object of the register response and the events of a change.
+//! messages, and the settings object of the register response.
 //!
 //! Storage: `users.settings` holds a JSON object of only the settings the user changed;
 //! an absent key is the default below. The few settings other code reads as columns
@@ -10,7 +10,6 @@ use serde_json::{json, Map, Value};
 
 use crate::db::users::UserRow;
 use crate::error::{ApiError, ApiResult};
-use crate::event_types::{Event, RealmUserEvent, UserSettingsEvent};
 
 /// What values a setting takes.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -258,29 +257,6 @@ pub fn changes(user: &UserRow, requested: Vec<(&'static Setting, Value)>) -> Vec
     requested.into_iter().filter(|(s, v)| value_of(user, &changed, s) != *v).collect()
 }
 
-/// The events of one changed setting: `user_settings`, and the legacy event of its group.
-pub fn change_events(user: &UserRow, setting: &Setting, value: &Value) -> Vec<Event> {
-    let mut events = vec![Event::UserSettings(UserSettingsEvent::Update { property: setting.name, value: value.clone() })];
-    match setting.legacy {
-        Legacy::Display => {
-            events.push(Event::UpdateDisplaySettings { user: user.email.clone(), setting_name: setting.name, setting: value.clone() })
-        }
-        Legacy::Notification => events.push(Event::UpdateGlobalNotifications {
-            user: user.email.clone(),
-            notification_name: setting.name,
-            setting: value.clone(),
-        }),
-        Legacy::None => {}
-    }
-    events
-}
-
-/// The organization's event of a change others see: `timezone` is part of the user object.
-pub fn realm_user_event(user: &UserRow, setting: &Setting, value: &Value) -> Option<Event> {
-    (setting.name == "timezone")
-        .then(|| Event::RealmUser(RealmUserEvent::Update { person: json!({"user_id": user.id, "timezone": value}) }))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -315,20 +291,6 @@ mod tests {
         assert_eq!(parse_value(setting("timezone").unwrap(), "Europe/Paris", any_tz).unwrap(), json!("Europe/Paris"));
         assert_eq!(parse_value(setting("notification_sound").unwrap(), "none", any_tz).unwrap(), json!("none"));
         assert_eq!(parse_value(setting("enter_sends").unwrap(), "true", any_tz).unwrap(), json!(true));
-    }
-
-    #[test]
-    fn legacy_events_follow_the_group() {
-        let user = UserRow { email: "a@b".into(), ..UserRow::default() };
-        let e = serde_json::to_value(change_events(&user, setting("enable_sounds").unwrap(), &json!(false))).unwrap();
-        assert_eq!(e[1]["type"], "update_global_notifications");
-        assert_eq!(e[1]["notification_name"], "enable_sounds");
-        let e = serde_json::to_value(change_events(&user, setting("emojiset").unwrap(), &json!("text"))).unwrap();
-        assert_eq!(e[1]["type"], "update_display_settings");
-        assert_eq!(change_events(&user, setting("send_read_receipts").unwrap(), &json!(false)).len(), 1);
-        let tz = serde_json::to_value(realm_user_event(&user, setting("timezone").unwrap(), &json!("Asia/Tokyo")).unwrap()).unwrap();
-        assert_eq!(tz["person"]["timezone"], "Asia/Tokyo");
-        assert!(realm_user_event(&user, setting("emojiset").unwrap(), &json!("text")).is_none());
     }
 
     #[test]

@@ -49,22 +49,21 @@ impl Resp {
         self.body
     }
 
-    /// Asserts an error envelope with this status and code and answers the body.
+    /// Asserts an error envelope with this status, code and exact message (Zulip's wording)
+    /// and answers the body.
     #[track_caller]
-    pub fn error(self, status: u16, code: &str) -> Value {
+    pub fn error(self, status: u16, code: &str, msg: &str) -> Value {
         assert_eq!(self.status, status, "unexpected status for {:?}", self.body);
         assert_eq!(self.body["result"], "error", "{:?}", self.body);
         assert_eq!(self.body["code"], code, "{:?}", self.body);
-        assert!(self.body["msg"].is_string(), "{:?}", self.body);
+        assert_eq!(self.body["msg"], msg, "{:?}", self.body);
         self.body
     }
 
     /// Asserts a 400 error with this code and exact message.
     #[track_caller]
     pub fn bad_request(self, code: &str, msg: &str) -> Value {
-        let body = self.error(400, code);
-        assert_eq!(body["msg"], msg, "{body:?}");
-        body
+        self.error(400, code, msg)
     }
 }
 

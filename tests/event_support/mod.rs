@@ -26,6 +26,16 @@ pub fn register(client: &Client, params: &[(&str, &str)]) -> Queue {
     }
 }
 
+/// Zulip's message for a queue id that names no live queue of the caller.
+pub fn bad_queue_msg(queue_id: &str) -> String {
+    format!("Bad event queue ID: {queue_id}")
+}
+
+/// Matches the `message` event of message `id`.
+pub fn message_with_id(id: i64) -> impl Fn(&Value) -> bool {
+    move |e: &Value| e["type"] == "message" && e["message"]["id"] == id
+}
+
 /// Registers a queue for these event types only.
 pub fn register_for(client: &Client, event_types: &str) -> Queue {
     register(client, &[("event_types", event_types)])
@@ -65,18 +75,37 @@ impl Queue {
         panic!("no {what} event within 30 s on queue {}", self.queue_id);
     }
 
-    /// Every event matching `pred` among those that arrive until a quiet non-blocking poll
-    /// after `settle`.
-    pub fn collect(&mut self, settle: Duration, pred: impl Fn(&Value) -> bool) -> Vec<Value> {
-        std::thread::sleep(settle);
-        let mut out = Vec::new();
-        loop {
-            let events = self.poll(true);
-            if events.is_empty() {
-                return out;
+    /// Polls (blocking) until an event matching `last` arrives; answers every event up to and
+    /// including it.
+    #[track_caller]
+    pub fn events_until(&mut self, what: &str, last: impl Fn(&Value) -> bool) -> Vec<Value> {
+        let deadline = Instant::now() + Duration::from_secs(30);
+        let mut seen = Vec::new();
+        while Instant::now() < deadline {
+            for event in self.poll(false) {
+                let done = last(&event);
+                seen.push(event);
+                if done {
+                    return seen;
+                }
             }
-            out.extend(events.into_iter().filter(|e| pred(e)));
         }
+        panic!("no {what} event within 30 s on queue {}; saw {seen:?}", self.queue_id);
+    }
+
+    /// Every event that reached the queue before a sentinel: a direct message with a unique
+    /// marker from the queue's owner to themselves, sent now. The organization's hub orders
+    /// all its events, so whatever an earlier request caused arrives before the sentinel:
+    /// an event missing from the answer was never sent. The queue must take `message` events.
+    #[track_caller]
+    pub fn events_before_sentinel(&mut self) -> Vec<Value> {
+        let marker = crate::common::unique("sentinel");
+        let to = format!("[{}]", self.client.user_id);
+        self.client.post("/messages", &[("type", "direct"), ("to", &to), ("content", &marker)]).success();
+        let is_sentinel = |e: &Value| e["type"] == "message" && e["message"]["content"].as_str().is_some_and(|c| c.contains(&marker));
+        let mut seen = self.events_until("sentinel message", is_sentinel);
+        seen.pop();
+        seen
     }
 
     pub fn delete(&self) -> Resp {
