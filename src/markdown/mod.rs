@@ -38,6 +38,7 @@ mod html;
 mod linkifiers;
 mod links;
 mod mentions;
+mod previews;
 mod timestamps;
 mod tlds;
 mod writer;
@@ -121,6 +122,9 @@ pub struct Resolved {
     pub custom_emoji: Vec<CustomEmoji>,
     /// The sender's `translate_emoticons` setting (`:)` becomes 🙂).
     pub translate_emoticons: bool,
+    /// The organization's URL (`https://chat.example.com`, no trailing slash): links into
+    /// it become relative. Empty: links stay as written.
+    pub realm_url: String,
 }
 
 pub use linkifiers::compile as compile_linkifier_pattern;

@@ -13,6 +13,7 @@ fn users() -> Resolved {
         linkifiers: vec![],
         custom_emoji: vec![CustomEmoji { name: "party_parrot".into(), source_url: "/user_avatars/2/emoji/images/ab.gif".into() }],
         translate_emoticons: false,
+        realm_url: String::new(),
     }
 }
 
@@ -198,6 +199,7 @@ fn script_injection_is_neutralised() {
         linkifiers: vec![],
         custom_emoji: vec![],
         translate_emoticons: false,
+        realm_url: String::new(),
     };
     let r = render("@**<img src=x onerror=alert(1)>** #**\"><script>**", &hostile);
     assert!(!r.html.contains("<img") && !r.html.contains("<script"), "{}", r.html);
@@ -468,4 +470,50 @@ fn custom_emoji_url_is_escaped() {
         Resolved { custom_emoji: vec![CustomEmoji { name: "x".into(), source_url: "\"><script>".into() }], ..Resolved::default() };
     let r = render(":x:", &hostile);
     assert!(!r.html.contains("<script") && r.html.contains(r#"src="&quot;&gt;&lt;script&gt;""#), "{}", r.html);
+}
+
+fn html_for_realm(content: &str) -> String {
+    render(content, &Resolved { realm_url: "https://chat.example.com".into(), ..Resolved::default() }).html
+}
+
+#[test]
+fn links_into_the_organization_become_relative() {
+    assert_eq!(
+        html_for_realm("see https://chat.example.com/#narrow/channel/9-Verona and https://chat.example.com/help"),
+        "<p>see <a href=\"#narrow/channel/9-Verona\">https://chat.example.com/#narrow/channel/9-Verona</a> and <a href=\"https://chat.example.com/help\">https://chat.example.com/help</a></p>"
+    );
+}
+
+#[test]
+fn uploaded_images_preview_from_the_file_itself() {
+    assert_eq!(
+        html_for_realm("[cat.png](/user_uploads/2/ab/cd/cat.png)"),
+        "<p><a href=\"/user_uploads/2/ab/cd/cat.png\">cat.png</a></p>\n<div class=\"message_inline_image\"><a href=\"/user_uploads/2/ab/cd/cat.png\" title=\"cat.png\"><img src=\"/user_uploads/2/ab/cd/cat.png\"></a></div>"
+    );
+}
+
+#[test]
+fn quoted_images_do_not_preview() {
+    assert_eq!(
+        html_for_realm("> https://a.com/x.png"),
+        "<blockquote>\n<p><a href=\"https://a.com/x.png\">https://a.com/x.png</a></p>\n</blockquote>"
+    );
+}
+
+#[test]
+fn images_in_other_markup_preview_at_the_end() {
+    let html = html_for_realm("# https://a.com/x.png\n\ntext");
+    assert!(
+        html.starts_with(
+            "<h1><a href=\"https://a.com/x.png\">https://a.com/x.png</a></h1>\n<p>text</p>\n<div class=\"message_inline_image\">"
+        ),
+        "{html}"
+    );
+}
+
+#[test]
+fn too_many_links_preview_nothing() {
+    let many: Vec<String> = (0..25).map(|i| format!("https://a.com/{i}.png")).collect();
+    assert!(!html_for_realm(&many.join(" ")).contains("message_inline_image"));
+    assert_eq!(html_for_realm(&many[..24].join(" ")).matches("message_inline_image").count(), 24);
 }
