@@ -22,9 +22,10 @@
 //!
 //! Emoticon translation happens when the caller says the sender wants it
 //! (`Resolved::translate_emoticons`). Custom emoji render as images when the caller resolved them
-//! (`Resolved::custom_emoji`). Not rendered: KaTeX math (shown as code), Pygments highlighting
-//! (code is unhighlighted), inline image and link previews, links relative to the realm's
-//! own URL, and the empty-topic display name in `#**channel>**`.
+//! (`Resolved::custom_emoji`). Code blocks are highlighted in Pygments' shape (`highlight.rs`);
+//! links to images get inline previews (`previews.rs`); links into the organization's own URL
+//! (`Resolved::realm_url`) become relative. Not rendered: KaTeX math (shown as code), link
+//! previews other than images, and the empty-topic display name in `#**channel>**`.
 //!
 //! Callers (send and edit actions) first call [`references`] to learn which names and ids
 //! to resolve with one D1 query, then [`render`] with what they found.
@@ -34,6 +35,7 @@ mod code;
 mod emoji;
 mod emoticons;
 mod fences;
+mod highlight;
 mod html;
 mod linkifiers;
 mod links;

@@ -136,7 +136,7 @@ fn fenced_code_block_has_language_and_no_markdown_inside() {
     let r = render("```py\nx = '@**King Hamlet**' < 1\n```", &users());
     assert_eq!(
         r.html,
-        r#"<div class="codehilite" data-code-language="Python"><pre><span></span><code>x = &#39;@**King Hamlet**&#39; &lt; 1
+        r#"<div class="codehilite" data-code-language="Python"><pre><span></span><code><span class="n">x</span> <span class="o">=</span> <span class="s1">&#39;@**King Hamlet**&#39;</span> <span class="o">&lt;</span> <span class="mi">1</span>
 </code></pre></div>"#
     );
     assert!(r.mentioned_user_ids.is_empty());
@@ -516,4 +516,21 @@ fn too_many_links_preview_nothing() {
     let many: Vec<String> = (0..25).map(|i| format!("https://a.com/{i}.png")).collect();
     assert!(!html_for_realm(&many.join(" ")).contains("message_inline_image"));
     assert_eq!(html_for_realm(&many[..24].join(" ")).matches("message_inline_image").count(), 24);
+}
+
+#[test]
+fn code_without_a_language_is_highlighted_by_its_header_line() {
+    assert_eq!(
+        html("```\n#!/usr/bin/env python\nx\n```"),
+        "<div class=\"codehilite\"><pre><span></span><code><span class=\"ch\">#!/usr/bin/env python</span>\n<span class=\"n\">x</span>\n</code></pre></div>"
+    );
+    assert_eq!(html("```\n#!nosuchlang\nx\n```"), "<div class=\"codehilite\"><pre><span></span><code>#!nosuchlang\nx\n</code></pre></div>");
+}
+
+#[test]
+fn unknown_languages_stay_plain_and_keep_their_name() {
+    assert_eq!(
+        html("```nosuchlang\nx = 1\n```"),
+        "<div class=\"codehilite\" data-code-language=\"nosuchlang\"><pre><span></span><code>x = 1\n</code></pre></div>"
+    );
 }

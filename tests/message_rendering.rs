@@ -1,5 +1,6 @@
-//! Inline image previews, links relative to the organization's URL, and `/thumbnail`,
-//! where previews of external images point.
+//! Rendering features beyond Markdown: code highlighting, inline image previews, links
+//! relative to the organization's URL, and `/thumbnail`, where previews of external images
+//! point.
 
 mod chat;
 mod common;
@@ -150,4 +151,28 @@ fn thumbnail_needs_its_url_and_size() {
 fn thumbnail_needs_credentials() {
     let (status, location, _) = get_raw(None, &thumbnail_path("https://example.com/cat.png", "thumbnail"));
     assert_eq!((status, location), (401, None));
+}
+
+#[test]
+fn code_blocks_are_highlighted_with_pygments_classes() {
+    let hamlet = Client::dev("hamlet@zulip.com");
+    let channel = unique("previews");
+    create_channel(&hamlet, &channel, &[], &[]);
+    let id = send_to_channel(&hamlet, &channel, "code", "```py\ndef speak(self):\n    x = 1\n```");
+    assert_eq!(
+        fetch(&hamlet, id)["content"].as_str().unwrap(),
+        "<div class=\"codehilite\" data-code-language=\"Python\"><pre><span></span><code>\
+         <span class=\"k\">def</span> <span class=\"nf\">speak</span><span class=\"p\">(</span><span class=\"bp\">self</span>\
+         <span class=\"p\">):</span>\n    <span class=\"n\">x</span> <span class=\"o\">=</span> <span class=\"mi\">1</span>\n\
+         </code></pre></div>"
+    );
+}
+
+#[test]
+fn code_in_unknown_languages_stays_plain() {
+    let hamlet = Client::dev("hamlet@zulip.com");
+    assert_eq!(
+        rendered(&hamlet, "```nosuchlang\nx = 1\n```"),
+        "<div class=\"codehilite\" data-code-language=\"nosuchlang\"><pre><span></span><code>x = 1\n</code></pre></div>"
+    );
 }
