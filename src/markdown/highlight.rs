@@ -153,6 +153,7 @@ fn class_for(stack: &[Scope], text: &str, shebang_line: bool, flavor: Flavor) ->
     if has("comment").is_some() {
         return match has("comment") {
             _ if shebang_line => "ch",
+            Some(n) if n.starts_with("comment.block.documentation") && flavor == Flavor::Python => "sd",
             _ if flavor == Flavor::Tex => "c",
             _ if flavor == Flavor::Python => "c1",
             Some(n) if n.starts_with("comment.block") => "cm",
@@ -191,6 +192,9 @@ fn class_for(stack: &[Scope], text: &str, shebang_line: bool, flavor: Flavor) ->
     if has("constant.language").is_some() {
         return "kc";
     }
+    if has("storage.type.string").is_some() {
+        return "sa";
+    }
     if has("constant.character.escape").is_some() {
         return "se";
     }
@@ -202,6 +206,14 @@ fn class_for(stack: &[Scope], text: &str, shebang_line: bool, flavor: Flavor) ->
     }
     if has("keyword.operator.logical").is_some() || has("keyword.operator.word").is_some() {
         return "ow";
+    }
+    if flavor == Flavor::Python && has("keyword").is_some() {
+        // Pygments' Python lexer: word operators are `ow`, `as` is a plain keyword.
+        match text {
+            "in" | "is" | "not" | "and" | "or" => return "ow",
+            "as" => return "k",
+            _ => {}
+        }
     }
     if has("keyword.operator").is_some() {
         return "o";
@@ -233,6 +245,9 @@ fn class_for(stack: &[Scope], text: &str, shebang_line: bool, flavor: Flavor) ->
     }
     if has("entity.name.namespace").is_some() {
         return "nn";
+    }
+    if has("entity.other.inherited-class").is_some() {
+        return "n";
     }
     if has("variable.language").is_some() || (flavor == Flavor::Python && matches!(text, "self" | "cls")) {
         return "bp";
