@@ -21,6 +21,8 @@ pub const EMOJI_DATA_PATH: &str = "/static/generated/emoji/emoji_api.json";
 const TUS_PREFIX: &str = "/api/v1/tus";
 /// Uploaded files are served from `/user_uploads/<path_id>`, outside the API prefix.
 const FILES_PREFIX: &str = "/user_uploads/";
+/// Inline image previews load through `/thumbnail?url=…`, outside the API prefix.
+const THUMBNAIL_PATH: &str = "/thumbnail";
 
 /// Which route table a path belongs to.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -29,6 +31,8 @@ enum Area {
     Api,
     /// Uploaded files under `/user_uploads/`.
     Files,
+    /// `/thumbnail`, where inline image previews load.
+    Thumbnail,
     /// Custom emoji images under `/user_avatars/`.
     Avatars,
 }
@@ -50,6 +54,8 @@ pub async fn handle(req: Request, env: Env, worker: Context) -> Response {
         handle_api(req, env, worker, split(rest), Area::Api).await
     } else if let Some(rest) = path.strip_prefix(FILES_PREFIX) {
         handle_api(req, env, worker, split(rest), Area::Files).await
+    } else if path == THUMBNAIL_PATH {
+        handle_api(req, env, worker, Vec::new(), Area::Thumbnail).await
     } else if let Some(rest) = path.strip_prefix(crate::domain::realm_emoji::IMAGES_PREFIX) {
         handle_api(req, env, worker, split(rest), Area::Avatars).await
     } else {
@@ -91,6 +97,8 @@ async fn counted_dispatch(ctx: &RequestContext, path: &[&str], area: Area) -> Ap
         Area::Api => dispatch(ctx, path).await,
         Area::Files => dispatch_files(ctx, path).await,
         Area::Avatars => dispatch_avatars(ctx, path).await,
+        Area::Thumbnail if ctx.method == Method::Get => uploads::serve_thumbnail(ctx).await,
+        Area::Thumbnail => Err(ApiError::not_found()),
     }
 }
 
@@ -275,6 +283,7 @@ async fn dispatch(ctx: &RequestContext, path: &[&str]) -> ApiResult<Reply> {
         // Uploaded files
         (Post, ["user_uploads"]) => uploads::upload_file(ctx).await,
         (Get, ["user_uploads", path_id @ ..]) => uploads::get_file_url(ctx, path_id).await,
+        (Get, ["thumbnail"]) => uploads::serve_thumbnail(ctx).await,
         (Get, ["attachments"]) => uploads::get_attachments(ctx).await,
         (Delete, ["attachments", id]) => uploads::delete_attachment(ctx, id).await,
 

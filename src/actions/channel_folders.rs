@@ -20,7 +20,8 @@ async fn render_description(db: &D1Database, realm_id: i64, description: &str) -
     if description.trim().is_empty() {
         return Ok(String::new());
     }
-    Ok(render_content(db, realm_id, description, false).await?.0.html)
+    // Folder actions do not know the request's URL; links in descriptions stay absolute.
+    Ok(render_content(db, realm_id, "", description, false).await?.0.html)
 }
 
 /// Validates and creates a folder (last in the order); answers its id.

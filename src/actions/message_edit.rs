@@ -55,7 +55,7 @@ pub async fn check_update_message(ctx: &RequestContext, user: &UserRow, message_
     )?;
 
     let rendered = match &plan.content {
-        Some(content) => Some(render_checked(db, user, &message, &settings, content).await?),
+        Some(content) => Some(render_checked(db, &ctx.base_url, user, &message, &settings, content).await?),
         None => None,
     };
 
@@ -139,13 +139,14 @@ async fn editor_rights(db: &D1Database, user: &UserRow, settings: &RealmSettings
 /// content, so the editor's `translate_emoticons` is the author's.
 async fn render_checked(
     db: &D1Database,
+    realm_url: &str,
     editor: &UserRow,
     message: &MessageRow,
     settings: &RealmSettingsRow,
     content: &str,
 ) -> ApiResult<Rendered> {
     let translate_emoticons = crate::domain::user_settings::flag(editor, "translate_emoticons");
-    let rendered = edit_rendering::render(db, message.realm_id, content, translate_emoticons).await?;
+    let rendered = edit_rendering::render(db, message.realm_id, realm_url, content, translate_emoticons).await?;
     if !message.is_channel_message() || !(rendered.stream_wildcard || rendered.topic_wildcard) {
         return Ok(rendered);
     }

@@ -124,7 +124,7 @@ async fn send_bot_message(
     .await?;
     let bot: UserRow = setup[1].results()?.into_iter().next().ok_or_else(|| ApiError::internal("notification bot missing"))?;
     let subscribers: Vec<i64> = setup[2].results::<SubscriberRow>()?.into_iter().filter(|s| s.active != 0).map(|s| s.user_id).collect();
-    let rendered = edit_rendering::render(db, realm_id, content, false).await?;
+    let rendered = edit_rendering::render(db, realm_id, &ctx.base_url, content, false).await?;
     let rows: Vec<(i64, i64)> = subscribers
         .iter()
         .map(|id| {

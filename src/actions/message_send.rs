@@ -57,6 +57,8 @@ pub struct SendRequest {
     pub local_id: Option<String>,
     /// `host[:port]` of the organization (placeholder emails in the event's message).
     pub realm_host: String,
+    /// The organization's URL, which links in the content may be relative to.
+    pub realm_url: String,
 }
 
 pub struct SentMessage {
@@ -232,6 +234,7 @@ pub async fn plan_send(db: &D1Database, me: &UserRow, req: &SendRequest) -> ApiR
     let muters: Vec<i64> = results[6].results::<MuterRow>()?.into_iter().map(|m| m.user_id).collect();
     let (mut resolved, group_members) = resolved_from(&results[7..])?;
     resolved.translate_emoticons = crate::domain::user_settings::flag(me, "translate_emoticons");
+    resolved.realm_url = req.realm_url.clone();
 
     let content = normalize_content(&req.content, settings.max_message_length)?;
     let rendered = markdown::render(&content, &resolved);

@@ -90,6 +90,7 @@ pub async fn edit_scheduled_message(
         client: edit.client,
         queue_id: None,
         local_id: None,
+        realm_url: realm_url(env, &edit.realm_host),
         realm_host: edit.realm_host,
     };
     let plan = plan_send(db, me, &send).await?;
@@ -157,6 +158,7 @@ async fn deliver_one(db: &D1Database, env: &Env, database: &str, row: &Scheduled
         queue_id: None,
         local_id: None,
         realm_host: realm_host.to_string(),
+        realm_url: realm_url(env, realm_host),
     };
     let plan = match plan_send(db, &sender, &send).await {
         Ok(plan) => plan,
@@ -177,6 +179,12 @@ async fn deliver_one(db: &D1Database, env: &Env, database: &str, row: &Scheduled
 
 /// The recipients' push notifications, as for a message sent by a request (the alarm
 /// answers no client, so it waits for them). A failure is logged: the message is sent.
+/// The organization's URL (its host, behind the scheme the deployment serves).
+fn realm_url(env: &Env, realm_host: &str) -> String {
+    let scheme = if crate::settings::Settings::from_env(env).development { "http" } else { "https" };
+    format!("{scheme}://{realm_host}")
+}
+
 async fn notify_recipients(env: &Env, database: &str, sender: &UserRow, sent: &SentMessage, realm_host: &str) {
     if let Err(err) = try_notify_recipients(env, database, sender, sent, realm_host).await {
         worker::console_error!("push notifications of scheduled message {} failed: {}", sent.id, err.msg);
@@ -188,12 +196,11 @@ async fn try_notify_recipients(env: &Env, database: &str, sender: &UserRow, sent
     let Some(relay) = settings.push_relay else { return Ok(()) };
     let db = crate::directory::database(env, database)?;
     let realm = crate::db::realms::by_id(&db, sender.realm_id).await?.ok_or_else(|| ApiError::internal("organization is missing"))?;
-    let scheme = if settings.development { "http" } else { "https" };
     crate::actions::push::notify_new_message(MessageNoticeJob {
         db,
         relay,
         realm_uuid: realm.string_id,
-        realm_url: format!("{scheme}://{realm_host}"),
+        realm_url: realm_url(env, realm_host),
         realm_name: realm.name,
         sender: sender.clone(),
         message_id: sent.id,

@@ -97,6 +97,7 @@ pub async fn send_message(ctx: &RequestContext) -> ApiResult<Reply> {
         queue_id,
         local_id,
         realm_host: realm_host(ctx),
+        realm_url: ctx.base_url.clone(),
     };
     let sent = check_send_message(&ctx.db, &ctx.env, &me, &req).await?;
     crate::actions::push::schedule_message_notifications(ctx, &me, &sent).await;
@@ -218,6 +219,7 @@ pub async fn render_message(ctx: &RequestContext) -> ApiResult<Reply> {
     let (rendered, _) = crate::domain::rendering::render_content(
         &ctx.db,
         me.realm_id,
+        &ctx.base_url,
         &content,
         crate::domain::user_settings::flag(&me, "translate_emoticons"),
     )

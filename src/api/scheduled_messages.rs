@@ -46,6 +46,7 @@ pub async fn create_scheduled_message(ctx: &RequestContext) -> ApiResult<Reply> 
         queue_id: None,
         local_id: None,
         realm_host: realm_host(ctx),
+        realm_url: ctx.base_url.clone(),
     };
     let id = actions::schedule_message(&ctx.db, &ctx.env, &ctx.database, &me, &send, deliver_at).await?;
     Ok(Reply::json(json!({ "scheduled_message_id": id })))

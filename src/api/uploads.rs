@@ -34,6 +34,29 @@ pub async fn serve_file(ctx: &RequestContext, path: &[&str]) -> ApiResult<Reply>
     respond_with_file(ctx, &attachment).await
 }
 
+/// # `GET /thumbnail?url=…&size=…` (outside `/api/v1`; also `GET /api/v1/thumbnail`)
+/// Any user (HTTP Basic): where inline image previews point their `src` and
+/// `data-src-fullsize`. Without an image proxy, as Zulip without Camo:
+/// - `url` naming an upload (`user_uploads/{path_id}`): that file, under the download rules
+///   of `GET /user_uploads/{path_id}` (there are no smaller copies; `size` is not checked).
+/// - An external `http(s)` URL: a redirect (302) to it.
+/// - Anything else: not authorized (403).
+pub async fn serve_thumbnail(ctx: &RequestContext) -> ApiResult<Reply> {
+    let url = ctx.params.required_str("url")?;
+    ctx.params.required_str("size")?;
+    if let Some(path_id) = url.trim_start_matches('/').strip_prefix("user_uploads/") {
+        let segments: Vec<String> = path_id.split('/').map(crate::params::percent_decode_path).collect();
+        let segments: Vec<&str> = segments.iter().map(String::as_str).collect();
+        return serve_file(ctx, &segments).await;
+    }
+    ctx.user().await?;
+    let external = url.starts_with("https://") || url.starts_with("http://");
+    match worker::Url::parse(&url).ok().filter(|_| external) {
+        Some(target) => Ok(Reply::Raw(Response::redirect(target)?)),
+        None => Err(ApiError::upload_not_authorized()),
+    }
+}
+
 /// # `GET /user_uploads/temporary/{token}/{file name}` (outside `/api/v1`)
 /// Anyone holding an unexpired token from `GET /api/v1/user_uploads/...`: the file, served
 /// as above, without credentials.

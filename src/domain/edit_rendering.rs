@@ -16,9 +16,9 @@ pub struct Rendered {
     pub topic_wildcard: bool,
 }
 
-/// `translate_emoticons`: the author's setting of that name.
-pub async fn render(db: &D1Database, realm_id: i64, content: &str, translate_emoticons: bool) -> ApiResult<Rendered> {
-    let (rendered, mentioned) = render_content(db, realm_id, content, translate_emoticons).await?;
+/// `realm_url`: the organization's URL; `translate_emoticons`: the author's setting of that name.
+pub async fn render(db: &D1Database, realm_id: i64, realm_url: &str, content: &str, translate_emoticons: bool) -> ApiResult<Rendered> {
+    let (rendered, mentioned) = render_content(db, realm_id, realm_url, content, translate_emoticons).await?;
     Ok(Rendered {
         html: rendered.html,
         is_me_message: rendered.is_me_message,

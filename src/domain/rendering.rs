@@ -59,10 +59,11 @@ pub fn mentioned_user_ids(rendered: &Rendered, group_members: &HashMap<i64, Vec<
 
 /// Resolves and renders `content` (one D1 round trip); answers the rendering and the
 /// personally mentioned user ids.
-/// `translate_emoticons`: the author's setting of that name.
+/// `realm_url`: the organization's URL; `translate_emoticons`: the author's setting of that name.
 pub async fn render_content(
     db: &D1Database,
     realm_id: i64,
+    realm_url: &str,
     content: &str,
     translate_emoticons: bool,
 ) -> ApiResult<(Rendered, BTreeSet<i64>)> {
@@ -70,6 +71,7 @@ pub async fn render_content(
     let results = crate::db::run_batch(db, resolution_stmts(db, realm_id, &refs)?).await?;
     let (mut resolved, members) = resolved_from(&results)?;
     resolved.translate_emoticons = translate_emoticons;
+    resolved.realm_url = realm_url.to_string();
     let rendered = markdown::render(content, &resolved);
     let mentioned = mentioned_user_ids(&rendered, &members);
     Ok((rendered, mentioned))

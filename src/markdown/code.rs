@@ -1,24 +1,49 @@
 //! Code blocks in Zulip's shape:
 //! `<div class="codehilite" data-code-language="Python"><pre><span></span><code>...</code></pre></div>`.
 //!
-//! Zulip highlights with Pygments; we emit the same wrapper without highlighting spans
-//! (clients render unhighlighted code fine), and name the language the way Pygments does so
-//! `data-code-language` (used by clients for "view in playground") matches.
+//! Zulip highlights with Pygments; `highlight.rs` produces Pygments' token spans for the
+//! languages it has a grammar for, and other code stays unhighlighted in the same wrapper.
+//! The language is named the way Pygments does so `data-code-language` (used by clients
+//! for "view in playground") matches.
 
-use super::html;
+use std::sync::OnceLock;
+
+use regex::Regex;
+
+use super::{highlight, html};
 
 /// The HTML for one code block. `lang` is the fence's language as typed (Zulip lowercases it).
+/// Without one, a first line like `#!/usr/bin/python` or `:::python` picks the lexer
+/// (and stays in the code), as Zulip's CodeHilite header rule does.
 pub fn block_html(lang: Option<&str>, code: &str) -> String {
+    let code = normalize(code);
+    let lang = lang.filter(|l| !l.is_empty());
     let mut out = String::from("<div class=\"codehilite\"");
-    if let Some(lang) = lang.filter(|l| !l.is_empty()) {
+    if let Some(lang) = lang {
         out.push_str(" data-code-language=\"");
         html::escape_attr(&mut out, language_name(lang).unwrap_or(lang));
         out.push('"');
     }
     out.push_str("><pre><span></span><code>");
-    html::escape_code(&mut out, &normalize(code));
+    let lexer = match lang {
+        Some(lang) => language_name(lang),
+        None => header_language(&code).as_deref().and_then(language_name),
+    };
+    match lexer.filter(|name| highlight::supports(name)).and_then(|name| highlight::highlight(name, &code)) {
+        Some(highlighted) => out.push_str(&highlighted),
+        None => html::escape_code(&mut out, &code),
+    }
     out.push_str("\n</code></pre></div>");
     out
+}
+
+/// Python-Markdown's CodeHilite header: a first line of 2+ colons or `#!`, an optional
+/// path, then the language.
+fn header_language(code: &str) -> Option<String> {
+    static HEADER: OnceLock<Regex> = OnceLock::new();
+    let header = HEADER.get_or_init(|| Regex::new(r"^(?:::+|#!)(?:(?:/\w+)*[/ ])?([\w#.+-]*)").expect("valid header pattern"));
+    let first_line = code.split('\n').next().unwrap_or("");
+    header.captures(first_line).map(|c| c[1].to_lowercase()).filter(|l| !l.is_empty())
 }
 
 /// Zulip strips trailing whitespace from every line (it causes horizontal scrolling) and

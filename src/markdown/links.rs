@@ -102,6 +102,19 @@ pub fn sanitize_url(url: &str) -> Option<String> {
     }
 }
 
+/// Zulip's `rewrite_local_links_to_relative`: links to the organization's own narrows
+/// (`<realm URL>/#...`) and files (`<realm URL>/user_uploads/...`) become relative, so
+/// they open in the current window. `realm_url` has no trailing slash; empty: unknown.
+pub fn relative_to_realm(href: String, realm_url: &str) -> String {
+    if realm_url.is_empty() {
+        return href;
+    }
+    match href.strip_prefix(realm_url).and_then(|rest| rest.strip_prefix('/')) {
+        Some(rest) if rest.starts_with('#') || rest.starts_with("user_uploads/") => rest.to_string(),
+        _ => href,
+    }
+}
+
 /// Python's `urlsplit` scheme rule: letters first, then letters, digits, `+`, `-`, `.`.
 fn split_scheme(url: &str) -> (Option<&str>, &str) {
     if let Some(colon) = url.find(':') {

@@ -23,9 +23,11 @@
 //! Emoticon translation happens when the caller says the sender wants it
 //! (`Resolved::translate_emoticons`). Custom emoji render as images when the caller resolved them
 //! (`Resolved::custom_emoji`). Math (`$$…$$`, ```` ```math ````) is typeset by KaTeX through
-//! `Resolved::tex` (`math.rs`; in the worker, the bundled `katex` package). Not rendered: Pygments highlighting
-//! (code is unhighlighted), inline image and link previews, links relative to the realm's
-//! own URL, and the empty-topic display name in `#**channel>**`.
+//! `Resolved::tex` (`math.rs`; in the worker, the bundled `katex` package). Code blocks are
+//! highlighted in Pygments' shape (`highlight.rs`); links to images get inline previews
+//! (`previews.rs`); links into the organization's own URL (`Resolved::realm_url`) become
+//! relative. Not rendered: link previews other than images, and the empty-topic display
+//! name in `#**channel>**`.
 //!
 //! Callers (send and edit actions) first call [`references`] to learn which names and ids
 //! to resolve with one D1 query, then [`render`] with what they found.
@@ -35,11 +37,13 @@ mod code;
 mod emoji;
 mod emoticons;
 mod fences;
+mod highlight;
 mod html;
 mod linkifiers;
 mod links;
 mod math;
 mod mentions;
+mod previews;
 mod timestamps;
 mod tlds;
 mod writer;
@@ -129,6 +133,9 @@ pub struct Resolved {
     pub translate_emoticons: bool,
     /// Typesets math; by default the platform's KaTeX (none natively: math shows as `tex-error`).
     pub tex: TexRenderer,
+    /// The organization's URL (`https://chat.example.com`, no trailing slash): links into
+    /// it become relative. Empty: links stay as written.
+    pub realm_url: String,
 }
 
 pub use linkifiers::compile as compile_linkifier_pattern;

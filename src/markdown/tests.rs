@@ -14,6 +14,7 @@ fn users() -> Resolved {
         custom_emoji: vec![CustomEmoji { name: "party_parrot".into(), source_url: "/user_avatars/2/emoji/images/ab.gif".into() }],
         translate_emoticons: false,
         tex: TexRenderer::none(),
+        realm_url: String::new(),
     }
 }
 
@@ -136,7 +137,7 @@ fn fenced_code_block_has_language_and_no_markdown_inside() {
     let r = render("```py\nx = '@**King Hamlet**' < 1\n```", &users());
     assert_eq!(
         r.html,
-        r#"<div class="codehilite" data-code-language="Python"><pre><span></span><code>x = &#39;@**King Hamlet**&#39; &lt; 1
+        r#"<div class="codehilite" data-code-language="Python"><pre><span></span><code><span class="n">x</span> <span class="o">=</span> <span class="s1">&#39;@**King Hamlet**&#39;</span> <span class="o">&lt;</span> <span class="mi">1</span>
 </code></pre></div>"#
     );
     assert!(r.mentioned_user_ids.is_empty());
@@ -200,6 +201,7 @@ fn script_injection_is_neutralised() {
         custom_emoji: vec![],
         translate_emoticons: false,
         tex: TexRenderer::none(),
+        realm_url: String::new(),
     };
     let r = render("@**<img src=x onerror=alert(1)>** #**\"><script>**", &hostile);
     assert!(!r.html.contains("<img") && !r.html.contains("<script"), "{}", r.html);
@@ -503,4 +505,67 @@ fn math_inside_a_quote_is_typeset() {
 #[test]
 fn without_a_typesetter_math_shows_as_tex_error() {
     assert_eq!(html("$$x$$"), "<p><span class=\"tex-error\">$$x$$</span></p>");
+}
+
+fn html_for_realm(content: &str) -> String {
+    render(content, &Resolved { realm_url: "https://chat.example.com".into(), ..Resolved::default() }).html
+}
+
+#[test]
+fn links_into_the_organization_become_relative() {
+    assert_eq!(
+        html_for_realm("see https://chat.example.com/#narrow/channel/9-Verona and https://chat.example.com/help"),
+        "<p>see <a href=\"#narrow/channel/9-Verona\">https://chat.example.com/#narrow/channel/9-Verona</a> and <a href=\"https://chat.example.com/help\">https://chat.example.com/help</a></p>"
+    );
+}
+
+#[test]
+fn uploaded_images_preview_from_the_file_itself() {
+    assert_eq!(
+        html_for_realm("[cat.png](/user_uploads/2/ab/cd/cat.png)"),
+        "<p><a href=\"/user_uploads/2/ab/cd/cat.png\">cat.png</a></p>\n<div class=\"message_inline_image\"><a href=\"/user_uploads/2/ab/cd/cat.png\" title=\"cat.png\"><img src=\"/user_uploads/2/ab/cd/cat.png\"></a></div>"
+    );
+}
+
+#[test]
+fn quoted_images_do_not_preview() {
+    assert_eq!(
+        html_for_realm("> https://a.com/x.png"),
+        "<blockquote>\n<p><a href=\"https://a.com/x.png\">https://a.com/x.png</a></p>\n</blockquote>"
+    );
+}
+
+#[test]
+fn images_in_other_markup_preview_at_the_end() {
+    let html = html_for_realm("# https://a.com/x.png\n\ntext");
+    assert!(
+        html.starts_with(
+            "<h1><a href=\"https://a.com/x.png\">https://a.com/x.png</a></h1>\n<p>text</p>\n<div class=\"message_inline_image\">"
+        ),
+        "{html}"
+    );
+}
+
+#[test]
+fn too_many_links_preview_nothing() {
+    let many: Vec<String> = (0..25).map(|i| format!("https://a.com/{i}.png")).collect();
+    assert!(!html_for_realm(&many.join(" ")).contains("message_inline_image"));
+    assert_eq!(html_for_realm(&many[..24].join(" ")).matches("message_inline_image").count(), 24);
+}
+
+#[test]
+fn code_without_a_language_is_highlighted_by_its_header_line() {
+    assert_eq!(
+        html("```\n#!/usr/bin/env python\nx\n```"),
+        "<div class=\"codehilite\"><pre><span></span><code><span class=\"ch\">#!/usr/bin/env python</span>\n<span class=\"n\">x</span>\n</code></pre></div>"
+    );
+    assert_eq!(html("```\n#!nosuchlang\nx\n```"), "<div class=\"codehilite\"><pre><span></span><code>#!nosuchlang\nx\n</code></pre></div>");
+}
+
+#[test]
+fn unknown_languages_stay_plain_and_keep_their_name() {
+    assert_eq!(
+        html("```nosuchlang\nx = 1\n```"),
+        "<div class=\"codehilite\" data-code-language=\"nosuchlang\"><pre><span></span><code>x = 1\n</code></pre></div>"
+    );
 }

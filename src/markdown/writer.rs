@@ -11,6 +11,7 @@ use std::ops::Range;
 use pulldown_cmark::{Alignment, CodeBlockKind, Event, LinkType, Options, Parser, Tag, TagEnd};
 
 use super::fences::{Preprocessed, Segment};
+use super::previews::{self, Block};
 use super::{code, emoji, emoticons, html, linkifiers, links, mentions, Rendered, Resolved};
 
 pub fn write_html(pre: &Preprocessed, resolved: &Resolved) -> Rendered {
@@ -33,10 +34,13 @@ pub fn write_html(pre: &Preprocessed, resolved: &Resolved) -> Rendered {
         at_boundary: true,
         after_break: false,
         list_depth: 0,
+        previews: previews::Collector::default(),
+        open_links: Vec::new(),
+        in_strikethrough: false,
     };
     writer.run();
     let mut rendered = writer.rendered;
-    rendered.html = writer.out.trim_end_matches('\n').to_string();
+    rendered.html = writer.previews.apply(writer.out).trim_end_matches('\n').to_string();
     rendered
 }
 
@@ -174,6 +178,13 @@ struct Writer<'a> {
     after_break: bool,
     /// Open list items, for Python-Markdown's 4-space detab of continuation lines.
     list_depth: usize,
+    /// Links written so far and the blocks holding them, for inline image previews.
+    previews: previews::Collector,
+    /// Open Markdown links: where their HTML starts, their href, and whether they sit
+    /// inside other inline markup.
+    open_links: Vec<(usize, String, bool)>,
+    /// Text being written inside Zulip's `~~ text ~~` strikethrough.
+    in_strikethrough: bool,
 }
 
 impl<'a> Writer<'a> {
@@ -221,7 +232,10 @@ impl<'a> Writer<'a> {
         self.at_boundary = true;
         match tag {
             Tag::Paragraph | Tag::HtmlBlock => return self.paragraph(i),
-            Tag::Heading { level, .. } => self.open_block(&format!("<{level}>")),
+            Tag::Heading { level, .. } => {
+                self.open_block(&format!("<{level}>"));
+                self.previews.open(Block::Other, self.out.len(), self.out.len());
+            }
             Tag::BlockQuote(_) => {
                 self.quote_depth += 1;
                 self.open_block("<blockquote>\n");
@@ -242,6 +256,7 @@ impl<'a> Writer<'a> {
             Tag::Item => {
                 self.list_depth += 1;
                 self.open_block("<li>");
+                self.previews.open(Block::Item, self.out.len() - "<li>".len(), self.out.len());
             }
             Tag::Table(alignments) => {
                 self.table = TableState { alignments, cell: 0, in_head: false };
@@ -256,7 +271,10 @@ impl<'a> Writer<'a> {
                 self.table.cell = 0;
                 self.out.push_str("<tr>\n");
             }
-            Tag::TableCell => self.table_cell_start(),
+            Tag::TableCell => {
+                self.table_cell_start();
+                self.previews.open(Block::Other, self.out.len(), self.out.len());
+            }
             Tag::Emphasis => return self.emphasis(i, range),
             Tag::Strong => return self.strong(i, range),
             Tag::Strikethrough => self.open_inline("<del>", "</del>"),
@@ -269,8 +287,8 @@ impl<'a> Writer<'a> {
 
     fn end(&mut self, tag: TagEnd) {
         match tag {
-            TagEnd::Paragraph | TagEnd::HtmlBlock => self.out.push_str("</p>\n"),
-            TagEnd::Heading(level) => self.out.push_str(&format!("</{level}>\n")),
+            TagEnd::Paragraph | TagEnd::HtmlBlock => self.close_block("</p>\n"),
+            TagEnd::Heading(level) => self.close_block(&format!("</{level}>\n")),
             TagEnd::BlockQuote(_) => {
                 self.quote_depth -= 1;
                 self.out.push_str("</blockquote>\n");
@@ -286,7 +304,7 @@ impl<'a> Writer<'a> {
             TagEnd::List(false) => self.out.push_str("</ul>\n"),
             TagEnd::Item => {
                 self.list_depth -= 1;
-                self.out.push_str("</li>\n");
+                self.close_block("</li>\n");
             }
             TagEnd::Table => self.out.push_str("</tbody>\n</table>\n"),
             TagEnd::TableHead => {
@@ -295,7 +313,7 @@ impl<'a> Writer<'a> {
             }
             TagEnd::TableRow => self.out.push_str("</tr>\n"),
             TagEnd::TableCell => {
-                self.out.push_str(if self.table.in_head { "</th>\n" } else { "</td>\n" });
+                self.close_block(if self.table.in_head { "</th>\n" } else { "</td>\n" });
                 self.table.cell += 1;
             }
             TagEnd::Emphasis | TagEnd::Strong | TagEnd::Strikethrough => {
@@ -306,6 +324,12 @@ impl<'a> Writer<'a> {
                 self.link_depth = self.link_depth.saturating_sub(1);
                 let closer = self.closers.pop().unwrap_or_default();
                 self.out.push_str(&closer);
+                if let Some((start, href, nested)) = self.open_links.pop() {
+                    // The `a` ends at its `</a>` (an angle autolink's `&gt;` follows it).
+                    let end = self.out.len() - (closer.len() - "</a>".len());
+                    let text = self.inner_html_text(start, end);
+                    self.previews.link(&href, &text, start..end, self.quote_depth > 0, nested);
+                }
             }
             _ => {}
         }
@@ -320,6 +344,13 @@ impl<'a> Writer<'a> {
         self.out.push_str(markup);
     }
 
+    /// Writes a block's closing tag, ending it for the previews.
+    fn close_block(&mut self, closing: &str) {
+        let content_end = self.out.len();
+        self.out.push_str(closing);
+        self.previews.close(content_end, self.out.len());
+    }
+
     /// A paragraph, or the stashed HTML when it is exactly a fenced-block placeholder.
     fn paragraph(&mut self, i: usize) -> usize {
         if let (Some((Event::Text(text), _)), Some((Event::End(_), _))) = (self.events.get(i + 1), self.events.get(i + 2)) {
@@ -331,6 +362,7 @@ impl<'a> Writer<'a> {
             }
         }
         self.open_block("<p>");
+        self.previews.open(Block::Paragraph, self.out.len() - "<p>".len(), self.out.len());
         i + 1
     }
 
@@ -448,7 +480,9 @@ impl<'a> Writer<'a> {
         let end = self.matching_end(i);
         let angle = matches!(link_type, LinkType::Autolink | LinkType::Email);
         let dest = if link_type == LinkType::Email { format!("mailto:{dest}") } else { dest.to_string() };
-        let Some(href) = links::sanitize_url(&dest).filter(|_| self.link_depth == 0) else {
+        let Some(href) =
+            links::sanitize_url(&dest).filter(|_| self.link_depth == 0).map(|h| links::relative_to_realm(h, &self.resolved.realm_url))
+        else {
             // Zulip leaves a refused link as the typed text (still autolinking inside it).
             let span = self.src[self.events[i].1.clone()].to_string();
             self.text(&span, self.at_boundary);
@@ -460,16 +494,41 @@ impl<'a> Writer<'a> {
         if angle {
             self.out.push_str("&lt;");
         }
+        let start = self.out.len();
+        let nested = !self.closers.is_empty() || self.in_strikethrough;
         self.out.push_str(&format!("<a href=\"{}\">", html::attr(&href)));
         let closer = if angle { "</a>&gt;" } else { "</a>" };
         if self.inner_text(i, end).trim().is_empty() {
             html::escape_text(&mut self.out, &href);
-            self.out.push_str(closer);
+            self.out.push_str("</a>");
+            self.previews.link(&href, &href, start..self.out.len(), self.quote_depth > 0, nested);
+            if angle {
+                self.out.push_str("&gt;");
+            }
             return end + 1;
         }
+        self.open_links.push((start, href, nested));
         self.link_depth += 1;
         self.closers.push(closer.to_string());
         i + 1
+    }
+
+    /// The text of the link written at `html` (its HTML without tags, entities decoded),
+    /// which Zulip compares with the URL to tell bare links from named ones.
+    fn inner_html_text(&self, start: usize, end: usize) -> String {
+        let written = &self.out[start..end];
+        let inner = written.find('>').map_or("", |open| &written[open + 1..written.len() - "</a>".len()]);
+        let mut text = String::new();
+        let mut in_tag = false;
+        for c in inner.chars() {
+            match c {
+                '<' => in_tag = true,
+                '>' => in_tag = false,
+                _ if !in_tag => text.push(c),
+                _ => {}
+            }
+        }
+        text.replace("&lt;", "<").replace("&gt;", ">").replace("&quot;", "\"").replace("&amp;", "&")
     }
 
     fn inner_text(&self, start: usize, end: usize) -> String {
@@ -509,7 +568,9 @@ impl<'a> Writer<'a> {
         while let Some((before, inner, after)) = split_strikethrough(rest) {
             self.autolinked(before, boundary);
             self.out.push_str("<del>");
+            self.in_strikethrough = true;
             self.autolinked(inner, true);
+            self.in_strikethrough = false;
             self.out.push_str("</del>");
             (rest, boundary) = (after, false);
         }
@@ -522,11 +583,14 @@ impl<'a> Writer<'a> {
         for link in links::find_autolinks(text, at_boundary) {
             self.linkified(&text[written..link.start]);
             let shown = &text[link.start..link.end];
-            match links::sanitize_url(&link.href) {
+            match links::sanitize_url(&link.href).map(|h| links::relative_to_realm(h, &self.resolved.realm_url)) {
                 Some(href) => {
+                    let start = self.out.len();
                     self.out.push_str(&format!("<a href=\"{}\">", html::attr(&href)));
                     html::escape_text(&mut self.out, shown);
                     self.out.push_str("</a>");
+                    let nested = !self.closers.is_empty() || self.in_strikethrough;
+                    self.previews.link(&href, shown, start..self.out.len(), self.quote_depth > 0, nested);
                 }
                 None => html::escape_text(&mut self.out, shown),
             }
