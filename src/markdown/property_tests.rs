@@ -21,6 +21,7 @@ fn resolved() -> Resolved {
         custom_emoji: vec![CustomEmoji { name: "parrot".into(), source_url: "/user_avatars/2/emoji/images/1.gif".into() }],
         translate_emoticons: true,
         tex: super::node_katex::renderer(),
+        realm_url: "https://chat.example.com".into(),
     }
 }
 
@@ -100,6 +101,12 @@ fn piece() -> impl Strategy<Value = String> {
         "```",
         "```python",
         "```math",
+        "```tex",
+        "```js",
+        "```py2",
+        "```\" onclick=\"x",
+        "#!python",
+        "#!/usr/bin/env \"><script>",
         "~~~quote",
         "```spoiler Title",
         "````",
@@ -134,6 +141,11 @@ fn piece() -> impl Strategy<Value = String> {
         "<javascript:alert(1)>",
         "https://example.com/a_(b)?q=1&r=2",
         "www.example.com",
+        "https://a.com/x.png",
+        "[pic](https://a.com/y.jpg?q=\"><script>)",
+        "[cat.png](/user_uploads/2/ab/cd/cat.png)",
+        "https://chat.example.com/#narrow/stream/1-x",
+        "[here](https://chat.example.com/user_uploads/2/a/b/c.gif)",
         "me@example.com",
         "<script>alert(1)</script>",
         "<img src=x onerror=alert(1)>",
