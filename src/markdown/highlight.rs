@@ -27,6 +27,7 @@ fn syntaxes() -> &'static SyntaxSet {
 enum Flavor {
     Python,
     Tex,
+    JavaScript,
     Other,
 }
 
@@ -36,7 +37,7 @@ fn grammar(pygments_name: &str) -> Option<(&'static str, Flavor)> {
         ("Python", "Python", Flavor::Python),
         ("Python 2.x", "Python", Flavor::Python),
         ("TeX", "LaTeX", Flavor::Tex),
-        ("JavaScript", "JavaScript", Flavor::Other),
+        ("JavaScript", "JavaScript", Flavor::JavaScript),
         ("Java", "Java", Flavor::Other),
         ("C", "C", Flavor::Other),
         ("C++", "C++", Flavor::Other),
@@ -150,6 +151,11 @@ impl Spans {
 fn class_for(stack: &[Scope], text: &str, shebang_line: bool, flavor: Flavor) -> &'static str {
     let names: Vec<String> = stack.iter().map(|s| s.build_string()).collect();
     let has = |prefix: &str| names.iter().rev().find(|n| n.starts_with(prefix)).map(String::as_str);
+    if flavor == Flavor::JavaScript {
+        if let Some(class) = javascript_class(&has, text) {
+            return class;
+        }
+    }
     if has("comment").is_some() {
         return match has("comment") {
             _ if shebang_line => "ch",
@@ -275,6 +281,51 @@ fn class_for(stack: &[Scope], text: &str, shebang_line: bool, flavor: Flavor) ->
     ""
 }
 
+/// Pygments' JavaScript lexer names every identifier `nx` and every declaration `kd`,
+/// reads decimal numbers as floats and template strings as backtick strings.
+fn javascript_class<'n>(has: &impl Fn(&str) -> Option<&'n str>, text: &str) -> Option<&'static str> {
+    if has("comment").is_some() || has("string.quoted").is_some() {
+        return None;
+    }
+    if has("punctuation.definition.template-expression").is_some() {
+        return Some("si");
+    }
+    if has("string.template").is_some() {
+        return Some("sb");
+    }
+    if has("constant.numeric").is_some() {
+        let lower = text.to_ascii_lowercase();
+        return Some(match lower.get(..2) {
+            Some("0x") => "mh",
+            Some("0o") => "mo",
+            Some("0b") => "mb",
+            _ => "mf",
+        });
+    }
+    if has("storage.type").is_some() {
+        return Some("kd");
+    }
+    if has("variable.language").is_some() || has("storage.modifier").is_some() {
+        return Some("k");
+    }
+    if has("keyword.operator.word").is_some() {
+        return Some("ow");
+    }
+    let named = [
+        "entity.name",
+        "entity.other.inherited-class",
+        "variable",
+        "support.type.object",
+        "support.function",
+        "support.class",
+        "meta.property",
+    ];
+    if has("keyword").is_none() && has("punctuation").is_none() && !text.trim().is_empty() && named.iter().any(|n| has(n).is_some()) {
+        return Some("nx");
+    }
+    None
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -284,6 +335,14 @@ mod tests {
         assert_eq!(
             highlight("Python", "def speak(self):\n    return \"hi\" # bye").unwrap(),
             "<span class=\"k\">def</span> <span class=\"nf\">speak</span><span class=\"p\">(</span><span class=\"bp\">self</span><span class=\"p\">):</span>\n    <span class=\"k\">return</span> <span class=\"s2\">&quot;hi&quot;</span> <span class=\"c1\"># bye</span>"
+        );
+    }
+
+    #[test]
+    fn javascript_names_and_declarations_follow_pygments() {
+        assert_eq!(
+            highlight("JavaScript", "const x = 4; console.log(`t ${x}`);").unwrap(),
+            "<span class=\"kd\">const</span> <span class=\"nx\">x</span> <span class=\"o\">=</span> <span class=\"mf\">4</span><span class=\"p\">;</span> <span class=\"nx\">console</span><span class=\"p\">.</span><span class=\"nx\">log</span><span class=\"p\">(</span><span class=\"sb\">`t </span><span class=\"si\">${</span><span class=\"nx\">x</span><span class=\"si\">}</span><span class=\"sb\">`</span><span class=\"p\">);</span>"
         );
     }
 
