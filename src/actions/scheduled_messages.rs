@@ -113,7 +113,7 @@ pub async fn delete_scheduled_message(
     id: i64,
     realm_host: &str,
 ) -> ApiResult<()> {
-    let result = scheduled_messages::delete_stmt(db, id, me.id)?.run().await?;
+    let result = crate::db::run(scheduled_messages::delete_stmt(db, id, me.id)?).await?;
     if result.meta()?.and_then(|m| m.changes).unwrap_or(0) == 0 {
         return Err(ApiError::scheduled_message_not_found());
     }

@@ -79,14 +79,14 @@ pub async fn fetch_window(db: &D1Database, me: &UserRow, req: &WindowRequest<'_>
         Anchor::FirstUnread => {
             let mut p = params.clone();
             p.push(JsValue::from_f64(0.0));
-            let row: Option<IdRow> = db
-                .prepare(format!(
+            let row: Option<IdRow> = crate::db::first(
+                db.prepare(format!(
                     "SELECT MIN(m.id) AS id {FROM} WHERE {where_clause} AND m.id > ?{last} \
                      AND um.user_id IS NOT NULL AND (um.flags & 1) = 0"
                 ))
-                .bind(&p)?
-                .first(None)
-                .await?;
+                .bind(&p)?,
+            )
+            .await?;
             row.and_then(|r| r.id).unwrap_or(LARGER_THAN_MAX_MESSAGE_ID)
         }
     };

@@ -207,7 +207,7 @@ pub async fn active_counts(db: &D1Database, realm_id: i64) -> Result<ActiveCount
 }
 
 pub async fn set_active(db: &D1Database, realm_id: i64, user_id: i64, active: bool) -> Result<()> {
-    query!(db, "UPDATE users SET is_active = ?3 WHERE realm_id = ?1 AND id = ?2", realm_id, user_id, active as i64)?.run().await?;
+    super::run(query!(db, "UPDATE users SET is_active = ?3 WHERE realm_id = ?1 AND id = ?2", realm_id, user_id, active as i64)?).await?;
     Ok(())
 }
 
@@ -226,12 +226,12 @@ pub async fn deactivate_with_bots(db: &D1Database, realm_id: i64, user_id: i64) 
 }
 
 pub async fn set_role(db: &D1Database, realm_id: i64, user_id: i64, role: i64) -> Result<()> {
-    query!(db, "UPDATE users SET role = ?3 WHERE realm_id = ?1 AND id = ?2", realm_id, user_id, role)?.run().await?;
+    super::run(query!(db, "UPDATE users SET role = ?3 WHERE realm_id = ?1 AND id = ?2", realm_id, user_id, role)?).await?;
     Ok(())
 }
 
 pub async fn set_full_name(db: &D1Database, realm_id: i64, user_id: i64, full_name: &str) -> Result<()> {
-    query!(db, "UPDATE users SET full_name = ?3 WHERE realm_id = ?1 AND id = ?2", realm_id, user_id, full_name)?.run().await?;
+    super::run(query!(db, "UPDATE users SET full_name = ?3 WHERE realm_id = ?1 AND id = ?2", realm_id, user_id, full_name)?).await?;
     Ok(())
 }
 

@@ -70,7 +70,7 @@ pub fn can_access(user: &UserRow, has_row: bool, channel: Option<&ChannelAccess>
 /// otherwise, the same for a message that does not exist. One query.
 pub async fn access_message(db: &D1Database, user: &UserRow, message_id: i64) -> ApiResult<AccessedMessage> {
     let stmt = crate::db::messages::access_stmt(db, message_id, user.realm_id, user.id)?;
-    let row: Option<Value> = stmt.first(None).await?;
+    let row: Option<Value> = crate::db::first(stmt).await?;
     let Some(row) = row else { return Err(invalid_message()) };
     let message: MessageRow = serde_json::from_value(row.clone())?;
     let extra: AccessRow = serde_json::from_value(row)?;
