@@ -2,15 +2,18 @@
 //! parameters, the runtime bindings, and (once authenticated) the acting user.
 
 use std::cell::RefCell;
+use std::rc::Rc;
 
 use team_chat_durable_objects::protocol::RateLimitDecision;
 use worker::{D1Database, Env, FormEntry, Headers, Method, Request};
 
+use crate::db::batch::Batch;
 use crate::db::realms::RealmRow;
 use crate::db::users::UserRow;
 use crate::error::{ApiError, ApiResult};
 use crate::params::Params;
 use crate::rate_limits::{self, Bucket};
+use crate::realm_cache::{RealmState, StateSlot};
 use crate::settings::Settings;
 
 /// A file sent in a multipart body.
@@ -155,6 +158,23 @@ impl RequestContext {
         if let Some(worker) = &self.worker {
             worker.wait_until(work);
         }
+    }
+
+    /// The organization's settings and linkifiers (`crate::realm_cache`): from the isolate's
+    /// cache when the version this request's authentication read is current, else read now.
+    pub async fn realm_state(&self, realm_id: i64) -> ApiResult<Rc<RealmState>> {
+        crate::realm_cache::load(&self.db, realm_id, self.settings_version(realm_id)).await
+    }
+
+    /// [`Self::realm_state`] for a handler building a batch: the cached state, or its
+    /// statements added to `batch` so that a cold cache costs no extra round trip.
+    pub fn realm_state_in(&self, batch: &mut Batch, realm_id: i64) -> ApiResult<StateSlot> {
+        Ok(crate::realm_cache::cached_or_add(batch, &self.db, realm_id, self.settings_version(realm_id))?)
+    }
+
+    /// The settings version read with this request's authentication, if any.
+    fn settings_version(&self, realm_id: i64) -> Option<i64> {
+        self.realm.borrow().as_ref().filter(|r| r.id == realm_id).map(|r| r.settings_version)
     }
 
     pub fn remember_realm(&self, realm: RealmRow) {

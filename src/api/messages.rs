@@ -5,10 +5,10 @@ use serde_json::{json, Value};
 use crate::actions::channels::Principal;
 use crate::actions::message_send::{self, check_send_message, Destination, SendRequest};
 use crate::context::RequestContext;
-use crate::db::message_window::{fetch_window, Anchor, WindowRequest, LARGER_THAN_MAX_MESSAGE_ID};
-use crate::db::messages::MessageRow;
-use crate::db::realm_settings;
-use crate::domain::messages::{access_message, message_dict, MessageContext, MessageOptions};
+use crate::db::batch::Batch;
+use crate::db::message_window::{add_window, Anchor, WindowRequest, LARGER_THAN_MAX_MESSAGE_ID};
+use crate::db::messages::{self, MessageSet};
+use crate::domain::messages::{accessed_from, message_dict, MessageContext, MessageOptions};
 use crate::domain::narrow::parse_narrow;
 use crate::error::{ApiError, ApiResult};
 use crate::params::{json_value, parse_int};
@@ -98,7 +98,8 @@ pub async fn send_message(ctx: &RequestContext) -> ApiResult<Reply> {
         local_id,
         realm_host: realm_host(ctx),
     };
-    let sent = check_send_message(&ctx.db, &ctx.env, &me, &req).await?;
+    let realm = ctx.realm_state(me.realm_id).await?;
+    let sent = check_send_message(&ctx.db, &ctx.env, &me, &realm, &req).await?;
     crate::actions::push::schedule_message_notifications(ctx, &me, &sent).await;
     let mut body = json!({ "id": sent.id });
     if let Some(policy) = sent.automatic_new_visibility_policy {
@@ -118,13 +119,21 @@ fn message_options(ctx: &RequestContext, client_gravatar_default: bool) -> ApiRe
 /// # `GET /messages/{message_id}`
 /// Any user who may see the message (else `BAD_REQUEST` "Invalid message(s)"): `message`
 /// (the Message object) and the deprecated `raw_content`.
+/// - One batch after authentication: the access check's row, the message's context and,
+///   when the isolate's copy is not current, the organization's settings. The context is
+///   read before access is known and dropped unread when access fails.
 pub async fn get_message(ctx: &RequestContext, id: &str) -> ApiResult<Reply> {
     let me = ctx.user().await?;
     let opts = message_options(ctx, false)?;
     let message_id = parse_int(id).ok_or_else(crate::domain::messages::invalid_message)?;
-    let accessed = access_message(&ctx.db, &me, message_id).await?;
-    let settings = realm_settings::by_realm_id(&ctx.db, me.realm_id).await?;
-    let mctx = MessageContext::load(&ctx.db, &me, &settings, &realm_host(ctx), std::slice::from_ref(&accessed.message)).await?;
+    let mut batch = Batch::new();
+    let access = batch.add::<Value>(messages::access_stmt(&ctx.db, message_id, me.realm_id, me.id)?);
+    let context = MessageContext::add_to(&mut batch, &ctx.db, &MessageSet::ids(me.realm_id, &[message_id])?)?;
+    let realm = ctx.realm_state_in(&mut batch, me.realm_id)?;
+    let results = batch.run(&ctx.db).await?;
+    let accessed = accessed_from(&me, results.first(access)?)?;
+    let realm = realm.take(&results)?;
+    let mctx = MessageContext::from_results(&results, context, &me, &realm, &realm_host(ctx))?;
     let dict = message_dict(&accessed.message, accessed.user_flags, &mctx, &opts);
     Ok(Reply::json(json!({ "message": dict, "raw_content": accessed.message.content })))
 }
@@ -138,6 +147,8 @@ const MAX_MESSAGES_PER_FETCH: i64 = 5000;
 /// `found_anchor`, `found_newest`, `found_oldest`, `history_limited` and `anchor`. Without a
 /// channel term only messages the caller received are included; with one, the channel's
 /// history the caller may read.
+/// - One batch after authentication (the window and its messages' context) while the
+///   isolate's copy of the organization's settings is current; one more when it is not.
 pub async fn get_messages(ctx: &RequestContext) -> ApiResult<Reply> {
     let me = ctx.user().await?;
     let opts = message_options(ctx, true)?;
@@ -153,25 +164,29 @@ pub async fn get_messages(ctx: &RequestContext) -> ApiResult<Reply> {
     if num_before + num_after > MAX_MESSAGES_PER_FETCH {
         return Err(ApiError::bad_request(format!("Too many messages requested (maximum {MAX_MESSAGES_PER_FETCH}).")));
     }
-    let settings = realm_settings::by_realm_id(&ctx.db, me.realm_id).await?;
     let terms = parse_narrow(&narrow)?;
-    let window = fetch_window(
+    let anchor = parse_anchor(anchor_param.as_deref(), use_first_unread)?;
+    let realm = ctx.realm_state(me.realm_id).await?;
+    let mut batch = Batch::new();
+    let window = add_window(
+        &mut batch,
         &ctx.db,
         &me,
         &WindowRequest {
             terms: &terms,
-            anchor: parse_anchor(anchor_param.as_deref(), use_first_unread)?,
+            anchor,
             num_before,
             num_after,
             include_anchor,
-            empty_topic_display_name: &settings.empty_topic_display_name,
+            empty_topic_display_name: &realm.settings.empty_topic_display_name,
         },
-    )
-    .await?;
-    let rows = &window.rows;
-    let message_rows: Vec<MessageRow> = rows.iter().map(|(m, _)| m.clone()).collect();
-    let mctx = MessageContext::load(&ctx.db, &me, &settings, &realm_host(ctx), &message_rows).await?;
-    let messages: Vec<Value> = rows
+    )?;
+    let context = MessageContext::add_to(&mut batch, &ctx.db, window.message_set())?;
+    let results = batch.run(&ctx.db).await?;
+    let window = window.take(&results)?;
+    let mctx = MessageContext::from_results(&results, context, &me, &realm, &realm_host(ctx))?;
+    let messages: Vec<Value> = window
+        .rows
         .iter()
         .map(|(m, flags)| {
             let mut d = message_dict(m, *flags, &mctx, &opts);

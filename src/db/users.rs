@@ -320,15 +320,6 @@ pub fn by_ids_or_emails_stmt(
     )
 }
 
-/// A user's automatic topic-following policies.
-pub fn topic_policies_stmt(db: &D1Database, user_id: i64) -> Result<D1PreparedStatement> {
-    query!(
-        db,
-        "SELECT automatically_follow_topics_policy, automatically_unmute_topics_in_muted_streams_policy FROM users WHERE id = ?1",
-        user_id
-    )
-}
-
 /// The realm's user whose delivery email is `email` (exactly).
 pub fn by_delivery_email_stmt(db: &D1Database, realm_id: i64, email: &str) -> Result<D1PreparedStatement> {
     query!(db, &format!("SELECT {COLUMNS} FROM users u WHERE u.realm_id = ?1 AND u.delivery_email = ?2"), realm_id, email)
