@@ -136,7 +136,7 @@ fn sending_a_direct_message_costs_one_read_and_one_write_after_auth() {
 fn registering_for_the_full_state_costs_auth_and_one_batch() {
     let hamlet = Client::dev("hamlet@zulip.com");
     hamlet.post("/register", &[]).success();
-    assert_eq!(round_trips(hamlet.post("/register", &[])), 3);
+    assert_eq!(round_trips(hamlet.post("/register", &[])), 2);
 }
 
 /// The owner of a new organization of its own, so that changing its settings disturbs no

@@ -101,17 +101,15 @@ pub fn add_window(batch: &mut Batch, db: &D1Database, me: &UserRow, req: &Window
     // D1 wants every bound value used; each query below names the last one (an id bound),
     // so the guest flag (?3) unused without a channel term is no error.
     let last = params.len() + 1;
+    // The oldest unread message of the narrow (the subquery's own aliases shadow the outer
+    // query's); null when there is none.
+    let first_unread =
+        format!("(SELECT MIN(m.id) {FROM} WHERE {where_clause} AND m.id > ?{last} AND um.user_id IS NOT NULL AND (um.flags & 1) = 0)");
     let (anchor_id, anchor) = match req.anchor {
         Anchor::Id(id) => (id, format!("?{last}")),
-        // The oldest unread message of the narrow (the subquery's own aliases shadow the
-        // outer query's); past every message when there is none.
-        Anchor::FirstUnread => (
-            0,
-            format!(
-                "(SELECT COALESCE(MIN(m.id), {LARGER_THAN_MAX_MESSAGE_ID}) {FROM} WHERE {where_clause} AND m.id > ?{last} \
-                 AND um.user_id IS NOT NULL AND (um.flags & 1) = 0)"
-            ),
-        ),
+        // Past every message when nothing is unread (a JavaScript number cannot carry that
+        // id back exactly, so only the comparisons use it).
+        Anchor::FirstUnread => (0, format!("COALESCE({first_unread}, {LARGER_THAN_MAX_MESSAGE_ID})")),
     };
     params.push(JsValue::from_f64(anchor_id as f64));
     let before_sql = format!(
@@ -124,7 +122,7 @@ pub fn add_window(batch: &mut Batch, db: &D1Database, me: &UserRow, req: &Window
     );
     let anchor_slot = match req.anchor {
         Anchor::Id(_) => None,
-        Anchor::FirstUnread => Some(batch.add(db.prepare(format!("SELECT {anchor} AS id")).bind(&params)?)),
+        Anchor::FirstUnread => Some(batch.add(db.prepare(format!("SELECT {first_unread} AS id")).bind(&params)?)),
     };
     let before = batch.add(db.prepare(&before_sql).bind(&params)?);
     let after = batch.add(db.prepare(&after_sql).bind(&params)?);
