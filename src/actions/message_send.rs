@@ -141,7 +141,7 @@ pub struct SendPlan {
     content: String,
     rendered: markdown::Rendered,
     recipient: RecipientRef,
-    channel_row: Option<ChannelViewRow>,
+    channel_row: Option<PlannedChannel>,
     topic: String,
     dm_user_ids: Vec<i64>,
     /// (user id, flag bits) of every recipient.
@@ -176,6 +176,14 @@ impl SendPlan {
             others
         }
     }
+}
+
+/// The channel a planned message goes to.
+#[derive(Debug, Clone)]
+pub struct PlannedChannel {
+    pub id: i64,
+    pub name: String,
+    pub recipient_id: i64,
 }
 
 /// Everything the rules of sending read from D1, loaded by [`load_send`] in one batch.
@@ -327,7 +335,7 @@ pub fn plan(me: &UserRow, realm: &RealmState, req: &SendRequest, inputs: SendInp
     let mut flags: HashMap<i64, i64> = HashMap::new();
     let recipient: RecipientRef;
     let mut topic = String::new();
-    let mut channel_row: Option<ChannelViewRow> = None;
+    let mut channel_row: Option<PlannedChannel> = None;
     let mut dm_user_ids: Vec<i64> = Vec::new();
     let mut auto_policy: Option<i64> = None;
     // Mentioned users who follow topics where they are mentioned (Zulip's
@@ -335,17 +343,11 @@ pub fn plan(me: &UserRow, realm: &RealmState, req: &SendRequest, inputs: SendInp
     let mut mention_follows: Vec<i64> = Vec::new();
     let mut topic_participants: BTreeSet<i64>;
     match &req.to {
-        Destination::ChannelName(name) => {
-            let c = channel.ok_or_else(|| ApiError::stream_does_not_exist(name))?;
-            channel_row = Some(c);
-        }
-        Destination::ChannelId(id) => {
-            let c = channel.ok_or_else(|| ApiError::stream_id_does_not_exist(*id))?;
-            channel_row = Some(c);
-        }
-        Destination::Users(_) => {}
+        Destination::ChannelName(name) if channel.is_none() => return Err(ApiError::stream_does_not_exist(name)),
+        Destination::ChannelId(id) if channel.is_none() => return Err(ApiError::stream_id_does_not_exist(*id)),
+        _ => {}
     }
-    match (&req.to, &channel_row) {
+    match (&req.to, channel) {
         (Destination::ChannelName(_) | Destination::ChannelId(_), Some(c)) => {
             // Like Zulip, an existing private channel answers "Not authorized".
             if c.is_archived != 0 || (!c.subscribed() && (c.is_private() || me.is_guest())) {
@@ -384,6 +386,7 @@ pub fn plan(me: &UserRow, realm: &RealmState, req: &SendRequest, inputs: SendInp
                 auto_policy = automatic_policy(me, sender_topic_policy, topic_is_new, sender_muted);
             }
             recipient = RecipientRef::Id(c.recipient_id);
+            channel_row = Some(PlannedChannel { id: c.id, name: c.name, recipient_id: c.recipient_id });
         }
         (Destination::Users(list), _) => {
             if list.is_empty() {
@@ -467,6 +470,56 @@ pub fn plan(me: &UserRow, realm: &RealmState, req: &SendRequest, inputs: SendInp
         linkifiers: realm.linkifiers.clone(),
         date_sent: now,
     })
+}
+
+/// A message of the organization's notification bot to a channel topic (Zulip's
+/// `internal_send_stream_message`): none of a user's sending rules apply; every active
+/// subscriber receives it, read for `read_for` (the user whose action it reports), with
+/// the users its content mentions flagged.
+pub struct BotMessage<'a> {
+    pub bot: &'a UserRow,
+    pub channel: PlannedChannel,
+    pub topic: &'a str,
+    pub content: &'a str,
+    pub subscribers: &'a [i64],
+    pub read_for: i64,
+}
+
+/// Plans a [`BotMessage`] (pure): the rendering of its content and each subscriber's flags.
+pub fn plan_bot_message(
+    message: BotMessage<'_>,
+    settings: &RealmSettingsRow,
+    resolved: &markdown::Resolved,
+    group_members: &HashMap<i64, Vec<i64>>,
+    now: i64,
+) -> SendPlan {
+    let rendered = markdown::render(message.content, resolved);
+    let mentioned = mentioned_user_ids(&rendered, group_members);
+    let rows = message
+        .subscribers
+        .iter()
+        .map(|id| {
+            let read = if *id == message.read_for { user_messages::READ } else { 0 };
+            let mention = if mentioned.contains(id) { user_messages::MENTIONED } else { 0 };
+            (*id, read | mention)
+        })
+        .collect();
+    SendPlan {
+        sender: message.bot.clone(),
+        settings: settings.clone(),
+        content: message.content.to_string(),
+        rendered,
+        recipient: RecipientRef::Id(message.channel.recipient_id),
+        channel_row: Some(message.channel),
+        topic: message.topic.to_string(),
+        dm_user_ids: Vec::new(),
+        rows,
+        auto_policy: None,
+        mention_follows: Vec::new(),
+        named_users: Vec::new(),
+        linkifiers: resolved.linkifiers.clone(),
+        date_sent: now,
+    }
 }
 
 /// Writes a planned message in ONE D1 batch, then sends its events. `guard` statements run
@@ -804,5 +857,26 @@ mod tests {
         // The mentioned subscriber follows the topic; a new topic is followed by its sender.
         assert_eq!(planned.mention_follows, vec![2]);
         assert_eq!(planned.auto_policy, Some(user_topics::FOLLOWED));
+    }
+
+    #[test]
+    fn bot_messages_reach_every_subscriber_read_for_the_actor_only() {
+        let bot = UserRow { id: 99, is_bot: 1, ..member(99) };
+        let resolved = markdown::Resolved {
+            users: vec![markdown::MentionableUser { id: 3, full_name: "User 3".into() }],
+            ..markdown::Resolved::default()
+        };
+        let message = BotMessage {
+            bot: &bot,
+            channel: PlannedChannel { id: 5, name: "Denmark".into(), recipient_id: 50 },
+            topic: "t",
+            content: "@**User 3** moved this topic",
+            subscribers: &[1, 2, 3],
+            read_for: 1,
+        };
+        let planned = plan_bot_message(message, &realm().settings, &resolved, &HashMap::new(), 1000);
+        assert_eq!(planned.rows, vec![(1, user_messages::READ), (2, 0), (3, user_messages::MENTIONED)]);
+        assert_eq!(planned.channel(), Some((5, "t")));
+        assert_eq!(planned.auto_policy, None);
     }
 }
