@@ -81,6 +81,16 @@ impl StateSlot {
     }
 }
 
+/// For a batch that runs before the current version is known (authentication folded in):
+/// the cached state whatever its version, else its statements. The caller checks the
+/// version once the batch has run (`RequestContext::current_realm_state`).
+pub fn any_cached_or_add(batch: &mut Batch, db: &D1Database, realm_id: i64) -> worker::Result<StateSlot> {
+    match STATES.with(|states| states.borrow().get(&realm_id).cloned()) {
+        Some(state) => Ok(StateSlot::Cached(state)),
+        None => cached_or_add(batch, db, realm_id, None),
+    }
+}
+
 /// The state of `realm_id`: cached when `version` is current, else one round trip.
 pub async fn load(db: &D1Database, realm_id: i64, version: Option<i64>) -> ApiResult<Rc<RealmState>> {
     let mut batch = Batch::new();

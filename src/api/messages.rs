@@ -8,7 +8,8 @@ use crate::context::RequestContext;
 use crate::db::batch::Batch;
 use crate::db::message_window::{add_window, Anchor, WindowRequest, LARGER_THAN_MAX_MESSAGE_ID};
 use crate::db::messages::{self, MessageSet};
-use crate::domain::messages::{accessed_from, message_dict, MessageContext, MessageOptions};
+use crate::db::users::UserRow;
+use crate::domain::messages::{accessed_from, message_dict, AccessedMessage, MessageContext, MessageOptions};
 use crate::domain::narrow::parse_narrow;
 use crate::error::{ApiError, ApiResult};
 use crate::params::{json_value, parse_int};
@@ -119,23 +120,50 @@ fn message_options(ctx: &RequestContext, client_gravatar_default: bool) -> ApiRe
 /// # `GET /messages/{message_id}`
 /// Any user who may see the message (else `BAD_REQUEST` "Invalid message(s)"): `message`
 /// (the Message object) and the deprecated `raw_content`.
-/// - One batch after authentication: the access check's row, the message's context and,
-///   when the isolate's copy is not current, the organization's settings. The context is
-///   read before access is known and dropped unread when access fails.
+/// - One D1 round trip: authentication, the access check's row (as the key's owner), the
+///   message's context and, when the isolate has no copy, the organization's settings, in
+///   one batch. The credentials are checked first; nothing else the batch read is used
+///   unless they pass, and the context is dropped unread when access fails.
+/// - A copy of the settings older than the version authentication read costs one more
+///   round trip; so does an organization whose placement this isolate has not read yet.
 pub async fn get_message(ctx: &RequestContext, id: &str) -> ApiResult<Reply> {
-    let me = ctx.user().await?;
+    let (Some(realm_id), Some(message_id)) = (ctx.placed_realm_id(), parse_int(id)) else {
+        // Authentication's errors come first.
+        let me = ctx.user().await?;
+        let opts = message_options(ctx, false)?;
+        let message_id = parse_int(id).ok_or_else(crate::domain::messages::invalid_message)?;
+        return answer_message(ctx, &me, message_id, &opts).await;
+    };
+    let mut batch = Batch::new();
+    let auth = ctx.user_in(&mut batch).await?;
+    let access = batch.add::<Value>(messages::access_by_key_stmt(&ctx.db, message_id, realm_id, &auth.key_hash)?);
+    let context = MessageContext::add_to(&mut batch, &ctx.db, &MessageSet::ids(realm_id, &[message_id])?)?;
+    let realm = ctx.realm_state_before_auth(&mut batch, realm_id)?;
+    let results = batch.run(&ctx.db).await?;
+    let me = ctx.user_from(&results, auth).await?;
     let opts = message_options(ctx, false)?;
-    let message_id = parse_int(id).ok_or_else(crate::domain::messages::invalid_message)?;
+    let accessed = accessed_from(&me, results.first(access)?)?;
+    let realm = ctx.current_realm_state(realm.take(&results)?).await?;
+    let mctx = MessageContext::from_results(&results, context, &me, &realm, &realm_host(ctx))?;
+    Ok(message_reply(&accessed, &mctx, &opts))
+}
+
+/// `GET /messages/{message_id}` for an authenticated user: one batch.
+async fn answer_message(ctx: &RequestContext, me: &UserRow, message_id: i64, opts: &MessageOptions) -> ApiResult<Reply> {
     let mut batch = Batch::new();
     let access = batch.add::<Value>(messages::access_stmt(&ctx.db, message_id, me.realm_id, me.id)?);
     let context = MessageContext::add_to(&mut batch, &ctx.db, &MessageSet::ids(me.realm_id, &[message_id])?)?;
     let realm = ctx.realm_state_in(&mut batch, me.realm_id)?;
     let results = batch.run(&ctx.db).await?;
-    let accessed = accessed_from(&me, results.first(access)?)?;
+    let accessed = accessed_from(me, results.first(access)?)?;
     let realm = realm.take(&results)?;
-    let mctx = MessageContext::from_results(&results, context, &me, &realm, &realm_host(ctx))?;
-    let dict = message_dict(&accessed.message, accessed.user_flags, &mctx, &opts);
-    Ok(Reply::json(json!({ "message": dict, "raw_content": accessed.message.content })))
+    let mctx = MessageContext::from_results(&results, context, me, &realm, &realm_host(ctx))?;
+    Ok(message_reply(&accessed, &mctx, opts))
+}
+
+fn message_reply(accessed: &AccessedMessage, mctx: &MessageContext, opts: &MessageOptions) -> Reply {
+    let dict = message_dict(&accessed.message, accessed.user_flags, mctx, opts);
+    Reply::json(json!({ "message": dict, "raw_content": accessed.message.content }))
 }
 
 /// Zulip's `MAX_MESSAGES_PER_FETCH`.

@@ -154,6 +154,28 @@ pub fn access_stmt(db: &D1Database, message_id: i64, realm_id: i64, user_id: i64
     )
 }
 
+/// [`access_stmt`] for the owner of the API key whose hash is `key_hash` in the
+/// organization, read in the same batch as the authentication that checks that key.
+pub fn access_by_key_stmt(db: &D1Database, message_id: i64, realm_id: i64, key_hash: &str) -> Result<D1PreparedStatement> {
+    query!(
+        db,
+        &format!(
+            "WITH me AS (SELECT k.user_id AS id FROM api_keys k WHERE k.key_hash = ?3 AND k.realm_id = ?2) \
+             SELECT {COLUMNS}, um.flags AS um_flags, c.name AS channel_name, c.invite_only, \
+             c.history_public_to_subscribers, \
+             EXISTS (SELECT 1 FROM subscriptions s WHERE s.user_id = (SELECT id FROM me) AND s.channel_id = m.channel_id \
+             AND s.active = 1) AS subscribed \
+             FROM messages m JOIN recipients rc ON rc.id = m.recipient_id \
+             LEFT JOIN user_messages um ON um.message_id = m.id AND um.user_id = (SELECT id FROM me) \
+             LEFT JOIN channels c ON c.id = m.channel_id \
+             WHERE m.id = ?1 AND m.realm_id = ?2"
+        ),
+        message_id,
+        realm_id,
+        key_hash
+    )
+}
+
 /// The SQL condition (over `messages m` with the caller's row `um` left-joined and
 /// `channels c` left-joined on `m.channel_id`) under which a user may see a message: the
 /// query form of [`crate::domain::messages::can_access`]. Binds: `?1` realm id, `?2` user id, `?3` 1 if the user is a
