@@ -5,7 +5,7 @@ use base64::Engine;
 
 use worker::D1Database;
 
-use crate::db::batch::Batch;
+use crate::db::batch::{Batch, BatchResults, Slot};
 use crate::db::realms::{self, RealmRow};
 use crate::db::users::{self, UserRow};
 use crate::error::{ApiError, ApiResult};
@@ -15,27 +15,56 @@ use crate::secrets;
 /// named by the `Authorization` header's Basic credentials. One D1 round trip: the
 /// organization and the key's owner in one batch.
 pub async fn authenticate(db: &D1Database, realm_string_id: &str, authorization: Option<&str>) -> (Option<RealmRow>, ApiResult<UserRow>) {
-    let header = match authorization {
-        Some(header) => header,
-        None => return (None, Err(ApiError::not_logged_in())),
+    let mut batch = Batch::new();
+    let pending = match add_authentication(&mut batch, db, realm_string_id, authorization) {
+        Ok(pending) => pending,
+        Err(err) => return (None, Err(err)),
     };
-    let Some((email, api_key)) = parse_basic(header) else { return (None, Err(ApiError::malformed_credentials())) };
-    match load(db, realm_string_id, &api_key).await {
-        Ok((realm, user)) => {
-            let checked = check_credentials(realm.as_ref(), user, &email);
-            (realm, checked)
-        }
-        Err(err) => (None, Err(err)),
+    match batch.run(db).await {
+        Ok(results) => check_authentication(&results, pending),
+        Err(err) => (None, Err(err.into())),
     }
 }
 
-async fn load(db: &D1Database, realm_string_id: &str, api_key: &str) -> ApiResult<(Option<RealmRow>, Option<UserRow>)> {
-    let key_hash = secrets::api_key_hash(api_key);
-    let mut batch = Batch::new();
+/// Credentials whose rows a batch will read; [`check_authentication`] checks them.
+pub struct PendingAuthentication {
+    email: String,
+    /// The hash of the presented key, for statements that act as the key's owner
+    /// (`db::users::KEY_OWNER`) before the credentials are checked.
+    pub key_hash: String,
+    realm: Slot<RealmRow>,
+    user: Slot<UserRow>,
+}
+
+/// Adds the organization and the key's owner to `batch`, so that an endpoint can read its
+/// own rows in the same round trip. Those rows must not be used unless
+/// [`check_authentication`] accepts the credentials. A missing or malformed header fails
+/// here, before anything is read.
+pub fn add_authentication(
+    batch: &mut Batch,
+    db: &D1Database,
+    realm_string_id: &str,
+    authorization: Option<&str>,
+) -> ApiResult<PendingAuthentication> {
+    let header = authorization.ok_or_else(ApiError::not_logged_in)?;
+    let (email, api_key) = parse_basic(header).ok_or_else(ApiError::malformed_credentials)?;
+    let key_hash = secrets::api_key_hash(&api_key);
     let realm = batch.add::<RealmRow>(realms::by_string_id_stmt(db, realm_string_id)?);
     let user = batch.add::<UserRow>(users::by_api_key_stmt(db, realm_string_id, &key_hash)?);
-    let results = batch.run(db).await?;
-    Ok((results.first(realm)?, results.first(user)?))
+    Ok(PendingAuthentication { email, key_hash, realm, user })
+}
+
+/// The organization (when it exists) and the authenticated user, from a batch that ran
+/// [`add_authentication`]'s statements.
+pub fn check_authentication(results: &BatchResults, pending: PendingAuthentication) -> (Option<RealmRow>, ApiResult<UserRow>) {
+    let rows = results.first(pending.realm).and_then(|realm| Ok((realm, results.first(pending.user)?)));
+    match rows {
+        Ok((realm, user)) => {
+            let checked = check_credentials(realm.as_ref(), user, &pending.email);
+            (realm, checked)
+        }
+        Err(err) => (None, Err(err.into())),
+    }
 }
 
 fn check_credentials(realm: Option<&RealmRow>, user: Option<UserRow>, email: &str) -> ApiResult<UserRow> {

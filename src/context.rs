@@ -2,15 +2,19 @@
 //! parameters, the runtime bindings, and (once authenticated) the acting user.
 
 use std::cell::RefCell;
+use std::rc::Rc;
 
 use team_chat_durable_objects::protocol::RateLimitDecision;
 use worker::{D1Database, Env, FormEntry, Headers, Method, Request};
 
+use crate::auth::PendingAuthentication;
+use crate::db::batch::{Batch, BatchResults};
 use crate::db::realms::RealmRow;
 use crate::db::users::UserRow;
 use crate::error::{ApiError, ApiResult};
 use crate::params::Params;
 use crate::rate_limits::{self, Bucket};
+use crate::realm_cache::{RealmState, StateSlot};
 use crate::settings::Settings;
 
 /// A file sent in a multipart body.
@@ -157,6 +161,23 @@ impl RequestContext {
         }
     }
 
+    /// The organization's settings and linkifiers (`crate::realm_cache`): from the isolate's
+    /// cache when the version this request's authentication read is current, else read now.
+    pub async fn realm_state(&self, realm_id: i64) -> ApiResult<Rc<RealmState>> {
+        crate::realm_cache::load(&self.db, realm_id, self.settings_version(realm_id)).await
+    }
+
+    /// [`Self::realm_state`] for a handler building a batch: the cached state, or its
+    /// statements added to `batch` so that a cold cache costs no extra round trip.
+    pub fn realm_state_in(&self, batch: &mut Batch, realm_id: i64) -> ApiResult<StateSlot> {
+        Ok(crate::realm_cache::cached_or_add(batch, &self.db, realm_id, self.settings_version(realm_id))?)
+    }
+
+    /// The settings version read with this request's authentication, if any.
+    fn settings_version(&self, realm_id: i64) -> Option<i64> {
+        self.realm.borrow().as_ref().filter(|r| r.id == realm_id).map(|r| r.settings_version)
+    }
+
     pub fn remember_realm(&self, realm: RealmRow) {
         *self.realm.borrow_mut() = Some(realm);
     }
@@ -166,6 +187,52 @@ impl RequestContext {
     pub async fn user(&self) -> ApiResult<UserRow> {
         let (realm, authenticated) =
             crate::auth::authenticate(&self.db, &self.realm_string_id, self.header("Authorization").as_deref()).await;
+        self.accept(realm, authenticated).await
+    }
+
+    /// Authentication folded into a handler's batch: adds its statements to `batch`; after
+    /// the batch ran, [`Self::user_from`] checks them. Nothing else the batch read may be
+    /// used before that check passes.
+    pub async fn user_in(&self, batch: &mut Batch) -> ApiResult<PendingAuthentication> {
+        match crate::auth::add_authentication(batch, &self.db, &self.realm_string_id, self.header("Authorization").as_deref()) {
+            Ok(pending) => Ok(pending),
+            Err(err) => {
+                self.count_unauthenticated().await?;
+                Err(err)
+            }
+        }
+    }
+
+    /// The user [`Self::user_in`]'s statements authenticate, as [`Self::user`] answers it.
+    pub async fn user_from(&self, results: &BatchResults, pending: PendingAuthentication) -> ApiResult<UserRow> {
+        let (realm, authenticated) = crate::auth::check_authentication(results, pending);
+        self.accept(realm, authenticated).await
+    }
+
+    /// The id of the addressed organization when known without reading D1 (its placement
+    /// was read earlier in this isolate).
+    pub fn placed_realm_id(&self) -> Option<i64> {
+        crate::directory::known_realm_id(&self.realm_string_id)
+    }
+
+    /// The organization's state for a batch that authenticates too: any cached copy, else
+    /// its statements. Check it with [`Self::current_realm_state`] after authentication.
+    pub fn realm_state_before_auth(&self, batch: &mut Batch, realm_id: i64) -> ApiResult<StateSlot> {
+        Ok(crate::realm_cache::any_cached_or_add(batch, &self.db, realm_id)?)
+    }
+
+    /// `state` if it is of the version this request's authentication read, else the
+    /// current state (one more round trip, only after a change).
+    pub async fn current_realm_state(&self, state: Rc<RealmState>) -> ApiResult<Rc<RealmState>> {
+        if self.settings_version(state.settings.realm_id) == Some(state.version) {
+            return Ok(state);
+        }
+        self.realm_state(state.settings.realm_id).await
+    }
+
+    /// Remembers the organization, and counts the request against the user's rate limit
+    /// (or, when authentication failed, against the client's address).
+    async fn accept(&self, realm: Option<RealmRow>, authenticated: ApiResult<UserRow>) -> ApiResult<UserRow> {
         if let Some(realm) = realm {
             self.remember_realm(realm);
         }

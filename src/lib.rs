@@ -23,6 +23,7 @@ pub mod events;
 pub mod markdown;
 pub mod params;
 pub mod rate_limits;
+pub mod realm_cache;
 pub mod response;
 pub mod routes;
 pub mod scheduler;

@@ -11,6 +11,7 @@ use crate::api::{
     user_groups, user_settings, user_status, users,
 };
 use crate::context::RequestContext;
+use crate::db::round_trips;
 use crate::error::{ApiError, ApiResult};
 use crate::response::{error_response, success_response, Reply};
 
@@ -48,18 +49,30 @@ pub async fn handle(req: Request, env: Env, worker: Context) -> Response {
         return server::emoji_data();
     }
     let split = |rest: &str| -> Vec<String> { rest.trim_end_matches('/').split('/').map(crate::params::percent_decode_path).collect() };
-    let result = if !METHODS.contains(&raw_method.as_str()) {
-        Err(ApiError::method_not_allowed(&METHODS))
-    } else if let Some(rest) = path.strip_prefix(API_PREFIX) {
-        handle_api(req, env, worker, split(rest), Area::Api).await
+    let development = crate::settings::Settings::from_env(&env).development;
+    let area = if let Some(rest) = path.strip_prefix(API_PREFIX) {
+        Some((split(rest), Area::Api))
     } else if let Some(rest) = path.strip_prefix(FILES_PREFIX) {
-        handle_api(req, env, worker, split(rest), Area::Files).await
+        Some((split(rest), Area::Files))
     } else if path == THUMBNAIL_PATH {
-        handle_api(req, env, worker, Vec::new(), Area::Thumbnail).await
-    } else if let Some(rest) = path.strip_prefix(crate::domain::realm_emoji::IMAGES_PREFIX) {
-        handle_api(req, env, worker, split(rest), Area::Avatars).await
+        Some((Vec::new(), Area::Thumbnail))
     } else {
-        Err(ApiError::not_found())
+        path.strip_prefix(crate::domain::realm_emoji::IMAGES_PREFIX).map(|rest| (split(rest), Area::Avatars))
+    };
+    let result = match area {
+        _ if !METHODS.contains(&raw_method.as_str()) => Err(ApiError::method_not_allowed(&METHODS)),
+        Some((segments, area)) => {
+            let work = round_trips::counted(handle_api(req, env, worker, segments, area));
+            let count = work.counter();
+            let result = work.await;
+            result.map(|mut response| {
+                if development {
+                    let _ = response.headers_mut().set(round_trips::HEADER, &count.get().to_string());
+                }
+                response
+            })
+        }
+        None => Err(ApiError::not_found()),
     };
     let mut response = result.unwrap_or_else(|err| error_response(&err));
     if path.strip_prefix(TUS_PREFIX).is_some_and(|rest| rest.is_empty() || rest.starts_with('/')) {

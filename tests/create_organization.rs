@@ -25,7 +25,7 @@ fn server_admin(secret: Option<&str>, path: &str, fields: &[(&str, &str)]) -> Re
     };
     let status = response.status();
     let body: Value = serde_json::from_str(&response.into_string().unwrap()).unwrap();
-    Resp { status, www_authenticate: None, content_type: None, body }
+    Resp { status, www_authenticate: None, content_type: None, d1_round_trips: None, body }
 }
 
 fn subdomain() -> String {

@@ -132,7 +132,7 @@ pub async fn check_regenerate_bot_api_key(db: &D1Database, env: &Env, acting: &U
 pub async fn do_bot_api_keys(db: &D1Database, env: &Env, owner: &UserRow) -> ApiResult<std::collections::HashMap<i64, String>> {
     let secret = crate::secrets::api_key_secret(env)?;
     let rows: Vec<crate::db::api_keys::BotKeyVersionRow> =
-        crate::db::api_keys::owner_bot_versions_stmt(db, owner.realm_id, owner.id)?.all().await?.results()?;
+        crate::db::all(crate::db::api_keys::owner_bot_versions_stmt(db, owner.realm_id, owner.id)?).await?;
     let keys: std::collections::HashMap<i64, String> =
         rows.iter().map(|r| (r.id, crate::secrets::derive_api_key(secret.as_bytes(), r.id, r.api_key_version))).collect();
     let now = crate::db::now();

@@ -90,7 +90,7 @@ pub async fn do_update_channel_folder(db: &D1Database, env: &Env, admin: &UserRo
     if events.is_empty() {
         return Ok(());
     }
-    channel_folders::update_stmt(db, &new)?.run().await?;
+    crate::db::run(channel_folders::update_stmt(db, &new)?).await?;
     for data in events {
         notify_realm(db, env, admin.realm_id, &Event::ChannelFolder(ChannelFolderEvent::Update { channel_folder_id: id, data })).await?;
     }
@@ -102,7 +102,7 @@ pub async fn do_reorder_channel_folders(db: &D1Database, env: &Env, admin: &User
     let ids: Vec<i64> = channel_folders::in_realm(db, admin.realm_id).await?.iter().map(|f| f.id).collect();
     check_order(order, &ids)?;
     let order_json = serde_json::to_string(order).map_err(ApiError::from)?;
-    channel_folders::reorder_stmt(db, admin.realm_id, &order_json)?.run().await?;
+    crate::db::run(channel_folders::reorder_stmt(db, admin.realm_id, &order_json)?).await?;
     notify_realm(db, env, admin.realm_id, &Event::ChannelFolder(ChannelFolderEvent::Reorder { order: order.to_vec() })).await?;
     Ok(())
 }

@@ -331,7 +331,7 @@ pub async fn check_change_channel_folder(
     if channel.folder_id == folder_id {
         return Ok(());
     }
-    subscriptions::set_folder_stmt(db, realm_id, channel.id, folder_id)?.run().await?;
+    crate::db::run(subscriptions::set_folder_stmt(db, realm_id, channel.id, folder_id)?).await?;
     let users: Vec<EventUser> = results.rows(audience)?.into_iter().map(|u| EventUser::plain(u.id)).collect();
     let event = Event::Stream(StreamEvent::Update {
         property: "folder_id",

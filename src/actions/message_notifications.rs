@@ -2,21 +2,20 @@
 //! pure resolve/unresolve (undone within a minute: the notice is deleted instead), and the
 //! "moved here from" / "moved to" messages per `send_notification_to_*_thread`.
 
-use serde::Deserialize;
+use serde_json::Value;
 
 use crate::actions::message_delete;
+use crate::actions::message_send::{self, Destination, PlannedChannel, SendRequest};
 use crate::context::RequestContext;
+use crate::db::batch::Batch;
 use crate::db::message_edits::{self as q, MoveChannelRow, SubscriberRow, KIND_NORMAL, KIND_RESOLVE_TOPIC_NOTIFICATION};
-use crate::db::messages::{self, MessageRow, NewMessage};
+use crate::db::messages::MessageRow;
 use crate::db::realm_settings::RealmSettingsRow;
-use crate::db::user_messages;
 use crate::db::users::UserRow;
-use crate::domain::edit_rendering;
 use crate::domain::message_edit::{self as rules, EditPlan, RESOLVE_UNDO_GRACE_SECONDS};
-use crate::domain::message_flags::{self, flag_names, READ};
-use crate::domain::messages::{message_dict, MessageContext, MessageOptions};
+use crate::domain::rendering::{resolution_stmts, resolved_from};
 use crate::error::{ApiError, ApiResult};
-use crate::events::{self, Event, EventUser};
+use crate::markdown;
 
 /// What the notifications of a move are about.
 pub struct MoveNotice<'a> {
@@ -88,11 +87,6 @@ pub async fn after_move(ctx: &RequestContext, editor: &UserRow, n: &MoveNotice<'
     Ok(())
 }
 
-#[derive(Deserialize)]
-struct IdRow {
-    id: i64,
-}
-
 /// What the notification bot says, and where.
 struct BotMessage<'a> {
     channel: &'a MoveChannelRow,
@@ -102,7 +96,9 @@ struct BotMessage<'a> {
 }
 
 /// Sends a message from the organization's notification bot to a channel topic (created on
-/// first use), read for the acting user, and its `message` event.
+/// first use), read for the acting user, through the send path: one read batch (the bot,
+/// the channel's subscribers, what the content mentions), [`message_send::plan_bot_message`],
+/// then [`message_send::commit_send`] (one write batch, then the `message` event).
 async fn send_bot_message(
     ctx: &RequestContext,
     acting: &UserRow,
@@ -113,65 +109,35 @@ async fn send_bot_message(
     let BotMessage { channel, topic, content, kind } = bot_message;
     let db = &ctx.db;
     let realm_id = acting.realm_id;
-    let setup = crate::db::run_batch(
-        db,
-        vec![
-            q::ensure_notification_bot_stmt(db, realm_id, now)?,
-            crate::db::users::by_delivery_email_stmt(db, realm_id, q::NOTIFICATION_BOT_EMAIL)?,
-            q::subscribers_stmt(db, &[channel.id])?,
-        ],
-    )
-    .await?;
-    let bot: UserRow = setup[1].results()?.into_iter().next().ok_or_else(|| ApiError::internal("notification bot missing"))?;
-    let subscribers: Vec<i64> = setup[2].results::<SubscriberRow>()?.into_iter().filter(|s| s.active != 0).map(|s| s.user_id).collect();
-    let rendered = edit_rendering::render(db, realm_id, &ctx.base_url, content, false).await?;
-    let rows: Vec<(i64, i64)> = subscribers
-        .iter()
-        .map(|id| {
-            (
-                *id,
-                if *id == acting.id { READ } else { 0 }
-                    | if rendered.mentioned_user_ids.contains(id) { message_flags::MENTIONED } else { 0 },
-            )
-        })
-        .collect();
-    let rows_json = serde_json::to_string(&rows.iter().map(|(u, f)| [*u, *f]).collect::<Vec<_>>())?;
-    let insert = messages::insert_stmt(
-        db,
-        &NewMessage {
-            realm_id,
-            sender_id: bot.id,
-            recipient: messages::RecipientRef::Id(channel.recipient_id),
-            channel_id: Some(channel.id),
-            topic,
-            content,
-            rendered_content: &rendered.html,
-            date_sent: now,
-            client: "Internal",
-            is_me_message: false,
-            has_image: false,
-            has_link: rendered.html.contains("<a "),
-        },
-    )?;
-    let results = crate::db::run_batch(
-        db,
-        vec![insert, q::set_kind_of_inserted_stmt(db, kind)?, user_messages::insert_for_new_message_stmt(db, &rows_json)?],
-    )
-    .await?;
-    let id = results[0].results::<IdRow>()?.first().map(|r| r.id).ok_or_else(|| ApiError::internal("message insert returned no id"))?;
-
-    let stored: Vec<MessageRow> = crate::db::all(messages::by_ids_stmt(db, realm_id, &format!("[{id}]"))?).await?;
-    let host = ctx.base_url.split_once("://").map(|(_, h)| h).unwrap_or(&ctx.base_url).to_string();
-    let mctx = MessageContext::load(db, acting, settings, &host, &stored).await?;
-    if let Some(row) = stored.first() {
-        let mut dict = message_dict(row, None, &mctx, &MessageOptions::default());
-        // Each receiver's flags travel beside the message (EventUser), not inside it.
-        if let serde_json::Value::Object(map) = &mut dict {
-            map.remove("flags");
-        }
-        let event = Event::Message { message: dict, raw_content: None };
-        let users: Vec<EventUser> = rows.iter().map(|(u, f)| EventUser { id: *u, flags: Some(flag_names(Some(*f))) }).collect();
-        events::send_event(&ctx.env, realm_id, &event, &users).await;
-    }
-    Ok(id)
+    let mut batch = Batch::new();
+    batch.add::<Value>(q::ensure_notification_bot_stmt(db, realm_id, now)?);
+    let bot = batch.add::<UserRow>(crate::db::users::by_delivery_email_stmt(db, realm_id, q::NOTIFICATION_BOT_EMAIL)?);
+    let subscribers = batch.add::<SubscriberRow>(q::subscribers_stmt(db, &[channel.id])?);
+    let resolution = batch.add_all(resolution_stmts(db, realm_id, &markdown::references(content))?);
+    let results = batch.run(db).await?;
+    let bot = results.first(bot)?.ok_or_else(|| ApiError::internal("notification bot missing"))?;
+    let subscribers: Vec<i64> = results.rows(subscribers)?.into_iter().filter(|s| s.active != 0).map(|s| s.user_id).collect();
+    let (resolved, group_members) = resolved_from(results.span(resolution)?)?;
+    let message = message_send::BotMessage {
+        bot: &bot,
+        channel: PlannedChannel { id: channel.id, name: channel.name.clone(), recipient_id: channel.recipient_id },
+        topic,
+        content,
+        subscribers: &subscribers,
+        read_for: acting.id,
+    };
+    let plan = message_send::plan_bot_message(message, settings, &resolved, &group_members, now);
+    let send = SendRequest {
+        to: Destination::ChannelId(channel.id),
+        topic: Some(topic.to_string()),
+        content: content.to_string(),
+        read_by_sender: false,
+        client: "Internal".to_string(),
+        queue_id: None,
+        local_id: None,
+        realm_url: ctx.base_url.clone(),
+        realm_host: ctx.base_url.split_once("://").map(|(_, host)| host).unwrap_or(&ctx.base_url).to_string(),
+    };
+    let sent = message_send::commit_send(db, &ctx.env, &plan, &send, vec![q::set_kind_of_inserted_stmt(db, kind)?]).await?;
+    Ok(sent.id)
 }

@@ -1,6 +1,9 @@
-//! Sending a message: every rule of `POST /messages`, in a constant number of D1 round
-//! trips (a lookup batch, a topic batch for channel messages, one write batch), then the
-//! message event.
+//! Sending a message, in three steps that every sender shares (`POST /messages`,
+//! scheduling and delivering scheduled messages):
+//! - [`load_send`]: ONE read batch (the organization's settings come from the isolate's
+//!   cache, checked current by the request's authentication);
+//! - [`plan`]: every rule of `POST /messages`, pure;
+//! - [`commit_send`]: ONE write batch, then the events, once the write committed.
 
 use std::collections::{BTreeSet, HashMap};
 
@@ -8,12 +11,15 @@ use serde::Deserialize;
 use serde_json::Value;
 use worker::{D1Database, D1PreparedStatement, Env};
 
+use crate::db::batch::Batch;
+use crate::realm_cache::RealmState;
+
 use crate::actions::channels::Principal;
 use crate::db::alert_words::{self, UserWordRow};
 use crate::db::direct_message_groups;
 use crate::db::messages::{self, MessageRow, NewMessage, RecipientRef};
 use crate::db::muted_users::{self, MuterRow};
-use crate::db::realm_settings::{self, RealmSettingsRow};
+use crate::db::realm_settings::RealmSettingsRow;
 use crate::db::subscriptions::{self, ChannelViewRow};
 use crate::db::user_groups;
 use crate::db::user_messages;
@@ -69,18 +75,6 @@ pub struct SentMessage {
 }
 
 #[derive(Deserialize)]
-struct SenderPolicies {
-    automatically_follow_topics_policy: i64,
-    automatically_unmute_topics_in_muted_streams_policy: i64,
-}
-
-#[derive(Deserialize)]
-struct SubscriberFlags {
-    user_id: i64,
-    is_muted: i64,
-}
-
-#[derive(Deserialize)]
 struct Inserted {
     id: i64,
     recipient_id: i64,
@@ -93,12 +87,6 @@ struct SenderId {
 
 #[derive(Deserialize)]
 struct Policy {
-    visibility_policy: VisibilityPolicy,
-}
-
-#[derive(Deserialize)]
-struct MentionedPolicy {
-    user_id: i64,
     visibility_policy: VisibilityPolicy,
 }
 
@@ -142,20 +130,20 @@ pub fn default_read_by_sender(client: &str) -> bool {
 }
 
 /// Sends a message: [`plan_send`], then [`commit_send`].
-pub async fn check_send_message(db: &D1Database, env: &Env, me: &UserRow, req: &SendRequest) -> ApiResult<SentMessage> {
-    let plan = plan_send(db, me, req).await?;
+pub async fn check_send_message(db: &D1Database, env: &Env, me: &UserRow, realm: &RealmState, req: &SendRequest) -> ApiResult<SentMessage> {
+    let plan = plan_send(db, me, realm, req).await?;
     commit_send(db, env, &plan, req, Vec::new()).await
 }
 
 /// A validated message, ready to write: everything [`commit_send`] needs, computed by
-/// [`plan_send`] without writing anything.
+/// [`plan`] without writing anything.
 pub struct SendPlan {
     sender: UserRow,
     settings: RealmSettingsRow,
     content: String,
     rendered: markdown::Rendered,
     recipient: RecipientRef,
-    channel_row: Option<ChannelViewRow>,
+    channel_row: Option<PlannedChannel>,
     topic: String,
     dm_user_ids: Vec<i64>,
     /// (user id, flag bits) of every recipient.
@@ -192,12 +180,73 @@ impl SendPlan {
     }
 }
 
-/// Every rule of sending (destination, access, topic, content, wildcard permissions),
-/// checked against the current state in at most two read batches; writes nothing. Shared
-/// by `POST /messages`, scheduling a message and delivering a scheduled one.
-pub async fn plan_send(db: &D1Database, me: &UserRow, req: &SendRequest) -> ApiResult<SendPlan> {
+/// The channel a planned message goes to.
+#[derive(Debug, Clone)]
+pub struct PlannedChannel {
+    pub id: i64,
+    pub name: String,
+    pub recipient_id: i64,
+}
+
+/// Everything the rules of sending read from D1, loaded by [`load_send`] in one batch.
+pub struct SendInputs {
+    /// The destination channel as the sender sees it.
+    pub channel: Option<ChannelViewRow>,
+    /// Direct-message recipients named by id or email.
+    pub named_users: Vec<UserRow>,
+    /// Active subscribers of the destination channel.
+    pub subscribers: Vec<SendSubscriber>,
+    /// The senders of the destination topic so far.
+    pub topic_senders: Vec<i64>,
+    /// The sender's visibility policy for the destination topic.
+    pub sender_topic_policy: VisibilityPolicy,
+    /// Whether the sender is in `can_mention_many_users_group`.
+    pub may_mention_many: bool,
+    /// Every alert word of the organization, by user.
+    pub alert_words: Vec<(i64, String)>,
+    /// Users who muted the sender.
+    pub muters: Vec<i64>,
+    /// What the content mentions or links to.
+    pub resolved: markdown::Resolved,
+    pub group_members: HashMap<i64, Vec<i64>>,
+    pub now: i64,
+}
+
+/// A subscriber of the destination channel, as sending reads them.
+#[derive(Debug, Clone, Deserialize)]
+pub struct SendSubscriber {
+    pub user_id: i64,
+    pub is_muted: i64,
+    pub is_bot: i64,
+    /// `automatically_follow_topics_where_mentioned`.
+    pub follows_when_mentioned: i64,
+    /// The subscriber's policy for the destination topic.
+    pub visibility_policy: VisibilityPolicy,
+}
+
+/// Every rule of sending, checked against the current state: [`load_send`] then [`plan`];
+/// writes nothing. Shared by `POST /messages`, scheduling a message and delivering a
+/// scheduled one.
+pub async fn plan_send(db: &D1Database, me: &UserRow, realm: &RealmState, req: &SendRequest) -> ApiResult<SendPlan> {
+    let inputs = load_send(db, me, realm, req).await?;
+    plan(me, realm, req, inputs)
+}
+
+/// The topic as the rules will check it, computed before anything is read (the read needs
+/// it); its error is reported where Zulip checks the topic.
+fn normalized_topic(req: &SendRequest, settings: &RealmSettingsRow) -> Option<ApiResult<String>> {
+    match req.to {
+        Destination::Users(_) => None,
+        _ => req.topic.as_deref().map(|raw| normalize_topic(raw, settings)),
+    }
+}
+
+/// Reads everything [`plan`] needs in ONE batch: the destination, its subscribers and
+/// topic, the named recipients, mentions, alert words and mutes. The organization's
+/// settings come with `realm` (the isolate's copy, current for this request).
+pub async fn load_send(db: &D1Database, me: &UserRow, realm: &RealmState, req: &SendRequest) -> ApiResult<SendInputs> {
     let realm_id = me.realm_id;
-    // --- Lookup batch: settings, destination, mentions, the sender's policies.
+    let settings = &realm.settings;
     let refs = markdown::references(&req.content);
     let (channel_id, channel_name) = match &req.to {
         Destination::ChannelId(id) => (*id, String::new()),
@@ -211,43 +260,85 @@ pub async fn plan_send(db: &D1Database, me: &UserRow, req: &SendRequest) -> ApiR
         ),
         _ => (Vec::new(), Vec::new()),
     };
-    let mut batch = vec![
-        realm_settings::by_realm_id_stmt(db, realm_id)?,
-        match &req.to {
-            Destination::ChannelId(id) => subscriptions::by_id_for_user_stmt(db, realm_id, me.id, *id)?,
-            _ => subscriptions::by_name_for_user_stmt(db, realm_id, me.id, &channel_name)?,
-        },
-        users::by_ids_or_emails_stmt(db, realm_id, &user_ids, &user_emails, false)?,
-        users::topic_policies_stmt(db, me.id)?,
-        subscriptions::subscriber_mutes_stmt(db, realm_id, channel_id, &channel_name)?,
-    ];
-    batch.push(alert_words::in_realm_stmt(db, realm_id)?);
-    batch.push(muted_users::muters_of_stmt(db, me.id)?);
-    batch.extend(resolution_stmts(db, realm_id, &refs)?);
-    let results = crate::db::run_batch(db, batch).await?;
-    let settings: RealmSettingsRow = results[0].results()?.into_iter().next().ok_or_else(|| ApiError::internal("no realm settings"))?;
-    let channel: Option<ChannelViewRow> = results[1].results()?.into_iter().next();
-    let named_users: Vec<UserRow> = results[2].results()?;
-    let policies: Option<SenderPolicies> = results[3].results()?.into_iter().next();
-    let subscribers: Vec<SubscriberFlags> = results[4].results()?;
-    let realm_alert_words: Vec<(i64, String)> = results[5].results::<UserWordRow>()?.into_iter().map(|w| (w.user_id, w.word)).collect();
-    let muters: Vec<i64> = results[6].results::<MuterRow>()?.into_iter().map(|m| m.user_id).collect();
-    let (mut resolved, group_members) = resolved_from(&results[7..])?;
+    let mut batch = Batch::new();
+    let named_users = batch.add::<UserRow>(users::by_ids_or_emails_stmt(db, realm_id, &user_ids, &user_emails, false)?);
+    let alert_words = batch.add::<UserWordRow>(alert_words::in_realm_stmt(db, realm_id)?);
+    let muters = batch.add::<MuterRow>(muted_users::muters_of_stmt(db, me.id)?);
+    let resolution = batch.add_all(resolution_stmts(db, realm_id, &refs)?);
+    // Channel messages: the channel, its subscribers and the topic, named by the channel's
+    // id or name so that they need no earlier read. Without a valid topic the channel is
+    // still read: its errors come first.
+    let channel = match req.to {
+        Destination::Users(_) => None,
+        _ => {
+            let topic = normalized_topic(req, settings).and_then(Result::ok).unwrap_or_default();
+            Some((
+                batch.add::<ChannelViewRow>(match &req.to {
+                    Destination::ChannelId(id) => subscriptions::by_id_for_user_stmt(db, realm_id, me.id, *id)?,
+                    _ => subscriptions::by_name_for_user_stmt(db, realm_id, me.id, &channel_name)?,
+                }),
+                batch.add::<SendSubscriber>(subscriptions::send_subscribers_stmt(db, realm_id, channel_id, &channel_name, &topic)?),
+                batch.add::<SenderId>(messages::topic_senders_stmt(db, realm_id, channel_id, &channel_name, &topic)?),
+                batch.add::<Policy>(user_topics::policy_stmt(db, realm_id, channel_id, &channel_name, &topic, me.id)?),
+                batch.add::<Membership>(user_groups::is_member_stmt(db, realm_id, settings.can_mention_many_users_group, me.id, false)?),
+            ))
+        }
+    };
+    let results = batch.run(db).await?;
+    let (mut resolved, group_members) = resolved_from(results.span(resolution)?)?;
     resolved.translate_emoticons = crate::domain::user_settings::flag(me, "translate_emoticons");
     resolved.realm_url = req.realm_url.clone();
-
+    let mut inputs = SendInputs {
+        channel: None,
+        named_users: results.rows(named_users)?,
+        subscribers: Vec::new(),
+        topic_senders: Vec::new(),
+        sender_topic_policy: VisibilityPolicy::Inherit,
+        may_mention_many: false,
+        alert_words: results.rows(alert_words)?.into_iter().map(|w| (w.user_id, w.word)).collect(),
+        muters: results.rows(muters)?.into_iter().map(|m| m.user_id).collect(),
+        resolved,
+        group_members,
+        now: db::now(),
+    };
+    if let Some((channel, subscribers, senders, policy, membership)) = channel {
+        inputs.channel = results.first(channel)?;
+        inputs.subscribers = results.rows(subscribers)?;
+        inputs.topic_senders = results.rows(senders)?.into_iter().map(|r| r.sender_id).collect();
+        inputs.sender_topic_policy = results.first(policy)?.map_or(VisibilityPolicy::Inherit, |p| p.visibility_policy);
+        inputs.may_mention_many = results.first(membership)?.is_some_and(|m| m.is_member != 0);
+    }
+    Ok(inputs)
+}
+/// The rules of sending over what [`load_send`] read (pure): the destination and access,
+/// the topic, the content and its rendering, wildcard permissions, each recipient's flags
+/// and the topic policies the send changes.
+pub fn plan(me: &UserRow, realm: &RealmState, req: &SendRequest, inputs: SendInputs) -> ApiResult<SendPlan> {
+    let settings = &realm.settings;
+    let SendInputs {
+        channel,
+        named_users,
+        subscribers,
+        topic_senders,
+        sender_topic_policy,
+        may_mention_many,
+        alert_words,
+        muters,
+        resolved,
+        group_members,
+        now,
+    } = inputs;
     let content = normalize_content(&req.content, settings.max_message_length)?;
     let rendered = markdown::render(&content, &resolved);
     let mentioned = mentioned_user_ids(&rendered, &group_members);
     // Zulip looks for alert words in the Markdown source, for every recipient.
-    let alerted = alerted_users(&content, &realm_alert_words);
-    let now = db::now();
+    let alerted = alerted_users(&content, &alert_words);
 
     // --- Destination and recipients.
     let mut flags: HashMap<i64, i64> = HashMap::new();
     let recipient: RecipientRef;
     let mut topic = String::new();
-    let mut channel_row: Option<ChannelViewRow> = None;
+    let mut channel_row: Option<PlannedChannel> = None;
     let mut dm_user_ids: Vec<i64> = Vec::new();
     let mut auto_policy: Option<VisibilityPolicy> = None;
     // Mentioned users who follow topics where they are mentioned (Zulip's
@@ -255,42 +346,22 @@ pub async fn plan_send(db: &D1Database, me: &UserRow, req: &SendRequest) -> ApiR
     let mut mention_follows: Vec<i64> = Vec::new();
     let mut topic_participants: BTreeSet<i64>;
     match &req.to {
-        Destination::ChannelName(_) | Destination::ChannelId(_) => {
-            let c = match (channel, &req.to) {
-                // Like Zulip, an existing private channel answers "Not authorized" below.
-                (Some(c), _) => c,
-                (_, Destination::ChannelId(id)) => return Err(ApiError::stream_id_does_not_exist(*id)),
-                _ => return Err(ApiError::stream_does_not_exist(&channel_name)),
-            };
+        Destination::ChannelName(name) if channel.is_none() => return Err(ApiError::stream_does_not_exist(name)),
+        Destination::ChannelId(id) if channel.is_none() => return Err(ApiError::stream_id_does_not_exist(*id)),
+        _ => {}
+    }
+    match (&req.to, channel) {
+        (Destination::ChannelName(_) | Destination::ChannelId(_), Some(c)) => {
+            // Like Zulip, an existing private channel answers "Not authorized".
             if c.is_archived != 0 || (!c.subscribed() && (c.is_private() || me.is_guest())) {
                 return Err(ApiError::bad_request(format!("Not authorized to send to channel '{}'", c.name)));
             }
-            let raw_topic = req.topic.as_deref().ok_or_else(|| ApiError::bad_request("Missing topic"))?;
-            topic = normalize_topic(raw_topic, &settings)?;
-            check_topic_allowed(&topic, effective_topics_policy(&c.topics_policy, &settings))?;
+            let normalized = normalized_topic(req, settings).ok_or_else(|| ApiError::bad_request("Missing topic"))?;
+            topic = normalized?;
+            check_topic_allowed(&topic, effective_topics_policy(&c.topics_policy, settings))?;
 
-            // --- Topic batch: participants, the sender's policy, permission for wildcards.
-            let topic_results = crate::db::run_batch(
-                db,
-                vec![
-                    messages::topic_senders_stmt(db, c.recipient_id, &topic)?,
-                    user_topics::policy_stmt(db, me.id, c.id, &topic)?,
-                    user_groups::is_member_stmt(db, realm_id, settings.can_mention_many_users_group, me.id, false)?,
-                    user_topics::mentioned_followers_stmt(
-                        db,
-                        realm_id,
-                        &mentioned.iter().copied().collect::<Vec<i64>>(),
-                        c.id,
-                        &topic,
-                        me.id,
-                    )?,
-                ],
-            )
-            .await?;
-            topic_participants = topic_results[0].results::<SenderId>()?.into_iter().map(|r| r.sender_id).collect();
+            topic_participants = topic_senders.iter().copied().collect();
             let topic_is_new = topic_participants.is_empty();
-            let current_policy = topic_results[1].results::<Policy>()?.into_iter().next().map(|p| p.visibility_policy).unwrap_or_default();
-            let may_mention_many = topic_results[2].results::<Membership>()?.into_iter().next().is_some_and(|m| m.is_member != 0);
             if rendered.stream_wildcard && subscribers.len() > WILDCARD_MENTION_THRESHOLD && !may_mention_many {
                 return Err(ApiError::stream_wildcard_mention_not_allowed());
             }
@@ -298,26 +369,29 @@ pub async fn plan_send(db: &D1Database, me: &UserRow, req: &SendRequest) -> ApiR
                 return Err(ApiError::topic_wildcard_mention_not_allowed());
             }
             topic_participants.insert(me.id);
-            let subscribed: BTreeSet<i64> = subscribers.iter().map(|s| s.user_id).collect();
-            mention_follows = topic_results[3]
-                .results::<MentionedPolicy>()?
-                .into_iter()
-                .filter(|r| r.visibility_policy != VisibilityPolicy::Followed && subscribed.contains(&r.user_id))
-                .map(|r| r.user_id)
+            mention_follows = subscribers
+                .iter()
+                .filter(|s| {
+                    mentioned.contains(&s.user_id)
+                        && s.user_id != me.id
+                        && s.is_bot == 0
+                        && s.follows_when_mentioned != 0
+                        && s.visibility_policy != VisibilityPolicy::Followed
+                })
+                .map(|s| s.user_id)
                 .collect();
-
             for s in &subscribers {
                 flags.insert(s.user_id, 0);
             }
             flags.entry(me.id).or_insert(0);
             if !me.is_bot() {
                 let sender_muted = subscribers.iter().any(|s| s.user_id == me.id && s.is_muted != 0);
-                auto_policy = automatic_policy(policies.as_ref(), current_policy, topic_is_new, sender_muted);
+                auto_policy = automatic_policy(me, sender_topic_policy, topic_is_new, sender_muted);
             }
             recipient = RecipientRef::Id(c.recipient_id);
-            channel_row = Some(c);
+            channel_row = Some(PlannedChannel { id: c.id, name: c.name, recipient_id: c.recipient_id });
         }
-        Destination::Users(list) => {
+        (Destination::Users(list), _) => {
             if list.is_empty() {
                 return Err(ApiError::bad_request("Message must have recipients"));
             }
@@ -356,6 +430,7 @@ pub async fn plan_send(db: &D1Database, me: &UserRow, req: &SendRequest) -> ApiR
             }
             topic_participants = dm_user_ids.iter().copied().collect();
         }
+        _ => return Err(ApiError::internal("channel destination without a channel")),
     }
 
     // --- Flags.
@@ -380,10 +455,11 @@ pub async fn plan_send(db: &D1Database, me: &UserRow, req: &SendRequest) -> ApiR
             *bits |= message_flags::READ;
         }
     }
-    let rows: Vec<(i64, i64)> = flags.iter().map(|(u, f)| (*u, *f)).collect();
+    let mut rows: Vec<(i64, i64)> = flags.into_iter().collect();
+    rows.sort_unstable();
     Ok(SendPlan {
         sender: me.clone(),
-        settings,
+        settings: settings.clone(),
         content,
         rendered,
         recipient,
@@ -394,9 +470,59 @@ pub async fn plan_send(db: &D1Database, me: &UserRow, req: &SendRequest) -> ApiR
         auto_policy,
         mention_follows,
         named_users,
-        linkifiers: resolved.linkifiers,
+        linkifiers: realm.linkifiers.clone(),
         date_sent: now,
     })
+}
+
+/// A message of the organization's notification bot to a channel topic (Zulip's
+/// `internal_send_stream_message`): none of a user's sending rules apply; every active
+/// subscriber receives it, read for `read_for` (the user whose action it reports), with
+/// the users its content mentions flagged.
+pub struct BotMessage<'a> {
+    pub bot: &'a UserRow,
+    pub channel: PlannedChannel,
+    pub topic: &'a str,
+    pub content: &'a str,
+    pub subscribers: &'a [i64],
+    pub read_for: i64,
+}
+
+/// Plans a [`BotMessage`] (pure): the rendering of its content and each subscriber's flags.
+pub fn plan_bot_message(
+    message: BotMessage<'_>,
+    settings: &RealmSettingsRow,
+    resolved: &markdown::Resolved,
+    group_members: &HashMap<i64, Vec<i64>>,
+    now: i64,
+) -> SendPlan {
+    let rendered = markdown::render(message.content, resolved);
+    let mentioned = mentioned_user_ids(&rendered, group_members);
+    let rows = message
+        .subscribers
+        .iter()
+        .map(|id| {
+            let read = if *id == message.read_for { message_flags::READ } else { 0 };
+            let mention = if mentioned.contains(id) { message_flags::MENTIONED } else { 0 };
+            (*id, read | mention)
+        })
+        .collect();
+    SendPlan {
+        sender: message.bot.clone(),
+        settings: settings.clone(),
+        content: message.content.to_string(),
+        rendered,
+        recipient: RecipientRef::Id(message.channel.recipient_id),
+        channel_row: Some(message.channel),
+        topic: message.topic.to_string(),
+        dm_user_ids: Vec::new(),
+        rows,
+        auto_policy: None,
+        mention_follows: Vec::new(),
+        named_users: Vec::new(),
+        linkifiers: resolved.linkifiers.clone(),
+        date_sent: now,
+    }
 }
 
 /// Writes a planned message in ONE D1 batch, then sends its events. `guard` statements run
@@ -550,21 +676,15 @@ pub async fn commit_send(
 /// Zulip's `visibility_policy_for_send_message`: follow the topic per the sender's
 /// automatically-follow setting, or else unmute it in a muted channel per the
 /// automatically-unmute setting; nothing when already followed or unchanged.
-fn automatic_policy(
-    policies: Option<&SenderPolicies>,
-    current: VisibilityPolicy,
-    topic_is_new: bool,
-    channel_muted: bool,
-) -> Option<VisibilityPolicy> {
-    let policies = policies?;
+fn automatic_policy(sender: &UserRow, current: VisibilityPolicy, topic_is_new: bool, channel_muted: bool) -> Option<VisibilityPolicy> {
     if current == VisibilityPolicy::Followed {
         return None;
     }
     let applies = |setting: i64| matches!(setting, AUTO_ON_PARTICIPATION | AUTO_ON_SEND) || (setting == AUTO_ON_INITIATION && topic_is_new);
-    if applies(policies.automatically_follow_topics_policy) {
+    if applies(sender.automatically_follow_topics_policy) {
         return Some(VisibilityPolicy::Followed);
     }
-    if channel_muted && current == VisibilityPolicy::Inherit && applies(policies.automatically_unmute_topics_in_muted_streams_policy) {
+    if channel_muted && current == VisibilityPolicy::Inherit && applies(sender.automatically_unmute_topics_in_muted_streams_policy) {
         return Some(VisibilityPolicy::Unmuted);
     }
     None
@@ -593,11 +713,175 @@ mod tests {
 
     #[test]
     fn initiating_a_topic_follows_it_by_default() {
-        let p = SenderPolicies { automatically_follow_topics_policy: 3, automatically_unmute_topics_in_muted_streams_policy: 2 };
+        let sender =
+            UserRow { automatically_follow_topics_policy: 3, automatically_unmute_topics_in_muted_streams_policy: 2, ..UserRow::default() };
         use VisibilityPolicy::{Followed, Inherit, Unmuted};
-        assert_eq!(automatic_policy(Some(&p), Inherit, true, false), Some(Followed));
-        assert_eq!(automatic_policy(Some(&p), Inherit, false, false), None);
-        assert_eq!(automatic_policy(Some(&p), Inherit, false, true), Some(Unmuted));
-        assert_eq!(automatic_policy(Some(&p), Followed, true, false), None);
+        assert_eq!(automatic_policy(&sender, Inherit, true, false), Some(Followed));
+        assert_eq!(automatic_policy(&sender, Inherit, false, false), None);
+        assert_eq!(automatic_policy(&sender, Inherit, false, true), Some(Unmuted));
+        assert_eq!(automatic_policy(&sender, Followed, true, false), None);
+    }
+
+    fn realm() -> RealmState {
+        let settings = RealmSettingsRow {
+            realm_id: 1,
+            string_id: "zulip".into(),
+            allow_message_editing: 1,
+            message_content_edit_limit_seconds: Some(600),
+            move_messages_within_stream_limit_seconds: None,
+            move_messages_between_streams_limit_seconds: None,
+            can_resolve_topics_group: 1,
+            can_move_messages_between_channels_group: 1,
+            can_move_messages_between_topics_group: 1,
+            can_mention_many_users_group: 9,
+            can_add_custom_emoji_group: 1,
+            empty_topic_display_name: "general chat".into(),
+            topics_policy: "allow_empty_topic".into(),
+            message_edit_history_visibility_policy: "all".into(),
+            max_message_length: 10000,
+            max_topic_length: 60,
+            settings_version: 0,
+        };
+        RealmState { version: 0, settings, linkifiers: Vec::new() }
+    }
+
+    fn member(id: i64) -> UserRow {
+        UserRow {
+            id,
+            realm_id: 1,
+            role: crate::domain::users::Role::Member,
+            is_active: 1,
+            full_name: format!("User {id}"),
+            automatically_follow_topics_policy: AUTO_ON_INITIATION,
+            ..UserRow::default()
+        }
+    }
+
+    fn channel(invite_only: bool, subscribed: bool) -> ChannelViewRow {
+        ChannelViewRow {
+            id: 5,
+            name: "Denmark".into(),
+            description: String::new(),
+            invite_only: invite_only as i64,
+            history_public_to_subscribers: 1,
+            is_web_public: 0,
+            is_archived: 0,
+            creator_id: None,
+            date_created: 0,
+            topics_policy: "inherit".into(),
+            folder_id: None,
+            recipient_id: 50,
+            subscriber_count: 0,
+            first_message_id: None,
+            sub_active: subscribed.then_some(1),
+            color: None,
+            is_muted: None,
+            pin_to_top: None,
+            desktop_notifications: None,
+            audible_notifications: None,
+            push_notifications: None,
+            email_notifications: None,
+            wildcard_mentions_notify: None,
+        }
+    }
+
+    fn subscriber(user_id: i64) -> SendSubscriber {
+        SendSubscriber { user_id, is_muted: 0, is_bot: 0, follows_when_mentioned: 1, visibility_policy: VisibilityPolicy::Inherit }
+    }
+
+    fn inputs(channel: Option<ChannelViewRow>, subscribers: Vec<SendSubscriber>) -> SendInputs {
+        SendInputs {
+            channel,
+            named_users: Vec::new(),
+            subscribers,
+            topic_senders: Vec::new(),
+            sender_topic_policy: VisibilityPolicy::Inherit,
+            may_mention_many: false,
+            alert_words: Vec::new(),
+            muters: Vec::new(),
+            resolved: markdown::Resolved::default(),
+            group_members: HashMap::new(),
+            now: 1000,
+        }
+    }
+
+    fn to_channel(topic: Option<&str>, content: &str) -> SendRequest {
+        SendRequest {
+            to: Destination::ChannelName("Denmark".into()),
+            topic: topic.map(str::to_string),
+            content: content.into(),
+            read_by_sender: true,
+            client: "test".into(),
+            queue_id: None,
+            local_id: None,
+            realm_host: "localhost".into(),
+            realm_url: "http://localhost".into(),
+        }
+    }
+
+    #[test]
+    fn unsubscribed_members_may_not_send_to_a_private_channel() {
+        let err = plan(&member(1), &realm(), &to_channel(Some("t"), "hi"), inputs(Some(channel(true, false)), Vec::new()))
+            .err()
+            .expect("refused");
+        assert_eq!(err.msg, "Not authorized to send to channel 'Denmark'");
+    }
+
+    #[test]
+    fn a_missing_channel_is_reported_before_a_missing_topic() {
+        let err = plan(&member(1), &realm(), &to_channel(None, "hi"), inputs(None, Vec::new())).err().expect("refused");
+        assert_eq!(err.msg, ApiError::stream_does_not_exist("Denmark").msg);
+        let err =
+            plan(&member(1), &realm(), &to_channel(None, "hi"), inputs(Some(channel(false, true)), Vec::new())).err().expect("refused");
+        assert_eq!(err.msg, "Missing topic");
+    }
+
+    #[test]
+    fn channel_wildcards_in_large_channels_need_the_permission() {
+        let subscribers: Vec<SendSubscriber> = (1..=16).map(subscriber).collect();
+        let req = to_channel(Some("t"), "@**all** hello");
+        let refused = plan(&member(1), &realm(), &req, inputs(Some(channel(false, true)), subscribers.clone())).err().expect("refused");
+        assert_eq!(refused.msg, ApiError::stream_wildcard_mention_not_allowed().msg);
+        let mut allowed = inputs(Some(channel(false, true)), subscribers);
+        allowed.may_mention_many = true;
+        let planned = plan(&member(1), &realm(), &req, allowed).unwrap_or_else(|e| panic!("{}", e.msg));
+        assert_eq!(planned.rows.len(), 16);
+        assert!(planned.rows.iter().all(|(_, bits)| bits & message_flags::STREAM_WILDCARD_MENTIONED != 0));
+    }
+
+    #[test]
+    fn flags_follow_mentions_mutes_and_the_sender() {
+        let mut loaded = inputs(Some(channel(false, true)), vec![subscriber(1), subscriber(2), subscriber(3)]);
+        loaded.resolved.users = vec![markdown::MentionableUser { id: 2, full_name: "User 2".into() }];
+        loaded.muters = vec![3];
+        let planned = plan(&member(1), &realm(), &to_channel(Some("t"), "hi @**User 2**"), loaded).unwrap_or_else(|e| panic!("{}", e.msg));
+        let bits = |id: i64| planned.rows.iter().find(|(u, _)| *u == id).map(|(_, b)| *b).unwrap();
+        assert_eq!(bits(1), message_flags::READ);
+        assert_eq!(bits(2), message_flags::MENTIONED);
+        assert_eq!(bits(3), message_flags::READ);
+        // The mentioned subscriber follows the topic; a new topic is followed by its sender.
+        assert_eq!(planned.mention_follows, vec![2]);
+        assert_eq!(planned.auto_policy, Some(VisibilityPolicy::Followed));
+    }
+
+    #[test]
+    fn bot_messages_reach_every_subscriber_read_for_the_actor_only() {
+        let bot = UserRow { id: 99, is_bot: 1, ..member(99) };
+        let resolved = markdown::Resolved {
+            users: vec![markdown::MentionableUser { id: 3, full_name: "User 3".into() }],
+            ..markdown::Resolved::default()
+        };
+        let message = BotMessage {
+            bot: &bot,
+            channel: PlannedChannel { id: 5, name: "Denmark".into(), recipient_id: 50 },
+            topic: "t",
+            content: "@**User 3** moved this topic",
+            subscribers: &[1, 2, 3],
+            read_for: 1,
+        };
+        let planned = plan_bot_message(message, &realm().settings, &resolved, &HashMap::new(), 1000);
+        assert_eq!(planned.rows, vec![(1, message_flags::READ), (2, 0), (3, message_flags::MENTIONED)]);
+        assert_eq!(planned.channel(), Some((5, "t")));
+        assert_eq!(planned.auto_policy, None);
     }
 }

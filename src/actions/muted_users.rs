@@ -20,7 +20,7 @@ async fn send_list(env: &Env, me: &UserRow, list: &[MutedUserRow]) {
 /// Mutes `target` ("User already muted" if so) and marks its messages read for `me`, as
 /// Zulip does. One read, one write batch.
 pub async fn do_mute_user(db: &D1Database, env: &Env, me: &UserRow, target: &UserRow) -> ApiResult<()> {
-    let existing: Option<MutedUserRow> = muted_users::get_stmt(db, me.id, target.id)?.first(None).await?;
+    let existing: Option<MutedUserRow> = crate::db::first(muted_users::get_stmt(db, me.id, target.id)?).await?;
     if existing.is_some() {
         return Err(ApiError::bad_request("User already muted"));
     }
@@ -46,7 +46,7 @@ pub async fn do_mute_user(db: &D1Database, env: &Env, me: &UserRow, target: &Use
 
 /// Unmutes `target` ("User is not muted" if not muted).
 pub async fn do_unmute_user(db: &D1Database, env: &Env, me: &UserRow, target: &UserRow) -> ApiResult<()> {
-    let existing: Option<MutedUserRow> = muted_users::get_stmt(db, me.id, target.id)?.first(None).await?;
+    let existing: Option<MutedUserRow> = crate::db::first(muted_users::get_stmt(db, me.id, target.id)?).await?;
     if existing.is_none() {
         return Err(ApiError::bad_request("User is not muted"));
     }

@@ -14,10 +14,10 @@ use crate::event_types::Event;
 
 pub async fn do_update_presence(db: &D1Database, env: &Env, me: &UserRow, active: bool) -> ApiResult<()> {
     let now = crate::db::now();
-    let prev: Option<PresenceRow> = presence::for_user_stmt(db, me.id)?.first(None).await?;
+    let prev: Option<PresenceRow> = crate::db::first(presence::for_user_stmt(db, me.id)?).await?;
     let prev = prev.as_ref().map(times);
     let Some(next) = after_ping(prev, active, now) else { return Ok(()) };
-    presence::upsert_stmt(db, me.realm_id, me.id, next.active, next.connected)?.run().await?;
+    crate::db::run(presence::upsert_stmt(db, me.realm_id, me.id, next.active, next.connected)?).await?;
     if is_news(prev, active, now) {
         let event = Event::Presence {
             user_id: me.id,

@@ -143,7 +143,7 @@ pub async fn add_legacy_token(ctx: &RequestContext, user: &UserRow, kind: &str, 
     if answer.status != 200 {
         return Err(ApiError::bad_request(answer.body["msg"].as_str().unwrap_or("The push relay rejected the token").to_string()));
     }
-    q::insert_legacy_stmt(&ctx.db, user.id, kind, token, ios_app_id, now())?.run().await?;
+    crate::db::run(q::insert_legacy_stmt(&ctx.db, user.id, kind, token, ios_app_id, now())?).await?;
     Ok(())
 }
 
@@ -332,7 +332,7 @@ async fn try_notify_new_message(job: &MessageNoticeJob) -> ApiResult<()> {
         })
         .collect();
     notify_devices(&job.relay, &job.realm_uuid, &with_payload, Priority::High).await?;
-    q::insert_notified_stmt(&job.db, &json!(ids).to_string(), message.id)?.run().await?;
+    crate::db::run(q::insert_notified_stmt(&job.db, &json!(ids).to_string(), message.id)?).await?;
     Ok(())
 }
 
@@ -397,7 +397,7 @@ async fn try_remove_notifications(job: &RemovalJob) -> ApiResult<()> {
         by_user.entry(row.user_id).or_default().push(row.message_id);
     }
     let forget: Vec<Value> = by_user.iter().flat_map(|(u, ids)| ids.iter().map(move |id| json!([u, id]))).collect();
-    q::delete_notified_pairs_stmt(&job.db, &json!(forget).to_string())?.run().await?;
+    crate::db::run(q::delete_notified_pairs_stmt(&job.db, &json!(forget).to_string())?).await?;
     let users: Vec<i64> = by_user.keys().copied().collect();
     let devices: Vec<PushDeviceRow> = db::all(q::devices_of_users_stmt(&job.db, &json!(users).to_string())?).await?;
     let with_payload: Vec<(PushDeviceRow, Value)> = devices

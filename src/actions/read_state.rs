@@ -19,7 +19,7 @@ fn read_event(messages: &[i64], all: bool) -> Event {
 /// Marks all of the user's messages read; the event says `all` and lists none, as Zulip's
 /// (clients reload their unread state).
 pub async fn do_mark_all_as_read(db: &D1Database, env: &Env, me: &UserRow) -> ApiResult<()> {
-    user_messages::mark_all_read_stmt(db, me.id)?.run().await?;
+    crate::db::run(user_messages::mark_all_read_stmt(db, me.id)?).await?;
     notify_users(env, me.realm_id, &[me.id], &read_event(&[], true)).await;
     Ok(())
 }
@@ -35,13 +35,14 @@ pub async fn do_mark_channel_as_read(
     topic: Option<&str>,
 ) -> ApiResult<Vec<i64>> {
     if let Some(topic) = topic.filter(|t| !t.is_empty()) {
-        let exists: Option<MessageIdRow> = user_messages::topic_exists_for_user_stmt(db, me.id, channel.id, topic)?.first(None).await?;
+        let exists: Option<MessageIdRow> =
+            crate::db::first(user_messages::topic_exists_for_user_stmt(db, me.id, channel.id, topic)?).await?;
         if exists.is_none() {
             return Err(ApiError::bad_request(format!("No such topic '{topic}'")));
         }
     }
     let topic = topic.filter(|t| !t.is_empty());
-    let changed: Vec<MessageIdRow> = user_messages::mark_channel_read_stmt(db, me.id, channel.id, topic)?.all().await?.results()?;
+    let changed: Vec<MessageIdRow> = crate::db::all(user_messages::mark_channel_read_stmt(db, me.id, channel.id, topic)?).await?;
     let mut ids: Vec<i64> = changed.iter().map(|r| r.message_id).collect();
     ids.sort_unstable();
     if !ids.is_empty() {

@@ -16,6 +16,7 @@ use crate::domain::scheduled_messages::scheduled_message_dict;
 use crate::error::{ApiError, ApiResult};
 use crate::event_types::ScheduledMessagesEvent;
 use crate::events::{send_event, Event, EventUser};
+use crate::realm_cache::RealmState;
 
 /// Messages delivered per alarm run; the alarm re-arms at once when more are due.
 const DELIVERIES_PER_RUN: i64 = 25;
@@ -32,13 +33,14 @@ pub async fn schedule_message(
     env: &Env,
     database: &str,
     me: &UserRow,
+    realm: &RealmState,
     send: &SendRequest,
     deliver_at: i64,
 ) -> ApiResult<i64> {
     if deliver_at <= db::now() {
         return Err(delivery_time_not_in_future());
     }
-    let plan = plan_send(db, me, send).await?;
+    let plan = plan_send(db, me, realm, send).await?;
     let to_user_ids = direct_ids_json(&plan)?;
     let fields = fields_of(&plan, to_user_ids.as_deref(), deliver_at, send.read_by_sender);
     let inserted: NewId = db::first(scheduled_messages::insert_stmt(db, me.realm_id, me.id, &send.client, &fields)?)
@@ -67,6 +69,7 @@ pub async fn edit_scheduled_message(
     env: &Env,
     database: &str,
     me: &UserRow,
+    realm: &RealmState,
     id: i64,
     edit: ScheduledEdit,
 ) -> ApiResult<()> {
@@ -93,7 +96,7 @@ pub async fn edit_scheduled_message(
         realm_url: realm_url(env, &edit.realm_host),
         realm_host: edit.realm_host,
     };
-    let plan = plan_send(db, me, &send).await?;
+    let plan = plan_send(db, me, realm, &send).await?;
     let to_user_ids = direct_ids_json(&plan)?;
     let fields = fields_of(&plan, to_user_ids.as_deref(), edit.deliver_at.unwrap_or(row.scheduled_timestamp), send.read_by_sender);
     // None: delivered or deleted since it was read.
@@ -114,7 +117,7 @@ pub async fn delete_scheduled_message(
     id: i64,
     realm_host: &str,
 ) -> ApiResult<()> {
-    let result = scheduled_messages::delete_stmt(db, id, me.id)?.run().await?;
+    let result = crate::db::run(scheduled_messages::delete_stmt(db, id, me.id)?).await?;
     if result.meta()?.and_then(|m| m.changes).unwrap_or(0) == 0 {
         return Err(ApiError::scheduled_message_not_found());
     }
@@ -160,7 +163,8 @@ async fn deliver_one(db: &D1Database, env: &Env, database: &str, row: &Scheduled
         realm_host: realm_host.to_string(),
         realm_url: realm_url(env, realm_host),
     };
-    let plan = match plan_send(db, &sender, &send).await {
+    let realm = crate::realm_cache::load(db, sender.realm_id, None).await?;
+    let plan = match plan_send(db, &sender, &realm, &send).await {
         Ok(plan) => plan,
         // The message broke a rule of sending (access, recipients, topic, ...): the owner
         // has to fix it. A server-side error leaves it pending for the retry.

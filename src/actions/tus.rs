@@ -69,7 +69,7 @@ pub async fn do_create_upload(db: &worker::D1Database, env: &Env, me: &UserRow, 
         record_upload(db, env, me, &stored, vec![insert]).await?;
         return Ok(Created { token, finished: Some((path_id, file_name)) });
     }
-    insert.run().await?;
+    crate::db::run(insert).await?;
     Ok(Created { token, finished: None })
 }
 

@@ -233,6 +233,6 @@ const TEMPORARY_URL_SECS: i64 = 60;
 /// A fresh temporary download URL for an upload the caller may download.
 pub async fn do_create_temporary_url(db: &worker::D1Database, attachment: &AttachmentRow) -> ApiResult<String> {
     let token = crate::secrets::random_alphanumeric(32);
-    attachments::insert_token_stmt(db, &token, attachment.id, crate::db::now() + TEMPORARY_URL_SECS)?.run().await?;
+    crate::db::run(attachments::insert_token_stmt(db, &token, attachment.id, crate::db::now() + TEMPORARY_URL_SECS)?).await?;
     Ok(uploads::temporary_url_for(&token, &attachment.file_name))
 }

@@ -33,7 +33,7 @@ pub async fn do_change_user_settings(db: &D1Database, env: &Env, me: &UserRow, r
             (Storage::Column, _) => columns.automatically_follow_topics_where_mentioned = value.as_bool().map(i64::from),
         }
     }
-    users::update_settings_stmt(db, me.id, &Value::Object(json).to_string(), &columns)?.run().await?;
+    crate::db::run(users::update_settings_stmt(db, me.id, &Value::Object(json).to_string(), &columns)?).await?;
     for (setting, value) in &changes {
         for event in change_events(me, setting, value) {
             notify_users(env, me.realm_id, &[me.id], &event).await;

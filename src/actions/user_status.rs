@@ -10,7 +10,7 @@ use crate::event_types::{Event, UserStatusEvent};
 
 /// Writes the given parts; the event carries exactly those parts, as Zulip's.
 pub async fn do_update_user_status(db: &D1Database, env: &Env, me: &UserRow, change: &StatusChange<'_>) -> ApiResult<()> {
-    user_status::upsert_stmt(db, me.realm_id, me.id, change, crate::db::now())?.run().await?;
+    crate::db::run(user_status::upsert_stmt(db, me.realm_id, me.id, change, crate::db::now())?).await?;
     let mut status =
         UserStatusEvent { user_id: me.id, away: change.away, status_text: change.status_text.map(str::to_string), ..Default::default() };
     if let Some((name, code, kind)) = change.emoji {

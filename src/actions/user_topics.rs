@@ -61,7 +61,7 @@ pub async fn do_set_user_topic_policy(
     }
     let topic = normalize_topic(topic, &settings)?;
     let now = db::now();
-    user_topics::upsert_stmt(db, me.realm_id, me.id, channel_id, &topic, policy, now)?.run().await?;
+    crate::db::run(user_topics::upsert_stmt(db, me.realm_id, me.id, channel_id, &topic, policy, now)?).await?;
     let event = Event::UserTopic { stream_id: channel_id, topic_name: topic.to_string(), last_updated: now, visibility_policy: policy };
     send_event(env, me.realm_id, &event, &[EventUser::plain(me.id)]).await;
     Ok(())

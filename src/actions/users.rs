@@ -17,10 +17,10 @@ use crate::secrets;
 /// for lookup if it is not yet: every login answers the same key. Two round trips.
 pub async fn do_issue_api_key(db: &D1Database, env: &Env, realm_id: i64, user_id: i64) -> ApiResult<String> {
     let secret = secrets::api_key_secret(env)?;
-    let version: Option<api_keys::KeyVersionRow> = api_keys::version_stmt(db, realm_id, user_id)?.first(None).await?;
+    let version: Option<api_keys::KeyVersionRow> = crate::db::first(api_keys::version_stmt(db, realm_id, user_id)?).await?;
     let version = version.ok_or_else(|| ApiError::internal("API key for a missing user"))?.api_key_version;
     let key = secrets::derive_api_key(secret.as_bytes(), user_id, version);
-    api_keys::insert_if_missing_stmt(db, realm_id, user_id, &secrets::api_key_hash(&key), db::now())?.run().await?;
+    crate::db::run(api_keys::insert_if_missing_stmt(db, realm_id, user_id, &secrets::api_key_hash(&key), db::now())?).await?;
     Ok(key)
 }
 
@@ -28,7 +28,7 @@ pub async fn do_issue_api_key(db: &D1Database, env: &Env, realm_id: i64, user_id
 /// once. One read, one atomic batch.
 pub async fn do_regenerate_api_key(db: &D1Database, env: &Env, realm_id: i64, user_id: i64) -> ApiResult<String> {
     let secret = secrets::api_key_secret(env)?;
-    let version: Option<api_keys::KeyVersionRow> = api_keys::version_stmt(db, realm_id, user_id)?.first(None).await?;
+    let version: Option<api_keys::KeyVersionRow> = crate::db::first(api_keys::version_stmt(db, realm_id, user_id)?).await?;
     let old = version.ok_or_else(|| ApiError::internal("API key for a missing user"))?.api_key_version;
     let key = secrets::derive_api_key(secret.as_bytes(), user_id, old + 1);
     crate::db::run_batch(

@@ -24,7 +24,7 @@ pub async fn noop(ctx: &RequestContext) -> ApiResult<Reply> {
 /// Exactly one D1 write (an update that leaves the organization's row as it was).
 pub async fn d1_write(ctx: &RequestContext) -> ApiResult<Reply> {
     require_development(ctx)?;
-    crate::db::realms::touch_stmt(&ctx.db, &ctx.realm_string_id)?.run().await?;
+    crate::db::run(crate::db::realms::touch_stmt(&ctx.db, &ctx.realm_string_id)?).await?;
     Ok(Reply::ok())
 }
 

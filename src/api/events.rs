@@ -4,7 +4,6 @@ use serde_json::{json, Value};
 use team_chat_durable_objects::protocol::QueueSpec;
 
 use crate::context::RequestContext;
-use crate::db::realm_settings;
 use crate::domain::register_state::{initial_state, StateData, StateRequest};
 use crate::error::{ApiError, ApiResult};
 use crate::event_queues::{self, Capabilities};
@@ -73,7 +72,10 @@ pub async fn register(ctx: &RequestContext) -> ApiResult<Reply> {
     p.accept("queue_lifespan_secs");
 
     let realm = ctx.realm().await?;
-    let settings = realm_settings::by_realm_id(&ctx.db, realm.id).await?;
+    // The queue needs the empty topic's display name before the state batch runs: the
+    // isolate's copy, current for this request, costs no round trip.
+    let realm_state = ctx.realm_state(realm.id).await?;
+    let settings = &realm_state.settings;
     let spec = QueueSpec {
         realm_id: realm.id,
         user_id: user.id,

@@ -5,10 +5,11 @@ use serde_json::{json, Value};
 use crate::actions::channels::Principal;
 use crate::actions::message_send::{self, check_send_message, Destination, SendRequest};
 use crate::context::RequestContext;
-use crate::db::message_window::{fetch_window, Anchor, WindowRequest, LARGER_THAN_MAX_MESSAGE_ID};
-use crate::db::messages::MessageRow;
-use crate::db::realm_settings;
-use crate::domain::messages::{access_message, message_dict, MessageContext, MessageOptions};
+use crate::db::batch::Batch;
+use crate::db::message_window::{add_window, Anchor, WindowRequest, LARGER_THAN_MAX_MESSAGE_ID};
+use crate::db::messages::{self, MessageSet};
+use crate::db::users::UserRow;
+use crate::domain::messages::{accessed_from, message_dict, AccessedMessage, MessageContext, MessageOptions};
 use crate::domain::narrow::parse_narrow;
 use crate::error::{ApiError, ApiResult};
 use crate::params::{json_value, parse_int};
@@ -99,7 +100,8 @@ pub async fn send_message(ctx: &RequestContext) -> ApiResult<Reply> {
         realm_host: realm_host(ctx),
         realm_url: ctx.base_url.clone(),
     };
-    let sent = check_send_message(&ctx.db, &ctx.env, &me, &req).await?;
+    let realm = ctx.realm_state(me.realm_id).await?;
+    let sent = check_send_message(&ctx.db, &ctx.env, &me, &realm, &req).await?;
     crate::actions::push::schedule_message_notifications(ctx, &me, &sent).await;
     let mut body = json!({ "id": sent.id });
     if let Some(policy) = sent.automatic_new_visibility_policy {
@@ -119,15 +121,50 @@ fn message_options(ctx: &RequestContext, client_gravatar_default: bool) -> ApiRe
 /// # `GET /messages/{message_id}`
 /// Any user who may see the message (else `BAD_REQUEST` "Invalid message(s)"): `message`
 /// (the Message object) and the deprecated `raw_content`.
+/// - One D1 round trip: authentication, the access check's row (as the key's owner), the
+///   message's context and, when the isolate has no copy, the organization's settings, in
+///   one batch. The credentials are checked first; nothing else the batch read is used
+///   unless they pass, and the context is dropped unread when access fails.
+/// - A copy of the settings older than the version authentication read costs one more
+///   round trip; so does an organization whose placement this isolate has not read yet.
 pub async fn get_message(ctx: &RequestContext, id: &str) -> ApiResult<Reply> {
-    let me = ctx.user().await?;
+    let (Some(realm_id), Some(message_id)) = (ctx.placed_realm_id(), parse_int(id)) else {
+        // Authentication's errors come first.
+        let me = ctx.user().await?;
+        let opts = message_options(ctx, false)?;
+        let message_id = parse_int(id).ok_or_else(crate::domain::messages::invalid_message)?;
+        return answer_message(ctx, &me, message_id, &opts).await;
+    };
+    let mut batch = Batch::new();
+    let auth = ctx.user_in(&mut batch).await?;
+    let access = batch.add::<Value>(messages::access_by_key_stmt(&ctx.db, message_id, realm_id, &auth.key_hash)?);
+    let context = MessageContext::add_to(&mut batch, &ctx.db, &MessageSet::ids(realm_id, &[message_id])?)?;
+    let realm = ctx.realm_state_before_auth(&mut batch, realm_id)?;
+    let results = batch.run(&ctx.db).await?;
+    let me = ctx.user_from(&results, auth).await?;
     let opts = message_options(ctx, false)?;
-    let message_id = parse_int(id).ok_or_else(crate::domain::messages::invalid_message)?;
-    let accessed = access_message(&ctx.db, &me, message_id).await?;
-    let settings = realm_settings::by_realm_id(&ctx.db, me.realm_id).await?;
-    let mctx = MessageContext::load(&ctx.db, &me, &settings, &realm_host(ctx), std::slice::from_ref(&accessed.message)).await?;
-    let dict = message_dict(&accessed.message, accessed.user_flags, &mctx, &opts);
-    Ok(Reply::json(json!({ "message": dict, "raw_content": accessed.message.content })))
+    let accessed = accessed_from(&me, results.first(access)?)?;
+    let realm = ctx.current_realm_state(realm.take(&results)?).await?;
+    let mctx = MessageContext::from_results(&results, context, &me, &realm, &realm_host(ctx))?;
+    Ok(message_reply(&accessed, &mctx, &opts))
+}
+
+/// `GET /messages/{message_id}` for an authenticated user: one batch.
+async fn answer_message(ctx: &RequestContext, me: &UserRow, message_id: i64, opts: &MessageOptions) -> ApiResult<Reply> {
+    let mut batch = Batch::new();
+    let access = batch.add::<Value>(messages::access_stmt(&ctx.db, message_id, me.realm_id, me.id)?);
+    let context = MessageContext::add_to(&mut batch, &ctx.db, &MessageSet::ids(me.realm_id, &[message_id])?)?;
+    let realm = ctx.realm_state_in(&mut batch, me.realm_id)?;
+    let results = batch.run(&ctx.db).await?;
+    let accessed = accessed_from(me, results.first(access)?)?;
+    let realm = realm.take(&results)?;
+    let mctx = MessageContext::from_results(&results, context, me, &realm, &realm_host(ctx))?;
+    Ok(message_reply(&accessed, &mctx, opts))
+}
+
+fn message_reply(accessed: &AccessedMessage, mctx: &MessageContext, opts: &MessageOptions) -> Reply {
+    let dict = message_dict(&accessed.message, accessed.user_flags, mctx, opts);
+    Reply::json(json!({ "message": dict, "raw_content": accessed.message.content }))
 }
 
 /// Zulip's `MAX_MESSAGES_PER_FETCH`.
@@ -139,6 +176,8 @@ const MAX_MESSAGES_PER_FETCH: i64 = 5000;
 /// `found_anchor`, `found_newest`, `found_oldest`, `history_limited` and `anchor`. Without a
 /// channel term only messages the caller received are included; with one, the channel's
 /// history the caller may read.
+/// - One batch after authentication (the window and its messages' context) while the
+///   isolate's copy of the organization's settings is current; one more when it is not.
 pub async fn get_messages(ctx: &RequestContext) -> ApiResult<Reply> {
     let me = ctx.user().await?;
     let opts = message_options(ctx, true)?;
@@ -154,25 +193,29 @@ pub async fn get_messages(ctx: &RequestContext) -> ApiResult<Reply> {
     if num_before + num_after > MAX_MESSAGES_PER_FETCH {
         return Err(ApiError::bad_request(format!("Too many messages requested (maximum {MAX_MESSAGES_PER_FETCH}).")));
     }
-    let settings = realm_settings::by_realm_id(&ctx.db, me.realm_id).await?;
     let terms = parse_narrow(&narrow)?;
-    let window = fetch_window(
+    let anchor = parse_anchor(anchor_param.as_deref(), use_first_unread)?;
+    let realm = ctx.realm_state(me.realm_id).await?;
+    let mut batch = Batch::new();
+    let window = add_window(
+        &mut batch,
         &ctx.db,
         &me,
         &WindowRequest {
             terms: &terms,
-            anchor: parse_anchor(anchor_param.as_deref(), use_first_unread)?,
+            anchor,
             num_before,
             num_after,
             include_anchor,
-            empty_topic_display_name: &settings.empty_topic_display_name,
+            empty_topic_display_name: &realm.settings.empty_topic_display_name,
         },
-    )
-    .await?;
-    let rows = &window.rows;
-    let message_rows: Vec<MessageRow> = rows.iter().map(|(m, _)| m.clone()).collect();
-    let mctx = MessageContext::load(&ctx.db, &me, &settings, &realm_host(ctx), &message_rows).await?;
-    let messages: Vec<Value> = rows
+    )?;
+    let context = MessageContext::add_to(&mut batch, &ctx.db, window.message_set())?;
+    let results = batch.run(&ctx.db).await?;
+    let window = window.take(&results)?;
+    let mctx = MessageContext::from_results(&results, context, &me, &realm, &realm_host(ctx))?;
+    let messages: Vec<Value> = window
+        .rows
         .iter()
         .map(|(m, flags)| {
             let mut d = message_dict(m, *flags, &mctx, &opts);

@@ -34,7 +34,8 @@ pub async fn mark_all_as_read(ctx: &RequestContext) -> ApiResult<Reply> {
 pub async fn mark_stream_as_read(ctx: &RequestContext) -> ApiResult<Reply> {
     let me = ctx.user().await?;
     let stream_id = ctx.params.required_int("stream_id")?;
-    let channel = access_channel(&me, subscriptions::by_id_for_user_stmt(&ctx.db, me.realm_id, me.id, stream_id)?.first(None).await?)?;
+    let channel =
+        access_channel(&me, crate::db::first(subscriptions::by_id_for_user_stmt(&ctx.db, me.realm_id, me.id, stream_id)?).await?)?;
     let read = do_mark_channel_as_read(&ctx.db, &ctx.env, &me, &channel, None).await?;
     schedule_notification_removal(ctx, Removal::Read(me.id, read)).await;
     Ok(Reply::ok())
@@ -48,7 +49,8 @@ pub async fn mark_topic_as_read(ctx: &RequestContext) -> ApiResult<Reply> {
     let me = ctx.user().await?;
     let stream_id = ctx.params.required_int("stream_id")?;
     let topic = ctx.params.required_str("topic_name")?;
-    let channel = access_channel(&me, subscriptions::by_id_for_user_stmt(&ctx.db, me.realm_id, me.id, stream_id)?.first(None).await?)?;
+    let channel =
+        access_channel(&me, crate::db::first(subscriptions::by_id_for_user_stmt(&ctx.db, me.realm_id, me.id, stream_id)?).await?)?;
     let read = do_mark_channel_as_read(&ctx.db, &ctx.env, &me, &channel, Some(&topic)).await?;
     schedule_notification_removal(ctx, Removal::Read(me.id, read)).await;
     Ok(Reply::ok())

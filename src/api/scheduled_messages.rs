@@ -48,7 +48,8 @@ pub async fn create_scheduled_message(ctx: &RequestContext) -> ApiResult<Reply> 
         realm_host: realm_host(ctx),
         realm_url: ctx.base_url.clone(),
     };
-    let id = actions::schedule_message(&ctx.db, &ctx.env, &ctx.database, &me, &send, deliver_at).await?;
+    let realm = ctx.realm_state(me.realm_id).await?;
+    let id = actions::schedule_message(&ctx.db, &ctx.env, &ctx.database, &me, &realm, &send, deliver_at).await?;
     Ok(Reply::json(json!({ "scheduled_message_id": id })))
 }
 
@@ -103,7 +104,8 @@ pub async fn update_scheduled_message(ctx: &RequestContext, id: &str) -> ApiResu
         _ => None,
     };
     let edit = ScheduledEdit { to: destination, topic, content, deliver_at, client: ctx.client_name(), realm_host: realm_host(ctx) };
-    actions::edit_scheduled_message(&ctx.db, &ctx.env, &ctx.database, &me, id, edit).await?;
+    let realm = ctx.realm_state(me.realm_id).await?;
+    actions::edit_scheduled_message(&ctx.db, &ctx.env, &ctx.database, &me, &realm, id, edit).await?;
     Ok(Reply::json(json!({})))
 }
 

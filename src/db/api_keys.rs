@@ -52,7 +52,7 @@ pub fn insert_stmt(db: &D1Database, realm_id: i64, user_id: i64, key_hash: &str,
 }
 
 pub async fn insert(db: &D1Database, realm_id: i64, user_id: i64, key_hash: &str, now: i64) -> Result<()> {
-    insert_stmt(db, realm_id, user_id, key_hash, now)?.run().await?;
+    super::run(insert_stmt(db, realm_id, user_id, key_hash, now)?).await?;
     Ok(())
 }
 

@@ -74,6 +74,6 @@ pub async fn delete_all_of(db: &D1Database, bot_id: i64, keys_json: &str, expect
 }
 
 pub async fn delete_everything(db: &D1Database, bot_id: i64) -> Result<()> {
-    query!(db, "DELETE FROM bot_storage WHERE bot_id = ?1", bot_id)?.run().await?;
+    super::run(query!(db, "DELETE FROM bot_storage WHERE bot_id = ?1", bot_id)?).await?;
     Ok(())
 }

@@ -1,15 +1,17 @@
 //! The messages of a narrow around an anchor, as `GET /messages` and
-//! `POST /messages/flags/narrow` select them: one batch of two reads (plus one for the
-//! first-unread anchor). Without a channel term only messages the caller received are in
-//! scope; with one, the channel's history the caller may read.
+//! `POST /messages/flags/narrow` select them: two reads (three for the first-unread anchor)
+//! in one batch, which may carry the messages' context too. Without a channel term only
+//! messages the caller received are in scope; with one, the channel's history the caller
+//! may read.
 
 use serde::Deserialize;
 use serde_json::Value;
 use wasm_bindgen::JsValue;
 use worker::D1Database;
 
+use crate::db::batch::{Batch, BatchResults, Slot};
 use crate::db::messages::ACCESS_CONDITION;
-use crate::db::messages::{MessageRow, COLUMNS};
+use crate::db::messages::{MessageRow, MessageSet, COLUMNS};
 use crate::db::narrow::{narrow_sql, SqlValue};
 use crate::db::users::UserRow;
 use crate::domain::message_flags::READ;
@@ -59,7 +61,32 @@ const FROM: &str = "FROM messages m JOIN recipients rc ON rc.id = m.recipient_id
     LEFT JOIN user_messages um ON um.message_id = m.id AND um.user_id = ?2 \
     LEFT JOIN channels c ON c.id = m.channel_id";
 
+/// The window's statements, added to a batch; [`PendingWindow::take`] reads them.
+pub struct PendingWindow {
+    anchor: Option<Slot<IdRow>>,
+    anchor_id: i64,
+    before: Slot<Value>,
+    after: Slot<Value>,
+    num_before: i64,
+    num_after: i64,
+    include_anchor: bool,
+    has_search: bool,
+    /// The messages the window may show (the selected ones and at most three neighbours).
+    set: MessageSet,
+}
+
+/// Selects the messages of a narrow around an anchor in one batch.
 pub async fn fetch_window(db: &D1Database, me: &UserRow, req: &WindowRequest<'_>) -> ApiResult<Window> {
+    let mut batch = Batch::new();
+    let pending = add_window(&mut batch, db, me, req)?;
+    let results = batch.run(db).await?;
+    pending.take(&results)
+}
+
+/// Adds the statements selecting the window to `batch`: the messages before and after the
+/// anchor, and for `first_unread` the anchor itself (computed inside every statement, so no
+/// earlier round trip is needed).
+pub fn add_window(batch: &mut Batch, db: &D1Database, me: &UserRow, req: &WindowRequest<'_>) -> ApiResult<PendingWindow> {
     // ?1 realm, ?2 user, ?3 is guest (ACCESS_CONDITION); narrow values from ?4.
     let sql = narrow_sql(req.terms, me.realm_id, me.id, req.empty_topic_display_name, 4)?;
     let access = if sql.has_channel { ACCESS_CONDITION } else { "um.user_id IS NOT NULL" };
@@ -75,62 +102,82 @@ pub async fn fetch_window(db: &D1Database, me: &UserRow, req: &WindowRequest<'_>
     // D1 wants every bound value used; each query below names the last one (an id bound),
     // so the guest flag (?3) unused without a channel term is no error.
     let last = params.len() + 1;
-    let anchor = match req.anchor {
-        Anchor::Id(id) => id,
-        Anchor::FirstUnread => {
-            let mut p = params.clone();
-            p.push(JsValue::from_f64(0.0));
-            let row: Option<IdRow> = db
-                .prepare(format!(
-                    "SELECT MIN(m.id) AS id {FROM} WHERE {where_clause} AND m.id > ?{last} \
-                     AND um.user_id IS NOT NULL AND (um.flags & {READ}) = 0"
-                ))
-                .bind(&p)?
-                .first(None)
-                .await?;
-            row.and_then(|r| r.id).unwrap_or(LARGER_THAN_MAX_MESSAGE_ID)
-        }
+    // The oldest unread message of the narrow (the subquery's own aliases shadow the outer
+    // query's); null when there is none.
+    let first_unread =
+        format!("(SELECT MIN(m.id) {FROM} WHERE {where_clause} AND m.id > ?{last} AND um.user_id IS NOT NULL AND (um.flags & {READ}) = 0)");
+    let (anchor_id, anchor) = match req.anchor {
+        Anchor::Id(id) => (id, format!("?{last}")),
+        // Past every message when nothing is unread (a JavaScript number cannot carry that
+        // id back exactly, so only the comparisons use it).
+        Anchor::FirstUnread => (0, format!("COALESCE({first_unread}, {LARGER_THAN_MAX_MESSAGE_ID})")),
     };
-    params.push(JsValue::from_f64(anchor as f64));
-    let before = db
-        .prepare(format!(
-            "SELECT {COLUMNS}, um.flags AS um_flags {FROM} WHERE {where_clause} AND m.id < ?{last} \
-             ORDER BY m.id DESC LIMIT {}",
-            req.num_before + 1
-        ))
-        .bind(&params)?;
-    let after = db
-        .prepare(format!(
-            "SELECT {COLUMNS}, um.flags AS um_flags {FROM} WHERE {where_clause} AND m.id >= ?{last} \
-             ORDER BY m.id ASC LIMIT {}",
-            req.num_after + 2
-        ))
-        .bind(&params)?;
-    let results = crate::db::run_batch(db, vec![before, after]).await?;
-    let before_rows: Vec<Value> = results[0].results()?;
-    let after_rows: Vec<Value> = results[1].results()?;
+    params.push(JsValue::from_f64(anchor_id as f64));
+    let before_sql = format!(
+        "SELECT {COLUMNS}, um.flags AS um_flags {FROM} WHERE {where_clause} AND m.id < {anchor} ORDER BY m.id DESC LIMIT {}",
+        req.num_before + 1
+    );
+    let after_sql = format!(
+        "SELECT {COLUMNS}, um.flags AS um_flags {FROM} WHERE {where_clause} AND m.id >= {anchor} ORDER BY m.id ASC LIMIT {}",
+        req.num_after + 2
+    );
+    let anchor_slot = match req.anchor {
+        Anchor::Id(_) => None,
+        Anchor::FirstUnread => Some(batch.add(db.prepare(format!("SELECT {first_unread} AS id")).bind(&params)?)),
+    };
+    let before = batch.add(db.prepare(&before_sql).bind(&params)?);
+    let after = batch.add(db.prepare(&after_sql).bind(&params)?);
+    let set_columns = "id, sender_id, recipient_type, recipient_type_id, channel_id";
+    let set =
+        MessageSet { sql: format!("SELECT {set_columns} FROM ({before_sql}) UNION ALL SELECT {set_columns} FROM ({after_sql})"), params };
+    Ok(PendingWindow {
+        anchor: anchor_slot,
+        anchor_id,
+        before,
+        after,
+        num_before: req.num_before,
+        num_after: req.num_after,
+        include_anchor: req.include_anchor,
+        has_search: sql.has_search,
+        set,
+    })
+}
 
-    let mut rows: Vec<(MessageRow, Option<i64>)> = Vec::new();
-    let found_oldest = before_rows.len() as i64 <= req.num_before;
-    for v in before_rows.into_iter().take(req.num_before as usize).rev() {
-        rows.push((serde_json::from_value(v.clone())?, serde_json::from_value::<FlagsRow>(v)?.um_flags));
+impl PendingWindow {
+    /// The messages the window may show, for reading their context in the same batch.
+    pub fn message_set(&self) -> &MessageSet {
+        &self.set
     }
-    let mut found_anchor = false;
-    let mut later = 0i64;
-    for v in after_rows {
-        let row: MessageRow = serde_json::from_value(v.clone())?;
-        let flags = serde_json::from_value::<FlagsRow>(v)?.um_flags;
-        if row.id == anchor {
-            found_anchor = true;
-            if req.include_anchor {
-                rows.push((row, flags));
-            }
-        } else {
-            later += 1;
-            if later <= req.num_after {
-                rows.push((row, flags));
+
+    pub fn take(self, results: &BatchResults) -> ApiResult<Window> {
+        let anchor = match self.anchor {
+            Some(slot) => results.first(slot)?.and_then(|r| r.id).unwrap_or(LARGER_THAN_MAX_MESSAGE_ID),
+            None => self.anchor_id,
+        };
+        let before_rows = results.rows(self.before)?;
+        let after_rows = results.rows(self.after)?;
+        let mut rows: Vec<(MessageRow, Option<i64>)> = Vec::new();
+        let found_oldest = before_rows.len() as i64 <= self.num_before;
+        for v in before_rows.into_iter().take(self.num_before as usize).rev() {
+            rows.push((serde_json::from_value(v.clone())?, serde_json::from_value::<FlagsRow>(v)?.um_flags));
+        }
+        let mut found_anchor = false;
+        let mut later = 0i64;
+        for v in after_rows {
+            let row: MessageRow = serde_json::from_value(v.clone())?;
+            let flags = serde_json::from_value::<FlagsRow>(v)?.um_flags;
+            if row.id == anchor {
+                found_anchor = true;
+                if self.include_anchor {
+                    rows.push((row, flags));
+                }
+            } else {
+                later += 1;
+                if later <= self.num_after {
+                    rows.push((row, flags));
+                }
             }
         }
+        Ok(Window { rows, anchor, found_anchor, found_newest: later <= self.num_after, found_oldest, has_search: self.has_search })
     }
-    Ok(Window { rows, anchor, found_anchor, found_newest: later <= req.num_after, found_oldest, has_search: sql.has_search })
 }

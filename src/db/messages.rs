@@ -1,10 +1,16 @@
 //! `messages`: channel and direct messages, with their recipient joined in.
 
 use serde::Deserialize;
+use wasm_bindgen::JsValue;
 use worker::{query, D1Database, D1PreparedStatement, Result};
 
+use crate::db::subscriptions::CHANNEL_BY_ID_OR_NAME;
 use crate::db::users::COLUMNS as USER_COLUMNS;
 use crate::domain::recipients::RecipientType;
+
+const RECIPIENT_PERSONAL: i64 = RecipientType::Personal.code();
+const RECIPIENT_CHANNEL: i64 = RecipientType::Channel.code();
+const RECIPIENT_DIRECT_MESSAGE_GROUP: i64 = RecipientType::DirectMessageGroup.code();
 
 #[derive(Debug, Clone, Deserialize)]
 pub struct MessageRow {
@@ -148,6 +154,28 @@ pub fn access_stmt(db: &D1Database, message_id: i64, realm_id: i64, user_id: i64
     )
 }
 
+/// [`access_stmt`] for the owner of the API key whose hash is `key_hash` in the
+/// organization, read in the same batch as the authentication that checks that key.
+pub fn access_by_key_stmt(db: &D1Database, message_id: i64, realm_id: i64, key_hash: &str) -> Result<D1PreparedStatement> {
+    query!(
+        db,
+        &format!(
+            "WITH me AS (SELECT k.user_id AS id FROM api_keys k WHERE k.key_hash = ?3 AND k.realm_id = ?2) \
+             SELECT {COLUMNS}, um.flags AS um_flags, c.name AS channel_name, c.invite_only, \
+             c.history_public_to_subscribers, \
+             EXISTS (SELECT 1 FROM subscriptions s WHERE s.user_id = (SELECT id FROM me) AND s.channel_id = m.channel_id \
+             AND s.active = 1) AS subscribed \
+             FROM messages m JOIN recipients rc ON rc.id = m.recipient_id \
+             LEFT JOIN user_messages um ON um.message_id = m.id AND um.user_id = (SELECT id FROM me) \
+             LEFT JOIN channels c ON c.id = m.channel_id \
+             WHERE m.id = ?1 AND m.realm_id = ?2"
+        ),
+        message_id,
+        realm_id,
+        key_hash
+    )
+}
+
 /// The SQL condition (over `messages m` with the caller's row `um` left-joined and
 /// `channels c` left-joined on `m.channel_id`) under which a user may see a message: the
 /// query form of [`crate::domain::messages::can_access`]. Binds: `?1` realm id, `?2` user id, `?3` 1 if the user is a
@@ -177,57 +205,73 @@ pub struct ChannelNameRow {
     pub name: String,
 }
 
-/// Members of the direct-message groups `group_ids`, by group then user.
-pub fn group_members_stmt(db: &D1Database, group_ids: &[i64]) -> Result<D1PreparedStatement> {
-    query!(
-        db,
-        "SELECT group_id, user_id FROM direct_message_group_members \
-         WHERE group_id IN (SELECT value FROM json_each(?1)) ORDER BY group_id, user_id",
-        serde_json::to_string(group_ids)?
-    )
+/// A set of messages named in SQL, so that what their Message objects show can be read in
+/// the same batch as the messages themselves. `sql` selects `id`, `sender_id`,
+/// `recipient_type`, `recipient_type_id` and `channel_id`, and binds the organization's id
+/// as `?1`.
+pub struct MessageSet {
+    pub sql: String,
+    pub params: Vec<JsValue>,
 }
 
-/// Reactions on the messages `message_ids`, oldest first.
-pub fn reactions_stmt(db: &D1Database, message_ids: &[i64]) -> Result<D1PreparedStatement> {
-    query!(
-        db,
-        "SELECT message_id, user_id, emoji_name, emoji_code, reaction_type FROM reactions \
-         WHERE message_id IN (SELECT value FROM json_each(?1)) ORDER BY id",
-        serde_json::to_string(message_ids)?
-    )
+impl MessageSet {
+    /// The organization's messages `ids`.
+    pub fn ids(realm_id: i64, ids: &[i64]) -> Result<MessageSet> {
+        Ok(MessageSet {
+            sql: "SELECT m.id, m.sender_id, rc.type AS recipient_type, rc.type_id AS recipient_type_id, m.channel_id \
+                  FROM messages m JOIN recipients rc ON rc.id = m.recipient_id \
+                  WHERE m.realm_id = ?1 AND m.id IN (SELECT value FROM json_each(?2))"
+                .to_string(),
+            params: vec![JsValue::from_f64(realm_id as f64), JsValue::from_str(&serde_json::to_string(ids)?)],
+        })
+    }
+
+    /// A statement over the set (`ms`).
+    fn stmt(&self, db: &D1Database, select: &str) -> Result<D1PreparedStatement> {
+        db.prepare(format!("WITH ms AS ({}) {select}", self.sql)).bind(&self.params)
+    }
 }
 
-/// Names of the realm's channels `channel_ids`.
-pub fn channel_names_stmt(db: &D1Database, realm_id: i64, channel_ids: &[i64]) -> Result<D1PreparedStatement> {
-    query!(
-        db,
-        "SELECT id, name FROM channels WHERE realm_id = ?1 AND id IN (SELECT value FROM json_each(?2))",
-        realm_id,
-        serde_json::to_string(channel_ids)?
-    )
+/// What Message objects of a [`MessageSet`] show besides the rows: the members of their
+/// direct-message groups, their reactions, their channels' names, and the users they name
+/// (senders, personal recipients, group members and whoever reacted; reactions carry the
+/// legacy `user` object).
+pub struct ContextStmts {
+    pub group_members: D1PreparedStatement,
+    pub reactions: D1PreparedStatement,
+    pub channel_names: D1PreparedStatement,
+    pub users: D1PreparedStatement,
 }
 
-/// The users Message objects name: `user_ids`, the members of the groups `group_ids` and
-/// whoever reacted to `message_ids`.
-pub fn context_users_stmt(
-    db: &D1Database,
-    realm_id: i64,
-    user_ids: &[i64],
-    group_ids: &[i64],
-    message_ids: &[i64],
-) -> Result<D1PreparedStatement> {
-    query!(
-        db,
-        &format!(
-            "SELECT {USER_COLUMNS} FROM users u WHERE u.realm_id = ?1 AND (u.id IN (SELECT value FROM json_each(?2)) \
-             OR u.id IN (SELECT user_id FROM direct_message_group_members WHERE group_id IN (SELECT value FROM json_each(?3))) \
-             OR u.id IN (SELECT user_id FROM reactions WHERE message_id IN (SELECT value FROM json_each(?4))))"
-        ),
-        realm_id,
-        serde_json::to_string(user_ids)?,
-        serde_json::to_string(group_ids)?,
-        serde_json::to_string(message_ids)?
-    )
+pub fn context_stmts(db: &D1Database, set: &MessageSet) -> Result<ContextStmts> {
+    let groups = format!("SELECT recipient_type_id FROM ms WHERE recipient_type = {RECIPIENT_DIRECT_MESSAGE_GROUP}");
+    Ok(ContextStmts {
+        group_members: set.stmt(
+            db,
+            &format!("SELECT group_id, user_id FROM direct_message_group_members WHERE group_id IN ({groups}) ORDER BY group_id, user_id"),
+        )?,
+        reactions: set.stmt(
+            db,
+            "SELECT message_id, user_id, emoji_name, emoji_code, reaction_type FROM reactions \
+             WHERE message_id IN (SELECT id FROM ms) ORDER BY id",
+        )?,
+        channel_names: set.stmt(
+            db,
+            &format!(
+                "SELECT id, name FROM channels WHERE realm_id = ?1 AND id IN (SELECT channel_id FROM ms \
+                 WHERE recipient_type NOT IN ({RECIPIENT_PERSONAL}, {RECIPIENT_DIRECT_MESSAGE_GROUP}))"
+            ),
+        )?,
+        users: set.stmt(
+            db,
+            &format!(
+                "SELECT {USER_COLUMNS} FROM users u WHERE u.realm_id = ?1 AND (u.id IN (SELECT sender_id FROM ms) \
+                 OR u.id IN (SELECT recipient_type_id FROM ms WHERE recipient_type = {RECIPIENT_PERSONAL}) \
+                 OR u.id IN (SELECT user_id FROM direct_message_group_members WHERE group_id IN ({groups})) \
+                 OR u.id IN (SELECT user_id FROM reactions WHERE message_id IN (SELECT id FROM ms)))"
+            ),
+        )?,
+    })
 }
 
 #[derive(Deserialize)]
@@ -251,7 +295,19 @@ pub fn channel_topics_stmt(db: &D1Database, recipient_id: i64, user_id: i64, who
     )
 }
 
-/// Everyone who has sent to a topic of a channel (by the channel's recipient), as `sender_id`.
-pub fn topic_senders_stmt(db: &D1Database, recipient_id: i64, topic: &str) -> Result<D1PreparedStatement> {
-    query!(db, "SELECT DISTINCT sender_id FROM messages WHERE recipient_id = ?1 AND topic = ?2 COLLATE NOCASE", recipient_id, topic)
+/// Everyone who has sent to `topic` of the channel a message is sent to
+/// (`subscriptions::CHANNEL_BY_ID_OR_NAME`), as `sender_id`.
+pub fn topic_senders_stmt(db: &D1Database, realm_id: i64, channel_id: i64, channel_name: &str, topic: &str) -> Result<D1PreparedStatement> {
+    query!(
+        db,
+        &format!(
+            "SELECT DISTINCT m.sender_id FROM messages m WHERE m.topic = ?4 COLLATE NOCASE AND m.recipient_id = ( \
+             SELECT rc.id FROM channels c JOIN recipients rc ON rc.realm_id = c.realm_id AND rc.type = {RECIPIENT_CHANNEL} \
+             AND rc.type_id = c.id WHERE {CHANNEL_BY_ID_OR_NAME})"
+        ),
+        realm_id,
+        channel_id,
+        channel_name,
+        topic
+    )
 }

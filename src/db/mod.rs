@@ -32,6 +32,7 @@ pub mod realm_playgrounds;
 pub mod realm_settings;
 pub mod realms;
 pub mod register_state;
+pub mod round_trips;
 pub mod saved_snippets;
 pub mod scheduled_messages;
 pub mod subscription_settings;
@@ -47,23 +48,35 @@ pub mod users;
 use serde::de::DeserializeOwned;
 use worker::{D1Database, D1PreparedStatement, D1Result, Result};
 
+// Every statement reaches D1 through the four functions below, which count the request's
+// round trips (`round_trips`); nothing else calls `batch`, `all`, `first` or `run`.
+
 /// Runs statements as one atomic round trip. Every batch goes through here: a list built
 /// from a client's JSON list may be empty, and D1 refuses an empty batch.
 pub async fn run_batch(db: &D1Database, statements: Vec<D1PreparedStatement>) -> Result<Vec<D1Result>> {
     if statements.is_empty() {
         return Ok(Vec::new());
     }
+    round_trips::note();
     db.batch(statements).await
 }
 
 /// All rows of a statement.
 pub async fn all<T: DeserializeOwned>(stmt: D1PreparedStatement) -> Result<Vec<T>> {
+    round_trips::note();
     stmt.all().await?.results()
 }
 
 /// The first row of a statement, if any.
 pub async fn first<T: DeserializeOwned>(stmt: D1PreparedStatement) -> Result<Option<T>> {
+    round_trips::note();
     stmt.first(None).await
+}
+
+/// Runs a statement for its effect.
+pub async fn run(stmt: D1PreparedStatement) -> Result<D1Result> {
+    round_trips::note();
+    stmt.run().await
 }
 
 /// The current time in UNIX seconds.

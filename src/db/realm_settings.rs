@@ -31,6 +31,8 @@ pub struct RealmSettingsRow {
     pub message_edit_history_visibility_policy: String,
     pub max_message_length: i64,
     pub max_topic_length: i64,
+    /// The version these values were read at (`crate::realm_cache`).
+    pub settings_version: i64,
 }
 
 /// One query: the settings with every group-valued setting resolved to a group id.
@@ -48,7 +50,7 @@ pub fn by_realm_id_stmt(db: &D1Database, realm_id: i64) -> Result<D1PreparedStat
             "SELECT r.id AS realm_id, r.string_id, r.allow_message_editing, r.message_content_edit_limit_seconds, \
              r.move_messages_within_stream_limit_seconds, r.move_messages_between_streams_limit_seconds, {}, \
              r.empty_topic_display_name, r.topics_policy, r.message_edit_history_visibility_policy, \
-             r.max_message_length, r.max_topic_length FROM realms r WHERE r.id = ?1",
+             r.max_message_length, r.max_topic_length, r.settings_version FROM realms r WHERE r.id = ?1",
             groups.join(", ")
         ),
         realm_id

@@ -11,10 +11,12 @@ pub struct RealmRow {
     pub description: String,
     pub deactivated: i64,
     pub date_created: i64,
+    /// Bumped by every change to the row or the linkifiers (`crate::realm_cache`).
+    pub settings_version: i64,
 }
 
 /// The columns of [`RealmRow`].
-pub const SELECT: &str = "SELECT id, string_id, name, description, deactivated, date_created FROM realms";
+pub const SELECT: &str = "SELECT id, string_id, name, description, deactivated, date_created, settings_version FROM realms";
 
 pub fn by_string_id_stmt(db: &D1Database, string_id: &str) -> Result<D1PreparedStatement> {
     query!(db, &format!("{SELECT} WHERE string_id = ?1"), string_id)

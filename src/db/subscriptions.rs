@@ -245,17 +245,33 @@ pub fn already_subscribed_stmt(db: &D1Database, realm_id: i64, user_ids_json: &s
     )
 }
 
-/// Active subscribers (active users) of a channel, by id or (`channel_id` -1) by name, with
-/// whether they muted it.
-pub fn subscriber_mutes_stmt(db: &D1Database, realm_id: i64, channel_id: i64, channel_name: &str) -> Result<D1PreparedStatement> {
+/// The channel a message is sent to, by id or (`?2` -1) by name: the condition over
+/// `channels c`, binding `?1` realm id, `?2` channel id, `?3` name.
+pub const CHANNEL_BY_ID_OR_NAME: &str = "c.realm_id = ?1 AND (c.id = ?2 OR (?2 = -1 AND c.name = ?3 COLLATE NOCASE))";
+
+/// Active subscribers (active users) of the channel a message is sent to, with whether
+/// they muted it, whether they are bots, their `automatically_follow_topics_where_mentioned`
+/// setting and their visibility policy for `topic` (0 when none).
+pub fn send_subscribers_stmt(
+    db: &D1Database,
+    realm_id: i64,
+    channel_id: i64,
+    channel_name: &str,
+    topic: &str,
+) -> Result<D1PreparedStatement> {
     query!(
         db,
-        "SELECT s.user_id, s.is_muted FROM subscriptions s JOIN channels c ON c.id = s.channel_id \
-         JOIN users u ON u.id = s.user_id AND u.is_active = 1 \
-         WHERE c.realm_id = ?1 AND s.active = 1 AND (c.id = ?2 OR (?2 = -1 AND c.name = ?3 COLLATE NOCASE))",
+        &format!(
+            "SELECT s.user_id, s.is_muted, u.is_bot, u.automatically_follow_topics_where_mentioned AS follows_when_mentioned, \
+             COALESCE((SELECT ut.visibility_policy FROM user_topics ut WHERE ut.user_id = s.user_id AND ut.channel_id = c.id \
+             AND ut.topic = ?4 COLLATE NOCASE LIMIT 1), 0) AS visibility_policy \
+             FROM subscriptions s JOIN channels c ON c.id = s.channel_id JOIN users u ON u.id = s.user_id AND u.is_active = 1 \
+             WHERE s.active = 1 AND {CHANNEL_BY_ID_OR_NAME}"
+        ),
         realm_id,
         channel_id,
-        channel_name
+        channel_name,
+        topic
     )
 }
 

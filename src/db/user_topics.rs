@@ -3,6 +3,7 @@
 use serde::Deserialize;
 use worker::{query, D1Database, D1PreparedStatement, Result};
 
+use crate::db::subscriptions::CHANNEL_BY_ID_OR_NAME;
 use crate::domain::topics::VisibilityPolicy;
 
 #[derive(Debug, Clone, Deserialize)]
@@ -56,38 +57,26 @@ pub fn for_user_stmt(db: &D1Database, user_id: i64) -> Result<D1PreparedStatemen
     )
 }
 
-/// A user's visibility policy for a topic, if set.
-pub fn policy_stmt(db: &D1Database, user_id: i64, channel_id: i64, topic: &str) -> Result<D1PreparedStatement> {
-    query!(
-        db,
-        "SELECT visibility_policy FROM user_topics WHERE user_id = ?1 AND channel_id = ?2 AND topic = ?3 COLLATE NOCASE",
-        user_id,
-        channel_id,
-        topic
-    )
-}
-
-/// The mentioned users (besides the sender) who follow topics they are mentioned in, with
-/// their current policy for this topic (`Inherit` when none).
-pub fn mentioned_followers_stmt(
+/// A user's visibility policy for `topic` of the channel a message is sent to
+/// (`subscriptions::CHANNEL_BY_ID_OR_NAME`), if set.
+pub fn policy_stmt(
     db: &D1Database,
     realm_id: i64,
-    mentioned: &[i64],
     channel_id: i64,
+    channel_name: &str,
     topic: &str,
-    sender_id: i64,
+    user_id: i64,
 ) -> Result<D1PreparedStatement> {
     query!(
         db,
-        "SELECT u.id AS user_id, COALESCE(ut.visibility_policy, ?6) AS visibility_policy FROM users u \
-         LEFT JOIN user_topics ut ON ut.user_id = u.id AND ut.channel_id = ?2 AND ut.topic = ?3 COLLATE NOCASE \
-         WHERE u.realm_id = ?4 AND u.id IN (SELECT value FROM json_each(?1)) AND u.id != ?5 \
-         AND u.is_bot = 0 AND u.automatically_follow_topics_where_mentioned = 1",
-        serde_json::to_string(mentioned)?,
-        channel_id,
-        topic,
+        &format!(
+            "SELECT visibility_policy FROM user_topics WHERE user_id = ?5 AND topic = ?4 COLLATE NOCASE AND channel_id = ( \
+             SELECT c.id FROM channels c WHERE {CHANNEL_BY_ID_OR_NAME})"
+        ),
         realm_id,
-        sender_id,
-        VisibilityPolicy::Inherit
+        channel_id,
+        channel_name,
+        topic,
+        user_id
     )
 }

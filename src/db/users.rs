@@ -208,7 +208,7 @@ pub async fn active_counts(db: &D1Database, realm_id: i64) -> Result<ActiveCount
 }
 
 pub async fn set_active(db: &D1Database, realm_id: i64, user_id: i64, active: bool) -> Result<()> {
-    query!(db, "UPDATE users SET is_active = ?3 WHERE realm_id = ?1 AND id = ?2", realm_id, user_id, active as i64)?.run().await?;
+    super::run(query!(db, "UPDATE users SET is_active = ?3 WHERE realm_id = ?1 AND id = ?2", realm_id, user_id, active as i64)?).await?;
     Ok(())
 }
 
@@ -227,12 +227,12 @@ pub async fn deactivate_with_bots(db: &D1Database, realm_id: i64, user_id: i64) 
 }
 
 pub async fn set_role(db: &D1Database, realm_id: i64, user_id: i64, role: Role) -> Result<()> {
-    query!(db, "UPDATE users SET role = ?3 WHERE realm_id = ?1 AND id = ?2", realm_id, user_id, role)?.run().await?;
+    super::run(query!(db, "UPDATE users SET role = ?3 WHERE realm_id = ?1 AND id = ?2", realm_id, user_id, role)?).await?;
     Ok(())
 }
 
 pub async fn set_full_name(db: &D1Database, realm_id: i64, user_id: i64, full_name: &str) -> Result<()> {
-    query!(db, "UPDATE users SET full_name = ?3 WHERE realm_id = ?1 AND id = ?2", realm_id, user_id, full_name)?.run().await?;
+    super::run(query!(db, "UPDATE users SET full_name = ?3 WHERE realm_id = ?1 AND id = ?2", realm_id, user_id, full_name)?).await?;
     Ok(())
 }
 
@@ -318,15 +318,6 @@ pub fn by_ids_or_emails_stmt(
         serde_json::to_string(ids)?,
         serde_json::to_string(emails)?,
         active_only as i64
-    )
-}
-
-/// A user's automatic topic-following policies.
-pub fn topic_policies_stmt(db: &D1Database, user_id: i64) -> Result<D1PreparedStatement> {
-    query!(
-        db,
-        "SELECT automatically_follow_topics_policy, automatically_unmute_topics_in_muted_streams_policy FROM users WHERE id = ?1",
-        user_id
     )
 }
 

@@ -423,6 +423,7 @@ mod tests {
             message_edit_history_visibility_policy: "all".into(),
             max_message_length: 10000,
             max_topic_length: 60,
+            settings_version: 0,
         }
     }
 

@@ -13,15 +13,16 @@ use serde::Deserialize;
 use serde_json::{json, Map, Value};
 use worker::D1Database;
 
-use crate::db::batch::Batch;
+use crate::db::batch::{Batch, BatchResults, Slot};
 use crate::db::messages::ReactionRow;
-use crate::db::messages::{self as msgdb, ChannelNameRow, GroupMemberRow, MessageRow};
+use crate::db::messages::{self as msgdb, ChannelNameRow, GroupMemberRow, MessageRow, MessageSet};
 use crate::db::realm_settings::RealmSettingsRow;
 use crate::db::users::UserRow;
 use crate::domain::message_flags::flag_names;
 use crate::domain::recipients::RecipientType;
 use crate::domain::users::{api_email, avatar_url, can_see_delivery_email};
 use crate::error::{ApiError, ApiResult};
+use crate::realm_cache::RealmState;
 
 /// A message the caller may see, with what the access check learned on the way.
 #[derive(Debug, Clone)]
@@ -69,7 +70,12 @@ pub fn can_access(user: &UserRow, has_row: bool, channel: Option<&ChannelAccess>
 /// otherwise, the same for a message that does not exist. One query.
 pub async fn access_message(db: &D1Database, user: &UserRow, message_id: i64) -> ApiResult<AccessedMessage> {
     let stmt = crate::db::messages::access_stmt(db, message_id, user.realm_id, user.id)?;
-    let row: Option<Value> = stmt.first(None).await?;
+    accessed_from(user, crate::db::first(stmt).await?)
+}
+
+/// [`access_message`]'s rule over the row of `db::messages::access_stmt`, for a caller
+/// that read it in a batch.
+pub fn accessed_from(user: &UserRow, row: Option<Value>) -> ApiResult<AccessedMessage> {
     let Some(row) = row else { return Err(invalid_message()) };
     let message: MessageRow = serde_json::from_value(row.clone())?;
     let extra: AccessRow = serde_json::from_value(row)?;
@@ -124,9 +130,57 @@ pub struct MessageContext {
     pub topic_linker: TopicLinker,
 }
 
+/// Where the context of a [`MessageSet`] will be in a batch's results.
+pub struct ContextSlots {
+    group_members: Slot<GroupMemberRow>,
+    reactions: Slot<ReactionRow>,
+    channel_names: Slot<ChannelNameRow>,
+    users: Slot<UserRow>,
+}
+
 impl MessageContext {
-    /// Loads senders, direct-message participants, reactions and channel names of
-    /// `messages` in one batch.
+    /// Adds the statements reading the context of `set` to `batch` (four statements,
+    /// whatever the number of messages).
+    pub fn add_to(batch: &mut Batch, db: &D1Database, set: &MessageSet) -> worker::Result<ContextSlots> {
+        let stmts = msgdb::context_stmts(db, set)?;
+        Ok(ContextSlots {
+            group_members: batch.add(stmts.group_members),
+            reactions: batch.add(stmts.reactions),
+            channel_names: batch.add(stmts.channel_names),
+            users: batch.add(stmts.users),
+        })
+    }
+
+    /// The context [`Self::add_to`] read, for `viewer`, with the organization's settings
+    /// and linkifiers.
+    pub fn from_results(
+        results: &BatchResults,
+        slots: ContextSlots,
+        viewer: &UserRow,
+        realm: &RealmState,
+        realm_host: &str,
+    ) -> ApiResult<MessageContext> {
+        let mut group_members: HashMap<i64, Vec<i64>> = HashMap::new();
+        for row in results.rows(slots.group_members)? {
+            group_members.entry(row.group_id).or_default().push(row.user_id);
+        }
+        let mut reactions: HashMap<i64, Vec<ReactionRow>> = HashMap::new();
+        for row in results.rows(slots.reactions)? {
+            reactions.entry(row.message_id).or_default().push(row);
+        }
+        Ok(MessageContext {
+            viewer: viewer.clone(),
+            settings: realm.settings.clone(),
+            realm_host: realm_host.to_string(),
+            users: results.rows(slots.users)?.into_iter().map(|u| (u.id, u)).collect(),
+            group_members,
+            reactions,
+            channel_names: results.rows(slots.channel_names)?.into_iter().map(|c| (c.id, c.name)).collect(),
+            topic_linker: TopicLinker::new(&realm.linkifiers),
+        })
+    }
+
+    /// Loads the context of `messages`, and the organization's linkifiers, in one batch.
     pub async fn load(
         db: &D1Database,
         viewer: &UserRow,
@@ -134,49 +188,14 @@ impl MessageContext {
         realm_host: &str,
         messages: &[MessageRow],
     ) -> ApiResult<MessageContext> {
-        let mut user_ids: Vec<i64> = Vec::new();
-        let mut group_ids: Vec<i64> = Vec::new();
-        let mut channel_ids: Vec<i64> = Vec::new();
-        for m in messages {
-            user_ids.push(m.sender_id);
-            match m.recipient_type {
-                RecipientType::Personal => user_ids.push(m.recipient_type_id),
-                RecipientType::DirectMessageGroup => group_ids.push(m.recipient_type_id),
-                _ => channel_ids.extend(m.channel_id),
-            }
-        }
-        let message_ids: Vec<i64> = messages.iter().map(|m| m.id).collect();
-        let realm_id = viewer.realm_id;
+        let ids: Vec<i64> = messages.iter().map(|m| m.id).collect();
         let mut batch = Batch::new();
-        let group_rows = batch.add::<GroupMemberRow>(msgdb::group_members_stmt(db, &group_ids)?);
-        let reaction_rows = batch.add::<ReactionRow>(msgdb::reactions_stmt(db, &message_ids)?);
-        let channel_rows = batch.add::<ChannelNameRow>(msgdb::channel_names_stmt(db, realm_id, &channel_ids)?);
-        // Senders, personal recipients, every member of the groups above and the users who
-        // reacted (reactions carry the legacy `user` object).
-        let user_rows = batch.add::<UserRow>(msgdb::context_users_stmt(db, realm_id, &user_ids, &group_ids, &message_ids)?);
-        let linkifier_rows = batch.add(crate::db::linkifiers::in_realm_stmt(db, realm_id)?);
+        let slots = Self::add_to(&mut batch, db, &MessageSet::ids(viewer.realm_id, &ids)?)?;
+        let linkifiers = batch.add(crate::db::linkifiers::in_realm_stmt(db, viewer.realm_id)?);
         let results = batch.run(db).await?;
-        let mut group_members: HashMap<i64, Vec<i64>> = HashMap::new();
-        for row in results.rows(group_rows)? {
-            group_members.entry(row.group_id).or_default().push(row.user_id);
-        }
-        let mut reactions: HashMap<i64, Vec<ReactionRow>> = HashMap::new();
-        for row in results.rows(reaction_rows)? {
-            reactions.entry(row.message_id).or_default().push(row);
-        }
-        let channel_names = results.rows(channel_rows)?.into_iter().map(|c| (c.id, c.name)).collect();
-        let users = results.rows(user_rows)?.into_iter().map(|u| (u.id, u)).collect();
-        let linkifiers = crate::domain::linkifiers::for_rendering(&results.rows(linkifier_rows)?);
-        Ok(MessageContext {
-            viewer: viewer.clone(),
-            settings: settings.clone(),
-            realm_host: realm_host.to_string(),
-            users,
-            group_members,
-            reactions,
-            channel_names,
-            topic_linker: TopicLinker::new(&linkifiers),
-        })
+        let linkifiers = crate::domain::linkifiers::for_rendering(&results.rows(linkifiers)?);
+        let realm = RealmState { version: settings.settings_version, settings: settings.clone(), linkifiers };
+        Self::from_results(&results, slots, viewer, &realm, realm_host)
     }
 
     /// The display_recipient entry of one user.
@@ -380,6 +399,7 @@ mod tests {
             message_edit_history_visibility_policy: policy.into(),
             max_message_length: 10000,
             max_topic_length: 60,
+            settings_version: 0,
         }
     }
 

@@ -63,6 +63,7 @@ mod tests {
             message_edit_history_visibility_policy: "all".into(),
             max_message_length: 10000,
             max_topic_length: 60,
+            settings_version: 0,
         };
         let f = register_fields(&s);
         assert_eq!(f["realm_allow_message_editing"], true);

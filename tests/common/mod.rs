@@ -36,6 +36,8 @@ pub struct Resp {
     pub status: u16,
     pub www_authenticate: Option<String>,
     pub content_type: Option<String>,
+    /// `X-D1-Round-Trips`: the D1 round trips the request cost (development servers).
+    pub d1_round_trips: Option<u32>,
     pub body: Value,
 }
 
@@ -150,9 +152,10 @@ fn request_attempt(
     }
     let www_authenticate = response.header("WWW-Authenticate").map(str::to_string);
     let content_type = response.header("Content-Type").map(str::to_string);
+    let d1_round_trips = response.header("X-D1-Round-Trips").and_then(|v| v.parse().ok());
     let text = response.into_string().unwrap();
     let body = serde_json::from_str(&text).unwrap_or_else(|_| panic!("{method} {path}: not JSON ({status}): {text}"));
-    Resp { status, www_authenticate, content_type, body }
+    Resp { status, www_authenticate, content_type, d1_round_trips, body }
 }
 
 impl Client {

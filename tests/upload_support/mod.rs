@@ -53,7 +53,7 @@ pub fn upload_files_to(client: &Client, path: &str, files: &[(&str, &str, &[u8])
     let status = response.status();
     let content_type = response.header("Content-Type").map(str::to_string);
     let body: Value = serde_json::from_str(&response.into_string().unwrap()).unwrap();
-    Resp { status, www_authenticate: None, content_type, body }
+    Resp { status, www_authenticate: None, content_type, d1_round_trips: None, body }
 }
 
 /// Uploads one file and answers its `url`.

@@ -1,0 +1,100 @@
+//! What an isolate keeps about each organization between requests: its settings (the
+//! `realms` row, group-valued settings resolved) and its linkifiers. Both change rarely and
+//! are read by most message requests.
+//!
+//! Never stale: a cached copy is used only under the version it was read at.
+//! - `realms.settings_version` is bumped by triggers (migration 0017) on every update of
+//!   the organization's row and every change to its linkifiers, in the same statement as
+//!   the change: no action can forget it.
+//! - Every authenticated request reads the current version in its authentication batch
+//!   (the organization's row comes with the key's owner), so the check costs no round trip.
+//! - The settings and linkifiers are read in one batch, with the version in the settings
+//!   row itself, and stored under that version; a request whose version differs reads them
+//!   again (in its own first batch where the endpoint allows).
+//!
+//! So a request that starts after a settings change committed sees the new version and
+//! never the old values; requests without a known version (no authentication, deferred
+//! work) always read them.
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::rc::Rc;
+
+use worker::D1Database;
+
+use crate::db::batch::{Batch, BatchResults, Slot};
+use crate::db::linkifiers::{self, LinkifierRow};
+use crate::db::realm_settings::{self, RealmSettingsRow};
+use crate::error::{ApiError, ApiResult};
+use crate::markdown::Linkifier;
+
+/// An organization's settings and linkifiers as of one version.
+pub struct RealmState {
+    pub version: i64,
+    pub settings: RealmSettingsRow,
+    pub linkifiers: Vec<Linkifier>,
+}
+
+thread_local! {
+    static STATES: RefCell<HashMap<i64, Rc<RealmState>>> = RefCell::new(HashMap::new());
+}
+
+/// The cached state of `realm_id` if it was read at `version`.
+pub fn cached(realm_id: i64, version: i64) -> Option<Rc<RealmState>> {
+    STATES.with(|states| states.borrow().get(&realm_id).filter(|s| s.version == version).cloned())
+}
+
+fn remember(state: RealmState) -> Rc<RealmState> {
+    let state = Rc::new(state);
+    STATES.with(|states| states.borrow_mut().insert(state.settings.realm_id, state.clone()));
+    state
+}
+
+/// The state, either known already or read by a batch the caller runs.
+pub enum StateSlot {
+    Cached(Rc<RealmState>),
+    Loading { settings: Slot<RealmSettingsRow>, linkifiers: Slot<LinkifierRow> },
+}
+
+/// The cached state when `version` is current, else two statements added to `batch`.
+pub fn cached_or_add(batch: &mut Batch, db: &D1Database, realm_id: i64, version: Option<i64>) -> worker::Result<StateSlot> {
+    if let Some(state) = version.and_then(|v| cached(realm_id, v)) {
+        return Ok(StateSlot::Cached(state));
+    }
+    Ok(StateSlot::Loading {
+        settings: batch.add(realm_settings::by_realm_id_stmt(db, realm_id)?),
+        linkifiers: batch.add(linkifiers::in_realm_stmt(db, realm_id)?),
+    })
+}
+
+impl StateSlot {
+    /// The state, from the cache or from `results` (then cached under the version read).
+    pub fn take(self, results: &BatchResults) -> ApiResult<Rc<RealmState>> {
+        match self {
+            StateSlot::Cached(state) => Ok(state),
+            StateSlot::Loading { settings, linkifiers } => {
+                let settings = results.first(settings)?.ok_or_else(|| ApiError::internal("organization has no settings row"))?;
+                let linkifiers = crate::domain::linkifiers::for_rendering(&results.rows(linkifiers)?);
+                Ok(remember(RealmState { version: settings.settings_version, settings, linkifiers }))
+            }
+        }
+    }
+}
+
+/// For a batch that runs before the current version is known (authentication folded in):
+/// the cached state whatever its version, else its statements. The caller checks the
+/// version once the batch has run (`RequestContext::current_realm_state`).
+pub fn any_cached_or_add(batch: &mut Batch, db: &D1Database, realm_id: i64) -> worker::Result<StateSlot> {
+    match STATES.with(|states| states.borrow().get(&realm_id).cloned()) {
+        Some(state) => Ok(StateSlot::Cached(state)),
+        None => cached_or_add(batch, db, realm_id, None),
+    }
+}
+
+/// The state of `realm_id`: cached when `version` is current, else one round trip.
+pub async fn load(db: &D1Database, realm_id: i64, version: Option<i64>) -> ApiResult<Rc<RealmState>> {
+    let mut batch = Batch::new();
+    let slot = cached_or_add(&mut batch, db, realm_id, version)?;
+    let results = batch.run(db).await?;
+    slot.take(&results)
+}

@@ -1,0 +1,180 @@
+//! How many sequential D1 round trips the hot requests cost, read from the
+//! `X-D1-Round-Trips` header a development server answers (counted by the worker around
+//! every D1 call of the request). Structural, not timed: each test repeats the request once
+//! so that the isolate's first-request work (placement lookup, settings cache) is done, and
+//! asserts the steady-state count of the repeat.
+
+mod chat;
+mod common;
+use chat::*;
+use common::*;
+
+/// The round trips of a request, from its header.
+#[track_caller]
+fn round_trips(resp: Resp) -> u32 {
+    assert_eq!(resp.status, 200, "{:?}", resp.body);
+    resp.d1_round_trips.expect("the development server answers X-D1-Round-Trips")
+}
+
+/// A channel of hamlet's with `extra` more subscribers and `messages` messages; its name.
+fn channel_with(hamlet: &Client, extra: &[&str], messages: usize) -> String {
+    let name = unique("trips");
+    let others: Vec<i64> = extra.iter().map(|e| user_id(e)).collect();
+    create_channel(hamlet, &name, &[], &others);
+    for n in 0..messages {
+        send_to_channel(hamlet, &name, "t", &format!("message {n}"));
+    }
+    name
+}
+
+const ELEVEN_OTHERS: [&str; 11] = [
+    "othello@zulip.com",
+    "cordelia@zulip.com",
+    "prospero@zulip.com",
+    "iago@zulip.com",
+    "shiva@zulip.com",
+    "desdemona@zulip.com",
+    "aaron@zulip.com",
+    "extrauser0@zulip.com",
+    "extrauser1@zulip.com",
+    "extrauser2@zulip.com",
+    "extrauser3@zulip.com",
+];
+
+#[test]
+fn get_own_user_costs_one_round_trip() {
+    let hamlet = Client::dev("hamlet@zulip.com");
+    hamlet.get("/users/me", &[]).success();
+    assert_eq!(round_trips(hamlet.get("/users/me", &[])), 1);
+}
+
+#[test]
+fn get_one_message_costs_auth_and_one_batch() {
+    let hamlet = Client::dev("hamlet@zulip.com");
+    let name = channel_with(&hamlet, &[], 1);
+    let id = send_to_channel(&hamlet, &name, "t", "the one");
+    let path = format!("/messages/{id}");
+    hamlet.get(&path, &[]).success();
+    assert_eq!(round_trips(hamlet.get(&path, &[])), 1);
+}
+
+#[test]
+fn one_message_is_not_shown_to_a_request_whose_authentication_fails() {
+    let hamlet = Client::dev("hamlet@zulip.com");
+    let othello = Client::dev("othello@zulip.com");
+    let id = send_direct(&hamlet, &[othello.user_id], "between us");
+    let path = format!("/messages/{id}");
+    // Warm: the organization's placement and settings are known to the isolate.
+    hamlet.get(&path, &[]).success();
+    let wrong_key = Client { api_key: "0".repeat(32), ..Client::dev("hamlet@zulip.com") };
+    let body = wrong_key.get(&path, &[]).error(401, "UNAUTHORIZED", "Invalid API key");
+    assert!(body.get("message").is_none(), "{body}");
+    // Another user's email with hamlet's key.
+    let mismatched = Client { email: "cordelia@zulip.com".into(), ..Client::dev("hamlet@zulip.com") };
+    let body = mismatched.get(&path, &[]).error(401, "UNAUTHORIZED", "Invalid API key");
+    assert!(body.get("message").is_none(), "{body}");
+    // A user who was not sent the message does not see it.
+    let cordelia = Client::dev("cordelia@zulip.com");
+    cordelia.get(&path, &[]).bad_request("BAD_REQUEST", "Invalid message(s)");
+}
+
+#[test]
+fn get_a_channel_window_costs_auth_and_one_batch() {
+    let hamlet = Client::dev("hamlet@zulip.com");
+    let name = channel_with(&hamlet, &[], 3);
+    let narrow = format!(r#"[{{"operator": "channel", "operand": "{name}"}}]"#);
+    let query = [("anchor", "newest"), ("num_before", "100"), ("num_after", "0"), ("narrow", narrow.as_str())];
+    let body = hamlet.get("/messages", &query).success();
+    assert_eq!(body["messages"].as_array().unwrap().len(), 3);
+    assert_eq!(round_trips(hamlet.get("/messages", &query)), 2);
+}
+
+#[test]
+fn first_unread_anchor_costs_no_extra_round_trip() {
+    let hamlet = Client::dev("hamlet@zulip.com");
+    let name = channel_with(&hamlet, &[], 0);
+    let othello = Client::dev("othello@zulip.com");
+    othello.post("/users/me/subscriptions", &[("subscriptions", &format!(r#"[{{"name": "{name}"}}]"#))]).success();
+    let unread = send_to_channel(&othello, &name, "t", "unread for hamlet");
+    let narrow = format!(r#"[{{"operator": "channel", "operand": "{name}"}}]"#);
+    let query = [("anchor", "first_unread"), ("num_before", "5"), ("num_after", "5"), ("narrow", narrow.as_str())];
+    let body = hamlet.get("/messages", &query).success();
+    assert_eq!(body["anchor"], unread);
+    assert_eq!(body["found_anchor"], true);
+    assert_eq!(round_trips(hamlet.get("/messages", &query)), 2);
+}
+
+#[test]
+fn a_changed_setting_is_visible_on_the_very_next_request() {
+    let owner = fresh_organization();
+    let name = unique("settings");
+    create_channel(&owner, &name, &[], &[]);
+    let id = send_to_channel(&owner, &name, "t", "before");
+    owner.patch(&format!("/messages/{id}"), &[("content", "after")]).success();
+    let path = format!("/messages/{id}");
+    assert!(fetch(&owner, id).get("edit_history").is_some());
+    owner.patch("/realm", &[("message_edit_history_visibility_policy", "none")]).success();
+    assert!(fetch(&owner, id).get("edit_history").is_none(), "a cached copy of the old setting was served");
+    owner.patch("/realm", &[("message_edit_history_visibility_policy", "all")]).success();
+    let window = owner.get("/messages", &[("anchor", &id.to_string()), ("num_before", "0"), ("num_after", "0")]).success();
+    assert!(window["messages"][0].get("edit_history").is_some(), "a cached copy of the old setting was served");
+    assert_eq!(round_trips(owner.get(&path, &[])), 1);
+}
+
+#[test]
+fn a_new_linkifier_is_visible_on_the_very_next_request() {
+    let owner = fresh_organization();
+    let name = unique("linkifiers");
+    create_channel(&owner, &name, &[], &[]);
+    let id = send_to_channel(&owner, &name, "ticket #42", "body");
+    assert_eq!(fetch(&owner, id)["topic_links"], serde_json::json!([]));
+    let pattern = "#(?P<id>[0-9]+)";
+    owner.post("/realm/filters", &[("pattern", pattern), ("url_template", "https://tickets.example.com/{id}")]).success();
+    let links = fetch(&owner, id)["topic_links"].clone();
+    assert_eq!(links, serde_json::json!([{ "text": "#42", "url": "https://tickets.example.com/42" }]));
+}
+
+#[test]
+fn sending_to_a_channel_of_twelve_costs_one_read_and_one_write_after_auth() {
+    let hamlet = Client::dev("hamlet@zulip.com");
+    let name = channel_with(&hamlet, &ELEVEN_OTHERS, 0);
+    let send = |content: &str| hamlet.post("/messages", &[("type", "stream"), ("to", &name), ("topic", "t"), ("content", content)]);
+    send("first").success();
+    assert_eq!(round_trips(send("second")), 3);
+}
+
+#[test]
+fn sending_a_direct_message_costs_one_read_and_one_write_after_auth() {
+    let hamlet = Client::dev("hamlet@zulip.com");
+    let to = format!("[{}, {}]", user_id("othello@zulip.com"), user_id("cordelia@zulip.com"));
+    let send = |content: &str| hamlet.post("/messages", &[("type", "direct"), ("to", &to), ("content", content)]);
+    send("first").success();
+    assert_eq!(round_trips(send("second")), 3);
+}
+
+#[test]
+fn registering_for_the_full_state_costs_auth_and_one_batch() {
+    let hamlet = Client::dev("hamlet@zulip.com");
+    hamlet.post("/register", &[]).success();
+    assert_eq!(round_trips(hamlet.post("/register", &[])), 2);
+}
+
+/// The owner of a new organization of its own, so that changing its settings disturbs no
+/// other test.
+fn fresh_organization() -> Client {
+    let string_id = unique("trips").to_lowercase();
+    let email = format!("owner@{string_id}.example.com");
+    let fields = [("string_id", string_id.as_str()), ("name", "Trips"), ("owner_email", email.as_str()), ("owner_full_name", "Owner")];
+    let response = ureq::post(&format!("{}/api/v1/server_admin/organizations", server_url()))
+        .set("Authorization", "Bearer dev-server-admin-secret")
+        .send_form(&fields)
+        .expect("organization created");
+    let created: serde_json::Value = serde_json::from_str(&response.into_string().unwrap()).unwrap();
+    let password = created["owner"]["password"].as_str().unwrap();
+    let login = [("username", email.as_str()), ("password", password)];
+    let key = request("POST", "/fetch_api_key", &[], Some(Body::Form(&login)), None, Some(&string_id)).success()["api_key"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    Client { email, api_key: key, user_id: created["owner"]["user_id"].as_i64().unwrap(), realm: Some(string_id) }
+}
