@@ -98,3 +98,42 @@ pub async fn load(db: &D1Database, realm_id: i64, version: Option<i64>) -> ApiRe
     let results = batch.run(db).await?;
     slot.take(&results)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn state(realm_id: i64, version: i64) -> RealmState {
+        let settings = RealmSettingsRow {
+            realm_id,
+            string_id: "zulip".into(),
+            allow_message_editing: 1,
+            message_content_edit_limit_seconds: None,
+            move_messages_within_stream_limit_seconds: None,
+            move_messages_between_streams_limit_seconds: None,
+            can_resolve_topics_group: 1,
+            can_move_messages_between_channels_group: 1,
+            can_move_messages_between_topics_group: 1,
+            can_mention_many_users_group: 1,
+            can_add_custom_emoji_group: 1,
+            empty_topic_display_name: "general chat".into(),
+            topics_policy: "allow_empty_topic".into(),
+            message_edit_history_visibility_policy: "all".into(),
+            max_message_length: 10000,
+            max_topic_length: 60,
+            settings_version: version,
+        };
+        RealmState { version, settings, linkifiers: Vec::new() }
+    }
+
+    #[test]
+    fn a_copy_is_served_only_at_the_version_it_was_read_at() {
+        remember(state(7001, 4));
+        assert_eq!(cached(7001, 4).map(|s| s.version), Some(4));
+        assert!(cached(7001, 5).is_none(), "a newer version must be read again");
+        assert!(cached(7001, 3).is_none());
+        assert!(cached(7002, 4).is_none(), "another organization's copy");
+        remember(state(7001, 5));
+        assert!(cached(7001, 4).is_none(), "the older copy is replaced");
+    }
+}

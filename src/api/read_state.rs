@@ -8,7 +8,7 @@ use crate::actions::read_state::{do_mark_all_as_read, do_mark_channel_as_read};
 use crate::api::messages::parse_anchor;
 use crate::context::RequestContext;
 use crate::db::message_window::{fetch_window, WindowRequest};
-use crate::db::{realm_settings, subscriptions};
+use crate::db::subscriptions;
 use crate::domain::channels::access_channel;
 use crate::domain::message_flags::MessageFlag;
 use crate::domain::narrow::parse_narrow;
@@ -85,7 +85,7 @@ pub async fn update_message_flags_for_narrow(ctx: &RequestContext) -> ApiResult<
     num_after = num_after.min(MAX_MESSAGES_PER_UPDATE - num_before);
     let terms = parse_narrow(&narrow)?;
     let anchor = parse_anchor(Some(&anchor), false)?;
-    let settings = realm_settings::by_realm_id(&ctx.db, me.realm_id).await?;
+    let realm = ctx.realm_state(me.realm_id).await?;
     let window = fetch_window(
         &ctx.db,
         &me,
@@ -95,7 +95,7 @@ pub async fn update_message_flags_for_narrow(ctx: &RequestContext) -> ApiResult<
             num_before,
             num_after,
             include_anchor,
-            empty_topic_display_name: &settings.empty_topic_display_name,
+            empty_topic_display_name: &realm.settings.empty_topic_display_name,
         },
     )
     .await?;
