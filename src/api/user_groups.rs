@@ -7,6 +7,7 @@ use crate::auth::require_member;
 use crate::context::RequestContext;
 use crate::db::user_groups::{self, MemberRow, SubgroupRow, UserGroupRow};
 use crate::db::users;
+use crate::domain::ids::UserId;
 use crate::domain::user_groups::groups_list;
 use crate::error::{ApiError, ApiResult};
 use crate::params::parse_int;
@@ -58,8 +59,8 @@ pub async fn create_user_group(ctx: &RequestContext) -> ApiResult<Reply> {
 pub async fn update_members(ctx: &RequestContext, group_id: &str) -> ApiResult<Reply> {
     let me = ctx.user().await?;
     let group_id = parse_id(group_id, "user_group_id")?;
-    let add: Vec<i64> = ctx.params.json_as("add", "a list")?.unwrap_or_default();
-    let delete: Vec<i64> = ctx.params.json_as("delete", "a list")?.unwrap_or_default();
+    let add: Vec<UserId> = ctx.params.json_as("add", "a list")?.unwrap_or_default();
+    let delete: Vec<UserId> = ctx.params.json_as("delete", "a list")?.unwrap_or_default();
     check_update_members(&ctx.db, &ctx.env, &me, group_id, &add, &delete).await?;
     Ok(Reply::ok())
 }

@@ -52,6 +52,7 @@ pub mod channel_folders;
 pub mod channels;
 pub mod drafts;
 pub mod edit_rendering;
+pub mod ids;
 pub mod linkifiers;
 pub mod message_edit;
 pub mod message_flags;
