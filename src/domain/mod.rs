@@ -57,6 +57,7 @@ pub mod linkifiers;
 pub mod message_edit;
 pub mod message_flags;
 pub mod messages;
+pub mod muted_users;
 pub mod narrow;
 pub mod navigation_views;
 pub mod organizations;
