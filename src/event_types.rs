@@ -6,6 +6,7 @@
 use serde::Serialize;
 use serde_json::{Map, Value};
 
+use crate::domain::ids::{ChannelId, MessageId, UserId};
 use crate::domain::message_flags::MessageFlag;
 use crate::domain::topics::VisibilityPolicy;
 
@@ -266,7 +267,7 @@ pub enum UserSettingsEvent {
 /// messages, move fields for a move; each group absent otherwise.
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct UpdateMessageEvent {
-    pub user_id: i64,
+    pub user_id: UserId,
     pub edit_timestamp: i64,
     pub message_id: i64,
     pub message_ids: Vec<i64>,
@@ -300,11 +301,11 @@ pub struct UpdateMessageEvent {
 /// The bulk `delete_message` event; `stream_id` and `topic` for channel messages.
 #[derive(Debug, Clone, Serialize)]
 pub struct DeleteMessageEvent {
-    pub message_ids: Vec<i64>,
+    pub message_ids: Vec<MessageId>,
     /// `stream` or `private`.
     pub message_type: &'static str,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub stream_id: Option<i64>,
+    pub stream_id: Option<ChannelId>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub topic: Option<String>,
 }

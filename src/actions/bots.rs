@@ -5,6 +5,7 @@ use worker::{D1Database, Env};
 
 use crate::actions::users::{check_create_user, do_issue_api_key, do_regenerate_api_key};
 use crate::db::users::{self, NewUser, UserRow};
+use crate::domain::ids::{RealmId, UserId};
 use crate::domain::users::Role;
 use crate::domain::users::{avatar_url, check_full_name, user_dict, UserDictOptions};
 use crate::error::{ApiError, ApiResult};
@@ -84,7 +85,7 @@ pub async fn check_create_bot(db: &D1Database, env: &Env, owner: &UserRow, bot: 
             err
         }
     })?;
-    let api_key = do_issue_api_key(db, env, owner.realm_id, bot_id).await?;
+    let api_key = do_issue_api_key(db, env, RealmId(owner.realm_id), UserId(bot_id)).await?;
 
     // One read for the new row and the audiences of both events.
     let everyone = users::all_in_realm(db, owner.realm_id).await?;
@@ -124,7 +125,7 @@ pub async fn check_regenerate_bot_api_key(db: &D1Database, env: &Env, acting: &U
     if !bot.is_bot() || !(acting.is_realm_admin() || bot.bot_owner_id == Some(acting.id)) {
         return Err(ApiError::bad_request("No such bot"));
     }
-    do_regenerate_api_key(db, env, bot.realm_id, bot.id).await
+    do_regenerate_api_key(db, env, RealmId(bot.realm_id), UserId(bot.id)).await
 }
 
 /// The current API key of each of the owner's active bots, by bot id. Their hashes are

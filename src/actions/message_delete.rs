@@ -10,6 +10,7 @@ use crate::db::message_edits::{self as q, DeleteSettingsRow, SubscriberRow};
 use crate::db::messages::MessageRow;
 use crate::db::user_groups;
 use crate::db::users::UserRow;
+use crate::domain::ids::{ChannelId, MessageId, RealmId};
 use crate::error::{ApiError, ApiResult};
 use crate::event_types::{DeleteMessageEvent, Event};
 use crate::events::{self, EventUser};
@@ -17,9 +18,9 @@ use crate::events::{self, EventUser};
 /// Zulip's rule: members of `can_delete_any_message_group` delete any message; others only
 /// their own (or their bots'), when in `can_delete_own_message_group`, within
 /// `message_content_delete_limit_seconds`.
-pub async fn check_delete_message(ctx: &RequestContext, user: &UserRow, message_id: i64) -> ApiResult<()> {
+pub async fn check_delete_message(ctx: &RequestContext, user: &UserRow, message_id: MessageId) -> ApiResult<()> {
     let db = &ctx.db;
-    let accessed = crate::domain::messages::access_message(db, user, message_id).await?;
+    let accessed = crate::domain::messages::access_message(db, user, message_id.0).await?;
     let message = accessed.message;
     let settings: DeleteSettingsRow = crate::db::first(q::delete_settings_stmt(db, user.realm_id)?)
         .await?
@@ -55,14 +56,14 @@ pub async fn check_delete_message(ctx: &RequestContext, user: &UserRow, message_
             }
         }
     }
-    delete_messages(ctx, user.realm_id, &[message.id]).await
+    delete_messages(ctx, RealmId(user.realm_id), &[MessageId(message.id)]).await
 }
 
 /// Deletes messages of one conversation and tells everyone who could see them. The event is
 /// Zulip's bulk form (`message_ids`); the event queues adapt it for clients without
 /// `bulk_message_deletion`.
-pub async fn delete_messages(ctx: &RequestContext, realm_id: i64, ids: &[i64]) -> ApiResult<()> {
-    let db = &ctx.db;
+pub async fn delete_messages(ctx: &RequestContext, realm_id: RealmId, ids: &[MessageId]) -> ApiResult<()> {
+    let (db, realm_id) = (&ctx.db, realm_id.0);
     let ids_json = serde_json::to_string(ids)?;
     let messages: Vec<MessageRow> = crate::db::all(crate::db::messages::by_ids_stmt(db, realm_id, &ids_json)?).await?;
     let Some(first) = messages.first() else { return Ok(()) };
@@ -91,7 +92,8 @@ pub async fn delete_messages(ctx: &RequestContext, realm_id: i64, ids: &[i64]) -
     }
     crate::db::run_batch(db, stmts).await?;
 
-    let event = delete_message_event(&ids, first.channel_id.map(|c| (c, first.topic.as_str())));
+    let message_ids: Vec<MessageId> = ids.iter().copied().map(MessageId).collect();
+    let event = delete_message_event(&message_ids, first.channel_id.map(|c| (ChannelId(c), first.topic.as_str())));
     let users: Vec<EventUser> = users.into_iter().map(EventUser::plain).collect();
     events::send_event(&ctx.env, realm_id, &event, &users).await;
     crate::actions::push::schedule_notification_removal(ctx, crate::actions::push::Removal::Deleted(ids.clone())).await;
@@ -101,7 +103,7 @@ pub async fn delete_messages(ctx: &RequestContext, realm_id: i64, ids: &[i64]) -
 /// Zulip's bulk `delete_message` event (`message_ids`); `channel`: the channel id and
 /// topic of channel messages. Event queues adapt it for clients without
 /// `bulk_message_deletion`.
-pub fn delete_message_event(ids: &[i64], channel: Option<(i64, &str)>) -> Event {
+pub fn delete_message_event(ids: &[MessageId], channel: Option<(ChannelId, &str)>) -> Event {
     Event::DeleteMessage(DeleteMessageEvent {
         message_ids: ids.to_vec(),
         message_type: if channel.is_some() { "stream" } else { "private" },
@@ -118,9 +120,9 @@ mod tests {
     #[test]
     fn delete_event_is_the_bulk_form() {
         assert_eq!(
-            serde_json::to_value(delete_message_event(&[3, 4], Some((7, "t")))).unwrap(),
+            serde_json::to_value(delete_message_event(&[MessageId(3), MessageId(4)], Some((ChannelId(7), "t")))).unwrap(),
             json!({"type": "delete_message", "message_ids": [3, 4], "message_type": "stream", "stream_id": 7, "topic": "t"})
         );
-        assert_eq!(serde_json::to_value(delete_message_event(&[3], None)).unwrap()["message_type"], "private");
+        assert_eq!(serde_json::to_value(delete_message_event(&[MessageId(3)], None)).unwrap()["message_type"], "private");
     }
 }

@@ -19,6 +19,7 @@ use crate::db::user_groups;
 use crate::db::users::UserRow;
 use crate::domain::channels::access;
 use crate::domain::edit_rendering::{self, Rendered};
+use crate::domain::ids::{ChannelId, MessageId, UserId};
 use crate::domain::message_edit::{self as rules, EditParams, EditPlan, EditorRights, PropagateMode, TopicMessage};
 use crate::domain::message_flags::{flag_names, READ};
 use crate::domain::messages::access_message;
@@ -36,9 +37,14 @@ pub struct EditResult {
 }
 
 /// Validates the edit, checks permissions, applies it and sends its events.
-pub async fn check_update_message(ctx: &RequestContext, user: &UserRow, message_id: i64, params: EditParams) -> ApiResult<EditResult> {
+pub async fn check_update_message(
+    ctx: &RequestContext,
+    user: &UserRow,
+    message_id: MessageId,
+    params: EditParams,
+) -> ApiResult<EditResult> {
     let db = &ctx.db;
-    let accessed = access_message(db, user, message_id).await?;
+    let accessed = access_message(db, user, message_id.0).await?;
     let message = accessed.message;
     let settings = realm_settings(db, user.realm_id).await?;
     let plan = rules::plan_edit(&message, &params, &settings)?;
@@ -402,7 +408,10 @@ async fn apply(
         .await;
     if let (Some(access), Some(scope)) = (&access, scope) {
         if !access.losing_access.is_empty() {
-            let event = crate::actions::message_delete::delete_message_event(&changed_ids, Some((scope.orig_channel.id, &message.topic)));
+            let event = crate::actions::message_delete::delete_message_event(
+                &changed_ids.iter().copied().map(MessageId).collect::<Vec<_>>(),
+                Some((ChannelId(scope.orig_channel.id), &message.topic)),
+            );
             let users: Vec<EventUser> = access.losing_access.iter().map(|id| EventUser::plain(*id)).collect();
             events::send_event(&ctx.env, user.realm_id, &event, &users).await;
         }
@@ -479,8 +488,15 @@ async fn send_update_event(
         Some(s) => Some((s.orig_channel.id, s.orig_channel.name.as_str())),
         None => message.channel_id.map(|id| (id, recipients.channel_name.unwrap_or_default())),
     };
-    let event =
-        update_message_event(user.id, now, message, plan, rendered.map(|r| (r.html.as_str(), r.is_me_message)), changed_ids, channel);
+    let event = update_message_event(
+        UserId(user.id),
+        now,
+        message,
+        plan,
+        rendered.map(|r| (r.html.as_str(), r.is_me_message)),
+        changed_ids,
+        channel,
+    );
     let mut users: BTreeMap<i64, Option<Vec<String>>> = BTreeMap::new();
     let losing: BTreeSet<i64> = access.map(|a| a.losing_rows.iter().copied().collect()).unwrap_or_default();
     for row in recipients.rows_before {
@@ -531,7 +547,7 @@ async fn send_update_event(
 /// `rendered`: the new HTML and `/me` status of a content edit; `channel`: the channel the
 /// message was in (channel messages).
 fn update_message_event(
-    editor_id: i64,
+    editor_id: UserId,
     now: i64,
     message: &MessageRow,
     plan: &EditPlan,
@@ -615,9 +631,16 @@ mod tests {
     #[test]
     fn content_edit_event_carries_old_and_new_content() {
         let plan = EditPlan { content: Some("new".into()), ..plan() };
-        let event =
-            serde_json::to_value(update_message_event(1, 50, &message(), &plan, Some(("<p>new</p>", false)), &[10], Some((7, "Verona"))))
-                .unwrap();
+        let event = serde_json::to_value(update_message_event(
+            UserId(1),
+            50,
+            &message(),
+            &plan,
+            Some(("<p>new</p>", false)),
+            &[10],
+            Some((7, "Verona")),
+        ))
+        .unwrap();
         assert_eq!(
             event,
             json!({
@@ -631,7 +654,8 @@ mod tests {
     #[test]
     fn move_event_names_both_channels_topics_and_mode() {
         let plan = EditPlan { topic: Some("new".into()), stream_id: Some(9), propagate_mode: PropagateMode::ChangeAll, ..plan() };
-        let event = serde_json::to_value(update_message_event(2, 50, &message(), &plan, None, &[10, 11], Some((7, "Verona")))).unwrap();
+        let event =
+            serde_json::to_value(update_message_event(UserId(2), 50, &message(), &plan, None, &[10, 11], Some((7, "Verona")))).unwrap();
         assert_eq!(event["propagate_mode"], "change_all");
         assert_eq!(event["new_stream_id"], 9);
         assert_eq!(event["orig_subject"], "old");

@@ -12,6 +12,7 @@ use crate::db::message_edits::{self as q, MoveChannelRow, SubscriberRow, KIND_NO
 use crate::db::messages::MessageRow;
 use crate::db::realm_settings::RealmSettingsRow;
 use crate::db::users::UserRow;
+use crate::domain::ids::{MessageId, RealmId};
 use crate::domain::message_edit::{self as rules, EditPlan, RESOLVE_UNDO_GRACE_SECONDS};
 use crate::domain::rendering::{resolution_stmts, resolved_from};
 use crate::error::{ApiError, ApiResult};
@@ -40,7 +41,7 @@ pub async fn after_move(ctx: &RequestContext, editor: &UserRow, n: &MoveNotice<'
     if plan.topic.is_some() && plan.content.is_none() && plan.stream_id.is_none() && plan.is_resolve_toggle() {
         match n.last_target_message {
             Some((id, sent, kind)) if kind == KIND_RESOLVE_TOPIC_NOTIFICATION && now - sent <= RESOLVE_UNDO_GRACE_SECONDS => {
-                message_delete::delete_messages(ctx, editor.realm_id, &[id]).await?;
+                message_delete::delete_messages(ctx, RealmId(editor.realm_id), &[MessageId(id)]).await?;
             }
             _ => {
                 let text = rules::resolve_notification(editor, plan.topic_resolved);

@@ -1,7 +1,6 @@
 //! Muting and unmuting users, with the `muted_users` event (and, when muting, the
 //! `update_message_flags` event of the muted user's messages marked read).
 
-use serde_json::json;
 use worker::{D1Database, Env};
 
 use crate::actions::notify_users;
@@ -9,12 +8,12 @@ use crate::db::muted_users::{self, MutedUserRow};
 use crate::db::user_messages::{self, MessageIdRow};
 use crate::db::users::UserRow;
 use crate::domain::message_flags::MessageFlag;
+use crate::domain::muted_users::muted_users_list;
 use crate::error::{ApiError, ApiResult};
 use crate::event_types::{Event, FlagsEvent};
 
 async fn send_list(env: &Env, me: &UserRow, list: &[MutedUserRow]) {
-    let list: Vec<_> = list.iter().map(|m| json!({ "id": m.id, "timestamp": m.timestamp })).collect();
-    notify_users(env, me.realm_id, &[me.id], &Event::MutedUsers { muted_users: list }).await;
+    notify_users(env, me.realm_id, &[me.id], &Event::MutedUsers { muted_users: muted_users_list(list) }).await;
 }
 
 /// Mutes `target` ("User already muted" if so) and marks its messages read for `me`, as

@@ -8,6 +8,7 @@ use crate::db::batch::Batch;
 use crate::db::reactions::{self, ReactionEmojiRow};
 use crate::db::realm_emoji::{self, RealmEmojiRow};
 use crate::db::users::UserRow;
+use crate::domain::ids::MessageId;
 use crate::domain::message_flags::NO_ROW;
 use crate::domain::messages::AccessedMessage;
 use crate::domain::reactions::{check_emoji_request, emoji_from_request};
@@ -97,7 +98,7 @@ pub async fn check_remove_reaction(
     db: &D1Database,
     env: &Env,
     me: &UserRow,
-    message_id: i64,
+    message_id: MessageId,
     name: Option<String>,
     code: Option<String>,
     reaction_type: Option<String>,
@@ -132,11 +133,12 @@ pub async fn do_remove_reaction(
     db: &D1Database,
     env: &Env,
     me: &UserRow,
-    message_id: i64,
+    message_id: MessageId,
     name: Option<&str>,
     code: Option<&str>,
     reaction_type: &str,
 ) -> ApiResult<()> {
+    let message_id = message_id.0;
     let deleted: Option<ReactionKey> = crate::db::first(reactions::delete_stmt(db, message_id, me.id, reaction_type, code, name)?).await?;
     let Some(key) = deleted else { return Err(ApiError::bad_request("Reaction doesn't exist.")) };
     let emoji = Emoji { name: key.emoji_name, code: key.emoji_code, reaction_type: key.reaction_type };

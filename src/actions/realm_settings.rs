@@ -8,6 +8,7 @@ use crate::db::realm_settings::{self, SettingValue};
 use crate::db::subscriptions;
 use crate::db::user_groups::GroupNameRow;
 use crate::db::users::UserRow;
+use crate::domain::user_groups::system_groups;
 use crate::error::{ApiError, ApiResult};
 use crate::event_types::{Event, RealmEvent};
 use crate::events::{send_event, EventUser};
@@ -43,7 +44,7 @@ pub async fn check_update_realm_settings(
         let found: Vec<GroupNameRow> = crate::db::all(crate::db::user_groups::active_names_stmt(db, admin.realm_id, &ids)?).await?;
         for setting in groups {
             let group = found.iter().find(|g| g.id == setting.group_id).ok_or_else(|| ApiError::bad_request("Invalid user group"))?;
-            if group.name == "role:internet" || (!setting.allow_everyone && group.name == "role:everyone") {
+            if group.name == system_groups::INTERNET || (!setting.allow_everyone && group.name == system_groups::EVERYONE) {
                 return Err(ApiError::bad_request(format!("'{}' setting cannot be set to '{}' group.", setting.name, group.name)));
             }
             changes.push((setting.name, SettingValue::Int(Some(setting.group_id))));

@@ -6,6 +6,7 @@ use worker::{D1Database, Env};
 use crate::auth::require_member;
 use crate::db::user_groups::{self, NewUserGroup, UserGroupRow};
 use crate::db::users::{self, UserRow};
+use crate::domain::ids::UserId;
 use crate::domain::user_groups::group_dict;
 use crate::error::{ApiError, ApiResult};
 use crate::event_types::{Event, UserGroupEvent};
@@ -130,12 +131,21 @@ pub async fn check_create_group(db: &D1Database, env: &Env, creator: &UserRow, g
 
 /// `POST /user_groups/{id}/members`: every addition must be new and every removal a
 /// current direct member; all checked before the one batch of writes.
-pub async fn check_update_members(db: &D1Database, env: &Env, user: &UserRow, group_id: i64, add: &[i64], delete: &[i64]) -> ApiResult<()> {
+pub async fn check_update_members(
+    db: &D1Database,
+    env: &Env,
+    user: &UserRow,
+    group_id: i64,
+    add: &[UserId],
+    delete: &[UserId],
+) -> ApiResult<()> {
+    let add: Vec<i64> = add.iter().map(|u| u.0).collect();
+    let delete: Vec<i64> = delete.iter().map(|u| u.0).collect();
     if add.is_empty() && delete.is_empty() {
         return Err(ApiError::bad_request("Nothing to do. Specify at least one of \"add\" or \"delete\"."));
     }
     let group = access_group_for_edit(db, user, group_id).await?;
-    let (add, delete) = (unique(add), unique(delete));
+    let (add, delete) = (unique(&add), unique(&delete));
     check_users(db, user.realm_id, &add).await?;
     let current = user_groups::explicit_member_ids(db, group.id).await?;
     if let Some(id) = add.iter().find(|id| current.contains(id)) {

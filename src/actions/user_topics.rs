@@ -9,13 +9,14 @@ use crate::db::realm_settings::{self, RealmSettingsRow};
 use crate::db::subscriptions::{self, ChannelViewRow};
 use crate::db::users::UserRow;
 use crate::db::{self, user_topics};
+use crate::domain::ids::ChannelId;
 use crate::domain::topics::{normalize_topic, VisibilityPolicy};
 use crate::error::{ApiError, ApiResult};
 use crate::events::{send_event, Event, EventUser};
 
 /// How the caller names the channel.
 pub enum ChannelRef {
-    Id(i64),
+    Id(ChannelId),
     Name(String),
 }
 
@@ -42,7 +43,7 @@ pub async fn do_set_user_topic_policy(
     let mut batch = Batch::new();
     let settings = batch.add::<RealmSettingsRow>(realm_settings::by_realm_id_stmt(db, me.realm_id)?);
     let found = batch.add::<ChannelViewRow>(match channel {
-        ChannelRef::Id(id) => subscriptions::by_id_for_user_stmt(db, me.realm_id, me.id, *id)?,
+        ChannelRef::Id(id) => subscriptions::by_id_for_user_stmt(db, me.realm_id, me.id, id.0)?,
         ChannelRef::Name(name) => subscriptions::by_name_for_user_stmt(db, me.realm_id, me.id, name)?,
     });
     let results = batch.run(db).await?;

@@ -7,6 +7,7 @@ use crate::db::{
     self, api_keys,
     users::{self, NewUser, UserRow},
 };
+use crate::domain::ids::{RealmId, UserId};
 use crate::domain::users::Role;
 use crate::domain::users::{check_full_name, user_dict, UserDictOptions};
 use crate::error::{ApiError, ApiResult};
@@ -15,7 +16,8 @@ use crate::secrets;
 
 /// The user's one API key (derived from the key version, see `secrets`), its hash stored
 /// for lookup if it is not yet: every login answers the same key. Two round trips.
-pub async fn do_issue_api_key(db: &D1Database, env: &Env, realm_id: i64, user_id: i64) -> ApiResult<String> {
+pub async fn do_issue_api_key(db: &D1Database, env: &Env, realm_id: RealmId, user_id: UserId) -> ApiResult<String> {
+    let (realm_id, user_id) = (realm_id.0, user_id.0);
     let secret = secrets::api_key_secret(env)?;
     let version: Option<api_keys::KeyVersionRow> = crate::db::first(api_keys::version_stmt(db, realm_id, user_id)?).await?;
     let version = version.ok_or_else(|| ApiError::internal("API key for a missing user"))?.api_key_version;
@@ -26,7 +28,8 @@ pub async fn do_issue_api_key(db: &D1Database, env: &Env, realm_id: i64, user_id
 
 /// Replaces the user's API key: the next key version; every older key stops working at
 /// once. One read, one atomic batch.
-pub async fn do_regenerate_api_key(db: &D1Database, env: &Env, realm_id: i64, user_id: i64) -> ApiResult<String> {
+pub async fn do_regenerate_api_key(db: &D1Database, env: &Env, realm_id: RealmId, user_id: UserId) -> ApiResult<String> {
+    let (realm_id, user_id) = (realm_id.0, user_id.0);
     let secret = secrets::api_key_secret(env)?;
     let version: Option<api_keys::KeyVersionRow> = crate::db::first(api_keys::version_stmt(db, realm_id, user_id)?).await?;
     let old = version.ok_or_else(|| ApiError::internal("API key for a missing user"))?.api_key_version;
@@ -118,13 +121,14 @@ pub async fn check_create_user_by_admin(
         timezone: "",
     };
     let user_id = check_create_user(db, &new_user, Some(password)).await?;
-    notify_user_added(db, env, admin.realm_id, user_id, realm_host).await?;
+    notify_user_added(db, env, RealmId(admin.realm_id), UserId(user_id), realm_host).await?;
     Ok(user_id)
 }
 
 /// The `realm_user` add event of a new account, to every active user.
-pub async fn notify_user_added(db: &D1Database, env: &worker::Env, realm_id: i64, user_id: i64, realm_host: &str) -> ApiResult<()> {
-    if let Some(user) = users::by_id(db, realm_id, user_id).await? {
+pub async fn notify_user_added(db: &D1Database, env: &worker::Env, realm_id: RealmId, user_id: UserId, realm_host: &str) -> ApiResult<()> {
+    let realm_id = realm_id.0;
+    if let Some(user) = users::by_id(db, realm_id, user_id.0).await? {
         let opts = UserDictOptions { realm_host, client_gravatar: false };
         let event = Event::RealmUser(RealmUserEvent::Add { person: user_dict(&user, &user, &opts) });
         crate::actions::notify_realm(db, env, realm_id, &event).await?;

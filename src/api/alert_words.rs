@@ -4,9 +4,7 @@ use serde_json::json;
 
 use crate::actions::alert_words::do_update_alert_words;
 use crate::context::RequestContext;
-use crate::db::alert_words::{self, WordRow};
-use crate::db::all;
-use crate::domain::alert_words::clean_alert_words;
+use crate::domain::alert_words::{alert_words_of, clean_alert_words};
 use crate::error::ApiResult;
 use crate::response::Reply;
 
@@ -14,8 +12,7 @@ use crate::response::Reply;
 /// Any user: `alert_words`, the caller's words in the order they were added.
 pub async fn list_alert_words(ctx: &RequestContext) -> ApiResult<Reply> {
     let me = ctx.user().await?;
-    let words: Vec<WordRow> = all(alert_words::for_user_stmt(&ctx.db, me.id)?).await?;
-    Ok(Reply::json(json!({ "alert_words": words.into_iter().map(|w| w.word).collect::<Vec<_>>() })))
+    Ok(Reply::json(json!({ "alert_words": alert_words_of(&ctx.db, me.id).await? })))
 }
 
 /// # `POST /users/me/alert_words`

@@ -1,11 +1,10 @@
 //! Channel folders: organization-wide; administrators create, update and reorder them.
 
-use serde_json::{json, Value};
+use serde_json::json;
 
 use crate::actions::channel_folders::{do_create_channel_folder, do_reorder_channel_folders, do_update_channel_folder, FolderChanges};
 use crate::context::RequestContext;
-use crate::db::channel_folders;
-use crate::domain::channel_folders::{folder_dict, invalid_folder_id};
+use crate::domain::channel_folders::{folders_of, invalid_folder_id};
 use crate::error::ApiResult;
 use crate::params::parse_int;
 use crate::response::Reply;
@@ -29,13 +28,7 @@ pub async fn create_channel_folder(ctx: &RequestContext) -> ApiResult<Reply> {
 pub async fn get_channel_folders(ctx: &RequestContext) -> ApiResult<Reply> {
     let me = ctx.user().await?;
     let include_archived = ctx.params.bool_or("include_archived", false)?;
-    let folders: Vec<Value> = channel_folders::in_realm(&ctx.db, me.realm_id)
-        .await?
-        .iter()
-        .filter(|f| include_archived || f.is_archived == 0)
-        .map(folder_dict)
-        .collect();
-    Ok(Reply::json(json!({ "channel_folders": folders })))
+    Ok(Reply::json(json!({ "channel_folders": folders_of(&ctx.db, me.realm_id, include_archived).await? })))
 }
 
 /// # `PATCH /channel_folders`

@@ -5,6 +5,7 @@ use serde_json::json;
 use crate::actions::users::do_issue_api_key;
 use crate::context::RequestContext;
 use crate::db::users;
+use crate::domain::ids::{RealmId, UserId};
 use crate::error::{ApiError, ApiResult};
 use crate::response::Reply;
 
@@ -31,7 +32,7 @@ pub async fn dev_fetch_api_key(ctx: &RequestContext) -> ApiResult<Reply> {
     if !user.is_active() {
         return Err(ApiError::user_deactivated());
     }
-    let api_key = do_issue_api_key(&ctx.db, &ctx.env, realm.id, user.id).await?;
+    let api_key = do_issue_api_key(&ctx.db, &ctx.env, RealmId(realm.id), UserId(user.id)).await?;
     Ok(Reply::json(json!({ "api_key": api_key, "email": user.email, "user_id": user.id })))
 }
 

@@ -4,8 +4,7 @@ use serde_json::json;
 
 use crate::actions::drafts::{self as actions, draft_not_found};
 use crate::context::RequestContext;
-use crate::db::{self, drafts};
-use crate::domain::drafts::{draft_dict, DraftData};
+use crate::domain::drafts::{drafts_of, DraftData};
 use crate::error::ApiResult;
 use crate::response::Reply;
 
@@ -17,8 +16,8 @@ fn draft_id(raw: &str) -> ApiResult<i64> {
 /// Any user: their drafts, oldest first, and their `count`.
 pub async fn get_drafts(ctx: &RequestContext) -> ApiResult<Reply> {
     let me = ctx.user().await?;
-    let rows: Vec<drafts::DraftRow> = db::all(drafts::of_user_stmt(&ctx.db, me.id)?).await?;
-    Ok(Reply::json(json!({ "count": rows.len(), "drafts": rows.iter().map(draft_dict).collect::<Vec<_>>() })))
+    let drafts = drafts_of(&ctx.db, me.id).await?;
+    Ok(Reply::json(json!({ "count": drafts.len(), "drafts": drafts })))
 }
 
 /// # `POST /drafts`

@@ -15,6 +15,7 @@ use worker::Env;
 use crate::actions::users::do_issue_api_key;
 use crate::context::RequestContext;
 use crate::db::users;
+use crate::domain::ids::{RealmId, UserId};
 use crate::domain::users::{user_dict, UserDictOptions};
 use crate::error::{ApiError, ApiResult};
 use crate::rate_limits::{self, Bucket};
@@ -100,7 +101,7 @@ pub async fn jwt_fetch_api_key(ctx: &RequestContext) -> ApiResult<Reply> {
     if !user.is_active() {
         return Err(ApiError::user_deactivated());
     }
-    let api_key = do_issue_api_key(&ctx.db, &ctx.env, realm.id, user.id).await?;
+    let api_key = do_issue_api_key(&ctx.db, &ctx.env, RealmId(realm.id), UserId(user.id)).await?;
     let mut body = json!({ "api_key": api_key, "email": user.delivery_email });
     if include_profile {
         let host = crate::api::users::realm_host(ctx);

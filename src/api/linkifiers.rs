@@ -1,11 +1,10 @@
 //! The organization's linkifiers.
 
-use serde_json::{json, Value};
+use serde_json::json;
 
 use crate::actions::linkifiers::{check_add_linkifier, check_reorder_linkifiers, check_update_linkifier, do_remove_linkifier};
 use crate::context::RequestContext;
-use crate::db::linkifiers;
-use crate::domain::linkifiers::{legacy_tuple, linkifier_dict};
+use crate::domain::linkifiers::linkifiers_of;
 use crate::error::{ApiError, ApiResult};
 use crate::response::Reply;
 
@@ -13,16 +12,14 @@ use crate::response::Reply;
 /// Any user: the linkifiers in the order they apply (`linkifiers`).
 pub async fn get_linkifiers(ctx: &RequestContext) -> ApiResult<Reply> {
     let me = ctx.user().await?;
-    let list: Vec<Value> = linkifiers::in_realm(&ctx.db, me.realm_id).await?.iter().map(linkifier_dict).collect();
-    Ok(Reply::json(json!({ "linkifiers": list })))
+    Ok(Reply::json(json!({ "linkifiers": linkifiers_of(&ctx.db, me.realm_id, false).await? })))
 }
 
 /// # `GET /realm/filters`
 /// Any user: the legacy shape, `filters` as `[pattern, url_template, id]` tuples.
 pub async fn get_filters_legacy(ctx: &RequestContext) -> ApiResult<Reply> {
     let me = ctx.user().await?;
-    let list: Vec<Value> = linkifiers::in_realm(&ctx.db, me.realm_id).await?.iter().map(legacy_tuple).collect();
-    Ok(Reply::json(json!({ "filters": list })))
+    Ok(Reply::json(json!({ "filters": linkifiers_of(&ctx.db, me.realm_id, true).await? })))
 }
 
 /// # `POST /realm/filters`

@@ -4,6 +4,7 @@ use serde_json::{json, Map, Value};
 
 use crate::actions::{message_delete, message_edit};
 use crate::context::RequestContext;
+use crate::domain::ids::MessageId;
 use crate::domain::message_edit::{EditParams, PropagateMode};
 use crate::domain::messages::access_message;
 use crate::domain::realm_settings::realm_settings;
@@ -11,8 +12,8 @@ use crate::error::{ApiError, ApiResult};
 use crate::params::parse_int;
 use crate::response::Reply;
 
-fn message_id(raw: &str) -> ApiResult<i64> {
-    parse_int(raw).filter(|id| *id >= 0).ok_or_else(|| ApiError::bad_request("Invalid message(s)"))
+fn message_id(raw: &str) -> ApiResult<MessageId> {
+    parse_int(raw).filter(|id| *id >= 0).map(MessageId).ok_or_else(|| ApiError::bad_request("Invalid message(s)"))
 }
 
 /// # `PATCH /messages/{message_id}`
@@ -60,7 +61,7 @@ pub async fn get_message_history(ctx: &RequestContext, raw_id: &str) -> ApiResul
     if policy == "none" {
         return Err(ApiError::bad_request("Message edit history is disabled in this organization"));
     }
-    let message = access_message(&ctx.db, &user, id).await?.message;
+    let message = access_message(&ctx.db, &user, id.0).await?.message;
     let shown_topic = |t: &str| -> String {
         if t.is_empty() && message.is_channel_message() && !allow_empty_topic_name {
             settings.empty_topic_display_name.clone()

@@ -5,6 +5,7 @@ use serde_json::json;
 use crate::actions::message_flags::do_update_message_flags;
 use crate::actions::user_topics::{do_set_user_topic_policy, ChannelAccess, ChannelRef};
 use crate::context::RequestContext;
+use crate::domain::ids::ChannelId;
 use crate::domain::message_flags::MessageFlag;
 use crate::domain::topics::VisibilityPolicy;
 use crate::error::{ApiError, ApiResult};
@@ -42,7 +43,7 @@ pub async fn update_user_topic(ctx: &RequestContext) -> ApiResult<Reply> {
     let topic = ctx.params.required_str("topic")?;
     let policy = ctx.params.required_int("visibility_policy")?;
     let policy = VisibilityPolicy::from_code(policy).ok_or_else(|| ApiError::bad_request("Invalid visibility_policy"))?;
-    do_set_user_topic_policy(&ctx.db, &ctx.env, &me, &ChannelRef::Id(stream_id), &topic, policy, ChannelAccess::CanSee).await?;
+    do_set_user_topic_policy(&ctx.db, &ctx.env, &me, &ChannelRef::Id(ChannelId(stream_id)), &topic, policy, ChannelAccess::CanSee).await?;
     Ok(Reply::ok())
 }
 
@@ -60,7 +61,7 @@ pub async fn update_muted_topic(ctx: &RequestContext) -> ApiResult<Reply> {
     let channel = match (stream_id, stream) {
         (Some(_), Some(_)) => return Err(ApiError::incompatible_parameters(&["stream_id", "stream"])),
         (None, None) => return Err(ApiError::bad_request("Missing 'stream_id' argument")),
-        (Some(id), None) => ChannelRef::Id(id),
+        (Some(id), None) => ChannelRef::Id(ChannelId(id)),
         (None, Some(name)) => ChannelRef::Name(name),
     };
     let policy = match op.as_str() {

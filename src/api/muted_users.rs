@@ -4,8 +4,7 @@ use serde_json::json;
 
 use crate::actions::muted_users::{do_mute_user, do_unmute_user};
 use crate::context::RequestContext;
-use crate::db::muted_users::{self, MutedUserRow};
-use crate::db::{all, users};
+use crate::domain::muted_users::{access_mute_target, muted_users_of};
 use crate::error::{ApiError, ApiResult};
 use crate::response::Reply;
 
@@ -13,15 +12,7 @@ use crate::response::Reply;
 /// Any user: `muted_users`, `{id, timestamp}` of each user they muted, oldest first.
 pub async fn get_muted_users(ctx: &RequestContext) -> ApiResult<Reply> {
     let me = ctx.user().await?;
-    let list: Vec<MutedUserRow> = all(muted_users::for_user_stmt(&ctx.db, me.id)?).await?;
-    let list: Vec<_> = list.iter().map(|m| json!({ "id": m.id, "timestamp": m.timestamp })).collect();
-    Ok(Reply::json(json!({ "muted_users": list })))
-}
-
-/// A user of the caller's organization by id, bots and deactivated users included.
-async fn target(ctx: &RequestContext, realm_id: i64, id: &str) -> ApiResult<crate::db::users::UserRow> {
-    let id = crate::params::parse_int(id).ok_or_else(|| ApiError::bad_request("No such user"))?;
-    users::by_id(&ctx.db, realm_id, id).await?.ok_or_else(|| ApiError::bad_request("No such user"))
+    Ok(Reply::json(json!({ "muted_users": muted_users_of(&ctx.db, me.id).await? })))
 }
 
 /// # `POST /users/me/muted_users/{muted_user_id}`
@@ -33,7 +24,7 @@ pub async fn mute_user(ctx: &RequestContext, id: &str) -> ApiResult<Reply> {
     if crate::params::parse_int(id) == Some(me.id) {
         return Err(ApiError::bad_request("Cannot mute self"));
     }
-    let user = target(ctx, me.realm_id, id).await?;
+    let user = access_mute_target(&ctx.db, me.realm_id, id).await?;
     do_mute_user(&ctx.db, &ctx.env, &me, &user).await?;
     Ok(Reply::ok())
 }
@@ -43,7 +34,7 @@ pub async fn mute_user(ctx: &RequestContext, id: &str) -> ApiResult<Reply> {
 /// user"); emits `muted_users`.
 pub async fn unmute_user(ctx: &RequestContext, id: &str) -> ApiResult<Reply> {
     let me = ctx.user().await?;
-    let user = target(ctx, me.realm_id, id).await?;
+    let user = access_mute_target(&ctx.db, me.realm_id, id).await?;
     do_unmute_user(&ctx.db, &ctx.env, &me, &user).await?;
     Ok(Reply::ok())
 }

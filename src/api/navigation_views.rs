@@ -1,12 +1,11 @@
 //! Navigation views: private to their owner. The path's `{fragment}` may contain slashes
 //! (`narrow/is/starred`), sent as is or percent-encoded.
 
-use serde_json::{json, Value};
+use serde_json::json;
 
 use crate::actions::navigation_views::{do_add_navigation_view, do_remove_navigation_view, do_update_navigation_view};
 use crate::context::RequestContext;
-use crate::db::navigation_views;
-use crate::domain::navigation_views::{non_blank, view_dict};
+use crate::domain::navigation_views::{non_blank, views_of};
 use crate::error::ApiResult;
 use crate::response::Reply;
 
@@ -14,8 +13,7 @@ use crate::response::Reply;
 /// Any user: their own views (`navigation_views`).
 pub async fn get_navigation_views(ctx: &RequestContext) -> ApiResult<Reply> {
     let me = ctx.user().await?;
-    let views: Vec<Value> = navigation_views::for_user(&ctx.db, me.id).await?.iter().map(view_dict).collect();
-    Ok(Reply::json(json!({ "navigation_views": views })))
+    Ok(Reply::json(json!({ "navigation_views": views_of(&ctx.db, me.id).await? })))
 }
 
 /// # `POST /navigation_views`

@@ -4,8 +4,7 @@ use serde_json::{json, Value};
 
 use crate::actions::profile_fields::{check_create_field, check_update_profile_data, FieldSpec};
 use crate::context::RequestContext;
-use crate::db::profile_fields;
-use crate::domain::profile_fields::{field_dict, SHORT_TEXT};
+use crate::domain::profile_fields::{fields_of, SHORT_TEXT};
 use crate::error::ApiResult;
 use crate::response::Reply;
 
@@ -13,8 +12,7 @@ use crate::response::Reply;
 /// Any user: the organization's fields in display order (`custom_fields`).
 pub async fn get_profile_fields(ctx: &RequestContext) -> ApiResult<Reply> {
     let me = ctx.user().await?;
-    let fields: Vec<Value> = profile_fields::in_realm(&ctx.db, me.realm_id).await?.iter().map(field_dict).collect();
-    Ok(Reply::json(json!({ "custom_fields": fields })))
+    Ok(Reply::json(json!({ "custom_fields": fields_of(&ctx.db, me.realm_id).await? })))
 }
 
 /// # `POST /realm/profile_fields`

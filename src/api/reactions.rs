@@ -2,6 +2,7 @@
 
 use crate::actions::reactions::{check_add_reaction, check_remove_reaction};
 use crate::context::RequestContext;
+use crate::domain::ids::MessageId;
 use crate::domain::messages::{access_message, invalid_message};
 use crate::error::{ApiError, ApiResult};
 use crate::params::parse_int;
@@ -46,6 +47,6 @@ pub async fn remove_reaction(ctx: &RequestContext, id: &str) -> ApiResult<Reply>
     }
     let message_id = parse_int(id).ok_or_else(invalid_message)?;
     access_message(&ctx.db, &me, message_id).await?;
-    check_remove_reaction(&ctx.db, &ctx.env, &me, message_id, name, code, reaction_type).await?;
+    check_remove_reaction(&ctx.db, &ctx.env, &me, MessageId(message_id), name, code, reaction_type).await?;
     Ok(Reply::ok())
 }

@@ -6,8 +6,7 @@ use worker::Response;
 use crate::actions::realm_emoji::{check_add_realm_emoji, check_remove_realm_emoji};
 use crate::actions::uploads::get_object;
 use crate::context::RequestContext;
-use crate::db::realm_emoji::{self, RealmEmojiRow};
-use crate::domain::realm_emoji::{realm_emoji_dict, still_storage_key, storage_key};
+use crate::domain::realm_emoji::{realm_emoji_of, still_storage_key, storage_key};
 use crate::error::{ApiError, ApiResult};
 use crate::params::parse_int;
 use crate::response::Reply;
@@ -17,8 +16,7 @@ use crate::response::Reply;
 /// (`emoji`).
 pub async fn list_emoji(ctx: &RequestContext) -> ApiResult<Reply> {
     let me = ctx.user().await?;
-    let rows: Vec<RealmEmojiRow> = crate::db::all(realm_emoji::in_realm_stmt(&ctx.db, me.realm_id)?).await?;
-    Ok(Reply::json(json!({ "emoji": realm_emoji_dict(&rows) })))
+    Ok(Reply::json(json!({ "emoji": realm_emoji_of(&ctx.db, me.realm_id).await? })))
 }
 
 /// # `POST /realm/emoji/{emoji_name}`

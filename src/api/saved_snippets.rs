@@ -1,11 +1,10 @@
 //! Saved snippets: private to their owner; another user's id answers like a missing one.
 
-use serde_json::{json, Value};
+use serde_json::json;
 
 use crate::actions::saved_snippets::{do_create_saved_snippet, do_delete_saved_snippet, do_edit_saved_snippet};
 use crate::context::RequestContext;
-use crate::db::saved_snippets;
-use crate::domain::saved_snippets::{snippet_dict, snippet_not_found};
+use crate::domain::saved_snippets::{snippet_not_found, snippets_of};
 use crate::error::ApiResult;
 use crate::params::parse_int;
 use crate::response::Reply;
@@ -14,8 +13,7 @@ use crate::response::Reply;
 /// Any user: their own snippets (`saved_snippets`), oldest first.
 pub async fn get_saved_snippets(ctx: &RequestContext) -> ApiResult<Reply> {
     let me = ctx.user().await?;
-    let snippets: Vec<Value> = saved_snippets::for_user(&ctx.db, me.id).await?.iter().map(snippet_dict).collect();
-    Ok(Reply::json(json!({ "saved_snippets": snippets })))
+    Ok(Reply::json(json!({ "saved_snippets": snippets_of(&ctx.db, me.id).await? })))
 }
 
 /// # `POST /saved_snippets`

@@ -7,7 +7,7 @@ use crate::actions::scheduled_messages::{self as actions, ScheduledEdit};
 use crate::api::messages::{channel_destination, direct_destination, realm_host};
 use crate::context::RequestContext;
 use crate::db::{self, scheduled_messages};
-use crate::domain::scheduled_messages::scheduled_message_dict;
+use crate::domain::scheduled_messages::scheduled_messages_of;
 use crate::error::{ApiError, ApiResult};
 use crate::response::Reply;
 
@@ -57,9 +57,7 @@ pub async fn create_scheduled_message(ctx: &RequestContext) -> ApiResult<Reply> 
 /// Any user: their own undelivered scheduled messages (pending and failed), soonest first.
 pub async fn get_scheduled_messages(ctx: &RequestContext) -> ApiResult<Reply> {
     let me = ctx.user().await?;
-    let rows: Vec<scheduled_messages::ScheduledMessageRow> = db::all(scheduled_messages::pending_of_sender_stmt(&ctx.db, me.id)?).await?;
-    let list: Vec<_> = rows.iter().map(scheduled_message_dict).collect();
-    Ok(Reply::json(json!({ "scheduled_messages": list })))
+    Ok(Reply::json(json!({ "scheduled_messages": scheduled_messages_of(&ctx.db, me.id).await? })))
 }
 
 /// # `PATCH /scheduled_messages/{scheduled_message_id}`

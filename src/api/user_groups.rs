@@ -5,9 +5,10 @@ use serde_json::json;
 use crate::actions::user_groups::{access_group, check_create_group, check_update_members, check_update_subgroups, NewGroup};
 use crate::auth::require_member;
 use crate::context::RequestContext;
-use crate::db::user_groups::{self, MemberRow, SubgroupRow, UserGroupRow};
+use crate::db::user_groups;
 use crate::db::users;
-use crate::domain::user_groups::groups_list;
+use crate::domain::ids::UserId;
+use crate::domain::user_groups::groups_of;
 use crate::error::{ApiError, ApiResult};
 use crate::params::parse_int;
 use crate::response::Reply;
@@ -23,19 +24,7 @@ pub async fn get_user_groups(ctx: &RequestContext) -> ApiResult<Reply> {
     let me = ctx.user().await?;
     require_member(&me)?;
     ctx.params.accept("include_deactivated_groups");
-    let results = crate::db::run_batch(
-        &ctx.db,
-        vec![
-            user_groups::in_realm_stmt(&ctx.db, me.realm_id)?,
-            user_groups::direct_members_stmt(&ctx.db, me.realm_id)?,
-            user_groups::subgroups_stmt(&ctx.db, me.realm_id)?,
-        ],
-    )
-    .await?;
-    let groups: Vec<UserGroupRow> = results[0].results()?;
-    let members: Vec<MemberRow> = results[1].results()?;
-    let subgroups: Vec<SubgroupRow> = results[2].results()?;
-    Ok(Reply::json(json!({ "user_groups": groups_list(&groups, &members, &subgroups) })))
+    Ok(Reply::json(json!({ "user_groups": groups_of(&ctx.db, me.realm_id).await? })))
 }
 
 /// # `POST /user_groups/create`
@@ -58,8 +47,8 @@ pub async fn create_user_group(ctx: &RequestContext) -> ApiResult<Reply> {
 pub async fn update_members(ctx: &RequestContext, group_id: &str) -> ApiResult<Reply> {
     let me = ctx.user().await?;
     let group_id = parse_id(group_id, "user_group_id")?;
-    let add: Vec<i64> = ctx.params.json_as("add", "a list")?.unwrap_or_default();
-    let delete: Vec<i64> = ctx.params.json_as("delete", "a list")?.unwrap_or_default();
+    let add: Vec<UserId> = ctx.params.json_as("add", "a list")?.unwrap_or_default();
+    let delete: Vec<UserId> = ctx.params.json_as("delete", "a list")?.unwrap_or_default();
     check_update_members(&ctx.db, &ctx.env, &me, group_id, &add, &delete).await?;
     Ok(Reply::ok())
 }

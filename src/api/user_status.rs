@@ -5,9 +5,8 @@ use serde_json::json;
 use crate::actions::user_status::{check_status_emoji, do_update_user_status};
 use crate::api::users::access_user;
 use crate::context::RequestContext;
-use crate::db::first;
-use crate::db::user_status::{self, StatusChange, UserStatusRow};
-use crate::domain::user_status::{clean_status_text, status_dict};
+use crate::db::user_status::StatusChange;
+use crate::domain::user_status::{clean_status_text, status_of};
 use crate::error::{ApiError, ApiResult};
 use crate::response::Reply;
 
@@ -57,6 +56,5 @@ pub async fn get_user_status(ctx: &RequestContext, user: &str) -> ApiResult<Repl
         return Err(ApiError::bad_request("No such user"));
     }
     let user = access_user(ctx, &me, user).await?;
-    let row: Option<UserStatusRow> = first(user_status::for_user_stmt(&ctx.db, user.id)?).await?;
-    Ok(Reply::json(json!({ "status": row.as_ref().map(status_dict).unwrap_or_else(|| json!({})) })))
+    Ok(Reply::json(json!({ "status": status_of(&ctx.db, user.id).await? })))
 }

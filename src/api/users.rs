@@ -7,6 +7,7 @@ use crate::actions::users as actions;
 use crate::context::RequestContext;
 use crate::db::profile_fields;
 use crate::db::users::{self, UserRow};
+use crate::domain::ids::{RealmId, UserId};
 use crate::domain::profile_fields::profile_data;
 use crate::domain::users::{check_full_name, user_dict, with_profile_data, Role, UserDictOptions};
 use crate::error::{ApiError, ApiResult};
@@ -172,6 +173,6 @@ pub async fn update_user(ctx: &RequestContext, user_id: &str) -> ApiResult<Reply
 /// Any user: replaces their API key; the old one stops working at once. Answers `api_key`.
 pub async fn regenerate_own_api_key(ctx: &RequestContext) -> ApiResult<Reply> {
     let me = ctx.user().await?;
-    let api_key = actions::do_regenerate_api_key(&ctx.db, &ctx.env, me.realm_id, me.id).await?;
+    let api_key = actions::do_regenerate_api_key(&ctx.db, &ctx.env, RealmId(me.realm_id), UserId(me.id)).await?;
     Ok(Reply::json(json!({ "api_key": api_key })))
 }

@@ -6,6 +6,7 @@ use worker::{query, D1Database, D1PreparedStatement, Result};
 
 use crate::domain::message_flags::{MENTIONED, READ, STREAM_WILDCARD_MENTIONED, TOPIC_WILDCARD_MENTIONED};
 use crate::domain::recipients::RecipientType;
+use crate::domain::user_groups::system_groups;
 use crate::domain::users::Role;
 
 /// Ids per statement in writes over many messages.
@@ -304,11 +305,13 @@ pub fn delete_settings_stmt(db: &D1Database, realm_id: i64) -> Result<D1Prepared
     query!(
         db,
         "SELECT COALESCE(r.can_delete_any_message_group, (SELECT g.id FROM user_groups g WHERE g.realm_id = r.id \
-           AND g.name = 'role:administrators' AND g.is_system_group = 1), 0) AS can_delete_any_message_group, \
+           AND g.name = ?2 AND g.is_system_group = 1), 0) AS can_delete_any_message_group, \
          COALESCE(r.can_delete_own_message_group, (SELECT g.id FROM user_groups g WHERE g.realm_id = r.id \
-           AND g.name = 'role:everyone' AND g.is_system_group = 1), 0) AS can_delete_own_message_group, \
+           AND g.name = ?3 AND g.is_system_group = 1), 0) AS can_delete_own_message_group, \
          r.message_content_delete_limit_seconds FROM realms r WHERE r.id = ?1",
-        realm_id
+        realm_id,
+        system_groups::ADMINISTRATORS,
+        system_groups::EVERYONE
     )
 }
 

@@ -1,15 +1,16 @@
 //! The message-related settings of an organization (columns of `realms`, migration 0003).
 
+use crate::domain::user_groups::system_groups;
 use serde::Deserialize;
 use worker::{query, D1Database, D1PreparedStatement, Result};
 
 /// Zulip's default system group of each group-valued setting (used when the column is null).
 pub const GROUP_SETTING_DEFAULTS: &[(&str, &str)] = &[
-    ("can_resolve_topics_group", "role:everyone"),
-    ("can_move_messages_between_channels_group", "role:members"),
-    ("can_move_messages_between_topics_group", "role:everyone"),
-    ("can_mention_many_users_group", "role:administrators"),
-    ("can_add_custom_emoji_group", "role:members"),
+    ("can_resolve_topics_group", system_groups::EVERYONE),
+    ("can_move_messages_between_channels_group", system_groups::MEMBERS),
+    ("can_move_messages_between_topics_group", system_groups::EVERYONE),
+    ("can_mention_many_users_group", system_groups::ADMINISTRATORS),
+    ("can_add_custom_emoji_group", system_groups::MEMBERS),
 ];
 
 #[derive(Debug, Clone, Deserialize)]

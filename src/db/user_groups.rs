@@ -3,24 +3,35 @@
 use serde::Deserialize;
 use worker::{query, D1Database, D1PreparedStatement, Result};
 
+use crate::domain::user_groups::system_groups;
 use crate::domain::users::Role;
 
 /// Zulip's system groups: name, the role whose users are direct members, and the direct
 /// subgroup (each role group contains the more privileged ones).
 pub const SYSTEM_GROUPS: &[(&str, Option<Role>, Option<&str>, &str)] = &[
-    ("role:owners", Some(Role::Owner), None, "Owners of this organization"),
-    ("role:administrators", Some(Role::Administrator), Some("role:owners"), "Administrators of this organization, including owners"),
-    ("role:moderators", Some(Role::Moderator), Some("role:administrators"), "Moderators of this organization, including administrators"),
+    (system_groups::OWNERS, Some(Role::Owner), None, "Owners of this organization"),
     (
-        "role:fullmembers",
+        system_groups::ADMINISTRATORS,
+        Some(Role::Administrator),
+        Some(system_groups::OWNERS),
+        "Administrators of this organization, including owners",
+    ),
+    (
+        system_groups::MODERATORS,
+        Some(Role::Moderator),
+        Some(system_groups::ADMINISTRATORS),
+        "Moderators of this organization, including administrators",
+    ),
+    (
+        system_groups::FULL_MEMBERS,
         Some(Role::Member),
-        Some("role:moderators"),
+        Some(system_groups::MODERATORS),
         "Members of this organization, not including new accounts and guests",
     ),
-    ("role:members", Some(Role::Member), Some("role:fullmembers"), "Members of this organization, not including guests"),
-    ("role:everyone", Some(Role::Guest), Some("role:members"), "Everyone in this organization, including guests"),
-    ("role:internet", None, Some("role:everyone"), "Everyone on the Internet"),
-    ("role:nobody", None, None, "Nobody"),
+    (system_groups::MEMBERS, Some(Role::Member), Some(system_groups::FULL_MEMBERS), "Members of this organization, not including guests"),
+    (system_groups::EVERYONE, Some(Role::Guest), Some(system_groups::MEMBERS), "Everyone in this organization, including guests"),
+    (system_groups::INTERNET, None, Some(system_groups::EVERYONE), "Everyone on the Internet"),
+    (system_groups::NOBODY, None, None, "Nobody"),
 ];
 
 #[derive(Debug, Clone, Deserialize)]

@@ -4,6 +4,9 @@
 
 use std::collections::HashSet;
 
+use worker::D1Database;
+
+use crate::db::alert_words::{self as db, WordRow};
 use crate::error::{ApiError, ApiResult};
 
 /// Zulip's limit on one alert word.
@@ -47,6 +50,12 @@ pub fn contains_alert_word(content: &str, word: &str) -> bool {
 /// The users (among `words`, user id and word) whom `content` alerts.
 pub fn alerted_users(content: &str, words: &[(i64, String)]) -> HashSet<i64> {
     words.iter().filter(|(_, word)| contains_alert_word(content, word)).map(|(user_id, _)| *user_id).collect()
+}
+
+/// The user's alert words in the order they were added. One round trip.
+pub async fn alert_words_of(db: &D1Database, user_id: i64) -> ApiResult<Vec<String>> {
+    let words: Vec<WordRow> = crate::db::all(db::for_user_stmt(db, user_id)?).await?;
+    Ok(words.into_iter().map(|w| w.word).collect())
 }
 
 #[cfg(test)]

@@ -2,7 +2,9 @@
 
 use serde_json::{json, Value};
 
-use crate::db::channel_folders::ChannelFolderRow;
+use worker::D1Database;
+
+use crate::db::channel_folders::{self, ChannelFolderRow};
 use crate::domain::register_state::{MAX_CHANNEL_FOLDER_DESCRIPTION_LENGTH, MAX_CHANNEL_FOLDER_NAME_LENGTH};
 use crate::domain::strings::bounded_text;
 use crate::error::{ApiError, ApiResult};
@@ -63,6 +65,13 @@ pub fn folder_dict(row: &ChannelFolderRow) -> Value {
         "is_archived": row.is_archived != 0,
         "order": row.sort_order,
     })
+}
+
+/// The organization's folders in display order as the API shows them; archived ones only
+/// when asked for. One round trip.
+pub async fn folders_of(db: &D1Database, realm_id: i64, include_archived: bool) -> ApiResult<Vec<Value>> {
+    let rows = channel_folders::in_realm(db, realm_id).await?;
+    Ok(rows.iter().filter(|f| include_archived || f.is_archived == 0).map(folder_dict).collect())
 }
 
 #[cfg(test)]

@@ -6,6 +6,7 @@ use serde_json::{json, Map, Value};
 
 use crate::db::subscriptions::{ChannelViewRow, SystemGroupRow};
 use crate::db::users::UserRow;
+use crate::domain::user_groups::system_groups;
 use crate::error::{ApiError, ApiResult};
 
 /// Zulip's palette for new subscriptions.
@@ -97,16 +98,16 @@ pub fn stream_dict(c: &ChannelViewRow, groups: &SystemGroups) -> Value {
         "stream_weekly_traffic": Value::Null,
         "is_archived": c.is_archived != 0,
         "subscriber_count": c.subscriber_count,
-        "can_add_subscribers_group": groups.id("role:nobody"),
-        "can_remove_subscribers_group": groups.id("role:administrators"),
-        "can_administer_channel_group": groups.id("role:nobody"),
-        "can_delete_any_message_group": groups.id("role:nobody"),
-        "can_delete_own_message_group": groups.id("role:nobody"),
-        "can_move_messages_out_of_channel_group": groups.id("role:nobody"),
-        "can_move_messages_within_channel_group": groups.id("role:nobody"),
-        "can_send_message_group": groups.id("role:everyone"),
-        "can_subscribe_group": groups.id("role:nobody"),
-        "can_resolve_topics_group": groups.id("role:nobody"),
+        "can_add_subscribers_group": groups.id(system_groups::NOBODY),
+        "can_remove_subscribers_group": groups.id(system_groups::ADMINISTRATORS),
+        "can_administer_channel_group": groups.id(system_groups::NOBODY),
+        "can_delete_any_message_group": groups.id(system_groups::NOBODY),
+        "can_delete_own_message_group": groups.id(system_groups::NOBODY),
+        "can_move_messages_out_of_channel_group": groups.id(system_groups::NOBODY),
+        "can_move_messages_within_channel_group": groups.id(system_groups::NOBODY),
+        "can_send_message_group": groups.id(system_groups::EVERYONE),
+        "can_subscribe_group": groups.id(system_groups::NOBODY),
+        "can_resolve_topics_group": groups.id(system_groups::NOBODY),
     })
 }
 

@@ -3,7 +3,9 @@
 use serde::Deserialize;
 use serde_json::{json, Value};
 
-use crate::db::drafts::DraftRow;
+use worker::D1Database;
+
+use crate::db::drafts::{self, DraftRow};
 use crate::error::{ApiError, ApiResult};
 
 /// A draft as clients send it (Zulip's `DraftData`; unknown keys are refused).
@@ -51,6 +53,12 @@ pub fn draft_dict(row: &DraftRow) -> Value {
         "content": row.content,
         "timestamp": row.last_edit_time,
     })
+}
+
+/// The user's drafts as the API shows them, oldest first. One round trip.
+pub async fn drafts_of(db: &D1Database, user_id: i64) -> ApiResult<Vec<Value>> {
+    let rows: Vec<DraftRow> = crate::db::all(drafts::of_user_stmt(db, user_id)?).await?;
+    Ok(rows.iter().map(draft_dict).collect())
 }
 
 #[cfg(test)]

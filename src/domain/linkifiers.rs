@@ -5,7 +5,9 @@ use std::collections::BTreeSet;
 use iri_string::template::UriTemplateStr;
 use serde_json::{json, Value};
 
-use crate::db::linkifiers::LinkifierRow;
+use worker::D1Database;
+
+use crate::db::linkifiers::{self, LinkifierRow};
 use crate::error::{ApiError, ApiResult};
 use crate::markdown::{compile_linkifier_pattern, Linkifier};
 
@@ -68,6 +70,13 @@ pub fn check_order(ordered: &[i64], existing: &[LinkifierRow]) -> ApiResult<()> 
         return Err(ApiError::bad_request("The ordered list must enumerate all existing linkifiers exactly once"));
     }
     Ok(())
+}
+
+/// The organization's linkifiers in the order they apply, as the API shows them (`legacy`:
+/// `[pattern, url_template, id]` tuples). One round trip.
+pub async fn linkifiers_of(db: &D1Database, realm_id: i64, legacy: bool) -> ApiResult<Vec<Value>> {
+    let rows = linkifiers::in_realm(db, realm_id).await?;
+    Ok(rows.iter().map(if legacy { legacy_tuple } else { linkifier_dict }).collect())
 }
 
 #[cfg(test)]

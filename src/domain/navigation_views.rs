@@ -3,7 +3,9 @@
 
 use serde_json::{json, Value};
 
-use crate::db::navigation_views::NavigationViewRow;
+use worker::D1Database;
+
+use crate::db::navigation_views::{self, NavigationViewRow};
 use crate::error::{ApiError, ApiResult};
 
 /// Fragments of Zulip's built-in views, which take no name.
@@ -46,6 +48,11 @@ pub fn view_not_found() -> ApiError {
 
 pub fn view_dict(row: &NavigationViewRow) -> Value {
     json!({ "fragment": row.fragment, "is_pinned": row.is_pinned != 0, "name": row.name })
+}
+
+/// The user's navigation views as the API shows them. One round trip.
+pub async fn views_of(db: &D1Database, user_id: i64) -> ApiResult<Vec<Value>> {
+    Ok(navigation_views::for_user(db, user_id).await?.iter().map(view_dict).collect())
 }
 
 #[cfg(test)]

@@ -3,7 +3,9 @@
 
 use serde_json::{json, Map, Value};
 
-use crate::db::profile_fields::{ProfileFieldRow, ProfileValueRow};
+use worker::D1Database;
+
+use crate::db::profile_fields::{self, ProfileFieldRow, ProfileValueRow};
 use crate::error::{ApiError, ApiResult};
 
 pub const SHORT_TEXT: i64 = 1;
@@ -206,6 +208,12 @@ pub fn is_url(s: &str) -> bool {
 /// Markdown processor); mentions are not resolved there.
 pub fn render_markdown(s: &str) -> String {
     crate::markdown::render(s, &crate::markdown::Resolved::default()).html
+}
+
+/// The organization's custom profile fields in display order, as the API shows them. One
+/// round trip.
+pub async fn fields_of(db: &D1Database, realm_id: i64) -> ApiResult<Vec<Value>> {
+    Ok(profile_fields::in_realm(db, realm_id).await?.iter().map(field_dict).collect())
 }
 
 #[cfg(test)]

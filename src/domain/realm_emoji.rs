@@ -2,7 +2,9 @@
 
 use serde_json::{json, Map, Value};
 
-use crate::db::realm_emoji::RealmEmojiRow;
+use worker::D1Database;
+
+use crate::db::realm_emoji::{self, RealmEmojiRow};
 use crate::db::users::UserRow;
 use crate::error::{ApiError, ApiResult};
 
@@ -195,6 +197,13 @@ pub fn realm_emoji_dict(rows: &[RealmEmojiRow]) -> Value {
 pub fn new_file_name(extension: &str) -> String {
     let random: String = crate::secrets::random_bytes::<8>().iter().map(|b| format!("{b:02x}")).collect();
     format!("{random}.{extension}")
+}
+
+/// Every custom emoji of the organization, deactivated ones included, keyed by id. One
+/// round trip.
+pub async fn realm_emoji_of(db: &D1Database, realm_id: i64) -> ApiResult<Value> {
+    let rows: Vec<RealmEmojiRow> = crate::db::all(realm_emoji::in_realm_stmt(db, realm_id)?).await?;
+    Ok(realm_emoji_dict(&rows))
 }
 
 #[cfg(test)]

@@ -39,6 +39,7 @@ use crate::domain::recipients::RecipientType;
 use crate::domain::saved_snippets::snippet_dict;
 use crate::domain::scheduled_messages::scheduled_message_dict;
 use crate::domain::topics::VisibilityPolicy;
+use crate::domain::user_groups::system_groups;
 use crate::domain::user_status::status_dict;
 use crate::domain::users::Role;
 use crate::domain::users::{avatar_url, user_dict, UserDictOptions};
@@ -491,25 +492,25 @@ fn realm_state(
         "realm_signup_announcements_stream_id": -1,
         "realm_zulip_update_announcements_stream_id": -1,
         "realm_billing": {"has_pending_sponsorship_request": false},
-        "realm_can_add_subscribers_group": g("role:members"),
-        "realm_can_delete_any_message_group": g("role:administrators"),
-        "realm_can_delete_own_message_group": g("role:everyone"),
-        "realm_can_set_delete_message_policy_group": g("role:moderators"),
-        "realm_can_set_topics_policy_group": g("role:moderators"),
-        "realm_can_invite_users_group": g("role:members"),
-        "realm_can_create_groups": g("role:members"),
-        "realm_can_create_bots_group": g("role:members"),
-        "realm_can_create_write_only_bots_group": g("role:members"),
-        "realm_can_manage_all_groups": g("role:owners"),
-        "realm_can_manage_billing_group": g("role:administrators"),
-        "realm_can_create_public_channel_group": g("role:members"),
-        "realm_can_create_private_channel_group": g("role:members"),
-        "realm_can_create_web_public_channel_group": g("role:owners"),
-        "realm_create_multiuse_invite_group": g("role:administrators"),
-        "realm_direct_message_initiator_group": g("role:everyone"),
-        "realm_direct_message_permission_group": g("role:everyone"),
-        "realm_can_access_all_users_group": g("role:everyone"),
-        "realm_can_summarize_topics_group": g("role:everyone"),
+        "realm_can_add_subscribers_group": g(system_groups::MEMBERS),
+        "realm_can_delete_any_message_group": g(system_groups::ADMINISTRATORS),
+        "realm_can_delete_own_message_group": g(system_groups::EVERYONE),
+        "realm_can_set_delete_message_policy_group": g(system_groups::MODERATORS),
+        "realm_can_set_topics_policy_group": g(system_groups::MODERATORS),
+        "realm_can_invite_users_group": g(system_groups::MEMBERS),
+        "realm_can_create_groups": g(system_groups::MEMBERS),
+        "realm_can_create_bots_group": g(system_groups::MEMBERS),
+        "realm_can_create_write_only_bots_group": g(system_groups::MEMBERS),
+        "realm_can_manage_all_groups": g(system_groups::OWNERS),
+        "realm_can_manage_billing_group": g(system_groups::ADMINISTRATORS),
+        "realm_can_create_public_channel_group": g(system_groups::MEMBERS),
+        "realm_can_create_private_channel_group": g(system_groups::MEMBERS),
+        "realm_can_create_web_public_channel_group": g(system_groups::OWNERS),
+        "realm_create_multiuse_invite_group": g(system_groups::ADMINISTRATORS),
+        "realm_direct_message_initiator_group": g(system_groups::EVERYONE),
+        "realm_direct_message_permission_group": g(system_groups::EVERYONE),
+        "realm_can_access_all_users_group": g(system_groups::EVERYONE),
+        "realm_can_summarize_topics_group": g(system_groups::EVERYONE),
         "zulip_plan_is_not_limited": true,
         "upgrade_text_for_wide_organization_logo": "",
         "jitsi_server_url": "https://meet.jit.si",
@@ -618,9 +619,9 @@ fn user_groups(data: &StateData, system: &SystemGroups) -> Vec<Value> {
                 None => members.get(&g.id).cloned().unwrap_or_default(),
             };
             let (manage, members_group) = if g.is_system_group != 0 {
-                (system.id("role:nobody"), system.id("role:nobody"))
+                (system.id(system_groups::NOBODY), system.id(system_groups::NOBODY))
             } else {
-                (system.id("role:administrators"), system.id("role:everyone"))
+                (system.id(system_groups::ADMINISTRATORS), system.id(system_groups::EVERYONE))
             };
             json!({
                 "id": g.id,
@@ -636,7 +637,7 @@ fn user_groups(data: &StateData, system: &SystemGroups) -> Vec<Value> {
                 "can_join_group": &manage,
                 "can_leave_group": if g.is_system_group != 0 { &manage } else { &members_group },
                 "can_manage_group": &manage,
-                "can_mention_group": if g.is_system_group != 0 { system.id("role:everyone") } else { members_group.clone() },
+                "can_mention_group": if g.is_system_group != 0 { system.id(system_groups::EVERYONE) } else { members_group.clone() },
                 "can_remove_members_group": &manage,
             })
         })

@@ -2,7 +2,9 @@
 
 use serde_json::{json, Value};
 
-use crate::db::saved_snippets::SavedSnippetRow;
+use worker::D1Database;
+
+use crate::db::saved_snippets::{self, SavedSnippetRow};
 use crate::domain::strings::required_text;
 use crate::error::{ApiError, ApiResult};
 
@@ -27,6 +29,11 @@ pub fn snippet_not_found() -> ApiError {
 /// The API object (`saved_snippets` of `GET /saved_snippets`, register and events).
 pub fn snippet_dict(row: &SavedSnippetRow) -> Value {
     json!({ "id": row.id, "title": row.title, "content": row.content, "date_created": row.date_created })
+}
+
+/// The user's snippets as the API shows them, oldest first. One round trip.
+pub async fn snippets_of(db: &D1Database, user_id: i64) -> ApiResult<Vec<Value>> {
+    Ok(saved_snippets::for_user(db, user_id).await?.iter().map(snippet_dict).collect())
 }
 
 #[cfg(test)]

@@ -2,7 +2,10 @@
 
 use serde_json::{json, Value};
 
-use crate::db::scheduled_messages::ScheduledMessageRow;
+use worker::D1Database;
+
+use crate::db::scheduled_messages::{self, ScheduledMessageRow};
+use crate::error::ApiResult;
 
 /// Zulip's ScheduledMessage object (`GET /scheduled_messages`, register state, events).
 pub fn scheduled_message_dict(row: &ScheduledMessageRow) -> Value {
@@ -25,6 +28,13 @@ pub fn scheduled_message_dict(row: &ScheduledMessageRow) -> Value {
         }
     }
     dict
+}
+
+/// The user's undelivered scheduled messages (pending and failed), soonest first. One round
+/// trip.
+pub async fn scheduled_messages_of(db: &D1Database, user_id: i64) -> ApiResult<Vec<Value>> {
+    let rows: Vec<ScheduledMessageRow> = crate::db::all(scheduled_messages::pending_of_sender_stmt(db, user_id)?).await?;
+    Ok(rows.iter().map(scheduled_message_dict).collect())
 }
 
 #[cfg(test)]

@@ -4,7 +4,24 @@ use std::collections::BTreeMap;
 
 use serde_json::{json, Value};
 
-use crate::db::user_groups::{MemberRow, SubgroupRow, UserGroupRow};
+use worker::D1Database;
+
+use crate::db::batch::Batch;
+use crate::db::user_groups::{self, MemberRow, SubgroupRow, UserGroupRow};
+use crate::error::ApiResult;
+
+/// Zulip's system group names: one group per role (each containing the more privileged
+/// ones), plus `role:internet` and `role:nobody`.
+pub mod system_groups {
+    pub const OWNERS: &str = "role:owners";
+    pub const ADMINISTRATORS: &str = "role:administrators";
+    pub const MODERATORS: &str = "role:moderators";
+    pub const FULL_MEMBERS: &str = "role:fullmembers";
+    pub const MEMBERS: &str = "role:members";
+    pub const EVERYONE: &str = "role:everyone";
+    pub const INTERNET: &str = "role:internet";
+    pub const NOBODY: &str = "role:nobody";
+}
 
 /// A group as `GET /user_groups` and the `user_group` add event show it: `members` are the
 /// active direct members (for system groups, the users of the role), `direct_subgroup_ids`
@@ -43,4 +60,15 @@ pub fn groups_list(groups: &[UserGroupRow], members: &[MemberRow], subgroups: &[
             group_dict(g, members, subs)
         })
         .collect()
+}
+
+/// Every group of the organization (system groups included) with its direct members and
+/// subgroups, as `GET /user_groups` lists them. One batch.
+pub async fn groups_of(db: &D1Database, realm_id: i64) -> ApiResult<Vec<Value>> {
+    let mut batch = Batch::new();
+    let groups = batch.add::<UserGroupRow>(user_groups::in_realm_stmt(db, realm_id)?);
+    let members = batch.add::<MemberRow>(user_groups::direct_members_stmt(db, realm_id)?);
+    let subgroups = batch.add::<SubgroupRow>(user_groups::subgroups_stmt(db, realm_id)?);
+    let results = batch.run(db).await?;
+    Ok(groups_list(&results.rows(groups)?, &results.rows(members)?, &results.rows(subgroups)?))
 }

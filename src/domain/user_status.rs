@@ -2,7 +2,9 @@
 
 use serde_json::{json, Map, Value};
 
-use crate::db::user_status::UserStatusRow;
+use worker::D1Database;
+
+use crate::db::user_status::{self, UserStatusRow};
 use crate::error::{ApiError, ApiResult};
 
 /// Zulip's limit on `status_text`.
@@ -33,6 +35,12 @@ pub fn clean_status_text(text: &str) -> ApiResult<String> {
         return Err(ApiError::bad_request(format!("status_text is too long (limit: {MAX_STATUS_TEXT_LENGTH} characters)")));
     }
     Ok(text.to_string())
+}
+
+/// A user's status as the API shows it (`{}` for none). One round trip.
+pub async fn status_of(db: &D1Database, user_id: i64) -> ApiResult<Value> {
+    let row: Option<UserStatusRow> = crate::db::first(user_status::for_user_stmt(db, user_id)?).await?;
+    Ok(row.as_ref().map(status_dict).unwrap_or_else(|| json!({})))
 }
 
 #[cfg(test)]
