@@ -11,7 +11,10 @@ cd "$(dirname "$0")/.."
 log_level=info
 if [[ "${1:-}" == "--log-level" ]]; then log_level=$2; shift 2; fi
 
-port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+port=$(free_port)
+# The devtools port too: the default (9229) may be taken by another server on the machine.
+inspector_port=$(free_port)
 state=$(mktemp -d "${TMPDIR:-/tmp}/team-chat-test.XXXXXX")
 log="$state/wrangler.log"
 wrangler=node_modules/.bin/wrangler
@@ -35,7 +38,7 @@ if [[ "${PUSH_RELAY:-on}" != off ]]; then
 fi
 
 # Its own session, so that stopping it by PID also stops workerd, its child.
-setsid "$wrangler" dev --ip 127.0.0.1 --port "$port" --persist-to "$state" \
+setsid "$wrangler" dev --ip 127.0.0.1 --port "$port" --inspector-port "$inspector_port" --persist-to "$state" \
   --log-level "$log_level" --show-interactive-dev-session=false \
   --var EVENT_QUEUE_IDLE_TIMEOUT_SECS:"${EVENT_QUEUE_IDLE_TIMEOUT_SECS:-6}" \
   --var EVENT_QUEUE_HEARTBEAT_SECS:"${EVENT_QUEUE_HEARTBEAT_SECS:-3}" \

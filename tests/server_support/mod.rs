@@ -45,6 +45,8 @@ impl Server {
             "warn",
             "--show-interactive-dev-session=false",
         ]);
+        // A devtools port of its own: the default (9229) may be taken by another server.
+        command.args(["--inspector-port", &free_port().to_string()]);
         for var in vars {
             command.args(["--var", var]);
         }
