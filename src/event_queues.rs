@@ -93,3 +93,25 @@ pub async fn ping_hub(env: &Env, realm_id: i64) -> ApiResult<()> {
     let (_, pong, _) = call::<Value>(&hub(env, realm_id)?, Method::Post, "/ping", Some(&())).await?;
     pong.map(|_| ()).ok_or_else(|| ApiError::internal("RealmHub did not answer the ping"))
 }
+
+/// `make bench`'s fan-out floor: a bare long-poll held in one Durable Object (the shard
+/// class, under a name no organization uses), until [`bench_wake`].
+fn bench_room(env: &Env, room: &str) -> ApiResult<Stub> {
+    Ok(env.durable_object(bindings::EVENT_QUEUE_SHARD)?.id_from_name(&format!("bench:{room}"))?.get_stub()?)
+}
+
+pub async fn bench_wait(env: &Env, room: &str) -> ApiResult<()> {
+    call::<Value>(&bench_room(env, room)?, Method::Post, "/bench/wait", Some(&())).await.map(|_| ())
+}
+
+/// How many bare long-polls the room holds.
+pub async fn bench_waiting(env: &Env, room: &str) -> ApiResult<Value> {
+    let (_, waiting, _) = call::<Value>(&bench_room(env, room)?, Method::Get, "/bench/waiting", None::<&()>).await?;
+    waiting.ok_or_else(|| ApiError::internal("bench room did not answer"))
+}
+
+/// One storage write in the room, then every held long-poll answers.
+pub async fn bench_wake(env: &Env, room: &str) -> ApiResult<Value> {
+    let (_, woken, _) = call::<Value>(&bench_room(env, room)?, Method::Post, "/bench/wake", Some(&())).await?;
+    woken.ok_or_else(|| ApiError::internal("bench room did not answer"))
+}

@@ -128,6 +128,12 @@ async fn dispatch(ctx: &RequestContext, path: &[&str]) -> ApiResult<Reply> {
         (Get, ["dev_bench", "noop"]) => dev_bench::noop(ctx).await,
         (Post, ["dev_bench", "d1_write"]) => dev_bench::d1_write(ctx).await,
         (Post, ["dev_bench", "durable_object"]) => dev_bench::durable_object(ctx).await,
+        (Get, ["dev_bench", "d1_read"]) => dev_bench::d1_read(ctx).await,
+        (Get, ["dev_bench", "d1_read_rows"]) => dev_bench::d1_read_rows(ctx).await,
+        (Post, ["dev_bench", "d1_batch"]) => dev_bench::d1_batch(ctx).await,
+        (Post, ["dev_bench", "fan_out", "wait"]) => dev_bench::fan_out_wait(ctx).await,
+        (Get, ["dev_bench", "fan_out", "waiting"]) => dev_bench::fan_out_waiting(ctx).await,
+        (Post, ["dev_bench", "fan_out", "wake"]) => dev_bench::fan_out_wake(ctx).await,
 
         // Event queues and typing
         (Post, ["register"]) => events::register(ctx).await,

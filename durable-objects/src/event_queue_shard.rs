@@ -54,6 +54,8 @@ pub struct EventQueueShard {
     waiters: RefCell<HashMap<String, Vec<oneshot::Sender<()>>>>,
     /// Deliveries seen, for the development fault injection.
     deliveries: Cell<u64>,
+    /// `make bench`'s fan-out floor (development only): bare long-polls held here.
+    bench_waiters: RefCell<Vec<oneshot::Sender<()>>>,
 }
 
 #[derive(Deserialize)]
@@ -89,7 +91,13 @@ impl DurableObject for EventQueueShard {
         if let Err(err) = state.storage().sql().exec(SCHEMA, None) {
             worker::console_error!("EventQueueShard schema: {err}");
         }
-        EventQueueShard { state, env, waiters: RefCell::new(HashMap::new()), deliveries: Cell::new(0) }
+        EventQueueShard {
+            state,
+            env,
+            waiters: RefCell::new(HashMap::new()),
+            deliveries: Cell::new(0),
+            bench_waiters: RefCell::new(Vec::new()),
+        }
     }
 
     async fn fetch(&self, mut req: Request) -> Result<Response> {
@@ -131,6 +139,26 @@ impl DurableObject for EventQueueShard {
                         json_response(&serde_json::json!({}), 200)
                     }
                 }
+            }
+            (Method::Post, "/bench/wait") if self.development() => {
+                let (tx, rx) = oneshot::channel();
+                self.bench_waiters.borrow_mut().push(tx);
+                let _ = rx.await;
+                json_response(&serde_json::json!({}), 200)
+            }
+            (Method::Get, "/bench/waiting") if self.development() => {
+                self.bench_waiters.borrow_mut().retain(|w| !w.is_canceled());
+                json_response(&serde_json::json!({ "waiting": self.bench_waiters.borrow().len() }), 200)
+            }
+            (Method::Post, "/bench/wake") if self.development() => {
+                run(
+                    &self.sql(),
+                    "INSERT INTO meta (key, value) VALUES ('bench', '1') ON CONFLICT (key) DO UPDATE SET value = value + 1",
+                    vec![],
+                )?;
+                let waiters = std::mem::take(&mut *self.bench_waiters.borrow_mut());
+                let woken = waiters.into_iter().filter_map(|w| w.send(()).ok()).count();
+                json_response(&serde_json::json!({ "woken": woken }), 200)
             }
             _ => Response::error("no such command", 404),
         }
@@ -251,7 +279,7 @@ impl EventQueueShard {
     /// every Nth delivery fails before storing anything, so tests can prove that a failing
     /// shard loses no event.
     fn injected_fault(&self) -> bool {
-        let development = self.env.var("DEVELOPMENT").map(|v| v.to_string() == "true").unwrap_or(false);
+        let development = self.development();
         let every = var_secs(&self.env, "EVENT_QUEUE_SHARD_FAULT_EVERY", 0);
         if !development || every == 0 {
             return false;
@@ -259,6 +287,10 @@ impl EventQueueShard {
         let n = self.deliveries.get() + 1;
         self.deliveries.set(n);
         n.is_multiple_of(every)
+    }
+
+    fn development(&self) -> bool {
+        self.env.var("DEVELOPMENT").map(|v| v.to_string() == "true").unwrap_or(false)
     }
 
     fn wake(&self, queue_id: &str) {
