@@ -240,83 +240,14 @@ fn main() {
     }
     api.ok("POST", "/dev_bench/d1_batch", None, &[]);
 
-    eprintln!("measuring reads ...");
-    let d1_read = rate(&base, 1, &Call::new("GET", "/dev_bench/d1_read", None, &[]));
-    let me = rate(&base, 1, &Call::new("GET", "/users/me", Some(&hamlet), &[]));
-    figures.push(Figure {
-        name: "`GET /users/me` (c=1)".into(),
-        server: format!("{:.0} req/s", me.per_sec),
-        floor: format!("one D1 read: {:.0} req/s", d1_read.per_sec),
-        ratio: me.per_sec / d1_read.per_sec,
-        goal: "rate / floor",
-    });
-    let one = rate(&base, 1, &Call::new("GET", format!("/messages/{message_id}"), Some(&hamlet), &[]));
-    figures.push(Figure {
-        name: "`GET /messages/{id}` (c=1)".into(),
-        server: format!("{:.0} req/s, p50 {:.1} ms", one.per_sec, one.p50_ms),
-        floor: format!("one D1 read: {:.0} req/s, p50 {:.1} ms", d1_read.per_sec, d1_read.p50_ms),
-        ratio: one.per_sec / d1_read.per_sec,
-        goal: "rate / floor ≥ 0.7",
-    });
-    let rows = rate(&base, 1, &Call::new("GET", "/dev_bench/d1_read_rows", None, &[]));
-    let narrow = serde_json::json!([{ "operator": "channel", "operand": channel_id }]).to_string();
-    let window = rate(
-        &base,
-        1,
-        &Call::new(
-            "GET",
-            "/messages",
-            Some(&hamlet),
-            &[("anchor", "newest"), ("num_before", "100"), ("num_after", "0"), ("narrow", &narrow)],
-        ),
-    );
-    figures.push(Figure {
-        name: "`GET /messages`, newest 100 of a channel (c=1)".into(),
-        server: format!("{:.0} req/s", window.per_sec),
-        floor: format!("one D1 read of 100 rows: {:.0} req/s", rows.per_sec),
-        ratio: window.per_sec / rows.per_sec,
-        goal: "rate / floor ≥ 0.6",
-    });
-
-    eprintln!("measuring writes ...");
-    for (concurrency, goal) in [(1, "rate / floor ≥ 0.5"), (8, "rate / floor ≥ 0.4")] {
-        let batch = rate(&base, concurrency, &Call::new("POST", "/dev_bench/d1_batch", None, &[]));
-        let sends = rate(&base, concurrency, &send);
-        figures.push(Figure {
-            name: format!("`POST /messages` to a 12-subscriber channel (c={concurrency})"),
-            server: format!("{:.0} req/s", sends.per_sec),
-            floor: format!("one 5-statement D1 batch: {:.0} req/s", batch.per_sec),
-            ratio: sends.per_sec / batch.per_sec,
-            goal,
-        });
-    }
-
-    eprintln!("measuring registration ...");
-    // Full state (no event_types, no fetch_event_types), one at a time; othello's queues
-    // are deleted at once so that they receive nothing later.
-    let mut alone = Vec::new();
-    for _ in 0..REGISTER_ALONE {
-        let t = Instant::now();
-        let body = api.ok("POST", "/register", Some(&othello), &[]);
-        alone.push(t.elapsed().as_secs_f64() * 1000.0);
-        api.ok("DELETE", "/events", Some(&othello), &[("queue_id", body["queue_id"].as_str().unwrap())]);
-    }
-    let alone = median(alone);
-    figures.push(Figure {
-        name: "`POST /register`, full state, alone".into(),
-        server: format!("p50 {alone:.1} ms"),
-        floor: format!("one D1 read: p50 {:.1} ms", d1_read.p50_ms),
-        ratio: alone / d1_read.p50_ms,
-        goal: "time / floor (≈ round trips)",
-    });
-    let reads_ms = total_ms(
-        REGISTRATIONS,
-        REGISTER_CONCURRENCY,
-        |api| {
-            api.ok("GET", "/dev_bench/d1_read", None, &[]);
-        },
-        &base,
-    );
+    // `BENCH_ONLY=fan_out`: only the fan-out figures (for profiling them).
+    let only_fan_out = std::env::var("BENCH_ONLY").is_ok_and(|v| v == "fan_out");
+    let reads_ms = if only_fan_out {
+        f64::NAN
+    } else {
+        eprintln!("measuring reads ...");
+        request_figures(&base, &api, &[&hamlet, &othello], channel_id, message_id, &send, &mut figures)
+    };
 
     eprintln!("measuring fan-out ...");
     let mut registrations_ms = None;
@@ -347,6 +278,97 @@ fn main() {
         );
     }
     print_table(&figures);
+}
+
+/// The request figures; answers the time of [`REGISTRATIONS`] one-read requests, the floor
+/// of the registration figure that the fan-out measures.
+fn request_figures(
+    base: &str,
+    api: &Api,
+    users: &[&User; 2],
+    channel_id: i64,
+    message_id: i64,
+    send: &Call,
+    figures: &mut Vec<Figure>,
+) -> f64 {
+    let [hamlet, othello] = *users;
+    let base = base.to_string();
+    let d1_read = rate(&base, 1, &Call::new("GET", "/dev_bench/d1_read", None, &[]));
+    let me = rate(&base, 1, &Call::new("GET", "/users/me", Some(hamlet), &[]));
+    figures.push(Figure {
+        name: "`GET /users/me` (c=1)".into(),
+        server: format!("{:.0} req/s", me.per_sec),
+        floor: format!("one D1 read: {:.0} req/s", d1_read.per_sec),
+        ratio: me.per_sec / d1_read.per_sec,
+        goal: "rate / floor",
+    });
+    let one = rate(&base, 1, &Call::new("GET", format!("/messages/{message_id}"), Some(hamlet), &[]));
+    figures.push(Figure {
+        name: "`GET /messages/{id}` (c=1)".into(),
+        server: format!("{:.0} req/s, p50 {:.1} ms", one.per_sec, one.p50_ms),
+        floor: format!("one D1 read: {:.0} req/s, p50 {:.1} ms", d1_read.per_sec, d1_read.p50_ms),
+        ratio: one.per_sec / d1_read.per_sec,
+        goal: "rate / floor ≥ 0.7",
+    });
+    let rows = rate(&base, 1, &Call::new("GET", "/dev_bench/d1_read_rows", None, &[]));
+    let narrow = serde_json::json!([{ "operator": "channel", "operand": channel_id }]).to_string();
+    let window = rate(
+        &base,
+        1,
+        &Call::new(
+            "GET",
+            "/messages",
+            Some(hamlet),
+            &[("anchor", "newest"), ("num_before", "100"), ("num_after", "0"), ("narrow", &narrow)],
+        ),
+    );
+    figures.push(Figure {
+        name: "`GET /messages`, newest 100 of a channel (c=1)".into(),
+        server: format!("{:.0} req/s", window.per_sec),
+        floor: format!("one D1 read of 100 rows: {:.0} req/s", rows.per_sec),
+        ratio: window.per_sec / rows.per_sec,
+        goal: "rate / floor ≥ 0.6",
+    });
+
+    eprintln!("measuring writes ...");
+    for (concurrency, goal) in [(1, "rate / floor ≥ 0.5"), (8, "rate / floor ≥ 0.4")] {
+        let batch = rate(&base, concurrency, &Call::new("POST", "/dev_bench/d1_batch", None, &[]));
+        let sends = rate(&base, concurrency, send);
+        figures.push(Figure {
+            name: format!("`POST /messages` to a 12-subscriber channel (c={concurrency})"),
+            server: format!("{:.0} req/s", sends.per_sec),
+            floor: format!("one 5-statement D1 batch: {:.0} req/s", batch.per_sec),
+            ratio: sends.per_sec / batch.per_sec,
+            goal,
+        });
+    }
+
+    eprintln!("measuring registration ...");
+    // Full state (no event_types, no fetch_event_types), one at a time; othello's queues
+    // are deleted at once so that they receive nothing later.
+    let mut alone = Vec::new();
+    for _ in 0..REGISTER_ALONE {
+        let t = Instant::now();
+        let body = api.ok("POST", "/register", Some(othello), &[]);
+        alone.push(t.elapsed().as_secs_f64() * 1000.0);
+        api.ok("DELETE", "/events", Some(othello), &[("queue_id", body["queue_id"].as_str().unwrap())]);
+    }
+    let alone = median(alone);
+    figures.push(Figure {
+        name: "`POST /register`, full state, alone".into(),
+        server: format!("p50 {alone:.1} ms"),
+        floor: format!("one D1 read: p50 {:.1} ms", d1_read.p50_ms),
+        ratio: alone / d1_read.p50_ms,
+        goal: "time / floor (≈ round trips)",
+    });
+    total_ms(
+        REGISTRATIONS,
+        REGISTER_CONCURRENCY,
+        |api| {
+            api.ok("GET", "/dev_bench/d1_read", None, &[]);
+        },
+        &base,
+    )
 }
 
 /// What each poller reports: its index, when it answered, what it found.
@@ -401,10 +423,19 @@ fn fan_out_floor(base: &str, n: usize) -> f64 {
         }
         let sent = Instant::now();
         Api::new(base, 0).ok("POST", "/dev_bench/fan_out/wake", None, &[("room", &room)]);
-        let last = rx.iter().take(n).map(|(_, at, ())| at).max().unwrap_or(sent);
+        let answered = sent.elapsed();
+        let arrivals: Vec<Instant> = rx.iter().take(n).map(|(_, at, ())| at).collect();
+        let first = arrivals.iter().min().copied().unwrap_or(sent);
+        let last = arrivals.iter().max().copied().unwrap_or(sent);
         for p in pollers {
             p.join().unwrap();
         }
+        eprintln!(
+            "  floor n={n}: wake answered {:.1} ms, first long-poll {:.1} ms, last {:.1} ms",
+            answered.as_secs_f64() * 1000.0,
+            (first - sent).as_secs_f64() * 1000.0,
+            (last - sent).as_secs_f64() * 1000.0
+        );
         times.push((last - sent).as_secs_f64() * 1000.0);
     }
     median(times)
@@ -472,15 +503,24 @@ fn fan_out(base: &str, sender: &User, receiver: &User, n: usize) -> (f64, usize,
             Some(sender),
             &[("type", "direct"), ("to", &to), ("content", &format!("fan-out to {n}, round {round}"))],
         );
+        let answered = sent.elapsed();
+        let mut first_arrival = None::<Instant>;
         let mut last_arrival = sent;
         let mut delivered = 0;
         for (i, at, last) in rx.iter().take(n) {
             if let Some(last) = last {
                 delivered += 1;
+                first_arrival = Some(first_arrival.map_or(at, |f| f.min(at)));
                 last_arrival = last_arrival.max(at);
                 last_ids.lock().unwrap()[i] = last;
             }
         }
+        eprintln!(
+            "  server n={n}: POST /messages answered {:.1} ms, first long-poll {:.1} ms, last {:.1} ms",
+            answered.as_secs_f64() * 1000.0,
+            (first_arrival.unwrap_or(sent) - sent).as_secs_f64() * 1000.0,
+            (last_arrival - sent).as_secs_f64() * 1000.0
+        );
         for p in pollers {
             let _ = p.join();
         }
