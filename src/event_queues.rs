@@ -115,3 +115,15 @@ pub async fn bench_wake(env: &Env, room: &str) -> ApiResult<Value> {
     let (_, woken, _) = call::<Value>(&bench_room(env, room)?, Method::Post, "/bench/wake", Some(&())).await?;
     woken.ok_or_else(|| ApiError::internal("bench room did not answer"))
 }
+
+/// How many long-polls wait in the organization's shards `0..shards` (`make bench` sends
+/// its fan-out message only once every one waits).
+pub async fn bench_waiting_polls(env: &Env, realm_id: i64, shards: u32) -> ApiResult<u64> {
+    let mut waiting = 0;
+    for shard in 0..shards {
+        let stub = env.durable_object(bindings::EVENT_QUEUE_SHARD)?.id_from_name(&shard_name(realm_id, shard))?.get_stub()?;
+        let (_, counted, _) = call::<Value>(&stub, Method::Get, "/bench/waiting_polls", None::<&()>).await?;
+        waiting += counted.and_then(|c| c["waiting"].as_u64()).unwrap_or(0);
+    }
+    Ok(waiting)
+}

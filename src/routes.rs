@@ -134,6 +134,7 @@ async fn dispatch(ctx: &RequestContext, path: &[&str]) -> ApiResult<Reply> {
         (Post, ["dev_bench", "fan_out", "wait"]) => dev_bench::fan_out_wait(ctx).await,
         (Get, ["dev_bench", "fan_out", "waiting"]) => dev_bench::fan_out_waiting(ctx).await,
         (Post, ["dev_bench", "fan_out", "wake"]) => dev_bench::fan_out_wake(ctx).await,
+        (Get, ["dev_bench", "fan_out", "waiting_polls"]) => dev_bench::fan_out_waiting_polls(ctx).await,
 
         // Event queues and typing
         (Post, ["register"]) => events::register(ctx).await,

@@ -150,6 +150,10 @@ impl DurableObject for EventQueueShard {
                 self.bench_waiters.borrow_mut().retain(|w| !w.is_canceled());
                 json_response(&serde_json::json!({ "waiting": self.bench_waiters.borrow().len() }), 200)
             }
+            (Method::Get, "/bench/waiting_polls") if self.development() => {
+                let waiting: usize = self.waiters.borrow().values().map(|list| list.iter().filter(|w| !w.is_canceled()).count()).sum();
+                json_response(&serde_json::json!({ "waiting": waiting }), 200)
+            }
             (Method::Post, "/bench/wake") if self.development() => {
                 run(
                     &self.sql(),

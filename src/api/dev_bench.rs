@@ -89,3 +89,14 @@ pub async fn fan_out_wake(ctx: &RequestContext) -> ApiResult<Reply> {
     require_development(ctx)?;
     Ok(Reply::json(crate::event_queues::bench_wake(&ctx.env, &room(ctx)?).await?))
 }
+
+/// # `GET /dev_bench/fan_out/waiting_polls`
+/// How many `GET /events` long-polls wait in the organization's shards `0..shards`:
+/// `{"waiting": n}`.
+pub async fn fan_out_waiting_polls(ctx: &RequestContext) -> ApiResult<Reply> {
+    require_development(ctx)?;
+    let shards = ctx.params.required_int("shards")?.clamp(0, 1000) as u32;
+    let realm = ctx.realm().await?;
+    let waiting = crate::event_queues::bench_waiting_polls(&ctx.env, realm.id, shards).await?;
+    Ok(Reply::json(json!({ "waiting": waiting })))
+}
