@@ -190,12 +190,22 @@ struct Figure {
     goal: &'static str,
 }
 
+fn row(f: &Figure) -> String {
+    format!("| {} | {} | {} | {:.2} | {} |", f.name, f.server, f.floor, f.ratio, f.goal)
+}
+
+/// Adds a figure, and prints it at once (a run cut short keeps what it measured).
+fn push(figures: &mut Vec<Figure>, figure: Figure) {
+    eprintln!("{}", row(&figure));
+    figures.push(figure);
+}
+
 fn print_table(figures: &[Figure]) {
     println!();
     println!("| figure | this server | floor | ratio | goal |");
     println!("|---|---|---|---|---|");
     for f in figures {
-        println!("| {} | {} | {} | {:.2} | {} |", f.name, f.server, f.floor, f.ratio, f.goal);
+        println!("{}", row(f));
     }
 }
 
@@ -262,13 +272,19 @@ fn main() {
         if n == REGISTRATIONS {
             registrations_ms = Some(reg_ms);
         }
-        figures.push(Figure {
-            name: format!("one message to {n} waiting long-polls, all delivered ({shards} shard{})", if shards == 1 { "" } else { "s" }),
-            server: format!("{project:.0} ms, lost {lost}"),
-            floor: format!("{n} long-polls in ONE Durable Object, one write: {floor:.0} ms"),
-            ratio: project / floor,
-            goal: "time / floor ≤ 1.3, lost 0",
-        });
+        push(
+            &mut figures,
+            Figure {
+                name: format!(
+                    "one message to {n} waiting long-polls, all delivered ({shards} shard{})",
+                    if shards == 1 { "" } else { "s" }
+                ),
+                server: format!("{project:.0} ms, lost {lost}"),
+                floor: format!("{n} long-polls in ONE Durable Object, one write: {floor:.0} ms"),
+                ratio: project / floor,
+                goal: "time / floor ≤ 1.3, lost 0",
+            },
+        );
     }
     if let Some(reg_ms) = registrations_ms {
         figures.insert(
@@ -300,21 +316,27 @@ fn request_figures(
     let base = base.to_string();
     let d1_read = rate(&base, 1, &Call::new("GET", "/dev_bench/d1_read", None, &[]));
     let me = rate(&base, 1, &Call::new("GET", "/users/me", Some(hamlet), &[]));
-    figures.push(Figure {
-        name: "`GET /users/me` (c=1)".into(),
-        server: format!("{:.0} req/s", me.per_sec),
-        floor: format!("one D1 read: {:.0} req/s", d1_read.per_sec),
-        ratio: me.per_sec / d1_read.per_sec,
-        goal: "rate / floor",
-    });
+    push(
+        figures,
+        Figure {
+            name: "`GET /users/me` (c=1)".into(),
+            server: format!("{:.0} req/s", me.per_sec),
+            floor: format!("one D1 read: {:.0} req/s", d1_read.per_sec),
+            ratio: me.per_sec / d1_read.per_sec,
+            goal: "rate / floor",
+        },
+    );
     let one = rate(&base, 1, &Call::new("GET", format!("/messages/{message_id}"), Some(hamlet), &[]));
-    figures.push(Figure {
-        name: "`GET /messages/{id}` (c=1)".into(),
-        server: format!("{:.0} req/s, p50 {:.1} ms", one.per_sec, one.p50_ms),
-        floor: format!("one D1 read: {:.0} req/s, p50 {:.1} ms", d1_read.per_sec, d1_read.p50_ms),
-        ratio: one.per_sec / d1_read.per_sec,
-        goal: "rate / floor ≥ 0.7",
-    });
+    push(
+        figures,
+        Figure {
+            name: "`GET /messages/{id}` (c=1)".into(),
+            server: format!("{:.0} req/s, p50 {:.1} ms", one.per_sec, one.p50_ms),
+            floor: format!("one D1 read: {:.0} req/s, p50 {:.1} ms", d1_read.per_sec, d1_read.p50_ms),
+            ratio: one.per_sec / d1_read.per_sec,
+            goal: "rate / floor ≥ 0.7",
+        },
+    );
     let rows = rate(&base, 1, &Call::new("GET", "/dev_bench/d1_read_rows", None, &[]));
     let narrow = serde_json::json!([{ "operator": "channel", "operand": channel_id }]).to_string();
     let window = rate(
@@ -327,25 +349,31 @@ fn request_figures(
             &[("anchor", "newest"), ("num_before", "100"), ("num_after", "0"), ("narrow", &narrow)],
         ),
     );
-    figures.push(Figure {
-        name: "`GET /messages`, newest 100 of a channel (c=1)".into(),
-        server: format!("{:.0} req/s", window.per_sec),
-        floor: format!("one D1 read of 100 rows: {:.0} req/s", rows.per_sec),
-        ratio: window.per_sec / rows.per_sec,
-        goal: "rate / floor ≥ 0.6",
-    });
+    push(
+        figures,
+        Figure {
+            name: "`GET /messages`, newest 100 of a channel (c=1)".into(),
+            server: format!("{:.0} req/s", window.per_sec),
+            floor: format!("one D1 read of 100 rows: {:.0} req/s", rows.per_sec),
+            ratio: window.per_sec / rows.per_sec,
+            goal: "rate / floor ≥ 0.6",
+        },
+    );
 
     eprintln!("measuring writes ...");
     for (concurrency, goal) in [(1, "rate / floor ≥ 0.5"), (8, "rate / floor ≥ 0.4")] {
         let batch = rate(&base, concurrency, &Call::new("POST", "/dev_bench/d1_batch", None, &[]));
         let sends = rate(&base, concurrency, send);
-        figures.push(Figure {
-            name: format!("`POST /messages` to a 12-subscriber channel (c={concurrency})"),
-            server: format!("{:.0} req/s", sends.per_sec),
-            floor: format!("one 5-statement D1 batch: {:.0} req/s", batch.per_sec),
-            ratio: sends.per_sec / batch.per_sec,
-            goal,
-        });
+        push(
+            figures,
+            Figure {
+                name: format!("`POST /messages` to a 12-subscriber channel (c={concurrency})"),
+                server: format!("{:.0} req/s", sends.per_sec),
+                floor: format!("one 5-statement D1 batch: {:.0} req/s", batch.per_sec),
+                ratio: sends.per_sec / batch.per_sec,
+                goal,
+            },
+        );
     }
 
     eprintln!("measuring registration ...");
@@ -359,13 +387,16 @@ fn request_figures(
         api.ok("DELETE", "/events", Some(othello), &[("queue_id", body["queue_id"].as_str().unwrap())]);
     }
     let alone = median(alone);
-    figures.push(Figure {
-        name: "`POST /register`, full state, alone".into(),
-        server: format!("p50 {alone:.1} ms"),
-        floor: format!("one D1 read: p50 {:.1} ms", d1_read.p50_ms),
-        ratio: alone / d1_read.p50_ms,
-        goal: "time / floor (≈ round trips)",
-    });
+    push(
+        figures,
+        Figure {
+            name: "`POST /register`, full state, alone".into(),
+            server: format!("p50 {alone:.1} ms"),
+            floor: format!("one D1 read: p50 {:.1} ms", d1_read.p50_ms),
+            ratio: alone / d1_read.p50_ms,
+            goal: "time / floor (≈ round trips)",
+        },
+    );
     total_ms(
         REGISTRATIONS,
         REGISTER_CONCURRENCY,
