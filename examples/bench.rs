@@ -1,26 +1,34 @@
-//! `make bench`: event delivery latency against the platform floor of the same run.
+//! `make bench`: every performance figure of the server beside its platform floor, measured
+//! in the same run against a private `wrangler dev` on 127.0.0.1 (TEST_SERVER_URL), as a
+//! ratio.
 //!
-//! Prints, for a private `wrangler dev` on 127.0.0.1 (TEST_SERVER_URL):
-//! - the floor: a trivial route, one D1 write, one Durable Object round trip;
-//! - the latency from `POST /messages` answering to the message event reaching a waiting
-//!   long-poll (median, p99 over MESSAGES messages);
-//! - the time until one message has reached every one of 10, 100 and 1000 waiting
-//!   long-polls, with a count of lost deliveries (must be 0).
+//! Floors (development-only `dev_bench` routes, the same worker path as an API call):
+//! one D1 read, one D1 read of 100 rows, one 5-statement D1 write batch, and N bare
+//! long-polls held in ONE Durable Object woken by one storage write.
 //!
-//! Bounded: a fixed number of requests, and every wait has a deadline.
+//! Throughput figures are the median of [`ROUNDS`] rounds of at most [`ROUND_REQUESTS`]
+//! requests or [`ROUND_TIME`] each; fan-out figures the median of [`ROUNDS`] messages. A
+//! benchmark, not a test: no figure fails the run; only a server error does.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{mpsc, Arc, Barrier};
+use std::sync::{mpsc, Arc, Barrier, Mutex};
 use std::thread;
 use std::time::{Duration, Instant};
 
 use base64::Engine;
 use serde_json::Value;
 
-const FLOOR_SAMPLES: usize = 200;
-const MESSAGES: usize = 200;
+const ROUNDS: usize = 3;
+const ROUND_REQUESTS: usize = 300;
+const ROUND_TIME: Duration = Duration::from_secs(3);
+const REGISTER_ALONE: usize = 15;
+const REGISTRATIONS: usize = 1000;
+const REGISTER_CONCURRENCY: usize = 16;
 const FAN_OUTS: [usize; 3] = [10, 100, 1000];
 const DEADLINE: Duration = Duration::from_secs(120);
+
+/// Bare long-polls the platform refused (and the bench repeated), reported with the floor.
+static REFUSED: AtomicUsize = AtomicUsize::new(0);
 
 struct Api {
     base: String,
@@ -33,14 +41,29 @@ struct User {
     id: i64,
 }
 
+/// One request of a measured figure.
+#[derive(Clone)]
+struct Call {
+    method: &'static str,
+    path: String,
+    user: Option<User>,
+    form: Vec<(String, String)>,
+}
+
+impl Call {
+    fn new(method: &'static str, path: impl Into<String>, user: Option<&User>, form: &[(&str, &str)]) -> Call {
+        Call { method, path: path.into(), user: user.cloned(), form: form.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect() }
+    }
+}
+
 impl Api {
-    fn new(base: String, connections: usize) -> Api {
+    fn new(base: &str, connections: usize) -> Api {
         let agent = ureq::AgentBuilder::new()
             .timeout(Duration::from_secs(90))
             .max_idle_connections(connections)
             .max_idle_connections_per_host(connections)
             .build();
-        Api { base, agent }
+        Api { base: base.to_string(), agent }
     }
 
     fn call(&self, method: &str, path: &str, user: Option<&User>, form: &[(&str, &str)]) -> (u16, Value) {
@@ -59,16 +82,23 @@ impl Api {
         let resp = match resp {
             Ok(r) => r,
             Err(ureq::Error::Status(_, r)) => r,
-            Err(e) => panic!("{method} {path}: {e}"),
+            // A refused or reset connection (the platform sheds a burst of connections).
+            Err(e) => return (0, Value::String(format!("{method} {path}: {e}"))),
         };
         let status = resp.status();
-        (status, resp.into_json().unwrap_or(Value::Null))
+        let text = resp.into_string().unwrap_or_default();
+        (status, serde_json::from_str(&text).unwrap_or(Value::String(text)))
     }
 
     fn ok(&self, method: &str, path: &str, user: Option<&User>, form: &[(&str, &str)]) -> Value {
         let (status, body) = self.call(method, path, user, form);
         assert_eq!(status, 200, "{method} {path}: {body}");
         body
+    }
+
+    fn run(&self, call: &Call) -> Value {
+        let form: Vec<(&str, &str)> = call.form.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+        self.ok(call.method, &call.path, call.user.as_ref(), &form)
     }
 
     fn login(&self, email: &str) -> User {
@@ -79,23 +109,381 @@ impl Api {
     }
 }
 
-fn percentile(sorted: &[f64], p: f64) -> f64 {
-    if sorted.is_empty() {
-        return f64::NAN;
+fn median(mut values: Vec<f64>) -> f64 {
+    values.sort_by(|a, b| a.partial_cmp(b).unwrap());
+    if values.is_empty() {
+        f64::NAN
+    } else {
+        values[values.len() / 2]
     }
-    let idx = ((sorted.len() as f64 - 1.0) * p).round() as usize;
-    sorted[idx]
 }
 
-fn summarize(mut ms: Vec<f64>) -> String {
-    ms.sort_by(|a, b| a.partial_cmp(b).unwrap());
-    format!("median {:7.2} ms   p99 {:7.2} ms   (n={})", percentile(&ms, 0.5), percentile(&ms, 0.99), ms.len())
+/// Throughput and latency of one request at a concurrency.
+#[derive(Clone, Copy)]
+struct Rate {
+    per_sec: f64,
+    p50_ms: f64,
 }
 
-fn time_ms(f: impl FnOnce()) -> f64 {
-    let t = Instant::now();
-    f();
-    t.elapsed().as_secs_f64() * 1000.0
+/// Medians over [`ROUNDS`] rounds of `call` from `concurrency` connections at once.
+fn rate(base: &str, concurrency: usize, call: &Call) -> Rate {
+    let mut rates = Vec::new();
+    let mut p50s = Vec::new();
+    for _ in 0..ROUNDS {
+        let next = Arc::new(AtomicUsize::new(0));
+        let latencies = Arc::new(Mutex::new(Vec::new()));
+        let started = Instant::now();
+        let workers: Vec<_> = (0..concurrency)
+            .map(|_| {
+                let (next, latencies, call) = (next.clone(), latencies.clone(), call.clone());
+                let api = Api::new(base, 1);
+                thread::spawn(move || {
+                    while next.fetch_add(1, Ordering::SeqCst) < ROUND_REQUESTS && started.elapsed() < ROUND_TIME {
+                        let t = Instant::now();
+                        api.run(&call);
+                        latencies.lock().unwrap().push(t.elapsed().as_secs_f64() * 1000.0);
+                    }
+                })
+            })
+            .collect();
+        for w in workers {
+            w.join().unwrap();
+        }
+        let elapsed = started.elapsed().as_secs_f64();
+        let latencies = latencies.lock().unwrap().clone();
+        rates.push(latencies.len() as f64 / elapsed);
+        p50s.push(median(latencies));
+    }
+    Rate { per_sec: median(rates), p50_ms: median(p50s) }
+}
+
+/// Runs `count` calls, `concurrency` at a time; answers the total time in ms.
+fn total_ms(count: usize, concurrency: usize, each: impl Fn(&Api) + Send + Sync + 'static, base: &str) -> f64 {
+    let next = Arc::new(AtomicUsize::new(0));
+    let each = Arc::new(each);
+    let started = Instant::now();
+    let workers: Vec<_> = (0..concurrency)
+        .map(|_| {
+            let (next, each) = (next.clone(), each.clone());
+            let api = Api::new(base, 1);
+            thread::spawn(move || {
+                while next.fetch_add(1, Ordering::SeqCst) < count {
+                    each(&api);
+                }
+            })
+        })
+        .collect();
+    for w in workers {
+        w.join().unwrap();
+    }
+    started.elapsed().as_secs_f64() * 1000.0
+}
+
+/// One line of the table.
+struct Figure {
+    name: String,
+    server: String,
+    floor: String,
+    ratio: f64,
+    /// How the ratio is formed (rates and times are both server / floor, so 1 is the
+    /// floor: a rate below it, a time above it) and the goal for it.
+    goal: &'static str,
+}
+
+fn row(f: &Figure) -> String {
+    format!("| {} | {} | {} | {:.2} | {} |", f.name, f.server, f.floor, f.ratio, f.goal)
+}
+
+/// Adds a figure, and prints it at once (a run cut short keeps what it measured).
+fn push(figures: &mut Vec<Figure>, figure: Figure) {
+    eprintln!("{}", row(&figure));
+    figures.push(figure);
+}
+
+fn print_table(figures: &[Figure]) {
+    println!();
+    println!("| figure | this server | floor | ratio | goal |");
+    println!("|---|---|---|---|---|");
+    for f in figures {
+        println!("{}", row(f));
+    }
+}
+
+fn main() {
+    let base = std::env::var("TEST_SERVER_URL").expect("run through `make bench` (TEST_SERVER_URL)");
+    assert!(base.starts_with("http://127.0.0.1:"), "the benchmark only runs against 127.0.0.1");
+    let api = Arc::new(Api::new(&base, 64));
+    let hamlet = api.login("hamlet@zulip.com");
+    let cordelia = api.login("cordelia@zulip.com");
+    let othello = api.login("othello@zulip.com");
+    let mut figures = Vec::new();
+
+    // A channel of 12 subscribers (not cordelia, whose queues the fan-out counts).
+    let channel_name = format!("bench {}", std::process::id());
+    let mut subscribers = vec![hamlet.id, othello.id];
+    for email in [
+        "iago@zulip.com",
+        "shiva@zulip.com",
+        "prospero@zulip.com",
+        "aaron@zulip.com",
+        "extrauser0@zulip.com",
+        "extrauser1@zulip.com",
+        "extrauser2@zulip.com",
+        "extrauser3@zulip.com",
+        "extrauser4@zulip.com",
+        "extrauser5@zulip.com",
+    ] {
+        subscribers.push(api.login(email).id);
+    }
+    let subscriptions = serde_json::json!([{ "name": channel_name }]).to_string();
+    let principals = serde_json::json!(subscribers).to_string();
+    api.ok("POST", "/users/me/subscriptions", Some(&hamlet), &[("subscriptions", &subscriptions), ("principals", &principals)]);
+    let channel_id = api.ok("GET", "/get_stream_id", Some(&hamlet), &[("stream", &channel_name)])["stream_id"].as_i64().unwrap();
+    let send = Call::new(
+        "POST",
+        "/messages",
+        Some(&hamlet),
+        &[("type", "stream"), ("to", &channel_id.to_string()), ("topic", "bench"), ("content", "A benchmark message.")],
+    );
+    // At least 100 messages in the channel, and every path warm.
+    let mut message_id = 0;
+    for _ in 0..110 {
+        message_id = api.run(&send)["id"].as_i64().unwrap();
+    }
+    for path in ["/dev_bench/d1_read", "/dev_bench/d1_read_rows"] {
+        api.ok("GET", path, None, &[]);
+    }
+    api.ok("POST", "/dev_bench/d1_batch", None, &[]);
+
+    // `BENCH_ONLY=fan_out`: only the fan-out figures (for profiling them).
+    let only_fan_out = std::env::var("BENCH_ONLY").is_ok_and(|v| v == "fan_out");
+    let reads_ms = if only_fan_out {
+        f64::NAN
+    } else {
+        eprintln!("measuring reads ...");
+        request_figures(&base, &api, &[&hamlet, &othello], channel_id, message_id, &send, &mut figures)
+    };
+
+    eprintln!("measuring fan-out ...");
+    let mut registrations_ms = None;
+    for n in FAN_OUTS {
+        let floor = fan_out_floor(&base, n);
+        let (project, lost, reg_ms, shards) = fan_out(&base, &hamlet, &cordelia, n);
+        if n == REGISTRATIONS {
+            registrations_ms = Some(reg_ms);
+        }
+        push(
+            &mut figures,
+            Figure {
+                name: format!(
+                    "one message to {n} waiting long-polls, all delivered ({shards} shard{})",
+                    if shards == 1 { "" } else { "s" }
+                ),
+                server: format!("{project:.0} ms, lost {lost}"),
+                floor: format!("{n} long-polls in ONE Durable Object, one write: {floor:.0} ms"),
+                ratio: project / floor,
+                goal: "time / floor ≤ 1.3, lost 0",
+            },
+        );
+    }
+    if let Some(reg_ms) = registrations_ms {
+        figures.insert(
+            figures.len() - FAN_OUTS.len(),
+            Figure {
+                name: format!("{REGISTRATIONS} × `POST /register` (message events), {REGISTER_CONCURRENCY} at a time"),
+                server: format!("{:.1} s", reg_ms / 1000.0),
+                floor: format!("{REGISTRATIONS} one-D1-read requests, {REGISTER_CONCURRENCY} at a time: {:.1} s", reads_ms / 1000.0),
+                ratio: reg_ms / reads_ms,
+                goal: "time / floor",
+            },
+        );
+    }
+    print_table(&figures);
+}
+
+/// The request figures; answers the time of [`REGISTRATIONS`] one-read requests, the floor
+/// of the registration figure that the fan-out measures.
+fn request_figures(
+    base: &str,
+    api: &Api,
+    users: &[&User; 2],
+    channel_id: i64,
+    message_id: i64,
+    send: &Call,
+    figures: &mut Vec<Figure>,
+) -> f64 {
+    let [hamlet, othello] = *users;
+    let base = base.to_string();
+    let d1_read = rate(&base, 1, &Call::new("GET", "/dev_bench/d1_read", None, &[]));
+    let me = rate(&base, 1, &Call::new("GET", "/users/me", Some(hamlet), &[]));
+    push(
+        figures,
+        Figure {
+            name: "`GET /users/me` (c=1)".into(),
+            server: format!("{:.0} req/s", me.per_sec),
+            floor: format!("one D1 read: {:.0} req/s", d1_read.per_sec),
+            ratio: me.per_sec / d1_read.per_sec,
+            goal: "rate / floor",
+        },
+    );
+    let one = rate(&base, 1, &Call::new("GET", format!("/messages/{message_id}"), Some(hamlet), &[]));
+    push(
+        figures,
+        Figure {
+            name: "`GET /messages/{id}` (c=1)".into(),
+            server: format!("{:.0} req/s, p50 {:.1} ms", one.per_sec, one.p50_ms),
+            floor: format!("one D1 read: {:.0} req/s, p50 {:.1} ms", d1_read.per_sec, d1_read.p50_ms),
+            ratio: one.per_sec / d1_read.per_sec,
+            goal: "rate / floor ≥ 0.7",
+        },
+    );
+    let rows = rate(&base, 1, &Call::new("GET", "/dev_bench/d1_read_rows", None, &[]));
+    let narrow = serde_json::json!([{ "operator": "channel", "operand": channel_id }]).to_string();
+    let window = rate(
+        &base,
+        1,
+        &Call::new(
+            "GET",
+            "/messages",
+            Some(hamlet),
+            &[("anchor", "newest"), ("num_before", "100"), ("num_after", "0"), ("narrow", &narrow)],
+        ),
+    );
+    push(
+        figures,
+        Figure {
+            name: "`GET /messages`, newest 100 of a channel (c=1)".into(),
+            server: format!("{:.0} req/s", window.per_sec),
+            floor: format!("one D1 read of 100 rows: {:.0} req/s", rows.per_sec),
+            ratio: window.per_sec / rows.per_sec,
+            goal: "rate / floor ≥ 0.6",
+        },
+    );
+
+    eprintln!("measuring writes ...");
+    for (concurrency, goal) in [(1, "rate / floor ≥ 0.5"), (8, "rate / floor ≥ 0.4")] {
+        let batch = rate(&base, concurrency, &Call::new("POST", "/dev_bench/d1_batch", None, &[]));
+        let sends = rate(&base, concurrency, send);
+        push(
+            figures,
+            Figure {
+                name: format!("`POST /messages` to a 12-subscriber channel (c={concurrency})"),
+                server: format!("{:.0} req/s", sends.per_sec),
+                floor: format!("one 5-statement D1 batch: {:.0} req/s", batch.per_sec),
+                ratio: sends.per_sec / batch.per_sec,
+                goal,
+            },
+        );
+    }
+
+    eprintln!("measuring registration ...");
+    // Full state (no event_types, no fetch_event_types), one at a time; othello's queues
+    // are deleted at once so that they receive nothing later.
+    let mut alone = Vec::new();
+    for _ in 0..REGISTER_ALONE {
+        let t = Instant::now();
+        let body = api.ok("POST", "/register", Some(othello), &[]);
+        alone.push(t.elapsed().as_secs_f64() * 1000.0);
+        api.ok("DELETE", "/events", Some(othello), &[("queue_id", body["queue_id"].as_str().unwrap())]);
+    }
+    let alone = median(alone);
+    push(
+        figures,
+        Figure {
+            name: "`POST /register`, full state, alone".into(),
+            server: format!("p50 {alone:.1} ms"),
+            floor: format!("one D1 read: p50 {:.1} ms", d1_read.p50_ms),
+            ratio: alone / d1_read.p50_ms,
+            goal: "time / floor (≈ round trips)",
+        },
+    );
+    total_ms(
+        REGISTRATIONS,
+        REGISTER_CONCURRENCY,
+        |api| {
+            api.ok("GET", "/dev_bench/d1_read", None, &[]);
+        },
+        &base,
+    )
+}
+
+/// What each poller reports: its index, when it answered, what it found.
+type Answers<T> = mpsc::Receiver<(usize, Instant, T)>;
+
+/// `n` threads, each holding one long-poll on its own connection.
+fn spawn_pollers<T: Send + 'static>(
+    n: usize,
+    poll: impl Fn(usize, &Api) -> T + Send + Sync + 'static,
+    base: &str,
+) -> (Vec<thread::JoinHandle<()>>, Answers<T>) {
+    let ready = Arc::new(Barrier::new(n + 1));
+    let poll = Arc::new(poll);
+    let (tx, rx) = mpsc::channel();
+    let pollers = (0..n)
+        .map(|i| {
+            let (ready, tx, poll) = (ready.clone(), tx.clone(), poll.clone());
+            let api = Api::new(base, 1);
+            thread::Builder::new()
+                .stack_size(256 * 1024)
+                .spawn(move || {
+                    ready.wait();
+                    // Connections open over half a second, not in one burst.
+                    thread::sleep(Duration::from_micros(500 * i as u64));
+                    let value = poll(i, &api);
+                    let _ = tx.send((i, Instant::now(), value));
+                })
+                .unwrap()
+        })
+        .collect();
+    ready.wait();
+    (pollers, rx)
+}
+
+/// The floor: `n` bare long-polls held in one Durable Object, woken by one storage write;
+/// the median over [`ROUNDS`] of the time from the wake to the last answer.
+fn fan_out_floor(base: &str, n: usize) -> f64 {
+    let api = Api::new(base, 1);
+    let mut times = Vec::new();
+    for round in 0..ROUNDS {
+        let room = format!("{}-{n}-{round}", std::process::id());
+        let path_room = room.clone();
+        let (pollers, rx) = spawn_pollers(
+            n,
+            move |_, api| {
+                // A refused wait (the platform sheds load under a busy machine) is retried:
+                // the floor counts only held long-polls.
+                let deadline = Instant::now() + DEADLINE;
+                while api.call("POST", "/dev_bench/fan_out/wait", None, &[("room", &path_room)]).0 != 200 && Instant::now() < deadline {
+                    REFUSED.fetch_add(1, Ordering::SeqCst);
+                    thread::sleep(Duration::from_millis(50));
+                }
+            },
+            base,
+        );
+        let deadline = Instant::now() + DEADLINE;
+        while api.ok("GET", "/dev_bench/fan_out/waiting", None, &[("room", &room)])["waiting"].as_u64() != Some(n as u64) {
+            assert!(Instant::now() < deadline, "the bare long-polls did not all arrive");
+            thread::sleep(Duration::from_millis(20));
+        }
+        let sent = Instant::now();
+        Api::new(base, 0).ok("POST", "/dev_bench/fan_out/wake", None, &[("room", &room)]);
+        let answered = sent.elapsed();
+        let arrivals: Vec<Instant> = rx.iter().take(n).map(|(_, at, ())| at).collect();
+        let first = arrivals.iter().min().copied().unwrap_or(sent);
+        let last = arrivals.iter().max().copied().unwrap_or(sent);
+        for p in pollers {
+            p.join().unwrap();
+        }
+        eprintln!(
+            "  floor n={n}: wake answered {:.1} ms, first long-poll {:.1} ms, last {:.1} ms (refused and repeated so far: {})",
+            answered.as_secs_f64() * 1000.0,
+            (first - sent).as_secs_f64() * 1000.0,
+            (last - sent).as_secs_f64() * 1000.0,
+            REFUSED.load(Ordering::SeqCst)
+        );
+        times.push((last - sent).as_secs_f64() * 1000.0);
+    }
+    median(times)
 }
 
 fn register(api: &Api, user: &User) -> String {
@@ -103,203 +491,111 @@ fn register(api: &Api, user: &User) -> String {
     body["queue_id"].as_str().unwrap().to_string()
 }
 
-fn main() {
-    let base = std::env::var("TEST_SERVER_URL").expect("run through `make bench` (TEST_SERVER_URL)");
-    assert!(base.starts_with("http://127.0.0.1:"), "the benchmark only runs against 127.0.0.1");
-    let api = Arc::new(Api::new(base.clone(), 64));
-    let hamlet = api.login("hamlet@zulip.com");
-    let cordelia = api.login("cordelia@zulip.com");
-    let to = format!("[{}]", cordelia.id);
-
-    // Warm up every path once.
-    api.ok("GET", "/dev_bench/noop", None, &[]);
-    api.ok("POST", "/dev_bench/d1_write", None, &[]);
-    api.ok("POST", "/dev_bench/durable_object", None, &[]);
-    api.ok("POST", "/messages", Some(&hamlet), &[("type", "direct"), ("to", &to), ("content", "warm-up")]);
-
-    println!("platform floor ({FLOOR_SAMPLES} sequential requests each):");
-    for (name, method, path) in [
-        ("trivial route", "GET", "/dev_bench/noop"),
-        ("one D1 write", "POST", "/dev_bench/d1_write"),
-        ("one Durable Object round trip", "POST", "/dev_bench/durable_object"),
-    ] {
-        let samples: Vec<f64> = (0..FLOOR_SAMPLES)
-            .map(|_| {
-                time_ms(|| {
-                    api.ok(method, path, None, &[]);
-                })
-            })
-            .collect();
-        println!("  {name:<34} {}", summarize(samples));
-    }
-    let sends: Vec<f64> = (0..50)
-        .map(|_| {
-            time_ms(|| {
-                api.ok("POST", "/messages", Some(&hamlet), &[("type", "direct"), ("to", &to), ("content", "floor")]);
-            })
-        })
-        .collect();
-    println!("  {:<34} {}", "POST /messages (no waiting queue)", summarize(sends));
-
-    message_latency(&api, &hamlet, &cordelia);
-    for n in FAN_OUTS {
-        fan_out(&base, &api, &hamlet, &cordelia, n);
-    }
-}
-
-/// POST /messages answered -> the event reaches a long-poll that was waiting.
-fn message_latency(api: &Arc<Api>, sender: &User, receiver: &User) {
-    let queue_id = register(api, receiver);
-    let (tx, rx) = mpsc::channel::<(i64, Instant)>();
-    let poller = {
-        let (api, receiver, queue_id) = (api.clone(), receiver.clone(), queue_id.clone());
-        thread::spawn(move || {
-            let mut last = -1i64;
-            let mut seen = 0;
-            let deadline = Instant::now() + DEADLINE;
-            while seen < MESSAGES && Instant::now() < deadline {
-                let last_s = last.to_string();
-                let body = api.ok("GET", "/events", Some(&receiver), &[("queue_id", &queue_id), ("last_event_id", &last_s)]);
-                let arrived = Instant::now();
-                for e in body["events"].as_array().unwrap() {
-                    last = last.max(e["id"].as_i64().unwrap());
-                    if e["type"] == "message" {
-                        seen += 1;
-                        let _ = tx.send((e["message"]["id"].as_i64().unwrap(), arrived));
-                    }
-                }
-            }
-        })
-    };
-    let to = format!("[{}]", receiver.id);
-    let mut latencies = Vec::with_capacity(MESSAGES);
-    let mut lost = 0;
-    thread::sleep(Duration::from_millis(300));
-    for i in 0..MESSAGES {
-        let content = format!("latency {i}");
-        let body = api.ok("POST", "/messages", Some(sender), &[("type", "direct"), ("to", &to), ("content", &content)]);
-        let answered = Instant::now();
-        let id = body["id"].as_i64().unwrap();
-        match rx.recv_timeout(Duration::from_secs(10)) {
-            Ok((got, arrived)) if got == id => {
-                // Negative: the event reached the poller before the sender read its answer.
-                let ms = if arrived >= answered { (arrived - answered).as_secs_f64() } else { -(answered - arrived).as_secs_f64() };
-                latencies.push(ms * 1000.0);
-            }
-            _ => lost += 1,
-        }
-        // Let the poller go back to waiting before the next message.
-        thread::sleep(Duration::from_millis(15));
-    }
-    poller.join().unwrap();
-    api.ok("DELETE", "/events", Some(receiver), &[("queue_id", &queue_id)]);
-    println!("message event latency, POST /messages answered -> waiting long-poll answered:");
-    println!("  {:<34} {}   lost {lost}", "direct message, 1 queue", summarize(latencies));
-}
-
-/// One message; the time until each of `n` waiting long-polls has answered with it.
-fn fan_out(base: &str, api: &Arc<Api>, sender: &User, receiver: &User, n: usize) {
-    // Register the queues (16 at a time).
-    let ids = Arc::new(std::sync::Mutex::new(Vec::with_capacity(n)));
-    let next = Arc::new(AtomicUsize::new(0));
-    let registrars: Vec<_> = (0..16)
-        .map(|_| {
-            let (api, receiver, ids, next) = (api.clone(), receiver.clone(), ids.clone(), next.clone());
-            thread::spawn(move || {
-                while next.fetch_add(1, Ordering::SeqCst) < n {
-                    let q = register(&api, &receiver);
-                    ids.lock().unwrap().push(q);
-                }
-            })
-        })
-        .collect();
-    let reg_started = Instant::now();
-    for r in registrars {
-        r.join().unwrap();
-    }
-    let reg_ms = reg_started.elapsed().as_secs_f64() * 1000.0;
-    let queue_ids: Vec<String> = ids.lock().unwrap().clone();
-    let shards: std::collections::BTreeSet<&str> = queue_ids.iter().filter_map(|q| q.split(':').next()).collect();
-
-    // One long-poll per queue, each on its own connection.
-    let ready = Arc::new(Barrier::new(n + 1));
-    let (tx, rx) = mpsc::channel::<Option<Instant>>();
-    let pollers: Vec<_> = queue_ids
-        .iter()
-        .cloned()
-        .map(|queue_id| {
-            let (receiver, ready, tx) = (receiver.clone(), ready.clone(), tx.clone());
-            let api = Api::new(base.to_string(), 1);
-            thread::Builder::new()
-                .stack_size(256 * 1024)
-                .spawn(move || {
-                    ready.wait();
-                    let deadline = Instant::now() + DEADLINE;
-                    let mut last = -1i64;
-                    while Instant::now() < deadline {
-                        let last_s = last.to_string();
-                        let (status, body) =
-                            api.call("GET", "/events", Some(&receiver), &[("queue_id", &queue_id), ("last_event_id", &last_s)]);
-                        if status != 200 {
-                            break;
-                        }
-                        let arrived = Instant::now();
-                        for e in body["events"].as_array().unwrap() {
-                            last = last.max(e["id"].as_i64().unwrap());
-                            if e["type"] == "message" {
-                                let _ = tx.send(Some(arrived));
-                                return;
-                            }
-                        }
-                    }
-                    let _ = tx.send(None);
-                })
-                .unwrap()
-        })
-        .collect();
-    drop(tx);
-    ready.wait();
-    // Give every long-poll time to reach its shard and wait there.
-    thread::sleep(Duration::from_millis(500 + 3 * n as u64));
-    let to = format!("[{}]", receiver.id);
-    // A fresh connection: a pooled one may have been closed by the server while idle.
-    let fresh = Api::new(base.to_string(), 0);
-    let sent = Instant::now();
-    fresh.ok("POST", "/messages", Some(sender), &[("type", "direct"), ("to", &to), ("content", &format!("fan-out to {n}"))]);
-    let answered = sent.elapsed().as_secs_f64() * 1000.0;
-    let mut last_arrival = sent;
-    let mut delivered = 0;
-    for at in rx.iter().take(n).flatten() {
-        delivered += 1;
-        last_arrival = last_arrival.max(at);
-    }
-    for p in pollers {
-        let _ = p.join();
-    }
-    let all_ms = (last_arrival - sent).as_secs_f64() * 1000.0;
-    println!(
-        "fan-out to {n:>4} waiting long-polls ({} shard{}): POST /messages answered in {answered:7.1} ms, all {delivered}/{n} delivered after {all_ms:7.1} ms, lost {}   (registering the queues took {reg_ms:.0} ms)",
-        shards.len(),
-        if shards.len() == 1 { "" } else { "s" },
-        n - delivered
+/// One message to `n` waiting long-polls, [`ROUNDS`] times: the median time until every one
+/// has answered with it, the deliveries lost (over all rounds), the time registering the
+/// queues took (16 at a time) and the number of shards holding them.
+fn fan_out(base: &str, sender: &User, receiver: &User, n: usize) -> (f64, usize, f64, usize) {
+    let ids = Arc::new(Mutex::new(Vec::with_capacity(n)));
+    let receiver_for_register = receiver.clone();
+    let ids_for_register = ids.clone();
+    let reg_ms = total_ms(
+        n,
+        REGISTER_CONCURRENCY,
+        move |api| {
+            let q = register(api, &receiver_for_register);
+            ids_for_register.lock().unwrap().push(q);
+        },
+        base,
     );
+    let queue_ids: Arc<Vec<String>> = Arc::new(ids.lock().unwrap().clone());
+    // Shards are numbered from 0 and open in order.
+    let shards = queue_ids.iter().filter_map(|q| q.split(':').next()?.parse::<usize>().ok()).max().map_or(0, |s| s + 1);
+    let last_ids = Arc::new(Mutex::new(vec![-1i64; n]));
+    let to = format!("[{}]", receiver.id);
+    let mut times = Vec::new();
+    let mut lost = 0;
+    for round in 0..ROUNDS {
+        let (receiver, queue_ids, last_ids_in) = (receiver.clone(), queue_ids.clone(), last_ids.clone());
+        let (pollers, rx) = spawn_pollers(
+            n,
+            move |i, api| {
+                let deadline = Instant::now() + DEADLINE;
+                let mut last = last_ids_in.lock().unwrap()[i];
+                while Instant::now() < deadline {
+                    let last_s = last.to_string();
+                    let (status, body) =
+                        api.call("GET", "/events", Some(&receiver), &[("queue_id", &queue_ids[i]), ("last_event_id", &last_s)]);
+                    if status == 0 || status == 503 {
+                        // Refused before reaching the queue: try again.
+                        thread::sleep(Duration::from_millis(50));
+                        continue;
+                    }
+                    if status != 200 {
+                        break;
+                    }
+                    for e in body["events"].as_array().unwrap() {
+                        last = last.max(e["id"].as_i64().unwrap());
+                        if e["type"] == "message" {
+                            return Some(last);
+                        }
+                    }
+                }
+                None
+            },
+            base,
+        );
+        // Send only once every long-poll waits in its shard.
+        let deadline = Instant::now() + DEADLINE;
+        let shards_s = shards.to_string();
+        while Api::new(base, 0).ok("GET", "/dev_bench/fan_out/waiting_polls", None, &[("shards", &shards_s)])["waiting"].as_u64()
+            != Some(n as u64)
+        {
+            assert!(Instant::now() < deadline, "the long-polls did not all arrive");
+            thread::sleep(Duration::from_millis(20));
+        }
+        // A fresh connection: a pooled one may have been closed by the server while idle.
+        let sent = Instant::now();
+        Api::new(base, 0).ok(
+            "POST",
+            "/messages",
+            Some(sender),
+            &[("type", "direct"), ("to", &to), ("content", &format!("fan-out to {n}, round {round}"))],
+        );
+        let answered = sent.elapsed();
+        let mut first_arrival = None::<Instant>;
+        let mut last_arrival = sent;
+        let mut delivered = 0;
+        for (i, at, last) in rx.iter().take(n) {
+            if let Some(last) = last {
+                delivered += 1;
+                first_arrival = Some(first_arrival.map_or(at, |f| f.min(at)));
+                last_arrival = last_arrival.max(at);
+                last_ids.lock().unwrap()[i] = last;
+            }
+        }
+        eprintln!(
+            "  server n={n}: POST /messages answered {:.1} ms, first long-poll {:.1} ms, last {:.1} ms",
+            answered.as_secs_f64() * 1000.0,
+            (first_arrival.unwrap_or(sent) - sent).as_secs_f64() * 1000.0,
+            (last_arrival - sent).as_secs_f64() * 1000.0
+        );
+        for p in pollers {
+            let _ = p.join();
+        }
+        lost += n - delivered;
+        times.push((last_arrival - sent).as_secs_f64() * 1000.0);
+    }
     // Clean up, 16 at a time.
     let next = Arc::new(AtomicUsize::new(0));
-    let queue_ids = Arc::new(queue_ids);
-    let cleaners: Vec<_> = (0..16)
-        .map(|_| {
-            let (api, receiver, queue_ids, next) = (api.clone(), receiver.clone(), queue_ids.clone(), next.clone());
-            thread::spawn(move || loop {
-                let i = next.fetch_add(1, Ordering::SeqCst);
-                if i >= queue_ids.len() {
-                    break;
-                }
-                api.call("DELETE", "/events", Some(&receiver), &[("queue_id", &queue_ids[i])]);
-            })
-        })
-        .collect();
-    for c in cleaners {
-        c.join().unwrap();
-    }
-    let _ = sender;
+    let receiver = receiver.clone();
+    total_ms(
+        n,
+        REGISTER_CONCURRENCY,
+        move |api| {
+            let i = next.fetch_add(1, Ordering::SeqCst);
+            api.call("DELETE", "/events", Some(&receiver), &[("queue_id", &queue_ids[i])]);
+        },
+        base,
+    );
+    (median(times), lost, reg_ms, shards)
 }

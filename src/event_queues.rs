@@ -5,8 +5,10 @@
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 use serde_json::Value;
-use team_chat_durable_objects::protocol::{bindings, shard_name, shard_of_queue_id, Polled, QueueSpec, Registered, ShardError};
-use worker::{Env, Method, Request, RequestInit, Response, Stub};
+use team_chat_durable_objects::protocol::{
+    bindings, command_request, shard_name, shard_of_queue_id, HubCommand, Polled, QueueSpec, Registered, ShardCommand, ShardError,
+};
+use worker::{Env, Response, Stub};
 
 use crate::error::{ApiError, ApiResult};
 
@@ -22,19 +24,8 @@ fn shard(env: &Env, realm_id: i64, queue_id: &str) -> ApiResult<Stub> {
     Ok(env.durable_object(bindings::EVENT_QUEUE_SHARD)?.id_from_name(&shard_name(realm_id, shard))?.get_stub()?)
 }
 
-async fn call<T: DeserializeOwned>(
-    stub: &Stub,
-    method: Method,
-    path: &str,
-    body: Option<&impl Serialize>,
-) -> ApiResult<(u16, Option<T>, Option<ShardError>)> {
-    let mut init = RequestInit::new();
-    init.with_method(method);
-    if let Some(body) = body {
-        init.with_body(Some(serde_json::to_string(body)?.into()));
-    }
-    let req = Request::new_with_init(&format!("https://event-queues{path}"), &init)?;
-    let mut resp: Response = stub.fetch_with_request(req).await?;
+async fn call<C: Serialize, T: DeserializeOwned>(stub: &Stub, command: &C) -> ApiResult<(u16, Option<T>, Option<ShardError>)> {
+    let mut resp: Response = stub.fetch_with_request(command_request(command)?).await?;
     let status = resp.status_code();
     let text = resp.text().await?;
     match status {
@@ -46,12 +37,8 @@ async fn call<T: DeserializeOwned>(
 
 /// Registers a queue; answers its id and initial `last_event_id`.
 pub async fn register(env: &Env, spec: &QueueSpec) -> ApiResult<Registered> {
-    let (_, registered, _) = call::<Registered>(&hub(env, spec.realm_id)?, Method::Post, "/register", Some(spec)).await?;
+    let (_, registered, _) = call::<_, Registered>(&hub(env, spec.realm_id)?, &HubCommand::<Value>::Register(spec.clone())).await?;
     registered.ok_or_else(|| ApiError::internal("RealmHub refused to register a queue"))
-}
-
-fn query(pairs: &[(&str, String)]) -> String {
-    pairs.iter().map(|(k, v)| format!("{k}={}", js_sys::encode_uri_component(v))).collect::<Vec<_>>().join("&")
 }
 
 fn refusal(queue_id: &str, status: u16) -> ApiError {
@@ -72,24 +59,54 @@ pub async fn poll(
     last_event_id: Option<i64>,
     dont_block: bool,
 ) -> ApiResult<Vec<Value>> {
-    let mut pairs = vec![("queue_id", queue_id.to_string()), ("user_id", user_id.to_string()), ("dont_block", dont_block.to_string())];
-    if let Some(id) = last_event_id {
-        pairs.push(("last_event_id", id.to_string()));
-    }
-    let path = format!("/events?{}", query(&pairs));
-    let (status, polled, _) = call::<Polled>(&shard(env, realm_id, queue_id)?, Method::Get, &path, None::<&()>).await?;
+    let command = ShardCommand::Poll { queue_id: queue_id.to_string(), user_id, last_event_id, dont_block };
+    let (status, polled, _) = call::<_, Polled>(&shard(env, realm_id, queue_id)?, &command).await?;
     polled.map(|p| p.events).ok_or_else(|| refusal(queue_id, status))
 }
 
 /// Deletes the queue (ending a pending long-poll on it) and removes it from the hub.
 pub async fn delete(env: &Env, realm_id: i64, user_id: i64, queue_id: &str) -> ApiResult<()> {
-    let path = format!("/queues?{}", query(&[("queue_id", queue_id.to_string()), ("user_id", user_id.to_string())]));
-    let (status, done, _) = call::<Value>(&shard(env, realm_id, queue_id)?, Method::Delete, &path, None::<&()>).await?;
+    let command = ShardCommand::DeleteQueue { queue_id: queue_id.to_string(), user_id };
+    let (status, done, _) = call::<_, Value>(&shard(env, realm_id, queue_id)?, &command).await?;
     done.map(|_| ()).ok_or_else(|| refusal(queue_id, status))
 }
 
 /// One round trip to the organization's hub (`make bench`'s platform floor).
 pub async fn ping_hub(env: &Env, realm_id: i64) -> ApiResult<()> {
-    let (_, pong, _) = call::<Value>(&hub(env, realm_id)?, Method::Post, "/ping", Some(&())).await?;
+    let (_, pong, _) = call::<_, Value>(&hub(env, realm_id)?, &HubCommand::<Value>::Ping).await?;
     pong.map(|_| ()).ok_or_else(|| ApiError::internal("RealmHub did not answer the ping"))
+}
+
+/// `make bench`'s fan-out floor: a bare long-poll held in one Durable Object (the shard
+/// class, under a name no organization uses), until [`bench_wake`].
+fn bench_room(env: &Env, room: &str) -> ApiResult<Stub> {
+    Ok(env.durable_object(bindings::EVENT_QUEUE_SHARD)?.id_from_name(&format!("bench:{room}"))?.get_stub()?)
+}
+
+pub async fn bench_wait(env: &Env, room: &str) -> ApiResult<()> {
+    call::<_, Value>(&bench_room(env, room)?, &ShardCommand::BenchWait).await.map(|_| ())
+}
+
+/// How many bare long-polls the room holds.
+pub async fn bench_waiting(env: &Env, room: &str) -> ApiResult<Value> {
+    let (_, waiting, _) = call::<_, Value>(&bench_room(env, room)?, &ShardCommand::BenchWaiting).await?;
+    waiting.ok_or_else(|| ApiError::internal("bench room did not answer"))
+}
+
+/// One storage write in the room, then every held long-poll answers.
+pub async fn bench_wake(env: &Env, room: &str) -> ApiResult<Value> {
+    let (_, woken, _) = call::<_, Value>(&bench_room(env, room)?, &ShardCommand::BenchWake).await?;
+    woken.ok_or_else(|| ApiError::internal("bench room did not answer"))
+}
+
+/// How many long-polls wait in the organization's shards `0..shards` (`make bench` sends
+/// its fan-out message only once every one waits).
+pub async fn bench_waiting_polls(env: &Env, realm_id: i64, shards: u32) -> ApiResult<u64> {
+    let mut waiting = 0;
+    for shard in 0..shards {
+        let stub = env.durable_object(bindings::EVENT_QUEUE_SHARD)?.id_from_name(&shard_name(realm_id, shard))?.get_stub()?;
+        let (_, counted, _) = call::<_, Value>(&stub, &ShardCommand::BenchWaitingPolls).await?;
+        waiting += counted.and_then(|c| c["waiting"].as_u64()).unwrap_or(0);
+    }
+    Ok(waiting)
 }

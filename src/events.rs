@@ -6,10 +6,10 @@
 //! is among `users` and whose `event_types`/narrow ask for it. The hub answers once the
 //! event is stored in every target shard, so an event is durable before the action answers.
 
-use worker::{Env, Method, Request, RequestInit};
+use worker::Env;
 
 pub use team_chat_durable_objects::protocol::EventUser;
-use team_chat_durable_objects::protocol::{bindings, with_retries, Dispatch};
+use team_chat_durable_objects::protocol::{bindings, command_request_from_json, with_retries, Dispatch, HubCommand};
 
 pub use crate::event_types::Event;
 
@@ -33,13 +33,13 @@ pub async fn send_message_event(
     sender_queue_id: Option<&str>,
     local_id: Option<&str>,
 ) {
-    let dispatch = Dispatch {
+    let dispatch = HubCommand::Dispatch(Dispatch {
         dispatch_id: Some(crate::secrets::random_alphanumeric(24)),
         event,
         users: users.to_vec(),
         sender_queue_id: sender_queue_id.map(str::to_string),
         local_id: local_id.map(str::to_string),
-    };
+    });
     let body = match serde_json::to_string(&dispatch) {
         Ok(body) => body,
         Err(err) => return worker::console_error!("event for realm {realm_id} not serialized: {err}"),
@@ -51,10 +51,7 @@ pub async fn send_message_event(
 
 async fn try_send_event(env: &Env, realm_id: i64, body: &str) -> worker::Result<()> {
     let hub = env.durable_object(bindings::REALM_HUB)?.id_from_name(&realm_id.to_string())?.get_stub()?;
-    let mut init = RequestInit::new();
-    init.with_method(Method::Post).with_body(Some(body.into()));
-    let req = Request::new_with_init(&format!("https://hub/{realm_id}/events"), &init)?;
-    let resp = hub.fetch_with_request(req).await?;
+    let resp = hub.fetch_with_request(command_request_from_json(body.to_string())?).await?;
     if resp.status_code() != 200 {
         return Err(worker::Error::RustError(format!("RealmHub answered {}", resp.status_code())));
     }

@@ -150,6 +150,13 @@ async fn dispatch(ctx: &RequestContext, path: &[&str]) -> ApiResult<Reply> {
         (Post, ["dev_bench", "d1_write"]) => dev_bench::d1_write(ctx).await,
         (Post, ["dev_bench", "durable_object"]) => dev_bench::durable_object(ctx).await,
         (Post, ["dev_bench", "render"]) => dev_bench::render(ctx).await,
+        (Get, ["dev_bench", "d1_read"]) => dev_bench::d1_read(ctx).await,
+        (Get, ["dev_bench", "d1_read_rows"]) => dev_bench::d1_read_rows(ctx).await,
+        (Post, ["dev_bench", "d1_batch"]) => dev_bench::d1_batch(ctx).await,
+        (Post, ["dev_bench", "fan_out", "wait"]) => dev_bench::fan_out_wait(ctx).await,
+        (Get, ["dev_bench", "fan_out", "waiting"]) => dev_bench::fan_out_waiting(ctx).await,
+        (Post, ["dev_bench", "fan_out", "wake"]) => dev_bench::fan_out_wake(ctx).await,
+        (Get, ["dev_bench", "fan_out", "waiting_polls"]) => dev_bench::fan_out_waiting_polls(ctx).await,
 
         // Event queues and typing
         (Post, ["register"]) => events::register(ctx).await,

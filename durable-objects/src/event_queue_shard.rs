@@ -7,18 +7,21 @@
 //! (`queue_events`); the per-queue form is built when a poll answers.
 
 use std::cell::{Cell, RefCell};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::time::Duration;
 
 use futures_channel::oneshot;
 use futures_util::future::{select, Either};
 use serde::Deserialize;
-use serde_json::Value;
-use worker::{durable_object, DurableObject, Env, Method, Request, Response, Result, SqlStorage, SqlStorageValue as V, State};
+use serde_json::{json, Value};
+use worker::{durable_object, DurableObject, Env, Request, Response, Result, SqlStorage, SqlStorageValue as V, State};
 
 use crate::delivery::{self, Stored};
-use crate::protocol::{bindings, Delivered, Delivery, NewQueue, Polled, QueueSpec, ShardError, Unregister};
-use crate::storage::{json_request, json_response, now_ms, query_param, rows, run, var_secs};
+use crate::protocol::{
+    bindings, command_request, read_command, Delivered, Delivery, HubCommand, NewQueue, Polled, QueueSpec, ShardCommand, ShardError,
+    Unregister,
+};
+use crate::storage::{json_response, now_ms, rows, run, var_secs};
 
 const SCHEMA: &str = "
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -50,17 +53,37 @@ CREATE INDEX IF NOT EXISTS queue_events_by_seq ON queue_events (queue_id, seq);
 pub struct EventQueueShard {
     state: State,
     env: Env,
-    /// Pending long-polls by queue id: signalled when an event is stored or the queue goes.
-    waiters: RefCell<HashMap<String, Vec<oneshot::Sender<()>>>>,
+    /// Pending long-polls by queue id: handed their new events when an event is stored
+    /// (`Some`), or told to look again when the queue goes (`None`).
+    waiters: RefCell<HashMap<String, Vec<Waiter>>>,
+    /// The queues of this shard, as stored in `queues` (less `last_poll`): loaded once per
+    /// instance and updated with every write, so a delivery reads no row per queue.
+    queues: RefCell<Option<HashMap<String, Queue>>>,
     /// Deliveries seen, for the development fault injection.
     deliveries: Cell<u64>,
+    /// `make bench`'s fan-out floor (development only): bare long-polls held here.
+    bench_waiters: RefCell<Vec<oneshot::Sender<()>>>,
 }
 
 #[derive(Deserialize)]
 struct QueueRow {
+    queue_id: String,
     user_id: i64,
     spec: String,
     last_id: i64,
+}
+
+#[derive(Clone)]
+struct Queue {
+    user_id: i64,
+    spec: QueueSpec,
+    last_id: i64,
+}
+
+/// A pending long-poll: the last event id its client has, and where its answer goes.
+struct Waiter {
+    after: i64,
+    answer: oneshot::Sender<Option<Vec<Value>>>,
 }
 
 #[derive(Deserialize)]
@@ -89,50 +112,77 @@ impl DurableObject for EventQueueShard {
         if let Err(err) = state.storage().sql().exec(SCHEMA, None) {
             worker::console_error!("EventQueueShard schema: {err}");
         }
-        EventQueueShard { state, env, waiters: RefCell::new(HashMap::new()), deliveries: Cell::new(0) }
+        EventQueueShard {
+            state,
+            env,
+            waiters: RefCell::new(HashMap::new()),
+            queues: RefCell::new(None),
+            deliveries: Cell::new(0),
+            bench_waiters: RefCell::new(Vec::new()),
+        }
     }
 
     async fn fetch(&self, mut req: Request) -> Result<Response> {
-        let path = req.path();
-        match (req.method(), path.as_str()) {
-            (Method::Post, "/queues") => {
-                let new: NewQueue = req.json().await?;
+        let command = read_command::<ShardCommand>(&mut req).await?;
+        let bench = matches!(
+            command,
+            ShardCommand::BenchWait | ShardCommand::BenchWaiting | ShardCommand::BenchWake | ShardCommand::BenchWaitingPolls
+        );
+        if bench && !self.development() {
+            return Response::error("no such command", 404);
+        }
+        match command {
+            ShardCommand::CreateQueue(new) => {
                 self.create_queue(new).await?;
                 json_response(&serde_json::json!({}), 200)
             }
-            (Method::Post, "/deliver") => {
-                let delivery: Delivery = req.json().await?;
+            ShardCommand::Deliver(delivery) => {
                 if self.injected_fault() {
                     return Response::error("injected fault", 500);
                 }
                 json_response(&self.deliver(delivery)?, 200)
             }
-            (Method::Get, "/events") => {
-                let queue_id = query_param(&req, "queue_id")?.unwrap_or_default();
-                let user_id = int_param(&req, "user_id")?.unwrap_or(-1);
-                let last_event_id = int_param(&req, "last_event_id")?;
-                let dont_block = query_param(&req, "dont_block")?.as_deref() == Some("true");
+            ShardCommand::Poll { queue_id, user_id, last_event_id, dont_block } => {
                 match self.poll(&queue_id, user_id, last_event_id, dont_block).await? {
                     Poll::Events(events) => json_response(&Polled { events }, 200),
                     Poll::BadQueue => json_response(&ShardError { error: "bad_queue".into() }, 400),
                     Poll::NotOwner => json_response(&ShardError { error: "not_owner".into() }, 403),
                 }
             }
-            (Method::Delete, "/queues") => {
-                let queue_id = query_param(&req, "queue_id")?.unwrap_or_default();
-                let user_id = int_param(&req, "user_id")?.unwrap_or(-1);
-                match self.queue(&queue_id)? {
-                    None => json_response(&ShardError { error: "bad_queue".into() }, 400),
-                    Some(q) if q.user_id != user_id => json_response(&ShardError { error: "not_owner".into() }, 403),
-                    Some(q) => {
-                        let spec: QueueSpec = serde_json::from_str(&q.spec)?;
-                        self.remove_queues(&[queue_id])?;
-                        self.unregister_from_hub(spec.realm_id, vec![query_param(&req, "queue_id")?.unwrap_or_default()]).await?;
-                        json_response(&serde_json::json!({}), 200)
-                    }
+            ShardCommand::DeleteQueue { queue_id, user_id } => match self.queue(&queue_id)? {
+                None => json_response(&ShardError { error: "bad_queue".into() }, 400),
+                Some(q) if q.user_id != user_id => json_response(&ShardError { error: "not_owner".into() }, 403),
+                Some(q) => {
+                    self.remove_queues(std::slice::from_ref(&queue_id))?;
+                    self.unregister_from_hub(q.spec.realm_id, vec![queue_id]).await?;
+                    json_response(&serde_json::json!({}), 200)
                 }
+            },
+            ShardCommand::BenchWait => {
+                let (tx, rx) = oneshot::channel();
+                self.bench_waiters.borrow_mut().push(tx);
+                let _ = rx.await;
+                json_response(&serde_json::json!({}), 200)
             }
-            _ => Response::error("no such command", 404),
+            ShardCommand::BenchWaiting => {
+                self.bench_waiters.borrow_mut().retain(|w| !w.is_canceled());
+                json_response(&serde_json::json!({ "waiting": self.bench_waiters.borrow().len() }), 200)
+            }
+            ShardCommand::BenchWaitingPolls => {
+                let waiting: usize =
+                    self.waiters.borrow().values().map(|list| list.iter().filter(|w| !w.answer.is_canceled()).count()).sum();
+                json_response(&serde_json::json!({ "waiting": waiting }), 200)
+            }
+            ShardCommand::BenchWake => {
+                run(
+                    &self.sql(),
+                    "INSERT INTO meta (key, value) VALUES ('bench', '1') ON CONFLICT (key) DO UPDATE SET value = value + 1",
+                    vec![],
+                )?;
+                let waiters = std::mem::take(&mut *self.bench_waiters.borrow_mut());
+                let woken = waiters.into_iter().filter_map(|w| w.send(()).ok()).count();
+                json_response(&serde_json::json!({ "woken": woken }), 200)
+            }
         }
     }
 
@@ -163,10 +213,6 @@ impl DurableObject for EventQueueShard {
     }
 }
 
-fn int_param(req: &Request, name: &str) -> Result<Option<i64>> {
-    Ok(query_param(req, name)?.and_then(|v| v.parse().ok()))
-}
-
 impl EventQueueShard {
     fn sql(&self) -> SqlStorage {
         self.state.storage().sql()
@@ -180,8 +226,30 @@ impl EventQueueShard {
         Duration::from_secs(var_secs(&self.env, "EVENT_QUEUE_HEARTBEAT_SECS", 50))
     }
 
-    fn queue(&self, queue_id: &str) -> Result<Option<QueueRow>> {
-        Ok(rows(&self.sql(), "SELECT user_id, spec, last_id FROM queues WHERE queue_id = ?", vec![V::from(queue_id)])?.into_iter().next())
+    /// The queue, from the instance's copy of `queues` (read from storage on first use).
+    fn queue(&self, queue_id: &str) -> Result<Option<Queue>> {
+        self.load_queues()?;
+        Ok(self.queues.borrow().as_ref().and_then(|q| q.get(queue_id).cloned()))
+    }
+
+    fn load_queues(&self) -> Result<()> {
+        if self.queues.borrow().is_some() {
+            return Ok(());
+        }
+        let stored: Vec<QueueRow> = rows(&self.sql(), "SELECT queue_id, user_id, spec, last_id FROM queues", vec![])?;
+        let mut queues = HashMap::with_capacity(stored.len());
+        for row in stored {
+            queues.insert(row.queue_id, Queue { user_id: row.user_id, spec: serde_json::from_str(&row.spec)?, last_id: row.last_id });
+        }
+        *self.queues.borrow_mut() = Some(queues);
+        Ok(())
+    }
+
+    /// Records a queue's new last event id in the instance's copy (storage has it already).
+    fn set_last_id(&self, queue_id: &str, last_id: i64) {
+        if let Some(queue) = self.queues.borrow_mut().as_mut().and_then(|q| q.get_mut(queue_id)) {
+            queue.last_id = last_id;
+        }
     }
 
     async fn create_queue(&self, new: NewQueue) -> Result<()> {
@@ -190,59 +258,119 @@ impl EventQueueShard {
             "INSERT INTO queues (queue_id, user_id, spec, last_id, last_poll) VALUES (?, ?, ?, -1, ?)",
             vec![V::from(new.queue_id.as_str()), V::from(new.spec.user_id), V::from(serde_json::to_string(&new.spec)?), V::from(now_ms())],
         )?;
+        self.load_queues()?;
+        if let Some(queues) = self.queues.borrow_mut().as_mut() {
+            queues.insert(new.queue_id, Queue { user_id: new.spec.user_id, spec: new.spec, last_id: -1 });
+        }
         if self.state.storage().get_alarm().await?.is_none() {
             self.state.storage().set_alarm(self.idle_timeout_ms()).await?;
         }
         Ok(())
     }
 
-    /// Stores one event for its target queues (one body, one row per queue and part), then
-    /// wakes their pending long-polls. The writes have no `await` between them, so the
-    /// runtime commits them as one atomic write before the response leaves.
+    /// Stores one event for its target queues (one body, then one statement for all their
+    /// rows and one for their last ids), then hands each pending long-poll of those queues
+    /// its new events, so a woken poll answers without reading storage. The writes have no
+    /// `await` between them, so the runtime commits them as one atomic write before any
+    /// response (the hub's or a woken poll's) leaves.
     fn deliver(&self, delivery: Delivery) -> Result<Delivered> {
         let sql = self.sql();
-        run(
-            &sql,
-            "INSERT OR IGNORE INTO events (seq, body, sender_queue_id, local_id) VALUES (?, ?, ?, ?)",
-            vec![
-                V::from(delivery.seq),
-                V::from(serde_json::to_string(&delivery.event)?),
-                V::from(delivery.sender_queue_id.clone()),
-                V::from(delivery.local_id.clone()),
-            ],
-        )?;
+        let body = serde_json::to_string(&delivery.event)?;
+        let first_try = sql
+            .exec(
+                "INSERT OR IGNORE INTO events (seq, body, sender_queue_id, local_id) VALUES (?, ?, ?, ?)",
+                vec![
+                    V::from(delivery.seq),
+                    V::from(body.as_str()),
+                    V::from(delivery.sender_queue_id.clone()),
+                    V::from(delivery.local_id.clone()),
+                ],
+            )?
+            .rows_written()
+            > 0;
+        // A retried delivery: skip the queues that have the event already.
+        let stored_before: HashSet<String> = if first_try {
+            HashSet::new()
+        } else {
+            #[derive(Deserialize)]
+            struct Has {
+                queue_id: String,
+            }
+            rows::<Has>(&sql, "SELECT DISTINCT queue_id FROM queue_events WHERE seq = ?", vec![V::from(delivery.seq)])?
+                .into_iter()
+                .map(|h| h.queue_id)
+                .collect()
+        };
+        self.load_queues()?;
         let mut missing = Vec::new();
+        let mut new_rows = Vec::new();
+        let mut last_ids = Vec::new();
         let mut stored = Vec::new();
-        for target in &delivery.targets {
-            let Some(queue) = self.queue(&target.queue_id)? else {
-                missing.push(target.queue_id.clone());
-                continue;
-            };
-            // A retried delivery: this queue has the event already.
-            let stored_before: Vec<Value> = rows(
-                &sql,
-                "SELECT 1 AS x FROM queue_events WHERE queue_id = ? AND seq = ? LIMIT 1",
-                vec![V::from(target.queue_id.as_str()), V::from(delivery.seq)],
-            )?;
-            if !stored_before.is_empty() {
-                continue;
+        {
+            let waiting = self.waiters.borrow();
+            let queues = self.queues.borrow();
+            let Some(queues) = queues.as_ref() else { return Err(worker::Error::RustError("queues not loaded".into())) };
+            for target in &delivery.targets {
+                let Some(queue) = queues.get(&target.queue_id) else {
+                    missing.push(target.queue_id.clone());
+                    continue;
+                };
+                if stored_before.contains(&target.queue_id) {
+                    continue;
+                }
+                let flags = target.flags.as_ref().map(serde_json::to_string).transpose()?;
+                let parts = delivery::expand(&queue.spec, &delivery.event);
+                for (i, part) in parts.iter().enumerate() {
+                    new_rows.push(json!([target.queue_id, queue.last_id + 1 + i as i64, flags, part]));
+                }
+                let last_id = queue.last_id + parts.len() as i64;
+                // A queue whose poll this answers counts as polled now.
+                let polled = waiting.get(&target.queue_id).is_some_and(|w| !w.is_empty());
+                last_ids.push(json!([target.queue_id, last_id, polled]));
+                // The event as this queue's waiting polls will answer it, built once.
+                let presented = polled.then(|| {
+                    parts
+                        .iter()
+                        .enumerate()
+                        .map(|(i, part)| {
+                            let stored = Stored {
+                                id: queue.last_id + 1 + i as i64,
+                                flags: target.flags.clone(),
+                                part: *part,
+                                sender_queue_id: delivery.sender_queue_id.as_deref(),
+                                local_id: delivery.local_id.as_deref(),
+                            };
+                            delivery::present(&queue.spec, &target.queue_id, delivery.event.clone(), &stored)
+                        })
+                        .collect::<Vec<Value>>()
+                });
+                stored.push((target.queue_id.as_str(), queue.last_id, last_id, presented));
             }
-            let spec: QueueSpec = serde_json::from_str(&queue.spec)?;
-            let flags = target.flags.as_ref().map(serde_json::to_string).transpose()?;
-            let mut id = queue.last_id;
-            for part in delivery::expand(&spec, &delivery.event) {
-                id += 1;
-                run(
-                    &sql,
-                    "INSERT INTO queue_events (queue_id, id, seq, flags, part) VALUES (?, ?, ?, ?, ?)",
-                    vec![V::from(target.queue_id.as_str()), V::from(id), V::from(delivery.seq), V::from(flags.clone()), V::from(part)],
-                )?;
-            }
-            run(&sql, "UPDATE queues SET last_id = ? WHERE queue_id = ?", vec![V::from(id), V::from(target.queue_id.as_str())])?;
-            stored.push(target.queue_id.clone());
         }
-        for queue_id in stored {
-            self.wake(&queue_id);
+        if !new_rows.is_empty() {
+            run(
+                &sql,
+                "INSERT INTO queue_events (queue_id, id, seq, flags, part) \
+                 SELECT r.value ->> 0, r.value ->> 1, ?, r.value ->> 2, r.value ->> 3 FROM json_each(?) r",
+                vec![V::from(delivery.seq), V::from(Value::Array(new_rows).to_string())],
+            )?;
+            run(
+                &sql,
+                "UPDATE queues SET last_id = l.value ->> 1, \
+                 last_poll = CASE WHEN l.value ->> 2 THEN ? ELSE last_poll END \
+                 FROM json_each(?) l WHERE queues.queue_id = l.value ->> 0",
+                vec![V::from(now_ms()), V::from(Value::Array(last_ids).to_string())],
+            )?;
+        }
+        for (queue_id, before, last_id, presented) in stored {
+            self.set_last_id(queue_id, last_id);
+            let waiters = self.waiters.borrow_mut().remove(queue_id).unwrap_or_default();
+            for waiter in waiters {
+                // A poll waiting since the queue's previous event gets exactly this event;
+                // any other looks again in storage.
+                let events = presented.as_ref().filter(|_| waiter.after == before).cloned();
+                let _ = waiter.answer.send(events);
+            }
         }
         Ok(Delivered { missing })
     }
@@ -251,7 +379,7 @@ impl EventQueueShard {
     /// every Nth delivery fails before storing anything, so tests can prove that a failing
     /// shard loses no event.
     fn injected_fault(&self) -> bool {
-        let development = self.env.var("DEVELOPMENT").map(|v| v.to_string() == "true").unwrap_or(false);
+        let development = self.development();
         let every = var_secs(&self.env, "EVENT_QUEUE_SHARD_FAULT_EVERY", 0);
         if !development || every == 0 {
             return false;
@@ -261,10 +389,15 @@ impl EventQueueShard {
         n.is_multiple_of(every)
     }
 
+    fn development(&self) -> bool {
+        self.env.var("DEVELOPMENT").map(|v| v.to_string() == "true").unwrap_or(false)
+    }
+
+    /// Ends the pending long-polls of a queue; they look again in storage.
     fn wake(&self, queue_id: &str) {
         let waiters = self.waiters.borrow_mut().remove(queue_id).unwrap_or_default();
         for waiter in waiters {
-            let _ = waiter.send(());
+            let _ = waiter.answer.send(None);
         }
     }
 
@@ -275,37 +408,44 @@ impl EventQueueShard {
         if queue.user_id != user_id {
             return Ok(Poll::NotOwner);
         }
-        let spec: QueueSpec = serde_json::from_str(&queue.spec)?;
         let sql = self.sql();
         if let Some(acked) = last_event_id {
             run(&sql, "DELETE FROM queue_events WHERE queue_id = ? AND id <= ?", vec![V::from(queue_id), V::from(acked)])?;
         }
         self.touch(queue_id)?;
         let after = last_event_id.unwrap_or(-1);
-        let events = self.pending(queue_id, &spec, after)?;
+        let events = self.pending(queue_id, &queue.spec, after)?;
         if !events.is_empty() || dont_block {
             return Ok(Poll::Events(events));
         }
 
+        // Nothing after `after`: the queue's newest event is the client's (or older).
         let (tx, rx) = oneshot::channel();
-        self.waiters.borrow_mut().entry(queue_id.to_string()).or_default().push(tx);
+        let waiter = Waiter { after: queue.last_id, answer: tx };
+        self.waiters.borrow_mut().entry(queue_id.to_string()).or_default().push(waiter);
         let timer = worker::Delay::from(self.heartbeat_interval());
-        let woken = matches!(select(rx, timer).await, Either::Left(_));
-        if !woken {
-            // Timed out: our sender is still registered; drop the ones that are done.
-            if let Some(list) = self.waiters.borrow_mut().get_mut(queue_id) {
-                list.retain(|w| !w.is_canceled());
+        match select(rx, timer).await {
+            // Handed by `deliver`, already stored and already counted as a poll.
+            Either::Left((Ok(Some(events)), _)) => return Ok(Poll::Events(events)),
+            Either::Left(_) => {}
+            Either::Right(_) => {
+                // Timed out: our sender is still registered; drop the ones that are done.
+                if let Some(list) = self.waiters.borrow_mut().get_mut(queue_id) {
+                    list.retain(|w| !w.answer.is_canceled());
+                }
             }
         }
-        let Some(queue) = self.queue(queue_id)? else { return Ok(Poll::BadQueue) };
+        if self.queue(queue_id)?.is_none() {
+            return Ok(Poll::BadQueue);
+        }
         self.touch(queue_id)?;
-        let events = self.pending(queue_id, &spec, after)?;
+        let events = self.pending(queue_id, &queue.spec, after)?;
         if !events.is_empty() {
             return Ok(Poll::Events(events));
         }
         let id: LastId =
             sql.exec("UPDATE queues SET last_id = last_id + 1 WHERE queue_id = ? RETURNING last_id", vec![V::from(queue_id)])?.one()?;
-        let _ = queue.last_id;
+        self.set_last_id(queue_id, id.last_id);
         run(&sql, "INSERT INTO queue_events (queue_id, id) VALUES (?, ?)", vec![V::from(queue_id), V::from(id.last_id)])?;
         Ok(Poll::Events(vec![delivery::heartbeat(id.last_id)]))
     }
@@ -346,6 +486,9 @@ impl EventQueueShard {
         for queue_id in queue_ids {
             run(&sql, "DELETE FROM queue_events WHERE queue_id = ?", vec![V::from(queue_id.as_str())])?;
             run(&sql, "DELETE FROM queues WHERE queue_id = ?", vec![V::from(queue_id.as_str())])?;
+            if let Some(queues) = self.queues.borrow_mut().as_mut() {
+                queues.remove(queue_id);
+            }
         }
         for queue_id in queue_ids {
             self.wake(queue_id);
@@ -355,7 +498,7 @@ impl EventQueueShard {
 
     async fn unregister_from_hub(&self, realm_id: i64, queue_ids: Vec<String>) -> Result<()> {
         let hub = self.env.durable_object(bindings::REALM_HUB)?.id_from_name(&realm_id.to_string())?.get_stub()?;
-        let resp = hub.fetch_with_request(json_request(Method::Post, "/unregister", &Unregister { queue_ids })?).await?;
+        let resp = hub.fetch_with_request(command_request(&HubCommand::<Value>::Unregister(Unregister { queue_ids }))?).await?;
         if resp.status_code() != 200 {
             return Err(worker::Error::RustError(format!("RealmHub unregister answered {}", resp.status_code())));
         }

@@ -1,13 +1,14 @@
 //! The messages exchanged by the worker, the `RealmHub` and the `EventQueueShard`s.
 //!
-//! Paths (the host part of the URL is ignored by Durable Objects):
-//! - hub `POST /register` ([`QueueSpec`]) -> [`Registered`]
-//! - hub `POST /events` ([`Dispatch`]) -> 200 once stored in every shard
-//! - hub `POST /unregister` ([`Unregister`]) -> 200
-//! - shard `POST /queues` ([`NewQueue`]) -> 200
-//! - shard `POST /deliver` ([`Delivery`]) -> [`Delivered`]
-//! - shard `GET /events?queue_id&user_id[&last_event_id][&dont_block]` -> [`Polled`]
-//! - shard `DELETE /queues?queue_id&user_id` -> 200, or 400 [`ShardError`]
+//! Both objects take one typed command per request, the same way: a `POST` whose JSON body
+//! is a [`HubCommand`] or a [`ShardCommand`] (tagged by `command`), built with
+//! [`command_request`] and read with [`read_command`]. The answers:
+//! - hub `register` -> [`Registered`]; `dispatch` -> 200 once stored in every shard;
+//!   `unregister`, `ping` -> 200
+//! - shard `create_queue` -> 200; `deliver` -> [`Delivered`]; `poll` -> [`Polled`], or
+//!   400/403 [`ShardError`]; `delete_queue` -> 200, or 400/403 [`ShardError`]
+//! - shard `bench_*` (development only, `make bench`): the fan-out floor and the count of
+//!   waiting polls.
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -103,6 +104,64 @@ pub struct Dispatch<E = Value> {
     pub local_id: Option<String>,
 }
 
+/// What the `RealmHub` does for one request.
+#[derive(Debug, Serialize, Deserialize)]
+#[serde(tag = "command", rename_all = "snake_case")]
+pub enum HubCommand<E = Value> {
+    /// Create a queue in a shard with room and record it.
+    Register(QueueSpec),
+    /// Stamp an event with the organization's order and store it in its queues' shards.
+    Dispatch(Dispatch<E>),
+    /// Forget queues that a shard removed.
+    Unregister(Unregister),
+    /// Answer at once (`make bench`'s Durable Object round trip).
+    Ping,
+}
+
+/// What an `EventQueueShard` does for one request.
+#[derive(Debug, Serialize, Deserialize)]
+#[serde(tag = "command", rename_all = "snake_case")]
+pub enum ShardCommand {
+    CreateQueue(NewQueue),
+    Deliver(Delivery),
+    /// `GET /events`: acknowledge up to `last_event_id`, answer newer events or wait.
+    Poll {
+        queue_id: String,
+        user_id: i64,
+        last_event_id: Option<i64>,
+        dont_block: bool,
+    },
+    DeleteQueue {
+        queue_id: String,
+        user_id: i64,
+    },
+    /// Development only: a bare long-poll held until `BenchWake`.
+    BenchWait,
+    /// Development only: how many bare long-polls wait.
+    BenchWaiting,
+    /// Development only: one storage write, then every bare long-poll answers.
+    BenchWake,
+    /// Development only: how many `Poll`s wait.
+    BenchWaitingPolls,
+}
+
+/// The request carrying one command to a Durable Object (its URL is not read).
+pub fn command_request<C: Serialize>(command: &C) -> worker::Result<worker::Request> {
+    command_request_from_json(serde_json::to_string(command)?)
+}
+
+/// [`command_request`] for a command already serialized (a retried send reuses its body).
+pub fn command_request_from_json(body: String) -> worker::Result<worker::Request> {
+    let mut init = worker::RequestInit::new();
+    init.with_method(worker::Method::Post).with_body(Some(body.into()));
+    worker::Request::new_with_init("https://durable-object/command", &init)
+}
+
+/// The command of a request made by [`command_request`].
+pub async fn read_command<C: serde::de::DeserializeOwned>(req: &mut worker::Request) -> worker::Result<C> {
+    req.json().await
+}
+
 /// One target queue of a delivery.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Target {
@@ -159,6 +218,19 @@ pub fn shard_name(realm_id: i64, shard: u32) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn commands_are_tagged_by_name() {
+        let poll = ShardCommand::Poll { queue_id: "0:a".into(), user_id: 3, last_event_id: None, dont_block: true };
+        let json = serde_json::to_value(&poll).unwrap();
+        assert_eq!(json["command"], "poll");
+        assert!(matches!(serde_json::from_value(json).unwrap(), ShardCommand::Poll { user_id: 3, dont_block: true, .. }));
+        let unregister = HubCommand::<Value>::Unregister(Unregister { queue_ids: vec!["0:a".into()] });
+        let json = serde_json::to_value(&unregister).unwrap();
+        assert_eq!(json, serde_json::json!({"command": "unregister", "queue_ids": ["0:a"]}));
+        assert!(matches!(serde_json::from_value(json).unwrap(), HubCommand::<Value>::Unregister(_)));
+        assert!(matches!(serde_json::from_str(r#"{"command": "ping"}"#).unwrap(), HubCommand::<Value>::Ping));
+    }
 
     #[test]
     fn queue_ids_name_their_shard() {

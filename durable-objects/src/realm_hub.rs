@@ -14,13 +14,14 @@ use std::collections::{BTreeMap, HashMap, VecDeque};
 use futures_channel::oneshot;
 use futures_util::stream::{self, StreamExt};
 use serde::Deserialize;
-use worker::{durable_object, DurableObject, Env, Method, Request, Response, Result, SqlStorage, SqlStorageValue as V, State};
+use worker::{durable_object, DurableObject, Env, Request, Response, Result, SqlStorage, SqlStorageValue as V, State};
 
 use crate::delivery::queue_wants;
 use crate::protocol::{
-    bindings, shard_name, with_retries, Delivered, Delivery, Dispatch, NewQueue, QueueSpec, Registered, Target, Unregister,
+    bindings, command_request, command_request_from_json, read_command, shard_name, with_retries, Delivered, Delivery, Dispatch,
+    HubCommand, NewQueue, QueueSpec, Registered, ShardCommand, Target,
 };
-use crate::storage::{json_request, json_response, now_ms, rows, run, var_secs};
+use crate::storage::{json_response, now_ms, rows, run, var_secs};
 
 /// Queues a shard holds before the hub opens the next shard.
 const DEFAULT_QUEUES_PER_SHARD: u64 = 250;
@@ -114,28 +115,18 @@ impl DurableObject for RealmHub {
 
     async fn fetch(&self, mut req: Request) -> Result<Response> {
         self.load_registry()?;
-        // The worker's `events::send_event` addresses `/<realm_id>/events`; the command is
-        // the last path segment.
-        let path = req.path();
-        let command = path.rsplit('/').next().unwrap_or("").to_string();
-        match (req.method(), command.as_str()) {
-            (Method::Post, "register") => {
-                let spec: QueueSpec = req.json().await?;
-                json_response(&self.register(spec).await?, 200)
-            }
-            (Method::Post, "events") => {
-                let dispatch: Dispatch = req.json().await?;
+        match read_command::<HubCommand>(&mut req).await? {
+            HubCommand::Register(spec) => json_response(&self.register(spec).await?, 200),
+            HubCommand::Dispatch(dispatch) => {
                 let _turn = self.lock().await;
                 self.dispatch(dispatch).await?;
                 json_response(&serde_json::json!({}), 200)
             }
-            (Method::Post, "ping") => json_response(&serde_json::json!({}), 200),
-            (Method::Post, "unregister") => {
-                let unregister: Unregister = req.json().await?;
+            HubCommand::Ping => json_response(&serde_json::json!({}), 200),
+            HubCommand::Unregister(unregister) => {
                 self.unregister(&unregister.queue_ids)?;
                 json_response(&serde_json::json!({}), 200)
             }
-            _ => Response::error("no such command", 404),
         }
     }
 }
@@ -195,8 +186,8 @@ impl RealmHub {
         let shard = self.registry.borrow().as_ref().map(|r| r.pick_shard(per_shard.max(1))).unwrap_or(0);
         let queue_id = format!("{shard}:{}", random_token()?);
         let stub = self.shard_stub(spec.realm_id, shard)?;
-        let new = NewQueue { queue_id: queue_id.clone(), spec: spec.clone() };
-        let resp = stub.fetch_with_request(json_request(Method::Post, "/queues", &new)?).await?;
+        let new = ShardCommand::CreateQueue(NewQueue { queue_id: queue_id.clone(), spec: spec.clone() });
+        let resp = stub.fetch_with_request(command_request(&new)?).await?;
         if resp.status_code() != 200 {
             return Err(worker::Error::RustError(format!("shard {shard} refused the queue: {}", resp.status_code())));
         }
@@ -293,9 +284,11 @@ impl RealmHub {
     /// Stores the event in one shard, retrying a failed try (a shard stores an event for a
     /// queue at most once, so a repeat is harmless).
     async fn deliver(&self, shard: u32, delivery: Delivery) -> Result<Delivered> {
+        let realm_id = delivery.realm_id;
+        let body = serde_json::to_string(&ShardCommand::Deliver(delivery))?;
         with_retries(|| async {
-            let stub = self.shard_stub(delivery.realm_id, shard)?;
-            let mut resp = stub.fetch_with_request(json_request(Method::Post, "/deliver", &delivery)?).await?;
+            let stub = self.shard_stub(realm_id, shard)?;
+            let mut resp = stub.fetch_with_request(command_request_from_json(body.clone())?).await?;
             if resp.status_code() != 200 {
                 return Err(worker::Error::RustError(format!("shard {shard} answered {}", resp.status_code())));
             }

@@ -1,6 +1,8 @@
 //! Development-only probes of the platform's floor, for `make bench` (examples/bench.rs):
 //! the same runtime path as an API call, with one known cost each. Production answers 404.
 
+use serde_json::{json, Value};
+
 use crate::context::RequestContext;
 use crate::error::{ApiError, ApiResult};
 use crate::response::Reply;
@@ -20,11 +22,36 @@ pub async fn noop(ctx: &RequestContext) -> ApiResult<Reply> {
     Ok(Reply::ok())
 }
 
+/// # `GET /dev_bench/d1_read`
+/// Exactly one D1 read of one row (the organization's).
+pub async fn d1_read(ctx: &RequestContext) -> ApiResult<Reply> {
+    require_development(ctx)?;
+    crate::db::realms::by_string_id(&ctx.db, &ctx.realm_string_id).await?;
+    Ok(Reply::ok())
+}
+
+/// # `GET /dev_bench/d1_read_rows`
+/// Exactly one D1 read of the organization's newest 100 messages (rows decoded, not sent).
+pub async fn d1_read_rows(ctx: &RequestContext) -> ApiResult<Reply> {
+    require_development(ctx)?;
+    let rows: Vec<Value> = crate::db::all(crate::db::bench::newest_messages_stmt(&ctx.db, &ctx.realm_string_id, 100)?).await?;
+    Ok(Reply::json(json!({ "rows": rows.len() })))
+}
+
 /// # `POST /dev_bench/d1_write`
 /// Exactly one D1 write (an update that leaves the organization's row as it was).
 pub async fn d1_write(ctx: &RequestContext) -> ApiResult<Reply> {
     require_development(ctx)?;
     crate::db::run(crate::db::realms::touch_stmt(&ctx.db, &ctx.realm_string_id)?).await?;
+    Ok(Reply::ok())
+}
+
+/// # `POST /dev_bench/d1_batch`
+/// Exactly one D1 batch of five writes (updates that leave the organization's row as it was).
+pub async fn d1_batch(ctx: &RequestContext) -> ApiResult<Reply> {
+    require_development(ctx)?;
+    let statements = (0..5).map(|_| crate::db::realms::touch_stmt(&ctx.db, &ctx.realm_string_id)).collect::<worker::Result<Vec<_>>>()?;
+    crate::db::run_batch(&ctx.db, statements).await?;
     Ok(Reply::ok())
 }
 
@@ -81,4 +108,41 @@ pub async fn render(ctx: &RequestContext) -> ApiResult<Reply> {
         "share_of_free_budget": katex_ms / CPU_BUDGET_FREE_MS,
         "share_of_paid_budget": katex_ms / CPU_BUDGET_PAID_MS,
     })))
+}
+
+fn room(ctx: &RequestContext) -> ApiResult<String> {
+    ctx.params.required_str("room")
+}
+
+/// # `POST /dev_bench/fan_out/wait`
+/// A bare long-poll: held in the Durable Object of `room` until `fan_out/wake`.
+pub async fn fan_out_wait(ctx: &RequestContext) -> ApiResult<Reply> {
+    require_development(ctx)?;
+    crate::event_queues::bench_wait(&ctx.env, &room(ctx)?).await?;
+    Ok(Reply::ok())
+}
+
+/// # `GET /dev_bench/fan_out/waiting`
+/// How many bare long-polls `room` holds: `{"waiting": n}`.
+pub async fn fan_out_waiting(ctx: &RequestContext) -> ApiResult<Reply> {
+    require_development(ctx)?;
+    Ok(Reply::json(crate::event_queues::bench_waiting(&ctx.env, &room(ctx)?).await?))
+}
+
+/// # `POST /dev_bench/fan_out/wake`
+/// One storage write in `room`, then every held long-poll answers: `{"woken": n}`.
+pub async fn fan_out_wake(ctx: &RequestContext) -> ApiResult<Reply> {
+    require_development(ctx)?;
+    Ok(Reply::json(crate::event_queues::bench_wake(&ctx.env, &room(ctx)?).await?))
+}
+
+/// # `GET /dev_bench/fan_out/waiting_polls`
+/// How many `GET /events` long-polls wait in the organization's shards `0..shards`:
+/// `{"waiting": n}`.
+pub async fn fan_out_waiting_polls(ctx: &RequestContext) -> ApiResult<Reply> {
+    require_development(ctx)?;
+    let shards = ctx.params.required_int("shards")?.clamp(0, 1000) as u32;
+    let realm = ctx.realm().await?;
+    let waiting = crate::event_queues::bench_waiting_polls(&ctx.env, realm.id, shards).await?;
+    Ok(Reply::json(json!({ "waiting": waiting })))
 }

@@ -8,6 +8,7 @@ pub mod alert_words;
 pub mod api_keys;
 pub mod attachments;
 pub mod batch;
+pub mod bench;
 pub mod bot_storage;
 pub mod channel_folders;
 pub mod direct_message_groups;

@@ -1,0 +1,19 @@
+//! The platform-floor statements of `make bench` (development only): one known D1 cost each,
+//! shaped like the project's own reads and writes.
+
+use worker::{query, D1Database, D1PreparedStatement, Result};
+
+use super::messages::COLUMNS;
+
+/// The organization's newest `limit` messages with their recipients, in one read.
+pub fn newest_messages_stmt(db: &D1Database, realm_string_id: &str, limit: i64) -> Result<D1PreparedStatement> {
+    query!(
+        db,
+        &format!(
+            "SELECT {COLUMNS} FROM messages m JOIN recipients rc ON rc.id = m.recipient_id \
+             WHERE m.realm_id = (SELECT id FROM realms WHERE string_id = ?1) ORDER BY m.id DESC LIMIT ?2"
+        ),
+        realm_string_id,
+        limit
+    )
+}
