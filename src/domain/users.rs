@@ -186,6 +186,26 @@ pub async fn access_user_for_admin(db: &D1Database, realm_id: i64, user_id: &str
     Ok(user)
 }
 
+/// A bot of the organization by id, for its owner or an administrator to act on; "No such
+/// bot" otherwise. One round trip.
+pub async fn access_bot(db: &D1Database, realm_id: i64, bot_id: &str) -> ApiResult<UserRow> {
+    let id = parse_int(bot_id).ok_or_else(|| ApiError::bad_request("No such bot"))?;
+    users::by_id(db, realm_id, id).await?.ok_or_else(|| ApiError::bad_request("No such bot"))
+}
+
+/// The user with this email in the organization, if any. One round trip.
+pub async fn user_by_email(db: &D1Database, realm_id: i64, email: &str) -> ApiResult<Option<UserRow>> {
+    Ok(users::by_email(db, realm_id, email).await?)
+}
+
+/// The user whose email and password these are, if any: the user, then their password
+/// hash (two round trips when the email exists).
+pub async fn password_owner(db: &D1Database, realm_id: i64, username: &str, password: &str) -> ApiResult<Option<UserRow>> {
+    let Some(user) = users::by_email(db, realm_id, username).await? else { return Ok(None) };
+    let Some(stored) = users::password_hash(db, realm_id, user.id).await? else { return Ok(None) };
+    Ok(crate::secrets::verify_password(password, &stored).await?.then_some(user))
+}
+
 /// Zulip's full-name rules (check_full_name): trimmed, 1..=100 characters, none of the
 /// characters that break mention syntax.
 pub fn check_full_name(raw: &str) -> ApiResult<String> {
