@@ -174,7 +174,7 @@ impl RequestContext {
     }
 
     /// The settings version read with this request's authentication, if any.
-    fn settings_version(&self, realm_id: i64) -> Option<i64> {
+    pub fn settings_version(&self, realm_id: i64) -> Option<i64> {
         self.realm.borrow().as_ref().filter(|r| r.id == realm_id).map(|r| r.settings_version)
     }
 

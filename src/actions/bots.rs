@@ -128,6 +128,29 @@ pub async fn check_regenerate_bot_api_key(db: &D1Database, env: &Env, acting: &U
     do_regenerate_api_key(db, env, RealmId(bot.realm_id), UserId(bot.id)).await
 }
 
+/// The owner's active bots as `GET /bots` lists them, oldest first, each with its current
+/// `api_key`: the key versions, then the bots.
+pub async fn bots_of(db: &D1Database, env: &Env, owner: &UserRow) -> ApiResult<Vec<Value>> {
+    let keys = do_bot_api_keys(db, env, owner).await?;
+    let bots = users::bots_of_owner(db, owner.realm_id, owner.id).await?;
+    Ok(bots
+        .iter()
+        .map(|bot| {
+            json!({
+                "user_id": bot.id,
+                "username": bot.email,
+                "full_name": bot.full_name,
+                "bot_type": bot.bot_type,
+                "avatar_url": avatar_url(bot),
+                "default_sending_stream": null,
+                "default_events_register_stream": null,
+                "default_all_public_streams": false,
+                "api_key": keys.get(&bot.id),
+            })
+        })
+        .collect())
+}
+
 /// The current API key of each of the owner's active bots, by bot id. Their hashes are
 /// stored if missing (bots from before keys were derived), so the keys shown work.
 pub async fn do_bot_api_keys(db: &D1Database, env: &Env, owner: &UserRow) -> ApiResult<std::collections::HashMap<i64, String>> {

@@ -12,7 +12,7 @@ use crate::db::subscriptions::{self, ActiveUserRow, ChannelViewRow, SubscriberRo
 use crate::db::users::{self, UserRow};
 use crate::db::{self};
 use crate::domain::channel_folders::invalid_folder_id;
-use crate::domain::channels::{check_channel_name, color_for, stream_dict, subscription_dict, SystemGroups};
+use crate::domain::channels::{access_channel, channel_by_id, check_channel_name, color_for, stream_dict, subscription_dict, SystemGroups};
 use crate::domain::register_state::MAX_CHANNEL_DESCRIPTION_LENGTH;
 use crate::error::{ApiError, ApiResult};
 use crate::event_types::{StreamEvent, SubscriptionEvent};
@@ -307,6 +307,21 @@ pub async fn check_unsubscribe(
         }
     }
     Ok(json!({ "removed": removed, "not_removed": not_removed }))
+}
+
+/// `PATCH /streams/{id}`: a channel the administrator can see ("Invalid channel ID"
+/// otherwise; others "You do not have permission to administer this channel."), then the
+/// folder change when one is given.
+pub async fn check_update_channel(db: &D1Database, env: &Env, me: &UserRow, id: &str, folder_id: Option<Option<i64>>) -> ApiResult<()> {
+    let (channel, _) = channel_by_id(db, me, id).await?;
+    let channel = access_channel(me, channel)?;
+    if !me.is_realm_admin() {
+        return Err(ApiError::bad_request("You do not have permission to administer this channel."));
+    }
+    if let Some(folder_id) = folder_id {
+        check_change_channel_folder(db, env, me, &channel, folder_id).await?;
+    }
+    Ok(())
 }
 
 /// Files `channel` in folder `folder_id` of the organization (`None`: in no folder); an id

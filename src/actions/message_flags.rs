@@ -4,6 +4,7 @@ use serde::Deserialize;
 use serde_json::json;
 use worker::{D1Database, Env};
 
+use crate::db::message_window::{fetch_window, WindowRequest};
 use crate::db::user_messages;
 use crate::db::users::UserRow;
 use crate::domain::message_flags::{MessageFlag, ANY_MENTION, NO_ROW};
@@ -68,6 +69,31 @@ fn message_details(found: &[Found], changed: &[i64], me: i64) -> serde_json::Val
 pub struct FlagsUpdate {
     pub messages: Vec<i64>,
     pub ignored_because_not_subscribed_channels: Option<Vec<i64>>,
+}
+
+/// The messages a narrow's window held and what changed on them.
+pub struct NarrowFlagsUpdate {
+    /// The ids of the window's messages, oldest first.
+    pub processed: Vec<i64>,
+    pub found_oldest: bool,
+    pub found_newest: bool,
+    pub update: FlagsUpdate,
+}
+
+/// Reads the window of the narrow (one batch), then sets or clears the flag on its
+/// messages as `do_update_message_flags` does.
+pub async fn do_update_message_flags_for_narrow(
+    db: &D1Database,
+    env: &Env,
+    me: &UserRow,
+    window: &WindowRequest<'_>,
+    op: &str,
+    flag: &str,
+) -> ApiResult<NarrowFlagsUpdate> {
+    let window = fetch_window(db, me, window).await?;
+    let processed: Vec<i64> = window.rows.iter().map(|(m, _)| m.id).collect();
+    let update = do_update_message_flags(db, env, me, op, flag, &processed).await?;
+    Ok(NarrowFlagsUpdate { processed, found_oldest: window.found_oldest, found_newest: window.found_newest, update })
 }
 
 /// Validates the flag and operation, then sets or clears the flag on `message_ids` (messages

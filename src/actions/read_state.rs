@@ -4,9 +4,11 @@
 use worker::{D1Database, Env};
 
 use crate::actions::notify_users;
-use crate::db::subscriptions::ChannelViewRow;
+use crate::db::subscriptions;
 use crate::db::user_messages::{self, MessageIdRow};
 use crate::db::users::UserRow;
+use crate::domain::channels::access_channel;
+use crate::domain::ids::ChannelId;
 use crate::domain::message_flags::MessageFlag;
 use crate::error::{ApiError, ApiResult};
 use crate::event_types::{Event, FlagsEvent};
@@ -24,16 +26,18 @@ pub async fn do_mark_all_as_read(db: &D1Database, env: &Env, me: &UserRow) -> Ap
     Ok(())
 }
 
-/// Marks the user's unread messages of `channel` (of `topic` when given) read. A topic the
-/// user has no message of is `No such topic '…'`. No event when nothing changed. Answers
+/// Marks the user's unread messages of the channel (of `topic` when given) read. A channel
+/// the user may not see is "Invalid channel ID"; a topic the user has no message of is
+/// `No such topic '…'`. No event when nothing changed. Answers
 /// the ids marked read.
 pub async fn do_mark_channel_as_read(
     db: &D1Database,
     env: &Env,
     me: &UserRow,
-    channel: &ChannelViewRow,
+    channel_id: ChannelId,
     topic: Option<&str>,
 ) -> ApiResult<Vec<i64>> {
+    let channel = access_channel(me, crate::db::first(subscriptions::by_id_for_user_stmt(db, me.realm_id, me.id, channel_id.0)?).await?)?;
     if let Some(topic) = topic.filter(|t| !t.is_empty()) {
         let exists: Option<MessageIdRow> =
             crate::db::first(user_messages::topic_exists_for_user_stmt(db, me.id, channel.id, topic)?).await?;

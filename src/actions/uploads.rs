@@ -236,3 +236,23 @@ pub async fn do_create_temporary_url(db: &worker::D1Database, attachment: &Attac
     crate::db::run(attachments::insert_token_stmt(db, &token, attachment.id, crate::db::now() + TEMPORARY_URL_SECS)?).await?;
     Ok(uploads::temporary_url_for(&token, &attachment.file_name))
 }
+
+/// The upload an unexpired temporary download token stands for; "not found" otherwise.
+/// One round trip.
+pub async fn temporary_attachment(db: &worker::D1Database, token: &str) -> ApiResult<AttachmentRow> {
+    attachments::by_token(db, token, crate::db::now()).await?.ok_or_else(ApiError::upload_not_found)
+}
+
+/// The upload at `path_id` if the user may download it (the uploader, or a user who may see
+/// a message linking it); "not authorized" when it exists but is not theirs to see, else
+/// "not found". One round trip, two when refused.
+pub async fn downloadable_attachment(db: &worker::D1Database, me: &UserRow, path_id: &str) -> ApiResult<AttachmentRow> {
+    if let Some(row) = attachments::downloadable(db, me.realm_id, me.id, me.is_guest(), path_id).await? {
+        return Ok(row);
+    }
+    if attachments::exists(db, me.realm_id, path_id).await? {
+        Err(ApiError::upload_not_authorized())
+    } else {
+        Err(ApiError::upload_not_found())
+    }
+}

@@ -7,7 +7,7 @@ use crate::auth::require_member;
 use crate::db::user_groups::{self, NewUserGroup, UserGroupRow};
 use crate::db::users::{self, UserRow};
 use crate::domain::ids::UserId;
-use crate::domain::user_groups::group_dict;
+use crate::domain::user_groups::{access_group, group_dict};
 use crate::error::{ApiError, ApiResult};
 use crate::event_types::{Event, UserGroupEvent};
 
@@ -41,11 +41,6 @@ pub fn check_group_name(raw: &str) -> ApiResult<String> {
         return Err(ApiError::bad_request(format!("User group name cannot start with '{prefix}'.")));
     }
     Ok(name.to_string())
-}
-
-/// A group of the organization; one error for missing and invisible.
-pub async fn access_group(db: &D1Database, realm_id: i64, group_id: i64) -> ApiResult<UserGroupRow> {
-    user_groups::by_id(db, realm_id, group_id).await?.ok_or_else(|| ApiError::bad_request("Invalid user group"))
 }
 
 /// A group the caller may edit: not a system group; the caller an administrator, the

@@ -2,12 +2,10 @@
 
 use serde_json::{json, Value};
 
-use crate::actions::bots::{check_create_bot, check_regenerate_bot_api_key, do_bot_api_keys, NewBot, GENERIC_BOT};
+use crate::actions::bots::{bots_of, check_create_bot, check_regenerate_bot_api_key, NewBot, GENERIC_BOT};
 use crate::context::RequestContext;
-use crate::db::users;
-use crate::domain::users::avatar_url;
-use crate::error::{ApiError, ApiResult};
-use crate::params::parse_int;
+use crate::domain::users::{access_bot, avatar_url};
+use crate::error::ApiResult;
 use crate::response::Reply;
 
 /// A string parameter Zulip declares JSON-encoded (`payload_url`): accepts the JSON
@@ -58,25 +56,7 @@ pub async fn create_bot(ctx: &RequestContext) -> ApiResult<Reply> {
 /// The caller's active bots, oldest first, each with its current `api_key`.
 pub async fn get_bots(ctx: &RequestContext) -> ApiResult<Reply> {
     let me = ctx.user().await?;
-    let keys = do_bot_api_keys(&ctx.db, &ctx.env, &me).await?;
-    let bots: Vec<Value> = users::bots_of_owner(&ctx.db, me.realm_id, me.id)
-        .await?
-        .iter()
-        .map(|bot| {
-            json!({
-                "user_id": bot.id,
-                "username": bot.email,
-                "full_name": bot.full_name,
-                "bot_type": bot.bot_type,
-                "avatar_url": avatar_url(bot),
-                "default_sending_stream": null,
-                "default_events_register_stream": null,
-                "default_all_public_streams": false,
-                "api_key": keys.get(&bot.id),
-            })
-        })
-        .collect();
-    Ok(Reply::json(json!({ "bots": bots })))
+    Ok(Reply::json(json!({ "bots": bots_of(&ctx.db, &ctx.env, &me).await? })))
 }
 
 /// # `POST /bots/{bot_id}/api_key/regenerate`
@@ -84,8 +64,7 @@ pub async fn get_bots(ctx: &RequestContext) -> ApiResult<Reply> {
 /// working at once); answers `api_key`.
 pub async fn regenerate_bot_api_key(ctx: &RequestContext, bot_id: &str) -> ApiResult<Reply> {
     let me = ctx.user().await?;
-    let id = parse_int(bot_id).ok_or_else(|| ApiError::bad_request("No such bot"))?;
-    let bot = users::by_id(&ctx.db, me.realm_id, id).await?.ok_or_else(|| ApiError::bad_request("No such bot"))?;
+    let bot = access_bot(&ctx.db, me.realm_id, bot_id).await?;
     let api_key = check_regenerate_bot_api_key(&ctx.db, &ctx.env, &me, &bot).await?;
     Ok(Reply::json(json!({ "api_key": api_key })))
 }

@@ -1,17 +1,14 @@
 //! Channels and subscriptions.
 
-use std::collections::HashMap;
-
 use serde::Deserialize;
 use serde_json::{json, Value};
 
 use crate::actions::channels::{self as actions, Principal, SubscribeRequest};
 use crate::context::RequestContext;
-use crate::db::subscriptions::{self, ChannelViewRow, SubscriberRow};
-use crate::db::{self, realm_settings};
-use crate::domain::channels::{access_channel, can_see_channel, stream_dict, subscription_dict, SystemGroups};
+use crate::domain::channels::{
+    channel_id_by_name, channel_subscribers, channel_topics, stream_of, streams_of, subscriptions_of, StreamsQuery,
+};
 use crate::error::{ApiError, ApiResult};
-use crate::params::parse_int;
 use crate::response::Reply;
 
 #[derive(Deserialize)]
@@ -58,30 +55,6 @@ pub async fn unsubscribe(ctx: &RequestContext) -> ApiResult<Reply> {
     Ok(Reply::json(body))
 }
 
-/// The caller's view of every channel, the system groups, and (if asked) subscribers.
-async fn load_channels(
-    ctx: &RequestContext,
-    realm_id: i64,
-    user_id: i64,
-    with_subscribers: bool,
-) -> ApiResult<(Vec<ChannelViewRow>, SystemGroups, HashMap<i64, Vec<i64>>)> {
-    let mut batch =
-        vec![subscriptions::all_for_user_stmt(&ctx.db, realm_id, user_id)?, subscriptions::system_groups_stmt(&ctx.db, realm_id)?];
-    if with_subscribers {
-        batch.push(subscriptions::all_subscribers_stmt(&ctx.db, realm_id)?);
-    }
-    let results = crate::db::run_batch(&ctx.db, batch).await?;
-    let channels: Vec<ChannelViewRow> = results[0].results()?;
-    let groups = SystemGroups::new(results[1].results()?);
-    let mut subscribers: HashMap<i64, Vec<i64>> = HashMap::new();
-    if with_subscribers {
-        for row in results[2].results::<SubscriberRow>()? {
-            subscribers.entry(row.channel_id).or_default().push(row.user_id);
-        }
-    }
-    Ok((channels, groups, subscribers))
-}
-
 /// # `GET /users/me/subscriptions`
 /// Any user: the caller's subscriptions; `include_subscribers` adds `subscribers`.
 pub async fn get_subscriptions(ctx: &RequestContext) -> ApiResult<Reply> {
@@ -91,16 +64,7 @@ pub async fn get_subscriptions(ctx: &RequestContext) -> ApiResult<Reply> {
         Some("true") | Some("partial") => true,
         Some(_) => return Err(ApiError::invalid_argument("include_subscribers", "a boolean")),
     };
-    let (channels, groups, subscribers) = load_channels(ctx, me.realm_id, me.id, include_subscribers).await?;
-    let subs: Vec<Value> = channels
-        .iter()
-        .filter(|c| c.subscribed())
-        .map(|c| {
-            let list = include_subscribers.then(|| subscribers.get(&c.id).map(Vec::as_slice).unwrap_or(&[]));
-            subscription_dict(c, &groups, list, None)
-        })
-        .collect();
-    Ok(Reply::json(json!({ "subscriptions": subs })))
+    Ok(Reply::json(json!({ "subscriptions": subscriptions_of(&ctx.db, &me, include_subscribers).await? })))
 }
 
 /// # `GET /streams`
@@ -121,48 +85,15 @@ pub async fn get_streams(ctx: &RequestContext) -> ApiResult<Reply> {
     if include_all && !me.is_realm_admin() {
         return Err(ApiError::bad_request("User not authorized for this query"));
     }
-    let (channels, groups, subscribers) = load_channels(ctx, me.realm_id, me.id, include_subscribers).await?;
-    let streams: Vec<Value> = channels
-        .iter()
-        .filter(|c| !(exclude_archived && c.is_archived != 0))
-        .filter(|c| {
-            include_all
-                || (include_subscribed && c.subscribed())
-                || (include_public && !c.is_private() && !me.is_guest())
-                || (include_web_public && c.is_web_public != 0)
-        })
-        .map(|c| {
-            let mut d = stream_dict(c, &groups);
-            if include_subscribers {
-                d["subscribers"] = json!(subscribers.get(&c.id).cloned().unwrap_or_default());
-            }
-            d
-        })
-        .collect();
-    Ok(Reply::json(json!({ "streams": streams })))
-}
-
-async fn channel_by_id(ctx: &RequestContext, realm_id: i64, user_id: i64, id: &str) -> ApiResult<(Option<ChannelViewRow>, SystemGroups)> {
-    let channel_id = parse_int(id).ok_or_else(|| ApiError::bad_request("Invalid channel ID"))?;
-    let results = crate::db::run_batch(
-        &ctx.db,
-        vec![
-            subscriptions::by_id_for_user_stmt(&ctx.db, realm_id, user_id, channel_id)?,
-            subscriptions::system_groups_stmt(&ctx.db, realm_id)?,
-        ],
-    )
-    .await?;
-    let channel = results[0].results::<ChannelViewRow>()?.into_iter().next();
-    Ok((channel, SystemGroups::new(results[1].results()?)))
+    let query = StreamsQuery { include_public, include_subscribed, include_web_public, include_all, exclude_archived, include_subscribers };
+    Ok(Reply::json(json!({ "streams": streams_of(&ctx.db, &me, &query).await? })))
 }
 
 /// # `GET /streams/{stream_id}`
 /// Any user who can see the channel; otherwise "Invalid channel ID".
 pub async fn get_stream(ctx: &RequestContext, id: &str) -> ApiResult<Reply> {
     let me = ctx.user().await?;
-    let (channel, groups) = channel_by_id(ctx, me.realm_id, me.id, id).await?;
-    let channel = access_channel(&me, channel)?;
-    Ok(Reply::json(json!({ "stream": stream_dict(&channel, &groups) })))
+    Ok(Reply::json(json!({ "stream": stream_of(&ctx.db, &me, id).await? })))
 }
 
 /// # `PATCH /streams/{stream_id}`
@@ -180,14 +111,7 @@ pub async fn update_stream(ctx: &RequestContext, id: &str) -> ApiResult<Reply> {
         Some(Value::Null) => Some(None),
         Some(value) => Some(Some(value.as_i64().ok_or_else(|| ApiError::invalid_argument("folder_id", "an integer or null"))?)),
     };
-    let (channel, _) = channel_by_id(ctx, me.realm_id, me.id, id).await?;
-    let channel = access_channel(&me, channel)?;
-    if !me.is_realm_admin() {
-        return Err(ApiError::bad_request("You do not have permission to administer this channel."));
-    }
-    if let Some(folder_id) = folder_id {
-        crate::actions::channels::check_change_channel_folder(&ctx.db, &ctx.env, &me, &channel, folder_id).await?;
-    }
+    actions::check_update_channel(&ctx.db, &ctx.env, &me, id, folder_id).await?;
     Ok(Reply::ok())
 }
 
@@ -197,25 +121,14 @@ pub async fn update_stream(ctx: &RequestContext, id: &str) -> ApiResult<Reply> {
 pub async fn get_stream_id(ctx: &RequestContext) -> ApiResult<Reply> {
     let me = ctx.user().await?;
     let name = ctx.params.required_str("stream")?;
-    let channel: Option<ChannelViewRow> = db::first(subscriptions::by_name_for_user_stmt(&ctx.db, me.realm_id, me.id, &name)?).await?;
-    match channel {
-        Some(c) if can_see_channel(&me, &c) => Ok(Reply::json(json!({ "stream_id": c.id }))),
-        _ => Err(ApiError::bad_request(format!("Invalid channel name '{name}'"))),
-    }
+    Ok(Reply::json(json!({ "stream_id": channel_id_by_name(&ctx.db, &me, &name).await? })))
 }
 
 /// # `GET /streams/{stream_id}/members`
 /// Any user who can see the channel: ids of its active subscribers.
 pub async fn get_stream_members(ctx: &RequestContext, id: &str) -> ApiResult<Reply> {
     let me = ctx.user().await?;
-    let (channel, _) = channel_by_id(ctx, me.realm_id, me.id, id).await?;
-    let channel = access_channel(&me, channel)?;
-    if channel.is_private() && !channel.subscribed() && !me.is_realm_admin() {
-        return Err(ApiError::bad_request("Invalid channel ID"));
-    }
-    let rows: Vec<SubscriberRow> = db::all(subscriptions::subscribers_stmt(&ctx.db, me.realm_id, &format!("[{}]", channel.id))?).await?;
-    let ids: Vec<i64> = rows.into_iter().map(|r| r.user_id).collect();
-    Ok(Reply::json(json!({ "subscribers": ids })))
+    Ok(Reply::json(json!({ "subscribers": channel_subscribers(&ctx.db, &me, id).await? })))
 }
 
 /// # `GET /users/me/{stream_id}/topics`
@@ -225,36 +138,5 @@ pub async fn get_stream_members(ctx: &RequestContext, id: &str) -> ApiResult<Rep
 pub async fn get_stream_topics(ctx: &RequestContext, id: &str) -> ApiResult<Reply> {
     let me = ctx.user().await?;
     let allow_empty_topic_name = ctx.params.bool_or("allow_empty_topic_name", false)?;
-    let (channel, _) = channel_by_id(ctx, me.realm_id, me.id, id).await?;
-    let channel = match channel {
-        Some(c) if crate::domain::channels::can_access_channel_content(&me, &c) => c,
-        _ => return Err(ApiError::bad_request("Invalid channel ID")),
-    };
-    // Subscribed here, or public to non-guests: the subscribed case reads history when it
-    // is public to subscribers.
-    let whole_history = crate::domain::channels::access::can_read_history(
-        &me,
-        channel.subscribed(),
-        channel.is_private(),
-        channel.history_public_to_subscribers != 0,
-    );
-    let results = crate::db::run_batch(
-        &ctx.db,
-        vec![
-            crate::db::messages::channel_topics_stmt(&ctx.db, channel.recipient_id, me.id, whole_history)?,
-            realm_settings::by_realm_id_stmt(&ctx.db, me.realm_id)?,
-        ],
-    )
-    .await?;
-    let rows: Vec<crate::db::messages::TopicRow> = results[0].results()?;
-    let settings: realm_settings::RealmSettingsRow =
-        results[1].results()?.into_iter().next().ok_or_else(|| ApiError::internal("no realm settings"))?;
-    let topics: Vec<Value> = rows
-        .into_iter()
-        .map(|t| {
-            let name = if t.name.is_empty() && !allow_empty_topic_name { settings.empty_topic_display_name.clone() } else { t.name };
-            json!({ "name": name, "max_id": t.max_id })
-        })
-        .collect();
-    Ok(Reply::json(json!({ "topics": topics })))
+    Ok(Reply::json(json!({ "topics": channel_topics(&ctx.db, &me, id, allow_empty_topic_name).await? })))
 }

@@ -14,9 +14,8 @@ use worker::Env;
 
 use crate::actions::users::do_issue_api_key;
 use crate::context::RequestContext;
-use crate::db::users;
 use crate::domain::ids::{RealmId, UserId};
-use crate::domain::users::{user_dict, UserDictOptions};
+use crate::domain::users::{user_by_email, user_dict, UserDictOptions};
 use crate::error::{ApiError, ApiResult};
 use crate::rate_limits::{self, Bucket};
 use crate::response::Reply;
@@ -91,7 +90,7 @@ pub async fn jwt_fetch_api_key(ctx: &RequestContext) -> ApiResult<Reply> {
     let attempt = Bucket::LoginFailures { realm_id: realm.id, username: &claimed };
     rate_limits::before_login(&ctx.env, &attempt).await?;
     let user = match verify_token(&token, secret.as_bytes(), now()) {
-        Ok(email) => users::by_email(&ctx.db, realm.id, &email).await?,
+        Ok(email) => user_by_email(&ctx.db, realm.id, &email).await?,
         Err(err) => return Err(rate_limits::login_failed(&ctx.env, &attempt, err).await),
     };
     let Some(user) = user else {

@@ -4,12 +4,11 @@ use serde_json::json;
 
 use crate::actions::users::do_issue_api_key;
 use crate::context::RequestContext;
-use crate::db::users::{self, UserRow};
 use crate::domain::ids::{RealmId, UserId};
+use crate::domain::users::password_owner;
 use crate::error::{ApiError, ApiResult};
 use crate::rate_limits::{self, Bucket};
 use crate::response::Reply;
-use crate::secrets;
 
 /// # `POST /fetch_api_key`
 /// Open. `username` (the email) and `password`; answers a fresh `api_key`.
@@ -26,7 +25,7 @@ pub async fn fetch_api_key(ctx: &RequestContext) -> ApiResult<Reply> {
     }
     let attempt = Bucket::LoginFailures { realm_id: realm.id, username: &username };
     rate_limits::before_login(&ctx.env, &attempt).await?;
-    let Some(user) = password_owner(ctx, realm.id, &username, &password).await? else {
+    let Some(user) = password_owner(&ctx.db, realm.id, &username, &password).await? else {
         let failed = ApiError::authentication_failed("Your username or password is incorrect");
         return Err(rate_limits::login_failed(&ctx.env, &attempt, failed).await);
     };
@@ -35,11 +34,4 @@ pub async fn fetch_api_key(ctx: &RequestContext) -> ApiResult<Reply> {
     }
     let api_key = do_issue_api_key(&ctx.db, &ctx.env, RealmId(realm.id), UserId(user.id)).await?;
     Ok(Reply::json(json!({ "api_key": api_key, "email": user.email, "user_id": user.id })))
-}
-
-/// The user whose email and password these are, if any.
-async fn password_owner(ctx: &RequestContext, realm_id: i64, username: &str, password: &str) -> ApiResult<Option<UserRow>> {
-    let Some(user) = users::by_email(&ctx.db, realm_id, username).await? else { return Ok(None) };
-    let Some(stored) = users::password_hash(&ctx.db, realm_id, user.id).await? else { return Ok(None) };
-    Ok(secrets::verify_password(password, &stored).await?.then_some(user))
 }

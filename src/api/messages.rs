@@ -6,10 +6,9 @@ use crate::actions::channels::Principal;
 use crate::actions::message_send::{self, check_send_message, Destination, SendRequest};
 use crate::context::RequestContext;
 use crate::db::batch::Batch;
-use crate::db::message_window::{add_window, Anchor, WindowRequest, LARGER_THAN_MAX_MESSAGE_ID};
+use crate::db::message_window::{Anchor, WindowRequest, LARGER_THAN_MAX_MESSAGE_ID};
 use crate::db::messages::{self, MessageSet};
-use crate::db::users::UserRow;
-use crate::domain::messages::{accessed_from, message_dict, AccessedMessage, MessageContext, MessageOptions};
+use crate::domain::messages::{accessed_from, message_body, message_of, messages_in_window, MessageContext, MessageOptions};
 use crate::domain::narrow::parse_narrow;
 use crate::error::{ApiError, ApiResult};
 use crate::params::{json_value, parse_int};
@@ -133,7 +132,8 @@ pub async fn get_message(ctx: &RequestContext, id: &str) -> ApiResult<Reply> {
         let me = ctx.user().await?;
         let opts = message_options(ctx, false)?;
         let message_id = parse_int(id).ok_or_else(crate::domain::messages::invalid_message)?;
-        return answer_message(ctx, &me, message_id, &opts).await;
+        let version = ctx.settings_version(me.realm_id);
+        return Ok(Reply::json(message_of(&ctx.db, &me, message_id, version, &opts, &realm_host(ctx)).await?));
     };
     let mut batch = Batch::new();
     let auth = ctx.user_in(&mut batch).await?;
@@ -146,25 +146,7 @@ pub async fn get_message(ctx: &RequestContext, id: &str) -> ApiResult<Reply> {
     let accessed = accessed_from(&me, results.first(access)?)?;
     let realm = ctx.current_realm_state(realm.take(&results)?).await?;
     let mctx = MessageContext::from_results(&results, context, &me, &realm, &realm_host(ctx))?;
-    Ok(message_reply(&accessed, &mctx, &opts))
-}
-
-/// `GET /messages/{message_id}` for an authenticated user: one batch.
-async fn answer_message(ctx: &RequestContext, me: &UserRow, message_id: i64, opts: &MessageOptions) -> ApiResult<Reply> {
-    let mut batch = Batch::new();
-    let access = batch.add::<Value>(messages::access_stmt(&ctx.db, message_id, me.realm_id, me.id)?);
-    let context = MessageContext::add_to(&mut batch, &ctx.db, &MessageSet::ids(me.realm_id, &[message_id])?)?;
-    let realm = ctx.realm_state_in(&mut batch, me.realm_id)?;
-    let results = batch.run(&ctx.db).await?;
-    let accessed = accessed_from(me, results.first(access)?)?;
-    let realm = realm.take(&results)?;
-    let mctx = MessageContext::from_results(&results, context, me, &realm, &realm_host(ctx))?;
-    Ok(message_reply(&accessed, &mctx, opts))
-}
-
-fn message_reply(accessed: &AccessedMessage, mctx: &MessageContext, opts: &MessageOptions) -> Reply {
-    let dict = message_dict(&accessed.message, accessed.user_flags, mctx, opts);
-    Reply::json(json!({ "message": dict, "raw_content": accessed.message.content }))
+    Ok(Reply::json(message_body(&accessed, &mctx, &opts)))
 }
 
 /// Zulip's `MAX_MESSAGES_PER_FETCH`.
@@ -196,44 +178,15 @@ pub async fn get_messages(ctx: &RequestContext) -> ApiResult<Reply> {
     let terms = parse_narrow(&narrow)?;
     let anchor = parse_anchor(anchor_param.as_deref(), use_first_unread)?;
     let realm = ctx.realm_state(me.realm_id).await?;
-    let mut batch = Batch::new();
-    let window = add_window(
-        &mut batch,
-        &ctx.db,
-        &me,
-        &WindowRequest {
-            terms: &terms,
-            anchor,
-            num_before,
-            num_after,
-            include_anchor,
-            empty_topic_display_name: &realm.settings.empty_topic_display_name,
-        },
-    )?;
-    let context = MessageContext::add_to(&mut batch, &ctx.db, window.message_set())?;
-    let results = batch.run(&ctx.db).await?;
-    let window = window.take(&results)?;
-    let mctx = MessageContext::from_results(&results, context, &me, &realm, &realm_host(ctx))?;
-    let messages: Vec<Value> = window
-        .rows
-        .iter()
-        .map(|(m, flags)| {
-            let mut d = message_dict(m, *flags, &mctx, &opts);
-            if window.has_search {
-                d["match_content"] = json!(m.rendered_content);
-                d["match_subject"] = json!(mctx.topic_for_display(&m.topic, &opts));
-            }
-            d
-        })
-        .collect();
-    Ok(Reply::json(json!({
-        "messages": messages,
-        "anchor": window.anchor,
-        "found_anchor": window.found_anchor,
-        "found_newest": window.found_newest,
-        "found_oldest": window.found_oldest,
-        "history_limited": false,
-    })))
+    let req = WindowRequest {
+        terms: &terms,
+        anchor,
+        num_before,
+        num_after,
+        include_anchor,
+        empty_topic_display_name: &realm.settings.empty_topic_display_name,
+    };
+    Ok(Reply::json(messages_in_window(&ctx.db, &me, &realm, &req, &opts, &realm_host(ctx)).await?))
 }
 
 /// The `anchor` parameter (an id, `newest`, `oldest`, `first_unread`); as in Zulip,

@@ -1,43 +1,16 @@
 //! Presence: who is active, idle or away.
 
-use serde_json::{json, Value};
+use serde_json::json;
 
 use crate::actions::presence::do_update_presence;
-use crate::api::users::access_user;
 use crate::context::RequestContext;
-use crate::db::batch::Batch;
-use crate::db::first;
-use crate::db::presence::{self, MaxUpdateRow, PresenceRow};
-use crate::db::users::UserRow;
-use crate::domain::presence::{legacy_client_dict, presences_dict, times, PRESENCE_HISTORY_LIMIT_DAYS};
+use crate::domain::presence::{realm_presence, user_presence, PRESENCE_HISTORY_LIMIT_DAYS};
+use crate::domain::users::access_user;
 use crate::error::{ApiError, ApiResult};
 use crate::response::Reply;
 
-/// `presences`, `server_timestamp` and `presence_last_update_id` of the caller's
-/// organization: only changes after `last_update_id` when given. One batch.
 /// The widest `history_limit_days` that means anything: a century.
 const MAX_HISTORY_LIMIT_DAYS: i64 = 36_500;
-
-async fn presence_response(ctx: &RequestContext, me: &UserRow, modern: bool, last_update_id: Option<i64>, days: i64) -> ApiResult<Value> {
-    let since = crate::db::now() - days * 86_400;
-    let mut batch = Batch::new();
-    let rows = batch.add::<PresenceRow>(presence::in_realm_stmt(&ctx.db, me.realm_id, last_update_id.unwrap_or(-1), since)?);
-    let max = batch.add::<MaxUpdateRow>(presence::max_update_id_stmt(&ctx.db, me.realm_id)?);
-    let results = batch.run(&ctx.db).await?;
-    let rows = results.rows(rows)?;
-    let newest = results.first(max)?.and_then(|m| m.max_id);
-    let last = match (newest, last_update_id) {
-        (Some(n), Some(client)) => n.max(client),
-        (Some(n), None) => n,
-        (None, Some(client)) => client,
-        (None, None) => -1,
-    };
-    Ok(json!({
-        "presences": presences_dict(&rows, modern),
-        "server_timestamp": worker::Date::now().as_millis() as f64 / 1000.0,
-        "presence_last_update_id": last,
-    }))
-}
 
 /// # `POST /users/me/presence`
 /// Any user: reports `status` (`active` or `idle`, else "Invalid status: …") and, unless
@@ -65,7 +38,7 @@ pub async fn update_presence(ctx: &RequestContext) -> ApiResult<Reply> {
     if ping_only {
         return Ok(Reply::json(json!({})));
     }
-    Ok(Reply::json(presence_response(ctx, &me, slim_presence || last_update_id.is_some(), last_update_id, days).await?))
+    Ok(Reply::json(realm_presence(&ctx.db, me.realm_id, slim_presence || last_update_id.is_some(), last_update_id, days).await?))
 }
 
 /// # `GET /users/{user_id_or_email}/presence`
@@ -73,16 +46,12 @@ pub async fn update_presence(ctx: &RequestContext) -> ApiResult<Reply> {
 /// bot "Presence is not supported for bot users."; none yet "No presence data for …".
 pub async fn get_user_presence(ctx: &RequestContext, who: &str) -> ApiResult<Reply> {
     let me = ctx.user().await?;
-    let user = access_user(ctx, &me, who).await?;
+    let user = access_user(&ctx.db, me.realm_id, who).await?;
     if user.is_bot() {
         return Err(ApiError::bad_request("Presence is not supported for bot users."));
     }
-    let row: Option<PresenceRow> = first(presence::for_user_stmt(&ctx.db, user.id)?).await?;
-    let row = row.ok_or_else(|| ApiError::bad_request(format!("No presence data for {who}")))?;
-    // This endpoint's entries carry only `status` and `timestamp`.
-    let website = legacy_client_dict(times(&row));
-    let entry = json!({ "status": website["status"], "timestamp": website["timestamp"] });
-    Ok(Reply::json(json!({ "presence": { "aggregated": entry, "website": entry } })))
+    let presence = user_presence(&ctx.db, user.id).await?.ok_or_else(|| ApiError::bad_request(format!("No presence data for {who}")))?;
+    Ok(Reply::json(json!({ "presence": presence })))
 }
 
 /// # `GET /realm/presence`
@@ -90,7 +59,7 @@ pub async fn get_user_presence(ctx: &RequestContext, who: &str) -> ApiResult<Rep
 /// `server_timestamp`.
 pub async fn get_realm_presence(ctx: &RequestContext) -> ApiResult<Reply> {
     let me = ctx.user().await?;
-    let mut body = presence_response(ctx, &me, false, None, PRESENCE_HISTORY_LIMIT_DAYS).await?;
+    let mut body = realm_presence(&ctx.db, me.realm_id, false, None, PRESENCE_HISTORY_LIMIT_DAYS).await?;
     body.as_object_mut().map(|b| b.remove("presence_last_update_id"));
     Ok(Reply::json(body))
 }

@@ -2,14 +2,13 @@
 
 use serde_json::json;
 
-use crate::actions::message_flags::do_update_message_flags;
+use crate::actions::message_flags::{do_update_message_flags_for_narrow, NarrowFlagsUpdate};
 use crate::actions::push::{schedule_notification_removal, Removal};
 use crate::actions::read_state::{do_mark_all_as_read, do_mark_channel_as_read};
 use crate::api::messages::parse_anchor;
 use crate::context::RequestContext;
-use crate::db::message_window::{fetch_window, WindowRequest};
-use crate::db::subscriptions;
-use crate::domain::channels::access_channel;
+use crate::db::message_window::WindowRequest;
+use crate::domain::ids::ChannelId;
 use crate::domain::message_flags::MessageFlag;
 use crate::domain::narrow::parse_narrow;
 use crate::error::{ApiError, ApiResult};
@@ -34,9 +33,7 @@ pub async fn mark_all_as_read(ctx: &RequestContext) -> ApiResult<Reply> {
 pub async fn mark_stream_as_read(ctx: &RequestContext) -> ApiResult<Reply> {
     let me = ctx.user().await?;
     let stream_id = ctx.params.required_int("stream_id")?;
-    let channel =
-        access_channel(&me, crate::db::first(subscriptions::by_id_for_user_stmt(&ctx.db, me.realm_id, me.id, stream_id)?).await?)?;
-    let read = do_mark_channel_as_read(&ctx.db, &ctx.env, &me, &channel, None).await?;
+    let read = do_mark_channel_as_read(&ctx.db, &ctx.env, &me, ChannelId(stream_id), None).await?;
     schedule_notification_removal(ctx, Removal::Read(me.id, read)).await;
     Ok(Reply::ok())
 }
@@ -49,9 +46,7 @@ pub async fn mark_topic_as_read(ctx: &RequestContext) -> ApiResult<Reply> {
     let me = ctx.user().await?;
     let stream_id = ctx.params.required_int("stream_id")?;
     let topic = ctx.params.required_str("topic_name")?;
-    let channel =
-        access_channel(&me, crate::db::first(subscriptions::by_id_for_user_stmt(&ctx.db, me.realm_id, me.id, stream_id)?).await?)?;
-    let read = do_mark_channel_as_read(&ctx.db, &ctx.env, &me, &channel, Some(&topic)).await?;
+    let read = do_mark_channel_as_read(&ctx.db, &ctx.env, &me, ChannelId(stream_id), Some(&topic)).await?;
     schedule_notification_removal(ctx, Removal::Read(me.id, read)).await;
     Ok(Reply::ok())
 }
@@ -86,21 +81,16 @@ pub async fn update_message_flags_for_narrow(ctx: &RequestContext) -> ApiResult<
     let terms = parse_narrow(&narrow)?;
     let anchor = parse_anchor(Some(&anchor), false)?;
     let realm = ctx.realm_state(me.realm_id).await?;
-    let window = fetch_window(
-        &ctx.db,
-        &me,
-        &WindowRequest {
-            terms: &terms,
-            anchor,
-            num_before,
-            num_after,
-            include_anchor,
-            empty_topic_display_name: &realm.settings.empty_topic_display_name,
-        },
-    )
-    .await?;
-    let ids: Vec<i64> = window.rows.iter().map(|(m, _)| m.id).collect();
-    let update = do_update_message_flags(&ctx.db, &ctx.env, &me, &op, &flag, &ids).await?;
+    let window = WindowRequest {
+        terms: &terms,
+        anchor,
+        num_before,
+        num_after,
+        include_anchor,
+        empty_topic_display_name: &realm.settings.empty_topic_display_name,
+    };
+    let NarrowFlagsUpdate { processed: ids, found_oldest, found_newest, update } =
+        do_update_message_flags_for_narrow(&ctx.db, &ctx.env, &me, &window, &op, &flag).await?;
     if flag == MessageFlag::Read.name() && op == "add" {
         schedule_notification_removal(ctx, Removal::Read(me.id, update.messages.clone())).await;
     }
@@ -109,8 +99,8 @@ pub async fn update_message_flags_for_narrow(ctx: &RequestContext) -> ApiResult<
         "updated_count": update.messages.len(),
         "first_processed_id": ids.first(),
         "last_processed_id": ids.last(),
-        "found_oldest": window.found_oldest,
-        "found_newest": window.found_newest,
+        "found_oldest": found_oldest,
+        "found_newest": found_newest,
     });
     if let Some(ignored) = update.ignored_because_not_subscribed_channels {
         body["ignored_because_not_subscribed_channels"] = json!(ignored);

@@ -6,8 +6,8 @@ use crate::actions::message_send::{default_read_by_sender, SendRequest};
 use crate::actions::scheduled_messages::{self as actions, ScheduledEdit};
 use crate::api::messages::{channel_destination, direct_destination, realm_host};
 use crate::context::RequestContext;
-use crate::db::{self, scheduled_messages};
-use crate::domain::scheduled_messages::scheduled_messages_of;
+use crate::db;
+use crate::domain::scheduled_messages::{scheduled_messages_of, scheduled_to_channel};
 use crate::error::{ApiError, ApiResult};
 use crate::response::Reply;
 
@@ -96,8 +96,8 @@ pub async fn update_scheduled_message(ctx: &RequestContext, id: &str) -> ApiResu
         (Some(false), Some(to)) => Some(direct_destination(&to)?),
         // `to` without `type` keeps the current type.
         (None, Some(to)) => {
-            let current = scheduled_messages::pending_by_id(&ctx.db, id, me.id).await?.ok_or_else(ApiError::scheduled_message_not_found)?;
-            Some(if current.channel_id.is_some() { channel_destination(&to)? } else { direct_destination(&to)? })
+            let to_channel = scheduled_to_channel(&ctx.db, id, me.id).await?;
+            Some(if to_channel { channel_destination(&to)? } else { direct_destination(&to)? })
         }
         _ => None,
     };

@@ -3,9 +3,11 @@
 use serde_json::json;
 use worker::Response;
 
-use crate::actions::uploads::{do_create_temporary_url, do_delete_attachment, do_upload, list_attachments, read_object};
+use crate::actions::uploads::{
+    do_create_temporary_url, do_delete_attachment, do_upload, downloadable_attachment, list_attachments, read_object, temporary_attachment,
+};
 use crate::context::RequestContext;
-use crate::db::attachments::{self, AttachmentRow};
+use crate::db::attachments::AttachmentRow;
 use crate::domain::uploads::{self, ByteRange};
 use crate::error::{ApiError, ApiResult};
 use crate::response::Reply;
@@ -61,7 +63,7 @@ pub async fn serve_thumbnail(ctx: &RequestContext) -> ApiResult<Reply> {
 /// Anyone holding an unexpired token from `GET /api/v1/user_uploads/...`: the file, served
 /// as above, without credentials.
 pub async fn serve_temporary_file(ctx: &RequestContext, token: &str) -> ApiResult<Reply> {
-    let attachment = attachments::by_token(&ctx.db, token, crate::db::now()).await?.ok_or_else(ApiError::upload_not_found)?;
+    let attachment = temporary_attachment(&ctx.db, token).await?;
     respond_with_file(ctx, &attachment).await
 }
 
@@ -112,15 +114,7 @@ async fn downloadable(ctx: &RequestContext, path: &[&str]) -> ApiResult<Attachme
     if path.len() != 4 || path.iter().any(|s| s.is_empty()) {
         return Err(ApiError::upload_not_found());
     }
-    let path_id = path.join("/");
-    if let Some(row) = attachments::downloadable(&ctx.db, me.realm_id, me.id, me.is_guest(), &path_id).await? {
-        return Ok(row);
-    }
-    if attachments::exists(&ctx.db, me.realm_id, &path_id).await? {
-        Err(ApiError::upload_not_authorized())
-    } else {
-        Err(ApiError::upload_not_found())
-    }
+    downloadable_attachment(&ctx.db, &me, &path.join("/")).await
 }
 
 /// # `GET /attachments`

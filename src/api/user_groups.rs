@@ -2,13 +2,11 @@
 
 use serde_json::json;
 
-use crate::actions::user_groups::{access_group, check_create_group, check_update_members, check_update_subgroups, NewGroup};
+use crate::actions::user_groups::{check_create_group, check_update_members, check_update_subgroups, NewGroup};
 use crate::auth::require_member;
 use crate::context::RequestContext;
-use crate::db::user_groups;
-use crate::db::users;
 use crate::domain::ids::UserId;
-use crate::domain::user_groups::groups_of;
+use crate::domain::user_groups::{group_members, group_subgroups, groups_of, is_group_member};
 use crate::error::{ApiError, ApiResult};
 use crate::params::parse_int;
 use crate::response::Reply;
@@ -71,8 +69,7 @@ pub async fn get_members(ctx: &RequestContext, group_id: &str) -> ApiResult<Repl
     require_member(&me)?;
     let group_id = parse_id(group_id, "user_group_id")?;
     let direct_only = ctx.params.bool_or("direct_member_only", false)?;
-    let group = access_group(&ctx.db, me.realm_id, group_id).await?;
-    let members = user_groups::member_ids(&ctx.db, me.realm_id, group.id, direct_only).await?;
+    let members = group_members(&ctx.db, me.realm_id, group_id, direct_only).await?;
     Ok(Reply::json(json!({ "members": members })))
 }
 
@@ -83,17 +80,7 @@ pub async fn get_subgroups(ctx: &RequestContext, group_id: &str) -> ApiResult<Re
     require_member(&me)?;
     let group_id = parse_id(group_id, "user_group_id")?;
     let direct_only = ctx.params.bool_or("direct_subgroup_only", false)?;
-    let group = access_group(&ctx.db, me.realm_id, group_id).await?;
-    let subgroups = if direct_only {
-        user_groups::direct_subgroup_ids(&ctx.db, group.id).await?
-    } else {
-        let direct = user_groups::direct_subgroup_ids(&ctx.db, group.id).await?;
-        let ids = serde_json::to_string(&direct).unwrap_or_else(|_| "[]".into());
-        let mut all = if direct.is_empty() { vec![] } else { user_groups::recursive_subgroup_ids(&ctx.db, &ids).await? };
-        all.sort_unstable();
-        all.dedup();
-        all
-    };
+    let subgroups = group_subgroups(&ctx.db, me.realm_id, group_id, direct_only).await?;
     Ok(Reply::json(json!({ "subgroups": subgroups })))
 }
 
@@ -107,8 +94,6 @@ pub async fn get_is_member(ctx: &RequestContext, group_id: &str, user_id: &str) 
     let group_id = parse_id(group_id, "user_group_id")?;
     let user_id = parse_id(user_id, "user_id")?;
     let direct_only = ctx.params.bool_or("direct_member_only", false)?;
-    let group = access_group(&ctx.db, me.realm_id, group_id).await?;
-    let user = users::by_id(&ctx.db, me.realm_id, user_id).await?.ok_or_else(|| ApiError::bad_request("No such user"))?;
-    let is_member = user.is_active() && user_groups::is_member(&ctx.db, me.realm_id, group.id, user.id, direct_only).await?;
+    let is_member = is_group_member(&ctx.db, me.realm_id, group_id, user_id, direct_only).await?;
     Ok(Reply::json(json!({ "is_user_group_member": is_member })))
 }

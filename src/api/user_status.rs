@@ -3,10 +3,10 @@
 use serde_json::json;
 
 use crate::actions::user_status::{check_status_emoji, do_update_user_status};
-use crate::api::users::access_user;
 use crate::context::RequestContext;
 use crate::db::user_status::StatusChange;
 use crate::domain::user_status::{clean_status_text, status_of};
+use crate::domain::users::access_user;
 use crate::error::{ApiError, ApiResult};
 use crate::response::Reply;
 
@@ -55,6 +55,6 @@ pub async fn get_user_status(ctx: &RequestContext, user: &str) -> ApiResult<Repl
     if crate::params::parse_int(user).is_none() {
         return Err(ApiError::bad_request("No such user"));
     }
-    let user = access_user(ctx, &me, user).await?;
+    let user = access_user(&ctx.db, me.realm_id, user).await?;
     Ok(Reply::json(json!({ "status": status_of(&ctx.db, user.id).await? })))
 }

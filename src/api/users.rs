@@ -5,27 +5,13 @@ use serde_json::{json, Value};
 use crate::actions::profile_fields as profile_actions;
 use crate::actions::users as actions;
 use crate::context::RequestContext;
-use crate::db::profile_fields;
-use crate::db::users::{self, UserRow};
 use crate::domain::ids::{RealmId, UserId};
-use crate::domain::profile_fields::profile_data;
-use crate::domain::users::{check_full_name, user_dict, with_profile_data, Role, UserDictOptions};
+use crate::domain::users::{access_user, access_user_for_admin, check_full_name, members_of, user_object_of, Role, UserDictOptions};
 use crate::error::{ApiError, ApiResult};
-use crate::params::parse_int;
 use crate::response::Reply;
 
 pub fn realm_host(ctx: &RequestContext) -> &str {
     ctx.base_url.split_once("://").map(|(_, host)| host).unwrap_or(&ctx.base_url)
-}
-
-/// The User object of `user` for `me`, with `profile_data` when asked for (`values` are
-/// the profile values of the users shown).
-fn user_object(me: &UserRow, user: &UserRow, opts: &UserDictOptions<'_>, values: Option<&[profile_fields::ProfileValueRow]>) -> Value {
-    let dict = user_dict(me, user, opts);
-    match values {
-        Some(values) => with_profile_data(dict, user, profile_data(values.iter().filter(|v| v.user_id == user.id))),
-        None => dict,
-    }
 }
 
 /// # `GET /users/me`
@@ -36,8 +22,7 @@ pub async fn get_own_user(ctx: &RequestContext) -> ApiResult<Reply> {
     let me = ctx.user().await?;
     let include = ctx.params.bool_or("include_custom_profile_fields", false)?;
     let opts = UserDictOptions { realm_host: realm_host(ctx), client_gravatar: false };
-    let values = if include { Some(profile_fields::values(&ctx.db, me.realm_id, Some(me.id)).await?) } else { None };
-    let mut own = user_object(&me, &me, &opts, values.as_deref());
+    let mut own = user_object_of(&ctx.db, &me, &me, &opts, include).await?;
     if let Some(fields) = own.as_object_mut() {
         fields.remove("bot_type");
         fields.remove("bot_owner_id");
@@ -54,10 +39,7 @@ pub async fn get_users(ctx: &RequestContext) -> ApiResult<Reply> {
     let client_gravatar = ctx.params.bool_or("client_gravatar", true)?;
     let include = ctx.params.bool_or("include_custom_profile_fields", false)?;
     let opts = UserDictOptions { realm_host: realm_host(ctx), client_gravatar };
-    let values = if include { Some(profile_fields::values(&ctx.db, me.realm_id, None).await?) } else { None };
-    let members: Vec<Value> =
-        users::all_in_realm(&ctx.db, me.realm_id).await?.iter().map(|user| user_object(&me, user, &opts, values.as_deref())).collect();
-    Ok(Reply::json(json!({ "members": members })))
+    Ok(Reply::json(json!({ "members": members_of(&ctx.db, &me, &opts, include).await? })))
 }
 
 /// # `GET /users/{user_id}` (also `GET /users/{email}`)
@@ -67,30 +49,9 @@ pub async fn get_user(ctx: &RequestContext, id_or_email: &str) -> ApiResult<Repl
     let me = ctx.user().await?;
     let client_gravatar = ctx.params.bool_or("client_gravatar", true)?;
     let include = ctx.params.bool_or("include_custom_profile_fields", false)?;
-    let user = access_user(ctx, &me, id_or_email).await?;
+    let user = access_user(&ctx.db, me.realm_id, id_or_email).await?;
     let opts = UserDictOptions { realm_host: realm_host(ctx), client_gravatar };
-    let values = if include { Some(profile_fields::values(&ctx.db, me.realm_id, Some(user.id)).await?) } else { None };
-    Ok(Reply::json(json!({ "user": user_object(&me, &user, &opts, values.as_deref()) })))
-}
-
-/// A user of the caller's organization by id or email.
-pub async fn access_user(ctx: &RequestContext, me: &UserRow, id_or_email: &str) -> ApiResult<UserRow> {
-    let user = match parse_int(id_or_email) {
-        Some(id) => users::by_id(&ctx.db, me.realm_id, id).await?,
-        None => users::by_email(&ctx.db, me.realm_id, id_or_email).await?,
-    };
-    user.ok_or_else(|| ApiError::bad_request("No such user"))
-}
-
-/// A human user an administrator acts on (Zulip's access_user_by_id for_admin): bots are
-/// "No such user" (they are managed through /bots).
-async fn access_user_for_admin(ctx: &RequestContext, admin: &UserRow, user_id: &str, allow_bots: bool) -> ApiResult<UserRow> {
-    let id = parse_int(user_id).ok_or_else(|| ApiError::bad_request("No such user"))?;
-    let user = users::by_id(&ctx.db, admin.realm_id, id).await?.ok_or_else(|| ApiError::bad_request("No such user"))?;
-    if user.is_bot() && !allow_bots {
-        return Err(ApiError::bad_request("No such user"));
-    }
-    Ok(user)
+    Ok(Reply::json(json!({ "user": user_object_of(&ctx.db, &me, &user, &opts, include).await? })))
 }
 
 /// # `POST /users`
@@ -120,7 +81,7 @@ pub async fn deactivate_own_user(ctx: &RequestContext) -> ApiResult<Reply> {
 pub async fn deactivate_user(ctx: &RequestContext, user_id: &str) -> ApiResult<Reply> {
     let admin = ctx.admin().await?;
     ctx.params.accept("deactivation_notification_comment");
-    let target = access_user_for_admin(ctx, &admin, user_id, false).await?;
+    let target = access_user_for_admin(&ctx.db, admin.realm_id, user_id, false).await?;
     if !target.is_active() {
         return Err(ApiError::bad_request("User is deactivated"));
     }
@@ -132,7 +93,7 @@ pub async fn deactivate_user(ctx: &RequestContext, user_id: &str) -> ApiResult<R
 /// Administrators: reactivates a deactivated user or bot; its API keys work again.
 pub async fn reactivate_user(ctx: &RequestContext, user_id: &str) -> ApiResult<Reply> {
     let admin = ctx.admin().await?;
-    let target = access_user_for_admin(ctx, &admin, user_id, true).await?;
+    let target = access_user_for_admin(&ctx.db, admin.realm_id, user_id, true).await?;
     actions::check_reactivate_user(&ctx.db, &ctx.env, &target).await?;
     Ok(Reply::ok())
 }
@@ -145,7 +106,7 @@ pub async fn update_user(ctx: &RequestContext, user_id: &str) -> ApiResult<Reply
     let role = ctx.params.int("role")?;
     let full_name = ctx.params.str("full_name")?;
     let profile_data: Option<Vec<Value>> = ctx.params.json_as("profile_data", "a list")?;
-    let target = access_user_for_admin(ctx, &admin, user_id, true).await?;
+    let target = access_user_for_admin(&ctx.db, admin.realm_id, user_id, true).await?;
     // Everything is checked before anything is written: a bad value changes nothing.
     let role = role.map(|code| Role::from_code(code).ok_or_else(|| ApiError::bad_request("Invalid role"))).transpose()?;
     let role_changes = match role {

@@ -3,11 +3,16 @@
 use std::collections::HashMap;
 
 use serde_json::{json, Map, Value};
+use worker::D1Database;
 
-use crate::db::subscriptions::{ChannelViewRow, SystemGroupRow};
+use crate::db::batch::Batch;
+use crate::db::messages::{self, TopicRow};
+use crate::db::realm_settings::{self, RealmSettingsRow};
+use crate::db::subscriptions::{self, ChannelViewRow, SubscriberRow, SystemGroupRow};
 use crate::db::users::UserRow;
 use crate::domain::user_groups::system_groups;
 use crate::error::{ApiError, ApiResult};
+use crate::params::parse_int;
 
 /// Zulip's palette for new subscriptions.
 pub const COLORS: &[&str] = &[
@@ -177,6 +182,148 @@ pub fn check_channel_name(name: &str) -> ApiResult<()> {
         return Err(ApiError::bad_request(format!("Invalid character in channel name, at position {}.", pos + 1)));
     }
     Ok(())
+}
+
+/// The user's view of every channel of the organization, the system groups, and (when
+/// asked for) every channel's subscribers. One batch.
+struct ChannelsView {
+    channels: Vec<ChannelViewRow>,
+    groups: SystemGroups,
+    subscribers: HashMap<i64, Vec<i64>>,
+}
+
+async fn channels_view(db: &D1Database, user: &UserRow, with_subscribers: bool) -> ApiResult<ChannelsView> {
+    let mut batch = Batch::new();
+    let channels = batch.add::<ChannelViewRow>(subscriptions::all_for_user_stmt(db, user.realm_id, user.id)?);
+    let groups = batch.add::<SystemGroupRow>(subscriptions::system_groups_stmt(db, user.realm_id)?);
+    let all_subscribers =
+        if with_subscribers { Some(batch.add::<SubscriberRow>(subscriptions::all_subscribers_stmt(db, user.realm_id)?)) } else { None };
+    let results = batch.run(db).await?;
+    let mut subscribers: HashMap<i64, Vec<i64>> = HashMap::new();
+    if let Some(slot) = all_subscribers {
+        for row in results.rows(slot)? {
+            subscribers.entry(row.channel_id).or_default().push(row.user_id);
+        }
+    }
+    Ok(ChannelsView { channels: results.rows(channels)?, groups: SystemGroups::new(results.rows(groups)?), subscribers })
+}
+
+/// The user's subscriptions as `GET /users/me/subscriptions` lists them, with
+/// `subscribers` when asked for. One batch.
+pub async fn subscriptions_of(db: &D1Database, user: &UserRow, include_subscribers: bool) -> ApiResult<Vec<Value>> {
+    let view = channels_view(db, user, include_subscribers).await?;
+    Ok(view
+        .channels
+        .iter()
+        .filter(|c| c.subscribed())
+        .map(|c| {
+            let list = include_subscribers.then(|| view.subscribers.get(&c.id).map(Vec::as_slice).unwrap_or(&[]));
+            subscription_dict(c, &view.groups, list, None)
+        })
+        .collect())
+}
+
+/// Which channels `GET /streams` lists (`include_all` already checked against the role).
+pub struct StreamsQuery {
+    pub include_public: bool,
+    pub include_subscribed: bool,
+    pub include_web_public: bool,
+    pub include_all: bool,
+    pub exclude_archived: bool,
+    pub include_subscribers: bool,
+}
+
+/// The channels of the query as `GET /streams` lists them: guests see public channels only
+/// through a subscription. One batch.
+pub async fn streams_of(db: &D1Database, user: &UserRow, q: &StreamsQuery) -> ApiResult<Vec<Value>> {
+    let view = channels_view(db, user, q.include_subscribers).await?;
+    Ok(view
+        .channels
+        .iter()
+        .filter(|c| !(q.exclude_archived && c.is_archived != 0))
+        .filter(|c| {
+            q.include_all
+                || (q.include_subscribed && c.subscribed())
+                || (q.include_public && !c.is_private() && !user.is_guest())
+                || (q.include_web_public && c.is_web_public != 0)
+        })
+        .map(|c| {
+            let mut d = stream_dict(c, &view.groups);
+            if q.include_subscribers {
+                d["subscribers"] = json!(view.subscribers.get(&c.id).cloned().unwrap_or_default());
+            }
+            d
+        })
+        .collect())
+}
+
+/// The user's view of the channel with this id (if it exists) and the system groups; an id
+/// that is not an integer is "Invalid channel ID". One batch.
+pub async fn channel_by_id(db: &D1Database, user: &UserRow, id: &str) -> ApiResult<(Option<ChannelViewRow>, SystemGroups)> {
+    let channel_id = parse_int(id).ok_or_else(|| ApiError::bad_request("Invalid channel ID"))?;
+    let mut batch = Batch::new();
+    let channel = batch.add::<ChannelViewRow>(subscriptions::by_id_for_user_stmt(db, user.realm_id, user.id, channel_id)?);
+    let groups = batch.add::<SystemGroupRow>(subscriptions::system_groups_stmt(db, user.realm_id)?);
+    let results = batch.run(db).await?;
+    Ok((results.first(channel)?, SystemGroups::new(results.rows(groups)?)))
+}
+
+/// The Channel object of a channel the user can see; "Invalid channel ID" otherwise. One
+/// batch.
+pub async fn stream_of(db: &D1Database, user: &UserRow, id: &str) -> ApiResult<Value> {
+    let (channel, groups) = channel_by_id(db, user, id).await?;
+    Ok(stream_dict(&access_channel(user, channel)?, &groups))
+}
+
+/// The id of the channel named `name` if the user can see it; "Invalid channel name
+/// '<name>'" otherwise. One round trip.
+pub async fn channel_id_by_name(db: &D1Database, user: &UserRow, name: &str) -> ApiResult<i64> {
+    let channel: Option<ChannelViewRow> = crate::db::first(subscriptions::by_name_for_user_stmt(db, user.realm_id, user.id, name)?).await?;
+    match channel {
+        Some(c) if can_see_channel(user, &c) => Ok(c.id),
+        _ => Err(ApiError::bad_request(format!("Invalid channel name '{name}'"))),
+    }
+}
+
+/// The ids of the active subscribers of a channel the user can see; a private channel only
+/// for its subscribers and administrators ("Invalid channel ID" otherwise). Two round trips.
+pub async fn channel_subscribers(db: &D1Database, user: &UserRow, id: &str) -> ApiResult<Vec<i64>> {
+    let (channel, _) = channel_by_id(db, user, id).await?;
+    let channel = access_channel(user, channel)?;
+    if channel.is_private() && !channel.subscribed() && !user.is_realm_admin() {
+        return Err(ApiError::bad_request("Invalid channel ID"));
+    }
+    let rows: Vec<SubscriberRow> =
+        crate::db::all(subscriptions::subscribers_stmt(db, user.realm_id, &format!("[{}]", channel.id))?).await?;
+    Ok(rows.into_iter().map(|r| r.user_id).collect())
+}
+
+/// The topics of a channel whose content the user can access, most recent first, each with
+/// the id of its latest message the user can access; the empty topic reads as the
+/// organization's display name unless `allow_empty_topic_name`. Two batches.
+pub async fn channel_topics(db: &D1Database, user: &UserRow, id: &str, allow_empty_topic_name: bool) -> ApiResult<Vec<Value>> {
+    let (channel, _) = channel_by_id(db, user, id).await?;
+    let channel = match channel {
+        Some(c) if can_access_channel_content(user, &c) => c,
+        _ => return Err(ApiError::bad_request("Invalid channel ID")),
+    };
+    // Subscribed here, or public to non-guests: the subscribed case reads history when it
+    // is public to subscribers.
+    let whole_history =
+        access::can_read_history(user, channel.subscribed(), channel.is_private(), channel.history_public_to_subscribers != 0);
+    let mut batch = Batch::new();
+    let topics = batch.add::<TopicRow>(messages::channel_topics_stmt(db, channel.recipient_id, user.id, whole_history)?);
+    let settings = batch.add::<RealmSettingsRow>(realm_settings::by_realm_id_stmt(db, user.realm_id)?);
+    let results = batch.run(db).await?;
+    let settings = results.first(settings)?.ok_or_else(|| ApiError::internal("no realm settings"))?;
+    Ok(results
+        .rows(topics)?
+        .into_iter()
+        .map(|t| {
+            let name = if t.name.is_empty() && !allow_empty_topic_name { settings.empty_topic_display_name.clone() } else { t.name };
+            json!({ "name": name, "max_id": t.max_id })
+        })
+        .collect())
 }
 
 #[cfg(test)]

@@ -2,8 +2,11 @@
 //! modern and legacy formats of a user's presence (Zulip's `zerver/lib/presence.py`).
 
 use serde_json::{json, Value};
+use worker::D1Database;
 
-use crate::db::presence::PresenceRow;
+use crate::db::batch::Batch;
+use crate::db::presence::{self, MaxUpdateRow, PresenceRow};
+use crate::error::ApiResult;
 
 /// A ping within this many seconds of the stored one changes nothing worth a write.
 pub const PRESENCE_UPDATE_MIN_FREQ_SECONDS: i64 = 55;
@@ -73,6 +76,41 @@ pub fn presences_dict(rows: &[PresenceRow], modern: bool) -> Value {
     let map: serde_json::Map<String, Value> =
         rows.iter().map(|r| if modern { (r.user_id.to_string(), modern_dict(r)) } else { (r.email.clone(), legacy_dict(r)) }).collect();
     Value::Object(map)
+}
+
+/// `presences`, `server_timestamp` and `presence_last_update_id` of the organization: only
+/// changes after `last_update_id` when given, none older than `days`. One batch.
+pub async fn realm_presence(db: &D1Database, realm_id: i64, modern: bool, last_update_id: Option<i64>, days: i64) -> ApiResult<Value> {
+    let since = crate::db::now() - days * 86_400;
+    let mut batch = Batch::new();
+    let rows = batch.add::<PresenceRow>(presence::in_realm_stmt(db, realm_id, last_update_id.unwrap_or(-1), since)?);
+    let max = batch.add::<MaxUpdateRow>(presence::max_update_id_stmt(db, realm_id)?);
+    let results = batch.run(db).await?;
+    let rows = results.rows(rows)?;
+    let newest = results.first(max)?.and_then(|m| m.max_id);
+    let last = match (newest, last_update_id) {
+        (Some(n), Some(client)) => n.max(client),
+        (Some(n), None) => n,
+        (None, Some(client)) => client,
+        (None, None) => -1,
+    };
+    Ok(json!({
+        "presences": presences_dict(&rows, modern),
+        "server_timestamp": worker::Date::now().as_millis() as f64 / 1000.0,
+        "presence_last_update_id": last,
+    }))
+}
+
+/// One user's presence as `GET /users/{user}/presence` shows it (`aggregated` and
+/// `website`, each only `status` and `timestamp`); None before their first ping. One
+/// round trip.
+pub async fn user_presence(db: &D1Database, user_id: i64) -> ApiResult<Option<Value>> {
+    let row: Option<PresenceRow> = crate::db::first(presence::for_user_stmt(db, user_id)?).await?;
+    Ok(row.map(|row| {
+        let website = legacy_client_dict(times(&row));
+        let entry = json!({ "status": website["status"], "timestamp": website["timestamp"] });
+        json!({ "aggregated": entry, "website": entry })
+    }))
 }
 
 #[cfg(test)]

@@ -5,7 +5,7 @@ use serde_json::{json, Value};
 use worker::D1Database;
 
 use crate::db::scheduled_messages::{self, ScheduledMessageRow};
-use crate::error::ApiResult;
+use crate::error::{ApiError, ApiResult};
 
 /// Zulip's ScheduledMessage object (`GET /scheduled_messages`, register state, events).
 pub fn scheduled_message_dict(row: &ScheduledMessageRow) -> Value {
@@ -35,6 +35,13 @@ pub fn scheduled_message_dict(row: &ScheduledMessageRow) -> Value {
 pub async fn scheduled_messages_of(db: &D1Database, user_id: i64) -> ApiResult<Vec<Value>> {
     let rows: Vec<ScheduledMessageRow> = crate::db::all(scheduled_messages::pending_of_sender_stmt(db, user_id)?).await?;
     Ok(rows.iter().map(scheduled_message_dict).collect())
+}
+
+/// Whether the user's undelivered scheduled message `id` goes to a channel (else to users);
+/// anyone else's id is "Scheduled message does not exist". One round trip.
+pub async fn scheduled_to_channel(db: &D1Database, id: i64, user_id: i64) -> ApiResult<bool> {
+    let current = scheduled_messages::pending_by_id(db, id, user_id).await?.ok_or_else(ApiError::scheduled_message_not_found)?;
+    Ok(current.channel_id.is_some())
 }
 
 #[cfg(test)]

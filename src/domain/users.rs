@@ -1,8 +1,13 @@
 //! The User object of the API, as one caller sees another user, and the organization roles.
 
 use serde_json::{json, Value};
+use worker::D1Database;
 
-use crate::db::users::UserRow;
+use crate::db::profile_fields::{self, ProfileValueRow};
+use crate::db::users::{self, UserRow};
+use crate::domain::profile_fields::profile_data;
+use crate::error::{ApiError, ApiResult};
+use crate::params::parse_int;
 use crate::secrets::sha256_hex;
 
 int_code_enum! {
@@ -124,10 +129,86 @@ pub fn with_profile_data(mut dict: Value, user: &UserRow, data: Value) -> Value 
     dict
 }
 
+/// The User object of `user` for `viewer`, with `profile_data` when asked for (`values`
+/// are the profile values of the users shown).
+pub fn user_object(viewer: &UserRow, user: &UserRow, opts: &UserDictOptions<'_>, values: Option<&[ProfileValueRow]>) -> Value {
+    let dict = user_dict(viewer, user, opts);
+    match values {
+        Some(values) => with_profile_data(dict, user, profile_data(values.iter().filter(|v| v.user_id == user.id))),
+        None => dict,
+    }
+}
+
+/// The profile values of one user (or of everyone) when they are asked for; no round trip
+/// otherwise.
+async fn profile_values_if(db: &D1Database, realm_id: i64, user_id: Option<i64>, include: bool) -> ApiResult<Option<Vec<ProfileValueRow>>> {
+    Ok(if include { Some(profile_fields::values(db, realm_id, user_id).await?) } else { None })
+}
+
+/// `user`'s User object for `viewer`, its profile data read when asked for: at most one
+/// round trip.
+pub async fn user_object_of(
+    db: &D1Database,
+    viewer: &UserRow,
+    user: &UserRow,
+    opts: &UserDictOptions<'_>,
+    include_profile: bool,
+) -> ApiResult<Value> {
+    let values = profile_values_if(db, viewer.realm_id, Some(user.id), include_profile).await?;
+    Ok(user_object(viewer, user, opts, values.as_deref()))
+}
+
+/// Every user of the organization (bots and deactivated users included) as `viewer` sees
+/// them; the profile values first when asked for, then the users.
+pub async fn members_of(db: &D1Database, viewer: &UserRow, opts: &UserDictOptions<'_>, include_profile: bool) -> ApiResult<Vec<Value>> {
+    let values = profile_values_if(db, viewer.realm_id, None, include_profile).await?;
+    let users = users::all_in_realm(db, viewer.realm_id).await?;
+    Ok(users.iter().map(|user| user_object(viewer, user, opts, values.as_deref())).collect())
+}
+
+/// A user of the organization by id or email; "No such user" otherwise. One round trip.
+pub async fn access_user(db: &D1Database, realm_id: i64, id_or_email: &str) -> ApiResult<UserRow> {
+    let user = match parse_int(id_or_email) {
+        Some(id) => users::by_id(db, realm_id, id).await?,
+        None => users::by_email(db, realm_id, id_or_email).await?,
+    };
+    user.ok_or_else(|| ApiError::bad_request("No such user"))
+}
+
+/// A human user an administrator acts on (Zulip's access_user_by_id for_admin): bots are
+/// "No such user" unless allowed (they are managed through /bots). One round trip.
+pub async fn access_user_for_admin(db: &D1Database, realm_id: i64, user_id: &str, allow_bots: bool) -> ApiResult<UserRow> {
+    let id = parse_int(user_id).ok_or_else(|| ApiError::bad_request("No such user"))?;
+    let user = users::by_id(db, realm_id, id).await?.ok_or_else(|| ApiError::bad_request("No such user"))?;
+    if user.is_bot() && !allow_bots {
+        return Err(ApiError::bad_request("No such user"));
+    }
+    Ok(user)
+}
+
+/// A bot of the organization by id, for its owner or an administrator to act on; "No such
+/// bot" otherwise. One round trip.
+pub async fn access_bot(db: &D1Database, realm_id: i64, bot_id: &str) -> ApiResult<UserRow> {
+    let id = parse_int(bot_id).ok_or_else(|| ApiError::bad_request("No such bot"))?;
+    users::by_id(db, realm_id, id).await?.ok_or_else(|| ApiError::bad_request("No such bot"))
+}
+
+/// The user with this email in the organization, if any. One round trip.
+pub async fn user_by_email(db: &D1Database, realm_id: i64, email: &str) -> ApiResult<Option<UserRow>> {
+    Ok(users::by_email(db, realm_id, email).await?)
+}
+
+/// The user whose email and password these are, if any: the user, then their password
+/// hash (two round trips when the email exists).
+pub async fn password_owner(db: &D1Database, realm_id: i64, username: &str, password: &str) -> ApiResult<Option<UserRow>> {
+    let Some(user) = users::by_email(db, realm_id, username).await? else { return Ok(None) };
+    let Some(stored) = users::password_hash(db, realm_id, user.id).await? else { return Ok(None) };
+    Ok(crate::secrets::verify_password(password, &stored).await?.then_some(user))
+}
+
 /// Zulip's full-name rules (check_full_name): trimmed, 1..=100 characters, none of the
 /// characters that break mention syntax.
-pub fn check_full_name(raw: &str) -> crate::error::ApiResult<String> {
-    use crate::error::ApiError;
+pub fn check_full_name(raw: &str) -> ApiResult<String> {
     let name = raw.trim();
     if name.is_empty() {
         return Err(ApiError::bad_request("Name too short!"));
