@@ -167,12 +167,6 @@ impl RequestContext {
         crate::realm_cache::load(&self.db, realm_id, self.settings_version(realm_id)).await
     }
 
-    /// [`Self::realm_state`] for a handler building a batch: the cached state, or its
-    /// statements added to `batch` so that a cold cache costs no extra round trip.
-    pub fn realm_state_in(&self, batch: &mut Batch, realm_id: i64) -> ApiResult<StateSlot> {
-        Ok(crate::realm_cache::cached_or_add(batch, &self.db, realm_id, self.settings_version(realm_id))?)
-    }
-
     /// The settings version read with this request's authentication, if any.
     pub fn settings_version(&self, realm_id: i64) -> Option<i64> {
         self.realm.borrow().as_ref().filter(|r| r.id == realm_id).map(|r| r.settings_version)
