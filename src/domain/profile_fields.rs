@@ -10,14 +10,14 @@ use crate::error::{ApiError, ApiResult};
 
 pub const SHORT_TEXT: i64 = 1;
 pub const LONG_TEXT: i64 = 2;
-pub const SELECT: i64 = 3;
+pub const LIST_OF_OPTIONS: i64 = 3;
 pub const DATE: i64 = 4;
 pub const URL: i64 = 5;
 pub const USER: i64 = 6;
 pub const EXTERNAL_ACCOUNT: i64 = 7;
 pub const PRONOUNS: i64 = 8;
 
-pub const FIELD_TYPES: &[i64] = &[SHORT_TEXT, LONG_TEXT, SELECT, DATE, URL, USER, EXTERNAL_ACCOUNT, PRONOUNS];
+pub const FIELD_TYPES: &[i64] = &[SHORT_TEXT, LONG_TEXT, LIST_OF_OPTIONS, DATE, URL, USER, EXTERNAL_ACCOUNT, PRONOUNS];
 pub const NAME_MAX_LENGTH: usize = 40;
 pub const HINT_MAX_LENGTH: usize = 80;
 const SHORT_VALUE_MAX: usize = 50;
@@ -67,7 +67,7 @@ pub fn check_field_data(field_type: i64, field_data: &Value) -> ApiResult<String
         _ => return Err(ApiError::invalid_argument("field_data", "a dict")),
     };
     match field_type {
-        SELECT => {
+        LIST_OF_OPTIONS => {
             if obj.is_empty() {
                 return Err(ApiError::bad_request("Field must have at least one choice."));
             }
@@ -130,7 +130,7 @@ pub fn check_value(field: &ProfileFieldRow, value: &Value) -> ApiResult<CheckedV
             let rendered_value = is_renderable(field.field_type).then(|| render_markdown(&s));
             Ok(CheckedValue { value: s, rendered_value, user_ids: vec![] })
         }
-        SELECT => {
+        LIST_OF_OPTIONS => {
             let s = text(value)?;
             let choices: Value = serde_json::from_str(&field.field_data).unwrap_or(Value::Null);
             if choices.get(&s).is_none() {
@@ -253,7 +253,7 @@ mod tests {
 
     #[test]
     fn choice_values_must_be_keys() {
-        let f = field(SELECT, r#"{"0":{"text":"Vim","order":"1"}}"#);
+        let f = field(LIST_OF_OPTIONS, r#"{"0":{"text":"Vim","order":"1"}}"#);
         assert!(check_value(&f, &json!("0")).is_ok());
         assert_eq!(check_value(&f, &json!("9")).unwrap_err().msg, "'9' is not a valid choice for 'Field'.");
     }
