@@ -105,23 +105,9 @@ mod tests {
 
     fn state(realm_id: i64, version: i64) -> RealmState {
         let settings = RealmSettingsRow {
-            realm_id,
-            string_id: "zulip".into(),
-            allow_message_editing: 1,
             message_content_edit_limit_seconds: None,
-            move_messages_within_stream_limit_seconds: None,
-            move_messages_between_streams_limit_seconds: None,
-            can_resolve_topics_group: 1,
-            can_move_messages_between_channels_group: 1,
-            can_move_messages_between_topics_group: 1,
-            can_mention_many_users_group: 1,
-            can_add_custom_emoji_group: 1,
-            empty_topic_display_name: "general chat".into(),
-            topics_policy: "allow_empty_topic".into(),
-            message_edit_history_visibility_policy: "all".into(),
-            max_message_length: 10000,
-            max_topic_length: 60,
             settings_version: version,
+            ..RealmSettingsRow::for_tests(realm_id)
         };
         RealmState { version, settings, linkifiers: Vec::new() }
     }

@@ -36,6 +36,33 @@ pub struct RealmSettingsRow {
     pub settings_version: i64,
 }
 
+#[cfg(test)]
+impl RealmSettingsRow {
+    /// An organization for unit tests: Zulip's defaults, every group setting on group 1;
+    /// tests override what their rule depends on.
+    pub fn for_tests(realm_id: i64) -> RealmSettingsRow {
+        RealmSettingsRow {
+            realm_id,
+            string_id: "zulip".into(),
+            allow_message_editing: 1,
+            message_content_edit_limit_seconds: Some(600),
+            move_messages_within_stream_limit_seconds: None,
+            move_messages_between_streams_limit_seconds: None,
+            can_resolve_topics_group: 1,
+            can_move_messages_between_channels_group: 1,
+            can_move_messages_between_topics_group: 1,
+            can_mention_many_users_group: 1,
+            can_add_custom_emoji_group: 1,
+            empty_topic_display_name: "general chat".into(),
+            topics_policy: "allow_empty_topic".into(),
+            message_edit_history_visibility_policy: "all".into(),
+            max_message_length: 10000,
+            max_topic_length: 60,
+            settings_version: 0,
+        }
+    }
+}
+
 /// One query: the settings with every group-valued setting resolved to a group id.
 pub fn by_realm_id_stmt(db: &D1Database, realm_id: i64) -> Result<D1PreparedStatement> {
     let group = |column: &str, default: &str| {

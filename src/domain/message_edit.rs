@@ -407,23 +407,13 @@ mod tests {
 
     fn settings() -> RealmSettingsRow {
         RealmSettingsRow {
-            realm_id: 1,
-            string_id: "zulip".into(),
-            allow_message_editing: 1,
-            message_content_edit_limit_seconds: Some(600),
             move_messages_within_stream_limit_seconds: Some(604800),
             move_messages_between_streams_limit_seconds: Some(604800),
-            can_resolve_topics_group: 1,
             can_move_messages_between_channels_group: 2,
             can_move_messages_between_topics_group: 3,
             can_mention_many_users_group: 4,
             can_add_custom_emoji_group: 2,
-            empty_topic_display_name: "general chat".into(),
-            topics_policy: "allow_empty_topic".into(),
-            message_edit_history_visibility_policy: "all".into(),
-            max_message_length: 10000,
-            max_topic_length: 60,
-            settings_version: 0,
+            ..RealmSettingsRow::for_tests(1)
         }
     }
 
