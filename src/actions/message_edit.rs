@@ -594,27 +594,7 @@ mod tests {
     use serde_json::json;
 
     fn message() -> MessageRow {
-        MessageRow {
-            id: 10,
-            realm_id: 1,
-            sender_id: 1,
-            recipient_id: 5,
-            recipient_type: crate::domain::recipients::RecipientType::Channel,
-            recipient_type_id: 7,
-            channel_id: Some(7),
-            topic: "old".into(),
-            content: "hi".into(),
-            rendered_content: "<p>hi</p>".into(),
-            date_sent: 0,
-            client: "test".into(),
-            is_me_message: 0,
-            last_edit_timestamp: None,
-            last_moved_timestamp: None,
-            edit_history: None,
-            has_attachment: 0,
-            has_image: 0,
-            has_link: 0,
-        }
+        MessageRow::for_tests()
     }
 
     fn plan() -> EditPlan {

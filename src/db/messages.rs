@@ -41,6 +41,33 @@ impl MessageRow {
     pub fn is_channel_message(&self) -> bool {
         self.recipient_type == RecipientType::Channel
     }
+
+    /// A channel message for unit tests (message 10 by user 1 in channel 7, topic "old");
+    /// tests override what their rule depends on.
+    #[cfg(test)]
+    pub fn for_tests() -> MessageRow {
+        MessageRow {
+            id: 10,
+            realm_id: 1,
+            sender_id: 1,
+            recipient_id: 5,
+            recipient_type: RecipientType::Channel,
+            recipient_type_id: 7,
+            channel_id: Some(7),
+            topic: "old".into(),
+            content: "hi".into(),
+            rendered_content: "<p>hi</p>".into(),
+            date_sent: 0,
+            client: "test".into(),
+            is_me_message: 0,
+            last_edit_timestamp: None,
+            last_moved_timestamp: None,
+            edit_history: None,
+            has_attachment: 0,
+            has_image: 0,
+            has_link: 0,
+        }
+    }
 }
 
 /// The columns of [`MessageRow`] for a query aliasing `messages m` and `recipients rc`.

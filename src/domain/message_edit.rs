@@ -440,27 +440,7 @@ mod tests {
     }
 
     fn message(sender_id: i64, topic: &str, date_sent: i64) -> MessageRow {
-        MessageRow {
-            id: 10,
-            realm_id: 1,
-            sender_id,
-            recipient_id: 5,
-            recipient_type: crate::domain::recipients::RecipientType::Channel,
-            recipient_type_id: 7,
-            channel_id: Some(7),
-            topic: topic.into(),
-            content: "hi".into(),
-            rendered_content: "<p>hi</p>".into(),
-            date_sent,
-            client: "test".into(),
-            is_me_message: 0,
-            last_edit_timestamp: None,
-            last_moved_timestamp: None,
-            edit_history: None,
-            has_attachment: 0,
-            has_image: 0,
-            has_link: 0,
-        }
+        MessageRow { sender_id, topic: topic.into(), date_sent, ..MessageRow::for_tests() }
     }
 
     fn params() -> EditParams {

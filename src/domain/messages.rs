@@ -464,24 +464,17 @@ mod tests {
     fn channel_message(edit_history: Option<&str>) -> MessageRow {
         MessageRow {
             id: 7,
-            realm_id: 1,
-            sender_id: 1,
             recipient_id: 20,
-            recipient_type: RecipientType::Channel,
             recipient_type_id: 5,
             channel_id: Some(5),
             topic: "".into(),
             content: "raw".into(),
             rendered_content: "<p>raw</p>".into(),
             date_sent: 100,
-            client: "test".into(),
-            is_me_message: 0,
             last_edit_timestamp: Some(150),
             last_moved_timestamp: Some(160),
             edit_history: edit_history.map(str::to_string),
-            has_attachment: 0,
-            has_image: 0,
-            has_link: 0,
+            ..MessageRow::for_tests()
         }
     }
 
