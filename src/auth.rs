@@ -1,5 +1,8 @@
 //! HTTP Basic authentication (`email:api_key`) and the role checks built on it.
 
+use std::cell::RefCell;
+use std::collections::HashMap;
+
 use base64::engine::general_purpose::STANDARD;
 use base64::Engine;
 
@@ -9,6 +12,7 @@ use crate::db::batch::{Batch, BatchResults, Slot};
 use crate::db::realms::{self, RealmRow};
 use crate::db::users::{self, UserRow};
 use crate::error::{ApiError, ApiResult};
+use crate::realm_cache::RealmState;
 use crate::secrets;
 
 /// The organization `realm_string_id` (when it exists) and, checked against it, the user
@@ -29,9 +33,8 @@ pub async fn authenticate(db: &D1Database, realm_string_id: &str, authorization:
 /// Credentials whose rows a batch will read; [`check_authentication`] checks them.
 pub struct PendingAuthentication {
     email: String,
-    /// The hash of the presented key, for statements that act as the key's owner
-    /// (`db::users::KEY_OWNER`) before the credentials are checked.
-    pub key_hash: String,
+    /// The hash of the presented key: the isolate remembers whom it authenticated.
+    key_hash: String,
     realm: Slot<RealmRow>,
     user: Slot<UserRow>,
 }
@@ -61,10 +64,41 @@ pub fn check_authentication(results: &BatchResults, pending: PendingAuthenticati
     match rows {
         Ok((realm, user)) => {
             let checked = check_credentials(realm.as_ref(), user, &pending.email);
+            if let Ok(user) = &checked {
+                remember_key_owner(&pending.key_hash, user);
+            }
             (realm, checked)
         }
         Err(err) => (None, Err(err.into())),
     }
+}
+
+/// Keys this isolate remembers the owners of; past it, it starts over.
+const KEY_OWNERS_CAPACITY: usize = 4096;
+
+thread_local! {
+    /// API key hash -> the user row that key last authenticated as, in this isolate.
+    static KEY_OWNERS: RefCell<HashMap<String, UserRow>> = RefCell::new(HashMap::new());
+}
+
+fn remember_key_owner(key_hash: &str, user: &UserRow) {
+    KEY_OWNERS.with(|owners| {
+        let mut owners = owners.borrow_mut();
+        if owners.len() >= KEY_OWNERS_CAPACITY && !owners.contains_key(key_hash) {
+            owners.clear();
+        }
+        owners.insert(key_hash.to_string(), user.clone());
+    });
+}
+
+/// The user the key of `authorization` authenticated as when this isolate last checked it:
+/// a guess that lets a request read as that user in its authentication's own batch. It
+/// grants nothing: the batch checks the credentials, and its reads are used only when the
+/// user it authenticates is exactly this row.
+pub fn last_key_owner(authorization: Option<&str>) -> Option<UserRow> {
+    let (_, api_key) = parse_basic(authorization?)?;
+    let key_hash = secrets::api_key_hash(&api_key);
+    KEY_OWNERS.with(|owners| owners.borrow().get(&key_hash).cloned())
 }
 
 fn check_credentials(realm: Option<&RealmRow>, user: Option<UserRow>, email: &str) -> ApiResult<UserRow> {
@@ -81,6 +115,16 @@ fn check_credentials(realm: Option<&RealmRow>, user: Option<UserRow>, email: &st
         return Err(ApiError::user_deactivated());
     }
     Ok(user)
+}
+
+/// Reads an endpoint makes as its user, which `RequestContext::read_as_user` folds into
+/// the batch that authenticates them. `add` only builds statements (it writes nothing and
+/// may run twice); `take` reads their rows.
+pub trait ReadAsUser {
+    type Slots;
+    type Output;
+    fn add(&self, batch: &mut Batch, db: &D1Database, me: &UserRow, realm: &RealmState) -> ApiResult<Self::Slots>;
+    fn take(&self, results: &BatchResults, slots: Self::Slots, me: &UserRow, realm: &RealmState) -> ApiResult<Self::Output>;
 }
 
 /// Organization administrators and owners only.

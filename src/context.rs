@@ -7,14 +7,13 @@ use std::rc::Rc;
 use team_chat_durable_objects::protocol::RateLimitDecision;
 use worker::{D1Database, Env, FormEntry, Headers, Method, Request};
 
-use crate::auth::PendingAuthentication;
-use crate::db::batch::{Batch, BatchResults};
+use crate::db::batch::Batch;
 use crate::db::realms::RealmRow;
 use crate::db::users::UserRow;
 use crate::error::{ApiError, ApiResult};
 use crate::params::Params;
 use crate::rate_limits::{self, Bucket};
-use crate::realm_cache::{RealmState, StateSlot};
+use crate::realm_cache::RealmState;
 use crate::settings::Settings;
 
 /// A file sent in a multipart body.
@@ -184,44 +183,60 @@ impl RequestContext {
         self.accept(realm, authenticated).await
     }
 
-    /// Authentication folded into a handler's batch: adds its statements to `batch`; after
-    /// the batch ran, [`Self::user_from`] checks them. Nothing else the batch read may be
-    /// used before that check passes.
-    pub async fn user_in(&self, batch: &mut Batch) -> ApiResult<PendingAuthentication> {
-        match crate::auth::add_authentication(batch, &self.db, &self.realm_string_id, self.header("Authorization").as_deref()) {
-            Ok(pending) => Ok(pending),
-            Err(err) => {
-                self.count_unauthenticated().await?;
-                Err(err)
+    /// Authenticates and makes `reads` as the user, in ONE D1 round trip where it can:
+    /// `reads`' statements go into the batch that checks the credentials.
+    ///
+    /// That batch is built as the user row and with the settings this isolate last saw for
+    /// the key; what it read is used only when the credentials pass, authentication returns
+    /// exactly that row, and the settings version it read is the one the statements were
+    /// built with. Otherwise (the key's first request in this isolate, a changed user or
+    /// setting) the reads run again as the user authentication returned: one more round
+    /// trip, never a read made as someone else or under old settings. Authentication's
+    /// errors come first, as with [`Self::user`].
+    pub async fn read_as_user<R: crate::auth::ReadAsUser>(&self, reads: &R) -> ApiResult<(UserRow, Rc<RealmState>, R::Output)> {
+        let authorization = self.header("Authorization");
+        let guess = crate::auth::last_key_owner(authorization.as_deref())
+            .and_then(|user| Some((crate::realm_cache::any_cached(user.realm_id)?, user)));
+        let me = match guess {
+            Some((state, guessed)) => {
+                let mut batch = Batch::new();
+                let pending = crate::auth::add_authentication(&mut batch, &self.db, &self.realm_string_id, authorization.as_deref());
+                // A statement that cannot be built reports its error after authentication's.
+                let slots = match pending {
+                    Ok(pending) => reads.add(&mut batch, &self.db, &guessed, &state).map(|slots| (pending, slots)),
+                    Err(err) => Err(err),
+                };
+                match slots {
+                    Ok((pending, slots)) => {
+                        let results = batch.run(&self.db).await?;
+                        let (realm, authenticated) = crate::auth::check_authentication(&results, pending);
+                        let me = self.accept(realm, authenticated).await?;
+                        if me == guessed && self.settings_version(me.realm_id) == Some(state.version) {
+                            let output = reads.take(&results, slots, &me, &state)?;
+                            return Ok((me, state, output));
+                        }
+                        me
+                    }
+                    Err(_) => self.user().await?,
+                }
             }
+            None => self.user().await?,
+        };
+        let state = self.realm_state(me.realm_id).await?;
+        let mut batch = Batch::new();
+        let slots = reads.add(&mut batch, &self.db, &me, &state)?;
+        let results = batch.run(&self.db).await?;
+        let output = reads.take(&results, slots, &me, &state)?;
+        Ok((me, state, output))
+    }
+
+    /// `parsed`, reported after authentication's errors: a request that is both
+    /// unauthenticated and malformed is told it is unauthenticated.
+    pub async fn after_authentication<T>(&self, parsed: ApiResult<T>) -> ApiResult<T> {
+        if parsed.is_err() {
+            self.user().await?;
         }
-    }
-
-    /// The user [`Self::user_in`]'s statements authenticate, as [`Self::user`] answers it.
-    pub async fn user_from(&self, results: &BatchResults, pending: PendingAuthentication) -> ApiResult<UserRow> {
-        let (realm, authenticated) = crate::auth::check_authentication(results, pending);
-        self.accept(realm, authenticated).await
-    }
-
-    /// The id of the addressed organization when known without reading D1 (its placement
-    /// was read earlier in this isolate).
-    pub fn placed_realm_id(&self) -> Option<i64> {
-        crate::directory::known_realm_id(&self.realm_string_id)
-    }
-
-    /// The organization's state for a batch that authenticates too: any cached copy, else
-    /// its statements. Check it with [`Self::current_realm_state`] after authentication.
-    pub fn realm_state_before_auth(&self, batch: &mut Batch, realm_id: i64) -> ApiResult<StateSlot> {
-        Ok(crate::realm_cache::any_cached_or_add(batch, &self.db, realm_id)?)
-    }
-
-    /// `state` if it is of the version this request's authentication read, else the
-    /// current state (one more round trip, only after a change).
-    pub async fn current_realm_state(&self, state: Rc<RealmState>) -> ApiResult<Rc<RealmState>> {
-        if self.settings_version(state.settings.realm_id) == Some(state.version) {
-            return Ok(state);
-        }
-        self.realm_state(state.settings.realm_id).await
+        parsed
     }
 
     /// Remembers the organization, and counts the request against the user's rate limit

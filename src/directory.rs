@@ -64,12 +64,6 @@ fn remember(string_id: &str, placement: &Placement) {
     PLACEMENTS.with(|p| p.borrow_mut().insert(string_id.to_string(), placement.clone()));
 }
 
-/// The id of `string_id` if this isolate has read its placement (no D1 read): lets a
-/// request name its organization's rows before authentication has read the organization.
-pub fn known_realm_id(string_id: &str) -> Option<i64> {
-    cached(string_id).map(|placement| placement.realm_id)
-}
-
 /// The D1 database behind a binding.
 pub fn database(env: &Env, binding: &str) -> ApiResult<D1Database> {
     env.d1(binding).map_err(|_| ApiError::internal(format!("no D1 binding {binding}")))

@@ -81,14 +81,10 @@ impl StateSlot {
     }
 }
 
-/// For a batch that runs before the current version is known (authentication folded in):
-/// the cached state whatever its version, else its statements. The caller checks the
-/// version once the batch has run (`RequestContext::current_realm_state`).
-pub fn any_cached_or_add(batch: &mut Batch, db: &D1Database, realm_id: i64) -> worker::Result<StateSlot> {
-    match STATES.with(|states| states.borrow().get(&realm_id).cloned()) {
-        Some(state) => Ok(StateSlot::Cached(state)),
-        None => cached_or_add(batch, db, realm_id, None),
-    }
+/// The cached state whatever its version, for a batch built before the current version is
+/// known (`RequestContext::read_as_user`, which checks the version after the batch ran).
+pub fn any_cached(realm_id: i64) -> Option<Rc<RealmState>> {
+    STATES.with(|states| states.borrow().get(&realm_id).cloned())
 }
 
 /// The state of `realm_id`: cached when `version` is current, else one round trip.

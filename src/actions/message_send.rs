@@ -11,7 +11,8 @@ use serde::Deserialize;
 use serde_json::Value;
 use worker::{D1Database, D1PreparedStatement, Env};
 
-use crate::db::batch::Batch;
+use crate::auth::ReadAsUser;
+use crate::db::batch::{Batch, BatchResults, Slot, Span};
 use crate::realm_cache::RealmState;
 
 use crate::actions::channels::Principal;
@@ -129,10 +130,30 @@ pub fn default_read_by_sender(client: &str) -> bool {
         || name.contains("desktop app")
 }
 
-/// Sends a message: [`plan_send`], then [`commit_send`].
-pub async fn check_send_message(db: &D1Database, env: &Env, me: &UserRow, realm: &RealmState, req: &SendRequest) -> ApiResult<SentMessage> {
-    let plan = plan_send(db, me, realm, req).await?;
+/// Sends a message whose reads are done (`POST /messages` reads them with its
+/// authentication, through [`SendRequest`]'s [`ReadAsUser`]): [`plan`], then [`commit_send`].
+pub async fn send_loaded(
+    db: &D1Database,
+    env: &Env,
+    me: &UserRow,
+    realm: &RealmState,
+    req: &SendRequest,
+    inputs: SendInputs,
+) -> ApiResult<SentMessage> {
+    let plan = plan(me, realm, req, inputs)?;
     commit_send(db, env, &plan, req, Vec::new()).await
+}
+
+/// Sending's reads, made as the sender in the batch that authenticates them.
+impl ReadAsUser for SendRequest {
+    type Slots = SendReads;
+    type Output = SendInputs;
+    fn add(&self, batch: &mut Batch, db: &D1Database, me: &UserRow, realm: &RealmState) -> ApiResult<SendReads> {
+        add_send_reads(batch, db, me, realm, self)
+    }
+    fn take(&self, results: &BatchResults, reads: SendReads, me: &UserRow, _realm: &RealmState) -> ApiResult<SendInputs> {
+        reads.take(results, me, self)
+    }
 }
 
 /// A validated message, ready to write: everything [`commit_send`] needs, computed by
@@ -196,7 +217,8 @@ pub struct SendInputs {
     pub named_users: Vec<UserRow>,
     /// Active subscribers of the destination channel.
     pub subscribers: Vec<SendSubscriber>,
-    /// The senders of the destination topic so far.
+    /// The senders of the destination topic so far: all of them when the content may
+    /// mention the topic's participants, else one at most (whether the topic is new).
     pub topic_senders: Vec<i64>,
     /// The sender's visibility policy for the destination topic.
     pub sender_topic_policy: VisibilityPolicy,
@@ -241,10 +263,35 @@ fn normalized_topic(req: &SendRequest, settings: &RealmSettingsRow) -> Option<Ap
     }
 }
 
-/// Reads everything [`plan`] needs in ONE batch: the destination, its subscribers and
+/// Reads everything [`plan`] needs in ONE batch: [`add_send_reads`], run, [`SendReads::take`].
+pub async fn load_send(db: &D1Database, me: &UserRow, realm: &RealmState, req: &SendRequest) -> ApiResult<SendInputs> {
+    let mut batch = Batch::new();
+    let reads = add_send_reads(&mut batch, db, me, realm, req)?;
+    let results = batch.run(db).await?;
+    reads.take(&results, me, req)
+}
+
+/// Where [`add_send_reads`] put its statements in a batch.
+pub struct SendReads {
+    named_users: Slot<UserRow>,
+    alert_words: Slot<UserWordRow>,
+    muters: Slot<MuterRow>,
+    resolution: Span,
+    channel: Option<ChannelReads>,
+}
+
+struct ChannelReads {
+    channel: Slot<ChannelViewRow>,
+    subscribers: Slot<SendSubscriber>,
+    senders: Slot<SenderId>,
+    policy: Slot<Policy>,
+    membership: Slot<Membership>,
+}
+
+/// Adds what [`plan`] reads to `batch`, as `me`: the destination, its subscribers and
 /// topic, the named recipients, mentions, alert words and mutes. The organization's
 /// settings come with `realm` (the isolate's copy, current for this request).
-pub async fn load_send(db: &D1Database, me: &UserRow, realm: &RealmState, req: &SendRequest) -> ApiResult<SendInputs> {
+pub fn add_send_reads(batch: &mut Batch, db: &D1Database, me: &UserRow, realm: &RealmState, req: &SendRequest) -> ApiResult<SendReads> {
     let realm_id = me.realm_id;
     let settings = &realm.settings;
     let refs = markdown::references(&req.content);
@@ -260,7 +307,6 @@ pub async fn load_send(db: &D1Database, me: &UserRow, realm: &RealmState, req: &
         ),
         _ => (Vec::new(), Vec::new()),
     };
-    let mut batch = Batch::new();
     let named_users = batch.add::<UserRow>(users::by_ids_or_emails_stmt(db, realm_id, &user_ids, &user_emails, false)?);
     let alert_words = batch.add::<UserWordRow>(alert_words::in_realm_stmt(db, realm_id)?);
     let muters = batch.add::<MuterRow>(muted_users::muters_of_stmt(db, me.id)?);
@@ -272,44 +318,70 @@ pub async fn load_send(db: &D1Database, me: &UserRow, realm: &RealmState, req: &
         Destination::Users(_) => None,
         _ => {
             let topic = normalized_topic(req, settings).and_then(Result::ok).unwrap_or_default();
-            Some((
-                batch.add::<ChannelViewRow>(match &req.to {
+            Some(ChannelReads {
+                channel: batch.add::<ChannelViewRow>(match &req.to {
                     Destination::ChannelId(id) => subscriptions::by_id_for_user_stmt(db, realm_id, me.id, *id)?,
                     _ => subscriptions::by_name_for_user_stmt(db, realm_id, me.id, &channel_name)?,
                 }),
-                batch.add::<SendSubscriber>(subscriptions::send_subscribers_stmt(db, realm_id, channel_id, &channel_name, &topic)?),
-                batch.add::<SenderId>(messages::topic_senders_stmt(db, realm_id, channel_id, &channel_name, &topic)?),
-                batch.add::<Policy>(user_topics::policy_stmt(db, realm_id, channel_id, &channel_name, &topic, me.id)?),
-                batch.add::<Membership>(user_groups::is_member_stmt(db, realm_id, settings.can_mention_many_users_group, me.id, false)?),
-            ))
+                subscribers: batch.add::<SendSubscriber>(subscriptions::send_subscribers_stmt(
+                    db,
+                    realm_id,
+                    channel_id,
+                    &channel_name,
+                    &topic,
+                )?),
+                senders: batch.add::<SenderId>(messages::topic_senders_stmt(
+                    db,
+                    realm_id,
+                    channel_id,
+                    &channel_name,
+                    &topic,
+                    refs.topic_wildcard,
+                )?),
+                policy: batch.add::<Policy>(user_topics::policy_stmt(db, realm_id, channel_id, &channel_name, &topic, me.id)?),
+                membership: batch.add::<Membership>(user_groups::is_member_stmt(
+                    db,
+                    realm_id,
+                    settings.can_mention_many_users_group,
+                    me.id,
+                    false,
+                )?),
+            })
         }
     };
-    let results = batch.run(db).await?;
-    let (mut resolved, group_members) = resolved_from(results.span(resolution)?)?;
-    resolved.translate_emoticons = crate::domain::user_settings::flag(me, "translate_emoticons");
-    resolved.realm_url = req.realm_url.clone();
-    let mut inputs = SendInputs {
-        channel: None,
-        named_users: results.rows(named_users)?,
-        subscribers: Vec::new(),
-        topic_senders: Vec::new(),
-        sender_topic_policy: VisibilityPolicy::Inherit,
-        may_mention_many: false,
-        alert_words: results.rows(alert_words)?.into_iter().map(|w| (w.user_id, w.word)).collect(),
-        muters: results.rows(muters)?.into_iter().map(|m| m.user_id).collect(),
-        resolved,
-        group_members,
-        now: db::now(),
-    };
-    if let Some((channel, subscribers, senders, policy, membership)) = channel {
-        inputs.channel = results.first(channel)?;
-        inputs.subscribers = results.rows(subscribers)?;
-        inputs.topic_senders = results.rows(senders)?.into_iter().map(|r| r.sender_id).collect();
-        inputs.sender_topic_policy = results.first(policy)?.map_or(VisibilityPolicy::Inherit, |p| p.visibility_policy);
-        inputs.may_mention_many = results.first(membership)?.is_some_and(|m| m.is_member != 0);
-    }
-    Ok(inputs)
+    Ok(SendReads { named_users, alert_words, muters, resolution, channel })
 }
+
+impl SendReads {
+    /// What the batch read, for [`plan`].
+    pub fn take(self, results: &BatchResults, me: &UserRow, req: &SendRequest) -> ApiResult<SendInputs> {
+        let (mut resolved, group_members) = resolved_from(results.span(self.resolution)?)?;
+        resolved.translate_emoticons = crate::domain::user_settings::flag(me, "translate_emoticons");
+        resolved.realm_url = req.realm_url.clone();
+        let mut inputs = SendInputs {
+            channel: None,
+            named_users: results.rows(self.named_users)?,
+            subscribers: Vec::new(),
+            topic_senders: Vec::new(),
+            sender_topic_policy: VisibilityPolicy::Inherit,
+            may_mention_many: false,
+            alert_words: results.rows(self.alert_words)?.into_iter().map(|w| (w.user_id, w.word)).collect(),
+            muters: results.rows(self.muters)?.into_iter().map(|m| m.user_id).collect(),
+            resolved,
+            group_members,
+            now: db::now(),
+        };
+        if let Some(channel) = self.channel {
+            inputs.channel = results.first(channel.channel)?;
+            inputs.subscribers = results.rows(channel.subscribers)?;
+            inputs.topic_senders = results.rows(channel.senders)?.into_iter().map(|r| r.sender_id).collect();
+            inputs.sender_topic_policy = results.first(channel.policy)?.map_or(VisibilityPolicy::Inherit, |p| p.visibility_policy);
+            inputs.may_mention_many = results.first(channel.membership)?.is_some_and(|m| m.is_member != 0);
+        }
+        Ok(inputs)
+    }
+}
+
 /// The rules of sending over what [`load_send`] read (pure): the destination and access,
 /// the topic, the content and its rendering, wildcard permissions, each recipient's flags
 /// and the topic policies the send changes.

@@ -3,12 +3,10 @@
 use serde_json::{json, Value};
 
 use crate::actions::channels::Principal;
-use crate::actions::message_send::{self, check_send_message, Destination, SendRequest};
+use crate::actions::message_send::{self, Destination, SendRequest};
 use crate::context::RequestContext;
-use crate::db::batch::Batch;
-use crate::db::message_window::{Anchor, WindowRequest, LARGER_THAN_MAX_MESSAGE_ID};
-use crate::db::messages::{self, MessageSet};
-use crate::domain::messages::{accessed_from, message_body, message_of, messages_in_window, MessageContext, MessageOptions};
+use crate::db::message_window::{Anchor, LARGER_THAN_MAX_MESSAGE_ID};
+use crate::domain::messages::{MessageOptions, MessageWindow, OneMessage};
 use crate::domain::narrow::parse_narrow;
 use crate::error::{ApiError, ApiResult};
 use crate::params::{json_value, parse_int};
@@ -67,7 +65,19 @@ pub fn direct_destination(to: &str) -> ApiResult<Destination> {
 /// ids or emails). Answers `id` and, when sending changed the sender's visibility policy of
 /// the topic, `automatic_new_visibility_policy`.
 pub async fn send_message(ctx: &RequestContext) -> ApiResult<Reply> {
-    let me = ctx.user().await?;
+    let req = ctx.after_authentication(send_request(ctx)).await?;
+    let (me, realm, inputs) = ctx.read_as_user(&req).await?;
+    let sent = message_send::send_loaded(&ctx.db, &ctx.env, &me, &realm, &req, inputs).await?;
+    crate::actions::push::schedule_message_notifications(ctx, &me, &sent).await;
+    let mut body = json!({ "id": sent.id });
+    if let Some(policy) = sent.automatic_new_visibility_policy {
+        body["automatic_new_visibility_policy"] = json!(policy);
+    }
+    Ok(Reply::json(body))
+}
+
+/// The parameters of `POST /messages`.
+fn send_request(ctx: &RequestContext) -> ApiResult<SendRequest> {
     let kind = ctx.params.required_str("type")?;
     let is_channel = match kind.as_str() {
         "stream" | "channel" => true,
@@ -88,7 +98,7 @@ pub async fn send_message(ctx: &RequestContext) -> ApiResult<Reply> {
     let client = ctx.client_name();
     let to = to.ok_or_else(|| ApiError::missing_argument("to"))?;
     let destination = if is_channel { channel_destination(&to)? } else { direct_destination(&to)? };
-    let req = SendRequest {
+    Ok(SendRequest {
         to: destination,
         topic: if is_channel { topic } else { None },
         content,
@@ -98,15 +108,7 @@ pub async fn send_message(ctx: &RequestContext) -> ApiResult<Reply> {
         local_id,
         realm_host: realm_host(ctx),
         realm_url: ctx.base_url.clone(),
-    };
-    let realm = ctx.realm_state(me.realm_id).await?;
-    let sent = check_send_message(&ctx.db, &ctx.env, &me, &realm, &req).await?;
-    crate::actions::push::schedule_message_notifications(ctx, &me, &sent).await;
-    let mut body = json!({ "id": sent.id });
-    if let Some(policy) = sent.automatic_new_visibility_policy {
-        body["automatic_new_visibility_policy"] = json!(policy);
-    }
-    Ok(Reply::json(body))
+    })
 }
 
 fn message_options(ctx: &RequestContext, client_gravatar_default: bool) -> ApiResult<MessageOptions> {
@@ -120,33 +122,18 @@ fn message_options(ctx: &RequestContext, client_gravatar_default: bool) -> ApiRe
 /// # `GET /messages/{message_id}`
 /// Any user who may see the message (else `BAD_REQUEST` "Invalid message(s)"): `message`
 /// (the Message object) and the deprecated `raw_content`.
-/// - One D1 round trip: authentication, the access check's row (as the key's owner), the
-///   message's context and, when the isolate has no copy, the organization's settings, in
-///   one batch. The credentials are checked first; nothing else the batch read is used
-///   unless they pass, and the context is dropped unread when access fails.
-/// - A copy of the settings older than the version authentication read costs one more
-///   round trip; so does an organization whose placement this isolate has not read yet.
+/// - One D1 round trip once this isolate has seen the caller's key: the message's access
+///   row and context are read in the batch that authenticates (`RequestContext::read_as_user`).
 pub async fn get_message(ctx: &RequestContext, id: &str) -> ApiResult<Reply> {
-    let (Some(realm_id), Some(message_id)) = (ctx.placed_realm_id(), parse_int(id)) else {
-        // Authentication's errors come first.
-        let me = ctx.user().await?;
-        let opts = message_options(ctx, false)?;
-        let message_id = parse_int(id).ok_or_else(crate::domain::messages::invalid_message)?;
-        let version = ctx.settings_version(me.realm_id);
-        return Ok(Reply::json(message_of(&ctx.db, &me, message_id, version, &opts, &realm_host(ctx)).await?));
-    };
-    let mut batch = Batch::new();
-    let auth = ctx.user_in(&mut batch).await?;
-    let access = batch.add::<Value>(messages::access_by_key_stmt(&ctx.db, message_id, realm_id, &auth.key_hash)?);
-    let context = MessageContext::add_to(&mut batch, &ctx.db, &MessageSet::ids(realm_id, &[message_id])?)?;
-    let realm = ctx.realm_state_before_auth(&mut batch, realm_id)?;
-    let results = batch.run(&ctx.db).await?;
-    let me = ctx.user_from(&results, auth).await?;
+    let query = ctx.after_authentication(one_message(ctx, id)).await?;
+    let (_, _, body) = ctx.read_as_user(&query).await?;
+    Ok(Reply::json(body))
+}
+
+fn one_message(ctx: &RequestContext, id: &str) -> ApiResult<OneMessage> {
     let opts = message_options(ctx, false)?;
-    let accessed = accessed_from(&me, results.first(access)?)?;
-    let realm = ctx.current_realm_state(realm.take(&results)?).await?;
-    let mctx = MessageContext::from_results(&results, context, &me, &realm, &realm_host(ctx))?;
-    Ok(Reply::json(message_body(&accessed, &mctx, &opts)))
+    let message_id = parse_int(id).ok_or_else(crate::domain::messages::invalid_message)?;
+    Ok(OneMessage { message_id, opts, realm_host: realm_host(ctx) })
 }
 
 /// Zulip's `MAX_MESSAGES_PER_FETCH`.
@@ -158,10 +145,15 @@ const MAX_MESSAGES_PER_FETCH: i64 = 5000;
 /// `found_anchor`, `found_newest`, `found_oldest`, `history_limited` and `anchor`. Without a
 /// channel term only messages the caller received are included; with one, the channel's
 /// history the caller may read.
-/// - One batch after authentication (the window and its messages' context) while the
-///   isolate's copy of the organization's settings is current; one more when it is not.
+/// - One D1 round trip once this isolate has seen the caller's key: the window and its
+///   messages' context are read in the batch that authenticates.
 pub async fn get_messages(ctx: &RequestContext) -> ApiResult<Reply> {
-    let me = ctx.user().await?;
+    let window = ctx.after_authentication(message_window(ctx)).await?;
+    let (_, _, body) = ctx.read_as_user(&window).await?;
+    Ok(Reply::json(body))
+}
+
+fn message_window(ctx: &RequestContext) -> ApiResult<MessageWindow> {
     let opts = message_options(ctx, true)?;
     let anchor_param = ctx.params.str("anchor")?;
     let use_first_unread = ctx.params.bool_or("use_first_unread_anchor", false)?;
@@ -177,16 +169,7 @@ pub async fn get_messages(ctx: &RequestContext) -> ApiResult<Reply> {
     }
     let terms = parse_narrow(&narrow)?;
     let anchor = parse_anchor(anchor_param.as_deref(), use_first_unread)?;
-    let realm = ctx.realm_state(me.realm_id).await?;
-    let req = WindowRequest {
-        terms: &terms,
-        anchor,
-        num_before,
-        num_after,
-        include_anchor,
-        empty_topic_display_name: &realm.settings.empty_topic_display_name,
-    };
-    Ok(Reply::json(messages_in_window(&ctx.db, &me, &realm, &req, &opts, &realm_host(ctx)).await?))
+    Ok(MessageWindow { terms, anchor, num_before, num_after, include_anchor, opts, realm_host: realm_host(ctx) })
 }
 
 /// The `anchor` parameter (an id, `newest`, `oldest`, `first_unread`); as in Zulip,

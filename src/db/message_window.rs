@@ -21,6 +21,7 @@ use crate::error::ApiResult;
 /// Anchors beyond any message id, as Zulip's `LARGER_THAN_MAX_MESSAGE_ID`.
 pub const LARGER_THAN_MAX_MESSAGE_ID: i64 = 10_000_000_000_000_000;
 
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Anchor {
     Id(i64),
     FirstUnread,

@@ -181,28 +181,6 @@ pub fn access_stmt(db: &D1Database, message_id: i64, realm_id: i64, user_id: i64
     )
 }
 
-/// [`access_stmt`] for the owner of the API key whose hash is `key_hash` in the
-/// organization, read in the same batch as the authentication that checks that key.
-pub fn access_by_key_stmt(db: &D1Database, message_id: i64, realm_id: i64, key_hash: &str) -> Result<D1PreparedStatement> {
-    query!(
-        db,
-        &format!(
-            "WITH me AS (SELECT k.user_id AS id FROM api_keys k WHERE k.key_hash = ?3 AND k.realm_id = ?2) \
-             SELECT {COLUMNS}, um.flags AS um_flags, c.name AS channel_name, c.invite_only, \
-             c.history_public_to_subscribers, \
-             EXISTS (SELECT 1 FROM subscriptions s WHERE s.user_id = (SELECT id FROM me) AND s.channel_id = m.channel_id \
-             AND s.active = 1) AS subscribed \
-             FROM messages m JOIN recipients rc ON rc.id = m.recipient_id \
-             LEFT JOIN user_messages um ON um.message_id = m.id AND um.user_id = (SELECT id FROM me) \
-             LEFT JOIN channels c ON c.id = m.channel_id \
-             WHERE m.id = ?1 AND m.realm_id = ?2"
-        ),
-        message_id,
-        realm_id,
-        key_hash
-    )
-}
-
 /// The SQL condition (over `messages m` with the caller's row `um` left-joined and
 /// `channels c` left-joined on `m.channel_id`) under which a user may see a message: the
 /// query form of [`crate::domain::messages::can_access`]. Binds: `?1` realm id, `?2` user id, `?3` 1 if the user is a
@@ -323,14 +301,23 @@ pub fn channel_topics_stmt(db: &D1Database, recipient_id: i64, user_id: i64, who
 }
 
 /// Everyone who has sent to `topic` of the channel a message is sent to
-/// (`subscriptions::CHANNEL_BY_ID_OR_NAME`), as `sender_id`.
-pub fn topic_senders_stmt(db: &D1Database, realm_id: i64, channel_id: i64, channel_name: &str, topic: &str) -> Result<D1PreparedStatement> {
+/// (`subscriptions::CHANNEL_BY_ID_OR_NAME`), as `sender_id`; without `all`, at most one of
+/// them, which says whether the topic exists without reading its whole history.
+pub fn topic_senders_stmt(
+    db: &D1Database,
+    realm_id: i64,
+    channel_id: i64,
+    channel_name: &str,
+    topic: &str,
+    all: bool,
+) -> Result<D1PreparedStatement> {
     query!(
         db,
         &format!(
             "SELECT DISTINCT m.sender_id FROM messages m WHERE m.topic = ?4 COLLATE NOCASE AND m.recipient_id = ( \
              SELECT rc.id FROM channels c JOIN recipients rc ON rc.realm_id = c.realm_id AND rc.type = {RECIPIENT_CHANNEL} \
-             AND rc.type_id = c.id WHERE {CHANNEL_BY_ID_OR_NAME})"
+             AND rc.type_id = c.id WHERE {CHANNEL_BY_ID_OR_NAME}) {}",
+            if all { "" } else { "LIMIT 1" }
         ),
         realm_id,
         channel_id,

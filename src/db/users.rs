@@ -6,7 +6,7 @@ use worker::{query, D1Database, D1PreparedStatement, Result};
 use crate::domain::recipients::RecipientType;
 use crate::domain::users::Role;
 
-#[derive(Debug, Clone, Default, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
 pub struct UserRow {
     pub id: i64,
     pub realm_id: i64,

@@ -13,13 +13,15 @@ use serde::Deserialize;
 use serde_json::{json, Map, Value};
 use worker::D1Database;
 
+use crate::auth::ReadAsUser;
 use crate::db::batch::{Batch, BatchResults, Slot};
-use crate::db::message_window::{add_window, WindowRequest};
+use crate::db::message_window::{add_window, Anchor, PendingWindow, WindowRequest};
 use crate::db::messages::ReactionRow;
 use crate::db::messages::{self as msgdb, ChannelNameRow, GroupMemberRow, MessageRow, MessageSet};
 use crate::db::realm_settings::RealmSettingsRow;
 use crate::db::users::UserRow;
 use crate::domain::message_flags::flag_names;
+use crate::domain::narrow::Term;
 use crate::domain::recipients::RecipientType;
 use crate::domain::users::{api_email, avatar_url, can_see_delivery_email};
 use crate::error::{ApiError, ApiResult};
@@ -351,27 +353,28 @@ pub fn message_dict(message: &MessageRow, user_flags: Option<i64>, ctx: &Message
     Value::Object(d)
 }
 
-/// `GET /messages/{id}` for an authenticated user: the access check's row, the message's
-/// context and (unless the isolate holds the settings at `settings_version`) the
-/// organization's settings in one batch. Answers `message` and the deprecated
-/// `raw_content`; "Invalid message(s)" when the user may not see it.
-pub async fn message_of(
-    db: &D1Database,
-    me: &UserRow,
-    message_id: i64,
-    settings_version: Option<i64>,
-    opts: &MessageOptions,
-    realm_host: &str,
-) -> ApiResult<Value> {
-    let mut batch = Batch::new();
-    let access = batch.add::<Value>(msgdb::access_stmt(db, message_id, me.realm_id, me.id)?);
-    let context = MessageContext::add_to(&mut batch, db, &MessageSet::ids(me.realm_id, &[message_id])?)?;
-    let realm = crate::realm_cache::cached_or_add(&mut batch, db, me.realm_id, settings_version)?;
-    let results = batch.run(db).await?;
-    let accessed = accessed_from(me, results.first(access)?)?;
-    let realm = realm.take(&results)?;
-    let mctx = MessageContext::from_results(&results, context, me, &realm, realm_host)?;
-    Ok(message_body(&accessed, &mctx, opts))
+/// `GET /messages/{id}`: the message's access row and its context, read as `me`; answers
+/// `message` and the deprecated `raw_content`, or "Invalid message(s)" when `me` may not
+/// see it.
+pub struct OneMessage {
+    pub message_id: i64,
+    pub opts: MessageOptions,
+    pub realm_host: String,
+}
+
+impl ReadAsUser for OneMessage {
+    type Slots = (Slot<Value>, ContextSlots);
+    type Output = Value;
+    fn add(&self, batch: &mut Batch, db: &D1Database, me: &UserRow, _realm: &RealmState) -> ApiResult<Self::Slots> {
+        let access = batch.add::<Value>(msgdb::access_stmt(db, self.message_id, me.realm_id, me.id)?);
+        let context = MessageContext::add_to(batch, db, &MessageSet::ids(me.realm_id, &[self.message_id])?)?;
+        Ok((access, context))
+    }
+    fn take(&self, results: &BatchResults, (access, context): Self::Slots, me: &UserRow, realm: &RealmState) -> ApiResult<Value> {
+        let accessed = accessed_from(me, results.first(access)?)?;
+        let mctx = MessageContext::from_results(results, context, me, realm, &self.realm_host)?;
+        Ok(message_body(&accessed, &mctx, &self.opts))
+    }
 }
 
 /// The body of `GET /messages/{id}`: `message` and the deprecated `raw_content`.
@@ -379,43 +382,59 @@ pub fn message_body(accessed: &AccessedMessage, mctx: &MessageContext, opts: &Me
     json!({ "message": message_dict(&accessed.message, accessed.user_flags, mctx, opts), "raw_content": accessed.message.content })
 }
 
-/// `GET /messages`: the window of the narrow with its messages' context in one batch,
-/// answered as the endpoint's body (`messages`, `anchor`, `found_*`, `history_limited`);
-/// search narrows add `match_content` and `match_subject`.
-pub async fn messages_in_window(
-    db: &D1Database,
-    me: &UserRow,
-    realm: &RealmState,
-    req: &WindowRequest<'_>,
-    opts: &MessageOptions,
-    realm_host: &str,
-) -> ApiResult<Value> {
-    let mut batch = Batch::new();
-    let window = add_window(&mut batch, db, me, req)?;
-    let context = MessageContext::add_to(&mut batch, db, window.message_set())?;
-    let results = batch.run(db).await?;
-    let window = window.take(&results)?;
-    let mctx = MessageContext::from_results(&results, context, me, realm, realm_host)?;
-    let messages: Vec<Value> = window
-        .rows
-        .iter()
-        .map(|(m, flags)| {
-            let mut d = message_dict(m, *flags, &mctx, opts);
-            if window.has_search {
-                d["match_content"] = json!(m.rendered_content);
-                d["match_subject"] = json!(mctx.topic_for_display(&m.topic, opts));
-            }
-            d
-        })
-        .collect();
-    Ok(json!({
-        "messages": messages,
-        "anchor": window.anchor,
-        "found_anchor": window.found_anchor,
-        "found_newest": window.found_newest,
-        "found_oldest": window.found_oldest,
-        "history_limited": false,
-    }))
+/// `GET /messages`: the window of the narrow with its messages' context in one batch, read
+/// as `me`, answered as the endpoint's body (`messages`, `anchor`, `found_*`,
+/// `history_limited`); search narrows add `match_content` and `match_subject`.
+pub struct MessageWindow {
+    pub terms: Vec<Term>,
+    pub anchor: Anchor,
+    pub num_before: i64,
+    pub num_after: i64,
+    pub include_anchor: bool,
+    pub opts: MessageOptions,
+    pub realm_host: String,
+}
+
+impl ReadAsUser for MessageWindow {
+    type Slots = (PendingWindow, ContextSlots);
+    type Output = Value;
+    fn add(&self, batch: &mut Batch, db: &D1Database, me: &UserRow, realm: &RealmState) -> ApiResult<Self::Slots> {
+        let req = WindowRequest {
+            terms: &self.terms,
+            anchor: self.anchor,
+            num_before: self.num_before,
+            num_after: self.num_after,
+            include_anchor: self.include_anchor,
+            empty_topic_display_name: &realm.settings.empty_topic_display_name,
+        };
+        let window = add_window(batch, db, me, &req)?;
+        let context = MessageContext::add_to(batch, db, window.message_set())?;
+        Ok((window, context))
+    }
+    fn take(&self, results: &BatchResults, (window, context): Self::Slots, me: &UserRow, realm: &RealmState) -> ApiResult<Value> {
+        let window = window.take(results)?;
+        let mctx = MessageContext::from_results(results, context, me, realm, &self.realm_host)?;
+        let messages: Vec<Value> = window
+            .rows
+            .iter()
+            .map(|(m, flags)| {
+                let mut d = message_dict(m, *flags, &mctx, &self.opts);
+                if window.has_search {
+                    d["match_content"] = json!(m.rendered_content);
+                    d["match_subject"] = json!(mctx.topic_for_display(&m.topic, &self.opts));
+                }
+                d
+            })
+            .collect();
+        Ok(json!({
+            "messages": messages,
+            "anchor": window.anchor,
+            "found_anchor": window.found_anchor,
+            "found_newest": window.found_newest,
+            "found_oldest": window.found_oldest,
+            "history_limited": false,
+        }))
+    }
 }
 
 #[cfg(test)]

@@ -109,7 +109,8 @@ fn scan_mention(after_at: &str, refs: &mut References) {
                     refs.user_ids.push(id);
                 }
             }
-            UserTarget::StreamWildcard | UserTarget::TopicWildcard => {}
+            UserTarget::TopicWildcard => refs.topic_wildcard = true,
+            UserTarget::StreamWildcard => {}
         }
     } else if let Some(body) = delimited(rest, "*") {
         push_unique(&mut refs.group_names, body.to_string());

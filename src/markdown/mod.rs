@@ -72,6 +72,9 @@ pub struct References {
     pub channel_names: Vec<String>,
     /// From `:name:` shortcodes that could name a custom emoji.
     pub emoji_names: Vec<String>,
+    /// Whether `@**topic**` (or its silent form) appears: only then does sending need the
+    /// topic's participants.
+    pub topic_wildcard: bool,
 }
 
 /// Scans the raw content for mention and link syntax. Like Zulip it over-approximates (it

@@ -32,6 +32,13 @@ fn references_lists_names_ids_groups_and_channels_once() {
     assert_eq!(refs.user_ids, vec![15, 16]);
     assert_eq!(refs.group_names, vec!["support team", "core"]);
     assert_eq!(refs.channel_names, vec!["Verona", "Denmark"]);
+    assert!(refs.topic_wildcard);
+}
+
+#[test]
+fn references_see_a_topic_wildcard_only_when_one_is_written() {
+    assert!(references("@_**topic** hi").topic_wildcard);
+    assert!(!references("@**all** about the topic, @**King Hamlet**").topic_wildcard);
 }
 
 #[test]
