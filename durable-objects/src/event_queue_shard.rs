@@ -376,17 +376,18 @@ impl EventQueueShard {
     }
 
     /// Development only (`DEVELOPMENT = "true"`): with `EVENT_QUEUE_SHARD_FAULT_EVERY = N`,
-    /// every Nth delivery fails before storing anything, so tests can prove that a failing
+    /// every Nth delivery fails before storing anything, and with
+    /// `EVENT_QUEUE_SHARD_FAULT_FIRST = N` the first N do, so tests can prove that a failing
     /// shard loses no event.
     fn injected_fault(&self) -> bool {
-        let development = self.development();
         let every = var_secs(&self.env, "EVENT_QUEUE_SHARD_FAULT_EVERY", 0);
-        if !development || every == 0 {
+        let first = var_secs(&self.env, "EVENT_QUEUE_SHARD_FAULT_FIRST", 0);
+        if !self.development() || (every == 0 && first == 0) {
             return false;
         }
         let n = self.deliveries.get() + 1;
         self.deliveries.set(n);
-        n.is_multiple_of(every)
+        n <= first || (every != 0 && n.is_multiple_of(every))
     }
 
     fn development(&self) -> bool {

@@ -3,7 +3,7 @@
 //! Both objects take one typed command per request, the same way: a `POST` whose JSON body
 //! is a [`HubCommand`] or a [`ShardCommand`] (tagged by `command`), built with
 //! [`command_request`] and read with [`read_command`]. The answers:
-//! - hub `register` -> [`Registered`]; `dispatch` -> 200 once stored in every shard;
+//! - hub `register` -> [`Registered`]; `dispatch` -> 200 once stored in the hub's outbox;
 //!   `unregister`, `ping` -> 200
 //! - shard `create_queue` -> 200; `deliver` -> [`Delivered`]; `poll` -> [`Polled`], or
 //!   400/403 [`ShardError`]; `delete_queue` -> 200, or 400/403 [`ShardError`]

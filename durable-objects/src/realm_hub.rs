@@ -3,15 +3,18 @@
 //!
 //! It keeps the registry of the organization's live queues in its SQLite storage (and a
 //! copy in memory), stamps each event with the organization's next sequence number, picks
-//! the queues that want it, and forwards it with ONE awaited request per shard holding
-//! target queues (at most [`FAN_OUT_CONCURRENCY`] at a time). It answers only when every
-//! shard has stored the event. Dispatches are serialised, so shards receive events in
-//! sequence order.
+//! the queues that want it, and stores one delivery per shard holding target queues in its
+//! outbox. It answers once the outbox row is stored: the event is durable then, and the
+//! sender need not wait for the shards. The outbox is then handed on, ONE request per
+//! delivery, each shard's deliveries in sequence order (at most [`FAN_OUT_CONCURRENCY`]
+//! shards at a time), and a row is deleted when its shard acknowledged it. An alarm replays
+//! whatever a shard has not acknowledged (a failed shard, or a hub evicted part way); a
+//! shard stores an event for a queue at most once, so a replay is harmless.
 
 use std::cell::{Cell, RefCell};
-use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::collections::{BTreeMap, HashMap};
+use std::rc::Rc;
 
-use futures_channel::oneshot;
 use futures_util::stream::{self, StreamExt};
 use serde::Deserialize;
 use worker::{durable_object, DurableObject, Env, Request, Response, Result, SqlStorage, SqlStorageValue as V, State};
@@ -36,6 +39,13 @@ CREATE TABLE IF NOT EXISTS queues (
     shard INTEGER NOT NULL,
     spec TEXT NOT NULL             -- QueueSpec as JSON
 );
+CREATE TABLE IF NOT EXISTS outbox (
+    seq INTEGER NOT NULL,          -- the event's sequence number
+    shard INTEGER NOT NULL,
+    realm_id INTEGER NOT NULL,     -- names the shard with `shard`
+    delivery TEXT NOT NULL,        -- the shard's Deliver command as JSON
+    PRIMARY KEY (shard, seq)
+);
 CREATE TABLE IF NOT EXISTS dispatches (
     dispatch_id TEXT PRIMARY KEY,  -- the sender's id of one event (a retry repeats it)
     seq INTEGER NOT NULL,          -- the sequence number the event got on its first try
@@ -45,6 +55,9 @@ CREATE TABLE IF NOT EXISTS dispatches (
 
 /// How long the hub remembers a dispatch id: longer than any sender keeps retrying.
 const DISPATCH_MEMORY_MS: i64 = 10 * 60 * 1000;
+/// When the alarm replays the outbox if handing it on has not emptied it by then (the hub
+/// was evicted part way, or a shard kept failing).
+const REPLAY_AFTER_MS: i64 = 5_000;
 
 #[derive(Clone)]
 struct Entry {
@@ -85,12 +98,25 @@ impl Registry {
 
 #[durable_object]
 pub struct RealmHub {
+    hub: Rc<Hub>,
+}
+
+/// The hub's state, shared with the work that hands the outbox on after a response.
+struct Hub {
     state: State,
     env: Env,
     registry: RefCell<Option<Registry>>,
-    /// One dispatch at a time: the order of sequence numbers is the order shards see.
-    busy: Cell<bool>,
-    waiting: RefCell<VecDeque<oneshot::Sender<()>>>,
+    /// Whether the outbox is being handed on; one pass at a time keeps each shard's
+    /// deliveries in sequence order.
+    handing_on: Cell<bool>,
+}
+
+#[derive(Deserialize)]
+struct OutboxRow {
+    seq: i64,
+    shard: u32,
+    realm_id: i64,
+    delivery: String,
 }
 
 #[derive(Deserialize)]
@@ -110,28 +136,43 @@ impl DurableObject for RealmHub {
         if let Err(err) = state.storage().sql().exec(SCHEMA, None) {
             worker::console_error!("RealmHub schema: {err}");
         }
-        RealmHub { state, env, registry: RefCell::new(None), busy: Cell::new(false), waiting: RefCell::new(VecDeque::new()) }
+        RealmHub { hub: Rc::new(Hub { state, env, registry: RefCell::new(None), handing_on: Cell::new(false) }) }
     }
 
     async fn fetch(&self, mut req: Request) -> Result<Response> {
-        self.load_registry()?;
+        let hub = &self.hub;
+        hub.load_registry()?;
         match read_command::<HubCommand>(&mut req).await? {
-            HubCommand::Register(spec) => json_response(&self.register(spec).await?, 200),
+            HubCommand::Register(spec) => json_response(&hub.register(spec).await?, 200),
             HubCommand::Dispatch(dispatch) => {
-                let _turn = self.lock().await;
-                self.dispatch(dispatch).await?;
+                if hub.enqueue(dispatch)? {
+                    Hub::start_handing_on(hub).await?;
+                }
                 json_response(&serde_json::json!({}), 200)
             }
             HubCommand::Ping => json_response(&serde_json::json!({}), 200),
             HubCommand::Unregister(unregister) => {
-                self.unregister(&unregister.queue_ids)?;
+                hub.unregister(&unregister.queue_ids)?;
                 json_response(&serde_json::json!({}), 200)
             }
         }
     }
+
+    /// Replays the outbox: what a shard has not acknowledged is delivered again.
+    async fn alarm(&self) -> Result<Response> {
+        let hub = &self.hub;
+        if hub.handing_on.get() {
+            hub.state.storage().set_alarm(REPLAY_AFTER_MS).await?;
+        } else {
+            hub.load_registry()?;
+            hub.handing_on.set(true);
+            Hub::hand_on(hub.clone()).await;
+        }
+        Response::ok("")
+    }
 }
 
-impl RealmHub {
+impl Hub {
     fn sql(&self) -> SqlStorage {
         self.state.storage().sql()
     }
@@ -147,37 +188,6 @@ impl RealmHub {
         }
         *self.registry.borrow_mut() = Some(registry);
         Ok(())
-    }
-
-    /// Waits for this dispatch's turn; the turn passes on when the guard drops (also when
-    /// the request is cancelled).
-    async fn lock(&self) -> Turn<'_> {
-        if self.busy.get() {
-            let (tx, rx) = oneshot::channel();
-            self.waiting.borrow_mut().push_back(tx);
-            // Handed over by `unlock`, which leaves `busy` set.
-            let _ = rx.await;
-        } else {
-            self.busy.set(true);
-        }
-        Turn { hub: self }
-    }
-
-    fn unlock(&self) {
-        loop {
-            let next = self.waiting.borrow_mut().pop_front();
-            match next {
-                None => {
-                    self.busy.set(false);
-                    return;
-                }
-                Some(tx) => {
-                    if tx.send(()).is_ok() {
-                        return;
-                    }
-                }
-            }
-        }
     }
 
     /// Creates the queue in the shard with room, then records it here.
@@ -213,14 +223,17 @@ impl RealmHub {
         Ok(())
     }
 
-    /// Stamps the event, picks its queues, and stores it in their shards.
-    async fn dispatch(&self, dispatch: Dispatch) -> Result<()> {
-        let seq = self.sequence_number(dispatch.dispatch_id.as_deref())?;
+    /// Stamps the event, picks its queues, and stores one delivery per shard holding them in
+    /// the outbox; whether there is anything to hand on. A repeated dispatch (the sender's
+    /// retry of a try whose answer was lost) is stored once. No `await`: the writes commit
+    /// together before the answer leaves.
+    fn enqueue(&self, dispatch: Dispatch) -> Result<bool> {
+        let Some(seq) = self.sequence_number(dispatch.dispatch_id.as_deref())? else { return Ok(false) };
         let mut by_shard: BTreeMap<u32, Vec<Target>> = BTreeMap::new();
         let mut realm = None;
         {
             let registry = self.registry.borrow();
-            let Some(registry) = registry.as_ref() else { return Ok(()) };
+            let Some(registry) = registry.as_ref() else { return Ok(false) };
             for user in &dispatch.users {
                 for entry in registry.by_user.get(&user.id).into_iter().flatten() {
                     if queue_wants(&entry.spec, &dispatch.event, user.flags.as_deref()) {
@@ -233,37 +246,100 @@ impl RealmHub {
                 }
             }
         }
-        let Some(realm_id) = realm else { return Ok(()) };
-        let deliveries = by_shard.into_iter().map(|(shard, targets)| {
-            let delivery = Delivery {
+        let Some(realm_id) = realm else { return Ok(false) };
+        let sql = self.sql();
+        for (shard, targets) in by_shard {
+            let delivery = ShardCommand::Deliver(Delivery {
                 realm_id,
-                seq: seq.value,
+                seq,
                 event: dispatch.event.clone(),
                 targets,
                 sender_queue_id: dispatch.sender_queue_id.clone(),
                 local_id: dispatch.local_id.clone(),
-            };
-            async move { self.deliver(shard, delivery).await }
-        });
-        let results: Vec<Result<Delivered>> = stream::iter(deliveries).buffer_unordered(FAN_OUT_CONCURRENCY).collect().await;
-        let mut missing = Vec::new();
-        for result in results {
-            missing.extend(result?.missing);
+            });
+            run(
+                &sql,
+                "INSERT INTO outbox (seq, shard, realm_id, delivery) VALUES (?, ?, ?, ?)",
+                vec![seq.into(), V::from(shard as i64), realm_id.into(), V::from(serde_json::to_string(&delivery)?)],
+            )?;
         }
-        if !missing.is_empty() {
-            self.unregister(&missing)?;
+        Ok(true)
+    }
+
+    /// Hands the outbox on after this response, unless a pass is already running (it
+    /// takes the new rows too); the alarm replays it if the pass does not finish.
+    async fn start_handing_on(hub: &Rc<Hub>) -> Result<()> {
+        if hub.handing_on.replace(true) {
+            return Ok(());
         }
+        hub.state.storage().set_alarm(REPLAY_AFTER_MS).await?;
+        hub.state.wait_until(Hub::hand_on(hub.clone()));
         Ok(())
     }
 
-    /// The event's place in the organization's order: a new number, or the one a first
-    /// try of the same dispatch got.
-    fn sequence_number(&self, dispatch_id: Option<&str>) -> Result<Seq> {
+    /// Delivers the outbox until it is empty: each shard's rows in sequence order, shards
+    /// side by side. A delivery that still fails after its retries stops its shard's rows
+    /// (later ones must not overtake it) and leaves them to the alarm.
+    async fn hand_on(hub: Rc<Hub>) {
+        loop {
+            let pending: Vec<OutboxRow> = match rows(&hub.sql(), "SELECT seq, shard, realm_id, delivery FROM outbox ORDER BY seq", vec![]) {
+                Ok(pending) => pending,
+                Err(err) => {
+                    worker::console_error!("RealmHub outbox: {err}");
+                    break;
+                }
+            };
+            if pending.is_empty() {
+                if let Err(err) = hub.state.storage().delete_alarm().await {
+                    worker::console_error!("RealmHub alarm: {err}");
+                }
+                break;
+            }
+            let mut by_shard: BTreeMap<u32, Vec<OutboxRow>> = BTreeMap::new();
+            for row in pending {
+                by_shard.entry(row.shard).or_default().push(row);
+            }
+            let passes = by_shard.into_iter().map(|(shard, rows)| {
+                let hub = hub.clone();
+                async move { hub.deliver_in_order(shard, rows).await }
+            });
+            let complete: Vec<bool> = stream::iter(passes).buffer_unordered(FAN_OUT_CONCURRENCY).collect().await;
+            if complete.contains(&false) {
+                break;
+            }
+        }
+        hub.handing_on.set(false);
+    }
+
+    /// One shard's outbox rows, in order; whether all of them were acknowledged.
+    async fn deliver_in_order(&self, shard: u32, rows: Vec<OutboxRow>) -> bool {
+        for row in rows {
+            let delivered = match self.deliver(row.realm_id, shard, row.delivery).await {
+                Ok(delivered) => delivered,
+                Err(err) => {
+                    worker::console_error!("shard {shard} did not take event {}: {err}; the alarm replays it", row.seq);
+                    return false;
+                }
+            };
+            let acknowledged =
+                run(&self.sql(), "DELETE FROM outbox WHERE shard = ? AND seq = ?", vec![V::from(shard as i64), row.seq.into()])
+                    .and_then(|()| if delivered.missing.is_empty() { Ok(()) } else { self.unregister(&delivered.missing) });
+            if let Err(err) = acknowledged {
+                worker::console_error!("RealmHub outbox: {err}");
+                return false;
+            }
+        }
+        true
+    }
+
+    /// The event's place in the organization's order: a new number, or `None` when a
+    /// first try of the same dispatch got one (its deliveries are in the outbox already).
+    fn sequence_number(&self, dispatch_id: Option<&str>) -> Result<Option<i64>> {
         let sql = self.sql();
         if let Some(id) = dispatch_id {
             let known: Vec<Seq> = rows(&sql, "SELECT seq AS value FROM dispatches WHERE dispatch_id = ?", vec![id.into()])?;
-            if let Some(seq) = known.into_iter().next() {
-                return Ok(seq);
+            if !known.is_empty() {
+                return Ok(None);
             }
         }
         let seq: Seq = sql
@@ -278,14 +354,12 @@ impl RealmHub {
             run(&sql, "DELETE FROM dispatches WHERE at < ?", vec![(now - DISPATCH_MEMORY_MS).into()])?;
             run(&sql, "INSERT INTO dispatches (dispatch_id, seq, at) VALUES (?, ?, ?)", vec![id.into(), seq.value.into(), now.into()])?;
         }
-        Ok(seq)
+        Ok(Some(seq.value))
     }
 
-    /// Stores the event in one shard, retrying a failed try (a shard stores an event for a
-    /// queue at most once, so a repeat is harmless).
-    async fn deliver(&self, shard: u32, delivery: Delivery) -> Result<Delivered> {
-        let realm_id = delivery.realm_id;
-        let body = serde_json::to_string(&ShardCommand::Deliver(delivery))?;
+    /// Stores one outbox row's event in its shard, retrying a failed try (a shard stores an
+    /// event for a queue at most once, so a repeat is harmless).
+    async fn deliver(&self, realm_id: i64, shard: u32, body: String) -> Result<Delivered> {
         with_retries(|| async {
             let stub = self.shard_stub(realm_id, shard)?;
             let mut resp = stub.fetch_with_request(command_request_from_json(body.clone())?).await?;
@@ -299,16 +373,6 @@ impl RealmHub {
 
     fn shard_stub(&self, realm_id: i64, shard: u32) -> Result<worker::Stub> {
         self.env.durable_object(bindings::EVENT_QUEUE_SHARD)?.id_from_name(&shard_name(realm_id, shard))?.get_stub()
-    }
-}
-
-struct Turn<'a> {
-    hub: &'a RealmHub,
-}
-
-impl Drop for Turn<'_> {
-    fn drop(&mut self) {
-        self.hub.unlock();
     }
 }
 

@@ -1,0 +1,48 @@
+//! The hub's outbox: a send answers once its event is stored in the hub, and a delivery
+//! that its shard refused through every retry is replayed by the hub's alarm. (Its own
+//! binary: the test points every request at a server of its own.)
+
+mod common;
+mod event_support;
+mod server_support;
+
+use std::time::{Duration, Instant};
+
+use common::*;
+use event_support::*;
+use server_support::*;
+
+/// The hub answers once the event is in its outbox; a delivery its shard refused through
+/// every retry stays there, and the hub's alarm hands it on later.
+#[test]
+fn an_event_its_shard_refused_through_every_retry_arrives_by_the_hubs_replay() {
+    let state = fresh_state();
+    let port = free_port();
+    std::env::set_var("TEST_SERVER_URL", format!("http://127.0.0.1:{port}"));
+    // The hub tries a delivery 4 times (`protocol::ATTEMPTS`): the first event's all fail.
+    let server = Server::start(&state, port, &["EVENT_QUEUE_SHARD_FAULT_FIRST:4", "EVENT_QUEUE_IDLE_TIMEOUT_SECS:600"]);
+
+    let hamlet = Client::dev("hamlet@zulip.com");
+    let mut queue = register_for(&hamlet, r#"["message"]"#);
+    let sent = hamlet
+        .post("/messages", &[("type", "stream"), ("to", "Verona"), ("topic", "replay"), ("content", "refused at first")])
+        .success()["id"]
+        .as_i64()
+        .unwrap();
+    let mut seen = Vec::new();
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while !seen.contains(&sent) {
+        assert!(Instant::now() < deadline, "the refused event never arrived");
+        seen.extend(queue.poll(false).iter().filter(|e| e["type"] == "message").map(|e| e["message"]["id"].as_i64().unwrap()));
+    }
+    assert_eq!(seen, vec![sent], "the event arrived once");
+    server.stop();
+    let logs: String = std::fs::read_dir(&state)
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .filter(|e| e.file_name().to_string_lossy().starts_with("wrangler-"))
+        .map(|e| std::fs::read_to_string(e.path()).unwrap_or_default())
+        .collect();
+    assert!(logs.contains("the alarm replays it"), "every retry failed and the alarm took over:\n{logs}");
+    let _ = std::fs::remove_dir_all(&state);
+}
