@@ -56,7 +56,7 @@ CREATE TABLE IF NOT EXISTS dispatches (
 /// How long the hub remembers a dispatch id: longer than any sender keeps retrying.
 const DISPATCH_MEMORY_MS: i64 = 10 * 60 * 1000;
 /// When the alarm replays the outbox if handing it on has not emptied it by then (the hub
-/// was evicted part way, or a shard kept failing).
+/// was evicted part way, or a shard kept failing); armed at most once per this interval.
 const REPLAY_AFTER_MS: i64 = 5_000;
 
 #[derive(Clone)]
@@ -109,6 +109,12 @@ struct Hub {
     /// Whether the outbox is being handed on; one pass at a time keeps each shard's
     /// deliveries in sequence order.
     handing_on: Cell<bool>,
+    /// Whether this instance armed the replay alarm and it has not fired yet: then a new
+    /// outbox row needs no storage call to arm it.
+    alarm_armed: Cell<bool>,
+    /// When old dispatch ids were last forgotten (ms); they are forgotten in bulk, not on
+    /// every dispatch.
+    forgotten_at: Cell<i64>,
 }
 
 #[derive(Deserialize)]
@@ -136,7 +142,16 @@ impl DurableObject for RealmHub {
         if let Err(err) = state.storage().sql().exec(SCHEMA, None) {
             worker::console_error!("RealmHub schema: {err}");
         }
-        RealmHub { hub: Rc::new(Hub { state, env, registry: RefCell::new(None), handing_on: Cell::new(false) }) }
+        RealmHub {
+            hub: Rc::new(Hub {
+                state,
+                env,
+                registry: RefCell::new(None),
+                handing_on: Cell::new(false),
+                alarm_armed: Cell::new(false),
+                forgotten_at: Cell::new(0),
+            }),
+        }
     }
 
     async fn fetch(&self, mut req: Request) -> Result<Response> {
@@ -161,11 +176,14 @@ impl DurableObject for RealmHub {
     /// Replays the outbox: what a shard has not acknowledged is delivered again.
     async fn alarm(&self) -> Result<Response> {
         let hub = &self.hub;
-        if hub.handing_on.get() {
-            hub.state.storage().set_alarm(REPLAY_AFTER_MS).await?;
-        } else {
+        hub.alarm_armed.set(false);
+        let pending: Vec<Seq> = rows(&hub.sql(), "SELECT seq AS value FROM outbox LIMIT 1", vec![])?;
+        if pending.is_empty() {
+            return Response::ok("");
+        }
+        hub.arm_alarm().await?;
+        if !hub.handing_on.replace(true) {
             hub.load_registry()?;
-            hub.handing_on.set(true);
             Hub::hand_on(hub.clone()).await;
         }
         Response::ok("")
@@ -228,7 +246,6 @@ impl Hub {
     /// retry of a try whose answer was lost) is stored once. No `await`: the writes commit
     /// together before the answer leaves.
     fn enqueue(&self, dispatch: Dispatch) -> Result<bool> {
-        let Some(seq) = self.sequence_number(dispatch.dispatch_id.as_deref())? else { return Ok(false) };
         let mut by_shard: BTreeMap<u32, Vec<Target>> = BTreeMap::new();
         let mut realm = None;
         {
@@ -246,7 +263,9 @@ impl Hub {
                 }
             }
         }
+        // No queue wants it: nothing to order or store.
         let Some(realm_id) = realm else { return Ok(false) };
+        let Some(seq) = self.sequence_number(dispatch.dispatch_id.as_deref())? else { return Ok(false) };
         let sql = self.sql();
         for (shard, targets) in by_shard {
             let delivery = ShardCommand::Deliver(Delivery {
@@ -269,11 +288,20 @@ impl Hub {
     /// Hands the outbox on after this response, unless a pass is already running (it
     /// takes the new rows too); the alarm replays it if the pass does not finish.
     async fn start_handing_on(hub: &Rc<Hub>) -> Result<()> {
-        if hub.handing_on.replace(true) {
-            return Ok(());
+        hub.arm_alarm().await?;
+        if !hub.handing_on.replace(true) {
+            hub.state.wait_until(Hub::hand_on(hub.clone()));
         }
-        hub.state.storage().set_alarm(REPLAY_AFTER_MS).await?;
-        hub.state.wait_until(Hub::hand_on(hub.clone()));
+        Ok(())
+    }
+
+    /// Arms the replay alarm unless this instance armed it already; it fires while rows
+    /// are pending and finds nothing to do otherwise.
+    async fn arm_alarm(&self) -> Result<()> {
+        if !self.alarm_armed.get() {
+            self.state.storage().set_alarm(REPLAY_AFTER_MS).await?;
+            self.alarm_armed.set(true);
+        }
         Ok(())
     }
 
@@ -290,9 +318,6 @@ impl Hub {
                 }
             };
             if pending.is_empty() {
-                if let Err(err) = hub.state.storage().delete_alarm().await {
-                    worker::console_error!("RealmHub alarm: {err}");
-                }
                 break;
             }
             let mut by_shard: BTreeMap<u32, Vec<OutboxRow>> = BTreeMap::new();
@@ -351,7 +376,10 @@ impl Hub {
             .one()?;
         if let Some(id) = dispatch_id {
             let now = now_ms();
-            run(&sql, "DELETE FROM dispatches WHERE at < ?", vec![(now - DISPATCH_MEMORY_MS).into()])?;
+            if now - self.forgotten_at.get() > DISPATCH_MEMORY_MS / 10 {
+                run(&sql, "DELETE FROM dispatches WHERE at < ?", vec![(now - DISPATCH_MEMORY_MS).into()])?;
+                self.forgotten_at.set(now);
+            }
             run(&sql, "INSERT INTO dispatches (dispatch_id, seq, at) VALUES (?, ?, ?)", vec![id.into(), seq.value.into(), now.into()])?;
         }
         Ok(Some(seq.value))

@@ -73,6 +73,9 @@ pub struct SentMessage {
     pub automatic_new_visibility_policy: Option<VisibilityPolicy>,
     /// Mentioned users this send made follow the topic (`automatically_follow_topics_where_mentioned`).
     pub followed_by_mention: Vec<i64>,
+    /// Whether a recipient may get a push notification: false when no recipient but the
+    /// sender has a push device, so nothing is looked up after the response.
+    pub may_notify_push: bool,
 }
 
 #[derive(Deserialize)]
@@ -175,6 +178,8 @@ pub struct SendPlan {
     /// The organization's linkifiers, for the message's `topic_links`.
     linkifiers: Vec<markdown::Linkifier>,
     date_sent: i64,
+    /// See [`SentMessage::may_notify_push`].
+    may_notify_push: bool,
 }
 
 impl SendPlan {
@@ -244,6 +249,9 @@ pub struct SendSubscriber {
     pub follows_when_mentioned: i64,
     /// The subscriber's policy for the destination topic.
     pub visibility_policy: VisibilityPolicy,
+    /// Whether the subscriber registered a device for push notifications.
+    #[serde(default)]
+    pub has_push_device: i64,
 }
 
 /// Every rule of sending, checked against the current state: [`load_send`] then [`plan`];
@@ -273,7 +281,8 @@ pub async fn load_send(db: &D1Database, me: &UserRow, realm: &RealmState, req: &
 
 /// Where [`add_send_reads`] put its statements in a batch.
 pub struct SendReads {
-    named_users: Slot<UserRow>,
+    /// Direct messages only.
+    named_users: Option<Slot<UserRow>>,
     alert_words: Slot<UserWordRow>,
     muters: Slot<MuterRow>,
     resolution: Span,
@@ -285,7 +294,8 @@ struct ChannelReads {
     subscribers: Slot<SendSubscriber>,
     senders: Slot<SenderId>,
     policy: Slot<Policy>,
-    membership: Slot<Membership>,
+    /// Only when the content has a wildcard mention, the one rule that needs it.
+    membership: Option<Slot<Membership>>,
 }
 
 /// Adds what [`plan`] reads to `batch`, as `me`: the destination, its subscribers and
@@ -307,7 +317,10 @@ pub fn add_send_reads(batch: &mut Batch, db: &D1Database, me: &UserRow, realm: &
         ),
         _ => (Vec::new(), Vec::new()),
     };
-    let named_users = batch.add::<UserRow>(users::by_ids_or_emails_stmt(db, realm_id, &user_ids, &user_emails, false)?);
+    let named_users = match req.to {
+        Destination::Users(_) => Some(batch.add::<UserRow>(users::by_ids_or_emails_stmt(db, realm_id, &user_ids, &user_emails, false)?)),
+        _ => None,
+    };
     let alert_words = batch.add::<UserWordRow>(alert_words::in_realm_stmt(db, realm_id)?);
     let muters = batch.add::<MuterRow>(muted_users::muters_of_stmt(db, me.id)?);
     let resolution = batch.add_all(resolution_stmts(db, realm_id, &refs)?);
@@ -339,13 +352,12 @@ pub fn add_send_reads(batch: &mut Batch, db: &D1Database, me: &UserRow, realm: &
                     refs.topic_wildcard,
                 )?),
                 policy: batch.add::<Policy>(user_topics::policy_stmt(db, realm_id, channel_id, &channel_name, &topic, me.id)?),
-                membership: batch.add::<Membership>(user_groups::is_member_stmt(
-                    db,
-                    realm_id,
-                    settings.can_mention_many_users_group,
-                    me.id,
-                    false,
-                )?),
+                membership: if refs.stream_wildcard || refs.topic_wildcard {
+                    let group = settings.can_mention_many_users_group;
+                    Some(batch.add::<Membership>(user_groups::is_member_stmt(db, realm_id, group, me.id, false)?))
+                } else {
+                    None
+                },
             })
         }
     };
@@ -360,7 +372,10 @@ impl SendReads {
         resolved.realm_url = req.realm_url.clone();
         let mut inputs = SendInputs {
             channel: None,
-            named_users: results.rows(self.named_users)?,
+            named_users: match self.named_users {
+                Some(slot) => results.rows(slot)?,
+                None => Vec::new(),
+            },
             subscribers: Vec::new(),
             topic_senders: Vec::new(),
             sender_topic_policy: VisibilityPolicy::Inherit,
@@ -376,7 +391,9 @@ impl SendReads {
             inputs.subscribers = results.rows(channel.subscribers)?;
             inputs.topic_senders = results.rows(channel.senders)?.into_iter().map(|r| r.sender_id).collect();
             inputs.sender_topic_policy = results.first(channel.policy)?.map_or(VisibilityPolicy::Inherit, |p| p.visibility_policy);
-            inputs.may_mention_many = results.first(channel.membership)?.is_some_and(|m| m.is_member != 0);
+            if let Some(membership) = channel.membership {
+                inputs.may_mention_many = results.first(membership)?.is_some_and(|m| m.is_member != 0);
+            }
         }
         Ok(inputs)
     }
@@ -529,6 +546,8 @@ pub fn plan(me: &UserRow, realm: &RealmState, req: &SendRequest, inputs: SendInp
     }
     let mut rows: Vec<(i64, i64)> = flags.into_iter().collect();
     rows.sort_unstable();
+    // Direct-message recipients' devices are not read: they may be notified.
+    let may_notify_push = channel_row.is_none() || subscribers.iter().any(|s| s.user_id != me.id && s.has_push_device != 0);
     Ok(SendPlan {
         sender: me.clone(),
         settings: settings.clone(),
@@ -544,6 +563,7 @@ pub fn plan(me: &UserRow, realm: &RealmState, req: &SendRequest, inputs: SendInp
         named_users,
         linkifiers: realm.linkifiers.clone(),
         date_sent: now,
+        may_notify_push,
     })
 }
 
@@ -594,6 +614,8 @@ pub fn plan_bot_message(
         named_users: Vec::new(),
         linkifiers: resolved.linkifiers.clone(),
         date_sent: now,
+        // Nothing schedules push notifications for the notification bot's messages.
+        may_notify_push: false,
     }
 }
 
@@ -623,6 +645,7 @@ pub async fn commit_send(
         named_users,
         linkifiers,
         date_sent: now,
+        may_notify_push: _,
     } = plan;
     let (auto_policy, now, realm_id) = (*auto_policy, *now, me.realm_id);
     let channel_row = channel_row.as_ref();
@@ -742,7 +765,12 @@ pub async fn commit_send(
             send_event(env, realm_id, &event, &[EventUser::plain(*user_id)]).await;
         }
     }
-    Ok(SentMessage { id: inserted.id, automatic_new_visibility_policy: auto_policy, followed_by_mention: mention_follows.clone() })
+    Ok(SentMessage {
+        id: inserted.id,
+        automatic_new_visibility_policy: auto_policy,
+        followed_by_mention: mention_follows.clone(),
+        may_notify_push: plan.may_notify_push,
+    })
 }
 
 /// Zulip's `visibility_policy_for_send_message`: follow the topic per the sender's
@@ -840,7 +868,14 @@ mod tests {
     }
 
     fn subscriber(user_id: i64) -> SendSubscriber {
-        SendSubscriber { user_id, is_muted: 0, is_bot: 0, follows_when_mentioned: 1, visibility_policy: VisibilityPolicy::Inherit }
+        SendSubscriber {
+            user_id,
+            is_muted: 0,
+            is_bot: 0,
+            follows_when_mentioned: 1,
+            visibility_policy: VisibilityPolicy::Inherit,
+            has_push_device: 0,
+        }
     }
 
     fn inputs(channel: Option<ChannelViewRow>, subscribers: Vec<SendSubscriber>) -> SendInputs {
@@ -888,6 +923,14 @@ mod tests {
         let err =
             plan(&member(1), &realm(), &to_channel(None, "hi"), inputs(Some(channel(false, true)), Vec::new())).err().expect("refused");
         assert_eq!(err.msg, "Missing topic");
+    }
+
+    #[test]
+    fn push_is_looked_up_only_when_a_recipient_other_than_the_sender_has_a_device() {
+        let req = to_channel(Some("t"), "hi");
+        let planned = |subscribers| plan(&member(1), &realm(), &req, inputs(Some(channel(false, true)), subscribers)).ok().unwrap();
+        assert!(!planned(vec![SendSubscriber { has_push_device: 1, ..subscriber(1) }, subscriber(2)]).may_notify_push);
+        assert!(planned(vec![subscriber(1), SendSubscriber { has_push_device: 1, ..subscriber(2) }]).may_notify_push);
     }
 
     #[test]

@@ -253,9 +253,11 @@ pub struct MessageNoticeJob {
 }
 
 /// Queues the push notifications of a message just sent, to run after the response;
-/// nothing when push is off.
+/// nothing when push is off or no recipient has a push device.
 pub async fn schedule_message_notifications(ctx: &RequestContext, sender: &UserRow, sent: &SentMessage) {
-    schedule(ctx, sender, sent.id, sent.followed_by_mention.clone(), None).await;
+    if sent.may_notify_push {
+        schedule(ctx, sender, sent.id, sent.followed_by_mention.clone(), None).await;
+    }
 }
 
 /// Queues the push notifications of an edit that newly mentions `users` (Zulip notifies

@@ -264,7 +264,8 @@ pub fn send_subscribers_stmt(
         &format!(
             "SELECT s.user_id, s.is_muted, u.is_bot, u.automatically_follow_topics_where_mentioned AS follows_when_mentioned, \
              COALESCE((SELECT ut.visibility_policy FROM user_topics ut WHERE ut.user_id = s.user_id AND ut.channel_id = c.id \
-             AND ut.topic = ?4 COLLATE NOCASE LIMIT 1), 0) AS visibility_policy \
+             AND ut.topic = ?4 COLLATE NOCASE LIMIT 1), 0) AS visibility_policy, \
+             EXISTS (SELECT 1 FROM push_devices pd WHERE pd.user_id = s.user_id) AS has_push_device \
              FROM subscriptions s JOIN channels c ON c.id = s.channel_id JOIN users u ON u.id = s.user_id AND u.is_active = 1 \
              WHERE s.active = 1 AND {CHANNEL_BY_ID_OR_NAME}"
         ),

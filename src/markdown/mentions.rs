@@ -83,8 +83,13 @@ pub fn scan_references(content: &str) -> References {
     let mut previous: Option<char> = None;
     for (at, c) in content.char_indices() {
         let rest = &content[at + c.len_utf8()..];
-        if c == '@' && allowed_before_mention(previous) {
-            scan_mention(rest, &mut refs);
+        if c == '@' {
+            // Wildcards are noted wherever they are written, so that a send reads what their
+            // rules need even where rendering sees a wildcard this scan would not.
+            note_wildcard(rest, &mut refs);
+            if allowed_before_mention(previous) {
+                scan_mention(rest, &mut refs);
+            }
         } else if c == '#' && allowed_before_channel_link(previous) {
             if let Some(body) = delimited(rest, "**") {
                 let name = match channel_target(body) {
@@ -99,6 +104,15 @@ pub fn scan_references(content: &str) -> References {
     refs
 }
 
+fn note_wildcard(after_at: &str, refs: &mut References) {
+    let rest = after_at.strip_prefix('_').unwrap_or(after_at);
+    match delimited(rest, "**").map(user_target) {
+        Some(UserTarget::StreamWildcard) => refs.stream_wildcard = true,
+        Some(UserTarget::TopicWildcard) => refs.topic_wildcard = true,
+        _ => {}
+    }
+}
+
 fn scan_mention(after_at: &str, refs: &mut References) {
     let rest = after_at.strip_prefix('_').unwrap_or(after_at);
     if let Some(body) = delimited(rest, "**") {
@@ -109,8 +123,7 @@ fn scan_mention(after_at: &str, refs: &mut References) {
                     refs.user_ids.push(id);
                 }
             }
-            UserTarget::TopicWildcard => refs.topic_wildcard = true,
-            UserTarget::StreamWildcard => {}
+            UserTarget::StreamWildcard | UserTarget::TopicWildcard => {}
         }
     } else if let Some(body) = delimited(rest, "*") {
         push_unique(&mut refs.group_names, body.to_string());

@@ -72,6 +72,9 @@ pub struct References {
     pub channel_names: Vec<String>,
     /// From `:name:` shortcodes that could name a custom emoji.
     pub emoji_names: Vec<String>,
+    /// Whether `@**all**` (or another channel wildcard) appears, silent or not: only then
+    /// does sending check who may mention many users.
+    pub stream_wildcard: bool,
     /// Whether `@**topic**` (or its silent form) appears: only then does sending need the
     /// topic's participants.
     pub topic_wildcard: bool,

@@ -32,6 +32,7 @@ fn references_lists_names_ids_groups_and_channels_once() {
     assert_eq!(refs.user_ids, vec![15, 16]);
     assert_eq!(refs.group_names, vec!["support team", "core"]);
     assert_eq!(refs.channel_names, vec!["Verona", "Denmark"]);
+    assert!(refs.stream_wildcard);
     assert!(refs.topic_wildcard);
 }
 
@@ -39,6 +40,16 @@ fn references_lists_names_ids_groups_and_channels_once() {
 fn references_see_a_topic_wildcard_only_when_one_is_written() {
     assert!(references("@_**topic** hi").topic_wildcard);
     assert!(!references("@**all** about the topic, @**King Hamlet**").topic_wildcard);
+}
+
+#[test]
+fn references_see_a_channel_wildcard_only_when_one_is_written() {
+    for wildcard in ["@**all**", "@**everyone**", "@_**channel**", "@**stream**"] {
+        assert!(references(&format!("hi {wildcard}")).stream_wildcard, "{wildcard}");
+    }
+    assert!(!references("all of us, @**topic**, @**King Hamlet**").stream_wildcard);
+    // Even where it could not render as a mention.
+    assert!(references("x@**all**").stream_wildcard);
 }
 
 #[test]
