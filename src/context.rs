@@ -76,8 +76,8 @@ fn check_body_size(req: &Request, multipart: bool) -> ApiResult<()> {
 }
 
 impl RequestContext {
-    pub async fn from_request(mut req: Request, env: Env) -> ApiResult<Self> {
-        let settings = Settings::from_env(&env);
+    /// The request's context; `settings` are the worker's, read once per request.
+    pub async fn from_request(mut req: Request, env: Env, settings: Settings) -> ApiResult<Self> {
         let url = req.url()?;
         let host = req.headers().get("Host")?.unwrap_or_else(|| url.host_str().unwrap_or("localhost").to_string());
         let base_url = format!("{}://{}", url.scheme(), host);

@@ -49,7 +49,8 @@ pub async fn handle(req: Request, env: Env, worker: Context) -> Response {
         return server::emoji_data();
     }
     let split = |rest: &str| -> Vec<String> { rest.trim_end_matches('/').split('/').map(crate::params::percent_decode_path).collect() };
-    let development = crate::settings::Settings::from_env(&env).development;
+    let settings = crate::settings::Settings::from_env(&env);
+    let development = settings.development;
     let area = if let Some(rest) = path.strip_prefix(API_PREFIX) {
         Some((split(rest), Area::Api))
     } else if let Some(rest) = path.strip_prefix(FILES_PREFIX) {
@@ -62,7 +63,7 @@ pub async fn handle(req: Request, env: Env, worker: Context) -> Response {
     let result = match area {
         _ if !METHODS.contains(&raw_method.as_str()) => Err(ApiError::method_not_allowed(&METHODS)),
         Some((segments, area)) => {
-            let work = round_trips::counted(handle_api(req, env, worker, segments, area));
+            let work = round_trips::counted(handle_api(req, env, settings, worker, segments, area));
             let count = work.counter();
             let result = work.await;
             result.map(|mut response| {
@@ -82,8 +83,15 @@ pub async fn handle(req: Request, env: Env, worker: Context) -> Response {
 }
 
 /// `area`: the API, or the files outside its prefix ([`dispatch_files`], [`dispatch_avatars`]).
-async fn handle_api(req: Request, env: Env, worker: Context, segments: Vec<String>, area: Area) -> ApiResult<Response> {
-    let mut ctx = RequestContext::from_request(req, env).await?;
+async fn handle_api(
+    req: Request,
+    env: Env,
+    settings: crate::settings::Settings,
+    worker: Context,
+    segments: Vec<String>,
+    area: Area,
+) -> ApiResult<Response> {
+    let mut ctx = RequestContext::from_request(req, env, settings).await?;
     ctx.worker = Some(worker);
     let path: Vec<&str> = segments.iter().map(String::as_str).collect();
     let mut response = match counted_dispatch(&ctx, &path, area).await {
