@@ -87,11 +87,12 @@ echo "doc-tests doc" >>"$dir/queue"
 echo "push_not_configured:relay-off relay-off $(awk '$1 == "push_not_configured" { print $2 }' "$dir/bins")" >>"$dir/queue"
 echo "$(wc -l <"$dir/queue") test targets in $lanes lanes, each on a server of its own"
 
-# TERM or Ctrl-C stops the lanes (each stops its server on the way out).
+# Each lane in a process group of its own: TERM or Ctrl-C stops every lane with the binary
+# it runs, and each lane's wrapper stops its server on the way out.
 pids=()
-trap 'kill "${pids[@]}" 2>/dev/null; wait; exit 130' INT TERM
+trap 'for pid in "${pids[@]}"; do kill -TERM -- "-$pid" 2>/dev/null; done; wait; exit 130' INT TERM
 for lane in $(seq 1 "$lanes"); do
-  TEST_LANE=$lane scripts/with-test-server.sh scripts/run-tests.sh --lane "$dir" &
+  TEST_LANE=$lane setsid scripts/with-test-server.sh scripts/run-tests.sh --lane "$dir" &
   pids+=($!)
 done
 wait "${pids[@]}" || true

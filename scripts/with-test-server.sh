@@ -65,6 +65,8 @@ stop_server() {
   rm -rf "$state" ${template:+"$template"}
 }
 trap stop_server EXIT
+trap 'exit 143' TERM
+trap 'exit 130' INT
 
 url="http://127.0.0.1:$port"
 for _ in $(seq 1 240); do
