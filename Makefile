@@ -22,10 +22,10 @@ DEV_PORT ?= 8787
 dev: build migrate-dev
 	$(WRANGLER) dev --ip 127.0.0.1 --port $(DEV_PORT) --persist-to $(DEV_STATE) --show-interactive-dev-session=false
 
-## Build, start a private server on a free port with fresh state, run every test, stop it.
+## Build, then run every test target in parallel lanes, each on a private server with fresh
+## state (scripts/run-tests.sh; TEST_LANES sets their number).
 test: build .venv-test/.installed .venv-test/.bots-installed .venv-test/.tus-installed tests/js/node_modules/.installed .venv-zterm/.installed
-	scripts/with-test-server.sh cargo test --locked --no-fail-fast -- --test-threads=8
-	PUSH_RELAY=off scripts/with-test-server.sh cargo test --locked --test push_not_configured
+	scripts/run-tests.sh
 
 # The official Python client, for tests/python_client.rs.
 .venv-test/.installed:
@@ -93,11 +93,16 @@ node_modules/.installed: package.json package-lock.json
 	touch $@
 
 # worker-build would download wasm-bindgen, esbuild and wasm-opt; point it at local copies.
-build: setup
+# It runs only when an input changed: even with nothing to compile, wasm-opt alone takes a
+# minute.
+BUILD_INPUTS := $(shell find src durable-objects -type f) Cargo.toml Cargo.lock package-lock.json
+build: build/worker/shim.mjs
+build/worker/shim.mjs: $(BUILD_INPUTS) | setup
 	WASM_BINDGEN_BIN="$$(command -v wasm-bindgen)" \
 	ESBUILD_BIN="$(CURDIR)/node_modules/.bin/esbuild" \
 	WASM_OPT_BIN="$(CURDIR)/node_modules/.bin/wasm-opt" \
 	worker-build --release
+	touch $@
 
 # Every D1 database of wrangler.toml gets the same migrations (src/directory.rs).
 D1_BINDINGS := DB DB_2

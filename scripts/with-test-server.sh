@@ -18,11 +18,22 @@ inspector_port=$(free_port)
 state=$(mktemp -d "${TMPDIR:-/tmp}/team-chat-test.XXXXXX")
 log="$state/wrangler.log"
 wrangler=node_modules/.bin/wrangler
+template=
 
-for db in DB DB_2; do
-  "$wrangler" d1 migrations apply "$db" --local --persist-to "$state" >>"$state/migrate.log" 2>&1 \
-    || { cat "$state/migrate.log"; exit 1; }
-done
+# Servers start from a copy of one migrated, empty state (migrating costs seconds of CPU
+# per database): TEST_STATE_TEMPLATE when the caller made one (scripts/run-tests.sh), else
+# this server's own. The command gets it too, for the servers its tests start.
+if [[ -n "${TEST_STATE_TEMPLATE:-}" ]]; then
+  cp -a "$TEST_STATE_TEMPLATE/." "$state/"
+else
+  for db in DB DB_2; do
+    "$wrangler" d1 migrations apply "$db" --local --persist-to "$state" >>"$state/migrate.log" 2>&1 \
+      || { cat "$state/migrate.log"; exit 1; }
+  done
+  template=$(mktemp -d "${TMPDIR:-/tmp}/team-chat-template.XXXXXX")
+  cp -a "$state/." "$template/"
+  export TEST_STATE_TEMPLATE=$template
+fi
 
 # The push relay test double (tests/push_relay/relay.py) on loopback, unless PUSH_RELAY=off
 # (the server then runs with push notifications off). Its URL goes to the server as
@@ -51,9 +62,11 @@ stop_server() {
   kill -TERM -- "-$server_pid" 2>/dev/null || true
   wait "$server_pid" 2>/dev/null || true
   if [[ -n "$relay_pid" ]]; then kill "$relay_pid" 2>/dev/null || true; wait "$relay_pid" 2>/dev/null || true; fi
-  rm -rf "$state"
+  rm -rf "$state" ${template:+"$template"}
 }
 trap stop_server EXIT
+trap 'exit 143' TERM
+trap 'exit 130' INT
 
 url="http://127.0.0.1:$port"
 for _ in $(seq 1 240); do
@@ -66,8 +79,10 @@ curl -sf "$url/api/v1/server_settings" >/dev/null || { cat "$log"; echo "server 
 status=0
 TEST_SERVER_URL="$url" TEST_SERVER_STATE="$state" "$@" || status=$?
 if [[ $status -ne 0 ]]; then
-  mkdir -p target && cp "$log" target/test-server.log 2>/dev/null || true
-  echo "--- last lines of the server log (whole log kept in target/test-server.log) ---" >&2
+  # One copy per lane of scripts/run-tests.sh, so that parallel lanes keep their own.
+  kept=target/test-server${TEST_LANE:+-lane$TEST_LANE}.log
+  mkdir -p target && cp "$log" "$kept" 2>/dev/null || true
+  echo "--- last lines of the server log (whole log kept in $kept) ---" >&2
   tail -n 40 "$log" >&2 || true
 fi
 exit $status

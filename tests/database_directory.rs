@@ -15,14 +15,17 @@ use serde_json::Value;
 
 const DATABASES: [&str; 2] = ["DB", "DB_2"];
 
-/// The rows a read-only query answers in one local database of the test server. The
-/// running server may hold the SQLite file's lock for a moment: a busy read is tried again.
-fn rows(database: &str, sql: &str) -> Vec<Value> {
+/// The rows each read-only statement answers in one local database of the test server, all
+/// in one `wrangler d1 execute` (a node process costing seconds of CPU, so a test asks each
+/// database once). The running server may hold the SQLite file's lock for a moment: a busy
+/// read is tried again.
+fn query(database: &str, statements: &[String]) -> Vec<Vec<Value>> {
     let state = std::env::var("TEST_SERVER_STATE").expect("TEST_SERVER_STATE is not set: run under scripts/with-test-server.sh");
+    let sql = statements.join("; ");
     let mut attempt = 0;
     let out = loop {
         let out = Command::new("node_modules/.bin/wrangler")
-            .args(["d1", "execute", database, "--local", "--json", "--persist-to", &state, "--command", sql])
+            .args(["d1", "execute", database, "--local", "--json", "--persist-to", &state, "--command", &sql])
             .env("WRANGLER_SEND_METRICS", "false")
             .output()
             .expect("wrangler runs");
@@ -35,17 +38,34 @@ fn rows(database: &str, sql: &str) -> Vec<Value> {
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success(), "wrangler d1 execute {database}: {stdout} {}", String::from_utf8_lossy(&out.stderr));
     let body: Value = serde_json::from_str(&stdout).unwrap_or_else(|_| panic!("not JSON: {stdout}"));
-    body[0]["results"].as_array().cloned().unwrap_or_default()
+    let answers: Vec<Vec<Value>> =
+        body.as_array().expect("one answer per statement").iter().map(|a| a["results"].as_array().cloned().unwrap_or_default()).collect();
+    assert_eq!(answers.len(), statements.len(), "{stdout}");
+    answers
 }
 
-/// How many rows of `table` match `condition` in each database, in `DATABASES` order.
-/// Markers are alphanumeric (`unique`), so they go into the SQL as literals.
-fn counts(table: &str, condition: &str) -> Vec<i64> {
-    DATABASES.iter().map(|db| rows(db, &format!("SELECT COUNT(*) AS n FROM {table} WHERE {condition}"))[0]["n"].as_i64().unwrap()).collect()
+/// The same statements in each database, in `DATABASES` order.
+fn in_both(statements: &[String]) -> [Vec<Vec<Value>>; 2] {
+    DATABASES.map(|db| query(db, statements))
 }
 
-fn placement(string_id: &str) -> (i64, String) {
-    let found = rows("DB", &format!("SELECT realm_id, database FROM realm_directory WHERE string_id = '{string_id}'"));
+/// How many rows of `table` match `condition`, read back with [`n`]. Markers are
+/// alphanumeric (`unique`), so they go into the SQL as literals.
+fn count(table: &str, condition: &str) -> String {
+    format!("SELECT COUNT(*) AS n FROM {table} WHERE {condition}")
+}
+
+fn n(rows: &[Value]) -> i64 {
+    rows[0]["n"].as_i64().unwrap()
+}
+
+/// The directory's entry of an organization (the directory is in `DB`), read back with
+/// [`placement`].
+fn directory(string_id: &str) -> String {
+    format!("SELECT realm_id, database FROM realm_directory WHERE string_id = '{string_id}'")
+}
+
+fn placement(found: &[Value], string_id: &str) -> (i64, String) {
     assert_eq!(found.len(), 1, "the directory records {string_id} once: {found:?}");
     (found[0]["realm_id"].as_i64().unwrap(), found[0]["database"].as_str().unwrap().to_string())
 }
@@ -55,8 +75,9 @@ fn a_message_sent_in_the_default_organization_lands_in_the_first_database_only()
     let hamlet = Client::dev("hamlet@zulip.com");
     let marker = unique("zulipdb");
     send_to_channel(&hamlet, "Verona", "directory", &marker);
-    assert_eq!(counts("messages", &format!("content = '{marker}'")), vec![1, 0]);
-    assert_eq!(placement("zulip").1, "DB");
+    let [first, second] = in_both(&[count("messages", &format!("content = '{marker}'")), directory("zulip")]);
+    assert_eq!([n(&first[0]), n(&second[0])], [1, 0]);
+    assert_eq!(placement(&first[1], "zulip").1, "DB");
 }
 
 #[test]
@@ -64,17 +85,23 @@ fn a_message_sent_in_lear_lands_in_the_second_database_only() {
     let king = Client::dev_in(Some("lear"), "king@lear.org");
     let marker = unique("leardb");
     send_to_channel(&king, "general", "directory", &marker);
-    assert_eq!(counts("messages", &format!("content = '{marker}'")), vec![0, 1]);
-    assert_eq!(placement("lear").1, "DB_2");
+    let [first, second] = in_both(&[count("messages", &format!("content = '{marker}'")), directory("lear")]);
+    assert_eq!([n(&first[0]), n(&second[0])], [0, 1]);
+    assert_eq!(placement(&first[1], "lear").1, "DB_2");
 }
 
 #[test]
 fn each_organization_is_in_exactly_one_database_under_its_directory_id() {
-    for string_id in ["zulip", "lear", "solo"] {
-        let (realm_id, database) = placement(string_id);
-        let found: Vec<Vec<Value>> =
-            DATABASES.iter().map(|db| rows(db, &format!("SELECT id FROM realms WHERE string_id = '{string_id}'"))).collect();
-        for (db, found) in DATABASES.iter().zip(&found) {
+    let string_ids = ["zulip", "lear", "solo"];
+    // Per organization: its directory entry, then its rows in `realms`.
+    let statements: Vec<String> =
+        string_ids.iter().flat_map(|s| [directory(s), format!("SELECT id FROM realms WHERE string_id = '{s}'")]).collect();
+    let answers = in_both(&statements);
+    let mut realm_ids = Vec::new();
+    for (i, string_id) in string_ids.iter().enumerate() {
+        let (realm_id, database) = placement(&answers[0][2 * i], string_id);
+        for (db, answer) in DATABASES.iter().zip(&answers) {
+            let found = &answer[2 * i + 1];
             if *db == database {
                 assert_eq!(found.len(), 1, "{string_id} in {db}");
                 assert_eq!(found[0]["id"].as_i64(), Some(realm_id), "{string_id}: the id the directory gave");
@@ -82,8 +109,9 @@ fn each_organization_is_in_exactly_one_database_under_its_directory_id() {
                 assert!(found.is_empty(), "{string_id} also in {db}");
             }
         }
+        realm_ids.push(realm_id);
     }
-    assert_ne!(placement("zulip").0, placement("lear").0, "realm ids are unique across databases");
+    assert_ne!(realm_ids[0], realm_ids[1], "realm ids are unique across databases");
 }
 
 #[test]
@@ -96,11 +124,6 @@ fn a_new_organization_lands_in_the_database_the_directory_names() {
         .send_form(&[("string_id", &string_id), ("name", "Directory Co"), ("owner_email", &email), ("owner_full_name", "Dee Rectory")])
         .expect("created");
     let body: Value = serde_json::from_str(&response.into_string().unwrap()).unwrap();
-    let (realm_id, database) = placement(&string_id);
-    assert_eq!(body["realm_id"].as_i64(), Some(realm_id), "{body}");
-    let expected: Vec<i64> = DATABASES.iter().map(|db| (*db == database) as i64).collect();
-    assert_eq!(counts("realms", &format!("string_id = '{string_id}'")), expected);
-    assert_eq!(counts("users", &format!("delivery_email = '{email}'")), expected);
 
     // Its owner's work lands there too.
     let password = body["owner"]["password"].as_str().unwrap();
@@ -115,7 +138,21 @@ fn a_new_organization_lands_in_the_database_the_directory_names() {
     };
     let marker = unique("newdb");
     send_to_channel(&owner, "general", "directory", &marker);
-    assert_eq!(counts("messages", &format!("content = '{marker}'")), expected);
+
+    // Rows never move, so one read of each database after the work sees where all of it landed.
+    let answers = in_both(&[
+        directory(&string_id),
+        count("realms", &format!("string_id = '{string_id}'")),
+        count("users", &format!("delivery_email = '{email}'")),
+        count("messages", &format!("content = '{marker}'")),
+    ]);
+    let (realm_id, database) = placement(&answers[0][0], &string_id);
+    assert_eq!(body["realm_id"].as_i64(), Some(realm_id), "{body}");
+    let expected: Vec<i64> = DATABASES.iter().map(|db| (*db == database) as i64).collect();
+    for (statement, what) in [(1, "realms"), (2, "users"), (3, "messages")] {
+        let found: Vec<i64> = answers.iter().map(|a| n(&a[statement])).collect();
+        assert_eq!(found, expected, "{what} of {string_id}");
+    }
 }
 
 #[test]

@@ -62,7 +62,7 @@ fn deleting_own_message_after_message_content_delete_limit_is_rejected() {
     let king = lear("king@lear.org");
     let (_, channel) = new_channel(&cordelia, &[&king], false, true);
     let old = send_to_channel_id(&cordelia, channel, "t", "old");
-    std::thread::sleep(std::time::Duration::from_secs(3));
+    wait_past_lear_limits();
     cordelia.delete(&format!("/messages/{old}"), &[]).bad_request("BAD_REQUEST", "The time limit for deleting this message has passed");
     king.delete(&format!("/messages/{old}"), &[]).success();
 }

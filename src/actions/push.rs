@@ -333,8 +333,10 @@ async fn try_notify_new_message(job: &MessageNoticeJob) -> ApiResult<()> {
             (d, payload)
         })
         .collect();
-    notify_devices(&job.relay, &job.realm_uuid, &with_payload, Priority::High).await?;
+    // Recorded before sending, as Zulip marks the message first: a read arriving while the
+    // relay is still answering must find it, or the shown notification is never removed.
     crate::db::run(q::insert_notified_stmt(&job.db, &json!(ids).to_string(), message.id)?).await?;
+    notify_devices(&job.relay, &job.realm_uuid, &with_payload, Priority::High).await?;
     Ok(())
 }
 

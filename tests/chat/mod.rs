@@ -4,7 +4,7 @@
 //!
 //! Organization settings are shared by every test running in parallel, so the default
 //! organization keeps Zulip's defaults, and the tests that need restrictive settings use
-//! `lear`, where every such test applies the same values ([`restrict_lear`]): one-second
+//! `lear`, where every such test applies the same values ([`restrict_lear`]): two-second
 //! edit, delete and move time limits, topic moves and resolving for administrators only
 //! (moves between channels stay with Zulip's default, members).
 #![allow(dead_code)]
@@ -248,10 +248,10 @@ pub fn restrict_lear() {
         "/realm",
         &[
             ("allow_message_editing", "true"),
-            ("message_content_edit_limit_seconds", "1"),
-            ("message_content_delete_limit_seconds", "1"),
-            ("move_messages_within_stream_limit_seconds", "1"),
-            ("move_messages_between_streams_limit_seconds", "1"),
+            ("message_content_edit_limit_seconds", "2"),
+            ("message_content_delete_limit_seconds", "2"),
+            ("move_messages_within_stream_limit_seconds", "2"),
+            ("move_messages_between_streams_limit_seconds", "2"),
             ("can_move_messages_between_topics_group", &json!({ "new": admins }).to_string()),
             ("can_resolve_topics_group", &json!({ "new": admins }).to_string()),
         ],
@@ -259,8 +259,11 @@ pub fn restrict_lear() {
     .success();
 }
 
-/// Waits until messages sent before the call are past `lear`'s one-second limits (the test
-/// server allows no grace beyond them: `EDIT_LIMIT_GRACE_SECS=0`).
+/// Waits until messages sent before the call are past `lear`'s two-second limits (the test
+/// server allows no grace beyond them: `EDIT_LIMIT_GRACE_SECS=0`). Ages are whole seconds
+/// and a limit is passed when the age exceeds it, so three seconds always suffice; a message
+/// sent after the call stays within the limits for two seconds (one with one-second limits,
+/// too little on a busy machine).
 pub fn wait_past_lear_limits() {
     std::thread::sleep(std::time::Duration::from_secs(3));
 }
