@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The test run of `make test`: every target `cargo test` runs (the library's unit tests, its
-# doc tests, each tests/*.rs binary), built once, then run in parallel lanes. A lane is a
+# The test run of `make test`: every test target of the workspace (the library's unit tests,
+# its doc tests, each tests/*.rs binary, the Durable Objects crate's unit tests), built once, then run in parallel lanes. A lane is a
 # private server with fresh state (scripts/with-test-server.sh) on which binaries run one
 # after another, as they all did on one server before; lanes take the next binary from one
 # queue, slowest first, so they finish together. Most end-to-end binaries wait on the clock
@@ -17,7 +17,7 @@ cd "$(dirname "$0")/.."
 
 # The slowest targets (over ~4.5 s on a busy machine), slowest first; all others follow in
 # name order. team_chat is the library's unit tests.
-SLOW=(scheduled_delivery_restart rate_limits event_queues database_directory restart move_messages
+SLOW=(scheduled_delivery_restart rate_limits hub_outbox_replay event_queues database_directory restart move_messages
   scheduled_messages edit_message send_message team_chat custom_emoji shard_faults push_settings
   bot_client tus_uploads delete_message fetch_messages)
 
@@ -72,7 +72,7 @@ done) &
 migrating=$!
 
 # Build every test target once; cargo lists each test executable it would run.
-cargo test --locked --no-run --message-format=json-render-diagnostics | python3 -c '
+cargo test --locked --workspace --no-run --message-format=json-render-diagnostics | python3 -c '
 import json, sys
 for line in sys.stdin:
     m = json.loads(line)
