@@ -61,6 +61,18 @@ fn messages_of_a_muted_user_arrive_read() {
 }
 
 #[test]
+fn channel_messages_of_a_muted_user_arrive_read() {
+    let iago = Client::dev("iago@zulip.com");
+    let user = new_user(&iago);
+    let (name, _) = new_channel(&iago, &[&user], false, true);
+    user.post(&format!("/users/me/muted_users/{}", iago.user_id), &[]).success();
+    let id = send_to_channel(&iago, &name, "t", "after muting");
+    assert!(flags(&fetch(&user, id)).contains(&"read".to_string()));
+    let unmuted = send_to_channel(&user, &name, "t", "from the muter");
+    assert!(!flags(&fetch(&iago, unmuted)).contains(&"read".to_string()), "only the muter's copies are read");
+}
+
+#[test]
 fn muting_rules() {
     let iago = Client::dev("iago@zulip.com");
     let user = new_user(&iago);

@@ -90,7 +90,8 @@ struct SenderId {
 }
 
 #[derive(Deserialize)]
-struct Policy {
+struct TopicForSender {
+    first_sender: Option<i64>,
     visibility_policy: VisibilityPolicy,
 }
 
@@ -252,6 +253,9 @@ pub struct SendSubscriber {
     /// Whether the subscriber registered a device for push notifications.
     #[serde(default)]
     pub has_push_device: i64,
+    /// Whether the subscriber muted the sender.
+    #[serde(default)]
+    pub muted_sender: i64,
 }
 
 /// Every rule of sending, checked against the current state: [`load_send`] then [`plan`];
@@ -284,7 +288,8 @@ pub struct SendReads {
     /// Direct messages only.
     named_users: Option<Slot<UserRow>>,
     alert_words: Slot<UserWordRow>,
-    muters: Slot<MuterRow>,
+    /// Direct messages only: a channel's subscribers say whether they muted the sender.
+    muters: Option<Slot<MuterRow>>,
     resolution: Span,
     channel: Option<ChannelReads>,
 }
@@ -292,8 +297,9 @@ pub struct SendReads {
 struct ChannelReads {
     channel: Slot<ChannelViewRow>,
     subscribers: Slot<SendSubscriber>,
-    senders: Slot<SenderId>,
-    policy: Slot<Policy>,
+    topic: Slot<TopicForSender>,
+    /// Only when the content may mention the topic's participants, who are then needed.
+    senders: Option<Slot<SenderId>>,
     /// Only when the content has a wildcard mention, the one rule that needs it.
     membership: Option<Slot<Membership>>,
 }
@@ -322,7 +328,10 @@ pub fn add_send_reads(batch: &mut Batch, db: &D1Database, me: &UserRow, realm: &
         _ => None,
     };
     let alert_words = batch.add::<UserWordRow>(alert_words::in_realm_stmt(db, realm_id)?);
-    let muters = batch.add::<MuterRow>(muted_users::muters_of_stmt(db, me.id)?);
+    let muters = match req.to {
+        Destination::Users(_) => Some(batch.add::<MuterRow>(muted_users::muters_of_stmt(db, me.id)?)),
+        _ => None,
+    };
     let resolution = batch.add_all(resolution_stmts(db, realm_id, &refs)?);
     // Channel messages: the channel, its subscribers and the topic, named by the channel's
     // id or name so that they need no earlier read. Without a valid topic the channel is
@@ -342,16 +351,21 @@ pub fn add_send_reads(batch: &mut Batch, db: &D1Database, me: &UserRow, realm: &
                     channel_id,
                     &channel_name,
                     &topic,
+                    me.id,
                 )?),
-                senders: batch.add::<SenderId>(messages::topic_senders_stmt(
+                topic: batch.add::<TopicForSender>(messages::topic_for_sender_stmt(
                     db,
                     realm_id,
                     channel_id,
                     &channel_name,
                     &topic,
-                    refs.topic_wildcard,
+                    me.id,
                 )?),
-                policy: batch.add::<Policy>(user_topics::policy_stmt(db, realm_id, channel_id, &channel_name, &topic, me.id)?),
+                senders: if refs.topic_wildcard {
+                    Some(batch.add::<SenderId>(messages::topic_senders_stmt(db, realm_id, channel_id, &channel_name, &topic)?))
+                } else {
+                    None
+                },
                 membership: if refs.stream_wildcard || refs.topic_wildcard {
                     let group = settings.can_mention_many_users_group;
                     Some(batch.add::<Membership>(user_groups::is_member_stmt(db, realm_id, group, me.id, false)?))
@@ -381,7 +395,10 @@ impl SendReads {
             sender_topic_policy: VisibilityPolicy::Inherit,
             may_mention_many: false,
             alert_words: results.rows(self.alert_words)?.into_iter().map(|w| (w.user_id, w.word)).collect(),
-            muters: results.rows(self.muters)?.into_iter().map(|m| m.user_id).collect(),
+            muters: match self.muters {
+                Some(slot) => results.rows(slot)?.into_iter().map(|m| m.user_id).collect(),
+                None => Vec::new(),
+            },
             resolved,
             group_members,
             now: db::now(),
@@ -389,8 +406,13 @@ impl SendReads {
         if let Some(channel) = self.channel {
             inputs.channel = results.first(channel.channel)?;
             inputs.subscribers = results.rows(channel.subscribers)?;
-            inputs.topic_senders = results.rows(channel.senders)?.into_iter().map(|r| r.sender_id).collect();
-            inputs.sender_topic_policy = results.first(channel.policy)?.map_or(VisibilityPolicy::Inherit, |p| p.visibility_policy);
+            inputs.muters = inputs.subscribers.iter().filter(|s| s.muted_sender != 0).map(|s| s.user_id).collect();
+            let topic = results.first(channel.topic)?;
+            inputs.topic_senders = match channel.senders {
+                Some(senders) => results.rows(senders)?.into_iter().map(|r| r.sender_id).collect(),
+                None => topic.as_ref().and_then(|t| t.first_sender).into_iter().collect(),
+            };
+            inputs.sender_topic_policy = topic.map_or(VisibilityPolicy::Inherit, |t| t.visibility_policy);
             if let Some(membership) = channel.membership {
                 inputs.may_mention_many = results.first(membership)?.is_some_and(|m| m.is_member != 0);
             }
@@ -875,6 +897,7 @@ mod tests {
             follows_when_mentioned: 1,
             visibility_policy: VisibilityPolicy::Inherit,
             has_push_device: 0,
+            muted_sender: 0,
         }
     }
 

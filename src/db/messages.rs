@@ -301,27 +301,46 @@ pub fn channel_topics_stmt(db: &D1Database, recipient_id: i64, user_id: i64, who
 }
 
 /// Everyone who has sent to `topic` of the channel a message is sent to
-/// (`subscriptions::CHANNEL_BY_ID_OR_NAME`), as `sender_id`; without `all`, at most one of
-/// them, which says whether the topic exists without reading its whole history.
-pub fn topic_senders_stmt(
-    db: &D1Database,
-    realm_id: i64,
-    channel_id: i64,
-    channel_name: &str,
-    topic: &str,
-    all: bool,
-) -> Result<D1PreparedStatement> {
+/// (`subscriptions::CHANNEL_BY_ID_OR_NAME`), as `sender_id`.
+pub fn topic_senders_stmt(db: &D1Database, realm_id: i64, channel_id: i64, channel_name: &str, topic: &str) -> Result<D1PreparedStatement> {
     query!(
         db,
         &format!(
             "SELECT DISTINCT m.sender_id FROM messages m WHERE m.topic = ?4 COLLATE NOCASE AND m.recipient_id = ( \
              SELECT rc.id FROM channels c JOIN recipients rc ON rc.realm_id = c.realm_id AND rc.type = {RECIPIENT_CHANNEL} \
-             AND rc.type_id = c.id WHERE {CHANNEL_BY_ID_OR_NAME}) {}",
-            if all { "" } else { "LIMIT 1" }
+             AND rc.type_id = c.id WHERE {CHANNEL_BY_ID_OR_NAME})"
         ),
         realm_id,
         channel_id,
         channel_name,
         topic
+    )
+}
+
+/// The destination topic as its sender `user_id` sees it, in one row: `first_sender`, any
+/// one sender of the topic so far (null for a new topic), and the sender's
+/// `visibility_policy` for it (0 when none).
+pub fn topic_for_sender_stmt(
+    db: &D1Database,
+    realm_id: i64,
+    channel_id: i64,
+    channel_name: &str,
+    topic: &str,
+    user_id: i64,
+) -> Result<D1PreparedStatement> {
+    query!(
+        db,
+        &format!(
+            "SELECT (SELECT m.sender_id FROM messages m WHERE m.topic = ?4 COLLATE NOCASE AND m.recipient_id = ( \
+             SELECT rc.id FROM channels c JOIN recipients rc ON rc.realm_id = c.realm_id AND rc.type = {RECIPIENT_CHANNEL} \
+             AND rc.type_id = c.id WHERE {CHANNEL_BY_ID_OR_NAME}) LIMIT 1) AS first_sender, \
+             COALESCE((SELECT ut.visibility_policy FROM user_topics ut WHERE ut.user_id = ?5 AND ut.topic = ?4 COLLATE NOCASE \
+             AND ut.channel_id = (SELECT c.id FROM channels c WHERE {CHANNEL_BY_ID_OR_NAME})), 0) AS visibility_policy"
+        ),
+        realm_id,
+        channel_id,
+        channel_name,
+        topic,
+        user_id
     )
 }

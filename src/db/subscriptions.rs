@@ -251,13 +251,15 @@ pub const CHANNEL_BY_ID_OR_NAME: &str = "c.realm_id = ?1 AND (c.id = ?2 OR (?2 =
 
 /// Active subscribers (active users) of the channel a message is sent to, with whether
 /// they muted it, whether they are bots, their `automatically_follow_topics_where_mentioned`
-/// setting and their visibility policy for `topic` (0 when none).
+/// setting, their visibility policy for `topic` (0 when none), whether they have a push
+/// device and whether they muted the sender `sender_id`.
 pub fn send_subscribers_stmt(
     db: &D1Database,
     realm_id: i64,
     channel_id: i64,
     channel_name: &str,
     topic: &str,
+    sender_id: i64,
 ) -> Result<D1PreparedStatement> {
     query!(
         db,
@@ -265,14 +267,16 @@ pub fn send_subscribers_stmt(
             "SELECT s.user_id, s.is_muted, u.is_bot, u.automatically_follow_topics_where_mentioned AS follows_when_mentioned, \
              COALESCE((SELECT ut.visibility_policy FROM user_topics ut WHERE ut.user_id = s.user_id AND ut.channel_id = c.id \
              AND ut.topic = ?4 COLLATE NOCASE LIMIT 1), 0) AS visibility_policy, \
-             EXISTS (SELECT 1 FROM push_devices pd WHERE pd.user_id = s.user_id) AS has_push_device \
+             EXISTS (SELECT 1 FROM push_devices pd WHERE pd.user_id = s.user_id) AS has_push_device, \
+             EXISTS (SELECT 1 FROM muted_users mu WHERE mu.user_id = s.user_id AND mu.muted_user_id = ?5) AS muted_sender \
              FROM subscriptions s JOIN channels c ON c.id = s.channel_id JOIN users u ON u.id = s.user_id AND u.is_active = 1 \
              WHERE s.active = 1 AND {CHANNEL_BY_ID_OR_NAME}"
         ),
         realm_id,
         channel_id,
         channel_name,
-        topic
+        topic,
+        sender_id
     )
 }
 

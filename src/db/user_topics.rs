@@ -3,7 +3,6 @@
 use serde::Deserialize;
 use worker::{query, D1Database, D1PreparedStatement, Result};
 
-use crate::db::subscriptions::CHANNEL_BY_ID_OR_NAME;
 use crate::domain::topics::VisibilityPolicy;
 
 #[derive(Debug, Clone, Deserialize)]
@@ -53,30 +52,6 @@ pub fn for_user_stmt(db: &D1Database, user_id: i64) -> Result<D1PreparedStatemen
     query!(
         db,
         "SELECT user_id, channel_id, topic, visibility_policy, last_updated FROM user_topics WHERE user_id = ?1 ORDER BY id",
-        user_id
-    )
-}
-
-/// A user's visibility policy for `topic` of the channel a message is sent to
-/// (`subscriptions::CHANNEL_BY_ID_OR_NAME`), if set.
-pub fn policy_stmt(
-    db: &D1Database,
-    realm_id: i64,
-    channel_id: i64,
-    channel_name: &str,
-    topic: &str,
-    user_id: i64,
-) -> Result<D1PreparedStatement> {
-    query!(
-        db,
-        &format!(
-            "SELECT visibility_policy FROM user_topics WHERE user_id = ?5 AND topic = ?4 COLLATE NOCASE AND channel_id = ( \
-             SELECT c.id FROM channels c WHERE {CHANNEL_BY_ID_OR_NAME})"
-        ),
-        realm_id,
-        channel_id,
-        channel_name,
-        topic,
         user_id
     )
 }
