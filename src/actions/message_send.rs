@@ -19,7 +19,6 @@ use crate::actions::channels::Principal;
 use crate::db::alert_words::{self, UserWordRow};
 use crate::db::direct_message_groups;
 use crate::db::messages::{self, MessageRow, NewMessage, RecipientRef};
-use crate::db::muted_users::{self, MuterRow};
 use crate::db::realm_settings::RealmSettingsRow;
 use crate::db::subscriptions::{self, ChannelViewRow};
 use crate::db::user_groups;
@@ -87,6 +86,13 @@ struct Inserted {
 #[derive(Deserialize)]
 struct SenderId {
     sender_id: i64,
+}
+
+#[derive(Deserialize)]
+struct DirectRecipient {
+    user_id: i64,
+    muted_sender: i64,
+    has_push_device: i64,
 }
 
 #[derive(Deserialize)]
@@ -234,6 +240,8 @@ pub struct SendInputs {
     pub alert_words: Vec<(i64, String)>,
     /// Users who muted the sender.
     pub muters: Vec<i64>,
+    /// Recipients (and perhaps the sender) with a push device.
+    pub recipients_with_push_device: Vec<i64>,
     /// What the content mentions or links to.
     pub resolved: markdown::Resolved,
     pub group_members: HashMap<i64, Vec<i64>>,
@@ -288,8 +296,9 @@ pub struct SendReads {
     /// Direct messages only.
     named_users: Option<Slot<UserRow>>,
     alert_words: Slot<UserWordRow>,
-    /// Direct messages only: a channel's subscribers say whether they muted the sender.
-    muters: Option<Slot<MuterRow>>,
+    /// Direct messages only: whether each named recipient muted the sender or has a push
+    /// device (a channel's subscribers say so themselves).
+    direct_recipients: Option<Slot<DirectRecipient>>,
     resolution: Span,
     channel: Option<ChannelReads>,
 }
@@ -328,8 +337,10 @@ pub fn add_send_reads(batch: &mut Batch, db: &D1Database, me: &UserRow, realm: &
         _ => None,
     };
     let alert_words = batch.add::<UserWordRow>(alert_words::in_realm_stmt(db, realm_id)?);
-    let muters = match req.to {
-        Destination::Users(_) => Some(batch.add::<MuterRow>(muted_users::muters_of_stmt(db, me.id)?)),
+    let direct_recipients = match req.to {
+        Destination::Users(_) => {
+            Some(batch.add::<DirectRecipient>(users::direct_recipients_stmt(db, realm_id, &user_ids, &user_emails, me.id)?))
+        }
         _ => None,
     };
     let resolution = batch.add_all(resolution_stmts(db, realm_id, &refs)?);
@@ -375,7 +386,7 @@ pub fn add_send_reads(batch: &mut Batch, db: &D1Database, me: &UserRow, realm: &
             })
         }
     };
-    Ok(SendReads { named_users, alert_words, muters, resolution, channel })
+    Ok(SendReads { named_users, alert_words, direct_recipients, resolution, channel })
 }
 
 impl SendReads {
@@ -395,18 +406,22 @@ impl SendReads {
             sender_topic_policy: VisibilityPolicy::Inherit,
             may_mention_many: false,
             alert_words: results.rows(self.alert_words)?.into_iter().map(|w| (w.user_id, w.word)).collect(),
-            muters: match self.muters {
-                Some(slot) => results.rows(slot)?.into_iter().map(|m| m.user_id).collect(),
-                None => Vec::new(),
-            },
+            muters: Vec::new(),
+            recipients_with_push_device: Vec::new(),
             resolved,
             group_members,
             now: db::now(),
         };
+        if let Some(slot) = self.direct_recipients {
+            let recipients = results.rows(slot)?;
+            inputs.muters = recipients.iter().filter(|r| r.muted_sender != 0).map(|r| r.user_id).collect();
+            inputs.recipients_with_push_device = recipients.iter().filter(|r| r.has_push_device != 0).map(|r| r.user_id).collect();
+        }
         if let Some(channel) = self.channel {
             inputs.channel = results.first(channel.channel)?;
             inputs.subscribers = results.rows(channel.subscribers)?;
             inputs.muters = inputs.subscribers.iter().filter(|s| s.muted_sender != 0).map(|s| s.user_id).collect();
+            inputs.recipients_with_push_device = inputs.subscribers.iter().filter(|s| s.has_push_device != 0).map(|s| s.user_id).collect();
             let topic = results.first(channel.topic)?;
             inputs.topic_senders = match channel.senders {
                 Some(senders) => results.rows(senders)?.into_iter().map(|r| r.sender_id).collect(),
@@ -435,6 +450,7 @@ pub fn plan(me: &UserRow, realm: &RealmState, req: &SendRequest, inputs: SendInp
         may_mention_many,
         alert_words,
         muters,
+        recipients_with_push_device,
         resolved,
         group_members,
         now,
@@ -568,8 +584,7 @@ pub fn plan(me: &UserRow, realm: &RealmState, req: &SendRequest, inputs: SendInp
     }
     let mut rows: Vec<(i64, i64)> = flags.into_iter().collect();
     rows.sort_unstable();
-    // Direct-message recipients' devices are not read: they may be notified.
-    let may_notify_push = channel_row.is_none() || subscribers.iter().any(|s| s.user_id != me.id && s.has_push_device != 0);
+    let may_notify_push = recipients_with_push_device.iter().any(|id| *id != me.id);
     Ok(SendPlan {
         sender: me.clone(),
         settings: settings.clone(),
@@ -911,6 +926,7 @@ mod tests {
             may_mention_many: false,
             alert_words: Vec::new(),
             muters: Vec::new(),
+            recipients_with_push_device: Vec::new(),
             resolved: markdown::Resolved::default(),
             group_members: HashMap::new(),
             now: 1000,
@@ -951,9 +967,14 @@ mod tests {
     #[test]
     fn push_is_looked_up_only_when_a_recipient_other_than_the_sender_has_a_device() {
         let req = to_channel(Some("t"), "hi");
-        let planned = |subscribers| plan(&member(1), &realm(), &req, inputs(Some(channel(false, true)), subscribers)).ok().unwrap();
-        assert!(!planned(vec![SendSubscriber { has_push_device: 1, ..subscriber(1) }, subscriber(2)]).may_notify_push);
-        assert!(planned(vec![subscriber(1), SendSubscriber { has_push_device: 1, ..subscriber(2) }]).may_notify_push);
+        let planned = |with_device: Vec<i64>| {
+            let mut loaded = inputs(Some(channel(false, true)), vec![subscriber(1), subscriber(2)]);
+            loaded.recipients_with_push_device = with_device;
+            plan(&member(1), &realm(), &req, loaded).ok().unwrap()
+        };
+        assert!(!planned(vec![]).may_notify_push);
+        assert!(!planned(vec![1]).may_notify_push, "the sender's own device");
+        assert!(planned(vec![2]).may_notify_push);
     }
 
     #[test]

@@ -9,11 +9,6 @@ pub struct MutedUserRow {
     pub timestamp: i64,
 }
 
-#[derive(Debug, Clone, Deserialize)]
-pub struct MuterRow {
-    pub user_id: i64,
-}
-
 /// The users `user_id` muted, oldest first, as the API lists them.
 pub fn for_user_stmt(db: &D1Database, user_id: i64) -> Result<D1PreparedStatement> {
     query!(
@@ -31,11 +26,6 @@ pub fn get_stmt(db: &D1Database, user_id: i64, muted_user_id: i64) -> Result<D1P
         user_id,
         muted_user_id
     )
-}
-
-/// The users who muted `sender_id`.
-pub fn muters_of_stmt(db: &D1Database, sender_id: i64) -> Result<D1PreparedStatement> {
-    query!(db, "SELECT user_id FROM muted_users WHERE muted_user_id = ?1", sender_id)
 }
 
 pub fn add_stmt(db: &D1Database, user_id: i64, muted_user_id: i64, now: i64) -> Result<D1PreparedStatement> {

@@ -321,6 +321,30 @@ pub fn by_ids_or_emails_stmt(
     )
 }
 
+/// The users of [`by_ids_or_emails_stmt`] (any state) as a direct message from `sender_id`
+/// to them reads them: `user_id`, whether they muted the sender (`muted_sender`) and
+/// whether they have a push device (`has_push_device`).
+pub fn direct_recipients_stmt(
+    db: &D1Database,
+    realm_id: i64,
+    ids: &[i64],
+    emails: &[String],
+    sender_id: i64,
+) -> Result<D1PreparedStatement> {
+    query!(
+        db,
+        "SELECT u.id AS user_id, \
+         EXISTS (SELECT 1 FROM muted_users mu WHERE mu.user_id = u.id AND mu.muted_user_id = ?4) AS muted_sender, \
+         EXISTS (SELECT 1 FROM push_devices pd WHERE pd.user_id = u.id) AS has_push_device \
+         FROM users u WHERE u.realm_id = ?1 AND (u.id IN (SELECT value FROM json_each(?2)) \
+         OR lower(u.email) IN (SELECT value FROM json_each(?3)) OR lower(u.delivery_email) IN (SELECT value FROM json_each(?3)))",
+        realm_id,
+        serde_json::to_string(ids)?,
+        serde_json::to_string(emails)?,
+        sender_id
+    )
+}
+
 /// The realm's user whose delivery email is `email` (exactly).
 pub fn by_delivery_email_stmt(db: &D1Database, realm_id: i64, email: &str) -> Result<D1PreparedStatement> {
     query!(db, &format!("SELECT {COLUMNS} FROM users u WHERE u.realm_id = ?1 AND u.delivery_email = ?2"), realm_id, email)
