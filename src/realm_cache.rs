@@ -1,14 +1,14 @@
 //! What an isolate keeps about each organization between requests: its settings (the
-//! `realms` row, group-valued settings resolved) and its linkifiers. Both change rarely and
-//! are read by most message requests.
+//! `realms` row, group-valued settings resolved), its linkifiers and its users' alert
+//! words. They change rarely and are read by most message requests.
 //!
 //! Never stale: a cached copy is used only under the version it was read at.
-//! - `realms.settings_version` is bumped by triggers (migration 0017) on every update of
-//!   the organization's row and every change to its linkifiers, in the same statement as
-//!   the change: no action can forget it.
+//! - `realms.settings_version` is bumped by triggers (migrations 0017 and 0018) on every
+//!   update of the organization's row and every change to its linkifiers or alert words,
+//!   in the same statement as the change: no action can forget it.
 //! - Every authenticated request reads the current version in its authentication batch
 //!   (the organization's row comes with the key's owner), so the check costs no round trip.
-//! - The settings and linkifiers are read in one batch, with the version in the settings
+//! - The settings, linkifiers and alert words are read in one batch, with the version in the settings
 //!   row itself, and stored under that version; a request whose version differs reads them
 //!   again (in its own first batch where the endpoint allows).
 //!
@@ -22,17 +22,20 @@ use std::rc::Rc;
 
 use worker::D1Database;
 
+use crate::db::alert_words::{self, UserWordRow};
 use crate::db::batch::{Batch, BatchResults, Slot};
 use crate::db::linkifiers::{self, LinkifierRow};
 use crate::db::realm_settings::{self, RealmSettingsRow};
 use crate::error::{ApiError, ApiResult};
 use crate::markdown::Linkifier;
 
-/// An organization's settings and linkifiers as of one version.
+/// An organization's settings, linkifiers and alert words as of one version.
 pub struct RealmState {
     pub version: i64,
     pub settings: RealmSettingsRow,
     pub linkifiers: Vec<Linkifier>,
+    /// Every alert word of the organization with its user: (user id, word).
+    pub alert_words: Vec<(i64, String)>,
 }
 
 thread_local! {
@@ -53,10 +56,10 @@ fn remember(state: RealmState) -> Rc<RealmState> {
 /// The state, either known already or read by a batch the caller runs.
 pub enum StateSlot {
     Cached(Rc<RealmState>),
-    Loading { settings: Slot<RealmSettingsRow>, linkifiers: Slot<LinkifierRow> },
+    Loading { settings: Slot<RealmSettingsRow>, linkifiers: Slot<LinkifierRow>, alert_words: Slot<UserWordRow> },
 }
 
-/// The cached state when `version` is current, else two statements added to `batch`.
+/// The cached state when `version` is current, else its three statements added to `batch`.
 pub fn cached_or_add(batch: &mut Batch, db: &D1Database, realm_id: i64, version: Option<i64>) -> worker::Result<StateSlot> {
     if let Some(state) = version.and_then(|v| cached(realm_id, v)) {
         return Ok(StateSlot::Cached(state));
@@ -64,6 +67,7 @@ pub fn cached_or_add(batch: &mut Batch, db: &D1Database, realm_id: i64, version:
     Ok(StateSlot::Loading {
         settings: batch.add(realm_settings::by_realm_id_stmt(db, realm_id)?),
         linkifiers: batch.add(linkifiers::in_realm_stmt(db, realm_id)?),
+        alert_words: batch.add(alert_words::in_realm_stmt(db, realm_id)?),
     })
 }
 
@@ -72,10 +76,11 @@ impl StateSlot {
     pub fn take(self, results: &BatchResults) -> ApiResult<Rc<RealmState>> {
         match self {
             StateSlot::Cached(state) => Ok(state),
-            StateSlot::Loading { settings, linkifiers } => {
+            StateSlot::Loading { settings, linkifiers, alert_words } => {
                 let settings = results.first(settings)?.ok_or_else(|| ApiError::internal("organization has no settings row"))?;
                 let linkifiers = crate::domain::linkifiers::for_rendering(&results.rows(linkifiers)?);
-                Ok(remember(RealmState { version: settings.settings_version, settings, linkifiers }))
+                let alert_words = results.rows(alert_words)?.into_iter().map(|w| (w.user_id, w.word)).collect();
+                Ok(remember(RealmState { version: settings.settings_version, settings, linkifiers, alert_words }))
             }
         }
     }
@@ -105,7 +110,7 @@ mod tests {
             settings_version: version,
             ..RealmSettingsRow::for_tests(realm_id)
         };
-        RealmState { version, settings, linkifiers: Vec::new() }
+        RealmState { version, settings, linkifiers: Vec::new(), alert_words: Vec::new() }
     }
 
     #[test]

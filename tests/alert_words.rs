@@ -99,3 +99,18 @@ fn a_message_with_the_word_is_flagged_for_its_owner() {
     assert_eq!(event["message"]["id"], alerted);
     assert!(event["flags"].as_array().unwrap().contains(&json!("has_alert_word")));
 }
+
+#[test]
+fn a_removed_word_no_longer_flags_the_very_next_message() {
+    let cordelia = Client::dev("cordelia@zulip.com");
+    let othello = Client::dev("othello@zulip.com");
+    let w = unique("goneword");
+    add(&cordelia, &[&w]);
+    let name = unique("alert-channel");
+    create_channel(&othello, &name, &[], &[othello.user_id, cordelia.user_id]);
+    let before = send_to_channel(&othello, &name, "t", &format!("about {w}"));
+    assert!(flags(&fetch(&cordelia, before)).contains(&"has_alert_word".to_string()));
+    cordelia.delete("/users/me/alert_words", &[("alert_words", &json!([w]).to_string())]).success();
+    let after = send_to_channel(&othello, &name, "t", &format!("about {w} again"));
+    assert!(!flags(&fetch(&cordelia, after)).contains(&"has_alert_word".to_string()), "a cached copy of the old words was used");
+}

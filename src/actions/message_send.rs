@@ -16,7 +16,6 @@ use crate::db::batch::{Batch, BatchResults, Slot, Span};
 use crate::realm_cache::RealmState;
 
 use crate::actions::channels::Principal;
-use crate::db::alert_words::{self, UserWordRow};
 use crate::db::direct_message_groups;
 use crate::db::messages::{self, MessageRow, NewMessage, RecipientRef};
 use crate::db::realm_settings::RealmSettingsRow;
@@ -161,8 +160,8 @@ impl ReadAsUser for SendRequest {
     fn add(&self, batch: &mut Batch, db: &D1Database, me: &UserRow, realm: &RealmState) -> ApiResult<SendReads> {
         add_send_reads(batch, db, me, realm, self)
     }
-    fn take(&self, results: &BatchResults, reads: SendReads, me: &UserRow, _realm: &RealmState) -> ApiResult<SendInputs> {
-        reads.take(results, me, self)
+    fn take(&self, results: &BatchResults, reads: SendReads, me: &UserRow, realm: &RealmState) -> ApiResult<SendInputs> {
+        reads.take(results, me, realm, self)
     }
 }
 
@@ -236,7 +235,8 @@ pub struct SendInputs {
     pub sender_topic_policy: VisibilityPolicy,
     /// Whether the sender is in `can_mention_many_users_group`.
     pub may_mention_many: bool,
-    /// Every alert word of the organization, by user.
+    /// Every alert word of the organization, by user (from the isolate's copy, current
+    /// for this request).
     pub alert_words: Vec<(i64, String)>,
     /// Users who muted the sender.
     pub muters: Vec<i64>,
@@ -288,14 +288,13 @@ pub async fn load_send(db: &D1Database, me: &UserRow, realm: &RealmState, req: &
     let mut batch = Batch::new();
     let reads = add_send_reads(&mut batch, db, me, realm, req)?;
     let results = batch.run(db).await?;
-    reads.take(&results, me, req)
+    reads.take(&results, me, realm, req)
 }
 
 /// Where [`add_send_reads`] put its statements in a batch.
 pub struct SendReads {
     /// Direct messages only.
     named_users: Option<Slot<UserRow>>,
-    alert_words: Slot<UserWordRow>,
     /// Direct messages only: whether each named recipient muted the sender or has a push
     /// device (a channel's subscribers say so themselves).
     direct_recipients: Option<Slot<DirectRecipient>>,
@@ -314,7 +313,7 @@ struct ChannelReads {
 }
 
 /// Adds what [`plan`] reads to `batch`, as `me`: the destination, its subscribers and
-/// topic, the named recipients, mentions, alert words and mutes. The organization's
+/// topic, the named recipients, mentions and mutes. The organization's
 /// settings come with `realm` (the isolate's copy, current for this request).
 pub fn add_send_reads(batch: &mut Batch, db: &D1Database, me: &UserRow, realm: &RealmState, req: &SendRequest) -> ApiResult<SendReads> {
     let realm_id = me.realm_id;
@@ -336,7 +335,6 @@ pub fn add_send_reads(batch: &mut Batch, db: &D1Database, me: &UserRow, realm: &
         Destination::Users(_) => Some(batch.add::<UserRow>(users::by_ids_or_emails_stmt(db, realm_id, &user_ids, &user_emails, false)?)),
         _ => None,
     };
-    let alert_words = batch.add::<UserWordRow>(alert_words::in_realm_stmt(db, realm_id)?);
     let direct_recipients = match req.to {
         Destination::Users(_) => {
             Some(batch.add::<DirectRecipient>(users::direct_recipients_stmt(db, realm_id, &user_ids, &user_emails, me.id)?))
@@ -386,12 +384,12 @@ pub fn add_send_reads(batch: &mut Batch, db: &D1Database, me: &UserRow, realm: &
             })
         }
     };
-    Ok(SendReads { named_users, alert_words, direct_recipients, resolution, channel })
+    Ok(SendReads { named_users, direct_recipients, resolution, channel })
 }
 
 impl SendReads {
     /// What the batch read, for [`plan`].
-    pub fn take(self, results: &BatchResults, me: &UserRow, req: &SendRequest) -> ApiResult<SendInputs> {
+    pub fn take(self, results: &BatchResults, me: &UserRow, realm: &RealmState, req: &SendRequest) -> ApiResult<SendInputs> {
         let (mut resolved, group_members) = resolved_from(results.span(self.resolution)?)?;
         resolved.translate_emoticons = crate::domain::user_settings::flag(me, "translate_emoticons");
         resolved.realm_url = req.realm_url.clone();
@@ -405,7 +403,7 @@ impl SendReads {
             topic_senders: Vec::new(),
             sender_topic_policy: VisibilityPolicy::Inherit,
             may_mention_many: false,
-            alert_words: results.rows(self.alert_words)?.into_iter().map(|w| (w.user_id, w.word)).collect(),
+            alert_words: realm.alert_words.clone(),
             muters: Vec::new(),
             recipients_with_push_device: Vec::new(),
             resolved,
@@ -861,7 +859,7 @@ mod tests {
 
     fn realm() -> RealmState {
         let settings = RealmSettingsRow { can_mention_many_users_group: 9, ..RealmSettingsRow::for_tests(1) };
-        RealmState { version: 0, settings, linkifiers: Vec::new() }
+        RealmState { version: 0, settings, linkifiers: Vec::new(), alert_words: Vec::new() }
     }
 
     fn member(id: i64) -> UserRow {

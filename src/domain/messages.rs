@@ -197,7 +197,8 @@ impl MessageContext {
         let linkifiers = batch.add(crate::db::linkifiers::in_realm_stmt(db, viewer.realm_id)?);
         let results = batch.run(db).await?;
         let linkifiers = crate::domain::linkifiers::for_rendering(&results.rows(linkifiers)?);
-        let realm = RealmState { version: settings.settings_version, settings: settings.clone(), linkifiers };
+        // Message objects need no alert words.
+        let realm = RealmState { version: settings.settings_version, settings: settings.clone(), linkifiers, alert_words: Vec::new() };
         Self::from_results(&results, slots, viewer, &realm, realm_host)
     }
 
