@@ -37,12 +37,7 @@ fn an_event_its_shard_refused_through_every_retry_arrives_by_the_hubs_replay() {
     }
     assert_eq!(seen, vec![sent], "the event arrived once");
     server.stop();
-    let logs: String = std::fs::read_dir(&state)
-        .unwrap()
-        .filter_map(|e| e.ok())
-        .filter(|e| e.file_name().to_string_lossy().starts_with("wrangler-"))
-        .map(|e| std::fs::read_to_string(e.path()).unwrap_or_default())
-        .collect();
+    let logs = server_logs(&state);
     assert!(logs.contains("the alarm replays it"), "every retry failed and the alarm took over:\n{logs}");
     let _ = std::fs::remove_dir_all(&state);
 }

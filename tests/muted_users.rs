@@ -2,6 +2,7 @@
 //! /users/me/muted_users/{muted_user_id}`, the `muted_users` event and register key, and
 //! muted senders' messages arriving read.
 
+mod accounts;
 mod chat;
 mod common;
 mod event_support;
@@ -10,13 +11,6 @@ use common::*;
 use event_support::*;
 use serde_json::Value;
 
-/// A new user of the organization (so that mutes of other tests do not interfere).
-fn new_user(iago: &Client) -> Client {
-    let email = format!("{}@zulip.com", unique("muter"));
-    iago.post("/users", &[("email", &email), ("password", "pw-123456789"), ("full_name", "Muter")]).success();
-    Client::dev(&email)
-}
-
 fn muted_ids(list: &Value) -> Vec<i64> {
     list.as_array().unwrap().iter().map(|m| m["id"].as_i64().unwrap()).collect()
 }
@@ -24,7 +18,7 @@ fn muted_ids(list: &Value) -> Vec<i64> {
 #[test]
 fn muting_lists_the_user_and_sends_the_list() {
     let iago = Client::dev("iago@zulip.com");
-    let user = new_user(&iago);
+    let user = accounts::new_user("muter");
     let mut queue = register_for(&user, r#"["muted_users"]"#);
     let body = user.post(&format!("/users/me/muted_users/{}", iago.user_id), &[]).success();
     assert_matches_openapi("post", "/users/me/muted_users/{muted_user_id}", &body);
@@ -41,7 +35,7 @@ fn muting_lists_the_user_and_sends_the_list() {
 #[test]
 fn muting_marks_the_users_messages_read() {
     let iago = Client::dev("iago@zulip.com");
-    let user = new_user(&iago);
+    let user = accounts::new_user("muter");
     let id = send_direct(&iago, &[user.user_id], "before muting");
     assert!(!flags(&fetch(&user, id)).contains(&"read".to_string()));
     let mut queue = register_for(&user, r#"["update_message_flags"]"#);
@@ -54,7 +48,7 @@ fn muting_marks_the_users_messages_read() {
 #[test]
 fn messages_of_a_muted_user_arrive_read() {
     let iago = Client::dev("iago@zulip.com");
-    let user = new_user(&iago);
+    let user = accounts::new_user("muter");
     user.post(&format!("/users/me/muted_users/{}", iago.user_id), &[]).success();
     let id = send_direct(&iago, &[user.user_id], "after muting");
     assert!(flags(&fetch(&user, id)).contains(&"read".to_string()));
@@ -63,7 +57,7 @@ fn messages_of_a_muted_user_arrive_read() {
 #[test]
 fn channel_messages_of_a_muted_user_arrive_read() {
     let iago = Client::dev("iago@zulip.com");
-    let user = new_user(&iago);
+    let user = accounts::new_user("muter");
     let (name, _) = new_channel(&iago, &[&user], false, true);
     user.post(&format!("/users/me/muted_users/{}", iago.user_id), &[]).success();
     let id = send_to_channel(&iago, &name, "t", "after muting");
@@ -75,7 +69,7 @@ fn channel_messages_of_a_muted_user_arrive_read() {
 #[test]
 fn muting_rules() {
     let iago = Client::dev("iago@zulip.com");
-    let user = new_user(&iago);
+    let user = accounts::new_user("muter");
     user.post(&format!("/users/me/muted_users/{}", user.user_id), &[]).bad_request("BAD_REQUEST", "Cannot mute self");
     user.post("/users/me/muted_users/99999999", &[]).bad_request("BAD_REQUEST", "No such user");
     user.post(&format!("/users/me/muted_users/{}", iago.user_id), &[]).success();
@@ -85,7 +79,7 @@ fn muting_rules() {
 #[test]
 fn unmuting_removes_the_user_and_needs_a_mute() {
     let iago = Client::dev("iago@zulip.com");
-    let user = new_user(&iago);
+    let user = accounts::new_user("muter");
     user.delete(&format!("/users/me/muted_users/{}", iago.user_id), &[]).bad_request("BAD_REQUEST", "User is not muted");
     user.post(&format!("/users/me/muted_users/{}", iago.user_id), &[]).success();
     let mut queue = register_for(&user, r#"["muted_users"]"#);

@@ -4,6 +4,7 @@
 //! so that the isolate's first-request work (placement lookup, settings cache) is done, and
 //! asserts the steady-state count of the repeat.
 
+mod accounts;
 mod chat;
 mod common;
 use chat::*;
@@ -179,21 +180,13 @@ fn fresh_organization() -> Client {
     Client { email, api_key: key, user_id: created["owner"]["user_id"].as_i64().unwrap(), realm: Some(string_id) }
 }
 
-/// A member of the default organization of this test's own.
-fn new_member() -> Client {
-    let iago = Client::dev("iago@zulip.com");
-    let email = format!("{}@zulip.com", unique("trips"));
-    iago.post("/users", &[("email", &email), ("password", "pw-123456789"), ("full_name", "Trips")]).success();
-    Client::dev(&email)
-}
-
 fn demote_to_guest(user: &Client) {
     Client::dev("iago@zulip.com").patch(&format!("/users/{}", user.user_id), &[("role", "600")]).success();
 }
 
 #[test]
 fn a_role_change_applies_to_the_very_next_fetch() {
-    let member = new_member();
+    let member = accounts::new_user("trips");
     let iago = Client::dev("iago@zulip.com");
     let (name, channel_id) = new_channel(&iago, &[], false, true);
     let id = send_to_channel_id(&iago, channel_id, "t", "public history");
@@ -211,7 +204,7 @@ fn a_role_change_applies_to_the_very_next_fetch() {
 
 #[test]
 fn a_role_change_applies_to_the_very_next_send() {
-    let member = new_member();
+    let member = accounts::new_user("trips");
     let iago = Client::dev("iago@zulip.com");
     let (name, _) = new_channel(&iago, &[], false, true);
     let send = |content: &str| member.post("/messages", &[("type", "stream"), ("to", &name), ("topic", "t"), ("content", content)]);

@@ -41,12 +41,7 @@ fn every_event_arrives_once_when_every_second_shard_delivery_fails() {
         assert_eq!(distinct.len(), seen.len(), "an event was stored twice: {seen:?}");
     }
     server.stop();
-    let logs: String = std::fs::read_dir(&state)
-        .unwrap()
-        .filter_map(|e| e.ok())
-        .filter(|e| e.file_name().to_string_lossy().starts_with("wrangler-"))
-        .map(|e| std::fs::read_to_string(e.path()).unwrap_or_default())
-        .collect();
+    let logs = server_logs(&state);
     assert!(logs.contains("retrying after"), "the injected faults fired and were retried:\n{logs}");
     let _ = std::fs::remove_dir_all(&state);
 }

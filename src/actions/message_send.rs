@@ -19,7 +19,7 @@ use crate::actions::channels::Principal;
 use crate::db::direct_message_groups;
 use crate::db::messages::{self, MessageRow, NewMessage, RecipientRef};
 use crate::db::realm_settings::RealmSettingsRow;
-use crate::db::subscriptions::{self, ChannelViewRow};
+use crate::db::subscriptions::{self, ChannelViewRow, SendTopic};
 use crate::db::user_groups;
 use crate::db::user_messages;
 use crate::db::users::{self, UserRow};
@@ -349,32 +349,15 @@ pub fn add_send_reads(batch: &mut Batch, db: &D1Database, me: &UserRow, realm: &
         Destination::Users(_) => None,
         _ => {
             let topic = normalized_topic(req, settings).and_then(Result::ok).unwrap_or_default();
+            let to = SendTopic { realm_id, channel_id, channel_name: &channel_name, topic: &topic };
             Some(ChannelReads {
                 channel: batch.add::<ChannelViewRow>(match &req.to {
                     Destination::ChannelId(id) => subscriptions::by_id_for_user_stmt(db, realm_id, me.id, *id)?,
                     _ => subscriptions::by_name_for_user_stmt(db, realm_id, me.id, &channel_name)?,
                 }),
-                subscribers: batch.add::<SendSubscriber>(subscriptions::send_subscribers_stmt(
-                    db,
-                    realm_id,
-                    channel_id,
-                    &channel_name,
-                    &topic,
-                    me.id,
-                )?),
-                topic: batch.add::<TopicForSender>(messages::topic_for_sender_stmt(
-                    db,
-                    realm_id,
-                    channel_id,
-                    &channel_name,
-                    &topic,
-                    me.id,
-                )?),
-                senders: if refs.topic_wildcard {
-                    Some(batch.add::<SenderId>(messages::topic_senders_stmt(db, realm_id, channel_id, &channel_name, &topic)?))
-                } else {
-                    None
-                },
+                subscribers: batch.add::<SendSubscriber>(subscriptions::send_subscribers_stmt(db, &to, me.id)?),
+                topic: batch.add::<TopicForSender>(messages::topic_for_sender_stmt(db, &to, me.id)?),
+                senders: if refs.topic_wildcard { Some(batch.add::<SenderId>(messages::topic_senders_stmt(db, &to)?)) } else { None },
                 membership: if refs.stream_wildcard || refs.topic_wildcard {
                     let group = settings.can_mention_many_users_group;
                     Some(batch.add::<Membership>(user_groups::is_member_stmt(db, realm_id, group, me.id, false)?))

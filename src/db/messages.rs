@@ -4,7 +4,7 @@ use serde::Deserialize;
 use wasm_bindgen::JsValue;
 use worker::{query, D1Database, D1PreparedStatement, Result};
 
-use crate::db::subscriptions::CHANNEL_BY_ID_OR_NAME;
+use crate::db::subscriptions::{SendTopic, CHANNEL_BY_ID_OR_NAME};
 use crate::db::users::COLUMNS as USER_COLUMNS;
 use crate::domain::recipients::RecipientType;
 
@@ -300,9 +300,8 @@ pub fn channel_topics_stmt(db: &D1Database, recipient_id: i64, user_id: i64, who
     )
 }
 
-/// Everyone who has sent to `topic` of the channel a message is sent to
-/// (`subscriptions::CHANNEL_BY_ID_OR_NAME`), as `sender_id`.
-pub fn topic_senders_stmt(db: &D1Database, realm_id: i64, channel_id: i64, channel_name: &str, topic: &str) -> Result<D1PreparedStatement> {
+/// Everyone who has sent to the topic a message is sent to (`to`), as `sender_id`.
+pub fn topic_senders_stmt(db: &D1Database, to: &SendTopic<'_>) -> Result<D1PreparedStatement> {
     query!(
         db,
         &format!(
@@ -310,24 +309,17 @@ pub fn topic_senders_stmt(db: &D1Database, realm_id: i64, channel_id: i64, chann
              SELECT rc.id FROM channels c JOIN recipients rc ON rc.realm_id = c.realm_id AND rc.type = {RECIPIENT_CHANNEL} \
              AND rc.type_id = c.id WHERE {CHANNEL_BY_ID_OR_NAME})"
         ),
-        realm_id,
-        channel_id,
-        channel_name,
-        topic
+        to.realm_id,
+        to.channel_id,
+        to.channel_name,
+        to.topic
     )
 }
 
-/// The destination topic as its sender `user_id` sees it, in one row: `first_sender`, any
+/// The destination topic (`to`) as its sender `user_id` sees it, in one row: `first_sender`, any
 /// one sender of the topic so far (null for a new topic), and the sender's
 /// `visibility_policy` for it (0 when none).
-pub fn topic_for_sender_stmt(
-    db: &D1Database,
-    realm_id: i64,
-    channel_id: i64,
-    channel_name: &str,
-    topic: &str,
-    user_id: i64,
-) -> Result<D1PreparedStatement> {
+pub fn topic_for_sender_stmt(db: &D1Database, to: &SendTopic<'_>, user_id: i64) -> Result<D1PreparedStatement> {
     query!(
         db,
         &format!(
@@ -337,10 +329,10 @@ pub fn topic_for_sender_stmt(
              COALESCE((SELECT ut.visibility_policy FROM user_topics ut WHERE ut.user_id = ?5 AND ut.topic = ?4 COLLATE NOCASE \
              AND ut.channel_id = (SELECT c.id FROM channels c WHERE {CHANNEL_BY_ID_OR_NAME})), 0) AS visibility_policy"
         ),
-        realm_id,
-        channel_id,
-        channel_name,
-        topic,
+        to.realm_id,
+        to.channel_id,
+        to.channel_name,
+        to.topic,
         user_id
     )
 }

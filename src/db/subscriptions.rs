@@ -249,18 +249,22 @@ pub fn already_subscribed_stmt(db: &D1Database, realm_id: i64, user_ids_json: &s
 /// `channels c`, binding `?1` realm id, `?2` channel id, `?3` name.
 pub const CHANNEL_BY_ID_OR_NAME: &str = "c.realm_id = ?1 AND (c.id = ?2 OR (?2 = -1 AND c.name = ?3 COLLATE NOCASE))";
 
+/// The channel (as [`CHANNEL_BY_ID_OR_NAME`] names it) and topic a message is sent to: the
+/// first four parameters (`?1`-`?4`) of every statement that reads them before the channel's
+/// id is known.
+pub struct SendTopic<'a> {
+    pub realm_id: i64,
+    /// -1 when the channel is named.
+    pub channel_id: i64,
+    pub channel_name: &'a str,
+    pub topic: &'a str,
+}
+
 /// Active subscribers (active users) of the channel a message is sent to, with whether
 /// they muted it, whether they are bots, their `automatically_follow_topics_where_mentioned`
 /// setting, their visibility policy for `topic` (0 when none), whether they have a push
 /// device and whether they muted the sender `sender_id`.
-pub fn send_subscribers_stmt(
-    db: &D1Database,
-    realm_id: i64,
-    channel_id: i64,
-    channel_name: &str,
-    topic: &str,
-    sender_id: i64,
-) -> Result<D1PreparedStatement> {
+pub fn send_subscribers_stmt(db: &D1Database, to: &SendTopic<'_>, sender_id: i64) -> Result<D1PreparedStatement> {
     query!(
         db,
         &format!(
@@ -272,10 +276,10 @@ pub fn send_subscribers_stmt(
              FROM subscriptions s JOIN channels c ON c.id = s.channel_id JOIN users u ON u.id = s.user_id AND u.is_active = 1 \
              WHERE s.active = 1 AND {CHANNEL_BY_ID_OR_NAME}"
         ),
-        realm_id,
-        channel_id,
-        channel_name,
-        topic,
+        to.realm_id,
+        to.channel_id,
+        to.channel_name,
+        to.topic,
         sender_id
     )
 }

@@ -32,6 +32,16 @@ pub fn fresh_state() -> PathBuf {
     state
 }
 
+/// Everything the servers started on `state` logged (`Server::start` writes `wrangler-*.log`).
+pub fn server_logs(state: &Path) -> String {
+    std::fs::read_dir(state)
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .filter(|e| e.file_name().to_string_lossy().starts_with("wrangler-"))
+        .map(|e| std::fs::read_to_string(e.path()).unwrap_or_default())
+        .collect()
+}
+
 pub fn free_port() -> u16 {
     std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
 }
