@@ -14,7 +14,7 @@ use crate::db::realm_settings::RealmSettingsRow;
 use crate::db::users::UserRow;
 use crate::domain::ids::{MessageId, RealmId};
 use crate::domain::message_edit::{self as rules, EditPlan, RESOLVE_UNDO_GRACE_SECONDS};
-use crate::domain::rendering::{resolution_stmts, resolved_from};
+use crate::domain::rendering::ResolutionReads;
 use crate::error::{ApiError, ApiResult};
 use crate::markdown;
 
@@ -114,11 +114,11 @@ async fn send_bot_message(
     batch.add::<Value>(q::ensure_notification_bot_stmt(db, realm_id, now)?);
     let bot = batch.add::<UserRow>(crate::db::users::by_delivery_email_stmt(db, realm_id, q::NOTIFICATION_BOT_EMAIL)?);
     let subscribers = batch.add::<SubscriberRow>(q::subscribers_stmt(db, &[channel.id])?);
-    let resolution = batch.add_all(resolution_stmts(db, realm_id, &markdown::references(content))?);
+    let resolution = ResolutionReads::add(&mut batch, db, realm_id, &markdown::references(content), None)?;
     let results = batch.run(db).await?;
     let bot = results.first(bot)?.ok_or_else(|| ApiError::internal("notification bot missing"))?;
     let subscribers: Vec<i64> = results.rows(subscribers)?.into_iter().filter(|s| s.active != 0).map(|s| s.user_id).collect();
-    let (resolved, group_members) = resolved_from(results.span(resolution)?)?;
+    let (resolved, group_members) = resolution.take(&results)?;
     let message = message_send::BotMessage {
         bot: &bot,
         channel: PlannedChannel { id: channel.id, name: channel.name.clone(), recipient_id: channel.recipient_id },

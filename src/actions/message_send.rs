@@ -12,7 +12,7 @@ use serde_json::Value;
 use worker::{D1Database, D1PreparedStatement, Env};
 
 use crate::auth::ReadAsUser;
-use crate::db::batch::{Batch, BatchResults, Slot, Span};
+use crate::db::batch::{Batch, BatchResults, Slot};
 use crate::realm_cache::RealmState;
 
 use crate::actions::channels::Principal;
@@ -28,7 +28,7 @@ use crate::domain::alert_words::alerted_users;
 use crate::domain::message_flags::{self, flag_names};
 use crate::domain::messages::{message_dict, MessageContext, MessageOptions};
 use crate::domain::recipients::RecipientType;
-use crate::domain::rendering::{mentioned_user_ids, resolution_stmts, resolved_from};
+use crate::domain::rendering::{mentioned_user_ids, ResolutionReads};
 use crate::domain::topics::{check_topic_allowed, effective_topics_policy, normalize_topic, truncate, VisibilityPolicy};
 use crate::error::{ApiError, ApiResult};
 use crate::events::{send_event, send_message_event, Event, EventUser};
@@ -298,7 +298,7 @@ pub struct SendReads {
     /// Direct messages only: whether each named recipient muted the sender or has a push
     /// device (a channel's subscribers say so themselves).
     direct_recipients: Option<Slot<DirectRecipient>>,
-    resolution: Span,
+    resolution: ResolutionReads,
     channel: Option<ChannelReads>,
 }
 
@@ -341,7 +341,7 @@ pub fn add_send_reads(batch: &mut Batch, db: &D1Database, me: &UserRow, realm: &
         }
         _ => None,
     };
-    let resolution = batch.add_all(resolution_stmts(db, realm_id, &refs)?);
+    let resolution = ResolutionReads::add(batch, db, realm_id, &refs, Some(&realm.linkifiers))?;
     // Channel messages: the channel, its subscribers and the topic, named by the channel's
     // id or name so that they need no earlier read. Without a valid topic the channel is
     // still read: its errors come first.
@@ -373,7 +373,7 @@ pub fn add_send_reads(batch: &mut Batch, db: &D1Database, me: &UserRow, realm: &
 impl SendReads {
     /// What the batch read, for [`plan`].
     pub fn take(self, results: &BatchResults, me: &UserRow, realm: &RealmState, req: &SendRequest) -> ApiResult<SendInputs> {
-        let (mut resolved, group_members) = resolved_from(results.span(self.resolution)?)?;
+        let (mut resolved, group_members) = self.resolution.take(results)?;
         resolved.translate_emoticons = crate::domain::user_settings::flag(me, "translate_emoticons");
         resolved.realm_url = req.realm_url.clone();
         let mut inputs = SendInputs {

@@ -82,8 +82,9 @@ pub async fn render(ctx: &RequestContext) -> ApiResult<Reply> {
         return Err(ApiError::bad_request("Invalid iterations"));
     }
     let refs = crate::markdown::references(&content);
-    let stmts = crate::domain::rendering::resolution_stmts(&ctx.db, me.realm_id, &refs)?;
-    let (with_katex, _) = crate::domain::rendering::resolved_from(&crate::db::run_batch(&ctx.db, stmts).await?)?;
+    let mut batch = crate::db::batch::Batch::new();
+    let reads = crate::domain::rendering::ResolutionReads::add(&mut batch, &ctx.db, me.realm_id, &refs, None)?;
+    let (with_katex, _) = reads.take(&batch.run(&ctx.db).await?)?;
     let without_katex = crate::markdown::Resolved { tex: crate::markdown::TexRenderer::none(), ..with_katex.clone() };
     let html_length = crate::markdown::render(&content, &with_katex).html.len();
     let mut timings = Vec::new();

@@ -37,14 +37,6 @@ impl<T> Clone for Slot<T> {
 }
 impl<T> Copy for Slot<T> {}
 
-/// Where consecutive statements' answers will be, read untyped (for readers that take
-/// several statements' results at once).
-#[derive(Clone, Copy)]
-pub struct Span {
-    start: usize,
-    end: usize,
-}
-
 /// The answers of a [`Batch`].
 pub struct BatchResults {
     results: Vec<D1Result>,
@@ -59,13 +51,6 @@ impl Batch {
     pub fn add<T: DeserializeOwned>(&mut self, statement: D1PreparedStatement) -> Slot<T> {
         self.statements.push(statement);
         Slot { index: self.statements.len() - 1, rows: PhantomData }
-    }
-
-    /// Adds statements whose answers are read together, untyped.
-    pub fn add_all(&mut self, statements: Vec<D1PreparedStatement>) -> Span {
-        let start = self.statements.len();
-        self.statements.extend(statements);
-        Span { start, end: self.statements.len() }
     }
 
     pub fn is_empty(&self) -> bool {
@@ -85,13 +70,6 @@ impl BatchResults {
             Some(result) => result.results(),
             None => Err(worker::Error::RustError(format!("batch has no result {}", slot.index))),
         }
-    }
-
-    /// The answers of the statements behind `span`.
-    pub fn span(&self, span: Span) -> Result<&[D1Result]> {
-        self.results
-            .get(span.start..span.end)
-            .ok_or_else(|| worker::Error::RustError(format!("batch has no results {}..{}", span.start, span.end)))
     }
 
     /// The first row of the statement behind `slot`, if any.

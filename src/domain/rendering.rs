@@ -3,49 +3,106 @@
 
 use std::collections::{BTreeSet, HashMap};
 
-use worker::{D1Database, D1PreparedStatement, D1Result};
+use worker::D1Database;
 
+use crate::db::batch::{Batch, BatchResults, Slot};
+use crate::db::linkifiers::LinkifierRow;
 use crate::db::mentions::{self, GroupMemberRow, NamedRow};
 use crate::db::realm_emoji::RealmEmojiRow;
 use crate::error::ApiResult;
-use crate::markdown::{self, CustomEmoji, LinkableChannel, MentionableGroup, MentionableUser, References, Rendered, Resolved};
+use crate::markdown::{self, CustomEmoji, LinkableChannel, Linkifier, MentionableGroup, MentionableUser, References, Rendered, Resolved};
 
-/// The six statements resolving `refs` in the organization: mentionable users (active,
-/// by full name or id), groups, their members (direct or through subgroups; for system
-/// groups, the users of the group's role), linkable channels, the linkifiers, and the
-/// active custom emoji the content may name.
-pub fn resolution_stmts(db: &D1Database, realm_id: i64, refs: &References) -> worker::Result<Vec<D1PreparedStatement>> {
-    let user_names = serde_json::to_string(&refs.user_names).unwrap_or_else(|_| "[]".into());
-    let user_ids = serde_json::to_string(&refs.user_ids).unwrap_or_else(|_| "[]".into());
-    let group_names = serde_json::to_string(&refs.group_names).unwrap_or_else(|_| "[]".into());
-    let channel_names = serde_json::to_string(&refs.channel_names).unwrap_or_else(|_| "[]".into());
-    let emoji_names = serde_json::to_string(&refs.emoji_names).unwrap_or_else(|_| "[]".into());
-    Ok(vec![
-        mentions::users_stmt(db, realm_id, &user_names, &user_ids)?,
-        mentions::groups_stmt(db, realm_id, &group_names)?,
-        mentions::group_members_stmt(db, realm_id, &group_names)?,
-        mentions::channels_stmt(db, realm_id, &channel_names)?,
-        crate::db::linkifiers::in_realm_stmt(db, realm_id)?,
-        crate::db::realm_emoji::active_by_names_stmt(db, realm_id, &emoji_names)?,
-    ])
+/// Where the reads that resolve a content's references sit in a batch: mentionable users
+/// (active, by full name or id), groups and their members (direct or through subgroups;
+/// for system groups, the users of the group's role), linkable channels, the active custom
+/// emoji the content may name, and the linkifiers. A kind of reference the content does
+/// not use costs no statement, and linkifiers the caller already holds (the isolate's copy
+/// of the organization's state) are not read again.
+pub struct ResolutionReads {
+    users: Option<Slot<NamedRow>>,
+    groups: Option<(Slot<NamedRow>, Slot<GroupMemberRow>)>,
+    channels: Option<Slot<NamedRow>>,
+    emoji: Option<Slot<RealmEmojiRow>>,
+    linkifiers: Linkifiers,
 }
 
-/// What [`resolution_stmts`] found, as the renderer takes it, plus each group's members.
-pub fn resolved_from(results: &[D1Result]) -> worker::Result<(Resolved, HashMap<i64, Vec<i64>>)> {
-    let users = results[0].results::<NamedRow>()?.into_iter().map(|r| MentionableUser { id: r.id, full_name: r.name }).collect();
-    let groups = results[1].results::<NamedRow>()?.into_iter().map(|r| MentionableGroup { id: r.id, name: r.name }).collect();
-    let mut members: HashMap<i64, Vec<i64>> = HashMap::new();
-    for row in results[2].results::<GroupMemberRow>()? {
-        members.entry(row.group_id).or_default().push(row.user_id);
+enum Linkifiers {
+    Known(Vec<Linkifier>),
+    Read(Slot<LinkifierRow>),
+}
+
+impl ResolutionReads {
+    /// Adds the reads `refs` needs to `batch`; `linkifiers` are the organization's when
+    /// the caller has them.
+    pub fn add(
+        batch: &mut Batch,
+        db: &D1Database,
+        realm_id: i64,
+        refs: &References,
+        linkifiers: Option<&[Linkifier]>,
+    ) -> worker::Result<Self> {
+        let json = |list: &[String]| serde_json::to_string(list).unwrap_or_else(|_| "[]".into());
+        let users = if refs.user_names.is_empty() && refs.user_ids.is_empty() {
+            None
+        } else {
+            let ids = serde_json::to_string(&refs.user_ids).unwrap_or_else(|_| "[]".into());
+            Some(batch.add(mentions::users_stmt(db, realm_id, &json(&refs.user_names), &ids)?))
+        };
+        let groups = if refs.group_names.is_empty() {
+            None
+        } else {
+            let names = json(&refs.group_names);
+            Some((batch.add(mentions::groups_stmt(db, realm_id, &names)?), batch.add(mentions::group_members_stmt(db, realm_id, &names)?)))
+        };
+        let channels = if refs.channel_names.is_empty() {
+            None
+        } else {
+            Some(batch.add(mentions::channels_stmt(db, realm_id, &json(&refs.channel_names))?))
+        };
+        let emoji = if refs.emoji_names.is_empty() {
+            None
+        } else {
+            Some(batch.add(crate::db::realm_emoji::active_by_names_stmt(db, realm_id, &json(&refs.emoji_names))?))
+        };
+        let linkifiers = match linkifiers {
+            Some(known) => Linkifiers::Known(known.to_vec()),
+            None => Linkifiers::Read(batch.add(crate::db::linkifiers::in_realm_stmt(db, realm_id)?)),
+        };
+        Ok(ResolutionReads { users, groups, channels, emoji, linkifiers })
     }
-    let channels = results[3].results::<NamedRow>()?.into_iter().map(|r| LinkableChannel { id: r.id, name: r.name }).collect();
-    let linkifiers = crate::domain::linkifiers::for_rendering(&results[4].results()?);
-    let custom_emoji = results[5]
-        .results::<RealmEmojiRow>()?
-        .iter()
-        .map(|e| CustomEmoji { name: e.name.clone(), source_url: crate::domain::realm_emoji::source_url(e) })
-        .collect();
-    Ok((Resolved { users, groups, channels, linkifiers, custom_emoji, ..Resolved::default() }, members))
+
+    /// What the reads found, as the renderer takes it, plus each mentioned group's members.
+    pub fn take(self, results: &BatchResults) -> worker::Result<(Resolved, HashMap<i64, Vec<i64>>)> {
+        let named = |slot: Option<Slot<NamedRow>>| -> worker::Result<Vec<NamedRow>> {
+            match slot {
+                Some(slot) => results.rows(slot),
+                None => Ok(Vec::new()),
+            }
+        };
+        let users = named(self.users)?.into_iter().map(|r| MentionableUser { id: r.id, full_name: r.name }).collect();
+        let channels = named(self.channels)?.into_iter().map(|r| LinkableChannel { id: r.id, name: r.name }).collect();
+        let mut groups = Vec::new();
+        let mut members: HashMap<i64, Vec<i64>> = HashMap::new();
+        if let Some((group_rows, member_rows)) = self.groups {
+            groups = results.rows(group_rows)?.into_iter().map(|r| MentionableGroup { id: r.id, name: r.name }).collect();
+            for row in results.rows(member_rows)? {
+                members.entry(row.group_id).or_default().push(row.user_id);
+            }
+        }
+        let custom_emoji = match self.emoji {
+            Some(slot) => results
+                .rows(slot)?
+                .iter()
+                .map(|e| CustomEmoji { name: e.name.clone(), source_url: crate::domain::realm_emoji::source_url(e) })
+                .collect(),
+            None => Vec::new(),
+        };
+        let linkifiers = match self.linkifiers {
+            Linkifiers::Known(known) => known,
+            Linkifiers::Read(slot) => crate::domain::linkifiers::for_rendering(&results.rows(slot)?),
+        };
+        Ok((Resolved { users, groups, channels, linkifiers, custom_emoji, ..Resolved::default() }, members))
+    }
 }
 
 /// The users a rendering mentions personally: mentioned users and members of mentioned groups.
@@ -67,9 +124,9 @@ pub async fn render_content(
     content: &str,
     translate_emoticons: bool,
 ) -> ApiResult<(Rendered, BTreeSet<i64>)> {
-    let refs = markdown::references(content);
-    let results = crate::db::run_batch(db, resolution_stmts(db, realm_id, &refs)?).await?;
-    let (mut resolved, members) = resolved_from(&results)?;
+    let mut batch = Batch::new();
+    let reads = ResolutionReads::add(&mut batch, db, realm_id, &markdown::references(content), None)?;
+    let (mut resolved, members) = reads.take(&batch.run(db).await?)?;
     resolved.translate_emoticons = translate_emoticons;
     resolved.realm_url = realm_url.to_string();
     let rendered = markdown::render(content, &resolved);
