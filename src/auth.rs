@@ -64,8 +64,9 @@ pub fn check_authentication(results: &BatchResults, pending: PendingAuthenticati
     match rows {
         Ok((realm, user)) => {
             let checked = check_credentials(realm.as_ref(), user, &pending.email);
-            if let Ok(user) = &checked {
-                remember_key_owner(&pending.key_hash, user);
+            match &checked {
+                Ok(user) => remember_key_owner(&pending.key_hash, user),
+                Err(_) => forget_key_owner(&pending.key_hash),
             }
             (realm, checked)
         }
@@ -89,6 +90,10 @@ fn remember_key_owner(key_hash: &str, user: &UserRow) {
         }
         owners.insert(key_hash.to_string(), user.clone());
     });
+}
+
+fn forget_key_owner(key_hash: &str) {
+    KEY_OWNERS.with(|owners| owners.borrow_mut().remove(key_hash));
 }
 
 /// The user the key of `authorization` authenticated as when this isolate last checked it:

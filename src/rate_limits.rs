@@ -9,7 +9,7 @@
 //! - `RATE_LIMIT_LOGIN_FAILURES`: failed password and JWT logins of one account (5 per
 //!   30 minutes); only failures count, and a login over the limit is refused untried.
 
-use team_chat_durable_objects::protocol::{bindings, RateLimitCheck, RateLimitDecision};
+use team_chat_durable_objects::protocol::{bindings, RateLimitCheck, RateLimitDecision, RateLimitRefund};
 use worker::{Env, Method, Request, RequestInit};
 
 use crate::error::{ApiError, ApiResult};
@@ -62,15 +62,27 @@ impl Bucket<'_> {
 /// rule is off. Refusal is the caller's decision ([`refuse_over_limit`]).
 pub async fn check(env: &Env, bucket: &Bucket<'_>, count: bool) -> ApiResult<Option<RateLimitDecision>> {
     let Some(rule) = bucket.rule(env) else { return Ok(None) };
+    let check = RateLimitCheck { limit: rule.limit, window_secs: rule.window_secs, count };
+    let mut resp = command(env, bucket, "check", &serde_json::to_string(&check)?).await?;
+    Ok(Some(resp.json().await?))
+}
+
+/// Takes back the count `decision` made in `bucket`, if it made one.
+pub async fn refund(env: &Env, bucket: &Bucket<'_>, decision: Option<&RateLimitDecision>) -> ApiResult<()> {
+    let Some(counted_at_ms) = decision.and_then(|d| d.counted_at_ms) else { return Ok(()) };
+    command(env, bucket, "refund", &serde_json::to_string(&RateLimitRefund { counted_at_ms })?).await?;
+    Ok(())
+}
+
+async fn command(env: &Env, bucket: &Bucket<'_>, name: &str, body: &str) -> ApiResult<worker::Response> {
     let stub = env.durable_object(bindings::RATE_LIMITER)?.id_from_name(&bucket.name())?.get_stub()?;
-    let body = serde_json::to_string(&RateLimitCheck { limit: rule.limit, window_secs: rule.window_secs, count })?;
     let mut init = RequestInit::new();
     init.with_method(Method::Post).with_body(Some(body.into()));
-    let mut resp = stub.fetch_with_request(Request::new_with_init("https://rate-limiter/check", &init)?).await?;
+    let resp = stub.fetch_with_request(Request::new_with_init(&format!("https://rate-limiter/{name}"), &init)?).await?;
     if resp.status_code() != 200 {
         return Err(ApiError::internal(format!("RateLimiter answered {}", resp.status_code())));
     }
-    Ok(Some(resp.json().await?))
+    Ok(resp)
 }
 
 /// Zulip's `RATE_LIMIT_HIT` when the decision refused the request.

@@ -80,6 +80,24 @@ fn a_user_over_the_limit_gets_rate_limit_hit_and_others_do_not() {
 }
 
 #[test]
+fn a_key_that_stopped_authenticating_uses_up_none_of_its_former_owners_limit() {
+    with_own_server(|url| {
+        let hamlet = Client::dev("hamlet@zulip.com");
+        let old = Some((hamlet.email.as_str(), hamlet.api_key.as_str()));
+        assert_eq!(call(url, "GET", "/users/me", old, &[]).status(), 200);
+        let regenerated = call(url, "POST", "/users/me/api_key/regenerate", old, &[]);
+        assert_eq!(regenerated.header("X-RateLimit-Remaining"), Some("3"));
+        let body: serde_json::Value = serde_json::from_str(&regenerated.into_string().unwrap()).unwrap();
+        let new_key = body["api_key"].as_str().expect("the new key").to_string();
+        // The server knew whom the old key belonged to; that request is still nobody's.
+        assert_eq!(call(url, "GET", "/users/me", old, &[]).status(), 401);
+        let resp = call(url, "GET", "/users/me", Some((hamlet.email.as_str(), &new_key)), &[]);
+        assert_eq!(resp.status(), 200);
+        assert_eq!(resp.header("X-RateLimit-Remaining"), Some("2"));
+    });
+}
+
+#[test]
 fn unauthenticated_requests_are_limited_per_address() {
     with_own_server(|url| {
         // Credentials do not make an open endpoint authenticated: they count all the same.

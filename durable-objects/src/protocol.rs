@@ -289,4 +289,13 @@ pub struct RateLimitDecision {
     pub reset_ms: i64,
     /// How long (ms) a refused client should wait; 0 when allowed.
     pub retry_after_ms: i64,
+    /// When (UNIX ms) the request was counted, if it was: what a refund names.
+    pub counted_at_ms: Option<i64>,
+}
+
+/// Rate limiter `POST /refund`: takes back a count (one made for a request before its
+/// credentials were checked, which then turned out not to be that user's).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct RateLimitRefund {
+    pub counted_at_ms: i64,
 }

@@ -16,7 +16,7 @@ use std::collections::VecDeque;
 
 use worker::{durable_object, DurableObject, Env, Method, Request, Response, Result, State};
 
-use crate::protocol::{RateLimitCheck, RateLimitDecision};
+use crate::protocol::{RateLimitCheck, RateLimitDecision, RateLimitRefund};
 use crate::storage::{json_response, now_ms};
 
 #[durable_object]
@@ -35,6 +35,11 @@ impl DurableObject for RateLimiter {
             (Method::Post, "/check") => {
                 let check: RateLimitCheck = req.json().await?;
                 json_response(&self.check(&check, now_ms()), 200)
+            }
+            (Method::Post, "/refund") => {
+                let refund: RateLimitRefund = req.json().await?;
+                refund_count(&mut self.hits.borrow_mut(), refund.counted_at_ms);
+                json_response(&serde_json::json!({}), 200)
             }
             _ => Response::error("no such command", 404),
         }
@@ -57,7 +62,8 @@ fn decide(hits: &mut VecDeque<i64>, check: &RateLimitCheck, now: i64) -> RateLim
         hits.pop_front();
     }
     let allowed = (hits.len() as u32) < check.limit;
-    if allowed && check.count {
+    let counted = allowed && check.count;
+    if counted {
         hits.push_back(now);
     }
     // The window frees a place when its oldest counted request leaves it.
@@ -68,6 +74,14 @@ fn decide(hits: &mut VecDeque<i64>, check: &RateLimitCheck, now: i64) -> RateLim
         remaining: check.limit.saturating_sub(hits.len() as u32),
         reset_ms,
         retry_after_ms: if allowed { 0 } else { (reset_ms - now).max(0) },
+        counted_at_ms: counted.then_some(now),
+    }
+}
+
+/// Frees the place a counted request took (one of the requests counted at that time).
+fn refund_count(hits: &mut VecDeque<i64>, counted_at_ms: i64) {
+    if let Some(at) = hits.iter().rposition(|&t| t == counted_at_ms) {
+        hits.remove(at);
     }
 }
 
@@ -91,6 +105,18 @@ mod tests {
         assert_eq!(third.retry_after_ms, 58_000);
         assert_eq!(third.reset_ms, 61_000);
         assert!(decide(&mut hits, &check(2, true), 61_000).allowed, "the first request left the window");
+    }
+
+    #[test]
+    fn a_refund_frees_the_place_its_request_took() {
+        let mut hits = VecDeque::new();
+        let first = decide(&mut hits, &check(1, true), 1_000);
+        assert_eq!(first.counted_at_ms, Some(1_000));
+        assert!(!decide(&mut hits, &check(1, true), 2_000).allowed);
+        refund_count(&mut hits, 1_000);
+        assert!(decide(&mut hits, &check(1, true), 3_000).allowed, "the refunded place is free again");
+        refund_count(&mut hits, 9_999);
+        assert_eq!(hits.len(), 1, "a refund of a count that is not there changes nothing");
     }
 
     #[test]
