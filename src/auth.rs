@@ -63,10 +63,14 @@ pub fn check_authentication(results: &BatchResults, pending: PendingAuthenticati
     let rows = results.first(pending.realm).and_then(|realm| Ok((realm, results.first(pending.user)?)));
     match rows {
         Ok((realm, user)) => {
+            // A key that belongs to nobody now is forgotten; one presented with another
+            // user's email still belongs to its owner.
+            let key_has_owner = user.is_some();
             let checked = check_credentials(realm.as_ref(), user, &pending.email);
             match &checked {
                 Ok(user) => remember_key_owner(&pending.key_hash, user),
-                Err(_) => forget_key_owner(&pending.key_hash),
+                Err(_) if !key_has_owner => forget_key_owner(&pending.key_hash),
+                Err(_) => {}
             }
             (realm, checked)
         }

@@ -80,6 +80,17 @@ fn one_message_is_not_shown_to_a_request_whose_authentication_fails() {
 }
 
 #[test]
+fn a_key_presented_with_another_users_email_still_folds_its_owners_next_request() {
+    let hamlet = Client::dev("hamlet@zulip.com");
+    let name = channel_with(&hamlet, &[], 1);
+    let path = format!("/messages/{}", send_to_channel(&hamlet, &name, "t", "mine"));
+    hamlet.get(&path, &[]).success();
+    let mismatched = Client { email: "cordelia@zulip.com".into(), ..hamlet.clone() };
+    mismatched.get(&path, &[]).error(401, "UNAUTHORIZED", "Invalid API key");
+    assert_eq!(round_trips(hamlet.get(&path, &[])), 1);
+}
+
+#[test]
 fn get_a_channel_window_costs_one_round_trip_with_authentication_folded_in() {
     let hamlet = Client::dev("hamlet@zulip.com");
     let name = channel_with(&hamlet, &[], 3);
