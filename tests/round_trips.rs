@@ -165,6 +165,19 @@ fn sending_a_direct_message_costs_one_read_with_authentication_and_one_write() {
 }
 
 #[test]
+fn a_presence_ping_costs_authentication_one_read_and_one_batch() {
+    let user = accounts::new_user("trips");
+    user.get("/users/me", &[]).success();
+    // The first ping: stored, sent to the organization, and answered with its presence.
+    let first = user.post("/users/me/presence", &[("status", "active"), ("slim_presence", "true")]);
+    assert!(first.body["presences"][user.user_id.to_string()].is_object(), "{:?}", first.body);
+    assert_eq!(round_trips(first), 3);
+    // A repeat within the minute stores nothing and still answers.
+    assert_eq!(round_trips(user.post("/users/me/presence", &[("status", "active")])), 3);
+    assert_eq!(round_trips(user.post("/users/me/presence", &[("status", "active"), ("ping_only", "true")])), 2);
+}
+
+#[test]
 fn registering_for_the_full_state_costs_auth_and_one_batch() {
     let hamlet = Client::dev("hamlet@zulip.com");
     hamlet.post("/register", &[]).success();

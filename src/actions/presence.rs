@@ -2,30 +2,64 @@
 //! worth storing is only read, and only news (a user appearing or becoming active) is sent
 //! as a `presence` event.
 
-use serde_json::json;
+use serde_json::{json, Value};
 use worker::{D1Database, Env};
 
-use crate::actions::notify_realm;
+use crate::actions::notify_users;
+use crate::db::batch::Batch;
 use crate::db::presence::{self, PresenceRow};
-use crate::db::users::UserRow;
-use crate::domain::presence::{after_ping, is_news, legacy_client_dict, times};
+use crate::db::users::{self, ActiveId, UserRow};
+use crate::domain::presence::{after_ping, is_news, legacy_client_dict, times, RealmPresenceReads};
 use crate::error::ApiResult;
 use crate::event_types::Event;
 
-pub async fn do_update_presence(db: &D1Database, env: &Env, me: &UserRow, active: bool) -> ApiResult<()> {
+/// The organization's presence a ping asks for in its answer.
+pub struct PresenceQuery {
+    pub modern: bool,
+    pub last_update_id: Option<i64>,
+    pub days: i64,
+}
+
+/// Stores a ping and answers the organization's presence when `answer` asks for it: one
+/// read (the user's stored presence), then one batch that writes what changed and reads
+/// the answer after it, with the organization's users when the ping is news for them.
+pub async fn do_update_presence(
+    db: &D1Database,
+    env: &Env,
+    me: &UserRow,
+    active: bool,
+    answer: Option<PresenceQuery>,
+) -> ApiResult<Option<Value>> {
     let now = crate::db::now();
     let prev: Option<PresenceRow> = crate::db::first(presence::for_user_stmt(db, me.id)?).await?;
     let prev = prev.as_ref().map(times);
-    let Some(next) = after_ping(prev, active, now) else { return Ok(()) };
-    crate::db::run(presence::upsert_stmt(db, me.realm_id, me.id, next.active, next.connected)?).await?;
-    if is_news(prev, active, now) {
+    let next = after_ping(prev, active, now);
+    let news = next.is_some() && is_news(prev, active, now);
+    let mut batch = Batch::new();
+    if let Some(next) = next {
+        batch.add::<Value>(presence::upsert_stmt(db, me.realm_id, me.id, next.active, next.connected)?);
+    }
+    let recipients = if news { Some(batch.add::<ActiveId>(users::active_ids_stmt(db, me.realm_id)?)) } else { None };
+    let presence = match &answer {
+        Some(q) => Some(RealmPresenceReads::add(&mut batch, db, me.realm_id, q.last_update_id, q.days)?),
+        None => None,
+    };
+    if batch.is_empty() {
+        return Ok(None);
+    }
+    let results = batch.run(db).await?;
+    if let (Some(next), Some(recipients)) = (next, recipients) {
+        let ids: Vec<i64> = results.rows(recipients)?.into_iter().map(|r| r.id).collect();
         let event = Event::Presence {
             user_id: me.id,
             email: me.email.clone(),
             server_timestamp: worker::Date::now().as_millis() as f64 / 1000.0,
             presence: json!({ "website": legacy_client_dict(next) }),
         };
-        notify_realm(db, env, me.realm_id, &event).await?;
+        notify_users(env, me.realm_id, &ids, &event).await;
     }
-    Ok(())
+    match (presence, answer) {
+        (Some(reads), Some(q)) => Ok(Some(reads.take(&results, q.modern, q.last_update_id)?)),
+        _ => Ok(None),
+    }
 }

@@ -2,7 +2,7 @@
 
 use serde_json::json;
 
-use crate::actions::presence::do_update_presence;
+use crate::actions::presence::{do_update_presence, PresenceQuery};
 use crate::context::RequestContext;
 use crate::domain::presence::{realm_presence, user_presence, PRESENCE_HISTORY_LIMIT_DAYS};
 use crate::domain::users::access_user;
@@ -34,11 +34,9 @@ pub async fn update_presence(ctx: &RequestContext) -> ApiResult<Reply> {
     if me.is_bot() {
         return Err(ApiError::bad_request("Presence is not supported for bot users."));
     }
-    do_update_presence(&ctx.db, &ctx.env, &me, active).await?;
-    if ping_only {
-        return Ok(Reply::json(json!({})));
-    }
-    Ok(Reply::json(realm_presence(&ctx.db, me.realm_id, slim_presence || last_update_id.is_some(), last_update_id, days).await?))
+    let answer = (!ping_only).then_some(PresenceQuery { modern: slim_presence || last_update_id.is_some(), last_update_id, days });
+    let presence = do_update_presence(&ctx.db, &ctx.env, &me, active, answer).await?;
+    Ok(Reply::json(presence.unwrap_or_else(|| json!({}))))
 }
 
 /// # `GET /users/{user_id_or_email}/presence`

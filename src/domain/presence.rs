@@ -4,7 +4,7 @@
 use serde_json::{json, Value};
 use worker::D1Database;
 
-use crate::db::batch::Batch;
+use crate::db::batch::{Batch, BatchResults, Slot};
 use crate::db::presence::{self, MaxUpdateRow, PresenceRow};
 use crate::error::ApiResult;
 
@@ -81,24 +81,44 @@ pub fn presences_dict(rows: &[PresenceRow], modern: bool) -> Value {
 /// `presences`, `server_timestamp` and `presence_last_update_id` of the organization: only
 /// changes after `last_update_id` when given, none older than `days`. One batch.
 pub async fn realm_presence(db: &D1Database, realm_id: i64, modern: bool, last_update_id: Option<i64>, days: i64) -> ApiResult<Value> {
-    let since = crate::db::now() - days * 86_400;
     let mut batch = Batch::new();
-    let rows = batch.add::<PresenceRow>(presence::in_realm_stmt(db, realm_id, last_update_id.unwrap_or(-1), since)?);
-    let max = batch.add::<MaxUpdateRow>(presence::max_update_id_stmt(db, realm_id)?);
-    let results = batch.run(db).await?;
-    let rows = results.rows(rows)?;
-    let newest = results.first(max)?.and_then(|m| m.max_id);
-    let last = match (newest, last_update_id) {
-        (Some(n), Some(client)) => n.max(client),
-        (Some(n), None) => n,
-        (None, Some(client)) => client,
-        (None, None) => -1,
-    };
-    Ok(json!({
-        "presences": presences_dict(&rows, modern),
-        "server_timestamp": worker::Date::now().as_millis() as f64 / 1000.0,
-        "presence_last_update_id": last,
-    }))
+    let reads = RealmPresenceReads::add(&mut batch, db, realm_id, last_update_id, days)?;
+    reads.take(&batch.run(db).await?, modern, last_update_id)
+}
+
+/// Where the organization's presence sits in a batch (its rows changed after
+/// `last_update_id` within `days`, and the newest update id), so a ping can read it in the
+/// batch that stores the ping.
+pub struct RealmPresenceReads {
+    rows: Slot<PresenceRow>,
+    max: Slot<MaxUpdateRow>,
+}
+
+impl RealmPresenceReads {
+    pub fn add(batch: &mut Batch, db: &D1Database, realm_id: i64, last_update_id: Option<i64>, days: i64) -> ApiResult<Self> {
+        let since = crate::db::now() - days * 86_400;
+        Ok(RealmPresenceReads {
+            rows: batch.add(presence::in_realm_stmt(db, realm_id, last_update_id.unwrap_or(-1), since)?),
+            max: batch.add(presence::max_update_id_stmt(db, realm_id)?),
+        })
+    }
+
+    /// The answer's `presences`, `server_timestamp` and `presence_last_update_id`.
+    pub fn take(self, results: &BatchResults, modern: bool, last_update_id: Option<i64>) -> ApiResult<Value> {
+        let rows = results.rows(self.rows)?;
+        let newest = results.first(self.max)?.and_then(|m| m.max_id);
+        let last = match (newest, last_update_id) {
+            (Some(n), Some(client)) => n.max(client),
+            (Some(n), None) => n,
+            (None, Some(client)) => client,
+            (None, None) => -1,
+        };
+        Ok(json!({
+            "presences": presences_dict(&rows, modern),
+            "server_timestamp": worker::Date::now().as_millis() as f64 / 1000.0,
+            "presence_last_update_id": last,
+        }))
+    }
 }
 
 /// One user's presence as `GET /users/{user}/presence` shows it (`aggregated` and
