@@ -178,6 +178,16 @@ fn a_presence_ping_costs_authentication_one_read_and_one_batch() {
 }
 
 #[test]
+fn a_reaction_costs_authentication_one_read_and_one_batch() {
+    let hamlet = Client::dev("hamlet@zulip.com");
+    let name = channel_with(&hamlet, &[], 1);
+    let path = format!("/messages/{}/reactions", send_to_channel(&hamlet, &name, "t", "react"));
+    hamlet.get("/users/me", &[]).success();
+    assert_eq!(round_trips(hamlet.post(&path, &[("emoji_name", "smile")])), 3);
+    assert_eq!(round_trips(hamlet.delete(&path, &[("emoji_name", "smile")])), 3);
+}
+
+#[test]
 fn registering_for_the_full_state_costs_auth_and_one_batch() {
     let hamlet = Client::dev("hamlet@zulip.com");
     hamlet.post("/register", &[]).success();

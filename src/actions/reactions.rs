@@ -1,7 +1,7 @@
 //! Adding and removing emoji reactions, with their events.
 
 use serde::Deserialize;
-use serde_json::json;
+use serde_json::{json, Value};
 use worker::{D1Database, Env};
 
 use crate::db::batch::Batch;
@@ -10,7 +10,7 @@ use crate::db::realm_emoji::{self, RealmEmojiRow};
 use crate::db::users::UserRow;
 use crate::domain::ids::MessageId;
 use crate::domain::message_flags::NO_ROW;
-use crate::domain::messages::AccessedMessage;
+use crate::domain::messages::{accessed_from, AccessedMessage};
 use crate::domain::reactions::{check_emoji_request, emoji_from_request};
 use crate::error::{ApiError, ApiResult};
 use crate::event_types::ReactionEvent;
@@ -23,14 +23,14 @@ struct UserIdRow {
     user_id: i64,
 }
 
-/// The users who see the message's reactions change: those with a row for it.
-async fn audience(db: &D1Database, message_id: i64, actor: i64) -> ApiResult<Vec<EventUser>> {
-    let rows: Vec<UserIdRow> = crate::db::all(crate::db::user_messages::holder_ids_stmt(db, message_id)?).await?;
+/// The users who see the message's reactions change: those with a row for it (read in the
+/// batch that changes the reaction), and the actor.
+fn audience(rows: Vec<UserIdRow>, actor: i64) -> Vec<EventUser> {
     let mut ids: Vec<i64> = rows.into_iter().map(|r| r.user_id).collect();
     if !ids.contains(&actor) {
         ids.push(actor);
     }
-    Ok(ids.into_iter().map(EventUser::plain).collect())
+    ids.into_iter().map(EventUser::plain).collect()
 }
 
 fn reaction_event(op: &'static str, me: &UserRow, message_id: i64, emoji: &Emoji) -> Event {
@@ -48,52 +48,56 @@ fn reaction_event(op: &'static str, me: &UserRow, message_id: i64, emoji: &Emoji
 /// Zulip's `check_add_reaction`: a missing code or type comes from the name. Reacting with
 /// an emoji someone already reacted with joins that reaction (its name wins, and it may be
 /// a since deactivated custom emoji); any other emoji must pass `check_emoji_request`.
+/// One read batch (the message's access, the named custom emoji, the message's reactions)
+/// and one write batch.
 pub async fn check_add_reaction(
     db: &D1Database,
     env: &Env,
     me: &UserRow,
-    accessed: &AccessedMessage,
+    message_id: MessageId,
     name: String,
     code: Option<String>,
     reaction_type: Option<String>,
 ) -> ApiResult<()> {
     let mut batch = Batch::new();
+    let access = batch.add::<Value>(crate::db::messages::access_stmt(db, message_id.0, me.realm_id, me.id)?);
     let custom_id = code.as_deref().and_then(crate::params::parse_int);
     let custom = batch.add::<RealmEmojiRow>(realm_emoji::for_reaction_stmt(db, me.realm_id, &name, custom_id)?);
-    let existing = batch.add::<ReactionEmojiRow>(reactions::emoji_on_message_stmt(db, accessed.message.id)?);
+    let existing = batch.add::<ReactionEmojiRow>(reactions::emoji_on_message_stmt(db, message_id.0)?);
     let results = batch.run(db).await?;
+    let accessed = accessed_from(me, results.first(access)?)?;
     let custom = results.rows(custom)?;
     let mut emoji = emoji_from_request(name, code, reaction_type, &custom)?;
     match results.rows(existing)?.into_iter().find(|r| r.emoji_code == emoji.code && r.reaction_type == emoji.reaction_type) {
         Some(joined) => emoji.name = joined.emoji_name,
         None => check_emoji_request(&emoji, &custom)?,
     }
-    do_add_reaction(db, env, me, accessed, &emoji).await
+    do_add_reaction(db, env, me, &accessed, &emoji).await
 }
 
 /// Adds the reaction ("Reaction already exists." if the user has it). A user reacting to a
 /// channel message it did not receive gets a historical row, as in Zulip.
 pub async fn do_add_reaction(db: &D1Database, env: &Env, me: &UserRow, accessed: &AccessedMessage, emoji: &Emoji) -> ApiResult<()> {
     let message_id = accessed.message.id;
-    let mut writes = Vec::new();
+    let mut batch = Batch::new();
     if accessed.user_flags.is_none() {
-        writes.push(crate::db::user_messages::insert_historical_stmt(db, me.id, message_id, NO_ROW)?);
+        batch.add::<Value>(crate::db::user_messages::insert_historical_stmt(db, me.id, message_id, NO_ROW)?);
     }
-    writes.push(reactions::insert_stmt(db, message_id, me.id, &emoji.name, &emoji.code, &emoji.reaction_type)?);
-    if let Err(err) = crate::db::run_batch(db, writes).await {
-        if err.to_string().contains("UNIQUE") {
-            return Err(ApiError::bad_request("Reaction already exists."));
-        }
-        return Err(err.into());
-    }
+    batch.add::<Value>(reactions::insert_stmt(db, message_id, me.id, &emoji.name, &emoji.code, &emoji.reaction_type)?);
+    let holders = batch.add::<UserIdRow>(crate::db::user_messages::holder_ids_stmt(db, message_id)?);
+    let results = match batch.run(db).await {
+        Ok(results) => results,
+        Err(err) if err.to_string().contains("UNIQUE") => return Err(ApiError::bad_request("Reaction already exists.")),
+        Err(err) => return Err(err.into()),
+    };
     let event = reaction_event("add", me, message_id, emoji);
-    let users = audience(db, message_id, me.id).await?;
-    send_event(env, me.realm_id, &event, &users).await;
+    send_event(env, me.realm_id, &event, &audience(results.rows(holders)?, me.id)).await;
     Ok(())
 }
 
 /// Without a code, the name decides the emoji and its type, as when adding: an active custom
 /// emoji, `zulip`, a unicode emoji; any other name matches the user's reaction by name.
+/// One read batch (the message's access, the named custom emoji) and one write batch.
 pub async fn check_remove_reaction(
     db: &D1Database,
     env: &Env,
@@ -103,16 +107,27 @@ pub async fn check_remove_reaction(
     code: Option<String>,
     reaction_type: Option<String>,
 ) -> ApiResult<()> {
+    let mut batch = Batch::new();
+    let access = batch.add::<Value>(crate::db::messages::access_stmt(db, message_id.0, me.realm_id, me.id)?);
+    let named = name.clone().unwrap_or_default();
+    let custom = match code {
+        Some(_) => None,
+        None => Some(batch.add::<RealmEmojiRow>(realm_emoji::active_by_name_stmt(db, me.realm_id, &named)?)),
+    };
+    let results = batch.run(db).await?;
+    accessed_from(me, results.first(access)?)?;
     let unicode = || "unicode_emoji".to_string();
-    let (code, reaction_type) = match code {
-        Some(code) => (Some(code), reaction_type.unwrap_or_else(unicode)),
-        None => {
-            let name = name.clone().unwrap_or_default();
-            let custom: Option<RealmEmojiRow> = crate::db::first(realm_emoji::active_by_name_stmt(db, me.realm_id, &name)?).await?;
-            match (custom, crate::emoji::code_for_name(&name)) {
+    let (code, reaction_type) = match (code, custom) {
+        (Some(code), _) => (Some(code), reaction_type.unwrap_or_else(unicode)),
+        (None, custom) => {
+            let custom = match custom {
+                Some(slot) => results.first(slot)?,
+                None => None,
+            };
+            match (custom, crate::emoji::code_for_name(&named)) {
                 (Some(custom), _) => (Some(custom.id.to_string()), reaction_type.unwrap_or_else(|| "realm_emoji".into())),
                 (None, Some(code)) => (Some(code.to_string()), reaction_type.unwrap_or_else(unicode)),
-                (None, None) if name == "zulip" => (Some("zulip".into()), "zulip_extra_emoji".into()),
+                (None, None) if named == "zulip" => (Some("zulip".into()), "zulip_extra_emoji".into()),
                 (None, None) => (None, reaction_type.unwrap_or_else(unicode)),
             }
         }
@@ -139,11 +154,13 @@ pub async fn do_remove_reaction(
     reaction_type: &str,
 ) -> ApiResult<()> {
     let message_id = message_id.0;
-    let deleted: Option<ReactionKey> = crate::db::first(reactions::delete_stmt(db, message_id, me.id, reaction_type, code, name)?).await?;
-    let Some(key) = deleted else { return Err(ApiError::bad_request("Reaction doesn't exist.")) };
+    let mut batch = Batch::new();
+    let deleted = batch.add::<ReactionKey>(reactions::delete_stmt(db, message_id, me.id, reaction_type, code, name)?);
+    let holders = batch.add::<UserIdRow>(crate::db::user_messages::holder_ids_stmt(db, message_id)?);
+    let results = batch.run(db).await?;
+    let Some(key) = results.first(deleted)? else { return Err(ApiError::bad_request("Reaction doesn't exist.")) };
     let emoji = Emoji { name: key.emoji_name, code: key.emoji_code, reaction_type: key.reaction_type };
     let event = reaction_event("remove", me, message_id, &emoji);
-    let users = audience(db, message_id, me.id).await?;
-    send_event(env, me.realm_id, &event, &users).await;
+    send_event(env, me.realm_id, &event, &audience(results.rows(holders)?, me.id)).await;
     Ok(())
 }

@@ -3,7 +3,7 @@
 use crate::actions::reactions::{check_add_reaction, check_remove_reaction};
 use crate::context::RequestContext;
 use crate::domain::ids::MessageId;
-use crate::domain::messages::{access_message, invalid_message};
+use crate::domain::messages::invalid_message;
 use crate::error::{ApiError, ApiResult};
 use crate::params::parse_int;
 use crate::response::Reply;
@@ -28,8 +28,7 @@ pub async fn add_reaction(ctx: &RequestContext, id: &str) -> ApiResult<Reply> {
     let code = ctx.params.str("emoji_code")?;
     let reaction_type = reaction_type(ctx)?;
     let message_id = parse_int(id).ok_or_else(invalid_message)?;
-    let accessed = access_message(&ctx.db, &me, message_id).await?;
-    check_add_reaction(&ctx.db, &ctx.env, &me, &accessed, name, code, reaction_type).await?;
+    check_add_reaction(&ctx.db, &ctx.env, &me, MessageId(message_id), name, code, reaction_type).await?;
     Ok(Reply::ok())
 }
 
@@ -46,7 +45,6 @@ pub async fn remove_reaction(ctx: &RequestContext, id: &str) -> ApiResult<Reply>
         return Err(ApiError::bad_request("At least one of the following arguments must be present: emoji_name, emoji_code"));
     }
     let message_id = parse_int(id).ok_or_else(invalid_message)?;
-    access_message(&ctx.db, &me, message_id).await?;
     check_remove_reaction(&ctx.db, &ctx.env, &me, MessageId(message_id), name, code, reaction_type).await?;
     Ok(Reply::ok())
 }
