@@ -188,6 +188,18 @@ fn a_reaction_costs_authentication_one_read_and_one_batch() {
 }
 
 #[test]
+fn a_read_behind_an_access_check_costs_one_round_trip_after_authentication() {
+    let hamlet = Client::dev("hamlet@zulip.com");
+    let name = channel_with(&hamlet, &[], 1);
+    let id = send_to_channel(&hamlet, &name, "t", "history");
+    let channel_id = hamlet.get("/get_stream_id", &[("stream", name.as_str())]).success()["stream_id"].as_i64().unwrap();
+    hamlet.get("/users/me", &[]).success();
+    assert_eq!(round_trips(hamlet.get(&format!("/streams/{channel_id}/members"), &[])), 2);
+    assert_eq!(round_trips(hamlet.get(&format!("/users/{}/status", user_id("othello@zulip.com")), &[])), 2);
+    assert_eq!(round_trips(hamlet.get(&format!("/messages/{id}/history"), &[])), 2);
+}
+
+#[test]
 fn registering_for_the_full_state_costs_auth_and_one_batch() {
     let hamlet = Client::dev("hamlet@zulip.com");
     hamlet.post("/register", &[]).success();

@@ -7,7 +7,6 @@ use crate::context::RequestContext;
 use crate::domain::ids::MessageId;
 use crate::domain::message_edit::{EditParams, PropagateMode};
 use crate::domain::messages::access_message;
-use crate::domain::realm_settings::realm_settings;
 use crate::error::{ApiError, ApiResult};
 use crate::params::parse_int;
 use crate::response::Reply;
@@ -56,7 +55,8 @@ pub async fn get_message_history(ctx: &RequestContext, raw_id: &str) -> ApiResul
     let user = ctx.user().await?;
     let id = message_id(raw_id)?;
     let allow_empty_topic_name = ctx.params.bool_or("allow_empty_topic_name", false)?;
-    let settings = realm_settings(&ctx.db, user.realm_id).await?;
+    let state = ctx.realm_state(user.realm_id).await?;
+    let settings = &state.settings;
     let policy = settings.message_edit_history_visibility_policy.as_str();
     if policy == "none" {
         return Err(ApiError::bad_request("Message edit history is disabled in this organization"));

@@ -5,8 +5,7 @@ use serde_json::json;
 use crate::actions::user_status::{check_status_emoji, do_update_user_status};
 use crate::context::RequestContext;
 use crate::db::user_status::StatusChange;
-use crate::domain::user_status::{clean_status_text, status_of};
-use crate::domain::users::access_user;
+use crate::domain::user_status::{clean_status_text, status_of_user_in};
 use crate::error::{ApiError, ApiResult};
 use crate::response::Reply;
 
@@ -52,9 +51,6 @@ pub async fn update_user_status(ctx: &RequestContext) -> ApiResult<Reply> {
 /// "No such user".
 pub async fn get_user_status(ctx: &RequestContext, user: &str) -> ApiResult<Reply> {
     let me = ctx.user().await?;
-    if crate::params::parse_int(user).is_none() {
-        return Err(ApiError::bad_request("No such user"));
-    }
-    let user = access_user(&ctx.db, me.realm_id, user).await?;
-    Ok(Reply::json(json!({ "status": status_of(&ctx.db, user.id).await? })))
+    let Some(user_id) = crate::params::parse_int(user) else { return Err(ApiError::bad_request("No such user")) };
+    Ok(Reply::json(json!({ "status": status_of_user_in(&ctx.db, me.realm_id, user_id).await? })))
 }

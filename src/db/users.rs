@@ -91,7 +91,12 @@ pub fn by_api_key_stmt(db: &D1Database, realm_string_id: &str, key_hash: &str) -
 }
 
 pub async fn by_id(db: &D1Database, realm_id: i64, user_id: i64) -> Result<Option<UserRow>> {
-    super::first(query!(db, &format!("SELECT {COLUMNS} FROM users u WHERE u.realm_id = ?1 AND u.id = ?2"), realm_id, user_id)?).await
+    super::first(by_id_stmt(db, realm_id, user_id)?).await
+}
+
+/// A user of the organization by id, for a batch.
+pub fn by_id_stmt(db: &D1Database, realm_id: i64, user_id: i64) -> Result<D1PreparedStatement> {
+    query!(db, &format!("SELECT {COLUMNS} FROM users u WHERE u.realm_id = ?1 AND u.id = ?2"), realm_id, user_id)
 }
 
 /// A user by login email: the API email or the real address, case-insensitively.

@@ -286,16 +286,19 @@ pub async fn channel_id_by_name(db: &D1Database, user: &UserRow, name: &str) -> 
 }
 
 /// The ids of the active subscribers of a channel the user can see; a private channel only
-/// for its subscribers and administrators ("Invalid channel ID" otherwise). Two round trips.
+/// for its subscribers and administrators ("Invalid channel ID" otherwise). One batch.
 pub async fn channel_subscribers(db: &D1Database, user: &UserRow, id: &str) -> ApiResult<Vec<i64>> {
-    let (channel, _) = channel_by_id(db, user, id).await?;
-    let channel = access_channel(user, channel)?;
+    let channel_id = parse_int(id).ok_or_else(|| ApiError::bad_request("Invalid channel ID"))?;
+    // The subscribers are read with the channel and shown only if the rule allows.
+    let mut batch = Batch::new();
+    let channel = batch.add::<ChannelViewRow>(subscriptions::by_id_for_user_stmt(db, user.realm_id, user.id, channel_id)?);
+    let subscribers = batch.add::<SubscriberRow>(subscriptions::subscribers_stmt(db, user.realm_id, &format!("[{channel_id}]"))?);
+    let results = batch.run(db).await?;
+    let channel = access_channel(user, results.first(channel)?)?;
     if channel.is_private() && !channel.subscribed() && !user.is_realm_admin() {
         return Err(ApiError::bad_request("Invalid channel ID"));
     }
-    let rows: Vec<SubscriberRow> =
-        crate::db::all(subscriptions::subscribers_stmt(db, user.realm_id, &format!("[{}]", channel.id))?).await?;
-    Ok(rows.into_iter().map(|r| r.user_id).collect())
+    Ok(results.rows(subscribers)?.into_iter().map(|r| r.user_id).collect())
 }
 
 /// The topics of a channel whose content the user can access, most recent first, each with

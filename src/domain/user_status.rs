@@ -4,7 +4,9 @@ use serde_json::{json, Map, Value};
 
 use worker::D1Database;
 
+use crate::db::batch::Batch;
 use crate::db::user_status::{self, UserStatusRow};
+use crate::db::users::{self, UserRow};
 use crate::error::{ApiError, ApiResult};
 
 /// Zulip's limit on `status_text`.
@@ -37,10 +39,17 @@ pub fn clean_status_text(text: &str) -> ApiResult<String> {
     Ok(text.to_string())
 }
 
-/// A user's status as the API shows it (`{}` for none). One round trip.
-pub async fn status_of(db: &D1Database, user_id: i64) -> ApiResult<Value> {
-    let row: Option<UserStatusRow> = crate::db::first(user_status::for_user_stmt(db, user_id)?).await?;
-    Ok(row.as_ref().map(status_dict).unwrap_or_else(|| json!({})))
+/// The status of the organization's user `user_id` ("No such user" when it has none), the
+/// user and the status read in one batch.
+pub async fn status_of_user_in(db: &D1Database, realm_id: i64, user_id: i64) -> ApiResult<Value> {
+    let mut batch = Batch::new();
+    let user = batch.add::<UserRow>(users::by_id_stmt(db, realm_id, user_id)?);
+    let status = batch.add::<UserStatusRow>(user_status::for_user_stmt(db, user_id)?);
+    let results = batch.run(db).await?;
+    if results.first(user)?.is_none() {
+        return Err(ApiError::bad_request("No such user"));
+    }
+    Ok(results.first(status)?.as_ref().map(status_dict).unwrap_or_else(|| json!({})))
 }
 
 #[cfg(test)]
