@@ -200,6 +200,21 @@ fn a_read_behind_an_access_check_costs_one_round_trip_after_authentication() {
 }
 
 #[test]
+fn subscribing_and_marking_a_topic_read_cost_authentication_one_read_and_one_batch() {
+    let hamlet = Client::dev("hamlet@zulip.com");
+    let name = unique("trips");
+    hamlet.get("/users/me", &[]).success();
+    let subscriptions = format!(r#"[{{"name": "{name}"}}]"#);
+    // Creating the channel, subscribing and reading what the events need: one batch.
+    let created = hamlet.post("/users/me/subscriptions", &[("subscriptions", subscriptions.as_str())]);
+    assert_eq!(round_trips(created), 3);
+    send_to_channel(&hamlet, &name, "t", "to read");
+    let channel_id = hamlet.get("/get_stream_id", &[("stream", name.as_str())]).success()["stream_id"].as_i64().unwrap();
+    let read = hamlet.post("/mark_topic_as_read", &[("stream_id", channel_id.to_string().as_str()), ("topic_name", "t")]);
+    assert_eq!(round_trips(read), 3);
+}
+
+#[test]
 fn registering_for_the_full_state_costs_auth_and_one_batch() {
     let hamlet = Client::dev("hamlet@zulip.com");
     hamlet.post("/register", &[]).success();

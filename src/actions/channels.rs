@@ -6,9 +6,9 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 use worker::{D1Database, Env};
 
-use crate::db::batch::Batch;
+use crate::db::batch::{Batch, BatchResults, Slot};
 use crate::db::channel_folders::{self, ChannelFolderRow};
-use crate::db::subscriptions::{self, ActiveUserRow, ChannelViewRow, SubscriberRow};
+use crate::db::subscriptions::{self, ActiveUserRow, ChannelViewRow, SubscriberRow, SystemGroupRow};
 use crate::db::users::{self, UserRow};
 use crate::db::{self};
 use crate::domain::channel_folders::invalid_folder_id;
@@ -166,11 +166,15 @@ pub async fn check_subscribe(db: &D1Database, env: &Env, me: &UserRow, req: &Sub
         }
     }
     if !writes.is_empty() {
-        crate::db::run_batch(db, writes).await?;
-    }
-    if !added.is_empty() {
+        // The events' reads run after the writes, in their batch.
+        let mut batch = Batch::new();
+        for write in writes {
+            batch.add::<Value>(write);
+        }
+        let after = SubscribedReads::add(&mut batch, db, realm_id, me.id, &authorized)?;
+        let results = batch.run(db).await?;
         let created: HashSet<String> = to_create.iter().map(|(n, _)| n.to_lowercase()).collect();
-        emit_subscription_added(db, env, me, &authorized, &added, &created).await?;
+        emit_subscription_added(env, me, after.take(&results)?, &added, &created).await;
     }
     let mut body = json!({ "subscribed": subscribed, "already_subscribed": already_subscribed });
     if !req.authorization_errors_fatal {
@@ -179,32 +183,49 @@ pub async fn check_subscribe(db: &D1Database, env: &Env, me: &UserRow, req: &Sub
     Ok(body)
 }
 
+/// What the events after subscribing read, after the subscribing writes in their batch:
+/// the channels as the caller sees them, the system groups, the organization's active
+/// users and the channels' subscribers.
+struct SubscribedReads {
+    channels: Slot<ChannelViewRow>,
+    groups: Slot<SystemGroupRow>,
+    everyone: Slot<ActiveUserRow>,
+    subscribers: Slot<SubscriberRow>,
+}
+
+struct Subscribed {
+    channels: Vec<ChannelViewRow>,
+    groups: SystemGroups,
+    everyone: Vec<i64>,
+    subscribers: Vec<SubscriberRow>,
+}
+
+impl SubscribedReads {
+    fn add(batch: &mut Batch, db: &D1Database, realm_id: i64, me: i64, names: &[String]) -> ApiResult<Self> {
+        let names = serde_json::to_string(names)?;
+        Ok(SubscribedReads {
+            channels: batch.add(subscriptions::by_names_for_user_stmt(db, realm_id, me, &names)?),
+            groups: batch.add(subscriptions::system_groups_stmt(db, realm_id)?),
+            everyone: batch.add(subscriptions::active_user_ids_stmt(db, realm_id)?),
+            subscribers: batch.add(subscriptions::subscribers_by_names_stmt(db, realm_id, &names)?),
+        })
+    }
+
+    fn take(self, results: &BatchResults) -> ApiResult<Subscribed> {
+        Ok(Subscribed {
+            channels: results.rows(self.channels)?,
+            groups: SystemGroups::new(results.rows(self.groups)?),
+            everyone: results.rows(self.everyone)?.into_iter().map(|r| r.id).collect(),
+            subscribers: results.rows(self.subscribers)?,
+        })
+    }
+}
+
 /// Events after subscribing: `stream`/`create` for new channels, `subscription`/`add` to each
 /// new subscriber, `subscription`/`peer_add` to those who can see the channel.
-async fn emit_subscription_added(
-    db: &D1Database,
-    env: &Env,
-    me: &UserRow,
-    names: &[String],
-    added: &[(i64, String)],
-    created: &HashSet<String>,
-) -> ApiResult<()> {
+async fn emit_subscription_added(env: &Env, me: &UserRow, read: Subscribed, added: &[(i64, String)], created: &HashSet<String>) {
     let realm_id = me.realm_id;
-    let results = crate::db::run_batch(
-        db,
-        vec![
-            subscriptions::by_names_for_user_stmt(db, realm_id, me.id, &serde_json::to_string(names)?)?,
-            subscriptions::system_groups_stmt(db, realm_id)?,
-            subscriptions::active_user_ids_stmt(db, realm_id)?,
-        ],
-    )
-    .await?;
-    let channels: Vec<ChannelViewRow> = results[0].results()?;
-    let groups = SystemGroups::new(results[1].results()?);
-    let everyone: Vec<i64> = results[2].results::<ActiveUserRow>()?.into_iter().map(|r| r.id).collect();
-    let channel_ids: Vec<i64> = channels.iter().map(|c| c.id).collect();
-    let subscribers: Vec<SubscriberRow> =
-        db::all(subscriptions::subscribers_stmt(db, realm_id, &serde_json::to_string(&channel_ids)?)?).await?;
+    let Subscribed { channels, groups, everyone, subscribers } = read;
     let mut by_channel: HashMap<i64, Vec<i64>> = HashMap::new();
     for s in &subscribers {
         by_channel.entry(s.channel_id).or_default().push(s.user_id);
@@ -246,7 +267,6 @@ async fn emit_subscription_added(
             send_event(env, realm_id, &event, &users).await;
         }
     }
-    Ok(())
 }
 
 /// Unsubscribes the principals (default: the caller) from the named channels. Removing

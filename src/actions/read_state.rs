@@ -4,7 +4,8 @@
 use worker::{D1Database, Env};
 
 use crate::actions::notify_users;
-use crate::db::subscriptions;
+use crate::db::batch::Batch;
+use crate::db::subscriptions::{self, ChannelViewRow};
 use crate::db::user_messages::{self, MessageIdRow};
 use crate::db::users::UserRow;
 use crate::domain::channels::access_channel;
@@ -37,15 +38,21 @@ pub async fn do_mark_channel_as_read(
     channel_id: ChannelId,
     topic: Option<&str>,
 ) -> ApiResult<Vec<i64>> {
-    let channel = access_channel(me, crate::db::first(subscriptions::by_id_for_user_stmt(db, me.realm_id, me.id, channel_id.0)?).await?)?;
-    if let Some(topic) = topic.filter(|t| !t.is_empty()) {
-        let exists: Option<MessageIdRow> =
-            crate::db::first(user_messages::topic_exists_for_user_stmt(db, me.id, channel.id, topic)?).await?;
-        if exists.is_none() {
+    let topic = topic.filter(|t| !t.is_empty());
+    // The channel and whether the user has a message in the topic, in one read.
+    let mut batch = Batch::new();
+    let channel = batch.add::<ChannelViewRow>(subscriptions::by_id_for_user_stmt(db, me.realm_id, me.id, channel_id.0)?);
+    let exists = match topic {
+        Some(topic) => Some(batch.add::<MessageIdRow>(user_messages::topic_exists_for_user_stmt(db, me.id, channel_id.0, topic)?)),
+        None => None,
+    };
+    let results = batch.run(db).await?;
+    let channel = access_channel(me, results.first(channel)?)?;
+    if let (Some(topic), Some(exists)) = (topic, exists) {
+        if results.first(exists)?.is_none() {
             return Err(ApiError::bad_request(format!("No such topic '{topic}'")));
         }
     }
-    let topic = topic.filter(|t| !t.is_empty());
     let changed: Vec<MessageIdRow> = crate::db::all(user_messages::mark_channel_read_stmt(db, me.id, channel.id, topic)?).await?;
     let mut ids: Vec<i64> = changed.iter().map(|r| r.message_id).collect();
     ids.sort_unstable();

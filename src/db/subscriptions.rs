@@ -127,6 +127,20 @@ pub fn subscribers_stmt(db: &D1Database, realm_id: i64, channel_ids_json: &str) 
     )
 }
 
+/// [`subscribers_stmt`] for channels named (any case) in `names_json`, so a batch that
+/// creates channels can read their subscribers after it.
+pub fn subscribers_by_names_stmt(db: &D1Database, realm_id: i64, names_json: &str) -> Result<D1PreparedStatement> {
+    query!(
+        db,
+        "SELECT s.channel_id, s.user_id FROM subscriptions s JOIN users u ON u.id = s.user_id AND u.is_active = 1 \
+         JOIN channels c ON c.id = s.channel_id \
+         WHERE s.realm_id = ?1 AND s.active = 1 AND c.realm_id = ?1 AND lower(c.name) IN (SELECT lower(value) FROM json_each(?2)) \
+         ORDER BY s.channel_id, s.user_id",
+        realm_id,
+        names_json
+    )
+}
+
 /// A channel to create.
 pub struct NewChannel<'a> {
     pub name: &'a str,
