@@ -23,7 +23,6 @@ use crate::domain::ids::{ChannelId, MessageId, UserId};
 use crate::domain::message_edit::{self as rules, EditParams, EditPlan, EditorRights, PropagateMode, TopicMessage};
 use crate::domain::message_flags::{flag_names, READ};
 use crate::domain::messages::access_message;
-use crate::domain::realm_settings::realm_settings;
 use crate::error::{ApiError, ApiResult};
 use crate::event_types::{Event, UpdateMessageEvent};
 use crate::events::{self, EventUser};
@@ -46,7 +45,9 @@ pub async fn check_update_message(
     let db = &ctx.db;
     let accessed = access_message(db, user, message_id.0).await?;
     let message = accessed.message;
-    let settings = realm_settings(db, user.realm_id).await?;
+    // The isolate's copy, current for this request (its version came with authentication).
+    let state = ctx.realm_state(user.realm_id).await?;
+    let settings = state.settings.clone();
     let plan = rules::plan_edit(&message, &params, &settings)?;
     let now = crate::db::now();
 
