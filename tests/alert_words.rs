@@ -19,6 +19,24 @@ fn add(client: &Client, list: &[&str]) -> Value {
     body
 }
 
+/// Cordelia watching a new word, and a new channel of othello's she is subscribed to.
+struct Watched {
+    cordelia: Client,
+    othello: Client,
+    word: String,
+    channel: String,
+}
+
+fn watched(prefix: &str) -> Watched {
+    let cordelia = Client::dev("cordelia@zulip.com");
+    let othello = Client::dev("othello@zulip.com");
+    let word = unique(prefix);
+    add(&cordelia, &[&word]);
+    let channel = unique("alert-channel");
+    create_channel(&othello, &channel, &[], &[othello.user_id, cordelia.user_id]);
+    Watched { cordelia, othello, word, channel }
+}
+
 #[test]
 fn added_words_are_listed_in_order() {
     let cordelia = Client::dev("cordelia@zulip.com");
@@ -82,12 +100,7 @@ fn changes_send_the_new_list_and_register_shows_it() {
 
 #[test]
 fn a_message_with_the_word_is_flagged_for_its_owner() {
-    let cordelia = Client::dev("cordelia@zulip.com");
-    let othello = Client::dev("othello@zulip.com");
-    let w = unique("flagword");
-    add(&cordelia, &[&w]);
-    let name = unique("alert-channel");
-    create_channel(&othello, &name, &[], &[othello.user_id, cordelia.user_id]);
+    let Watched { cordelia, othello, word: w, channel: name } = watched("flagword");
     let mut queue = register(&cordelia, &[("event_types", r#"["message"]"#), ("narrow", r#"[["is", "alerted"]]"#)]);
     let plain = send_to_channel(&othello, &name, "t", &format!("{w}suffix is not the word"));
     let alerted = send_to_channel(&othello, &name, "t", &format!("About ({}), today", w.to_uppercase()));
@@ -102,12 +115,7 @@ fn a_message_with_the_word_is_flagged_for_its_owner() {
 
 #[test]
 fn a_removed_word_no_longer_flags_the_very_next_message() {
-    let cordelia = Client::dev("cordelia@zulip.com");
-    let othello = Client::dev("othello@zulip.com");
-    let w = unique("goneword");
-    add(&cordelia, &[&w]);
-    let name = unique("alert-channel");
-    create_channel(&othello, &name, &[], &[othello.user_id, cordelia.user_id]);
+    let Watched { cordelia, othello, word: w, channel: name } = watched("goneword");
     let before = send_to_channel(&othello, &name, "t", &format!("about {w}"));
     assert!(flags(&fetch(&cordelia, before)).contains(&"has_alert_word".to_string()));
     cordelia.delete("/users/me/alert_words", &[("alert_words", &json!([w]).to_string())]).success();

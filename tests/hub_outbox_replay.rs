@@ -16,9 +16,7 @@ use server_support::*;
 /// every retry stays there, and the hub's alarm hands it on later.
 #[test]
 fn an_event_its_shard_refused_through_every_retry_arrives_by_the_hubs_replay() {
-    let state = fresh_state();
-    let port = free_port();
-    std::env::set_var("TEST_SERVER_URL", format!("http://127.0.0.1:{port}"));
+    let (state, port) = own_server_address();
     // The hub tries a delivery 4 times (`protocol::ATTEMPTS`): the first event's all fail.
     let server = Server::start(&state, port, &["EVENT_QUEUE_SHARD_FAULT_FIRST:4", "EVENT_QUEUE_IDLE_TIMEOUT_SECS:600"]);
 

@@ -20,10 +20,8 @@ static SERIAL: Mutex<()> = Mutex::new(());
 
 fn with_own_server(test: impl FnOnce(&str)) {
     let _turn = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
-    let state = fresh_state();
-    let port = free_port();
+    let (state, port) = own_server_address();
     let url = format!("http://127.0.0.1:{port}");
-    std::env::set_var("TEST_SERVER_URL", &url);
     let server = Server::start(&state, port, VARS);
     test(&url);
     server.stop();

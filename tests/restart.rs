@@ -61,11 +61,8 @@ fn drain(queue: &mut Queue, expected: &HashSet<i64>) -> Vec<i64> {
 
 #[test]
 fn a_crash_during_sends_loses_no_accepted_message_and_no_event() {
-    let state = fresh_state();
-    let port = free_port();
+    let (state, port) = own_server_address();
     let url = format!("http://127.0.0.1:{port}");
-    // Every request of this test binary goes to its own server.
-    std::env::set_var("TEST_SERVER_URL", &url);
     let server = Server::start(&state, port, VARS);
 
     let hamlet = Client::dev("hamlet@zulip.com");

@@ -9,7 +9,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use common::*;
 use serde_json::{json, Value};
-use server_support::{free_port, fresh_state, Server};
+use server_support::{own_server_address, Server};
 
 /// The shared test server's queue timeouts.
 const VARS: &[&str] = &["EVENT_QUEUE_IDLE_TIMEOUT_SECS:6", "EVENT_QUEUE_HEARTBEAT_SECS:3"];
@@ -26,10 +26,7 @@ fn delivered(client: &Client, marker: &str) -> Vec<Value> {
 
 #[test]
 fn a_message_due_while_the_server_is_down_is_delivered_exactly_once_after_restart() {
-    let state = fresh_state();
-    let port = free_port();
-    // Every request of this test binary goes to its own server.
-    std::env::set_var("TEST_SERVER_URL", format!("http://127.0.0.1:{port}"));
+    let (state, port) = own_server_address();
 
     let server = Server::start(&state, port, VARS);
     let hamlet = Client::dev("hamlet@zulip.com");

@@ -14,10 +14,7 @@ use server_support::*;
 
 #[test]
 fn every_event_arrives_once_when_every_second_shard_delivery_fails() {
-    let state = fresh_state();
-    let port = free_port();
-    // Every request of this test binary goes to its own server.
-    std::env::set_var("TEST_SERVER_URL", format!("http://127.0.0.1:{port}"));
+    let (state, port) = own_server_address();
     let server = Server::start(&state, port, &["EVENT_QUEUE_SHARD_FAULT_EVERY:2", "EVENT_QUEUE_IDLE_TIMEOUT_SECS:600"]);
 
     let hamlet = Client::dev("hamlet@zulip.com");

@@ -8,7 +8,8 @@ use worker::{D1Database, Env};
 use crate::actions::notify_users;
 use crate::db::batch::Batch;
 use crate::db::presence::{self, PresenceRow};
-use crate::db::users::{self, ActiveId, UserRow};
+use crate::db::subscriptions::{self, ActiveUserRow};
+use crate::db::users::UserRow;
 use crate::domain::presence::{after_ping, is_news, legacy_client_dict, times, RealmPresenceReads};
 use crate::error::ApiResult;
 use crate::event_types::Event;
@@ -39,7 +40,7 @@ pub async fn do_update_presence(
     if let Some(next) = next {
         batch.add::<Value>(presence::upsert_stmt(db, me.realm_id, me.id, next.active, next.connected)?);
     }
-    let recipients = if news { Some(batch.add::<ActiveId>(users::active_ids_stmt(db, me.realm_id)?)) } else { None };
+    let recipients = if news { Some(batch.add::<ActiveUserRow>(subscriptions::active_user_ids_stmt(db, me.realm_id)?)) } else { None };
     let presence = match &answer {
         Some(q) => Some(RealmPresenceReads::add(&mut batch, db, me.realm_id, q.last_update_id, q.days)?),
         None => None,

@@ -116,21 +116,16 @@ pub async fn check_remove_reaction(
     };
     let results = batch.run(db).await?;
     accessed_from(me, results.first(access)?)?;
+    let custom = custom.map(|slot| results.first(slot)).transpose()?.flatten();
     let unicode = || "unicode_emoji".to_string();
-    let (code, reaction_type) = match (code, custom) {
-        (Some(code), _) => (Some(code), reaction_type.unwrap_or_else(unicode)),
-        (None, custom) => {
-            let custom = match custom {
-                Some(slot) => results.first(slot)?,
-                None => None,
-            };
-            match (custom, crate::emoji::code_for_name(&named)) {
-                (Some(custom), _) => (Some(custom.id.to_string()), reaction_type.unwrap_or_else(|| "realm_emoji".into())),
-                (None, Some(code)) => (Some(code.to_string()), reaction_type.unwrap_or_else(unicode)),
-                (None, None) if named == "zulip" => (Some("zulip".into()), "zulip_extra_emoji".into()),
-                (None, None) => (None, reaction_type.unwrap_or_else(unicode)),
-            }
-        }
+    let (code, reaction_type) = match code {
+        Some(code) => (Some(code), reaction_type.unwrap_or_else(unicode)),
+        None => match (custom, crate::emoji::code_for_name(&named)) {
+            (Some(custom), _) => (Some(custom.id.to_string()), reaction_type.unwrap_or_else(|| "realm_emoji".into())),
+            (None, Some(code)) => (Some(code.to_string()), reaction_type.unwrap_or_else(unicode)),
+            (None, None) if named == "zulip" => (Some("zulip".into()), "zulip_extra_emoji".into()),
+            (None, None) => (None, reaction_type.unwrap_or_else(unicode)),
+        },
     };
     do_remove_reaction(db, env, me, message_id, name.as_deref(), code.as_deref(), &reaction_type).await
 }

@@ -184,18 +184,12 @@ pub async fn insert(db: &D1Database, user: &NewUser<'_>, now: i64) -> Result<i64
 /// The ids of the organization's active users (bots included): the audience of
 /// organization-wide events.
 pub async fn active_ids(db: &D1Database, realm_id: i64) -> Result<Vec<i64>> {
-    let rows: Vec<ActiveId> = super::all(active_ids_stmt(db, realm_id)?).await?;
+    #[derive(Deserialize)]
+    struct Id {
+        id: i64,
+    }
+    let rows: Vec<Id> = super::all(query!(db, "SELECT id FROM users WHERE realm_id = ?1 AND is_active = 1 ORDER BY id", realm_id)?).await?;
     Ok(rows.into_iter().map(|r| r.id).collect())
-}
-
-#[derive(Deserialize)]
-pub struct ActiveId {
-    pub id: i64,
-}
-
-/// The ids of the organization's active users, for a batch.
-pub fn active_ids_stmt(db: &D1Database, realm_id: i64) -> Result<D1PreparedStatement> {
-    query!(db, "SELECT id FROM users WHERE realm_id = ?1 AND is_active = 1 ORDER BY id", realm_id)
 }
 
 /// How many active accounts and active human owners the organization has (the

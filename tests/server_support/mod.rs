@@ -42,6 +42,14 @@ pub fn server_logs(state: &Path) -> String {
         .collect()
 }
 
+/// A fresh state and a free port for a server of the test's own, with `TEST_SERVER_URL`
+/// pointing there: every request of this test binary goes to the server started on them.
+pub fn own_server_address() -> (PathBuf, u16) {
+    let (state, port) = (fresh_state(), free_port());
+    std::env::set_var("TEST_SERVER_URL", format!("http://127.0.0.1:{port}"));
+    (state, port)
+}
+
 pub fn free_port() -> u16 {
     std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
 }
