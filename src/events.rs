@@ -16,7 +16,18 @@ pub use crate::event_types::Event;
 
 /// Sends an event to the queues of `users`. Call only after the write it reports committed.
 pub async fn send_event(env: &Env, realm_id: i64, event: &Event, users: &[EventUser]) {
-    send_message_event(env, realm_id, event, users, None, None).await;
+    dispatch(env, realm_id, event, Audience::Users(users), None, None).await;
+}
+
+/// Sends an event to every queue of the organization (its hub knows them all, so the
+/// sender reads no list of users). Call only after the write it reports committed.
+pub async fn send_realm_event(env: &Env, realm_id: i64, event: &Event) {
+    dispatch(env, realm_id, event, Audience::Everyone, None, None).await;
+}
+
+enum Audience<'a> {
+    Users(&'a [EventUser]),
+    Everyone,
 }
 
 /// Sends an event; for a message event, `sender_queue_id` and `local_id` name the queue
@@ -34,10 +45,19 @@ pub async fn send_message_event(
     sender_queue_id: Option<&str>,
     local_id: Option<&str>,
 ) {
+    dispatch(env, realm_id, event, Audience::Users(users), sender_queue_id, local_id).await;
+}
+
+async fn dispatch(env: &Env, realm_id: i64, event: &Event, audience: Audience<'_>, sender_queue_id: Option<&str>, local_id: Option<&str>) {
+    let (users, everyone) = match audience {
+        Audience::Users(users) => (users.to_vec(), false),
+        Audience::Everyone => (Vec::new(), true),
+    };
     let dispatch = HubCommand::Dispatch(Dispatch {
         dispatch_id: Some(crate::secrets::random_alphanumeric(24)),
         event,
-        users: users.to_vec(),
+        users,
+        everyone,
         sender_queue_id: sender_queue_id.map(str::to_string),
         local_id: local_id.map(str::to_string),
     });

@@ -96,6 +96,11 @@ pub struct Dispatch<E = Value> {
     pub dispatch_id: Option<String>,
     pub event: E,
     pub users: Vec<EventUser>,
+    /// Every queue of the organization, in place of `users`'s: an organization-wide event
+    /// needs no list of its users (no read of them before it is sent). A deactivated user's queues get it too; only its
+    /// owner can read a queue, and authentication refuses a deactivated user.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub everyone: bool,
     /// Message events: the queue that sent the message and its `local_id`, so that queue
     /// alone gets `local_message_id`.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -251,15 +251,17 @@ impl Hub {
         {
             let registry = self.registry.borrow();
             let Some(registry) = registry.as_ref() else { return Ok(false) };
-            for user in &dispatch.users {
-                for entry in registry.by_user.get(&user.id).into_iter().flatten() {
-                    if queue_wants(&entry.spec, &dispatch.event, user.flags.as_deref()) {
-                        realm = Some(entry.spec.realm_id);
-                        by_shard
-                            .entry(entry.shard)
-                            .or_default()
-                            .push(Target { queue_id: entry.queue_id.clone(), flags: user.flags.clone() });
-                    }
+            let listed = dispatch
+                .users
+                .iter()
+                .flat_map(|user| registry.by_user.get(&user.id).into_iter().flatten().map(move |entry| (entry, user.flags.as_ref())));
+            let everyone = registry.by_user.values().flatten().map(|entry| (entry, None));
+            let audience: Box<dyn Iterator<Item = (&Entry, Option<&Vec<String>>)>> =
+                if dispatch.everyone { Box::new(everyone) } else { Box::new(listed) };
+            for (entry, flags) in audience {
+                if queue_wants(&entry.spec, &dispatch.event, flags.map(Vec::as_slice)) {
+                    realm = Some(entry.spec.realm_id);
+                    by_shard.entry(entry.shard).or_default().push(Target { queue_id: entry.queue_id.clone(), flags: flags.cloned() });
                 }
             }
         }

@@ -38,7 +38,7 @@ pub async fn do_create_channel_folder(db: &D1Database, env: &Env, admin: &UserRo
         now: db::now(),
     };
     let row = channel_folders::insert(db, &folder).await?.ok_or_else(|| folder_name_taken(name))?;
-    notify_realm(db, env, admin.realm_id, &Event::ChannelFolder(ChannelFolderEvent::Add { channel_folder: folder_dict(&row) })).await?;
+    notify_realm(env, admin.realm_id, &Event::ChannelFolder(ChannelFolderEvent::Add { channel_folder: folder_dict(&row) })).await;
     Ok(row.id)
 }
 
@@ -92,7 +92,7 @@ pub async fn do_update_channel_folder(db: &D1Database, env: &Env, admin: &UserRo
     }
     crate::db::run(channel_folders::update_stmt(db, &new)?).await?;
     for data in events {
-        notify_realm(db, env, admin.realm_id, &Event::ChannelFolder(ChannelFolderEvent::Update { channel_folder_id: id, data })).await?;
+        notify_realm(env, admin.realm_id, &Event::ChannelFolder(ChannelFolderEvent::Update { channel_folder_id: id, data })).await;
     }
     Ok(())
 }
@@ -103,6 +103,6 @@ pub async fn do_reorder_channel_folders(db: &D1Database, env: &Env, admin: &User
     check_order(order, &ids)?;
     let order_json = serde_json::to_string(order).map_err(ApiError::from)?;
     crate::db::run(channel_folders::reorder_stmt(db, admin.realm_id, &order_json)?).await?;
-    notify_realm(db, env, admin.realm_id, &Event::ChannelFolder(ChannelFolderEvent::Reorder { order: order.to_vec() })).await?;
+    notify_realm(env, admin.realm_id, &Event::ChannelFolder(ChannelFolderEvent::Reorder { order: order.to_vec() })).await;
     Ok(())
 }

@@ -21,11 +21,12 @@ fn changed_id(result: &D1Result) -> ApiResult<Option<i64>> {
 }
 
 /// Sends the organization's current linkifiers (the batch's last result) to everyone.
-async fn notify_linkifiers(db: &D1Database, env: &Env, realm_id: i64, results: &[D1Result]) -> ApiResult<()> {
+async fn notify_linkifiers(env: &Env, realm_id: i64, results: &[D1Result]) -> ApiResult<()> {
     let rows: Vec<LinkifierRow> = results.last().map(|r| r.results()).transpose()?.unwrap_or_default();
     let list: Vec<Value> = rows.iter().map(linkifier_dict).collect();
     let event = Event::RealmLinkifiers { realm_linkifiers: json!(list) };
-    crate::actions::notify_realm(db, env, realm_id, &event).await
+    crate::actions::notify_realm(env, realm_id, &event).await;
+    Ok(())
 }
 
 /// `POST /realm/filters`: checks and adds a linkifier last in the order; answers its id.
@@ -37,7 +38,7 @@ pub async fn check_add_linkifier(db: &D1Database, env: &Env, admin: &UserRow, pa
     )
     .await?;
     let id = changed_id(&results[0])?.ok_or_else(duplicate_pattern)?;
-    notify_linkifiers(db, env, admin.realm_id, &results).await?;
+    notify_linkifiers(env, admin.realm_id, &results).await?;
     Ok(id)
 }
 
@@ -60,7 +61,7 @@ pub async fn check_update_linkifier(
         let rows: Vec<LinkifierRow> = results[1].results()?;
         return Err(if rows.iter().any(|r| r.id == id) { duplicate_pattern() } else { not_found() });
     }
-    notify_linkifiers(db, env, admin.realm_id, &results).await
+    notify_linkifiers(env, admin.realm_id, &results).await
 }
 
 /// `DELETE /realm/filters/{filter_id}`.
@@ -69,7 +70,7 @@ pub async fn do_remove_linkifier(db: &D1Database, env: &Env, admin: &UserRow, id
         crate::db::run_batch(db, vec![linkifiers::delete_stmt(db, admin.realm_id, id)?, linkifiers::in_realm_stmt(db, admin.realm_id)?])
             .await?;
     changed_id(&results[0])?.ok_or_else(not_found)?;
-    notify_linkifiers(db, env, admin.realm_id, &results).await
+    notify_linkifiers(env, admin.realm_id, &results).await
 }
 
 /// `PATCH /realm/linkifiers`: `ordered` must list every linkifier exactly once.
@@ -83,7 +84,7 @@ pub async fn check_reorder_linkifiers(db: &D1Database, env: &Env, admin: &UserRo
     let results =
         crate::db::run_batch(db, vec![linkifiers::reorder_stmt(db, admin.realm_id, &ids)?, linkifiers::in_realm_stmt(db, admin.realm_id)?])
             .await?;
-    notify_linkifiers(db, env, admin.realm_id, &results).await
+    notify_linkifiers(env, admin.realm_id, &results).await
 }
 
 fn not_found() -> ApiError {

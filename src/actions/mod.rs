@@ -44,16 +44,13 @@ pub mod user_status;
 pub mod user_topics;
 pub mod users;
 
-use worker::{D1Database, Env};
+use worker::Env;
 
-use crate::error::ApiResult;
 use crate::events::{self, Event, EventUser};
 
-/// Sends an event to every active user of the organization. Call after the write committed.
-pub async fn notify_realm(db: &D1Database, env: &Env, realm_id: i64, event: &Event) -> ApiResult<()> {
-    let ids = crate::db::users::active_ids(db, realm_id).await?;
-    notify_users(env, realm_id, &ids, event).await;
-    Ok(())
+/// Sends an event to every queue of the organization. Call after the write committed.
+pub async fn notify_realm(env: &Env, realm_id: i64, event: &Event) {
+    events::send_realm_event(env, realm_id, event).await;
 }
 
 /// Sends an event to the listed users.

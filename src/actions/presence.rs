@@ -5,10 +5,9 @@
 use serde_json::{json, Value};
 use worker::{D1Database, Env};
 
-use crate::actions::notify_users;
+use crate::actions::notify_realm;
 use crate::db::batch::Batch;
 use crate::db::presence::{self, PresenceRow};
-use crate::db::subscriptions::{self, ActiveUserRow};
 use crate::db::users::UserRow;
 use crate::domain::presence::{after_ping, is_news, legacy_client_dict, times, RealmPresenceReads};
 use crate::error::ApiResult;
@@ -23,7 +22,7 @@ pub struct PresenceQuery {
 
 /// Stores a ping and answers the organization's presence when `answer` asks for it: one
 /// read (the user's stored presence), then one batch that writes what changed and reads
-/// the answer after it, with the organization's users when the ping is news for them.
+/// the answer after it; news goes to every queue of the organization.
 pub async fn do_update_presence(
     db: &D1Database,
     env: &Env,
@@ -40,7 +39,6 @@ pub async fn do_update_presence(
     if let Some(next) = next {
         batch.add::<Value>(presence::upsert_stmt(db, me.realm_id, me.id, next.active, next.connected)?);
     }
-    let recipients = if news { Some(batch.add::<ActiveUserRow>(subscriptions::active_user_ids_stmt(db, me.realm_id)?)) } else { None };
     let presence = match &answer {
         Some(q) => Some(RealmPresenceReads::add(&mut batch, db, me.realm_id, q.last_update_id, q.days)?),
         None => None,
@@ -49,15 +47,14 @@ pub async fn do_update_presence(
         return Ok(None);
     }
     let results = batch.run(db).await?;
-    if let (Some(next), Some(recipients)) = (next, recipients) {
-        let ids: Vec<i64> = results.rows(recipients)?.into_iter().map(|r| r.id).collect();
+    if let (Some(next), true) = (next, news) {
         let event = Event::Presence {
             user_id: me.id,
             email: me.email.clone(),
             server_timestamp: worker::Date::now().as_millis() as f64 / 1000.0,
             presence: json!({ "website": legacy_client_dict(next) }),
         };
-        notify_users(env, me.realm_id, &ids, &event).await;
+        notify_realm(env, me.realm_id, &event).await;
     }
     match (presence, answer) {
         (Some(reads), Some(q)) => Ok(Some(reads.take(&results, q.modern, q.last_update_id)?)),

@@ -3,7 +3,8 @@
 use serde_json::{json, Value};
 use worker::{D1Database, Env};
 
-use crate::db::profile_fields::{self, NewProfileField, ProfileFieldRow};
+use crate::db::batch::Batch;
+use crate::db::profile_fields::{self, InsertedField, NewProfileField, ProfileFieldRow};
 use crate::db::users::{self, UserRow};
 use crate::domain::profile_fields::{check_field_data, check_value, field_dict, FIELD_TYPES, HINT_MAX_LENGTH, NAME_MAX_LENGTH};
 use crate::error::{ApiError, ApiResult};
@@ -50,16 +51,24 @@ pub async fn check_create_field(db: &D1Database, env: &Env, realm_id: i64, spec:
         required: spec.required,
         editable_by_user: spec.editable_by_user,
     };
-    let id = profile_fields::insert(db, &new_field).await.map_err(|err| {
+    // The organization's fields read after the insert, in its transaction: the event's list.
+    let mut batch = Batch::new();
+    let inserted = batch.add::<InsertedField>(profile_fields::insert_stmt(db, &new_field)?);
+    let all = batch.add::<ProfileFieldRow>(profile_fields::in_realm_stmt(db, realm_id)?);
+    let results = batch.run(db).await.map_err(|err| {
         if err.to_string().contains("UNIQUE") {
             ApiError::bad_request("A field with that label already exists.")
         } else {
             ApiError::from(err)
         }
     })?;
-    let fields: Vec<Value> = profile_fields::in_realm(db, realm_id).await?.iter().map(field_dict).collect();
+    let id = results
+        .first(inserted)?
+        .map(|f| f.id)
+        .ok_or_else(|| ApiError::from(worker::Error::RustError("profile field insert returned no id".into())))?;
+    let fields: Vec<Value> = results.rows(all)?.iter().map(field_dict).collect();
     let event = Event::CustomProfileFields { fields };
-    crate::actions::notify_realm(db, env, realm_id, &event).await?;
+    crate::actions::notify_realm(env, realm_id, &event).await;
     Ok(id)
 }
 
@@ -80,7 +89,18 @@ pub async fn check_update_profile_data(db: &D1Database, env: &Env, acting: &User
 /// Checks `data` (a list of `{id, value}`) without writing: unknown fields, fields users
 /// may not edit, values that do not fit the field type, unknown users.
 pub async fn check_profile_data(db: &D1Database, acting: &UserRow, target: &UserRow, data: &[Value]) -> ApiResult<Vec<ProfileChange>> {
-    let fields: Vec<ProfileFieldRow> = profile_fields::in_realm(db, target.realm_id).await?;
+    // Which values are user ids depends on the field's type; the users any value could
+    // name are read with the fields, in one round trip.
+    let mut batch = Batch::new();
+    let fields = batch.add::<ProfileFieldRow>(profile_fields::in_realm_stmt(db, target.realm_id)?);
+    let candidates: Vec<i64> = data.iter().filter_map(|e| e.get("value")?.as_array()).flatten().filter_map(Value::as_i64).collect();
+    let named = (!candidates.is_empty())
+        .then(|| users::by_ids_stmt(db, target.realm_id, &Value::from(candidates).to_string()))
+        .transpose()?
+        .map(|stmt| batch.add::<UserRow>(stmt));
+    let results = batch.run(db).await?;
+    let fields = results.rows(fields)?;
+    let found = named.map(|slot| results.rows(slot)).transpose()?.unwrap_or_default();
     let mut changes: Vec<ProfileChange> = Vec::new();
     let mut user_ids: Vec<i64> = Vec::new();
     for entry in data {
@@ -100,11 +120,8 @@ pub async fn check_profile_data(db: &D1Database, acting: &UserRow, target: &User
         changes.retain(|c| c.field_id != id);
         changes.push(ProfileChange { field_id: id, value: checked });
     }
-    if !user_ids.is_empty() {
-        let found = users::by_ids(db, target.realm_id, &user_ids).await?;
-        if let Some(missing) = user_ids.iter().find(|id| !found.iter().any(|u| u.id == **id && u.is_active())) {
-            return Err(ApiError::bad_request(format!("Invalid user ID: {missing}")));
-        }
+    if let Some(missing) = user_ids.iter().find(|id| !found.iter().any(|u| u.id == **id && u.is_active())) {
+        return Err(ApiError::bad_request(format!("Invalid user ID: {missing}")));
     }
     Ok(changes)
 }
@@ -122,15 +139,13 @@ pub async fn do_update_profile_data(db: &D1Database, env: &Env, target: &UserRow
         });
     }
     crate::db::run_batch(db, stmts).await?;
-
-    let audience = users::active_ids(db, target.realm_id).await?;
     for change in changes {
         let mut field = json!({ "id": change.field_id, "value": change.value.as_ref().map(|v| v.value.clone()) });
         if let Some(rendered) = change.value.as_ref().and_then(|v| v.rendered_value.clone()) {
             field["rendered_value"] = json!(rendered);
         }
         let event = Event::RealmUser(RealmUserEvent::Update { person: json!({ "user_id": target.id, "custom_profile_field": field }) });
-        crate::actions::notify_users(env, target.realm_id, &audience, &event).await;
+        crate::actions::notify_realm(env, target.realm_id, &event).await;
     }
     Ok(())
 }

@@ -8,7 +8,6 @@ use crate::actions::uploads::{delete_object, put_object};
 use crate::context::UploadedFile;
 use crate::db::batch::{Batch, BatchResults, Slot};
 use crate::db::realm_emoji::{self, NewRealmEmoji, RealmEmojiRow};
-use crate::db::subscriptions::{self, ActiveUserRow};
 use crate::db::user_groups;
 use crate::db::users::UserRow;
 use crate::domain::realm_emoji::MAX_EMOJI_FILE_SIZE_MIB;
@@ -23,18 +22,11 @@ struct MemberRow {
     is_member: i64,
 }
 
-/// Sends the organization's emoji dict to its active users.
-async fn notify_realm_emoji(
-    env: &Env,
-    realm_id: i64,
-    results: &BatchResults,
-    all: Slot<RealmEmojiRow>,
-    users: Slot<ActiveUserRow>,
-) -> ApiResult<()> {
+/// Sends the organization's emoji dict to every queue of the organization.
+async fn notify_realm_emoji(env: &Env, realm_id: i64, results: &BatchResults, all: Slot<RealmEmojiRow>) -> ApiResult<()> {
     let rows = results.rows(all)?;
-    let ids: Vec<i64> = results.rows(users)?.into_iter().map(|u| u.id).collect();
     let event = Event::RealmEmoji(RealmEmojiEvent::Update { realm_emoji: realm_emoji_dict(&rows) });
-    crate::actions::notify_users(env, realm_id, &ids, &event).await;
+    crate::actions::notify_realm(env, realm_id, &event).await;
     Ok(())
 }
 
@@ -87,7 +79,6 @@ pub async fn check_add_realm_emoji(db: &D1Database, env: &Env, me: &UserRow, raw
     let mut batch = Batch::new();
     let inserted = batch.add::<serde_json::Value>(realm_emoji::insert_stmt(db, &new)?);
     let all = batch.add::<RealmEmojiRow>(realm_emoji::in_realm_stmt(db, me.realm_id)?);
-    let users = batch.add::<ActiveUserRow>(subscriptions::active_user_ids_stmt(db, me.realm_id)?);
     let results = batch.run(db).await?;
     if results.first(inserted)?.is_none() {
         // Another upload took the name between the check and the insert.
@@ -97,7 +88,7 @@ pub async fn check_add_realm_emoji(db: &D1Database, env: &Env, me: &UserRow, raw
         }
         return Err(ApiError::custom_emoji_exists());
     }
-    notify_realm_emoji(env, me.realm_id, &results, all, users).await
+    notify_realm_emoji(env, me.realm_id, &results, all).await
 }
 
 /// `DELETE /realm/emoji/{emoji_name}`: deactivates the active emoji of that name (its image
@@ -109,10 +100,9 @@ pub async fn check_remove_realm_emoji(db: &D1Database, env: &Env, me: &UserRow, 
     let mut batch = Batch::new();
     let deactivated = batch.add::<serde_json::Value>(realm_emoji::deactivate_stmt(db, me.realm_id, name)?);
     let all = batch.add::<RealmEmojiRow>(realm_emoji::in_realm_stmt(db, me.realm_id)?);
-    let users = batch.add::<ActiveUserRow>(subscriptions::active_user_ids_stmt(db, me.realm_id)?);
     let results = batch.run(db).await?;
     if results.first(deactivated)?.is_none() {
         return Err(ApiError::emoji_does_not_exist(name));
     }
-    notify_realm_emoji(env, me.realm_id, &results, all, users).await
+    notify_realm_emoji(env, me.realm_id, &results, all).await
 }

@@ -37,7 +37,7 @@ pub async fn do_add_playground(
         .first(added)?
         .ok_or_else(|| ApiError::bad_request("Realm playground with this Realm, Pygments language and Name already exists."))?
         .id;
-    notify_list(db, env, admin, &results.rows(all)?).await?;
+    notify_list(env, admin, &results.rows(all)?).await;
     Ok(id)
 }
 
@@ -49,10 +49,11 @@ pub async fn do_remove_playground(db: &D1Database, env: &Env, admin: &UserRow, i
     if results.first(removed)?.is_none() {
         return Err(ApiError::bad_request("Invalid playground"));
     }
-    notify_list(db, env, admin, &results.rows(all)?).await
+    notify_list(env, admin, &results.rows(all)?).await;
+    Ok(())
 }
 
-async fn notify_list(db: &D1Database, env: &Env, admin: &UserRow, rows: &[PlaygroundRow]) -> ApiResult<()> {
+async fn notify_list(env: &Env, admin: &UserRow, rows: &[PlaygroundRow]) {
     let list: Vec<Value> = rows.iter().map(playground_dict).collect();
-    notify_realm(db, env, admin.realm_id, &Event::RealmPlaygrounds { realm_playgrounds: json!(list) }).await
+    notify_realm(env, admin.realm_id, &Event::RealmPlaygrounds { realm_playgrounds: json!(list) }).await;
 }

@@ -5,13 +5,11 @@ use serde_json::{json, Map, Value};
 use worker::{D1Database, Env};
 
 use crate::db::realm_settings::{self, SettingValue};
-use crate::db::subscriptions;
 use crate::db::user_groups::GroupNameRow;
 use crate::db::users::UserRow;
 use crate::domain::user_groups::system_groups;
 use crate::error::{ApiError, ApiResult};
 use crate::event_types::{Event, RealmEvent};
-use crate::events::{send_event, EventUser};
 
 /// A group-valued setting asked for, and whether `role:everyone` (which includes guests)
 /// is allowed for it.
@@ -54,18 +52,8 @@ pub async fn check_update_realm_settings(
     if changes.is_empty() {
         return Ok(data);
     }
-    let mut stmts = realm_settings::update_stmts(db, admin.realm_id, &changes)?;
-    stmts.push(subscriptions::active_user_ids_stmt(db, admin.realm_id)?);
-    let results = crate::db::run_batch(db, stmts).await?;
-    let users: Vec<EventUser> = results
-        .last()
-        .map(|r| r.results::<subscriptions::ActiveUserRow>())
-        .transpose()?
-        .unwrap_or_default()
-        .into_iter()
-        .map(|u| EventUser::plain(u.id))
-        .collect();
+    crate::db::run_batch(db, realm_settings::update_stmts(db, admin.realm_id, &changes)?).await?;
     let event = Event::Realm(RealmEvent::UpdateDict { property: "default", data: data.clone() });
-    send_event(env, admin.realm_id, &event, &users).await;
+    crate::actions::notify_realm(env, admin.realm_id, &event).await;
     Ok(data)
 }

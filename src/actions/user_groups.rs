@@ -3,6 +3,7 @@
 
 use worker::{D1Database, Env};
 
+use crate::actions::notify_realm;
 use crate::auth::require_member;
 use crate::db::user_groups::{self, NewUserGroup, UserGroupRow};
 use crate::db::users::{self, UserRow};
@@ -83,10 +84,6 @@ async fn check_groups(db: &D1Database, realm_id: i64, ids: &[i64]) -> ApiResult<
     Ok(())
 }
 
-async fn notify(db: &D1Database, env: &Env, realm_id: i64, event: Event) -> ApiResult<()> {
-    crate::actions::notify_realm(db, env, realm_id, &event).await
-}
-
 pub struct NewGroup<'a> {
     pub name: &'a str,
     pub description: &'a str,
@@ -119,7 +116,7 @@ pub async fn check_create_group(db: &D1Database, env: &Env, creator: &UserRow, g
         }
     })?;
     if let Some(row) = user_groups::by_id(db, creator.realm_id, id).await? {
-        notify(db, env, creator.realm_id, Event::UserGroup(UserGroupEvent::Add { group: group_dict(&row, &members, &subgroups) })).await?;
+        notify_realm(env, creator.realm_id, &Event::UserGroup(UserGroupEvent::Add { group: group_dict(&row, &members, &subgroups) })).await;
     }
     Ok(id)
 }
@@ -158,11 +155,16 @@ pub async fn check_update_members(
     }
     crate::db::run_batch(db, stmts).await?;
     if !add.is_empty() {
-        notify(db, env, user.realm_id, Event::UserGroup(UserGroupEvent::AddMembers { group_id: group.id, user_ids: add.to_vec() })).await?;
+        notify_realm(env, user.realm_id, &Event::UserGroup(UserGroupEvent::AddMembers { group_id: group.id, user_ids: add.to_vec() }))
+            .await;
     }
     if !delete.is_empty() {
-        notify(db, env, user.realm_id, Event::UserGroup(UserGroupEvent::RemoveMembers { group_id: group.id, user_ids: delete.to_vec() }))
-            .await?;
+        notify_realm(
+            env,
+            user.realm_id,
+            &Event::UserGroup(UserGroupEvent::RemoveMembers { group_id: group.id, user_ids: delete.to_vec() }),
+        )
+        .await;
     }
     Ok(())
 }
@@ -203,22 +205,12 @@ pub async fn check_update_subgroups(
     }
     crate::db::run_batch(db, stmts).await?;
     if !add.is_empty() {
-        notify(
-            db,
-            env,
-            user.realm_id,
-            Event::UserGroup(UserGroupEvent::AddSubgroups { group_id: group.id, direct_subgroup_ids: add.to_vec() }),
-        )
-        .await?;
+        let event = Event::UserGroup(UserGroupEvent::AddSubgroups { group_id: group.id, direct_subgroup_ids: add.to_vec() });
+        notify_realm(env, user.realm_id, &event).await;
     }
     if !delete.is_empty() {
-        notify(
-            db,
-            env,
-            user.realm_id,
-            Event::UserGroup(UserGroupEvent::RemoveSubgroups { group_id: group.id, direct_subgroup_ids: delete.to_vec() }),
-        )
-        .await?;
+        let event = Event::UserGroup(UserGroupEvent::RemoveSubgroups { group_id: group.id, direct_subgroup_ids: delete.to_vec() });
+        notify_realm(env, user.realm_id, &event).await;
     }
     Ok(())
 }

@@ -39,10 +39,7 @@ pub async fn do_change_user_settings(db: &D1Database, env: &Env, me: &UserRow, r
             notify_users(env, me.realm_id, &[me.id], &event).await;
         }
         if let Some(event) = realm_user_event(me, setting, value) {
-            // The change is stored: a failed read of the audience must not fail the request.
-            if let Err(err) = crate::actions::notify_realm(db, env, me.realm_id, &event).await {
-                worker::console_error!("realm_user event of a settings change not sent: {}", err.msg);
-            }
+            crate::actions::notify_realm(env, me.realm_id, &event).await;
         }
     }
     Ok(())

@@ -19,7 +19,8 @@ pub async fn do_update_user_status(db: &D1Database, env: &Env, me: &UserRow, cha
         status.reaction_type = Some(kind.to_string());
     }
     let event = Event::UserStatus(status);
-    notify_realm(db, env, me.realm_id, &event).await
+    notify_realm(env, me.realm_id, &event).await;
+    Ok(())
 }
 
 /// The emoji of a status, checked as a new reaction's (custom emoji included).

@@ -131,15 +131,15 @@ pub async fn notify_user_added(db: &D1Database, env: &worker::Env, realm_id: Rea
     if let Some(user) = users::by_id(db, realm_id, user_id.0).await? {
         let opts = UserDictOptions { realm_host, client_gravatar: false };
         let event = Event::RealmUser(RealmUserEvent::Add { person: user_dict(&user, &user, &opts) });
-        crate::actions::notify_realm(db, env, realm_id, &event).await?;
+        crate::actions::notify_realm(env, realm_id, &event).await;
     }
     Ok(())
 }
 
 /// A `realm_user` update event carrying the changed fields of one user.
-async fn notify_user_updated(db: &D1Database, env: &worker::Env, realm_id: i64, person: Value) -> ApiResult<()> {
+async fn notify_user_updated(env: &worker::Env, realm_id: i64, person: Value) {
     let event = Event::RealmUser(RealmUserEvent::Update { person });
-    crate::actions::notify_realm(db, env, realm_id, &event).await
+    crate::actions::notify_realm(env, realm_id, &event).await;
 }
 
 /// `DELETE /users/me`: never the organization's only active user nor its only owner.
@@ -185,24 +185,21 @@ async fn do_set_active(db: &D1Database, env: &worker::Env, user: &UserRow, activ
     if active {
         users::set_active(db, user.realm_id, user.id, true).await?;
     } else {
-        if !user.is_bot() {
-            bot_ids = users::bots_of_owner(db, user.realm_id, user.id).await?.iter().map(|b| b.id).collect();
-        }
-        users::deactivate_with_bots(db, user.realm_id, user.id).await?;
+        let deactivated = users::deactivate_with_bots(db, user.realm_id, user.id).await?;
+        bot_ids = deactivated.into_iter().filter(|id| *id != user.id).collect();
     }
     if user.is_bot() {
         bot_ids.push(user.id);
     }
-    let audience = users::active_ids(db, user.realm_id).await?;
     let mut changed = vec![user.id];
     changed.extend(bot_ids.iter().filter(|id| **id != user.id));
     for id in changed {
         let event = Event::RealmUser(RealmUserEvent::Update { person: json!({ "user_id": id, "is_active": active }) });
-        crate::actions::notify_users(env, user.realm_id, &audience, &event).await;
+        crate::actions::notify_realm(env, user.realm_id, &event).await;
     }
     for id in bot_ids {
         let event = Event::RealmBot(RealmBotEvent::Update { bot: json!({ "user_id": id, "is_active": active }) });
-        crate::actions::notify_users(env, user.realm_id, &audience, &event).await;
+        crate::actions::notify_realm(env, user.realm_id, &event).await;
     }
     Ok(())
 }
@@ -227,7 +224,8 @@ pub async fn check_role_change(db: &D1Database, admin: &UserRow, target: &UserRo
 
 pub async fn do_change_role(db: &D1Database, env: &worker::Env, target: &UserRow, role: Role) -> ApiResult<()> {
     users::set_role(db, target.realm_id, target.id, role).await?;
-    notify_user_updated(db, env, target.realm_id, json!({ "user_id": target.id, "role": role })).await
+    notify_user_updated(env, target.realm_id, json!({ "user_id": target.id, "role": role })).await;
+    Ok(())
 }
 
 /// `PATCH /users/{user_id}` `full_name`, on behalf of an administrator (`full_name` already
@@ -237,7 +235,8 @@ pub async fn do_change_full_name(db: &D1Database, env: &worker::Env, target: &Us
         return Ok(());
     }
     users::set_full_name(db, target.realm_id, target.id, full_name).await?;
-    notify_user_updated(db, env, target.realm_id, json!({ "user_id": target.id, "full_name": full_name })).await
+    notify_user_updated(env, target.realm_id, json!({ "user_id": target.id, "full_name": full_name })).await;
+    Ok(())
 }
 
 #[cfg(test)]

@@ -40,13 +40,15 @@ pub struct NewProfileField<'a> {
     pub editable_by_user: bool,
 }
 
-/// Inserts a field last in the display order; answers its id.
-pub async fn insert(db: &D1Database, field: &NewProfileField<'_>) -> Result<i64> {
-    #[derive(Deserialize)]
-    struct Id {
-        id: i64,
-    }
-    let row: Option<Id> = super::first(query!(
+/// The new field's id, from [`insert_stmt`].
+#[derive(Debug, Deserialize)]
+pub struct InsertedField {
+    pub id: i64,
+}
+
+/// Inserts a field last in the display order; answers its id ([`InsertedField`]).
+pub fn insert_stmt(db: &D1Database, field: &NewProfileField<'_>) -> Result<D1PreparedStatement> {
+    query!(
         db,
         "INSERT INTO custom_profile_fields (realm_id, name, hint, field_type, field_data, sort_order, \
          display_in_profile_summary, required, editable_by_user) \
@@ -60,9 +62,7 @@ pub async fn insert(db: &D1Database, field: &NewProfileField<'_>) -> Result<i64>
         field.display_in_profile_summary as i64,
         field.required as i64,
         field.editable_by_user as i64
-    )?)
-    .await?;
-    row.map(|r| r.id).ok_or_else(|| worker::Error::RustError("profile field insert returned no id".into()))
+    )
 }
 
 #[derive(Debug, Clone, Deserialize)]

@@ -181,17 +181,6 @@ pub async fn insert(db: &D1Database, user: &NewUser<'_>, now: i64) -> Result<i64
     ids.first().map(|r| r.id).ok_or_else(|| worker::Error::RustError("user insert returned no id".into()))
 }
 
-/// The ids of the organization's active users (bots included): the audience of
-/// organization-wide events.
-pub async fn active_ids(db: &D1Database, realm_id: i64) -> Result<Vec<i64>> {
-    #[derive(Deserialize)]
-    struct Id {
-        id: i64,
-    }
-    let rows: Vec<Id> = super::all(query!(db, "SELECT id FROM users WHERE realm_id = ?1 AND is_active = 1 ORDER BY id", realm_id)?).await?;
-    Ok(rows.into_iter().map(|r| r.id).collect())
-}
-
 /// How many active accounts and active human owners the organization has (the
 /// last-user and last-owner rules).
 #[derive(Debug, Deserialize)]
@@ -217,18 +206,24 @@ pub async fn set_active(db: &D1Database, realm_id: i64, user_id: i64, active: bo
     Ok(())
 }
 
-/// Deactivates a user and the bots it owns (one statement, as Zulip deactivates a
-/// deactivated user's bots with it).
-pub async fn deactivate_with_bots(db: &D1Database, realm_id: i64, user_id: i64) -> Result<()> {
-    query!(
+/// Deactivates a user and the active bots it owns (one statement, as Zulip deactivates a
+/// deactivated user's bots with it); answers the ids it deactivated, in id order.
+pub async fn deactivate_with_bots(db: &D1Database, realm_id: i64, user_id: i64) -> Result<Vec<i64>> {
+    #[derive(Deserialize)]
+    struct Id {
+        id: i64,
+    }
+    let rows: Vec<Id> = super::all(query!(
         db,
-        "UPDATE users SET is_active = 0 WHERE realm_id = ?1 AND (id = ?2 OR (is_bot = 1 AND bot_owner_id = ?2))",
+        "UPDATE users SET is_active = 0 WHERE realm_id = ?1 AND is_active = 1 AND (id = ?2 OR (is_bot = 1 AND bot_owner_id = ?2)) \
+         RETURNING id",
         realm_id,
         user_id
-    )?
-    .run()
+    )?)
     .await?;
-    Ok(())
+    let mut ids: Vec<i64> = rows.into_iter().map(|r| r.id).collect();
+    ids.sort_unstable();
+    Ok(ids)
 }
 
 pub async fn set_role(db: &D1Database, realm_id: i64, user_id: i64, role: Role) -> Result<()> {
@@ -255,8 +250,7 @@ pub async fn bots_of_owner(db: &D1Database, realm_id: i64, owner_id: i64) -> Res
     .await
 }
 
-/// The users of the organization among `ids` (any state), one query whatever the count.
-/// The organization's users among a JSON array of ids.
+/// The organization's users among a JSON array of ids (any state).
 pub fn by_ids_stmt(db: &D1Database, realm_id: i64, ids_json: &str) -> Result<D1PreparedStatement> {
     query!(
         db,
@@ -266,15 +260,10 @@ pub fn by_ids_stmt(db: &D1Database, realm_id: i64, ids_json: &str) -> Result<D1P
     )
 }
 
+/// The users of the organization among `ids` (any state), one query whatever the count.
 pub async fn by_ids(db: &D1Database, realm_id: i64, ids: &[i64]) -> Result<Vec<UserRow>> {
     let ids_json = serde_json::to_string(ids).unwrap_or_else(|_| "[]".into());
-    super::all(query!(
-        db,
-        &format!("SELECT {COLUMNS} FROM users u WHERE u.realm_id = ?1 AND u.id IN (SELECT value FROM json_each(?2))"),
-        realm_id,
-        ids_json
-    )?)
-    .await
+    super::all(by_ids_stmt(db, realm_id, &ids_json)?).await
 }
 
 /// Applies a `PATCH /settings` change: `changes_json` (a JSON object) merged into the
