@@ -274,3 +274,61 @@ fn a_role_change_applies_to_the_very_next_send() {
     demote_to_guest(&member);
     send("third").bad_request("BAD_REQUEST", &format!("Not authorized to send to channel '{name}'"));
 }
+
+#[test]
+fn an_organization_wide_event_reads_no_list_of_the_organizations_users() {
+    let user = accounts::new_user("trips");
+    user.get("/users/me", &[]).success();
+    // Authentication, the write; the hub sends the event to every queue it holds.
+    assert_eq!(round_trips(user.post("/users/me/status", &[("status_text", "busy")])), 2);
+}
+
+#[test]
+fn creating_a_user_group_and_changing_its_members_cost_authentication_one_read_and_one_batch() {
+    let hamlet = Client::dev("hamlet@zulip.com");
+    hamlet.get("/users/me", &[]).success();
+    let members = format!("[{}]", user_id("othello@zulip.com"));
+    let name = unique("trips");
+    let created = hamlet.post("/user_groups/create", &[("name", name.as_str()), ("description", "d"), ("members", members.as_str())]);
+    let group_id = created.body["group_id"].as_i64().expect("group_id");
+    assert_eq!(round_trips(created), 3);
+    let add = format!("[{}]", user_id("cordelia@zulip.com"));
+    assert_eq!(round_trips(hamlet.post(&format!("/user_groups/{group_id}/members"), &[("add", add.as_str())])), 3);
+    let other = hamlet.post("/user_groups/create", &[("name", unique("trips").as_str()), ("description", "d")]).success()["group_id"]
+        .as_i64()
+        .unwrap();
+    let subgroups = format!("[{other}]");
+    assert_eq!(round_trips(hamlet.post(&format!("/user_groups/{group_id}/subgroups"), &[("add", subgroups.as_str())])), 3);
+}
+
+#[test]
+fn a_new_profile_field_and_a_users_profile_data_cost_authentication_one_read_and_one_batch() {
+    let owner = fresh_organization();
+    owner.get("/users/me", &[]).success();
+    let created = owner.post("/realm/profile_fields", &[("name", "Team"), ("field_type", "1")]);
+    let text_field = created.body["id"].as_i64().expect("id");
+    assert_eq!(round_trips(created), 3);
+    let users_field = owner.post("/realm/profile_fields", &[("name", "Mentor"), ("field_type", "6")]).success()["id"].as_i64().unwrap();
+    // A value naming users reads them together with the fields.
+    let data = format!(r#"[{{"id": {text_field}, "value": "chat"}}, {{"id": {users_field}, "value": [{}]}}]"#, owner.user_id);
+    assert_eq!(round_trips(owner.patch("/users/me/profile_data", &[("data", data.as_str())])), 3);
+}
+
+#[test]
+fn creating_an_account_costs_authentication_one_read_and_one_batch() {
+    let owner = fresh_organization();
+    owner.get("/users/me", &[]).success();
+    let email = format!("{}@example.com", unique("trips").to_lowercase());
+    let fields = [("email", email.as_str()), ("password", "a long password"), ("full_name", "New Account")];
+    assert_eq!(round_trips(owner.post("/users", &fields)), 3);
+}
+
+/// A bot's API key derives from its id, so the key's row is a second write after the
+/// account's: authentication, one read, two writes.
+#[test]
+fn creating_a_bot_costs_authentication_one_read_and_two_writes() {
+    let hamlet = Client::dev("hamlet@zulip.com");
+    hamlet.get("/users/me", &[]).success();
+    let short_name = unique("trips").to_lowercase();
+    assert_eq!(round_trips(hamlet.post("/bots", &[("full_name", "Trips Bot"), ("short_name", short_name.as_str())])), 4);
+}

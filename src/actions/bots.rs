@@ -3,8 +3,9 @@
 use serde_json::{json, Value};
 use worker::{D1Database, Env};
 
-use crate::actions::users::{check_create_user, do_issue_api_key, do_regenerate_api_key};
-use crate::db::users::{self, NewUser, UserRow};
+use crate::actions::users::{do_create_user, do_issue_first_api_key, do_regenerate_api_key};
+use crate::db::batch::Batch;
+use crate::db::users::{self, NewUser, UserIdRow, UserRow};
 use crate::domain::ids::{RealmId, UserId};
 use crate::domain::users::Role;
 use crate::domain::users::{avatar_url, check_full_name, user_dict, UserDictOptions};
@@ -78,24 +79,30 @@ pub async fn check_create_bot(db: &D1Database, env: &Env, owner: &UserRow, bot: 
         bot_owner_id: Some(owner.id),
         timezone: "",
     };
-    let bot_id = check_create_user(db, &new_user, None).await.map_err(|err| {
+    // The realm_bot event's audience (administrators and the owner) is read with the check.
+    let mut batch = Batch::new();
+    let taken = batch.add::<UserRow>(users::by_email_stmt(db, owner.realm_id, &email)?);
+    let admins = batch.add::<UserIdRow>(users::active_admin_ids_stmt(db, owner.realm_id)?);
+    let results = batch.run(db).await?;
+    if results.first(taken)?.is_some() {
+        return Err(ApiError::bad_request("Username already in use"));
+    }
+    let mut admins_and_owner: Vec<i64> = results.rows(admins)?.into_iter().map(|a| a.id).collect();
+    if !admins_and_owner.contains(&owner.id) {
+        admins_and_owner.push(owner.id);
+    }
+    let created = do_create_user(db, &new_user, None).await.map_err(|err| {
         if err.msg.contains("already in use") {
             ApiError::bad_request("Username already in use")
         } else {
             err
         }
     })?;
-    let api_key = do_issue_api_key(db, env, RealmId(owner.realm_id), UserId(bot_id)).await?;
-
-    // One read for the new row and the audiences of both events.
-    let everyone = users::all_in_realm(db, owner.realm_id).await?;
-    let user = everyone.iter().find(|u| u.id == bot_id).cloned().ok_or_else(|| ApiError::internal("bot vanished"))?;
-    let active: Vec<i64> = everyone.iter().filter(|u| u.is_active()).map(|u| u.id).collect();
-    let admins_and_owner: Vec<i64> =
-        everyone.iter().filter(|u| u.is_active() && (u.is_realm_admin() || u.id == owner.id)).map(|u| u.id).collect();
+    let api_key = do_issue_first_api_key(db, env, &created).await?;
+    let user = created.user;
     let opts = UserDictOptions { realm_host, client_gravatar: false };
     let added = Event::RealmUser(RealmUserEvent::Add { person: user_dict(&user, &user, &opts) });
-    crate::actions::notify_users(env, owner.realm_id, &active, &added).await;
+    crate::actions::notify_realm(env, owner.realm_id, &added).await;
     let event = Event::RealmBot(RealmBotEvent::Add { bot: bot_dict(&user, Some(&api_key)) });
     crate::actions::notify_users(env, owner.realm_id, &admins_and_owner, &event).await;
     Ok(CreatedBot { user, api_key })

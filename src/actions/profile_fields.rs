@@ -100,7 +100,7 @@ pub async fn check_profile_data(db: &D1Database, acting: &UserRow, target: &User
         .map(|stmt| batch.add::<UserRow>(stmt));
     let results = batch.run(db).await?;
     let fields = results.rows(fields)?;
-    let found = named.map(|slot| results.rows(slot)).transpose()?.unwrap_or_default();
+    let found = results.rows_if_added(named)?;
     let mut changes: Vec<ProfileChange> = Vec::new();
     let mut user_ids: Vec<i64> = Vec::new();
     for entry in data {

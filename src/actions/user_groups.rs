@@ -5,10 +5,11 @@ use worker::{D1Database, Env};
 
 use crate::actions::notify_realm;
 use crate::auth::require_member;
-use crate::db::user_groups::{self, NewUserGroup, UserGroupRow};
+use crate::db::batch::{Batch, Slot};
+use crate::db::user_groups::{self, GroupIdRow, MemberIdRow, NewUserGroup, UserGroupRow};
 use crate::db::users::{self, UserRow};
 use crate::domain::ids::UserId;
-use crate::domain::user_groups::{access_group, group_dict};
+use crate::domain::user_groups::group_dict;
 use crate::error::{ApiError, ApiResult};
 use crate::event_types::{Event, UserGroupEvent};
 
@@ -45,43 +46,45 @@ pub fn check_group_name(raw: &str) -> ApiResult<String> {
 }
 
 /// A group the caller may edit: not a system group; the caller an administrator, the
-/// group's creator or one of its direct members.
-pub async fn access_group_for_edit(db: &D1Database, user: &UserRow, group_id: i64) -> ApiResult<UserGroupRow> {
-    require_member(user)?;
-    let group = access_group(db, user.realm_id, group_id).await?;
+/// group's creator or one of its direct members (`members`, the group's explicit ones).
+fn check_may_edit(user: &UserRow, group: Option<UserGroupRow>, members: &[MemberIdRow]) -> ApiResult<UserGroupRow> {
+    let group = group.ok_or_else(|| ApiError::bad_request("Invalid user group"))?;
     if group.is_system_group != 0 || group.deactivated != 0 {
         return Err(ApiError::bad_request("Insufficient permission"));
     }
-    let allowed = user.is_realm_admin()
-        || group.creator_id == Some(user.id)
-        || user_groups::explicit_member_ids(db, group.id).await?.contains(&user.id);
+    let allowed = user.is_realm_admin() || group.creator_id == Some(user.id) || members.iter().any(|m| m.user_id == user.id);
     if !allowed {
         return Err(ApiError::bad_request("Insufficient permission"));
     }
     Ok(group)
 }
 
-/// Active users of the organization among `ids` (bots allowed), else "Invalid user ID".
-async fn check_users(db: &D1Database, realm_id: i64, ids: &[i64]) -> ApiResult<()> {
-    if ids.is_empty() {
-        return Ok(());
-    }
-    let found = users::by_ids(db, realm_id, ids).await?;
+/// Active users of the organization among `ids` (bots allowed), else "Invalid user ID";
+/// `found`: the organization's users among them.
+fn check_users(ids: &[i64], found: &[UserRow]) -> ApiResult<()> {
     if let Some(bad) = ids.iter().find(|id| !found.iter().any(|u| u.id == **id && u.is_active())) {
         return Err(ApiError::bad_request(format!("Invalid user ID: {bad}")));
     }
     Ok(())
 }
 
-async fn check_groups(db: &D1Database, realm_id: i64, ids: &[i64]) -> ApiResult<()> {
-    if ids.is_empty() {
-        return Ok(());
-    }
-    let found = user_groups::by_ids(db, realm_id, &ids_json(ids)).await?;
+/// Active groups of the organization among `ids`, else "Invalid user group ID"; `found`:
+/// the organization's groups among them.
+fn check_groups(ids: &[i64], found: &[UserGroupRow]) -> ApiResult<()> {
     if let Some(bad) = ids.iter().find(|id| !found.iter().any(|g| g.id == **id && g.deactivated == 0)) {
         return Err(ApiError::bad_request(format!("Invalid user group ID: {bad}")));
     }
     Ok(())
+}
+
+/// Reads the organization's users among `ids` in `batch`, unless there are none.
+fn add_users(batch: &mut Batch, db: &D1Database, realm_id: i64, ids: &[i64]) -> ApiResult<Option<Slot<UserRow>>> {
+    Ok(if ids.is_empty() { None } else { Some(batch.add(users::by_ids_stmt(db, realm_id, &ids_json(ids))?)) })
+}
+
+/// Reads the organization's groups among `ids` in `batch`, unless there are none.
+fn add_groups(batch: &mut Batch, db: &D1Database, realm_id: i64, ids: &[i64]) -> ApiResult<Option<Slot<UserGroupRow>>> {
+    Ok(if ids.is_empty() { None } else { Some(batch.add(user_groups::by_ids_stmt(db, realm_id, &ids_json(ids))?)) })
 }
 
 pub struct NewGroup<'a> {
@@ -97,8 +100,14 @@ pub async fn check_create_group(db: &D1Database, env: &Env, creator: &UserRow, g
     let name = check_group_name(group.name)?;
     let members = unique(group.members);
     let subgroups = unique(group.subgroups);
-    check_users(db, creator.realm_id, &members).await?;
-    check_groups(db, creator.realm_id, &subgroups).await?;
+    if !members.is_empty() || !subgroups.is_empty() {
+        let mut batch = Batch::new();
+        let found_users = add_users(&mut batch, db, creator.realm_id, &members)?;
+        let found_groups = add_groups(&mut batch, db, creator.realm_id, &subgroups)?;
+        let results = batch.run(db).await?;
+        check_users(&members, &results.rows_if_added(found_users)?)?;
+        check_groups(&subgroups, &results.rows_if_added(found_groups)?)?;
+    }
     let already = "User group '".to_string() + &name + "' already exists.";
     let new_group = NewUserGroup {
         realm_id: creator.realm_id,
@@ -108,17 +117,15 @@ pub async fn check_create_group(db: &D1Database, env: &Env, creator: &UserRow, g
         members_json: &ids_json(&members),
         subgroups_json: &ids_json(&subgroups),
     };
-    let id = user_groups::insert(db, &new_group, crate::db::now()).await.map_err(|err| {
+    let row = user_groups::insert(db, &new_group, crate::db::now()).await.map_err(|err| {
         if err.to_string().contains("UNIQUE") {
             ApiError::bad_request(already.clone())
         } else {
             ApiError::from(err)
         }
     })?;
-    if let Some(row) = user_groups::by_id(db, creator.realm_id, id).await? {
-        notify_realm(env, creator.realm_id, &Event::UserGroup(UserGroupEvent::Add { group: group_dict(&row, &members, &subgroups) })).await;
-    }
-    Ok(id)
+    notify_realm(env, creator.realm_id, &Event::UserGroup(UserGroupEvent::Add { group: group_dict(&row, &members, &subgroups) })).await;
+    Ok(row.id)
 }
 
 /// `POST /user_groups/{id}/members`: every addition must be new and every removal a
@@ -136,10 +143,17 @@ pub async fn check_update_members(
     if add.is_empty() && delete.is_empty() {
         return Err(ApiError::bad_request("Nothing to do. Specify at least one of \"add\" or \"delete\"."));
     }
-    let group = access_group_for_edit(db, user, group_id).await?;
+    require_member(user)?;
     let (add, delete) = (unique(&add), unique(&delete));
-    check_users(db, user.realm_id, &add).await?;
-    let current = user_groups::explicit_member_ids(db, group.id).await?;
+    let mut batch = Batch::new();
+    let group = batch.add::<UserGroupRow>(user_groups::by_id_stmt(db, user.realm_id, group_id)?);
+    let members = batch.add::<MemberIdRow>(user_groups::explicit_member_ids_stmt(db, group_id)?);
+    let found_users = add_users(&mut batch, db, user.realm_id, &add)?;
+    let results = batch.run(db).await?;
+    let members = results.rows(members)?;
+    let group = check_may_edit(user, results.first(group)?, &members)?;
+    check_users(&add, &results.rows_if_added(found_users)?)?;
+    let current: Vec<i64> = members.iter().map(|m| m.user_id).collect();
     if let Some(id) = add.iter().find(|id| current.contains(id)) {
         return Err(ApiError::bad_request(format!("User {id} is already a member of this group")));
     }
@@ -182,18 +196,30 @@ pub async fn check_update_subgroups(
     if add.is_empty() && delete.is_empty() {
         return Err(ApiError::bad_request("Nothing to do. Specify at least one of \"add\" or \"delete\"."));
     }
-    let group = access_group_for_edit(db, user, group_id).await?;
+    require_member(user)?;
     let (add, delete) = (unique(add), unique(delete));
-    check_groups(db, user.realm_id, &add).await?;
-    check_groups(db, user.realm_id, &delete).await?;
-    let current = user_groups::direct_subgroup_ids(db, group.id).await?;
+    let mut batch = Batch::new();
+    let group = batch.add::<UserGroupRow>(user_groups::by_id_stmt(db, user.realm_id, group_id)?);
+    let members = batch.add::<MemberIdRow>(user_groups::explicit_member_ids_stmt(db, group_id)?);
+    let named: Vec<i64> = add.iter().chain(&delete).copied().collect();
+    let found_groups = add_groups(&mut batch, db, user.realm_id, &named)?;
+    let current = batch.add::<GroupIdRow>(user_groups::direct_subgroup_ids_stmt(db, group_id)?);
+    // Whether the group is reachable from an addition: read whether or not it exists.
+    let reachable =
+        if add.is_empty() { None } else { Some(batch.add::<GroupIdRow>(user_groups::recursive_subgroup_ids_stmt(db, &ids_json(&add))?)) };
+    let results = batch.run(db).await?;
+    let group = check_may_edit(user, results.first(group)?, &results.rows(members)?)?;
+    let found_groups = results.rows_if_added(found_groups)?;
+    check_groups(&add, &found_groups)?;
+    check_groups(&delete, &found_groups)?;
+    let current: Vec<i64> = results.rows(current)?.into_iter().map(|g| g.id).collect();
     if let Some(id) = add.iter().find(|id| current.contains(id)) {
         return Err(ApiError::bad_request(format!("User group {id} is already a subgroup of this group.")));
     }
     if let Some(id) = delete.iter().find(|id| !current.contains(id)) {
         return Err(ApiError::bad_request(format!("User group {id} is not a subgroup of this group.")));
     }
-    if !add.is_empty() && user_groups::recursive_subgroup_ids(db, &ids_json(&add)).await?.contains(&group.id) {
+    if results.rows_if_added(reachable)?.iter().any(|g| g.id == group.id) {
         return Err(ApiError::bad_request(format!("User group {} is already a subgroup of one of the passed subgroups.", group.id)));
     }
     let mut stmts = Vec::new();

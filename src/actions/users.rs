@@ -26,6 +26,15 @@ pub async fn do_issue_api_key(db: &D1Database, env: &Env, realm_id: RealmId, use
     Ok(key)
 }
 
+/// The first API key of an account just created (its key version read with its row).
+pub async fn do_issue_first_api_key(db: &D1Database, env: &Env, created: &users::InsertedUser) -> ApiResult<String> {
+    let (realm_id, user_id) = (created.user.realm_id, created.user.id);
+    let secret = secrets::api_key_secret(env)?;
+    let key = secrets::derive_api_key(secret.as_bytes(), user_id, created.api_key_version);
+    crate::db::run(api_keys::insert_if_missing_stmt(db, realm_id, user_id, &secrets::api_key_hash(&key), db::now())?).await?;
+    Ok(key)
+}
+
 /// Replaces the user's API key: the next key version; every older key stops working at
 /// once. One read, one atomic batch.
 pub async fn do_regenerate_api_key(db: &D1Database, env: &Env, realm_id: RealmId, user_id: UserId) -> ApiResult<String> {
@@ -59,14 +68,8 @@ pub fn is_valid_email(email: &str) -> bool {
         && email.len() <= 254
 }
 
-/// Creates an account after checking the email is valid and free in the organization.
-pub async fn check_create_user(db: &D1Database, new_user: &NewUser<'_>, password: Option<&str>) -> ApiResult<i64> {
-    if !is_valid_email(new_user.email) {
-        return Err(ApiError::bad_request(format!("Invalid email '{}'", new_user.email)));
-    }
-    if users::by_email(db, new_user.realm_id, new_user.email).await?.is_some() {
-        return Err(ApiError::bad_request(format!("Email '{}' already in use", new_user.email)));
-    }
+/// Creates an account whose email was checked (one batch, which reads the new row back).
+pub async fn do_create_user(db: &D1Database, new_user: &NewUser<'_>, password: Option<&str>) -> ApiResult<users::InsertedUser> {
     let hash = match password {
         Some(password) => Some(secrets::hash_password(password).await?),
         None => None,
@@ -120,20 +123,16 @@ pub async fn check_create_user_by_admin(
         bot_owner_id: None,
         timezone: "",
     };
-    let user_id = check_create_user(db, &new_user, Some(password)).await?;
-    notify_user_added(db, env, RealmId(admin.realm_id), UserId(user_id), realm_host).await?;
-    Ok(user_id)
+    let created = do_create_user(db, &new_user, Some(password)).await?;
+    notify_user_added(env, &created.user, realm_host).await;
+    Ok(created.user.id)
 }
 
-/// The `realm_user` add event of a new account, to every active user.
-pub async fn notify_user_added(db: &D1Database, env: &worker::Env, realm_id: RealmId, user_id: UserId, realm_host: &str) -> ApiResult<()> {
-    let realm_id = realm_id.0;
-    if let Some(user) = users::by_id(db, realm_id, user_id.0).await? {
-        let opts = UserDictOptions { realm_host, client_gravatar: false };
-        let event = Event::RealmUser(RealmUserEvent::Add { person: user_dict(&user, &user, &opts) });
-        crate::actions::notify_realm(env, realm_id, &event).await;
-    }
-    Ok(())
+/// The `realm_user` add event of a new account, to every queue of the organization.
+async fn notify_user_added(env: &worker::Env, user: &UserRow, realm_host: &str) {
+    let opts = UserDictOptions { realm_host, client_gravatar: false };
+    let event = Event::RealmUser(RealmUserEvent::Add { person: user_dict(user, user, &opts) });
+    crate::actions::notify_realm(env, user.realm_id, &event).await;
 }
 
 /// A `realm_user` update event carrying the changed fields of one user.

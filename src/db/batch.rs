@@ -72,6 +72,11 @@ impl BatchResults {
         }
     }
 
+    /// Every row of a statement added only when needed (none when it was not added).
+    pub fn rows_if_added<T: DeserializeOwned>(&self, slot: Option<Slot<T>>) -> Result<Vec<T>> {
+        Ok(slot.map(|slot| self.rows(slot)).transpose()?.unwrap_or_default())
+    }
+
     /// The first row of the statement behind `slot`, if any.
     pub fn first<T: DeserializeOwned>(&self, slot: Slot<T>) -> Result<Option<T>> {
         Ok(self.rows(slot)?.into_iter().next())

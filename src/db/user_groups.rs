@@ -116,20 +116,22 @@ pub async fn is_member(db: &D1Database, realm_id: i64, group_id: i64, user_id: i
 const GROUP_COLUMNS: &str =
     "g.id, g.realm_id, g.name, g.description, g.is_system_group, g.system_role, g.creator_id, g.date_created, g.deactivated";
 
+pub fn by_id_stmt(db: &D1Database, realm_id: i64, group_id: i64) -> Result<D1PreparedStatement> {
+    query!(db, &format!("SELECT {GROUP_COLUMNS} FROM user_groups g WHERE g.realm_id = ?1 AND g.id = ?2"), realm_id, group_id)
+}
+
 pub async fn by_id(db: &D1Database, realm_id: i64, group_id: i64) -> Result<Option<UserGroupRow>> {
-    super::first(query!(db, &format!("SELECT {GROUP_COLUMNS} FROM user_groups g WHERE g.realm_id = ?1 AND g.id = ?2"), realm_id, group_id)?)
-        .await
+    super::first(by_id_stmt(db, realm_id, group_id)?).await
 }
 
 /// The organization's groups among `ids` (a JSON list).
-pub async fn by_ids(db: &D1Database, realm_id: i64, ids_json: &str) -> Result<Vec<UserGroupRow>> {
-    super::all(query!(
+pub fn by_ids_stmt(db: &D1Database, realm_id: i64, ids_json: &str) -> Result<D1PreparedStatement> {
+    query!(
         db,
         &format!("SELECT {GROUP_COLUMNS} FROM user_groups g WHERE g.realm_id = ?1 AND g.id IN (SELECT value FROM json_each(?2))"),
         realm_id,
         ids_json
-    )?)
-    .await
+    )
 }
 
 pub fn in_realm_stmt(db: &D1Database, realm_id: i64) -> Result<D1PreparedStatement> {
@@ -201,33 +203,36 @@ pub async fn member_ids(db: &D1Database, realm_id: i64, group_id: i64, direct_on
     Ok(rows.into_iter().map(|r| r.id).collect())
 }
 
+/// A user's id, as the member statements answer it.
+#[derive(Debug, Deserialize)]
+pub struct MemberIdRow {
+    pub user_id: i64,
+}
+
 /// Explicit direct member ids of a group (deactivated users included: their rows stay).
-pub async fn explicit_member_ids(db: &D1Database, group_id: i64) -> Result<Vec<i64>> {
-    #[derive(Deserialize)]
-    struct Id {
-        user_id: i64,
-    }
-    let rows: Vec<Id> = super::all(query!(db, "SELECT user_id FROM user_group_members WHERE group_id = ?1", group_id)?).await?;
-    Ok(rows.into_iter().map(|r| r.user_id).collect())
+pub fn explicit_member_ids_stmt(db: &D1Database, group_id: i64) -> Result<D1PreparedStatement> {
+    query!(db, "SELECT user_id FROM user_group_members WHERE group_id = ?1", group_id)
+}
+
+/// A group's id, as the subgroup statements answer it.
+#[derive(Debug, Deserialize)]
+pub struct GroupIdRow {
+    pub id: i64,
+}
+
+pub fn direct_subgroup_ids_stmt(db: &D1Database, group_id: i64) -> Result<D1PreparedStatement> {
+    query!(db, "SELECT subgroup_id AS id FROM user_group_subgroups WHERE supergroup_id = ?1", group_id)
 }
 
 pub async fn direct_subgroup_ids(db: &D1Database, group_id: i64) -> Result<Vec<i64>> {
-    #[derive(Deserialize)]
-    struct Id {
-        subgroup_id: i64,
-    }
-    let rows: Vec<Id> = super::all(query!(db, "SELECT subgroup_id FROM user_group_subgroups WHERE supergroup_id = ?1", group_id)?).await?;
-    Ok(rows.into_iter().map(|r| r.subgroup_id).collect())
+    let rows: Vec<GroupIdRow> = super::all(direct_subgroup_ids_stmt(db, group_id)?).await?;
+    Ok(rows.into_iter().map(|r| r.id).collect())
 }
 
 /// Every group reachable downwards from the groups in `ids_json` (themselves included):
 /// adding them under a group they reach would make a cycle.
-pub async fn recursive_subgroup_ids(db: &D1Database, ids_json: &str) -> Result<Vec<i64>> {
-    #[derive(Deserialize)]
-    struct Id {
-        id: i64,
-    }
-    let rows: Vec<Id> = super::all(query!(
+pub fn recursive_subgroup_ids_stmt(db: &D1Database, ids_json: &str) -> Result<D1PreparedStatement> {
+    query!(
         db,
         "WITH RECURSIVE reachable(id) AS ( \
              SELECT value FROM json_each(?1) \
@@ -235,8 +240,11 @@ pub async fn recursive_subgroup_ids(db: &D1Database, ids_json: &str) -> Result<V
              SELECT s.subgroup_id FROM user_group_subgroups s JOIN reachable r ON s.supergroup_id = r.id \
          ) SELECT id FROM reachable",
         ids_json
-    )?)
-    .await?;
+    )
+}
+
+pub async fn recursive_subgroup_ids(db: &D1Database, ids_json: &str) -> Result<Vec<i64>> {
+    let rows: Vec<GroupIdRow> = super::all(recursive_subgroup_ids_stmt(db, ids_json)?).await?;
     Ok(rows.into_iter().map(|r| r.id).collect())
 }
 
@@ -249,12 +257,12 @@ pub struct NewUserGroup<'a> {
     pub subgroups_json: &'a str,
 }
 
-/// Creates a group with its members and subgroups in one atomic batch; answers its id.
-pub async fn insert(db: &D1Database, group: &NewUserGroup<'_>, now: i64) -> Result<i64> {
+/// Creates a group with its members and subgroups in one atomic batch; answers its row.
+pub async fn insert(db: &D1Database, group: &NewUserGroup<'_>, now: i64) -> Result<UserGroupRow> {
     let insert_group = query!(
         db,
         "INSERT INTO user_groups (realm_id, name, description, is_system_group, creator_id, date_created) \
-         VALUES (?1, ?2, ?3, 0, ?4, ?5) RETURNING id",
+         VALUES (?1, ?2, ?3, 0, ?4, ?5)",
         group.realm_id,
         group.name,
         group.description,
@@ -276,13 +284,15 @@ pub async fn insert(db: &D1Database, group: &NewUserGroup<'_>, now: i64) -> Resu
         group.name,
         group.subgroups_json
     )?;
-    let results = crate::db::run_batch(db, vec![insert_group, insert_members, insert_subgroups]).await?;
-    #[derive(Deserialize)]
-    struct Id {
-        id: i64,
-    }
-    let ids: Vec<Id> = results[0].results()?;
-    ids.first().map(|r| r.id).ok_or_else(|| worker::Error::RustError("user group insert returned no id".into()))
+    let created = query!(
+        db,
+        &format!("SELECT {GROUP_COLUMNS} FROM user_groups g WHERE g.realm_id = ?1 AND g.name = ?2"),
+        group.realm_id,
+        group.name
+    )?;
+    let results = crate::db::run_batch(db, vec![insert_group, insert_members, insert_subgroups, created]).await?;
+    let rows: Vec<UserGroupRow> = results[3].results()?;
+    rows.into_iter().next().ok_or_else(|| worker::Error::RustError("user group insert left no row".into()))
 }
 
 pub fn add_members_stmt(db: &D1Database, group_id: i64, ids_json: &str) -> Result<D1PreparedStatement> {

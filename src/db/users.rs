@@ -100,8 +100,8 @@ pub fn by_id_stmt(db: &D1Database, realm_id: i64, user_id: i64) -> Result<D1Prep
 }
 
 /// A user by login email: the API email or the real address, case-insensitively.
-pub async fn by_email(db: &D1Database, realm_id: i64, email: &str) -> Result<Option<UserRow>> {
-    super::first(query!(
+pub fn by_email_stmt(db: &D1Database, realm_id: i64, email: &str) -> Result<D1PreparedStatement> {
+    query!(
         db,
         &format!(
             "SELECT {COLUMNS} FROM users u WHERE u.realm_id = ?1 \
@@ -109,8 +109,22 @@ pub async fn by_email(db: &D1Database, realm_id: i64, email: &str) -> Result<Opt
         ),
         realm_id,
         email
-    )?)
-    .await
+    )
+}
+
+pub async fn by_email(db: &D1Database, realm_id: i64, email: &str) -> Result<Option<UserRow>> {
+    super::first(by_email_stmt(db, realm_id, email)?).await
+}
+
+/// A user's id.
+#[derive(Debug, Deserialize)]
+pub struct UserIdRow {
+    pub id: i64,
+}
+
+/// The organization's active administrators and owners ([`UserIdRow`]).
+pub fn active_admin_ids_stmt(db: &D1Database, realm_id: i64) -> Result<D1PreparedStatement> {
+    query!(db, "SELECT id FROM users WHERE realm_id = ?1 AND is_active = 1 AND role <= ?2 ORDER BY id", realm_id, Role::Administrator)
 }
 
 #[derive(Debug, Deserialize)]
@@ -146,13 +160,14 @@ pub struct NewUser<'a> {
     pub timezone: &'a str,
 }
 
-/// Inserts the user and its direct-message recipient; answers the new user's id.
-pub async fn insert(db: &D1Database, user: &NewUser<'_>, now: i64) -> Result<i64> {
+/// Inserts the user and its direct-message recipient, and reads the new row back in the
+/// same batch.
+pub async fn insert(db: &D1Database, user: &NewUser<'_>, now: i64) -> Result<InsertedUser> {
     let insert_user = query!(
         db,
         "INSERT INTO users (realm_id, email, delivery_email, full_name, role, password_hash, can_create_users, \
          is_bot, bot_type, bot_owner_id, timezone, date_joined) \
-         VALUES (?1, ?2, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11) RETURNING id",
+         VALUES (?1, ?2, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
         user.realm_id,
         user.email,
         user.full_name,
@@ -172,13 +187,27 @@ pub async fn insert(db: &D1Database, user: &NewUser<'_>, now: i64) -> Result<i64
         user.realm_id,
         RecipientType::Personal
     )?;
-    let results = crate::db::run_batch(db, vec![insert_user, insert_recipient]).await?;
-    #[derive(Deserialize)]
-    struct Id {
-        id: i64,
+    let created = query!(db, &format!("SELECT {COLUMNS} FROM users u WHERE u.realm_id = ?1 AND u.email = ?2"), user.realm_id, user.email)?;
+    let key_version = query!(db, "SELECT id, api_key_version FROM users WHERE realm_id = ?1 AND email = ?2", user.realm_id, user.email)?;
+    let results = crate::db::run_batch(db, vec![insert_user, insert_recipient, created, key_version]).await?;
+    let user: Option<UserRow> = results[2].results()?.into_iter().next();
+    let key: Option<KeyVersion> = results[3].results()?.into_iter().next();
+    match (user, key) {
+        (Some(user), Some(key)) if key.id == user.id => Ok(InsertedUser { user, api_key_version: key.api_key_version }),
+        _ => Err(worker::Error::RustError("user insert left no row".into())),
     }
-    let ids: Vec<Id> = results[0].results()?;
-    ids.first().map(|r| r.id).ok_or_else(|| worker::Error::RustError("user insert returned no id".into()))
+}
+
+/// A new account's row and the version its first API key derives from.
+pub struct InsertedUser {
+    pub user: UserRow,
+    pub api_key_version: i64,
+}
+
+#[derive(Deserialize)]
+struct KeyVersion {
+    id: i64,
+    api_key_version: i64,
 }
 
 /// How many active accounts and active human owners the organization has (the

@@ -64,7 +64,7 @@ pub fn groups_list(groups: &[UserGroupRow], members: &[MemberRow], subgroups: &[
 }
 
 /// A group of the organization; one error for missing and invisible.
-pub async fn access_group(db: &D1Database, realm_id: i64, group_id: i64) -> ApiResult<UserGroupRow> {
+async fn access_group(db: &D1Database, realm_id: i64, group_id: i64) -> ApiResult<UserGroupRow> {
     user_groups::by_id(db, realm_id, group_id).await?.ok_or_else(|| ApiError::bad_request("Invalid user group"))
 }
 
