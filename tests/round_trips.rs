@@ -332,3 +332,40 @@ fn creating_a_bot_costs_authentication_one_read_and_two_writes() {
     let short_name = unique("trips").to_lowercase();
     assert_eq!(round_trips(hamlet.post("/bots", &[("full_name", "Trips Bot"), ("short_name", short_name.as_str())])), 4);
 }
+
+#[test]
+fn a_groups_members_and_subgroups_cost_one_round_trip_after_authentication() {
+    let hamlet = Client::dev("hamlet@zulip.com");
+    let members = format!("[{}]", hamlet.user_id);
+    let name = unique("trips");
+    let group_id = hamlet
+        .post("/user_groups/create", &[("name", name.as_str()), ("description", "d"), ("members", members.as_str())])
+        .success()["group_id"]
+        .as_i64()
+        .unwrap();
+    hamlet.get("/users/me", &[]).success();
+    assert_eq!(round_trips(hamlet.get(&format!("/user_groups/{group_id}/members"), &[])), 2);
+    assert_eq!(round_trips(hamlet.get(&format!("/user_groups/{group_id}/subgroups"), &[])), 2);
+    assert_eq!(round_trips(hamlet.get(&format!("/user_groups/{group_id}/members/{}", hamlet.user_id), &[])), 2);
+}
+
+#[test]
+fn listing_and_rekeying_ones_bots_cost_authentication_one_read_and_at_most_one_write() {
+    let hamlet = Client::dev("hamlet@zulip.com");
+    let short_name = unique("trips").to_lowercase();
+    let bot_id =
+        hamlet.post("/bots", &[("full_name", "Trips Bot"), ("short_name", short_name.as_str())]).success()["user_id"].as_i64().unwrap();
+    hamlet.get("/bots", &[]).success();
+    // Every key hash is stored already: nothing to write.
+    assert_eq!(round_trips(hamlet.get("/bots", &[])), 2);
+    assert_eq!(round_trips(hamlet.post(&format!("/bots/{bot_id}/api_key/regenerate"), &[])), 3);
+}
+
+#[test]
+fn an_administrators_changes_to_a_user_cost_authentication_one_read_and_one_batch() {
+    let user = accounts::new_user("trips");
+    let iago = Client::dev("iago@zulip.com");
+    iago.get("/users/me", &[]).success();
+    let changes = [("role", "300"), ("full_name", "Trips Moderator")];
+    assert_eq!(round_trips(iago.patch(&format!("/users/{}", user.user_id), &changes)), 3);
+}

@@ -1,16 +1,19 @@
 //! Bots: accounts owned by a user, authenticating with their own API key.
 
+use std::collections::{HashMap, HashSet};
+
 use serde_json::{json, Value};
 use worker::{D1Database, Env};
 
-use crate::actions::users::{do_create_user, do_issue_first_api_key, do_regenerate_api_key};
+use crate::actions::users::{do_create_user, do_issue_first_api_key, do_replace_api_key};
+use crate::db::api_keys::{self, BotKeyVersionRow, KeyHashRow, KeyVersionRow};
 use crate::db::batch::Batch;
 use crate::db::users::{self, NewUser, UserIdRow, UserRow};
-use crate::domain::ids::{RealmId, UserId};
 use crate::domain::users::Role;
 use crate::domain::users::{avatar_url, check_full_name, user_dict, UserDictOptions};
 use crate::error::{ApiError, ApiResult};
 use crate::event_types::{Event, RealmBotEvent, RealmUserEvent};
+use crate::secrets;
 
 pub const GENERIC_BOT: i64 = 1;
 pub const INCOMING_WEBHOOK_BOT: i64 = 2;
@@ -127,20 +130,46 @@ pub fn bot_dict(bot: &UserRow, api_key: Option<&str>) -> Value {
 }
 
 /// `POST /bots/{bot_id}/api_key/regenerate`: the owner or an administrator replaces the
-/// bot's key with the next one; the old key stops working at once.
-pub async fn check_regenerate_bot_api_key(db: &D1Database, env: &Env, acting: &UserRow, bot: &UserRow) -> ApiResult<String> {
+/// bot's key with the next one; the old key stops working at once. The bot and its key
+/// version are read together.
+pub async fn check_regenerate_bot_api_key(db: &D1Database, env: &Env, acting: &UserRow, bot_id: i64) -> ApiResult<String> {
+    let mut batch = Batch::new();
+    let bot = batch.add::<UserRow>(users::by_id_stmt(db, acting.realm_id, bot_id)?);
+    let version = batch.add::<KeyVersionRow>(api_keys::version_stmt(db, acting.realm_id, bot_id)?);
+    let results = batch.run(db).await?;
+    let bot = results.first(bot)?.ok_or_else(|| ApiError::bad_request("No such bot"))?;
     if !bot.is_bot() || !(acting.is_realm_admin() || bot.bot_owner_id == Some(acting.id)) {
         return Err(ApiError::bad_request("No such bot"));
     }
-    do_regenerate_api_key(db, env, RealmId(bot.realm_id), UserId(bot.id)).await
+    let old = results.first(version)?.ok_or_else(|| ApiError::bad_request("No such bot"))?.api_key_version;
+    do_replace_api_key(db, &secrets::api_key_secret(env)?, bot.realm_id, bot.id, old).await
 }
 
 /// The owner's active bots as `GET /bots` lists them, oldest first, each with its current
-/// `api_key`: the key versions, then the bots.
+/// `api_key`: the bots, their key versions and the key hashes stored, read together. A
+/// missing hash (a bot from before keys were derived) is stored, so the key shown works.
 pub async fn bots_of(db: &D1Database, env: &Env, owner: &UserRow) -> ApiResult<Vec<Value>> {
-    let keys = do_bot_api_keys(db, env, owner).await?;
-    let bots = users::bots_of_owner(db, owner.realm_id, owner.id).await?;
-    Ok(bots
+    let mut batch = Batch::new();
+    let bots = batch.add::<UserRow>(users::bots_of_owner_stmt(db, owner.realm_id, owner.id)?);
+    let versions = batch.add::<BotKeyVersionRow>(api_keys::owner_bot_versions_stmt(db, owner.realm_id, owner.id)?);
+    let stored = batch.add::<KeyHashRow>(api_keys::owner_bot_key_hashes_stmt(db, owner.realm_id, owner.id)?);
+    let results = batch.run(db).await?;
+    let stored: HashSet<String> = results.rows(stored)?.into_iter().map(|k| k.key_hash).collect();
+    let secret = secrets::api_key_secret(env)?;
+    let keys: HashMap<i64, String> =
+        results.rows(versions)?.iter().map(|r| (r.id, secrets::derive_api_key(secret.as_bytes(), r.id, r.api_key_version))).collect();
+    let now = crate::db::now();
+    let missing = keys
+        .iter()
+        .map(|(id, key)| (id, secrets::api_key_hash(key)))
+        .filter(|(_, hash)| !stored.contains(hash))
+        .map(|(id, hash)| api_keys::insert_if_missing_stmt(db, owner.realm_id, *id, &hash, now))
+        .collect::<worker::Result<Vec<_>>>()?;
+    if !missing.is_empty() {
+        crate::db::run_batch(db, missing).await?;
+    }
+    Ok(results
+        .rows(bots)?
         .iter()
         .map(|bot| {
             json!({
@@ -156,25 +185,6 @@ pub async fn bots_of(db: &D1Database, env: &Env, owner: &UserRow) -> ApiResult<V
             })
         })
         .collect())
-}
-
-/// The current API key of each of the owner's active bots, by bot id. Their hashes are
-/// stored if missing (bots from before keys were derived), so the keys shown work.
-pub async fn do_bot_api_keys(db: &D1Database, env: &Env, owner: &UserRow) -> ApiResult<std::collections::HashMap<i64, String>> {
-    let secret = crate::secrets::api_key_secret(env)?;
-    let rows: Vec<crate::db::api_keys::BotKeyVersionRow> =
-        crate::db::all(crate::db::api_keys::owner_bot_versions_stmt(db, owner.realm_id, owner.id)?).await?;
-    let keys: std::collections::HashMap<i64, String> =
-        rows.iter().map(|r| (r.id, crate::secrets::derive_api_key(secret.as_bytes(), r.id, r.api_key_version))).collect();
-    let now = crate::db::now();
-    let inserts = keys
-        .iter()
-        .map(|(id, key)| crate::db::api_keys::insert_if_missing_stmt(db, owner.realm_id, *id, &crate::secrets::api_key_hash(key), now))
-        .collect::<worker::Result<Vec<_>>>()?;
-    if !inserts.is_empty() {
-        crate::db::run_batch(db, inserts).await?;
-    }
-    Ok(keys)
 }
 
 #[cfg(test)]

@@ -20,7 +20,7 @@ use crate::db::direct_message_groups;
 use crate::db::messages::{self, MessageRow, NewMessage, RecipientRef};
 use crate::db::realm_settings::RealmSettingsRow;
 use crate::db::subscriptions::{self, ChannelViewRow, SendTopic};
-use crate::db::user_groups;
+use crate::db::user_groups::{self, IsMemberRow};
 use crate::db::user_messages;
 use crate::db::users::{self, UserRow};
 use crate::db::{self, user_topics};
@@ -98,11 +98,6 @@ struct DirectRecipient {
 struct TopicForSender {
     first_sender: Option<i64>,
     visibility_policy: VisibilityPolicy,
-}
-
-#[derive(Deserialize)]
-struct Membership {
-    is_member: i64,
 }
 
 /// Zulip's `normalize_body`: trailing whitespace and leading blank lines go; empty and
@@ -309,7 +304,7 @@ struct ChannelReads {
     /// Only when the content may mention the topic's participants, who are then needed.
     senders: Option<Slot<SenderId>>,
     /// Only when the content has a wildcard mention, the one rule that needs it.
-    membership: Option<Slot<Membership>>,
+    membership: Option<Slot<IsMemberRow>>,
 }
 
 /// Adds what [`plan`] reads to `batch`, as `me`: the destination, its subscribers and
@@ -360,7 +355,7 @@ pub fn add_send_reads(batch: &mut Batch, db: &D1Database, me: &UserRow, realm: &
                 senders: if refs.topic_wildcard { Some(batch.add::<SenderId>(messages::topic_senders_stmt(db, &to)?)) } else { None },
                 membership: if refs.stream_wildcard || refs.topic_wildcard {
                     let group = settings.can_mention_many_users_group;
-                    Some(batch.add::<Membership>(user_groups::is_member_stmt(db, realm_id, group, me.id, false)?))
+                    Some(batch.add::<IsMemberRow>(user_groups::is_member_stmt(db, realm_id, group, me.id, false)?))
                 } else {
                     None
                 },

@@ -1,7 +1,7 @@
 //! Custom profile fields of an organization and their values for each user.
 
 use serde_json::{json, Value};
-use worker::{D1Database, Env};
+use worker::{D1Database, D1PreparedStatement, Env};
 
 use crate::db::batch::Batch;
 use crate::db::profile_fields::{self, InsertedField, NewProfileField, ProfileFieldRow};
@@ -131,6 +131,13 @@ pub async fn do_update_profile_data(db: &D1Database, env: &Env, target: &UserRow
     if changes.is_empty() {
         return Ok(());
     }
+    crate::db::run_batch(db, profile_data_stmts(db, target, changes)?).await?;
+    notify_profile_data(env, target, changes).await;
+    Ok(())
+}
+
+/// The statements writing checked changes.
+pub fn profile_data_stmts(db: &D1Database, target: &UserRow, changes: &[ProfileChange]) -> ApiResult<Vec<D1PreparedStatement>> {
     let mut stmts = Vec::new();
     for change in changes {
         stmts.push(match &change.value {
@@ -138,7 +145,11 @@ pub async fn do_update_profile_data(db: &D1Database, env: &Env, target: &UserRow
             None => profile_fields::delete_stmt(db, target.id, change.field_id)?,
         });
     }
-    crate::db::run_batch(db, stmts).await?;
+    Ok(stmts)
+}
+
+/// One `realm_user` update event per written field.
+pub async fn notify_profile_data(env: &Env, target: &UserRow, changes: &[ProfileChange]) {
     for change in changes {
         let mut field = json!({ "id": change.field_id, "value": change.value.as_ref().map(|v| v.value.clone()) });
         if let Some(rendered) = change.value.as_ref().and_then(|v| v.rendered_value.clone()) {
@@ -147,5 +158,4 @@ pub async fn do_update_profile_data(db: &D1Database, env: &Env, target: &UserRow
         let event = Event::RealmUser(RealmUserEvent::Update { person: json!({ "user_id": target.id, "custom_profile_field": field }) });
         crate::actions::notify_realm(env, target.realm_id, &event).await;
     }
-    Ok(())
 }

@@ -1,14 +1,13 @@
 //! Adding and deactivating custom emoji. Each change sends everyone the organization's
 //! whole emoji dict (`realm_emoji` event, op `update`), read in the same batch as the write.
 
-use serde::Deserialize;
 use worker::{D1Database, Env};
 
 use crate::actions::uploads::{delete_object, put_object};
 use crate::context::UploadedFile;
 use crate::db::batch::{Batch, BatchResults, Slot};
 use crate::db::realm_emoji::{self, NewRealmEmoji, RealmEmojiRow};
-use crate::db::user_groups;
+use crate::db::user_groups::{self, IsMemberRow};
 use crate::db::users::UserRow;
 use crate::domain::realm_emoji::MAX_EMOJI_FILE_SIZE_MIB;
 use crate::domain::realm_emoji::{
@@ -16,11 +15,6 @@ use crate::domain::realm_emoji::{
 };
 use crate::error::{ApiError, ApiResult};
 use crate::event_types::{Event, RealmEmojiEvent};
-
-#[derive(Deserialize)]
-struct MemberRow {
-    is_member: i64,
-}
 
 /// Sends the organization's emoji dict to every queue of the organization.
 async fn notify_realm_emoji(env: &Env, realm_id: i64, results: &BatchResults, all: Slot<RealmEmojiRow>) -> ApiResult<()> {
@@ -41,7 +35,8 @@ pub async fn check_add_realm_emoji(db: &D1Database, env: &Env, me: &UserRow, raw
     let name = check_emoji_name(raw_name)?;
     let settings = crate::domain::realm_settings::realm_settings(db, me.realm_id).await?;
     let mut batch = Batch::new();
-    let allowed = batch.add::<MemberRow>(user_groups::is_member_stmt(db, me.realm_id, settings.can_add_custom_emoji_group, me.id, false)?);
+    let allowed =
+        batch.add::<IsMemberRow>(user_groups::is_member_stmt(db, me.realm_id, settings.can_add_custom_emoji_group, me.id, false)?);
     let existing = batch.add::<RealmEmojiRow>(realm_emoji::active_by_name_stmt(db, me.realm_id, &name)?);
     let results = batch.run(db).await?;
     if results.first(allowed)?.is_none_or(|m| m.is_member == 0) {

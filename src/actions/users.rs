@@ -3,6 +3,7 @@
 use serde_json::{json, Value};
 use worker::{D1Database, Env};
 
+use crate::actions::profile_fields::{self, ProfileChange};
 use crate::db::{
     self, api_keys,
     users::{self, NewUser, UserRow},
@@ -42,6 +43,11 @@ pub async fn do_regenerate_api_key(db: &D1Database, env: &Env, realm_id: RealmId
     let secret = secrets::api_key_secret(env)?;
     let version: Option<api_keys::KeyVersionRow> = crate::db::first(api_keys::version_stmt(db, realm_id, user_id)?).await?;
     let old = version.ok_or_else(|| ApiError::internal("API key for a missing user"))?.api_key_version;
+    do_replace_api_key(db, &secret, realm_id, user_id, old).await
+}
+
+/// Moves the user from key version `old` to the next in one atomic batch.
+pub async fn do_replace_api_key(db: &D1Database, secret: &str, realm_id: i64, user_id: i64, old: i64) -> ApiResult<String> {
     let key = secrets::derive_api_key(secret.as_bytes(), user_id, old + 1);
     crate::db::run_batch(
         db,
@@ -221,20 +227,40 @@ pub async fn check_role_change(db: &D1Database, admin: &UserRow, target: &UserRo
     Ok(true)
 }
 
-pub async fn do_change_role(db: &D1Database, env: &worker::Env, target: &UserRow, role: Role) -> ApiResult<()> {
-    users::set_role(db, target.realm_id, target.id, role).await?;
-    notify_user_updated(env, target.realm_id, json!({ "user_id": target.id, "role": role })).await;
-    Ok(())
+/// `PATCH /users/{user_id}`'s checked changes (the name checked with `check_full_name`).
+pub struct UserChanges {
+    /// A role that differs from the current one.
+    pub role: Option<Role>,
+    pub full_name: Option<String>,
+    pub profile: Option<Vec<ProfileChange>>,
 }
 
-/// `PATCH /users/{user_id}` `full_name`, on behalf of an administrator (`full_name` already
-/// checked with `check_full_name`).
-pub async fn do_change_full_name(db: &D1Database, env: &worker::Env, target: &UserRow, full_name: &str) -> ApiResult<()> {
-    if full_name == target.full_name {
+/// Writes an administrator's changes to a user in one batch, then sends their events.
+pub async fn do_update_user(db: &D1Database, env: &worker::Env, target: &UserRow, changes: UserChanges) -> ApiResult<()> {
+    let full_name = changes.full_name.filter(|name| *name != target.full_name);
+    let mut stmts = Vec::new();
+    if let Some(role) = changes.role {
+        stmts.push(users::set_role_stmt(db, target.realm_id, target.id, role)?);
+    }
+    if let Some(name) = &full_name {
+        stmts.push(users::set_full_name_stmt(db, target.realm_id, target.id, name)?);
+    }
+    if let Some(profile) = &changes.profile {
+        stmts.extend(profile_fields::profile_data_stmts(db, target, profile)?);
+    }
+    if stmts.is_empty() {
         return Ok(());
     }
-    users::set_full_name(db, target.realm_id, target.id, full_name).await?;
-    notify_user_updated(env, target.realm_id, json!({ "user_id": target.id, "full_name": full_name })).await;
+    crate::db::run_batch(db, stmts).await?;
+    if let Some(role) = changes.role {
+        notify_user_updated(env, target.realm_id, json!({ "user_id": target.id, "role": role })).await;
+    }
+    if let Some(name) = full_name {
+        notify_user_updated(env, target.realm_id, json!({ "user_id": target.id, "full_name": name })).await;
+    }
+    if let Some(profile) = &changes.profile {
+        profile_fields::notify_profile_data(env, target, profile).await;
+    }
     Ok(())
 }
 

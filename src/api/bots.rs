@@ -4,8 +4,8 @@ use serde_json::{json, Value};
 
 use crate::actions::bots::{bots_of, check_create_bot, check_regenerate_bot_api_key, NewBot, GENERIC_BOT};
 use crate::context::RequestContext;
-use crate::domain::users::{access_bot, avatar_url};
-use crate::error::ApiResult;
+use crate::domain::users::avatar_url;
+use crate::error::{ApiError, ApiResult};
 use crate::response::Reply;
 
 /// A string parameter Zulip declares JSON-encoded (`payload_url`): accepts the JSON
@@ -64,7 +64,7 @@ pub async fn get_bots(ctx: &RequestContext) -> ApiResult<Reply> {
 /// working at once); answers `api_key`.
 pub async fn regenerate_bot_api_key(ctx: &RequestContext, bot_id: &str) -> ApiResult<Reply> {
     let me = ctx.user().await?;
-    let bot = access_bot(&ctx.db, me.realm_id, bot_id).await?;
-    let api_key = check_regenerate_bot_api_key(&ctx.db, &ctx.env, &me, &bot).await?;
+    let bot_id = crate::params::parse_int(bot_id).ok_or_else(|| ApiError::bad_request("No such bot"))?;
+    let api_key = check_regenerate_bot_api_key(&ctx.db, &ctx.env, &me, bot_id).await?;
     Ok(Reply::json(json!({ "api_key": api_key })))
 }

@@ -118,15 +118,8 @@ pub async fn update_user(ctx: &RequestContext, user_id: &str) -> ApiResult<Reply
         Some(data) => Some(profile_actions::check_profile_data(&ctx.db, &admin, &target, data).await?),
         None => None,
     };
-    if let (true, Some(role)) = (role_changes, role) {
-        actions::do_change_role(&ctx.db, &ctx.env, &target, role).await?;
-    }
-    if let Some(full_name) = full_name {
-        actions::do_change_full_name(&ctx.db, &ctx.env, &target, &full_name).await?;
-    }
-    if let Some(changes) = profile_changes {
-        profile_actions::do_update_profile_data(&ctx.db, &ctx.env, &target, &changes).await?;
-    }
+    let changes = actions::UserChanges { role: role.filter(|_| role_changes), full_name, profile: profile_changes };
+    actions::do_update_user(&ctx.db, &ctx.env, &target, changes).await?;
     Ok(Reply::ok())
 }
 

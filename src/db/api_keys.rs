@@ -29,6 +29,22 @@ pub fn owner_bot_versions_stmt(db: &D1Database, realm_id: i64, owner_id: i64) ->
     )
 }
 
+#[derive(Debug, Deserialize)]
+pub struct KeyHashRow {
+    pub key_hash: String,
+}
+
+/// The stored key hashes of an owner's active bots.
+pub fn owner_bot_key_hashes_stmt(db: &D1Database, realm_id: i64, owner_id: i64) -> Result<D1PreparedStatement> {
+    query!(
+        db,
+        "SELECT k.key_hash FROM api_keys k JOIN users u ON u.id = k.user_id \
+         WHERE u.realm_id = ?1 AND u.bot_owner_id = ?2 AND u.is_bot = 1 AND u.is_active = 1",
+        realm_id,
+        owner_id
+    )
+}
+
 /// Moves the user to key version `new` if still at `old` (a concurrent regeneration wins
 /// once).
 pub fn bump_version_stmt(db: &D1Database, user_id: i64, old: i64, new: i64) -> Result<D1PreparedStatement> {

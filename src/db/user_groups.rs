@@ -104,13 +104,10 @@ pub fn is_member_stmt(db: &D1Database, realm_id: i64, group_id: i64, user_id: i6
     )
 }
 
-pub async fn is_member(db: &D1Database, realm_id: i64, group_id: i64, user_id: i64, direct_only: bool) -> Result<bool> {
-    #[derive(Deserialize)]
-    struct Row {
-        is_member: i64,
-    }
-    let row: Option<Row> = super::first(is_member_stmt(db, realm_id, group_id, user_id, direct_only)?).await?;
-    Ok(row.map(|r| r.is_member != 0).unwrap_or(false))
+/// The answer of [`is_member_stmt`].
+#[derive(Debug, Deserialize)]
+pub struct IsMemberRow {
+    pub is_member: i64,
 }
 
 const GROUP_COLUMNS: &str =
@@ -177,13 +174,10 @@ pub fn subgroups_stmt(db: &D1Database, realm_id: i64) -> Result<D1PreparedStatem
     )
 }
 
-/// Members of one group (active users), directly or through subgroups at any depth.
-pub async fn member_ids(db: &D1Database, realm_id: i64, group_id: i64, direct_only: bool) -> Result<Vec<i64>> {
-    #[derive(Deserialize)]
-    struct Id {
-        id: i64,
-    }
-    let rows: Vec<Id> = super::all(query!(
+/// Members of one group (active users, as [`super::users::UserIdRow`]), directly or
+/// through subgroups at any depth.
+pub fn member_ids_stmt(db: &D1Database, realm_id: i64, group_id: i64, direct_only: bool) -> Result<D1PreparedStatement> {
+    query!(
         db,
         "WITH RECURSIVE reachable(id) AS ( \
              SELECT id FROM user_groups WHERE id = ?2 AND realm_id = ?1 \
@@ -198,9 +192,7 @@ pub async fn member_ids(db: &D1Database, realm_id: i64, group_id: i64, direct_on
         realm_id,
         group_id,
         direct_only as i64
-    )?)
-    .await?;
-    Ok(rows.into_iter().map(|r| r.id).collect())
+    )
 }
 
 /// A user's id, as the member statements answer it.
@@ -224,9 +216,18 @@ pub fn direct_subgroup_ids_stmt(db: &D1Database, group_id: i64) -> Result<D1Prep
     query!(db, "SELECT subgroup_id AS id FROM user_group_subgroups WHERE supergroup_id = ?1", group_id)
 }
 
-pub async fn direct_subgroup_ids(db: &D1Database, group_id: i64) -> Result<Vec<i64>> {
-    let rows: Vec<GroupIdRow> = super::all(direct_subgroup_ids_stmt(db, group_id)?).await?;
-    Ok(rows.into_iter().map(|r| r.id).collect())
+/// A group's subgroups ([`GroupIdRow`]), at any depth unless `direct_only`, in id order.
+pub fn subgroup_ids_stmt(db: &D1Database, group_id: i64, direct_only: bool) -> Result<D1PreparedStatement> {
+    query!(
+        db,
+        "WITH RECURSIVE reachable(id) AS ( \
+             SELECT subgroup_id FROM user_group_subgroups WHERE supergroup_id = ?1 \
+             UNION \
+             SELECT s.subgroup_id FROM user_group_subgroups s JOIN reachable r ON s.supergroup_id = r.id WHERE ?2 = 0 \
+         ) SELECT id FROM reachable ORDER BY id",
+        group_id,
+        direct_only as i64
+    )
 }
 
 /// Every group reachable downwards from the groups in `ids_json` (themselves included):
@@ -241,11 +242,6 @@ pub fn recursive_subgroup_ids_stmt(db: &D1Database, ids_json: &str) -> Result<D1
          ) SELECT id FROM reachable",
         ids_json
     )
-}
-
-pub async fn recursive_subgroup_ids(db: &D1Database, ids_json: &str) -> Result<Vec<i64>> {
-    let rows: Vec<GroupIdRow> = super::all(recursive_subgroup_ids_stmt(db, ids_json)?).await?;
-    Ok(rows.into_iter().map(|r| r.id).collect())
 }
 
 pub struct NewUserGroup<'a> {

@@ -255,19 +255,17 @@ pub async fn deactivate_with_bots(db: &D1Database, realm_id: i64, user_id: i64) 
     Ok(ids)
 }
 
-pub async fn set_role(db: &D1Database, realm_id: i64, user_id: i64, role: Role) -> Result<()> {
-    super::run(query!(db, "UPDATE users SET role = ?3 WHERE realm_id = ?1 AND id = ?2", realm_id, user_id, role)?).await?;
-    Ok(())
+pub fn set_role_stmt(db: &D1Database, realm_id: i64, user_id: i64, role: Role) -> Result<D1PreparedStatement> {
+    query!(db, "UPDATE users SET role = ?3 WHERE realm_id = ?1 AND id = ?2", realm_id, user_id, role)
 }
 
-pub async fn set_full_name(db: &D1Database, realm_id: i64, user_id: i64, full_name: &str) -> Result<()> {
-    super::run(query!(db, "UPDATE users SET full_name = ?3 WHERE realm_id = ?1 AND id = ?2", realm_id, user_id, full_name)?).await?;
-    Ok(())
+pub fn set_full_name_stmt(db: &D1Database, realm_id: i64, user_id: i64, full_name: &str) -> Result<D1PreparedStatement> {
+    query!(db, "UPDATE users SET full_name = ?3 WHERE realm_id = ?1 AND id = ?2", realm_id, user_id, full_name)
 }
 
 /// The active bots a user owns, oldest first.
-pub async fn bots_of_owner(db: &D1Database, realm_id: i64, owner_id: i64) -> Result<Vec<UserRow>> {
-    super::all(query!(
+pub fn bots_of_owner_stmt(db: &D1Database, realm_id: i64, owner_id: i64) -> Result<D1PreparedStatement> {
+    query!(
         db,
         &format!(
             "SELECT {COLUMNS} FROM users u WHERE u.realm_id = ?1 AND u.bot_owner_id = ?2 AND u.is_bot = 1 \
@@ -275,8 +273,7 @@ pub async fn bots_of_owner(db: &D1Database, realm_id: i64, owner_id: i64) -> Res
         ),
         realm_id,
         owner_id
-    )?)
-    .await
+    )
 }
 
 /// The organization's users among a JSON array of ids (any state).

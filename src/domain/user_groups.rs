@@ -7,8 +7,8 @@ use serde_json::{json, Value};
 use worker::D1Database;
 
 use crate::db::batch::Batch;
-use crate::db::user_groups::{self, MemberRow, SubgroupRow, UserGroupRow};
-use crate::db::users;
+use crate::db::user_groups::{self, GroupIdRow, IsMemberRow, MemberRow, SubgroupRow, UserGroupRow};
+use crate::db::users::{self, UserIdRow, UserRow};
 use crate::error::{ApiError, ApiResult};
 
 /// Zulip's system group names: one group per role (each containing the more privileged
@@ -64,39 +64,45 @@ pub fn groups_list(groups: &[UserGroupRow], members: &[MemberRow], subgroups: &[
 }
 
 /// A group of the organization; one error for missing and invisible.
-async fn access_group(db: &D1Database, realm_id: i64, group_id: i64) -> ApiResult<UserGroupRow> {
-    user_groups::by_id(db, realm_id, group_id).await?.ok_or_else(|| ApiError::bad_request("Invalid user group"))
+fn access_group(group: Option<UserGroupRow>) -> ApiResult<UserGroupRow> {
+    group.ok_or_else(|| ApiError::bad_request("Invalid user group"))
 }
 
 /// The active members of a group of the organization, through subgroups unless
-/// `direct_only`: the group, then its members.
+/// `direct_only`: the group and its members read together, the group checked first.
 pub async fn group_members(db: &D1Database, realm_id: i64, group_id: i64, direct_only: bool) -> ApiResult<Vec<i64>> {
-    let group = access_group(db, realm_id, group_id).await?;
-    Ok(user_groups::member_ids(db, realm_id, group.id, direct_only).await?)
+    let mut batch = Batch::new();
+    let group = batch.add::<UserGroupRow>(user_groups::by_id_stmt(db, realm_id, group_id)?);
+    let members = batch.add::<UserIdRow>(user_groups::member_ids_stmt(db, realm_id, group_id, direct_only)?);
+    let results = batch.run(db).await?;
+    access_group(results.first(group)?)?;
+    Ok(results.rows(members)?.into_iter().map(|m| m.id).collect())
 }
 
 /// The subgroups of a group of the organization, at any depth unless `direct_only`,
-/// sorted: the group, its direct subgroups, then (when asked and there are any) theirs.
+/// sorted: the group and its subgroups read together, the group checked first.
 pub async fn group_subgroups(db: &D1Database, realm_id: i64, group_id: i64, direct_only: bool) -> ApiResult<Vec<i64>> {
-    let group = access_group(db, realm_id, group_id).await?;
-    let direct = user_groups::direct_subgroup_ids(db, group.id).await?;
-    if direct_only {
-        return Ok(direct);
-    }
-    let ids = serde_json::to_string(&direct).unwrap_or_else(|_| "[]".into());
-    let mut all = if direct.is_empty() { vec![] } else { user_groups::recursive_subgroup_ids(db, &ids).await? };
-    all.sort_unstable();
-    all.dedup();
-    Ok(all)
+    let mut batch = Batch::new();
+    let group = batch.add::<UserGroupRow>(user_groups::by_id_stmt(db, realm_id, group_id)?);
+    let subgroups = batch.add::<GroupIdRow>(user_groups::subgroup_ids_stmt(db, group_id, direct_only)?);
+    let results = batch.run(db).await?;
+    access_group(results.first(group)?)?;
+    Ok(results.rows(subgroups)?.into_iter().map(|g| g.id).collect())
 }
 
 /// Whether the user is a member of the group (through subgroups at any depth unless
 /// `direct_only`); a deactivated user never is. "Invalid user group" / "No such user" for
-/// unknown ids: the group, the user, then the membership.
+/// unknown ids: the group, the user, then the membership, read together.
 pub async fn is_group_member(db: &D1Database, realm_id: i64, group_id: i64, user_id: i64, direct_only: bool) -> ApiResult<bool> {
-    let group = access_group(db, realm_id, group_id).await?;
-    let user = users::by_id(db, realm_id, user_id).await?.ok_or_else(|| ApiError::bad_request("No such user"))?;
-    Ok(user.is_active() && user_groups::is_member(db, realm_id, group.id, user.id, direct_only).await?)
+    let mut batch = Batch::new();
+    let group = batch.add::<UserGroupRow>(user_groups::by_id_stmt(db, realm_id, group_id)?);
+    let user = batch.add::<UserRow>(users::by_id_stmt(db, realm_id, user_id)?);
+    let member = batch.add::<IsMemberRow>(user_groups::is_member_stmt(db, realm_id, group_id, user_id, direct_only)?);
+    let results = batch.run(db).await?;
+    access_group(results.first(group)?)?;
+    results.first(user)?.ok_or_else(|| ApiError::bad_request("No such user"))?;
+    // The statement counts active users only.
+    Ok(results.first(member)?.is_some_and(|m| m.is_member != 0))
 }
 
 /// Every group of the organization (system groups included) with its direct members and

@@ -186,13 +186,6 @@ pub async fn access_user_for_admin(db: &D1Database, realm_id: i64, user_id: &str
     Ok(user)
 }
 
-/// A bot of the organization by id, for its owner or an administrator to act on; "No such
-/// bot" otherwise. One round trip.
-pub async fn access_bot(db: &D1Database, realm_id: i64, bot_id: &str) -> ApiResult<UserRow> {
-    let id = parse_int(bot_id).ok_or_else(|| ApiError::bad_request("No such bot"))?;
-    users::by_id(db, realm_id, id).await?.ok_or_else(|| ApiError::bad_request("No such bot"))
-}
-
 /// The user with this email in the organization, if any. One round trip.
 pub async fn user_by_email(db: &D1Database, realm_id: i64, email: &str) -> ApiResult<Option<UserRow>> {
     Ok(users::by_email(db, realm_id, email).await?)
