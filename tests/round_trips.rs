@@ -274,3 +274,13 @@ fn a_role_change_applies_to_the_very_next_send() {
     demote_to_guest(&member);
     send("third").bad_request("BAD_REQUEST", &format!("Not authorized to send to channel '{name}'"));
 }
+
+#[test]
+fn muting_a_user_costs_authentication_one_read_and_one_batch() {
+    let muter = accounts::new_user("trips");
+    let path = format!("/users/me/muted_users/{}", accounts::new_user("trips").user_id);
+    muter.post(&path, &[]).success();
+    muter.delete(&path, &[]).success();
+    assert_eq!(round_trips(muter.post(&path, &[])), 3);
+    assert_eq!(round_trips(muter.delete(&path, &[])), 3);
+}
