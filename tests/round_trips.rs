@@ -284,3 +284,13 @@ fn muting_a_user_costs_authentication_one_read_and_one_batch() {
     assert_eq!(round_trips(muter.post(&path, &[])), 3);
     assert_eq!(round_trips(muter.delete(&path, &[])), 3);
 }
+
+#[test]
+fn unsubscribing_costs_authentication_one_read_and_one_batch() {
+    let hamlet = Client::dev("hamlet@zulip.com");
+    let name = channel_with(&hamlet, &["othello@zulip.com"], 0);
+    let names = serde_json::json!([name]).to_string();
+    hamlet.delete("/users/me/subscriptions", &[("subscriptions", &names)]).success();
+    subscribe(&hamlet, &name);
+    assert_eq!(round_trips(hamlet.delete("/users/me/subscriptions", &[("subscriptions", &names)])), 3);
+}
