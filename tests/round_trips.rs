@@ -294,3 +294,18 @@ fn unsubscribing_costs_authentication_one_read_and_one_batch() {
     subscribe(&hamlet, &name);
     assert_eq!(round_trips(hamlet.delete("/users/me/subscriptions", &[("subscriptions", &names)])), 3);
 }
+
+#[test]
+fn flagging_a_narrow_costs_authentication_one_read_and_one_batch() {
+    let hamlet = Client::dev("hamlet@zulip.com");
+    let name = channel_with(&hamlet, &[], 3);
+    let narrow = serde_json::json!([{ "operator": "channel", "operand": name }]).to_string();
+    let star = |op: &str| {
+        let form =
+            [("anchor", "oldest"), ("num_before", "0"), ("num_after", "10"), ("narrow", narrow.as_str()), ("op", op), ("flag", "starred")];
+        hamlet.post("/messages/flags/narrow", &form)
+    };
+    star("add").success();
+    assert_eq!(round_trips(star("remove")), 3);
+    assert_eq!(round_trips(star("add")), 3);
+}
