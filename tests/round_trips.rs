@@ -309,3 +309,17 @@ fn flagging_a_narrow_costs_authentication_one_read_and_one_batch() {
     assert_eq!(round_trips(star("remove")), 3);
     assert_eq!(round_trips(star("add")), 3);
 }
+
+#[test]
+fn editing_a_scheduled_message_costs_authentication_one_read_and_one_batch() {
+    let hamlet = Client::dev("hamlet@zulip.com");
+    let name = channel_with(&hamlet, &[], 0);
+    let to = channel_id(&hamlet, &name).to_string();
+    let at = (std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_secs() + 3600).to_string();
+    let form = [("type", "stream"), ("to", to.as_str()), ("topic", "t"), ("content", "later"), ("scheduled_delivery_timestamp", &at)];
+    let id = hamlet.post("/scheduled_messages", &form).success()["scheduled_message_id"].as_i64().unwrap();
+    let path = format!("/scheduled_messages/{id}");
+    hamlet.patch(&path, &[("content", "first edit")]).success();
+    assert_eq!(round_trips(hamlet.patch(&path, &[("content", "second edit")])), 3);
+    assert_eq!(round_trips(hamlet.patch(&path, &[("to", &to)])), 3);
+}
