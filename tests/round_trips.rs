@@ -323,3 +323,12 @@ fn editing_a_scheduled_message_costs_authentication_one_read_and_one_batch() {
     assert_eq!(round_trips(hamlet.patch(&path, &[("content", "second edit")])), 3);
     assert_eq!(round_trips(hamlet.patch(&path, &[("to", &to)])), 3);
 }
+
+#[test]
+fn a_channels_topics_cost_one_round_trip_with_authentication_folded_in() {
+    let hamlet = Client::dev("hamlet@zulip.com");
+    let name = channel_with(&hamlet, &[], 2);
+    let path = format!("/users/me/{}/topics", channel_id(&hamlet, &name));
+    hamlet.get(&path, &[]).success();
+    assert_eq!(round_trips(hamlet.get(&path, &[])), 1);
+}
