@@ -185,6 +185,26 @@ fn topics_are_listed_most_recent_first() {
 }
 
 #[test]
+fn topics_of_a_channel_with_protected_history_are_those_the_user_received() {
+    let hamlet = Client::dev("hamlet@zulip.com");
+    let othello = Client::dev("othello@zulip.com");
+    for history_public in [false, true] {
+        let (name, id) = new_channel(&hamlet, &[], true, history_public);
+        let before = send_to_channel_id(&hamlet, id, "before", "1");
+        hamlet
+            .post("/users/me/subscriptions", &[("subscriptions", &subs(&name)), ("principals", &json!([othello.user_id]).to_string())])
+            .success();
+        let after = send_to_channel_id(&hamlet, id, "after", "2");
+        let topics = othello.get(&format!("/users/me/{id}/topics"), &[]).success()["topics"].clone();
+        let mut expected = vec![json!({ "name": "after", "max_id": after })];
+        if history_public {
+            expected.push(json!({ "name": "before", "max_id": before }));
+        }
+        assert_eq!(topics, json!(expected), "history public to subscribers: {history_public}");
+    }
+}
+
+#[test]
 fn realm_settings_are_changed_by_administrators_only() {
     let hamlet = Client::dev("hamlet@zulip.com");
     hamlet

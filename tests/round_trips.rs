@@ -369,3 +369,61 @@ fn an_administrators_changes_to_a_user_cost_authentication_one_read_and_one_batc
     let changes = [("role", "300"), ("full_name", "Trips Moderator")];
     assert_eq!(round_trips(iago.patch(&format!("/users/{}", user.user_id), &changes)), 3);
 }
+
+#[test]
+fn muting_a_user_costs_authentication_one_read_and_one_batch() {
+    let muter = accounts::new_user("trips");
+    let path = format!("/users/me/muted_users/{}", accounts::new_user("trips").user_id);
+    muter.post(&path, &[]).success();
+    muter.delete(&path, &[]).success();
+    assert_eq!(round_trips(muter.post(&path, &[])), 3);
+    assert_eq!(round_trips(muter.delete(&path, &[])), 3);
+}
+
+#[test]
+fn unsubscribing_costs_authentication_one_read_and_one_batch() {
+    let hamlet = Client::dev("hamlet@zulip.com");
+    let name = channel_with(&hamlet, &["othello@zulip.com"], 0);
+    let names = serde_json::json!([name]).to_string();
+    hamlet.delete("/users/me/subscriptions", &[("subscriptions", &names)]).success();
+    subscribe(&hamlet, &name);
+    assert_eq!(round_trips(hamlet.delete("/users/me/subscriptions", &[("subscriptions", &names)])), 3);
+}
+
+#[test]
+fn flagging_a_narrow_costs_authentication_one_read_and_one_batch() {
+    let hamlet = Client::dev("hamlet@zulip.com");
+    let name = channel_with(&hamlet, &[], 3);
+    let narrow = serde_json::json!([{ "operator": "channel", "operand": name }]).to_string();
+    let star = |op: &str| {
+        let form =
+            [("anchor", "oldest"), ("num_before", "0"), ("num_after", "10"), ("narrow", narrow.as_str()), ("op", op), ("flag", "starred")];
+        hamlet.post("/messages/flags/narrow", &form)
+    };
+    star("add").success();
+    assert_eq!(round_trips(star("remove")), 3);
+    assert_eq!(round_trips(star("add")), 3);
+}
+
+#[test]
+fn editing_a_scheduled_message_costs_authentication_one_read_and_one_batch() {
+    let hamlet = Client::dev("hamlet@zulip.com");
+    let name = channel_with(&hamlet, &[], 0);
+    let to = channel_id(&hamlet, &name).to_string();
+    let at = (std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_secs() + 3600).to_string();
+    let form = [("type", "stream"), ("to", to.as_str()), ("topic", "t"), ("content", "later"), ("scheduled_delivery_timestamp", &at)];
+    let id = hamlet.post("/scheduled_messages", &form).success()["scheduled_message_id"].as_i64().unwrap();
+    let path = format!("/scheduled_messages/{id}");
+    hamlet.patch(&path, &[("content", "first edit")]).success();
+    assert_eq!(round_trips(hamlet.patch(&path, &[("content", "second edit")])), 3);
+    assert_eq!(round_trips(hamlet.patch(&path, &[("to", &to)])), 3);
+}
+
+#[test]
+fn a_channels_topics_cost_one_round_trip_with_authentication_folded_in() {
+    let hamlet = Client::dev("hamlet@zulip.com");
+    let name = channel_with(&hamlet, &[], 2);
+    let path = format!("/users/me/{}/topics", channel_id(&hamlet, &name));
+    hamlet.get(&path, &[]).success();
+    assert_eq!(round_trips(hamlet.get(&path, &[])), 1);
+}

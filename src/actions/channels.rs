@@ -4,7 +4,7 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 
 use serde::Deserialize;
 use serde_json::{json, Value};
-use worker::{D1Database, Env};
+use worker::{D1Database, D1PreparedStatement, Env};
 
 use crate::db::batch::{Batch, BatchResults, Slot};
 use crate::db::channel_folders::{self, ChannelFolderRow};
@@ -35,13 +35,17 @@ impl Principal {
     }
 }
 
-/// The active users of the organization named by `principals` (one query), in the order
-/// given; `UNAUTHORIZED_PRINCIPAL` for one that names nobody.
-pub async fn resolve_principals(db: &D1Database, realm_id: i64, principals: &[Principal]) -> ApiResult<Vec<UserRow>> {
+/// The users `principals` names, for a read batch; [`principal_users`] checks them.
+fn principals_stmt(db: &D1Database, realm_id: i64, principals: &[Principal]) -> ApiResult<D1PreparedStatement> {
     let ids: Vec<i64> = principals.iter().filter_map(|p| if let Principal::Id(id) = p { Some(*id) } else { None }).collect();
     let emails: Vec<String> =
         principals.iter().filter_map(|p| if let Principal::Email(e) = p { Some(e.to_lowercase()) } else { None }).collect();
-    let rows: Vec<UserRow> = db::all(users::by_ids_or_emails_stmt(db, realm_id, &ids, &emails, true)?).await?;
+    Ok(users::by_ids_or_emails_stmt(db, realm_id, &ids, &emails, true)?)
+}
+
+/// The active users of the organization named by `principals`, in the order given, from
+/// the rows [`principals_stmt`] read; `UNAUTHORIZED_PRINCIPAL` for one that names nobody.
+fn principal_users(rows: Vec<UserRow>, principals: &[Principal]) -> ApiResult<Vec<UserRow>> {
     let mut out: Vec<UserRow> = Vec::new();
     for p in principals {
         let found = rows.iter().find(|u| match p {
@@ -55,6 +59,11 @@ pub async fn resolve_principals(db: &D1Database, realm_id: i64, principals: &[Pr
         }
     }
     Ok(out)
+}
+
+/// The active users `principals` names (one query); see [`principal_users`].
+async fn resolve_principals(db: &D1Database, realm_id: i64, principals: &[Principal]) -> ApiResult<Vec<UserRow>> {
+    principal_users(db::all(principals_stmt(db, realm_id, principals)?).await?, principals)
 }
 
 pub struct SubscribeRequest {
@@ -279,15 +288,23 @@ pub async fn check_unsubscribe(
     principals: Option<&[Principal]>,
 ) -> ApiResult<Value> {
     let realm_id = me.realm_id;
-    let targets = match principals {
-        Some(p) if !p.is_empty() => resolve_principals(db, realm_id, p).await?,
+    let principals = principals.filter(|p| !p.is_empty());
+    let names_json = serde_json::to_string(names)?;
+    // The principals, the channels and their subscribers in one read; the checks follow in
+    // Zulip's order.
+    let mut batch = Batch::new();
+    let named = principals.map(|p| principals_stmt(db, realm_id, p)).transpose()?.map(|stmt| batch.add::<UserRow>(stmt));
+    let channels = batch.add::<ChannelViewRow>(subscriptions::by_names_for_user_stmt(db, realm_id, me.id, &names_json)?);
+    let subscribers = batch.add::<SubscriberRow>(subscriptions::subscribers_by_names_stmt(db, realm_id, &names_json)?);
+    let results = batch.run(db).await?;
+    let targets = match (principals, named) {
+        (Some(p), Some(named)) => principal_users(results.rows(named)?, p)?,
         _ => vec![me.clone()],
     };
     if targets.iter().any(|u| u.id != me.id) && !me.is_realm_admin() {
         return Err(ApiError::insufficient_permission());
     }
-    let channels: Vec<ChannelViewRow> =
-        db::all(subscriptions::by_names_for_user_stmt(db, realm_id, me.id, &serde_json::to_string(names)?)?).await?;
+    let channels = results.rows(channels)?;
     let missing: Vec<&String> = names
         .iter()
         .filter(|n| !channels.iter().any(|c| c.name.eq_ignore_ascii_case(n.trim()) && crate::domain::channels::can_see_channel(me, c)))
@@ -296,9 +313,7 @@ pub async fn check_unsubscribe(
         let list: Vec<&str> = missing.iter().map(|s| s.as_str()).collect();
         return Err(ApiError::bad_request(format!("Channel(s) ({}) do not exist", list.join(", "))));
     }
-    let channel_ids: Vec<i64> = channels.iter().map(|c| c.id).collect();
-    let subscribers: Vec<SubscriberRow> =
-        db::all(subscriptions::subscribers_stmt(db, realm_id, &serde_json::to_string(&channel_ids)?)?).await?;
+    let subscribers = results.rows(subscribers)?;
     let mut removed = Vec::new();
     let mut not_removed = Vec::new();
     let mut writes = Vec::new();

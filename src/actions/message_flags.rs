@@ -1,10 +1,13 @@
 //! Changing personal message flags (`read`, `starred`, `collapsed`), with the event.
 
+use std::collections::HashSet;
+
 use serde::Deserialize;
 use serde_json::json;
 use worker::{D1Database, Env};
 
-use crate::db::message_window::{fetch_window, WindowRequest};
+use crate::db::batch::Batch;
+use crate::db::message_window::{add_window, WindowRequest};
 use crate::db::user_messages;
 use crate::db::users::UserRow;
 use crate::domain::message_flags::{MessageFlag, ANY_MENTION, NO_ROW};
@@ -80,8 +83,9 @@ pub struct NarrowFlagsUpdate {
     pub update: FlagsUpdate,
 }
 
-/// Reads the window of the narrow (one batch), then sets or clears the flag on its
-/// messages as `do_update_message_flags` does.
+/// Reads the window of the narrow with what the flag change needs to know about its
+/// messages (one batch), then sets or clears the flag on them as `do_update_message_flags`
+/// does, in one more.
 pub async fn do_update_message_flags_for_narrow(
     db: &D1Database,
     env: &Env,
@@ -90,10 +94,38 @@ pub async fn do_update_message_flags_for_narrow(
     op: &str,
     flag: &str,
 ) -> ApiResult<NarrowFlagsUpdate> {
-    let window = fetch_window(db, me, window).await?;
+    let mut batch = Batch::new();
+    let pending = add_window(&mut batch, db, me, window)?;
+    let targets = batch.add::<Found>(user_messages::flag_targets_in_window_stmt(db, &pending)?);
+    let results = batch.run(db).await?;
+    let targets = results.rows(targets)?;
+    let window = pending.take(&results)?;
     let processed: Vec<i64> = window.rows.iter().map(|(m, _)| m.id).collect();
-    let update = do_update_message_flags(db, env, me, op, flag, &processed).await?;
+    let change = FlagChange::parse(op, flag)?;
+    // The window's neighbours were read too; only its own messages change.
+    let shown: HashSet<i64> = processed.iter().copied().collect();
+    let found: Vec<Found> = targets.into_iter().filter(|f| shown.contains(&f.id)).collect();
+    let update = update_found_flags(db, env, me, change, &processed, found).await?;
     Ok(NarrowFlagsUpdate { processed, found_oldest: window.found_oldest, found_newest: window.found_newest, update })
+}
+
+/// A valid flag and whether it is added or removed.
+#[derive(Clone, Copy)]
+struct FlagChange {
+    flag: MessageFlag,
+    add: bool,
+}
+
+impl FlagChange {
+    fn parse(op: &str, flag: &str) -> ApiResult<FlagChange> {
+        let flag = MessageFlag::parse_editable(flag)?;
+        let add = match op {
+            "add" => true,
+            "remove" => false,
+            _ => return Err(ApiError::bad_request(format!("Invalid message flag operation: '{op}'"))),
+        };
+        Ok(FlagChange { flag, add })
+    }
 }
 
 /// Validates the flag and operation, then sets or clears the flag on `message_ids` (messages
@@ -107,15 +139,24 @@ pub async fn do_update_message_flags(
     flag: &str,
     message_ids: &[i64],
 ) -> ApiResult<FlagsUpdate> {
-    let flag = MessageFlag::parse_editable(flag)?;
-    let add = match op {
-        "add" => true,
-        "remove" => false,
-        _ => return Err(ApiError::bad_request(format!("Invalid message flag operation: '{op}'"))),
-    };
-    let bit = flag.bits();
+    let change = FlagChange::parse(op, flag)?;
     let ids_json = serde_json::to_string(message_ids)?;
     let found: Vec<Found> = crate::db::all(user_messages::flag_targets_stmt(db, me.realm_id, me.id, me.is_guest(), &ids_json)?).await?;
+    update_found_flags(db, env, me, change, message_ids, found).await
+}
+
+/// Changes the flag on `message_ids`, given what `found` read about them ("Invalid
+/// message(s)" if one is missing or out of the user's reach). One write batch.
+async fn update_found_flags(
+    db: &D1Database,
+    env: &Env,
+    me: &UserRow,
+    change: FlagChange,
+    message_ids: &[i64],
+    found: Vec<Found>,
+) -> ApiResult<FlagsUpdate> {
+    let FlagChange { flag, add } = change;
+    let bit = flag.bits();
     for id in message_ids {
         if !found.iter().any(|f| f.id == *id && f.accessible != 0) {
             return Err(invalid_message());

@@ -64,16 +64,18 @@ pub struct ScheduledEdit {
     pub realm_host: String,
 }
 
+/// Applies `edit` to `row` (the owner's undelivered message, read with authentication) and
+/// checks the result as `POST /messages` would: one read batch and one write.
 pub async fn edit_scheduled_message(
     db: &D1Database,
     env: &Env,
     database: &str,
     me: &UserRow,
     realm: &RealmState,
-    id: i64,
+    row: ScheduledMessageRow,
     edit: ScheduledEdit,
 ) -> ApiResult<()> {
-    let row = scheduled_messages::pending_by_id(db, id, me.id).await?.ok_or_else(ApiError::scheduled_message_not_found)?;
+    let id = row.id;
     if row.failed != 0 && edit.deliver_at.is_none() {
         return Err(delivery_time_not_in_future());
     }

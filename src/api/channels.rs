@@ -6,7 +6,7 @@ use serde_json::{json, Value};
 use crate::actions::channels::{self as actions, Principal, SubscribeRequest};
 use crate::context::RequestContext;
 use crate::domain::channels::{
-    channel_id_by_name, channel_subscribers, channel_topics, stream_of, streams_of, subscriptions_of, StreamsQuery,
+    channel_id_by_name, channel_subscribers, parse_channel_id, stream_of, streams_of, subscriptions_of, ChannelTopics, StreamsQuery,
 };
 use crate::error::{ApiError, ApiResult};
 use crate::response::Reply;
@@ -135,8 +135,16 @@ pub async fn get_stream_members(ctx: &RequestContext, id: &str) -> ApiResult<Rep
 /// Any user who can read the channel: its topics, most recent first, each with the id of
 /// its latest message the caller can access (`allow_empty_topic_name`, default false: the
 /// empty topic reads as the realm's display name).
+/// - One D1 round trip once this isolate has seen the caller's key: the channel and its
+///   topics are read in the batch that authenticates.
 pub async fn get_stream_topics(ctx: &RequestContext, id: &str) -> ApiResult<Reply> {
-    let me = ctx.user().await?;
+    let query = ctx.after_authentication(channel_topics_query(ctx, id)).await?;
+    let (_, _, topics) = ctx.read_as_user(&query).await?;
+    Ok(Reply::json(json!({ "topics": topics })))
+}
+
+fn channel_topics_query(ctx: &RequestContext, id: &str) -> ApiResult<ChannelTopics> {
     let allow_empty_topic_name = ctx.params.bool_or("allow_empty_topic_name", false)?;
-    Ok(Reply::json(json!({ "topics": channel_topics(&ctx.db, &me, id, allow_empty_topic_name).await? })))
+    let channel_id = parse_channel_id(id)?;
+    Ok(ChannelTopics { channel_id, allow_empty_topic_name })
 }

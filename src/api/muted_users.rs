@@ -2,9 +2,9 @@
 
 use serde_json::json;
 
-use crate::actions::muted_users::{do_mute_user, do_unmute_user};
+use crate::actions::muted_users::{check_mute_user, check_unmute_user};
 use crate::context::RequestContext;
-use crate::domain::muted_users::{access_mute_target, muted_users_of};
+use crate::domain::muted_users::{mute_target_id, muted_users_of};
 use crate::error::{ApiError, ApiResult};
 use crate::response::Reply;
 
@@ -24,8 +24,7 @@ pub async fn mute_user(ctx: &RequestContext, id: &str) -> ApiResult<Reply> {
     if crate::params::parse_int(id) == Some(me.id) {
         return Err(ApiError::bad_request("Cannot mute self"));
     }
-    let user = access_mute_target(&ctx.db, me.realm_id, id).await?;
-    do_mute_user(&ctx.db, &ctx.env, &me, &user).await?;
+    check_mute_user(&ctx.db, &ctx.env, &me, mute_target_id(id)?).await?;
     Ok(Reply::ok())
 }
 
@@ -34,7 +33,6 @@ pub async fn mute_user(ctx: &RequestContext, id: &str) -> ApiResult<Reply> {
 /// user"); emits `muted_users`.
 pub async fn unmute_user(ctx: &RequestContext, id: &str) -> ApiResult<Reply> {
     let me = ctx.user().await?;
-    let user = access_mute_target(&ctx.db, me.realm_id, id).await?;
-    do_unmute_user(&ctx.db, &ctx.env, &me, &user).await?;
+    check_unmute_user(&ctx.db, &ctx.env, &me, mute_target_id(id)?).await?;
     Ok(Reply::ok())
 }

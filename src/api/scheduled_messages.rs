@@ -2,12 +2,12 @@
 
 use serde_json::json;
 
-use crate::actions::message_send::{default_read_by_sender, SendRequest};
+use crate::actions::message_send::{default_read_by_sender, Destination, SendRequest};
 use crate::actions::scheduled_messages::{self as actions, ScheduledEdit};
 use crate::api::messages::{channel_destination, direct_destination, realm_host};
 use crate::context::RequestContext;
 use crate::db;
-use crate::domain::scheduled_messages::{scheduled_messages_of, scheduled_to_channel};
+use crate::domain::scheduled_messages::{scheduled_messages_of, OwnScheduledMessage};
 use crate::error::{ApiError, ApiResult};
 use crate::response::Reply;
 
@@ -70,8 +70,48 @@ pub async fn get_scheduled_messages(ctx: &RequestContext) -> ApiResult<Reply> {
 ///   and content rules);
 /// - `scheduled_delivery_timestamp` must be in the future, and is required when the message
 ///   `failed`; editing clears `failed`.
+/// - One round trip before the send rules' read: the message is read in the batch that
+///   authenticates.
 pub async fn update_scheduled_message(ctx: &RequestContext, id: &str) -> ApiResult<Reply> {
-    let me = ctx.user().await?;
+    let params = ctx.after_authentication(edit_params(ctx, id)).await?;
+    let (me, realm, current) = ctx.read_as_user(&OwnScheduledMessage(params.id)).await?;
+    let to = match params.to {
+        EditedTo::Unchanged => None,
+        EditedTo::Parsed(to) => Some(to),
+        // `to` without `type` keeps the current type.
+        EditedTo::SameType(to) if current.channel_id.is_some() => Some(channel_destination(&to)?),
+        EditedTo::SameType(to) => Some(direct_destination(&to)?),
+    };
+    let edit = ScheduledEdit {
+        to,
+        topic: params.topic,
+        content: params.content,
+        deliver_at: params.deliver_at,
+        client: ctx.client_name(),
+        realm_host: realm_host(ctx),
+    };
+    actions::edit_scheduled_message(&ctx.db, &ctx.env, &ctx.database, &me, &realm, current, edit).await?;
+    Ok(Reply::json(json!({})))
+}
+
+/// The `to` of an edit: with a new `type` it is parsed at once; alone, as the message's
+/// current type once the message is read.
+enum EditedTo {
+    Unchanged,
+    Parsed(Destination),
+    SameType(String),
+}
+
+/// The parameters of `PATCH /scheduled_messages/{id}`, checked before anything is read.
+struct EditParams {
+    id: i64,
+    to: EditedTo,
+    topic: Option<String>,
+    content: Option<String>,
+    deliver_at: Option<i64>,
+}
+
+fn edit_params(ctx: &RequestContext, id: &str) -> ApiResult<EditParams> {
     let id = scheduled_message_id(id)?;
     let kind = ctx.params.str("type")?;
     let to = ctx.params.str("to")?;
@@ -91,20 +131,13 @@ pub async fn update_scheduled_message(ctx: &RequestContext, id: &str) -> ApiResu
     if deliver_at.is_some_and(|at| at <= db::now()) {
         return Err(actions::delivery_time_not_in_future());
     }
-    let destination = match (new_type, to) {
-        (Some(true), Some(to)) => Some(channel_destination(&to)?),
-        (Some(false), Some(to)) => Some(direct_destination(&to)?),
-        // `to` without `type` keeps the current type.
-        (None, Some(to)) => {
-            let to_channel = scheduled_to_channel(&ctx.db, id, me.id).await?;
-            Some(if to_channel { channel_destination(&to)? } else { direct_destination(&to)? })
-        }
-        _ => None,
+    let to = match (new_type, to) {
+        (Some(true), Some(to)) => EditedTo::Parsed(channel_destination(&to)?),
+        (Some(false), Some(to)) => EditedTo::Parsed(direct_destination(&to)?),
+        (None, Some(to)) => EditedTo::SameType(to),
+        _ => EditedTo::Unchanged,
     };
-    let edit = ScheduledEdit { to: destination, topic, content, deliver_at, client: ctx.client_name(), realm_host: realm_host(ctx) };
-    let realm = ctx.realm_state(me.realm_id).await?;
-    actions::edit_scheduled_message(&ctx.db, &ctx.env, &ctx.database, &me, &realm, id, edit).await?;
-    Ok(Reply::json(json!({})))
+    Ok(EditParams { id, to, topic, content, deliver_at })
 }
 
 /// # `DELETE /scheduled_messages/{scheduled_message_id}`

@@ -76,14 +76,6 @@ pub struct PendingWindow {
     set: MessageSet,
 }
 
-/// Selects the messages of a narrow around an anchor in one batch.
-pub async fn fetch_window(db: &D1Database, me: &UserRow, req: &WindowRequest<'_>) -> ApiResult<Window> {
-    let mut batch = Batch::new();
-    let pending = add_window(&mut batch, db, me, req)?;
-    let results = batch.run(db).await?;
-    pending.take(&results)
-}
-
 /// Adds the statements selecting the window to `batch`: the messages before and after the
 /// anchor, and for `first_unread` the anchor itself (computed inside every statement, so no
 /// earlier round trip is needed).

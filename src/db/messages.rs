@@ -285,18 +285,26 @@ pub struct TopicRow {
     pub max_id: i64,
 }
 
-/// The topics of a channel (by its recipient) with their latest message id, newest first;
-/// only topics of messages the user received unless `whole_history`.
-pub fn channel_topics_stmt(db: &D1Database, recipient_id: i64, user_id: i64, whole_history: bool) -> Result<D1PreparedStatement> {
+/// The topics of channel `channel_id` with their latest message id, newest first, counting
+/// the messages the user may access ([`ACCESS_CONDITION`]: the channel's whole history
+/// where the history rule allows, else the messages the user received), so that no earlier
+/// read of the channel is needed. Binds `?1` realm, `?2` user, `?3` 1 for a guest.
+pub fn channel_topics_stmt(db: &D1Database, realm_id: i64, user_id: i64, is_guest: bool, channel_id: i64) -> Result<D1PreparedStatement> {
     query!(
         db,
-        "SELECT m.topic AS name, MAX(m.id) AS max_id FROM messages m \
-         LEFT JOIN user_messages um ON um.message_id = m.id AND um.user_id = ?2 \
-         WHERE m.recipient_id = ?1 AND (?3 = 1 OR um.user_id IS NOT NULL) \
-         GROUP BY lower(m.topic) ORDER BY max_id DESC",
-        recipient_id,
+        &format!(
+            "SELECT m.topic AS name, MAX(m.id) AS max_id FROM messages m \
+             LEFT JOIN user_messages um ON um.message_id = m.id AND um.user_id = ?2 \
+             LEFT JOIN channels c ON c.id = m.channel_id \
+             WHERE m.recipient_id = (SELECT rc.id FROM recipients rc WHERE rc.realm_id = ?1 AND rc.type = {channel} AND rc.type_id = ?4) \
+             AND {ACCESS_CONDITION} \
+             GROUP BY lower(m.topic) ORDER BY max_id DESC",
+            channel = RecipientType::Channel.code()
+        ),
+        realm_id,
         user_id,
-        whole_history as i64
+        is_guest as i64,
+        channel_id
     )
 }
 

@@ -93,14 +93,13 @@ pub fn pending_of_sender_stmt(db: &D1Database, sender_id: i64) -> Result<D1Prepa
 }
 
 /// One undelivered scheduled message, only if `sender_id` owns it.
-pub async fn pending_by_id(db: &D1Database, id: i64, sender_id: i64) -> Result<Option<ScheduledMessageRow>> {
-    super::first(query!(
+pub fn pending_by_id_stmt(db: &D1Database, id: i64, sender_id: i64) -> Result<D1PreparedStatement> {
+    query!(
         db,
         &format!("SELECT {COLUMNS} FROM scheduled_messages WHERE id = ?1 AND sender_id = ?2 AND delivered = 0 AND deleted = 0"),
         id,
         sender_id
-    )?)
-    .await
+    )
 }
 
 /// Deletes (hides) an undelivered scheduled message of its owner.

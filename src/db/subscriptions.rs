@@ -127,8 +127,8 @@ pub fn subscribers_stmt(db: &D1Database, realm_id: i64, channel_ids_json: &str) 
     )
 }
 
-/// [`subscribers_stmt`] for channels named (any case) in `names_json`, so a batch that
-/// creates channels can read their subscribers after it.
+/// [`subscribers_stmt`] for channels named (any case) in `names_json`, so that it needs no
+/// channel ids: read beside the channels, or after a write that creates them.
 pub fn subscribers_by_names_stmt(db: &D1Database, realm_id: i64, names_json: &str) -> Result<D1PreparedStatement> {
     query!(
         db,

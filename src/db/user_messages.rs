@@ -3,6 +3,7 @@
 use serde::Deserialize;
 use worker::{query, D1Database, D1PreparedStatement, Result};
 
+use crate::db::message_window::PendingWindow;
 use crate::db::messages::ACCESS_CONDITION;
 use crate::domain::message_flags::{NO_ROW, READ};
 use crate::domain::recipients::RecipientType;
@@ -132,29 +133,43 @@ pub fn insert_historical_stmt(db: &D1Database, user_id: i64, message_id: i64, fl
     query!(db, "INSERT OR IGNORE INTO user_messages (user_id, message_id, flags) VALUES (?1, ?2, ?3)", user_id, message_id, flags)
 }
 
-/// What changing a flag on the messages of `ids_json` needs to know about each, for the
-/// user: their row's flags, whether they may see it (`accessible`, the access rule), the
-/// channel, whether they subscribe to and muted it, the topic, sender and recipient, and a
-/// group's members. Binds `?1` realm, `?2` user, `?3` 1 for a guest, `?4` the ids.
+/// What changing a flag on a message needs to know about it, for the user: their row's
+/// flags, whether they may see it (`accessible`, the access rule), the channel, whether
+/// they subscribe to and muted it, the topic, sender and recipient, and a group's members.
+/// Binds `?1` realm, `?2` user, `?3` 1 for a guest; the caller adds the `WHERE`.
+fn flag_targets_select() -> String {
+    format!(
+        "SELECT m.id, um.flags, {ACCESS_CONDITION} AS accessible, m.channel_id, \
+         EXISTS (SELECT 1 FROM subscriptions s WHERE s.user_id = ?2 AND s.channel_id = m.channel_id AND s.active = 1) AS subscribed, \
+         m.topic, m.sender_id, rc.type AS recipient_type, rc.type_id AS recipient_type_id, \
+         CASE WHEN rc.type = {group} THEN (SELECT json_group_array(gm.user_id) FROM direct_message_group_members gm \
+             WHERE gm.group_id = rc.type_id) END AS group_members, \
+         (SELECT s.is_muted FROM subscriptions s WHERE s.user_id = ?2 AND s.channel_id = m.channel_id) AS channel_muted \
+         FROM messages m JOIN recipients rc ON rc.id = m.recipient_id \
+         LEFT JOIN user_messages um ON um.message_id = m.id AND um.user_id = ?2 \
+         LEFT JOIN channels c ON c.id = m.channel_id",
+        group = RecipientType::DirectMessageGroup.code()
+    )
+}
+
+/// [`flag_targets_select`] of the messages of `ids_json` (`?4`), by id.
 pub fn flag_targets_stmt(db: &D1Database, realm_id: i64, user_id: i64, is_guest: bool, ids_json: &str) -> Result<D1PreparedStatement> {
     query!(
         db,
-        &format!(
-            "SELECT m.id, um.flags, {ACCESS_CONDITION} AS accessible, m.channel_id, \
-             EXISTS (SELECT 1 FROM subscriptions s WHERE s.user_id = ?2 AND s.channel_id = m.channel_id AND s.active = 1) AS subscribed, \
-             m.topic, m.sender_id, rc.type AS recipient_type, rc.type_id AS recipient_type_id, \
-             CASE WHEN rc.type = {group} THEN (SELECT json_group_array(gm.user_id) FROM direct_message_group_members gm \
-                 WHERE gm.group_id = rc.type_id) END AS group_members, \
-             (SELECT s.is_muted FROM subscriptions s WHERE s.user_id = ?2 AND s.channel_id = m.channel_id) AS channel_muted \
-             FROM messages m JOIN recipients rc ON rc.id = m.recipient_id \
-             LEFT JOIN user_messages um ON um.message_id = m.id AND um.user_id = ?2 \
-             LEFT JOIN channels c ON c.id = m.channel_id \
-             WHERE m.realm_id = ?1 AND m.id IN (SELECT value FROM json_each(?4))",
-            group = RecipientType::DirectMessageGroup.code()
-        ),
+        &format!("{} WHERE m.realm_id = ?1 AND m.id IN (SELECT value FROM json_each(?4)) ORDER BY m.id", flag_targets_select()),
         realm_id,
         user_id,
         is_guest as i64,
         ids_json
     )
+}
+
+/// [`flag_targets_select`] of the messages a narrow's window may show (those it selects
+/// and a few neighbours), by id, so that it runs in the window's own batch. The window's
+/// statements bind `?1` realm, `?2` user and `?3` guest, as this one reads them.
+pub fn flag_targets_in_window_stmt(db: &D1Database, window: &PendingWindow) -> Result<D1PreparedStatement> {
+    let set = window.message_set();
+    let sql =
+        format!("WITH ms AS ({}) {} WHERE m.realm_id = ?1 AND m.id IN (SELECT id FROM ms) ORDER BY m.id", set.sql, flag_targets_select());
+    db.prepare(sql).bind(&set.params)
 }

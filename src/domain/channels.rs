@@ -5,14 +5,15 @@ use std::collections::HashMap;
 use serde_json::{json, Map, Value};
 use worker::D1Database;
 
-use crate::db::batch::Batch;
+use crate::auth::ReadAsUser;
+use crate::db::batch::{Batch, BatchResults, Slot};
 use crate::db::messages::{self, TopicRow};
-use crate::db::realm_settings::{self, RealmSettingsRow};
 use crate::db::subscriptions::{self, ChannelViewRow, SubscriberRow, SystemGroupRow};
 use crate::db::users::UserRow;
 use crate::domain::user_groups::system_groups;
 use crate::error::{ApiError, ApiResult};
 use crate::params::parse_int;
+use crate::realm_cache::RealmState;
 
 /// Zulip's palette for new subscriptions.
 pub const COLORS: &[&str] = &[
@@ -257,10 +258,15 @@ pub async fn streams_of(db: &D1Database, user: &UserRow, q: &StreamsQuery) -> Ap
         .collect())
 }
 
+/// A channel id as the path gives it; "Invalid channel ID" if it is not an integer.
+pub fn parse_channel_id(raw: &str) -> ApiResult<i64> {
+    parse_int(raw).ok_or_else(|| ApiError::bad_request("Invalid channel ID"))
+}
+
 /// The user's view of the channel with this id (if it exists) and the system groups; an id
 /// that is not an integer is "Invalid channel ID". One batch.
 pub async fn channel_by_id(db: &D1Database, user: &UserRow, id: &str) -> ApiResult<(Option<ChannelViewRow>, SystemGroups)> {
-    let channel_id = parse_int(id).ok_or_else(|| ApiError::bad_request("Invalid channel ID"))?;
+    let channel_id = parse_channel_id(id)?;
     let mut batch = Batch::new();
     let channel = batch.add::<ChannelViewRow>(subscriptions::by_id_for_user_stmt(db, user.realm_id, user.id, channel_id)?);
     let groups = batch.add::<SystemGroupRow>(subscriptions::system_groups_stmt(db, user.realm_id)?);
@@ -288,7 +294,7 @@ pub async fn channel_id_by_name(db: &D1Database, user: &UserRow, name: &str) -> 
 /// The ids of the active subscribers of a channel the user can see; a private channel only
 /// for its subscribers and administrators ("Invalid channel ID" otherwise). One batch.
 pub async fn channel_subscribers(db: &D1Database, user: &UserRow, id: &str) -> ApiResult<Vec<i64>> {
-    let channel_id = parse_int(id).ok_or_else(|| ApiError::bad_request("Invalid channel ID"))?;
+    let channel_id = parse_channel_id(id)?;
     // The subscribers are read with the channel and shown only if the rule allows.
     let mut batch = Batch::new();
     let channel = batch.add::<ChannelViewRow>(subscriptions::by_id_for_user_stmt(db, user.realm_id, user.id, channel_id)?);
@@ -301,32 +307,39 @@ pub async fn channel_subscribers(db: &D1Database, user: &UserRow, id: &str) -> A
     Ok(results.rows(subscribers)?.into_iter().map(|r| r.user_id).collect())
 }
 
-/// The topics of a channel whose content the user can access, most recent first, each with
-/// the id of its latest message the user can access; the empty topic reads as the
-/// organization's display name unless `allow_empty_topic_name`. Two batches.
-pub async fn channel_topics(db: &D1Database, user: &UserRow, id: &str, allow_empty_topic_name: bool) -> ApiResult<Vec<Value>> {
-    let (channel, _) = channel_by_id(db, user, id).await?;
-    let channel = match channel {
-        Some(c) if can_access_channel_content(user, &c) => c,
-        _ => return Err(ApiError::bad_request("Invalid channel ID")),
-    };
-    // Subscribed here, or public to non-guests: the subscribed case reads history when it
-    // is public to subscribers.
-    let whole_history =
-        access::can_read_history(user, channel.subscribed(), channel.is_private(), channel.history_public_to_subscribers != 0);
-    let mut batch = Batch::new();
-    let topics = batch.add::<TopicRow>(messages::channel_topics_stmt(db, channel.recipient_id, user.id, whole_history)?);
-    let settings = batch.add::<RealmSettingsRow>(realm_settings::by_realm_id_stmt(db, user.realm_id)?);
-    let results = batch.run(db).await?;
-    let settings = results.first(settings)?.ok_or_else(|| ApiError::internal("no realm settings"))?;
-    Ok(results
-        .rows(topics)?
-        .into_iter()
-        .map(|t| {
-            let name = if t.name.is_empty() && !allow_empty_topic_name { settings.empty_topic_display_name.clone() } else { t.name };
-            json!({ "name": name, "max_id": t.max_id })
-        })
-        .collect())
+/// `GET /users/me/{stream_id}/topics`: the topics of a channel whose content the user can
+/// access ("Invalid channel ID" otherwise), most recent first, each with the id of its
+/// latest message the user can access; the empty topic reads as the organization's display
+/// name unless `allow_empty_topic_name`. The channel and its topics are read together, in
+/// the batch that authenticates.
+pub struct ChannelTopics {
+    pub channel_id: i64,
+    pub allow_empty_topic_name: bool,
+}
+
+impl ReadAsUser for ChannelTopics {
+    type Slots = (Slot<ChannelViewRow>, Slot<TopicRow>);
+    type Output = Vec<Value>;
+    fn add(&self, batch: &mut Batch, db: &D1Database, me: &UserRow, _realm: &RealmState) -> ApiResult<Self::Slots> {
+        let channel = batch.add(subscriptions::by_id_for_user_stmt(db, me.realm_id, me.id, self.channel_id)?);
+        let topics = batch.add(messages::channel_topics_stmt(db, me.realm_id, me.id, me.is_guest(), self.channel_id)?);
+        Ok((channel, topics))
+    }
+    fn take(&self, results: &BatchResults, (channel, topics): Self::Slots, me: &UserRow, realm: &RealmState) -> ApiResult<Vec<Value>> {
+        match results.first(channel)? {
+            Some(c) if can_access_channel_content(me, &c) => {}
+            _ => return Err(ApiError::bad_request("Invalid channel ID")),
+        }
+        let empty_topic_name = &realm.settings.empty_topic_display_name;
+        Ok(results
+            .rows(topics)?
+            .into_iter()
+            .map(|t| {
+                let name = if t.name.is_empty() && !self.allow_empty_topic_name { empty_topic_name.clone() } else { t.name };
+                json!({ "name": name, "max_id": t.max_id })
+            })
+            .collect())
+    }
 }
 
 #[cfg(test)]

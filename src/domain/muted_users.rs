@@ -4,7 +4,8 @@ use serde_json::{json, Value};
 use worker::D1Database;
 
 use crate::db::muted_users::{self, MutedUserRow};
-use crate::db::users::{self, UserRow};
+use crate::db::users::UserRow;
+use crate::domain::ids::UserId;
 use crate::error::{ApiError, ApiResult};
 
 /// The `muted_users` list of the API and of the `muted_users` event.
@@ -18,9 +19,17 @@ pub async fn muted_users_of(db: &D1Database, user_id: i64) -> ApiResult<Vec<Valu
     Ok(muted_users_list(&rows))
 }
 
-/// A user of the organization by its id as the path gives it, bots and deactivated users
-/// included: what may be muted; "No such user" otherwise.
-pub async fn access_mute_target(db: &D1Database, realm_id: i64, raw_id: &str) -> ApiResult<UserRow> {
-    let id = crate::params::parse_int(raw_id).ok_or_else(|| ApiError::bad_request("No such user"))?;
-    users::by_id(db, realm_id, id).await?.ok_or_else(|| ApiError::bad_request("No such user"))
+fn no_such_user() -> ApiError {
+    ApiError::bad_request("No such user")
+}
+
+/// The id of the user to mute or unmute as the path gives it; "No such user" if it is no id.
+pub fn mute_target_id(raw_id: &str) -> ApiResult<UserId> {
+    crate::params::parse_int(raw_id).map(UserId).ok_or_else(no_such_user)
+}
+
+/// Any user of the organization, bots and deactivated users included, may be muted:
+/// "No such user" when the organization has none by that id.
+pub fn check_mute_target(user: Option<UserRow>) -> ApiResult<()> {
+    user.map(|_| ()).ok_or_else(no_such_user)
 }

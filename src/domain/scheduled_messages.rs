@@ -4,8 +4,12 @@ use serde_json::{json, Value};
 
 use worker::D1Database;
 
+use crate::auth::ReadAsUser;
+use crate::db::batch::{Batch, BatchResults, Slot};
 use crate::db::scheduled_messages::{self, ScheduledMessageRow};
+use crate::db::users::UserRow;
 use crate::error::{ApiError, ApiResult};
+use crate::realm_cache::RealmState;
 
 /// Zulip's ScheduledMessage object (`GET /scheduled_messages`, register state, events).
 pub fn scheduled_message_dict(row: &ScheduledMessageRow) -> Value {
@@ -37,11 +41,20 @@ pub async fn scheduled_messages_of(db: &D1Database, user_id: i64) -> ApiResult<V
     Ok(rows.iter().map(scheduled_message_dict).collect())
 }
 
-/// Whether the user's undelivered scheduled message `id` goes to a channel (else to users);
-/// anyone else's id is "Scheduled message does not exist". One round trip.
-pub async fn scheduled_to_channel(db: &D1Database, id: i64, user_id: i64) -> ApiResult<bool> {
-    let current = scheduled_messages::pending_by_id(db, id, user_id).await?.ok_or_else(ApiError::scheduled_message_not_found)?;
-    Ok(current.channel_id.is_some())
+/// The user's undelivered scheduled message of this id, read in the batch that
+/// authenticates (`RequestContext::read_as_user`); anyone else's id is "Scheduled message
+/// does not exist".
+pub struct OwnScheduledMessage(pub i64);
+
+impl ReadAsUser for OwnScheduledMessage {
+    type Slots = Slot<ScheduledMessageRow>;
+    type Output = ScheduledMessageRow;
+    fn add(&self, batch: &mut Batch, db: &D1Database, me: &UserRow, _realm: &RealmState) -> ApiResult<Self::Slots> {
+        Ok(batch.add(scheduled_messages::pending_by_id_stmt(db, self.0, me.id)?))
+    }
+    fn take(&self, results: &BatchResults, slot: Self::Slots, _me: &UserRow, _realm: &RealmState) -> ApiResult<ScheduledMessageRow> {
+        results.first(slot)?.ok_or_else(ApiError::scheduled_message_not_found)
+    }
 }
 
 #[cfg(test)]
