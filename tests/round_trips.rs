@@ -427,3 +427,14 @@ fn a_channels_topics_cost_one_round_trip_with_authentication_folded_in() {
     hamlet.get(&path, &[]).success();
     assert_eq!(round_trips(hamlet.get(&path, &[])), 1);
 }
+
+#[test]
+fn subscribing_others_named_by_email_costs_authentication_one_read_and_one_batch() {
+    let iago = Client::dev("iago@zulip.com");
+    iago.get("/users/me", &[]).success();
+    let subscriptions = format!(r#"[{{"name": "{}"}}]"#, unique("trips"));
+    let principals = r#"["othello@zulip.com", "cordelia@zulip.com"]"#;
+    let created = iago.post("/users/me/subscriptions", &[("subscriptions", subscriptions.as_str()), ("principals", principals)]);
+    assert_eq!(created.body["subscribed"].as_object().map(|s| s.len()), Some(2), "{:?}", created.body);
+    assert_eq!(round_trips(created), 3);
+}

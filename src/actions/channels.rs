@@ -35,11 +35,16 @@ impl Principal {
     }
 }
 
+/// The ids and the (lowercase) email addresses among `principals`.
+fn ids_and_emails(principals: &[Principal]) -> (Vec<i64>, Vec<String>) {
+    let ids = principals.iter().filter_map(|p| if let Principal::Id(id) = p { Some(*id) } else { None }).collect();
+    let emails = principals.iter().filter_map(|p| if let Principal::Email(e) = p { Some(e.to_lowercase()) } else { None }).collect();
+    (ids, emails)
+}
+
 /// The users `principals` names, for a read batch; [`principal_users`] checks them.
 fn principals_stmt(db: &D1Database, realm_id: i64, principals: &[Principal]) -> ApiResult<D1PreparedStatement> {
-    let ids: Vec<i64> = principals.iter().filter_map(|p| if let Principal::Id(id) = p { Some(*id) } else { None }).collect();
-    let emails: Vec<String> =
-        principals.iter().filter_map(|p| if let Principal::Email(e) = p { Some(e.to_lowercase()) } else { None }).collect();
+    let (ids, emails) = ids_and_emails(principals);
     Ok(users::by_ids_or_emails_stmt(db, realm_id, &ids, &emails, true)?)
 }
 
@@ -59,11 +64,6 @@ fn principal_users(rows: Vec<UserRow>, principals: &[Principal]) -> ApiResult<Ve
         }
     }
     Ok(out)
-}
-
-/// The active users `principals` names (one query); see [`principal_users`].
-async fn resolve_principals(db: &D1Database, realm_id: i64, principals: &[Principal]) -> ApiResult<Vec<UserRow>> {
-    principal_users(db::all(principals_stmt(db, realm_id, principals)?).await?, principals)
 }
 
 pub struct SubscribeRequest {
@@ -88,31 +88,30 @@ pub async fn check_subscribe(db: &D1Database, env: &Env, me: &UserRow, req: &Sub
             return Err(ApiError::too_long("description", MAX_CHANNEL_DESCRIPTION_LENGTH));
         }
     }
-    let targets = match &req.principals {
-        Some(p) if !p.is_empty() => resolve_principals(db, realm_id, p).await?,
+    let principals = req.principals.as_deref().filter(|p| !p.is_empty());
+    // Distinct names, case-insensitively, in request order.
+    let mut seen = HashSet::new();
+    let requested: Vec<&(String, String)> = req.channels.iter().filter(|(n, _)| seen.insert(n.trim().to_lowercase())).collect();
+    let names: Vec<String> = requested.iter().map(|(n, _)| n.trim().to_string()).collect();
+    let names_json = serde_json::to_string(&names)?;
+    // The principals, the channels, who of them is subscribed already and the folder in one
+    // read; the checks follow in Zulip's order.
+    let (ids, emails) = principals.map(ids_and_emails).unwrap_or_else(|| (vec![me.id], vec![]));
+    let mut lookup = Batch::new();
+    let named = principals.map(|p| principals_stmt(db, realm_id, p)).transpose()?.map(|stmt| lookup.add::<UserRow>(stmt));
+    let existing = lookup.add::<ChannelViewRow>(subscriptions::by_names_for_user_stmt(db, realm_id, me.id, &names_json)?);
+    let already = lookup.add::<SubscriberRow>(subscriptions::already_subscribed_stmt(db, realm_id, &ids, &emails, &names_json)?);
+    let folder =
+        req.folder_id.map(|id| channel_folders::by_id_stmt(db, realm_id, id)).transpose()?.map(|stmt| lookup.add::<ChannelFolderRow>(stmt));
+    let lookup = lookup.run(db).await?;
+    let targets = match (principals, named) {
+        (Some(p), Some(named)) => principal_users(lookup.rows(named)?, p)?,
         _ => vec![me.clone()],
     };
     let for_others = targets.iter().any(|u| u.id != me.id);
     if for_others && me.is_guest() {
         return Err(ApiError::insufficient_permission());
     }
-    // Distinct names, case-insensitively, in request order.
-    let mut seen = HashSet::new();
-    let requested: Vec<&(String, String)> = req.channels.iter().filter(|(n, _)| seen.insert(n.trim().to_lowercase())).collect();
-    let names: Vec<String> = requested.iter().map(|(n, _)| n.trim().to_string()).collect();
-    let names_json = serde_json::to_string(&names)?;
-    let target_ids: Vec<i64> = targets.iter().map(|u| u.id).collect();
-    let mut lookup = Batch::new();
-    let existing = lookup.add::<ChannelViewRow>(subscriptions::by_names_for_user_stmt(db, realm_id, me.id, &names_json)?);
-    let already = lookup.add::<SubscriberRow>(subscriptions::already_subscribed_stmt(
-        db,
-        realm_id,
-        &serde_json::to_string(&target_ids)?,
-        &names_json,
-    )?);
-    let folder =
-        req.folder_id.map(|id| channel_folders::by_id_stmt(db, realm_id, id)).transpose()?.map(|stmt| lookup.add::<ChannelFolderRow>(stmt));
-    let lookup = lookup.run(db).await?;
     let existing: Vec<ChannelViewRow> = lookup.rows(existing)?;
     let already: HashSet<(i64, i64)> = lookup.rows(already)?.into_iter().map(|r| (r.user_id, r.channel_id)).collect();
     if let Some(folder) = folder {

@@ -246,15 +246,25 @@ pub fn metadata_audience_stmt(db: &D1Database, realm_id: i64, channel_id: i64) -
     )
 }
 
-/// Which of the users are already subscribed to which of the channels named (any case).
-pub fn already_subscribed_stmt(db: &D1Database, realm_id: i64, user_ids_json: &str, names_json: &str) -> Result<D1PreparedStatement> {
+/// Which of the users named by id or email (lowercase) are already subscribed to which of
+/// the channels named (any case).
+pub fn already_subscribed_stmt(
+    db: &D1Database,
+    realm_id: i64,
+    ids: &[i64],
+    emails: &[String],
+    names_json: &str,
+) -> Result<D1PreparedStatement> {
     query!(
         db,
-        "SELECT s.channel_id, s.user_id FROM subscriptions s JOIN channels c ON c.id = s.channel_id \
-         WHERE c.realm_id = ?1 AND s.active = 1 AND s.user_id IN (SELECT value FROM json_each(?2)) \
-         AND lower(c.name) IN (SELECT lower(value) FROM json_each(?3))",
+        &format!(
+            "SELECT s.channel_id, s.user_id FROM subscriptions s JOIN channels c ON c.id = s.channel_id JOIN users u ON u.id = s.user_id \
+             WHERE c.realm_id = ?1 AND s.active = 1 AND {} AND lower(c.name) IN (SELECT lower(value) FROM json_each(?4))",
+            super::users::NAMED_BY_IDS_OR_EMAILS
+        ),
         realm_id,
-        user_ids_json,
+        serde_json::to_string(ids)?,
+        serde_json::to_string(emails)?,
         names_json
     )
 }

@@ -319,6 +319,11 @@ pub struct SettingColumns {
     pub automatically_follow_topics_where_mentioned: Option<i64>,
 }
 
+/// Users `u` named by id (`?2`, a JSON list) or by email or delivery email (`?3`, a JSON
+/// list, lowercase): the condition of [`by_ids_or_emails_stmt`], for statements about them.
+pub const NAMED_BY_IDS_OR_EMAILS: &str = "(u.id IN (SELECT value FROM json_each(?2)) \
+    OR lower(u.email) IN (SELECT value FROM json_each(?3)) OR lower(u.delivery_email) IN (SELECT value FROM json_each(?3)))";
+
 /// The realm's users (only active ones when `active_only`) whose id is in `ids` or whose
 /// email or delivery email is in `emails` (lowercase).
 pub fn by_ids_or_emails_stmt(
@@ -330,10 +335,7 @@ pub fn by_ids_or_emails_stmt(
 ) -> Result<D1PreparedStatement> {
     query!(
         db,
-        &format!(
-            "SELECT {COLUMNS} FROM users u WHERE u.realm_id = ?1 AND (?4 = 0 OR u.is_active = 1) AND (u.id IN (SELECT value FROM json_each(?2)) \
-             OR lower(u.email) IN (SELECT value FROM json_each(?3)) OR lower(u.delivery_email) IN (SELECT value FROM json_each(?3)))"
-        ),
+        &format!("SELECT {COLUMNS} FROM users u WHERE u.realm_id = ?1 AND (?4 = 0 OR u.is_active = 1) AND {NAMED_BY_IDS_OR_EMAILS}"),
         realm_id,
         serde_json::to_string(ids)?,
         serde_json::to_string(emails)?,
