@@ -5,7 +5,7 @@ use std::collections::{HashMap, HashSet};
 use serde_json::{json, Value};
 use worker::{D1Database, Env};
 
-use crate::actions::users::{do_create_user, do_issue_first_api_key, do_replace_api_key};
+use crate::actions::users::{do_create_user, do_issue_api_key, do_replace_api_key};
 use crate::db::api_keys::{self, BotKeyVersionRow, KeyHashRow, KeyVersionRow};
 use crate::db::batch::Batch;
 use crate::db::users::{self, NewUser, UserIdRow, UserRow};
@@ -101,7 +101,7 @@ pub async fn check_create_bot(db: &D1Database, env: &Env, owner: &UserRow, bot: 
             err
         }
     })?;
-    let api_key = do_issue_first_api_key(db, env, &created).await?;
+    let api_key = do_issue_api_key(db, env, &created.user, created.api_key_version).await?;
     let user = created.user;
     let opts = UserDictOptions { realm_host, client_gravatar: false };
     let added = Event::RealmUser(RealmUserEvent::Add { person: user_dict(&user, &user, &opts) });

@@ -15,24 +15,13 @@ use crate::error::{ApiError, ApiResult};
 use crate::event_types::{Event, RealmBotEvent, RealmUserEvent};
 use crate::secrets;
 
-/// The user's one API key (derived from the key version, see `secrets`), its hash stored
-/// for lookup if it is not yet: every login answers the same key. Two round trips.
-pub async fn do_issue_api_key(db: &D1Database, env: &Env, realm_id: RealmId, user_id: UserId) -> ApiResult<String> {
-    let (realm_id, user_id) = (realm_id.0, user_id.0);
+/// The user's current API key (`key_version`, read with the user), its hash stored if
+/// missing. Keys derive from the user's id and key version, so every sign-in answers the
+/// same key until it is regenerated.
+pub async fn do_issue_api_key(db: &D1Database, env: &Env, user: &UserRow, key_version: i64) -> ApiResult<String> {
     let secret = secrets::api_key_secret(env)?;
-    let version: Option<api_keys::KeyVersionRow> = crate::db::first(api_keys::version_stmt(db, realm_id, user_id)?).await?;
-    let version = version.ok_or_else(|| ApiError::internal("API key for a missing user"))?.api_key_version;
-    let key = secrets::derive_api_key(secret.as_bytes(), user_id, version);
-    crate::db::run(api_keys::insert_if_missing_stmt(db, realm_id, user_id, &secrets::api_key_hash(&key), db::now())?).await?;
-    Ok(key)
-}
-
-/// The first API key of an account just created (its key version read with its row).
-pub async fn do_issue_first_api_key(db: &D1Database, env: &Env, created: &users::InsertedUser) -> ApiResult<String> {
-    let (realm_id, user_id) = (created.user.realm_id, created.user.id);
-    let secret = secrets::api_key_secret(env)?;
-    let key = secrets::derive_api_key(secret.as_bytes(), user_id, created.api_key_version);
-    crate::db::run(api_keys::insert_if_missing_stmt(db, realm_id, user_id, &secrets::api_key_hash(&key), db::now())?).await?;
+    let key = secrets::derive_api_key(secret.as_bytes(), user.id, key_version);
+    crate::db::run(api_keys::insert_if_missing_stmt(db, user.realm_id, user.id, &secrets::api_key_hash(&key), db::now())?).await?;
     Ok(key)
 }
 

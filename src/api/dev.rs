@@ -5,7 +5,7 @@ use serde_json::json;
 use crate::actions::users::do_issue_api_key;
 use crate::context::RequestContext;
 use crate::db::users;
-use crate::domain::ids::{RealmId, UserId};
+use crate::domain::users::signing_in;
 use crate::error::{ApiError, ApiResult};
 use crate::response::Reply;
 
@@ -26,13 +26,13 @@ pub async fn dev_fetch_api_key(ctx: &RequestContext) -> ApiResult<Reply> {
     if realm.deactivated != 0 {
         return Err(ApiError::realm_deactivated());
     }
-    let user = users::by_email(&ctx.db, realm.id, &username)
-        .await?
-        .ok_or_else(|| ApiError::authentication_failed("This user is not registered."))?;
+    let signing_in =
+        signing_in(&ctx.db, realm.id, &username).await?.ok_or_else(|| ApiError::authentication_failed("This user is not registered."))?;
+    let user = &signing_in.user;
     if !user.is_active() {
         return Err(ApiError::user_deactivated());
     }
-    let api_key = do_issue_api_key(&ctx.db, &ctx.env, RealmId(realm.id), UserId(user.id)).await?;
+    let api_key = do_issue_api_key(&ctx.db, &ctx.env, user, signing_in.api_key_version).await?;
     Ok(Reply::json(json!({ "api_key": api_key, "email": user.email, "user_id": user.id })))
 }
 

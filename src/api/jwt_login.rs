@@ -14,8 +14,7 @@ use worker::Env;
 
 use crate::actions::users::do_issue_api_key;
 use crate::context::RequestContext;
-use crate::domain::ids::{RealmId, UserId};
-use crate::domain::users::{user_by_email, user_dict, UserDictOptions};
+use crate::domain::users::{signing_in, user_dict, UserDictOptions};
 use crate::error::{ApiError, ApiResult};
 use crate::rate_limits::{self, Bucket};
 use crate::response::Reply;
@@ -90,17 +89,18 @@ pub async fn jwt_fetch_api_key(ctx: &RequestContext) -> ApiResult<Reply> {
     let attempt = Bucket::LoginFailures { realm_id: realm.id, username: &claimed };
     rate_limits::before_login(&ctx.env, &attempt).await?;
     let user = match verify_token(&token, secret.as_bytes(), now()) {
-        Ok(email) => user_by_email(&ctx.db, realm.id, &email).await?,
+        Ok(email) => signing_in(&ctx.db, realm.id, &email).await?,
         Err(err) => return Err(rate_limits::login_failed(&ctx.env, &attempt, err).await),
     };
-    let Some(user) = user else {
+    let Some(signing_in) = user else {
         let failed = ApiError::authentication_failed("Your username or password is incorrect");
         return Err(rate_limits::login_failed(&ctx.env, &attempt, failed).await);
     };
+    let user = &signing_in.user;
     if !user.is_active() {
         return Err(ApiError::user_deactivated());
     }
-    let api_key = do_issue_api_key(&ctx.db, &ctx.env, RealmId(realm.id), UserId(user.id)).await?;
+    let api_key = do_issue_api_key(&ctx.db, &ctx.env, user, signing_in.api_key_version).await?;
     let mut body = json!({ "api_key": api_key, "email": user.delivery_email });
     if include_profile {
         let host = crate::api::users::realm_host(ctx);

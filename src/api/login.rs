@@ -4,7 +4,6 @@ use serde_json::json;
 
 use crate::actions::users::do_issue_api_key;
 use crate::context::RequestContext;
-use crate::domain::ids::{RealmId, UserId};
 use crate::domain::users::password_owner;
 use crate::error::{ApiError, ApiResult};
 use crate::rate_limits::{self, Bucket};
@@ -25,13 +24,14 @@ pub async fn fetch_api_key(ctx: &RequestContext) -> ApiResult<Reply> {
     }
     let attempt = Bucket::LoginFailures { realm_id: realm.id, username: &username };
     rate_limits::before_login(&ctx.env, &attempt).await?;
-    let Some(user) = password_owner(&ctx.db, realm.id, &username, &password).await? else {
+    let Some(signing_in) = password_owner(&ctx.db, realm.id, &username, &password).await? else {
         let failed = ApiError::authentication_failed("Your username or password is incorrect");
         return Err(rate_limits::login_failed(&ctx.env, &attempt, failed).await);
     };
+    let user = &signing_in.user;
     if !user.is_active() {
         return Err(ApiError::user_deactivated());
     }
-    let api_key = do_issue_api_key(&ctx.db, &ctx.env, RealmId(realm.id), UserId(user.id)).await?;
+    let api_key = do_issue_api_key(&ctx.db, &ctx.env, user, signing_in.api_key_version).await?;
     Ok(Reply::json(json!({ "api_key": api_key, "email": user.email, "user_id": user.id })))
 }

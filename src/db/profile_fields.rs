@@ -74,16 +74,19 @@ pub struct ProfileValueRow {
 }
 
 /// The values held by the organization's users, or by one user (`user_id`).
-pub async fn values(db: &D1Database, realm_id: i64, user_id: Option<i64>) -> Result<Vec<ProfileValueRow>> {
-    super::all(query!(
+pub fn values_stmt(db: &D1Database, realm_id: i64, user_id: Option<i64>) -> Result<D1PreparedStatement> {
+    query!(
         db,
         "SELECT v.user_id, v.field_id, v.value, v.rendered_value FROM custom_profile_field_values v \
          JOIN custom_profile_fields f ON f.id = v.field_id AND f.realm_id = ?1 \
          WHERE ?2 IS NULL OR v.user_id = ?2 ORDER BY v.user_id, f.sort_order, f.id",
         realm_id,
         user_id
-    )?)
-    .await
+    )
+}
+
+pub async fn values(db: &D1Database, realm_id: i64, user_id: Option<i64>) -> Result<Vec<ProfileValueRow>> {
+    super::all(values_stmt(db, realm_id, user_id)?).await
 }
 
 pub fn upsert_stmt(db: &D1Database, user_id: i64, field_id: i64, value: &str, rendered: Option<&str>) -> Result<D1PreparedStatement> {

@@ -100,16 +100,24 @@ pub fn by_id_stmt(db: &D1Database, realm_id: i64, user_id: i64) -> Result<D1Prep
 }
 
 /// A user by login email: the API email or the real address, case-insensitively.
+/// The user of organization `?1` whose delivery email or email is `?2` (any case).
+const BY_EMAIL: &str = "u.realm_id = ?1 AND (u.delivery_email = ?2 COLLATE NOCASE OR u.email = ?2 COLLATE NOCASE) ORDER BY u.id LIMIT 1";
+
 pub fn by_email_stmt(db: &D1Database, realm_id: i64, email: &str) -> Result<D1PreparedStatement> {
-    query!(
-        db,
-        &format!(
-            "SELECT {COLUMNS} FROM users u WHERE u.realm_id = ?1 \
-             AND (u.delivery_email = ?2 COLLATE NOCASE OR u.email = ?2 COLLATE NOCASE) ORDER BY u.id LIMIT 1"
-        ),
-        realm_id,
-        email
-    )
+    query!(db, &format!("SELECT {COLUMNS} FROM users u WHERE {BY_EMAIL}"), realm_id, email)
+}
+
+/// What signing in as a user checks and issues: the password hash and the key version.
+#[derive(Debug, Deserialize)]
+pub struct SignInRow {
+    pub id: i64,
+    pub password_hash: Option<String>,
+    pub api_key_version: i64,
+}
+
+/// The [`SignInRow`] of the user [`by_email_stmt`] finds.
+pub fn sign_in_by_email_stmt(db: &D1Database, realm_id: i64, email: &str) -> Result<D1PreparedStatement> {
+    query!(db, &format!("SELECT u.id, u.password_hash, u.api_key_version FROM users u WHERE {BY_EMAIL}"), realm_id, email)
 }
 
 pub async fn by_email(db: &D1Database, realm_id: i64, email: &str) -> Result<Option<UserRow>> {

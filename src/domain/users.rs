@@ -3,8 +3,9 @@
 use serde_json::{json, Value};
 use worker::D1Database;
 
+use crate::db::batch::Batch;
 use crate::db::profile_fields::{self, ProfileValueRow};
-use crate::db::users::{self, UserRow};
+use crate::db::users::{self, SignInRow, UserRow};
 use crate::domain::profile_fields::profile_data;
 use crate::error::{ApiError, ApiResult};
 use crate::params::parse_int;
@@ -159,11 +160,17 @@ pub async fn user_object_of(
 }
 
 /// Every user of the organization (bots and deactivated users included) as `viewer` sees
-/// them; the profile values first when asked for, then the users.
+/// them, read with their profile values when asked for.
 pub async fn members_of(db: &D1Database, viewer: &UserRow, opts: &UserDictOptions<'_>, include_profile: bool) -> ApiResult<Vec<Value>> {
-    let values = profile_values_if(db, viewer.realm_id, None, include_profile).await?;
-    let users = users::all_in_realm(db, viewer.realm_id).await?;
-    Ok(users.iter().map(|user| user_object(viewer, user, opts, values.as_deref())).collect())
+    let mut batch = Batch::new();
+    let values = include_profile
+        .then(|| profile_fields::values_stmt(db, viewer.realm_id, None))
+        .transpose()?
+        .map(|stmt| batch.add::<ProfileValueRow>(stmt));
+    let users = batch.add::<UserRow>(users::all_in_realm_stmt(db, viewer.realm_id)?);
+    let results = batch.run(db).await?;
+    let values = values.map(|slot| results.rows(slot)).transpose()?;
+    Ok(results.rows(users)?.iter().map(|user| user_object(viewer, user, opts, values.as_deref())).collect())
 }
 
 /// A user of the organization by id or email; "No such user" otherwise. One round trip.
@@ -186,17 +193,34 @@ pub async fn access_user_for_admin(db: &D1Database, realm_id: i64, user_id: &str
     Ok(user)
 }
 
-/// The user with this email in the organization, if any. One round trip.
-pub async fn user_by_email(db: &D1Database, realm_id: i64, email: &str) -> ApiResult<Option<UserRow>> {
-    Ok(users::by_email(db, realm_id, email).await?)
+/// A user signing in: the row, and what signing in checks and issues.
+pub struct SigningIn {
+    pub user: UserRow,
+    pub password_hash: Option<String>,
+    pub api_key_version: i64,
 }
 
-/// The user whose email and password these are, if any: the user, then their password
-/// hash (two round trips when the email exists).
-pub async fn password_owner(db: &D1Database, realm_id: i64, username: &str, password: &str) -> ApiResult<Option<UserRow>> {
-    let Some(user) = users::by_email(db, realm_id, username).await? else { return Ok(None) };
-    let Some(stored) = users::password_hash(db, realm_id, user.id).await? else { return Ok(None) };
-    Ok(crate::secrets::verify_password(password, &stored).await?.then_some(user))
+/// The user with this email in the organization, if any, with their sign-in data. One
+/// round trip.
+pub async fn signing_in(db: &D1Database, realm_id: i64, email: &str) -> ApiResult<Option<SigningIn>> {
+    let mut batch = Batch::new();
+    let user = batch.add::<UserRow>(users::by_email_stmt(db, realm_id, email)?);
+    let sign_in = batch.add::<SignInRow>(users::sign_in_by_email_stmt(db, realm_id, email)?);
+    let results = batch.run(db).await?;
+    Ok(match (results.first(user)?, results.first(sign_in)?) {
+        (Some(user), Some(row)) if row.id == user.id => {
+            Some(SigningIn { user, password_hash: row.password_hash, api_key_version: row.api_key_version })
+        }
+        _ => None,
+    })
+}
+
+/// The user whose email and password these are, if any: one round trip, then the hash
+/// check.
+pub async fn password_owner(db: &D1Database, realm_id: i64, username: &str, password: &str) -> ApiResult<Option<SigningIn>> {
+    let Some(candidate) = signing_in(db, realm_id, username).await? else { return Ok(None) };
+    let Some(stored) = candidate.password_hash.as_deref() else { return Ok(None) };
+    Ok(crate::secrets::verify_password(password, stored).await?.then_some(candidate))
 }
 
 /// Zulip's full-name rules (check_full_name): trimmed, 1..=100 characters, none of the
