@@ -447,3 +447,16 @@ fn signing_in_costs_the_organization_one_read_and_one_write() {
     assert_eq!(round_trips(anonymous("POST", "/fetch_api_key", &form)), 3);
     assert_eq!(round_trips(anonymous("POST", "/dev_fetch_api_key", &[("username", user.email.as_str())])), 3);
 }
+
+#[test]
+fn a_user_named_by_id_or_email_is_read_with_what_is_asked_about_them() {
+    let hamlet = Client::dev("hamlet@zulip.com");
+    let othello = Client::dev("othello@zulip.com");
+    othello.post("/users/me/presence", &[("status", "active")]).success();
+    hamlet.get("/users/me", &[]).success();
+    let include = [("include_custom_profile_fields", "true")];
+    for who in [othello.user_id.to_string(), othello.email.clone()] {
+        assert_eq!(round_trips(hamlet.get(&format!("/users/{who}"), &include)), 2);
+        assert_eq!(round_trips(hamlet.get(&format!("/users/{who}/presence"), &[])), 2);
+    }
+}

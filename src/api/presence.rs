@@ -4,8 +4,8 @@ use serde_json::json;
 
 use crate::actions::presence::{do_update_presence, PresenceQuery};
 use crate::context::RequestContext;
-use crate::domain::presence::{realm_presence, user_presence, PRESENCE_HISTORY_LIMIT_DAYS};
-use crate::domain::users::access_user;
+use crate::domain::presence::{named_user_presence, realm_presence, PRESENCE_HISTORY_LIMIT_DAYS};
+use crate::domain::users::{access_user, named_user};
 use crate::error::{ApiError, ApiResult};
 use crate::response::Reply;
 
@@ -44,11 +44,11 @@ pub async fn update_presence(ctx: &RequestContext) -> ApiResult<Reply> {
 /// bot "Presence is not supported for bot users."; none yet "No presence data for …".
 pub async fn get_user_presence(ctx: &RequestContext, who: &str) -> ApiResult<Reply> {
     let me = ctx.user().await?;
-    let user = access_user(&ctx.db, me.realm_id, who).await?;
-    if user.is_bot() {
+    let (user, presence) = named_user_presence(&ctx.db, me.realm_id, named_user(who)).await?;
+    if access_user(user)?.is_bot() {
         return Err(ApiError::bad_request("Presence is not supported for bot users."));
     }
-    let presence = user_presence(&ctx.db, user.id).await?.ok_or_else(|| ApiError::bad_request(format!("No presence data for {who}")))?;
+    let presence = presence.ok_or_else(|| ApiError::bad_request(format!("No presence data for {who}")))?;
     Ok(Reply::json(json!({ "presence": presence })))
 }
 

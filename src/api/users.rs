@@ -6,7 +6,7 @@ use crate::actions::profile_fields as profile_actions;
 use crate::actions::users as actions;
 use crate::context::RequestContext;
 use crate::domain::ids::{RealmId, UserId};
-use crate::domain::users::{access_user, access_user_for_admin, check_full_name, members_of, user_object_of, Role, UserDictOptions};
+use crate::domain::users::{access_user_for_admin, check_full_name, members_of, named_user_object, user_object_of, Role, UserDictOptions};
 use crate::error::{ApiError, ApiResult};
 use crate::response::Reply;
 
@@ -49,9 +49,8 @@ pub async fn get_user(ctx: &RequestContext, id_or_email: &str) -> ApiResult<Repl
     let me = ctx.user().await?;
     let client_gravatar = ctx.params.bool_or("client_gravatar", true)?;
     let include = ctx.params.bool_or("include_custom_profile_fields", false)?;
-    let user = access_user(&ctx.db, me.realm_id, id_or_email).await?;
     let opts = UserDictOptions { realm_host: realm_host(ctx), client_gravatar };
-    Ok(Reply::json(json!({ "user": user_object_of(&ctx.db, &me, &user, &opts, include).await? })))
+    Ok(Reply::json(json!({ "user": named_user_object(&ctx.db, &me, id_or_email, &opts, include).await? })))
 }
 
 /// # `POST /users`

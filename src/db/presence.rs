@@ -3,6 +3,8 @@
 use serde::Deserialize;
 use worker::{query, D1Database, D1PreparedStatement, Result};
 
+use super::users::NamedUser;
+
 #[derive(Debug, Clone, Deserialize)]
 pub struct PresenceRow {
     pub user_id: i64,
@@ -18,6 +20,11 @@ const SELECT: &str = "SELECT p.user_id, u.email, p.last_active_time, p.last_conn
 /// One user's presence.
 pub fn for_user_stmt(db: &D1Database, user_id: i64) -> Result<D1PreparedStatement> {
     query!(db, &format!("{SELECT} WHERE p.user_id = ?1"), user_id)
+}
+
+/// The presence of the user a path names.
+pub fn for_named_user_stmt(db: &D1Database, realm_id: i64, who: NamedUser<'_>) -> Result<D1PreparedStatement> {
+    super::users::about_named_stmt(db, realm_id, who, &format!("{SELECT} WHERE p.user_id = {{user_id}}"))
 }
 
 /// The presence of the organization's active humans changed after `after_update_id` and

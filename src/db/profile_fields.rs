@@ -3,6 +3,8 @@
 use serde::Deserialize;
 use worker::{query, D1Database, D1PreparedStatement, Result};
 
+use super::users::NamedUser;
+
 #[derive(Debug, Clone, Deserialize)]
 pub struct ProfileFieldRow {
     pub id: i64,
@@ -82,6 +84,18 @@ pub fn values_stmt(db: &D1Database, realm_id: i64, user_id: Option<i64>) -> Resu
          WHERE ?2 IS NULL OR v.user_id = ?2 ORDER BY v.user_id, f.sort_order, f.id",
         realm_id,
         user_id
+    )
+}
+
+/// The values held by the user a path names.
+pub fn values_of_named_stmt(db: &D1Database, realm_id: i64, who: NamedUser<'_>) -> Result<D1PreparedStatement> {
+    super::users::about_named_stmt(
+        db,
+        realm_id,
+        who,
+        "SELECT v.user_id, v.field_id, v.value, v.rendered_value FROM custom_profile_field_values v \
+         JOIN custom_profile_fields f ON f.id = v.field_id AND f.realm_id = ?1 \
+         WHERE v.user_id = {user_id} ORDER BY f.sort_order, f.id",
     )
 }
 

@@ -107,6 +107,34 @@ pub fn by_email_stmt(db: &D1Database, realm_id: i64, email: &str) -> Result<D1Pr
     query!(db, &format!("SELECT {COLUMNS} FROM users u WHERE {BY_EMAIL}"), realm_id, email)
 }
 
+/// A user as a request path names them: by id, or by email (any case).
+#[derive(Debug, Clone, Copy)]
+pub enum NamedUser<'a> {
+    Id(i64),
+    Email(&'a str),
+}
+
+impl NamedUser<'_> {
+    /// The condition on `users u` that selects the user (binds `?1`, the organization, and
+    /// `?2`, the id or the email), and a statement `sql` that holds it as `{user}`.
+    fn stmt(&self, db: &D1Database, realm_id: i64, sql: &str) -> Result<D1PreparedStatement> {
+        match *self {
+            NamedUser::Id(id) => query!(db, &sql.replace("{user}", "u.realm_id = ?1 AND u.id = ?2"), realm_id, id),
+            NamedUser::Email(email) => query!(db, &sql.replace("{user}", BY_EMAIL), realm_id, email),
+        }
+    }
+}
+
+/// The user a path names.
+pub fn named_stmt(db: &D1Database, realm_id: i64, who: NamedUser<'_>) -> Result<D1PreparedStatement> {
+    who.stmt(db, realm_id, &format!("SELECT {COLUMNS} FROM users u WHERE {{user}}"))
+}
+
+/// A statement about the user a path names: `sql` reads `{user_id}` for their id.
+pub fn about_named_stmt(db: &D1Database, realm_id: i64, who: NamedUser<'_>, sql: &str) -> Result<D1PreparedStatement> {
+    who.stmt(db, realm_id, &sql.replace("{user_id}", "(SELECT u.id FROM users u WHERE {user})"))
+}
+
 /// What signing in as a user checks and issues: the password hash and the key version.
 #[derive(Debug, Deserialize)]
 pub struct SignInRow {

@@ -6,6 +6,7 @@ use worker::D1Database;
 
 use crate::db::batch::{Batch, BatchResults, Slot};
 use crate::db::presence::{self, MaxUpdateRow, PresenceRow};
+use crate::db::users::{self, NamedUser, UserRow};
 use crate::error::ApiResult;
 
 /// A ping within this many seconds of the stored one changes nothing worth a write.
@@ -121,16 +122,20 @@ impl RealmPresenceReads {
     }
 }
 
-/// One user's presence as `GET /users/{user}/presence` shows it (`aggregated` and
-/// `website`, each only `status` and `timestamp`); None before their first ping. One
-/// round trip.
-pub async fn user_presence(db: &D1Database, user_id: i64) -> ApiResult<Option<Value>> {
-    let row: Option<PresenceRow> = crate::db::first(presence::for_user_stmt(db, user_id)?).await?;
-    Ok(row.map(|row| {
+/// The user a path names and their presence as `GET /users/{user}/presence` shows it
+/// (`aggregated` and `website`, each only `status` and `timestamp`; None before their first
+/// ping), read together.
+pub async fn named_user_presence(db: &D1Database, realm_id: i64, who: NamedUser<'_>) -> ApiResult<(Option<UserRow>, Option<Value>)> {
+    let mut batch = Batch::new();
+    let user = batch.add::<UserRow>(users::named_stmt(db, realm_id, who)?);
+    let presence = batch.add::<PresenceRow>(presence::for_named_user_stmt(db, realm_id, who)?);
+    let results = batch.run(db).await?;
+    let presence = results.first(presence)?.map(|row| {
         let website = legacy_client_dict(times(&row));
         let entry = json!({ "status": website["status"], "timestamp": website["timestamp"] });
         json!({ "aggregated": entry, "website": entry })
-    }))
+    });
+    Ok((results.first(user)?, presence))
 }
 
 #[cfg(test)]

@@ -5,7 +5,7 @@ use worker::D1Database;
 
 use crate::db::batch::Batch;
 use crate::db::profile_fields::{self, ProfileValueRow};
-use crate::db::users::{self, SignInRow, UserRow};
+use crate::db::users::{self, NamedUser, SignInRow, UserRow};
 use crate::domain::profile_fields::profile_data;
 use crate::error::{ApiError, ApiResult};
 use crate::params::parse_int;
@@ -173,13 +173,39 @@ pub async fn members_of(db: &D1Database, viewer: &UserRow, opts: &UserDictOption
     Ok(results.rows(users)?.iter().map(|user| user_object(viewer, user, opts, values.as_deref())).collect())
 }
 
-/// A user of the organization by id or email; "No such user" otherwise. One round trip.
-pub async fn access_user(db: &D1Database, realm_id: i64, id_or_email: &str) -> ApiResult<UserRow> {
-    let user = match parse_int(id_or_email) {
-        Some(id) => users::by_id(db, realm_id, id).await?,
-        None => users::by_email(db, realm_id, id_or_email).await?,
-    };
+/// How a path names a user: an id, else an email.
+pub fn named_user(id_or_email: &str) -> NamedUser<'_> {
+    match parse_int(id_or_email) {
+        Some(id) => NamedUser::Id(id),
+        None => NamedUser::Email(id_or_email),
+    }
+}
+
+/// The user a path names, as read; "No such user" when there is none.
+pub fn access_user(user: Option<UserRow>) -> ApiResult<UserRow> {
     user.ok_or_else(|| ApiError::bad_request("No such user"))
+}
+
+/// The User object of the user a path names, for `viewer`, read with its profile data when
+/// asked for. One round trip.
+pub async fn named_user_object(
+    db: &D1Database,
+    viewer: &UserRow,
+    id_or_email: &str,
+    opts: &UserDictOptions<'_>,
+    include_profile: bool,
+) -> ApiResult<Value> {
+    let who = named_user(id_or_email);
+    let mut batch = Batch::new();
+    let user = batch.add::<UserRow>(users::named_stmt(db, viewer.realm_id, who)?);
+    let values = include_profile
+        .then(|| profile_fields::values_of_named_stmt(db, viewer.realm_id, who))
+        .transpose()?
+        .map(|stmt| batch.add::<ProfileValueRow>(stmt));
+    let results = batch.run(db).await?;
+    let user = access_user(results.first(user)?)?;
+    let values = values.map(|slot| results.rows(slot)).transpose()?;
+    Ok(user_object(viewer, &user, opts, values.as_deref()))
 }
 
 /// A human user an administrator acts on (Zulip's access_user_by_id for_admin): bots are
