@@ -7,6 +7,7 @@ use crate::actions::uploads::{delete_object, put_object};
 use crate::context::UploadedFile;
 use crate::db::batch::{Batch, BatchResults, Slot};
 use crate::db::realm_emoji::{self, NewRealmEmoji, RealmEmojiRow};
+use crate::db::realm_settings::RealmSettingsRow;
 use crate::db::user_groups::{self, IsMemberRow};
 use crate::db::users::UserRow;
 use crate::domain::realm_emoji::MAX_EMOJI_FILE_SIZE_MIB;
@@ -28,12 +29,18 @@ async fn notify_realm_emoji(env: &Env, realm_id: i64, results: &BatchResults, al
 /// `can_add_custom_emoji_group` setting, a taken name, exactly one file, built-in names
 /// (administrators only), the size, the image type. The image goes to R2 before its row, so
 /// a row always has its image.
-pub async fn check_add_realm_emoji(db: &D1Database, env: &Env, me: &UserRow, raw_name: &str, files: &[UploadedFile]) -> ApiResult<()> {
+pub async fn check_add_realm_emoji(
+    db: &D1Database,
+    env: &Env,
+    me: &UserRow,
+    settings: &RealmSettingsRow,
+    raw_name: &str,
+    files: &[UploadedFile],
+) -> ApiResult<()> {
     if me.is_guest() {
         return Err(ApiError::bad_request("Not allowed for guest users"));
     }
     let name = check_emoji_name(raw_name)?;
-    let settings = crate::domain::realm_settings::realm_settings(db, me.realm_id).await?;
     let mut batch = Batch::new();
     let allowed =
         batch.add::<IsMemberRow>(user_groups::is_member_stmt(db, me.realm_id, settings.can_add_custom_emoji_group, me.id, false)?);

@@ -31,7 +31,8 @@ pub async fn upload_emoji(ctx: &RequestContext, path_name: &[&str]) -> ApiResult
     let me = ctx.user().await?;
     // Zulip's route takes the rest of the path, slashes included, and the name check refuses it.
     let name = path_name.join("/");
-    check_add_realm_emoji(&ctx.db, &ctx.env, &me, &name, &ctx.files).await?;
+    let state = ctx.realm_state(me.realm_id).await?;
+    check_add_realm_emoji(&ctx.db, &ctx.env, &me, &state.settings, &name, &ctx.files).await?;
     Ok(Reply::ok())
 }
 

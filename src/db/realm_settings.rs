@@ -85,12 +85,6 @@ pub fn by_realm_id_stmt(db: &D1Database, realm_id: i64) -> Result<D1PreparedStat
     )
 }
 
-pub async fn by_realm_id(db: &D1Database, realm_id: i64) -> Result<RealmSettingsRow> {
-    super::first(by_realm_id_stmt(db, realm_id)?)
-        .await?
-        .ok_or_else(|| worker::Error::RustError(format!("realm {realm_id} has no settings row")))
-}
-
 /// A value to write into one settings column.
 pub enum SettingValue {
     Int(Option<i64>),

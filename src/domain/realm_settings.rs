@@ -2,15 +2,8 @@
 //! evaluation of its group-valued permission settings.
 
 use serde_json::{json, Map, Value};
-use worker::D1Database;
 
-use crate::db::realm_settings::{self, RealmSettingsRow};
-use crate::error::ApiResult;
-
-/// The settings of an organization (one query).
-pub async fn realm_settings(db: &D1Database, realm_id: i64) -> ApiResult<RealmSettingsRow> {
-    Ok(realm_settings::by_realm_id(db, realm_id).await?)
-}
+use crate::db::realm_settings::RealmSettingsRow;
 
 /// The `realm_*` keys (and the two server limits `max_message_length`,
 /// `max_topic_length`) of the register response for these settings. Group-valued settings
