@@ -274,3 +274,13 @@ fn a_role_change_applies_to_the_very_next_send() {
     demote_to_guest(&member);
     send("third").bad_request("BAD_REQUEST", &format!("Not authorized to send to channel '{name}'"));
 }
+
+#[test]
+fn deleting_a_message_costs_authentication_one_read_and_one_batch() {
+    let hamlet = Client::dev("hamlet@zulip.com");
+    let name = channel_with(&hamlet, &["othello@zulip.com"], 0);
+    let first = send_to_channel(&hamlet, &name, "t", "first");
+    let second = send_to_channel(&hamlet, &name, "t", "second");
+    hamlet.delete(&format!("/messages/{first}"), &[]).success();
+    assert_eq!(round_trips(hamlet.delete(&format!("/messages/{second}"), &[])), 3);
+}

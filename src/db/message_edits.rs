@@ -6,7 +6,6 @@ use worker::{query, D1Database, D1PreparedStatement, Result};
 
 use crate::domain::message_flags::{MENTIONED, READ, STREAM_WILDCARD_MENTIONED, TOPIC_WILDCARD_MENTIONED};
 use crate::domain::recipients::RecipientType;
-use crate::domain::user_groups::system_groups;
 use crate::domain::users::Role;
 
 /// Ids per statement in writes over many messages.
@@ -290,28 +289,6 @@ pub fn ensure_notification_bot_stmt(db: &D1Database, realm_id: i64, now: i64) ->
         NOTIFICATION_BOT_NAME,
         now,
         Role::Member
-    )
-}
-
-/// The organization's delete settings, group settings resolved to group ids.
-#[derive(Debug, Clone, Deserialize)]
-pub struct DeleteSettingsRow {
-    pub can_delete_any_message_group: i64,
-    pub can_delete_own_message_group: i64,
-    pub message_content_delete_limit_seconds: Option<i64>,
-}
-
-pub fn delete_settings_stmt(db: &D1Database, realm_id: i64) -> Result<D1PreparedStatement> {
-    query!(
-        db,
-        "SELECT COALESCE(r.can_delete_any_message_group, (SELECT g.id FROM user_groups g WHERE g.realm_id = r.id \
-           AND g.name = ?2 AND g.is_system_group = 1), 0) AS can_delete_any_message_group, \
-         COALESCE(r.can_delete_own_message_group, (SELECT g.id FROM user_groups g WHERE g.realm_id = r.id \
-           AND g.name = ?3 AND g.is_system_group = 1), 0) AS can_delete_own_message_group, \
-         r.message_content_delete_limit_seconds FROM realms r WHERE r.id = ?1",
-        realm_id,
-        system_groups::ADMINISTRATORS,
-        system_groups::EVERYONE
     )
 }
 

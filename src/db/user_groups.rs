@@ -104,12 +104,14 @@ pub fn is_member_stmt(db: &D1Database, realm_id: i64, group_id: i64, user_id: i6
     )
 }
 
+/// The row of [`is_member_stmt`].
+#[derive(Debug, Clone, Deserialize)]
+pub struct IsMemberRow {
+    pub is_member: i64,
+}
+
 pub async fn is_member(db: &D1Database, realm_id: i64, group_id: i64, user_id: i64, direct_only: bool) -> Result<bool> {
-    #[derive(Deserialize)]
-    struct Row {
-        is_member: i64,
-    }
-    let row: Option<Row> = super::first(is_member_stmt(db, realm_id, group_id, user_id, direct_only)?).await?;
+    let row: Option<IsMemberRow> = super::first(is_member_stmt(db, realm_id, group_id, user_id, direct_only)?).await?;
     Ok(row.map(|r| r.is_member != 0).unwrap_or(false))
 }
 
