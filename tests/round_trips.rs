@@ -284,3 +284,13 @@ fn deleting_a_message_costs_authentication_one_read_and_one_batch() {
     hamlet.delete(&format!("/messages/{first}"), &[]).success();
     assert_eq!(round_trips(hamlet.delete(&format!("/messages/{second}"), &[])), 3);
 }
+
+#[test]
+fn editing_a_message_costs_authentication_one_read_and_one_batch() {
+    let hamlet = Client::dev("hamlet@zulip.com");
+    let name = channel_with(&hamlet, &["othello@zulip.com"], 0);
+    let id = send_to_channel(&hamlet, &name, "t", "first");
+    let path = format!("/messages/{id}");
+    hamlet.patch(&path, &[("content", "second")]).success();
+    assert_eq!(round_trips(hamlet.patch(&path, &[("content", "third, for @**Othello, the Moor of Venice**")])), 3);
+}
