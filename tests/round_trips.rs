@@ -294,3 +294,19 @@ fn editing_a_message_costs_authentication_one_read_and_one_batch() {
     hamlet.patch(&path, &[("content", "second")]).success();
     assert_eq!(round_trips(hamlet.patch(&path, &[("content", "third, for @**Othello, the Moor of Venice**")])), 3);
 }
+
+#[test]
+fn moving_messages_costs_authentication_one_read_and_one_batch_with_the_notices() {
+    let hamlet = Client::dev("hamlet@zulip.com");
+    let name = channel_with(&hamlet, &["othello@zulip.com"], 0);
+    let other = channel_with(&hamlet, &["othello@zulip.com"], 0);
+    let other_id = channel_id(&hamlet, &other);
+    let first = send_to_channel(&hamlet, &name, "t", "first");
+    let second = send_to_channel(&hamlet, &name, "u", "second");
+    // The notification bot exists after the first move.
+    hamlet.patch(&format!("/messages/{first}"), &[("topic", "t2")]).success();
+    let within = hamlet.patch(&format!("/messages/{second}"), &[("topic", "u2"), ("propagate_mode", "change_all")]);
+    assert_eq!(round_trips(within), 3);
+    let across = hamlet.patch(&format!("/messages/{second}"), &[("stream_id", other_id.to_string().as_str())]);
+    assert_eq!(round_trips(across), 3);
+}

@@ -4,7 +4,7 @@
 //! Round trips: one read batch (the message's access, the caller's permission groups, what
 //! new content references, the topics and channels a move involves, the message's rows;
 //! the settings and linkifiers are the isolate's copy); the write (one batch, moved messages
-//! named in chunks); then the events, and the notification-bot messages of a move.
+//! named in chunks, with the notification-bot messages of a move); then the events.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -12,7 +12,7 @@ use serde::Deserialize;
 use serde_json::Value;
 use worker::D1Database;
 
-use crate::actions::message_notifications::{self, MoveNotice};
+use crate::actions::message_notifications::{self, MoveNotice, PlannedNotices};
 use crate::context::RequestContext;
 use crate::db::batch::{Batch, BatchResults, Slot};
 use crate::db::message_edits::{self as q, MoveChannelRow, RecipientRow, SubscriberRow, TopicMessageRow};
@@ -89,28 +89,46 @@ pub async fn check_update_message(
         }
     }
 
-    let outcome = apply(ctx, user, &message, &plan, rendered.as_ref(), scope.as_ref(), &before, now).await?;
-    crate::actions::push::schedule_edit_notifications(ctx, user, message.id, outcome.newly_mentioned.clone()).await;
-    if let Some(scope) = &scope {
-        message_notifications::after_move(
+    let others = match &scope {
+        Some(s) => rules::other_moved_ids(&s.source_topic(), message.id, &plan),
+        None => Vec::new(),
+    };
+    let mut changed_ids: Vec<i64> = std::iter::once(message.id).chain(others.iter().copied()).collect();
+    changed_ids.sort_unstable();
+    let changed = Changed { ids: changed_ids, others };
+
+    // A move's notification-bot messages go in its write when what it read is all they need.
+    let notice = scope.as_ref().map(|scope| MoveNotice {
+        message: &message,
+        plan: &plan,
+        orig_channel: &scope.orig_channel,
+        target_channel: scope.target_channel.as_ref().unwrap_or(&scope.orig_channel),
+        changed_ids: &changed.ids,
+        moved_all_visible: scope.moved_all_visible(&plan, &changed.ids),
+        target_had_visible_messages: scope.target_had_visible_messages(),
+        last_target_message: scope.last_target_message(&changed.ids),
+        notify_old: params.send_notification_to_old_thread,
+        notify_new: params.send_notification_to_new_thread,
+        settings: &settings,
+    });
+    let planned = match (&notice, &scope) {
+        (Some(notice), Some(scope)) => message_notifications::plan_in_advance(
             ctx,
             user,
-            &MoveNotice {
-                message: &message,
-                plan: &plan,
-                orig_channel: &scope.orig_channel,
-                target_channel: scope.target_channel.as_ref().unwrap_or(&scope.orig_channel),
-                changed_ids: &outcome.changed_ids,
-                moved_all_visible: scope.moved_all_visible(&plan, &outcome.changed_ids),
-                target_had_visible_messages: scope.target_had_visible_messages(),
-                last_target_message: scope.last_target_message(&outcome.changed_ids),
-                notify_old: params.send_notification_to_old_thread,
-                notify_new: params.send_notification_to_new_thread,
-                settings: &settings,
-            },
+            notice,
+            scope.notification_bot.as_ref(),
+            &scope.subscribers,
+            &state.linkifiers,
             now,
-        )
-        .await?;
+        ),
+        _ => None,
+    };
+
+    let newly_mentioned =
+        apply(ctx, user, &message, &plan, rendered.as_ref(), scope.as_ref(), &before, &changed, planned.as_ref(), now).await?;
+    crate::actions::push::schedule_edit_notifications(ctx, user, message.id, newly_mentioned).await;
+    if let (Some(notice), None) = (&notice, &planned) {
+        message_notifications::after_move(ctx, user, notice, now).await?;
     }
     // The edit has committed: a failure to relink uploads must not turn it into an error.
     let detached_uploads = match &plan.content {
@@ -295,6 +313,8 @@ pub struct MoveScope {
     pub source: Vec<TopicMessageRow>,
     pub target: Vec<TopicMessageRow>,
     pub subscribers: Vec<SubscriberRow>,
+    /// The organization's notification bot, if it exists yet.
+    pub notification_bot: Option<UserRow>,
     can_read_orig_history: bool,
     can_read_target_history: bool,
 }
@@ -345,7 +365,7 @@ impl MoveScope {
 
 /// What a move reads (in the edit's read batch, through the message's id): the message's
 /// channel and topic, the subscriptions of both channels, the topic the messages land in,
-/// and the channel they move to.
+/// the channel they move to, and the notification bot that reports the move.
 struct MoveReads {
     orig_channel: Slot<MoveChannelRow>,
     source: Slot<TopicMessageRow>,
@@ -353,6 +373,7 @@ struct MoveReads {
     /// `None` when the new topic is refused (the plan fails first).
     target: Option<Slot<TopicMessageRow>>,
     target_channel: Option<Slot<MoveChannelRow>>,
+    notification_bot: Slot<UserRow>,
 }
 
 impl MoveReads {
@@ -385,6 +406,7 @@ impl MoveReads {
                 Some(channel_id) => Some(batch.add(q::channel_stmt(db, realm_id, channel_id, user.id)?)),
                 None => None,
             },
+            notification_bot: batch.add(crate::db::users::by_delivery_email_stmt(db, realm_id, q::NOTIFICATION_BOT_EMAIL)?),
         }))
     }
 
@@ -424,19 +446,30 @@ impl MoveReads {
         )?;
         let can_read_orig_history = can_read_history(user, &orig_channel);
         let can_read_target_history = can_read_history(user, target_channel.as_ref().unwrap_or(&orig_channel));
-        Ok(MoveScope { orig_channel, target_channel, source, target, subscribers, can_read_orig_history, can_read_target_history })
+        let notification_bot = results.first(self.notification_bot)?;
+        Ok(MoveScope {
+            orig_channel,
+            target_channel,
+            source,
+            target,
+            subscribers,
+            notification_bot,
+            can_read_orig_history,
+            can_read_target_history,
+        })
     }
 }
 
-struct Outcome {
-    changed_ids: Vec<i64>,
-    /// Users the new content mentions who were not mentioned before.
-    newly_mentioned: Vec<i64>,
+/// The messages an edit changes: the edited one and the `others` a move takes along, by id.
+struct Changed {
+    ids: Vec<i64>,
+    others: Vec<i64>,
 }
 
 /// The write (one batch, which for content edits of channel messages also reads the
-/// channel and its subscribers for the event) and the `update_message` / `delete_message`
-/// events.
+/// channel and its subscribers for the event, and which writes a move's planned
+/// notification-bot messages) and the `update_message` / `delete_message` events, then
+/// those messages' events. Answers the users the new content newly mentions.
 #[allow(clippy::too_many_arguments)]
 async fn apply(
     ctx: &RequestContext,
@@ -446,21 +479,17 @@ async fn apply(
     rendered: Option<&Rendered>,
     scope: Option<&MoveScope>,
     before: &Before,
+    changed: &Changed,
+    notices: Option<&PlannedNotices>,
     now: i64,
-) -> ApiResult<Outcome> {
+) -> ApiResult<Vec<i64>> {
     let db = &ctx.db;
     let orig_channel_id = message.channel_id;
     let target_channel_id = plan.stream_id.or(orig_channel_id);
     let target_recipient_id = scope.and_then(|s| s.target_channel.as_ref()).map(|c| c.recipient_id).unwrap_or(message.recipient_id);
     let target_topic = plan.topic.clone().unwrap_or_else(|| message.topic.clone());
     let moved_at = plan.counts_as_move().then_some(now);
-
-    let others = match scope {
-        Some(s) => rules::other_moved_ids(&s.source_topic(), message.id, plan),
-        None => Vec::new(),
-    };
-    let mut changed_ids: Vec<i64> = std::iter::once(message.id).chain(others.iter().copied()).collect();
-    changed_ids.sort_unstable();
+    let (changed_ids, others) = (&changed.ids, &changed.others);
 
     // The target message: its full new state, its history entry first.
     let entry = rules::history_entry(user.id, now, message, plan, true);
@@ -491,7 +520,7 @@ async fn apply(
     // The other moved messages: only the move in their history.
     let other_entry = serde_json::to_string(&rules::history_entry(user.id, now, message, plan, false))?;
     if let Some(channel_id) = target_channel_id {
-        for chunk in q::chunks(&others) {
+        for chunk in q::chunks(others) {
             batch.add::<Value>(q::move_messages_stmt(db, &chunk, &target_topic, target_recipient_id, channel_id, &other_entry, moved_at)?);
         }
     }
@@ -512,7 +541,7 @@ async fn apply(
     let access = scope.and_then(|s| s.target_channel.as_ref().map(|t| channel_move_access(s, t)));
     if let (Some(access), Some(target)) = (&access, scope.and_then(|s| s.target_channel.as_ref())) {
         let losing = serde_json::to_string(&access.losing_rows)?;
-        for chunk in q::chunks(&changed_ids) {
+        for chunk in q::chunks(changed_ids) {
             if !access.losing_rows.is_empty() {
                 batch.add::<Value>(q::delete_user_rows_stmt(db, &chunk, &losing)?);
             }
@@ -531,6 +560,7 @@ async fn apply(
         )),
         _ => None,
     };
+    let pending_notices = notices.map(|n| n.add_writes(&mut batch, db)).transpose()?;
     let results = batch.run(db).await?;
     let rows_before = &before.rows;
     let mut channel_name: Option<String> = None;
@@ -549,7 +579,7 @@ async fn apply(
 
     let recipients =
         EventRecipients { rows_before, shared_history_subscribers: &shared_history_subscribers, channel_name: channel_name.as_deref() };
-    send_update_event(ctx, user, message, plan, rendered, scope, access.as_ref(), &recipients, &changed_ids, topic_participants, now).await;
+    send_update_event(ctx, user, message, plan, rendered, scope, access.as_ref(), &recipients, changed_ids, topic_participants, now).await;
     if let (Some(access), Some(scope)) = (&access, scope) {
         if !access.losing_access.is_empty() {
             let event = crate::actions::message_delete::delete_message_event(
@@ -572,7 +602,10 @@ async fn apply(
             .collect(),
         None => Vec::new(),
     };
-    Ok(Outcome { changed_ids, newly_mentioned })
+    if let (Some(notices), Some(pending)) = (notices, pending_notices) {
+        notices.finish(ctx, &results, pending).await?;
+    }
+    Ok(newly_mentioned)
 }
 
 /// Who loses what in a channel move (Zulip's rules): every past subscriber of the old
