@@ -7,6 +7,7 @@
 mod accounts;
 mod chat;
 mod common;
+mod upload_support;
 use chat::*;
 use common::*;
 
@@ -293,6 +294,9 @@ fn editing_a_message_costs_authentication_one_read_and_one_batch() {
     let path = format!("/messages/{id}");
     hamlet.patch(&path, &[("content", "second")]).success();
     assert_eq!(round_trips(hamlet.patch(&path, &[("content", "third, for @**Othello, the Moor of Venice**")])), 3);
+    // Linking an upload: the links, and what the upload's event needs, in the same batch.
+    let url = upload_support::upload(&hamlet, "trips.txt", b"t");
+    assert_eq!(round_trips(hamlet.patch(&path, &[("content", &format!("fourth [f]({url})"))])), 3);
 }
 
 #[test]

@@ -4,7 +4,8 @@
 //! Round trips: one read batch (the message's access, the caller's permission groups, what
 //! new content references, the topics and channels a move involves, the message's rows;
 //! the settings and linkifiers are the isolate's copy); the write (one batch, moved messages
-//! named in chunks, with the notification-bot messages of a move); then the events.
+//! named in chunks, with the notification-bot messages of a move and the upload links of a
+//! content edit); then the events.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -13,6 +14,7 @@ use serde_json::Value;
 use worker::D1Database;
 
 use crate::actions::message_notifications::{self, MoveNotice, PlannedNotices};
+use crate::actions::uploads::{EditRelink, Relinked};
 use crate::context::RequestContext;
 use crate::db::batch::{Batch, BatchResults, Slot};
 use crate::db::message_edits::{self as q, MoveChannelRow, RecipientRow, SubscriberRow, TopicMessageRow};
@@ -124,18 +126,18 @@ pub async fn check_update_message(
         _ => None,
     };
 
-    let newly_mentioned =
-        apply(ctx, user, &message, &plan, rendered.as_ref(), scope.as_ref(), &before, &changed, planned.as_ref(), now).await?;
-    crate::actions::push::schedule_edit_notifications(ctx, user, message.id, newly_mentioned).await;
+    let relink = match &plan.content {
+        Some(content) => EditRelink::plan(user, &message, content)?,
+        None => None,
+    };
+    let along = AlongWithEdit { notices: planned.as_ref(), relink: relink.as_ref() };
+    let applied = apply(ctx, user, &message, &plan, rendered.as_ref(), scope.as_ref(), &before, &changed, along, now).await?;
+    crate::actions::push::schedule_edit_notifications(ctx, user, message.id, applied.newly_mentioned).await;
     if let (Some(notice), None) = (&notice, &planned) {
         message_notifications::after_move(ctx, user, notice, now).await?;
     }
-    // The edit has committed: a failure to relink uploads must not turn it into an error.
-    let detached_uploads = match &plan.content {
-        Some(content) => crate::actions::uploads::relink_after_edit(db, &ctx.env, user, &message, content).await.unwrap_or_else(|err| {
-            worker::console_error!("upload links of message {message_id} not updated: {}", err.msg);
-            Vec::new()
-        }),
+    let detached_uploads = match applied.relinked {
+        Some(relinked) => crate::actions::uploads::finish_relink(&ctx.env, user, relinked).await,
         None => Vec::new(),
     };
     Ok(EditResult { detached_uploads })
@@ -466,10 +468,23 @@ struct Changed {
     others: Vec<i64>,
 }
 
+/// What the edit's write batch carries besides the edit itself: a move's planned
+/// notification-bot messages and a content edit's upload links.
+struct AlongWithEdit<'a> {
+    notices: Option<&'a PlannedNotices>,
+    relink: Option<&'a EditRelink>,
+}
+
+/// What [`apply`] answers: the users the new content newly mentions, and what the batch
+/// read about the edit's uploads.
+struct Applied {
+    newly_mentioned: Vec<i64>,
+    relinked: Option<Relinked>,
+}
+
 /// The write (one batch, which for content edits of channel messages also reads the
-/// channel and its subscribers for the event, and which writes a move's planned
-/// notification-bot messages) and the `update_message` / `delete_message` events, then
-/// those messages' events. Answers the users the new content newly mentions.
+/// channel and its subscribers for the event, and which holds [`AlongWithEdit`]) and the
+/// `update_message` / `delete_message` events, then the notification-bot messages' events.
 #[allow(clippy::too_many_arguments)]
 async fn apply(
     ctx: &RequestContext,
@@ -480,9 +495,9 @@ async fn apply(
     scope: Option<&MoveScope>,
     before: &Before,
     changed: &Changed,
-    notices: Option<&PlannedNotices>,
+    along: AlongWithEdit<'_>,
     now: i64,
-) -> ApiResult<Vec<i64>> {
+) -> ApiResult<Applied> {
     let db = &ctx.db;
     let orig_channel_id = message.channel_id;
     let target_channel_id = plan.stream_id.or(orig_channel_id);
@@ -551,6 +566,8 @@ async fn apply(
         }
     }
 
+    let relink = along.relink.map(|r| r.add(&mut batch, db)).transpose()?;
+
     // Content edits of channel messages: the channel's name and, for shared history, its
     // subscribers, for the event (the write changes neither).
     let channel_reads = match (scope, message.channel_id) {
@@ -560,7 +577,7 @@ async fn apply(
         )),
         _ => None,
     };
-    let pending_notices = notices.map(|n| n.add_writes(&mut batch, db)).transpose()?;
+    let pending_notices = along.notices.map(|n| n.add_writes(&mut batch, db)).transpose()?;
     let results = batch.run(db).await?;
     let rows_before = &before.rows;
     let mut channel_name: Option<String> = None;
@@ -602,10 +619,11 @@ async fn apply(
             .collect(),
         None => Vec::new(),
     };
-    if let (Some(notices), Some(pending)) = (notices, pending_notices) {
+    if let (Some(notices), Some(pending)) = (along.notices, pending_notices) {
         notices.finish(ctx, &results, pending).await?;
     }
-    Ok(newly_mentioned)
+    let relinked = relink.map(|slots| slots.take(&results)).transpose()?;
+    Ok(Applied { newly_mentioned, relinked })
 }
 
 /// Who loses what in a channel move (Zulip's rules): every past subscriber of the old
