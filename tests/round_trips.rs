@@ -313,4 +313,8 @@ fn moving_messages_costs_authentication_one_read_and_one_batch_with_the_notices(
     assert_eq!(round_trips(within), 3);
     let across = hamlet.patch(&format!("/messages/{second}"), &[("stream_id", other_id.to_string().as_str())]);
     assert_eq!(round_trips(across), 3);
+    // Resolving, and undoing it at once (its notice is withdrawn).
+    let resolve = |topic: &str| hamlet.patch(&format!("/messages/{second}"), &[("topic", topic), ("propagate_mode", "change_all")]);
+    assert_eq!(round_trips(resolve("✔ u2")), 3);
+    assert_eq!(round_trips(resolve("u2")), 3);
 }

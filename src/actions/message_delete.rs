@@ -1,14 +1,15 @@
 //! Deleting messages (`DELETE /messages/{message_id}`; also the withdrawn resolve notices of
-//! message_notifications): one batch reads who sees them and deletes the rows, then one
-//! `delete_message` event.
+//! message_notifications, in the move's batch): one batch reads the rows and who sees them
+//! and deletes them, then one `delete_message` event.
 
 use std::collections::BTreeSet;
 
 use serde::Deserialize;
 use serde_json::Value;
+use worker::D1Database;
 
 use crate::context::RequestContext;
-use crate::db::batch::Batch;
+use crate::db::batch::{Batch, BatchResults, Slot};
 use crate::db::message_edits::{self as q, SubscriberRow};
 use crate::db::messages::MessageRow;
 use crate::db::user_groups::{self, IsMemberRow};
@@ -65,33 +66,61 @@ pub async fn delete_messages(ctx: &RequestContext, realm_id: RealmId, ids: &[Mes
     do_delete_messages(ctx, realm_id, &messages).await
 }
 
-/// [`delete_messages`] of rows already read: one batch that first reads who sees them
-/// (everyone with a row, and for channels with shared history every subscriber), then
-/// deletes them; then the event.
+/// [`delete_messages`] of rows already read: one batch ([`add_deletion`]), then the event.
 async fn do_delete_messages(ctx: &RequestContext, realm_id: RealmId, messages: &[MessageRow]) -> ApiResult<()> {
-    let (db, realm_id) = (&ctx.db, realm_id.0);
     let Some(first) = messages.first() else { return Ok(()) };
     let ids: Vec<i64> = messages.iter().map(|m| m.id).collect();
-    let ids_json = serde_json::to_string(&ids)?;
-
     let mut batch = Batch::new();
-    let holders = batch.add::<q::RecipientRow>(crate::db::user_messages::holders_stmt(db, &ids_json)?);
-    let shared_history = match first.channel_id {
+    let pending = add_deletion(&mut batch, &ctx.db, realm_id, &ids, first.channel_id)?;
+    let results = batch.run(&ctx.db).await?;
+    finish_deletion(ctx, realm_id, &results, pending).await
+}
+
+/// Where a deletion's statements sit in a batch, for [`finish_deletion`].
+pub struct PendingDeletion {
+    messages: Slot<MessageRow>,
+    holders: Slot<q::RecipientRow>,
+    shared_history: Option<(Slot<HistoryPublicRow>, Slot<SubscriberRow>)>,
+}
+
+/// Adds the deletion of messages `ids` of one conversation (in channel `channel_id`, if
+/// any) to `batch`: first the reads of the rows and of who sees them (everyone with a row,
+/// and for channels with shared history every subscriber), then the deletion. Another
+/// action's batch may hold it after its own writes.
+pub fn add_deletion(
+    batch: &mut Batch,
+    db: &D1Database,
+    realm_id: RealmId,
+    ids: &[i64],
+    channel_id: Option<i64>,
+) -> ApiResult<PendingDeletion> {
+    let ids_json = serde_json::to_string(ids)?;
+    let messages = batch.add(crate::db::messages::by_ids_stmt(db, realm_id.0, &ids_json)?);
+    let holders = batch.add(crate::db::user_messages::holders_stmt(db, &ids_json)?);
+    let shared_history = match channel_id {
         Some(channel_id) => Some((
-            batch.add::<HistoryPublicRow>(crate::db::subscriptions::history_public_stmt(db, channel_id)?),
-            batch.add::<SubscriberRow>(q::subscribers_stmt(db, &[channel_id])?),
+            batch.add(crate::db::subscriptions::history_public_stmt(db, channel_id)?),
+            batch.add(q::subscribers_stmt(db, &[channel_id])?),
         )),
         None => None,
     };
-    for chunk in q::chunks(&ids) {
+    for chunk in q::chunks(ids) {
         for stmt in q::delete_messages_stmts(db, &chunk)? {
             batch.add::<Value>(stmt);
         }
         batch.add::<Value>(crate::db::attachments::unlink_messages_stmt(db, &chunk)?);
     }
-    let results = batch.run(db).await?;
-    let mut users: BTreeSet<i64> = results.rows(holders)?.into_iter().map(|r| r.user_id).collect();
-    if let Some((history_public, subscribers)) = shared_history {
+    Ok(PendingDeletion { messages, holders, shared_history })
+}
+
+/// The `delete_message` event of a deletion committed in `results` (none when none of its
+/// messages was there), and the removal of their push notifications.
+pub async fn finish_deletion(ctx: &RequestContext, realm_id: RealmId, results: &BatchResults, pending: PendingDeletion) -> ApiResult<()> {
+    let messages = results.rows(pending.messages)?;
+    let Some(first) = messages.first() else { return Ok(()) };
+    let ids: Vec<i64> = messages.iter().map(|m| m.id).collect();
+    let mut users: BTreeSet<i64> = results.rows(pending.holders)?.into_iter().map(|r| r.user_id).collect();
+    if let (Some((history_public, subscribers)), Some(_)) = (pending.shared_history, first.channel_id) {
         if results.first(history_public)?.is_some_and(|r| r.h != 0) {
             users.extend(results.rows(subscribers)?.into_iter().filter(|s| s.active != 0).map(|s| s.user_id));
         }
@@ -100,8 +129,8 @@ async fn do_delete_messages(ctx: &RequestContext, realm_id: RealmId, messages: &
     let message_ids: Vec<MessageId> = ids.iter().copied().map(MessageId).collect();
     let event = delete_message_event(&message_ids, first.channel_id.map(|c| (ChannelId(c), first.topic.as_str())));
     let users: Vec<EventUser> = users.into_iter().map(EventUser::plain).collect();
-    events::send_event(&ctx.env, realm_id, &event, &users).await;
-    crate::actions::push::schedule_notification_removal(ctx, crate::actions::push::Removal::Deleted(ids.clone())).await;
+    events::send_event(&ctx.env, realm_id.0, &event, &users).await;
+    crate::actions::push::schedule_notification_removal(ctx, crate::actions::push::Removal::Deleted(ids)).await;
     Ok(())
 }
 

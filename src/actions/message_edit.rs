@@ -4,8 +4,8 @@
 //! Round trips: one read batch (the message's access, the caller's permission groups, what
 //! new content references, the topics and channels a move involves, the message's rows;
 //! the settings and linkifiers are the isolate's copy); the write (one batch, moved messages
-//! named in chunks, with the notification-bot messages of a move and the upload links of a
-//! content edit); then the events.
+//! named in chunks, with the notifications of a move and the upload links of a content
+//! edit); then the events.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -24,7 +24,7 @@ use crate::db::user_groups::{self, IsMemberRow};
 use crate::db::users::UserRow;
 use crate::domain::channels::access;
 use crate::domain::edit_rendering::{self, Rendered};
-use crate::domain::ids::{ChannelId, MessageId, UserId};
+use crate::domain::ids::{ChannelId, MessageId, RealmId, UserId};
 use crate::domain::message_edit::{self as rules, EditParams, EditPlan, EditorRights, PropagateMode, TopicMessage};
 use crate::domain::message_flags::{flag_names, READ};
 use crate::domain::messages::accessed_from;
@@ -99,7 +99,7 @@ pub async fn check_update_message(
     changed_ids.sort_unstable();
     let changed = Changed { ids: changed_ids, others };
 
-    // A move's notification-bot messages go in its write when what it read is all they need.
+    // A move's notifications go in its write when what it read is all they need.
     let notice = scope.as_ref().map(|scope| MoveNotice {
         message: &message,
         plan: &plan,
@@ -469,7 +469,7 @@ struct Changed {
 }
 
 /// What the edit's write batch carries besides the edit itself: a move's planned
-/// notification-bot messages and a content edit's upload links.
+/// notifications and a content edit's upload links.
 struct AlongWithEdit<'a> {
     notices: Option<&'a PlannedNotices>,
     relink: Option<&'a EditRelink>,
@@ -484,7 +484,7 @@ struct Applied {
 
 /// The write (one batch, which for content edits of channel messages also reads the
 /// channel and its subscribers for the event, and which holds [`AlongWithEdit`]) and the
-/// `update_message` / `delete_message` events, then the notification-bot messages' events.
+/// `update_message` / `delete_message` events, then the notifications' events.
 #[allow(clippy::too_many_arguments)]
 async fn apply(
     ctx: &RequestContext,
@@ -577,7 +577,7 @@ async fn apply(
         )),
         _ => None,
     };
-    let pending_notices = along.notices.map(|n| n.add_writes(&mut batch, db)).transpose()?;
+    let pending_notices = along.notices.map(|n| n.add_writes(&mut batch, db, RealmId(user.realm_id))).transpose()?;
     let results = batch.run(db).await?;
     let rows_before = &before.rows;
     let mut channel_name: Option<String> = None;
@@ -620,7 +620,7 @@ async fn apply(
         None => Vec::new(),
     };
     if let (Some(notices), Some(pending)) = (along.notices, pending_notices) {
-        notices.finish(ctx, &results, pending).await?;
+        notices.finish(ctx, RealmId(user.realm_id), &results, pending).await?;
     }
     let relinked = relink.map(|slots| slots.take(&results)).transpose()?;
     Ok(Applied { newly_mentioned, relinked })

@@ -7,7 +7,7 @@ use std::collections::HashMap;
 use serde_json::Value;
 use worker::D1Database;
 
-use crate::actions::message_delete;
+use crate::actions::message_delete::{self, PendingDeletion};
 use crate::actions::message_send::{self, Destination, PendingSend, PlannedChannel, SendPlan, SendRequest};
 use crate::context::RequestContext;
 use crate::db::batch::{Batch, BatchResults};
@@ -96,21 +96,41 @@ pub async fn after_move(ctx: &RequestContext, editor: &UserRow, n: &MoveNotice<'
     Ok(())
 }
 
-/// A move's notification-bot messages, planned before its write so that they are written
-/// in its batch.
+/// A move's notifications, planned before its write so that they are written in its batch.
 pub struct PlannedNotices {
-    messages: Vec<(SendPlan, SendRequest, i64)>,
+    items: Vec<Planned>,
+}
+
+enum Planned {
+    /// The withdrawn resolve notice, in the channel of the resolved topic.
+    Withdraw {
+        id: i64,
+        channel_id: i64,
+    },
+    Send(Box<PlannedMessage>),
+}
+
+/// A notification-bot message, planned.
+struct PlannedMessage {
+    plan: SendPlan,
+    send: SendRequest,
+    kind: i64,
 }
 
 /// Where [`PlannedNotices`]' writes sit in the move's batch.
-pub struct PendingNotices(Vec<PendingSend>);
+pub struct PendingNotices(Vec<Pending>);
+
+enum Pending {
+    Withdraw(PendingDeletion),
+    Send(PendingSend),
+}
 
 /// Plans a move's notifications from what the move read, when that is all they need: the
-/// notification bot exists (`bot`), no resolve notice is withdrawn, and each message's
-/// content references only the mover (by id) and the move's channels, which the move read
-/// already (`subscribers`: every subscription of both channels). Their rendering is then
-/// what reading the references would give. `None`: [`after_move`] sends them after the
-/// write instead.
+/// notification bot exists (`bot`) if a message is sent, and each message's content
+/// references only the mover (by id) and the move's channels, which the move read already
+/// (`subscribers`: every subscription of both channels). Their rendering is then what
+/// reading the references would give. `None`: [`after_move`] sends them after the write
+/// instead.
 pub fn plan_in_advance(
     ctx: &RequestContext,
     editor: &UserRow,
@@ -120,10 +140,17 @@ pub fn plan_in_advance(
     linkifiers: &[Linkifier],
     now: i64,
 ) -> Option<PlannedNotices> {
-    let bot = bot?;
-    let mut messages = Vec::new();
+    let mut items = Vec::new();
     for notice in notices(&ctx.base_url, editor, n, now) {
-        let Notice::Send(BotMessage { channel, topic, content, kind }) = notice else { return None };
+        let BotMessage { channel, topic, content, kind } = match notice {
+            // A resolve toggle stays in its channel.
+            Notice::Withdraw(id) => {
+                items.push(Planned::Withdraw { id, channel_id: n.orig_channel.id });
+                continue;
+            }
+            Notice::Send(message) => message,
+        };
+        let bot = bot?;
         let resolved = resolve_known(&content, editor, &[n.orig_channel, n.target_channel], linkifiers)?;
         let channel_subscribers: Vec<i64> =
             subscribers.iter().filter(|s| s.channel_id == channel.id && s.active != 0).map(|s| s.user_id).collect();
@@ -136,9 +163,9 @@ pub fn plan_in_advance(
             read_for: editor.id,
         };
         let plan = message_send::plan_bot_message(message, n.settings, &resolved, &HashMap::new(), now);
-        messages.push((plan, bot_send_request(ctx, channel, topic, &content), kind));
+        items.push(Planned::Send(Box::new(PlannedMessage { plan, send: bot_send_request(ctx, channel, topic, &content), kind })));
     }
-    Some(PlannedNotices { messages })
+    Some(PlannedNotices { items })
 }
 
 /// What reading `content`'s references would find, when they name only `editor` (by id)
@@ -168,19 +195,38 @@ fn resolve_known(content: &str, editor: &UserRow, channels: &[&MoveChannelRow], 
 }
 
 impl PlannedNotices {
-    /// Adds the messages' writes to the move's batch, after the move's own.
-    pub fn add_writes(&self, batch: &mut Batch, db: &D1Database) -> ApiResult<PendingNotices> {
+    /// Adds the notifications' writes to the move's batch, after the move's own.
+    pub fn add_writes(&self, batch: &mut Batch, db: &D1Database, realm_id: RealmId) -> ApiResult<PendingNotices> {
         let mut pending = Vec::new();
-        for (plan, send, kind) in &self.messages {
-            pending.push(message_send::add_send_writes(batch, db, plan, send, vec![q::set_kind_of_inserted_stmt(db, *kind)?])?);
+        for item in &self.items {
+            pending.push(match item {
+                Planned::Withdraw { id, channel_id } => {
+                    Pending::Withdraw(message_delete::add_deletion(batch, db, realm_id, &[*id], Some(*channel_id))?)
+                }
+                Planned::Send(m) => Pending::Send(message_send::add_send_writes(
+                    batch,
+                    db,
+                    &m.plan,
+                    &m.send,
+                    vec![q::set_kind_of_inserted_stmt(db, m.kind)?],
+                )?),
+            });
         }
         Ok(PendingNotices(pending))
     }
 
-    /// Their events, once the move's batch committed.
-    pub async fn finish(&self, ctx: &RequestContext, results: &BatchResults, pending: PendingNotices) -> ApiResult<()> {
-        for ((plan, send, _), pending) in self.messages.iter().zip(pending.0) {
-            message_send::finish_send(&ctx.db, &ctx.env, plan, send, results, pending).await?;
+    /// Their events, in order, once the move's batch committed.
+    pub async fn finish(&self, ctx: &RequestContext, realm_id: RealmId, results: &BatchResults, pending: PendingNotices) -> ApiResult<()> {
+        for (item, pending) in self.items.iter().zip(pending.0) {
+            match (item, pending) {
+                (Planned::Send(m), Pending::Send(pending)) => {
+                    message_send::finish_send(&ctx.db, &ctx.env, &m.plan, &m.send, results, pending).await?;
+                }
+                (Planned::Withdraw { .. }, Pending::Withdraw(pending)) => {
+                    message_delete::finish_deletion(ctx, realm_id, results, pending).await?
+                }
+                _ => return Err(ApiError::internal("notice out of order")),
+            }
         }
         Ok(())
     }
