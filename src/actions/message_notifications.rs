@@ -1,6 +1,8 @@
 //! The notification bot's messages about moves: "has marked this topic as resolved" for a
 //! pure resolve/unresolve (undone within a minute: the notice is deleted instead), and the
-//! "moved here from" / "moved to" messages per `send_notification_to_*_thread`.
+//! "moved here from" / "moved to" messages per `send_notification_to_*_thread`. Planned
+//! from what the move read and written in its batch where that is all they need
+//! ([`plan_in_advance`]); otherwise sent after it ([`after_move`]).
 
 use std::collections::HashMap;
 

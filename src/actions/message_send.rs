@@ -3,7 +3,8 @@
 //! - [`load_send`]: ONE read batch (the organization's settings come from the isolate's
 //!   cache, checked current by the request's authentication);
 //! - [`plan`]: every rule of `POST /messages`, pure;
-//! - [`commit_send`]: ONE write batch, then the events, once the write committed.
+//! - [`commit_send`]: ONE write batch, then the events, once the write committed
+//!   ([`add_send_writes`] and [`finish_send`] for a caller whose batch holds the message).
 
 use std::collections::{BTreeSet, HashMap};
 
