@@ -7,6 +7,7 @@
 mod accounts;
 mod chat;
 mod common;
+mod upload_support;
 use chat::*;
 use common::*;
 
@@ -459,4 +460,47 @@ fn a_user_named_by_id_or_email_is_read_with_what_is_asked_about_them() {
         assert_eq!(round_trips(hamlet.get(&format!("/users/{who}"), &include)), 2);
         assert_eq!(round_trips(hamlet.get(&format!("/users/{who}/presence"), &[])), 2);
     }
+}
+
+#[test]
+fn deleting_a_message_costs_authentication_one_read_and_one_batch() {
+    let hamlet = Client::dev("hamlet@zulip.com");
+    let name = channel_with(&hamlet, &["othello@zulip.com"], 0);
+    let first = send_to_channel(&hamlet, &name, "t", "first");
+    let second = send_to_channel(&hamlet, &name, "t", "second");
+    hamlet.delete(&format!("/messages/{first}"), &[]).success();
+    assert_eq!(round_trips(hamlet.delete(&format!("/messages/{second}"), &[])), 3);
+}
+
+#[test]
+fn editing_a_message_costs_authentication_one_read_and_one_batch() {
+    let hamlet = Client::dev("hamlet@zulip.com");
+    let name = channel_with(&hamlet, &["othello@zulip.com"], 0);
+    let id = send_to_channel(&hamlet, &name, "t", "first");
+    let path = format!("/messages/{id}");
+    hamlet.patch(&path, &[("content", "second")]).success();
+    assert_eq!(round_trips(hamlet.patch(&path, &[("content", "third, for @**Othello, the Moor of Venice**")])), 3);
+    // Linking an upload: the links, and what the upload's event needs, in the same batch.
+    let url = upload_support::upload(&hamlet, "trips.txt", b"t");
+    assert_eq!(round_trips(hamlet.patch(&path, &[("content", &format!("fourth [f]({url})"))])), 3);
+}
+
+#[test]
+fn moving_messages_costs_authentication_one_read_and_one_batch_with_the_notices() {
+    let hamlet = Client::dev("hamlet@zulip.com");
+    let name = channel_with(&hamlet, &["othello@zulip.com"], 0);
+    let other = channel_with(&hamlet, &["othello@zulip.com"], 0);
+    let other_id = channel_id(&hamlet, &other);
+    let first = send_to_channel(&hamlet, &name, "t", "first");
+    let second = send_to_channel(&hamlet, &name, "u", "second");
+    // The notification bot exists after the first move.
+    hamlet.patch(&format!("/messages/{first}"), &[("topic", "t2")]).success();
+    let within = hamlet.patch(&format!("/messages/{second}"), &[("topic", "u2"), ("propagate_mode", "change_all")]);
+    assert_eq!(round_trips(within), 3);
+    let across = hamlet.patch(&format!("/messages/{second}"), &[("stream_id", other_id.to_string().as_str())]);
+    assert_eq!(round_trips(across), 3);
+    // Resolving, and undoing it at once (its notice is withdrawn).
+    let resolve = |topic: &str| hamlet.patch(&format!("/messages/{second}"), &[("topic", topic), ("propagate_mode", "change_all")]);
+    assert_eq!(round_trips(resolve("✔ u2")), 3);
+    assert_eq!(round_trips(resolve("u2")), 3);
 }

@@ -1,53 +1,51 @@
 //! Deleting messages (`DELETE /messages/{message_id}`; also the withdrawn resolve notices of
-//! message_notifications): the rows go in one batch, then one `delete_message` event.
+//! message_notifications, in the move's batch): one batch reads the rows and who sees them
+//! and deletes them, then one `delete_message` event.
 
 use std::collections::BTreeSet;
 
 use serde::Deserialize;
+use serde_json::Value;
+use worker::D1Database;
 
 use crate::context::RequestContext;
-use crate::db::message_edits::{self as q, DeleteSettingsRow, SubscriberRow};
+use crate::db::batch::{Batch, BatchResults, Slot};
+use crate::db::message_edits::{self as q, SubscriberRow};
 use crate::db::messages::MessageRow;
-use crate::db::user_groups;
+use crate::db::user_groups::{self, IsMemberRow};
 use crate::db::users::UserRow;
 use crate::domain::ids::{ChannelId, MessageId, RealmId};
+use crate::domain::messages::accessed_from;
 use crate::error::{ApiError, ApiResult};
 use crate::event_types::{DeleteMessageEvent, Event};
 use crate::events::{self, EventUser};
 
 /// Zulip's rule: members of `can_delete_any_message_group` delete any message; others only
 /// their own (or their bots'), when in `can_delete_own_message_group`, within
-/// `message_content_delete_limit_seconds`.
+/// `message_content_delete_limit_seconds`. The settings are the isolate's copy (current
+/// under the version authentication read); the access check, both memberships and the
+/// sender's bot owner are one read batch, then [`do_delete_messages`] one write batch.
 pub async fn check_delete_message(ctx: &RequestContext, user: &UserRow, message_id: MessageId) -> ApiResult<()> {
     let db = &ctx.db;
-    let accessed = crate::domain::messages::access_message(db, user, message_id.0).await?;
-    let message = accessed.message;
-    let settings: DeleteSettingsRow = crate::db::first(q::delete_settings_stmt(db, user.realm_id)?)
-        .await?
-        .ok_or_else(|| ApiError::internal("realm without delete settings"))?;
-    let results = crate::db::run_batch(
-        db,
-        vec![
-            user_groups::is_member_stmt(db, user.realm_id, settings.can_delete_any_message_group, user.id, false)?,
-            user_groups::is_member_stmt(db, user.realm_id, settings.can_delete_own_message_group, user.id, false)?,
-            crate::db::users::bot_owner_stmt(db, message.sender_id)?,
-        ],
-    )
-    .await?;
-    let member = |i: usize| -> ApiResult<bool> {
-        Ok(results[i].results::<serde_json::Value>()?.first().and_then(|r| r["is_member"].as_i64()).unwrap_or(0) != 0)
-    };
-    #[derive(Deserialize)]
-    struct Owner {
-        bot_owner_id: Option<i64>,
-    }
-    let owner = results[2].results::<Owner>()?.into_iter().next().and_then(|o| o.bot_owner_id);
-    if !member(0)? {
+    let state = ctx.realm_state(user.realm_id).await?;
+    let settings = &state.settings;
+    let mut batch = Batch::new();
+    let access = batch.add::<Value>(crate::db::messages::access_stmt(db, message_id.0, user.realm_id, user.id)?);
+    let delete_any =
+        batch.add::<IsMemberRow>(user_groups::is_member_stmt(db, user.realm_id, settings.can_delete_any_message_group, user.id, false)?);
+    let delete_own =
+        batch.add::<IsMemberRow>(user_groups::is_member_stmt(db, user.realm_id, settings.can_delete_own_message_group, user.id, false)?);
+    let owner = batch.add::<BotOwnerRow>(crate::db::users::sender_bot_owner_stmt(db, message_id.0)?);
+    let results = batch.run(db).await?;
+    let message = accessed_from(user, results.first(access)?)?.message;
+    let member = |slot| -> ApiResult<bool> { Ok(results.first(slot)?.is_some_and(|r: IsMemberRow| r.is_member != 0)) };
+    let owner = results.first(owner)?.and_then(|o| o.bot_owner_id);
+    if !member(delete_any)? {
         let denied = || ApiError::bad_request("You don't have permission to delete this message");
         if message.sender_id != user.id && owner != Some(user.id) {
             return Err(denied());
         }
-        if !member(1)? {
+        if !member(delete_own)? {
             return Err(denied());
         }
         if let Some(limit) = settings.message_content_delete_limit_seconds {
@@ -56,48 +54,94 @@ pub async fn check_delete_message(ctx: &RequestContext, user: &UserRow, message_
             }
         }
     }
-    delete_messages(ctx, RealmId(user.realm_id), &[MessageId(message.id)]).await
+    do_delete_messages(ctx, RealmId(user.realm_id), &[message]).await
 }
 
 /// Deletes messages of one conversation and tells everyone who could see them. The event is
 /// Zulip's bulk form (`message_ids`); the event queues adapt it for clients without
 /// `bulk_message_deletion`.
 pub async fn delete_messages(ctx: &RequestContext, realm_id: RealmId, ids: &[MessageId]) -> ApiResult<()> {
-    let (db, realm_id) = (&ctx.db, realm_id.0);
     let ids_json = serde_json::to_string(ids)?;
-    let messages: Vec<MessageRow> = crate::db::all(crate::db::messages::by_ids_stmt(db, realm_id, &ids_json)?).await?;
+    let messages: Vec<MessageRow> = crate::db::all(crate::db::messages::by_ids_stmt(&ctx.db, realm_id.0, &ids_json)?).await?;
+    do_delete_messages(ctx, realm_id, &messages).await
+}
+
+/// [`delete_messages`] of rows already read: one batch ([`add_deletion`]), then the event.
+async fn do_delete_messages(ctx: &RequestContext, realm_id: RealmId, messages: &[MessageRow]) -> ApiResult<()> {
     let Some(first) = messages.first() else { return Ok(()) };
     let ids: Vec<i64> = messages.iter().map(|m| m.id).collect();
-    let ids_json = serde_json::to_string(&ids)?;
+    let mut batch = Batch::new();
+    let pending = add_deletion(&mut batch, &ctx.db, realm_id, &ids, first.channel_id)?;
+    let results = batch.run(&ctx.db).await?;
+    finish_deletion(ctx, realm_id, &results, pending).await
+}
 
-    // Who sees them: everyone with a row, and for channels with shared history every subscriber.
-    let mut reads = vec![crate::db::user_messages::holders_stmt(db, &ids_json)?];
-    if let Some(channel_id) = first.channel_id {
-        reads.push(crate::db::subscriptions::history_public_stmt(db, channel_id)?);
-        reads.push(q::subscribers_stmt(db, &[channel_id])?);
+/// Where a deletion's statements sit in a batch, for [`finish_deletion`].
+pub struct PendingDeletion {
+    messages: Slot<MessageRow>,
+    holders: Slot<q::RecipientRow>,
+    shared_history: Option<(Slot<HistoryPublicRow>, Slot<SubscriberRow>)>,
+}
+
+/// Adds the deletion of messages `ids` of one conversation (in channel `channel_id`, if
+/// any) to `batch`: first the reads of the rows and of who sees them (everyone with a row,
+/// and for channels with shared history every subscriber), then the deletion. Another
+/// action's batch may hold it after its own writes.
+pub fn add_deletion(
+    batch: &mut Batch,
+    db: &D1Database,
+    realm_id: RealmId,
+    ids: &[i64],
+    channel_id: Option<i64>,
+) -> ApiResult<PendingDeletion> {
+    let ids_json = serde_json::to_string(ids)?;
+    let messages = batch.add(crate::db::messages::by_ids_stmt(db, realm_id.0, &ids_json)?);
+    let holders = batch.add(crate::db::user_messages::holders_stmt(db, &ids_json)?);
+    let shared_history = match channel_id {
+        Some(channel_id) => Some((
+            batch.add(crate::db::subscriptions::history_public_stmt(db, channel_id)?),
+            batch.add(q::subscribers_stmt(db, &[channel_id])?),
+        )),
+        None => None,
+    };
+    for chunk in q::chunks(ids) {
+        for stmt in q::delete_messages_stmts(db, &chunk)? {
+            batch.add::<Value>(stmt);
+        }
+        batch.add::<Value>(crate::db::attachments::unlink_messages_stmt(db, &chunk)?);
     }
-    let read = crate::db::run_batch(db, reads).await?;
-    let mut users: BTreeSet<i64> = read[0].results::<q::RecipientRow>()?.into_iter().map(|r| r.user_id).collect();
-    if first.channel_id.is_some() {
-        let shared = read[1].results::<serde_json::Value>()?.first().and_then(|r| r["h"].as_i64()).unwrap_or(0) != 0;
-        if shared {
-            users.extend(read[2].results::<SubscriberRow>()?.into_iter().filter(|s| s.active != 0).map(|s| s.user_id));
+    Ok(PendingDeletion { messages, holders, shared_history })
+}
+
+/// The `delete_message` event of a deletion committed in `results` (none when none of its
+/// messages was there), and the removal of their push notifications.
+pub async fn finish_deletion(ctx: &RequestContext, realm_id: RealmId, results: &BatchResults, pending: PendingDeletion) -> ApiResult<()> {
+    let messages = results.rows(pending.messages)?;
+    let Some(first) = messages.first() else { return Ok(()) };
+    let ids: Vec<i64> = messages.iter().map(|m| m.id).collect();
+    let mut users: BTreeSet<i64> = results.rows(pending.holders)?.into_iter().map(|r| r.user_id).collect();
+    if let (Some((history_public, subscribers)), Some(_)) = (pending.shared_history, first.channel_id) {
+        if results.first(history_public)?.is_some_and(|r| r.h != 0) {
+            users.extend(results.rows(subscribers)?.into_iter().filter(|s| s.active != 0).map(|s| s.user_id));
         }
     }
-
-    let mut stmts = Vec::new();
-    for chunk in q::chunks(&ids) {
-        stmts.extend(q::delete_messages_stmts(db, &chunk)?);
-        stmts.push(crate::db::attachments::unlink_messages_stmt(db, &chunk)?);
-    }
-    crate::db::run_batch(db, stmts).await?;
 
     let message_ids: Vec<MessageId> = ids.iter().copied().map(MessageId).collect();
     let event = delete_message_event(&message_ids, first.channel_id.map(|c| (ChannelId(c), first.topic.as_str())));
     let users: Vec<EventUser> = users.into_iter().map(EventUser::plain).collect();
-    events::send_event(&ctx.env, realm_id, &event, &users).await;
-    crate::actions::push::schedule_notification_removal(ctx, crate::actions::push::Removal::Deleted(ids.clone())).await;
+    events::send_event(&ctx.env, realm_id.0, &event, &users).await;
+    crate::actions::push::schedule_notification_removal(ctx, crate::actions::push::Removal::Deleted(ids)).await;
     Ok(())
+}
+
+#[derive(Deserialize)]
+struct BotOwnerRow {
+    bot_owner_id: Option<i64>,
+}
+
+#[derive(Deserialize)]
+struct HistoryPublicRow {
+    h: i64,
 }
 
 /// Zulip's bulk `delete_message` event (`message_ids`); `channel`: the channel id and

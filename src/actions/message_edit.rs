@@ -1,31 +1,39 @@
 //! Editing and moving a message (`PATCH /messages/{message_id}`): Zulip's
 //! `check_update_message` + `do_update_message`.
 //!
-//! Round trips: the message and the settings; the caller's permission groups (one batch);
-//! the topics and channels a move involves (one batch); the write (one batch, moved messages
-//! named in chunks); then the events, and the notification-bot messages of a move.
+//! Round trips: one read batch (the message's access, the caller's permission groups, what
+//! new content references, the topics and channels a move involves, the message's rows;
+//! the settings and linkifiers are the isolate's copy); the write (one batch, moved messages
+//! named in chunks, with the notifications of a move and the upload links of a content
+//! edit); then the events.
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use serde::Deserialize;
 use serde_json::Value;
 use worker::D1Database;
 
-use crate::actions::message_notifications::{self, MoveNotice};
+use crate::actions::message_notifications::{self, MoveNotice, PlannedNotices};
+use crate::actions::uploads::{EditRelink, Relinked};
 use crate::context::RequestContext;
+use crate::db::batch::{Batch, BatchResults, Slot};
 use crate::db::message_edits::{self as q, MoveChannelRow, RecipientRow, SubscriberRow, TopicMessageRow};
 use crate::db::messages::MessageRow;
 use crate::db::realm_settings::RealmSettingsRow;
-use crate::db::user_groups;
+use crate::db::user_groups::{self, IsMemberRow};
 use crate::db::users::UserRow;
 use crate::domain::channels::access;
 use crate::domain::edit_rendering::{self, Rendered};
-use crate::domain::ids::{ChannelId, MessageId, UserId};
+use crate::domain::ids::{ChannelId, MessageId, RealmId, UserId};
 use crate::domain::message_edit::{self as rules, EditParams, EditPlan, EditorRights, PropagateMode, TopicMessage};
 use crate::domain::message_flags::{flag_names, READ};
-use crate::domain::messages::access_message;
+use crate::domain::messages::accessed_from;
+use crate::domain::rendering::ResolutionReads;
 use crate::error::{ApiError, ApiResult};
 use crate::event_types::{Event, UpdateMessageEvent};
 use crate::events::{self, EventUser};
+use crate::markdown;
+use crate::realm_cache::RealmState;
 
 /// Zulip's threshold above which wildcard mentions need `can_mention_many_users_group`.
 const WILDCARD_MENTION_THRESHOLD: i64 = 15;
@@ -43,15 +51,17 @@ pub async fn check_update_message(
     params: EditParams,
 ) -> ApiResult<EditResult> {
     let db = &ctx.db;
-    let accessed = access_message(db, user, message_id.0).await?;
-    let message = accessed.message;
     // The isolate's copy, current for this request (its version came with authentication).
     let state = ctx.realm_state(user.realm_id).await?;
     let settings = state.settings.clone();
+    let mut batch = Batch::new();
+    let reads = EditReads::add(&mut batch, db, user, &state, message_id, &params)?;
+    let results = batch.run(db).await?;
+    let message = accessed_from(user, results.first(reads.access)?)?.message;
     let plan = rules::plan_edit(&message, &params, &settings)?;
     let now = crate::db::now();
 
-    let rights = editor_rights(db, user, &settings, &plan).await?;
+    let rights = reads.rights.take(&results)?;
     rules::check_edit_permission(
         user,
         &message,
@@ -61,122 +71,240 @@ pub async fn check_update_message(
         rules::EditClock { now, grace_seconds: ctx.settings.edit_limit_grace_seconds },
     )?;
 
-    let rendered = match &plan.content {
-        Some(content) => Some(render_checked(db, &ctx.base_url, user, &message, &settings, content).await?),
-        None => None,
+    let (rendered, topic_participants) = match (&plan.content, reads.content) {
+        (Some(content), Some(content_reads)) => {
+            let (rendered, participants) = render_checked(&ctx.base_url, user, &message, content, content_reads, &results)?;
+            (Some(rendered), participants)
+        }
+        (Some(_), None) => return Err(ApiError::internal("edited content without its reads")),
+        (None, _) => (None, Vec::new()),
     };
+    let before = Before { rows: results.rows(reads.rows_before)?, topic_participants };
 
-    let scope = if plan.is_moved() { Some(load_move_scope(db, user, &message, &plan, &settings).await?) } else { None };
+    let scope = match reads.moves {
+        Some(moves) if plan.is_moved() => Some(moves.take(&results, user, &message, &plan, &settings)?),
+        _ => None,
+    };
     if let Some(scope) = &scope {
         if let Some(deadline) = rules::change_all_deadline(user, &plan, &settings, ctx.settings.edit_limit_grace_seconds) {
             rules::check_change_all_time_limit(&scope.source_topic(), deadline, now)?;
         }
     }
 
-    let outcome = apply(ctx, user, &message, &plan, rendered.as_ref(), scope.as_ref(), now).await?;
-    crate::actions::push::schedule_edit_notifications(ctx, user, message.id, outcome.newly_mentioned.clone()).await;
-    if let Some(scope) = &scope {
-        message_notifications::after_move(
+    let others = match &scope {
+        Some(s) => rules::other_moved_ids(&s.source_topic(), message.id, &plan),
+        None => Vec::new(),
+    };
+    let mut changed_ids: Vec<i64> = std::iter::once(message.id).chain(others.iter().copied()).collect();
+    changed_ids.sort_unstable();
+    let changed = Changed { ids: changed_ids, others };
+
+    // A move's notifications go in its write when what it read is all they need.
+    let notice = scope.as_ref().map(|scope| MoveNotice {
+        message: &message,
+        plan: &plan,
+        orig_channel: &scope.orig_channel,
+        target_channel: scope.target_channel.as_ref().unwrap_or(&scope.orig_channel),
+        changed_ids: &changed.ids,
+        moved_all_visible: scope.moved_all_visible(&plan, &changed.ids),
+        target_had_visible_messages: scope.target_had_visible_messages(),
+        last_target_message: scope.last_target_message(&changed.ids),
+        notify_old: params.send_notification_to_old_thread,
+        notify_new: params.send_notification_to_new_thread,
+        settings: &settings,
+    });
+    let planned = match (&notice, &scope) {
+        (Some(notice), Some(scope)) => message_notifications::plan_in_advance(
             ctx,
             user,
-            &MoveNotice {
-                message: &message,
-                plan: &plan,
-                orig_channel: &scope.orig_channel,
-                target_channel: scope.target_channel.as_ref().unwrap_or(&scope.orig_channel),
-                changed_ids: &outcome.changed_ids,
-                moved_all_visible: scope.moved_all_visible(&plan, &outcome.changed_ids),
-                target_had_visible_messages: scope.target_had_visible_messages(),
-                last_target_message: scope.last_target_message(&outcome.changed_ids),
-                notify_old: params.send_notification_to_old_thread,
-                notify_new: params.send_notification_to_new_thread,
-                settings: &settings,
-            },
+            notice,
+            scope.notification_bot.as_ref(),
+            &scope.subscribers,
+            &state.linkifiers,
             now,
-        )
-        .await?;
+        ),
+        _ => None,
+    };
+
+    let relink = match &plan.content {
+        Some(content) => EditRelink::plan(user, &message, content)?,
+        None => None,
+    };
+    let along = AlongWithEdit { notices: planned.as_ref(), relink: relink.as_ref() };
+    let applied = apply(ctx, user, &message, &plan, rendered.as_ref(), scope.as_ref(), &before, &changed, along, now).await?;
+    crate::actions::push::schedule_edit_notifications(ctx, user, message.id, applied.newly_mentioned).await;
+    if let (Some(notice), None) = (&notice, &planned) {
+        message_notifications::after_move(ctx, user, notice, now).await?;
     }
-    // The edit has committed: a failure to relink uploads must not turn it into an error.
-    let detached_uploads = match &plan.content {
-        Some(content) => crate::actions::uploads::relink_after_edit(db, &ctx.env, user, &message, content).await.unwrap_or_else(|err| {
-            worker::console_error!("upload links of message {message_id} not updated: {}", err.msg);
-            Vec::new()
-        }),
+    let detached_uploads = match applied.relinked {
+        Some(relinked) => crate::actions::uploads::finish_relink(&ctx.env, user, relinked).await,
         None => Vec::new(),
     };
     Ok(EditResult { detached_uploads })
 }
 
-/// The caller's membership in the groups the edit's permissions depend on (one batch).
-async fn editor_rights(db: &D1Database, user: &UserRow, settings: &RealmSettingsRow, plan: &EditPlan) -> ApiResult<EditorRights> {
-    let mut needed: Vec<(&str, i64)> = Vec::new();
-    if plan.topic.is_some() {
-        if plan.is_resolve_toggle() {
-            needed.push(("resolve", settings.can_resolve_topics_group));
+/// The edit's read batch: the access check, the caller's membership in the groups a
+/// change of topic or channel may need, what new content references (mentions, channels,
+/// emoji; the linkifiers are the isolate's) with the wildcard rule's counts when it names a
+/// wildcard, what a move involves, and the message's rows before the edit. Built before the message is known:
+/// whatever depends on it is read through its id.
+struct EditReads {
+    access: Slot<Value>,
+    rights: RightsReads,
+    content: Option<ContentReads>,
+    moves: Option<MoveReads>,
+    rows_before: Slot<RecipientRow>,
+}
+
+impl EditReads {
+    fn add(
+        batch: &mut Batch,
+        db: &D1Database,
+        user: &UserRow,
+        state: &RealmState,
+        message_id: MessageId,
+        params: &EditParams,
+    ) -> ApiResult<Self> {
+        let access = batch.add(crate::db::messages::access_stmt(db, message_id.0, user.realm_id, user.id)?);
+        let rights = RightsReads::add(batch, db, user, &state.settings, params)?;
+        // Content that fails normalization fails the edit's plan before anything renders.
+        let content = match params.content.as_deref().map(|c| rules::normalize_content(c, &state.settings)) {
+            Some(Ok(content)) => Some(ContentReads::add(batch, db, user, state, message_id, &content)?),
+            _ => None,
+        };
+        let moves = MoveReads::add(batch, db, user, &state.settings, message_id, params)?;
+        let rows_before = batch.add(q::message_user_rows_stmt(db, message_id.0)?);
+        Ok(EditReads { access, rights, content, moves, rows_before })
+    }
+}
+
+/// The caller's membership in the permission groups of the changes it asks for; the rules
+/// read only those the edit's plan needs.
+struct RightsReads {
+    resolve: Option<Slot<IsMemberRow>>,
+    topics: Option<Slot<IsMemberRow>>,
+    channels: Option<Slot<IsMemberRow>>,
+}
+
+impl RightsReads {
+    fn add(batch: &mut Batch, db: &D1Database, user: &UserRow, settings: &RealmSettingsRow, params: &EditParams) -> worker::Result<Self> {
+        let mut member = |group: i64| -> worker::Result<Slot<IsMemberRow>> {
+            Ok(batch.add(user_groups::is_member_stmt(db, user.realm_id, group, user.id, false)?))
+        };
+        let (resolve, topics) = match params.topic {
+            Some(_) => (Some(member(settings.can_resolve_topics_group)?), Some(member(settings.can_move_messages_between_topics_group)?)),
+            None => (None, None),
+        };
+        let channels = match params.stream_id {
+            Some(_) => Some(member(settings.can_move_messages_between_channels_group)?),
+            None => None,
+        };
+        Ok(RightsReads { resolve, topics, channels })
+    }
+
+    fn take(self, results: &BatchResults) -> worker::Result<EditorRights> {
+        let member = |slot: Option<Slot<IsMemberRow>>| -> worker::Result<bool> {
+            Ok(match slot {
+                Some(slot) => results.first(slot)?.is_some_and(|r| r.is_member != 0),
+                None => false,
+            })
+        };
+        Ok(EditorRights {
+            can_resolve_topics: member(self.resolve)?,
+            can_move_between_topics: member(self.topics)?,
+            can_move_between_channels: member(self.channels)?,
+        })
+    }
+}
+
+/// What rendering new content reads, and for content that may name a wildcard, what the
+/// wildcard rule reads: the channel's subscriber count, the topic's participants and
+/// whether the sender may mention many users (only the sender edits content).
+struct ContentReads {
+    resolution: ResolutionReads,
+    wildcards: Option<WildcardReads>,
+}
+
+struct WildcardReads {
+    subscribers: Slot<CountRow>,
+    participants: Slot<RecipientRow>,
+    may_mention_many: Slot<IsMemberRow>,
+}
+
+#[derive(Deserialize)]
+struct CountRow {
+    n: i64,
+}
+
+impl ContentReads {
+    fn add(
+        batch: &mut Batch,
+        db: &D1Database,
+        user: &UserRow,
+        state: &RealmState,
+        message_id: MessageId,
+        content: &str,
+    ) -> worker::Result<Self> {
+        let refs = markdown::references(content);
+        let resolution = ResolutionReads::add(batch, db, user.realm_id, &refs, Some(&state.linkifiers))?;
+        let wildcards = if refs.stream_wildcard || refs.topic_wildcard {
+            Some(WildcardReads {
+                subscribers: batch.add(crate::db::subscriptions::subscriber_count_stmt(db, message_id.0)?),
+                participants: batch.add(q::topic_sender_ids_stmt(db, message_id.0)?),
+                may_mention_many: batch.add(user_groups::is_member_stmt(
+                    db,
+                    user.realm_id,
+                    state.settings.can_mention_many_users_group,
+                    user.id,
+                    false,
+                )?),
+            })
         } else {
-            needed.push(("topics", settings.can_move_messages_between_topics_group));
-        }
+            None
+        };
+        Ok(ContentReads { resolution, wildcards })
     }
-    if plan.stream_id.is_some() {
-        needed.push(("channels", settings.can_move_messages_between_channels_group));
-    }
-    let mut rights = EditorRights::default();
-    if needed.is_empty() {
-        return Ok(rights);
-    }
-    let stmts = needed
-        .iter()
-        .map(|(_, group)| user_groups::is_member_stmt(db, user.realm_id, *group, user.id, false))
-        .collect::<worker::Result<Vec<_>>>()?;
-    let results = crate::db::run_batch(db, stmts).await?;
-    for ((name, _), result) in needed.iter().zip(results) {
-        let member = result.results::<Value>()?.first().and_then(|r| r["is_member"].as_i64()).unwrap_or(0) != 0;
-        match *name {
-            "resolve" => rights.can_resolve_topics = member,
-            "topics" => rights.can_move_between_topics = member,
-            _ => rights.can_move_between_channels = member,
-        }
-    }
-    Ok(rights)
 }
 
 /// Renders the new content and applies the wildcard-mention rules of sending: a channel
 /// wildcard in a channel with many subscribers, or a topic wildcard in a topic with many
 /// participants, needs the sender in `can_mention_many_users_group`. Only the sender edits
-/// content, so the editor's `translate_emoticons` is the author's.
-async fn render_checked(
-    db: &D1Database,
+/// content, so the editor's `translate_emoticons` is the author's. Answers the rendering and,
+/// for a topic wildcard in a channel message, the topic's participants.
+fn render_checked(
     realm_url: &str,
     editor: &UserRow,
     message: &MessageRow,
-    settings: &RealmSettingsRow,
     content: &str,
-) -> ApiResult<Rendered> {
+    reads: ContentReads,
+    results: &BatchResults,
+) -> ApiResult<(Rendered, Vec<i64>)> {
     let translate_emoticons = crate::domain::user_settings::flag(editor, "translate_emoticons");
-    let rendered = edit_rendering::render(db, message.realm_id, realm_url, content, translate_emoticons).await?;
+    let (resolved, group_members) = reads.resolution.take(results)?;
+    let rendered = edit_rendering::render(content, resolved, &group_members, realm_url, translate_emoticons);
     if !message.is_channel_message() || !(rendered.stream_wildcard || rendered.topic_wildcard) {
-        return Ok(rendered);
+        return Ok((rendered, Vec::new()));
     }
-    let channel_id = message.channel_id.unwrap_or(message.recipient_type_id);
-    let results = crate::db::run_batch(
-        db,
-        vec![
-            crate::db::subscriptions::subscriber_count_stmt(db, channel_id)?,
-            crate::db::messages::topic_participant_count_stmt(db, message.recipient_id, &message.topic)?,
-            user_groups::is_member_stmt(db, message.realm_id, settings.can_mention_many_users_group, message.sender_id, false)?,
-        ],
-    )
-    .await?;
-    let first =
-        |i: usize, key: &str| -> ApiResult<i64> { Ok(results[i].results::<Value>()?.first().and_then(|r| r[key].as_i64()).unwrap_or(0)) };
-    let may_mention_many = first(2, "is_member")? != 0;
-    if rendered.stream_wildcard && !may_mention_many && first(0, "n")? > WILDCARD_MENTION_THRESHOLD {
+    // What renders as a wildcard was seen by the scan of references.
+    let wildcards = reads.wildcards.ok_or_else(|| ApiError::internal("wildcard mention without its reads"))?;
+    let participants: Vec<i64> = results.rows(wildcards.participants)?.into_iter().map(|r| r.user_id).collect();
+    let may_mention_many = results.first(wildcards.may_mention_many)?.is_some_and(|r| r.is_member != 0);
+    let subscribers = results.first(wildcards.subscribers)?.map_or(0, |r| r.n);
+    if rendered.stream_wildcard && !may_mention_many && subscribers > WILDCARD_MENTION_THRESHOLD {
         return Err(ApiError::stream_wildcard_mention_not_allowed());
     }
-    if rendered.topic_wildcard && !may_mention_many && first(1, "n")? > WILDCARD_MENTION_THRESHOLD {
+    if rendered.topic_wildcard && !may_mention_many && participants.len() as i64 > WILDCARD_MENTION_THRESHOLD {
         return Err(ApiError::topic_wildcard_mention_not_allowed());
     }
-    Ok(rendered)
+    let participants = if rendered.topic_wildcard { participants } else { Vec::new() };
+    Ok((rendered, participants))
+}
+
+/// What the read batch found that the write and the events need: the message's rows before
+/// the edit, and the topic's participants when new content names the topic wildcard.
+struct Before {
+    rows: Vec<RecipientRow>,
+    topic_participants: Vec<i64>,
 }
 
 /// What a move involves: the source topic (as the mover may see it), the target channel
@@ -187,6 +315,8 @@ pub struct MoveScope {
     pub source: Vec<TopicMessageRow>,
     pub target: Vec<TopicMessageRow>,
     pub subscribers: Vec<SubscriberRow>,
+    /// The organization's notification bot, if it exists yet.
+    pub notification_bot: Option<UserRow>,
     can_read_orig_history: bool,
     can_read_target_history: bool,
 }
@@ -235,61 +365,127 @@ impl MoveScope {
     }
 }
 
-async fn load_move_scope(
-    db: &D1Database,
-    user: &UserRow,
-    message: &MessageRow,
-    plan: &EditPlan,
-    settings: &RealmSettingsRow,
-) -> ApiResult<MoveScope> {
-    let orig_id = message.channel_id.unwrap_or(message.recipient_type_id);
-    let target_topic = plan.topic.clone().unwrap_or_else(|| message.topic.clone());
-    let mut stmts = vec![
-        q::channel_stmt(db, user.realm_id, orig_id, user.id)?,
-        q::topic_messages_stmt(db, message.recipient_id, &message.topic, user.id)?,
-    ];
-    let channel_ids: Vec<i64> = std::iter::once(orig_id).chain(plan.stream_id).collect();
-    stmts.push(q::subscribers_stmt(db, &channel_ids)?);
-    // The target topic, unless it is the source topic (a change of case only).
-    let target_channel_id = plan.stream_id.unwrap_or(orig_id);
-    let same_topic = plan.stream_id.is_none() && target_topic.to_lowercase() == message.topic.to_lowercase();
-    if !same_topic {
-        stmts.push(q::channel_topic_messages_stmt(db, user.realm_id, target_channel_id, &target_topic, user.id)?);
-    }
-    if let Some(target) = plan.stream_id {
-        stmts.push(q::channel_stmt(db, user.realm_id, target, user.id)?);
-    }
-    let results = crate::db::run_batch(db, stmts).await?;
-    let orig_channel: MoveChannelRow =
-        results[0].results()?.into_iter().next().ok_or_else(|| ApiError::bad_request("Invalid channel ID"))?;
-    let source: Vec<TopicMessageRow> = results[1].results()?;
-    let subscribers: Vec<SubscriberRow> = results[2].results()?;
-    let target: Vec<TopicMessageRow> = if same_topic { Vec::new() } else { results[3].results()? };
-    let target_channel = match plan.stream_id {
-        Some(_) => {
-            let channel: Option<MoveChannelRow> = results[results.len() - 1].results()?.into_iter().next();
-            Some(channel.filter(|c| can_access_channel(user, c)).ok_or_else(|| ApiError::bad_request("Invalid channel ID"))?)
+/// What a move reads (in the edit's read batch, through the message's id): the message's
+/// channel and topic, the subscriptions of both channels, the topic the messages land in,
+/// the channel they move to, and the notification bot that reports the move.
+struct MoveReads {
+    orig_channel: Slot<MoveChannelRow>,
+    source: Slot<TopicMessageRow>,
+    subscribers: Slot<SubscriberRow>,
+    /// `None` when the new topic is refused (the plan fails first).
+    target: Option<Slot<TopicMessageRow>>,
+    target_channel: Option<Slot<MoveChannelRow>>,
+    notification_bot: Slot<UserRow>,
+}
+
+impl MoveReads {
+    /// `None` when the request changes neither topic nor channel.
+    fn add(
+        batch: &mut Batch,
+        db: &D1Database,
+        user: &UserRow,
+        settings: &RealmSettingsRow,
+        message_id: MessageId,
+        params: &EditParams,
+    ) -> worker::Result<Option<Self>> {
+        if params.topic.is_none() && params.stream_id.is_none() {
+            return Ok(None);
         }
-        None => None,
-    };
-    // The empty-topic policy of the channel the messages land in.
-    let landing = target_channel.as_ref().unwrap_or(&orig_channel);
-    crate::domain::topics::check_topic_allowed(
-        &target_topic,
-        crate::domain::topics::effective_topics_policy(&landing.topics_policy, settings),
-    )?;
-    let can_read_orig_history = can_read_history(user, &orig_channel);
-    let can_read_target_history = can_read_history(user, target_channel.as_ref().unwrap_or(&orig_channel));
-    Ok(MoveScope { orig_channel, target_channel, source, target, subscribers, can_read_orig_history, can_read_target_history })
+        let (realm_id, id) = (user.realm_id, message_id.0);
+        let topic = params.topic.as_deref().map(|t| crate::domain::topics::normalize_topic(t, settings));
+        Ok(Some(MoveReads {
+            orig_channel: batch.add(q::message_channel_stmt(db, realm_id, id, user.id)?),
+            source: batch.add(q::topic_messages_stmt(db, id, user.id)?),
+            subscribers: batch.add(q::move_subscribers_stmt(db, id, params.stream_id)?),
+            target: match topic {
+                Some(Err(_)) => None,
+                Some(Ok(topic)) => {
+                    Some(batch.add(q::target_topic_messages_stmt(db, realm_id, id, params.stream_id, Some(&topic), user.id)?))
+                }
+                None => Some(batch.add(q::target_topic_messages_stmt(db, realm_id, id, params.stream_id, None, user.id)?)),
+            },
+            target_channel: match params.stream_id {
+                Some(channel_id) => Some(batch.add(q::channel_stmt(db, realm_id, channel_id, user.id)?)),
+                None => None,
+            },
+            notification_bot: batch.add(crate::db::users::by_delivery_email_stmt(db, realm_id, q::NOTIFICATION_BOT_EMAIL)?),
+        }))
+    }
+
+    /// The move's scope, checked: both channels exist (and the mover may post to the target),
+    /// and the topic is allowed where the messages land.
+    fn take(
+        self,
+        results: &BatchResults,
+        user: &UserRow,
+        message: &MessageRow,
+        plan: &EditPlan,
+        settings: &RealmSettingsRow,
+    ) -> ApiResult<MoveScope> {
+        let target_topic = plan.topic.clone().unwrap_or_else(|| message.topic.clone());
+        let orig_channel = results.first(self.orig_channel)?.ok_or_else(|| ApiError::bad_request("Invalid channel ID"))?;
+        let source = results.rows(self.source)?;
+        let subscribers = results.rows(self.subscribers)?;
+        // The target topic, unless it is the source topic (a change of case only).
+        let same_topic = plan.stream_id.is_none() && target_topic.to_lowercase() == message.topic.to_lowercase();
+        let target = match (same_topic, self.target) {
+            (true, _) => Vec::new(),
+            (false, Some(slot)) => results.rows(slot)?,
+            (false, None) => return Err(ApiError::internal("move without its target topic read")),
+        };
+        let target_channel = match (plan.stream_id, self.target_channel) {
+            (Some(_), Some(slot)) => {
+                let channel = results.first(slot)?;
+                Some(channel.filter(|c| can_access_channel(user, c)).ok_or_else(|| ApiError::bad_request("Invalid channel ID"))?)
+            }
+            _ => None,
+        };
+        // The empty-topic policy of the channel the messages land in.
+        let landing = target_channel.as_ref().unwrap_or(&orig_channel);
+        crate::domain::topics::check_topic_allowed(
+            &target_topic,
+            crate::domain::topics::effective_topics_policy(&landing.topics_policy, settings),
+        )?;
+        let can_read_orig_history = can_read_history(user, &orig_channel);
+        let can_read_target_history = can_read_history(user, target_channel.as_ref().unwrap_or(&orig_channel));
+        let notification_bot = results.first(self.notification_bot)?;
+        Ok(MoveScope {
+            orig_channel,
+            target_channel,
+            source,
+            target,
+            subscribers,
+            notification_bot,
+            can_read_orig_history,
+            can_read_target_history,
+        })
+    }
 }
 
-struct Outcome {
-    changed_ids: Vec<i64>,
-    /// Users the new content mentions who were not mentioned before.
+/// The messages an edit changes: the edited one and the `others` a move takes along, by id.
+struct Changed {
+    ids: Vec<i64>,
+    others: Vec<i64>,
+}
+
+/// What the edit's write batch carries besides the edit itself: a move's planned
+/// notifications and a content edit's upload links.
+struct AlongWithEdit<'a> {
+    notices: Option<&'a PlannedNotices>,
+    relink: Option<&'a EditRelink>,
+}
+
+/// What [`apply`] answers: the users the new content newly mentions, and what the batch
+/// read about the edit's uploads.
+struct Applied {
     newly_mentioned: Vec<i64>,
+    relinked: Option<Relinked>,
 }
 
-/// The write (one batch) and the `update_message` / `delete_message` events.
+/// The write (one batch, which for content edits of channel messages also reads the
+/// channel and its subscribers for the event, and which holds [`AlongWithEdit`]) and the
+/// `update_message` / `delete_message` events, then the notifications' events.
+#[allow(clippy::too_many_arguments)]
 async fn apply(
     ctx: &RequestContext,
     user: &UserRow,
@@ -297,21 +493,18 @@ async fn apply(
     plan: &EditPlan,
     rendered: Option<&Rendered>,
     scope: Option<&MoveScope>,
+    before: &Before,
+    changed: &Changed,
+    along: AlongWithEdit<'_>,
     now: i64,
-) -> ApiResult<Outcome> {
+) -> ApiResult<Applied> {
     let db = &ctx.db;
     let orig_channel_id = message.channel_id;
     let target_channel_id = plan.stream_id.or(orig_channel_id);
     let target_recipient_id = scope.and_then(|s| s.target_channel.as_ref()).map(|c| c.recipient_id).unwrap_or(message.recipient_id);
     let target_topic = plan.topic.clone().unwrap_or_else(|| message.topic.clone());
     let moved_at = plan.counts_as_move().then_some(now);
-
-    let others = match scope {
-        Some(s) => rules::other_moved_ids(&s.source_topic(), message.id, plan),
-        None => Vec::new(),
-    };
-    let mut changed_ids: Vec<i64> = std::iter::once(message.id).chain(others.iter().copied()).collect();
-    changed_ids.sort_unstable();
+    let (changed_ids, others) = (&changed.ids, &changed.others);
 
     // The target message: its full new state, its history entry first.
     let entry = rules::history_entry(user.id, now, message, plan, true);
@@ -322,7 +515,8 @@ async fn apply(
         (Some(c), Some(r)) => (c.as_str(), r.html.as_str(), r.is_me_message),
         _ => (message.content.as_str(), message.rendered_content.as_str(), message.is_me_message != 0),
     };
-    let mut stmts = vec![q::update_target_stmt(
+    let mut batch = Batch::new();
+    batch.add::<Value>(q::update_target_stmt(
         db,
         &q::TargetUpdate {
             id: message.id,
@@ -336,29 +530,25 @@ async fn apply(
             last_moved_timestamp: moved_at.or(message.last_moved_timestamp),
             edit_history: &history,
         },
-    )?];
+    )?);
 
     // The other moved messages: only the move in their history.
     let other_entry = serde_json::to_string(&rules::history_entry(user.id, now, message, plan, false))?;
     if let Some(channel_id) = target_channel_id {
-        for chunk in q::chunks(&others) {
-            stmts.push(q::move_messages_stmt(db, &chunk, &target_topic, target_recipient_id, channel_id, &other_entry, moved_at)?);
+        for chunk in q::chunks(others) {
+            batch.add::<Value>(q::move_messages_stmt(db, &chunk, &target_topic, target_recipient_id, channel_id, &other_entry, moved_at)?);
         }
     }
 
     // Mention flags of a content edit.
-    let mut topic_participants: Vec<i64> = Vec::new();
+    let topic_participants = &before.topic_participants;
     if let Some(r) = rendered {
-        if r.topic_wildcard && message.is_channel_message() {
-            let rows: Vec<RecipientRow> = crate::db::all(q::topic_sender_ids_stmt(db, message.recipient_id, &message.topic)?).await?;
-            topic_participants = rows.into_iter().map(|r| r.user_id).collect();
-        }
-        stmts.push(q::update_mention_flags_stmt(
+        batch.add::<Value>(q::update_mention_flags_stmt(
             db,
             message.id,
             &serde_json::to_string(&r.mentioned_user_ids)?,
             r.stream_wildcard,
-            &serde_json::to_string(&topic_participants)?,
+            &serde_json::to_string(topic_participants)?,
         )?);
     }
 
@@ -366,47 +556,47 @@ async fn apply(
     let access = scope.and_then(|s| s.target_channel.as_ref().map(|t| channel_move_access(s, t)));
     if let (Some(access), Some(target)) = (&access, scope.and_then(|s| s.target_channel.as_ref())) {
         let losing = serde_json::to_string(&access.losing_rows)?;
-        for chunk in q::chunks(&changed_ids) {
+        for chunk in q::chunks(changed_ids) {
             if !access.losing_rows.is_empty() {
-                stmts.push(q::delete_user_rows_stmt(db, &chunk, &losing)?);
+                batch.add::<Value>(q::delete_user_rows_stmt(db, &chunk, &losing)?);
             }
             if target.history_public_to_subscribers == 0 {
-                stmts.push(q::add_subscriber_rows_stmt(db, &chunk, target.id)?);
+                batch.add::<Value>(q::add_subscriber_rows_stmt(db, &chunk, target.id)?);
             }
         }
     }
 
-    // The rows of the target message before the write, and (content edits of channel
-    // messages) the channel's subscribers, for the event recipients.
-    let mut reads = vec![q::message_user_rows_stmt(db, message.id)?];
-    if let (None, Some(channel_id)) = (scope, message.channel_id) {
-        reads.push(q::channel_stmt(db, user.realm_id, channel_id, user.id)?);
-        reads.push(q::subscribers_stmt(db, &[channel_id])?);
-    }
-    let read_results = crate::db::run_batch(db, reads).await?;
-    let rows_before: Vec<RecipientRow> = read_results[0].results()?;
+    let relink = along.relink.map(|r| r.add(&mut batch, db)).transpose()?;
+
+    // Content edits of channel messages: the channel's name and, for shared history, its
+    // subscribers, for the event (the write changes neither).
+    let channel_reads = match (scope, message.channel_id) {
+        (None, Some(channel_id)) => Some((
+            batch.add::<MoveChannelRow>(q::channel_stmt(db, user.realm_id, channel_id, user.id)?),
+            batch.add::<SubscriberRow>(q::subscribers_stmt(db, &[channel_id])?),
+        )),
+        _ => None,
+    };
+    let pending_notices = along.notices.map(|n| n.add_writes(&mut batch, db, RealmId(user.realm_id))).transpose()?;
+    let results = batch.run(db).await?;
+    let rows_before = &before.rows;
     let mut channel_name: Option<String> = None;
-    let shared_history_subscribers: Vec<i64> = match read_results.get(1) {
-        Some(channel) => {
-            let channel: Option<MoveChannelRow> = channel.results()?.into_iter().next();
+    let shared_history_subscribers: Vec<i64> = match channel_reads {
+        Some((channel, subscribers)) => {
+            let channel = results.first(channel)?;
             channel_name = channel.as_ref().map(|c| c.name.clone());
             if channel.is_some_and(|c| c.history_public_to_subscribers != 0) {
-                read_results[2].results::<SubscriberRow>()?.into_iter().filter(|s| s.active != 0).map(|s| s.user_id).collect()
+                results.rows(subscribers)?.into_iter().filter(|s| s.active != 0).map(|s| s.user_id).collect()
             } else {
                 Vec::new()
             }
         }
         None => Vec::new(),
     };
-    crate::db::run_batch(db, stmts).await?;
 
-    let recipients = EventRecipients {
-        rows_before: &rows_before,
-        shared_history_subscribers: &shared_history_subscribers,
-        channel_name: channel_name.as_deref(),
-    };
-    send_update_event(ctx, user, message, plan, rendered, scope, access.as_ref(), &recipients, &changed_ids, &topic_participants, now)
-        .await;
+    let recipients =
+        EventRecipients { rows_before, shared_history_subscribers: &shared_history_subscribers, channel_name: channel_name.as_deref() };
+    send_update_event(ctx, user, message, plan, rendered, scope, access.as_ref(), &recipients, changed_ids, topic_participants, now).await;
     if let (Some(access), Some(scope)) = (&access, scope) {
         if !access.losing_access.is_empty() {
             let event = crate::actions::message_delete::delete_message_event(
@@ -429,7 +619,11 @@ async fn apply(
             .collect(),
         None => Vec::new(),
     };
-    Ok(Outcome { changed_ids, newly_mentioned })
+    if let (Some(notices), Some(pending)) = (along.notices, pending_notices) {
+        notices.finish(ctx, RealmId(user.realm_id), &results, pending).await?;
+    }
+    let relinked = relink.map(|slots| slots.take(&results)).transpose()?;
+    Ok(Applied { newly_mentioned, relinked })
 }
 
 /// Who loses what in a channel move (Zulip's rules): every past subscriber of the old

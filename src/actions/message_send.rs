@@ -3,7 +3,8 @@
 //! - [`load_send`]: ONE read batch (the organization's settings come from the isolate's
 //!   cache, checked current by the request's authentication);
 //! - [`plan`]: every rule of `POST /messages`, pure;
-//! - [`commit_send`]: ONE write batch, then the events, once the write committed.
+//! - [`commit_send`]: ONE write batch, then the events, once the write committed
+//!   ([`add_send_writes`] and [`finish_send`] for a caller whose batch holds the message).
 
 use std::collections::{BTreeSet, HashMap};
 
@@ -643,6 +644,82 @@ pub async fn commit_send(
     req: &SendRequest,
     guard: Vec<D1PreparedStatement>,
 ) -> ApiResult<SentMessage> {
+    let mut batch = Batch::new();
+    let pending = add_send_writes(&mut batch, db, plan, req, guard)?;
+    let results = batch.run(db).await?;
+    finish_send(db, env, plan, req, &results, pending).await
+}
+
+/// Where a planned message's writes sit in a batch, for [`finish_send`].
+pub struct PendingSend {
+    inserted: Slot<Inserted>,
+    linked_uploads: Vec<String>,
+}
+
+/// Adds the writes of a planned message to `batch` (see [`commit_send`] for `guard`), for
+/// a caller that writes it together with its own change.
+pub fn add_send_writes(
+    batch: &mut Batch,
+    db: &D1Database,
+    plan: &SendPlan,
+    req: &SendRequest,
+    guard: Vec<D1PreparedStatement>,
+) -> ApiResult<PendingSend> {
+    let SendPlan { sender: me, content, rendered, recipient, channel_row, topic, dm_user_ids, rows, auto_policy, mention_follows, .. } =
+        plan;
+    let (now, realm_id) = (plan.date_sent, me.realm_id);
+    let channel_row = channel_row.as_ref();
+    if let RecipientRef::Group(_) = &recipient {
+        for stmt in direct_message_groups::ensure_stmts(db, realm_id, dm_user_ids)? {
+            batch.add::<Value>(stmt);
+        }
+    }
+    let html = &rendered.html;
+    let inserted = batch.add::<Inserted>(messages::insert_stmt(
+        db,
+        &NewMessage {
+            realm_id,
+            sender_id: me.id,
+            recipient: recipient.clone(),
+            channel_id: channel_row.map(|c| c.id),
+            topic,
+            content,
+            rendered_content: html,
+            date_sent: now,
+            client: &req.client,
+            is_me_message: rendered.is_me_message,
+            has_image: html.contains("<img"),
+            has_link: html.contains("<a "),
+        },
+    )?);
+    for stmt in guard {
+        batch.add::<Value>(stmt);
+    }
+    batch.add::<Value>(user_messages::insert_for_new_message_stmt(db, &serde_json::to_string(&rows)?)?);
+    let linked_uploads = crate::domain::uploads::linked_path_ids(content);
+    if !linked_uploads.is_empty() {
+        batch.add::<Value>(crate::db::attachments::link_new_message_stmt(db, realm_id, me.id, &serde_json::to_string(&linked_uploads)?)?);
+    }
+    if let (Some(policy), Some(c)) = (auto_policy, channel_row) {
+        batch.add::<Value>(user_topics::upsert_stmt(db, realm_id, me.id, c.id, topic, *policy, now)?);
+    }
+    if let Some(c) = channel_row {
+        for user_id in mention_follows.iter() {
+            batch.add::<Value>(user_topics::upsert_stmt(db, realm_id, *user_id, c.id, topic, VisibilityPolicy::Followed, now)?);
+        }
+    }
+    Ok(PendingSend { inserted, linked_uploads })
+}
+
+/// The events of a message whose [`add_send_writes`] statements committed in `results`.
+pub async fn finish_send(
+    db: &D1Database,
+    env: &Env,
+    plan: &SendPlan,
+    req: &SendRequest,
+    results: &BatchResults,
+    pending: PendingSend,
+) -> ApiResult<SentMessage> {
     let SendPlan {
         sender: me,
         settings,
@@ -662,48 +739,8 @@ pub async fn commit_send(
     } = plan;
     let (auto_policy, now, realm_id) = (*auto_policy, *now, me.realm_id);
     let channel_row = channel_row.as_ref();
-
-    // --- Write batch.
-    let mut writes = Vec::new();
-    if let RecipientRef::Group(_) = &recipient {
-        writes.extend(direct_message_groups::ensure_stmts(db, realm_id, dm_user_ids)?);
-    }
-    let insert_index = writes.len();
-    let html = &rendered.html;
-    writes.push(messages::insert_stmt(
-        db,
-        &NewMessage {
-            realm_id,
-            sender_id: me.id,
-            recipient: recipient.clone(),
-            channel_id: channel_row.map(|c| c.id),
-            topic,
-            content,
-            rendered_content: html,
-            date_sent: now,
-            client: &req.client,
-            is_me_message: rendered.is_me_message,
-            has_image: html.contains("<img"),
-            has_link: html.contains("<a "),
-        },
-    )?);
-    writes.extend(guard);
-    writes.push(user_messages::insert_for_new_message_stmt(db, &serde_json::to_string(&rows)?)?);
-    let linked_uploads = crate::domain::uploads::linked_path_ids(content);
-    if !linked_uploads.is_empty() {
-        writes.push(crate::db::attachments::link_new_message_stmt(db, realm_id, me.id, &serde_json::to_string(&linked_uploads)?)?);
-    }
-    if let (Some(policy), Some(c)) = (auto_policy, channel_row) {
-        writes.push(user_topics::upsert_stmt(db, realm_id, me.id, c.id, topic, policy, now)?);
-    }
-    if let Some(c) = channel_row {
-        for user_id in mention_follows.iter() {
-            writes.push(user_topics::upsert_stmt(db, realm_id, *user_id, c.id, topic, VisibilityPolicy::Followed, now)?);
-        }
-    }
-    let results = crate::db::run_batch(db, writes).await?;
-    let inserted: Inserted =
-        results[insert_index].results()?.into_iter().next().ok_or_else(|| ApiError::internal("message insert returned no id"))?;
+    let PendingSend { inserted, linked_uploads } = pending;
+    let inserted = results.first(inserted)?.ok_or_else(|| ApiError::internal("message insert returned no id"))?;
 
     // --- Events, after the write committed.
     if let Err(err) = crate::actions::uploads::notify_linked(db, env, me, &linked_uploads).await {

@@ -6,6 +6,7 @@ use worker::{Env, HttpMetadata, Range};
 
 use crate::context::UploadedFile;
 use crate::db::attachments::{self, AttachmentRow, NewAttachment};
+use crate::db::batch::{Batch, BatchResults, Slot};
 use crate::db::users::UserRow;
 use crate::domain::register_state::MAX_FILE_UPLOAD_SIZE_MIB;
 use crate::domain::uploads;
@@ -165,66 +166,142 @@ pub async fn read_object(env: &Env, attachment: &AttachmentRow, range: Option<(u
     }
 }
 
-/// After a content edit: relinks the message to the uploads its new content names and
-/// answers the editor's uploads that the edit left unlinked (`detached_uploads`).
-pub async fn relink_after_edit(
-    db: &worker::D1Database,
-    env: &Env,
-    editor: &UserRow,
-    message: &crate::db::messages::MessageRow,
-    new_content: &str,
-) -> ApiResult<Vec<serde_json::Value>> {
-    let old = uploads::linked_path_ids(&message.content);
-    let new = uploads::linked_path_ids(new_content);
-    if old.is_empty() && new.is_empty() {
-        return Ok(Vec::new());
+/// The upload links a content edit changes: the message links the sender's uploads its
+/// new content names and no others; the editor's uploads the edit left unlinked are
+/// answered (`detached_uploads`), and the uploads it newly links are announced to their
+/// owner. Planned before the edit's write, whose batch holds the statements.
+pub struct EditRelink {
+    realm_id: i64,
+    message_id: i64,
+    sender_id: i64,
+    editor_id: i64,
+    new_json: String,
+    removed_json: String,
+    /// The uploads newly linked, announced when the editor is the sender.
+    added: Vec<String>,
+}
+
+/// Where [`EditRelink`]'s statements sit in the edit's batch.
+pub struct RelinkSlots {
+    detached: Slot<AttachmentRow>,
+    linked: Option<LinkedReads>,
+}
+
+impl EditRelink {
+    /// `None` when neither the old nor the new content links an upload.
+    pub fn plan(editor: &UserRow, message: &crate::db::messages::MessageRow, new_content: &str) -> ApiResult<Option<Self>> {
+        let old = uploads::linked_path_ids(&message.content);
+        let new = uploads::linked_path_ids(new_content);
+        if old.is_empty() && new.is_empty() {
+            return Ok(None);
+        }
+        let removed: Vec<&String> = old.iter().filter(|p| !new.contains(p)).collect();
+        let added: Vec<String> = match editor.id == message.sender_id {
+            true => new.iter().filter(|p| !old.contains(p)).cloned().collect(),
+            false => Vec::new(),
+        };
+        Ok(Some(EditRelink {
+            realm_id: message.realm_id,
+            message_id: message.id,
+            sender_id: message.sender_id,
+            editor_id: editor.id,
+            new_json: serde_json::to_string(&new)?,
+            removed_json: serde_json::to_string(&removed)?,
+            added,
+        }))
     }
-    let removed: Vec<&String> = old.iter().filter(|p| !new.contains(p)).collect();
-    let new_json = serde_json::to_string(&new)?;
-    let results = crate::db::run_batch(
-        db,
-        vec![
-            attachments::unlink_edited_stmt(db, message.realm_id, message.id, &new_json)?,
-            attachments::link_edited_stmt(db, message.realm_id, message.id, message.sender_id, &new_json)?,
-            attachments::unlinked_stmt(db, message.realm_id, editor.id, &serde_json::to_string(&removed)?)?,
-        ],
-    )
-    .await?;
-    let detached: Vec<AttachmentRow> = results[2].results()?;
-    let added: Vec<String> = new.iter().filter(|p| !old.contains(p)).cloned().collect();
-    if editor.id == message.sender_id {
-        notify_linked(db, env, editor, &added).await?;
+
+    /// Adds the relinking, then the reads of what it detached and linked, to `batch`.
+    pub fn add(&self, batch: &mut Batch, db: &worker::D1Database) -> ApiResult<RelinkSlots> {
+        let EditRelink { realm_id, message_id, sender_id, editor_id, .. } = *self;
+        batch.add::<serde_json::Value>(attachments::unlink_edited_stmt(db, realm_id, message_id, &self.new_json)?);
+        batch.add::<serde_json::Value>(attachments::link_edited_stmt(db, realm_id, message_id, sender_id, &self.new_json)?);
+        let detached = batch.add(attachments::unlinked_stmt(db, realm_id, editor_id, &self.removed_json)?);
+        let linked = LinkedReads::add(batch, db, editor_id, &self.added)?;
+        Ok(RelinkSlots { detached, linked })
     }
-    Ok(detached.iter().map(uploads::detached_upload_object).collect())
+}
+
+/// What the edit's batch read about its uploads, for [`finish_relink`].
+pub struct Relinked {
+    detached: Vec<AttachmentRow>,
+    linked: Option<Linked>,
+}
+
+impl RelinkSlots {
+    pub fn take(self, results: &BatchResults) -> ApiResult<Relinked> {
+        let linked = match self.linked {
+            Some(reads) => Some(reads.take(results)?),
+            None => None,
+        };
+        Ok(Relinked { detached: results.rows(self.detached)?, linked })
+    }
+}
+
+/// After the edit committed: the `attachment` events of the newly linked uploads; answers
+/// the detached uploads.
+pub async fn finish_relink(env: &Env, editor: &UserRow, relinked: Relinked) -> Vec<serde_json::Value> {
+    if let Some(linked) = &relinked.linked {
+        send_linked(env, editor, linked).await;
+    }
+    relinked.detached.iter().map(uploads::detached_upload_object).collect()
 }
 
 /// After a send or edit linked the sender's uploads `path_ids`: an `attachment` update
 /// event per upload, carrying its linking messages, to the uploader.
 pub async fn notify_linked(db: &worker::D1Database, env: &Env, owner: &UserRow, path_ids: &[String]) -> ApiResult<()> {
-    if path_ids.is_empty() {
-        return Ok(());
+    let mut batch = Batch::new();
+    let Some(reads) = LinkedReads::add(&mut batch, db, owner.id, path_ids)? else { return Ok(()) };
+    let results = batch.run(db).await?;
+    send_linked(env, owner, &reads.take(&results)?).await;
+    Ok(())
+}
+
+/// What the `attachment` events of newly linked uploads read: the uploads, the messages
+/// linking them, and the bytes their owner uses.
+struct LinkedReads {
+    rows: Slot<AttachmentRow>,
+    links: Slot<attachments::LinkRow>,
+    space: Slot<attachments::SpaceUsed>,
+}
+
+struct Linked {
+    rows: Vec<AttachmentRow>,
+    links: Vec<attachments::LinkRow>,
+    space: attachments::SpaceUsed,
+}
+
+impl LinkedReads {
+    /// `None` when no upload was linked.
+    fn add(batch: &mut Batch, db: &worker::D1Database, owner_id: i64, path_ids: &[String]) -> ApiResult<Option<Self>> {
+        if path_ids.is_empty() {
+            return Ok(None);
+        }
+        let json = serde_json::to_string(path_ids)?;
+        Ok(Some(LinkedReads {
+            rows: batch.add(attachments::owned_among_stmt(db, owner_id, &json)?),
+            links: batch.add(attachments::links_among_stmt(db, owner_id, &json)?),
+            space: batch.add(attachments::space_used_stmt(db, owner_id)?),
+        }))
     }
-    let json = serde_json::to_string(path_ids)?;
-    let results = crate::db::run_batch(
-        db,
-        vec![
-            attachments::owned_among_stmt(db, owner.id, &json)?,
-            attachments::links_among_stmt(db, owner.id, &json)?,
-            attachments::space_used_stmt(db, owner.id)?,
-        ],
-    )
-    .await?;
-    let rows: Vec<AttachmentRow> = results[0].results()?;
-    let links: Vec<attachments::LinkRow> = results[1].results()?;
-    let space: attachments::SpaceUsed = results[2].results()?.into_iter().next().unwrap_or_default();
-    for row in &rows {
+
+    fn take(self, results: &BatchResults) -> ApiResult<Linked> {
+        Ok(Linked {
+            rows: results.rows(self.rows)?,
+            links: results.rows(self.links)?,
+            space: results.first(self.space)?.unwrap_or_default(),
+        })
+    }
+}
+
+async fn send_linked(env: &Env, owner: &UserRow, linked: &Linked) {
+    for row in &linked.rows {
         let event = Event::Attachment(AttachmentEvent::Update {
-            attachment: uploads::attachment_object(row, &links),
-            upload_space_used: space.used,
+            attachment: uploads::attachment_object(row, &linked.links),
+            upload_space_used: linked.space.used,
         });
         send_to_owner(env, owner, &event).await;
     }
-    Ok(())
 }
 
 /// How long a temporary download URL works (Zulip: 60 seconds).

@@ -6,7 +6,6 @@ use worker::{query, D1Database, D1PreparedStatement, Result};
 
 use crate::domain::message_flags::{MENTIONED, READ, STREAM_WILDCARD_MENTIONED, TOPIC_WILDCARD_MENTIONED};
 use crate::domain::recipients::RecipientType;
-use crate::domain::user_groups::system_groups;
 use crate::domain::users::Role;
 
 /// Ids per statement in writes over many messages.
@@ -33,34 +32,39 @@ pub struct TopicMessageRow {
     pub kind: i64,
 }
 
-/// Every message of a channel topic (case-insensitive, like Zulip), oldest first.
-pub fn topic_messages_stmt(db: &D1Database, recipient_id: i64, topic: &str, user_id: i64) -> Result<D1PreparedStatement> {
+/// Every message of the topic of message `message_id` (case-insensitive, like Zulip),
+/// oldest first.
+pub fn topic_messages_stmt(db: &D1Database, message_id: i64, user_id: i64) -> Result<D1PreparedStatement> {
     query!(
         db,
         "SELECT m.id, m.date_sent, m.sender_id, m.kind, \
-         EXISTS (SELECT 1 FROM user_messages um WHERE um.message_id = m.id AND um.user_id = ?3) AS has_row \
-         FROM messages m WHERE m.recipient_id = ?1 AND m.topic = ?2 COLLATE NOCASE ORDER BY m.id",
-        recipient_id,
-        topic,
+         EXISTS (SELECT 1 FROM user_messages um WHERE um.message_id = m.id AND um.user_id = ?2) AS has_row \
+         FROM messages m WHERE m.recipient_id = (SELECT recipient_id FROM messages WHERE id = ?1) \
+         AND m.topic = (SELECT topic FROM messages WHERE id = ?1) COLLATE NOCASE ORDER BY m.id",
+        message_id,
         user_id
     )
 }
 
-/// The same for a topic of a channel named by id (its recipient looked up in the query).
-pub fn channel_topic_messages_stmt(
+/// The same for the topic a move of message `message_id` lands in: `topic` (the message's
+/// own when `None`) of channel `channel_id` (the message's own when `None`).
+pub fn target_topic_messages_stmt(
     db: &D1Database,
     realm_id: i64,
-    channel_id: i64,
-    topic: &str,
+    message_id: i64,
+    channel_id: Option<i64>,
+    topic: Option<&str>,
     user_id: i64,
 ) -> Result<D1PreparedStatement> {
     query!(
         db,
         "SELECT m.id, m.date_sent, m.sender_id, m.kind, \
-         EXISTS (SELECT 1 FROM user_messages um WHERE um.message_id = m.id AND um.user_id = ?4) AS has_row \
-         FROM messages m WHERE m.recipient_id = (SELECT id FROM recipients WHERE realm_id = ?1 AND type = ?5 AND type_id = ?2) \
-         AND m.topic = ?3 COLLATE NOCASE ORDER BY m.id",
+         EXISTS (SELECT 1 FROM user_messages um WHERE um.message_id = m.id AND um.user_id = ?5) AS has_row \
+         FROM messages m WHERE m.recipient_id = (SELECT id FROM recipients WHERE realm_id = ?1 AND type = ?6 \
+           AND type_id = COALESCE(?3, (SELECT channel_id FROM messages WHERE id = ?2))) \
+         AND m.topic = COALESCE(?4, (SELECT topic FROM messages WHERE id = ?2)) COLLATE NOCASE ORDER BY m.id",
         realm_id,
+        message_id,
         channel_id,
         topic,
         user_id,
@@ -82,17 +86,26 @@ pub struct MoveChannelRow {
     pub subscribed: i64,
 }
 
+/// [`MoveChannelRow`] of the channels matching a condition on `c` (binds from `?4`).
+const MOVE_CHANNEL_SELECT: &str = "SELECT c.id, c.name, r.id AS recipient_id, c.invite_only, c.history_public_to_subscribers, \
+     c.is_web_public, c.topics_policy, \
+     EXISTS (SELECT 1 FROM subscriptions s WHERE s.channel_id = c.id AND s.user_id = ?2 AND s.active = 1) AS subscribed \
+     FROM channels c JOIN recipients r ON r.realm_id = c.realm_id AND r.type = ?3 AND r.type_id = c.id \
+     WHERE c.realm_id = ?1 AND c.is_archived = 0";
+
 pub fn channel_stmt(db: &D1Database, realm_id: i64, channel_id: i64, user_id: i64) -> Result<D1PreparedStatement> {
+    query!(db, &format!("{MOVE_CHANNEL_SELECT} AND c.id = ?4"), realm_id, user_id, RecipientType::Channel, channel_id)
+}
+
+/// The channel of message `message_id`.
+pub fn message_channel_stmt(db: &D1Database, realm_id: i64, message_id: i64, user_id: i64) -> Result<D1PreparedStatement> {
     query!(
         db,
-        "SELECT c.id, c.name, r.id AS recipient_id, c.invite_only, c.history_public_to_subscribers, c.is_web_public, c.topics_policy, \
-         EXISTS (SELECT 1 FROM subscriptions s WHERE s.channel_id = c.id AND s.user_id = ?3 AND s.active = 1) AS subscribed \
-         FROM channels c JOIN recipients r ON r.realm_id = c.realm_id AND r.type = ?4 AND r.type_id = c.id \
-         WHERE c.realm_id = ?1 AND c.id = ?2 AND c.is_archived = 0",
+        &format!("{MOVE_CHANNEL_SELECT} AND c.id = (SELECT channel_id FROM messages WHERE id = ?4)"),
         realm_id,
-        channel_id,
         user_id,
-        RecipientType::Channel
+        RecipientType::Channel,
+        message_id
     )
 }
 
@@ -116,23 +129,41 @@ pub struct SubscriberRow {
     pub is_bot: i64,
 }
 
+/// [`SubscriberRow`] of the subscriptions matching a condition on `s` (binds from `?1`).
+const SUBSCRIBER_SELECT: &str = "SELECT s.user_id, s.channel_id, s.active, u.role, u.is_bot FROM subscriptions s \
+     JOIN users u ON u.id = s.user_id WHERE u.is_active = 1";
+
 /// Every subscription (active or not) to the given channels, of active users.
 pub fn subscribers_stmt(db: &D1Database, channel_ids: &[i64]) -> Result<D1PreparedStatement> {
     query!(
         db,
-        "SELECT s.user_id, s.channel_id, s.active, u.role, u.is_bot FROM subscriptions s JOIN users u ON u.id = s.user_id \
-         WHERE s.channel_id IN (SELECT value FROM json_each(?1)) AND u.is_active = 1 ORDER BY s.user_id",
+        &format!("{SUBSCRIBER_SELECT} AND s.channel_id IN (SELECT value FROM json_each(?1)) ORDER BY s.user_id"),
         serde_json::to_string(channel_ids).unwrap_or_else(|_| "[]".into())
     )
 }
 
-/// The distinct senders of a topic (Zulip's topic participants, for topic wildcard flags).
-pub fn topic_sender_ids_stmt(db: &D1Database, recipient_id: i64, topic: &str) -> Result<D1PreparedStatement> {
+/// The same for the channel of message `message_id` and the channel a move takes it to.
+pub fn move_subscribers_stmt(db: &D1Database, message_id: i64, target_channel_id: Option<i64>) -> Result<D1PreparedStatement> {
     query!(
         db,
-        "SELECT DISTINCT sender_id AS user_id, 0 AS flags FROM messages WHERE recipient_id = ?1 AND topic = ?2 COLLATE NOCASE",
-        recipient_id,
-        topic
+        &format!(
+            "{SUBSCRIBER_SELECT} AND (s.channel_id = (SELECT channel_id FROM messages WHERE id = ?1) OR s.channel_id = ?2) \
+             ORDER BY s.user_id"
+        ),
+        message_id,
+        target_channel_id
+    )
+}
+
+/// The distinct senders of the topic of message `message_id` (Zulip's topic participants,
+/// for topic wildcard flags and the wildcard mention rule).
+pub fn topic_sender_ids_stmt(db: &D1Database, message_id: i64) -> Result<D1PreparedStatement> {
+    query!(
+        db,
+        "SELECT DISTINCT sender_id AS user_id, 0 AS flags FROM messages \
+         WHERE recipient_id = (SELECT recipient_id FROM messages WHERE id = ?1) \
+         AND topic = (SELECT topic FROM messages WHERE id = ?1) COLLATE NOCASE",
+        message_id
     )
 }
 
@@ -290,28 +321,6 @@ pub fn ensure_notification_bot_stmt(db: &D1Database, realm_id: i64, now: i64) ->
         NOTIFICATION_BOT_NAME,
         now,
         Role::Member
-    )
-}
-
-/// The organization's delete settings, group settings resolved to group ids.
-#[derive(Debug, Clone, Deserialize)]
-pub struct DeleteSettingsRow {
-    pub can_delete_any_message_group: i64,
-    pub can_delete_own_message_group: i64,
-    pub message_content_delete_limit_seconds: Option<i64>,
-}
-
-pub fn delete_settings_stmt(db: &D1Database, realm_id: i64) -> Result<D1PreparedStatement> {
-    query!(
-        db,
-        "SELECT COALESCE(r.can_delete_any_message_group, (SELECT g.id FROM user_groups g WHERE g.realm_id = r.id \
-           AND g.name = ?2 AND g.is_system_group = 1), 0) AS can_delete_any_message_group, \
-         COALESCE(r.can_delete_own_message_group, (SELECT g.id FROM user_groups g WHERE g.realm_id = r.id \
-           AND g.name = ?3 AND g.is_system_group = 1), 0) AS can_delete_own_message_group, \
-         r.message_content_delete_limit_seconds FROM realms r WHERE r.id = ?1",
-        realm_id,
-        system_groups::ADMINISTRATORS,
-        system_groups::EVERYONE
     )
 }
 

@@ -150,16 +150,6 @@ pub fn by_ids_stmt(db: &D1Database, realm_id: i64, ids_json: &str) -> Result<D1P
     )
 }
 
-/// The number of distinct senders of a topic (Zulip's "participants" for topic wildcards).
-pub fn topic_participant_count_stmt(db: &D1Database, recipient_id: i64, topic: &str) -> Result<D1PreparedStatement> {
-    query!(
-        db,
-        "SELECT COUNT(DISTINCT sender_id) AS n FROM messages WHERE recipient_id = ?1 AND topic = ?2 COLLATE NOCASE",
-        recipient_id,
-        topic
-    )
-}
-
 /// The message `message_id` of the realm with the caller's flags (`um_flags`, null without
 /// a row), its channel's name, privacy and history setting, and whether the caller is
 /// subscribed: everything the access rule reads, in one statement.

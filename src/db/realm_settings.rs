@@ -13,6 +13,11 @@ pub const GROUP_SETTING_DEFAULTS: &[(&str, &str)] = &[
     ("can_add_custom_emoji_group", system_groups::MEMBERS),
 ];
 
+/// Group settings read with their default the same way, which organization creation leaves
+/// null (Zulip's default applies while they are).
+const DELETE_GROUP_DEFAULTS: &[(&str, &str)] =
+    &[("can_delete_any_message_group", system_groups::ADMINISTRATORS), ("can_delete_own_message_group", system_groups::EVERYONE)];
+
 #[derive(Debug, Clone, Deserialize)]
 pub struct RealmSettingsRow {
     pub realm_id: i64,
@@ -27,6 +32,9 @@ pub struct RealmSettingsRow {
     pub can_move_messages_between_topics_group: i64,
     pub can_mention_many_users_group: i64,
     pub can_add_custom_emoji_group: i64,
+    pub can_delete_any_message_group: i64,
+    pub can_delete_own_message_group: i64,
+    pub message_content_delete_limit_seconds: Option<i64>,
     pub empty_topic_display_name: String,
     pub topics_policy: String,
     pub message_edit_history_visibility_policy: String,
@@ -53,6 +61,9 @@ impl RealmSettingsRow {
             can_move_messages_between_topics_group: 1,
             can_mention_many_users_group: 1,
             can_add_custom_emoji_group: 1,
+            can_delete_any_message_group: 1,
+            can_delete_own_message_group: 1,
+            message_content_delete_limit_seconds: None,
             empty_topic_display_name: "general chat".into(),
             topics_policy: "allow_empty_topic".into(),
             message_edit_history_visibility_policy: "all".into(),
@@ -71,14 +82,14 @@ pub fn by_realm_id_stmt(db: &D1Database, realm_id: i64) -> Result<D1PreparedStat
              AND g.is_system_group = 1), 0) AS {column}"
         )
     };
-    let groups: Vec<String> = GROUP_SETTING_DEFAULTS.iter().map(|(c, d)| group(c, d)).collect();
+    let groups: Vec<String> = GROUP_SETTING_DEFAULTS.iter().chain(DELETE_GROUP_DEFAULTS).map(|(c, d)| group(c, d)).collect();
     query!(
         db,
         &format!(
             "SELECT r.id AS realm_id, r.string_id, r.allow_message_editing, r.message_content_edit_limit_seconds, \
              r.move_messages_within_stream_limit_seconds, r.move_messages_between_streams_limit_seconds, {}, \
              r.empty_topic_display_name, r.topics_policy, r.message_edit_history_visibility_policy, \
-             r.max_message_length, r.max_topic_length, r.settings_version FROM realms r WHERE r.id = ?1",
+             r.max_message_length, r.max_topic_length, r.message_content_delete_limit_seconds, r.settings_version FROM realms r WHERE r.id = ?1",
             groups.join(", ")
         ),
         realm_id

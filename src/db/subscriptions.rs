@@ -110,9 +110,13 @@ pub fn all_subscribers_stmt(db: &D1Database, realm_id: i64) -> Result<D1Prepared
     )
 }
 
-/// The number of active subscriptions of a channel (`n`).
-pub fn subscriber_count_stmt(db: &D1Database, channel_id: i64) -> Result<D1PreparedStatement> {
-    query!(db, "SELECT COUNT(*) AS n FROM subscriptions WHERE channel_id = ?1 AND active = 1", channel_id)
+/// The number of active subscriptions of the channel of message `message_id` (`n`).
+pub fn subscriber_count_stmt(db: &D1Database, message_id: i64) -> Result<D1PreparedStatement> {
+    query!(
+        db,
+        "SELECT COUNT(*) AS n FROM subscriptions WHERE channel_id = (SELECT channel_id FROM messages WHERE id = ?1) AND active = 1",
+        message_id
+    )
 }
 
 /// Active subscribers (active users) of the channels in a JSON array of ids.

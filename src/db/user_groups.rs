@@ -105,7 +105,7 @@ pub fn is_member_stmt(db: &D1Database, realm_id: i64, group_id: i64, user_id: i6
 }
 
 /// The answer of [`is_member_stmt`].
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Clone, Deserialize)]
 pub struct IsMemberRow {
     pub is_member: i64,
 }

@@ -408,7 +408,7 @@ pub fn by_delivery_email_stmt(db: &D1Database, realm_id: i64, email: &str) -> Re
     query!(db, &format!("SELECT {COLUMNS} FROM users u WHERE u.realm_id = ?1 AND u.delivery_email = ?2"), realm_id, email)
 }
 
-/// The owner of a bot (`bot_owner_id`, null for a person).
-pub fn bot_owner_stmt(db: &D1Database, user_id: i64) -> Result<D1PreparedStatement> {
-    query!(db, "SELECT bot_owner_id FROM users WHERE id = ?1", user_id)
+/// The owner of a message's sender (`bot_owner_id`, null for a person).
+pub fn sender_bot_owner_stmt(db: &D1Database, message_id: i64) -> Result<D1PreparedStatement> {
+    query!(db, "SELECT u.bot_owner_id FROM messages m JOIN users u ON u.id = m.sender_id WHERE m.id = ?1", message_id)
 }

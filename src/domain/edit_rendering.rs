@@ -1,10 +1,10 @@
-//! Rendering edited content: the project's renderer through `domain::rendering` (one D1
-//! round trip to resolve mentions), in the shape the edit and notification paths use.
+//! Rendering edited content: the project's renderer through `domain::rendering`, in the
+//! shape the edit path uses.
 
-use worker::D1Database;
+use std::collections::HashMap;
 
-use crate::domain::rendering::render_content;
-use crate::error::ApiResult;
+use crate::domain::rendering::render_resolved;
+use crate::markdown::Resolved;
 
 #[derive(Debug, Clone, Default)]
 pub struct Rendered {
@@ -16,14 +16,22 @@ pub struct Rendered {
     pub topic_wildcard: bool,
 }
 
-/// `realm_url`: the organization's URL; `translate_emoticons`: the author's setting of that name.
-pub async fn render(db: &D1Database, realm_id: i64, realm_url: &str, content: &str, translate_emoticons: bool) -> ApiResult<Rendered> {
-    let (rendered, mentioned) = render_content(db, realm_id, realm_url, content, translate_emoticons).await?;
-    Ok(Rendered {
+/// Renders edited content with what its references resolved to (read in the edit's read
+/// batch). `realm_url`: the organization's URL; `translate_emoticons`: the author's setting
+/// of that name.
+pub fn render(
+    content: &str,
+    resolved: Resolved,
+    group_members: &HashMap<i64, Vec<i64>>,
+    realm_url: &str,
+    translate_emoticons: bool,
+) -> Rendered {
+    let (rendered, mentioned) = render_resolved(content, resolved, group_members, realm_url, translate_emoticons);
+    Rendered {
         html: rendered.html,
         is_me_message: rendered.is_me_message,
         mentioned_user_ids: mentioned.into_iter().collect(),
         stream_wildcard: rendered.stream_wildcard,
         topic_wildcard: rendered.topic_wildcard,
-    })
+    }
 }

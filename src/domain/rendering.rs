@@ -126,10 +126,22 @@ pub async fn render_content(
 ) -> ApiResult<(Rendered, BTreeSet<i64>)> {
     let mut batch = Batch::new();
     let reads = ResolutionReads::add(&mut batch, db, realm_id, &markdown::references(content), None)?;
-    let (mut resolved, members) = reads.take(&batch.run(db).await?)?;
+    let (resolved, members) = reads.take(&batch.run(db).await?)?;
+    Ok(render_resolved(content, resolved, &members, realm_url, translate_emoticons))
+}
+
+/// Renders `content` with what [`ResolutionReads`] found; answers the rendering and the
+/// personally mentioned user ids.
+pub fn render_resolved(
+    content: &str,
+    mut resolved: Resolved,
+    group_members: &HashMap<i64, Vec<i64>>,
+    realm_url: &str,
+    translate_emoticons: bool,
+) -> (Rendered, BTreeSet<i64>) {
     resolved.translate_emoticons = translate_emoticons;
     resolved.realm_url = realm_url.to_string();
     let rendered = markdown::render(content, &resolved);
-    let mentioned = mentioned_user_ids(&rendered, &members);
-    Ok((rendered, mentioned))
+    let mentioned = mentioned_user_ids(&rendered, group_members);
+    (rendered, mentioned)
 }
