@@ -105,7 +105,7 @@ pub async fn jwt_fetch_api_key(ctx: &RequestContext) -> ApiResult<Reply> {
     if include_profile {
         let host = crate::api::users::realm_host(ctx);
         let opts = UserDictOptions { realm_host: host, client_gravatar: false };
-        body["user"] = user_dict(&user, &user, &opts);
+        body["user"] = user_dict(user, user, &opts);
     }
     Ok(Reply::json(body))
 }
