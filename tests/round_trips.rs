@@ -504,3 +504,38 @@ fn moving_messages_costs_authentication_one_read_and_one_batch_with_the_notices(
     assert_eq!(round_trips(resolve("✔ u2")), 3);
     assert_eq!(round_trips(resolve("u2")), 3);
 }
+
+#[test]
+fn the_organizations_users_with_their_profile_data_cost_one_round_trip_after_authentication() {
+    let hamlet = Client::dev("hamlet@zulip.com");
+    hamlet.get("/users/me", &[]).success();
+    assert_eq!(round_trips(hamlet.get("/users", &[("include_custom_profile_fields", "true")])), 2);
+}
+
+#[test]
+fn deactivating_and_reactivating_a_user_cost_authentication_one_read_and_one_batch() {
+    let user = accounts::new_user("trips");
+    let iago = Client::dev("iago@zulip.com");
+    iago.get("/users/me", &[]).success();
+    assert_eq!(round_trips(iago.delete(&format!("/users/{}", user.user_id), &[])), 3);
+    assert_eq!(round_trips(iago.post(&format!("/users/{}/reactivate", user.user_id), &[])), 3);
+}
+
+#[test]
+fn regenerating_ones_api_key_costs_authentication_one_read_and_one_batch() {
+    let user = accounts::new_user("trips");
+    user.get("/users/me", &[]).success();
+    assert_eq!(round_trips(user.post("/users/me/api_key/regenerate", &[])), 3);
+}
+
+#[test]
+fn saving_a_draft_costs_authentication_one_read_and_one_batch() {
+    let hamlet = Client::dev("hamlet@zulip.com");
+    let channel_id = hamlet.get("/get_stream_id", &[("stream", "Verona")]).success()["stream_id"].as_i64().unwrap();
+    hamlet.get("/users/me", &[]).success();
+    let draft = format!(r#"{{"type": "stream", "to": [{channel_id}], "topic": "trips", "content": "draft", "timestamp": 1700000000}}"#);
+    let created = hamlet.post("/drafts", &[("drafts", format!("[{draft}]").as_str())]);
+    let id = created.body["ids"][0].as_i64().expect("draft id");
+    assert_eq!(round_trips(created), 3);
+    assert_eq!(round_trips(hamlet.patch(&format!("/drafts/{id}"), &[("draft", draft.as_str())])), 3);
+}
