@@ -90,6 +90,28 @@ impl Registry {
         }
     }
 
+    /// The queues that want the dispatched event, by shard, with the organization they
+    /// belong to; `None` when none does. The audience is the queues of the users the
+    /// dispatch lists (with each user's flags), or every queue for `everyone`.
+    fn targets(&self, dispatch: &Dispatch) -> Option<(i64, BTreeMap<u32, Vec<Target>>)> {
+        let listed = dispatch
+            .users
+            .iter()
+            .flat_map(|user| self.by_user.get(&user.id).into_iter().flatten().map(move |entry| (entry, user.flags.as_ref())));
+        let everyone = self.by_user.values().flatten().map(|entry| (entry, None));
+        let audience: Box<dyn Iterator<Item = (&Entry, Option<&Vec<String>>)>> =
+            if dispatch.everyone { Box::new(everyone) } else { Box::new(listed) };
+        let mut realm = None;
+        let mut by_shard: BTreeMap<u32, Vec<Target>> = BTreeMap::new();
+        for (entry, flags) in audience {
+            if queue_wants(&entry.spec, &dispatch.event, flags.map(Vec::as_slice)) {
+                realm = Some(entry.spec.realm_id);
+                by_shard.entry(entry.shard).or_default().push(Target { queue_id: entry.queue_id.clone(), flags: flags.cloned() });
+            }
+        }
+        realm.map(|realm_id| (realm_id, by_shard))
+    }
+
     /// The lowest-numbered shard with room: shards open as queues grow.
     fn pick_shard(&self, per_shard: usize) -> u32 {
         (0..).find(|s| self.per_shard.get(s).copied().unwrap_or(0) < per_shard).unwrap_or(0)
@@ -246,27 +268,10 @@ impl Hub {
     /// retry of a try whose answer was lost) is stored once. No `await`: the writes commit
     /// together before the answer leaves.
     fn enqueue(&self, dispatch: Dispatch) -> Result<bool> {
-        let mut by_shard: BTreeMap<u32, Vec<Target>> = BTreeMap::new();
-        let mut realm = None;
-        {
-            let registry = self.registry.borrow();
-            let Some(registry) = registry.as_ref() else { return Ok(false) };
-            let listed = dispatch
-                .users
-                .iter()
-                .flat_map(|user| registry.by_user.get(&user.id).into_iter().flatten().map(move |entry| (entry, user.flags.as_ref())));
-            let everyone = registry.by_user.values().flatten().map(|entry| (entry, None));
-            let audience: Box<dyn Iterator<Item = (&Entry, Option<&Vec<String>>)>> =
-                if dispatch.everyone { Box::new(everyone) } else { Box::new(listed) };
-            for (entry, flags) in audience {
-                if queue_wants(&entry.spec, &dispatch.event, flags.map(Vec::as_slice)) {
-                    realm = Some(entry.spec.realm_id);
-                    by_shard.entry(entry.shard).or_default().push(Target { queue_id: entry.queue_id.clone(), flags: flags.cloned() });
-                }
-            }
-        }
-        // No queue wants it: nothing to order or store.
-        let Some(realm_id) = realm else { return Ok(false) };
+        let Some((realm_id, by_shard)) = self.registry.borrow().as_ref().and_then(|registry| registry.targets(&dispatch)) else {
+            // No queue wants it: nothing to order or store.
+            return Ok(false);
+        };
         let Some(seq) = self.sequence_number(dispatch.dispatch_id.as_deref())? else { return Ok(false) };
         let sql = self.sql();
         for (shard, targets) in by_shard {
@@ -411,4 +416,73 @@ fn random_token() -> Result<String> {
     let mut bytes = [0u8; 16];
     getrandom::getrandom(&mut bytes).map_err(|e| worker::Error::RustError(e.to_string()))?;
     Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::protocol::{Capabilities, EventUser};
+
+    fn queue(queue_id: &str, user_id: i64, shard: u32, event_types: Option<&[&str]>) -> Entry {
+        let spec = QueueSpec {
+            realm_id: 7,
+            user_id,
+            event_types: event_types.map(|types| types.iter().map(|t| t.to_string()).collect()),
+            narrow: vec![],
+            all_public_streams: false,
+            apply_markdown: true,
+            client_gravatar: false,
+            capabilities: Capabilities::default(),
+            realm_empty_topic_display_name: String::new(),
+        };
+        Entry { queue_id: queue_id.into(), shard, spec }
+    }
+
+    fn registry() -> Registry {
+        let mut registry = Registry::default();
+        registry.add(queue("0:a", 1, 0, None));
+        registry.add(queue("0:b", 2, 0, Some(&["message"])));
+        registry.add(queue("1:c", 3, 1, None));
+        registry
+    }
+
+    fn dispatch(users: &[i64], everyone: bool) -> Dispatch {
+        Dispatch {
+            dispatch_id: None,
+            event: json!({"type": "user_status", "user_id": 1}),
+            users: users.iter().map(|id| EventUser::plain(*id)).collect(),
+            everyone,
+            sender_queue_id: None,
+            local_id: None,
+        }
+    }
+
+    fn queue_ids(targets: &BTreeMap<u32, Vec<Target>>) -> Vec<&str> {
+        let mut ids: Vec<&str> = targets.values().flatten().map(|t| t.queue_id.as_str()).collect();
+        ids.sort_unstable();
+        ids
+    }
+
+    #[test]
+    fn an_event_for_everyone_reaches_every_queue_that_wants_it() {
+        let (realm_id, targets) = registry().targets(&dispatch(&[], true)).expect("targets");
+        assert_eq!(realm_id, 7);
+        // 0:b asked for message events only.
+        assert_eq!(queue_ids(&targets), ["0:a", "1:c"]);
+        assert_eq!(targets.keys().copied().collect::<Vec<_>>(), [0, 1]);
+    }
+
+    #[test]
+    fn an_event_for_listed_users_reaches_only_their_queues() {
+        let (_, targets) = registry().targets(&dispatch(&[3], false)).expect("targets");
+        assert_eq!(queue_ids(&targets), ["1:c"]);
+    }
+
+    #[test]
+    fn an_event_no_queue_wants_has_no_targets() {
+        assert!(registry().targets(&dispatch(&[2], false)).is_none());
+        assert!(registry().targets(&dispatch(&[], false)).is_none());
+    }
 }
