@@ -102,6 +102,9 @@ def fuzz(persona, auth, schema):
         "--workers", "2",
         "--request-timeout", "30",
         "--continue-on-failure",
+        # Hypothesis times its own data generation; on a loaded 2-core machine that check
+        # fails now and then with the fixed seed. It says nothing about the server.
+        "--suppress-health-check", "too_slow",
     ]
     for operation_id in EXCLUDED_OPERATIONS:
         cmd += ["--exclude-operation-id", operation_id]
