@@ -539,3 +539,14 @@ fn saving_a_draft_costs_authentication_one_read_and_one_batch() {
     assert_eq!(round_trips(created), 3);
     assert_eq!(round_trips(hamlet.patch(&format!("/drafts/{id}"), &[("draft", draft.as_str())])), 3);
 }
+
+#[test]
+fn sending_a_link_to_an_upload_costs_one_read_with_authentication_and_one_write() {
+    let hamlet = Client::dev("hamlet@zulip.com");
+    let othello = Client::dev("othello@zulip.com");
+    send_direct(&hamlet, &[othello.user_id], "warm");
+    let url = upload_support::upload(&hamlet, "trips-link.txt", b"t");
+    let form = [("type", "direct"), ("to", &format!("[{}]", othello.user_id)), ("content", &format!("[file]({url})"))];
+    // The attachment event's reads run in the write batch, after the link.
+    assert_eq!(round_trips(hamlet.post("/messages", &form)), 2);
+}

@@ -222,7 +222,7 @@ impl PlannedNotices {
         for (item, pending) in self.items.iter().zip(pending.0) {
             match (item, pending) {
                 (Planned::Send(m), Pending::Send(pending)) => {
-                    message_send::finish_send(&ctx.db, &ctx.env, &m.plan, &m.send, results, pending).await?;
+                    message_send::finish_send(&ctx.env, &m.plan, &m.send, results, pending).await?;
                 }
                 (Planned::Withdraw { .. }, Pending::Withdraw(pending)) => {
                     message_delete::finish_deletion(ctx, realm_id, results, pending).await?

@@ -17,6 +17,7 @@ use crate::db::batch::{Batch, BatchResults, Slot};
 use crate::realm_cache::RealmState;
 
 use crate::actions::channels::Principal;
+use crate::actions::uploads::{send_linked, LinkedReads};
 use crate::db::direct_message_groups;
 use crate::db::messages::{self, MessageRow, NewMessage, RecipientRef};
 use crate::db::realm_settings::RealmSettingsRow;
@@ -647,13 +648,13 @@ pub async fn commit_send(
     let mut batch = Batch::new();
     let pending = add_send_writes(&mut batch, db, plan, req, guard)?;
     let results = batch.run(db).await?;
-    finish_send(db, env, plan, req, &results, pending).await
+    finish_send(env, plan, req, &results, pending).await
 }
 
 /// Where a planned message's writes sit in a batch, for [`finish_send`].
 pub struct PendingSend {
     inserted: Slot<Inserted>,
-    linked_uploads: Vec<String>,
+    linked: Option<LinkedReads>,
 }
 
 /// Adds the writes of a planned message to `batch` (see [`commit_send`] for `guard`), for
@@ -700,6 +701,7 @@ pub fn add_send_writes(
     if !linked_uploads.is_empty() {
         batch.add::<Value>(crate::db::attachments::link_new_message_stmt(db, realm_id, me.id, &serde_json::to_string(&linked_uploads)?)?);
     }
+    let linked = LinkedReads::add(batch, db, me.id, &linked_uploads)?;
     if let (Some(policy), Some(c)) = (auto_policy, channel_row) {
         batch.add::<Value>(user_topics::upsert_stmt(db, realm_id, me.id, c.id, topic, *policy, now)?);
     }
@@ -708,12 +710,11 @@ pub fn add_send_writes(
             batch.add::<Value>(user_topics::upsert_stmt(db, realm_id, *user_id, c.id, topic, VisibilityPolicy::Followed, now)?);
         }
     }
-    Ok(PendingSend { inserted, linked_uploads })
+    Ok(PendingSend { inserted, linked })
 }
 
 /// The events of a message whose [`add_send_writes`] statements committed in `results`.
 pub async fn finish_send(
-    db: &D1Database,
     env: &Env,
     plan: &SendPlan,
     req: &SendRequest,
@@ -739,12 +740,14 @@ pub async fn finish_send(
     } = plan;
     let (auto_policy, now, realm_id) = (*auto_policy, *now, me.realm_id);
     let channel_row = channel_row.as_ref();
-    let PendingSend { inserted, linked_uploads } = pending;
+    let PendingSend { inserted, linked } = pending;
     let inserted = results.first(inserted)?.ok_or_else(|| ApiError::internal("message insert returned no id"))?;
 
     // --- Events, after the write committed.
-    if let Err(err) = crate::actions::uploads::notify_linked(db, env, me, &linked_uploads).await {
-        worker::console_error!("attachment events not sent: {}", err.msg);
+    match linked.map(|reads| reads.take(results)).transpose() {
+        Ok(Some(linked)) => send_linked(env, me, &linked).await,
+        Ok(None) => {}
+        Err(err) => worker::console_error!("attachment events not sent: {}", err.msg),
     }
     let (recipient_type, recipient_type_id) = match (&recipient, channel_row) {
         (RecipientRef::Id(_), Some(c)) => (RecipientType::Channel, c.id),

@@ -247,25 +247,16 @@ pub async fn finish_relink(env: &Env, editor: &UserRow, relinked: Relinked) -> V
     relinked.detached.iter().map(uploads::detached_upload_object).collect()
 }
 
-/// After a send or edit linked the sender's uploads `path_ids`: an `attachment` update
-/// event per upload, carrying its linking messages, to the uploader.
-pub async fn notify_linked(db: &worker::D1Database, env: &Env, owner: &UserRow, path_ids: &[String]) -> ApiResult<()> {
-    let mut batch = Batch::new();
-    let Some(reads) = LinkedReads::add(&mut batch, db, owner.id, path_ids)? else { return Ok(()) };
-    let results = batch.run(db).await?;
-    send_linked(env, owner, &reads.take(&results)?).await;
-    Ok(())
-}
-
 /// What the `attachment` events of newly linked uploads read: the uploads, the messages
-/// linking them, and the bytes their owner uses.
-struct LinkedReads {
+/// linking them, and the bytes their owner uses. Added to the batch that links them, after
+/// the link, so the events see it.
+pub struct LinkedReads {
     rows: Slot<AttachmentRow>,
     links: Slot<attachments::LinkRow>,
     space: Slot<attachments::SpaceUsed>,
 }
 
-struct Linked {
+pub struct Linked {
     rows: Vec<AttachmentRow>,
     links: Vec<attachments::LinkRow>,
     space: attachments::SpaceUsed,
@@ -273,7 +264,7 @@ struct Linked {
 
 impl LinkedReads {
     /// `None` when no upload was linked.
-    fn add(batch: &mut Batch, db: &worker::D1Database, owner_id: i64, path_ids: &[String]) -> ApiResult<Option<Self>> {
+    pub fn add(batch: &mut Batch, db: &worker::D1Database, owner_id: i64, path_ids: &[String]) -> ApiResult<Option<Self>> {
         if path_ids.is_empty() {
             return Ok(None);
         }
@@ -285,7 +276,7 @@ impl LinkedReads {
         }))
     }
 
-    fn take(self, results: &BatchResults) -> ApiResult<Linked> {
+    pub fn take(self, results: &BatchResults) -> ApiResult<Linked> {
         Ok(Linked {
             rows: results.rows(self.rows)?,
             links: results.rows(self.links)?,
@@ -294,7 +285,9 @@ impl LinkedReads {
     }
 }
 
-async fn send_linked(env: &Env, owner: &UserRow, linked: &Linked) {
+/// An `attachment` update event per newly linked upload, carrying its linking messages,
+/// to the uploader.
+pub async fn send_linked(env: &Env, owner: &UserRow, linked: &Linked) {
     for row in &linked.rows {
         let event = Event::Attachment(AttachmentEvent::Update {
             attachment: uploads::attachment_object(row, &linked.links),
