@@ -115,8 +115,8 @@ pub enum NamedUser<'a> {
 }
 
 impl NamedUser<'_> {
-    /// The condition on `users u` that selects the user (binds `?1`, the organization, and
-    /// `?2`, the id or the email), and a statement `sql` that holds it as `{user}`.
+    /// `sql` with `{user}` replaced by the condition on `users u` that selects the user,
+    /// bound to `?1` (the organization) and `?2` (the id or the email).
     fn stmt(&self, db: &D1Database, realm_id: i64, sql: &str) -> Result<D1PreparedStatement> {
         match *self {
             NamedUser::Id(id) => query!(db, &sql.replace("{user}", "u.realm_id = ?1 AND u.id = ?2"), realm_id, id),
