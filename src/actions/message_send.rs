@@ -736,7 +736,7 @@ pub async fn finish_send(
         named_users,
         linkifiers,
         date_sent: now,
-        may_notify_push: _,
+        ..
     } = plan;
     let (auto_policy, now, realm_id) = (*auto_policy, *now, me.realm_id);
     let channel_row = channel_row.as_ref();

@@ -75,28 +75,18 @@ pub struct ProfileValueRow {
     pub rendered_value: Option<String>,
 }
 
+/// Profile values `v` of the organization `?1`'s fields `f`.
+const VALUES: &str = "SELECT v.user_id, v.field_id, v.value, v.rendered_value FROM custom_profile_field_values v \
+    JOIN custom_profile_fields f ON f.id = v.field_id AND f.realm_id = ?1";
+
 /// The values held by the organization's users, or by one user (`user_id`).
 pub fn values_stmt(db: &D1Database, realm_id: i64, user_id: Option<i64>) -> Result<D1PreparedStatement> {
-    query!(
-        db,
-        "SELECT v.user_id, v.field_id, v.value, v.rendered_value FROM custom_profile_field_values v \
-         JOIN custom_profile_fields f ON f.id = v.field_id AND f.realm_id = ?1 \
-         WHERE ?2 IS NULL OR v.user_id = ?2 ORDER BY v.user_id, f.sort_order, f.id",
-        realm_id,
-        user_id
-    )
+    query!(db, &format!("{VALUES} WHERE ?2 IS NULL OR v.user_id = ?2 ORDER BY v.user_id, f.sort_order, f.id"), realm_id, user_id)
 }
 
 /// The values held by the user a path names.
 pub fn values_of_named_stmt(db: &D1Database, realm_id: i64, who: NamedUser<'_>) -> Result<D1PreparedStatement> {
-    super::users::about_named_stmt(
-        db,
-        realm_id,
-        who,
-        "SELECT v.user_id, v.field_id, v.value, v.rendered_value FROM custom_profile_field_values v \
-         JOIN custom_profile_fields f ON f.id = v.field_id AND f.realm_id = ?1 \
-         WHERE v.user_id = {user_id} ORDER BY f.sort_order, f.id",
-    )
+    super::users::about_named_stmt(db, realm_id, who, &format!("{VALUES} WHERE v.user_id = {{user_id}} ORDER BY f.sort_order, f.id"))
 }
 
 pub async fn values(db: &D1Database, realm_id: i64, user_id: Option<i64>) -> Result<Vec<ProfileValueRow>> {

@@ -117,10 +117,6 @@ pub fn by_id_stmt(db: &D1Database, realm_id: i64, group_id: i64) -> Result<D1Pre
     query!(db, &format!("SELECT {GROUP_COLUMNS} FROM user_groups g WHERE g.realm_id = ?1 AND g.id = ?2"), realm_id, group_id)
 }
 
-pub async fn by_id(db: &D1Database, realm_id: i64, group_id: i64) -> Result<Option<UserGroupRow>> {
-    super::first(by_id_stmt(db, realm_id, group_id)?).await
-}
-
 /// The organization's groups among `ids` (a JSON list).
 pub fn by_ids_stmt(db: &D1Database, realm_id: i64, ids_json: &str) -> Result<D1PreparedStatement> {
     query!(

@@ -96,8 +96,11 @@ pub async fn by_id(db: &D1Database, realm_id: i64, user_id: i64) -> Result<Optio
 
 /// A user of the organization by id, for a batch.
 pub fn by_id_stmt(db: &D1Database, realm_id: i64, user_id: i64) -> Result<D1PreparedStatement> {
-    query!(db, &format!("SELECT {COLUMNS} FROM users u WHERE u.realm_id = ?1 AND u.id = ?2"), realm_id, user_id)
+    query!(db, &format!("SELECT {COLUMNS} FROM users u WHERE {BY_ID}"), realm_id, user_id)
 }
+
+/// The user of organization `?1` whose id is `?2`.
+const BY_ID: &str = "u.realm_id = ?1 AND u.id = ?2";
 
 /// A user by login email: the API email or the real address, case-insensitively.
 /// The user of organization `?1` whose delivery email or email is `?2` (any case).
@@ -119,7 +122,7 @@ impl NamedUser<'_> {
     /// bound to `?1` (the organization) and `?2` (the id or the email).
     fn stmt(&self, db: &D1Database, realm_id: i64, sql: &str) -> Result<D1PreparedStatement> {
         match *self {
-            NamedUser::Id(id) => query!(db, &sql.replace("{user}", "u.realm_id = ?1 AND u.id = ?2"), realm_id, id),
+            NamedUser::Id(id) => query!(db, &sql.replace("{user}", BY_ID), realm_id, id),
             NamedUser::Email(email) => query!(db, &sql.replace("{user}", BY_EMAIL), realm_id, email),
         }
     }
@@ -127,7 +130,10 @@ impl NamedUser<'_> {
 
 /// The user a path names.
 pub fn named_stmt(db: &D1Database, realm_id: i64, who: NamedUser<'_>) -> Result<D1PreparedStatement> {
-    who.stmt(db, realm_id, &format!("SELECT {COLUMNS} FROM users u WHERE {{user}}"))
+    match who {
+        NamedUser::Id(id) => by_id_stmt(db, realm_id, id),
+        NamedUser::Email(email) => by_email_stmt(db, realm_id, email),
+    }
 }
 
 /// A statement about the user a path names: `sql` reads `{user_id}` for their id.
@@ -320,12 +326,6 @@ pub fn by_ids_stmt(db: &D1Database, realm_id: i64, ids_json: &str) -> Result<D1P
         realm_id,
         ids_json
     )
-}
-
-/// The users of the organization among `ids` (any state), one query whatever the count.
-pub async fn by_ids(db: &D1Database, realm_id: i64, ids: &[i64]) -> Result<Vec<UserRow>> {
-    let ids_json = serde_json::to_string(ids).unwrap_or_else(|_| "[]".into());
-    super::all(by_ids_stmt(db, realm_id, &ids_json)?).await
 }
 
 /// Applies a `PATCH /settings` change: `changes_json` (a JSON object) merged into the
