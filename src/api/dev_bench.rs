@@ -131,9 +131,17 @@ pub async fn fan_out_waiting(ctx: &RequestContext) -> ApiResult<Reply> {
 }
 
 /// # `POST /dev_bench/fan_out/wake`
-/// One storage write in `room`, then every held long-poll answers: `{"woken": n}`.
+/// One storage write in `room`, then every held long-poll answers: `{"woken": n}`. With
+/// `commit_first=true`, one D1 read and one five-write D1 batch come first: the least any
+/// send does before its event may exist (authenticate, commit the message).
 pub async fn fan_out_wake(ctx: &RequestContext) -> ApiResult<Reply> {
     require_development(ctx)?;
+    if ctx.params.bool_or("commit_first", false)? {
+        crate::db::realms::by_string_id(&ctx.db, &ctx.realm_string_id).await?;
+        let statements =
+            (0..5).map(|_| crate::db::realms::touch_stmt(&ctx.db, &ctx.realm_string_id)).collect::<worker::Result<Vec<_>>>()?;
+        crate::db::run_batch(&ctx.db, statements).await?;
+    }
     Ok(Reply::json(crate::event_queues::bench_wake(&ctx.env, &room(ctx)?).await?))
 }
 
