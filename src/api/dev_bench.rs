@@ -132,8 +132,8 @@ pub async fn fan_out_waiting(ctx: &RequestContext) -> ApiResult<Reply> {
 
 /// # `POST /dev_bench/fan_out/wake`
 /// One storage write in `room`, then every held long-poll answers: `{"woken": n}`. With
-/// `commit_first=true`, one D1 read and one five-write D1 batch come first: the least any
-/// send does before its event may exist (authenticate, commit the message).
+/// `commit_first=true`, one D1 read and one five-write D1 batch come first: the least this
+/// server's send does before its event may exist (authenticate and read, commit the message).
 pub async fn fan_out_wake(ctx: &RequestContext) -> ApiResult<Reply> {
     require_development(ctx)?;
     if ctx.params.bool_or("commit_first", false)? {
