@@ -25,6 +25,7 @@ const REGISTER_ALONE: usize = 15;
 const REGISTRATIONS: usize = 1000;
 const REGISTER_CONCURRENCY: usize = 16;
 const FAN_OUTS: [usize; 3] = [10, 100, 1000];
+const DEADLINE: Duration = Duration::from_secs(120);
 
 /// How many messages a fan-out figure is the median of. One message to 10 polls takes
 /// 7–25 ms here, and the machine's scheduling moves it by several ms, so small fan-outs
@@ -36,7 +37,6 @@ fn fan_out_rounds(n: usize) -> usize {
         5
     }
 }
-const DEADLINE: Duration = Duration::from_secs(120);
 
 /// Bare long-polls the platform refused (and the bench repeated), reported with the floor.
 static REFUSED: AtomicUsize = AtomicUsize::new(0);
@@ -297,7 +297,7 @@ fn main() {
                 goal: "time / floor ≤ 1.3, lost 0",
             },
         );
-        // What no design that commits the message before its event exists can beat.
+        // What this send cannot beat: it commits a read and a write before its event exists.
         push(
             &mut figures,
             Figure {

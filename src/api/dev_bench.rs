@@ -50,9 +50,15 @@ pub async fn d1_write(ctx: &RequestContext) -> ApiResult<Reply> {
 /// Exactly one D1 batch of five writes (updates that leave the organization's row as it was).
 pub async fn d1_batch(ctx: &RequestContext) -> ApiResult<Reply> {
     require_development(ctx)?;
+    five_write_batch(ctx).await?;
+    Ok(Reply::ok())
+}
+
+/// One D1 batch of five updates that leave the organization's row as it was.
+async fn five_write_batch(ctx: &RequestContext) -> ApiResult<()> {
     let statements = (0..5).map(|_| crate::db::realms::touch_stmt(&ctx.db, &ctx.realm_string_id)).collect::<worker::Result<Vec<_>>>()?;
     crate::db::run_batch(&ctx.db, statements).await?;
-    Ok(Reply::ok())
+    Ok(())
 }
 
 /// # `POST /dev_bench/durable_object`
@@ -138,9 +144,7 @@ pub async fn fan_out_wake(ctx: &RequestContext) -> ApiResult<Reply> {
     require_development(ctx)?;
     if ctx.params.bool_or("commit_first", false)? {
         crate::db::realms::by_string_id(&ctx.db, &ctx.realm_string_id).await?;
-        let statements =
-            (0..5).map(|_| crate::db::realms::touch_stmt(&ctx.db, &ctx.realm_string_id)).collect::<worker::Result<Vec<_>>>()?;
-        crate::db::run_batch(&ctx.db, statements).await?;
+        five_write_batch(ctx).await?;
     }
     Ok(Reply::json(crate::event_queues::bench_wake(&ctx.env, &room(ctx)?).await?))
 }
