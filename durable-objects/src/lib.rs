@@ -16,6 +16,7 @@
 mod delivery;
 mod event_queue_shard;
 pub mod protocol;
+mod queue_book;
 mod rate_limiter;
 mod realm_hub;
 mod storage;
