@@ -287,10 +287,7 @@ fn main() {
         push(
             &mut figures,
             Figure {
-                name: format!(
-                    "one message to {n} waiting long-polls, all delivered ({shards} shard{})",
-                    if shards == 1 { "" } else { "s" }
-                ),
+                name: format!("one message to {n} waiting long-polls, all delivered ({})", homes(shards)),
                 server: format!("{project:.0} ms, lost {lost}"),
                 floor: format!("{n} long-polls in ONE Durable Object, one write: {floor:.0} ms"),
                 ratio: project / floor,
@@ -511,6 +508,15 @@ fn fan_out_floor(base: &str, n: usize, commit_first: bool) -> f64 {
     median(times)
 }
 
+/// Where a fan-out's queues live: the hub holds the organization's first queues.
+fn homes(shards: usize) -> String {
+    match shards {
+        0 => "queues in the hub".to_string(),
+        1 => "queues in the hub and 1 shard".to_string(),
+        n => format!("queues in the hub and {n} shards"),
+    }
+}
+
 fn register(api: &Api, user: &User) -> String {
     let body = api.ok("POST", "/register", Some(user), &[("event_types", r#"["message"]"#), ("fetch_event_types", "[]")]);
     body["queue_id"].as_str().unwrap().to_string()
@@ -518,7 +524,7 @@ fn register(api: &Api, user: &User) -> String {
 
 /// One message to `n` waiting long-polls, [`fan_out_rounds`] times: the median time until every one
 /// has answered with it, the deliveries lost (over all rounds), the time registering the
-/// queues took (16 at a time) and the number of shards holding them.
+/// queues took (16 at a time) and the number of shards holding them (besides the hub).
 fn fan_out(base: &str, sender: &User, receiver: &User, n: usize) -> (f64, usize, f64, usize) {
     let ids = Arc::new(Mutex::new(Vec::with_capacity(n)));
     let receiver_for_register = receiver.clone();
@@ -533,7 +539,7 @@ fn fan_out(base: &str, sender: &User, receiver: &User, n: usize) -> (f64, usize,
         base,
     );
     let queue_ids: Arc<Vec<String>> = Arc::new(ids.lock().unwrap().clone());
-    // Shards are numbered from 0 and open in order.
+    // Shards are numbered from 0 and open in order, once the hub holds its share (`h:`).
     let shards = queue_ids.iter().filter_map(|q| q.split(':').next()?.parse::<usize>().ok()).max().map_or(0, |s| s + 1);
     let last_ids = Arc::new(Mutex::new(vec![-1i64; n]));
     let to = format!("[{}]", receiver.id);

@@ -1,12 +1,12 @@
 //! The worker's side of event queues: registering a queue with the organization's
-//! `RealmHub`, and reaching a queue's `EventQueueShard` (named by the shard that the queue
-//! id encodes) to poll or delete it.
+//! `RealmHub`, and reaching the object that holds a queue (the hub, or the
+//! `EventQueueShard` the queue id names) to poll or delete it.
 
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 use serde_json::Value;
 use team_chat_durable_objects::protocol::{
-    bindings, command_request, shard_name, shard_of_queue_id, HubCommand, Polled, QueueSpec, Registered, ShardCommand, ShardError,
+    bindings, command_request, home_of_queue_id, shard_name, HubCommand, Polled, QueueHome, QueueSpec, Registered, ShardCommand, ShardError,
 };
 use worker::{Env, Response, Stub};
 
@@ -18,10 +18,13 @@ fn hub(env: &Env, realm_id: i64) -> ApiResult<Stub> {
     Ok(env.durable_object(bindings::REALM_HUB)?.id_from_name(&realm_id.to_string())?.get_stub()?)
 }
 
-/// The shard holding `queue_id`; a queue id that names no shard is a bad queue id.
-fn shard(env: &Env, realm_id: i64, queue_id: &str) -> ApiResult<Stub> {
-    let shard = shard_of_queue_id(queue_id).ok_or_else(|| ApiError::bad_event_queue_id(queue_id))?;
+fn shard(env: &Env, realm_id: i64, shard: u32) -> ApiResult<Stub> {
     Ok(env.durable_object(bindings::EVENT_QUEUE_SHARD)?.id_from_name(&shard_name(realm_id, shard))?.get_stub()?)
+}
+
+/// Where `queue_id` lives; a queue id that names no home is a bad queue id.
+fn home(queue_id: &str) -> ApiResult<QueueHome> {
+    home_of_queue_id(queue_id).ok_or_else(|| ApiError::bad_event_queue_id(queue_id))
 }
 
 async fn call<C: Serialize, T: DeserializeOwned>(stub: &Stub, command: &C) -> ApiResult<(u16, Option<T>, Option<ShardError>)> {
@@ -59,15 +62,31 @@ pub async fn poll(
     last_event_id: Option<i64>,
     dont_block: bool,
 ) -> ApiResult<Vec<Value>> {
-    let command = ShardCommand::Poll { queue_id: queue_id.to_string(), user_id, last_event_id, dont_block };
-    let (status, polled, _) = call::<_, Polled>(&shard(env, realm_id, queue_id)?, &command).await?;
+    let queue_id_s = queue_id.to_string();
+    let (status, polled, _) = match home(queue_id)? {
+        QueueHome::Hub => {
+            let command = HubCommand::<Value>::Poll { queue_id: queue_id_s, user_id, last_event_id, dont_block };
+            call::<_, Polled>(&hub(env, realm_id)?, &command).await?
+        }
+        QueueHome::Shard(n) => {
+            let command = ShardCommand::Poll { queue_id: queue_id_s, user_id, last_event_id, dont_block };
+            call::<_, Polled>(&shard(env, realm_id, n)?, &command).await?
+        }
+    };
     polled.map(|p| p.events).ok_or_else(|| refusal(queue_id, status))
 }
 
 /// Deletes the queue (ending a pending long-poll on it) and removes it from the hub.
 pub async fn delete(env: &Env, realm_id: i64, user_id: i64, queue_id: &str) -> ApiResult<()> {
-    let command = ShardCommand::DeleteQueue { queue_id: queue_id.to_string(), user_id };
-    let (status, done, _) = call::<_, Value>(&shard(env, realm_id, queue_id)?, &command).await?;
+    let queue_id_s = queue_id.to_string();
+    let (status, done, _) = match home(queue_id)? {
+        QueueHome::Hub => {
+            call::<_, Value>(&hub(env, realm_id)?, &HubCommand::<Value>::DeleteQueue { queue_id: queue_id_s, user_id }).await?
+        }
+        QueueHome::Shard(n) => {
+            call::<_, Value>(&shard(env, realm_id, n)?, &ShardCommand::DeleteQueue { queue_id: queue_id_s, user_id }).await?
+        }
+    };
     done.map(|_| ()).ok_or_else(|| refusal(queue_id, status))
 }
 
@@ -99,13 +118,13 @@ pub async fn bench_wake(env: &Env, room: &str) -> ApiResult<Value> {
     woken.ok_or_else(|| ApiError::internal("bench room did not answer"))
 }
 
-/// How many long-polls wait in the organization's shards `0..shards` (`make bench` sends
-/// its fan-out message only once every one waits).
+/// How many long-polls wait in the organization's hub and its shards `0..shards` (`make
+/// bench` sends its fan-out message only once every one waits).
 pub async fn bench_waiting_polls(env: &Env, realm_id: i64, shards: u32) -> ApiResult<u64> {
-    let mut waiting = 0;
-    for shard in 0..shards {
-        let stub = env.durable_object(bindings::EVENT_QUEUE_SHARD)?.id_from_name(&shard_name(realm_id, shard))?.get_stub()?;
-        let (_, counted, _) = call::<_, Value>(&stub, &ShardCommand::BenchWaitingPolls).await?;
+    let (_, counted, _) = call::<_, Value>(&hub(env, realm_id)?, &HubCommand::<Value>::BenchWaitingPolls).await?;
+    let mut waiting = counted.and_then(|c| c["waiting"].as_u64()).unwrap_or(0);
+    for n in 0..shards {
+        let (_, counted, _) = call::<_, Value>(&shard(env, realm_id, n)?, &ShardCommand::BenchWaitingPolls).await?;
         waiting += counted.and_then(|c| c["waiting"].as_u64()).unwrap_or(0);
     }
     Ok(waiting)

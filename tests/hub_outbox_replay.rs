@@ -18,7 +18,9 @@ use server_support::*;
 fn an_event_its_shard_refused_through_every_retry_arrives_by_the_hubs_replay() {
     let (state, port) = own_server_address();
     // The hub tries a delivery 4 times (`protocol::ATTEMPTS`): the first event's all fail.
-    let server = Server::start(&state, port, &["EVENT_QUEUE_SHARD_FAULT_FIRST:4", "EVENT_QUEUE_IDLE_TIMEOUT_SECS:600"]);
+    // The hub holds no queue itself, so every delivery crosses to a shard.
+    let server =
+        Server::start(&state, port, &["EVENT_QUEUE_SHARD_FAULT_FIRST:4", "EVENT_QUEUES_IN_HUB:0", "EVENT_QUEUE_IDLE_TIMEOUT_SECS:600"]);
 
     let hamlet = Client::dev("hamlet@zulip.com");
     let mut queue = register_for(&hamlet, r#"["message"]"#);

@@ -3,8 +3,9 @@
 //! Both objects take one typed command per request, the same way: a `POST` whose JSON body
 //! is a [`HubCommand`] or a [`ShardCommand`] (tagged by `command`), built with
 //! [`command_request`] and read with [`read_command`]. The answers:
-//! - hub `register` -> [`Registered`]; `dispatch` -> 200 once stored in the hub's outbox;
-//!   `unregister`, `ping` -> 200
+//! - hub `register` -> [`Registered`]; `dispatch` -> 200 once stored (in the hub's queues
+//!   and its outbox); `unregister`, `ping` -> 200; `poll` and `delete_queue` on a queue the
+//!   hub holds answer as a shard's do
 //! - shard `create_queue` -> 200; `deliver` -> [`Delivered`]; `poll` -> [`Polled`], or
 //!   400/403 [`ShardError`]; `delete_queue` -> 200, or 400/403 [`ShardError`]
 //! - shard `bench_*` (development only, `make bench`): the fan-out floor and the count of
@@ -121,6 +122,12 @@ pub enum HubCommand<E = Value> {
     Unregister(Unregister),
     /// Answer at once (`make bench`'s Durable Object round trip).
     Ping,
+    /// `GET /events` on a queue the hub holds (as [`ShardCommand::Poll`]).
+    Poll { queue_id: String, user_id: i64, last_event_id: Option<i64>, dont_block: bool },
+    /// `DELETE /events` on a queue the hub holds.
+    DeleteQueue { queue_id: String, user_id: i64 },
+    /// Development only: how many `Poll`s wait in the hub.
+    BenchWaitingPolls,
 }
 
 /// What an `EventQueueShard` does for one request.
@@ -206,13 +213,37 @@ pub struct ShardError {
     pub error: String,
 }
 
-/// The shard part of a queue id (`<shard>:<random>`), which routes requests to the shard.
-pub fn shard_of_queue_id(queue_id: &str) -> Option<u32> {
-    let (shard, rest) = queue_id.split_once(':')?;
+/// Which object holds a queue: the organization's hub, or one of its shards.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum QueueHome {
+    Hub,
+    Shard(u32),
+}
+
+/// The part of a queue id before its `:` names its home: `h` the hub, a number its shard.
+const HUB_PREFIX: &str = "h";
+
+impl QueueHome {
+    /// A new queue id in this home.
+    pub fn queue_id(self, token: &str) -> String {
+        match self {
+            QueueHome::Hub => format!("{HUB_PREFIX}:{token}"),
+            QueueHome::Shard(shard) => format!("{shard}:{token}"),
+        }
+    }
+}
+
+/// The home a queue id names (`h:<random>` or `<shard>:<random>`), which routes requests
+/// on the queue.
+pub fn home_of_queue_id(queue_id: &str) -> Option<QueueHome> {
+    let (home, rest) = queue_id.split_once(':')?;
     if rest.is_empty() {
         return None;
     }
-    shard.parse().ok()
+    if home == HUB_PREFIX {
+        return Some(QueueHome::Hub);
+    }
+    home.parse().ok().map(QueueHome::Shard)
 }
 
 /// The name of a shard's Durable Object.
@@ -238,11 +269,15 @@ mod tests {
     }
 
     #[test]
-    fn queue_ids_name_their_shard() {
-        assert_eq!(shard_of_queue_id("3:abcdef"), Some(3));
-        assert_eq!(shard_of_queue_id("abcdef"), None);
-        assert_eq!(shard_of_queue_id("x:abc"), None);
-        assert_eq!(shard_of_queue_id("3:"), None);
+    fn queue_ids_name_their_home() {
+        assert_eq!(home_of_queue_id("3:abcdef"), Some(QueueHome::Shard(3)));
+        assert_eq!(home_of_queue_id("h:abcdef"), Some(QueueHome::Hub));
+        assert_eq!(home_of_queue_id(&QueueHome::Hub.queue_id("abc")), Some(QueueHome::Hub));
+        assert_eq!(home_of_queue_id(&QueueHome::Shard(2).queue_id("abc")), Some(QueueHome::Shard(2)));
+        assert_eq!(home_of_queue_id("abcdef"), None);
+        assert_eq!(home_of_queue_id("x:abc"), None);
+        assert_eq!(home_of_queue_id("3:"), None);
+        assert_eq!(home_of_queue_id("h:"), None);
     }
 }
 

@@ -250,11 +250,9 @@ impl QueueBook {
             )?;
             run(
                 sql,
-                &self.q(
-                    "UPDATE {queues} SET last_id = l.value ->> 1, \
+                &self.q("UPDATE {queues} SET last_id = l.value ->> 1, \
                      last_poll = CASE WHEN l.value ->> 2 THEN ? ELSE last_poll END \
-                     FROM json_each(?) l WHERE {queues}.queue_id = l.value ->> 0",
-                ),
+                     FROM json_each(?) l WHERE {queues}.queue_id = l.value ->> 0"),
                 vec![V::from(now_ms()), V::from(Value::Array(last_ids).to_string())],
             )?;
         }

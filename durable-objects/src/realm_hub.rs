@@ -2,14 +2,18 @@
 //! passes through it, which fixes one order of events for all of its queues.
 //!
 //! It keeps the registry of the organization's live queues in its SQLite storage (and a
-//! copy in memory), stamps each event with the organization's next sequence number, picks
-//! the queues that want it, and stores one delivery per shard holding target queues in its
-//! outbox. It answers once the outbox row is stored: the event is durable then, and the
+//! copy in memory), stamps each event with the organization's next sequence number and picks
+//! the queues that want it. The organization's first queues (up to `EVENT_QUEUES_IN_HUB`)
+//! live in the hub itself, in its [`QueueBook`]: an event for them is stored there and
+//! wakes their polls with no second object on the way, which is what a small
+//! organization's fan-out costs. For queues in shards it stores one delivery per shard in
+//! its outbox. It answers once all of that is stored: the event is durable then, and the
 //! sender need not wait for the shards. The outbox is then handed on, ONE request per
 //! delivery, each shard's deliveries in sequence order (at most [`FAN_OUT_CONCURRENCY`]
 //! shards at a time), and a row is deleted when its shard acknowledged it. An alarm replays
 //! whatever a shard has not acknowledged (a failed shard, or a hub evicted part way); a
-//! shard stores an event for a queue at most once, so a replay is harmless.
+//! shard stores an event for a queue at most once, so a replay is harmless. The same alarm
+//! expires the hub's own idle queues.
 
 use std::cell::{Cell, RefCell};
 use std::collections::{BTreeMap, HashMap};
@@ -20,14 +24,20 @@ use serde::Deserialize;
 use worker::{durable_object, DurableObject, Env, Request, Response, Result, SqlStorage, SqlStorageValue as V, State};
 
 use crate::delivery::queue_wants;
+use crate::event_queue_shard::{heartbeat_interval, idle_timeout_ms, poll_response};
 use crate::protocol::{
     bindings, command_request, command_request_from_json, read_command, shard_name, with_retries, Delivered, Delivery, Dispatch,
-    HubCommand, NewQueue, QueueSpec, Registered, ShardCommand, Target,
+    HubCommand, NewQueue, QueueHome, QueueSpec, Registered, ShardCommand, ShardError, Target,
 };
+use crate::queue_book::QueueBook;
 use crate::storage::{json_response, now_ms, rows, run, var_secs};
 
+/// Queues the hub holds itself before it opens shards.
+const DEFAULT_QUEUES_IN_HUB: u64 = 250;
 /// Queues a shard holds before the hub opens the next shard.
 const DEFAULT_QUEUES_PER_SHARD: u64 = 250;
+/// The table of the queues the hub holds (its `queues` table is the registry).
+const HELD_QUEUES_TABLE: &str = "held_queues";
 /// Shard subrequests in flight at once during one fan-out.
 const FAN_OUT_CONCURRENCY: usize = 6;
 
@@ -36,7 +46,7 @@ CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL);
 CREATE TABLE IF NOT EXISTS queues (
     queue_id TEXT PRIMARY KEY,
     user_id INTEGER NOT NULL,
-    shard INTEGER NOT NULL,
+    shard INTEGER NOT NULL,        -- -1: held by the hub
     spec TEXT NOT NULL             -- QueueSpec as JSON
 );
 CREATE TABLE IF NOT EXISTS outbox (
@@ -62,19 +72,27 @@ const REPLAY_AFTER_MS: i64 = 5_000;
 #[derive(Clone)]
 struct Entry {
     queue_id: String,
-    shard: u32,
+    home: QueueHome,
     spec: QueueSpec,
 }
 
 #[derive(Default)]
 struct Registry {
     by_user: HashMap<i64, Vec<Entry>>,
-    per_shard: HashMap<u32, usize>,
+    per_home: HashMap<QueueHome, usize>,
+}
+
+/// The registry's `shard` column: a shard's number, or -1 for the hub.
+fn home_column(home: QueueHome) -> i64 {
+    match home {
+        QueueHome::Hub => -1,
+        QueueHome::Shard(shard) => shard as i64,
+    }
 }
 
 impl Registry {
     fn add(&mut self, entry: Entry) {
-        *self.per_shard.entry(entry.shard).or_default() += 1;
+        *self.per_home.entry(entry.home).or_default() += 1;
         self.by_user.entry(entry.spec.user_id).or_default().push(entry);
     }
 
@@ -82,7 +100,7 @@ impl Registry {
         for list in self.by_user.values_mut() {
             if let Some(pos) = list.iter().position(|e| e.queue_id == queue_id) {
                 let entry = list.remove(pos);
-                if let Some(n) = self.per_shard.get_mut(&entry.shard) {
+                if let Some(n) = self.per_home.get_mut(&entry.home) {
                     *n = n.saturating_sub(1);
                 }
                 return;
@@ -90,10 +108,10 @@ impl Registry {
         }
     }
 
-    /// The queues that want the dispatched event, by shard, with the organization they
+    /// The queues that want the dispatched event, by home, with the organization they
     /// belong to; `None` when none does. The audience is the queues of the users the
     /// dispatch lists (with each user's flags), or every queue for `everyone`.
-    fn targets(&self, dispatch: &Dispatch) -> Option<(i64, BTreeMap<u32, Vec<Target>>)> {
+    fn targets(&self, dispatch: &Dispatch) -> Option<(i64, BTreeMap<QueueHome, Vec<Target>>)> {
         let listed = dispatch
             .users
             .iter()
@@ -102,19 +120,24 @@ impl Registry {
         let audience: Box<dyn Iterator<Item = (&Entry, Option<&Vec<String>>)>> =
             if dispatch.everyone { Box::new(everyone) } else { Box::new(listed) };
         let mut realm = None;
-        let mut by_shard: BTreeMap<u32, Vec<Target>> = BTreeMap::new();
+        let mut by_home: BTreeMap<QueueHome, Vec<Target>> = BTreeMap::new();
         for (entry, flags) in audience {
             if queue_wants(&entry.spec, &dispatch.event, flags.map(Vec::as_slice)) {
                 realm = Some(entry.spec.realm_id);
-                by_shard.entry(entry.shard).or_default().push(Target { queue_id: entry.queue_id.clone(), flags: flags.cloned() });
+                by_home.entry(entry.home).or_default().push(Target { queue_id: entry.queue_id.clone(), flags: flags.cloned() });
             }
         }
-        realm.map(|realm_id| (realm_id, by_shard))
+        realm.map(|realm_id| (realm_id, by_home))
     }
 
-    /// The lowest-numbered shard with room: shards open as queues grow.
-    fn pick_shard(&self, per_shard: usize) -> u32 {
-        (0..).find(|s| self.per_shard.get(s).copied().unwrap_or(0) < per_shard).unwrap_or(0)
+    /// The hub while it has room, then the lowest-numbered shard with room: shards open as
+    /// queues grow.
+    fn pick_home(&self, in_hub: usize, per_shard: usize) -> QueueHome {
+        let count = |home| self.per_home.get(&home).copied().unwrap_or(0);
+        if count(QueueHome::Hub) < in_hub {
+            return QueueHome::Hub;
+        }
+        QueueHome::Shard((0..).find(|s| count(QueueHome::Shard(*s)) < per_shard).unwrap_or(0))
     }
 }
 
@@ -128,6 +151,8 @@ struct Hub {
     state: State,
     env: Env,
     registry: RefCell<Option<Registry>>,
+    /// The queues the hub holds itself.
+    book: QueueBook,
     /// Whether the outbox is being handed on; one pass at a time keeps each shard's
     /// deliveries in sequence order.
     handing_on: Cell<bool>,
@@ -150,7 +175,7 @@ struct OutboxRow {
 #[derive(Deserialize)]
 struct QueueRow {
     queue_id: String,
-    shard: u32,
+    shard: i64,
     spec: String,
 }
 
@@ -161,14 +186,17 @@ struct Seq {
 
 impl DurableObject for RealmHub {
     fn new(state: State, env: Env) -> Self {
-        if let Err(err) = state.storage().sql().exec(SCHEMA, None) {
+        let sql = state.storage().sql();
+        if let Err(err) = sql.exec(SCHEMA, None) {
             worker::console_error!("RealmHub schema: {err}");
         }
+        let book = QueueBook::open(&sql, HELD_QUEUES_TABLE);
         RealmHub {
             hub: Rc::new(Hub {
                 state,
                 env,
                 registry: RefCell::new(None),
+                book,
                 handing_on: Cell::new(false),
                 alarm_armed: Cell::new(false),
                 forgotten_at: Cell::new(0),
@@ -192,20 +220,47 @@ impl DurableObject for RealmHub {
                 hub.unregister(&unregister.queue_ids)?;
                 json_response(&serde_json::json!({}), 200)
             }
+            HubCommand::Poll { queue_id, user_id, last_event_id, dont_block } => {
+                let sql = hub.sql();
+                poll_response(hub.book.poll(&sql, &queue_id, user_id, last_event_id, dont_block, heartbeat_interval(&hub.env)).await?)
+            }
+            HubCommand::DeleteQueue { queue_id, user_id } => match hub.book.queue(&hub.sql(), &queue_id)? {
+                None => json_response(&ShardError { error: "bad_queue".into() }, 400),
+                Some(q) if q.user_id != user_id => json_response(&ShardError { error: "not_owner".into() }, 403),
+                Some(_) => {
+                    let ids = [queue_id];
+                    hub.book.remove(&hub.sql(), &ids)?;
+                    hub.unregister(&ids)?;
+                    json_response(&serde_json::json!({}), 200)
+                }
+            },
+            HubCommand::BenchWaitingPolls => {
+                if !hub.env.var("DEVELOPMENT").is_ok_and(|v| v.to_string() == "true") {
+                    return Response::error("no such command", 404);
+                }
+                json_response(&serde_json::json!({ "waiting": hub.book.waiting_polls() }), 200)
+            }
         }
     }
 
-    /// Replays the outbox: what a shard has not acknowledged is delivered again.
+    /// Replays the outbox (what a shard has not acknowledged is delivered again) and
+    /// expires the hub's idle queues.
     async fn alarm(&self) -> Result<Response> {
         let hub = &self.hub;
         hub.alarm_armed.set(false);
-        let pending: Vec<Seq> = rows(&hub.sql(), "SELECT seq AS value FROM outbox LIMIT 1", vec![])?;
-        if pending.is_empty() {
-            return Response::ok("");
+        let sql = hub.sql();
+        hub.load_registry()?;
+        let timeout_ms = idle_timeout_ms(&hub.env);
+        let expired: Vec<String> = hub.book.expire(&sql, timeout_ms)?.into_iter().map(|q| q.queue_id).collect();
+        hub.unregister(&expired)?;
+        let pending = !rows::<Seq>(&sql, "SELECT seq AS value FROM outbox LIMIT 1", vec![])?.is_empty();
+        let expiry = hub.book.next_expiry_in(&sql, timeout_ms)?;
+        let replay = pending.then_some(REPLAY_AFTER_MS);
+        if let Some(due) = [replay, expiry].into_iter().flatten().min() {
+            hub.state.storage().set_alarm(due).await?;
+            hub.alarm_armed.set(pending);
         }
-        hub.arm_alarm().await?;
-        if !hub.handing_on.replace(true) {
-            hub.load_registry()?;
+        if pending && !hub.handing_on.replace(true) {
             Hub::hand_on(hub.clone()).await;
         }
         Response::ok("")
@@ -224,30 +279,42 @@ impl Hub {
         let mut registry = Registry::default();
         let rows: Vec<QueueRow> = rows(&self.sql(), "SELECT queue_id, shard, spec FROM queues", vec![])?;
         for row in rows {
-            registry.add(Entry { queue_id: row.queue_id, shard: row.shard, spec: serde_json::from_str(&row.spec)? });
+            let home = if row.shard < 0 { QueueHome::Hub } else { QueueHome::Shard(row.shard as u32) };
+            registry.add(Entry { queue_id: row.queue_id, home, spec: serde_json::from_str(&row.spec)? });
         }
         *self.registry.borrow_mut() = Some(registry);
         Ok(())
     }
 
-    /// Creates the queue in the shard with room, then records it here.
+    /// Creates the queue here or in the shard with room, then records it in the registry.
     async fn register(&self, spec: QueueSpec) -> Result<Registered> {
+        let in_hub = var_secs(&self.env, "EVENT_QUEUES_IN_HUB", DEFAULT_QUEUES_IN_HUB) as usize;
         let per_shard = var_secs(&self.env, "EVENT_QUEUES_PER_SHARD", DEFAULT_QUEUES_PER_SHARD) as usize;
-        let shard = self.registry.borrow().as_ref().map(|r| r.pick_shard(per_shard.max(1))).unwrap_or(0);
-        let queue_id = format!("{shard}:{}", random_token()?);
-        let stub = self.shard_stub(spec.realm_id, shard)?;
-        let new = ShardCommand::CreateQueue(NewQueue { queue_id: queue_id.clone(), spec: spec.clone() });
-        let resp = stub.fetch_with_request(command_request(&new)?).await?;
-        if resp.status_code() != 200 {
-            return Err(worker::Error::RustError(format!("shard {shard} refused the queue: {}", resp.status_code())));
+        let home = self.registry.borrow().as_ref().map_or(QueueHome::Shard(0), |r| r.pick_home(in_hub, per_shard.max(1)));
+        let queue_id = home.queue_id(&random_token()?);
+        let new = NewQueue { queue_id: queue_id.clone(), spec: spec.clone() };
+        match home {
+            QueueHome::Hub => {
+                self.book.create(&self.sql(), new)?;
+                if self.state.storage().get_alarm().await?.is_none() {
+                    self.state.storage().set_alarm(idle_timeout_ms(&self.env)).await?;
+                }
+            }
+            QueueHome::Shard(shard) => {
+                let stub = self.shard_stub(spec.realm_id, shard)?;
+                let resp = stub.fetch_with_request(command_request(&ShardCommand::CreateQueue(new))?).await?;
+                if resp.status_code() != 200 {
+                    return Err(worker::Error::RustError(format!("shard {shard} refused the queue: {}", resp.status_code())));
+                }
+            }
         }
         run(
             &self.sql(),
             "INSERT INTO queues (queue_id, user_id, shard, spec) VALUES (?, ?, ?, ?)",
-            vec![V::from(queue_id.as_str()), V::from(spec.user_id), V::from(shard as i64), V::from(serde_json::to_string(&spec)?)],
+            vec![V::from(queue_id.as_str()), V::from(spec.user_id), V::from(home_column(home)), V::from(serde_json::to_string(&spec)?)],
         )?;
         if let Some(registry) = self.registry.borrow_mut().as_mut() {
-            registry.add(Entry { queue_id: queue_id.clone(), shard, spec });
+            registry.add(Entry { queue_id: queue_id.clone(), home, spec });
         }
         Ok(Registered { queue_id, last_event_id: -1 })
     }
@@ -263,33 +330,48 @@ impl Hub {
         Ok(())
     }
 
-    /// Stamps the event, picks its queues, and stores one delivery per shard holding them in
-    /// the outbox; whether there is anything to hand on. A repeated dispatch (the sender's
-    /// retry of a try whose answer was lost) is stored once. No `await`: the writes commit
-    /// together before the answer leaves.
+    /// Stamps the event, picks its queues, stores it in those the hub holds (waking their
+    /// polls) and one delivery per shard holding the others in the outbox; whether there is
+    /// anything to hand on. A repeated dispatch (the sender's retry of a try whose answer was
+    /// lost) is stored once. No `await`: the writes commit together before any answer leaves.
     fn enqueue(&self, dispatch: Dispatch) -> Result<bool> {
-        let Some((realm_id, by_shard)) = self.registry.borrow().as_ref().and_then(|registry| registry.targets(&dispatch)) else {
+        let Some((realm_id, by_home)) = self.registry.borrow().as_ref().and_then(|registry| registry.targets(&dispatch)) else {
             // No queue wants it: nothing to order or store.
             return Ok(false);
         };
         let Some(seq) = self.sequence_number(dispatch.dispatch_id.as_deref())? else { return Ok(false) };
         let sql = self.sql();
-        for (shard, targets) in by_shard {
-            let delivery = ShardCommand::Deliver(Delivery {
+        let mut handing_on = false;
+        for (home, targets) in by_home {
+            let delivery = Delivery {
                 realm_id,
                 seq,
                 event: dispatch.event.clone(),
                 targets,
                 sender_queue_id: dispatch.sender_queue_id.clone(),
                 local_id: dispatch.local_id.clone(),
-            });
-            run(
-                &sql,
-                "INSERT INTO outbox (seq, shard, realm_id, delivery) VALUES (?, ?, ?, ?)",
-                vec![seq.into(), V::from(shard as i64), realm_id.into(), V::from(serde_json::to_string(&delivery)?)],
-            )?;
+            };
+            match home {
+                QueueHome::Hub => {
+                    let delivered = self.book.deliver(&sql, &delivery)?;
+                    self.unregister(&delivered.missing)?;
+                }
+                QueueHome::Shard(shard) => {
+                    run(
+                        &sql,
+                        "INSERT INTO outbox (seq, shard, realm_id, delivery) VALUES (?, ?, ?, ?)",
+                        vec![
+                            seq.into(),
+                            V::from(shard as i64),
+                            realm_id.into(),
+                            V::from(serde_json::to_string(&ShardCommand::Deliver(delivery))?),
+                        ],
+                    )?;
+                    handing_on = true;
+                }
+            }
         }
-        Ok(true)
+        Ok(handing_on)
     }
 
     /// Hands the outbox on after this response, unless a pass is already running (it
@@ -425,7 +507,7 @@ mod tests {
     use super::*;
     use crate::protocol::{Capabilities, EventUser};
 
-    fn queue(queue_id: &str, user_id: i64, shard: u32, event_types: Option<&[&str]>) -> Entry {
+    fn queue(queue_id: &str, user_id: i64, home: QueueHome, event_types: Option<&[&str]>) -> Entry {
         let spec = QueueSpec {
             realm_id: 7,
             user_id,
@@ -437,14 +519,14 @@ mod tests {
             capabilities: Capabilities::default(),
             realm_empty_topic_display_name: String::new(),
         };
-        Entry { queue_id: queue_id.into(), shard, spec }
+        Entry { queue_id: queue_id.into(), home, spec }
     }
 
     fn registry() -> Registry {
         let mut registry = Registry::default();
-        registry.add(queue("0:a", 1, 0, None));
-        registry.add(queue("0:b", 2, 0, Some(&["message"])));
-        registry.add(queue("1:c", 3, 1, None));
+        registry.add(queue("h:a", 1, QueueHome::Hub, None));
+        registry.add(queue("0:b", 2, QueueHome::Shard(0), Some(&["message"])));
+        registry.add(queue("1:c", 3, QueueHome::Shard(1), None));
         registry
     }
 
@@ -459,7 +541,7 @@ mod tests {
         }
     }
 
-    fn queue_ids(targets: &BTreeMap<u32, Vec<Target>>) -> Vec<&str> {
+    fn queue_ids(targets: &BTreeMap<QueueHome, Vec<Target>>) -> Vec<&str> {
         let mut ids: Vec<&str> = targets.values().flatten().map(|t| t.queue_id.as_str()).collect();
         ids.sort_unstable();
         ids
@@ -470,8 +552,8 @@ mod tests {
         let (realm_id, targets) = registry().targets(&dispatch(&[], true)).expect("targets");
         assert_eq!(realm_id, 7);
         // 0:b asked for message events only.
-        assert_eq!(queue_ids(&targets), ["0:a", "1:c"]);
-        assert_eq!(targets.keys().copied().collect::<Vec<_>>(), [0, 1]);
+        assert_eq!(queue_ids(&targets), ["1:c", "h:a"]);
+        assert_eq!(targets.keys().copied().collect::<Vec<_>>(), [QueueHome::Hub, QueueHome::Shard(1)]);
     }
 
     #[test]
@@ -484,5 +566,20 @@ mod tests {
     fn an_event_no_queue_wants_has_no_targets() {
         assert!(registry().targets(&dispatch(&[2], false)).is_none());
         assert!(registry().targets(&dispatch(&[], false)).is_none());
+    }
+
+    #[test]
+    fn queues_live_in_the_hub_until_it_is_full_then_in_shards_in_order() {
+        let mut registry = Registry::default();
+        let mut homes = Vec::new();
+        for i in 0..5 {
+            let home = registry.pick_home(2, 2);
+            homes.push(home);
+            registry.add(queue(&home.queue_id(&i.to_string()), 1, home, None));
+        }
+        assert_eq!(homes, [QueueHome::Hub, QueueHome::Hub, QueueHome::Shard(0), QueueHome::Shard(0), QueueHome::Shard(1)]);
+        registry.remove("h:0");
+        assert_eq!(registry.pick_home(2, 2), QueueHome::Hub, "a freed place in the hub is taken again");
+        assert_eq!(registry.pick_home(0, 2), QueueHome::Shard(1), "with no room in the hub, every queue goes to a shard");
     }
 }

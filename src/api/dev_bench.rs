@@ -150,7 +150,7 @@ pub async fn fan_out_wake(ctx: &RequestContext) -> ApiResult<Reply> {
 }
 
 /// # `GET /dev_bench/fan_out/waiting_polls`
-/// How many `GET /events` long-polls wait in the organization's shards `0..shards`:
+/// How many `GET /events` long-polls wait in the organization's hub and its shards `0..shards`:
 /// `{"waiting": n}`.
 pub async fn fan_out_waiting_polls(ctx: &RequestContext) -> ApiResult<Reply> {
     require_development(ctx)?;
