@@ -8,8 +8,8 @@ use futures_channel::oneshot;
 use serde_json::Value;
 use worker::{durable_object, DurableObject, Env, Request, Response, Result, SqlStorage, State};
 
-use crate::protocol::{bindings, command_request, read_command, HubCommand, Polled, ShardCommand, ShardError, Unregister};
-use crate::queue_book::{Poll, QueueBook};
+use crate::protocol::{bindings, command_request, read_command, HubCommand, ShardCommand, ShardError, Unregister};
+use crate::queue_book::{heartbeat_interval, idle_timeout_ms, poll_response, QueueBook};
 use crate::storage::{json_response, run, var_secs};
 
 /// The table of a shard's queues.
@@ -112,15 +112,6 @@ impl DurableObject for EventQueueShard {
     }
 }
 
-/// A poll's answer, from a shard or the hub.
-pub fn poll_response(polled: Poll) -> Result<Response> {
-    match polled {
-        Poll::Events(events) => json_response(&Polled { events }, 200),
-        Poll::BadQueue => json_response(&ShardError { error: "bad_queue".into() }, 400),
-        Poll::NotOwner => json_response(&ShardError { error: "not_owner".into() }, 403),
-    }
-}
-
 impl EventQueueShard {
     fn sql(&self) -> SqlStorage {
         self.state.storage().sql()
@@ -161,14 +152,4 @@ impl EventQueueShard {
         }
         Ok(())
     }
-}
-
-/// How long a queue lives without a poll.
-pub fn idle_timeout_ms(env: &Env) -> i64 {
-    var_secs(env, "EVENT_QUEUE_IDLE_TIMEOUT_SECS", 600) as i64 * 1000
-}
-
-/// How long a long-poll waits before it answers a heartbeat.
-pub fn heartbeat_interval(env: &Env) -> Duration {
-    Duration::from_secs(var_secs(env, "EVENT_QUEUE_HEARTBEAT_SECS", 50))
 }

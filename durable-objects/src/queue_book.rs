@@ -16,11 +16,11 @@ use futures_channel::oneshot;
 use futures_util::future::{select, Either};
 use serde::Deserialize;
 use serde_json::{json, Value};
-use worker::{Result, SqlStorage, SqlStorageValue as V};
+use worker::{Env, Response, Result, SqlStorage, SqlStorageValue as V};
 
 use crate::delivery::{self, Stored};
-use crate::protocol::{Delivered, Delivery, NewQueue, QueueSpec};
-use crate::storage::{now_ms, rows, run};
+use crate::protocol::{Delivered, Delivery, NewQueue, Polled, QueueSpec, ShardError};
+use crate::storage::{json_response, now_ms, rows, run, var_secs};
 
 /// The book's tables; `{queues}` is the table of its queues, named by the object (the hub
 /// has a `queues` table of its own, its registry).
@@ -420,4 +420,23 @@ impl QueueBook {
         let oldest: Oldest = sql.exec(&self.q("SELECT MIN(last_poll) AS oldest FROM {queues}"), None)?.one()?;
         Ok(oldest.oldest.map(|oldest| (oldest + timeout_ms - now_ms()).max(1000)))
     }
+}
+
+/// A poll's answer, from a shard or the hub.
+pub fn poll_response(polled: Poll) -> Result<Response> {
+    match polled {
+        Poll::Events(events) => json_response(&Polled { events }, 200),
+        Poll::BadQueue => json_response(&ShardError { error: "bad_queue".into() }, 400),
+        Poll::NotOwner => json_response(&ShardError { error: "not_owner".into() }, 403),
+    }
+}
+
+/// How long a queue lives without a poll.
+pub fn idle_timeout_ms(env: &Env) -> i64 {
+    var_secs(env, "EVENT_QUEUE_IDLE_TIMEOUT_SECS", 600) as i64 * 1000
+}
+
+/// How long a long-poll waits before it answers a heartbeat.
+pub fn heartbeat_interval(env: &Env) -> Duration {
+    Duration::from_secs(var_secs(env, "EVENT_QUEUE_HEARTBEAT_SECS", 50))
 }

@@ -24,12 +24,11 @@ use serde::Deserialize;
 use worker::{durable_object, DurableObject, Env, Request, Response, Result, SqlStorage, SqlStorageValue as V, State};
 
 use crate::delivery::queue_wants;
-use crate::event_queue_shard::{heartbeat_interval, idle_timeout_ms, poll_response};
 use crate::protocol::{
     bindings, command_request, command_request_from_json, read_command, shard_name, with_retries, Delivered, Delivery, Dispatch,
     HubCommand, NewQueue, QueueHome, QueueSpec, Registered, ShardCommand, ShardError, Target,
 };
-use crate::queue_book::QueueBook;
+use crate::queue_book::{heartbeat_interval, idle_timeout_ms, poll_response, QueueBook};
 use crate::storage::{json_response, now_ms, rows, run, var_secs};
 
 /// Queues the hub holds itself before it opens shards.
