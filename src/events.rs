@@ -2,10 +2,11 @@
 //!
 //! Actions call [`send_event`] only after their D1 write has committed. Every event of an
 //! organization goes through its `RealmHub` Durable Object, which stamps it with the
-//! organization's order and forwards it to the queues (in `EventQueueShard`s) whose owner
-//! is among `users` and whose `event_types`/narrow ask for it. The hub answers once it has
-//! stored the event (its outbox), so an event is durable before the action answers; it
-//! hands the event on to the shards after answering and replays what they did not take.
+//! organization's order and gives it to the queues whose owner is among `users` and whose
+//! `event_types`/narrow ask for it: those it holds itself, and those in `EventQueueShard`s.
+//! The hub answers once it has stored the event (in its own queues and its outbox), so an
+//! event is durable before the action answers; it hands the event on to the shards after
+//! answering and replays what they did not take.
 
 use worker::Env;
 
