@@ -8,9 +8,9 @@ use futures_channel::oneshot;
 use serde_json::Value;
 use worker::{durable_object, DurableObject, Env, Request, Response, Result, SqlStorage, State};
 
-use crate::protocol::{bindings, command_request, read_command, HubCommand, ShardCommand, ShardError, Unregister};
+use crate::protocol::{bindings, command_request, read_command, HubCommand, ShardCommand, Unregister};
 use crate::queue_book::{heartbeat_interval, idle_timeout_ms, poll_response, QueueBook};
-use crate::storage::{json_response, run, var_secs};
+use crate::storage::{development, json_response, run, var_secs};
 
 /// The table of a shard's queues.
 const QUEUES_TABLE: &str = "queues";
@@ -45,7 +45,7 @@ impl DurableObject for EventQueueShard {
             command,
             ShardCommand::BenchWait | ShardCommand::BenchWaiting | ShardCommand::BenchWake | ShardCommand::BenchWaitingPolls
         );
-        if bench && !self.development() {
+        if bench && !development(&self.env) {
             return Response::error("no such command", 404);
         }
         let sql = self.sql();
@@ -67,12 +67,10 @@ impl DurableObject for EventQueueShard {
                 let polled = self.book.poll(&sql, &queue_id, user_id, last_event_id, dont_block, self.heartbeat_interval()).await?;
                 poll_response(polled)
             }
-            ShardCommand::DeleteQueue { queue_id, user_id } => match self.book.queue(&sql, &queue_id)? {
-                None => json_response(&ShardError { error: "bad_queue".into() }, 400),
-                Some(q) if q.user_id != user_id => json_response(&ShardError { error: "not_owner".into() }, 403),
-                Some(q) => {
-                    self.book.remove(&sql, std::slice::from_ref(&queue_id))?;
-                    self.unregister_from_hub(q.spec.realm_id, vec![queue_id]).await?;
+            ShardCommand::DeleteQueue { queue_id, user_id } => match self.book.delete(&sql, &queue_id, user_id)? {
+                Err(refusal) => refusal.response(),
+                Ok(queue) => {
+                    self.unregister_from_hub(queue.spec.realm_id, vec![queue_id]).await?;
                     json_response(&serde_json::json!({}), 200)
                 }
             },
@@ -132,16 +130,12 @@ impl EventQueueShard {
     fn injected_fault(&self) -> bool {
         let every = var_secs(&self.env, "EVENT_QUEUE_SHARD_FAULT_EVERY", 0);
         let first = var_secs(&self.env, "EVENT_QUEUE_SHARD_FAULT_FIRST", 0);
-        if !self.development() || (every == 0 && first == 0) {
+        if !development(&self.env) || (every == 0 && first == 0) {
             return false;
         }
         let n = self.deliveries.get() + 1;
         self.deliveries.set(n);
         n <= first || (every != 0 && n.is_multiple_of(every))
-    }
-
-    fn development(&self) -> bool {
-        self.env.var("DEVELOPMENT").map(|v| v.to_string() == "true").unwrap_or(false)
     }
 
     async fn unregister_from_hub(&self, realm_id: i64, queue_ids: Vec<String>) -> Result<()> {

@@ -70,7 +70,7 @@ struct QueueRow {
 
 #[derive(Clone)]
 pub struct Queue {
-    pub user_id: i64,
+    user_id: i64,
     pub spec: QueueSpec,
     last_id: i64,
 }
@@ -96,11 +96,28 @@ struct LastId {
     last_id: i64,
 }
 
+/// Why a request on a queue is refused: the queue is unknown (never made, deleted or
+/// expired), or it is another user's.
+#[derive(Clone, Copy)]
+pub enum Refusal {
+    BadQueue,
+    NotOwner,
+}
+
+impl Refusal {
+    /// The refusal as the worker reads it.
+    pub fn response(self) -> Result<Response> {
+        match self {
+            Refusal::BadQueue => json_response(&ShardError { error: "bad_queue".into() }, 400),
+            Refusal::NotOwner => json_response(&ShardError { error: "not_owner".into() }, 403),
+        }
+    }
+}
+
 /// What a poll answers.
 pub enum Poll {
     Events(Vec<Value>),
-    BadQueue,
-    NotOwner,
+    Refused(Refusal),
 }
 
 /// A queue not polled for the idle timeout, with its organization.
@@ -125,9 +142,27 @@ impl QueueBook {
     }
 
     /// The queue, from the instance's copy (read from storage on first use).
-    pub fn queue(&self, sql: &SqlStorage, queue_id: &str) -> Result<Option<Queue>> {
+    fn queue(&self, sql: &SqlStorage, queue_id: &str) -> Result<Option<Queue>> {
         self.load(sql)?;
         Ok(self.queues.borrow().as_ref().and_then(|q| q.get(queue_id).cloned()))
+    }
+
+    /// The queue, if it exists and is `user_id`'s; else why a request on it is refused.
+    fn owned(&self, sql: &SqlStorage, queue_id: &str, user_id: i64) -> Result<std::result::Result<Queue, Refusal>> {
+        Ok(match self.queue(sql, queue_id)? {
+            None => Err(Refusal::BadQueue),
+            Some(queue) if queue.user_id != user_id => Err(Refusal::NotOwner),
+            Some(queue) => Ok(queue),
+        })
+    }
+
+    /// `DELETE /events`: removes `user_id`'s queue and answers it, or why not.
+    pub fn delete(&self, sql: &SqlStorage, queue_id: &str, user_id: i64) -> Result<std::result::Result<Queue, Refusal>> {
+        let owned = self.owned(sql, queue_id, user_id)?;
+        if owned.is_ok() {
+            self.remove(sql, &[queue_id.to_string()])?;
+        }
+        Ok(owned)
     }
 
     fn load(&self, sql: &SqlStorage) -> Result<()> {
@@ -293,10 +328,10 @@ impl QueueBook {
         dont_block: bool,
         heartbeat: Duration,
     ) -> Result<Poll> {
-        let Some(queue) = self.queue(sql, queue_id)? else { return Ok(Poll::BadQueue) };
-        if queue.user_id != user_id {
-            return Ok(Poll::NotOwner);
-        }
+        let queue = match self.owned(sql, queue_id, user_id)? {
+            Ok(queue) => queue,
+            Err(refusal) => return Ok(Poll::Refused(refusal)),
+        };
         if let Some(acked) = last_event_id {
             run(sql, "DELETE FROM queue_events WHERE queue_id = ? AND id <= ?", vec![V::from(queue_id), V::from(acked)])?;
         }
@@ -324,7 +359,7 @@ impl QueueBook {
             }
         }
         if self.queue(sql, queue_id)?.is_none() {
-            return Ok(Poll::BadQueue);
+            return Ok(Poll::Refused(Refusal::BadQueue));
         }
         self.touch(sql, queue_id)?;
         let events = self.pending(sql, queue_id, &queue.spec, after)?;
@@ -426,8 +461,7 @@ impl QueueBook {
 pub fn poll_response(polled: Poll) -> Result<Response> {
     match polled {
         Poll::Events(events) => json_response(&Polled { events }, 200),
-        Poll::BadQueue => json_response(&ShardError { error: "bad_queue".into() }, 400),
-        Poll::NotOwner => json_response(&ShardError { error: "not_owner".into() }, 403),
+        Poll::Refused(refusal) => refusal.response(),
     }
 }
 

@@ -26,10 +26,10 @@ use worker::{durable_object, DurableObject, Env, Request, Response, Result, SqlS
 use crate::delivery::queue_wants;
 use crate::protocol::{
     bindings, command_request, command_request_from_json, read_command, shard_name, with_retries, Delivered, Delivery, Dispatch,
-    HubCommand, NewQueue, QueueHome, QueueSpec, Registered, ShardCommand, ShardError, Target,
+    HubCommand, NewQueue, QueueHome, QueueSpec, Registered, ShardCommand, Target,
 };
 use crate::queue_book::{heartbeat_interval, idle_timeout_ms, poll_response, QueueBook};
-use crate::storage::{json_response, now_ms, rows, run, var_secs};
+use crate::storage::{development, json_response, now_ms, rows, run, var_secs};
 
 /// Queues the hub holds itself before it opens shards.
 const DEFAULT_QUEUES_IN_HUB: u64 = 250;
@@ -87,6 +87,11 @@ fn home_column(home: QueueHome) -> i64 {
         QueueHome::Hub => -1,
         QueueHome::Shard(shard) => shard as i64,
     }
+}
+
+/// The home a registry row's `shard` column names ([`home_column`]'s inverse).
+fn home_of_column(shard: i64) -> QueueHome {
+    u32::try_from(shard).map_or(QueueHome::Hub, QueueHome::Shard)
 }
 
 impl Registry {
@@ -223,18 +228,15 @@ impl DurableObject for RealmHub {
                 let sql = hub.sql();
                 poll_response(hub.book.poll(&sql, &queue_id, user_id, last_event_id, dont_block, heartbeat_interval(&hub.env)).await?)
             }
-            HubCommand::DeleteQueue { queue_id, user_id } => match hub.book.queue(&hub.sql(), &queue_id)? {
-                None => json_response(&ShardError { error: "bad_queue".into() }, 400),
-                Some(q) if q.user_id != user_id => json_response(&ShardError { error: "not_owner".into() }, 403),
-                Some(_) => {
-                    let ids = [queue_id];
-                    hub.book.remove(&hub.sql(), &ids)?;
-                    hub.unregister(&ids)?;
+            HubCommand::DeleteQueue { queue_id, user_id } => match hub.book.delete(&hub.sql(), &queue_id, user_id)? {
+                Err(refusal) => refusal.response(),
+                Ok(_) => {
+                    hub.unregister(&[queue_id])?;
                     json_response(&serde_json::json!({}), 200)
                 }
             },
             HubCommand::BenchWaitingPolls => {
-                if !hub.env.var("DEVELOPMENT").is_ok_and(|v| v.to_string() == "true") {
+                if !development(&hub.env) {
                     return Response::error("no such command", 404);
                 }
                 json_response(&serde_json::json!({ "waiting": hub.book.waiting_polls() }), 200)
@@ -278,8 +280,7 @@ impl Hub {
         let mut registry = Registry::default();
         let rows: Vec<QueueRow> = rows(&self.sql(), "SELECT queue_id, shard, spec FROM queues", vec![])?;
         for row in rows {
-            let home = if row.shard < 0 { QueueHome::Hub } else { QueueHome::Shard(row.shard as u32) };
-            registry.add(Entry { queue_id: row.queue_id, home, spec: serde_json::from_str(&row.spec)? });
+            registry.add(Entry { queue_id: row.queue_id, home: home_of_column(row.shard), spec: serde_json::from_str(&row.spec)? });
         }
         *self.registry.borrow_mut() = Some(registry);
         Ok(())
@@ -340,7 +341,7 @@ impl Hub {
         };
         let Some(seq) = self.sequence_number(dispatch.dispatch_id.as_deref())? else { return Ok(false) };
         let sql = self.sql();
-        let mut handing_on = false;
+        let mut for_shards = false;
         for (home, targets) in by_home {
             let delivery = Delivery {
                 realm_id,
@@ -366,11 +367,11 @@ impl Hub {
                             V::from(serde_json::to_string(&ShardCommand::Deliver(delivery))?),
                         ],
                     )?;
-                    handing_on = true;
+                    for_shards = true;
                 }
             }
         }
-        Ok(handing_on)
+        Ok(for_shards)
     }
 
     /// Hands the outbox on after this response, unless a pass is already running (it

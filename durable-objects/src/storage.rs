@@ -19,6 +19,12 @@ pub fn now_ms() -> i64 {
     worker::Date::now().as_millis() as i64
 }
 
+/// Whether this is a development server (`DEVELOPMENT = "true"`): its test and bench
+/// commands answer only there.
+pub fn development(env: &Env) -> bool {
+    env.var("DEVELOPMENT").is_ok_and(|v| v.to_string() == "true")
+}
+
 /// A numeric `[vars]` setting.
 pub fn var_secs(env: &Env, name: &str, default: u64) -> u64 {
     env.var(name).ok().and_then(|v| v.to_string().trim().parse().ok()).unwrap_or(default)
