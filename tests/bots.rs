@@ -32,6 +32,38 @@ fn generic_bot_authenticates_with_its_own_key() {
     assert_eq!((user["bot_type"].as_i64(), user["bot_owner_id"].as_i64()), (Some(1), Some(owner.user_id)));
 }
 
+/// A bot's key derives from the id its creation reads ahead of the write; creations at
+/// once race for that id, and every bot still gets its own working key.
+#[test]
+fn bots_created_at_once_each_authenticate_with_their_own_key() {
+    let owner = new_user("racer");
+    let created: Vec<(String, i64, String)> = std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..6)
+            .map(|i| {
+                let owner = &owner;
+                scope.spawn(move || {
+                    let short_name = unique(&format!("racer{i}"));
+                    let body = owner.post("/bots", &[("full_name", "Racer Bot"), ("short_name", &short_name)]).success();
+                    (
+                        format!("{short_name}-bot@{}", server_host()),
+                        body["user_id"].as_i64().unwrap(),
+                        body["api_key"].as_str().unwrap().to_string(),
+                    )
+                })
+            })
+            .collect();
+        workers.into_iter().map(|w| w.join().unwrap()).collect()
+    });
+    let mut ids: Vec<i64> = created.iter().map(|(_, id, _)| *id).collect();
+    ids.sort_unstable();
+    ids.dedup();
+    assert_eq!(ids.len(), created.len());
+    for (email, bot_id, api_key) in &created {
+        let me = request("GET", "/users/me", &[], None, Some((email, api_key)), None).success();
+        assert_eq!(me["user_id"], *bot_id);
+    }
+}
+
 #[test]
 fn bot_fields_appear_in_the_user_object() {
     let owner = new_user("fields");

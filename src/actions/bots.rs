@@ -5,10 +5,10 @@ use std::collections::{HashMap, HashSet};
 use serde_json::{json, Value};
 use worker::{D1Database, Env};
 
-use crate::actions::users::{do_create_user, do_issue_api_key, do_replace_api_key};
+use crate::actions::users::{do_create_user, do_create_user_with_key, do_issue_api_key, do_replace_api_key};
 use crate::db::api_keys::{self, BotKeyVersionRow, KeyHashRow, KeyVersionRow};
 use crate::db::batch::Batch;
-use crate::db::users::{self, NewUser, UserIdRow, UserRow};
+use crate::db::users::{self, NewUser, NextId, UserIdRow, UserRow};
 use crate::domain::users::Role;
 use crate::domain::users::{avatar_url, check_full_name, user_dict, UserDictOptions};
 use crate::error::{ApiError, ApiResult};
@@ -82,10 +82,12 @@ pub async fn check_create_bot(db: &D1Database, env: &Env, owner: &UserRow, bot: 
         bot_owner_id: Some(owner.id),
         timezone: "",
     };
-    // The realm_bot event's audience (administrators and the owner) is read with the check.
+    // The realm_bot event's audience (administrators and the owner) and the bot's id-to-be
+    // are read with the check.
     let mut batch = Batch::new();
     let taken = batch.add::<UserRow>(users::by_email_stmt(db, owner.realm_id, &email)?);
     let admins = batch.add::<UserIdRow>(users::active_admin_ids_stmt(db, owner.realm_id)?);
+    let next_id = batch.add::<NextId>(users::next_id_stmt(db)?);
     let results = batch.run(db).await?;
     if results.first(taken)?.is_some() {
         return Err(ApiError::bad_request("Username already in use"));
@@ -94,15 +96,20 @@ pub async fn check_create_bot(db: &D1Database, env: &Env, owner: &UserRow, bot: 
     if !admins_and_owner.contains(&owner.id) {
         admins_and_owner.push(owner.id);
     }
-    let created = do_create_user(db, &new_user, None).await.map_err(|err| {
-        if err.msg.contains("already in use") {
-            ApiError::bad_request("Username already in use")
-        } else {
-            err
+    let in_use = |err: ApiError| if err.msg.contains("already in use") { ApiError::bad_request("Username already in use") } else { err };
+    let created = match results.first(next_id)?.and_then(|next| next.id) {
+        Some(id) => do_create_user_with_key(db, env, &new_user, id).await.map_err(in_use)?,
+        None => None,
+    };
+    let (user, api_key) = match created {
+        Some(created) => created,
+        // Another account took the id (or the database has none yet): insert, then key.
+        None => {
+            let created = do_create_user(db, &new_user, None).await.map_err(in_use)?;
+            let api_key = do_issue_api_key(db, env, &created.user, created.api_key_version).await?;
+            (created.user, api_key)
         }
-    })?;
-    let api_key = do_issue_api_key(db, env, &created.user, created.api_key_version).await?;
-    let user = created.user;
+    };
     let opts = UserDictOptions { realm_host, client_gravatar: false };
     let added = Event::RealmUser(RealmUserEvent::Add { person: user_dict(&user, &user, &opts) });
     crate::actions::notify_realm(env, owner.realm_id, &added).await;

@@ -80,6 +80,27 @@ pub async fn do_create_user(db: &D1Database, new_user: &NewUser<'_>, password: O
     })
 }
 
+/// Creates a passwordless account (a bot) as `id`, read by [`users::next_id_stmt`], with
+/// its first API key, in one batch: a key derives from the account's id, so the id is
+/// chosen before the write. `None` when another account took that id in between (nothing
+/// was written); the caller then creates it with [`do_create_user`] and
+/// [`do_issue_api_key`].
+pub async fn do_create_user_with_key(db: &D1Database, env: &Env, new_user: &NewUser<'_>, id: i64) -> ApiResult<Option<(UserRow, String)>> {
+    let key = secrets::derive_api_key(secrets::api_key_secret(env)?.as_bytes(), id, users::FIRST_API_KEY_VERSION);
+    let mut batch = crate::db::batch::Batch::new();
+    let inserting = users::add_insert(&mut batch, db, new_user, Some(id), db::now())?;
+    batch.add::<Value>(api_keys::insert_stmt(db, new_user.realm_id, id, &secrets::api_key_hash(&key), db::now())?);
+    let results = match batch.run(db).await {
+        Ok(results) => results,
+        Err(err) if err.to_string().contains("users.id") => return Ok(None),
+        Err(err) if err.to_string().contains("UNIQUE") => {
+            return Err(ApiError::bad_request(format!("Email '{}' already in use", new_user.email)))
+        }
+        Err(err) => return Err(err.into()),
+    };
+    Ok(Some((inserting.take(&results)?.user, key)))
+}
+
 /// Zulip's minimum password length (PASSWORD_MIN_LENGTH).
 pub const PASSWORD_MIN_LENGTH: usize = 6;
 

@@ -3,6 +3,7 @@
 use serde::Deserialize;
 use worker::{query, D1Database, D1PreparedStatement, Result};
 
+use crate::db::batch::{Batch, BatchResults, Slot};
 use crate::domain::recipients::RecipientType;
 use crate::domain::users::Role;
 
@@ -205,11 +206,31 @@ pub struct NewUser<'a> {
 /// Inserts the user and its direct-message recipient, and reads the new row back in the
 /// same batch.
 pub async fn insert(db: &D1Database, user: &NewUser<'_>, now: i64) -> Result<InsertedUser> {
-    let insert_user = query!(
+    let mut batch = Batch::new();
+    let inserting = add_insert(&mut batch, db, user, None, now)?;
+    inserting.take(&batch.run(db).await?)
+}
+
+/// The id the next new user of this database gets, unless another insert takes it first
+/// (`None` in a database without users).
+pub fn next_id_stmt(db: &D1Database) -> Result<D1PreparedStatement> {
+    Ok(query!(db, "SELECT MAX(id) + 1 AS id FROM users"))
+}
+
+#[derive(Deserialize)]
+pub struct NextId {
+    pub id: Option<i64>,
+}
+
+/// Adds the user's insert (as `id` when given: a taken id fails the batch), its
+/// direct-message recipient and the new row's read-back to `batch`; the recipient is in
+/// the same batch, so a user never exists without it.
+pub fn add_insert(batch: &mut Batch, db: &D1Database, user: &NewUser<'_>, id: Option<i64>, now: i64) -> Result<InsertingUser> {
+    batch.add::<serde_json::Value>(query!(
         db,
-        "INSERT INTO users (realm_id, email, delivery_email, full_name, role, password_hash, can_create_users, \
+        "INSERT INTO users (id, realm_id, email, delivery_email, full_name, role, password_hash, can_create_users, \
          is_bot, bot_type, bot_owner_id, timezone, date_joined) \
-         VALUES (?1, ?2, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+         VALUES (?12, ?1, ?2, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
         user.realm_id,
         user.email,
         user.full_name,
@@ -220,23 +241,43 @@ pub async fn insert(db: &D1Database, user: &NewUser<'_>, now: i64) -> Result<Ins
         user.bot_type,
         user.bot_owner_id,
         user.timezone,
-        now
-    )?;
-    // Same batch, so a user never exists without its recipient.
-    let insert_recipient = query!(
+        now,
+        id
+    )?);
+    batch.add::<serde_json::Value>(query!(
         db,
         "INSERT INTO recipients (realm_id, type, type_id) VALUES (?1, ?2, last_insert_rowid())",
         user.realm_id,
         RecipientType::Personal
-    )?;
-    let created = query!(db, &format!("SELECT {COLUMNS} FROM users u WHERE u.realm_id = ?1 AND u.email = ?2"), user.realm_id, user.email)?;
-    let key_version = query!(db, "SELECT id, api_key_version FROM users WHERE realm_id = ?1 AND email = ?2", user.realm_id, user.email)?;
-    let results = crate::db::run_batch(db, vec![insert_user, insert_recipient, created, key_version]).await?;
-    let user: Option<UserRow> = results[2].results()?.into_iter().next();
-    let key: Option<KeyVersion> = results[3].results()?.into_iter().next();
-    match (user, key) {
-        (Some(user), Some(key)) if key.id == user.id => Ok(InsertedUser { user, api_key_version: key.api_key_version }),
-        _ => Err(worker::Error::RustError("user insert left no row".into())),
+    )?);
+    Ok(InsertingUser {
+        created: batch.add(query!(
+            db,
+            &format!("SELECT {COLUMNS} FROM users u WHERE u.realm_id = ?1 AND u.email = ?2"),
+            user.realm_id,
+            user.email
+        )?),
+        key_version: batch.add(query!(
+            db,
+            "SELECT id, api_key_version FROM users WHERE realm_id = ?1 AND email = ?2",
+            user.realm_id,
+            user.email
+        )?),
+    })
+}
+
+/// Where [`add_insert`] put the new row's read-back.
+pub struct InsertingUser {
+    created: Slot<UserRow>,
+    key_version: Slot<KeyVersion>,
+}
+
+impl InsertingUser {
+    pub fn take(self, results: &BatchResults) -> Result<InsertedUser> {
+        match (results.first(self.created)?, results.first(self.key_version)?) {
+            (Some(user), Some(key)) if key.id == user.id => Ok(InsertedUser { user, api_key_version: key.api_key_version }),
+            _ => Err(worker::Error::RustError("user insert left no row".into())),
+        }
     }
 }
 
@@ -245,6 +286,9 @@ pub struct InsertedUser {
     pub user: UserRow,
     pub api_key_version: i64,
 }
+
+/// The API key version of a new account (the column's default).
+pub const FIRST_API_KEY_VERSION: i64 = 0;
 
 #[derive(Deserialize)]
 struct KeyVersion {
