@@ -161,6 +161,15 @@ impl RequestContext {
         Ok(realm)
     }
 
+    /// The organization (`NONEXISTENT_SUBDOMAIN` without one) and its user signing in with
+    /// this login email, if any, read together (`crate::domain::users::realm_and_signing_in`).
+    pub async fn realm_and_signing_in(&self, email: &str) -> ApiResult<(RealmRow, Option<crate::domain::users::SigningIn>)> {
+        let (realm, signing_in) = crate::domain::users::realm_and_signing_in(&self.db, &self.realm_string_id, email).await?;
+        let realm = realm.ok_or_else(ApiError::nonexistent_subdomain)?;
+        self.remember_realm(realm.clone());
+        Ok((realm, signing_in))
+    }
+
     /// Runs `work` after the response is sent (`wait_until`); inline when there is no
     /// runtime context (unit tests).
     pub fn defer(&self, work: impl std::future::Future<Output = ()> + 'static) {

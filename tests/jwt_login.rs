@@ -138,3 +138,14 @@ fn organization_without_jwt_secret_refuses_jwt_login() {
         jwt_login(Some("lear"), &[("token", &token)]).bad_request("BAD_REQUEST", "JWT authentication is not enabled for this organization");
     assert!(body.get("api_key").is_none());
 }
+
+/// The organization and the user the token names are read together; the key's hash is the
+/// one write.
+#[test]
+fn signing_in_with_a_token_costs_one_read_and_one_write() {
+    let user = new_user("jwttrips");
+    let token = sign(DEV_SECRET, Some(&user.email), Some(now() + 300));
+    let resp = jwt_login(None, &[("token", &token)]);
+    assert_eq!(resp.status, 200, "{:?}", resp.body);
+    assert_eq!(resp.d1_round_trips, Some(2));
+}

@@ -5,7 +5,6 @@ use serde_json::json;
 use crate::actions::users::do_issue_api_key;
 use crate::context::RequestContext;
 use crate::db::users;
-use crate::domain::users::signing_in;
 use crate::error::{ApiError, ApiResult};
 use crate::response::Reply;
 
@@ -22,12 +21,11 @@ fn require_development(ctx: &RequestContext) -> ApiResult<()> {
 pub async fn dev_fetch_api_key(ctx: &RequestContext) -> ApiResult<Reply> {
     require_development(ctx)?;
     let username = ctx.params.required_str("username")?;
-    let realm = ctx.realm().await?;
+    let (realm, signing_in) = ctx.realm_and_signing_in(&username).await?;
     if realm.deactivated != 0 {
         return Err(ApiError::realm_deactivated());
     }
-    let signing_in =
-        signing_in(&ctx.db, realm.id, &username).await?.ok_or_else(|| ApiError::authentication_failed("This user is not registered."))?;
+    let signing_in = signing_in.ok_or_else(|| ApiError::authentication_failed("This user is not registered."))?;
     let user = &signing_in.user;
     if !user.is_active() {
         return Err(ApiError::user_deactivated());

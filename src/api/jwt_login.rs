@@ -14,7 +14,7 @@ use worker::Env;
 
 use crate::actions::users::do_issue_api_key;
 use crate::context::RequestContext;
-use crate::domain::users::{signing_in, user_dict, UserDictOptions};
+use crate::domain::users::{user_dict, UserDictOptions};
 use crate::error::{ApiError, ApiResult};
 use crate::rate_limits::{self, Bucket};
 use crate::response::Reply;
@@ -54,8 +54,8 @@ pub fn verify_token(token: &str, secret: &[u8], now: DateTime<Utc>) -> ApiResult
     }
 }
 
-/// The `email` claim of a token, before any verification (only to name the account
-/// whose failed logins it counts against).
+/// The `email` claim of a token, before any verification: the account read with the
+/// organization (used only once the token verifies) and charged with failed logins.
 fn claimed_email(token: &str) -> Option<String> {
     let untrusted = UntrustedToken::new(token).ok()?;
     let claims = untrusted.deserialize_claims_unchecked::<EmailClaim>().ok()?;
@@ -75,7 +75,10 @@ fn now() -> DateTime<Utc> {
 pub async fn jwt_fetch_api_key(ctx: &RequestContext) -> ApiResult<Reply> {
     let include_profile = ctx.params.bool_or("include_profile", false)?;
     let token = ctx.params.str("token")?.unwrap_or_default();
-    let realm = ctx.realm().await?;
+    // The user the token claims is read with the organization; it signs in only once the
+    // token is verified.
+    let claimed = claimed_email(&token).unwrap_or_default();
+    let (realm, claimed_user) = ctx.realm_and_signing_in(&claimed).await?;
     if realm.deactivated != 0 {
         return Err(ApiError::realm_deactivated());
     }
@@ -85,11 +88,11 @@ pub async fn jwt_fetch_api_key(ctx: &RequestContext) -> ApiResult<Reply> {
         return Err(ApiError::bad_request("No JSON web token passed in request"));
     }
     // Failures count against the account the token names, verified or not.
-    let claimed = claimed_email(&token).unwrap_or_default();
     let attempt = Bucket::LoginFailures { realm_id: realm.id, username: &claimed };
     rate_limits::before_login(&ctx.env, &attempt).await?;
     let user = match verify_token(&token, secret.as_bytes(), now()) {
-        Ok(email) => signing_in(&ctx.db, realm.id, &email).await?,
+        Ok(email) if email == claimed => claimed_user,
+        Ok(_) => None,
         Err(err) => return Err(rate_limits::login_failed(&ctx.env, &attempt, err).await),
     };
     let Some(signing_in) = user else {

@@ -18,13 +18,13 @@ use crate::response::Reply;
 pub async fn fetch_api_key(ctx: &RequestContext) -> ApiResult<Reply> {
     let username = ctx.params.required_str("username")?;
     let password = ctx.params.required_str("password")?;
-    let realm = ctx.realm().await?;
+    let (realm, candidate) = ctx.realm_and_signing_in(&username).await?;
     if realm.deactivated != 0 {
         return Err(ApiError::realm_deactivated());
     }
     let attempt = Bucket::LoginFailures { realm_id: realm.id, username: &username };
     rate_limits::before_login(&ctx.env, &attempt).await?;
-    let Some(signing_in) = password_owner(&ctx.db, realm.id, &username, &password).await? else {
+    let Some(signing_in) = password_owner(candidate, &password).await? else {
         let failed = ApiError::authentication_failed("Your username or password is incorrect");
         return Err(rate_limits::login_failed(&ctx.env, &attempt, failed).await);
     };

@@ -104,8 +104,17 @@ pub fn by_id_stmt(db: &D1Database, realm_id: i64, user_id: i64) -> Result<D1Prep
 const BY_ID: &str = "u.realm_id = ?1 AND u.id = ?2";
 
 /// A user by login email: the API email or the real address, case-insensitively.
+macro_rules! login_email_is_2 {
+    () => {
+        "(u.delivery_email = ?2 COLLATE NOCASE OR u.email = ?2 COLLATE NOCASE) ORDER BY u.id LIMIT 1"
+    };
+}
+
 /// The user of organization `?1` whose delivery email or email is `?2` (any case).
-const BY_EMAIL: &str = "u.realm_id = ?1 AND (u.delivery_email = ?2 COLLATE NOCASE OR u.email = ?2 COLLATE NOCASE) ORDER BY u.id LIMIT 1";
+const BY_EMAIL: &str = concat!("u.realm_id = ?1 AND ", login_email_is_2!());
+
+/// The same, the organization named by its `string_id` (a sign-in knows only its name).
+const BY_EMAIL_IN_NAMED_REALM: &str = concat!("u.realm_id = (SELECT r.id FROM realms r WHERE r.string_id = ?1) AND ", login_email_is_2!());
 
 pub fn by_email_stmt(db: &D1Database, realm_id: i64, email: &str) -> Result<D1PreparedStatement> {
     query!(db, &format!("SELECT {COLUMNS} FROM users u WHERE {BY_EMAIL}"), realm_id, email)
@@ -150,9 +159,19 @@ pub struct SignInRow {
     pub api_key_version: i64,
 }
 
-/// The [`SignInRow`] of the user [`by_email_stmt`] finds.
-pub fn sign_in_by_email_stmt(db: &D1Database, realm_id: i64, email: &str) -> Result<D1PreparedStatement> {
-    query!(db, &format!("SELECT u.id, u.password_hash, u.api_key_version FROM users u WHERE {BY_EMAIL}"), realm_id, email)
+/// The user signing in with this login email to the organization named `realm_string_id`.
+pub fn signing_in_stmt(db: &D1Database, realm_string_id: &str, email: &str) -> Result<D1PreparedStatement> {
+    query!(db, &format!("SELECT {COLUMNS} FROM users u WHERE {BY_EMAIL_IN_NAMED_REALM}"), realm_string_id, email)
+}
+
+/// The [`SignInRow`] of the user [`signing_in_stmt`] finds.
+pub fn sign_in_row_stmt(db: &D1Database, realm_string_id: &str, email: &str) -> Result<D1PreparedStatement> {
+    query!(
+        db,
+        &format!("SELECT u.id, u.password_hash, u.api_key_version FROM users u WHERE {BY_EMAIL_IN_NAMED_REALM}"),
+        realm_string_id,
+        email
+    )
 }
 
 pub async fn by_email(db: &D1Database, realm_id: i64, email: &str) -> Result<Option<UserRow>> {

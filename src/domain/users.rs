@@ -5,6 +5,7 @@ use worker::D1Database;
 
 use crate::db::batch::Batch;
 use crate::db::profile_fields::{self, ProfileValueRow};
+use crate::db::realms::{self, RealmRow};
 use crate::db::users::{self, NamedUser, SignInRow, UserRow};
 use crate::domain::profile_fields::profile_data;
 use crate::error::{ApiError, ApiResult};
@@ -226,25 +227,27 @@ pub struct SigningIn {
     pub api_key_version: i64,
 }
 
-/// The user with this email in the organization, if any, with their sign-in data. One
-/// round trip.
-pub async fn signing_in(db: &D1Database, realm_id: i64, email: &str) -> ApiResult<Option<SigningIn>> {
+/// The organization named `realm_string_id` and its user with this login email, each if
+/// it exists, with the user's sign-in data: one round trip, as a sign-in knows the
+/// organization only by name.
+pub async fn realm_and_signing_in(db: &D1Database, realm_string_id: &str, email: &str) -> ApiResult<(Option<RealmRow>, Option<SigningIn>)> {
     let mut batch = Batch::new();
-    let user = batch.add::<UserRow>(users::by_email_stmt(db, realm_id, email)?);
-    let sign_in = batch.add::<SignInRow>(users::sign_in_by_email_stmt(db, realm_id, email)?);
+    let realm = batch.add::<RealmRow>(realms::by_string_id_stmt(db, realm_string_id)?);
+    let user = batch.add::<UserRow>(users::signing_in_stmt(db, realm_string_id, email)?);
+    let sign_in = batch.add::<SignInRow>(users::sign_in_row_stmt(db, realm_string_id, email)?);
     let results = batch.run(db).await?;
-    Ok(match (results.first(user)?, results.first(sign_in)?) {
+    let signing_in = match (results.first(user)?, results.first(sign_in)?) {
         (Some(user), Some(row)) if row.id == user.id => {
             Some(SigningIn { user, password_hash: row.password_hash, api_key_version: row.api_key_version })
         }
         _ => None,
-    })
+    };
+    Ok((results.first(realm)?, signing_in))
 }
 
-/// The user whose email and password these are, if any: one round trip, then the hash
-/// check.
-pub async fn password_owner(db: &D1Database, realm_id: i64, username: &str, password: &str) -> ApiResult<Option<SigningIn>> {
-    let Some(candidate) = signing_in(db, realm_id, username).await? else { return Ok(None) };
+/// `candidate` if `password` is theirs.
+pub async fn password_owner(candidate: Option<SigningIn>, password: &str) -> ApiResult<Option<SigningIn>> {
+    let Some(candidate) = candidate else { return Ok(None) };
     let Some(stored) = candidate.password_hash.as_deref() else { return Ok(None) };
     Ok(crate::secrets::verify_password(password, stored).await?.then_some(candidate))
 }
