@@ -292,8 +292,10 @@ fn a_failing_relay_does_not_fail_sending_and_is_retried() {
             })
             .count()
     };
+    // Three attempts are made; one lost on the way (a network error, also retried) never
+    // reaches the relay's log, so a retry is proven by the second one that does.
     let start = Instant::now();
-    while attempts(&relay_log()) < 3 {
+    while attempts(&relay_log()) < 2 {
         assert!(start.elapsed() < Duration::from_secs(15), "the relay error was not retried");
         std::thread::sleep(Duration::from_millis(200));
     }

@@ -69,6 +69,9 @@ class Handler(BaseHTTPRequestHandler):
         self.send_response(status)
         self.send_header("Content-Type", "application/json")
         self.send_header("Content-Length", str(len(data)))
+        # One request per connection, said outright: a client that kept the connection
+        # for its next request would find it closed.
+        self.send_header("Connection", "close")
         self.end_headers()
         self.wfile.write(data)
 
@@ -76,6 +79,11 @@ class Handler(BaseHTTPRequestHandler):
         pass
 
 
-server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+class Server(ThreadingHTTPServer):
+    # The tests reach the relay from several threads at once on a busy machine.
+    request_queue_size = 128
+
+
+server = Server(("127.0.0.1", 0), Handler)
 print(server.server_address[1], flush=True)
 server.serve_forever()
