@@ -2,14 +2,13 @@
 //! `<realm_id>:<shard>`) in its [`QueueBook`], for the queues its hub does not hold itself.
 
 use std::cell::{Cell, RefCell};
-use std::time::Duration;
 
 use futures_channel::oneshot;
 use serde_json::Value;
 use worker::{durable_object, DurableObject, Env, Request, Response, Result, SqlStorage, State};
 
 use crate::protocol::{bindings, command_request, read_command, HubCommand, ShardCommand, Unregister};
-use crate::queue_book::{heartbeat_interval, idle_timeout_ms, poll_response, QueueBook};
+use crate::queue_book::{arm_expiry, heartbeat_interval, idle_timeout_ms, poll_response, QueueBook};
 use crate::storage::{development, json_response, run, var_secs};
 
 /// The table of a shard's queues.
@@ -52,9 +51,7 @@ impl DurableObject for EventQueueShard {
         match command {
             ShardCommand::CreateQueue(new) => {
                 self.book.create(&sql, new)?;
-                if self.state.storage().get_alarm().await?.is_none() {
-                    self.state.storage().set_alarm(self.idle_timeout_ms()).await?;
-                }
+                arm_expiry(&self.state.storage(), &self.env).await?;
                 json_response(&serde_json::json!({}), 200)
             }
             ShardCommand::Deliver(delivery) => {
@@ -64,7 +61,7 @@ impl DurableObject for EventQueueShard {
                 json_response(&self.book.deliver(&sql, &delivery)?, 200)
             }
             ShardCommand::Poll { queue_id, user_id, last_event_id, dont_block } => {
-                let polled = self.book.poll(&sql, &queue_id, user_id, last_event_id, dont_block, self.heartbeat_interval()).await?;
+                let polled = self.book.poll(&sql, &queue_id, user_id, last_event_id, dont_block, heartbeat_interval(&self.env)).await?;
                 poll_response(polled)
             }
             ShardCommand::DeleteQueue { queue_id, user_id } => match self.book.delete(&sql, &queue_id, user_id)? {
@@ -97,7 +94,7 @@ impl DurableObject for EventQueueShard {
     /// Garbage-collects queues not polled for the idle timeout and removes them from the hub.
     async fn alarm(&self) -> Result<Response> {
         let sql = self.sql();
-        let timeout_ms = self.idle_timeout_ms();
+        let timeout_ms = idle_timeout_ms(&self.env);
         let expired = self.book.expire(&sql, timeout_ms)?;
         if let Some(first) = expired.first() {
             let realm_id = first.realm_id;
@@ -113,14 +110,6 @@ impl DurableObject for EventQueueShard {
 impl EventQueueShard {
     fn sql(&self) -> SqlStorage {
         self.state.storage().sql()
-    }
-
-    fn idle_timeout_ms(&self) -> i64 {
-        idle_timeout_ms(&self.env)
-    }
-
-    fn heartbeat_interval(&self) -> Duration {
-        heartbeat_interval(&self.env)
     }
 
     /// Development only (`DEVELOPMENT = "true"`): with `EVENT_QUEUE_SHARD_FAULT_EVERY = N`,

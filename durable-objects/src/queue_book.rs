@@ -470,6 +470,15 @@ pub fn idle_timeout_ms(env: &Env) -> i64 {
     var_secs(env, "EVENT_QUEUE_IDLE_TIMEOUT_SECS", 600) as i64 * 1000
 }
 
+/// After a queue is created: the alarm that expires idle queues, unless an alarm is set
+/// already (it fires sooner, and the alarm handler sets the next one).
+pub async fn arm_expiry(storage: &worker::Storage, env: &Env) -> Result<()> {
+    if storage.get_alarm().await?.is_none() {
+        storage.set_alarm(idle_timeout_ms(env)).await?;
+    }
+    Ok(())
+}
+
 /// How long a long-poll waits before it answers a heartbeat.
 pub fn heartbeat_interval(env: &Env) -> Duration {
     Duration::from_secs(var_secs(env, "EVENT_QUEUE_HEARTBEAT_SECS", 50))

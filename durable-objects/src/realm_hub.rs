@@ -28,7 +28,7 @@ use crate::protocol::{
     bindings, command_request, command_request_from_json, read_command, shard_name, with_retries, Delivered, Delivery, Dispatch,
     HubCommand, NewQueue, QueueHome, QueueSpec, Registered, ShardCommand, Target,
 };
-use crate::queue_book::{heartbeat_interval, idle_timeout_ms, poll_response, QueueBook};
+use crate::queue_book::{arm_expiry, heartbeat_interval, idle_timeout_ms, poll_response, QueueBook};
 use crate::storage::{development, json_response, now_ms, rows, run, var_secs};
 
 /// Queues the hub holds itself before it opens shards.
@@ -296,9 +296,7 @@ impl Hub {
         match home {
             QueueHome::Hub => {
                 self.book.create(&self.sql(), new)?;
-                if self.state.storage().get_alarm().await?.is_none() {
-                    self.state.storage().set_alarm(idle_timeout_ms(&self.env)).await?;
-                }
+                arm_expiry(&self.state.storage(), &self.env).await?;
             }
             QueueHome::Shard(shard) => {
                 let stub = self.shard_stub(spec.realm_id, shard)?;

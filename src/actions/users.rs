@@ -70,14 +70,17 @@ pub async fn do_create_user(db: &D1Database, new_user: &NewUser<'_>, password: O
         None => None,
     };
     let user = NewUser { password_hash: hash.as_deref(), ..*new_user };
-    users::insert(db, &user, db::now()).await.map_err(|err| {
-        // Two concurrent creations of one address: the unique index decides.
-        if err.to_string().contains("UNIQUE") {
-            ApiError::bad_request(format!("Email '{}' already in use", new_user.email))
-        } else {
-            ApiError::from(err)
-        }
-    })
+    users::insert(db, &user, db::now()).await.map_err(|err| insert_refused(err, new_user))
+}
+
+/// Why an account's insert failed: two concurrent creations of one address (the unique
+/// index decides), or the database's own error.
+fn insert_refused(err: worker::Error, new_user: &NewUser<'_>) -> ApiError {
+    if err.to_string().contains("UNIQUE") {
+        ApiError::bad_request(format!("Email '{}' already in use", new_user.email))
+    } else {
+        ApiError::from(err)
+    }
 }
 
 /// Creates a passwordless account (a bot) as `id`, read by [`users::next_id_stmt`], with
@@ -93,10 +96,7 @@ pub async fn do_create_user_with_key(db: &D1Database, env: &Env, new_user: &NewU
     let results = match batch.run(db).await {
         Ok(results) => results,
         Err(err) if err.to_string().contains("users.id") => return Ok(None),
-        Err(err) if err.to_string().contains("UNIQUE") => {
-            return Err(ApiError::bad_request(format!("Email '{}' already in use", new_user.email)))
-        }
-        Err(err) => return Err(err.into()),
+        Err(err) => return Err(insert_refused(err, new_user)),
     };
     Ok(Some((inserting.take(&results)?.user, key)))
 }
