@@ -8,7 +8,7 @@
 //!
 //! Throughput figures are the median of [`ROUNDS`] rounds of at most [`ROUND_REQUESTS`]
 //! requests or [`ROUND_TIME`] each; fan-out figures the median of [`fan_out_rounds`]
-//! messages. A benchmark, not a test: no figure fails the run; only a server error does.
+//! messages, whose rounds take turns with their floors' rounds. A benchmark, not a test: no figure fails the run; only a server error does.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{mpsc, Arc, Barrier, Mutex};
@@ -278,9 +278,22 @@ fn main() {
     eprintln!("measuring fan-out ...");
     let mut registrations_ms = None;
     for n in FAN_OUTS {
-        let floor = fan_out_floor(&base, n, false);
-        let committed_floor = fan_out_floor(&base, n, true);
-        let (project, lost, reg_ms, shards) = fan_out(&base, &hamlet, &cordelia, n);
+        let mut server = ServerFanOut::register(&base, &hamlet, &cordelia, n);
+        let (mut floors, mut committed_floors, mut sends) = (Vec::new(), Vec::new(), Vec::new());
+        // The three take turns, each round starting with the next, so that the machine's
+        // drift over the run (and the first place in a round) falls on each alike.
+        for round in 0..fan_out_rounds(n) {
+            for turn in 0..3 {
+                match (round + turn) % 3 {
+                    0 => floors.push(fan_out_floor(&base, n, false, round)),
+                    1 => committed_floors.push(fan_out_floor(&base, n, true, round)),
+                    _ => sends.push(server.round(&base, round)),
+                }
+            }
+        }
+        let (floor, committed_floor, project) = (median(floors), median(committed_floors), median(sends));
+        let (lost, reg_ms, shards) = (server.lost, server.registered_ms, server.shards);
+        server.delete(&base);
         if n == REGISTRATIONS {
             registrations_ms = Some(reg_ms);
         }
@@ -459,53 +472,50 @@ fn spawn_pollers<T: Send + 'static>(
     (pollers, rx)
 }
 
-/// The floor: `n` bare long-polls held in one Durable Object, woken by one storage write;
-/// the median over [`fan_out_rounds`] of the time from the wake to the last answer.
-fn fan_out_floor(base: &str, n: usize, commit_first: bool) -> f64 {
+/// One round of the floor: `n` bare long-polls held in one Durable Object, woken by one
+/// storage write (with `commit_first`, behind one D1 read and one five-write batch); the
+/// time from the wake to the last answer.
+fn fan_out_floor(base: &str, n: usize, commit_first: bool, round: usize) -> f64 {
     let api = Api::new(base, 1);
-    let mut times = Vec::new();
-    for round in 0..fan_out_rounds(n) {
-        let room = format!("{}-{n}-{round}", std::process::id());
-        let path_room = room.clone();
-        let (pollers, rx) = spawn_pollers(
-            n,
-            move |_, api| {
-                // A refused wait (the platform sheds load under a busy machine) is retried:
-                // the floor counts only held long-polls.
-                let deadline = Instant::now() + DEADLINE;
-                while api.call("POST", "/dev_bench/fan_out/wait", None, &[("room", &path_room)]).0 != 200 && Instant::now() < deadline {
-                    REFUSED.fetch_add(1, Ordering::SeqCst);
-                    thread::sleep(Duration::from_millis(50));
-                }
-            },
-            base,
-        );
-        let deadline = Instant::now() + DEADLINE;
-        while api.ok("GET", "/dev_bench/fan_out/waiting", None, &[("room", &room)])["waiting"].as_u64() != Some(n as u64) {
-            assert!(Instant::now() < deadline, "the bare long-polls did not all arrive");
-            thread::sleep(Duration::from_millis(20));
-        }
-        let sent = Instant::now();
-        let commit_first_s = commit_first.to_string();
-        Api::new(base, 0).ok("POST", "/dev_bench/fan_out/wake", None, &[("room", &room), ("commit_first", &commit_first_s)]);
-        let answered = sent.elapsed();
-        let arrivals: Vec<Instant> = rx.iter().take(n).map(|(_, at, ())| at).collect();
-        let first = arrivals.iter().min().copied().unwrap_or(sent);
-        let last = arrivals.iter().max().copied().unwrap_or(sent);
-        for p in pollers {
-            p.join().unwrap();
-        }
-        eprintln!(
-            "  floor n={n}{}: wake answered {:.1} ms, first long-poll {:.1} ms, last {:.1} ms (refused and repeated so far: {})",
-            if commit_first { " (commit first)" } else { "" },
-            answered.as_secs_f64() * 1000.0,
-            (first - sent).as_secs_f64() * 1000.0,
-            (last - sent).as_secs_f64() * 1000.0,
-            REFUSED.load(Ordering::SeqCst)
-        );
-        times.push((last - sent).as_secs_f64() * 1000.0);
+    let room = format!("{}-{n}-{round}-{commit_first}", std::process::id());
+    let path_room = room.clone();
+    let (pollers, rx) = spawn_pollers(
+        n,
+        move |_, api| {
+            // A refused wait (the platform sheds load under a busy machine) is retried:
+            // the floor counts only held long-polls.
+            let deadline = Instant::now() + DEADLINE;
+            while api.call("POST", "/dev_bench/fan_out/wait", None, &[("room", &path_room)]).0 != 200 && Instant::now() < deadline {
+                REFUSED.fetch_add(1, Ordering::SeqCst);
+                thread::sleep(Duration::from_millis(50));
+            }
+        },
+        base,
+    );
+    let deadline = Instant::now() + DEADLINE;
+    while api.ok("GET", "/dev_bench/fan_out/waiting", None, &[("room", &room)])["waiting"].as_u64() != Some(n as u64) {
+        assert!(Instant::now() < deadline, "the bare long-polls did not all arrive");
+        thread::sleep(Duration::from_millis(20));
     }
-    median(times)
+    let sent = Instant::now();
+    let commit_first_s = commit_first.to_string();
+    Api::new(base, 0).ok("POST", "/dev_bench/fan_out/wake", None, &[("room", &room), ("commit_first", &commit_first_s)]);
+    let answered = sent.elapsed();
+    let arrivals: Vec<Instant> = rx.iter().take(n).map(|(_, at, ())| at).collect();
+    let first = arrivals.iter().min().copied().unwrap_or(sent);
+    let last = arrivals.iter().max().copied().unwrap_or(sent);
+    for p in pollers {
+        p.join().unwrap();
+    }
+    eprintln!(
+        "  floor n={n}{}: wake answered {:.1} ms, first long-poll {:.1} ms, last {:.1} ms (refused and repeated so far: {})",
+        if commit_first { " (commit first)" } else { "" },
+        answered.as_secs_f64() * 1000.0,
+        (first - sent).as_secs_f64() * 1000.0,
+        (last - sent).as_secs_f64() * 1000.0,
+        REFUSED.load(Ordering::SeqCst)
+    );
+    (last - sent).as_secs_f64() * 1000.0
 }
 
 /// Where a fan-out's queues live: the hub holds the organization's first queues.
@@ -522,31 +532,56 @@ fn register(api: &Api, user: &User) -> String {
     body["queue_id"].as_str().unwrap().to_string()
 }
 
-/// One message to `n` waiting long-polls, [`fan_out_rounds`] times: the median time until every one
-/// has answered with it, the deliveries lost (over all rounds), the time registering the
-/// queues took (16 at a time) and the number of shards holding them (besides the hub).
-fn fan_out(base: &str, sender: &User, receiver: &User, n: usize) -> (f64, usize, f64, usize) {
-    let ids = Arc::new(Mutex::new(Vec::with_capacity(n)));
-    let receiver_for_register = receiver.clone();
-    let ids_for_register = ids.clone();
-    let reg_ms = total_ms(
-        n,
-        REGISTER_CONCURRENCY,
-        move |api| {
-            let q = register(api, &receiver_for_register);
-            ids_for_register.lock().unwrap().push(q);
-        },
-        base,
-    );
-    let queue_ids: Arc<Vec<String>> = Arc::new(ids.lock().unwrap().clone());
-    // Shards are numbered from 0 and open in order, once the hub holds its share (`h:`).
-    let shards = queue_ids.iter().filter_map(|q| q.split(':').next()?.parse::<usize>().ok()).max().map_or(0, |s| s + 1);
-    let last_ids = Arc::new(Mutex::new(vec![-1i64; n]));
-    let to = format!("[{}]", receiver.id);
-    let mut times = Vec::new();
-    let mut lost = 0;
-    for round in 0..fan_out_rounds(n) {
-        let (receiver, queue_ids, last_ids_in) = (receiver.clone(), queue_ids.clone(), last_ids.clone());
+/// The server's side of a fan-out: `n` queues of the receiver, registered 16 at a time,
+/// each with a long-poll waiting for the sender's direct message in every round.
+struct ServerFanOut {
+    sender: User,
+    receiver: User,
+    n: usize,
+    queue_ids: Arc<Vec<String>>,
+    /// The last event id each queue's poller has seen.
+    last_ids: Arc<Mutex<Vec<i64>>>,
+    /// How long registering the queues took.
+    registered_ms: f64,
+    /// Shards holding the queues, besides the hub.
+    shards: usize,
+    /// Deliveries lost, over all rounds.
+    lost: usize,
+}
+
+impl ServerFanOut {
+    fn register(base: &str, sender: &User, receiver: &User, n: usize) -> ServerFanOut {
+        let ids = Arc::new(Mutex::new(Vec::with_capacity(n)));
+        let (receiver_for_register, ids_for_register) = (receiver.clone(), ids.clone());
+        let registered_ms = total_ms(
+            n,
+            REGISTER_CONCURRENCY,
+            move |api| {
+                let q = register(api, &receiver_for_register);
+                ids_for_register.lock().unwrap().push(q);
+            },
+            base,
+        );
+        let queue_ids: Vec<String> = ids.lock().unwrap().clone();
+        // Shards are numbered from 0 and open in order, once the hub holds its share (`h:`).
+        let shards = queue_ids.iter().filter_map(|q| q.split(':').next()?.parse::<usize>().ok()).max().map_or(0, |s| s + 1);
+        ServerFanOut {
+            sender: sender.clone(),
+            receiver: receiver.clone(),
+            n,
+            queue_ids: Arc::new(queue_ids),
+            last_ids: Arc::new(Mutex::new(vec![-1i64; n])),
+            registered_ms,
+            shards,
+            lost: 0,
+        }
+    }
+
+    /// One message to the `n` waiting long-polls: the time until every one has answered
+    /// with it.
+    fn round(&mut self, base: &str, round: usize) -> f64 {
+        let n = self.n;
+        let (receiver, queue_ids, last_ids_in) = (self.receiver.clone(), self.queue_ids.clone(), self.last_ids.clone());
         let (pollers, rx) = spawn_pollers(
             n,
             move |i, api| {
@@ -575,9 +610,9 @@ fn fan_out(base: &str, sender: &User, receiver: &User, n: usize) -> (f64, usize,
             },
             base,
         );
-        // Send only once every long-poll waits in its shard.
+        // Send only once every long-poll waits in its home.
         let deadline = Instant::now() + DEADLINE;
-        let shards_s = shards.to_string();
+        let shards_s = self.shards.to_string();
         while Api::new(base, 0).ok("GET", "/dev_bench/fan_out/waiting_polls", None, &[("shards", &shards_s)])["waiting"].as_u64()
             != Some(n as u64)
         {
@@ -585,11 +620,12 @@ fn fan_out(base: &str, sender: &User, receiver: &User, n: usize) -> (f64, usize,
             thread::sleep(Duration::from_millis(20));
         }
         // A fresh connection: a pooled one may have been closed by the server while idle.
+        let to = format!("[{}]", self.receiver.id);
         let sent = Instant::now();
         Api::new(base, 0).ok(
             "POST",
             "/messages",
-            Some(sender),
+            Some(&self.sender),
             &[("type", "direct"), ("to", &to), ("content", &format!("fan-out to {n}, round {round}"))],
         );
         let answered = sent.elapsed();
@@ -601,7 +637,7 @@ fn fan_out(base: &str, sender: &User, receiver: &User, n: usize) -> (f64, usize,
                 delivered += 1;
                 first_arrival = Some(first_arrival.map_or(at, |f| f.min(at)));
                 last_arrival = last_arrival.max(at);
-                last_ids.lock().unwrap()[i] = last;
+                self.last_ids.lock().unwrap()[i] = last;
             }
         }
         eprintln!(
@@ -613,20 +649,22 @@ fn fan_out(base: &str, sender: &User, receiver: &User, n: usize) -> (f64, usize,
         for p in pollers {
             let _ = p.join();
         }
-        lost += n - delivered;
-        times.push((last_arrival - sent).as_secs_f64() * 1000.0);
+        self.lost += n - delivered;
+        (last_arrival - sent).as_secs_f64() * 1000.0
     }
-    // Clean up, 16 at a time.
-    let next = Arc::new(AtomicUsize::new(0));
-    let receiver = receiver.clone();
-    total_ms(
-        n,
-        REGISTER_CONCURRENCY,
-        move |api| {
-            let i = next.fetch_add(1, Ordering::SeqCst);
-            api.call("DELETE", "/events", Some(&receiver), &[("queue_id", &queue_ids[i])]);
-        },
-        base,
-    );
-    (median(times), lost, reg_ms, shards)
+
+    /// Deletes the queues, 16 at a time.
+    fn delete(self, base: &str) {
+        let next = Arc::new(AtomicUsize::new(0));
+        let (receiver, queue_ids) = (self.receiver, self.queue_ids);
+        total_ms(
+            self.n,
+            REGISTER_CONCURRENCY,
+            move |api| {
+                let i = next.fetch_add(1, Ordering::SeqCst);
+                api.call("DELETE", "/events", Some(&receiver), &[("queue_id", &queue_ids[i])]);
+            },
+            base,
+        );
+    }
 }

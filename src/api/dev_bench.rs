@@ -39,24 +39,24 @@ pub async fn d1_read_rows(ctx: &RequestContext) -> ApiResult<Reply> {
 }
 
 /// # `POST /dev_bench/d1_write`
-/// Exactly one D1 write (an update that leaves the organization's row as it was).
+/// Exactly one D1 write (an update that leaves an account's row as it was).
 pub async fn d1_write(ctx: &RequestContext) -> ApiResult<Reply> {
     require_development(ctx)?;
-    crate::db::run(crate::db::realms::touch_stmt(&ctx.db, &ctx.realm_string_id)?).await?;
+    crate::db::run(crate::db::bench::touch_stmt(&ctx.db, &ctx.realm_string_id)?).await?;
     Ok(Reply::ok())
 }
 
 /// # `POST /dev_bench/d1_batch`
-/// Exactly one D1 batch of five writes (updates that leave the organization's row as it was).
+/// Exactly one D1 batch of five writes (updates that leave an account's row as it was).
 pub async fn d1_batch(ctx: &RequestContext) -> ApiResult<Reply> {
     require_development(ctx)?;
     five_write_batch(ctx).await?;
     Ok(Reply::ok())
 }
 
-/// One D1 batch of five updates that leave the organization's row as it was.
+/// One D1 batch of five updates that leave an account's row as it was.
 async fn five_write_batch(ctx: &RequestContext) -> ApiResult<()> {
-    let statements = (0..5).map(|_| crate::db::realms::touch_stmt(&ctx.db, &ctx.realm_string_id)).collect::<worker::Result<Vec<_>>>()?;
+    let statements = (0..5).map(|_| crate::db::bench::touch_stmt(&ctx.db, &ctx.realm_string_id)).collect::<worker::Result<Vec<_>>>()?;
     crate::db::run_batch(&ctx.db, statements).await?;
     Ok(())
 }

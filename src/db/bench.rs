@@ -17,3 +17,15 @@ pub fn newest_messages_stmt(db: &D1Database, realm_string_id: &str, limit: i64) 
         limit
     )
 }
+
+/// A write that leaves the organization's first account as it was. Not the organization's
+/// row: a write there bumps its settings version (migration 0017), and the next request
+/// would read the settings again.
+pub fn touch_stmt(db: &D1Database, realm_string_id: &str) -> Result<D1PreparedStatement> {
+    query!(
+        db,
+        "UPDATE users SET full_name = full_name \
+         WHERE id = (SELECT MIN(id) FROM users WHERE realm_id = (SELECT id FROM realms WHERE string_id = ?1))",
+        realm_string_id
+    )
+}

@@ -38,11 +38,6 @@ pub fn insert_stmt(db: &D1Database, realm_id: i64, string_id: &str, name: &str, 
     )
 }
 
-/// A write that changes nothing (the platform-floor benchmark's one D1 write).
-pub fn touch_stmt(db: &D1Database, string_id: &str) -> Result<D1PreparedStatement> {
-    query!(db, "UPDATE realms SET name = name WHERE string_id = ?1", string_id)
-}
-
 /// Deactivates (1) or reactivates (0) an organization; answers its id, none if unknown.
 pub fn set_deactivated_stmt(db: &D1Database, string_id: &str, deactivated: bool) -> Result<D1PreparedStatement> {
     query!(db, "UPDATE realms SET deactivated = ?2 WHERE string_id = ?1 RETURNING id", string_id, deactivated as i64)
