@@ -8,7 +8,8 @@
 //!
 //! Throughput figures are the median of [`ROUNDS`] rounds of at most [`ROUND_REQUESTS`]
 //! requests or [`ROUND_TIME`] each; fan-out figures the median of [`fan_out_rounds`]
-//! messages, whose rounds take turns with their floors' rounds. A benchmark, not a test: no figure fails the run; only a server error does.
+//! messages, whose rounds take turns with their floors' rounds. A benchmark, not a test:
+//! no figure fails the run; only a server error does.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{mpsc, Arc, Barrier, Mutex};
