@@ -1,7 +1,7 @@
 //! Accounts and their API keys.
 
 use serde_json::{json, Value};
-use worker::{D1Database, Env};
+use worker::{D1Database, D1PreparedStatement, Env};
 
 use crate::actions::profile_fields::{self, ProfileChange};
 use crate::db::{
@@ -19,10 +19,17 @@ use crate::secrets;
 /// missing. Keys derive from the user's id and key version, so every sign-in answers the
 /// same key until it is regenerated.
 pub async fn do_issue_api_key(db: &D1Database, env: &Env, user: &UserRow, key_version: i64) -> ApiResult<String> {
-    let secret = secrets::api_key_secret(env)?;
-    let key = secrets::derive_api_key(secret.as_bytes(), user.id, key_version);
-    crate::db::run(api_keys::insert_if_missing_stmt(db, user.realm_id, user.id, &secrets::api_key_hash(&key), db::now())?).await?;
+    let (key, store) = issued_key(db, env, user.realm_id, user.id, key_version)?;
+    crate::db::run(store).await?;
     Ok(key)
+}
+
+/// The user's API key of `key_version`, and the statement that stores its hash unless it
+/// is stored already.
+fn issued_key(db: &D1Database, env: &Env, realm_id: i64, user_id: i64, key_version: i64) -> ApiResult<(String, D1PreparedStatement)> {
+    let key = secrets::derive_api_key(secrets::api_key_secret(env)?.as_bytes(), user_id, key_version);
+    let store = api_keys::insert_if_missing_stmt(db, realm_id, user_id, &secrets::api_key_hash(&key), db::now())?;
+    Ok((key, store))
 }
 
 /// Replaces the user's API key: the next key version; every older key stops working at
@@ -89,10 +96,10 @@ fn insert_refused(err: worker::Error, new_user: &NewUser<'_>) -> ApiError {
 /// was written); the caller then creates it with [`do_create_user`] and
 /// [`do_issue_api_key`].
 pub async fn do_create_user_with_key(db: &D1Database, env: &Env, new_user: &NewUser<'_>, id: i64) -> ApiResult<Option<(UserRow, String)>> {
-    let key = secrets::derive_api_key(secrets::api_key_secret(env)?.as_bytes(), id, users::FIRST_API_KEY_VERSION);
+    let (key, store_key) = issued_key(db, env, new_user.realm_id, id, users::FIRST_API_KEY_VERSION)?;
     let mut batch = crate::db::batch::Batch::new();
     let inserting = users::add_insert(&mut batch, db, new_user, Some(id), db::now())?;
-    batch.add::<Value>(api_keys::insert_stmt(db, new_user.realm_id, id, &secrets::api_key_hash(&key), db::now())?);
+    batch.add::<Value>(store_key);
     let results = match batch.run(db).await {
         Ok(results) => results,
         Err(err) if err.to_string().contains("users.id") => return Ok(None),
