@@ -60,6 +60,18 @@ fn get_one_message_costs_one_round_trip_with_authentication_folded_in() {
     assert_eq!(round_trips(hamlet.get(&path, &[])), 1);
 }
 
+/// `make bench`'s floor writes leave the organization's settings current, so they do not
+/// add a settings read to the request measured after them.
+#[test]
+fn the_bench_floors_write_leaves_the_organizations_settings_current() {
+    let hamlet = Client::dev("hamlet@zulip.com");
+    let name = channel_with(&hamlet, &[], 1);
+    let path = format!("/messages/{}", send_to_channel(&hamlet, &name, "t", "after the floor"));
+    hamlet.get(&path, &[]).success();
+    anonymous("POST", "/dev_bench/d1_batch", &[]).success();
+    assert_eq!(round_trips(hamlet.get(&path, &[])), 1);
+}
+
 #[test]
 fn one_message_is_not_shown_to_a_request_whose_authentication_fails() {
     let hamlet = Client::dev("hamlet@zulip.com");
