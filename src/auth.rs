@@ -20,7 +20,7 @@ use crate::secrets;
 /// organization and the key's owner in one batch.
 pub async fn authenticate(db: &D1Database, realm_string_id: &str, authorization: Option<&str>) -> (Option<RealmRow>, ApiResult<UserRow>) {
     let mut batch = Batch::new();
-    let pending = match add_authentication(&mut batch, db, realm_string_id, authorization) {
+    let pending = match add_authentication(&mut batch, realm_string_id, authorization) {
         Ok(pending) => pending,
         Err(err) => return (None, Err(err)),
     };
@@ -43,17 +43,12 @@ pub struct PendingAuthentication {
 /// own rows in the same round trip. Those rows must not be used unless
 /// [`check_authentication`] accepts the credentials. A missing or malformed header fails
 /// here, before anything is read.
-pub fn add_authentication(
-    batch: &mut Batch,
-    db: &D1Database,
-    realm_string_id: &str,
-    authorization: Option<&str>,
-) -> ApiResult<PendingAuthentication> {
+pub fn add_authentication(batch: &mut Batch, realm_string_id: &str, authorization: Option<&str>) -> ApiResult<PendingAuthentication> {
     let header = authorization.ok_or_else(ApiError::not_logged_in)?;
     let (email, api_key) = parse_basic(header).ok_or_else(ApiError::malformed_credentials)?;
     let key_hash = secrets::api_key_hash(&api_key);
-    let realm = batch.add::<RealmRow>(realms::by_string_id_stmt(db, realm_string_id)?);
-    let user = batch.add::<UserRow>(users::by_api_key_stmt(db, realm_string_id, &key_hash)?);
+    let realm = batch.add::<RealmRow>(realms::by_string_id_stmt(realm_string_id)?);
+    let user = batch.add::<UserRow>(users::by_api_key_stmt(realm_string_id, &key_hash)?);
     Ok(PendingAuthentication { email, key_hash, realm, user })
 }
 
@@ -134,6 +129,11 @@ pub trait ReadAsUser {
     type Output;
     fn add(&self, batch: &mut Batch, db: &D1Database, me: &UserRow, realm: &RealmState) -> ApiResult<Self::Slots>;
     fn take(&self, results: &BatchResults, slots: Self::Slots, me: &UserRow, realm: &RealmState) -> ApiResult<Self::Output>;
+    /// Whether the isolate keeps these reads' answers for a later write that proves them
+    /// current in its own batch (`RequestContext::recall_as_user`).
+    fn remembered(&self) -> bool {
+        false
+    }
 }
 
 /// Organization administrators and owners only.

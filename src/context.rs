@@ -8,6 +8,7 @@ use std::rc::Rc;
 use team_chat_durable_objects::protocol::RateLimitDecision;
 use worker::{D1Database, Env, FormEntry, Headers, Method, Request};
 
+use crate::auth::ReadAsUser;
 use crate::db::batch::Batch;
 use crate::db::realms::RealmRow;
 use crate::db::users::UserRow;
@@ -15,6 +16,7 @@ use crate::error::{ApiError, ApiResult};
 use crate::params::Params;
 use crate::rate_limits::{self, Bucket};
 use crate::realm_cache::RealmState;
+use crate::remembered_reads::{self, Recall};
 use crate::settings::Settings;
 
 /// A file sent in a multipart body.
@@ -61,6 +63,9 @@ pub struct RequestContext {
     realm: RefCell<Option<RealmRow>>,
     /// The rate limit this request was counted against, for the `X-RateLimit-*` headers.
     rate_limit: RefCell<Option<RateLimitDecision>>,
+    /// The answers of this request's [`ReadAsUser::remembered`] reads, until the writer
+    /// says they still hold after its write ([`Self::remember_reads`]).
+    reads_to_remember: RefCell<Option<(String, remembered_reads::Rows)>>,
     /// The runtime's context, for work that continues after the response.
     pub worker: Option<worker::Context>,
 }
@@ -147,6 +152,7 @@ impl RequestContext {
             realm_string_id,
             realm: RefCell::new(None),
             rate_limit: RefCell::new(None),
+            reads_to_remember: RefCell::new(None),
             worker: None,
         })
     }
@@ -213,14 +219,14 @@ impl RequestContext {
     /// setting) the reads run again as the user authentication returned: one more round
     /// trip, never a read made as someone else or under old settings. Authentication's
     /// errors come first, as with [`Self::user`].
-    pub async fn read_as_user<R: crate::auth::ReadAsUser>(&self, reads: &R) -> ApiResult<(UserRow, Rc<RealmState>, R::Output)> {
+    pub async fn read_as_user<R: ReadAsUser>(&self, reads: &R) -> ApiResult<(UserRow, Rc<RealmState>, R::Output)> {
         let authorization = self.header("Authorization");
         let guess = crate::auth::last_key_owner(authorization.as_deref())
             .and_then(|user| Some((crate::realm_cache::any_cached(user.realm_id)?, user)));
         let me = match guess {
             Some((state, guessed)) => {
                 let mut batch = Batch::new();
-                let pending = crate::auth::add_authentication(&mut batch, &self.db, &self.realm_string_id, authorization.as_deref());
+                let pending = crate::auth::add_authentication(&mut batch, &self.realm_string_id, authorization.as_deref());
                 // A statement that cannot be built reports its error after authentication's.
                 let slots = match pending {
                     Ok(pending) => reads.add(&mut batch, &self.db, &guessed, &state).map(|slots| (pending, slots)),
@@ -228,12 +234,16 @@ impl RequestContext {
                 };
                 match slots {
                     Ok((pending, slots)) => {
+                        let key = if reads.remembered() { remembered_reads::key(&batch) } else { None };
                         let (results, early) = self.beside_early_count(batch.run(&self.db), Some(&guessed)).await;
                         let results = results?;
                         let (realm, authenticated) = crate::auth::check_authentication(&results, pending);
                         let me = self.accept(realm, authenticated, early).await?;
                         if me == guessed && self.settings_version(me.realm_id) == Some(state.version) {
                             let output = reads.take(&results, slots, &me, &state)?;
+                            if let Some(key) = key {
+                                *self.reads_to_remember.borrow_mut() = Some((key, results.to_rows()?));
+                            }
                             return Ok((me, state, output));
                         }
                         me
@@ -249,6 +259,43 @@ impl RequestContext {
         let results = batch.run(&self.db).await?;
         let output = reads.take(&results, slots, &me, &state)?;
         Ok((me, state, output))
+    }
+
+    /// What [`Self::read_as_user`] would answer, from the answers this isolate remembers
+    /// for exactly the same statements (`reads` must say it is [`ReadAsUser::remembered`]),
+    /// with no round trip; `None` when it has none, or when they fail authentication or
+    /// `reads`' own checks. Only a write may use them, and only with the [`Recall`]'s
+    /// guards first in its batch: they fail it, writing nothing, unless every read still
+    /// answers what was remembered ([`Recall::is_stale`]; the writer then reads again).
+    /// The request is counted against the user's rate limit here, before any write.
+    pub async fn recall_as_user<R: ReadAsUser>(&self, reads: &R) -> ApiResult<Option<(UserRow, Rc<RealmState>, R::Output, Recall)>> {
+        let authorization = self.header("Authorization");
+        let guess = crate::auth::last_key_owner(authorization.as_deref())
+            .and_then(|user| Some((crate::realm_cache::any_cached(user.realm_id)?, user)));
+        let Some((state, guessed)) = guess.filter(|_| reads.remembered()) else { return Ok(None) };
+        let mut batch = Batch::new();
+        let Ok(pending) = crate::auth::add_authentication(&mut batch, &self.realm_string_id, authorization.as_deref()) else {
+            return Ok(None);
+        };
+        let Ok(slots) = reads.add(&mut batch, &self.db, &guessed, &state) else { return Ok(None) };
+        let Some(recalled) = remembered_reads::recall(&batch)? else { return Ok(None) };
+        let (realm, authenticated) = crate::auth::check_authentication(&recalled.results, pending);
+        let (Some(realm), Ok(me)) = (realm, authenticated) else { return Ok(None) };
+        if me != guessed || realm.settings_version != state.version {
+            return Ok(None);
+        }
+        let Ok(output) = reads.take(&recalled.results, slots, &me, &state) else { return Ok(None) };
+        let me = self.accept(Some(realm), Ok(me), None).await?;
+        Ok(Some((me, state, output, recalled.recall)))
+    }
+
+    /// Keeps what this request's [`ReadAsUser::remembered`] reads answered, for the user's
+    /// next write of the same reads; the writer calls it when its write left those answers
+    /// as they were (else that next write would find them changed and read again).
+    pub fn remember_reads(&self) {
+        if let Some((key, rows)) = self.reads_to_remember.borrow_mut().take() {
+            remembered_reads::remember(key, rows);
+        }
     }
 
     /// `parsed`, reported after authentication's errors: a request that is both

@@ -24,6 +24,7 @@ pub mod markdown;
 pub mod params;
 pub mod rate_limits;
 pub mod realm_cache;
+pub mod remembered_reads;
 pub mod response;
 pub mod routes;
 pub mod scheduler;

@@ -163,18 +163,97 @@ fn a_new_linkifier_is_visible_on_the_very_next_request() {
 fn sending_to_a_channel_of_twelve_costs_one_read_with_authentication_and_one_write() {
     let hamlet = Client::dev("hamlet@zulip.com");
     let name = channel_with(&hamlet, &ELEVEN_OTHERS, 0);
-    let send = |content: &str| hamlet.post("/messages", &[("type", "stream"), ("to", &name), ("topic", "t"), ("content", content)]);
-    send("first").success();
-    assert_eq!(round_trips(send("second")), 2);
+    let send = |topic: &str| hamlet.post("/messages", &[("type", "stream"), ("to", &name), ("topic", topic), ("content", "hi")]);
+    send("started").success();
+    send("started").success();
+    // Another topic of the channel: reads that this isolate has not seen.
+    send("other").success();
+    assert_eq!(round_trips(send("other")), 2);
 }
 
 #[test]
 fn sending_a_direct_message_costs_one_read_with_authentication_and_one_write() {
+    let sender = accounts::new_user("trips");
+    let (first, second) = (accounts::new_user("trips"), accounts::new_user("trips"));
+    send_direct(&sender, &[first.user_id], "warm");
+    let to = format!("[{}, {}]", first.user_id, second.user_id);
+    assert_eq!(round_trips(sender.post("/messages", &[("type", "direct"), ("to", &to), ("content", "hi")])), 2);
+}
+
+/// A send whose reads this isolate answered before (the sender, the destination, the
+/// topic, the mentions) plans from those answers and proves them current in its write.
+#[test]
+fn a_repeated_send_to_a_channel_of_twelve_commits_in_one_round_trip() {
     let hamlet = Client::dev("hamlet@zulip.com");
-    let to = format!("[{}, {}]", user_id("othello@zulip.com"), user_id("cordelia@zulip.com"));
-    let send = |content: &str| hamlet.post("/messages", &[("type", "direct"), ("to", &to), ("content", content)]);
+    let name = channel_with(&hamlet, &ELEVEN_OTHERS, 0);
+    let send = |content: &str| hamlet.post("/messages", &[("type", "stream"), ("to", &name), ("topic", "t"), ("content", content)]);
+    // The first message starts the topic, which changes what the next one reads.
     send("first").success();
-    assert_eq!(round_trips(send("second")), 2);
+    send("second").success();
+    assert_eq!(round_trips(send("third")), 1);
+}
+
+#[test]
+fn a_repeated_direct_message_commits_in_one_round_trip() {
+    let sender = accounts::new_user("trips");
+    let (first, second) = (accounts::new_user("trips"), accounts::new_user("trips"));
+    let to = format!("[{}, {}]", first.user_id, second.user_id);
+    let send = |content: &str| sender.post("/messages", &[("type", "direct"), ("to", &to), ("content", content)]);
+    send("first").success();
+    send("second").success();
+    assert_eq!(round_trips(send("third")), 1);
+}
+
+/// The remembered answers are checked in the write: a change since costs the send a read
+/// again (the failed write, the read, the write), never a plan from the old answers.
+#[test]
+fn a_repeated_send_after_what_it_read_changed_reads_again() {
+    let sender = accounts::new_user("trips");
+    let recipient = accounts::new_user("trips");
+    send_direct(&sender, &[recipient.user_id], "first");
+    send_direct(&sender, &[recipient.user_id], "second");
+    recipient.post(&format!("/users/me/muted_users/{}", sender.user_id), &[]).success();
+    let third = sender.post("/messages", &[("type", "direct"), ("to", &format!("[{}]", recipient.user_id)), ("content", "third")]);
+    let id = third.body["id"].as_i64().expect("sent");
+    assert_eq!(round_trips(third), 3);
+    assert!(flags(&fetch(&recipient, id)).contains(&"read".to_string()), "a muted sender's message arrives read");
+}
+
+#[test]
+fn a_repeated_send_sees_its_recipient_deactivated_since() {
+    let sender = accounts::new_user("trips");
+    let recipient = accounts::new_user("trips");
+    send_direct(&sender, &[recipient.user_id], "first");
+    send_direct(&sender, &[recipient.user_id], "second");
+    Client::dev("iago@zulip.com").delete(&format!("/users/{}", recipient.user_id), &[]).success();
+    let third = sender.post("/messages", &[("type", "direct"), ("to", &format!("[{}]", recipient.user_id)), ("content", "third")]);
+    third.bad_request("BAD_REQUEST", &format!("'{}' is no longer using Zulip.", recipient.email));
+}
+
+#[test]
+fn a_repeated_send_sees_its_sender_unsubscribed_from_the_private_channel_since() {
+    let owner = accounts::new_user("trips");
+    let member = accounts::new_user("trips");
+    let (name, _) = new_channel(&owner, &[&member], true, true);
+    let send = |content: &str| member.post("/messages", &[("type", "stream"), ("to", &name), ("topic", "t"), ("content", content)]);
+    send("first").success();
+    send("second").success();
+    send("third").success();
+    member.delete("/users/me/subscriptions", &[("subscriptions", &format!("[\"{name}\"]"))]).success();
+    send("fourth").bad_request("BAD_REQUEST", &format!("Not authorized to send to channel '{name}'"));
+}
+
+#[test]
+fn a_repeated_send_with_a_regenerated_key_is_refused() {
+    let sender = accounts::new_user("trips");
+    let recipient = accounts::new_user("trips");
+    send_direct(&sender, &[recipient.user_id], "first");
+    send_direct(&sender, &[recipient.user_id], "second");
+    let fresh = sender.post("/users/me/api_key/regenerate", &[]).success()["api_key"].as_str().unwrap().to_string();
+    let third = sender.post("/messages", &[("type", "direct"), ("to", &format!("[{}]", recipient.user_id)), ("content", "third")]);
+    assert_eq!(third.status, 401, "{:?}", third.body);
+    let renewed = Client { api_key: fresh, ..sender };
+    send_direct(&renewed, &[recipient.user_id], "fourth");
 }
 
 #[test]
@@ -284,8 +363,9 @@ fn a_role_change_applies_to_the_very_next_send() {
     let send = |content: &str| member.post("/messages", &[("type", "stream"), ("to", &name), ("topic", "t"), ("content", content)]);
     send("first").success();
     send("second").success();
+    send("third").success();
     demote_to_guest(&member);
-    send("third").bad_request("BAD_REQUEST", &format!("Not authorized to send to channel '{name}'"));
+    send("fourth").bad_request("BAD_REQUEST", &format!("Not authorized to send to channel '{name}'"));
 }
 
 #[test]
@@ -554,9 +634,9 @@ fn saving_a_draft_costs_authentication_one_read_and_one_batch() {
 
 #[test]
 fn sending_a_link_to_an_upload_costs_one_read_with_authentication_and_one_write() {
-    let hamlet = Client::dev("hamlet@zulip.com");
-    let othello = Client::dev("othello@zulip.com");
-    send_direct(&hamlet, &[othello.user_id], "warm");
+    let hamlet = accounts::new_user("trips");
+    let othello = accounts::new_user("trips");
+    hamlet.get("/users/me", &[]).success();
     let url = upload_support::upload(&hamlet, "trips-link.txt", b"t");
     let form = [("type", "direct"), ("to", &format!("[{}]", othello.user_id)), ("content", &format!("[file]({url})"))];
     // The attachment event's reads run in the write batch, after the link.

@@ -45,7 +45,7 @@ fn ids_and_emails(principals: &[Principal]) -> (Vec<i64>, Vec<String>) {
 /// The users `principals` names, for a read batch; [`principal_users`] checks them.
 fn principals_stmt(db: &D1Database, realm_id: i64, principals: &[Principal]) -> ApiResult<D1PreparedStatement> {
     let (ids, emails) = ids_and_emails(principals);
-    Ok(users::by_ids_or_emails_stmt(db, realm_id, &ids, &emails, true)?)
+    Ok(users::by_ids_or_emails_stmt(realm_id, &ids, &emails, true)?.prepare(db)?)
 }
 
 /// The active users of the organization named by `principals`, in the order given, from

@@ -32,9 +32,9 @@ pub async fn check_delete_message(ctx: &RequestContext, user: &UserRow, message_
     let mut batch = Batch::new();
     let access = batch.add::<Value>(crate::db::messages::access_stmt(db, message_id.0, user.realm_id, user.id)?);
     let delete_any =
-        batch.add::<IsMemberRow>(user_groups::is_member_stmt(db, user.realm_id, settings.can_delete_any_message_group, user.id, false)?);
+        batch.add::<IsMemberRow>(user_groups::is_member_stmt(user.realm_id, settings.can_delete_any_message_group, user.id, false)?);
     let delete_own =
-        batch.add::<IsMemberRow>(user_groups::is_member_stmt(db, user.realm_id, settings.can_delete_own_message_group, user.id, false)?);
+        batch.add::<IsMemberRow>(user_groups::is_member_stmt(user.realm_id, settings.can_delete_own_message_group, user.id, false)?);
     let owner = batch.add::<BotOwnerRow>(crate::db::users::sender_bot_owner_stmt(db, message_id.0)?);
     let results = batch.run(db).await?;
     let message = accessed_from(user, results.first(access)?)?.message;

@@ -166,7 +166,7 @@ impl EditReads {
         params: &EditParams,
     ) -> ApiResult<Self> {
         let access = batch.add(crate::db::messages::access_stmt(db, message_id.0, user.realm_id, user.id)?);
-        let rights = RightsReads::add(batch, db, user, &state.settings, params)?;
+        let rights = RightsReads::add(batch, user, &state.settings, params)?;
         // Content that fails normalization fails the edit's plan before anything renders.
         let content = match params.content.as_deref().map(|c| rules::normalize_content(c, &state.settings)) {
             Some(Ok(content)) => Some(ContentReads::add(batch, db, user, state, message_id, &content)?),
@@ -187,9 +187,9 @@ struct RightsReads {
 }
 
 impl RightsReads {
-    fn add(batch: &mut Batch, db: &D1Database, user: &UserRow, settings: &RealmSettingsRow, params: &EditParams) -> worker::Result<Self> {
+    fn add(batch: &mut Batch, user: &UserRow, settings: &RealmSettingsRow, params: &EditParams) -> worker::Result<Self> {
         let mut member = |group: i64| -> worker::Result<Slot<IsMemberRow>> {
-            Ok(batch.add(user_groups::is_member_stmt(db, user.realm_id, group, user.id, false)?))
+            Ok(batch.add(user_groups::is_member_stmt(user.realm_id, group, user.id, false)?))
         };
         let (resolve, topics) = match params.topic {
             Some(_) => (Some(member(settings.can_resolve_topics_group)?), Some(member(settings.can_move_messages_between_topics_group)?)),
@@ -252,7 +252,6 @@ impl ContentReads {
                 subscribers: batch.add(crate::db::subscriptions::subscriber_count_stmt(db, message_id.0)?),
                 participants: batch.add(q::topic_sender_ids_stmt(db, message_id.0)?),
                 may_mention_many: batch.add(user_groups::is_member_stmt(
-                    db,
                     user.realm_id,
                     state.settings.can_mention_many_users_group,
                     user.id,

@@ -15,6 +15,7 @@ use worker::{D1Database, D1PreparedStatement, Env};
 use crate::auth::ReadAsUser;
 use crate::db::batch::{Batch, BatchResults, Slot};
 use crate::realm_cache::RealmState;
+use crate::remembered_reads::Recall;
 
 use crate::actions::channels::Principal;
 use crate::actions::uploads::{send_linked, LinkedReads};
@@ -76,6 +77,10 @@ pub struct SentMessage {
     /// Whether a recipient may get a push notification: false when no recipient but the
     /// sender has a push device, so nothing is looked up after the response.
     pub may_notify_push: bool,
+    /// Whether the send changed what its reads answer (it started the topic, or changed a
+    /// visibility policy of it, or joined the participants a topic mention reads): the
+    /// answers are then not worth remembering.
+    pub changed_its_reads: bool,
 }
 
 #[derive(Deserialize)]
@@ -150,7 +155,34 @@ pub async fn send_loaded(
     commit_send(db, env, &plan, req, Vec::new()).await
 }
 
-/// Sending's reads, made as the sender in the batch that authenticates them.
+/// Sends a message planned from reads this isolate remembers (`RequestContext::recall_as_user`):
+/// [`plan`], then ONE write batch led by the recall's guards. `None` when nothing was
+/// written: the plan refused (a refusal may come from old answers), or a guard found a
+/// read answering differently now; the caller then reads and sends as usual.
+pub async fn send_recalled(
+    db: &D1Database,
+    env: &Env,
+    me: &UserRow,
+    realm: &RealmState,
+    req: &SendRequest,
+    inputs: SendInputs,
+    recall: &Recall,
+) -> ApiResult<Option<SentMessage>> {
+    let Ok(plan) = plan(me, realm, req, inputs) else { return Ok(None) };
+    let mut batch = Batch::new();
+    for guard in recall.guards() {
+        batch.add::<Value>(guard.clone());
+    }
+    let pending = add_send_writes(&mut batch, db, &plan, req, Vec::new())?;
+    match batch.run(db).await {
+        Ok(results) => Ok(Some(finish_send(env, &plan, req, &results, pending).await?)),
+        Err(err) if recall.is_stale(&err) => Ok(None),
+        Err(err) => Err(err.into()),
+    }
+}
+
+/// Sending's reads, made as the sender in the batch that authenticates them, and
+/// remembered for the sender's next message to the same place.
 impl ReadAsUser for SendRequest {
     type Slots = SendReads;
     type Output = SendInputs;
@@ -159,6 +191,9 @@ impl ReadAsUser for SendRequest {
     }
     fn take(&self, results: &BatchResults, reads: SendReads, me: &UserRow, realm: &RealmState) -> ApiResult<SendInputs> {
         reads.take(results, me, realm, self)
+    }
+    fn remembered(&self) -> bool {
+        true
     }
 }
 
@@ -183,6 +218,8 @@ pub struct SendPlan {
     date_sent: i64,
     /// See [`SentMessage::may_notify_push`].
     may_notify_push: bool,
+    /// See [`SentMessage::changed_its_reads`].
+    changes_its_reads: bool,
 }
 
 impl SendPlan {
@@ -329,12 +366,12 @@ pub fn add_send_reads(batch: &mut Batch, db: &D1Database, me: &UserRow, realm: &
         _ => (Vec::new(), Vec::new()),
     };
     let named_users = match req.to {
-        Destination::Users(_) => Some(batch.add::<UserRow>(users::by_ids_or_emails_stmt(db, realm_id, &user_ids, &user_emails, false)?)),
+        Destination::Users(_) => Some(batch.add::<UserRow>(users::by_ids_or_emails_stmt(realm_id, &user_ids, &user_emails, false)?)),
         _ => None,
     };
     let direct_recipients = match req.to {
         Destination::Users(_) => {
-            Some(batch.add::<DirectRecipient>(users::direct_recipients_stmt(db, realm_id, &user_ids, &user_emails, me.id)?))
+            Some(batch.add::<DirectRecipient>(users::direct_recipients_stmt(realm_id, &user_ids, &user_emails, me.id)?))
         }
         _ => None,
     };
@@ -349,15 +386,15 @@ pub fn add_send_reads(batch: &mut Batch, db: &D1Database, me: &UserRow, realm: &
             let to = SendTopic { realm_id, channel_id, channel_name: &channel_name, topic: &topic };
             Some(ChannelReads {
                 channel: batch.add::<ChannelViewRow>(match &req.to {
-                    Destination::ChannelId(id) => subscriptions::by_id_for_user_stmt(db, realm_id, me.id, *id)?,
-                    _ => subscriptions::by_name_for_user_stmt(db, realm_id, me.id, &channel_name)?,
+                    Destination::ChannelId(id) => subscriptions::by_id_for_user_stmt(realm_id, me.id, *id)?,
+                    _ => subscriptions::by_name_for_user_stmt(realm_id, me.id, &channel_name)?,
                 }),
-                subscribers: batch.add::<SendSubscriber>(subscriptions::send_subscribers_stmt(db, &to, me.id)?),
-                topic: batch.add::<TopicForSender>(messages::topic_for_sender_stmt(db, &to, me.id)?),
-                senders: if refs.topic_wildcard { Some(batch.add::<SenderId>(messages::topic_senders_stmt(db, &to)?)) } else { None },
+                subscribers: batch.add::<SendSubscriber>(subscriptions::send_subscribers_stmt(&to, me.id)?),
+                topic: batch.add::<TopicForSender>(messages::topic_for_sender_stmt(&to, me.id)?),
+                senders: if refs.topic_wildcard { Some(batch.add::<SenderId>(messages::topic_senders_stmt(&to)?)) } else { None },
                 membership: if refs.stream_wildcard || refs.topic_wildcard {
                     let group = settings.can_mention_many_users_group;
-                    Some(batch.add::<IsMemberRow>(user_groups::is_member_stmt(db, realm_id, group, me.id, false)?))
+                    Some(batch.add::<IsMemberRow>(user_groups::is_member_stmt(realm_id, group, me.id, false)?))
                 } else {
                     None
                 },
@@ -450,6 +487,7 @@ pub fn plan(me: &UserRow, realm: &RealmState, req: &SendRequest, inputs: SendInp
     // `automatically_follow_topics_where_mentioned`, default on) and do not follow this one yet.
     let mut mention_follows: Vec<i64> = Vec::new();
     let mut topic_participants: BTreeSet<i64>;
+    let mut changes_its_reads = false;
     match &req.to {
         Destination::ChannelName(name) if channel.is_none() => return Err(ApiError::stream_does_not_exist(name)),
         Destination::ChannelId(id) if channel.is_none() => return Err(ApiError::stream_id_does_not_exist(*id)),
@@ -493,6 +531,10 @@ pub fn plan(me: &UserRow, realm: &RealmState, req: &SendRequest, inputs: SendInp
                 let sender_muted = subscribers.iter().any(|s| s.user_id == me.id && s.is_muted != 0);
                 auto_policy = automatic_policy(me, sender_topic_policy, topic_is_new, sender_muted);
             }
+            changes_its_reads = topic_is_new
+                || auto_policy.is_some()
+                || !mention_follows.is_empty()
+                || (rendered.topic_wildcard && !topic_senders.contains(&me.id));
             recipient = RecipientRef::Id(c.recipient_id);
             channel_row = Some(PlannedChannel { id: c.id, name: c.name, recipient_id: c.recipient_id });
         }
@@ -579,6 +621,7 @@ pub fn plan(me: &UserRow, realm: &RealmState, req: &SendRequest, inputs: SendInp
         linkifiers: realm.linkifiers.clone(),
         date_sent: now,
         may_notify_push,
+        changes_its_reads,
     })
 }
 
@@ -631,6 +674,7 @@ pub fn plan_bot_message(
         date_sent: now,
         // Nothing schedules push notifications for the notification bot's messages.
         may_notify_push: false,
+        changes_its_reads: true,
     }
 }
 
@@ -823,6 +867,7 @@ pub async fn finish_send(
         automatic_new_visibility_policy: auto_policy,
         followed_by_mention: mention_follows.clone(),
         may_notify_push: plan.may_notify_push,
+        changed_its_reads: plan.changes_its_reads,
     })
 }
 

@@ -41,7 +41,7 @@ pub async fn do_mark_channel_as_read(
     let topic = topic.filter(|t| !t.is_empty());
     // The channel and whether the user has a message in the topic, in one read.
     let mut batch = Batch::new();
-    let channel = batch.add::<ChannelViewRow>(subscriptions::by_id_for_user_stmt(db, me.realm_id, me.id, channel_id.0)?);
+    let channel = batch.add::<ChannelViewRow>(subscriptions::by_id_for_user_stmt(me.realm_id, me.id, channel_id.0)?);
     let exists = match topic {
         Some(topic) => Some(batch.add::<MessageIdRow>(user_messages::topic_exists_for_user_stmt(db, me.id, channel_id.0, topic)?)),
         None => None,

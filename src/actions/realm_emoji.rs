@@ -42,8 +42,7 @@ pub async fn check_add_realm_emoji(
     }
     let name = check_emoji_name(raw_name)?;
     let mut batch = Batch::new();
-    let allowed =
-        batch.add::<IsMemberRow>(user_groups::is_member_stmt(db, me.realm_id, settings.can_add_custom_emoji_group, me.id, false)?);
+    let allowed = batch.add::<IsMemberRow>(user_groups::is_member_stmt(me.realm_id, settings.can_add_custom_emoji_group, me.id, false)?);
     let existing = batch.add::<RealmEmojiRow>(realm_emoji::active_by_name_stmt(db, me.realm_id, &name)?);
     let results = batch.run(db).await?;
     if results.first(allowed)?.is_none_or(|m| m.is_member == 0) {

@@ -43,8 +43,8 @@ pub async fn do_set_user_topic_policy(
     let mut batch = Batch::new();
     let settings = batch.add::<RealmSettingsRow>(realm_settings::by_realm_id_stmt(db, me.realm_id)?);
     let found = batch.add::<ChannelViewRow>(match channel {
-        ChannelRef::Id(id) => subscriptions::by_id_for_user_stmt(db, me.realm_id, me.id, id.0)?,
-        ChannelRef::Name(name) => subscriptions::by_name_for_user_stmt(db, me.realm_id, me.id, name)?,
+        ChannelRef::Id(id) => subscriptions::by_id_for_user_stmt(me.realm_id, me.id, id.0)?,
+        ChannelRef::Name(name) => subscriptions::by_name_for_user_stmt(me.realm_id, me.id, name)?,
     });
     let results = batch.run(db).await?;
     let settings = results.first(settings)?.ok_or_else(|| ApiError::internal("no realm settings"))?;

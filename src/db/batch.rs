@@ -14,14 +14,36 @@
 //! ```
 
 use std::marker::PhantomData;
+use std::rc::Rc;
 
 use serde::de::DeserializeOwned;
+use serde_json::Value;
 use worker::{D1Database, D1PreparedStatement, D1Result, Result};
+
+use super::statement::Statement;
 
 /// Statements to run in one round trip (one atomic `db.batch`).
 #[derive(Default)]
 pub struct Batch {
-    statements: Vec<D1PreparedStatement>,
+    statements: Vec<Entry>,
+}
+
+/// A statement of a batch: prepared already, or kept as its SQL and arguments.
+pub enum Entry {
+    Prepared(D1PreparedStatement),
+    Described(Statement),
+}
+
+impl From<D1PreparedStatement> for Entry {
+    fn from(statement: D1PreparedStatement) -> Self {
+        Entry::Prepared(statement)
+    }
+}
+
+impl From<Statement> for Entry {
+    fn from(statement: Statement) -> Self {
+        Entry::Described(statement)
+    }
 }
 
 /// Where one statement's rows will be, and what they deserialize into.
@@ -37,9 +59,14 @@ impl<T> Clone for Slot<T> {
 }
 impl<T> Copy for Slot<T> {}
 
-/// The answers of a [`Batch`].
+/// The answers of a [`Batch`]: D1's, or rows an isolate remembered for the same statements.
 pub struct BatchResults {
-    results: Vec<D1Result>,
+    results: Vec<Answer>,
+}
+
+enum Answer {
+    D1(D1Result),
+    Remembered(Rc<Vec<Value>>),
 }
 
 impl Batch {
@@ -48,9 +75,20 @@ impl Batch {
     }
 
     /// Adds a statement whose rows are read as `T`.
-    pub fn add<T: DeserializeOwned>(&mut self, statement: D1PreparedStatement) -> Slot<T> {
-        self.statements.push(statement);
+    pub fn add<T: DeserializeOwned>(&mut self, statement: impl Into<Entry>) -> Slot<T> {
+        self.statements.push(statement.into());
         Slot { index: self.statements.len() - 1, rows: PhantomData }
+    }
+
+    /// Every statement as its SQL and arguments; `None` when one was added prepared.
+    pub fn described(&self) -> Option<Vec<&Statement>> {
+        self.statements
+            .iter()
+            .map(|entry| match entry {
+                Entry::Described(statement) => Some(statement),
+                Entry::Prepared(_) => None,
+            })
+            .collect()
     }
 
     pub fn is_empty(&self) -> bool {
@@ -59,7 +97,16 @@ impl Batch {
 
     /// Runs every statement in one round trip.
     pub async fn run(self, db: &D1Database) -> Result<BatchResults> {
-        Ok(BatchResults { results: super::run_batch(db, self.statements).await? })
+        let statements = self
+            .statements
+            .into_iter()
+            .map(|entry| match entry {
+                Entry::Prepared(statement) => Ok(statement),
+                Entry::Described(statement) => statement.prepare(db),
+            })
+            .collect::<Result<Vec<_>>>()?;
+        let results = super::run_batch(db, statements).await?;
+        Ok(BatchResults { results: results.into_iter().map(Answer::D1).collect() })
     }
 }
 
@@ -67,9 +114,26 @@ impl BatchResults {
     /// Every row of the statement behind `slot`.
     pub fn rows<T: DeserializeOwned>(&self, slot: Slot<T>) -> Result<Vec<T>> {
         match self.results.get(slot.index) {
-            Some(result) => result.results(),
+            Some(Answer::D1(result)) => result.results(),
+            Some(Answer::Remembered(rows)) => Ok(rows.iter().map(|row| T::deserialize(row)).collect::<serde_json::Result<_>>()?),
             None => Err(worker::Error::RustError(format!("batch has no result {}", slot.index))),
         }
+    }
+
+    /// Answers remembered for a batch of as many statements.
+    pub fn remembered(rows: &[Rc<Vec<Value>>]) -> Self {
+        BatchResults { results: rows.iter().cloned().map(Answer::Remembered).collect() }
+    }
+
+    /// Every statement's rows as JSON objects (column name to value), to remember.
+    pub fn to_rows(&self) -> Result<Vec<Rc<Vec<Value>>>> {
+        self.results
+            .iter()
+            .map(|answer| match answer {
+                Answer::D1(result) => Ok(Rc::new(result.results::<Value>()?)),
+                Answer::Remembered(rows) => Ok(rows.clone()),
+            })
+            .collect()
     }
 
     /// Every row of a statement added only when needed (none when it was not added).

@@ -1,8 +1,9 @@
 //! What message content may name, resolved by name or id within an organization: users,
 //! groups and their members, channels. Lists are JSON arrays bound as one parameter.
 
+use super::statement::{statement, Statement};
 use serde::Deserialize;
-use worker::{query, D1Database, D1PreparedStatement, Result};
+use worker::Result;
 
 #[derive(Deserialize)]
 pub struct NamedRow {
@@ -17,9 +18,8 @@ pub struct GroupMemberRow {
 }
 
 /// Active users named by full name (any case) in `names_json` or by id in `ids_json`.
-pub fn users_stmt(db: &D1Database, realm_id: i64, names_json: &str, ids_json: &str) -> Result<D1PreparedStatement> {
-    query!(
-        db,
+pub fn users_stmt(realm_id: i64, names_json: &str, ids_json: &str) -> Result<Statement> {
+    statement!(
         "SELECT id, full_name AS name FROM users WHERE realm_id = ?1 AND is_active = 1 AND \
          (lower(full_name) IN (SELECT lower(value) FROM json_each(?2)) OR id IN (SELECT value FROM json_each(?3)))",
         realm_id,
@@ -29,9 +29,8 @@ pub fn users_stmt(db: &D1Database, realm_id: i64, names_json: &str, ids_json: &s
 }
 
 /// Active groups named (any case) in `names_json`.
-pub fn groups_stmt(db: &D1Database, realm_id: i64, names_json: &str) -> Result<D1PreparedStatement> {
-    query!(
-        db,
+pub fn groups_stmt(realm_id: i64, names_json: &str) -> Result<Statement> {
+    statement!(
         "SELECT id, name FROM user_groups WHERE realm_id = ?1 AND deactivated = 0 \
          AND lower(name) IN (SELECT lower(value) FROM json_each(?2))",
         realm_id,
@@ -41,9 +40,8 @@ pub fn groups_stmt(db: &D1Database, realm_id: i64, names_json: &str) -> Result<D
 
 /// The active members of each group named in `names_json`, through its subgroups at any
 /// depth (a system group's members are the users of its role).
-pub fn group_members_stmt(db: &D1Database, realm_id: i64, names_json: &str) -> Result<D1PreparedStatement> {
-    query!(
-        db,
+pub fn group_members_stmt(realm_id: i64, names_json: &str) -> Result<Statement> {
+    statement!(
         "WITH RECURSIVE reachable(root, id) AS ( \
              SELECT id, id FROM user_groups WHERE realm_id = ?1 AND deactivated = 0 \
              AND lower(name) IN (SELECT lower(value) FROM json_each(?2)) \
@@ -60,9 +58,8 @@ pub fn group_members_stmt(db: &D1Database, realm_id: i64, names_json: &str) -> R
 }
 
 /// Channels named (any case) in `names_json`.
-pub fn channels_stmt(db: &D1Database, realm_id: i64, names_json: &str) -> Result<D1PreparedStatement> {
-    query!(
-        db,
+pub fn channels_stmt(realm_id: i64, names_json: &str) -> Result<Statement> {
+    statement!(
         "SELECT id, name FROM channels WHERE realm_id = ?1 AND lower(name) IN (SELECT lower(value) FROM json_each(?2))",
         realm_id,
         names_json

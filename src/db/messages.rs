@@ -1,5 +1,6 @@
 //! `messages`: channel and direct messages, with their recipient joined in.
 
+use super::statement::{statement, Statement};
 use serde::Deserialize;
 use wasm_bindgen::JsValue;
 use worker::{query, D1Database, D1PreparedStatement, Result};
@@ -299,9 +300,8 @@ pub fn channel_topics_stmt(db: &D1Database, realm_id: i64, user_id: i64, is_gues
 }
 
 /// Everyone who has sent to the topic a message is sent to (`to`), as `sender_id`.
-pub fn topic_senders_stmt(db: &D1Database, to: &SendTopic<'_>) -> Result<D1PreparedStatement> {
-    query!(
-        db,
+pub fn topic_senders_stmt(to: &SendTopic<'_>) -> Result<Statement> {
+    statement!(
         &format!(
             "SELECT DISTINCT m.sender_id FROM messages m WHERE m.topic = ?4 COLLATE NOCASE AND m.recipient_id = ( \
              SELECT rc.id FROM channels c JOIN recipients rc ON rc.realm_id = c.realm_id AND rc.type = {RECIPIENT_CHANNEL} \
@@ -317,9 +317,8 @@ pub fn topic_senders_stmt(db: &D1Database, to: &SendTopic<'_>) -> Result<D1Prepa
 /// The destination topic (`to`) as its sender `user_id` sees it, in one row: `first_sender`, any
 /// one sender of the topic so far (null for a new topic), and the sender's
 /// `visibility_policy` for it (0 when none).
-pub fn topic_for_sender_stmt(db: &D1Database, to: &SendTopic<'_>, user_id: i64) -> Result<D1PreparedStatement> {
-    query!(
-        db,
+pub fn topic_for_sender_stmt(to: &SendTopic<'_>, user_id: i64) -> Result<Statement> {
+    statement!(
         &format!(
             "SELECT (SELECT m.sender_id FROM messages m WHERE m.topic = ?4 COLLATE NOCASE AND m.recipient_id = ( \
              SELECT rc.id FROM channels c JOIN recipients rc ON rc.realm_id = c.realm_id AND rc.type = {RECIPIENT_CHANNEL} \

@@ -1,5 +1,6 @@
 //! `realm_emoji`: the organization's custom emoji (migration 0015).
 
+use super::statement::{statement, Statement};
 use serde::Deserialize;
 use worker::{query, D1Database, D1PreparedStatement, Result};
 
@@ -22,9 +23,8 @@ pub fn in_realm_stmt(db: &D1Database, realm_id: i64) -> Result<D1PreparedStateme
 }
 
 /// The active emoji with one of these names (a JSON list), for rendering `:name:`.
-pub fn active_by_names_stmt(db: &D1Database, realm_id: i64, names_json: &str) -> Result<D1PreparedStatement> {
-    query!(
-        db,
+pub fn active_by_names_stmt(realm_id: i64, names_json: &str) -> Result<Statement> {
+    statement!(
         &format!(
             "SELECT {COLUMNS} FROM realm_emoji WHERE realm_id = ?1 AND deactivated = 0 \
              AND name IN (SELECT value FROM json_each(?2))"

@@ -1,5 +1,6 @@
 //! `realms`: organizations.
 
+use super::statement::{statement, Statement};
 use serde::Deserialize;
 use worker::{query, D1Database, D1PreparedStatement, Result};
 
@@ -18,12 +19,12 @@ pub struct RealmRow {
 /// The columns of [`RealmRow`].
 pub const SELECT: &str = "SELECT id, string_id, name, description, deactivated, date_created, settings_version FROM realms";
 
-pub fn by_string_id_stmt(db: &D1Database, string_id: &str) -> Result<D1PreparedStatement> {
-    query!(db, &format!("{SELECT} WHERE string_id = ?1"), string_id)
+pub fn by_string_id_stmt(string_id: &str) -> Result<Statement> {
+    statement!(&format!("{SELECT} WHERE string_id = ?1"), string_id)
 }
 
 pub async fn by_string_id(db: &D1Database, string_id: &str) -> Result<Option<RealmRow>> {
-    super::first(by_string_id_stmt(db, string_id)?).await
+    super::first(by_string_id_stmt(string_id)?.prepare(db)?).await
 }
 
 /// The organization's row, under the id the directory gave it (unique across databases).

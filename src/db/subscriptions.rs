@@ -1,6 +1,7 @@
 //! Channels as one user sees them (with that user's subscription), subscriber lists, and
 //! the writes of subscribing and unsubscribing.
 
+use super::statement::{statement, Statement};
 use serde::Deserialize;
 use worker::{query, D1Database, D1PreparedStatement, Result};
 
@@ -69,8 +70,8 @@ pub fn all_for_user_by_id_stmt(db: &D1Database, realm_id: i64, user_id: i64) -> 
 }
 
 /// One channel by id as `user_id` sees it.
-pub fn by_id_for_user_stmt(db: &D1Database, realm_id: i64, user_id: i64, channel_id: i64) -> Result<D1PreparedStatement> {
-    query!(db, &format!("{VIEW_SELECT} WHERE c.realm_id = ?1 AND c.id = ?3"), realm_id, user_id, channel_id)
+pub fn by_id_for_user_stmt(realm_id: i64, user_id: i64, channel_id: i64) -> Result<Statement> {
+    statement!(&format!("{VIEW_SELECT} WHERE c.realm_id = ?1 AND c.id = ?3"), realm_id, user_id, channel_id)
 }
 
 /// Channels in a JSON array of ids as `user_id` sees them.
@@ -79,8 +80,8 @@ pub fn by_ids_for_user_stmt(db: &D1Database, realm_id: i64, user_id: i64, ids_js
 }
 
 /// One channel by name (case-insensitive) as `user_id` sees it.
-pub fn by_name_for_user_stmt(db: &D1Database, realm_id: i64, user_id: i64, name: &str) -> Result<D1PreparedStatement> {
-    query!(db, &format!("{VIEW_SELECT} WHERE c.realm_id = ?1 AND c.name = ?3 COLLATE NOCASE"), realm_id, user_id, name)
+pub fn by_name_for_user_stmt(realm_id: i64, user_id: i64, name: &str) -> Result<Statement> {
+    statement!(&format!("{VIEW_SELECT} WHERE c.realm_id = ?1 AND c.name = ?3 COLLATE NOCASE"), realm_id, user_id, name)
 }
 
 /// Channels named in a JSON array of names (case-insensitive) as `user_id` sees them.
@@ -292,9 +293,8 @@ pub struct SendTopic<'a> {
 /// they muted it, whether they are bots, their `automatically_follow_topics_where_mentioned`
 /// setting, their visibility policy for `topic` (0 when none), whether they have a push
 /// device and whether they muted the sender `sender_id`.
-pub fn send_subscribers_stmt(db: &D1Database, to: &SendTopic<'_>, sender_id: i64) -> Result<D1PreparedStatement> {
-    query!(
-        db,
+pub fn send_subscribers_stmt(to: &SendTopic<'_>, sender_id: i64) -> Result<Statement> {
+    statement!(
         &format!(
             "SELECT s.user_id, s.is_muted, u.is_bot, u.automatically_follow_topics_where_mentioned AS follows_when_mentioned, \
              COALESCE((SELECT ut.visibility_policy FROM user_topics ut WHERE ut.user_id = s.user_id AND ut.channel_id = c.id \

@@ -1,5 +1,6 @@
 //! `user_groups`, their members and subgroups.
 
+use super::statement::{statement, Statement};
 use serde::Deserialize;
 use worker::{query, D1Database, D1PreparedStatement, Result};
 
@@ -82,9 +83,8 @@ pub fn create_system_groups_stmts(db: &D1Database, realm_string_id: &str) -> Res
 
 /// Whether an active user belongs to a group, directly or through subgroups at any depth
 /// (`direct_only`: directly). One query whatever the depth.
-pub fn is_member_stmt(db: &D1Database, realm_id: i64, group_id: i64, user_id: i64, direct_only: bool) -> Result<D1PreparedStatement> {
-    query!(
-        db,
+pub fn is_member_stmt(realm_id: i64, group_id: i64, user_id: i64, direct_only: bool) -> Result<Statement> {
+    statement!(
         "WITH RECURSIVE reachable(id, depth) AS ( \
              SELECT id, 0 FROM user_groups WHERE id = ?2 AND realm_id = ?1 \
              UNION \

@@ -1,5 +1,6 @@
 //! `users`: humans and bots of an organization.
 
+use super::statement::{statement, Statement};
 use serde::Deserialize;
 use worker::{query, D1Database, D1PreparedStatement, Result};
 
@@ -78,9 +79,8 @@ pub const COLUMNS: &str = "u.id, u.realm_id, u.email, u.delivery_email, u.full_n
     u.automatically_unmute_topics_in_muted_streams_policy, u.automatically_follow_topics_where_mentioned";
 
 /// The user holding an API key in the organization named `realm_string_id`.
-pub fn by_api_key_stmt(db: &D1Database, realm_string_id: &str, key_hash: &str) -> Result<D1PreparedStatement> {
-    query!(
-        db,
+pub fn by_api_key_stmt(realm_string_id: &str, key_hash: &str) -> Result<Statement> {
+    statement!(
         &format!(
             "SELECT {COLUMNS} FROM api_keys k JOIN users u ON u.id = k.user_id \
              JOIN realms r ON r.id = u.realm_id AND r.id = k.realm_id \
@@ -425,15 +425,8 @@ pub const NAMED_BY_IDS_OR_EMAILS: &str = "(u.id IN (SELECT value FROM json_each(
 
 /// The realm's users (only active ones when `active_only`) whose id is in `ids` or whose
 /// email or delivery email is in `emails` (lowercase).
-pub fn by_ids_or_emails_stmt(
-    db: &D1Database,
-    realm_id: i64,
-    ids: &[i64],
-    emails: &[String],
-    active_only: bool,
-) -> Result<D1PreparedStatement> {
-    query!(
-        db,
+pub fn by_ids_or_emails_stmt(realm_id: i64, ids: &[i64], emails: &[String], active_only: bool) -> Result<Statement> {
+    statement!(
         &format!("SELECT {COLUMNS} FROM users u WHERE u.realm_id = ?1 AND (?4 = 0 OR u.is_active = 1) AND {NAMED_BY_IDS_OR_EMAILS}"),
         realm_id,
         serde_json::to_string(ids)?,
@@ -445,15 +438,8 @@ pub fn by_ids_or_emails_stmt(
 /// The users of [`by_ids_or_emails_stmt`] (any state) as a direct message from `sender_id`
 /// to them reads them: `user_id`, whether they muted the sender (`muted_sender`) and
 /// whether they have a push device (`has_push_device`).
-pub fn direct_recipients_stmt(
-    db: &D1Database,
-    realm_id: i64,
-    ids: &[i64],
-    emails: &[String],
-    sender_id: i64,
-) -> Result<D1PreparedStatement> {
-    query!(
-        db,
+pub fn direct_recipients_stmt(realm_id: i64, ids: &[i64], emails: &[String], sender_id: i64) -> Result<Statement> {
+    statement!(
         "SELECT u.id AS user_id, \
          EXISTS (SELECT 1 FROM muted_users mu WHERE mu.user_id = u.id AND mu.muted_user_id = ?4) AS muted_sender, \
          EXISTS (SELECT 1 FROM push_devices pd WHERE pd.user_id = u.id) AS has_push_device \

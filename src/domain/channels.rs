@@ -268,7 +268,7 @@ pub fn parse_channel_id(raw: &str) -> ApiResult<i64> {
 pub async fn channel_by_id(db: &D1Database, user: &UserRow, id: &str) -> ApiResult<(Option<ChannelViewRow>, SystemGroups)> {
     let channel_id = parse_channel_id(id)?;
     let mut batch = Batch::new();
-    let channel = batch.add::<ChannelViewRow>(subscriptions::by_id_for_user_stmt(db, user.realm_id, user.id, channel_id)?);
+    let channel = batch.add::<ChannelViewRow>(subscriptions::by_id_for_user_stmt(user.realm_id, user.id, channel_id)?);
     let groups = batch.add::<SystemGroupRow>(subscriptions::system_groups_stmt(db, user.realm_id)?);
     let results = batch.run(db).await?;
     Ok((results.first(channel)?, SystemGroups::new(results.rows(groups)?)))
@@ -284,7 +284,8 @@ pub async fn stream_of(db: &D1Database, user: &UserRow, id: &str) -> ApiResult<V
 /// The id of the channel named `name` if the user can see it; "Invalid channel name
 /// '<name>'" otherwise. One round trip.
 pub async fn channel_id_by_name(db: &D1Database, user: &UserRow, name: &str) -> ApiResult<i64> {
-    let channel: Option<ChannelViewRow> = crate::db::first(subscriptions::by_name_for_user_stmt(db, user.realm_id, user.id, name)?).await?;
+    let channel: Option<ChannelViewRow> =
+        crate::db::first(subscriptions::by_name_for_user_stmt(user.realm_id, user.id, name)?.prepare(db)?).await?;
     match channel {
         Some(c) if can_see_channel(user, &c) => Ok(c.id),
         _ => Err(ApiError::bad_request(format!("Invalid channel name '{name}'"))),
@@ -297,7 +298,7 @@ pub async fn channel_subscribers(db: &D1Database, user: &UserRow, id: &str) -> A
     let channel_id = parse_channel_id(id)?;
     // The subscribers are read with the channel and shown only if the rule allows.
     let mut batch = Batch::new();
-    let channel = batch.add::<ChannelViewRow>(subscriptions::by_id_for_user_stmt(db, user.realm_id, user.id, channel_id)?);
+    let channel = batch.add::<ChannelViewRow>(subscriptions::by_id_for_user_stmt(user.realm_id, user.id, channel_id)?);
     let subscribers = batch.add::<SubscriberRow>(subscriptions::subscribers_stmt(db, user.realm_id, &format!("[{channel_id}]"))?);
     let results = batch.run(db).await?;
     let channel = access_channel(user, results.first(channel)?)?;
@@ -321,7 +322,7 @@ impl ReadAsUser for ChannelTopics {
     type Slots = (Slot<ChannelViewRow>, Slot<TopicRow>);
     type Output = Vec<Value>;
     fn add(&self, batch: &mut Batch, db: &D1Database, me: &UserRow, _realm: &RealmState) -> ApiResult<Self::Slots> {
-        let channel = batch.add(subscriptions::by_id_for_user_stmt(db, me.realm_id, me.id, self.channel_id)?);
+        let channel = batch.add(subscriptions::by_id_for_user_stmt(me.realm_id, me.id, self.channel_id)?);
         let topics = batch.add(messages::channel_topics_stmt(db, me.realm_id, me.id, me.is_guest(), self.channel_id)?);
         Ok((channel, topics))
     }

@@ -46,23 +46,23 @@ impl ResolutionReads {
             None
         } else {
             let ids = serde_json::to_string(&refs.user_ids).unwrap_or_else(|_| "[]".into());
-            Some(batch.add(mentions::users_stmt(db, realm_id, &json(&refs.user_names), &ids)?))
+            Some(batch.add(mentions::users_stmt(realm_id, &json(&refs.user_names), &ids)?))
         };
         let groups = if refs.group_names.is_empty() {
             None
         } else {
             let names = json(&refs.group_names);
-            Some((batch.add(mentions::groups_stmt(db, realm_id, &names)?), batch.add(mentions::group_members_stmt(db, realm_id, &names)?)))
+            Some((batch.add(mentions::groups_stmt(realm_id, &names)?), batch.add(mentions::group_members_stmt(realm_id, &names)?)))
         };
         let channels = if refs.channel_names.is_empty() {
             None
         } else {
-            Some(batch.add(mentions::channels_stmt(db, realm_id, &json(&refs.channel_names))?))
+            Some(batch.add(mentions::channels_stmt(realm_id, &json(&refs.channel_names))?))
         };
         let emoji = if refs.emoji_names.is_empty() {
             None
         } else {
-            Some(batch.add(crate::db::realm_emoji::active_by_names_stmt(db, realm_id, &json(&refs.emoji_names))?))
+            Some(batch.add(crate::db::realm_emoji::active_by_names_stmt(realm_id, &json(&refs.emoji_names))?))
         };
         let linkifiers = match linkifiers {
             Some(known) => Linkifiers::Known(known.to_vec()),

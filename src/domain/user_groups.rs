@@ -97,7 +97,7 @@ pub async fn is_group_member(db: &D1Database, realm_id: i64, group_id: i64, user
     let mut batch = Batch::new();
     let group = batch.add::<UserGroupRow>(user_groups::by_id_stmt(db, realm_id, group_id)?);
     let user = batch.add::<UserRow>(users::by_id_stmt(db, realm_id, user_id)?);
-    let member = batch.add::<IsMemberRow>(user_groups::is_member_stmt(db, realm_id, group_id, user_id, direct_only)?);
+    let member = batch.add::<IsMemberRow>(user_groups::is_member_stmt(realm_id, group_id, user_id, direct_only)?);
     let results = batch.run(db).await?;
     access_group(results.first(group)?)?;
     results.first(user)?.ok_or_else(|| ApiError::bad_request("No such user"))?;

@@ -232,7 +232,7 @@ pub struct SigningIn {
 /// organization only by name.
 pub async fn realm_and_signing_in(db: &D1Database, realm_string_id: &str, email: &str) -> ApiResult<(Option<RealmRow>, Option<SigningIn>)> {
     let mut batch = Batch::new();
-    let realm = batch.add::<RealmRow>(realms::by_string_id_stmt(db, realm_string_id)?);
+    let realm = batch.add::<RealmRow>(realms::by_string_id_stmt(realm_string_id)?);
     let user = batch.add::<UserRow>(users::signing_in_stmt(db, realm_string_id, email)?);
     let sign_in = batch.add::<SignInRow>(users::sign_in_row_stmt(db, realm_string_id, email)?);
     let results = batch.run(db).await?;
