@@ -5,7 +5,9 @@
 //! write one round trip; the writer then reads and plans as usual.
 //!
 //! Only a batch whose every statement is described ([`Statement`]) is remembered, keyed by
-//! those statements' SQL and arguments: the same key means the same reads.
+//! a digest of those statements' SQL and arguments: the same key means the same reads
+//! (and were two batches ever to share one, the guards, built from the batch at hand,
+//! would fail the write).
 
 use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
@@ -18,9 +20,10 @@ use crate::db::read_guards;
 use crate::db::statement::Statement;
 use crate::error::ApiResult;
 
-/// Rows (and statements) the isolate keeps at most; past it, it starts over. A few
-/// megabytes.
+/// Rows (and statements) the isolate keeps at most, and batches; past either, it starts
+/// over. A few megabytes.
 const CAPACITY_ROWS: usize = 20_000;
+const CAPACITY_BATCHES: usize = 1_000;
 /// A batch that answers more rows than this is not kept (a send to a very large channel
 /// reads again).
 const MAX_ROWS_PER_BATCH: usize = 2_000;
@@ -36,7 +39,8 @@ thread_local! {
 /// What a batch is remembered under; `None` when a statement of it is not described.
 pub fn key(batch: &Batch) -> Option<String> {
     let statements = batch.described()?;
-    Some(statements.iter().map(|s| s.key()).collect::<Vec<_>>().join("\u{1}"))
+    let joined = statements.iter().map(|s| s.key()).collect::<Vec<_>>().join("\u{1}");
+    Some(crate::secrets::sha256_hex(joined.as_bytes()))
 }
 
 /// Every statement's rows of a batch, as JSON objects ([`BatchResults::to_rows`]).
@@ -50,7 +54,7 @@ pub fn remember(key: String, rows: Rows) {
     }
     REMEMBERED.with(|remembered| {
         let mut remembered = remembered.borrow_mut();
-        if ROWS.get() + count > CAPACITY_ROWS {
+        if ROWS.get() + count > CAPACITY_ROWS || remembered.len() >= CAPACITY_BATCHES {
             remembered.clear();
             ROWS.set(0);
         }

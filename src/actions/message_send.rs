@@ -5,6 +5,9 @@
 //! - [`plan`]: every rule of `POST /messages`, pure;
 //! - [`commit_send`]: ONE write batch, then the events, once the write committed
 //!   ([`add_send_writes`] and [`finish_send`] for a caller whose batch holds the message).
+//!
+//! A repeated `POST /messages` skips the read: [`send_recalled`] plans from what this
+//! isolate remembers of the same reads and proves it current in the write batch.
 
 use std::collections::{BTreeSet, HashMap};
 

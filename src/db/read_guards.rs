@@ -59,3 +59,41 @@ pub fn still_answers_stmt(read: &Statement, rows: &[Value]) -> Result<Option<Sta
 pub fn failed(err: &worker::Error) -> bool {
     err.to_string().contains(CONSTRAINT)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn read() -> Statement {
+        Statement::new("SELECT id, name FROM users WHERE realm_id = ?1", vec![json!(2)])
+    }
+
+    #[test]
+    fn an_empty_answer_is_proved_by_the_read_answering_nothing() {
+        let guard = still_answers_stmt(&read(), &[]).unwrap().unwrap();
+        assert!(guard.sql().contains("NOT EXISTS (SELECT 1 FROM (SELECT id, name FROM users WHERE realm_id = ?1))"));
+        assert_eq!(guard.args(), &[json!(2)]);
+    }
+
+    #[test]
+    fn remembered_rows_follow_the_reads_arguments_in_their_columns_order() {
+        let rows = [json!({"id": 7, "name": "Ann \"A\""}), json!({"name": null, "id": 8})];
+        let guard = still_answers_stmt(&read(), &rows).unwrap().unwrap();
+        assert!(guard.sql().contains(r#"SELECT "id", "name" FROM (SELECT id, name FROM users WHERE realm_id = ?1)"#));
+        assert!(guard.sql().contains("json_each(?2)"));
+        assert_eq!(guard.args(), &[json!(2), json!(r#"[[7,"Ann \"A\""],[8,null]]"#)]);
+    }
+
+    #[test]
+    fn rows_of_different_columns_cannot_be_proved() {
+        let rows = [json!({"id": 7, "name": "Ann"}), json!({"id": 8})];
+        assert!(still_answers_stmt(&read(), &rows).unwrap().is_none());
+    }
+
+    #[test]
+    fn only_the_guards_constraint_says_a_read_changed() {
+        assert!(failed(&worker::Error::RustError("D1_ERROR: CHECK constraint failed: reads_still_current: SQLITE_CONSTRAINT".into())));
+        assert!(!failed(&worker::Error::RustError("D1_ERROR: UNIQUE constraint failed: users.id".into())));
+    }
+}
