@@ -66,6 +66,9 @@ pub struct RequestContext {
     /// The answers of this request's [`ReadAsUser::remembered`] reads, until the writer
     /// says they still hold after its write ([`Self::remember_reads`]).
     reads_to_remember: RefCell<Option<(String, remembered_reads::Rows)>>,
+    /// A count made for the user remembered answers named ([`Self::recall_as_user`]),
+    /// which the request's authentication then confirms or refunds like any early count.
+    recalled_count: RefCell<Option<EarlyCount>>,
     /// The runtime's context, for work that continues after the response.
     pub worker: Option<worker::Context>,
 }
@@ -153,6 +156,7 @@ impl RequestContext {
             realm: RefCell::new(None),
             rate_limit: RefCell::new(None),
             reads_to_remember: RefCell::new(None),
+            recalled_count: RefCell::new(None),
             worker: None,
         })
     }
@@ -267,7 +271,9 @@ impl RequestContext {
     /// `reads`' own checks. Only a write may use them, and only with the [`Recall`]'s
     /// guards first in its batch: they fail it, writing nothing, unless every read still
     /// answers what was remembered ([`Recall::is_stale`]; the writer then reads again).
-    /// The request is counted against the user's rate limit here, before any write.
+    /// The request is counted against the user's rate limit here, before any write; the
+    /// writer settles the count once it committed ([`Self::settle_recalled_count`]), and a
+    /// request that reads again has its authentication confirm or refund it.
     pub async fn recall_as_user<R: ReadAsUser>(&self, reads: &R) -> ApiResult<Option<(UserRow, Rc<RealmState>, R::Output, Recall)>> {
         let authorization = self.header("Authorization");
         let guess = crate::auth::last_key_owner(authorization.as_deref())
@@ -285,8 +291,27 @@ impl RequestContext {
             return Ok(None);
         }
         let Ok(output) = reads.take(&recalled.results, slots, &me, &state) else { return Ok(None) };
-        let me = self.accept(Some(realm), Ok(me), None).await?;
+        if self.rate_limit.borrow().is_none() {
+            let bucket = Bucket::User { realm_id: me.realm_id, user_id: me.id };
+            let decision = rate_limits::check(&self.env, &bucket, true).await;
+            let within = matches!(&decision, Ok(d) if rate_limits::refuse_over_limit(d.as_ref()).is_ok());
+            *self.recalled_count.borrow_mut() = Some(EarlyCount { realm_id: me.realm_id, user_id: me.id, decision });
+            // Over the limit: refused by the request's own authentication, which may also
+            // find that the key no longer authenticates (then the count is refunded).
+            if !within {
+                return Ok(None);
+            }
+        }
+        self.remember_realm(realm);
         Ok(Some((me, state, output, recalled.recall)))
+    }
+
+    /// A write made from recalled answers committed: the count made for their user is this
+    /// request's (its `X-RateLimit-*` headers).
+    pub fn settle_recalled_count(&self) {
+        if let Some(EarlyCount { decision: Ok(decision), .. }) = self.recalled_count.borrow_mut().take() {
+            *self.rate_limit.borrow_mut() = decision;
+        }
     }
 
     /// Keeps what this request's [`ReadAsUser::remembered`] reads answered, for the user's
@@ -311,6 +336,10 @@ impl RequestContext {
     /// last, counts the request against that user's rate limit at the same time: the
     /// count is a Durable Object round trip that would otherwise wait for D1's.
     async fn beside_early_count<T>(&self, authentication: impl Future<Output = T>, guess: Option<&UserRow>) -> (T, Option<EarlyCount>) {
+        let recalled = self.recalled_count.borrow_mut().take();
+        if recalled.is_some() {
+            return (authentication.await, recalled);
+        }
         match guess.filter(|_| self.rate_limit.borrow().is_none()) {
             Some(user) => {
                 let bucket = Bucket::User { realm_id: user.realm_id, user_id: user.id };

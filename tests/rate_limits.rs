@@ -95,6 +95,66 @@ fn a_key_that_stopped_authenticating_uses_up_none_of_its_former_owners_limit() {
     });
 }
 
+/// A direct message of `sender` to `to`, through `call` (to read its headers).
+fn send_direct_raw(url: &str, sender: &Client, to: i64, content: &str) -> ureq::Response {
+    let auth = Some((sender.email.as_str(), sender.api_key.as_str()));
+    call(url, "POST", "/messages", auth, &[("type", "direct"), ("to", &format!("[{to}]")), ("content", content)])
+}
+
+#[test]
+fn a_repeated_send_counts_once_whether_or_not_it_reads_again() {
+    with_own_server(|url| {
+        let hamlet = Client::dev("hamlet@zulip.com");
+        let othello = Client::dev("othello@zulip.com");
+        for (content, remaining) in [("first", "4"), ("second", "3")] {
+            assert_eq!(send_direct_raw(url, &hamlet, othello.user_id, content).header("X-RateLimit-Remaining"), Some(remaining));
+        }
+        // Planned from the answers of the send before, in one round trip.
+        let third = send_direct_raw(url, &hamlet, othello.user_id, "third");
+        assert_eq!((third.header("X-D1-Round-Trips"), third.header("X-RateLimit-Remaining")), (Some("1"), Some("2")));
+        othello.post(&format!("/users/me/muted_users/{}", hamlet.user_id), &[]).success();
+        // The answers changed: the write fails, the send reads again, and counts once.
+        let fourth = send_direct_raw(url, &hamlet, othello.user_id, "fourth");
+        assert_eq!((fourth.header("X-D1-Round-Trips"), fourth.header("X-RateLimit-Remaining")), (Some("3"), Some("1")));
+    });
+}
+
+#[test]
+fn a_repeated_send_with_a_regenerated_key_uses_up_none_of_its_former_owners_limit() {
+    with_own_server(|url| {
+        let hamlet = Client::dev("hamlet@zulip.com");
+        let othello = Client::dev("othello@zulip.com");
+        send_direct_raw(url, &hamlet, othello.user_id, "first");
+        send_direct_raw(url, &hamlet, othello.user_id, "second");
+        let old = Some((hamlet.email.as_str(), hamlet.api_key.as_str()));
+        let regenerated = call(url, "POST", "/users/me/api_key/regenerate", old, &[]);
+        let body: serde_json::Value = serde_json::from_str(&regenerated.into_string().unwrap()).unwrap();
+        let new_key = body["api_key"].as_str().expect("the new key").to_string();
+        assert_eq!(send_direct_raw(url, &hamlet, othello.user_id, "third").status(), 401);
+        let resp = call(url, "GET", "/users/me", Some((hamlet.email.as_str(), &new_key)), &[]);
+        assert_eq!(resp.header("X-RateLimit-Remaining"), Some("1"));
+    });
+}
+
+#[test]
+fn a_repeated_send_over_the_limit_is_refused_and_writes_nothing() {
+    with_own_server(|url| {
+        let hamlet = Client::dev("hamlet@zulip.com");
+        let othello = Client::dev("othello@zulip.com");
+        let word = unique("limit").to_lowercase();
+        for n in 0..5 {
+            assert_eq!(send_direct_raw(url, &hamlet, othello.user_id, &format!("within{n} {word}")).status(), 200);
+        }
+        assert_rate_limited(send_direct_raw(url, &hamlet, othello.user_id, &format!("over {word}")), 60.0);
+        let narrow = format!(r#"[{{"operator": "search", "operand": "{word}"}}]"#);
+        let found = othello.get("/messages", &[("anchor", "newest"), ("num_before", "10"), ("num_after", "0"), ("narrow", &narrow)]);
+        let contents: Vec<String> =
+            found.success()["messages"].as_array().unwrap().iter().map(|m| m["content"].as_str().unwrap().to_string()).collect();
+        assert_eq!(contents.len(), 5, "{contents:?}");
+        assert!(contents.iter().all(|c| c.contains("within")), "{contents:?}");
+    });
+}
+
 #[test]
 fn unauthenticated_requests_are_limited_per_address() {
     with_own_server(|url| {

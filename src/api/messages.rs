@@ -73,8 +73,11 @@ pub async fn send_message(ctx: &RequestContext) -> ApiResult<Reply> {
     let recalled = match ctx.recall_as_user(&req).await? {
         Some((me, realm, inputs, recall)) => {
             let sent = message_send::send_recalled(&ctx.db, &ctx.env, &me, &realm, &req, inputs, &recall).await?;
-            if sent.as_ref().is_some_and(|sent| sent.changed_its_reads) {
-                recall.forget();
+            if let Some(sent) = &sent {
+                ctx.settle_recalled_count();
+                if sent.changed_its_reads {
+                    recall.forget();
+                }
             }
             sent.map(|sent| (me, sent))
         }
