@@ -184,9 +184,13 @@ fn sending_a_direct_message_costs_one_read_with_authentication_and_one_write() {
 /// topic, the mentions) plans from those answers and proves them current in its write.
 #[test]
 fn a_repeated_send_to_a_channel_of_twelve_commits_in_one_round_trip() {
-    let hamlet = Client::dev("hamlet@zulip.com");
-    let name = channel_with(&hamlet, &ELEVEN_OTHERS, 0);
-    let send = |content: &str| hamlet.post("/messages", &[("type", "stream"), ("to", &name), ("topic", "t"), ("content", content)]);
+    // Users of its own: another test muting the sender, or giving a subscriber a push
+    // device, between two sends would change what the next one reads.
+    let sender = accounts::new_user("trips");
+    let others: Vec<i64> = (0..11).map(|_| accounts::new_user("trips").user_id).collect();
+    let name = unique("trips");
+    create_channel(&sender, &name, &[], &others);
+    let send = |content: &str| sender.post("/messages", &[("type", "stream"), ("to", &name), ("topic", "t"), ("content", content)]);
     // The first message starts the topic, which changes what the next one reads.
     send("first").success();
     send("second").success();
