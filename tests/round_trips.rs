@@ -248,6 +248,19 @@ fn a_repeated_send_sees_its_sender_unsubscribed_from_the_private_channel_since()
 }
 
 #[test]
+fn a_repeated_send_sees_an_organization_setting_changed_since() {
+    let owner = fresh_organization();
+    let name = unique("settings");
+    create_channel(&owner, &name, &[], &[]);
+    let send = |content: &str| owner.post("/messages", &[("type", "stream"), ("to", &name), ("topic", ""), ("content", content)]);
+    send("first").success();
+    send("second").success();
+    assert_eq!(round_trips(send("third")), 1);
+    owner.patch("/realm", &[("topics_policy", "disable_empty_topic")]).success();
+    send("fourth").bad_request("BAD_REQUEST", "Sending messages to the general chat is not allowed in this channel.");
+}
+
+#[test]
 fn a_repeated_send_with_a_regenerated_key_is_refused() {
     let sender = accounts::new_user("trips");
     let recipient = accounts::new_user("trips");
