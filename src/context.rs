@@ -44,6 +44,13 @@ struct EarlyCount {
     decision: ApiResult<Option<RateLimitDecision>>,
 }
 
+/// The user this isolate last authenticated the key of `authorization` as, with the
+/// organization's state it holds: what a batch that folds authentication in is built as.
+fn guessed_owner(authorization: Option<&str>) -> Option<(Rc<RealmState>, UserRow)> {
+    let user = crate::auth::last_key_owner(authorization)?;
+    Some((crate::realm_cache::any_cached(user.realm_id)?, user))
+}
+
 pub struct RequestContext {
     pub env: Env,
     /// The organization's own database (`crate::directory`); every query of the request.
@@ -225,9 +232,7 @@ impl RequestContext {
     /// errors come first, as with [`Self::user`].
     pub async fn read_as_user<R: ReadAsUser>(&self, reads: &R) -> ApiResult<(UserRow, Rc<RealmState>, R::Output)> {
         let authorization = self.header("Authorization");
-        let guess = crate::auth::last_key_owner(authorization.as_deref())
-            .and_then(|user| Some((crate::realm_cache::any_cached(user.realm_id)?, user)));
-        let me = match guess {
+        let me = match guessed_owner(authorization.as_deref()) {
             Some((state, guessed)) => {
                 let mut batch = Batch::new();
                 let pending = crate::auth::add_authentication(&mut batch, &self.realm_string_id, authorization.as_deref());
@@ -276,9 +281,7 @@ impl RequestContext {
     /// request that reads again has its authentication confirm or refund it.
     pub async fn recall_as_user<R: ReadAsUser>(&self, reads: &R) -> ApiResult<Option<(UserRow, Rc<RealmState>, R::Output, Recall)>> {
         let authorization = self.header("Authorization");
-        let guess = crate::auth::last_key_owner(authorization.as_deref())
-            .and_then(|user| Some((crate::realm_cache::any_cached(user.realm_id)?, user)));
-        let Some((state, guessed)) = guess.filter(|_| reads.remembered()) else { return Ok(None) };
+        let Some((state, guessed)) = guessed_owner(authorization.as_deref()).filter(|_| reads.remembered()) else { return Ok(None) };
         let mut batch = Batch::new();
         let Ok(pending) = crate::auth::add_authentication(&mut batch, &self.realm_string_id, authorization.as_deref()) else {
             return Ok(None);
@@ -291,11 +294,10 @@ impl RequestContext {
             return Ok(None);
         }
         let Ok(output) = reads.take(&recalled.results, slots, &me, &state) else { return Ok(None) };
-        if self.rate_limit.borrow().is_none() {
-            let bucket = Bucket::User { realm_id: me.realm_id, user_id: me.id };
-            let decision = rate_limits::check(&self.env, &bucket, true).await;
-            let within = matches!(&decision, Ok(d) if rate_limits::refuse_over_limit(d.as_ref()).is_ok());
-            *self.recalled_count.borrow_mut() = Some(EarlyCount { realm_id: me.realm_id, user_id: me.id, decision });
+        let ((), early) = self.beside_early_count(async {}, Some(&me)).await;
+        if let Some(early) = early {
+            let within = matches!(&early.decision, Ok(d) if rate_limits::refuse_over_limit(d.as_ref()).is_ok());
+            *self.recalled_count.borrow_mut() = Some(early);
             // Over the limit: refused by the request's own authentication, which may also
             // find that the key no longer authenticates (then the count is refunded).
             if !within {

@@ -28,22 +28,22 @@ const CAPACITY_BATCHES: usize = 1_000;
 /// reads again).
 const MAX_ROWS_PER_BATCH: usize = 2_000;
 
-/// Each statement's rows, in the batch's order.
-type Answers = Rc<[Rc<Vec<Value>>]>;
-
 thread_local! {
-    static REMEMBERED: RefCell<HashMap<String, Answers>> = RefCell::new(HashMap::new());
+    static REMEMBERED: RefCell<HashMap<String, Rows>> = RefCell::new(HashMap::new());
     static ROWS: Cell<usize> = const { Cell::new(0) };
 }
 
 /// What a batch is remembered under; `None` when a statement of it is not described.
 pub fn key(batch: &Batch) -> Option<String> {
-    let statements = batch.described()?;
-    let joined = statements.iter().map(|s| s.key()).collect::<Vec<_>>().join("\u{1}");
-    Some(crate::secrets::sha256_hex(joined.as_bytes()))
+    Some(key_of(&batch.described()?))
 }
 
-/// Every statement's rows of a batch, as JSON objects ([`BatchResults::to_rows`]).
+fn key_of(statements: &[&Statement]) -> String {
+    let joined = statements.iter().map(|s| s.key()).collect::<Vec<_>>().join("\u{1}");
+    crate::secrets::sha256_hex(joined.as_bytes())
+}
+
+/// Every statement's rows of a batch, in its order, as JSON objects ([`BatchResults::to_rows`]).
 pub type Rows = Vec<Rc<Vec<Value>>>;
 
 /// Keeps what the batch of `key` answered.
@@ -58,7 +58,7 @@ pub fn remember(key: String, rows: Rows) {
             remembered.clear();
             ROWS.set(0);
         }
-        let old = remembered.insert(key, rows.into());
+        let old = remembered.insert(key, rows);
         let old_count = old.map_or(0, |old| weight(&old));
         ROWS.set(ROWS.get() + count - old_count);
     });
@@ -100,7 +100,8 @@ impl Recall {
 
 /// The remembered answers of exactly `batch`'s statements, if this isolate has them.
 pub fn recall(batch: &Batch) -> ApiResult<Option<Recalled>> {
-    let (Some(key), Some(statements)) = (key(batch), batch.described()) else { return Ok(None) };
+    let Some(statements) = batch.described() else { return Ok(None) };
+    let key = key_of(&statements);
     let Some(rows) = REMEMBERED.with(|remembered| remembered.borrow().get(&key).cloned()) else { return Ok(None) };
     if rows.len() != statements.len() {
         return Ok(None);

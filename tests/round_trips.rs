@@ -171,13 +171,27 @@ fn sending_to_a_channel_of_twelve_costs_one_read_with_authentication_and_one_wri
     assert_eq!(round_trips(send("other")), 2);
 }
 
+/// A direct message of `sender` to `to`, answered as it is.
+fn post_direct(sender: &Client, to: &[i64], content: &str) -> Resp {
+    sender.post("/messages", &[("type", "direct"), ("to", &format!("{to:?}")), ("content", content)])
+}
+
+/// A new user who wrote twice to another new one (the second send's reads are remembered,
+/// so the next one is planned from them); the sender and the recipient.
+fn sender_who_wrote_twice() -> (Client, Client) {
+    let sender = accounts::new_user("trips");
+    let recipient = accounts::new_user("trips");
+    send_direct(&sender, &[recipient.user_id], "first");
+    send_direct(&sender, &[recipient.user_id], "second");
+    (sender, recipient)
+}
+
 #[test]
 fn sending_a_direct_message_costs_one_read_with_authentication_and_one_write() {
     let sender = accounts::new_user("trips");
     let (first, second) = (accounts::new_user("trips"), accounts::new_user("trips"));
     send_direct(&sender, &[first.user_id], "warm");
-    let to = format!("[{}, {}]", first.user_id, second.user_id);
-    assert_eq!(round_trips(sender.post("/messages", &[("type", "direct"), ("to", &to), ("content", "hi")])), 2);
+    assert_eq!(round_trips(post_direct(&sender, &[first.user_id, second.user_id], "hi")), 2);
 }
 
 /// A send whose reads this isolate answered before (the sender, the destination, the
@@ -200,9 +214,8 @@ fn a_repeated_send_to_a_channel_of_twelve_commits_in_one_round_trip() {
 #[test]
 fn a_repeated_direct_message_commits_in_one_round_trip() {
     let sender = accounts::new_user("trips");
-    let (first, second) = (accounts::new_user("trips"), accounts::new_user("trips"));
-    let to = format!("[{}, {}]", first.user_id, second.user_id);
-    let send = |content: &str| sender.post("/messages", &[("type", "direct"), ("to", &to), ("content", content)]);
+    let to = [accounts::new_user("trips").user_id, accounts::new_user("trips").user_id];
+    let send = |content: &str| post_direct(&sender, &to, content);
     send("first").success();
     send("second").success();
     assert_eq!(round_trips(send("third")), 1);
@@ -212,12 +225,9 @@ fn a_repeated_direct_message_commits_in_one_round_trip() {
 /// again (the failed write, the read, the write), never a plan from the old answers.
 #[test]
 fn a_repeated_send_after_what_it_read_changed_reads_again() {
-    let sender = accounts::new_user("trips");
-    let recipient = accounts::new_user("trips");
-    send_direct(&sender, &[recipient.user_id], "first");
-    send_direct(&sender, &[recipient.user_id], "second");
+    let (sender, recipient) = sender_who_wrote_twice();
     recipient.post(&format!("/users/me/muted_users/{}", sender.user_id), &[]).success();
-    let third = sender.post("/messages", &[("type", "direct"), ("to", &format!("[{}]", recipient.user_id)), ("content", "third")]);
+    let third = post_direct(&sender, &[recipient.user_id], "third");
     let id = third.body["id"].as_i64().expect("sent");
     assert_eq!(round_trips(third), 3);
     assert!(flags(&fetch(&recipient, id)).contains(&"read".to_string()), "a muted sender's message arrives read");
@@ -225,12 +235,9 @@ fn a_repeated_send_after_what_it_read_changed_reads_again() {
 
 #[test]
 fn a_repeated_send_sees_its_recipient_deactivated_since() {
-    let sender = accounts::new_user("trips");
-    let recipient = accounts::new_user("trips");
-    send_direct(&sender, &[recipient.user_id], "first");
-    send_direct(&sender, &[recipient.user_id], "second");
+    let (sender, recipient) = sender_who_wrote_twice();
     Client::dev("iago@zulip.com").delete(&format!("/users/{}", recipient.user_id), &[]).success();
-    let third = sender.post("/messages", &[("type", "direct"), ("to", &format!("[{}]", recipient.user_id)), ("content", "third")]);
+    let third = post_direct(&sender, &[recipient.user_id], "third");
     third.bad_request("BAD_REQUEST", &format!("'{}' is no longer using Zulip.", recipient.email));
 }
 
@@ -262,12 +269,9 @@ fn a_repeated_send_sees_an_organization_setting_changed_since() {
 
 #[test]
 fn a_repeated_send_with_a_regenerated_key_is_refused() {
-    let sender = accounts::new_user("trips");
-    let recipient = accounts::new_user("trips");
-    send_direct(&sender, &[recipient.user_id], "first");
-    send_direct(&sender, &[recipient.user_id], "second");
+    let (sender, recipient) = sender_who_wrote_twice();
     let fresh = sender.post("/users/me/api_key/regenerate", &[]).success()["api_key"].as_str().unwrap().to_string();
-    let third = sender.post("/messages", &[("type", "direct"), ("to", &format!("[{}]", recipient.user_id)), ("content", "third")]);
+    let third = post_direct(&sender, &[recipient.user_id], "third");
     assert_eq!(third.status, 401, "{:?}", third.body);
     let renewed = Client { api_key: fresh, ..sender };
     send_direct(&renewed, &[recipient.user_id], "fourth");

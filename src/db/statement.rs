@@ -42,7 +42,7 @@ impl Statement {
 
     /// Its SQL and arguments as one string: equal exactly when the statements are.
     pub fn key(&self) -> String {
-        format!("{}\u{0}{}", self.sql, Value::Array(self.args.clone()))
+        format!("{}\u{0}{}", self.sql, serde_json::to_string(&self.args).unwrap_or_default())
     }
 }
 
