@@ -308,11 +308,11 @@ fn main() {
                 goal: "time / floor ≤ 1.3, lost 0",
             },
         );
-        // What this send cannot beat: it commits a read and a write before its event exists.
+        // What this send cannot beat: its message commits in D1 before its event exists.
         push(
             &mut figures,
             Figure {
-                name: format!("the same floor behind the least a send commits first (one D1 read, one 5-write D1 batch), N = {n}"),
+                name: format!("the same floor behind the least a send commits first (one 5-write D1 batch), N = {n}"),
                 server: format!("{committed_floor:.0} ms"),
                 floor: format!("{n} long-polls in ONE Durable Object, one write: {floor:.0} ms"),
                 ratio: committed_floor / floor,
@@ -474,7 +474,7 @@ fn spawn_pollers<T: Send + 'static>(
 }
 
 /// One round of the floor: `n` bare long-polls held in one Durable Object, woken by one
-/// storage write (with `commit_first`, behind one D1 read and one five-write batch); the
+/// storage write (with `commit_first`, behind one five-write D1 batch); the
 /// time from the wake to the last answer.
 fn fan_out_floor(base: &str, n: usize, commit_first: bool, round: usize) -> f64 {
     let api = Api::new(base, 1);

@@ -138,12 +138,11 @@ pub async fn fan_out_waiting(ctx: &RequestContext) -> ApiResult<Reply> {
 
 /// # `POST /dev_bench/fan_out/wake`
 /// One storage write in `room`, then every held long-poll answers: `{"woken": n}`. With
-/// `commit_first=true`, one D1 read and one five-write D1 batch come first: the least this
-/// server's send does before its event may exist (authenticate and read, commit the message).
+/// `commit_first=true`, one five-write D1 batch comes first: the least a send commits
+/// before its event may exist (a repeated send's one round trip writes the message).
 pub async fn fan_out_wake(ctx: &RequestContext) -> ApiResult<Reply> {
     require_development(ctx)?;
     if ctx.params.bool_or("commit_first", false)? {
-        crate::db::realms::by_string_id(&ctx.db, &ctx.realm_string_id).await?;
         five_write_batch(ctx).await?;
     }
     Ok(Reply::json(crate::event_queues::bench_wake(&ctx.env, &room(ctx)?).await?))
