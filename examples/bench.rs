@@ -29,13 +29,14 @@ const FAN_OUTS: [usize; 3] = [10, 100, 1000];
 const DEADLINE: Duration = Duration::from_secs(120);
 
 /// How many messages a fan-out figure is the median of. One message to 10 polls takes
-/// 7–25 ms here, and the machine's scheduling moves it by several ms, so small fan-outs
-/// take many; at N = 1000 one message takes a second and moves by a third.
+/// 10–40 ms here, and the machine's scheduling moves it by several ms, so small fan-outs
+/// take many (a round of 10 costs well under a second); at N = 1000 one message takes a
+/// second and moves by a third.
 fn fan_out_rounds(n: usize) -> usize {
-    if n <= 100 {
-        15
-    } else {
-        5
+    match n {
+        0..=10 => 45,
+        11..=100 => 15,
+        _ => 5,
     }
 }
 
