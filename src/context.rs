@@ -294,8 +294,8 @@ impl RequestContext {
             return Ok(None);
         }
         let Ok(output) = reads.take(&recalled.results, slots, &me, &state) else { return Ok(None) };
-        let ((), early) = self.beside_early_count(async {}, Some(&me)).await;
-        if let Some(early) = early {
+        if self.rate_limit.borrow().is_none() {
+            let early = self.count_early(&me).await;
             let within = matches!(&early.decision, Ok(d) if rate_limits::refuse_over_limit(d.as_ref()).is_ok());
             *self.recalled_count.borrow_mut() = Some(early);
             // Over the limit: refused by the request's own authentication, which may also
@@ -344,12 +344,18 @@ impl RequestContext {
         }
         match guess.filter(|_| self.rate_limit.borrow().is_none()) {
             Some(user) => {
-                let bucket = Bucket::User { realm_id: user.realm_id, user_id: user.id };
-                let (out, decision) = futures_util::future::join(authentication, rate_limits::check(&self.env, &bucket, true)).await;
-                (out, Some(EarlyCount { realm_id: user.realm_id, user_id: user.id, decision }))
+                let (out, early) = futures_util::future::join(authentication, self.count_early(user)).await;
+                (out, Some(early))
             }
             None => (authentication.await, None),
         }
+    }
+
+    /// Counts the request against `user`'s rate limit before the credentials are checked;
+    /// [`Self::accept`] keeps the count only for the user they authenticate.
+    async fn count_early(&self, user: &UserRow) -> EarlyCount {
+        let bucket = Bucket::User { realm_id: user.realm_id, user_id: user.id };
+        EarlyCount { realm_id: user.realm_id, user_id: user.id, decision: rate_limits::check(&self.env, &bucket, true).await }
     }
 
     /// Remembers the organization, and counts the request against the user's rate limit
