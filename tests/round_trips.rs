@@ -171,11 +171,6 @@ fn sending_to_a_channel_of_twelve_costs_one_read_with_authentication_and_one_wri
     assert_eq!(round_trips(send("other")), 2);
 }
 
-/// A direct message of `sender` to `to`, answered as it is.
-fn post_direct(sender: &Client, to: &[i64], content: &str) -> Resp {
-    sender.post("/messages", &[("type", "direct"), ("to", &format!("{to:?}")), ("content", content)])
-}
-
 /// A new user who wrote twice to another new one (the second send's reads are remembered,
 /// so the next one is planned from them); the sender and the recipient.
 fn sender_who_wrote_twice() -> (Client, Client) {

@@ -130,8 +130,13 @@ pub fn send_to_channel(client: &Client, channel: &str, topic: &str, content: &st
 
 /// Sends a direct message to user ids; answers its id.
 pub fn send_direct(client: &Client, to: &[i64], content: &str) -> i64 {
+    post_direct(client, to, content).success()["id"].as_i64().unwrap()
+}
+
+/// A direct message of `client` to `to`, answered as it is.
+pub fn post_direct(client: &Client, to: &[i64], content: &str) -> Resp {
     let to = serde_json::to_string(to).unwrap();
-    client.post("/messages", &[("type", "direct"), ("to", &to), ("content", content)]).success()["id"].as_i64().unwrap()
+    client.post("/messages", &[("type", "direct"), ("to", &to), ("content", content)])
 }
 
 /// The caller's view of one message.
