@@ -1,0 +1,95 @@
+// Builds web/dist: index.html, the hashed app bundle (ES module, minified), its CSS,
+// KaTeX's CSS and fonts, and the _headers file that sets the Content-Security-Policy.
+import { build } from "esbuild";
+import { createHash } from "node:crypto";
+import { cpSync, mkdirSync, readFileSync, rmSync, writeFileSync, readdirSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { gzipSync } from "node:zlib";
+
+const root = dirname(fileURLToPath(import.meta.url));
+const dist = join(root, "dist");
+rmSync(dist, { recursive: true, force: true });
+mkdirSync(join(dist, "assets"), { recursive: true });
+
+const result = await build({
+  entryPoints: { app: join(root, "src/main.tsx") },
+  bundle: true,
+  format: "esm",
+  minify: true,
+  sourcemap: false,
+  target: ["es2020", "chrome100", "firefox100", "safari15"],
+  jsx: "automatic",
+  jsxImportSource: "preact",
+  outdir: join(dist, "assets"),
+  entryNames: "[name]-[hash]",
+  assetNames: "[name]-[hash]",
+  metafile: true,
+  legalComments: "none",
+  loader: { ".css": "css" },
+  logLevel: "warning",
+});
+
+// KaTeX's stylesheet and the fonts it points at (fonts/…, relative to the CSS).
+const katexDir = join(root, "node_modules/katex/dist");
+mkdirSync(join(dist, "katex"), { recursive: true });
+cpSync(join(katexDir, "katex.min.css"), join(dist, "katex/katex.min.css"));
+cpSync(join(katexDir, "fonts"), join(dist, "katex/fonts"), { recursive: true });
+
+const outputs = Object.keys(result.metafile.outputs).map((p) => p.slice(p.indexOf("assets/")));
+const js = outputs.find((p) => p.endsWith(".js"));
+const css = outputs.find((p) => p.endsWith(".css"));
+const katexVersion = JSON.parse(readFileSync(join(root, "node_modules/katex/package.json"), "utf8")).version;
+
+writeFileSync(
+  join(dist, "index.html"),
+  `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Team chat</title>
+<link rel="stylesheet" href="/katex/katex.min.css?v=${katexVersion}">
+<link rel="stylesheet" href="/${css}">
+<script type="module" src="/${js}"></script>
+</head>
+<body>
+<div id="app"></div>
+<noscript>This chat needs JavaScript.</noscript>
+</body>
+</html>
+`,
+);
+
+const csp = [
+  "default-src 'self'",
+  "script-src 'self'",
+  "style-src 'self' 'unsafe-inline'",
+  "img-src 'self' data: blob: https://secure.gravatar.com",
+  "connect-src 'self'",
+  "font-src 'self'",
+  "object-src 'none'",
+  "base-uri 'none'",
+  "frame-ancestors 'none'",
+  "form-action 'self'",
+].join("; ");
+writeFileSync(
+  join(dist, "_headers"),
+  `/*
+  Content-Security-Policy: ${csp}
+  X-Content-Type-Options: nosniff
+  Referrer-Policy: same-origin
+
+/assets/*
+  Cache-Control: public, max-age=31536000, immutable
+`,
+);
+
+// The first page's JavaScript + CSS, gzip (KaTeX's fonts excluded, its CSS included).
+const gz = (p) => gzipSync(readFileSync(join(dist, p)), { level: 9 }).length;
+const sizes = { js: gz(js), css: gz(css), katexCss: gz("katex/katex.min.css") };
+const total = sizes.js + sizes.css + sizes.katexCss;
+writeFileSync(join(dist, "size.json"), JSON.stringify({ ...sizes, total }, null, 1) + "\n");
+console.log(`web/dist: ${js} ${css}; first page JS+CSS gzip ${(total / 1024).toFixed(1)} KB (js ${(sizes.js / 1024).toFixed(1)}, css ${(sizes.css / 1024).toFixed(1)}, katex css ${(sizes.katexCss / 1024).toFixed(1)})`);
+void readdirSync;
+void createHash;

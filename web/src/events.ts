@@ -1,0 +1,126 @@
+// The one event queue: register, long-poll /events, apply each event to the store. On
+// BAD_EVENT_QUEUE_ID (the queue expired) it registers again, reloads the state and refetches
+// the open narrow (merged by id: nothing lost, nothing twice); on network errors it backs
+// off and retries.
+
+import { ApiError, get, post, del } from "./api";
+import { applyEvent, changed, loadRegister, state } from "./store";
+
+export const REGISTER_PARAMS = {
+  apply_markdown: true,
+  client_gravatar: false,
+  slim_presence: true,
+  include_subscribers: false,
+  client_capabilities: {
+    notification_settings_null: true,
+    bulk_message_deletion: true,
+    user_avatar_url_field_optional: false,
+    stream_typing_notifications: true,
+    user_settings_object: true,
+    empty_topic_name: true,
+  },
+  fetch_event_types: [
+    "message", "update_message_flags", "realm", "realm_user", "realm_user_groups", "realm_emoji",
+    "subscription", "stream", "user_topic", "recent_private_conversations", "presence",
+    "user_settings", "typing", "reaction", "delete_message", "update_message",
+  ],
+};
+
+export interface EventLoopHooks {
+  /** After a re-registration: fetch the open narrow again. */
+  onReregistered(): void;
+  onUnauthorized(): void;
+}
+
+export class EventLoop {
+  queueId = "";
+  lastEventId = -1;
+  private stopped = false;
+  private abort: AbortController | undefined;
+  private failures = 0;
+
+  constructor(private hooks: EventLoopHooks) {}
+
+  async register(): Promise<void> {
+    const r = await post<Record<string, unknown>>("register", REGISTER_PARAMS);
+    this.queueId = String(r.queue_id);
+    this.lastEventId = Number(r.last_event_id);
+    loadRegister(r);
+  }
+
+  start(): void {
+    void this.loop();
+  }
+
+  stop(): void {
+    this.stopped = true;
+    this.abort?.abort();
+  }
+
+  /** Deletes the queue on the server (sign-out, page unload). */
+  async close(): Promise<void> {
+    this.stop();
+    if (this.queueId) await del("events", { queue_id: this.queueId }).catch(() => {});
+  }
+
+  private async loop(): Promise<void> {
+    while (!this.stopped) {
+      try {
+        this.abort = new AbortController();
+        const r = await get<{ events: Record<string, unknown>[] }>(
+          "events",
+          { queue_id: this.queueId, last_event_id: String(this.lastEventId) },
+          { signal: this.abort.signal },
+        );
+        this.failures = 0;
+        if (state.connection !== "ok") {
+          state.connection = "ok";
+          changed();
+        }
+        for (const e of r.events) {
+          this.lastEventId = Math.max(this.lastEventId, Number(e.id));
+          try {
+            applyEvent(e);
+          } catch (err) {
+            console.error("event", e, err);
+          }
+        }
+      } catch (err) {
+        if (this.stopped) return;
+        if (err instanceof ApiError && err.code === "BAD_EVENT_QUEUE_ID") {
+          await this.reregister();
+          continue;
+        }
+        if (err instanceof ApiError && err.status === 401) {
+          this.hooks.onUnauthorized();
+          return;
+        }
+        this.failures++;
+        state.connection = "reconnecting";
+        changed();
+        const wait = Math.min(30000, 500 * 2 ** Math.min(this.failures, 6)) * (0.75 + Math.random() / 2);
+        await new Promise((res) => setTimeout(res, wait));
+      }
+    }
+  }
+
+  private async reregister(): Promise<void> {
+    for (let attempt = 0; !this.stopped; attempt++) {
+      try {
+        await this.register();
+        state.connection = "ok";
+        this.hooks.onReregistered();
+        return;
+      } catch (err) {
+        if (err instanceof ApiError && err.status === 401) {
+          this.hooks.onUnauthorized();
+          this.stop();
+          return;
+        }
+        state.connection = "reconnecting";
+        changed();
+        await new Promise((res) => setTimeout(res, Math.min(30000, 1000 * 2 ** Math.min(attempt, 5))));
+      }
+    }
+  }
+}

@@ -1,0 +1,8 @@
+import { render } from "preact";
+import "../styles/app.css";
+import { App } from "./views/App";
+import { Login } from "./views/Login";
+
+const root = document.getElementById("app")!;
+if (location.pathname.startsWith("/login")) render(<Login />, root);
+else render(<App />, root);

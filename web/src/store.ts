@@ -1,0 +1,576 @@
+// The one state store. Everything the views show lives here; the register response fills
+// it, live events update it (applyEvent), and views subscribe to re-render on change.
+
+import type { Channel, Message, Narrow, Subscription, User } from "./types";
+import { VISIBILITY } from "./types";
+import { Unreads, type RegisterUnreads } from "./unread";
+import { conversationKey, dmPartners, messageMatches, type MatchContext } from "./narrow";
+import type { HashNames } from "./hash";
+import type { SearchNames } from "./search";
+
+export interface RealmInfo {
+  name: string;
+  editLimitSeconds: number | null;
+  deleteLimitSeconds: number | null;
+  allowEditing: boolean;
+  canDeleteOwnGroup: number | null;
+  canDeleteAnyGroup: number | null;
+  emptyTopicName: string;
+  maxMessageLength: number;
+  maxTopicLength: number;
+  typingStartedWaitMs: number;
+  typingStoppedWaitMs: number;
+  typingExpiryMs: number;
+  emojiDataUrl: string;
+  groupMembers: Map<number, { members: number[]; subgroups: number[] }>;
+}
+
+export interface RealmEmoji {
+  id: string;
+  name: string;
+  source_url: string;
+  deactivated?: boolean;
+}
+
+export interface MessageView {
+  narrow: Narrow;
+  messages: Message[];
+  foundOldest: boolean;
+  foundNewest: boolean;
+  loading: "none" | "initial" | "older" | "newer";
+  error?: string;
+  /** The message to scroll to once the first window has painted. */
+  anchorId?: number;
+}
+
+export interface TopicInfo {
+  name: string;
+  maxId: number;
+}
+
+export interface State {
+  ready: boolean;
+  self: { user_id: number; email: string; full_name: string; role: number; is_admin: boolean; is_guest: boolean };
+  realm: RealmInfo;
+  users: Map<number, User>;
+  usersByEmail: Map<string, number>;
+  subs: Map<number, Subscription>;
+  channels: Map<number, Channel>;
+  userTopics: Map<string, number>;
+  topics: Map<number, Map<string, TopicInfo>>;
+  recentDms: Map<string, number>;
+  unreads: Unreads;
+  presence: Map<number, { active: number; idle: number }>;
+  typing: Map<string, Map<number, number>>;
+  realmEmoji: Map<string, RealmEmoji>;
+  settings: { enter_sends: boolean; twenty_four_hour_time: boolean };
+  view: MessageView | null;
+  selectedId: number | undefined;
+  route: { kind: "inbox" } | { kind: "narrow"; narrow: Narrow };
+  /** A notice for the person, shown in the banner (server errors of actions). */
+  notice: string | undefined;
+  connection: "ok" | "reconnecting";
+}
+
+type Listener = () => void;
+
+/** Set by the app: actions the store asks for but does not do itself. */
+export const hooks = { refetchView: () => {} };
+const listeners = new Set<Listener>();
+let version = 0;
+
+export const state: State = {
+  ready: false,
+  self: { user_id: 0, email: "", full_name: "", role: 400, is_admin: false, is_guest: false },
+  realm: {
+    name: "",
+    editLimitSeconds: 600,
+    deleteLimitSeconds: null,
+    allowEditing: true,
+    canDeleteOwnGroup: null,
+    canDeleteAnyGroup: null,
+    emptyTopicName: "general chat",
+    maxMessageLength: 10000,
+    maxTopicLength: 60,
+    typingStartedWaitMs: 10000,
+    typingStoppedWaitMs: 5000,
+    typingExpiryMs: 15000,
+    emojiDataUrl: "/static/generated/emoji/emoji_api.json",
+    groupMembers: new Map(),
+  },
+  users: new Map(),
+  usersByEmail: new Map(),
+  subs: new Map(),
+  channels: new Map(),
+  userTopics: new Map(),
+  topics: new Map(),
+  recentDms: new Map(),
+  unreads: new Unreads(0, { isChannelMuted: () => false, topicPolicy: () => 0 }),
+  presence: new Map(),
+  typing: new Map(),
+  realmEmoji: new Map(),
+  settings: { enter_sends: false, twenty_four_hour_time: false },
+  view: null,
+  selectedId: undefined,
+  route: { kind: "inbox" },
+  notice: undefined,
+  connection: "ok",
+};
+
+export function subscribe(f: Listener): () => void {
+  listeners.add(f);
+  return () => listeners.delete(f);
+}
+
+let scheduled = false;
+/** Marks the state changed; listeners run once per microtask however many changes. */
+export function changed(): void {
+  version++;
+  if (scheduled) return;
+  scheduled = true;
+  queueMicrotask(() => {
+    scheduled = false;
+    for (const f of listeners) f();
+  });
+}
+
+export function getVersion(): number {
+  return version;
+}
+
+export function topicKey(streamId: number, topic: string): string {
+  return `${streamId}:${topic.toLowerCase()}`;
+}
+
+export const muteRules = {
+  isChannelMuted: (id: number) => state.subs.get(id)?.is_muted ?? false,
+  topicPolicy: (id: number, topic: string) => state.userTopics.get(topicKey(id, topic)) ?? VISIBILITY.INHERIT,
+};
+
+export function isTopicMuted(streamId: number, topic: string): boolean {
+  const p = muteRules.topicPolicy(streamId, topic);
+  if (muteRules.isChannelMuted(streamId)) return p !== VISIBILITY.UNMUTED && p !== VISIBILITY.FOLLOWED;
+  return p === VISIBILITY.MUTED;
+}
+
+export const names: HashNames & SearchNames & MatchContext = {
+  get selfId() {
+    return state.self.user_id;
+  },
+  channelName: (id) => state.channels.get(id)?.name ?? state.subs.get(id)?.name,
+  channelIdByName: (name) => {
+    const n = name.toLowerCase();
+    for (const c of state.channels.values()) if (c.name.toLowerCase() === n) return c.stream_id;
+    for (const c of state.subs.values()) if (c.name.toLowerCase() === n) return c.stream_id;
+    return undefined;
+  },
+  userName: (id) => state.users.get(id)?.full_name,
+  userIdByEmail: (email) => state.usersByEmail.get(email.toLowerCase()),
+  userEmail: (id) => state.users.get(id)?.email,
+};
+
+// ---- Filling the store from /register ----------------------------------------------------
+
+/* eslint-disable @typescript-eslint/no-explicit-any */
+export function loadRegister(r: any): void {
+  state.self = {
+    user_id: r.user_id,
+    email: r.email,
+    full_name: r.full_name,
+    role: r.role ?? 400,
+    is_admin: !!r.is_admin,
+    is_guest: !!r.is_guest,
+  };
+  state.realm = {
+    name: r.realm_name ?? "",
+    editLimitSeconds: r.realm_message_content_edit_limit_seconds ?? null,
+    deleteLimitSeconds: r.realm_message_content_delete_limit_seconds ?? null,
+    allowEditing: r.realm_allow_message_editing ?? true,
+    canDeleteOwnGroup: typeof r.realm_can_delete_own_message_group === "number" ? r.realm_can_delete_own_message_group : null,
+    canDeleteAnyGroup: typeof r.realm_can_delete_any_message_group === "number" ? r.realm_can_delete_any_message_group : null,
+    emptyTopicName: r.realm_empty_topic_display_name ?? "general chat",
+    maxMessageLength: r.max_message_length ?? 10000,
+    maxTopicLength: r.max_topic_length ?? 60,
+    typingStartedWaitMs: r.server_typing_started_wait_period_milliseconds ?? 10000,
+    typingStoppedWaitMs: r.server_typing_stopped_wait_period_milliseconds ?? 5000,
+    typingExpiryMs: r.server_typing_started_expiry_period_milliseconds ?? 15000,
+    emojiDataUrl: new URL(r.server_emoji_data_url ?? "/static/generated/emoji/emoji_api.json", location.href).pathname,
+    groupMembers: new Map(
+      (r.realm_user_groups ?? []).map((g: any) => [g.id, { members: g.members ?? [], subgroups: g.direct_subgroup_ids ?? g.subgroups ?? [] }]),
+    ),
+  };
+  state.users = new Map();
+  state.usersByEmail = new Map();
+  for (const u of [...(r.realm_users ?? []), ...(r.realm_non_active_users ?? [])]) addUser(u);
+  state.subs = new Map((r.subscriptions ?? []).map((s: any) => [s.stream_id, normalizeSub(s)]));
+  state.channels = new Map();
+  for (const c of [...(r.streams ?? []), ...(r.subscriptions ?? [])]) state.channels.set(c.stream_id, { stream_id: c.stream_id, name: c.name, invite_only: c.invite_only });
+  state.userTopics = new Map((r.user_topics ?? []).map((t: any) => [topicKey(t.stream_id, t.topic_name), t.visibility_policy]));
+  state.recentDms = new Map();
+  for (const c of r.recent_private_conversations ?? []) {
+    const ids = (c.user_ids as number[]).filter((id) => id !== r.user_id).sort((a, b) => a - b);
+    state.recentDms.set((ids.length ? ids : [r.user_id]).join(","), c.max_message_id);
+  }
+  state.unreads = Unreads.fromRegister((r.unread_msgs ?? {}) as RegisterUnreads, r.user_id, muteRules);
+  for (const s of (r.unread_msgs?.streams ?? []) as { stream_id: number; topic: string; unread_message_ids: number[] }[]) {
+    noteTopic(s.stream_id, s.topic, Math.max(...s.unread_message_ids));
+  }
+  state.presence = new Map();
+  for (const [id, p] of Object.entries(r.presences ?? {})) setPresence(Number(id), p);
+  state.realmEmoji = new Map(Object.entries(r.realm_emoji ?? {}).map(([id, e]: [string, any]) => [id, { ...e, id }]));
+  const us = r.user_settings ?? r;
+  state.settings = { enter_sends: !!us.enter_sends, twenty_four_hour_time: !!us.twenty_four_hour_time };
+  const stored = localStorage.getItem("enter_sends");
+  if (stored !== null) state.settings.enter_sends = stored === "true";
+  state.ready = true;
+  changed();
+}
+
+function normalizeSub(s: any): Subscription {
+  return {
+    stream_id: s.stream_id,
+    name: s.name,
+    color: s.color,
+    is_muted: s.is_muted ?? (s.in_home_view === undefined ? false : !s.in_home_view),
+    pin_to_top: !!s.pin_to_top,
+    invite_only: !!s.invite_only,
+    description: s.description,
+  };
+}
+
+function addUser(u: any): void {
+  state.users.set(u.user_id, u);
+  state.usersByEmail.set(String(u.email).toLowerCase(), u.user_id);
+}
+
+function setPresence(id: number, p: any): void {
+  if (typeof p?.active_timestamp === "number" || typeof p?.idle_timestamp === "number") {
+    state.presence.set(id, { active: p.active_timestamp ?? 0, idle: p.idle_timestamp ?? 0 });
+    return;
+  }
+  // Legacy form: {client: {status, timestamp}}.
+  let active = 0;
+  let idle = 0;
+  for (const v of Object.values(p ?? {}) as any[]) {
+    if (!v || typeof v.timestamp !== "number") continue;
+    if (v.status === "active") active = Math.max(active, v.timestamp);
+    idle = Math.max(idle, v.timestamp);
+  }
+  const old = state.presence.get(id);
+  state.presence.set(id, { active: Math.max(active, old?.active ?? 0), idle: Math.max(idle, old?.idle ?? 0) });
+}
+
+export function presenceOf(id: number): "active" | "idle" | "offline" {
+  const p = state.presence.get(id);
+  if (!p) return "offline";
+  const now = Date.now() / 1000;
+  if (now - p.active < 140) return "active";
+  if (now - p.idle < 140) return "idle";
+  return "offline";
+}
+
+export function noteTopic(streamId: number, topic: string, messageId: number): void {
+  let m = state.topics.get(streamId);
+  if (!m) state.topics.set(streamId, (m = new Map()));
+  const k = topic.toLowerCase();
+  const e = m.get(k);
+  if (!e || e.maxId < messageId) m.set(k, { name: topic, maxId: messageId });
+}
+
+function noteMessage(msg: Message): void {
+  if (msg.type === "stream" && msg.stream_id !== undefined) noteTopic(msg.stream_id, msg.subject, msg.id);
+  else {
+    const key = dmPartners(msg, state.self.user_id).join(",");
+    if ((state.recentDms.get(key) ?? 0) < msg.id) state.recentDms.set(key, msg.id);
+  }
+}
+
+// ---- The open message list ---------------------------------------------------------------
+
+/** Merges fetched messages into the view: sorted by id, each id once. */
+export function mergeMessages(view: MessageView, incoming: Message[]): void {
+  if (incoming.length === 0) return;
+  const byId = new Map(view.messages.map((m) => [m.id, m]));
+  for (const m of incoming) {
+    byId.set(m.id, m);
+    noteMessage(m);
+  }
+  view.messages = [...byId.values()].sort((a, b) => a.id - b.id);
+}
+
+function updateViewMessage(id: number, f: (m: Message) => Message): void {
+  const v = state.view;
+  if (!v) return;
+  const i = v.messages.findIndex((m) => m.id === id);
+  if (i === -1) return;
+  v.messages = v.messages.slice();
+  v.messages[i] = f(v.messages[i]!);
+}
+
+export function viewShows(msg: Message): boolean {
+  const v = state.view;
+  if (!v) return false;
+  if (v.narrow.length === 0 && msg.type === "stream" && isTopicMuted(msg.stream_id!, msg.subject)) return false;
+  return messageMatches(msg, v.narrow, names) === true;
+}
+
+// ---- Live events ----------------------------------------------------------------------------
+
+export function applyEvent(e: any): void {
+  switch (e.type) {
+    case "message": {
+      const msg: Message = { ...e.message, flags: e.flags ?? e.message.flags ?? [], reactions: e.message.reactions ?? [] };
+      state.unreads.addMessage(msg);
+      noteMessage(msg);
+      const v = state.view;
+      if (v && v.foundNewest && viewShows(msg)) {
+        // A locally echoed copy of our own send is replaced by the real message.
+        if (e.local_message_id) v.messages = v.messages.filter((m) => m.local_id !== e.local_message_id);
+        mergeMessages(v, [msg]);
+      }
+      // The sender stopped typing once the message arrived.
+      state.typing.get(conversationKey(msg, state.self.user_id))?.delete(msg.sender_id);
+      break;
+    }
+    case "update_message":
+      applyUpdateMessage(e);
+      break;
+    case "delete_message": {
+      const ids: number[] = e.message_ids ?? [e.message_id];
+      state.unreads.delete(ids);
+      if (state.view) {
+        const gone = new Set(ids);
+        state.view.messages = state.view.messages.filter((m) => !gone.has(m.id));
+      }
+      break;
+    }
+    case "reaction": {
+      const r = { emoji_name: e.emoji_name, emoji_code: e.emoji_code, reaction_type: e.reaction_type, user_id: e.user_id };
+      updateViewMessage(e.message_id, (m) => {
+        const same = (x: typeof r) => x.user_id === r.user_id && x.emoji_code === r.emoji_code && x.reaction_type === r.reaction_type;
+        const rest = m.reactions.filter((x) => !same(x));
+        return { ...m, reactions: e.op === "add" ? [...rest, r] : rest };
+      });
+      break;
+    }
+    case "update_message_flags": {
+      const ids: number[] = e.messages ?? [];
+      const flag: string = e.flag;
+      const add = e.op === "add";
+      if (flag === "read") {
+        if (add) {
+          if (e.all) state.unreads = new Unreads(state.self.user_id, muteRules);
+          else state.unreads.markRead(ids);
+        } else state.unreads.markUnread(ids, e.message_details);
+      }
+      const v = state.view;
+      if (v) {
+        const set = new Set(ids);
+        v.messages = v.messages.map((m) => {
+          if (!(e.all || set.has(m.id))) return m;
+          const has = m.flags.includes(flag);
+          if (add === has) return m;
+          return { ...m, flags: add ? [...m.flags, flag] : m.flags.filter((f) => f !== flag) };
+        });
+      }
+      break;
+    }
+    case "typing": {
+      const senderId = e.sender?.user_id;
+      if (senderId === undefined || senderId === state.self.user_id) break;
+      let key: string;
+      if (e.message_type === "stream") key = `c:${e.stream_id}:${String(e.topic ?? "").toLowerCase()}`;
+      else {
+        const ids = ((e.recipients ?? []) as { user_id: number }[]).map((r) => r.user_id).filter((id) => id !== state.self.user_id);
+        key = `d:${(ids.length ? ids : [state.self.user_id]).sort((a, b) => a - b).join(",")}`;
+      }
+      let m = state.typing.get(key);
+      if (!m) state.typing.set(key, (m = new Map()));
+      if (e.op === "start") m.set(senderId, Date.now() + state.realm.typingExpiryMs);
+      else m.delete(senderId);
+      break;
+    }
+    case "presence":
+      if (e.presences) for (const [id, p] of Object.entries(e.presences)) setPresence(Number(id), p);
+      else if (e.user_id !== undefined) setPresence(e.user_id, e.presence);
+      break;
+    case "subscription":
+      applySubscription(e);
+      break;
+    case "stream":
+      if (e.op === "update" && e.property === "name") {
+        const c = state.channels.get(e.stream_id);
+        if (c) state.channels.set(e.stream_id, { ...c, name: e.value });
+        const s = state.subs.get(e.stream_id);
+        if (s) state.subs.set(e.stream_id, { ...s, name: e.value });
+      } else if (e.op === "create") {
+        for (const c of e.streams ?? []) state.channels.set(c.stream_id, { stream_id: c.stream_id, name: c.name, invite_only: c.invite_only });
+      } else if (e.op === "delete") {
+        for (const c of e.streams ?? []) {
+          state.channels.delete(c.stream_id);
+          state.subs.delete(c.stream_id);
+        }
+      }
+      break;
+    case "user_topic":
+      state.userTopics.set(topicKey(e.stream_id, e.topic_name), e.visibility_policy);
+      break;
+    case "realm_user":
+      if (e.op === "add") addUser(e.person);
+      else if (e.op === "update" && e.person) {
+        const u = state.users.get(e.person.user_id);
+        if (u) {
+          const next = { ...u, ...e.person };
+          state.users.set(u.user_id, next);
+          state.usersByEmail.set(next.email.toLowerCase(), u.user_id);
+          if (e.person.full_name !== undefined && state.view) {
+            state.view.messages = state.view.messages.map((m) =>
+              m.sender_id === u.user_id ? { ...m, sender_full_name: e.person.full_name } : m,
+            );
+          }
+          if (u.user_id === state.self.user_id && e.person.full_name) state.self.full_name = e.person.full_name;
+        }
+      }
+      break;
+    case "realm_emoji":
+      if (e.realm_emoji) state.realmEmoji = new Map(Object.entries(e.realm_emoji).map(([id, x]: [string, any]) => [id, { ...x, id }]));
+      break;
+    case "user_settings":
+      if (e.op === "update" && e.property in state.settings && localStorage.getItem(e.property) === null) {
+        (state.settings as Record<string, unknown>)[e.property] = e.value;
+      }
+      break;
+    case "realm":
+      if (e.op === "update_dict" && e.data) {
+        const d = e.data;
+        if ("message_content_edit_limit_seconds" in d) state.realm.editLimitSeconds = d.message_content_edit_limit_seconds;
+        if ("message_content_delete_limit_seconds" in d) state.realm.deleteLimitSeconds = d.message_content_delete_limit_seconds;
+        if ("allow_message_editing" in d) state.realm.allowEditing = d.allow_message_editing;
+        if ("name" in d) state.realm.name = d.name;
+      }
+      break;
+    default:
+      return;
+  }
+  changed();
+}
+
+function applySubscription(e: any): void {
+  if (e.op === "update") {
+    const s = state.subs.get(e.stream_id);
+    if (!s) return;
+    const next = { ...s };
+    if (e.property === "is_muted") next.is_muted = !!e.value;
+    else if (e.property === "in_home_view") next.is_muted = !e.value;
+    else if (e.property === "pin_to_top") next.pin_to_top = !!e.value;
+    else if (e.property === "color") next.color = e.value;
+    else return;
+    state.subs.set(e.stream_id, next);
+  } else if (e.op === "add") {
+    for (const s of e.subscriptions ?? []) {
+      state.subs.set(s.stream_id, normalizeSub(s));
+      state.channels.set(s.stream_id, { stream_id: s.stream_id, name: s.name, invite_only: s.invite_only });
+    }
+  } else if (e.op === "remove") {
+    for (const s of e.subscriptions ?? []) state.subs.delete(s.stream_id);
+  }
+}
+
+function applyUpdateMessage(e: any): void {
+  const ids: number[] = e.message_ids ?? (e.message_id !== undefined ? [e.message_id] : []);
+  const newTopic: string | undefined = e.subject ?? e.topic;
+  const moved = newTopic !== undefined || (e.new_stream_id !== undefined && e.new_stream_id !== e.stream_id);
+  if (moved) {
+    state.unreads.move(ids, e.new_stream_id, newTopic);
+    const oldStream: number | undefined = e.stream_id;
+    const oldTopic: string | undefined = e.orig_subject;
+    if (oldStream !== undefined && oldTopic !== undefined) {
+      const key = topicKey(oldStream, oldTopic);
+      // The policy follows a whole-topic move (Zulip moves user_topics with change_all).
+      if (e.propagate_mode === "change_all" && state.userTopics.has(key) && newTopic !== undefined) {
+        state.userTopics.set(topicKey(e.new_stream_id ?? oldStream, newTopic), state.userTopics.get(key)!);
+      }
+    }
+  }
+  const v = state.view;
+  if (!v) return;
+  const idSet = new Set(ids);
+  let removed = false;
+  v.messages = v.messages
+    .map((m) => {
+      if (!idSet.has(m.id)) return m;
+      let next: Message = m;
+      if (e.rendered_content !== undefined && m.id === e.message_id) {
+        next = { ...next, content: e.rendered_content, is_me_message: e.is_me_message ?? next.is_me_message };
+        if (!e.rendering_only) next.last_edit_timestamp = e.edit_timestamp;
+      }
+      if (moved && next.type === "stream") {
+        const resolveOnly =
+          e.new_stream_id === undefined &&
+          newTopic !== undefined &&
+          e.orig_subject !== undefined &&
+          newTopic.replace(/^✔ /, "") === String(e.orig_subject).replace(/^✔ /, "");
+        next = {
+          ...next,
+          subject: newTopic ?? next.subject,
+          stream_id: e.new_stream_id ?? next.stream_id,
+          display_recipient: e.new_stream_id !== undefined ? names.channelName(e.new_stream_id) ?? next.display_recipient : next.display_recipient,
+        };
+        if (!resolveOnly) next.last_moved_timestamp = e.edit_timestamp;
+      }
+      if (e.flags && m.id === e.message_id) next = { ...next, flags: e.flags };
+      return next;
+    })
+    .filter((m) => {
+      // A message moved out of the open narrow leaves it.
+      if (!idSet.has(m.id) || !moved) return true;
+      const keep = messageMatches(m, v.narrow, names) !== false;
+      if (!keep) removed = true;
+      return keep;
+    });
+  void removed;
+  for (const m of v.messages) if (idSet.has(m.id)) noteMessage(m);
+  // Messages moved into the open narrow: fetch them (the event carries no message bodies).
+  if (moved) {
+    const present = new Set(v.messages.map((m) => m.id));
+    if (ids.some((id) => !present.has(id))) {
+      const probe = { ...(v.messages[0] ?? {}), type: "stream", stream_id: e.new_stream_id ?? e.stream_id, subject: newTopic ?? e.orig_subject ?? "", flags: [], reactions: [], content: "", sender_email: "", display_recipient: "" } as Message;
+      if (messageMatches(probe, v.narrow.filter((t) => t.operator === "channel" || t.operator === "topic"), names) && v.narrow.every((t) => t.operator === "channel" || t.operator === "topic")) {
+        hooks.refetchView();
+      }
+    }
+  }
+}
+
+// ---- Permissions ------------------------------------------------------------------------------
+
+function inGroup(groupId: number | null, userId: number, seen = new Set<number>()): boolean {
+  if (groupId === null) return false;
+  if (seen.has(groupId)) return false;
+  seen.add(groupId);
+  const g = state.realm.groupMembers.get(groupId);
+  if (!g) return false;
+  if (g.members.includes(userId)) return true;
+  return g.subgroups.some((s) => inGroup(s, userId, seen));
+}
+
+export function canEdit(msg: Message): boolean {
+  if (msg.sender_id !== state.self.user_id || !state.realm.allowEditing || msg.local_id) return false;
+  const limit = state.realm.editLimitSeconds;
+  return limit === null || limit === 0 || Date.now() / 1000 - msg.timestamp < limit;
+}
+
+export function canDelete(msg: Message): boolean {
+  if (msg.local_id) return false;
+  const me = state.self.user_id;
+  if (state.realm.canDeleteAnyGroup !== null ? inGroup(state.realm.canDeleteAnyGroup, me) : state.self.is_admin) return true;
+  if (msg.sender_id !== me) return false;
+  if (state.realm.canDeleteOwnGroup !== null && !inGroup(state.realm.canDeleteOwnGroup, me)) return false;
+  const limit = state.realm.deleteLimitSeconds;
+  return limit === null || limit === 0 || Date.now() / 1000 - msg.timestamp < limit;
+}
+
+export function setNotice(text: string | undefined): void {
+  state.notice = text;
+  changed();
+}

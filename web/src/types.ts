@@ -1,0 +1,74 @@
+// Shapes of the Zulip API objects the client reads (only the fields it uses).
+
+export interface Reaction {
+  emoji_name: string;
+  emoji_code: string;
+  reaction_type: "unicode_emoji" | "realm_emoji" | "zulip_extra_emoji";
+  user_id: number;
+}
+
+export interface DisplayRecipientUser {
+  id: number;
+  email: string;
+  full_name: string;
+}
+
+export interface Message {
+  id: number;
+  type: "stream" | "private";
+  sender_id: number;
+  sender_email: string;
+  sender_full_name: string;
+  avatar_url: string | null;
+  content: string;
+  display_recipient: string | DisplayRecipientUser[];
+  stream_id?: number;
+  subject: string;
+  timestamp: number;
+  is_me_message?: boolean;
+  flags: string[];
+  reactions: Reaction[];
+  last_edit_timestamp?: number;
+  last_moved_timestamp?: number;
+  /** Client-side: the message is still being sent. */
+  local_id?: string;
+}
+
+export interface User {
+  user_id: number;
+  email: string;
+  full_name: string;
+  avatar_url: string | null;
+  is_bot?: boolean;
+  is_active?: boolean;
+  role?: number;
+  is_admin?: boolean;
+  is_guest?: boolean;
+}
+
+export interface Subscription {
+  stream_id: number;
+  name: string;
+  color?: string;
+  is_muted: boolean;
+  pin_to_top: boolean;
+  invite_only?: boolean;
+  description?: string;
+}
+
+export interface Channel {
+  stream_id: number;
+  name: string;
+  invite_only?: boolean;
+}
+
+export interface NarrowTerm {
+  operator: string;
+  operand: string | number | number[];
+  negated?: boolean;
+}
+
+export type Narrow = NarrowTerm[];
+
+/** Topic visibility policies (user_topics). */
+export const VISIBILITY = { INHERIT: 0, MUTED: 1, UNMUTED: 2, FOLLOWED: 3 } as const;
