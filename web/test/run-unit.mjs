@@ -7,7 +7,7 @@ import { fileURLToPath } from "node:url";
 import { spawnSync } from "node:child_process";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
-const out = join(root, ".test-build");
+const out = join(root, "node_modules/.cache/unit-tests");
 rmSync(out, { recursive: true, force: true });
 const entries = readdirSync(join(root, "test/unit"))
   .filter((f) => f.endsWith(".test.ts") || f.endsWith(".test.tsx"))

@@ -14,6 +14,7 @@ import { Compose, composeApi, narrowKeyOf } from "./Compose";
 import { Inbox } from "./Inbox";
 import { SearchBox } from "./SearchBox";
 import { Avatar } from "./Avatar";
+import { IconLogo, IconMenu } from "./Icons";
 import { narrowToSearch } from "../search";
 
 function goToLogin(): void {
@@ -235,10 +236,10 @@ export function App() {
     <div class={`app${sidebarOpen ? " sidebar-open" : ""}`}>
       <header class="topbar" role="banner">
         <button type="button" class="icon-button sidebar-toggle" aria-label="Show sidebar" aria-expanded={sidebarOpen} aria-controls="left-sidebar" onClick={() => setSidebarOpen(!sidebarOpen)}>
-          ☰
+          <IconMenu />
         </button>
         <a class="brand" href="#inbox">
-          <span aria-hidden="true">💬 </span>
+          <IconLogo />
           {state.realm.name || "Chat"}
         </a>
         <SearchBox />

@@ -6,6 +6,7 @@ import { narrowToHash, messageLink } from "../hash";
 import { rawContent, renderPreview, sendMessage, typingActivity, typingStop, type Destination } from "../actions";
 import { ApiError, upload } from "../api";
 import { Content } from "./Content";
+import { IconClip, IconEye } from "./Icons";
 
 type Mode = "channel" | "dm";
 
@@ -492,10 +493,10 @@ export function Compose({ narrowKey, narrow, queueId }: { narrowKey: string; nar
           }}
         />
         <button type="button" class="icon-button" aria-label="Upload files" title="Upload files" onClick={() => fileInput.current?.click()}>
-          📎
+          <IconClip />
         </button>
         <button type="button" class={`icon-button${preview !== undefined ? " on" : ""}`} aria-label={preview !== undefined ? "Continue editing" : "Preview"} aria-pressed={preview !== undefined} title="Preview" onClick={() => void togglePreview()}>
-          👁
+          <IconEye />
         </button>
         <label class="enter-sends">
           <input

@@ -1,5 +1,6 @@
 import { useEffect, useState } from "preact/hooks";
 import { ApiError, accountPost } from "../api";
+import { IconLogo } from "./Icons";
 
 interface DevUsers {
   direct_admins: { email: string }[];
@@ -65,8 +66,8 @@ export function Login() {
   return (
     <div class="login-page">
       <main class="login-card" aria-labelledby="login-title">
-        <div class="login-logo" aria-hidden="true">
-          💬
+        <div class="login-logo">
+          <IconLogo />
         </div>
         <h1 id="login-title">Log in{realm ? ` to ${realm}` : ""}</h1>
         <form onSubmit={submit} class="login-form">

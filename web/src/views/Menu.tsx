@@ -1,5 +1,6 @@
 import { useEffect, useRef, useState } from "preact/hooks";
 import type { ComponentChildren } from "preact";
+import { IconDots } from "./Icons";
 
 export interface MenuItem {
   label: string;
@@ -7,7 +8,7 @@ export interface MenuItem {
 }
 
 /** A button opening a small menu of actions (role=menu, arrow keys, Esc closes). */
-export function MenuButton({ label, items, icon = "⋯", class: cls = "" }: { label: string; items: MenuItem[]; icon?: ComponentChildren; class?: string }) {
+export function MenuButton({ label, items, icon = <IconDots />, class: cls = "" }: { label: string; items: MenuItem[]; icon?: ComponentChildren; class?: string }) {
   const [open, setOpen] = useState(false);
   const ref = useRef<HTMLDivElement>(null);
   useEffect(() => {

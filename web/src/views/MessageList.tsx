@@ -25,6 +25,7 @@ import {
 } from "../actions";
 import { VISIBILITY } from "../types";
 import { composeApi } from "./Compose";
+import { IconHash, IconLock, IconMail, IconSmile, IconStar } from "./Icons";
 
 function sameConversation(a: Message, b: Message): boolean {
   if (a.type !== b.type) return false;
@@ -44,7 +45,7 @@ function RecipientHeader({ msg }: { msg: Message }) {
     return (
       <div class="recipient-header" style={{ "--channel-color": sub?.color ?? "#c2c2c2" }}>
         <a class="rh-channel" href={channelHash(msg.stream_id)}>
-          <span aria-hidden="true">{sub?.invite_only ? "🔒 " : "# "}</span>
+          <span class="rh-icon">{sub?.invite_only ? <IconLock /> : <IconHash />}</span>
           {channel}
         </a>
         <span class="rh-sep" aria-hidden="true">
@@ -75,7 +76,7 @@ function RecipientHeader({ msg }: { msg: Message }) {
   return (
     <div class="recipient-header dm">
       <a class="rh-dm" href={narrowToHash([{ operator: "dm", operand: ids }], names)}>
-        <span aria-hidden="true">✉ </span>
+        <span class="rh-icon"><IconMail /></span>
         {title}
       </a>
       <span class="rh-date">{formatDay(msg.timestamp)}</span>
@@ -283,10 +284,10 @@ const MessageRow = memo(function MessageRow({ msg, continued, selected }: { msg:
       </div>
       <div class="message-actions">
         <button type="button" class="icon-button" aria-label="Add reaction" title="Add reaction" onClick={() => setPicker(!picker)}>
-          ☺
+          <IconSmile />
         </button>
         <button type="button" class={`icon-button star${starred ? " starred" : ""}`} aria-label={starred ? "Unstar message" : "Star message"} aria-pressed={starred} title={starred ? "Unstar" : "Star"} onClick={() => void toggleStar(msg)}>
-          {starred ? "★" : "☆"}
+          <IconStar filled={starred} />
         </button>
         <MenuButton label="Message actions" items={items} />
       </div>
@@ -439,15 +440,23 @@ export function MessageList({ v }: { v: number }) {
     }
   });
 
-  const rows = [];
+  // Messages grouped under recipient headers (one group per conversation and day); the
+  // header sticks to the top while its group scrolls.
+  const groups: { first: Message; rows: preact.JSX.Element[] }[] = [];
   let prev: Message | undefined;
   for (const m of view.messages) {
     const newGroup = !prev || !sameConversation(prev, m) || formatDay(prev.timestamp) !== formatDay(m.timestamp);
-    if (newGroup) rows.push(<RecipientHeader key={`h${m.id}`} msg={m} />);
+    if (newGroup) groups.push({ first: m, rows: [] });
     const continued = !newGroup && prev!.sender_id === m.sender_id && m.timestamp - prev!.timestamp < 600;
-    rows.push(<MessageRow key={m.local_id ?? m.id} msg={m} continued={continued} selected={state.selectedId === m.id} v={v} />);
+    groups[groups.length - 1]!.rows.push(<MessageRow key={m.local_id ?? m.id} msg={m} continued={continued} selected={state.selectedId === m.id} v={v} />);
     prev = m;
   }
+  const rows = groups.map((g) => (
+    <div class="recipient-group" key={`g${g.first.id}`}>
+      <RecipientHeader msg={g.first} />
+      {g.rows}
+    </div>
+  ));
 
   return (
     <div class="message-scroller" ref={scroller} onScroll={onScroll} tabIndex={-1}>

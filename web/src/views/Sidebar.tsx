@@ -6,6 +6,7 @@ import { loadTopics, markAllRead, markNarrowRead, setChannelProperty, setTopicVi
 import { VISIBILITY } from "../types";
 import { dmTitle } from "../format";
 import { MenuButton } from "./Menu";
+import { IconAt, IconChat, IconHash, IconInbox, IconLock, IconPin, IconStar } from "./Icons";
 
 function Count({ id, n, label = "unread" }: { id: string; n: number; label?: string }) {
   if (!n) return null;
@@ -66,24 +67,24 @@ export function Sidebar({ onNavigate }: { onNavigate: () => void }) {
         <ul>
           <li class={isView("inbox") ? "active" : ""}>
             <a href="#inbox" aria-current={isView("inbox") ? "page" : undefined}>
-              <span class="nav-icon" aria-hidden="true">📥</span>Inbox
+              <span class="nav-icon"><IconInbox /></span>Inbox
             </a>
             <Count id="unread-inbox" n={u.total()} />
           </li>
           <li class={isView("feed") ? "active" : ""}>
             <a href="#feed" aria-current={isView("feed") ? "page" : undefined}>
-              <span class="nav-icon" aria-hidden="true">💬</span>All messages
+              <span class="nav-icon"><IconChat /></span>All messages
             </a>
           </li>
           <li class={isView("mentioned") ? "active" : ""}>
             <a href="#narrow/is/mentioned" aria-current={isView("mentioned") ? "page" : undefined}>
-              <span class="nav-icon" aria-hidden="true">@</span>Mentions
+              <span class="nav-icon"><IconAt /></span>Mentions
             </a>
             <Count id="unread-mentions" n={u.mentionCount()} />
           </li>
           <li class={isView("starred") ? "active" : ""}>
             <a href="#narrow/is/starred" aria-current={isView("starred") ? "page" : undefined}>
-              <span class="nav-icon" aria-hidden="true">★</span>Starred
+              <span class="nav-icon"><IconStar /></span>Starred
             </a>
           </li>
         </ul>
@@ -102,7 +103,7 @@ export function Sidebar({ onNavigate }: { onNavigate: () => void }) {
               <li key={s.stream_id} class={`channel-row${s.is_muted ? " muted" : ""}${active && openTopic === undefined ? " active" : ""}`}>
                 <div class="row">
                   <span class="channel-swatch" style={{ background: s.color ?? "#76ce90" }} aria-hidden="true">
-                    {s.invite_only ? "🔒" : "#"}
+                    {s.invite_only ? <IconLock /> : <IconHash />}
                   </span>
                   <a
                     href={channelHash(s.stream_id)}
@@ -112,8 +113,8 @@ export function Sidebar({ onNavigate }: { onNavigate: () => void }) {
                     {s.name}
                   </a>
                   {s.pin_to_top && (
-                    <span class="pin" title="Pinned" aria-hidden="true">
-                      📌
+                    <span class="pin" title="Pinned">
+                      <IconPin />
                     </span>
                   )}
                   <Count id={`unread-channel-${s.stream_id}`} n={n} />
