@@ -35,8 +35,6 @@ test("two people chat in a channel: one sends, the other sees it live and replie
     await shot(bob.page, "02-bob-sees-message-live");
 
     // Bob replies with the keyboard: select the message, `r`, type, Ctrl+Enter.
-    await messageArticle(bob.page, hello).click();
-    await bob.page.keyboard.press("Escape");
     await messageArticle(bob.page, hello).click({ position: { x: 5, y: 5 } });
     await bob.page.keyboard.press("r");
     const compose = bob.page.getByRole("form", { name: "Compose" });
@@ -268,8 +266,8 @@ test("the page recovers after its event queue expires, without losing or repeati
     await new Promise((r) => setTimeout(r, 4000));
     await sendToChannel("hamlet@zulip.com", channel, "queue", `during the gap ${s}`);
     await new Promise((r) => setTimeout(r, 7000));
-    await bob.page.unroute(isEvents);
     release();
+    await bob.page.unroute(isEvents);
 
     await messageArticle(bob.page, `during the gap ${s}`).waitFor({ timeout: 30000 });
     await sendToChannel("hamlet@zulip.com", channel, "queue", `after the gap ${s}`);
