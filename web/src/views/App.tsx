@@ -240,7 +240,7 @@ export function App() {
         </button>
         <a class="brand" href="#inbox">
           <IconLogo />
-          {state.realm.name || "Chat"}
+          <span class="brand-name">{state.realm.name || "Chat"}</span>
         </a>
         <SearchBox />
         {state.connection !== "ok" && (

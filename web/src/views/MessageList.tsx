@@ -1,7 +1,7 @@
 import { memo } from "preact/compat";
 import { useEffect, useLayoutEffect, useRef, useState } from "preact/hooks";
 import type { Message, Reaction } from "../types";
-import { canDelete, canEdit, names, state, isTopicMuted, setNotice } from "../store";
+import { canDelete, canEdit, changed, names, state, isTopicMuted, setNotice } from "../store";
 import { Avatar } from "./Avatar";
 import { Content } from "./Content";
 import { EmojiPicker } from "./EmojiPicker";
@@ -260,7 +260,7 @@ const MessageRow = memo(function MessageRow({ msg, continued, selected }: { msg:
       onClick={() => {
         if (state.selectedId !== msg.id) {
           state.selectedId = msg.id;
-          document.dispatchEvent(new CustomEvent("selection"));
+          changed();
         }
       }}
     >
@@ -353,32 +353,35 @@ export function MessageList({ v }: { v: number }) {
   const observer = useRef<IntersectionObserver>();
   const searchView = isSearchNarrow(view.narrow);
 
-  // Mark messages read as they come into view (not in search views, as Zulip).
-  useEffect(() => {
+  // Mark messages read as they come into view (not in search views, as Zulip), once the
+  // page is visible; a batch every 300 ms.
+  useLayoutEffect(() => {
     const seen = new Set<number>();
     let timer: ReturnType<typeof setTimeout> | undefined;
+    const flush = () => {
+      timer = undefined;
+      if (document.visibilityState !== "visible" || searchView || seen.size === 0) return;
+      const ids = [...seen];
+      seen.clear();
+      void markRead(ids);
+    };
     observer.current = new IntersectionObserver(
       (entries) => {
         for (const e of entries) {
-          if (!e.isIntersecting) continue;
           const id = Number((e.target as HTMLElement).dataset.messageId);
-          if (state.unreads.isUnread(id)) seen.add(id);
+          if (e.isIntersecting && state.unreads.isUnread(id)) seen.add(id);
+          else if (!e.isIntersecting) seen.delete(id);
         }
-        if (seen.size && !timer) {
-          timer = setTimeout(() => {
-            timer = undefined;
-            if (document.visibilityState !== "visible" || searchView) return;
-            const ids = [...seen];
-            seen.clear();
-            void markRead(ids);
-          }, 300);
-        }
+        if (seen.size && !timer) timer = setTimeout(flush, 300);
       },
       { root: scroller.current, threshold: 0.5 },
     );
+    const onVisible = () => document.visibilityState === "visible" && flush();
+    document.addEventListener("visibilitychange", onVisible);
     return () => {
       observer.current?.disconnect();
       clearTimeout(timer);
+      document.removeEventListener("visibilitychange", onVisible);
     };
   }, [view]);
 
@@ -444,7 +447,10 @@ export function MessageList({ v }: { v: number }) {
   // header sticks to the top while its group scrolls.
   const groups: { first: Message; rows: preact.JSX.Element[] }[] = [];
   let prev: Message | undefined;
+  // As in Zulip, channel views and the combined feed leave out muted topics.
+  const hideMuted = view.narrow.every((t) => t.operator === "channel" && !t.negated);
   for (const m of view.messages) {
+    if (hideMuted && m.type === "stream" && isTopicMuted(m.stream_id!, m.subject)) continue;
     const newGroup = !prev || !sameConversation(prev, m) || formatDay(prev.timestamp) !== formatDay(m.timestamp);
     if (newGroup) groups.push({ first: m, rows: [] });
     const continued = !newGroup && prev!.sender_id === m.sender_id && m.timestamp - prev!.timestamp < 600;
