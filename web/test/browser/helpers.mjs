@@ -3,8 +3,7 @@
 // development API key), screenshots into web/test-results/.
 
 import { chromium } from "playwright-core";
-import { mkdtempSync, mkdirSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync } from "node:fs";
 import { join, dirname } from "node:path";
 import { fileURLToPath } from "node:url";
 import assert from "node:assert/strict";
@@ -21,9 +20,8 @@ export function suffix() {
 }
 
 let browser;
-let profile;
 export async function launch() {
-  profile = mkdtempSync(join(tmpdir(), "web-test-profile-"));
+  // playwright-core gives each launch a fresh temporary profile (--user-data-dir) itself.
   browser = await chromium.launch({
     executablePath: process.env.CHROMIUM ?? "/usr/bin/chromium",
     args: [
@@ -33,7 +31,6 @@ export async function launch() {
       "--disable-background-networking",
       "--disable-component-update",
       "--no-first-run",
-      `--user-data-dir=${profile}`,
     ],
   });
   return browser;
@@ -41,7 +38,6 @@ export async function launch() {
 
 export async function close() {
   await browser?.close();
-  if (profile) rmSync(profile, { recursive: true, force: true });
 }
 
 /**
@@ -86,14 +82,14 @@ export async function signInWithPassword(page, email, password = PASSWORD) {
   await page.getByLabel("Email", { exact: true }).fill(email);
   await page.getByLabel("Password", { exact: true }).fill(password);
   await page.getByRole("button", { name: "Log in", exact: true }).click();
-  await page.getByRole("navigation", { name: "Channels" }).waitFor();
+  await page.getByRole("button", { name: "Log out", exact: true }).waitFor();
 }
 
 /** Signs in with one click on the development login list. */
 export async function signInWithDevLogin(page, email) {
   await page.goto(`${SERVER}/login/`);
   await page.getByRole("button", { name: email, exact: true }).click();
-  await page.getByRole("navigation", { name: "Channels" }).waitFor();
+  await page.getByRole("button", { name: "Log out", exact: true }).waitFor();
 }
 
 // ---- The API from Node, for setup and checks ------------------------------------------------
