@@ -243,7 +243,13 @@ export async function renderPreview(content: string): Promise<string> {
 export async function loadTopics(streamId: number): Promise<void> {
   try {
     const r = await get<{ topics: { name: string; max_id: number }[] }>(`users/me/${streamId}/topics`);
+    // Replaces the list (moved-away topics vanish), keeping topics that live events
+    // brought in after the server answered.
+    const newest = Math.max(0, ...r.topics.map((t) => t.max_id));
+    const live = [...(state.topics.get(streamId)?.values() ?? [])].filter((t) => t.maxId > newest);
+    state.topics.set(streamId, new Map());
     for (const t of r.topics) noteTopic(streamId, t.name, t.max_id);
+    for (const t of live) noteTopic(streamId, t.name, t.maxId);
     changed();
   } catch {
     /* the sidebar keeps the topics it knows */

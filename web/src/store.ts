@@ -75,7 +75,7 @@ export interface State {
 type Listener = () => void;
 
 /** Set by the app: actions the store asks for but does not do itself. */
-export const hooks = { refetchView: () => {} };
+export const hooks = { refetchView: () => {}, reloadTopics: (_streamId: number) => {} };
 const listeners = new Set<Listener>();
 let version = 0;
 
@@ -337,6 +337,7 @@ export function applyEvent(e: any): void {
       break;
     case "delete_message": {
       const ids: number[] = e.message_ids ?? [e.message_id];
+      if (e.stream_id !== undefined) hooks.reloadTopics(e.stream_id);
       state.unreads.delete(ids);
       if (state.view) {
         const gone = new Set(ids);
@@ -482,6 +483,9 @@ function applyUpdateMessage(e: any): void {
   const moved = newTopic !== undefined || (e.new_stream_id !== undefined && e.new_stream_id !== e.stream_id);
   if (moved) {
     state.unreads.move(ids, e.new_stream_id, newTopic);
+    // The sidebar's topic lists of both channels: a topic may have emptied or appeared.
+    if (e.stream_id !== undefined) hooks.reloadTopics(e.stream_id);
+    if (e.new_stream_id !== undefined && e.new_stream_id !== e.stream_id) hooks.reloadTopics(e.new_stream_id);
     const oldStream: number | undefined = e.stream_id;
     const oldTopic: string | undefined = e.orig_subject;
     if (oldStream !== undefined && oldTopic !== undefined) {

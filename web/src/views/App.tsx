@@ -4,7 +4,7 @@ import { EventLoop } from "../events";
 import { changed, hooks, names, presenceOf, state, setNotice } from "../store";
 import { hashToNarrow } from "../hash";
 import { narrowChannelId, narrowDmIds, narrowIs, narrowTopic, narrowsEqual, isSearchNarrow } from "../narrow";
-import { navigate, openNarrow, refetchView, sendPresence, setChannelProperty } from "../actions";
+import { loadTopics, navigate, openNarrow, refetchView, sendPresence, setChannelProperty } from "../actions";
 import type { Narrow } from "../types";
 import { dmTitle } from "../format";
 import { useStore } from "./useStore";
@@ -109,6 +109,7 @@ export function App() {
     started.current = true;
     setUnauthorizedHandler(goToLogin);
     hooks.refetchView = () => void refetchView();
+    hooks.reloadTopics = (id) => void loadTopics(id);
     loop
       .register()
       .then(() => {
