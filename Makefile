@@ -15,6 +15,7 @@ WORKER_BUILD_VERSION := 0.8.7
 WRANGLER := node_modules/.bin/wrangler
 DEV_STATE := .wrangler/state
 DEV_PORT ?= 8787
+CHROMIUM := /usr/bin/chromium
 
 .PHONY: dev test fuzz create-organization bench bench-render build setup toolchain migrate-dev clean
 
@@ -24,8 +25,13 @@ dev: build migrate-dev
 
 ## Build, then run every test target in parallel lanes, each on a private server with fresh
 ## state (scripts/run-tests.sh; TEST_LANES sets their number).
-test: build .venv-test/.installed .venv-test/.bots-installed .venv-test/.tus-installed tests/js/node_modules/.installed .venv-zterm/.installed
+test: build .venv-test/.installed .venv-test/.bots-installed .venv-test/.tus-installed tests/js/node_modules/.installed .venv-zterm/.installed $(CHROMIUM)
 	scripts/run-tests.sh
+
+# Debian's Chromium, which the web client's browser tests drive (playwright-core, from
+# web/package-lock.json, never downloads a browser).
+$(CHROMIUM):
+	(apt-get update -qq && apt-get install -y -qq chromium) || (sudo apt-get update -qq && sudo apt-get install -y -qq chromium)
 
 # The official Python client, for tests/python_client.rs.
 .venv-test/.installed:
@@ -96,12 +102,22 @@ node_modules/.installed: package.json package-lock.json
 # It runs only when an input changed: even with nothing to compile, wasm-opt alone takes a
 # minute.
 BUILD_INPUTS := $(shell find src durable-objects -type f) Cargo.toml Cargo.lock package-lock.json
-build: build/worker/shim.mjs
+build: build/worker/shim.mjs web/dist/index.html
 build/worker/shim.mjs: $(BUILD_INPUTS) | setup
 	WASM_BINDGEN_BIN="$$(command -v wasm-bindgen)" \
 	ESBUILD_BIN="$(CURDIR)/node_modules/.bin/esbuild" \
 	WASM_OPT_BIN="$(CURDIR)/node_modules/.bin/wasm-opt" \
 	worker-build --release
+	touch $@
+
+# The web client (web/), which the worker serves as static assets from web/dist.
+WEB_INPUTS := $(shell find web -type f -not -path 'web/node_modules/*' -not -path 'web/dist/*' -not -path 'web/test-results/*' 2>/dev/null)
+web/dist/index.html: $(WEB_INPUTS) web/node_modules/.installed
+	cd web && npm run build
+	touch $@
+
+web/node_modules/.installed: web/package.json web/package-lock.json
+	cd web && npm ci --no-audit --no-fund
 	touch $@
 
 # Every D1 database of wrangler.toml gets the same migrations (src/directory.rs).
@@ -110,4 +126,4 @@ migrate-dev: node_modules/.installed
 	for db in $(D1_BINDINGS); do $(WRANGLER) d1 migrations apply $$db --local --persist-to $(DEV_STATE); done
 
 clean:
-	rm -rf build target .wrangler .venv-test .venv-fuzz .venv-zterm tests/js/node_modules
+	rm -rf build target .wrangler .venv-test .venv-fuzz .venv-zterm tests/js/node_modules web/node_modules web/dist

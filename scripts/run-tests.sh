@@ -35,6 +35,10 @@ run_item() {
     # relay URL this lane's server exported).
     relay-off) env -u PUSH_RELAY_URL PUSH_RELAY=off scripts/with-test-server.sh "$exe" --test-threads=8 \
       >"$log" 2>&1 || status=$? ;;
+    # The web client: its unit tests in Node, and its end-to-end tests in Chromium against
+    # this lane's server.
+    web-unit) (cd web && npm test) >"$log" 2>&1 || status=$? ;;
+    web-browser) (cd web && npm run test:browser) >"$log" 2>&1 || status=$? ;;
   esac
   local secs
   secs=$(awk -v a="$start" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }')
@@ -82,7 +86,9 @@ wait "$migrating" || { cat "$dir/migrate.log"; exit 1; }
 
 awk -v slow="${SLOW[*]}" 'BEGIN { n = split(slow, s, " "); for (i = 1; i <= n; i++) rank[s[i]] = i }
   { printf "%03d %s bin %s\n", ($1 in rank) ? rank[$1] : 999, $1, $2 }' "$dir/bins" \
-  | sort -k1,1n -k2,2 | cut -d' ' -f2- >"$dir/queue"
+  | sort -k1,1n -k2,2 | cut -d' ' -f2- >"$dir/queue.bins"
+# The browser tests are the slowest target: first.
+{ echo "web-browser web-browser"; cat "$dir/queue.bins"; echo "web-unit web-unit"; } >"$dir/queue"
 echo "doc-tests doc" >>"$dir/queue"
 echo "push_not_configured:relay-off relay-off $(awk '$1 == "push_not_configured" { print $2 }' "$dir/bins")" >>"$dir/queue"
 echo "$(wc -l <"$dir/queue") test targets in $lanes lanes, each on a server of its own"
@@ -104,7 +110,8 @@ failures=0 passed_all=0 failed_all=0
 while read -r name _; do
   log=$dir/out/$name.log
   passed=0 failed=0
-  [[ -f $log ]] && read -r passed failed < <(awk '/^test result:/ { p += $4; f += $6 } END { print p + 0, f + 0 }' "$log")
+  [[ -f $log ]] && read -r passed failed < <(awk '/^test result:/ { p += $4; f += $6 }
+    /^(# |ℹ )pass [0-9]+$/ { p += $3 } /^(# |ℹ )fail [0-9]+$/ { f += $3 } END { print p + 0, f + 0 }' "$log")
   if [[ -f "$dir/result/$name" ]]; then
     read -r status secs <"$dir/result/$name"
     result=$([[ $status -eq 0 ]] && echo ok || echo FAILED)

@@ -8,7 +8,7 @@ use std::rc::Rc;
 use team_chat_durable_objects::protocol::RateLimitDecision;
 use worker::{D1Database, Env, FormEntry, Headers, Method, Request};
 
-use crate::auth::ReadAsUser;
+use crate::auth::{Credentials, ReadAsUser};
 use crate::db::batch::Batch;
 use crate::db::realms::RealmRow;
 use crate::db::users::UserRow;
@@ -44,10 +44,10 @@ struct EarlyCount {
     decision: ApiResult<Option<RateLimitDecision>>,
 }
 
-/// The user this isolate last authenticated the key of `authorization` as, with the
-/// organization's state it holds: what a batch that folds authentication in is built as.
-fn guessed_owner(authorization: Option<&str>) -> Option<(Rc<RealmState>, UserRow)> {
-    let user = crate::auth::last_key_owner(authorization)?;
+/// The user this isolate last authenticated these credentials as, with the organization's
+/// state it holds: what a batch that folds authentication in is built as.
+fn guessed_owner(credentials: Option<&Credentials>) -> Option<(Rc<RealmState>, UserRow)> {
+    let user = crate::auth::last_key_owner(credentials)?;
     Some((crate::realm_cache::any_cached(user.realm_id)?, user))
 }
 
@@ -63,6 +63,8 @@ pub struct RequestContext {
     pub files: Vec<UploadedFile>,
     pub octets: OctetBody,
     pub headers: Headers,
+    /// The API key (HTTP Basic) or browser session the request presents, if any.
+    pub credentials: Option<Credentials>,
     /// `scheme://host[:port]` as the client addressed us; the organization's URL.
     pub base_url: String,
     /// The organization's `string_id`, chosen from the Host header.
@@ -112,6 +114,7 @@ impl RequestContext {
         }
         let database = crate::directory::resolve(&env, &realm_string_id).await?;
 
+        let credentials = Credentials::of_request(req.headers(), &req.method(), &env);
         let query = Params::parse_urlencoded(url.query().unwrap_or(""));
         let content_type = req.headers().get("Content-Type")?.unwrap_or_default().to_ascii_lowercase();
         let mut body = Vec::new();
@@ -158,6 +161,7 @@ impl RequestContext {
             files,
             octets,
             headers: req.headers().clone(),
+            credentials,
             base_url,
             realm_string_id,
             realm: RefCell::new(None),
@@ -210,12 +214,13 @@ impl RequestContext {
         *self.realm.borrow_mut() = Some(realm);
     }
 
-    /// The authenticated user (HTTP Basic `email:api_key`), counted against the user's
-    /// rate limit; a failed authentication counts against the client's IP address.
+    /// The authenticated user (HTTP Basic `email:api_key`, or the web client's session),
+    /// counted against the user's rate limit; a failed authentication counts against the
+    /// client's IP address.
     pub async fn user(&self) -> ApiResult<UserRow> {
-        let authorization = self.header("Authorization");
-        let guess = crate::auth::last_key_owner(authorization.as_deref());
-        let authenticate = crate::auth::authenticate(&self.db, &self.realm_string_id, authorization.as_deref());
+        let credentials = self.credentials.as_ref();
+        let guess = crate::auth::last_key_owner(credentials);
+        let authenticate = crate::auth::authenticate(&self.db, &self.realm_string_id, credentials);
         let ((realm, authenticated), early) = self.beside_early_count(authenticate, guess.as_ref()).await;
         self.accept(realm, authenticated, early).await
     }
@@ -231,11 +236,11 @@ impl RequestContext {
     /// trip, never a read made as someone else or under old settings. Authentication's
     /// errors come first, as with [`Self::user`].
     pub async fn read_as_user<R: ReadAsUser>(&self, reads: &R) -> ApiResult<(UserRow, Rc<RealmState>, R::Output)> {
-        let authorization = self.header("Authorization");
-        let me = match guessed_owner(authorization.as_deref()) {
+        let credentials = self.credentials.as_ref();
+        let me = match guessed_owner(credentials) {
             Some((state, guessed)) => {
                 let mut batch = Batch::new();
-                let pending = crate::auth::add_authentication(&mut batch, &self.realm_string_id, authorization.as_deref());
+                let pending = crate::auth::add_authentication(&mut batch, &self.realm_string_id, credentials);
                 // A statement that cannot be built reports its error after authentication's.
                 let slots = match pending {
                     Ok(pending) => reads.add(&mut batch, &self.db, &guessed, &state).map(|slots| (pending, slots)),
@@ -280,10 +285,10 @@ impl RequestContext {
     /// writer settles the count once it committed ([`Self::settle_recalled_count`]), and a
     /// request that reads again has its authentication confirm or refund it.
     pub async fn recall_as_user<R: ReadAsUser>(&self, reads: &R) -> ApiResult<Option<(UserRow, Rc<RealmState>, R::Output, Recall)>> {
-        let authorization = self.header("Authorization");
-        let Some((state, guessed)) = guessed_owner(authorization.as_deref()).filter(|_| reads.remembered()) else { return Ok(None) };
+        let credentials = self.credentials.as_ref();
+        let Some((state, guessed)) = guessed_owner(credentials).filter(|_| reads.remembered()) else { return Ok(None) };
         let mut batch = Batch::new();
-        let Ok(pending) = crate::auth::add_authentication(&mut batch, &self.realm_string_id, authorization.as_deref()) else {
+        let Ok(pending) = crate::auth::add_authentication(&mut batch, &self.realm_string_id, credentials) else {
             return Ok(None);
         };
         let Ok(slots) = reads.add(&mut batch, &self.db, &guessed, &state) else { return Ok(None) };

@@ -17,6 +17,7 @@ pub enum ErrorCode {
     RealmDeactivated,
     NonexistentSubdomain,
     AuthenticationFailed,
+    CsrfFailed,
     PermissionDenied,
     UnauthorizedPrincipal,
     StreamDoesNotExist,
@@ -43,6 +44,7 @@ impl ErrorCode {
             ErrorCode::RealmDeactivated => "REALM_DEACTIVATED",
             ErrorCode::NonexistentSubdomain => "NONEXISTENT_SUBDOMAIN",
             ErrorCode::AuthenticationFailed => "AUTHENTICATION_FAILED",
+            ErrorCode::CsrfFailed => "CSRF_FAILED",
             ErrorCode::PermissionDenied => "PERMISSION_DENIED",
             ErrorCode::UnauthorizedPrincipal => "UNAUTHORIZED_PRINCIPAL",
             ErrorCode::RateLimitHit => "RATE_LIMIT_HIT",
@@ -121,6 +123,12 @@ impl ApiError {
     /// 401: no credentials were sent.
     pub fn not_logged_in() -> Self {
         Self::new(ErrorCode::Unauthorized, "Not logged in: API authentication or user session required").with_status(401)
+    }
+
+    /// 403: a write with the web client's session cookie lacks its CSRF token, or carries
+    /// another (Zulip's `CsrfFailureError`).
+    pub fn csrf_failed(reason: &str) -> Self {
+        Self::new(ErrorCode::CsrfFailed, format!("CSRF error: {reason}")).with_status(403).with_extra("reason", Value::from(reason))
     }
 
     /// 401: the email/API key pair matches no active credentials.

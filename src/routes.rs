@@ -7,7 +7,7 @@ use worker::{Context, Env, Method, Request, Response};
 use crate::api::{
     alert_words, bot_storage, bots, channel_folders, channels, dev, dev_bench, drafts, events, jwt_login, linkifiers, login, message_edit,
     message_flags, messages, muted_users, navigation_views, presence, profile_fields, push, reactions, read_state, realm, realm_emoji,
-    realm_playgrounds, saved_snippets, scheduled_messages, server, server_admin, subscription_properties, tus, typing, uploads,
+    realm_playgrounds, saved_snippets, scheduled_messages, server, server_admin, sessions, subscription_properties, tus, typing, uploads,
     user_groups, user_settings, user_status, users,
 };
 use crate::context::RequestContext;
@@ -24,6 +24,8 @@ const TUS_PREFIX: &str = "/api/v1/tus";
 const FILES_PREFIX: &str = "/user_uploads/";
 /// Inline image previews load through `/thumbnail?url=…`, outside the API prefix.
 const THUMBNAIL_PATH: &str = "/thumbnail";
+/// The web client's sign-in and sign-out, where Zulip has them.
+const ACCOUNTS_PREFIX: &str = "/accounts/";
 
 /// Which route table a path belongs to.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -36,6 +38,8 @@ enum Area {
     Thumbnail,
     /// Custom emoji images under `/user_avatars/`.
     Avatars,
+    /// The web client's sessions under `/accounts/`.
+    Accounts,
 }
 
 /// The methods the API answers. workers-rs reads any other method as GET, so the raw
@@ -45,6 +49,7 @@ const METHODS: [&str; 7] = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OP
 pub async fn handle(req: Request, env: Env, worker: Context) -> Response {
     let path = req.path();
     let raw_method = req.inner().method().to_ascii_uppercase();
+    let challenge = crate::auth::challenge_for(req.headers());
     if path == EMOJI_DATA_PATH && raw_method == "GET" {
         return server::emoji_data();
     }
@@ -57,6 +62,8 @@ pub async fn handle(req: Request, env: Env, worker: Context) -> Response {
         Some((split(rest), Area::Files))
     } else if path == THUMBNAIL_PATH {
         Some((Vec::new(), Area::Thumbnail))
+    } else if let Some(rest) = path.strip_prefix(ACCOUNTS_PREFIX) {
+        Some((split(rest), Area::Accounts))
     } else {
         path.strip_prefix(crate::domain::realm_emoji::IMAGES_PREFIX).map(|rest| (split(rest), Area::Avatars))
     };
@@ -76,6 +83,9 @@ pub async fn handle(req: Request, env: Env, worker: Context) -> Response {
         None => Err(ApiError::not_found()),
     };
     let mut response = result.unwrap_or_else(|err| error_response(&err));
+    if response.status_code() == 401 {
+        let _ = response.headers_mut().set("WWW-Authenticate", challenge);
+    }
     if path.strip_prefix(TUS_PREFIX).is_some_and(|rest| rest.is_empty() || rest.starts_with('/')) {
         tus::add_protocol_headers(&mut response);
     }
@@ -111,7 +121,13 @@ async fn handle_api(
 /// client's address before any work; the others count against their user when the
 /// handler authenticates (a failed authentication counts against the address).
 async fn counted_dispatch(ctx: &RequestContext, path: &[&str], area: Area) -> ApiResult<Reply> {
-    if ctx.header("Authorization").is_none() || (area == Area::Api && is_open(path)) || area == Area::Avatars {
+    let open = match area {
+        Area::Api => is_open(path),
+        Area::Avatars => true,
+        Area::Accounts => path != ["logout"],
+        Area::Files | Area::Thumbnail => false,
+    };
+    if ctx.credentials.is_none() || open {
         ctx.count_unauthenticated().await?;
     }
     match area {
@@ -120,6 +136,20 @@ async fn counted_dispatch(ctx: &RequestContext, path: &[&str], area: Area) -> Ap
         Area::Avatars => dispatch_avatars(ctx, path).await,
         Area::Thumbnail if ctx.method == Method::Get => uploads::serve_thumbnail(ctx).await,
         Area::Thumbnail => Err(ApiError::not_found()),
+        Area::Accounts => dispatch_accounts(ctx, path).await,
+    }
+}
+
+/// The web client's sign-in and sign-out (`api::sessions`).
+async fn dispatch_accounts(ctx: &RequestContext, path: &[&str]) -> ApiResult<Reply> {
+    use Method::*;
+    match (ctx.method.clone(), path) {
+        (Post, ["login"]) => sessions::log_in(ctx).await,
+        (Post, ["login", "local"]) => sessions::log_in_development_user(ctx).await,
+        (Post, ["logout"]) => sessions::log_out(ctx).await,
+        (Get, ["login"] | ["login", "local"] | ["logout"]) => sessions::to_sign_in_page(),
+        (_, ["login"] | ["login", "local"] | ["logout"]) => Err(ApiError::method_not_allowed(&["GET", "POST"])),
+        _ => Err(ApiError::not_found()),
     }
 }
 

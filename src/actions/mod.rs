@@ -34,6 +34,7 @@ pub mod realm_playgrounds;
 pub mod realm_settings;
 pub mod saved_snippets;
 pub mod scheduled_messages;
+pub mod sessions;
 pub mod subscription_properties;
 pub mod tus;
 pub mod typing;

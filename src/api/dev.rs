@@ -3,6 +3,7 @@
 use serde_json::json;
 
 use crate::actions::users::do_issue_api_key;
+use crate::auth::development_sign_in;
 use crate::context::RequestContext;
 use crate::db::users;
 use crate::error::{ApiError, ApiResult};
@@ -21,15 +22,8 @@ fn require_development(ctx: &RequestContext) -> ApiResult<()> {
 pub async fn dev_fetch_api_key(ctx: &RequestContext) -> ApiResult<Reply> {
     require_development(ctx)?;
     let username = ctx.params.required_str("username")?;
-    let (realm, signing_in) = ctx.realm_and_signing_in(&username).await?;
-    if realm.deactivated != 0 {
-        return Err(ApiError::realm_deactivated());
-    }
-    let signing_in = signing_in.ok_or_else(|| ApiError::authentication_failed("This user is not registered."))?;
+    let signing_in = development_sign_in(&ctx.db, &ctx.realm_string_id, &username).await?;
     let user = &signing_in.user;
-    if !user.is_active() {
-        return Err(ApiError::user_deactivated());
-    }
     let api_key = do_issue_api_key(&ctx.db, &ctx.env, user, signing_in.api_key_version).await?;
     Ok(Reply::json(json!({ "api_key": api_key, "email": user.email, "user_id": user.id })))
 }

@@ -30,6 +30,7 @@ pub mod saved_snippets;
 pub mod scheduled_messages;
 pub mod server;
 pub mod server_admin;
+pub mod sessions;
 pub mod subscription_properties;
 pub mod tus;
 pub mod typing;

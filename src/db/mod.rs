@@ -37,6 +37,7 @@ pub mod register_state;
 pub mod round_trips;
 pub mod saved_snippets;
 pub mod scheduled_messages;
+pub mod sessions;
 pub mod statement;
 pub mod subscription_settings;
 pub mod subscriptions;
