@@ -9,14 +9,17 @@ import { gzipSync } from "node:zlib";
 
 const root = dirname(fileURLToPath(import.meta.url));
 const dist = join(root, "dist");
-rmSync(dist, { recursive: true, force: true });
+// Empty dist without removing the folder itself: a running `wrangler dev` watches it, and
+// loses it (serving 404s) when the folder is replaced.
+mkdirSync(dist, { recursive: true });
+for (const entry of readdirSync(dist)) rmSync(join(dist, entry), { recursive: true, force: true });
 mkdirSync(join(dist, "assets"), { recursive: true });
 
 const result = await build({
   entryPoints: { app: join(root, "src/main.tsx") },
   bundle: true,
   format: "esm",
-  minify: true,
+  minify: process.env.NO_MINIFY ? false : true,
   sourcemap: false,
   target: ["es2020", "chrome100", "firefox100", "safari15"],
   jsx: "automatic",
@@ -82,6 +85,9 @@ writeFileSync(
 
 /assets/*
   Cache-Control: public, max-age=31536000, immutable
+
+/katex/*
+  Cache-Control: public, max-age=604800
 `,
 );
 
@@ -91,5 +97,4 @@ const sizes = { js: gz(js), css: gz(css), katexCss: gz("katex/katex.min.css") };
 const total = sizes.js + sizes.css + sizes.katexCss;
 writeFileSync(join(dist, "size.json"), JSON.stringify({ ...sizes, total }, null, 1) + "\n");
 console.log(`web/dist: ${js} ${css}; first page JS+CSS gzip ${(total / 1024).toFixed(1)} KB (js ${(sizes.js / 1024).toFixed(1)}, css ${(sizes.css / 1024).toFixed(1)}, katex css ${(sizes.katexCss / 1024).toFixed(1)})`);
-void readdirSync;
 void createHash;

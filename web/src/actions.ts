@@ -130,6 +130,28 @@ export async function refetchView(): Promise<void> {
   changed();
 }
 
+/**
+ * The first window may be fetched while /register runs (in parallel, for a faster first
+ * paint). Messages sent between that fetch and the queue's creation reach neither: fetch
+ * what lies between the window's last message and register's max_message_id.
+ */
+export async function catchUpToRegister(): Promise<void> {
+  const v = state.view;
+  if (!v || !v.foundNewest || v.loading !== "none") return;
+  const real = v.messages.filter((m) => !m.local_id);
+  const last = real[real.length - 1]?.id ?? 0;
+  if (state.registerMaxId <= last) return;
+  const token = viewToken;
+  try {
+    const r = await fetchMessages(v.narrow, last, 0, WINDOW, false);
+    if (token !== viewToken) return;
+    mergeMessages(v, r.messages);
+    changed();
+  } catch {
+    /* the next scroll fetches them */
+  }
+}
+
 // ---- Sending -----------------------------------------------------------------------------
 
 let localCounter = 0;

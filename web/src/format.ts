@@ -2,12 +2,17 @@
 
 import { state } from "./store";
 
+// Intl formatters are costly to build (a millisecond or more each): built once, reused.
+const formatters = new Map<string, Intl.DateTimeFormat>();
+function formatter(key: string, options: Intl.DateTimeFormatOptions): Intl.DateTimeFormat {
+  let f = formatters.get(key);
+  if (!f) formatters.set(key, (f = new Intl.DateTimeFormat(undefined, options)));
+  return f;
+}
+
 export function formatTime(ts: number): string {
-  return new Intl.DateTimeFormat(undefined, {
-    hour: "numeric",
-    minute: "2-digit",
-    hour12: !state.settings.twenty_four_hour_time,
-  }).format(new Date(ts * 1000));
+  const h12 = !state.settings.twenty_four_hour_time;
+  return formatter(`time:${h12}`, { hour: "numeric", minute: "2-digit", hour12: h12 }).format(new Date(ts * 1000));
 }
 
 export function formatDay(ts: number): string {
@@ -18,11 +23,11 @@ export function formatDay(ts: number): string {
   const y = new Date(now);
   y.setDate(now.getDate() - 1);
   if (d.toDateString() === y.toDateString()) return "Yesterday";
-  return new Intl.DateTimeFormat(undefined, { weekday: "short", month: "short", day: "numeric", year: sameYear ? undefined : "numeric" }).format(d);
+  return formatter(`day:${sameYear}`, { weekday: "short", month: "short", day: "numeric", year: sameYear ? undefined : "numeric" }).format(d);
 }
 
 export function formatFull(ts: number): string {
-  return new Intl.DateTimeFormat(undefined, { dateStyle: "full", timeStyle: "short" }).format(new Date(ts * 1000));
+  return formatter("full", { dateStyle: "full", timeStyle: "short" }).format(new Date(ts * 1000));
 }
 
 export function initials(name: string): string {

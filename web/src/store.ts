@@ -70,6 +70,8 @@ export interface State {
   /** A notice for the person, shown in the banner (server errors of actions). */
   notice: string | undefined;
   connection: "ok" | "reconnecting";
+  /** register's max_message_id: newer messages come as events. */
+  registerMaxId: number;
 }
 
 type Listener = () => void;
@@ -115,6 +117,7 @@ export const state: State = {
   route: { kind: "inbox" },
   notice: undefined,
   connection: "ok",
+  registerMaxId: -1,
 };
 
 export function subscribe(f: Listener): () => void {
@@ -222,6 +225,7 @@ export function loadRegister(r: any): void {
   state.settings = { enter_sends: !!us.enter_sends, twenty_four_hour_time: !!us.twenty_four_hour_time };
   const stored = localStorage.getItem("enter_sends");
   if (stored !== null) state.settings.enter_sends = stored === "true";
+  state.registerMaxId = typeof r.max_message_id === "number" ? r.max_message_id : -1;
   state.ready = true;
   changed();
 }

@@ -4,7 +4,7 @@ import { EventLoop } from "../events";
 import { changed, hooks, names, presenceOf, state, setNotice } from "../store";
 import { hashToNarrow } from "../hash";
 import { narrowChannelId, narrowDmIds, narrowIs, narrowTopic, narrowsEqual, isSearchNarrow } from "../narrow";
-import { loadTopics, navigate, openNarrow, refetchView, sendPresence, setChannelProperty } from "../actions";
+import { catchUpToRegister, loadTopics, navigate, openNarrow, refetchView, sendPresence, setChannelProperty } from "../actions";
 import type { Narrow } from "../types";
 import { dmTitle } from "../format";
 import { useStore } from "./useStore";
@@ -110,12 +110,18 @@ export function App() {
     setUnauthorizedHandler(goToLogin);
     hooks.refetchView = () => void refetchView();
     hooks.reloadTopics = (id) => void loadTopics(id);
+    // The open narrow's first window is fetched while /register runs: a narrow named by
+    // ids in the URL needs no state to be asked for.
+    const early = hashToNarrow(location.hash, names);
+    const earlyFetch = early && early.length ? openNarrow(early) : undefined;
+    if (early && earlyFetch) state.route = { kind: "narrow", narrow: early };
     loop
       .register()
-      .then(() => {
+      .then(async () => {
         loop.start();
         routeFromHash();
-        void sendPresence();
+        if (earlyFetch) await earlyFetch.then(catchUpToRegister);
+        setTimeout(() => void sendPresence(), 1000);
       })
       .catch((e) => {
         if (e?.status === 401) goToLogin();
