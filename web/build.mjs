@@ -16,7 +16,9 @@ for (const entry of readdirSync(dist)) rmSync(join(dist, entry), { recursive: tr
 mkdirSync(join(dist, "assets"), { recursive: true });
 
 const result = await build({
-  entryPoints: { app: join(root, "src/main.tsx") },
+  entryPoints: { app: join(root, "src/boot.ts") },
+  splitting: true,
+  chunkNames: "[name]-[hash]",
   bundle: true,
   format: "esm",
   minify: process.env.NO_MINIFY ? false : true,
@@ -40,7 +42,9 @@ cpSync(join(katexDir, "katex.min.css"), join(dist, "katex/katex.min.css"));
 cpSync(join(katexDir, "fonts"), join(dist, "katex/fonts"), { recursive: true });
 
 const outputs = Object.keys(result.metafile.outputs).map((p) => p.slice(p.indexOf("assets/")));
-const js = outputs.find((p) => p.endsWith(".js"));
+const entry = Object.entries(result.metafile.outputs).find(([, o]) => o.entryPoint)?.[0];
+const js = entry.slice(entry.indexOf("assets/"));
+const chunks = outputs.filter((p) => p.endsWith(".js") && p !== js);
 const css = outputs.find((p) => p.endsWith(".css"));
 const katexVersion = JSON.parse(readFileSync(join(root, "node_modules/katex/package.json"), "utf8")).version;
 
@@ -55,6 +59,7 @@ writeFileSync(
 <link rel="stylesheet" href="/katex/katex.min.css?v=${katexVersion}">
 <link rel="stylesheet" href="/${css}">
 <script type="module" src="/${js}"></script>
+${chunks.map((c) => `<link rel="modulepreload" href="/${c}">`).join("\n")}
 </head>
 <body>
 <div id="app"></div>
@@ -93,8 +98,8 @@ writeFileSync(
 
 // The first page's JavaScript + CSS, gzip (KaTeX's fonts excluded, its CSS included).
 const gz = (p) => gzipSync(readFileSync(join(dist, p)), { level: 9 }).length;
-const sizes = { js: gz(js), css: gz(css), katexCss: gz("katex/katex.min.css") };
+const sizes = { js: [js, ...chunks].reduce((n, p) => n + gz(p), 0), css: gz(css), katexCss: gz("katex/katex.min.css") };
 const total = sizes.js + sizes.css + sizes.katexCss;
 writeFileSync(join(dist, "size.json"), JSON.stringify({ ...sizes, total }, null, 1) + "\n");
-console.log(`web/dist: ${js} ${css}; first page JS+CSS gzip ${(total / 1024).toFixed(1)} KB (js ${(sizes.js / 1024).toFixed(1)}, css ${(sizes.css / 1024).toFixed(1)}, katex css ${(sizes.katexCss / 1024).toFixed(1)})`);
+console.log(`web/dist: ${[js, ...chunks, css].join(" ")}; first page JS+CSS gzip ${(total / 1024).toFixed(1)} KB (js ${(sizes.js / 1024).toFixed(1)}, css ${(sizes.css / 1024).toFixed(1)}, katex css ${(sizes.katexCss / 1024).toFixed(1)})`);
 void createHash;

@@ -7,6 +7,8 @@ import type { Message, Narrow } from "./types";
 import { applyEvent, changed, mergeMessages, names, noteTopic, setNotice, state, type MessageView } from "./store";
 import { nearAnchor, serverNarrow, narrowsEqual, narrowChannelId } from "./narrow";
 import { narrowToHash } from "./hash";
+import { messagesParams } from "./messagesParams";
+import { takeMessages } from "./prefetch";
 
 export const WINDOW = 50;
 
@@ -19,15 +21,8 @@ interface MessagesResponse {
 }
 
 function fetchMessages(narrow: Narrow, anchor: string | number, before: number, after: number, includeAnchor = true) {
-  return get<MessagesResponse>("messages", {
-    anchor: String(anchor),
-    num_before: String(before),
-    num_after: String(after),
-    include_anchor: includeAnchor ? "true" : "false",
-    narrow: serverNarrow(narrow),
-    apply_markdown: "true",
-    client_gravatar: "false",
-  });
+  const early = includeAnchor ? takeMessages(narrow, anchor) : undefined;
+  return (early as Promise<MessagesResponse> | undefined) ?? get<MessagesResponse>("messages", messagesParams(narrow, anchor, before, after, includeAnchor));
 }
 
 let viewToken = 0;

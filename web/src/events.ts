@@ -5,26 +5,9 @@
 
 import { ApiError, get, post, del } from "./api";
 import { applyEvent, changed, loadRegister, state } from "./store";
+import { REGISTER_PARAMS } from "./registerParams";
+import { takeRegister } from "./prefetch";
 
-export const REGISTER_PARAMS = {
-  apply_markdown: true,
-  client_gravatar: false,
-  slim_presence: true,
-  include_subscribers: false,
-  client_capabilities: {
-    notification_settings_null: true,
-    bulk_message_deletion: true,
-    user_avatar_url_field_optional: false,
-    stream_typing_notifications: true,
-    user_settings_object: true,
-    empty_topic_name: true,
-  },
-  fetch_event_types: [
-    "message", "update_message_flags", "realm", "realm_user", "realm_user_groups", "realm_emoji",
-    "subscription", "stream", "user_topic", "recent_private_conversations", "presence",
-    "user_settings", "typing", "reaction", "delete_message", "update_message",
-  ],
-};
 
 export interface EventLoopHooks {
   /** After a re-registration: fetch the open narrow again. */
@@ -42,7 +25,7 @@ export class EventLoop {
   constructor(private hooks: EventLoopHooks) {}
 
   async register(): Promise<void> {
-    const r = await post<Record<string, unknown>>("register", REGISTER_PARAMS);
+    const r = await (takeRegister() ?? post<Record<string, unknown>>("register", REGISTER_PARAMS));
     this.queueId = String(r.queue_id);
     this.lastEventId = Number(r.last_event_id);
     loadRegister(r);

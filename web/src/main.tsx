@@ -1,5 +1,4 @@
 import { render } from "preact";
-import "../styles/app.css";
 import { App } from "./views/App";
 import { Login } from "./views/Login";
 
