@@ -162,3 +162,38 @@ test("`n` goes to the next unread topic", T, async () => {
     await alice.context.close();
   }
 });
+
+test("a long channel opens at the first unread and pages by anchor, never all at once", T, async () => {
+  const s = suffix();
+  const channel = `Long ${s}`;
+  await createChannel("hamlet@zulip.com", channel, ["hamlet@zulip.com", "othello@zulip.com"]);
+  for (let i = 1; i <= 130; i++) await sendToChannel("hamlet@zulip.com", channel, "history", `line ${i} of ${s}`);
+  // Othello has read everything up to line 100.
+  const ids = (await api("othello@zulip.com", "GET", "messages", {
+    narrow: [{ operator: "channel", operand: channel }], anchor: "oldest", num_before: "0", num_after: "200",
+  })).messages.map((m) => m.id);
+  await api("othello@zulip.com", "POST", "messages/flags", { messages: ids.slice(0, 100), op: "add", flag: "read" });
+  const bob = await person();
+  try {
+    await signInWithDevLogin(bob.page, "othello@zulip.com");
+    await openChannel(bob.page, channel);
+    const articles = messagesRegion(bob.page).getByRole("article");
+    await messageArticle(bob.page, `line 101 of ${s}`).waitFor();
+    const first = await articles.count();
+    assert.ok(first <= 60, `one window at first (${first} shown)`);
+    assert.equal(await messageArticle(bob.page, `line 1 of ${s}`).count(), 0);
+    // Scroll up until the first message: older windows come in as the top nears.
+    await eventually(
+      async () => {
+        await articles.first().hover();
+        await bob.page.mouse.wheel(0, -4000);
+        return (await messageArticle(bob.page, `line 1 of ${s}`).count()) === 1;
+      },
+      { timeout: 30000, interval: 400, message: "the oldest message after scrolling up" },
+    );
+    assert.equal(await articles.count(), 130);
+    await shot(bob.page, "34-paged-back");
+  } finally {
+    await bob.context.close();
+  }
+});
