@@ -170,6 +170,34 @@ function MoveDialog({ msg, onClose }: { msg: Message; onClose: () => void }) {
   );
 }
 
+function DeleteDialog({ msg, onClose }: { msg: Message; onClose: () => void }) {
+  const ref = useRef<HTMLButtonElement>(null);
+  useEffect(() => ref.current?.focus(), []);
+  return (
+    <div class="modal-backdrop" onClick={(e) => e.target === e.currentTarget && onClose()}>
+      <div class="modal" role="alertdialog" aria-modal="true" aria-labelledby={`delete-title-${msg.id}`} onKeyDown={(e) => e.key === "Escape" && (e.stopPropagation(), onClose())}>
+        <h2 id={`delete-title-${msg.id}`}>Delete message?</h2>
+        <p>Deleting a message removes it for everyone. This cannot be undone.</p>
+        <div class="modal-buttons">
+          <button type="button" class="button" onClick={onClose}>
+            Cancel
+          </button>
+          <button
+            type="button"
+            class="button danger"
+            ref={ref}
+            onClick={async () => {
+              if (await deleteMessage(msg.id)) onClose();
+            }}
+          >
+            Delete
+          </button>
+        </div>
+      </div>
+    </div>
+  );
+}
+
 function EditBox({ msg, onDone }: { msg: Message; onDone: () => void }) {
   const [text, setText] = useState<string | undefined>();
   const [busy, setBusy] = useState(false);
@@ -226,6 +254,7 @@ const MessageRow = memo(function MessageRow({ msg, continued, selected }: { msg:
   const [picker, setPicker] = useState(false);
   const [editing, setEditing] = useState(false);
   const [moving, setMoving] = useState(false);
+  const [deleting, setDeleting] = useState(false);
   const sender = state.users.get(msg.sender_id);
   const name = sender?.full_name ?? msg.sender_full_name;
   const starred = msg.flags.includes("starred");
@@ -245,13 +274,7 @@ const MessageRow = memo(function MessageRow({ msg, continued, selected }: { msg:
   ];
   if (canEdit(msg)) items.push({ label: "Edit message", onSelect: () => setEditing(true) });
   if (msg.type === "stream") items.push({ label: "Move messages", onSelect: () => setMoving(true) });
-  if (canDelete(msg))
-    items.push({
-      label: "Delete message",
-      onSelect: () => {
-        if (confirm("Delete this message?")) void deleteMessage(msg.id);
-      },
-    });
+  if (canDelete(msg)) items.push({ label: "Delete message", onSelect: () => setDeleting(true) });
   return (
     <article
       class={`message${continued ? " continued" : ""}${selected ? " selected" : ""}${unread ? " unread" : ""}${msg.local_id ? " sending" : ""}${msg.is_me_message ? " me-message" : ""}`}
@@ -301,6 +324,7 @@ const MessageRow = memo(function MessageRow({ msg, continued, selected }: { msg:
         />
       )}
       {moving && <MoveDialog msg={msg} onClose={() => setMoving(false)} />}
+      {deleting && <DeleteDialog msg={msg} onClose={() => setDeleting(false)} />}
     </article>
   );
 });

@@ -78,6 +78,7 @@ test("star, resolve, move and delete a message", T, async () => {
     await victim.hover();
     await victim.getByRole("button", { name: "Message actions" }).click();
     await alice.page.getByRole("menuitem", { name: "Delete message" }).click();
+    await alice.page.getByRole("alertdialog", { name: "Delete message?" }).getByRole("button", { name: "Delete", exact: true }).click();
     await victim.waitFor({ state: "detached" });
     await shot(alice.page, "31-actions");
   } finally {
