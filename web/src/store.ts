@@ -578,7 +578,16 @@ export function canDelete(msg: Message): boolean {
   return limit === null || limit === 0 || Date.now() / 1000 - msg.timestamp < limit;
 }
 
+let noticeTimer: ReturnType<typeof setTimeout> | undefined;
+/** A notice in the banner; it goes away by itself after a few seconds. */
 export function setNotice(text: string | undefined): void {
   state.notice = text;
+  clearTimeout(noticeTimer);
+  if (text) {
+    noticeTimer = setTimeout(() => {
+      state.notice = undefined;
+      changed();
+    }, 8000);
+  }
   changed();
 }

@@ -189,6 +189,17 @@ export function Compose({ narrowKey, narrow, queueId }: { narrowKey: string; nar
     typingStop();
     try {
       await sendMessage(dest, d.content, queueId());
+      // Zulip says where a message went when the open view will not show it.
+      const shown = narrow && (dest.kind === "channel"
+        ? (narrowChannelId(narrow) === undefined || narrowChannelId(narrow) === dest.streamId) && (narrowTopic(narrow) === undefined || narrowTopic(narrow)!.toLowerCase() === dest.topic.toLowerCase()) && !narrowDmIds(narrow)
+        : narrowDmIds(narrow)?.slice().sort((a, b) => a - b).join() === dest.userIds.slice().sort((a, b) => a - b).join());
+      if (!shown) {
+        setNotice(
+          dest.kind === "channel"
+            ? `Sent to #${names.channelName(dest.streamId) ?? "channel"} › ${dest.topic || state.realm.emptyTopicName}`
+            : `Sent to ${dest.userIds.map((id) => state.users.get(id)?.full_name ?? id).join(", ")}`,
+        );
+      }
       setDraft((cur) => ({ ...cur, content: "" }));
       saveDraft(keyRef.current, { ...d, content: "" });
       setPreview(undefined);
