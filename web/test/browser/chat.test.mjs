@@ -187,6 +187,29 @@ test("a file dropped on the compose box uploads, and the other person can open i
   }
 });
 
+test("files also upload through the button and by pasting", T, async () => {
+  const s = suffix();
+  const alice = await person();
+  try {
+    await signInWithDevLogin(alice.page, "iago@zulip.com");
+    const compose = alice.page.getByRole("form", { name: "Compose" });
+    const message = compose.getByRole("textbox", { name: "Message" });
+    const chooser = alice.page.waitForEvent("filechooser");
+    await compose.getByRole("button", { name: "Upload files" }).click();
+    await (await chooser).setFiles({ name: `button-${s}.txt`, mimeType: "text/plain", buffer: Buffer.from(`via the button ${s}`) });
+    await eventually(async () => new RegExp(`\\[button-${s}\\.txt\\]\\(/user_uploads/`).test(await message.inputValue()), { message: "link of the chosen file" });
+    await message.evaluate((el, name) => {
+      const dt = new DataTransfer();
+      dt.items.add(new File(["pasted bytes"], name, { type: "text/plain" }));
+      el.dispatchEvent(new ClipboardEvent("paste", { clipboardData: dt, bubbles: true, cancelable: true }));
+    }, `pasted-${s}.txt`);
+    await eventually(async () => new RegExp(`\\[pasted-${s}\\.txt\\]\\(/user_uploads/`).test(await message.inputValue()), { message: "link of the pasted file" });
+    await shot(alice.page, "09b-upload-button-and-paste");
+  } finally {
+    await alice.context.close();
+  }
+});
+
 test("the search box takes Zulip's search syntax", T, async () => {
   const s = suffix();
   const channel = `Search ${s}`;
