@@ -42,6 +42,7 @@ export async function openNarrow(narrow: Narrow): Promise<void> {
     view.foundOldest = r.found_oldest;
     view.foundNewest = r.found_newest;
     view.loading = "none";
+    performance.mark("first-window-loaded");
     const anchorId = near ?? (r.found_anchor === false && r.messages.length ? r.messages[r.messages.length - 1]!.id : r.anchor);
     view.anchorId = view.messages.some((m) => m.id === anchorId) ? anchorId : view.messages[view.messages.length - 1]?.id;
     state.selectedId = view.anchorId;

@@ -227,6 +227,7 @@ export function loadRegister(r: any): void {
   if (stored !== null) state.settings.enter_sends = stored === "true";
   state.registerMaxId = typeof r.max_message_id === "number" ? r.max_message_id : -1;
   state.ready = true;
+  performance.mark("register-loaded");
   changed();
 }
 

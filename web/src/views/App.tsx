@@ -103,6 +103,11 @@ export function App() {
   const [failed, setFailed] = useState<string | undefined>();
   const [sidebarOpen, setSidebarOpen] = useState(false);
   const started = useRef(false);
+  // The people list waits for the frame after the first paint (it is not needed for it).
+  const [showPeople, setShowPeople] = useState(false);
+  useEffect(() => {
+    if (state.ready && !showPeople) requestAnimationFrame(() => setTimeout(() => setShowPeople(true), 0));
+  });
 
   useEffect(() => {
     if (started.current) return;
@@ -232,7 +237,7 @@ export function App() {
   const sid = narrow ? narrowChannelId(narrow) : undefined;
   const sub = sid !== undefined ? state.subs.get(sid) : undefined;
   const me = state.users.get(state.self.user_id);
-  const people = [...state.users.values()]
+  const people = !showPeople ? [] : [...state.users.values()]
     .filter((u) => u.is_active !== false && !u.is_bot)
     .sort((a, b) => {
       const order = { active: 0, idle: 1, offline: 2 };

@@ -375,6 +375,11 @@ export function MessageList({ v }: { v: number }) {
   const firstPaintDone = useRef<number | undefined>(undefined);
   const prevFirst = useRef<{ id: number; top: number } | undefined>(undefined);
   const observer = useRef<IntersectionObserver>();
+  const lastView = useRef<typeof view | undefined>(undefined);
+  // The first paint shows only the messages around the anchor (a screenful); the rest of
+  // the window follows in the next frame.
+  const [fullView, setFullView] = useState<typeof view | undefined>(undefined);
+  const full = fullView === view;
   const searchView = isSearchNarrow(view.narrow);
 
   // Mark messages read as they come into view (not in search views, as Zulip), once the
@@ -412,33 +417,34 @@ export function MessageList({ v }: { v: number }) {
   useLayoutEffect(() => {
     const el = scroller.current;
     if (!el) return;
+    if (lastView.current !== view) {
+      lastView.current = view;
+      firstPaintDone.current = undefined;
+      prevFirst.current = undefined;
+    }
     for (const a of el.querySelectorAll("article[data-message-id]")) observer.current?.observe(a);
-    // First window: scroll to the anchor (the first unread) once.
     if (firstPaintDone.current === undefined && view.loading === "none" && view.messages.length) {
+      // First window: scroll to the anchor (the first unread) once, then render the rest
+      // of the window after this frame has painted.
       const target = el.querySelector<HTMLElement>(`[data-message-id="${view.anchorId}"]`);
-      if (target) {
-        const last = view.messages[view.messages.length - 1]!.id === view.anchorId;
-        if (last) el.scrollTop = el.scrollHeight;
-        else el.scrollTop = Math.max(0, target.offsetTop - 80);
-      }
+      const last = view.messages[view.messages.length - 1]!.id === view.anchorId;
+      if (last || !target) el.scrollTop = el.scrollHeight;
+      else el.scrollTop = Math.max(0, target.offsetTop - 80);
       firstPaintDone.current = view.anchorId ?? 0;
       atBottom.current = el.scrollHeight - el.scrollTop - el.clientHeight < 40;
-      prevFirst.current = undefined;
-      return;
+      const painted = view;
+      requestAnimationFrame(() => setTimeout(() => setFullView(painted), 0));
+    } else {
+      // Older messages were put above: keep what was on screen where it was.
+      if (prevFirst.current) {
+        const anchor = el.querySelector<HTMLElement>(`[data-message-id="${prevFirst.current.id}"]`);
+        if (anchor && anchor.offsetTop !== prevFirst.current.top) el.scrollTop += anchor.offsetTop - prevFirst.current.top;
+      }
+      if (atBottom.current && view.foundNewest) el.scrollTop = el.scrollHeight;
     }
-    // Older messages were put above: keep what was on screen where it was.
-    if (prevFirst.current) {
-      const anchor = el.querySelector<HTMLElement>(`[data-message-id="${prevFirst.current.id}"]`);
-      if (anchor && anchor.offsetTop !== prevFirst.current.top) el.scrollTop += anchor.offsetTop - prevFirst.current.top;
-    }
-    if (atBottom.current && view.foundNewest) el.scrollTop = el.scrollHeight;
     const first = el.querySelector<HTMLElement>("article[data-message-id]");
     prevFirst.current = first ? { id: Number(first.dataset.messageId), top: first.offsetTop } : undefined;
   });
-
-  useEffect(() => {
-    firstPaintDone.current = undefined;
-  }, [view]);
 
   // Keep the selected message in view when it moves by keyboard.
   useEffect(() => {
@@ -452,6 +458,7 @@ export function MessageList({ v }: { v: number }) {
 
   function onScroll() {
     const el = scroller.current!;
+    if (!full) return;
     atBottom.current = el.scrollHeight - el.scrollTop - el.clientHeight < 40;
     if (el.scrollTop < 300) void loadOlder();
     if (el.scrollHeight - el.scrollTop - el.clientHeight < 300) void loadNewer();
@@ -460,7 +467,7 @@ export function MessageList({ v }: { v: number }) {
   // When the window is too short to scroll, still page in the rest.
   useEffect(() => {
     const el = scroller.current;
-    if (!el || view.loading !== "none") return;
+    if (!el || view.loading !== "none" || !full) return;
     if (el.scrollHeight <= el.clientHeight + 10) {
       if (!view.foundOldest) void loadOlder();
       else if (!view.foundNewest) void loadNewer();
@@ -473,7 +480,13 @@ export function MessageList({ v }: { v: number }) {
   let prev: Message | undefined;
   // As in Zulip, channel views and the combined feed leave out muted topics.
   const hideMuted = view.narrow.every((t) => t.operator === "channel" && !t.negated);
-  for (const m of view.messages) {
+  let list = view.messages;
+  if (!full && list.length > 25) {
+    const i = Math.max(0, list.findIndex((m) => m.id === view.anchorId));
+    const start = Math.max(0, Math.min(i - 5, list.length - 25));
+    list = list.slice(start, start + 25);
+  }
+  for (const m of list) {
     if (hideMuted && m.type === "stream" && isTopicMuted(m.stream_id!, m.subject)) continue;
     const newGroup = !prev || !sameConversation(prev, m) || formatDay(prev.timestamp) !== formatDay(m.timestamp);
     if (newGroup) groups.push({ first: m, rows: [] });
@@ -491,7 +504,7 @@ export function MessageList({ v }: { v: number }) {
   return (
     <div class="message-scroller" ref={scroller} onScroll={onScroll} tabIndex={-1}>
       {view.loading === "older" && <div class="loading">Loading older messages…</div>}
-      {view.foundOldest && view.messages.length > 0 && <div class="start-of-narrow">Start of this conversation</div>}
+      {view.foundOldest && list.length > 0 && list[0] === view.messages[0] && <div class="start-of-narrow">Start of this conversation</div>}
       {view.loading === "initial" && (
         <div class="loading" role="status">
           Loading messages…
