@@ -223,8 +223,6 @@ export function loadRegister(r: any): void {
   state.realmEmoji = new Map(Object.entries(r.realm_emoji ?? {}).map(([id, e]: [string, any]) => [id, { ...e, id }]));
   const us = r.user_settings ?? r;
   state.settings = { enter_sends: !!us.enter_sends, twenty_four_hour_time: !!us.twenty_four_hour_time };
-  const stored = localStorage.getItem("enter_sends");
-  if (stored !== null) state.settings.enter_sends = stored === "true";
   state.registerMaxId = typeof r.max_message_id === "number" ? r.max_message_id : -1;
   state.ready = true;
   performance.mark("register-loaded");
@@ -442,7 +440,7 @@ export function applyEvent(e: any): void {
       if (e.realm_emoji) state.realmEmoji = new Map(Object.entries(e.realm_emoji).map(([id, x]: [string, any]) => [id, { ...x, id }]));
       break;
     case "user_settings":
-      if (e.op === "update" && e.property in state.settings && localStorage.getItem(e.property) === null) {
+      if (e.op === "update" && e.property in state.settings) {
         (state.settings as Record<string, unknown>)[e.property] = e.value;
       }
       break;

@@ -4,7 +4,7 @@ import { changed, names, state, setNotice } from "../store";
 import { narrowChannelId, narrowDmIds, narrowTopic, dmPartners } from "../narrow";
 import { narrowToHash, messageLink } from "../hash";
 import { rawContent, renderPreview, sendMessage, typingActivity, typingStop, type Destination } from "../actions";
-import { ApiError, upload } from "../api";
+import { ApiError, patch, upload } from "../api";
 import { Content } from "./Content";
 import { IconClip, IconEye } from "./Icons";
 
@@ -320,7 +320,8 @@ export function Compose({ narrowKey, narrow, queueId }: { narrowKey: string; nar
     if (completionKey("content", e)) return;
     if (e.key === "Enter" && !e.isComposing) {
       const ctrl = e.ctrlKey || e.metaKey;
-      if ((state.settings.enter_sends && !e.shiftKey && !ctrl) || (!state.settings.enter_sends && ctrl)) {
+      // Ctrl+Enter always sends; Enter alone when the person chose "Enter sends".
+      if (ctrl || (state.settings.enter_sends && !e.shiftKey)) {
         e.preventDefault();
         void send();
       }
@@ -514,9 +515,11 @@ export function Compose({ narrowKey, narrow, queueId }: { narrowKey: string; nar
             type="checkbox"
             checked={state.settings.enter_sends}
             onChange={(e) => {
-              state.settings.enter_sends = e.currentTarget.checked;
-              localStorage.setItem("enter_sends", String(e.currentTarget.checked));
+              // A user setting, kept by the server (other tabs hear of it as an event).
+              const value = e.currentTarget.checked;
+              state.settings.enter_sends = value;
               changed();
+              patch("settings", { enter_sends: value ? "true" : "false" }).catch((err) => setNotice((err as Error).message));
             }}
           />
           Enter sends

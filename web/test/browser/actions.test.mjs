@@ -198,3 +198,28 @@ test("a long channel opens at the first unread and pages by anchor, never all at
     await bob.context.close();
   }
 });
+
+test("with the Enter-sends setting, Enter sends; the setting is kept by the server", T, async () => {
+  const s = suffix();
+  const channel = `Enter ${s}`;
+  await createChannel("aaron@zulip.com", channel, ["aaron@zulip.com"]);
+  const alice = await person();
+  try {
+    await signInWithDevLogin(alice.page, "aaron@zulip.com");
+    await openChannel(alice.page, channel);
+    const compose = alice.page.getByRole("form", { name: "Compose" });
+    const setting = compose.getByRole("checkbox", { name: "Enter sends" });
+    if (!(await setting.isChecked())) await setting.check();
+    await compose.getByRole("textbox", { name: "Topic" }).fill("keys");
+    await compose.getByRole("textbox", { name: "Message" }).fill(`sent with Enter ${s}`);
+    await compose.getByRole("textbox", { name: "Message" }).press("Enter");
+    await messageArticle(alice.page, `sent with Enter ${s}`).waitFor();
+    await eventually(async () => (await api("aaron@zulip.com", "POST", "register", { fetch_event_types: ["user_settings"] })).user_settings?.enter_sends === true, { message: "the server has the setting" });
+    await alice.page.reload();
+    await compose.getByRole("checkbox", { name: "Enter sends" }).waitFor();
+    assert.equal(await compose.getByRole("checkbox", { name: "Enter sends" }).isChecked(), true);
+  } finally {
+    await api("aaron@zulip.com", "PATCH", "settings", { enter_sends: "false" }).catch(() => {});
+    await alice.context.close();
+  }
+});
