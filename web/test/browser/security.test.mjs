@@ -76,6 +76,11 @@ test("HTML in a message, topic, channel name, full name and file name never exec
     assert.deepEqual(await alertsOf(b.page), []);
     assert.deepEqual(await alertsOf(a.page), []);
     assert.equal(await b.page.locator("script:not([src])").count(), 0);
+    // The CSP would stop an injected handler from running anyway: prove nothing was
+    // injected in the first place (no element made from these strings exists).
+    for (const page of [a.page, b.page]) {
+      assert.equal(await page.locator('img[src="x"], [onerror], [onload]').count(), 0, "no injected element");
+    }
   } finally {
     await rename(attacker, oldName).catch(() => {});
     await a.context.close();
