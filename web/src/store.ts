@@ -8,13 +8,18 @@ import { conversationKey, dmPartners, messageMatches, type MatchContext } from "
 import type { HashNames } from "./hash";
 import type { SearchNames } from "./search";
 
+/** A group-valued setting: a group id, or {direct_members, direct_subgroups}; null if unknown. */
+export type GroupSetting = number | { direct_members?: number[]; direct_subgroups?: number[] } | null;
+
 export interface RealmInfo {
   name: string;
   editLimitSeconds: number | null;
   deleteLimitSeconds: number | null;
   allowEditing: boolean;
-  canDeleteOwnGroup: number | null;
-  canDeleteAnyGroup: number | null;
+  canDeleteOwnGroup: GroupSetting;
+  canDeleteAnyGroup: GroupSetting;
+  canMoveTopicsGroup: GroupSetting;
+  canResolveTopicsGroup: GroupSetting;
   emptyTopicName: string;
   maxMessageLength: number;
   maxTopicLength: number;
@@ -91,6 +96,8 @@ export const state: State = {
     allowEditing: true,
     canDeleteOwnGroup: null,
     canDeleteAnyGroup: null,
+    canMoveTopicsGroup: null,
+    canResolveTopicsGroup: null,
     emptyTopicName: "general chat",
     maxMessageLength: 10000,
     maxTopicLength: 60,
@@ -189,8 +196,10 @@ export function loadRegister(r: any): void {
     editLimitSeconds: r.realm_message_content_edit_limit_seconds ?? null,
     deleteLimitSeconds: r.realm_message_content_delete_limit_seconds ?? null,
     allowEditing: r.realm_allow_message_editing ?? true,
-    canDeleteOwnGroup: typeof r.realm_can_delete_own_message_group === "number" ? r.realm_can_delete_own_message_group : null,
-    canDeleteAnyGroup: typeof r.realm_can_delete_any_message_group === "number" ? r.realm_can_delete_any_message_group : null,
+    canDeleteOwnGroup: r.realm_can_delete_own_message_group ?? null,
+    canDeleteAnyGroup: r.realm_can_delete_any_message_group ?? null,
+    canMoveTopicsGroup: r.realm_can_move_messages_between_topics_group ?? null,
+    canResolveTopicsGroup: r.realm_can_resolve_topics_group ?? null,
     emptyTopicName: r.realm_empty_topic_display_name ?? "general chat",
     maxMessageLength: r.max_message_length ?? 10000,
     maxTopicLength: r.max_topic_length ?? 60,
@@ -451,6 +460,10 @@ export function applyEvent(e: any): void {
         if ("message_content_delete_limit_seconds" in d) state.realm.deleteLimitSeconds = d.message_content_delete_limit_seconds;
         if ("allow_message_editing" in d) state.realm.allowEditing = d.allow_message_editing;
         if ("name" in d) state.realm.name = d.name;
+        if ("can_delete_own_message_group" in d) state.realm.canDeleteOwnGroup = d.can_delete_own_message_group;
+        if ("can_delete_any_message_group" in d) state.realm.canDeleteAnyGroup = d.can_delete_any_message_group;
+        if ("can_move_messages_between_topics_group" in d) state.realm.canMoveTopicsGroup = d.can_move_messages_between_topics_group;
+        if ("can_resolve_topics_group" in d) state.realm.canResolveTopicsGroup = d.can_resolve_topics_group;
       }
       break;
     default:
@@ -551,14 +564,20 @@ function applyUpdateMessage(e: any): void {
 
 // ---- Permissions ------------------------------------------------------------------------------
 
-function inGroup(groupId: number | null, userId: number, seen = new Set<number>()): boolean {
-  if (groupId === null) return false;
+function inGroup(groupId: number, userId: number, seen = new Set<number>()): boolean {
   if (seen.has(groupId)) return false;
   seen.add(groupId);
   const g = state.realm.groupMembers.get(groupId);
   if (!g) return false;
   if (g.members.includes(userId)) return true;
   return g.subgroups.some((s) => inGroup(s, userId, seen));
+}
+
+/** Whether a person is in a group-valued setting; `fallback` when the server sent none. */
+export function inGroupSetting(setting: GroupSetting, userId: number, fallback: boolean): boolean {
+  if (setting === null || setting === undefined) return fallback;
+  if (typeof setting === "number") return inGroup(setting, userId);
+  return (setting.direct_members ?? []).includes(userId) || (setting.direct_subgroups ?? []).some((g) => inGroup(g, userId));
 }
 
 export function canEdit(msg: Message): boolean {
@@ -570,11 +589,21 @@ export function canEdit(msg: Message): boolean {
 export function canDelete(msg: Message): boolean {
   if (msg.local_id) return false;
   const me = state.self.user_id;
-  if (state.realm.canDeleteAnyGroup !== null ? inGroup(state.realm.canDeleteAnyGroup, me) : state.self.is_admin) return true;
+  if (inGroupSetting(state.realm.canDeleteAnyGroup, me, state.self.is_admin)) return true;
   if (msg.sender_id !== me) return false;
-  if (state.realm.canDeleteOwnGroup !== null && !inGroup(state.realm.canDeleteOwnGroup, me)) return false;
+  if (!inGroupSetting(state.realm.canDeleteOwnGroup, me, true)) return false;
   const limit = state.realm.deleteLimitSeconds;
   return limit === null || limit === 0 || Date.now() / 1000 - msg.timestamp < limit;
+}
+
+/** Moving a message to another topic: its sender, or the organization's group for it. */
+export function canMove(msg: Message): boolean {
+  if (msg.type !== "stream" || msg.local_id) return false;
+  return msg.sender_id === state.self.user_id || inGroupSetting(state.realm.canMoveTopicsGroup, state.self.user_id, true);
+}
+
+export function canResolve(): boolean {
+  return inGroupSetting(state.realm.canResolveTopicsGroup, state.self.user_id, true);
 }
 
 let noticeTimer: ReturnType<typeof setTimeout> | undefined;

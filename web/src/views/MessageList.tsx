@@ -1,7 +1,7 @@
 import { memo } from "preact/compat";
 import { useEffect, useLayoutEffect, useRef, useState } from "preact/hooks";
 import type { Message, Reaction } from "../types";
-import { canDelete, canEdit, changed, names, state, isTopicMuted, setNotice } from "../store";
+import { canDelete, canEdit, canMove, canResolve, changed, names, state, isTopicMuted, setNotice } from "../store";
 import { Avatar } from "./Avatar";
 import { Content } from "./Content";
 import { EmojiPicker } from "./EmojiPicker";
@@ -63,9 +63,13 @@ function RecipientHeader({ msg }: { msg: Message }) {
             muted
               ? { label: "Unmute topic", onSelect: () => void setTopicVisibility(msg.stream_id!, msg.subject, sub?.is_muted ? VISIBILITY.UNMUTED : VISIBILITY.INHERIT) }
               : { label: "Mute topic", onSelect: () => void setTopicVisibility(msg.stream_id!, msg.subject, VISIBILITY.MUTED) },
-            isResolved(msg.subject)
-              ? { label: "Mark as unresolved", onSelect: () => void moveTopic(msg, msg.subject.slice(RESOLVED_PREFIX.length), undefined, "change_all") }
-              : { label: "Mark as resolved", onSelect: () => void moveTopic(msg, RESOLVED_PREFIX + msg.subject, undefined, "change_all") },
+            ...(!canResolve() || msg.subject === ""
+              ? []
+              : [
+                  isResolved(msg.subject)
+                    ? { label: "Mark as unresolved", onSelect: () => void moveTopic(msg, msg.subject.slice(RESOLVED_PREFIX.length), undefined, "change_all") }
+                    : { label: "Mark as resolved", onSelect: () => void moveTopic(msg, RESOLVED_PREFIX + msg.subject, undefined, "change_all") },
+                ]),
           ]}
         />
       </div>
@@ -273,7 +277,7 @@ const MessageRow = memo(function MessageRow({ msg, continued, selected }: { msg:
     },
   ];
   if (canEdit(msg)) items.push({ label: "Edit message", onSelect: () => setEditing(true) });
-  if (msg.type === "stream") items.push({ label: "Move messages", onSelect: () => setMoving(true) });
+  if (canMove(msg)) items.push({ label: "Move messages", onSelect: () => setMoving(true) });
   if (canDelete(msg)) items.push({ label: "Delete message", onSelect: () => setDeleting(true) });
   return (
     <article
