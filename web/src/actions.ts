@@ -5,7 +5,7 @@
 import { ApiError, del, get, patch, post } from "./api";
 import type { Message, Narrow } from "./types";
 import { applyEvent, changed, mergeMessages, names, noteTopic, setNotice, state, type MessageView } from "./store";
-import { nearAnchor, serverNarrow, narrowsEqual, narrowChannelId } from "./narrow";
+import { messageMatches, nearAnchor, serverNarrow, narrowsEqual, narrowChannelId } from "./narrow";
 import { narrowToHash } from "./hash";
 import { messagesParams } from "./messagesParams";
 import { takeMessages } from "./prefetch";
@@ -154,8 +154,42 @@ let localCounter = 0;
 
 export type Destination = { kind: "channel"; streamId: number; topic: string } | { kind: "dm"; userIds: number[] };
 
+/**
+ * A local echo: our own message shown at once, while the send is on its way (as plain text,
+ * marked as sending); the message event that carries our local_id replaces it.
+ */
+function echo(dest: Destination, content: string, localId: string): Message | undefined {
+  const v = state.view;
+  if (!v || !v.foundNewest) return undefined;
+  const me = state.users.get(state.self.user_id);
+  const msg: Message = {
+    id: Number.MAX_SAFE_INTEGER - localCounter,
+    local_id: localId,
+    type: dest.kind === "channel" ? "stream" : "private",
+    sender_id: state.self.user_id,
+    sender_email: state.self.email,
+    sender_full_name: state.self.full_name,
+    avatar_url: me?.avatar_url ?? null,
+    content,
+    display_recipient:
+      dest.kind === "channel"
+        ? names.channelName(dest.streamId) ?? ""
+        : [...new Set([...dest.userIds, state.self.user_id])].map((id) => ({ id, email: state.users.get(id)?.email ?? "", full_name: state.users.get(id)?.full_name ?? "" })),
+    stream_id: dest.kind === "channel" ? dest.streamId : undefined,
+    subject: dest.kind === "channel" ? dest.topic : "",
+    timestamp: Math.floor(Date.now() / 1000),
+    flags: ["read"],
+    reactions: [],
+  };
+  if (messageMatches(msg, v.narrow, names) !== true) return undefined;
+  v.messages = [...v.messages, msg];
+  changed();
+  return msg;
+}
+
 export async function sendMessage(dest: Destination, content: string, queueId: string): Promise<void> {
   const localId = `${Date.now()}.${++localCounter}`;
+  const local = echo(dest, content, localId);
   const params: Record<string, unknown> =
     dest.kind === "channel"
       ? { type: "stream", to: String(dest.streamId), topic: dest.topic, content }
@@ -163,7 +197,25 @@ export async function sendMessage(dest: Destination, content: string, queueId: s
   params.queue_id = queueId;
   params.local_id = localId;
   params.read_by_sender = "true";
-  await post<{ id: number }>("messages", params);
+  try {
+    const r = await post<{ id: number }>("messages", params);
+    // Whichever comes first, the answer or the event: the echo never stays beside the
+    // real message (it takes the real id, so the event's message replaces it by id).
+    const v = state.view;
+    if (local && v && v.messages.some((m) => m.local_id === localId)) {
+      v.messages = v.messages.some((m) => m.id === r.id && !m.local_id)
+        ? v.messages.filter((m) => m.local_id !== localId)
+        : v.messages.map((m) => (m.local_id === localId ? { ...m, id: r.id } : m)).sort((a, b) => a.id - b.id);
+      changed();
+    }
+  } catch (e) {
+    const v = state.view;
+    if (local && v) {
+      v.messages = v.messages.filter((m) => m.local_id !== localId);
+      changed();
+    }
+    throw e;
+  }
 }
 
 export async function markRead(ids: number[]): Promise<void> {

@@ -74,6 +74,12 @@ export class EventLoop {
           await this.reregister();
           continue;
         }
+        // Any other refusal of the poll itself (not the network, not a rate limit): the
+        // queue is not usable; a fresh one loses nothing (the view is fetched again).
+        if (err instanceof ApiError && err.status >= 400 && err.status < 500 && err.status !== 401 && err.status !== 429) {
+          await this.reregister();
+          continue;
+        }
         if (err instanceof ApiError && err.status === 401) {
           this.hooks.onUnauthorized();
           return;

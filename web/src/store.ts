@@ -335,11 +335,9 @@ export function applyEvent(e: any): void {
       state.unreads.addMessage(msg);
       noteMessage(msg);
       const v = state.view;
-      if (v && v.foundNewest && viewShows(msg)) {
-        // A locally echoed copy of our own send is replaced by the real message.
-        if (e.local_message_id) v.messages = v.messages.filter((m) => m.local_id !== e.local_message_id);
-        mergeMessages(v, [msg]);
-      }
+      // A locally echoed copy of our own send gives way to the real message.
+      if (v && e.local_message_id) v.messages = v.messages.filter((m) => m.local_id !== e.local_message_id);
+      if (v && v.foundNewest && viewShows(msg)) mergeMessages(v, [msg]);
       // The sender stopped typing once the message arrived.
       state.typing.get(conversationKey(msg, state.self.user_id))?.delete(msg.sender_id);
       break;

@@ -187,6 +187,9 @@ export function Compose({ narrowKey, narrow, queueId }: { narrowKey: string; nar
     setSending(true);
     setError(undefined);
     typingStop();
+    // The box empties at once (the message shows as a local echo); a refusal puts it back.
+    setDraft((cur) => ({ ...cur, content: "" }));
+    setPreview(undefined);
     try {
       await sendMessage(dest, d.content, queueId());
       // Zulip says where a message went when the open view will not show it.
@@ -205,6 +208,7 @@ export function Compose({ narrowKey, narrow, queueId }: { narrowKey: string; nar
       setPreview(undefined);
       textarea.current?.focus();
     } catch (e) {
+      setDraft((cur) => ({ ...cur, content: cur.content ? cur.content : d.content }));
       setError(e instanceof ApiError ? e.message : String(e));
     }
     setSending(false);

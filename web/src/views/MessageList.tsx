@@ -301,7 +301,14 @@ const MessageRow = memo(function MessageRow({ msg, continued, selected }: { msg:
         <a class="message-time" href={`${narrowToHash(msg.type === "stream" ? [{ operator: "channel", operand: msg.stream_id! }, { operator: "topic", operand: msg.subject }] : [{ operator: "dm", operand: dmPartners(msg, state.self.user_id) }], names)}/near/${msg.id}`} title={formatFull(msg.timestamp)}>
           <time dateTime={new Date(msg.timestamp * 1000).toISOString()}>{formatTime(msg.timestamp)}</time>
         </a>
-        {editing ? <EditBox msg={msg} onDone={() => setEditing(false)} /> : <Content html={msg.content} class={msg.is_me_message ? "me" : ""} />}
+        {editing ? (
+          <EditBox msg={msg} onDone={() => setEditing(false)} />
+        ) : msg.local_id ? (
+          // A local echo: the Markdown as typed, as text, until the server's rendering arrives.
+          <div class="rendered-content local-echo">{msg.content}</div>
+        ) : (
+          <Content html={msg.content} class={msg.is_me_message ? "me" : ""} />
+        )}
         {(msg.last_edit_timestamp || msg.last_moved_timestamp) && (
           <span class="edited-mark" title={formatFull((msg.last_edit_timestamp ?? msg.last_moved_timestamp)!)}>
             {msg.last_edit_timestamp ? "(edited)" : "(moved)"}
