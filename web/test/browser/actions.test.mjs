@@ -223,3 +223,48 @@ test("with the Enter-sends setting, Enter sends; the setting is kept by the serv
     await alice.context.close();
   }
 });
+
+test("reading in one tab lowers the counts in another tab of the same person", T, async () => {
+  const s = suffix();
+  const channel = `Tabs ${s}`;
+  await createChannel("hamlet@zulip.com", channel, ["hamlet@zulip.com", "shiva@zulip.com"]);
+  await sendToChannel("hamlet@zulip.com", channel, "tabs", `read me elsewhere ${s}`);
+  const tabs = await person();
+  try {
+    await signInWithDevLogin(tabs.page, "shiva@zulip.com");
+    const other = await tabs.context.newPage();
+    await other.goto(tabs.page.url().replace(/#.*$/, "") + "#inbox");
+    const link = channelsNav(tabs.page).getByRole("link", { name: channel, exact: true });
+    await eventually(async () => (await unreadCountOf(link)) === 1, { message: "1 unread in the first tab" });
+    await openChannel(other, channel);
+    await messageArticle(other, `read me elsewhere ${s}`).waitFor();
+    await eventually(async () => (await unreadCountOf(link)) === 0, { message: "read in the other tab" });
+    await shot(tabs.page, "35-read-in-other-tab");
+  } finally {
+    await tabs.context.close();
+  }
+});
+
+test("quote and reply puts the quoted message in the compose box", T, async () => {
+  const s = suffix();
+  const channel = `Quote ${s}`;
+  await createChannel("othello@zulip.com", channel, ["othello@zulip.com", "iago@zulip.com"]);
+  await sendToChannel("othello@zulip.com", channel, "quotes", `To be quoted ${s}`);
+  const alice = await person();
+  try {
+    await signInWithDevLogin(alice.page, "iago@zulip.com");
+    await openChannel(alice.page, channel);
+    const msg = messageArticle(alice.page, `To be quoted ${s}`);
+    await msg.hover();
+    await msg.getByRole("button", { name: "Message actions" }).click();
+    await alice.page.getByRole("menuitem", { name: "Quote and reply" }).click();
+    const compose = alice.page.getByRole("form", { name: "Compose" });
+    await eventually(async () => (await compose.getByRole("textbox", { name: "Message" }).inputValue()).includes(`\`\`\`quote\nTo be quoted ${s}\n\`\`\``), { message: "the quote" });
+    assert.equal(await compose.getByRole("textbox", { name: "Topic" }).inputValue(), "quotes");
+    await compose.getByRole("button", { name: "Send", exact: true }).click();
+    await messagesRegion(alice.page).getByRole("article").filter({ has: alice.page.getByRole("blockquote") }).first().waitFor();
+    await shot(alice.page, "36-quote-and-reply");
+  } finally {
+    await alice.context.close();
+  }
+});
