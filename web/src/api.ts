@@ -12,9 +12,13 @@ export class ApiError extends Error {
   }
 }
 
+let csrfCache: string | undefined;
+/** The csrftoken cookie's value, read once (reading document.cookie is not free). */
 export function csrfToken(): string {
+  if (csrfCache) return csrfCache;
   const m = /(?:^|;\s*)csrftoken=([^;]*)/.exec(document.cookie);
-  return m ? decodeURIComponent(m[1]!) : "";
+  csrfCache = m ? decodeURIComponent(m[1]!) : "";
+  return csrfCache;
 }
 
 type Params = Record<string, unknown>;
@@ -77,6 +81,8 @@ export async function call<T = Record<string, unknown>>(
   try {
     return (await parse(resp)) as T;
   } catch (e) {
+    // The token may have changed (signed in again in another tab): read the cookie anew.
+    if (e instanceof ApiError && e.code === "CSRF_FAILED") csrfCache = undefined;
     if (e instanceof ApiError && e.status === 401 && path !== "events") onUnauthorized();
     throw e;
   }

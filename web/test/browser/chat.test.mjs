@@ -292,7 +292,7 @@ test("the page recovers after its event queue expires, without losing or repeati
     release();
     await bob.page.unroute(isEvents);
 
-    await messageArticle(bob.page, `during the gap ${s}`).waitFor({ timeout: 30000 });
+    await messageArticle(bob.page, `during the gap ${s}`).waitFor({ timeout: 45000 });
     await sendToChannel("hamlet@zulip.com", channel, "queue", `after the gap ${s}`);
     await messageArticle(bob.page, `after the gap ${s}`).waitFor({ timeout: 30000 });
     await new Promise((r) => setTimeout(r, 1500));
