@@ -21,6 +21,7 @@ export class EventLoop {
   private stopped = false;
   private abort: AbortController | undefined;
   private failures = 0;
+  private wake: (() => void) | undefined;
 
   constructor(private hooks: EventLoopHooks) {}
 
@@ -32,7 +33,28 @@ export class EventLoop {
   }
 
   start(): void {
+    // Back online, or the page shown again: retry at once instead of waiting out a backoff.
+    const wake = () => this.wake?.();
+    if (typeof window !== "undefined") {
+      window.addEventListener("online", wake);
+      document.addEventListener("visibilitychange", () => document.visibilityState === "visible" && wake());
+    }
     void this.loop();
+  }
+
+  /** Waits `ms`, or less if woken. */
+  private sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const t = setTimeout(done, ms);
+      function done() {
+        clearTimeout(t);
+        resolve();
+      }
+      this.wake = () => {
+        this.wake = undefined;
+        done();
+      };
+    });
   }
 
   stop(): void {
@@ -88,7 +110,7 @@ export class EventLoop {
         state.connection = "reconnecting";
         changed();
         const wait = Math.min(30000, 500 * 2 ** Math.min(this.failures, 6)) * (0.75 + Math.random() / 2);
-        await new Promise((res) => setTimeout(res, wait));
+        await this.sleep(wait);
       }
     }
   }
@@ -108,7 +130,7 @@ export class EventLoop {
         }
         state.connection = "reconnecting";
         changed();
-        await new Promise((res) => setTimeout(res, Math.min(30000, 1000 * 2 ** Math.min(attempt, 5))));
+        await this.sleep(Math.min(30000, 1000 * 2 ** Math.min(attempt, 5)));
       }
     }
   }
