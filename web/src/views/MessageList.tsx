@@ -1,7 +1,7 @@
 import { memo } from "preact/compat";
 import { useEffect, useLayoutEffect, useRef, useState } from "preact/hooks";
 import type { Message, Reaction } from "../types";
-import { canDelete, canEdit, canMove, canResolve, changed, names, state, isTopicMuted, setNotice } from "../store";
+import { canDelete, canEdit, canMove, canResolve, changed, muteRules, names, state, isTopicMuted, setNotice } from "../store";
 import { Avatar } from "./Avatar";
 import { Content } from "./Content";
 import { EmojiPicker } from "./EmojiPicker";
@@ -489,8 +489,12 @@ export function MessageList({ v }: { v: number }) {
   // header sticks to the top while its group scrolls.
   const groups: { first: Message; rows: preact.JSX.Element[] }[] = [];
   let prev: Message | undefined;
-  // As in Zulip, channel views and the combined feed leave out muted topics.
-  const hideMuted = view.narrow.every((t) => t.operator === "channel" && !t.negated);
+  // As in Zulip, the combined feed leaves out muted channels and topics; a channel's own
+  // view leaves out its muted topics (a muted channel still shows when opened).
+  const feed = view.narrow.length === 0;
+  const channelView = !feed && view.narrow.every((t) => t.operator === "channel" && !t.negated);
+  const hidden = (m: Message) =>
+    m.type === "stream" && (feed ? isTopicMuted(m.stream_id!, m.subject) : channelView && muteRules.topicPolicy(m.stream_id!, m.subject) === VISIBILITY.MUTED);
   let list = view.messages;
   if (!full && list.length > 25) {
     const i = Math.max(0, list.findIndex((m) => m.id === view.anchorId));
@@ -498,7 +502,7 @@ export function MessageList({ v }: { v: number }) {
     list = list.slice(start, start + 25);
   }
   for (const m of list) {
-    if (hideMuted && m.type === "stream" && isTopicMuted(m.stream_id!, m.subject)) continue;
+    if (hidden(m)) continue;
     const newGroup = !prev || !sameConversation(prev, m) || formatDay(prev.timestamp) !== formatDay(m.timestamp);
     if (newGroup) groups.push({ first: m, rows: [] });
     const continued = !newGroup && prev!.sender_id === m.sender_id && m.timestamp - prev!.timestamp < 600;

@@ -111,6 +111,10 @@ test("muting a channel dims it and takes its messages out of the counts", T, asy
     await eventually(async () => (await unreadCountOf(link)) === 0, { message: "muted channel counts nothing" });
     const sub = (await api("cordelia@zulip.com", "GET", "users/me/subscriptions")).subscriptions.find((x) => x.name === channel);
     assert.equal(sub.is_muted, true);
+    // A muted channel still shows when opened; its muted topic stays out of its view.
+    await link.click();
+    await messageArticle(bob.page, `signal ${s}`).waitFor();
+    assert.equal(await messageArticle(bob.page, `noise ${s}`).count(), 0);
     await shot(bob.page, "32-muted");
   } finally {
     await bob.context.close();
