@@ -26,5 +26,5 @@ await build({
   logLevel: "warning",
 });
 const files = readdirSync(out).filter((f) => f.endsWith(".mjs")).map((f) => join(out, f));
-const r = spawnSync(process.execPath, ["--test", ...files], { stdio: "inherit" });
+const r = spawnSync(process.execPath, ["--test", "--test-reporter=spec", ...files], { stdio: "inherit" });
 process.exit(r.status ?? 1);
