@@ -167,7 +167,7 @@ export function App() {
           break;
         case "r":
         case "Enter":
-          if (msg && (e.key === "r" || (e.target as HTMLElement)?.tagName !== "BUTTON")) {
+          if (msg && (e.key === "r" || !(e.target as HTMLElement)?.closest?.("a, button, summary, [role=button]"))) {
             e.preventDefault();
             composeApi.reply(msg);
           }
