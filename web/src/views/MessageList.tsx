@@ -283,6 +283,7 @@ const MessageRow = memo(function MessageRow({ msg, continued, selected }: { msg:
     <article
       class={`message${continued ? " continued" : ""}${selected ? " selected" : ""}${unread ? " unread" : ""}${msg.local_id ? " sending" : ""}${msg.is_me_message ? " me-message" : ""}`}
       aria-label={`${name}, ${formatTime(msg.timestamp)}`}
+      aria-current={selected ? "true" : undefined}
       data-message-id={msg.id}
       onClick={() => {
         if (state.selectedId !== msg.id) {

@@ -272,3 +272,28 @@ test("quote and reply puts the quoted message in the compose box", T, async () =
     await alice.context.close();
   }
 });
+
+test("keyboard: c opens the compose box, arrows move the selection, r replies to it", T, async () => {
+  const s = suffix();
+  const channel = `Keys ${s}`;
+  await createChannel("cordelia@zulip.com", channel, ["cordelia@zulip.com"]);
+  await sendToChannel("cordelia@zulip.com", channel, "alpha", `first ${s}`);
+  await sendToChannel("cordelia@zulip.com", channel, "beta", `second ${s}`);
+  const alice = await person();
+  try {
+    await signInWithDevLogin(alice.page, "cordelia@zulip.com");
+    await openChannel(alice.page, channel);
+    await messageArticle(alice.page, `second ${s}`).waitFor();
+    const compose = alice.page.getByRole("form", { name: "Compose" });
+    await alice.page.locator("body").press("c");
+    await eventually(async () => compose.getByRole("textbox", { name: "Topic" }).evaluate((el) => el === document.activeElement), { message: "c focuses the compose box" });
+    await alice.page.keyboard.press("Escape");
+    await messageArticle(alice.page, `second ${s}`).click({ position: { x: 5, y: 5 } });
+    await alice.page.keyboard.press("ArrowUp");
+    await eventually(async () => (await messageArticle(alice.page, `first ${s}`).getAttribute("aria-current")) === "true", { message: "ArrowUp selects the message above" });
+    await alice.page.keyboard.press("r");
+    await eventually(async () => (await compose.getByRole("textbox", { name: "Topic" }).inputValue()) === "alpha", { message: "r replies to the selected message" });
+  } finally {
+    await alice.context.close();
+  }
+});
