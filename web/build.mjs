@@ -1,7 +1,6 @@
 // Builds web/dist: index.html, the hashed app bundle (ES module, minified), its CSS,
 // KaTeX's CSS and fonts, and the _headers file that sets the Content-Security-Policy.
 import { build } from "esbuild";
-import { createHash } from "node:crypto";
 import { cpSync, mkdirSync, readFileSync, rmSync, writeFileSync, readdirSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -102,4 +101,3 @@ const sizes = { js: [js, ...chunks].reduce((n, p) => n + gz(p), 0), css: gz(css)
 const total = sizes.js + sizes.css + sizes.katexCss;
 writeFileSync(join(dist, "size.json"), JSON.stringify({ ...sizes, total }, null, 1) + "\n");
 console.log(`web/dist: ${[js, ...chunks, css].join(" ")}; first page JS+CSS gzip ${(total / 1024).toFixed(1)} KB (js ${(sizes.js / 1024).toFixed(1)}, css ${(sizes.css / 1024).toFixed(1)}, katex css ${(sizes.katexCss / 1024).toFixed(1)})`);
-void createHash;

@@ -49,10 +49,9 @@ export async function person(options = {}) {
   await context.addInitScript(() => {
     window.__alerts = [];
     for (const name of ["alert", "confirm", "prompt"]) {
-      const original = window[name];
       window[name] = (...args) => {
         window.__alerts.push([name, String(args[0])]);
-        return name === "confirm" ? true : name === "prompt" ? null : original ? undefined : undefined;
+        return name === "confirm" ? true : name === "prompt" ? null : undefined;
       };
     }
   });

@@ -162,5 +162,4 @@ test("the pages carry a Content-Security-Policy without inline script", T, async
   assert.equal(r.headers.get("x-content-type-options"), "nosniff");
   const html = await r.text();
   assert.doesNotMatch(html, /<script(?![^>]*\bsrc=)[^>]*>/);
-  void eventually;
 });
