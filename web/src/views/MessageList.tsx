@@ -520,7 +520,7 @@ export function MessageList({ v }: { v: number }) {
   return (
     <div class="message-scroller" ref={scroller} onScroll={onScroll} tabIndex={-1}>
       {view.loading === "older" && <div class="loading">Loading older messages…</div>}
-      {view.foundOldest && list.length > 0 && list[0] === view.messages[0] && <div class="start-of-narrow">Start of this conversation</div>}
+      {view.foundOldest && list.length > 0 && list[0] === view.messages[0] && <div class="start-of-narrow">{searchView ? "No earlier results" : "Start of this conversation"}</div>}
       {view.loading === "initial" && (
         <div class="loading" role="status">
           Loading messages…
@@ -531,7 +531,7 @@ export function MessageList({ v }: { v: number }) {
           {view.error}
         </div>
       )}
-      {view.loading === "none" && view.messages.length === 0 && !view.error && <div class="empty-narrow">No messages here yet.</div>}
+      {view.loading === "none" && view.messages.length === 0 && !view.error && <div class="empty-narrow">{searchView ? "No messages match this search." : "No messages here yet."}</div>}
       {rows}
       {view.loading === "newer" && <div class="loading">Loading newer messages…</div>}
       <TypingNotice />
