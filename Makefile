@@ -17,7 +17,7 @@ DEV_STATE := .wrangler/state
 DEV_PORT ?= 8787
 CHROMIUM := /usr/bin/chromium
 
-.PHONY: dev test fuzz create-organization bench bench-render build setup toolchain migrate-dev clean
+.PHONY: dev test fuzz create-organization bench bench-render build setup toolchain migrate-dev clean deploy smoke restore-point restore dry-run deny
 
 ## Serve the development organization on 127.0.0.1:$(DEV_PORT) (data kept in $(DEV_STATE)).
 dev: build migrate-dev
@@ -36,7 +36,7 @@ $(CHROMIUM):
 # The official Python client, for tests/python_client.rs.
 .venv-test/.installed:
 	python3 -m venv .venv-test
-	.venv-test/bin/pip install --quiet zulip
+	.venv-test/bin/pip install --quiet zulip==0.9.1
 	touch $@
 
 ## Fuzz every operation of Zulip's OpenAPI file (schemathesis) against a private server,
@@ -55,6 +55,36 @@ fuzz: build .venv-fuzz/.installed
 SERVER_URL ?= http://127.0.0.1:$(DEV_PORT)
 create-organization:
 	SERVER_URL="$(SERVER_URL)" scripts/create-organization.sh "$(STRING_ID)" "$(NAME)" "$(OWNER_EMAIL)" "$(OWNER_NAME)"
+## Production: create or reuse the D1 databases, the R2 bucket and the secrets, apply every
+## pending migration, then deploy (scripts/deploy.sh; after `npx wrangler login`):
+## ROOT_DOMAIN=chat.acme.com [ZONE=acme.com] make deploy
+deploy: build
+	scripts/deploy.sh
+
+## A first check of a deployment that creates nothing: make smoke SERVER_URL=https://chat.acme.com
+smoke:
+	SERVER_URL="$(SERVER_URL)" scripts/smoke.sh
+
+## D1 Time Travel: record a bookmark of every production database, or restore them all.
+restore-point:
+	scripts/restore.sh point
+restore:
+	scripts/restore.sh restore "$(BOOKMARK)"
+
+## The production bundle without an account (CI): its size beside Workers' 64 MiB limit.
+dry-run: build
+	$(WRANGLER) deploy --dry-run --env production --outdir build/dry-run 2>&1 | python3 -c '\
+	import re, sys; text = sys.stdin.read(); m = re.search(r"Total Upload: ([0-9.]+) KiB / gzip: ([0-9.]+) KiB", text); \
+	m or sys.exit("dry run failed:\n" + text); raw, gz = map(float, m.groups()); \
+	print(f"production bundle: {raw:,.0f} KiB of the 64 MiB limit ({raw / 65536:.1%}); gzip {gz:,.0f} KiB of 10 MiB (paid plan) / 3 MiB (free)")'
+
+## Dependency licences, bans and sources (deny.toml). Advisories are not checked: the
+## RustSec database lives on GitHub, which this machine cannot reach.
+CARGO_DENY_VERSION := 0.20.2
+deny:
+	@cargo deny --version 2>/dev/null | grep -q "$(CARGO_DENY_VERSION)" || cargo install --locked cargo-deny --version "$(CARGO_DENY_VERSION)"
+	cargo deny --offline check licenses bans sources
+
 # The official JavaScript client (zulip-js), for tests/zulip_js_client.rs.
 tests/js/node_modules/.installed: tests/js/package.json tests/js/package-lock.json
 	cd tests/js && npm ci --no-audit --no-fund --silent
@@ -70,17 +100,21 @@ tests/js/node_modules/.installed: tests/js/package.json tests/js/package-lock.js
 
 # The official bot runner (zulip-run-bot), for tests/bot_client.rs.
 .venv-test/.bots-installed: .venv-test/.installed
-	.venv-test/bin/pip install --quiet zulip_bots
+	.venv-test/bin/pip install --quiet zulip_bots==0.9.1
 	touch $@
 
 # The tus client (tuspy), for tests/tus_uploads.rs.
 .venv-test/.tus-installed: .venv-test/.installed
-	.venv-test/bin/pip install --quiet tuspy
+	.venv-test/bin/pip install --quiet tuspy==1.1.0
 	touch $@
 
 # Heartbeat and idle timeout at Zulip's values, so waiting long-polls stay waiting.
-bench: build
-	EVENT_QUEUE_HEARTBEAT_SECS=50 EVENT_QUEUE_IDLE_TIMEOUT_SECS=600 scripts/with-test-server.sh --log-level warn cargo run --release --locked --example bench
+# Then the web client on the same server: JS + CSS of the first page (gzip) and the time from
+# a signed-in page load to the first messages painted, beside the register + GET /messages
+# it needs (web/test/bench.mjs).
+bench: build $(CHROMIUM)
+	EVENT_QUEUE_HEARTBEAT_SECS=50 EVENT_QUEUE_IDLE_TIMEOUT_SECS=600 scripts/with-test-server.sh --log-level warn \
+	  bash -c 'cargo run --release --locked --example bench && cd web && node test/bench.mjs'
 
 ## Rendering a 10,000-character message mixing every construct, natively and in the
 ## worker (KaTeX on and off), beside Workers' CPU time per request (examples/render_bench.rs).

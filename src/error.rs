@@ -18,6 +18,7 @@ pub enum ErrorCode {
     NonexistentSubdomain,
     AuthenticationFailed,
     CsrfFailed,
+    InvalidApiKey,
     PermissionDenied,
     UnauthorizedPrincipal,
     StreamDoesNotExist,
@@ -45,6 +46,7 @@ impl ErrorCode {
             ErrorCode::NonexistentSubdomain => "NONEXISTENT_SUBDOMAIN",
             ErrorCode::AuthenticationFailed => "AUTHENTICATION_FAILED",
             ErrorCode::CsrfFailed => "CSRF_FAILED",
+            ErrorCode::InvalidApiKey => "INVALID_API_KEY",
             ErrorCode::PermissionDenied => "PERMISSION_DENIED",
             ErrorCode::UnauthorizedPrincipal => "UNAUTHORIZED_PRINCIPAL",
             ErrorCode::RateLimitHit => "RATE_LIMIT_HIT",
@@ -70,13 +72,15 @@ pub struct ApiError {
     pub status: u16,
     /// The code's extra fields, serialised beside `result`, `msg` and `code`.
     pub extra: Map<String, Value>,
+    /// Response headers the answer carries (a 429's `X-RateLimit-*`).
+    pub headers: Vec<(&'static str, String)>,
 }
 
 pub type ApiResult<T> = Result<T, ApiError>;
 
 impl ApiError {
     pub fn new(code: ErrorCode, msg: impl Into<String>) -> Self {
-        ApiError { code, msg: msg.into(), status: 400, extra: Map::new() }
+        ApiError { code, msg: msg.into(), status: 400, extra: Map::new(), headers: Vec::new() }
     }
 
     pub fn with_status(mut self, status: u16) -> Self {
@@ -133,15 +137,18 @@ impl ApiError {
 
     /// 401: the email/API key pair matches no active credentials.
     pub fn invalid_api_key() -> Self {
-        Self::new(ErrorCode::Unauthorized, "Invalid API key").with_status(401)
+        Self::new(ErrorCode::InvalidApiKey, "Invalid API key").with_status(401)
     }
 
     /// 429: over a rate limit; `retry-after` says in how many seconds to try again (also
     /// sent as the `Retry-After` header).
-    pub fn rate_limit_hit(retry_after_secs: f64) -> Self {
-        Self::new(ErrorCode::RateLimitHit, "API usage exceeded rate limit")
+    /// 429, with the limit's `X-RateLimit-*` headers like every rate-limited answer.
+    pub fn rate_limit_hit(retry_after_secs: f64, headers: Vec<(&'static str, String)>) -> Self {
+        let mut err = Self::new(ErrorCode::RateLimitHit, "API usage exceeded rate limit")
             .with_status(429)
-            .with_extra("retry-after", Value::from(retry_after_secs))
+            .with_extra("retry-after", Value::from(retry_after_secs));
+        err.headers = headers;
+        err
     }
 
     /// 401: the server operator's secret does not match.
@@ -150,7 +157,7 @@ impl ApiError {
     }
 
     pub fn malformed_credentials() -> Self {
-        Self::new(ErrorCode::Unauthorized, "Malformed API key").with_status(401)
+        Self::new(ErrorCode::InvalidApiKey, "Malformed API key").with_status(401)
     }
 
     pub fn user_deactivated() -> Self {
@@ -383,6 +390,13 @@ impl ApiError {
     /// The push relay could not be reached or failed (Zulip's PushNotificationBouncerRetryLaterError).
     pub fn push_relay_unavailable() -> Self {
         Self::new(ErrorCode::InternalServerError, "Network error connecting to push notifications service").with_status(502)
+    }
+
+    /// 500: the deployment's configuration is unsafe to serve (logged; the message says
+    /// what to fix, and carries no secret).
+    pub fn misconfigured(problem: &str) -> Self {
+        worker::console_error!("refusing to serve: {problem}");
+        Self::new(ErrorCode::InternalServerError, format!("Server misconfigured: {problem}")).with_status(500)
     }
 
     pub fn internal(detail: impl std::fmt::Display) -> Self {

@@ -67,7 +67,8 @@ async fn dispatch(env: &Env, realm_id: i64, event: &Event, audience: Audience<'_
         Err(err) => return worker::console_error!("event for realm {realm_id} not serialized: {err}"),
     };
     if let Err(err) = with_retries(|| try_send_event(env, realm_id, &body)).await {
-        worker::console_error!("event for realm {realm_id} not delivered: {err}");
+        let error = format!("event not handed to the organization's hub: {err}");
+        crate::actions::background_failures::record(env, realm_id, crate::actions::background_failures::Kind::EventDelivery, &error).await;
     }
 }
 

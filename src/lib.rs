@@ -37,6 +37,13 @@ pub use team_chat_durable_objects::{EventQueueShard, RateLimiter, RealmHub};
 
 use worker::{event, Context, Env, Request, Response, Result};
 
+/// Once per isolate: a panic is logged with its message and place (Workers Logs), not as a
+/// bare `unreachable` trap.
+#[event(start)]
+fn start() {
+    console_error_panic_hook::set_once();
+}
+
 #[event(fetch)]
 async fn fetch(req: Request, env: Env, ctx: Context) -> Result<Response> {
     Ok(routes::handle(req, env, ctx).await)

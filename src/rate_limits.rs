@@ -88,7 +88,7 @@ async fn command(env: &Env, bucket: &Bucket<'_>, name: &str, body: &str) -> ApiR
 /// Zulip's `RATE_LIMIT_HIT` when the decision refused the request.
 pub fn refuse_over_limit(decision: Option<&RateLimitDecision>) -> ApiResult<()> {
     match decision {
-        Some(d) if !d.allowed => Err(ApiError::rate_limit_hit(d.retry_after_ms as f64 / 1000.0)),
+        Some(d) if !d.allowed => Err(ApiError::rate_limit_hit(d.retry_after_ms as f64 / 1000.0, headers(d).into())),
         _ => Ok(()),
     }
 }

@@ -43,6 +43,9 @@ pub fn error_response(err: &ApiError) -> Response {
         // Zulip's API answers 401s with a Basic challenge so HTTP clients retry with credentials.
         let _ = resp.headers_mut().set("WWW-Authenticate", "Basic realm=\"zulip\"");
     }
+    for (name, value) in &err.headers {
+        let _ = resp.headers_mut().set(name, value);
+    }
     if let Some(secs) = err.extra.get("retry-after").and_then(serde_json::Value::as_f64) {
         let _ = resp.headers_mut().set("Retry-After", &(secs.ceil() as i64).to_string());
     }
@@ -54,4 +57,31 @@ pub fn json_response(body: &Value, status: u16) -> Response {
     let mut resp = Response::ok(text).expect("a string body is always a valid response");
     let _ = resp.headers_mut().set("Content-Type", "application/json");
     resp.with_status(status)
+}
+
+/// Methods and request headers a web client hosted on another origin may use with the API.
+const CORS_METHODS: &str = "GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS";
+const CORS_REQUEST_HEADERS: &str = "Authorization, Content-Type, Tus-Resumable, Upload-Length, Upload-Metadata, Upload-Offset";
+const CORS_EXPOSED_HEADERS: &str =
+    "X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, Retry-After, Location, Tus-Resumable, Upload-Offset";
+
+/// `/api/v1` answers browsers of every origin, so web clients hosted elsewhere work. Any
+/// origin is safe because such a client authenticates with its own `Authorization`
+/// header: `*` never lets a browser send the session cookie across origins.
+pub fn add_cors_headers(resp: &mut Response) {
+    let headers = resp.headers_mut();
+    let _ = headers.set("Access-Control-Allow-Origin", "*");
+    let _ = headers.set("Access-Control-Expose-Headers", CORS_EXPOSED_HEADERS);
+}
+
+/// The answer to a CORS preflight (`OPTIONS` with `Access-Control-Request-Method`).
+pub fn cors_preflight() -> Response {
+    let mut resp = Response::empty().expect("an empty response is always valid").with_status(204);
+    let headers = resp.headers_mut();
+    let _ = headers.set("Access-Control-Allow-Methods", CORS_METHODS);
+    let _ = headers.set("Access-Control-Allow-Headers", CORS_REQUEST_HEADERS);
+    let _ = headers.set("Access-Control-Max-Age", "86400");
+    let _ = headers.set("Allow", CORS_METHODS);
+    add_cors_headers(&mut resp);
+    resp
 }

@@ -5,15 +5,15 @@
 use worker::{Context, Env, Method, Request, Response};
 
 use crate::api::{
-    alert_words, bot_storage, bots, channel_folders, channels, dev, dev_bench, drafts, events, jwt_login, linkifiers, login, message_edit,
-    message_flags, messages, muted_users, navigation_views, presence, profile_fields, push, reactions, read_state, realm, realm_emoji,
-    realm_playgrounds, saved_snippets, scheduled_messages, server, server_admin, sessions, subscription_properties, tus, typing, uploads,
-    user_groups, user_settings, user_status, users,
+    alert_words, bot_storage, bots, channel_folders, channels, dev, dev_bench, drafts, events, health, jwt_login, linkifiers, login,
+    message_edit, message_flags, messages, muted_users, navigation_views, presence, profile_fields, push, reactions, read_state, realm,
+    realm_emoji, realm_playgrounds, saved_snippets, scheduled_messages, server, server_admin, sessions, subscription_properties, tus,
+    typing, uploads, user_groups, user_settings, user_status, users,
 };
 use crate::context::RequestContext;
 use crate::db::round_trips;
 use crate::error::{ApiError, ApiResult};
-use crate::response::{error_response, success_response, Reply};
+use crate::response::{add_cors_headers, cors_preflight, error_response, success_response, Reply};
 
 const API_PREFIX: &str = "/api/v1/";
 /// The register's `server_emoji_data_url`, where Zulip serves it.
@@ -50,11 +50,30 @@ pub async fn handle(req: Request, env: Env, worker: Context) -> Response {
     let path = req.path();
     let raw_method = req.inner().method().to_ascii_uppercase();
     let challenge = crate::auth::challenge_for(req.headers());
+    let request_id = request_id(&req);
     if path == EMOJI_DATA_PATH && raw_method == "GET" {
         return server::emoji_data();
     }
-    let split = |rest: &str| -> Vec<String> { rest.trim_end_matches('/').split('/').map(crate::params::percent_decode_path).collect() };
     let settings = crate::settings::Settings::from_env(&env);
+    if let Some(problem) = &settings.refusal {
+        return error_response(&ApiError::misconfigured(problem));
+    }
+    // Development mode answers this machine only: a development configuration deployed by
+    // mistake (reached through workers.dev or a route) never opens its password-less logins.
+    let host = req.headers().get("Host").ok().flatten().unwrap_or_default();
+    if settings.development && !crate::settings::is_local_host(&host) {
+        return error_response(&ApiError::misconfigured(&format!("development mode serves localhost only, not {host}")));
+    }
+    if path == health::PATH && raw_method == "GET" {
+        return health::health(&req, &env, &settings).await;
+    }
+    let is_tus = path.strip_prefix(TUS_PREFIX).is_some_and(|rest| rest.is_empty() || rest.starts_with('/'));
+    let is_api = path.starts_with(API_PREFIX);
+    let preflight = req.headers().get("Access-Control-Request-Method").ok().flatten().is_some();
+    if is_api && raw_method == "OPTIONS" && (preflight || !is_tus) {
+        return cors_preflight();
+    }
+    let split = |rest: &str| -> Vec<String> { rest.trim_end_matches('/').split('/').map(crate::params::percent_decode_path).collect() };
     let development = settings.development;
     let area = if let Some(rest) = path.strip_prefix(API_PREFIX) {
         Some((split(rest), Area::Api))
@@ -70,7 +89,7 @@ pub async fn handle(req: Request, env: Env, worker: Context) -> Response {
     let result = match area {
         _ if !METHODS.contains(&raw_method.as_str()) => Err(ApiError::method_not_allowed(&METHODS)),
         Some((segments, area)) => {
-            let work = round_trips::counted(handle_api(req, env, settings, worker, segments, area));
+            let work = round_trips::counted(handle_api(req, env, settings, worker, segments, area, &request_id));
             let count = work.counter();
             let result = work.await;
             result.map(|mut response| {
@@ -82,14 +101,38 @@ pub async fn handle(req: Request, env: Env, worker: Context) -> Response {
         }
         None => Err(ApiError::not_found()),
     };
-    let mut response = result.unwrap_or_else(|err| error_response(&err));
+    let mut response = result.unwrap_or_else(|err| answer_error(err, &request_id, &raw_method, &path));
     if response.status_code() == 401 {
         let _ = response.headers_mut().set("WWW-Authenticate", challenge);
     }
-    if path.strip_prefix(TUS_PREFIX).is_some_and(|rest| rest.is_empty() || rest.starts_with('/')) {
+    if is_tus {
         tus::add_protocol_headers(&mut response);
     }
+    if is_api {
+        add_cors_headers(&mut response);
+    }
     response
+}
+
+/// The request's id in logs and server errors: Cloudflare's `cf-ray` where there is one
+/// (Workers Logs files each line of the request under it), else a random one.
+fn request_id(req: &Request) -> String {
+    req.headers()
+        .get("cf-ray")
+        .ok()
+        .flatten()
+        .filter(|ray| !ray.is_empty())
+        .unwrap_or_else(|| crate::secrets::random_bytes::<8>().iter().map(|b| format!("{b:02x}")).collect())
+}
+
+/// The error envelope. A server error is logged with its request id and answers it as
+/// `request_id`, so a user's report finds its log line.
+fn answer_error(err: ApiError, request_id: &str, method: &str, path: &str) -> Response {
+    if err.status < 500 {
+        return error_response(&err);
+    }
+    worker::console_error!("request {request_id}: {method} {path} answered {}: {}", err.status, err.msg);
+    error_response(&err.with_extra("request_id", serde_json::Value::from(request_id)))
 }
 
 /// `area`: the API, or the files outside its prefix ([`dispatch_files`], [`dispatch_avatars`]).
@@ -100,14 +143,16 @@ async fn handle_api(
     worker: Context,
     segments: Vec<String>,
     area: Area,
+    request_id: &str,
 ) -> ApiResult<Response> {
+    let full_path = req.path();
     let mut ctx = RequestContext::from_request(req, env, settings).await?;
     ctx.worker = Some(worker);
     let path: Vec<&str> = segments.iter().map(String::as_str).collect();
     let mut response = match counted_dispatch(&ctx, &path, area).await {
         Ok(Reply::Json(fields)) => success_response(fields, ctx.params.ignored()),
         Ok(Reply::Raw(response)) => response,
-        Err(err) => error_response(&err),
+        Err(err) => answer_error(err, request_id, &ctx.method.to_string(), &full_path),
     };
     if let Some(decision) = ctx.rate_limit() {
         for (name, value) in crate::rate_limits::headers(&decision) {
@@ -178,6 +223,7 @@ async fn dispatch(ctx: &RequestContext, path: &[&str]) -> ApiResult<Reply> {
         (Post, ["dev_fetch_api_key"]) => dev::dev_fetch_api_key(ctx).await,
         (Get, ["dev_list_users"]) => dev::dev_list_users(ctx).await,
         (Post, ["server_admin", "organizations"]) => server_admin::create_organization(ctx).await,
+        (Get, ["server_admin", "background_failures"]) => server_admin::get_background_failures(ctx).await,
         (Post, ["server_admin", "organizations", string_id, "deactivate"]) => {
             server_admin::set_organization_deactivated(ctx, string_id, true).await
         }

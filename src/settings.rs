@@ -22,6 +22,12 @@ pub struct Settings {
     pub push_relay: Option<PushRelay>,
     /// `EDIT_LIMIT_GRACE_SECS`: seconds allowed beyond every edit and move time limit.
     pub edit_limit_grace_seconds: i64,
+    /// `ZULIP_ADMINISTRATOR`: whom the push relay contacts about this server.
+    pub administrator: Option<String>,
+    /// Why this configuration must not be served, if it must not: development mode on a
+    /// root domain that is not loopback would open password-less logins to the world, so
+    /// every request answers an error instead.
+    pub refusal: Option<String>,
 }
 
 /// `PUSH_RELAY_URL` with the credentials of Zulip's bouncer protocol: this server's
@@ -41,6 +47,8 @@ impl Default for Settings {
             default_realm: "zulip".into(),
             push_relay: None,
             edit_limit_grace_seconds: crate::domain::message_edit::EDIT_LIMIT_GRACE_SECONDS,
+            administrator: None,
+            refusal: None,
         }
     }
 }
@@ -49,9 +57,15 @@ impl Settings {
     pub fn from_env(env: &Env) -> Self {
         let var = |name: &str| env.var(name).ok().map(|v| v.to_string());
         let defaults = Settings::default();
+        let development = var("DEVELOPMENT").as_deref() == Some("true");
+        let root_domain = var("ROOT_DOMAIN").unwrap_or(defaults.root_domain);
+        let refusal = (development && !is_local_domain(&root_domain))
+            .then(|| format!("DEVELOPMENT is set while ROOT_DOMAIN ({root_domain}) is not localhost or loopback"));
         Settings {
-            development: var("DEVELOPMENT").as_deref() == Some("true"),
-            root_domain: var("ROOT_DOMAIN").unwrap_or(defaults.root_domain),
+            development,
+            root_domain,
+            administrator: var("ZULIP_ADMINISTRATOR").filter(|v| !v.is_empty()),
+            refusal,
             default_realm: var("DEFAULT_REALM").unwrap_or(defaults.default_realm),
             push_relay: match (
                 var("PUSH_RELAY_URL"),
@@ -67,6 +81,65 @@ impl Settings {
                 .and_then(|v| v.trim().parse().ok())
                 .filter(|v: &i64| *v >= 0)
                 .unwrap_or(defaults.edit_limit_grace_seconds),
+        }
+    }
+}
+
+impl Settings {
+    /// The host of organization `string_id`: the root domain for the default one.
+    pub fn organization_host(&self, string_id: &str) -> String {
+        if string_id == self.default_realm {
+            self.root_domain.clone()
+        } else {
+            format!("{string_id}.{}", self.root_domain)
+        }
+    }
+
+    /// `ZULIP_ADMINISTRATOR`, else `admin@` the root domain.
+    pub fn administrator_email(&self) -> String {
+        self.administrator.clone().unwrap_or_else(|| format!("admin@{}", self.root_domain))
+    }
+}
+
+/// Whether a root domain names this machine only (`localhost`, `*.localhost`, a loopback
+/// address): the only places development mode may run.
+pub fn is_local_domain(domain: &str) -> bool {
+    let domain = domain.trim().trim_end_matches('.').to_ascii_lowercase();
+    domain == "localhost"
+        || domain.ends_with(".localhost")
+        || domain.trim_start_matches('[').trim_end_matches(']').parse::<std::net::IpAddr>().is_ok_and(|ip| ip.is_loopback())
+}
+
+/// Whether a Host header (a name or address, with or without a port) names this machine.
+pub fn is_local_host(host: &str) -> bool {
+    let name = match host.strip_prefix('[') {
+        Some(rest) => rest.split(']').next().unwrap_or(""),
+        None => host.rsplit_once(':').filter(|(_, port)| port.chars().all(|c| c.is_ascii_digit())).map_or(host, |(name, _)| name),
+    };
+    is_local_domain(name)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_loopback_domains_are_local() {
+        for domain in ["localhost", "chat.localhost", "127.0.0.1", "[::1]", "LOCALHOST."] {
+            assert!(is_local_domain(domain), "{domain}");
+        }
+        for domain in ["chat.example.com", "localhost.example.com", "10.0.0.2", ""] {
+            assert!(!is_local_domain(domain), "{domain}");
+        }
+    }
+
+    #[test]
+    fn hosts_with_ports_are_local_when_their_name_is() {
+        for host in ["127.0.0.1:8787", "localhost", "lear.localhost:8787", "[::1]:8787"] {
+            assert!(is_local_host(host), "{host}");
+        }
+        for host in ["chat.example.com", "lear.chat.example.com:443", "10.0.0.1:80"] {
+            assert!(!is_local_host(host), "{host}");
         }
     }
 }

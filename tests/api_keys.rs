@@ -23,7 +23,7 @@ fn regenerating_replaces_the_key_and_the_old_one_stops_working() {
     let new_key = body["api_key"].as_str().unwrap().to_string();
     assert_eq!(new_key.len(), 32);
     assert_ne!(new_key, user.api_key);
-    user.get("/users/me", &[]).error(401, "UNAUTHORIZED", "Invalid API key");
+    user.get("/users/me", &[]).error(401, "INVALID_API_KEY", "Invalid API key");
     let renewed = Client { api_key: new_key.clone(), ..user.clone() };
     renewed.get("/users/me", &[]).success();
     // Logging in again answers the new key.
@@ -48,7 +48,7 @@ fn bots_list_their_current_key() {
     let bot = listed["bots"].as_array().unwrap().iter().find(|b| b["user_id"] == bot_id).unwrap().clone();
     assert_eq!(bot["api_key"], new_key);
     let old = Client { email: email.clone(), api_key: key, user_id: bot_id, realm: None };
-    old.get("/users/me", &[]).error(401, "UNAUTHORIZED", "Invalid API key");
+    old.get("/users/me", &[]).error(401, "INVALID_API_KEY", "Invalid API key");
     let new = Client { email, api_key: new_key.to_string(), user_id: bot_id, realm: None };
     new.get("/users/me", &[]).success();
 }

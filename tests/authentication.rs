@@ -14,14 +14,14 @@ fn missing_credentials_are_401_with_a_basic_challenge() {
 fn wrong_api_key_is_401() {
     let resp = request("GET", "/users/me", &[], None, Some(("hamlet@zulip.com", "abcdefghijklmnopqrstuvwxyz012345")), None);
     assert_eq!(resp.www_authenticate.as_deref(), Some("Basic realm=\"zulip\""));
-    assert_eq!(resp.error(401, "UNAUTHORIZED", "Invalid API key")["msg"], "Invalid API key");
+    assert_eq!(resp.error(401, "INVALID_API_KEY", "Invalid API key")["msg"], "Invalid API key");
 }
 
 #[test]
 fn api_key_of_another_user_is_401() {
     let othello = Client::dev("othello@zulip.com");
     let resp = request("GET", "/users/me", &[], None, Some(("hamlet@zulip.com", &othello.api_key)), None);
-    resp.error(401, "UNAUTHORIZED", "Invalid API key");
+    resp.error(401, "INVALID_API_KEY", "Invalid API key");
 }
 
 #[test]
@@ -86,7 +86,7 @@ fn dev_list_users_lists_seeded_users() {
 fn user_of_one_organization_cannot_authenticate_against_another() {
     let king = Client::dev_in(Some("lear"), "king@lear.org");
     request("GET", "/users/me", &[], None, Some((&king.email, &king.api_key)), Some("lear")).success();
-    request("GET", "/users/me", &[], None, Some((&king.email, &king.api_key)), None).error(401, "UNAUTHORIZED", "Invalid API key");
+    request("GET", "/users/me", &[], None, Some((&king.email, &king.api_key)), None).error(401, "INVALID_API_KEY", "Invalid API key");
 }
 
 #[test]

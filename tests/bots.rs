@@ -164,7 +164,7 @@ fn regenerating_a_bot_key_replaces_the_old_one() {
     let body = owner.post(&format!("/bots/{}/api_key/regenerate", bot.user_id), &[]).success();
     let new_key = body["api_key"].as_str().unwrap();
     assert_ne!(new_key, bot.api_key);
-    bot.get("/users/me", &[]).error(401, "UNAUTHORIZED", "Invalid API key");
+    bot.get("/users/me", &[]).error(401, "INVALID_API_KEY", "Invalid API key");
     request("GET", "/users/me", &[], None, Some((&bot.email, new_key)), None).success();
 
     let hamlet = Client::dev("hamlet@zulip.com");

@@ -30,13 +30,46 @@ fn unknown_route_is_a_json_404() {
     resp.error(404, "BAD_REQUEST", "Not Found");
 }
 
+/// Paths the worker does not answer belong to the web client (Workers Static Assets):
+/// one that names no file gets its page, the single-page fallback.
 #[test]
-fn path_outside_the_api_is_a_json_404() {
-    let url = format!("{}/not-api", server_url());
-    let err = ureq::get(&url).call().unwrap_err();
-    let ureq::Error::Status(404, resp) = err else { panic!("expected 404") };
-    let body: serde_json::Value = serde_json::from_str(&resp.into_string().unwrap()).unwrap();
-    assert_eq!(body["result"], "error");
+fn a_path_outside_the_servers_routes_serves_the_web_client() {
+    let resp = ureq::get(&format!("{}/not-api", server_url())).call().unwrap();
+    assert!(resp.content_type().starts_with("text/html"), "{}", resp.content_type());
+    assert!(resp.into_string().unwrap().contains("<div id=\"app\""));
+}
+
+#[test]
+fn a_preflight_from_another_origin_is_answered_with_zulips_cors_headers() {
+    let resp = ureq::request("OPTIONS", &format!("{}/api/v1/messages", server_url()))
+        .set("Origin", "https://client.example.org")
+        .set("Access-Control-Request-Method", "POST")
+        .set("Access-Control-Request-Headers", "authorization, content-type")
+        .call()
+        .unwrap();
+    assert_eq!(resp.status(), 204);
+    assert_eq!(resp.header("Access-Control-Allow-Origin"), Some("*"));
+    let methods = resp.header("Access-Control-Allow-Methods").unwrap();
+    assert!(methods.contains("POST") && methods.contains("PATCH") && methods.contains("DELETE"), "{methods}");
+    let headers = resp.header("Access-Control-Allow-Headers").unwrap().to_ascii_lowercase();
+    assert!(headers.contains("authorization") && headers.contains("content-type"), "{headers}");
+}
+
+#[test]
+fn api_answers_carry_cors_headers_for_clients_hosted_elsewhere() {
+    let hamlet = Client::dev("hamlet@zulip.com");
+    let basic = format!(
+        "Basic {}",
+        base64::Engine::encode(&base64::engine::general_purpose::STANDARD, format!("{}:{}", hamlet.email, hamlet.api_key))
+    );
+    let resp = ureq::get(&format!("{}/api/v1/users/me", server_url()))
+        .set("Origin", "https://client.example.org")
+        .set("Authorization", &basic)
+        .call()
+        .unwrap();
+    assert_eq!(resp.header("Access-Control-Allow-Origin"), Some("*"));
+    // A browser lets the client read the rate limit.
+    assert!(resp.header("Access-Control-Expose-Headers").unwrap().contains("X-RateLimit-Remaining"));
 }
 
 #[test]
@@ -80,4 +113,19 @@ fn server_settings_carries_version_and_realm_url() {
     assert_eq!(body["require_email_format_usernames"], true);
     assert_eq!(body["authentication_methods"]["password"], true);
     assert_eq!(body["authentication_methods"]["dev"], true);
+}
+
+#[test]
+fn health_needs_no_login_and_names_every_part_it_checked() {
+    let resp = ureq::get(&format!("{}/health", server_url())).call().unwrap();
+    let body: serde_json::Value = serde_json::from_str(&resp.into_string().unwrap()).unwrap();
+    assert_eq!(body["result"], "success", "{body}");
+    assert_eq!(body["checks"], serde_json::json!({ "database": "ok", "uploads": "ok", "realm_hub": "ok" }));
+}
+
+#[test]
+fn a_wrong_api_key_is_invalid_api_key() {
+    let hamlet = Client::dev("hamlet@zulip.com");
+    let resp = request("GET", "/users/me", &[], None, Some((&hamlet.email, "0123456789abcdefghijklmnopqrstuv")), None);
+    resp.error(401, "INVALID_API_KEY", "Invalid API key");
 }

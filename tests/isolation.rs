@@ -167,7 +167,7 @@ fn foreign_group_ids_behave_as_missing_ones() {
 fn an_api_key_only_opens_its_own_organization() {
     let hamlet = Client::dev("hamlet@zulip.com");
     let elsewhere = Client { realm: Some("lear".into()), ..hamlet.clone() };
-    let body = elsewhere.get("/users/me", &[]).error(401, "UNAUTHORIZED", "Invalid API key");
+    let body = elsewhere.get("/users/me", &[]).error(401, "INVALID_API_KEY", "Invalid API key");
     assert!(body.get("email").is_none(), "{body:?}");
 }
 

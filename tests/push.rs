@@ -272,7 +272,8 @@ fn deleting_a_notified_message_sends_a_removal() {
 }
 
 #[test]
-fn a_failing_relay_does_not_fail_sending_and_is_retried() {
+fn a_failing_relay_does_not_fail_sending_and_is_retried_then_counted() {
+    let push_failures_before = push_failures();
     let shiva = Client::dev("shiva@zulip.com");
     let d = register(&shiva);
     let relay_id = relay_device_id(&d.token);
@@ -299,6 +300,21 @@ fn a_failing_relay_does_not_fail_sending_and_is_retried() {
         assert!(start.elapsed() < Duration::from_secs(15), "the relay error was not retried");
         std::thread::sleep(Duration::from_millis(200));
     }
+    // When every attempt failed, the operator finds the failure counted for the organization.
+    while push_failures() <= push_failures_before {
+        assert!(start.elapsed() < Duration::from_secs(30), "the failed notification was not counted");
+        std::thread::sleep(Duration::from_millis(200));
+    }
+}
+
+/// The push failures counted on the server (the server operator's route).
+fn push_failures() -> i64 {
+    let response = ureq::get(&format!("{}/api/v1/server_admin/background_failures", common::server_url()))
+        .set("Authorization", "Bearer dev-server-admin-secret")
+        .call()
+        .unwrap();
+    let body: Value = serde_json::from_str(&response.into_string().unwrap()).unwrap();
+    body["failures"].as_array().unwrap().iter().filter(|f| f["kind"] == "push").map(|f| f["failures"].as_i64().unwrap()).sum()
 }
 
 #[test]

@@ -41,3 +41,13 @@ fn server_settings_and_register_without_relay_settings_say_push_is_off() {
     let state = Client::dev("hamlet@zulip.com").post("/register", &[("fetch_event_types", r#"["realm"]"#)]).success();
     assert_eq!(state["realm_push_notifications_enabled"], false);
 }
+
+#[test]
+fn a_test_notification_to_an_unknown_token_is_invalid_push_device_token_without_a_relay_too() {
+    if relay_configured() {
+        return;
+    }
+    Client::dev("hamlet@zulip.com")
+        .post("/mobile_push/test_notification", &[("token", "never-registered")])
+        .bad_request("INVALID_PUSH_DEVICE_TOKEN", "Device not recognized");
+}

@@ -46,6 +46,11 @@ fn call(url: &str, method: &str, path: &str, auth: Option<(&str, &str)>, form: &
 fn assert_rate_limited(resp: ureq::Response, window_secs: f64) {
     assert_eq!(resp.status(), 429);
     let retry_header: i64 = resp.header("Retry-After").expect("Retry-After header").parse().unwrap();
+    // A refused request names its limit like every rate-limited answer.
+    assert!(resp.header("X-RateLimit-Limit").is_some_and(|l| l.parse::<u32>().is_ok()), "X-RateLimit-Limit");
+    assert_eq!(resp.header("X-RateLimit-Remaining"), Some("0"));
+    let reset: i64 = resp.header("X-RateLimit-Reset").expect("X-RateLimit-Reset").parse().unwrap();
+    assert!(reset > 1_700_000_000, "a UNIX time: {reset}");
     let body: serde_json::Value = serde_json::from_str(&resp.into_string().unwrap()).unwrap();
     assert_eq!(body["result"], "error");
     assert_eq!(body["code"], "RATE_LIMIT_HIT");

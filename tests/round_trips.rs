@@ -81,11 +81,11 @@ fn one_message_is_not_shown_to_a_request_whose_authentication_fails() {
     // Warm: the organization's placement and settings are known to the isolate.
     hamlet.get(&path, &[]).success();
     let wrong_key = Client { api_key: "0".repeat(32), ..Client::dev("hamlet@zulip.com") };
-    let body = wrong_key.get(&path, &[]).error(401, "UNAUTHORIZED", "Invalid API key");
+    let body = wrong_key.get(&path, &[]).error(401, "INVALID_API_KEY", "Invalid API key");
     assert!(body.get("message").is_none(), "{body}");
     // Another user's email with hamlet's key.
     let mismatched = Client { email: "cordelia@zulip.com".into(), ..Client::dev("hamlet@zulip.com") };
-    let body = mismatched.get(&path, &[]).error(401, "UNAUTHORIZED", "Invalid API key");
+    let body = mismatched.get(&path, &[]).error(401, "INVALID_API_KEY", "Invalid API key");
     assert!(body.get("message").is_none(), "{body}");
     // A user who was not sent the message does not see it.
     let cordelia = Client::dev("cordelia@zulip.com");
@@ -99,7 +99,7 @@ fn a_key_presented_with_another_users_email_still_folds_its_owners_next_request(
     let path = format!("/messages/{}", send_to_channel(&hamlet, &name, "t", "mine"));
     hamlet.get(&path, &[]).success();
     let mismatched = Client { email: "cordelia@zulip.com".into(), ..hamlet.clone() };
-    mismatched.get(&path, &[]).error(401, "UNAUTHORIZED", "Invalid API key");
+    mismatched.get(&path, &[]).error(401, "INVALID_API_KEY", "Invalid API key");
     assert_eq!(round_trips(hamlet.get(&path, &[])), 1);
 }
 

@@ -220,3 +220,14 @@ fn unknown_temporary_url_is_not_found() {
     assert_eq!(got.status, 404);
     assert_eq!(got.json()["msg"], "File not found");
 }
+
+#[test]
+fn a_downloaded_file_runs_no_script_on_the_web_clients_origin() {
+    let hamlet = Client::dev("hamlet@zulip.com");
+    let url = upload(&hamlet, &format!("{}.html", unique("page")), b"<script>alert(1)</script>");
+    let file = download(Some(&hamlet), &url, &[]);
+    assert_eq!(file.status, 200);
+    let policy = file.header("Content-Security-Policy").expect("a CSP on downloads");
+    assert!(policy.contains("default-src 'none'") && policy.contains("sandbox"), "{policy}");
+    assert!(file.header("Content-Disposition").unwrap().starts_with("attachment"), "HTML is never shown inline");
+}

@@ -179,3 +179,24 @@ fn translate_emoticons_renders_the_senders_emoticons() {
     let theirs = chat::send_direct(&hamlet, &[user.user_id], "hamlet :)");
     assert_eq!(chat::fetch(&user, theirs)["content"], "<p>hamlet :)</p>");
 }
+
+#[test]
+fn a_user_changes_their_own_full_name_and_everyone_is_told() {
+    let user = new_user();
+    let mut othello = event_support::register_for(&Client::dev("othello@zulip.com"), r#"["realm_user"]"#);
+    let name = unique("Renamed Self");
+    user.patch("/settings", &[("full_name", &name)]).success();
+    let event = othello.wait_for("the rename", |e| e["type"] == "realm_user" && e["person"]["user_id"] == user.user_id);
+    assert_eq!(event["op"], "update");
+    assert_eq!(event["person"]["full_name"], name.as_str());
+    assert_eq!(user.get("/users/me", &[]).success()["full_name"], name.as_str());
+}
+
+#[test]
+fn a_full_name_that_breaks_mention_syntax_is_refused_and_nothing_changes() {
+    let user = new_user();
+    let before = user.get("/users/me", &[]).success()["full_name"].clone();
+    user.patch("/settings", &[("full_name", "   ")]).bad_request("BAD_REQUEST", "Name too short!");
+    user.patch("/settings", &[("full_name", &"x".repeat(101))]).bad_request("BAD_REQUEST", "Name too long!");
+    assert_eq!(user.get("/users/me", &[]).success()["full_name"], before);
+}

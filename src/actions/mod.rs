@@ -10,6 +10,7 @@
 //! 3. what the request asks for (target, values), the request struct last.
 
 pub mod alert_words;
+pub mod background_failures;
 pub mod bot_storage;
 pub mod bots;
 pub mod channel_folders;
@@ -27,6 +28,7 @@ pub mod organizations;
 pub mod presence;
 pub mod profile_fields;
 pub mod push;
+pub mod push_relay;
 pub mod reactions;
 pub mod read_state;
 pub mod realm_emoji;

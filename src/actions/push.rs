@@ -5,12 +5,12 @@
 //! runtime's `wait_until` (`RequestContext::defer`), so the relay never slows down or
 //! fails `POST /messages`; relay errors are retried a few times.
 
-use base64::engine::general_purpose::STANDARD;
-use base64::Engine;
 use serde_json::{json, Value};
-use worker::{D1Database, Fetch, Headers, Method, Request, RequestInit};
+use worker::{D1Database, Env};
 
+use crate::actions::background_failures::{record, Kind};
 use crate::actions::message_send::SentMessage;
+use crate::actions::push_relay::relay_post;
 use crate::context::RequestContext;
 use crate::db::batch::Batch;
 use crate::db::push_devices::{self as q, PushDeviceRow};
@@ -19,45 +19,6 @@ use crate::db::{self, now};
 use crate::domain::push::{self, PayloadBase, RawRegistration};
 use crate::error::{ApiError, ApiResult};
 use crate::settings::PushRelay;
-
-/// Attempts per relay request (network errors and 5xx answers are retried).
-const RELAY_ATTEMPTS: usize = 3;
-/// Pause before the second attempt; the third waits twice as long.
-const RETRY_PAUSE_MS: u64 = 200;
-
-/// The relay's answer: HTTP status and JSON body.
-struct RelayAnswer {
-    status: u16,
-    body: Value,
-}
-
-async fn relay_post_once(relay: &PushRelay, path: &str, body: &Value) -> worker::Result<RelayAnswer> {
-    let headers = Headers::new();
-    headers.set("Content-Type", "application/json")?;
-    headers.set("Authorization", &format!("Basic {}", STANDARD.encode(format!("{}:{}", relay.org_id, relay.org_key))))?;
-    let mut init = RequestInit::new();
-    init.with_method(Method::Post).with_headers(headers).with_body(Some(body.to_string().into()));
-    let req = Request::new_with_init(&format!("{}/api/v1/{}", relay.url, path), &init)?;
-    let mut resp = Fetch::Request(req).send().await?;
-    let status = resp.status_code();
-    let body = resp.json::<Value>().await.unwrap_or(Value::Null);
-    Ok(RelayAnswer { status, body })
-}
-
-/// POSTs to the relay, retrying network errors and 5xx answers after a short, growing pause.
-async fn relay_post(relay: &PushRelay, path: &str, body: &Value) -> ApiResult<RelayAnswer> {
-    for attempt in 1..=RELAY_ATTEMPTS {
-        if attempt > 1 {
-            worker::Delay::from(std::time::Duration::from_millis(RETRY_PAUSE_MS * (attempt as u64 - 1))).await;
-        }
-        match relay_post_once(relay, path, body).await {
-            Ok(answer) if answer.status < 500 => return Ok(answer),
-            Ok(answer) => worker::console_warn!("push relay {path}: HTTP {} (attempt {attempt})", answer.status),
-            Err(err) => worker::console_warn!("push relay {path}: {err} (attempt {attempt})"),
-        }
-    }
-    Err(ApiError::push_relay_unavailable())
-}
 
 fn relay_of(ctx: &RequestContext) -> ApiResult<&PushRelay> {
     ctx.settings.push_relay.as_ref().ok_or_else(ApiError::push_service_not_configured)
@@ -78,13 +39,13 @@ pub async fn register_push_device(ctx: &RequestContext, user: &UserRow, raw: Raw
 
     if let Some(token) = &reg.token {
         let body = json!({
-            "realm_uuid": realm.string_id,
+            "realm_uuid": realm.uuid,
             "token_id": token.token_id,
             "token_kind": token.token_kind,
             "bouncer_public_key": token.bouncer_public_key,
             "encrypted_push_registration": token.encrypted_push_registration,
         });
-        let answer = relay_post(relay, "remotes/push/e2ee/register", &body).await?;
+        let answer = relay_post(&ctx.env, relay, "remotes/push/e2ee/register", &body).await?;
         if answer.status != 200 {
             let msg = answer.body["msg"].as_str().unwrap_or("The push relay rejected the registration").to_string();
             return Err(ApiError::bad_request(msg));
@@ -116,15 +77,14 @@ pub async fn register_push_device(ctx: &RequestContext, user: &UserRow, raw: Raw
 
     // Removal at the relay is best effort, after the response: the local removal stands
     // either way, as Zulip's does.
-    let unregister: Vec<Value> = matching
-        .iter()
-        .map(|l| json!({"user_id": user.id, "realm_uuid": realm.string_id, "token": l.token, "token_kind": l.kind}))
-        .collect();
+    let unregister: Vec<Value> =
+        matching.iter().map(|l| json!({"user_id": user.id, "realm_uuid": realm.uuid, "token": l.token, "token_kind": l.kind})).collect();
     if !unregister.is_empty() {
         let relay = relay.clone();
+        let env = ctx.env.clone();
         ctx.defer(async move {
             for body in unregister {
-                if let Err(err) = relay_post(&relay, "remotes/push/unregister", &body).await {
+                if let Err(err) = relay_post(&env, &relay, "remotes/push/unregister", &body).await {
                     worker::console_warn!("push relay unregister failed: {}", err.msg);
                 }
             }
@@ -138,8 +98,8 @@ pub async fn register_push_device(ctx: &RequestContext, user: &UserRow, raw: Raw
 pub async fn add_legacy_token(ctx: &RequestContext, user: &UserRow, kind: &str, token: &str, ios_app_id: Option<&str>) -> ApiResult<()> {
     let relay = relay_of(ctx)?;
     let realm = ctx.realm().await?;
-    let body = json!({"user_id": user.id, "realm_uuid": realm.string_id, "token": token, "token_kind": kind, "ios_app_id": ios_app_id});
-    let answer = relay_post(relay, "remotes/push/register", &body).await?;
+    let body = json!({"user_id": user.id, "realm_uuid": realm.uuid, "token": token, "token_kind": kind, "ios_app_id": ios_app_id});
+    let answer = relay_post(&ctx.env, relay, "remotes/push/register", &body).await?;
     if answer.status != 200 {
         return Err(ApiError::bad_request(answer.body["msg"].as_str().unwrap_or("The push relay rejected the token").to_string()));
     }
@@ -172,6 +132,7 @@ fn push_request(device: &PushDeviceRow, payload: &Value, priority: Priority) -> 
 /// Encrypted notifications to E2EE devices, one relay request; returns the relay's
 /// `delete_token_ids` (devices it does not know, or whose token expired).
 async fn notify_devices(
+    env: &Env,
     relay: &PushRelay,
     realm_uuid: &str,
     devices: &[(PushDeviceRow, Value)],
@@ -181,7 +142,8 @@ async fn notify_devices(
     if push_requests.is_empty() {
         return Ok(Vec::new());
     }
-    let answer = relay_post(relay, "remotes/push/e2ee/notify", &json!({"realm_uuid": realm_uuid, "push_requests": push_requests})).await?;
+    let answer =
+        relay_post(env, relay, "remotes/push/e2ee/notify", &json!({"realm_uuid": realm_uuid, "push_requests": push_requests})).await?;
     if answer.status != 200 {
         return Err(ApiError::push_relay_unavailable());
     }
@@ -194,7 +156,6 @@ async fn notify_devices(
 /// The test notification (`event: "test"`): with `token`, to that legacy registration;
 /// otherwise to every registration of the user, legacy and E2EE.
 pub async fn send_test_notification(ctx: &RequestContext, user: &UserRow, token: Option<&str>) -> ApiResult<()> {
-    let relay = relay_of(ctx)?;
     let realm = ctx.realm().await?;
     let mut batch = Batch::new();
     let legacy_slot = batch.add::<q::LegacyTokenRow>(q::legacy_tokens_stmt(&ctx.db, user.id)?);
@@ -211,13 +172,15 @@ pub async fn send_test_notification(ctx: &RequestContext, user: &UserRow, token:
         }
         None => legacy.iter().collect(),
     };
+    // An unknown token is this server's answer, with or without a relay configured.
+    let relay = relay_of(ctx)?;
     let base = PayloadBase { realm_url: &ctx.base_url, realm_name: &realm.name, user_id: user.id };
     let payload = push::test_payload(&base, now());
     for l in &targets {
         let body = json!({
-            "user_id": user.id, "realm_uuid": realm.string_id, "token": l.token, "token_kind": l.kind, "base_payload": payload,
+            "user_id": user.id, "realm_uuid": realm.uuid, "token": l.token, "token_kind": l.kind, "base_payload": payload,
         });
-        let answer = relay_post(relay, "remotes/push/test_notification", &body).await?;
+        let answer = relay_post(&ctx.env, relay, "remotes/push/test_notification", &body).await?;
         if answer.status != 200 {
             return Err(match answer.body["code"].as_str() {
                 Some("INVALID_REMOTE_PUSH_DEVICE_TOKEN") => ApiError::invalid_remote_push_device_token(),
@@ -228,7 +191,7 @@ pub async fn send_test_notification(ctx: &RequestContext, user: &UserRow, token:
     if token.is_none() {
         let devices = results.rows(devices_slot)?;
         let with_payload: Vec<(PushDeviceRow, Value)> = devices.into_iter().map(|d| (d, payload.clone())).collect();
-        let unknown = notify_devices(relay, &realm.string_id, &with_payload, Priority::High).await?;
+        let unknown = notify_devices(&ctx.env, relay, &realm.uuid, &with_payload, Priority::High).await?;
         if !unknown.is_empty() && unknown.len() == with_payload.len() && targets.is_empty() {
             return Err(ApiError::invalid_remote_push_device_token());
         }
@@ -238,6 +201,7 @@ pub async fn send_test_notification(ctx: &RequestContext, user: &UserRow, token:
 
 /// Everything a background notification needs, owned (it outlives the request).
 pub struct MessageNoticeJob {
+    pub env: Env,
     pub db: D1Database,
     pub relay: PushRelay,
     pub realm_uuid: String,
@@ -273,9 +237,10 @@ async fn schedule(ctx: &RequestContext, sender: &UserRow, message_id: i64, follo
     let Ok(realm) = ctx.realm().await else { return };
     let Ok(db) = ctx.env.d1(&ctx.database) else { return };
     ctx.defer(notify_new_message(MessageNoticeJob {
+        env: ctx.env.clone(),
         db,
         relay,
-        realm_uuid: realm.string_id,
+        realm_uuid: realm.uuid,
         realm_url: ctx.base_url.clone(),
         realm_name: realm.name,
         sender: sender.clone(),
@@ -290,7 +255,8 @@ async fn schedule(ctx: &RequestContext, sender: &UserRow, message_id: i64, follo
 /// response.
 pub async fn notify_new_message(job: MessageNoticeJob) {
     if let Err(err) = try_notify_new_message(&job).await {
-        worker::console_error!("push notification for message {} failed: {}", job.message_id, err.msg);
+        let error = format!("notification of message {}: {}", job.message_id, err.msg);
+        record(&job.env, job.sender.realm_id, Kind::Push, &error).await;
     }
 }
 
@@ -336,7 +302,7 @@ async fn try_notify_new_message(job: &MessageNoticeJob) -> ApiResult<()> {
     // Recorded before sending, as Zulip marks the message first: a read arriving while the
     // relay is still answering must find it, or the shown notification is never removed.
     crate::db::run(q::insert_notified_stmt(&job.db, &json!(ids).to_string(), message.id)?).await?;
-    notify_devices(&job.relay, &job.realm_uuid, &with_payload, Priority::High).await?;
+    notify_devices(&job.env, &job.relay, &job.realm_uuid, &with_payload, Priority::High).await?;
     Ok(())
 }
 
@@ -353,6 +319,8 @@ pub enum Removal {
 
 /// Where a background removal goes.
 pub struct RemovalJob {
+    pub env: Env,
+    pub realm_id: i64,
     pub db: D1Database,
     pub relay: PushRelay,
     pub realm_uuid: String,
@@ -372,9 +340,11 @@ pub async fn schedule_notification_removal(ctx: &RequestContext, removal: Remova
     let Ok(realm) = ctx.realm().await else { return };
     let Ok(db) = ctx.env.d1(&ctx.database) else { return };
     ctx.defer(remove_notifications(RemovalJob {
+        env: ctx.env.clone(),
+        realm_id: realm.id,
         db,
         relay,
-        realm_uuid: realm.string_id,
+        realm_uuid: realm.uuid,
         realm_url: ctx.base_url.clone(),
         realm_name: realm.name,
         removal,
@@ -383,7 +353,7 @@ pub async fn schedule_notification_removal(ctx: &RequestContext, removal: Remova
 
 async fn remove_notifications(job: RemovalJob) {
     if let Err(err) = try_remove_notifications(&job).await {
-        worker::console_error!("push notification removal failed: {}", err.msg);
+        record(&job.env, job.realm_id, Kind::PushRemoval, &format!("notification removal: {}", err.msg)).await;
     }
 }
 
@@ -412,6 +382,6 @@ async fn try_remove_notifications(job: &RemovalJob) -> ApiResult<()> {
             (d, payload)
         })
         .collect();
-    notify_devices(&job.relay, &job.realm_uuid, &with_payload, Priority::Normal).await?;
+    notify_devices(&job.env, &job.relay, &job.realm_uuid, &with_payload, Priority::Normal).await?;
     Ok(())
 }

@@ -139,7 +139,14 @@ pub async fn deliver_due(env: &Env, database: &str, realm_id: i64, realm_host: &
     let due = scheduled_messages::due_in_realm(&db, realm_id, now, DELIVERIES_PER_RUN).await?;
     for row in &due {
         if let Err(err) = deliver_one(&db, env, database, row, realm_host).await {
-            worker::console_error!("scheduled message {} not delivered: {}", row.id, err.msg);
+            let error = format!("scheduled message {} not delivered: {}", row.id, err.msg);
+            crate::actions::background_failures::record(
+                env,
+                realm_id,
+                crate::actions::background_failures::Kind::ScheduledDelivery,
+                &error,
+            )
+            .await;
         }
     }
     if due.len() as i64 == DELIVERIES_PER_RUN {
@@ -203,9 +210,10 @@ async fn try_notify_recipients(env: &Env, database: &str, sender: &UserRow, sent
     let db = crate::directory::database(env, database)?;
     let realm = crate::db::realms::by_id(&db, sender.realm_id).await?.ok_or_else(|| ApiError::internal("organization is missing"))?;
     crate::actions::push::notify_new_message(MessageNoticeJob {
+        env: env.clone(),
         db,
         relay,
-        realm_uuid: realm.string_id,
+        realm_uuid: realm.uuid,
         realm_url: realm_url(env, realm_host),
         realm_name: realm.name,
         sender: sender.clone(),

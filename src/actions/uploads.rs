@@ -139,14 +139,36 @@ pub async fn list_attachments(db: &worker::D1Database, me: &UserRow) -> ApiResul
     Ok((rows.iter().map(|row| uploads::attachment_object(row, &links)).collect(), space.used))
 }
 
-/// Deletes one of the caller's uploads: its row and links, then its bytes.
+/// How long R2 keeps a deleted upload's bytes: D1 Time Travel's window, so a restore to
+/// any point it offers finds the files its messages link.
+pub const DELETED_UPLOAD_GRACE_SECS: i64 = 30 * 86_400;
+/// Objects removed per purge, so a delete never waits on many.
+const PURGE_BATCH: i64 = 20;
+
+/// Removes the bytes of uploads deleted more than the grace period ago (a few at a time,
+/// each time an upload is deleted).
+async fn purge_deleted_uploads(db: &worker::D1Database, env: &Env) -> ApiResult<()> {
+    let due = attachments::deleted_due(db, crate::db::now() - DELETED_UPLOAD_GRACE_SECS, PURGE_BATCH).await?;
+    if due.is_empty() {
+        return Ok(());
+    }
+    let bucket = env.bucket(BUCKET)?;
+    for path_id in &due {
+        bucket.delete(path_id.clone()).await?;
+    }
+    attachments::forget_deleted(db, &serde_json::Value::from(due).to_string()).await?;
+    Ok(())
+}
+
+/// Deletes one of the caller's uploads: its row and links at once, its bytes after the
+/// grace period ([`DELETED_UPLOAD_GRACE_SECS`]).
 pub async fn do_delete_attachment(db: &worker::D1Database, env: &Env, me: &UserRow, id: i64) -> ApiResult<()> {
     let row = attachments::owned_by_id(db, me.id, id).await?.ok_or_else(ApiError::invalid_attachment)?;
     let mut stmts = attachments::delete_stmts(db, row.id)?;
     stmts.push(attachments::space_used_stmt(db, me.id)?);
     let results = crate::db::run_batch(db, stmts).await?;
     let space: attachments::SpaceUsed = results[results.len() - 1].results()?.into_iter().next().unwrap_or_default();
-    env.bucket(BUCKET)?.delete(row.path_id.clone()).await?;
+    purge_deleted_uploads(db, env).await?;
     let event = Event::Attachment(AttachmentEvent::Remove { attachment: json!({ "id": row.id }), upload_space_used: space.used });
     send_to_owner(env, me, &event).await;
     Ok(())

@@ -10,6 +10,7 @@ pub mod dev;
 pub mod dev_bench;
 pub mod drafts;
 pub mod events;
+pub mod health;
 pub mod jwt_login;
 pub mod linkifiers;
 pub mod login;

@@ -5,6 +5,7 @@
 use serde_json::json;
 
 use crate::actions::organizations::{check_create_organization, do_set_organization_deactivated, NewOrganization};
+use crate::actions::push_relay::announce_organizations;
 use crate::context::RequestContext;
 use crate::error::{ApiError, ApiResult};
 use crate::response::Reply;
@@ -40,6 +41,7 @@ pub async fn create_organization(ctx: &RequestContext) -> ApiResult<Reply> {
     let owner_full_name = p.required_str("owner_full_name")?;
     let new = NewOrganization { string_id: &string_id, name: &name, owner_email: &owner_email, owner_full_name: &owner_full_name };
     let created = check_create_organization(&ctx.env, &new).await?;
+    announce_organizations(ctx);
     let scheme = ctx.base_url.split_once("://").map_or("https", |(scheme, _)| scheme);
     let port = ctx.base_url.rsplit_once(':').and_then(|(_, port)| port.parse::<u16>().ok());
     let host = match port {
@@ -60,5 +62,16 @@ pub async fn create_organization(ctx: &RequestContext) -> ApiResult<Reply> {
 pub async fn set_organization_deactivated(ctx: &RequestContext, string_id: &str, deactivated: bool) -> ApiResult<Reply> {
     require_server_admin(ctx)?;
     do_set_organization_deactivated(&ctx.env, string_id, deactivated).await?;
+    announce_organizations(ctx);
     Ok(Reply::ok())
+}
+
+/// # `GET /server_admin/background_failures`
+/// The server operator only (see the module). Background work that failed (push
+/// notifications, scheduled delivery, event hand-off), counted per organization and kind:
+/// `failures` with `realm_id`, `kind`, `failures`, `last_error`, `last_at`.
+pub async fn get_background_failures(ctx: &RequestContext) -> ApiResult<Reply> {
+    require_server_admin(ctx)?;
+    let failures = crate::actions::background_failures::all(&ctx.env).await?;
+    Ok(Reply::json(json!({ "failures": failures })))
 }

@@ -11,7 +11,7 @@ use crate::actions::sessions::{do_end_session, do_start_session};
 use crate::auth::{development_sign_in, password_sign_in, Credentials};
 use crate::context::RequestContext;
 use crate::db::users::UserRow;
-use crate::domain::sessions::{cleared_cookies, is_loopback_host, session_cookies};
+use crate::domain::sessions::{cleared_cookies, session_cookies};
 use crate::error::{ApiError, ApiResult};
 use crate::response::{success_response, Reply};
 
@@ -67,7 +67,7 @@ async fn signed_in(ctx: &RequestContext, user: &UserRow) -> ApiResult<Reply> {
 /// Cookies are `Secure` everywhere but on loopback, which development serves over HTTP.
 fn secure_cookies(ctx: &RequestContext) -> bool {
     let host = ctx.base_url.split_once("://").map_or(ctx.base_url.as_str(), |(_, host)| host);
-    !is_loopback_host(host)
+    !crate::settings::is_local_host(host)
 }
 
 fn with_cookies(ctx: &RequestContext, fields: serde_json::Value, cookies: [String; 2]) -> ApiResult<Reply> {

@@ -89,6 +89,9 @@ async fn respond_with_file(ctx: &RequestContext, attachment: &AttachmentRow) -> 
     headers.set("Accept-Ranges", "bytes")?;
     headers.set("Cache-Control", "private, max-age=86400")?;
     headers.set("X-Content-Type-Options", "nosniff")?;
+    // Files share the web client's origin: a file opened in the browser runs no script
+    // and reaches nothing of the page's.
+    headers.set("Content-Security-Policy", "default-src 'none'; img-src 'self'; media-src 'self'; style-src 'unsafe-inline'; sandbox")?;
     let resp = match part {
         Some((start, end)) => {
             resp.headers_mut().set("Content-Range", &format!("bytes {start}-{end}/{size}"))?;

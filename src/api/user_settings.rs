@@ -1,8 +1,10 @@
 //! The caller's own user settings.
 
 use crate::actions::user_settings::do_change_user_settings;
+use crate::actions::users::{do_update_user, UserChanges};
 use crate::context::RequestContext;
 use crate::domain::user_settings::{self as rules, SETTINGS};
+use crate::domain::users::check_full_name;
 use crate::error::{ApiError, ApiResult};
 use crate::response::Reply;
 
@@ -19,6 +21,9 @@ pub async fn update_settings(ctx: &RequestContext) -> ApiResult<Reply> {
     if me.is_bot() {
         return Err(ApiError::bad_request("This endpoint does not accept bot requests."));
     }
+    // The user's own name (the organization lets members change theirs: its
+    // `realm_name_changes_disabled` is false).
+    let full_name = ctx.params.str("full_name")?.map(|name| check_full_name(&name)).transpose()?;
     let mut requested = Vec::new();
     for setting in SETTINGS {
         if let Some(raw) = ctx.params.str(setting.name)? {
@@ -26,6 +31,10 @@ pub async fn update_settings(ctx: &RequestContext) -> ApiResult<Reply> {
         }
     }
     do_change_user_settings(&ctx.db, &ctx.env, &me, requested).await?;
+    if let Some(full_name) = full_name {
+        let changes = UserChanges { role: None, full_name: Some(full_name), profile: None };
+        do_update_user(&ctx.db, &ctx.env, &me, changes).await?;
+    }
     Ok(Reply::ok())
 }
 

@@ -126,6 +126,13 @@ pub async fn owned_by_id(db: &D1Database, owner_id: i64, id: i64) -> Result<Opti
 /// Removes an upload's row and its links (the cascade does not run without foreign keys on).
 pub fn delete_stmts(db: &D1Database, id: i64) -> Result<Vec<D1PreparedStatement>> {
     Ok(vec![
+        // The bytes stay in R2 for the grace period (`deleted_uploads`).
+        query!(
+            db,
+            "INSERT OR IGNORE INTO deleted_uploads (path_id, realm_id, deleted_at) \
+             SELECT path_id, realm_id, unixepoch() FROM attachments WHERE id = ?1",
+            id
+        )?,
         query!(db, "DELETE FROM attachment_messages WHERE attachment_id = ?1", id)?,
         query!(db, "DELETE FROM upload_tokens WHERE attachment_id = ?1", id)?,
         query!(db, "DELETE FROM attachments WHERE id = ?1", id)?,
@@ -224,4 +231,22 @@ pub async fn by_token(db: &D1Database, token: &str, now: i64) -> Result<Option<A
         now
     )?)
     .await
+}
+
+/// Deleted uploads whose grace period ended before `cutoff`, oldest first, at most `limit`.
+pub async fn deleted_due(db: &D1Database, cutoff: i64, limit: i64) -> Result<Vec<String>> {
+    #[derive(Deserialize)]
+    struct Due {
+        path_id: String,
+    }
+    let rows: Vec<Due> =
+        super::all(query!(db, "SELECT path_id FROM deleted_uploads WHERE deleted_at < ?1 ORDER BY deleted_at LIMIT ?2", cutoff, limit)?)
+            .await?;
+    Ok(rows.into_iter().map(|r| r.path_id).collect())
+}
+
+/// Forgets deleted uploads whose bytes are gone (`path_ids_json`: a JSON array).
+pub async fn forget_deleted(db: &D1Database, path_ids_json: &str) -> Result<()> {
+    super::run(query!(db, "DELETE FROM deleted_uploads WHERE path_id IN (SELECT value FROM json_each(?1))", path_ids_json)?).await?;
+    Ok(())
 }

@@ -7,6 +7,7 @@
 pub mod alert_words;
 pub mod api_keys;
 pub mod attachments;
+pub mod background_failures;
 pub mod batch;
 pub mod bench;
 pub mod bot_storage;

@@ -38,3 +38,13 @@ pub struct DatabaseCountRow {
 pub async fn counts(db: &D1Database) -> Result<Vec<DatabaseCountRow>> {
     super::all(query!(db, "SELECT database, COUNT(*) AS organizations FROM realm_directory GROUP BY database")).await
 }
+
+/// The databases that hold at least one organization.
+pub async fn databases(db: &D1Database) -> Result<Vec<String>> {
+    #[derive(Deserialize)]
+    struct Database {
+        database: String,
+    }
+    let rows: Vec<Database> = super::all(query!(db, "SELECT DISTINCT database FROM realm_directory ORDER BY database")).await?;
+    Ok(rows.into_iter().map(|r| r.database).collect())
+}

@@ -14,10 +14,12 @@ pub struct RealmRow {
     pub date_created: i64,
     /// Bumped by every change to the row or the linkifiers (`crate::realm_cache`).
     pub settings_version: i64,
+    /// What the push relay knows the organization by (migration 0021).
+    pub uuid: String,
 }
 
 /// The columns of [`RealmRow`].
-pub const SELECT: &str = "SELECT id, string_id, name, description, deactivated, date_created, settings_version FROM realms";
+pub const SELECT: &str = "SELECT id, string_id, name, description, deactivated, date_created, settings_version, uuid FROM realms";
 
 pub fn by_string_id_stmt(string_id: &str) -> Result<Statement> {
     statement!(&format!("{SELECT} WHERE string_id = ?1"), string_id)
@@ -46,4 +48,21 @@ pub fn set_deactivated_stmt(db: &D1Database, string_id: &str, deactivated: bool)
 
 pub async fn by_id(db: &D1Database, realm_id: i64) -> Result<Option<RealmRow>> {
     super::first(query!(db, &format!("{SELECT} WHERE id = ?1"), realm_id)?).await
+}
+
+/// What the push relay is told of an organization (Zulip's realm data for the bouncer).
+#[derive(Debug, Clone, serde::Deserialize)]
+pub struct RelayRealmRow {
+    pub id: i64,
+    pub string_id: String,
+    pub name: String,
+    pub deactivated: i64,
+    pub date_created: i64,
+    pub uuid: String,
+    pub uuid_owner_secret: String,
+}
+
+/// Every organization of one database, for the push relay.
+pub async fn all_for_relay(db: &D1Database) -> Result<Vec<RelayRealmRow>> {
+    super::all(query!(db, "SELECT id, string_id, name, deactivated, date_created, uuid, uuid_owner_secret FROM realms ORDER BY id")).await
 }

@@ -74,20 +74,6 @@ pub fn cookie_value(header: &str, name: &str) -> Option<String> {
     Cookie::split_parse(header).flatten().find(|c| c.name() == name).map(|c| c.value().to_string())
 }
 
-/// Loopback hosts (development, tests) are served over plain HTTP, so their cookies cannot
-/// be `Secure`; every other host's are.
-pub fn is_loopback_host(host: &str) -> bool {
-    let name = match host.strip_prefix('[') {
-        Some(rest) => rest.split(']').next().unwrap_or(""),
-        None => host.rsplit_once(':').map_or(host, |(name, port)| if port.chars().all(|c| c.is_ascii_digit()) { name } else { host }),
-    }
-    .to_ascii_lowercase();
-    name == "localhost"
-        || name.ends_with(".localhost")
-        || name == "::1"
-        || name.parse::<std::net::Ipv4Addr>().is_ok_and(|ip| ip.is_loopback())
-}
-
 /// The `Set-Cookie` values that start a session in the browser.
 pub fn session_cookies(session_id: &str, csrf_token: &str, secure: bool) -> [String; 2] {
     let age = Duration::seconds(SESSION_LIFETIME_SECS);
@@ -113,16 +99,6 @@ fn cookie(name: &'static str, value: &str, http_only: bool, secure: bool, max_ag
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn loopback_hosts_are_recognised_with_or_without_a_port() {
-        for host in ["127.0.0.1:8787", "localhost", "lear.localhost:8787", "[::1]:8787", "127.0.0.1"] {
-            assert!(is_loopback_host(host), "{host}");
-        }
-        for host in ["chat.example.com", "lear.chat.example.com:443", "10.0.0.1", "localhost.example.com"] {
-            assert!(!is_loopback_host(host), "{host}");
-        }
-    }
 
     #[test]
     fn the_session_cookie_is_http_only_and_lax_and_the_csrf_cookie_is_readable() {

@@ -63,6 +63,12 @@ impl Server {
     /// Starts `wrangler dev` on `state` and waits until it answers. `vars` are extra
     /// `--var NAME:VALUE` settings.
     pub fn start(state: &Path, port: u16, vars: &[&str]) -> Server {
+        Server::start_in(None, state, port, vars)
+    }
+
+    /// [`Server::start`] with a `wrangler.toml` environment (`--env production`): its own
+    /// bindings and variables, run locally.
+    pub fn start_in(environment: Option<&str>, state: &Path, port: u16, vars: &[&str]) -> Server {
         let log = std::fs::File::create(state.join(format!("wrangler-{}.log", unique("")))).unwrap();
         let mut command = Command::new("node_modules/.bin/wrangler");
         command.args(["dev", "--ip", "127.0.0.1", "--port", &port.to_string(), "--persist-to"]).arg(state).args([
@@ -72,6 +78,9 @@ impl Server {
         ]);
         // A devtools port of its own: the default (9229) may be taken by another server.
         command.args(["--inspector-port", &free_port().to_string()]);
+        if let Some(environment) = environment {
+            command.args(["--env", environment]);
+        }
         for var in vars {
             command.args(["--var", var]);
         }
@@ -85,7 +94,10 @@ impl Server {
             .expect("wrangler dev starts");
         let server = Server { child, stopped: false };
         let deadline = Instant::now() + Duration::from_secs(120);
-        while ureq::get(&format!("http://127.0.0.1:{port}/api/v1/server_settings")).call().is_err() {
+        // Any answer of the worker's, an error status included (a refused configuration).
+        let answers =
+            || matches!(ureq::get(&format!("http://127.0.0.1:{port}/api/v1/server_settings")).call(), Ok(_) | Err(ureq::Error::Status(..)));
+        while !answers() {
             assert!(Instant::now() < deadline, "wrangler dev did not answer");
             std::thread::sleep(Duration::from_millis(300));
         }
