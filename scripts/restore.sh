@@ -8,7 +8,7 @@
 #   scripts/restore.sh restore FILE     restores every database to the bookmarks in FILE
 #
 # R2 keeps no history: an upload deleted after the restore point is gone. The worker keeps
-# a deleted upload's object for a grace period before removing it (README: "Backups"), so
+# a deleted upload's object for a grace period before removing it (docs/operations.md), so
 # a restore to a point inside that period finds its files.
 set -euo pipefail
 cd "$(dirname "$0")/.."

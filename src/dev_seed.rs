@@ -2,7 +2,7 @@
 //! Zulip's usual development users in the default organization, and a second organization
 //! (`lear`) so that isolation between organizations can be tried.
 //!
-//! Every development user's password is [`DEV_PASSWORD`] (README: "Development logins").
+//! Every development user's password is [`DEV_PASSWORD`] (docs/authentication.md).
 //!
 //! The default organization lives in the first database and `lear` in the second listed
 //! in `D1_DATABASES` (`crate::directory`), so development and tests run across two

@@ -98,7 +98,7 @@ pub fn download(client: Option<&Client>, url: &str, headers: &[(&str, &str)]) ->
         Err(e) => panic!("download: transport error {e}"),
     };
     let status = response.status();
-    let headers = ["Content-Type", "Content-Disposition", "ETag", "Content-Range", "Accept-Ranges"]
+    let headers = ["Content-Type", "Content-Disposition", "ETag", "Content-Range", "Accept-Ranges", "Content-Security-Policy"]
         .iter()
         .filter_map(|h| response.header(h).map(|v| (h.to_string(), v.to_string())))
         .collect();
