@@ -45,8 +45,8 @@ pub async fn create_organization(ctx: &RequestContext) -> ApiResult<Reply> {
     let scheme = ctx.base_url.split_once("://").map_or("https", |(scheme, _)| scheme);
     let port = ctx.base_url.rsplit_once(':').and_then(|(_, port)| port.parse::<u16>().ok());
     let host = match port {
-        Some(port) => format!("{string_id}.{}:{port}", ctx.settings.root_domain),
-        None => format!("{string_id}.{}", ctx.settings.root_domain),
+        Some(port) => format!("{}:{port}", ctx.settings.organization_host(&string_id)),
+        None => ctx.settings.organization_host(&string_id),
     };
     Ok(Reply::json(json!({
         "realm_id": created.realm_id,
