@@ -430,6 +430,11 @@ impl RequestContext {
         Ok(user)
     }
 
+    /// `host[:port]` of the organization, as the client addressed it.
+    pub fn realm_host(&self) -> &str {
+        self.base_url.split_once("://").map_or(self.base_url.as_str(), |(_, host)| host)
+    }
+
     pub fn header(&self, name: &str) -> Option<String> {
         self.headers.get(name).ok().flatten()
     }

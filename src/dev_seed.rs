@@ -15,8 +15,8 @@ use worker::{D1Database, Env};
 use crate::db::organizations::{self, FirstChannel, FirstUser};
 use crate::db::{self, realms};
 use crate::directory::{self, DIRECTORY_DATABASE};
-use crate::domain::users::Role;
 use crate::error::ApiResult;
+use crate::model::Role;
 use crate::secrets;
 
 pub const DEV_PASSWORD: &str = "dev-password";

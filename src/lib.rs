@@ -21,6 +21,7 @@ pub mod event_queues;
 pub mod event_types;
 pub mod events;
 pub mod markdown;
+pub mod model;
 pub mod params;
 pub mod rate_limits;
 pub mod realm_cache;

@@ -26,13 +26,13 @@ use crate::domain::channels::access;
 use crate::domain::edit_rendering::{self, Rendered};
 use crate::domain::ids::{ChannelId, MessageId, RealmId, UserId};
 use crate::domain::message_edit::{self as rules, EditParams, EditPlan, EditorRights, PropagateMode, TopicMessage};
-use crate::domain::message_flags::{flag_names, READ};
 use crate::domain::messages::accessed_from;
 use crate::domain::rendering::ResolutionReads;
 use crate::error::{ApiError, ApiResult};
 use crate::event_types::{Event, UpdateMessageEvent};
 use crate::events::{self, EventUser};
 use crate::markdown;
+use crate::model::message_flags::{flag_names, READ};
 use crate::realm_cache::RealmState;
 
 /// Zulip's threshold above which wildcard mentions need `can_mention_many_users_group`.
@@ -611,7 +611,7 @@ async fn apply(
             .iter()
             .filter(|row| {
                 row.user_id != user.id
-                    && row.flags & crate::domain::message_flags::MENTIONED == 0
+                    && row.flags & crate::model::message_flags::MENTIONED == 0
                     && r.mentioned_user_ids.contains(&row.user_id)
             })
             .map(|row| row.user_id)
@@ -648,7 +648,7 @@ fn channel_move_access(scope: &MoveScope, target: &MoveChannelRow) -> ChannelMov
             continue;
         }
         losing_rows.push(s.user_id);
-        if target.invite_only != 0 || s.role == crate::domain::users::Role::Guest {
+        if target.invite_only != 0 || s.role == crate::model::Role::Guest {
             losing_access.push(s.user_id);
         }
     }
@@ -699,7 +699,7 @@ async fn send_update_event(
         }
         let mut flags = row.flags;
         if let Some(r) = rendered {
-            use crate::domain::message_flags::{MENTIONED, STREAM_WILDCARD_MENTIONED, TOPIC_WILDCARD_MENTIONED};
+            use crate::model::message_flags::{MENTIONED, STREAM_WILDCARD_MENTIONED, TOPIC_WILDCARD_MENTIONED};
             flags &= !(MENTIONED | STREAM_WILDCARD_MENTIONED | TOPIC_WILDCARD_MENTIONED);
             if r.mentioned_user_ids.contains(&row.user_id) {
                 flags |= MENTIONED;

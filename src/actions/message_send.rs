@@ -31,14 +31,16 @@ use crate::db::user_messages;
 use crate::db::users::{self, UserRow};
 use crate::db::{self, user_topics};
 use crate::domain::alert_words::alerted_users;
-use crate::domain::message_flags::{self, flag_names};
+use crate::domain::message_send::normalize_content;
 use crate::domain::messages::{message_dict, MessageContext, MessageOptions};
-use crate::domain::recipients::RecipientType;
 use crate::domain::rendering::{mentioned_user_ids, ResolutionReads};
-use crate::domain::topics::{check_topic_allowed, effective_topics_policy, normalize_topic, truncate, VisibilityPolicy};
+use crate::domain::topics::{check_topic_allowed, effective_topics_policy, normalize_topic};
 use crate::error::{ApiError, ApiResult};
 use crate::events::{send_event, send_message_event, Event, EventUser};
 use crate::markdown;
+use crate::model::message_flags::{self, flag_names};
+use crate::model::recipients::RecipientType;
+use crate::model::VisibilityPolicy;
 
 /// Zulip's `WILDCARD_MENTION_THRESHOLD`: wildcards in channels with more subscribers (or
 /// topics with more participants) need `can_mention_many_users_group`.
@@ -108,40 +110,6 @@ struct DirectRecipient {
 struct TopicForSender {
     first_sender: Option<i64>,
     visibility_policy: VisibilityPolicy,
-}
-
-/// Zulip's `normalize_body`: trailing whitespace and leading blank lines go; empty and
-/// NUL-containing content is refused; content over the limit is truncated.
-pub fn normalize_content(content: &str, max_len: i64) -> ApiResult<String> {
-    let body = content.trim_end().trim_start_matches('\n');
-    if body.is_empty() {
-        return Err(ApiError::bad_request("Message must not be empty"));
-    }
-    if body.contains('\0') {
-        return Err(ApiError::bad_request("Message must not contain null bytes"));
-    }
-    Ok(truncate(body, max_len.max(30) as usize, "\n[message truncated]"))
-}
-
-/// Zulip's `Client.default_read_by_sender`: messages from interactive clients start read
-/// for their sender; API clients (bots, integrations) do not.
-pub fn default_read_by_sender(client: &str) -> bool {
-    let name = client.to_lowercase();
-    [
-        "zulipandroid",
-        "zulipios",
-        "zulipdesktop",
-        "zulipmobile",
-        "zulipelectron",
-        "zulipterminal",
-        "snipe",
-        "website",
-        "ios",
-        "android",
-        "zulipflutter",
-    ]
-    .contains(&name.as_str())
-        || name.contains("desktop app")
 }
 
 /// Sends a message whose reads are done (`POST /messages` reads them with its
@@ -896,23 +864,6 @@ mod tests {
     use super::*;
 
     #[test]
-    fn read_by_sender_heuristic() {
-        assert!(default_read_by_sender("website"));
-        assert!(default_read_by_sender("ZulipTerminal"));
-        assert!(!default_read_by_sender("ZulipPython"));
-        assert!(!default_read_by_sender("API"));
-    }
-
-    #[test]
-    fn content_is_normalized_and_truncated() {
-        assert_eq!(normalize_content("\n\nhi  \n", 100).unwrap(), "hi");
-        assert!(normalize_content("   ", 100).is_err());
-        let long = "x".repeat(200);
-        assert!(normalize_content(&long, 100).unwrap().ends_with("[message truncated]"));
-        assert_eq!(normalize_content(&long, 100).unwrap().chars().count(), 100);
-    }
-
-    #[test]
     fn initiating_a_topic_follows_it_by_default() {
         let sender =
             UserRow { automatically_follow_topics_policy: 3, automatically_unmute_topics_in_muted_streams_policy: 2, ..UserRow::default() };
@@ -932,7 +883,7 @@ mod tests {
         UserRow {
             id,
             realm_id: 1,
-            role: crate::domain::users::Role::Member,
+            role: crate::model::Role::Member,
             is_active: 1,
             full_name: format!("User {id}"),
             automatically_follow_topics_policy: AUTO_ON_INITIATION,

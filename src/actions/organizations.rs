@@ -10,8 +10,8 @@ use crate::db::{self, realms, users};
 use crate::directory;
 use crate::domain::organizations::{check_realm_name, check_subdomain};
 use crate::domain::users::check_full_name;
-use crate::domain::users::Role;
 use crate::error::{ApiError, ApiResult};
+use crate::model::Role;
 use crate::secrets;
 
 /// What the operator asks for.

@@ -106,7 +106,7 @@ pub async fn jwt_fetch_api_key(ctx: &RequestContext) -> ApiResult<Reply> {
     let api_key = do_issue_api_key(&ctx.db, &ctx.env, user, signing_in.api_key_version).await?;
     let mut body = json!({ "api_key": api_key, "email": user.delivery_email });
     if include_profile {
-        let host = crate::api::users::realm_host(ctx);
+        let host = ctx.realm_host();
         let opts = UserDictOptions { realm_host: host, client_gravatar: false };
         body["user"] = user_dict(user, user, &opts);
     }

@@ -2,11 +2,12 @@
 
 use serde_json::json;
 
-use crate::actions::message_send::{default_read_by_sender, Destination, SendRequest};
+use crate::actions::message_send::{Destination, SendRequest};
 use crate::actions::scheduled_messages::{self as actions, ScheduledEdit};
-use crate::api::messages::{channel_destination, direct_destination, realm_host};
+use crate::api::params::{channel_destination, direct_destination};
 use crate::context::RequestContext;
 use crate::db;
+use crate::domain::message_send::default_read_by_sender;
 use crate::domain::scheduled_messages::{scheduled_messages_of, OwnScheduledMessage};
 use crate::error::{ApiError, ApiResult};
 use crate::response::Reply;
@@ -45,7 +46,7 @@ pub async fn create_scheduled_message(ctx: &RequestContext) -> ApiResult<Reply> 
         client,
         queue_id: None,
         local_id: None,
-        realm_host: realm_host(ctx),
+        realm_host: ctx.realm_host().to_string(),
         realm_url: ctx.base_url.clone(),
     };
     let realm = ctx.realm_state(me.realm_id).await?;
@@ -88,7 +89,7 @@ pub async fn update_scheduled_message(ctx: &RequestContext, id: &str) -> ApiResu
         content: params.content,
         deliver_at: params.deliver_at,
         client: ctx.client_name(),
-        realm_host: realm_host(ctx),
+        realm_host: ctx.realm_host().to_string(),
     };
     actions::edit_scheduled_message(&ctx.db, &ctx.env, &ctx.database, &me, &realm, current, edit).await?;
     Ok(Reply::json(json!({})))
@@ -146,6 +147,6 @@ fn edit_params(ctx: &RequestContext, id: &str) -> ApiResult<EditParams> {
 pub async fn delete_scheduled_message(ctx: &RequestContext, id: &str) -> ApiResult<Reply> {
     let me = ctx.user().await?;
     let id = scheduled_message_id(id)?;
-    actions::delete_scheduled_message(&ctx.db, &ctx.env, &ctx.database, &me, id, &realm_host(ctx)).await?;
+    actions::delete_scheduled_message(&ctx.db, &ctx.env, &ctx.database, &me, id, ctx.realm_host()).await?;
     Ok(Reply::json(json!({})))
 }

@@ -66,7 +66,7 @@ async fn signed_in(ctx: &RequestContext, user: &UserRow) -> ApiResult<Reply> {
 
 /// Cookies are `Secure` everywhere but on loopback, which development serves over HTTP.
 fn secure_cookies(ctx: &RequestContext) -> bool {
-    let host = ctx.base_url.split_once("://").map_or(ctx.base_url.as_str(), |(_, host)| host);
+    let host = ctx.realm_host();
     !crate::settings::is_local_host(host)
 }
 

@@ -6,13 +6,10 @@ use crate::actions::profile_fields as profile_actions;
 use crate::actions::users as actions;
 use crate::context::RequestContext;
 use crate::domain::ids::{RealmId, UserId};
-use crate::domain::users::{access_user_for_admin, check_full_name, members_of, named_user_object, user_object_of, Role, UserDictOptions};
+use crate::domain::users::{access_user_for_admin, check_full_name, members_of, named_user_object, user_object_of, UserDictOptions};
 use crate::error::{ApiError, ApiResult};
+use crate::model::Role;
 use crate::response::Reply;
-
-pub fn realm_host(ctx: &RequestContext) -> &str {
-    ctx.base_url.split_once("://").map(|(_, host)| host).unwrap_or(&ctx.base_url)
-}
 
 /// # `GET /users/me`
 /// Any user: the caller's own User object, its fields at the top level (without the bot
@@ -21,7 +18,7 @@ pub fn realm_host(ctx: &RequestContext) -> &str {
 pub async fn get_own_user(ctx: &RequestContext) -> ApiResult<Reply> {
     let me = ctx.user().await?;
     let include = ctx.params.bool_or("include_custom_profile_fields", false)?;
-    let opts = UserDictOptions { realm_host: realm_host(ctx), client_gravatar: false };
+    let opts = UserDictOptions { realm_host: ctx.realm_host(), client_gravatar: false };
     let mut own = user_object_of(&ctx.db, &me, &me, &opts, include).await?;
     if let Some(fields) = own.as_object_mut() {
         fields.remove("bot_type");
@@ -38,7 +35,7 @@ pub async fn get_users(ctx: &RequestContext) -> ApiResult<Reply> {
     let me = ctx.user().await?;
     let client_gravatar = ctx.params.bool_or("client_gravatar", true)?;
     let include = ctx.params.bool_or("include_custom_profile_fields", false)?;
-    let opts = UserDictOptions { realm_host: realm_host(ctx), client_gravatar };
+    let opts = UserDictOptions { realm_host: ctx.realm_host(), client_gravatar };
     Ok(Reply::json(json!({ "members": members_of(&ctx.db, &me, &opts, include).await? })))
 }
 
@@ -49,7 +46,7 @@ pub async fn get_user(ctx: &RequestContext, id_or_email: &str) -> ApiResult<Repl
     let me = ctx.user().await?;
     let client_gravatar = ctx.params.bool_or("client_gravatar", true)?;
     let include = ctx.params.bool_or("include_custom_profile_fields", false)?;
-    let opts = UserDictOptions { realm_host: realm_host(ctx), client_gravatar };
+    let opts = UserDictOptions { realm_host: ctx.realm_host(), client_gravatar };
     Ok(Reply::json(json!({ "user": named_user_object(&ctx.db, &me, id_or_email, &opts, include).await? })))
 }
 
@@ -62,7 +59,7 @@ pub async fn create_user(ctx: &RequestContext) -> ApiResult<Reply> {
     let password = ctx.params.required_str("password")?;
     let full_name = ctx.params.required_str("full_name")?;
     let user_id =
-        actions::check_create_user_by_admin(&ctx.db, &ctx.env, &admin, email.trim(), &password, &full_name, realm_host(ctx)).await?;
+        actions::check_create_user_by_admin(&ctx.db, &ctx.env, &admin, email.trim(), &password, &full_name, ctx.realm_host()).await?;
     Ok(Reply::json(json!({ "user_id": user_id })))
 }
 

@@ -4,9 +4,9 @@
 use serde::Deserialize;
 use worker::{query, D1Database, D1PreparedStatement, Result};
 
-use crate::domain::message_flags::{MENTIONED, READ, STREAM_WILDCARD_MENTIONED, TOPIC_WILDCARD_MENTIONED};
-use crate::domain::recipients::RecipientType;
-use crate::domain::users::Role;
+use crate::model::message_flags::{MENTIONED, READ, STREAM_WILDCARD_MENTIONED, TOPIC_WILDCARD_MENTIONED};
+use crate::model::recipients::RecipientType;
+use crate::model::Role;
 
 /// Ids per statement in writes over many messages.
 pub const CHUNK: usize = 500;

@@ -5,11 +5,11 @@
 use serde_json::Value;
 use wasm_bindgen::JsValue;
 
-use crate::domain::message_flags::{ANY_MENTION, HAS_ALERT_WORD, READ, STARRED};
-use crate::domain::narrow::{HasOperand, IsOperand, Operator, Term};
-use crate::domain::recipients::RecipientType;
-use crate::domain::topics::VisibilityPolicy;
 use crate::error::{ApiError, ApiResult};
+use crate::model::message_flags::{ANY_MENTION, HAS_ALERT_WORD, READ, STARRED};
+use crate::model::narrow::{HasOperand, IsOperand, Operator, Term};
+use crate::model::recipients::RecipientType;
+use crate::model::VisibilityPolicy;
 use crate::params::parse_int;
 
 /// A value a narrow binds; kept as plain data until it is bound so the builder is testable
@@ -93,7 +93,7 @@ pub fn narrow_sql(terms: &[Term], realm_id: i64, user_id: i64, empty_topic_displ
             }
             Operator::Topic => {
                 let mut topic = operand_str(term)?;
-                if topic == crate::domain::topics::NO_TOPIC || topic == empty_topic_display_name {
+                if topic == crate::model::topics::NO_TOPIC || topic == empty_topic_display_name {
                     topic = String::new();
                 }
                 let p = sql.param(SqlValue::text(&topic));
@@ -224,7 +224,7 @@ fn dm_condition(sql: &mut NarrowSql, term: &Term, realm: f64, user_id: i64) -> A
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::domain::narrow::parse_narrow;
+    use crate::model::narrow::parse_narrow;
     use serde_json::json;
 
     fn sql_of(narrow: Value) -> ApiResult<NarrowSql> {

@@ -9,8 +9,8 @@
 use worker::{query, D1Database, D1PreparedStatement, Result};
 
 use super::{realm_settings, realms, user_groups};
-use crate::domain::recipients::RecipientType;
-use crate::domain::users::Role;
+use crate::model::recipients::RecipientType;
+use crate::model::Role;
 
 /// The organization's id, looked up by `string_id` (the statement's `?1`).
 const REALM_ID: &str = "(SELECT id FROM realms WHERE string_id = ?1)";

@@ -1,6 +1,6 @@
 //! The message-related settings of an organization (columns of `realms`, migration 0003).
 
-use crate::domain::user_groups::system_groups;
+use crate::model::system_groups;
 use serde::Deserialize;
 use worker::{query, D1Database, D1PreparedStatement, Result};
 

@@ -5,8 +5,8 @@ use super::statement::{statement, Statement};
 use serde::Deserialize;
 use worker::{query, D1Database, D1PreparedStatement, Result};
 
-use crate::domain::recipients::RecipientType;
-use crate::domain::users::Role;
+use crate::model::recipients::RecipientType;
+use crate::model::Role;
 
 /// A channel with its counts and, if any, the viewer's subscription row.
 #[derive(Debug, Clone, Deserialize)]

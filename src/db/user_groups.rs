@@ -4,8 +4,8 @@ use super::statement::{statement, Statement};
 use serde::Deserialize;
 use worker::{query, D1Database, D1PreparedStatement, Result};
 
-use crate::domain::user_groups::system_groups;
-use crate::domain::users::Role;
+use crate::model::system_groups;
+use crate::model::Role;
 
 /// Zulip's system groups: name, the role whose users are direct members, and the direct
 /// subgroup (each role group contains the more privileged ones).

@@ -10,8 +10,8 @@ use crate::db::batch::{Batch, BatchResults, Slot};
 use crate::db::messages::{self, TopicRow};
 use crate::db::subscriptions::{self, ChannelViewRow, SubscriberRow, SystemGroupRow};
 use crate::db::users::UserRow;
-use crate::domain::user_groups::system_groups;
 use crate::error::{ApiError, ApiResult};
+use crate::model::system_groups;
 use crate::params::parse_int;
 use crate::realm_cache::RealmState;
 
@@ -347,7 +347,7 @@ impl ReadAsUser for ChannelTopics {
 mod tests {
     use super::access::*;
     use crate::db::users::UserRow;
-    use crate::domain::users::Role;
+    use crate::model::Role;
 
     fn user(role: Role) -> UserRow {
         UserRow { role, ..UserRow::default() }

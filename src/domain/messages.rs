@@ -20,11 +20,11 @@ use crate::db::messages::ReactionRow;
 use crate::db::messages::{self as msgdb, ChannelNameRow, GroupMemberRow, MessageRow, MessageSet};
 use crate::db::realm_settings::RealmSettingsRow;
 use crate::db::users::UserRow;
-use crate::domain::message_flags::flag_names;
-use crate::domain::narrow::Term;
-use crate::domain::recipients::RecipientType;
 use crate::domain::users::{api_email, avatar_url, can_see_delivery_email};
 use crate::error::{ApiError, ApiResult};
+use crate::model::message_flags::flag_names;
+use crate::model::narrow::Term;
+use crate::model::recipients::RecipientType;
 use crate::realm_cache::RealmState;
 
 /// A message the caller may see, with what the access check learned on the way.
@@ -441,7 +441,7 @@ impl ReadAsUser for MessageWindow {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::domain::users::Role;
+    use crate::model::Role;
 
     fn user(role: Role) -> UserRow {
         UserRow {

@@ -30,21 +30,21 @@ use crate::db::users::{self, UserRow};
 use crate::domain::channel_folders::folder_dict;
 use crate::domain::channels::{stream_dict, subscription_dict, GlobalNotifications, SystemGroups};
 use crate::domain::drafts::draft_dict;
-use crate::domain::message_flags::IS_PRIVATE;
 use crate::domain::navigation_views::view_dict;
 use crate::domain::presence::{presences_dict, PRESENCE_HISTORY_LIMIT_DAYS};
 use crate::domain::realm_playgrounds::playground_dict;
 use crate::domain::realm_settings::register_fields;
-use crate::domain::recipients::RecipientType;
 use crate::domain::saved_snippets::snippet_dict;
 use crate::domain::scheduled_messages::scheduled_message_dict;
-use crate::domain::topics::VisibilityPolicy;
-use crate::domain::user_groups::system_groups;
 use crate::domain::user_status::status_dict;
-use crate::domain::users::Role;
 use crate::domain::users::{avatar_url, user_dict, UserDictOptions};
 use crate::error::ApiResult;
 use crate::event_queues::Capabilities;
+use crate::model::message_flags::IS_PRIVATE;
+use crate::model::recipients::RecipientType;
+use crate::model::system_groups;
+use crate::model::Role;
+use crate::model::VisibilityPolicy;
 
 /// Server limits announced by `POST /register` (Zulip's values).
 pub const MAX_FILE_UPLOAD_SIZE_MIB: i64 = 25;

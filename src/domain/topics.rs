@@ -1,26 +1,10 @@
 //! The topic rules shared by every `topic` parameter of the message endpoints (spec,
 //! conventions 7): `(no topic)` and the organization's empty-topic display name read as the
-//! empty topic; topics longer than `max_topic_length` are truncated like Zulip does. Also a
-//! user's visibility policy of a topic.
+//! empty topic; topics longer than `max_topic_length` are truncated like Zulip does.
 
 use crate::db::realm_settings::RealmSettingsRow;
 use crate::error::{ApiError, ApiResult};
-
-int_code_enum! {
-    /// A user's visibility policy for one topic (`user_topics`; no row means `Inherit`, the
-    /// channel's own muting decides).
-    #[derive(Default)]
-    pub enum VisibilityPolicy {
-        #[default]
-        Inherit = 0,
-        Muted = 1,
-        Unmuted = 2,
-        Followed = 3,
-    }
-}
-
-/// Zulip's legacy name of the empty topic.
-pub const NO_TOPIC: &str = "(no topic)";
+use crate::model::topics::NO_TOPIC;
 
 /// Trims, maps `(no topic)` and the display name to "", rejects unprintable characters and
 /// truncates to the limit (ending in `...`).
@@ -70,17 +54,6 @@ pub fn check_topic_allowed(topic: &str, policy: &str) -> ApiResult<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn visibility_policies_map_to_zulips_codes() {
-        let codes: Vec<i64> = VisibilityPolicy::ALL.iter().map(|p| p.code()).collect();
-        assert_eq!(codes, vec![0, 1, 2, 3]);
-        assert_eq!(VisibilityPolicy::from_code(3), Some(VisibilityPolicy::Followed));
-        assert_eq!(VisibilityPolicy::from_code(4), None);
-        assert_eq!(VisibilityPolicy::default(), VisibilityPolicy::Inherit);
-        assert_eq!(serde_json::to_value(VisibilityPolicy::Muted).unwrap(), 1);
-        assert_eq!(serde_json::from_value::<VisibilityPolicy>(serde_json::json!(2)).unwrap(), VisibilityPolicy::Unmuted);
-    }
 
     #[test]
     fn truncation_keeps_the_limit_with_marker() {

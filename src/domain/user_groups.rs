@@ -11,19 +11,6 @@ use crate::db::user_groups::{self, GroupIdRow, IsMemberRow, MemberRow, SubgroupR
 use crate::db::users::{self, UserIdRow, UserRow};
 use crate::error::{ApiError, ApiResult};
 
-/// Zulip's system group names: one group per role (each containing the more privileged
-/// ones), plus `role:internet` and `role:nobody`.
-pub mod system_groups {
-    pub const OWNERS: &str = "role:owners";
-    pub const ADMINISTRATORS: &str = "role:administrators";
-    pub const MODERATORS: &str = "role:moderators";
-    pub const FULL_MEMBERS: &str = "role:fullmembers";
-    pub const MEMBERS: &str = "role:members";
-    pub const EVERYONE: &str = "role:everyone";
-    pub const INTERNET: &str = "role:internet";
-    pub const NOBODY: &str = "role:nobody";
-}
-
 /// A group as `GET /user_groups` and the `user_group` add event show it: `members` are the
 /// active direct members (for system groups, the users of the role), `direct_subgroup_ids`
 /// the groups nested directly inside it.
