@@ -26,6 +26,7 @@ pub mod params;
 pub mod rate_limits;
 pub mod realm_cache;
 pub mod remembered_reads;
+pub mod request_body;
 pub mod response;
 pub mod routes;
 pub mod scheduler;

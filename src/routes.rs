@@ -172,7 +172,7 @@ async fn counted_dispatch(ctx: &RequestContext, path: &[&str], area: Area) -> Ap
         Area::Accounts => path != ["logout"],
         Area::Files | Area::Thumbnail => false,
     };
-    if ctx.credentials.is_none() || open {
+    if ctx.credentials().is_none() || open {
         ctx.count_unauthenticated().await?;
     }
     match area {

@@ -6,8 +6,24 @@
 //! - [`commit_send`]: ONE write batch, then the events, once the write committed
 //!   ([`add_send_writes`] and [`finish_send`] for a caller whose batch holds the message).
 //!
-//! A repeated `POST /messages` skips the read: [`send_recalled`] plans from what this
-//! isolate remembers of the same reads and proves it current in the write batch.
+//! [`send`] is the entry of `POST /messages`; [`send_as`] sends for a known sender
+//! (scheduled delivery); the notification bot plans with [`plan_bot_message`] and writes
+//! with [`commit_send`].
+//!
+//! # The recalled send
+//! A repeated `POST /messages` (same key, destination, topic, mentions and links) costs ONE
+//! D1 round trip: its write. The first send of a sender to a place reads everything [`plan`]
+//! needs in the batch that authenticates the request, and when its write left those
+//! answers as they were, this isolate keeps them (`crate::remembered_reads`). The next send
+//! of the same reads recalls them instead of reading: it authenticates against the recalled
+//! rows, counts the request against the user's rate limit, plans, and puts one guard per
+//! recalled read first in its write batch. A guard fails the batch, writing nothing, unless
+//! its read still answers exactly what was remembered; the send then forgets the answers,
+//! reads them with authentication and sends as usual (one more round trip, never a message
+//! planned from old answers). A send that changes what its reads answer (starts the topic,
+//! changes a visibility policy, joins a topic's participants) forgets them. The rate-limit
+//! count made for a recalled user stands once the write commits; otherwise the request's
+//! authentication confirms or refunds it (`crate::auth::Authenticator`).
 
 use std::collections::{BTreeSet, HashMap};
 
@@ -15,10 +31,10 @@ use serde::Deserialize;
 use serde_json::Value;
 use worker::{D1Database, D1PreparedStatement, Env};
 
-use crate::auth::ReadAsUser;
+use crate::auth::{Authenticator, ReadAsUser};
+use crate::context::RequestContext;
 use crate::db::batch::{Batch, BatchResults, Slot};
 use crate::realm_cache::RealmState;
-use crate::remembered_reads::Recall;
 
 use crate::actions::channels::Principal;
 use crate::actions::uploads::{send_linked, LinkedReads};
@@ -112,44 +128,70 @@ struct TopicForSender {
     visibility_policy: VisibilityPolicy,
 }
 
-/// Sends a message whose reads are done (`POST /messages` reads them with its
-/// authentication, through [`SendRequest`]'s [`ReadAsUser`]): [`plan`], then [`commit_send`].
-pub async fn send_loaded(
-    db: &D1Database,
-    env: &Env,
-    me: &UserRow,
-    realm: &RealmState,
-    req: &SendRequest,
-    inputs: SendInputs,
-) -> ApiResult<SentMessage> {
-    let plan = plan(me, realm, req, inputs)?;
-    commit_send(db, env, &plan, req, Vec::new()).await
+/// Sends a message for a request (`POST /messages`), the one entry of a request's send:
+/// the recalled send when this isolate remembers the sender's reads, else one read batch
+/// with authentication, [`plan`] and one write; then the push notifications, after the
+/// response. Authentication's errors come first, as with any endpoint.
+pub async fn send(ctx: &RequestContext, req: &SendRequest) -> ApiResult<SentMessage> {
+    let (me, sent) = match send_recalled(&ctx.auth, &ctx.db, &ctx.env, req).await? {
+        Some(sent) => sent,
+        None => send_read(&ctx.auth, &ctx.db, &ctx.env, req).await?,
+    };
+    crate::actions::push::schedule_message_notifications(ctx, &me, &sent).await;
+    Ok(sent)
 }
 
-/// Sends a message planned from reads this isolate remembers (`RequestContext::recall_as_user`):
-/// [`plan`], then ONE write batch led by the recall's guards. `None` when nothing was
-/// written: the plan refused (a refusal may come from old answers), or a guard found a
-/// read answering differently now; the caller then reads and sends as usual.
-pub async fn send_recalled(
+/// Sends for a known sender, outside a request (a scheduled message falling due): one read
+/// batch, [`plan`], one write led by `guard` (see [`commit_send`]).
+pub async fn send_as(
     db: &D1Database,
     env: &Env,
     me: &UserRow,
     realm: &RealmState,
     req: &SendRequest,
-    inputs: SendInputs,
-    recall: &Recall,
-) -> ApiResult<Option<SentMessage>> {
-    let Ok(plan) = plan(me, realm, req, inputs) else { return Ok(None) };
+    guard: Vec<D1PreparedStatement>,
+) -> ApiResult<SentMessage> {
+    let plan = plan_send(db, me, realm, req).await?;
+    commit_send(db, env, &plan, req, guard).await
+}
+
+/// The recalled send: [`plan`] from the answers this isolate remembers of the same reads
+/// (`Authenticator::recall_as_user`), then ONE write batch led by the recall's guards.
+/// `None` when nothing was written: there was nothing to recall, the plan refused (a
+/// refusal may come from old answers), or a guard found a read answering differently now;
+/// the caller then reads and sends as usual.
+async fn send_recalled(auth: &Authenticator, db: &D1Database, env: &Env, req: &SendRequest) -> ApiResult<Option<(UserRow, SentMessage)>> {
+    let Some((me, realm, inputs, recall)) = auth.recall_as_user(req).await? else { return Ok(None) };
+    let Ok(plan) = plan(&me, &realm, req, inputs) else { return Ok(None) };
     let mut batch = Batch::new();
     for guard in recall.guards() {
         batch.add::<Value>(guard.clone());
     }
     let pending = add_send_writes(&mut batch, db, &plan, req, Vec::new())?;
-    match batch.run(db).await {
-        Ok(results) => Ok(Some(finish_send(env, &plan, req, &results, pending).await?)),
-        Err(err) if recall.is_stale(&err) => Ok(None),
-        Err(err) => Err(err.into()),
+    let results = match batch.run(db).await {
+        Ok(results) => results,
+        Err(err) if recall.is_stale(&err) => return Ok(None),
+        Err(err) => return Err(err.into()),
+    };
+    let sent = finish_send(env, &plan, req, &results, pending).await?;
+    auth.settle_recalled_count();
+    if sent.changed_its_reads {
+        recall.forget();
     }
+    Ok(Some((me, sent)))
+}
+
+/// The send's reads in the batch that authenticates the request, [`plan`], then ONE write;
+/// the reads' answers are kept for the sender's next message when the write left them as
+/// they were.
+async fn send_read(auth: &Authenticator, db: &D1Database, env: &Env, req: &SendRequest) -> ApiResult<(UserRow, SentMessage)> {
+    let (me, realm, inputs, remembrance) = auth.read_to_remember(req).await?;
+    let plan = plan(&me, &realm, req, inputs)?;
+    let sent = commit_send(db, env, &plan, req, Vec::new()).await?;
+    if let Some(remembrance) = remembrance.filter(|_| !sent.changed_its_reads) {
+        remembrance.keep();
+    }
+    Ok((me, sent))
 }
 
 /// Sending's reads, made as the sender in the batch that authenticates them, and
@@ -162,9 +204,6 @@ impl ReadAsUser for SendRequest {
     }
     fn take(&self, results: &BatchResults, reads: SendReads, me: &UserRow, realm: &RealmState) -> ApiResult<SendInputs> {
         reads.take(results, me, realm, self)
-    }
-    fn remembered(&self) -> bool {
-        true
     }
 }
 

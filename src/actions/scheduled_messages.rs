@@ -1,13 +1,13 @@
 //! Scheduling, editing, deleting and delivering scheduled messages.
 //!
 //! Validation and delivery both go through the send path (`message_send::plan_send` and
-//! `commit_send`), so a scheduled message obeys every rule of `POST /messages`, checked
+//! `send_as`), so a scheduled message obeys every rule of `POST /messages`, checked
 //! once when it is scheduled or edited and again against the state at delivery time.
 
 use worker::{D1Database, Env};
 
 use crate::actions::channels::Principal;
-use crate::actions::message_send::{commit_send, plan_send, Destination, SendPlan, SendRequest, SentMessage};
+use crate::actions::message_send::{plan_send, send_as, Destination, SendPlan, SendRequest, SentMessage};
 use crate::actions::push::MessageNoticeJob;
 use crate::db::scheduled_messages::{self, NewId, Revision, ScheduledFields, ScheduledMessageRow};
 use crate::db::users::UserRow;
@@ -173,17 +173,16 @@ async fn deliver_one(db: &D1Database, env: &Env, database: &str, row: &Scheduled
         realm_url: realm_url(env, realm_host),
     };
     let realm = crate::realm_cache::load(db, sender.realm_id, None).await?;
-    let plan = match plan_send(db, &sender, &realm, &send).await {
-        Ok(plan) => plan,
+    let guard = vec![scheduled_messages::mark_delivered_stmt(db, row.id, row.revision)?];
+    // The guard refusing a message that is no longer pending fails the write (a D1 error,
+    // nothing written), like any server-side error, which leaves it pending for the retry.
+    let sent = match send_as(db, env, &sender, &realm, &send, guard).await {
+        Ok(sent) => sent,
         // The message broke a rule of sending (access, recipients, topic, ...): the owner
-        // has to fix it. A server-side error leaves it pending for the retry.
+        // has to fix it.
         Err(reason) if reason.status < 500 => return mark_failed(db, env, row, &reason.msg).await,
         Err(err) => return Err(err),
     };
-    let guard = vec![scheduled_messages::mark_delivered_stmt(db, row.id, row.revision)?];
-    // An error here is either the guard refusing a message that is no longer pending or a
-    // D1 failure; in both cases nothing was written.
-    let sent = commit_send(db, env, &plan, &send, guard).await?;
     let event = Event::ScheduledMessages(ScheduledMessagesEvent::Remove { scheduled_message_id: row.id });
     notify_owner(env, &sender, &event).await;
     notify_recipients(env, database, &sender, &sent, realm_host).await;

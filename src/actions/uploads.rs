@@ -4,7 +4,6 @@ use serde::Deserialize;
 use serde_json::json;
 use worker::{Env, HttpMetadata, Range};
 
-use crate::context::UploadedFile;
 use crate::db::attachments::{self, AttachmentRow, NewAttachment};
 use crate::db::batch::{Batch, BatchResults, Slot};
 use crate::db::users::UserRow;
@@ -13,6 +12,7 @@ use crate::domain::uploads;
 use crate::error::{ApiError, ApiResult};
 use crate::event_types::{AttachmentEvent, Event};
 use crate::events::{self, EventUser};
+use crate::request_body::UploadedFile;
 
 /// The R2 bucket of uploaded files.
 pub const BUCKET: &str = "UPLOADS";

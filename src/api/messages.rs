@@ -16,37 +16,11 @@ use crate::response::Reply;
 /// `topic` or its alias `subject`) or a direct message (`type` `direct`/`private`, `to` user
 /// ids or emails). Answers `id` and, when sending changed the sender's visibility policy of
 /// the topic, `automatic_new_visibility_policy`.
-/// - One D1 round trip for a repeated send (same key, destination, topic, mentions and
-///   links): it plans from the reads this isolate remembers and proves them current
-///   in its write batch (`RequestContext::recall_as_user`); otherwise one read with
-///   authentication and one write.
+/// - One D1 round trip for a repeated send (the recalled send of `actions::message_send`);
+///   otherwise one read with authentication and one write.
 pub async fn send_message(ctx: &RequestContext) -> ApiResult<Reply> {
     let req = ctx.after_authentication(send_request(ctx)).await?;
-    let recalled = match ctx.recall_as_user(&req).await? {
-        Some((me, realm, inputs, recall)) => {
-            let sent = message_send::send_recalled(&ctx.db, &ctx.env, &me, &realm, &req, inputs, &recall).await?;
-            if let Some(sent) = &sent {
-                ctx.settle_recalled_count();
-                if sent.changed_its_reads {
-                    recall.forget();
-                }
-            }
-            sent.map(|sent| (me, sent))
-        }
-        None => None,
-    };
-    let (me, sent) = match recalled {
-        Some(sent) => sent,
-        None => {
-            let (me, realm, inputs) = ctx.read_as_user(&req).await?;
-            let sent = message_send::send_loaded(&ctx.db, &ctx.env, &me, &realm, &req, inputs).await?;
-            if !sent.changed_its_reads {
-                ctx.remember_reads();
-            }
-            (me, sent)
-        }
-    };
-    crate::actions::push::schedule_message_notifications(ctx, &me, &sent).await;
+    let sent = message_send::send(ctx, &req).await?;
     let mut body = json!({ "id": sent.id });
     if let Some(policy) = sent.automatic_new_visibility_policy {
         body["automatic_new_visibility_policy"] = json!(policy);

@@ -3,6 +3,7 @@
 use serde_json::{json, Map, Value};
 
 use crate::actions::realm_settings::{check_update_realm_settings, GroupSetting, RealmSettingsChange};
+use crate::auth::Administrator;
 use crate::context::RequestContext;
 use crate::db::realm_settings::SettingValue;
 use crate::error::{ApiError, ApiResult};
@@ -43,7 +44,7 @@ fn group_id_of(name: &str, value: &Value) -> ApiResult<i64> {
 /// `max_topic_length` and `empty_topic_display_name`. Answers the changed values; emits
 /// `realm`/`update_dict`.
 pub async fn update_realm(ctx: &RequestContext) -> ApiResult<Reply> {
-    let me = ctx.admin().await?;
+    let me = ctx.user_as::<Administrator>().await?;
     let mut changes: Vec<(&'static str, SettingValue)> = Vec::new();
     let mut data = Map::new();
 

@@ -44,7 +44,7 @@ pub async fn log_in_development_user(ctx: &RequestContext) -> ApiResult<Reply> {
 /// The signed-in browser (session cookie and CSRF header): ends the session on the server
 /// and clears both cookies.
 pub async fn log_out(ctx: &RequestContext) -> ApiResult<Reply> {
-    let Some(Credentials::Session { id, .. }) = &ctx.credentials else { return Err(ApiError::not_logged_in()) };
+    let Some(Credentials::Session { id, .. }) = ctx.credentials() else { return Err(ApiError::not_logged_in()) };
     let user = ctx.user().await?;
     do_end_session(&ctx.db, user.realm_id, id).await?;
     with_cookies(ctx, json!({}), cleared_cookies(secure_cookies(ctx)))

@@ -4,6 +4,7 @@ use serde_json::{json, Value};
 
 use crate::actions::profile_fields as profile_actions;
 use crate::actions::users as actions;
+use crate::auth::Administrator;
 use crate::context::RequestContext;
 use crate::domain::ids::{RealmId, UserId};
 use crate::domain::users::{access_user_for_admin, check_full_name, members_of, named_user_object, user_object_of, UserDictOptions};
@@ -54,7 +55,7 @@ pub async fn get_user(ctx: &RequestContext, id_or_email: &str) -> ApiResult<Repl
 /// Administrators with `can_create_users`: `email`, `password`, `full_name`. Answers
 /// `user_id`. Invalid email "Bad name or username"; email in use `BAD_REQUEST`.
 pub async fn create_user(ctx: &RequestContext) -> ApiResult<Reply> {
-    let admin = ctx.admin().await?;
+    let admin = ctx.user_as::<Administrator>().await?;
     let email = ctx.params.required_str("email")?;
     let password = ctx.params.required_str("password")?;
     let full_name = ctx.params.required_str("full_name")?;
@@ -75,7 +76,7 @@ pub async fn deactivate_own_user(ctx: &RequestContext) -> ApiResult<Reply> {
 /// # `DELETE /users/{user_id}`
 /// Administrators: deactivates a user (owners only by owners; never the only owner).
 pub async fn deactivate_user(ctx: &RequestContext, user_id: &str) -> ApiResult<Reply> {
-    let admin = ctx.admin().await?;
+    let admin = ctx.user_as::<Administrator>().await?;
     ctx.params.accept("deactivation_notification_comment");
     let target = access_user_for_admin(&ctx.db, admin.realm_id, user_id, false).await?;
     if !target.is_active() {
@@ -88,7 +89,7 @@ pub async fn deactivate_user(ctx: &RequestContext, user_id: &str) -> ApiResult<R
 /// # `POST /users/{user_id}/reactivate`
 /// Administrators: reactivates a deactivated user or bot; its API keys work again.
 pub async fn reactivate_user(ctx: &RequestContext, user_id: &str) -> ApiResult<Reply> {
-    let admin = ctx.admin().await?;
+    let admin = ctx.user_as::<Administrator>().await?;
     let target = access_user_for_admin(&ctx.db, admin.realm_id, user_id, true).await?;
     actions::check_reactivate_user(&ctx.db, &ctx.env, &target).await?;
     Ok(Reply::ok())
@@ -98,7 +99,7 @@ pub async fn reactivate_user(ctx: &RequestContext, user_id: &str) -> ApiResult<R
 /// Administrators: `role` (JSON integer; owner changes need an owner; the only owner keeps
 /// the role), `full_name`, `profile_data` (as `PATCH /users/me/profile_data`, any field).
 pub async fn update_user(ctx: &RequestContext, user_id: &str) -> ApiResult<Reply> {
-    let admin = ctx.admin().await?;
+    let admin = ctx.user_as::<Administrator>().await?;
     let role = ctx.params.int("role")?;
     let full_name = ctx.params.str("full_name")?;
     let profile_data: Option<Vec<Value>> = ctx.params.json_as("profile_data", "a list")?;
