@@ -14,13 +14,13 @@ use crate::db::users::UserRow;
 use crate::domain::users::SigningIn;
 use crate::error::ApiResult;
 use crate::params::Params;
-use crate::realm_cache::RealmState;
+use crate::platform::realm_cache::RealmState;
 use crate::request_body::{OctetBody, RequestBody, UploadedFile};
 use crate::settings::Settings;
 
 pub struct RequestContext {
     pub env: Env,
-    /// The organization's own database (`crate::directory`); every query of the request.
+    /// The organization's own database (`crate::platform::directory`); every query of the request.
     pub db: D1Database,
     /// Its binding (`DB`, `DB_2`, ...), for work that opens it again after the response.
     pub database: String,
@@ -51,14 +51,14 @@ impl RequestContext {
         if settings.development {
             crate::dev_seed::ensure_seeded(&env, &settings.default_realm).await?;
         }
-        let database = crate::directory::resolve(&env, &realm_string_id).await?;
+        let database = crate::platform::directory::resolve(&env, &realm_string_id).await?;
         let credentials = Credentials::of_request(req.headers(), &req.method(), &env);
         let RequestBody { params, files, octets } = RequestBody::read(&mut req, url.query().unwrap_or("")).await?;
         let headers = req.headers().clone();
         let client_ip = headers.get("CF-Connecting-IP").ok().flatten().unwrap_or_else(|| "unknown".into());
-        let auth_db = crate::directory::database(&env, &database)?;
+        let auth_db = crate::platform::directory::database(&env, &database)?;
         Ok(RequestContext {
-            db: crate::directory::database(&env, &database)?,
+            db: crate::platform::directory::database(&env, &database)?,
             auth: Authenticator::new(env.clone(), auth_db, realm_string_id.clone(), credentials, client_ip),
             database,
             env,

@@ -48,7 +48,7 @@ async fn check_drafts(db: &D1Database, me: &UserRow, list: &[DraftData]) -> ApiR
                 let accessible =
                     channels.iter().find(|c| c.id == to[0]).is_some_and(|c| crate::domain::channels::can_access_channel_content(me, c));
                 if !accessible {
-                    return Err(ApiError::bad_request("Invalid channel ID"));
+                    return Err(ApiError::invalid_channel_id());
                 }
                 topic = truncate(&draft.topic, settings.max_topic_length.max(4) as usize, "...");
             }

@@ -55,7 +55,7 @@ pub async fn do_set_user_topic_policy(
     };
     let channel_id = match (results.first(found)?, channel) {
         (Some(c), _) if allowed(&c) => c.id,
-        (_, ChannelRef::Id(_)) => return Err(ApiError::bad_request("Invalid channel ID")),
+        (_, ChannelRef::Id(_)) => return Err(ApiError::invalid_channel_id()),
         (_, ChannelRef::Name(name)) => return Err(ApiError::bad_request(format!("Invalid channel name '{name}'"))),
     };
     if topic.chars().count() as i64 > settings.max_topic_length {

@@ -16,13 +16,13 @@ use crate::actions::users::do_issue_api_key;
 use crate::context::RequestContext;
 use crate::domain::users::{user_dict, UserDictOptions};
 use crate::error::{ApiError, ApiResult};
-use crate::rate_limits::{self, Bucket};
+use crate::platform::rate_limits::{self, Bucket};
 use crate::response::Reply;
 
 /// The secret verifying an organization's tokens, if JWT login is configured for it.
 pub fn jwt_secret(env: &Env, realm_string_id: &str) -> Option<String> {
     let specific = format!("JWT_SECRET_{}", realm_string_id.to_ascii_uppercase().replace(['-', '.'], "_"));
-    let read = |name: &str| env.secret(name).ok().map(|s| s.to_string());
+    let read = |name: &str| crate::settings::secret(env, name);
     read(&specific).or_else(|| read("JWT_SECRET")).filter(|s| !s.is_empty())
 }
 

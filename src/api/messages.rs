@@ -3,7 +3,7 @@
 use serde_json::json;
 
 use crate::actions::message_send::{self, SendRequest};
-use crate::api::params::{channel_destination, direct_destination, parse_anchor};
+use crate::api::params::{destination, is_channel_type, parse_anchor};
 use crate::context::RequestContext;
 use crate::domain::messages::{MessageOptions, MessageWindow, OneMessage};
 use crate::error::{ApiError, ApiResult};
@@ -30,12 +30,7 @@ pub async fn send_message(ctx: &RequestContext) -> ApiResult<Reply> {
 
 /// The parameters of `POST /messages`.
 fn send_request(ctx: &RequestContext) -> ApiResult<SendRequest> {
-    let kind = ctx.params.required_str("type")?;
-    let is_channel = match kind.as_str() {
-        "stream" | "channel" => true,
-        "direct" | "private" => false,
-        _ => return Err(ApiError::bad_request("Invalid type")),
-    };
+    let is_channel = is_channel_type(&ctx.params.required_str("type")?)?;
     let to = ctx.params.str("to")?;
     let content = ctx.params.required_str("content")?;
     let topic = ctx.params.str_with_alias("topic", "subject")?;
@@ -48,10 +43,9 @@ fn send_request(ctx: &RequestContext) -> ApiResult<SendRequest> {
     }
     let read_by_sender = ctx.params.bool("read_by_sender")?;
     let client = ctx.client_name();
-    let to = to.ok_or_else(|| ApiError::missing_argument("to"))?;
-    let destination = if is_channel { channel_destination(&to)? } else { direct_destination(&to)? };
+    let to = destination(is_channel, &to.ok_or_else(|| ApiError::missing_argument("to"))?)?;
     Ok(SendRequest {
-        to: destination,
+        to,
         topic: if is_channel { topic } else { None },
         content,
         read_by_sender: read_by_sender.unwrap_or_else(|| crate::domain::message_send::default_read_by_sender(&client)),

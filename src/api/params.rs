@@ -1,5 +1,6 @@
 //! The parameters several endpoints read alike: a message's destination (`to`), the
-//! `anchor` of a message window. Handlers share these, never each other.
+//! `anchor` of a message window, `include_subscribers`. Handlers share these, never each
+//! other.
 
 use serde_json::Value;
 
@@ -7,16 +8,35 @@ use crate::actions::channels::Principal;
 use crate::actions::message_send::Destination;
 use crate::db::message_window::{Anchor, LARGER_THAN_MAX_MESSAGE_ID};
 use crate::error::{ApiError, ApiResult};
-use crate::params::json_value;
+use crate::params::{json_value, Params};
+
+/// `type` of a message: a channel message (`stream`, `channel`: `true`) or a direct one
+/// (`direct`, `private`: `false`).
+pub fn is_channel_type(kind: &str) -> ApiResult<bool> {
+    match kind {
+        "stream" | "channel" => Ok(true),
+        "direct" | "private" => Ok(false),
+        _ => Err(ApiError::bad_request("Invalid type")),
+    }
+}
+
+/// `to` as the message's type reads it.
+pub fn destination(is_channel: bool, to: &str) -> ApiResult<Destination> {
+    if is_channel {
+        channel_destination(to)
+    } else {
+        direct_destination(to)
+    }
+}
 
 /// A channel as `to` names it: a JSON string or integer, a one-element JSON list, or the
 /// bare name.
 pub fn channel_destination(to: &str) -> ApiResult<Destination> {
     match json_value(to) {
-        Some(Value::Number(n)) => n.as_i64().map(Destination::ChannelId).ok_or_else(|| ApiError::bad_request("Invalid channel ID")),
+        Some(Value::Number(n)) => n.as_i64().map(Destination::ChannelId).ok_or_else(ApiError::invalid_channel_id),
         Some(Value::String(s)) => Ok(Destination::ChannelName(s)),
         Some(Value::Array(list)) => match list.as_slice() {
-            [Value::Number(n)] => n.as_i64().map(Destination::ChannelId).ok_or_else(|| ApiError::bad_request("Invalid channel ID")),
+            [Value::Number(n)] => n.as_i64().map(Destination::ChannelId).ok_or_else(ApiError::invalid_channel_id),
             [Value::String(s)] => Ok(Destination::ChannelName(s.clone())),
             _ => Err(ApiError::bad_request("Expected exactly one channel")),
         },
@@ -66,4 +86,14 @@ pub fn parse_anchor(raw: Option<&str>, use_first_unread: bool) -> ApiResult<Anch
         }
         None => return Err(ApiError::missing_argument("anchor")),
     })
+}
+
+/// `include_subscribers`: `true`, `false`, or `partial` (answered as `true`); `expected`
+/// is how the endpoint's error describes the values.
+pub fn include_subscribers(params: &Params, expected: &str) -> ApiResult<bool> {
+    match params.str("include_subscribers")?.as_deref() {
+        None | Some("false") => Ok(false),
+        Some("true") | Some("partial") => Ok(true),
+        Some(_) => Err(ApiError::invalid_argument("include_subscribers", expected)),
+    }
 }

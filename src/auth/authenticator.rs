@@ -23,9 +23,9 @@ use crate::db::realms::RealmRow;
 use crate::db::users::UserRow;
 use crate::domain::users::SigningIn;
 use crate::error::{ApiError, ApiResult};
-use crate::rate_limits::{self, Bucket};
-use crate::realm_cache::RealmState;
-use crate::remembered_reads::{self, Recall, Remembrance};
+use crate::platform::rate_limits::{self, Bucket};
+use crate::platform::realm_cache::RealmState;
+use crate::platform::remembered_reads::{self, Recall, Remembrance};
 
 /// A rate-limit count made beside authentication, for the user the key last authenticated
 /// as in this isolate.
@@ -54,7 +54,7 @@ pub struct Authenticator {
 /// state it holds: what a batch that folds authentication in is built as.
 fn guessed_owner(credentials: Option<&Credentials>) -> Option<(Rc<RealmState>, UserRow)> {
     let user = last_key_owner(credentials)?;
-    Some((crate::realm_cache::any_cached(user.realm_id)?, user))
+    Some((crate::platform::realm_cache::any_cached(user.realm_id)?, user))
 }
 
 impl Authenticator {
@@ -92,10 +92,10 @@ impl Authenticator {
         Ok((realm, signing_in))
     }
 
-    /// The organization's settings and linkifiers (`crate::realm_cache`): from the isolate's
+    /// The organization's settings and linkifiers (`crate::platform::realm_cache`): from the isolate's
     /// cache when the version this request's authentication read is current, else read now.
     pub async fn realm_state(&self, realm_id: i64) -> ApiResult<Rc<RealmState>> {
-        crate::realm_cache::load(&self.db, realm_id, self.settings_version(realm_id)).await
+        crate::platform::realm_cache::load(&self.db, realm_id, self.settings_version(realm_id)).await
     }
 
     /// The settings version read with this request's authentication, if any.

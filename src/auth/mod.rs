@@ -23,8 +23,8 @@ use crate::db::users::{self, UserRow};
 use crate::domain::sessions::{self as browser, CsrfCheck};
 use crate::domain::users::{password_owner, realm_and_signing_in, SigningIn};
 use crate::error::{ApiError, ApiResult};
-use crate::rate_limits::{self, Bucket};
-use crate::realm_cache::RealmState;
+use crate::platform::rate_limits::{self, Bucket};
+use crate::platform::realm_cache::RealmState;
 use crate::secrets;
 
 /// How a request says who it is.

@@ -5,6 +5,7 @@
 use crate::db::realm_settings::RealmSettingsRow;
 use crate::error::{ApiError, ApiResult};
 use crate::model::topics::NO_TOPIC;
+use crate::model::TopicsPolicy;
 
 /// Trims, maps `(no topic)` and the display name to "", rejects unprintable characters and
 /// truncates to the limit (ending in `...`).
@@ -32,20 +33,20 @@ pub fn truncate(text: &str, max: usize, marker: &str) -> String {
 
 /// The channel's effective policy for the empty topic: its own, or the organization's when
 /// it inherits.
-pub fn effective_topics_policy<'a>(channel_policy: &'a str, settings: &'a RealmSettingsRow) -> &'a str {
-    if channel_policy == "inherit" {
-        &settings.topics_policy
+pub fn effective_topics_policy(channel_policy: TopicsPolicy, settings: &RealmSettingsRow) -> TopicsPolicy {
+    if channel_policy == TopicsPolicy::Inherit {
+        settings.topics_policy
     } else {
         channel_policy
     }
 }
 
 /// Whether a channel message may go to `topic` under the policy.
-pub fn check_topic_allowed(topic: &str, policy: &str) -> ApiResult<()> {
-    if topic.is_empty() && policy == "disable_empty_topic" {
+pub fn check_topic_allowed(topic: &str, policy: TopicsPolicy) -> ApiResult<()> {
+    if topic.is_empty() && policy == TopicsPolicy::DisableEmptyTopic {
         return Err(ApiError::bad_request("Sending messages to the general chat is not allowed in this channel."));
     }
-    if !topic.is_empty() && policy == "empty_topic_only" {
+    if !topic.is_empty() && policy == TopicsPolicy::EmptyTopicOnly {
         return Err(ApiError::bad_request("Only the general chat topic is allowed in this channel."));
     }
     Ok(())
@@ -63,8 +64,8 @@ mod tests {
 
     #[test]
     fn empty_topic_rules() {
-        assert!(check_topic_allowed("", "allow_empty_topic").is_ok());
-        assert!(check_topic_allowed("", "disable_empty_topic").is_err());
-        assert!(check_topic_allowed("x", "empty_topic_only").is_err());
+        assert!(check_topic_allowed("", TopicsPolicy::AllowEmptyTopic).is_ok());
+        assert!(check_topic_allowed("", TopicsPolicy::DisableEmptyTopic).is_err());
+        assert!(check_topic_allowed("x", TopicsPolicy::EmptyTopicOnly).is_err());
     }
 }

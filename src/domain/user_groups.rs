@@ -87,7 +87,7 @@ pub async fn is_group_member(db: &D1Database, realm_id: i64, group_id: i64, user
     let member = batch.add::<IsMemberRow>(user_groups::is_member_stmt(realm_id, group_id, user_id, direct_only)?);
     let results = batch.run(db).await?;
     access_group(results.first(group)?)?;
-    results.first(user)?.ok_or_else(|| ApiError::bad_request("No such user"))?;
+    results.first(user)?.ok_or_else(ApiError::no_such_user)?;
     // The statement counts active users only.
     Ok(results.first(member)?.is_some_and(|m| m.is_member != 0))
 }

@@ -164,7 +164,7 @@ pub fn named_user(id_or_email: &str) -> NamedUser<'_> {
 
 /// The user a path names, as read; "No such user" when there is none.
 pub fn access_user(user: Option<UserRow>) -> ApiResult<UserRow> {
-    user.ok_or_else(|| ApiError::bad_request("No such user"))
+    user.ok_or_else(ApiError::no_such_user)
 }
 
 /// The User object of the user a path names, for `viewer`, read with its profile data when
@@ -192,10 +192,10 @@ pub async fn named_user_object(
 /// A human user an administrator acts on (Zulip's access_user_by_id for_admin): bots are
 /// "No such user" unless allowed (they are managed through /bots). One round trip.
 pub async fn access_user_for_admin(db: &D1Database, realm_id: i64, user_id: &str, allow_bots: bool) -> ApiResult<UserRow> {
-    let id = parse_int(user_id).ok_or_else(|| ApiError::bad_request("No such user"))?;
-    let user = users::by_id(db, realm_id, id).await?.ok_or_else(|| ApiError::bad_request("No such user"))?;
+    let id = parse_int(user_id).ok_or_else(ApiError::no_such_user)?;
+    let user = users::by_id(db, realm_id, id).await?.ok_or_else(ApiError::no_such_user)?;
     if user.is_bot() && !allow_bots {
-        return Err(ApiError::bad_request("No such user"));
+        return Err(ApiError::no_such_user());
     }
     Ok(user)
 }
