@@ -9,10 +9,10 @@ use crate::db::{
     users::{self, NewUser, UserRow},
 };
 use crate::domain::ids::{RealmId, UserId};
-use crate::domain::users::Role;
 use crate::domain::users::{check_full_name, user_dict, UserDictOptions};
 use crate::error::{ApiError, ApiResult};
 use crate::event_types::{Event, RealmBotEvent, RealmUserEvent};
+use crate::model::Role;
 use crate::secrets;
 
 /// The user's current API key (`key_version`, read with the user), its hash stored if

@@ -12,7 +12,7 @@ use crate::response::Reply;
 use crate::secrets::{constant_time_eq, sha256_hex};
 
 fn require_server_admin(ctx: &RequestContext) -> ApiResult<()> {
-    let secret = ctx.env.secret("SERVER_ADMIN_SECRET").ok().map(|s| s.to_string()).filter(|s| !s.is_empty());
+    let secret = crate::settings::secret(&ctx.env, "SERVER_ADMIN_SECRET").filter(|s| !s.is_empty());
     let Some(secret) = secret else { return Err(ApiError::not_found()) };
     let sent = ctx.header("Authorization").and_then(|h| h.strip_prefix("Bearer ").map(str::to_string));
     match sent {

@@ -44,7 +44,7 @@ pub async fn log_in_development_user(ctx: &RequestContext) -> ApiResult<Reply> {
 /// The signed-in browser (session cookie and CSRF header): ends the session on the server
 /// and clears both cookies.
 pub async fn log_out(ctx: &RequestContext) -> ApiResult<Reply> {
-    let Some(Credentials::Session { id, .. }) = &ctx.credentials else { return Err(ApiError::not_logged_in()) };
+    let Some(Credentials::Session { id, .. }) = ctx.credentials() else { return Err(ApiError::not_logged_in()) };
     let user = ctx.user().await?;
     do_end_session(&ctx.db, user.realm_id, id).await?;
     with_cookies(ctx, json!({}), cleared_cookies(secure_cookies(ctx)))
@@ -66,7 +66,7 @@ async fn signed_in(ctx: &RequestContext, user: &UserRow) -> ApiResult<Reply> {
 
 /// Cookies are `Secure` everywhere but on loopback, which development serves over HTTP.
 fn secure_cookies(ctx: &RequestContext) -> bool {
-    let host = ctx.base_url.split_once("://").map_or(ctx.base_url.as_str(), |(_, host)| host);
+    let host = ctx.realm_host();
     !crate::settings::is_local_host(host)
 }
 
