@@ -50,6 +50,9 @@ fn production_answers_development_routes_with_404_and_serves_health() {
     assert_eq!(status, 200, "{body}");
     assert_eq!(body["result"], "success");
     assert_eq!(body["checks"], serde_json::json!({ "database": "ok", "uploads": "ok", "realm_hub": "ok" }));
+    // `make smoke`'s checks, development logins closed included, pass against it.
+    let smoke = std::process::Command::new("scripts/smoke.sh").env("SERVER_URL", server_url()).output().expect("smoke runs");
+    assert!(smoke.status.success(), "{}", String::from_utf8_lossy(&smoke.stdout));
     server.stop();
 }
 
