@@ -152,7 +152,7 @@ pub async fn check_create_user_by_admin(
 }
 
 /// The `realm_user` add event of a new account, to every queue of the organization.
-async fn notify_user_added(env: &worker::Env, user: &UserRow, realm_host: &str) {
+pub async fn notify_user_added(env: &worker::Env, user: &UserRow, realm_host: &str) {
     let opts = UserDictOptions { realm_host, client_gravatar: false };
     let event = Event::RealmUser(RealmUserEvent::Add { person: user_dict(user, user, &opts) });
     crate::actions::notify_realm(env, user.realm_id, &event).await;

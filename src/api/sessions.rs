@@ -58,7 +58,9 @@ pub fn to_sign_in_page() -> ApiResult<Reply> {
     Ok(Reply::Raw(response))
 }
 
-async fn signed_in(ctx: &RequestContext, user: &UserRow) -> ApiResult<Reply> {
+/// Starts a session for `user` and answers `user_id` and `email` with its cookies (also
+/// after a sign-up or a password reset, `api::signup`).
+pub async fn signed_in(ctx: &RequestContext, user: &UserRow) -> ApiResult<Reply> {
     let session = do_start_session(&ctx.db, &ctx.env, user).await?;
     let cookies = session_cookies(&session.id, &session.csrf_token, secure_cookies(ctx));
     with_cookies(ctx, json!({ "user_id": user.id, "email": user.email }), cookies)

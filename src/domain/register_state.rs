@@ -109,6 +109,7 @@ pub struct StateData {
     pub navigation_views: Vec<NavigationViewRow>,
     pub channel_folders: Vec<ChannelFolderRow>,
     pub playgrounds: Vec<PlaygroundRow>,
+    pub realm_domains: Vec<crate::db::invites::RealmDomainRow>,
 }
 
 impl StateData {
@@ -144,6 +145,7 @@ impl StateData {
         let navigation_views = batch.add(navigation_views::for_user_stmt(db, user.id)?);
         let channel_folders = batch.add(channel_folders::in_realm_stmt(db, realm_id)?);
         let playgrounds = batch.add(realm_playgrounds::in_realm_stmt(db, realm_id)?);
+        let realm_domains = batch.add(crate::db::invites::realm_domains_stmt(db, realm_id)?);
         let results = batch.run(db).await?;
         Ok(StateData {
             settings: results.first(settings)?.ok_or_else(|| crate::error::ApiError::internal("realm has no settings"))?,
@@ -174,6 +176,7 @@ impl StateData {
             navigation_views: results.rows(navigation_views)?,
             channel_folders: results.rows(channel_folders)?,
             playgrounds: results.rows(playgrounds)?,
+            realm_domains: results.rows(realm_domains)?,
         })
     }
 }
@@ -406,7 +409,8 @@ pub fn initial_state(user: &UserRow, realm: &RealmRow, data: &StateData, req: &S
         state.insert("saved_snippets".into(), json!(snippets));
     }
     if req.want("realm_domains") {
-        state.insert("realm_domains".into(), json!([]));
+        let domains: Vec<Value> = data.realm_domains.iter().map(crate::domain::invites::realm_domain_dict).collect();
+        state.insert("realm_domains".into(), json!(domains));
     }
     if req.want("realm_user_settings_defaults") {
         let mut defaults = user_settings(user, true);
@@ -440,12 +444,9 @@ fn realm_state(
         "realm_welcome_message_custom_text": "",
         "realm_digest_emails_enabled": false,
         "realm_digest_weekday": 1,
-        "realm_disallow_disposable_email_addresses": true,
         "realm_email_changes_disabled": false,
         "realm_name_changes_disabled": false,
         "realm_avatar_changes_disabled": false,
-        "realm_invite_required": true,
-        "realm_emails_restricted_to_domains": false,
         "realm_inline_image_preview": true,
         "realm_inline_url_embed_preview": false,
         "realm_message_retention_days": -1,
@@ -497,7 +498,6 @@ fn realm_state(
         "realm_can_delete_own_message_group": g(system_groups::EVERYONE),
         "realm_can_set_delete_message_policy_group": g(system_groups::MODERATORS),
         "realm_can_set_topics_policy_group": g(system_groups::MODERATORS),
-        "realm_can_invite_users_group": g(system_groups::MEMBERS),
         "realm_can_create_groups": g(system_groups::MEMBERS),
         "realm_can_create_bots_group": g(system_groups::MEMBERS),
         "realm_can_create_write_only_bots_group": g(system_groups::MEMBERS),
@@ -506,7 +506,6 @@ fn realm_state(
         "realm_can_create_public_channel_group": g(system_groups::MEMBERS),
         "realm_can_create_private_channel_group": g(system_groups::MEMBERS),
         "realm_can_create_web_public_channel_group": g(system_groups::OWNERS),
-        "realm_create_multiuse_invite_group": g(system_groups::ADMINISTRATORS),
         "realm_direct_message_initiator_group": g(system_groups::EVERYONE),
         "realm_direct_message_permission_group": g(system_groups::EVERYONE),
         "realm_can_access_all_users_group": g(system_groups::EVERYONE),
