@@ -114,3 +114,19 @@ CREATE TABLE password_resets (
     used_at INTEGER
 );
 CREATE INDEX password_resets_user ON password_resets(realm_id, user_id, created_at);
+
+-- Missed-message emails waiting for their batching period (src/db/missed_message_emails.rs):
+-- one row per recipient and message that Zulip's rules say to mail. The organization's
+-- MessageScheduler alarm mails, per recipient, the messages still unread when it is due
+-- (reading one first cancels it), one email per conversation, and deletes the rows.
+CREATE TABLE missed_message_emails (
+    realm_id INTEGER NOT NULL REFERENCES realms(id),
+    user_id INTEGER NOT NULL REFERENCES users(id),
+    message_id INTEGER NOT NULL REFERENCES messages(id),
+    -- Why: 'direct_message', 'mention', 'wildcard_mention', 'followed_topic', 'channel'.
+    reason TEXT NOT NULL,
+    -- Unix seconds from which it is mailed (sent + the user's batching period).
+    scheduled_at INTEGER NOT NULL,
+    PRIMARY KEY (user_id, message_id)
+);
+CREATE INDEX missed_message_emails_due ON missed_message_emails(realm_id, scheduled_at);

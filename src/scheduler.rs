@@ -1,5 +1,6 @@
 //! `MessageScheduler`: one Durable Object per organization (named by realm id) whose alarm
-//! delivers the organization's scheduled messages and hands its queued emails to the email
+//! delivers the organization's scheduled messages, mails missed messages
+//! (`crate::actions::missed_message_emails`) and hands its queued emails to the email
 //! provider (`crate::actions::email`).
 //!
 //! Why an object of its own rather than `RealmHub`: the hub lives in the
@@ -60,7 +61,8 @@ impl DurableObject for MessageScheduler {
         let db = self.env.d1(&target.database)?;
         let next = crate::db::scheduled_messages::next_due_in_realm(&db, target.realm_id).await?;
         let email = crate::db::email_outbox::next_due(&db, target.realm_id).await?;
-        self.set_alarm(earliest(next, email)).await?;
+        let missed = crate::db::missed_message_emails::next_due(&db, target.realm_id).await?;
+        self.set_alarm(earliest(earliest(next, email), missed)).await?;
         Response::ok("")
     }
 
@@ -73,11 +75,15 @@ impl DurableObject for MessageScheduler {
         let next = deliver_due(&self.env, &target.database, target.realm_id, &target.realm_host)
             .await
             .map_err(|e| worker::Error::RustError(e.msg))?;
-        // The same alarm hands the organization's queued emails to the provider.
+        // The same alarm mails missed messages whose batching period is over, then hands
+        // the organization's queued emails to the provider.
+        let missed = crate::actions::missed_message_emails::deliver_due(&self.env, &target.database, target.realm_id, &target.realm_host)
+            .await
+            .map_err(|e| worker::Error::RustError(e.msg))?;
         let email = crate::actions::email::deliver_due(&self.env, &target.database, target.realm_id)
             .await
             .map_err(|e| worker::Error::RustError(e.msg))?;
-        self.set_alarm(earliest(next, email)).await?;
+        self.set_alarm(earliest(earliest(next, email), missed)).await?;
         Response::ok("")
     }
 }

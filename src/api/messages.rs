@@ -95,6 +95,7 @@ pub async fn send_message(ctx: &RequestContext) -> ApiResult<Reply> {
         }
     };
     crate::actions::push::schedule_message_notifications(ctx, &me, &sent).await;
+    crate::actions::missed_message_emails::schedule(ctx, &me, &sent).await;
     let mut body = json!({ "id": sent.id });
     if let Some(policy) = sent.automatic_new_visibility_policy {
         body["automatic_new_visibility_policy"] = json!(policy);

@@ -77,3 +77,25 @@ pub async fn reset_password(ctx: &RequestContext, token: &str) -> ApiResult<Repl
     let user = complete_password_reset(&ctx.db, realm.id, token, &new_password).await?;
     signed_in(ctx, &user).await
 }
+
+/// # `GET /accounts/unsubscribe/missed_messages/{user_id}-{token}/`
+/// Open (the link of every missed-message email): turns off the user's
+/// `enable_offline_email_notifications` and answers a short page. A forged link answers 404.
+pub async fn unsubscribe_missed_messages(ctx: &RequestContext, raw: &str) -> ApiResult<Reply> {
+    let realm = ctx.realm().await?;
+    let secret = crate::secrets::api_key_secret(&ctx.env)?;
+    let user_id = crate::domain::missed_message_emails::check_unsubscribe(secret.as_bytes(), realm.id, raw)
+        .ok_or_else(crate::error::ApiError::confirmation_link_not_found)?;
+    let user =
+        crate::db::users::by_id(&ctx.db, realm.id, user_id).await?.ok_or_else(crate::error::ApiError::confirmation_link_not_found)?;
+    let setting = crate::domain::user_settings::SETTINGS
+        .iter()
+        .find(|s| s.name == "enable_offline_email_notifications")
+        .ok_or_else(|| crate::error::ApiError::internal("no enable_offline_email_notifications setting"))?;
+    crate::actions::user_settings::do_change_user_settings(&ctx.db, &ctx.env, &user, vec![(setting, json!(false))]).await?;
+    let page = "<!doctype html><meta charset=\"utf-8\"><title>Unsubscribed</title>\
+                <p>You will no longer get emails about messages you missed. You can turn them on again in your settings.</p>";
+    let mut response = worker::Response::from_html(page)?;
+    response.headers_mut().set("Cache-Control", "no-store")?;
+    Ok(Reply::Raw(response))
+}

@@ -22,6 +22,7 @@ pub mod mentions;
 pub mod message_edits;
 pub mod message_window;
 pub mod messages;
+pub mod missed_message_emails;
 pub mod muted_users;
 pub mod narrow;
 pub mod navigation_views;

@@ -180,7 +180,7 @@ pub fn realm_domain_dict(row: &RealmDomainRow) -> Value {
 }
 
 /// Zulip's `validate_domain`: a lower-cased domain of dot-separated labels of letters,
-/// digits, `-` and `_`, not starting or ending with `-` or `.`; `None` when invalid.
+/// digits, `-` and `_`, not starting or ending with `-` or `.`; Zulip's "Invalid domain" otherwise.
 pub fn check_domain(raw: &str) -> ApiResult<String> {
     let domain = raw.trim().to_ascii_lowercase();
     let label_ok = |l: &str| {

@@ -59,6 +59,7 @@ pub mod linkifiers;
 pub mod message_edit;
 pub mod message_flags;
 pub mod messages;
+pub mod missed_message_emails;
 pub mod muted_users;
 pub mod narrow;
 pub mod navigation_views;
