@@ -64,8 +64,7 @@ pub async fn deliver_due(env: &Env, database: &str, realm_id: i64, realm_host: &
     }
     let realm = crate::db::realms::by_id(&db, realm_id).await?;
     let realm_name = realm.map(|r| r.name).unwrap_or_default();
-    let host_only = realm_host.split(':').next().unwrap_or(realm_host);
-    let scheme = if crate::domain::sessions::is_loopback_host(realm_host) || host_only.ends_with("localhost") { "http" } else { "https" };
+    let scheme = if crate::settings::is_local_host(realm_host) { "http" } else { "https" };
     let base_url = format!("{scheme}://{realm_host}");
     let secret = crate::secrets::api_key_secret(env)?;
     for d in due {

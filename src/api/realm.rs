@@ -21,7 +21,7 @@ const GROUP_SETTINGS: &[(&str, bool)] = &[
     ("create_multiuse_invite_group", false),
 ];
 
-/// The organization's boolean join rules (migration 0021).
+/// The organization's boolean join rules (migration 0024).
 const JOIN_RULES: &[&str] = &["invite_required", "emails_restricted_to_domains", "disallow_disposable_email_addresses"];
 
 const TIME_LIMITS: &[&str] = &[

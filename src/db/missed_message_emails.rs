@@ -1,5 +1,5 @@
 //! `missed_message_emails`: recipients to mail about a message once their batching period
-//! is over (migration 0021).
+//! is over (migration 0024).
 
 use serde::Deserialize;
 use worker::{query, D1Database, D1PreparedStatement, Result};
