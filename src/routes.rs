@@ -152,7 +152,7 @@ async fn handle_api(
     let mut response = match counted_dispatch(&ctx, &path, area).await {
         Ok(Reply::Json(fields)) => success_response(fields, ctx.params.ignored()),
         Ok(Reply::Raw(response)) => response,
-        Err(err) => answer_error(err, request_id, &ctx.method.to_string(), &full_path),
+        Err(err) => answer_error(err, request_id, ctx.method.as_ref(), &full_path),
     };
     if let Some(decision) = ctx.rate_limit() {
         for (name, value) in crate::rate_limits::headers(&decision) {
