@@ -154,7 +154,7 @@ web/node_modules/.installed: web/package.json web/package-lock.json
 	cd web && npm ci --no-audit --no-fund
 	touch $@
 
-# Every D1 database of wrangler.toml gets the same migrations (src/directory.rs).
+# Every D1 database of wrangler.toml gets the same migrations (src/platform/directory.rs).
 D1_BINDINGS := DB DB_2
 migrate-dev: node_modules/.installed
 	for db in $(D1_BINDINGS); do $(WRANGLER) d1 migrations apply $$db --local --persist-to $(DEV_STATE); done

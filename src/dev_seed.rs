@@ -5,7 +5,7 @@
 //! Every development user's password is [`DEV_PASSWORD`] (docs/authentication.md).
 //!
 //! The default organization lives in the first database and `lear` in the second listed
-//! in `D1_DATABASES` (`crate::directory`), so development and tests run across two
+//! in `D1_DATABASES` (`crate::platform::directory`), so development and tests run across two
 //! databases; `solo` goes where the directory places new organizations.
 
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -14,9 +14,9 @@ use worker::{D1Database, Env};
 
 use crate::db::organizations::{self, FirstChannel, FirstUser};
 use crate::db::{self, realms};
-use crate::directory::{self, DIRECTORY_DATABASE};
-use crate::domain::users::Role;
 use crate::error::ApiResult;
+use crate::model::Role;
+use crate::platform::directory::{self, DIRECTORY_DATABASE};
 use crate::secrets;
 
 pub const DEV_PASSWORD: &str = "dev-password";

@@ -104,6 +104,16 @@ impl ApiError {
         Self::new(ErrorCode::RequestVariableMissing, format!("Missing '{name}' argument")).with_extra("var_name", json!(name))
     }
 
+    /// A channel that does not exist or that the user may not see (Zulip's wording for both).
+    pub fn invalid_channel_id() -> Self {
+        Self::bad_request("Invalid channel ID")
+    }
+
+    /// A user id or email the organization does not have.
+    pub fn no_such_user() -> Self {
+        Self::bad_request("No such user")
+    }
+
     pub fn invalid_argument(name: &str, expected: &str) -> Self {
         Self::bad_request(format!("{name} is not {expected}"))
     }

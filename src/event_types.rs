@@ -7,8 +7,8 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 
 use crate::domain::ids::{ChannelId, MessageId, UserId};
-use crate::domain::message_flags::MessageFlag;
-use crate::domain::topics::VisibilityPolicy;
+use crate::model::message_flags::MessageFlag;
+use crate::model::VisibilityPolicy;
 
 #[derive(Debug, Clone, Serialize)]
 #[serde(tag = "type", rename_all = "snake_case")]

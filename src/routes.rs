@@ -155,7 +155,7 @@ async fn handle_api(
         Err(err) => answer_error(err, request_id, ctx.method.as_ref(), &full_path),
     };
     if let Some(decision) = ctx.rate_limit() {
-        for (name, value) in crate::rate_limits::headers(&decision) {
+        for (name, value) in crate::platform::rate_limits::headers(&decision) {
             let _ = response.headers_mut().set(name, &value);
         }
     }
@@ -172,7 +172,7 @@ async fn counted_dispatch(ctx: &RequestContext, path: &[&str], area: Area) -> Ap
         Area::Accounts => path != ["logout"],
         Area::Files | Area::Thumbnail => false,
     };
-    if ctx.credentials.is_none() || open {
+    if ctx.credentials().is_none() || open {
         ctx.count_unauthenticated().await?;
     }
     match area {
@@ -240,17 +240,8 @@ async fn dispatch(ctx: &RequestContext, path: &[&str]) -> ApiResult<Reply> {
         (Post, ["server_admin", "organizations", string_id, "reactivate"]) => {
             server_admin::set_organization_deactivated(ctx, string_id, false).await
         }
-        (Get, ["dev_bench", "noop"]) => dev_bench::noop(ctx).await,
-        (Post, ["dev_bench", "d1_write"]) => dev_bench::d1_write(ctx).await,
-        (Post, ["dev_bench", "durable_object"]) => dev_bench::durable_object(ctx).await,
-        (Post, ["dev_bench", "render"]) => dev_bench::render(ctx).await,
-        (Get, ["dev_bench", "d1_read"]) => dev_bench::d1_read(ctx).await,
-        (Get, ["dev_bench", "d1_read_rows"]) => dev_bench::d1_read_rows(ctx).await,
-        (Post, ["dev_bench", "d1_batch"]) => dev_bench::d1_batch(ctx).await,
-        (Post, ["dev_bench", "fan_out", "wait"]) => dev_bench::fan_out_wait(ctx).await,
-        (Get, ["dev_bench", "fan_out", "waiting"]) => dev_bench::fan_out_waiting(ctx).await,
-        (Post, ["dev_bench", "fan_out", "wake"]) => dev_bench::fan_out_wake(ctx).await,
-        (Get, ["dev_bench", "fan_out", "waiting_polls"]) => dev_bench::fan_out_waiting_polls(ctx).await,
+        // Development only: measurements (`api::dev_bench`).
+        (_, ["dev_bench", rest @ ..]) => dev_bench::dispatch(ctx, rest).await,
 
         // Event queues and typing
         (Post, ["register"]) => events::register(ctx).await,

@@ -65,10 +65,8 @@ pub fn derive_api_key(secret: &[u8], user_id: i64, version: i64) -> String {
 /// The Worker secret API keys are derived from (`wrangler secret put API_KEY_SECRET`; the
 /// development value is in `wrangler.toml`).
 pub fn api_key_secret(env: &worker::Env) -> ApiResult<String> {
-    env.secret("API_KEY_SECRET")
-        .map(|s| s.to_string())
-        .or_else(|_| env.var("API_KEY_SECRET").map(|v| v.to_string()))
-        .ok()
+    crate::settings::secret(env, "API_KEY_SECRET")
+        .or_else(|| crate::settings::var(env, "API_KEY_SECRET"))
         .filter(|s| !s.is_empty())
         .ok_or_else(|| ApiError::internal("API_KEY_SECRET is not set"))
 }

@@ -70,9 +70,25 @@ impl Default for Settings {
     }
 }
 
+/// A `[vars]` entry of `wrangler.toml` (or `--var`): every read of one goes through here.
+pub fn var(env: &Env, name: &str) -> Option<String> {
+    env.var(name).ok().map(|v| v.to_string())
+}
+
+/// A Worker secret (`wrangler secret put`); every read of one goes through here.
+pub fn secret(env: &Env, name: &str) -> Option<String> {
+    env.secret(name).ok().map(|v| v.to_string())
+}
+
+/// `EVENT_QUEUE_HEARTBEAT_SECS`: how long a long-poll waits before the heartbeat (50, as
+/// Zulip's).
+pub fn event_queue_heartbeat_secs(env: &Env) -> i64 {
+    var(env, "EVENT_QUEUE_HEARTBEAT_SECS").and_then(|v| v.parse::<i64>().ok()).unwrap_or(50)
+}
+
 impl Settings {
     pub fn from_env(env: &Env) -> Self {
-        let var = |name: &str| env.var(name).ok().map(|v| v.to_string());
+        let var = |name: &str| var(env, name);
         let defaults = Settings::default();
         let development = var("DEVELOPMENT").as_deref() == Some("true");
         let root_domain = var("ROOT_DOMAIN").unwrap_or(defaults.root_domain);
@@ -84,11 +100,7 @@ impl Settings {
             administrator: var("ZULIP_ADMINISTRATOR").filter(|v| !v.is_empty()),
             refusal,
             default_realm: var("DEFAULT_REALM").unwrap_or(defaults.default_realm),
-            push_relay: match (
-                var("PUSH_RELAY_URL"),
-                var("ZULIP_ORG_ID"),
-                env.secret("ZULIP_ORG_KEY").ok().map(|v| v.to_string()).or_else(|| var("ZULIP_ORG_KEY")),
-            ) {
+            push_relay: match (var("PUSH_RELAY_URL"), var("ZULIP_ORG_ID"), secret(env, "ZULIP_ORG_KEY").or_else(|| var("ZULIP_ORG_KEY"))) {
                 (Some(url), Some(org_id), Some(org_key)) if !url.is_empty() => {
                     Some(PushRelay { url: url.trim_end_matches('/').to_string(), org_id, org_key })
                 }

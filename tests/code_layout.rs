@@ -48,3 +48,59 @@ fn the_check_sees_statements() {
     assert!(looks_like_sql(r#""UPDATE realms SET name = ?1""#));
     assert!(!looks_like_sql(r#""SELECT": {"id": 3, "name": "List of options"},"#));
 }
+
+/// The longest a function may be, in lines from its signature to its closing brace.
+const MAX_FUNCTION_LINES: usize = 80;
+/// The functions allowed past it: the route table, one line per route.
+const LONG_FUNCTIONS_ALLOWED: &[(&str, &str)] = &[("src/routes.rs", "dispatch")];
+
+/// The functions of `text` (rustfmt's layout: the closing brace at the indentation of the
+/// `fn` line) as (name, first line, lines).
+fn functions(text: &str) -> Vec<(String, usize, usize)> {
+    let lines: Vec<&str> = text.lines().collect();
+    let mut found = Vec::new();
+    for (i, line) in lines.iter().enumerate() {
+        let trimmed = line.trim_start();
+        let indent = &line[..line.len() - trimmed.len()];
+        let mut rest = trimmed;
+        for prefix in ["pub(crate) ", "pub(super) ", "pub ", "const ", "async ", "unsafe "] {
+            rest = rest.strip_prefix(prefix).unwrap_or(rest);
+        }
+        let Some(after_fn) = rest.strip_prefix("fn ") else { continue };
+        let name: String = after_fn.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect();
+        // A declaration without a body (a trait's) ends with `;` before any `{`.
+        let Some(open) = lines[i..].iter().position(|l| l.trim_end().ends_with('{') || l.trim_end().ends_with(';')) else { continue };
+        if lines[i + open].trim_end().ends_with(';') {
+            continue;
+        }
+        let close = format!("{indent}}}");
+        if let Some(end) = lines[i + open..].iter().position(|l| *l == close) {
+            found.push((name, i + 1, open + end + 1));
+        }
+    }
+    found
+}
+
+#[test]
+fn functions_stay_short() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files = Vec::new();
+    rust_files(&root.join("src"), &mut files);
+    let mut long = Vec::new();
+    for file in &files {
+        let name = file.strip_prefix(root).unwrap().display().to_string();
+        for (function, line, length) in functions(&std::fs::read_to_string(file).unwrap()) {
+            let allowed = LONG_FUNCTIONS_ALLOWED.contains(&(name.as_str(), function.as_str()));
+            if length > MAX_FUNCTION_LINES && !allowed {
+                long.push(format!("{name}:{line}: {function} ({length} lines)"));
+            }
+        }
+    }
+    assert!(long.is_empty(), "functions over {MAX_FUNCTION_LINES} lines:\n{}", long.join("\n"));
+}
+
+#[test]
+fn the_length_check_sees_functions() {
+    let text = "pub async fn a(\n    x: i64,\n) -> i64 {\n    x\n}\n\ntrait T {\n    fn b(&self);\n    fn c(&self) {\n    }\n}\n";
+    assert_eq!(functions(text), vec![("a".to_string(), 1, 5), ("c".to_string(), 9, 2)]);
+}

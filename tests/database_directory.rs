@@ -1,4 +1,4 @@
-//! Organizations spread over D1 databases (`src/directory.rs`): each organization's rows
+//! Organizations spread over D1 databases (`src/platform/directory.rs`): each organization's rows
 //! land in the database the directory names and nowhere else. The test server has two,
 //! `DB` (the default organization, and the directory) and `DB_2` (`lear`); these tests read
 //! both local databases of the server's state directory (`TEST_SERVER_STATE`, exported by

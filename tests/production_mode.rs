@@ -7,9 +7,17 @@ mod server_support;
 use common::*;
 use server_support::*;
 
-/// A production server of this test's own; requests of this binary go to it.
+/// A production server of this test's own; requests of this binary go to it. Its
+/// database is production's binding (another local database than development's), migrated
+/// here as `make deploy` migrates it.
 fn production_server(vars: &[&str]) -> Server {
     let (state, port) = own_server_address();
+    let migrate = std::process::Command::new("node_modules/.bin/wrangler")
+        .args(["d1", "migrations", "apply", "DB", "--local", "--env", "production", "--persist-to"])
+        .arg(&state)
+        .output()
+        .expect("wrangler runs");
+    assert!(migrate.status.success(), "migrations: {}", String::from_utf8_lossy(&migrate.stderr));
     Server::start_in(Some("production"), &state, port, vars)
 }
 
@@ -51,14 +59,18 @@ fn session_cookies_are_secure_on_a_public_host() {
     let server = production_server(&["API_KEY_SECRET:test-production-secret", "SERVER_ADMIN_SECRET:test-admin-secret"]);
     let created = ureq::post(&format!("{}/api/v1/server_admin/organizations", server_url()))
         .set("Authorization", "Bearer test-admin-secret")
-        .send_form(&[("string_id", "acme"), ("name", "Acme"), ("owner_email", "owner@acme.test"), ("owner_full_name", "Ada Owner")])
+        .send_form(&[("string_id", "zulip"), ("name", "Acme"), ("owner_email", "owner@acme.test"), ("owner_full_name", "Ada Owner")])
         .unwrap();
     let created: serde_json::Value = serde_json::from_str(&created.into_string().unwrap()).unwrap();
     let password = created["owner"]["password"].as_str().unwrap();
+    // wrangler dev forwards every request of this environment to the host of its first
+    // route (chat.example.com, the default organization's), as the deployment would see it.
     let answer = ureq::post(&format!("{}/accounts/login/", server_url()))
-        .set("Host", "acme.chat.example.com")
         .send_form(&[("username", "owner@acme.test"), ("password", password)])
-        .unwrap();
+        .unwrap_or_else(|e| match e {
+            ureq::Error::Status(status, r) => panic!("sign-in answered {status}: {}", r.into_string().unwrap()),
+            other => panic!("{other}"),
+        });
     let cookies: Vec<&str> = answer.all("Set-Cookie");
     assert_eq!(cookies.len(), 2, "{cookies:?}");
     assert!(cookies.iter().all(|c| c.contains("; Secure")), "{cookies:?}");

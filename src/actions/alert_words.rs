@@ -5,6 +5,7 @@ use worker::{D1Database, Env};
 
 use crate::actions::notify_users;
 use crate::db::alert_words::{self, WordRow};
+use crate::db::batch::Batch;
 use crate::db::users::UserRow;
 use crate::error::ApiResult;
 use crate::event_types::Event;
@@ -15,8 +16,11 @@ pub async fn do_update_alert_words(db: &D1Database, env: &Env, me: &UserRow, wor
     let words_json = serde_json::to_string(words)?;
     let write =
         if add { alert_words::add_stmt(db, me.realm_id, me.id, &words_json)? } else { alert_words::remove_stmt(db, me.id, &words_json)? };
-    let results = crate::db::run_batch(db, vec![write, alert_words::for_user_stmt(db, me.id)?]).await?;
-    let list: Vec<String> = results[1].results::<WordRow>()?.into_iter().map(|r| r.word).collect();
+    let mut batch = Batch::new();
+    batch.add::<serde_json::Value>(write);
+    let words = batch.add::<WordRow>(alert_words::for_user_stmt(db, me.id)?);
+    let results = batch.run(db).await?;
+    let list: Vec<String> = results.rows(words)?.into_iter().map(|r| r.word).collect();
     notify_users(env, me.realm_id, &[me.id], &Event::AlertWords { alert_words: json!(list) }).await;
     Ok(list)
 }

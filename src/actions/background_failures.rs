@@ -29,7 +29,7 @@ impl Kind {
 /// Logs the failure and counts it; a count that cannot be written is logged too.
 pub async fn record(env: &Env, realm_id: i64, kind: Kind, error: &str) {
     worker::console_error!("organization {realm_id}: {} failed: {error}", kind.as_str());
-    let counted = match crate::directory::database(env, crate::directory::DIRECTORY_DATABASE) {
+    let counted = match crate::platform::directory::database(env, crate::platform::directory::DIRECTORY_DATABASE) {
         Ok(db) => background_failures::record(&db, realm_id, kind.as_str(), error, crate::db::now()).await.map_err(|e| e.to_string()),
         Err(err) => Err(err.msg),
     };
@@ -40,7 +40,7 @@ pub async fn record(env: &Env, realm_id: i64, kind: Kind, error: &str) {
 
 /// Every count, as the server-admin route answers them.
 pub async fn all(env: &Env) -> crate::error::ApiResult<Vec<serde_json::Value>> {
-    let db = crate::directory::database(env, crate::directory::DIRECTORY_DATABASE)?;
+    let db = crate::platform::directory::database(env, crate::platform::directory::DIRECTORY_DATABASE)?;
     let rows = background_failures::all(&db).await?;
     Ok(rows
         .into_iter()

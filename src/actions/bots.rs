@@ -9,10 +9,10 @@ use crate::actions::users::{do_create_user, do_create_user_with_key, do_issue_ap
 use crate::db::api_keys::{self, BotKeyVersionRow, KeyHashRow, KeyVersionRow};
 use crate::db::batch::Batch;
 use crate::db::users::{self, NewUser, NextId, UserIdRow, UserRow};
-use crate::domain::users::Role;
 use crate::domain::users::{avatar_url, check_full_name, user_dict, UserDictOptions};
 use crate::error::{ApiError, ApiResult};
 use crate::event_types::{Event, RealmBotEvent, RealmUserEvent};
+use crate::model::Role;
 use crate::secrets;
 
 pub const GENERIC_BOT: i64 = 1;

@@ -118,46 +118,10 @@ pub async fn check_subscribe(db: &D1Database, env: &Env, me: &UserRow, req: &Sub
         lookup.first(folder)?.ok_or_else(invalid_folder_id)?;
     }
 
-    let mut unauthorized = Vec::new();
-    let mut to_create: Vec<(String, String)> = Vec::new();
-    let mut authorized: Vec<String> = Vec::new();
-    for (name, description) in requested {
-        let name = name.trim();
-        match existing.iter().find(|c| c.name.eq_ignore_ascii_case(name)) {
-            Some(c) => {
-                let allowed = crate::domain::channels::can_see_channel(me, c);
-                if allowed {
-                    authorized.push(c.name.clone());
-                } else if req.authorization_errors_fatal {
-                    return Err(ApiError::bad_request(format!("Unable to access channel ({}).", c.name)));
-                } else {
-                    unauthorized.push(c.name.clone());
-                }
-            }
-            None => {
-                if me.is_guest() {
-                    return Err(ApiError::insufficient_permission());
-                }
-                to_create.push((name.to_string(), description.clone()));
-                authorized.push(name.to_string());
-            }
-        }
-    }
-
+    let sorted = sort_requested(me, &requested, &existing, req.authorization_errors_fatal)?;
+    let Sorted { authorized, to_create, unauthorized } = sorted;
     let now = db::now();
-    let history_public = if req.invite_only { req.history_public_to_subscribers.unwrap_or(false) } else { true };
-    let mut writes = Vec::new();
-    for (name, description) in &to_create {
-        let channel = subscriptions::NewChannel {
-            name,
-            description,
-            invite_only: req.invite_only,
-            history_public_to_subscribers: history_public,
-            folder_id: req.folder_id,
-            creator_id: me.id,
-        };
-        writes.extend(subscriptions::create_channel_stmts(db, realm_id, &channel, now)?);
-    }
+    let mut writes = creation_writes(db, me, req, &to_create, now)?;
     let mut subscribed: BTreeMap<String, Vec<String>> = BTreeMap::new();
     let mut already_subscribed: BTreeMap<String, Vec<String>> = BTreeMap::new();
     let mut added: Vec<(i64, String)> = Vec::new();
@@ -189,6 +153,65 @@ pub async fn check_subscribe(db: &D1Database, env: &Env, me: &UserRow, req: &Sub
         body["unauthorized"] = json!(unauthorized);
     }
     Ok(body)
+}
+
+/// The requested channels, sorted: those the caller may subscribe to (existing or to
+/// create), those it may not (an error when `authorization_errors_fatal`).
+struct Sorted {
+    authorized: Vec<String>,
+    to_create: Vec<(String, String)>,
+    unauthorized: Vec<String>,
+}
+
+fn sort_requested(me: &UserRow, requested: &[&(String, String)], existing: &[ChannelViewRow], fatal: bool) -> ApiResult<Sorted> {
+    let mut sorted = Sorted { authorized: Vec::new(), to_create: Vec::new(), unauthorized: Vec::new() };
+    for (name, description) in requested.iter() {
+        let name = name.trim();
+        match existing.iter().find(|c| c.name.eq_ignore_ascii_case(name)) {
+            Some(c) => {
+                let allowed = crate::domain::channels::can_see_channel(me, c);
+                if allowed {
+                    sorted.authorized.push(c.name.clone());
+                } else if fatal {
+                    return Err(ApiError::bad_request(format!("Unable to access channel ({}).", c.name)));
+                } else {
+                    sorted.unauthorized.push(c.name.clone());
+                }
+            }
+            None => {
+                if me.is_guest() {
+                    return Err(ApiError::insufficient_permission());
+                }
+                sorted.to_create.push((name.to_string(), description.clone()));
+                sorted.authorized.push(name.to_string());
+            }
+        }
+    }
+    Ok(sorted)
+}
+
+/// The statements that create the channels `to_create` names (name, description).
+fn creation_writes(
+    db: &D1Database,
+    me: &UserRow,
+    req: &SubscribeRequest,
+    to_create: &[(String, String)],
+    now: i64,
+) -> ApiResult<Vec<D1PreparedStatement>> {
+    let history_public = if req.invite_only { req.history_public_to_subscribers.unwrap_or(false) } else { true };
+    let mut writes = Vec::new();
+    for (name, description) in to_create {
+        let channel = subscriptions::NewChannel {
+            name,
+            description,
+            invite_only: req.invite_only,
+            history_public_to_subscribers: history_public,
+            folder_id: req.folder_id,
+            creator_id: me.id,
+        };
+        writes.extend(subscriptions::create_channel_stmts(db, me.realm_id, &channel, now)?);
+    }
+    Ok(writes)
 }
 
 /// What the events after subscribing read, after the subscribing writes in their batch:

@@ -3,7 +3,6 @@
 
 use worker::{D1Database, Env};
 
-use crate::actions::message_send::normalize_content;
 use crate::db::batch::Batch;
 use crate::db::drafts::{self, DraftFields, DraftRow};
 use crate::db::realm_settings::{self, RealmSettingsRow};
@@ -11,6 +10,7 @@ use crate::db::subscriptions::{self, ChannelViewRow};
 use crate::db::users::{self, UserRow};
 use crate::db::{self};
 use crate::domain::drafts::{check_draft_shape, draft_dict, DraftData};
+use crate::domain::message_send::normalize_content;
 use crate::domain::topics::truncate;
 use crate::error::{ApiError, ApiResult};
 use crate::event_types::DraftsEvent;
@@ -48,7 +48,7 @@ async fn check_drafts(db: &D1Database, me: &UserRow, list: &[DraftData]) -> ApiR
                 let accessible =
                     channels.iter().find(|c| c.id == to[0]).is_some_and(|c| crate::domain::channels::can_access_channel_content(me, c));
                 if !accessible {
-                    return Err(ApiError::bad_request("Invalid channel ID"));
+                    return Err(ApiError::invalid_channel_id());
                 }
                 topic = truncate(&draft.topic, settings.max_topic_length.max(4) as usize, "...");
             }

@@ -26,7 +26,7 @@ pub fn queue_stmt(db: &D1Database, settings: &Settings, realm_id: i64, email: &O
 /// (nothing to do in development, where the rows are the delivery).
 pub async fn after_queue(env: &Env, settings: &Settings, database: &str, realm_id: i64, realm_host: &str) {
     if !settings.development {
-        crate::scheduler::arm(env, database, realm_id, realm_host).await;
+        crate::platform::scheduler::arm(env, database, realm_id, realm_host).await;
     }
 }
 

@@ -18,9 +18,9 @@ use crate::domain::invites::{
     check_may_invite_as, check_may_manage, email_error, existing_user_error, invitation_dict, join_url, multiuse_dict,
     parse_invitee_emails, DAILY_INVITE_LIMIT, LINK_KEY_LENGTH,
 };
-use crate::domain::users::Role;
 use crate::error::{ApiError, ApiResult};
 use crate::event_types::Event;
+use crate::model::Role;
 use crate::secrets;
 use crate::settings::Settings;
 
@@ -111,28 +111,7 @@ pub async fn check_invite_users(
             true,
         ));
     }
-    let domains = invites::realm_domains(db, me.realm_id).await?;
-    let mut errors = Vec::new();
-    for email in &emails {
-        if let Some(reason) = email_error(email, &rules, &domains) {
-            errors.push((email.clone(), reason.to_string(), false));
-        }
-    }
-    let existing = invites::users_with_emails(db, me.realm_id, &serde_json::to_string(&emails)?).await?;
-    let mut skipped = Vec::new();
-    for email in &emails {
-        if let Some(user) = existing.iter().find(|u| u.delivery_email.eq_ignore_ascii_case(email)) {
-            let (reason, deactivated) = existing_user_error(user);
-            skipped.push((email.clone(), reason.to_string(), deactivated));
-        }
-    }
-    if !errors.is_empty() {
-        errors.extend(skipped);
-        return Err(ApiError::invitation_failed("Some emails did not validate, so we didn't send any invitations.", &errors, false, false));
-    }
-    if skipped.len() == emails.len() {
-        return Err(ApiError::invitation_failed("We weren't able to invite anyone.", &skipped, false, false));
-    }
+    let skipped = check_invitees(db, me, &rules, &emails).await?;
     let expires_at = crate::domain::invites::expiry(now, terms.expires_in_minutes)?;
     let stream_ids = serde_json::to_string(&terms.stream_ids)?;
     let group_ids = serde_json::to_string(&terms.group_ids)?;
@@ -174,6 +153,40 @@ pub async fn check_invite_users(
         ));
     }
     Ok(())
+}
+
+/// Every address of an invitation checked: any invalid or disallowed address refuses them
+/// all; the addresses that already have an account are answered, to be skipped (all of
+/// them skipped refuses too).
+async fn check_invitees(
+    db: &D1Database,
+    me: &UserRow,
+    rules: &invites::JoinRulesRow,
+    emails: &[String],
+) -> ApiResult<Vec<(String, String, bool)>> {
+    let domains = invites::realm_domains(db, me.realm_id).await?;
+    let mut errors = Vec::new();
+    for email in emails {
+        if let Some(reason) = email_error(email, &rules, &domains) {
+            errors.push((email.clone(), reason.to_string(), false));
+        }
+    }
+    let existing = invites::users_with_emails(db, me.realm_id, &serde_json::to_string(&emails)?).await?;
+    let mut skipped = Vec::new();
+    for email in emails {
+        if let Some(user) = existing.iter().find(|u| u.delivery_email.eq_ignore_ascii_case(email)) {
+            let (reason, deactivated) = existing_user_error(user);
+            skipped.push((email.clone(), reason.to_string(), deactivated));
+        }
+    }
+    if !errors.is_empty() {
+        errors.extend(skipped);
+        return Err(ApiError::invitation_failed("Some emails did not validate, so we didn't send any invitations.", &errors, false, false));
+    }
+    if skipped.len() == emails.len() {
+        return Err(ApiError::invitation_failed("We weren't able to invite anyone.", &skipped, false, false));
+    }
+    Ok(skipped)
 }
 
 /// `GET /invites`: administrators see every pending invitation, others their own.

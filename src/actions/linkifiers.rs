@@ -3,8 +3,9 @@
 //! batch as the write.
 
 use serde_json::{json, Value};
-use worker::{D1Database, D1Result, Env};
+use worker::{D1Database, D1PreparedStatement, Env};
 
+use crate::db::batch::Batch;
 use crate::db::linkifiers::{self, LinkifierRow};
 use crate::db::users::UserRow;
 use crate::domain::linkifiers::{check_linkifier, check_order, linkifier_dict};
@@ -16,29 +17,30 @@ struct IdRow {
     id: i64,
 }
 
-fn changed_id(result: &D1Result) -> ApiResult<Option<i64>> {
-    Ok(result.results::<IdRow>()?.first().map(|r| r.id))
+/// Runs a linkifier write (which answers the id of the row it changed, if any) and reads
+/// the organization's linkifiers after it, in one batch.
+async fn write_then_list(db: &D1Database, realm_id: i64, write: D1PreparedStatement) -> ApiResult<(Option<i64>, Vec<LinkifierRow>)> {
+    let mut batch = Batch::new();
+    let changed = batch.add::<IdRow>(write);
+    let list = batch.add::<LinkifierRow>(linkifiers::in_realm_stmt(db, realm_id)?);
+    let results = batch.run(db).await?;
+    Ok((results.first(changed)?.map(|r| r.id), results.rows(list)?))
 }
 
-/// Sends the organization's current linkifiers (the batch's last result) to everyone.
-async fn notify_linkifiers(env: &Env, realm_id: i64, results: &[D1Result]) -> ApiResult<()> {
-    let rows: Vec<LinkifierRow> = results.last().map(|r| r.results()).transpose()?.unwrap_or_default();
+/// Sends the organization's current linkifiers to everyone.
+async fn notify_linkifiers(env: &Env, realm_id: i64, rows: &[LinkifierRow]) {
     let list: Vec<Value> = rows.iter().map(linkifier_dict).collect();
     let event = Event::RealmLinkifiers { realm_linkifiers: json!(list) };
     crate::actions::notify_realm(env, realm_id, &event).await;
-    Ok(())
 }
 
 /// `POST /realm/filters`: checks and adds a linkifier last in the order; answers its id.
 pub async fn check_add_linkifier(db: &D1Database, env: &Env, admin: &UserRow, pattern: &str, url_template: &str) -> ApiResult<i64> {
     let (pattern, url_template) = check_linkifier(pattern, url_template)?;
-    let results = crate::db::run_batch(
-        db,
-        vec![linkifiers::insert_stmt(db, admin.realm_id, &pattern, &url_template)?, linkifiers::in_realm_stmt(db, admin.realm_id)?],
-    )
-    .await?;
-    let id = changed_id(&results[0])?.ok_or_else(duplicate_pattern)?;
-    notify_linkifiers(env, admin.realm_id, &results).await?;
+    let (changed, rows) =
+        write_then_list(db, admin.realm_id, linkifiers::insert_stmt(db, admin.realm_id, &pattern, &url_template)?).await?;
+    let id = changed.ok_or_else(duplicate_pattern)?;
+    notify_linkifiers(env, admin.realm_id, &rows).await;
     Ok(id)
 }
 
@@ -52,25 +54,21 @@ pub async fn check_update_linkifier(
     url_template: &str,
 ) -> ApiResult<()> {
     let (pattern, url_template) = check_linkifier(pattern, url_template)?;
-    let results = crate::db::run_batch(
-        db,
-        vec![linkifiers::update_stmt(db, admin.realm_id, id, &pattern, &url_template)?, linkifiers::in_realm_stmt(db, admin.realm_id)?],
-    )
-    .await?;
-    if changed_id(&results[0])?.is_none() {
-        let rows: Vec<LinkifierRow> = results[1].results()?;
+    let update = linkifiers::update_stmt(db, admin.realm_id, id, &pattern, &url_template)?;
+    let (changed, rows) = write_then_list(db, admin.realm_id, update).await?;
+    if changed.is_none() {
         return Err(if rows.iter().any(|r| r.id == id) { duplicate_pattern() } else { not_found() });
     }
-    notify_linkifiers(env, admin.realm_id, &results).await
+    notify_linkifiers(env, admin.realm_id, &rows).await;
+    Ok(())
 }
 
 /// `DELETE /realm/filters/{filter_id}`.
 pub async fn do_remove_linkifier(db: &D1Database, env: &Env, admin: &UserRow, id: i64) -> ApiResult<()> {
-    let results =
-        crate::db::run_batch(db, vec![linkifiers::delete_stmt(db, admin.realm_id, id)?, linkifiers::in_realm_stmt(db, admin.realm_id)?])
-            .await?;
-    changed_id(&results[0])?.ok_or_else(not_found)?;
-    notify_linkifiers(env, admin.realm_id, &results).await
+    let (changed, rows) = write_then_list(db, admin.realm_id, linkifiers::delete_stmt(db, admin.realm_id, id)?).await?;
+    changed.ok_or_else(not_found)?;
+    notify_linkifiers(env, admin.realm_id, &rows).await;
+    Ok(())
 }
 
 /// `PATCH /realm/linkifiers`: `ordered` must list every linkifier exactly once.
@@ -81,10 +79,12 @@ pub async fn check_reorder_linkifiers(db: &D1Database, env: &Env, admin: &UserRo
         return Ok(());
     }
     let ids = serde_json::to_string(ordered)?;
-    let results =
-        crate::db::run_batch(db, vec![linkifiers::reorder_stmt(db, admin.realm_id, &ids)?, linkifiers::in_realm_stmt(db, admin.realm_id)?])
-            .await?;
-    notify_linkifiers(env, admin.realm_id, &results).await
+    let mut batch = Batch::new();
+    batch.add::<Value>(linkifiers::reorder_stmt(db, admin.realm_id, &ids)?);
+    let list = batch.add::<LinkifierRow>(linkifiers::in_realm_stmt(db, admin.realm_id)?);
+    let rows = batch.run(db).await?.rows(list)?;
+    notify_linkifiers(env, admin.realm_id, &rows).await;
+    Ok(())
 }
 
 fn not_found() -> ApiError {

@@ -10,12 +10,12 @@ use crate::db::batch::Batch;
 use crate::db::message_window::{add_window, WindowRequest};
 use crate::db::user_messages;
 use crate::db::users::UserRow;
-use crate::domain::message_flags::{MessageFlag, ANY_MENTION, NO_ROW};
 use crate::domain::messages::invalid_message;
-use crate::domain::recipients::RecipientType;
 use crate::error::{ApiError, ApiResult};
 use crate::event_types::FlagsEvent;
 use crate::events::{send_event, Event, EventUser};
+use crate::model::message_flags::{MessageFlag, ANY_MENTION, NO_ROW};
+use crate::model::recipients::RecipientType;
 
 #[derive(Deserialize)]
 struct Found {

@@ -291,6 +291,6 @@ fn bot_send_request(ctx: &RequestContext, channel: &MoveChannelRow, topic: &str,
         queue_id: None,
         local_id: None,
         realm_url: ctx.base_url.clone(),
-        realm_host: ctx.base_url.split_once("://").map(|(_, host)| host).unwrap_or(&ctx.base_url).to_string(),
+        realm_host: ctx.realm_host().to_string(),
     }
 }

@@ -42,7 +42,7 @@ pub async fn schedule(ctx: &RequestContext, sender: &UserRow, sent: &SentMessage
                 .collect();
             if !rows.is_empty() {
                 db::run(q::insert_stmt(&db, realm_id, message_id, &json!(rows).to_string())?).await?;
-                crate::scheduler::arm(&env, &database, realm_id, &realm_host).await;
+                crate::platform::scheduler::arm(&env, &database, realm_id, &realm_host).await;
             }
             Ok::<(), worker::Error>(())
         };

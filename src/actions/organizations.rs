@@ -7,11 +7,11 @@ use worker::Env;
 use crate::actions::users::is_valid_email;
 use crate::db::organizations::{self, FirstChannel, FirstUser};
 use crate::db::{self, realms, users};
-use crate::directory;
 use crate::domain::organizations::{check_realm_name, check_subdomain};
 use crate::domain::users::check_full_name;
-use crate::domain::users::Role;
 use crate::error::{ApiError, ApiResult};
+use crate::model::Role;
+use crate::platform::directory;
 use crate::secrets;
 
 /// What the operator asks for.

@@ -13,7 +13,7 @@ use crate::db::{self, password_resets, read_guards};
 use crate::domain::email as templates;
 use crate::domain::passwords::{check_password_strength, is_strong_enough, reset_url, RESET_LINK_VALID_MINUTES, RESET_TOKEN_LENGTH};
 use crate::error::{ApiError, ApiResult};
-use crate::rate_limits::{self, Bucket};
+use crate::platform::rate_limits::{self, Bucket};
 use crate::secrets;
 
 /// `PATCH /settings` with `new_password`: the current password must match (Zulip's

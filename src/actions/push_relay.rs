@@ -122,16 +122,16 @@ async fn register_server(env: &Env, relay: &PushRelay) -> ApiResult<()> {
 /// ones included), as Zulip's periodic upload does; no usage counts are sent.
 pub async fn sync_organizations(env: &Env, relay: &PushRelay) -> ApiResult<()> {
     let settings = Settings::from_env(env);
-    let directory = crate::directory::database(env, crate::directory::DIRECTORY_DATABASE)?;
+    let directory = crate::platform::directory::database(env, crate::platform::directory::DIRECTORY_DATABASE)?;
     let mut bindings = realm_directory::databases(&directory).await?;
-    for listed in crate::directory::listed_databases(env) {
+    for listed in crate::platform::directory::listed_databases(env) {
         if !bindings.contains(&listed) {
             bindings.push(listed);
         }
     }
     let mut organizations = Vec::new();
     for binding in bindings {
-        let db = crate::directory::database(env, &binding)?;
+        let db = crate::platform::directory::database(env, &binding)?;
         organizations.extend(realms::all_for_relay(&db).await?.into_iter().map(|r| organization_dict(&settings, r)));
     }
     let fields = [

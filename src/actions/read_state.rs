@@ -10,9 +10,9 @@ use crate::db::user_messages::{self, MessageIdRow};
 use crate::db::users::UserRow;
 use crate::domain::channels::access_channel;
 use crate::domain::ids::ChannelId;
-use crate::domain::message_flags::MessageFlag;
 use crate::error::{ApiError, ApiResult};
 use crate::event_types::{Event, FlagsEvent};
+use crate::model::message_flags::MessageFlag;
 
 /// Zulip's `update_message_flags` event for messages marked read.
 fn read_event(messages: &[i64], all: bool) -> Event {

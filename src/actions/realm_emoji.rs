@@ -4,7 +4,6 @@
 use worker::{D1Database, Env};
 
 use crate::actions::uploads::{delete_object, put_object};
-use crate::context::UploadedFile;
 use crate::db::batch::{Batch, BatchResults, Slot};
 use crate::db::realm_emoji::{self, NewRealmEmoji, RealmEmojiRow};
 use crate::db::realm_settings::RealmSettingsRow;
@@ -16,6 +15,7 @@ use crate::domain::realm_emoji::{
 };
 use crate::error::{ApiError, ApiResult};
 use crate::event_types::{Event, RealmEmojiEvent};
+use crate::request_body::UploadedFile;
 
 /// Sends the organization's emoji dict to every queue of the organization.
 async fn notify_realm_emoji(env: &Env, realm_id: i64, results: &BatchResults, all: Slot<RealmEmojiRow>) -> ApiResult<()> {

@@ -7,9 +7,9 @@ use worker::{D1Database, Env};
 use crate::db::realm_settings::{self, SettingValue};
 use crate::db::user_groups::GroupNameRow;
 use crate::db::users::UserRow;
-use crate::domain::user_groups::system_groups;
 use crate::error::{ApiError, ApiResult};
 use crate::event_types::{Event, RealmEvent};
+use crate::model::system_groups;
 
 /// A group-valued setting asked for, and whether `role:everyone` (which includes guests)
 /// is allowed for it.

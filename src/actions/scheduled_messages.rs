@@ -1,13 +1,13 @@
 //! Scheduling, editing, deleting and delivering scheduled messages.
 //!
 //! Validation and delivery both go through the send path (`message_send::plan_send` and
-//! `commit_send`), so a scheduled message obeys every rule of `POST /messages`, checked
+//! `send_as`), so a scheduled message obeys every rule of `POST /messages`, checked
 //! once when it is scheduled or edited and again against the state at delivery time.
 
 use worker::{D1Database, Env};
 
 use crate::actions::channels::Principal;
-use crate::actions::message_send::{commit_send, plan_send, Destination, SendPlan, SendRequest, SentMessage};
+use crate::actions::message_send::{plan_send, send_as, Destination, SendPlan, SendRequest, SentMessage};
 use crate::actions::push::MessageNoticeJob;
 use crate::db::scheduled_messages::{self, NewId, Revision, ScheduledFields, ScheduledMessageRow};
 use crate::db::users::UserRow;
@@ -16,7 +16,7 @@ use crate::domain::scheduled_messages::scheduled_message_dict;
 use crate::error::{ApiError, ApiResult};
 use crate::event_types::ScheduledMessagesEvent;
 use crate::events::{send_event, Event, EventUser};
-use crate::realm_cache::RealmState;
+use crate::platform::realm_cache::RealmState;
 
 /// Messages delivered per alarm run; the alarm re-arms at once when more are due.
 const DELIVERIES_PER_RUN: i64 = 25;
@@ -49,7 +49,7 @@ pub async fn schedule_message(
     let row = row_of(inserted.id, me, &send.client, &fields);
     let event = Event::ScheduledMessages(ScheduledMessagesEvent::Add { scheduled_messages: vec![scheduled_message_dict(&row)] });
     notify_owner(env, me, &event).await;
-    crate::scheduler::arm(env, database, me.realm_id, &send.realm_host).await;
+    crate::platform::scheduler::arm(env, database, me.realm_id, &send.realm_host).await;
     Ok(inserted.id)
 }
 
@@ -107,7 +107,7 @@ pub async fn edit_scheduled_message(
     let updated = ScheduledMessageRow { revision: updated.revision, ..row_of(id, me, &row.client, &fields) };
     let event = Event::ScheduledMessages(ScheduledMessagesEvent::Update { scheduled_message: scheduled_message_dict(&updated) });
     notify_owner(env, me, &event).await;
-    crate::scheduler::arm(env, database, me.realm_id, &send.realm_host).await;
+    crate::platform::scheduler::arm(env, database, me.realm_id, &send.realm_host).await;
     Ok(())
 }
 
@@ -125,7 +125,7 @@ pub async fn delete_scheduled_message(
     }
     let event = Event::ScheduledMessages(ScheduledMessagesEvent::Remove { scheduled_message_id: id });
     notify_owner(env, me, &event).await;
-    crate::scheduler::arm(env, database, me.realm_id, realm_host).await;
+    crate::platform::scheduler::arm(env, database, me.realm_id, realm_host).await;
     Ok(())
 }
 
@@ -134,7 +134,7 @@ pub async fn delete_scheduled_message(
 /// owner sees it and may fix and reschedule it); one that hit a server-side error stays
 /// pending and is retried after [`RETRY_SECONDS`].
 pub async fn deliver_due(env: &Env, database: &str, realm_id: i64, realm_host: &str) -> ApiResult<Option<i64>> {
-    let db = crate::directory::database(env, database)?;
+    let db = crate::platform::directory::database(env, database)?;
     let now = db::now();
     let due = scheduled_messages::due_in_realm(&db, realm_id, now, DELIVERIES_PER_RUN).await?;
     for row in &due {
@@ -172,32 +172,31 @@ async fn deliver_one(db: &D1Database, env: &Env, database: &str, row: &Scheduled
         realm_host: realm_host.to_string(),
         realm_url: realm_url(env, realm_host),
     };
-    let realm = crate::realm_cache::load(db, sender.realm_id, None).await?;
-    let plan = match plan_send(db, &sender, &realm, &send).await {
-        Ok(plan) => plan,
+    let realm = crate::platform::realm_cache::load(db, sender.realm_id, None).await?;
+    let guard = vec![scheduled_messages::mark_delivered_stmt(db, row.id, row.revision)?];
+    // The guard refusing a message that is no longer pending fails the write (a D1 error,
+    // nothing written), like any server-side error, which leaves it pending for the retry.
+    let sent = match send_as(db, env, &sender, &realm, &send, guard).await {
+        Ok(sent) => sent,
         // The message broke a rule of sending (access, recipients, topic, ...): the owner
-        // has to fix it. A server-side error leaves it pending for the retry.
+        // has to fix it.
         Err(reason) if reason.status < 500 => return mark_failed(db, env, row, &reason.msg).await,
         Err(err) => return Err(err),
     };
-    let guard = vec![scheduled_messages::mark_delivered_stmt(db, row.id, row.revision)?];
-    // An error here is either the guard refusing a message that is no longer pending or a
-    // D1 failure; in both cases nothing was written.
-    let sent = commit_send(db, env, &plan, &send, guard).await?;
     let event = Event::ScheduledMessages(ScheduledMessagesEvent::Remove { scheduled_message_id: row.id });
     notify_owner(env, &sender, &event).await;
     notify_recipients(env, database, &sender, &sent, realm_host).await;
     Ok(())
 }
 
-/// The recipients' push notifications, as for a message sent by a request (the alarm
-/// answers no client, so it waits for them). A failure is logged: the message is sent.
 /// The organization's URL (its host, behind the scheme the deployment serves).
 fn realm_url(env: &Env, realm_host: &str) -> String {
     let scheme = if crate::settings::Settings::from_env(env).development { "http" } else { "https" };
     format!("{scheme}://{realm_host}")
 }
 
+/// The recipients' push notifications, as for a message sent by a request (the alarm
+/// answers no client, so it waits for them). A failure is logged: the message is sent.
 async fn notify_recipients(env: &Env, database: &str, sender: &UserRow, sent: &SentMessage, realm_host: &str) {
     if let Err(err) = try_notify_recipients(env, database, sender, sent, realm_host).await {
         worker::console_error!("push notifications of scheduled message {} failed: {}", sent.id, err.msg);
@@ -207,7 +206,7 @@ async fn notify_recipients(env: &Env, database: &str, sender: &UserRow, sent: &S
 async fn try_notify_recipients(env: &Env, database: &str, sender: &UserRow, sent: &SentMessage, realm_host: &str) -> ApiResult<()> {
     let settings = crate::settings::Settings::from_env(env);
     let Some(relay) = settings.push_relay else { return Ok(()) };
-    let db = crate::directory::database(env, database)?;
+    let db = crate::platform::directory::database(env, database)?;
     let realm = crate::db::realms::by_id(&db, sender.realm_id).await?.ok_or_else(|| ApiError::internal("organization is missing"))?;
     crate::actions::push::notify_new_message(MessageNoticeJob {
         env: env.clone(),

@@ -19,8 +19,9 @@ use crate::domain::email as templates;
 use crate::domain::ids::UserId;
 use crate::domain::invites::{email_error, join_url, DEFAULT_EXPIRY_MINUTES, LINK_KEY_LENGTH};
 use crate::domain::passwords::check_password_strength;
-use crate::domain::users::{check_full_name, Role};
+use crate::domain::users::check_full_name;
 use crate::error::{ApiError, ApiResult};
+use crate::model::Role;
 use crate::secrets;
 
 /// What a sign-up link opens.

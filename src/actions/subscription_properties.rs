@@ -7,6 +7,7 @@ use std::collections::HashMap;
 use serde_json::{json, Value};
 
 use crate::context::RequestContext;
+use crate::db::batch::Batch;
 use crate::db::subscription_settings::{self as db, ChannelAccessRow, PropertyValue, SubscriptionRow};
 use crate::db::users::UserRow;
 use crate::domain::subscription_properties::PropertyChange;
@@ -21,19 +22,18 @@ pub async fn check_update_subscription_properties(ctx: &RequestContext, user: &U
     ids.sort_unstable();
     ids.dedup();
     let ids_json = serde_json::to_string(&ids)?;
-    let results = crate::db::run_batch(
-        &ctx.db,
-        vec![db::channels_stmt(&ctx.db, user.realm_id, &ids_json)?, db::of_user_stmt(&ctx.db, user.realm_id, user.id, &ids_json)?],
-    )
-    .await?;
-    let channels: HashMap<i64, ChannelAccessRow> = results[0].results::<ChannelAccessRow>()?.into_iter().map(|c| (c.id, c)).collect();
+    let mut batch = Batch::new();
+    let channels = batch.add::<ChannelAccessRow>(db::channels_stmt(&ctx.db, user.realm_id, &ids_json)?);
+    let subs = batch.add::<SubscriptionRow>(db::of_user_stmt(&ctx.db, user.realm_id, user.id, &ids_json)?);
+    let results = batch.run(&ctx.db).await?;
+    let channels: HashMap<i64, ChannelAccessRow> = results.rows(channels)?.into_iter().map(|c| (c.id, c)).collect();
     let subs: HashMap<i64, SubscriptionRow> =
-        results[1].results::<SubscriptionRow>()?.into_iter().filter(|s| s.active != 0).map(|s| (s.channel_id, s)).collect();
+        results.rows(subs)?.into_iter().filter(|s| s.active != 0).map(|s| (s.channel_id, s)).collect();
     for change in changes {
         let subscribed = subs.contains_key(&change.channel_id);
         match channels.get(&change.channel_id) {
             Some(c) if crate::domain::channels::access::can_access_content(user, subscribed, c.invite_only != 0) => {}
-            _ => return Err(ApiError::bad_request("Invalid channel ID")),
+            _ => return Err(ApiError::invalid_channel_id()),
         }
         if !subscribed {
             return Err(ApiError::bad_request(format!("Not subscribed to channel ID {}", change.channel_id)));

@@ -5,6 +5,7 @@
 use serde_json::json;
 
 use crate::context::RequestContext;
+use crate::db::batch::Batch;
 use crate::db::realm_settings;
 use crate::db::typing_recipients::{self as db, Recipient, TypingChannel};
 use crate::db::users::UserRow;
@@ -42,22 +43,18 @@ pub async fn check_send_typing_notification(ctx: &RequestContext, sender: &UserR
             )
         }
         TypingTarget::Channel { stream_id, topic } => {
-            let results = crate::db::run_batch(
-                &ctx.db,
-                vec![
-                    db::channel_stmt(&ctx.db, sender.realm_id, stream_id)?,
-                    db::subscribers_stmt(&ctx.db, sender.realm_id, stream_id)?,
-                    realm_settings::by_realm_id_stmt(&ctx.db, sender.realm_id)?,
-                ],
-            )
-            .await?;
-            let channel: Option<TypingChannel> = results[0].results()?.into_iter().next();
-            let subscribers: Vec<Recipient> = results[1].results()?;
-            let settings: Option<realm_settings::RealmSettingsRow> = results[2].results()?.into_iter().next();
+            let mut batch = Batch::new();
+            let channel = batch.add::<TypingChannel>(db::channel_stmt(&ctx.db, sender.realm_id, stream_id)?);
+            let subscribers = batch.add::<Recipient>(db::subscribers_stmt(&ctx.db, sender.realm_id, stream_id)?);
+            let settings = batch.add::<realm_settings::RealmSettingsRow>(realm_settings::by_realm_id_stmt(&ctx.db, sender.realm_id)?);
+            let results = batch.run(&ctx.db).await?;
+            let channel = results.first(channel)?;
+            let subscribers = results.rows(subscribers)?;
+            let settings = results.first(settings)?;
             let subscribed = subscribers.iter().any(|u| u.id == sender.id);
             let channel = channel
                 .filter(|c| crate::domain::channels::access::can_access_content(sender, subscribed, c.invite_only != 0))
-                .ok_or_else(|| ApiError::bad_request("Invalid channel ID"))?;
+                .ok_or_else(ApiError::invalid_channel_id)?;
             let display = settings.map(|s| s.empty_topic_display_name).unwrap_or_default();
             let topic = topic.trim().to_string();
             let topic = if topic == "(no topic)" || topic == display { String::new() } else { topic };

@@ -4,7 +4,6 @@ use serde::Deserialize;
 use serde_json::json;
 use worker::{Env, HttpMetadata, Range};
 
-use crate::context::UploadedFile;
 use crate::db::attachments::{self, AttachmentRow, NewAttachment};
 use crate::db::batch::{Batch, BatchResults, Slot};
 use crate::db::users::UserRow;
@@ -13,6 +12,7 @@ use crate::domain::uploads;
 use crate::error::{ApiError, ApiResult};
 use crate::event_types::{AttachmentEvent, Event};
 use crate::events::{self, EventUser};
+use crate::request_body::UploadedFile;
 
 /// The R2 bucket of uploaded files.
 pub const BUCKET: &str = "UPLOADS";
@@ -128,14 +128,14 @@ async fn send_to_owner(env: &Env, me: &UserRow, event: &Event) {
 
 /// The caller's uploads with the messages linking them, and the bytes they use.
 pub async fn list_attachments(db: &worker::D1Database, me: &UserRow) -> ApiResult<(Vec<serde_json::Value>, i64)> {
-    let results = crate::db::run_batch(
-        db,
-        vec![attachments::owned_stmt(db, me.id)?, attachments::owned_links_stmt(db, me.id)?, attachments::space_used_stmt(db, me.id)?],
-    )
-    .await?;
-    let rows: Vec<AttachmentRow> = results[0].results()?;
-    let links: Vec<attachments::LinkRow> = results[1].results()?;
-    let space: attachments::SpaceUsed = results[2].results()?.into_iter().next().unwrap_or_default();
+    let mut batch = Batch::new();
+    let rows = batch.add::<AttachmentRow>(attachments::owned_stmt(db, me.id)?);
+    let links = batch.add::<attachments::LinkRow>(attachments::owned_links_stmt(db, me.id)?);
+    let space = batch.add::<attachments::SpaceUsed>(attachments::space_used_stmt(db, me.id)?);
+    let results = batch.run(db).await?;
+    let rows = results.rows(rows)?;
+    let links = results.rows(links)?;
+    let space = results.first(space)?.unwrap_or_default();
     Ok((rows.iter().map(|row| uploads::attachment_object(row, &links)).collect(), space.used))
 }
 

@@ -10,9 +10,10 @@ use crate::db::subscriptions::{self, ChannelViewRow};
 use crate::db::users::UserRow;
 use crate::db::{self, user_topics};
 use crate::domain::ids::ChannelId;
-use crate::domain::topics::{normalize_topic, VisibilityPolicy};
+use crate::domain::topics::normalize_topic;
 use crate::error::{ApiError, ApiResult};
 use crate::events::{send_event, Event, EventUser};
+use crate::model::VisibilityPolicy;
 
 /// How the caller names the channel.
 pub enum ChannelRef {
@@ -54,7 +55,7 @@ pub async fn do_set_user_topic_policy(
     };
     let channel_id = match (results.first(found)?, channel) {
         (Some(c), _) if allowed(&c) => c.id,
-        (_, ChannelRef::Id(_)) => return Err(ApiError::bad_request("Invalid channel ID")),
+        (_, ChannelRef::Id(_)) => return Err(ApiError::invalid_channel_id()),
         (_, ChannelRef::Name(name)) => return Err(ApiError::bad_request(format!("Invalid channel name '{name}'"))),
     };
     if topic.chars().count() as i64 > settings.max_topic_length {

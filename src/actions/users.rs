@@ -9,10 +9,10 @@ use crate::db::{
     users::{self, NewUser, UserRow},
 };
 use crate::domain::ids::{RealmId, UserId};
-use crate::domain::users::Role;
 use crate::domain::users::{check_full_name, user_dict, UserDictOptions};
 use crate::error::{ApiError, ApiResult};
 use crate::event_types::{Event, RealmBotEvent, RealmUserEvent};
+use crate::model::Role;
 use crate::secrets;
 
 /// The user's current API key (`key_version`, read with the user), its hash stored if
@@ -57,18 +57,7 @@ pub async fn do_replace_api_key(db: &D1Database, secret: &str, realm_id: i64, us
     Ok(key)
 }
 
-/// Email addresses as Zulip accepts them: one `@`, a non-empty local part, a dotted domain
-/// without spaces.
-pub fn is_valid_email(email: &str) -> bool {
-    let Some((local, domain)) = email.split_once('@') else { return false };
-    !local.is_empty()
-        && !domain.contains('@')
-        && domain.contains('.')
-        && !domain.starts_with('.')
-        && !domain.ends_with('.')
-        && !email.chars().any(|c| c.is_whitespace() || c.is_control())
-        && email.len() <= 254
-}
+pub use crate::domain::users::is_valid_email;
 
 /// Creates an account whose email was checked (one batch, which reads the new row back).
 pub async fn do_create_user(db: &D1Database, new_user: &NewUser<'_>, password: Option<&str>) -> ApiResult<users::InsertedUser> {

@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 use serde_json::json;
 
 use crate::actions::bot_storage::{check_remove_storage, check_set_storage, get_storage as read_storage};
+use crate::auth::Bot;
 use crate::context::RequestContext;
 use crate::error::ApiResult;
 use crate::response::Reply;
@@ -14,8 +15,7 @@ use crate::response::Reply;
 /// `storage`: a JSON object of string keys and string values; all set or none. The whole
 /// store is limited to 10,000,000 characters (keys and values), as Zulip's.
 pub async fn update_storage(ctx: &RequestContext) -> ApiResult<Reply> {
-    let bot = ctx.user().await?;
-    crate::auth::require_bot(&bot)?;
+    let bot = ctx.user_as::<Bot>().await?;
     let storage: BTreeMap<String, String> = ctx.params.required_json_as("storage", "a dict")?;
     check_set_storage(&ctx.db, &bot, &storage).await?;
     Ok(Reply::ok())
@@ -25,8 +25,7 @@ pub async fn update_storage(ctx: &RequestContext) -> ApiResult<Reply> {
 /// `keys` (JSON list, optional): the entries asked for, each of which must exist
 /// ("Key does not exist."); without it every entry. Answers `storage`.
 pub async fn get_storage(ctx: &RequestContext) -> ApiResult<Reply> {
-    let bot = ctx.user().await?;
-    crate::auth::require_bot(&bot)?;
+    let bot = ctx.user_as::<Bot>().await?;
     let keys: Option<Vec<String>> = ctx.params.json_as("keys", "a list")?;
     let storage = read_storage(&ctx.db, &bot, keys.as_deref()).await?;
     Ok(Reply::json(json!({ "storage": storage })))
@@ -36,8 +35,7 @@ pub async fn get_storage(ctx: &RequestContext) -> ApiResult<Reply> {
 /// `keys` (JSON list, optional): removes those entries, only if every one exists (else
 /// `BAD_REQUEST` and nothing removed); without it removes everything.
 pub async fn remove_storage(ctx: &RequestContext) -> ApiResult<Reply> {
-    let bot = ctx.user().await?;
-    crate::auth::require_bot(&bot)?;
+    let bot = ctx.user_as::<Bot>().await?;
     let keys: Option<Vec<String>> = ctx.params.json_as("keys", "a list")?;
     check_remove_storage(&ctx.db, &bot, keys.as_deref()).await?;
     Ok(Reply::ok())

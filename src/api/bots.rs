@@ -40,7 +40,7 @@ pub async fn create_bot(ctx: &RequestContext) -> ApiResult<Reply> {
         service_name: service_name.as_deref(),
         payload_url: payload_url.as_deref(),
     };
-    let host = crate::api::users::realm_host(ctx);
+    let host = ctx.realm_host();
     let created = check_create_bot(&ctx.db, &ctx.env, &owner, &bot, host).await?;
     Ok(Reply::json(json!({
         "user_id": created.user.id,

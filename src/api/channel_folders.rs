@@ -3,6 +3,7 @@
 use serde_json::json;
 
 use crate::actions::channel_folders::{do_create_channel_folder, do_reorder_channel_folders, do_update_channel_folder, FolderChanges};
+use crate::auth::Administrator;
 use crate::context::RequestContext;
 use crate::domain::channel_folders::{folders_of, invalid_folder_id};
 use crate::error::ApiResult;
@@ -15,7 +16,7 @@ use crate::response::Reply;
 ///   unique in the organization (case-insensitive);
 /// - `description` required (may be empty), at most `max_channel_folder_description_length`.
 pub async fn create_channel_folder(ctx: &RequestContext) -> ApiResult<Reply> {
-    let admin = ctx.admin().await?;
+    let admin = ctx.user_as::<Administrator>().await?;
     let name = ctx.params.required_str("name")?;
     let description = ctx.params.required_str("description")?;
     let id = do_create_channel_folder(&ctx.db, &ctx.env, &admin, &name, &description).await?;
@@ -35,7 +36,7 @@ pub async fn get_channel_folders(ctx: &RequestContext) -> ApiResult<Reply> {
 /// Administrators: `order`, a JSON list of every folder id of the organization, sets the
 /// display order; emits `channel_folder` (`reorder`).
 pub async fn reorder_channel_folders(ctx: &RequestContext) -> ApiResult<Reply> {
-    let admin = ctx.admin().await?;
+    let admin = ctx.user_as::<Administrator>().await?;
     let order: Vec<i64> = ctx.params.required_json_as("order", "a list")?;
     do_reorder_channel_folders(&ctx.db, &ctx.env, &admin, &order).await?;
     Ok(Reply::ok())
@@ -46,7 +47,7 @@ pub async fn reorder_channel_folders(ctx: &RequestContext) -> ApiResult<Reply> {
 /// folder holding channels cannot be archived). Unknown id: `Invalid channel folder ID`.
 /// Emits one `channel_folder` `update` per changed property.
 pub async fn update_channel_folder(ctx: &RequestContext, id: &str) -> ApiResult<Reply> {
-    let admin = ctx.admin().await?;
+    let admin = ctx.user_as::<Administrator>().await?;
     let id = parse_int(id).ok_or_else(invalid_folder_id)?;
     let changes = FolderChanges {
         name: ctx.params.str("name")?,

@@ -4,6 +4,7 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 
 use crate::actions::channels::{self as actions, Principal, SubscribeRequest};
+use crate::api::params::include_subscribers;
 use crate::context::RequestContext;
 use crate::domain::channels::{
     channel_id_by_name, channel_subscribers, parse_channel_id, stream_of, streams_of, subscriptions_of, ChannelTopics, StreamsQuery,
@@ -59,11 +60,7 @@ pub async fn unsubscribe(ctx: &RequestContext) -> ApiResult<Reply> {
 /// Any user: the caller's subscriptions; `include_subscribers` adds `subscribers`.
 pub async fn get_subscriptions(ctx: &RequestContext) -> ApiResult<Reply> {
     let me = ctx.user().await?;
-    let include_subscribers = match ctx.params.str("include_subscribers")?.as_deref() {
-        None | Some("false") => false,
-        Some("true") | Some("partial") => true,
-        Some(_) => return Err(ApiError::invalid_argument("include_subscribers", "a boolean")),
-    };
+    let include_subscribers = include_subscribers(&ctx.params, "a boolean")?;
     Ok(Reply::json(json!({ "subscriptions": subscriptions_of(&ctx.db, &me, include_subscribers).await? })))
 }
 

@@ -7,25 +7,38 @@ use crate::context::RequestContext;
 use crate::error::{ApiError, ApiResult};
 use crate::response::Reply;
 
-fn require_development(ctx: &RequestContext) -> ApiResult<()> {
-    if ctx.settings.development {
-        Ok(())
-    } else {
-        Err(ApiError::not_found())
+/// The routes under `/dev_bench/`, answered only by a development server (404 elsewhere),
+/// kept out of the production route table.
+pub async fn dispatch(ctx: &RequestContext, path: &[&str]) -> ApiResult<Reply> {
+    use worker::Method::*;
+    if !ctx.settings.development {
+        return Err(ApiError::not_found());
+    }
+    match (ctx.method.clone(), path) {
+        (Get, ["noop"]) => noop(ctx).await,
+        (Post, ["d1_write"]) => d1_write(ctx).await,
+        (Post, ["durable_object"]) => durable_object(ctx).await,
+        (Post, ["render"]) => render(ctx).await,
+        (Get, ["d1_read"]) => d1_read(ctx).await,
+        (Get, ["d1_read_rows"]) => d1_read_rows(ctx).await,
+        (Post, ["d1_batch"]) => d1_batch(ctx).await,
+        (Post, ["fan_out", "wait"]) => fan_out_wait(ctx).await,
+        (Get, ["fan_out", "waiting"]) => fan_out_waiting(ctx).await,
+        (Post, ["fan_out", "wake"]) => fan_out_wake(ctx).await,
+        (Get, ["fan_out", "waiting_polls"]) => fan_out_waiting_polls(ctx).await,
+        _ => Err(ApiError::not_found()),
     }
 }
 
 /// # `GET /dev_bench/noop`
 /// No storage at all: the cost of a request through the worker.
-pub async fn noop(ctx: &RequestContext) -> ApiResult<Reply> {
-    require_development(ctx)?;
+pub async fn noop(_ctx: &RequestContext) -> ApiResult<Reply> {
     Ok(Reply::ok())
 }
 
 /// # `GET /dev_bench/d1_read`
 /// Exactly one D1 read of one row (the organization's).
 pub async fn d1_read(ctx: &RequestContext) -> ApiResult<Reply> {
-    require_development(ctx)?;
     crate::db::realms::by_string_id(&ctx.db, &ctx.realm_string_id).await?;
     Ok(Reply::ok())
 }
@@ -33,7 +46,6 @@ pub async fn d1_read(ctx: &RequestContext) -> ApiResult<Reply> {
 /// # `GET /dev_bench/d1_read_rows`
 /// Exactly one D1 read of the organization's newest 100 messages (rows decoded, not sent).
 pub async fn d1_read_rows(ctx: &RequestContext) -> ApiResult<Reply> {
-    require_development(ctx)?;
     let rows: Vec<Value> = crate::db::all(crate::db::bench::newest_messages_stmt(&ctx.db, &ctx.realm_string_id, 100)?).await?;
     Ok(Reply::json(json!({ "rows": rows.len() })))
 }
@@ -41,7 +53,6 @@ pub async fn d1_read_rows(ctx: &RequestContext) -> ApiResult<Reply> {
 /// # `POST /dev_bench/d1_write`
 /// Exactly one D1 write (an update that leaves an account's row as it was).
 pub async fn d1_write(ctx: &RequestContext) -> ApiResult<Reply> {
-    require_development(ctx)?;
     crate::db::run(crate::db::bench::touch_stmt(&ctx.db, &ctx.realm_string_id)?).await?;
     Ok(Reply::ok())
 }
@@ -49,7 +60,6 @@ pub async fn d1_write(ctx: &RequestContext) -> ApiResult<Reply> {
 /// # `POST /dev_bench/d1_batch`
 /// Exactly one D1 batch of five writes (updates that leave an account's row as it was).
 pub async fn d1_batch(ctx: &RequestContext) -> ApiResult<Reply> {
-    require_development(ctx)?;
     five_write_batch(ctx).await?;
     Ok(Reply::ok())
 }
@@ -64,9 +74,8 @@ async fn five_write_batch(ctx: &RequestContext) -> ApiResult<()> {
 /// # `POST /dev_bench/durable_object`
 /// One round trip to the organization's `RealmHub` (a command that touches no storage).
 pub async fn durable_object(ctx: &RequestContext) -> ApiResult<Reply> {
-    require_development(ctx)?;
     let realm = ctx.realm().await?;
-    crate::event_queues::ping_hub(&ctx.env, realm.id).await?;
+    crate::platform::event_queues::ping_hub(&ctx.env, realm.id).await?;
     Ok(Reply::ok())
 }
 
@@ -80,7 +89,6 @@ const CPU_BUDGET_PAID_MS: f64 = 30_000.0;
 /// worker. The clock of a Worker stands still while it computes, so each timing starts and
 /// ends after a zero-length timer.
 pub async fn render(ctx: &RequestContext) -> ApiResult<Reply> {
-    require_development(ctx)?;
     let me = ctx.user().await?;
     let content = ctx.params.required_str("content")?;
     let iterations = ctx.params.int("iterations")?.unwrap_or(20);
@@ -124,16 +132,14 @@ fn room(ctx: &RequestContext) -> ApiResult<String> {
 /// # `POST /dev_bench/fan_out/wait`
 /// A bare long-poll: held in the Durable Object of `room` until `fan_out/wake`.
 pub async fn fan_out_wait(ctx: &RequestContext) -> ApiResult<Reply> {
-    require_development(ctx)?;
-    crate::event_queues::bench_wait(&ctx.env, &room(ctx)?).await?;
+    crate::platform::event_queues::bench_wait(&ctx.env, &room(ctx)?).await?;
     Ok(Reply::ok())
 }
 
 /// # `GET /dev_bench/fan_out/waiting`
 /// How many bare long-polls `room` holds: `{"waiting": n}`.
 pub async fn fan_out_waiting(ctx: &RequestContext) -> ApiResult<Reply> {
-    require_development(ctx)?;
-    Ok(Reply::json(crate::event_queues::bench_waiting(&ctx.env, &room(ctx)?).await?))
+    Ok(Reply::json(crate::platform::event_queues::bench_waiting(&ctx.env, &room(ctx)?).await?))
 }
 
 /// # `POST /dev_bench/fan_out/wake`
@@ -141,20 +147,18 @@ pub async fn fan_out_waiting(ctx: &RequestContext) -> ApiResult<Reply> {
 /// `commit_first=true`, one five-write D1 batch comes first: the least a send commits
 /// before its event may exist (a repeated send's one round trip writes the message).
 pub async fn fan_out_wake(ctx: &RequestContext) -> ApiResult<Reply> {
-    require_development(ctx)?;
     if ctx.params.bool_or("commit_first", false)? {
         five_write_batch(ctx).await?;
     }
-    Ok(Reply::json(crate::event_queues::bench_wake(&ctx.env, &room(ctx)?).await?))
+    Ok(Reply::json(crate::platform::event_queues::bench_wake(&ctx.env, &room(ctx)?).await?))
 }
 
 /// # `GET /dev_bench/fan_out/waiting_polls`
 /// How many `GET /events` long-polls wait in the organization's hub and its shards `0..shards`:
 /// `{"waiting": n}`.
 pub async fn fan_out_waiting_polls(ctx: &RequestContext) -> ApiResult<Reply> {
-    require_development(ctx)?;
     let shards = ctx.params.required_int("shards")?.clamp(0, 1000) as u32;
     let realm = ctx.realm().await?;
-    let waiting = crate::event_queues::bench_waiting_polls(&ctx.env, realm.id, shards).await?;
+    let waiting = crate::platform::event_queues::bench_waiting_polls(&ctx.env, realm.id, shards).await?;
     Ok(Reply::json(json!({ "waiting": waiting })))
 }

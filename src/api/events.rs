@@ -3,16 +3,18 @@
 use serde_json::{json, Value};
 use team_chat_durable_objects::protocol::QueueSpec;
 
+use crate::api::params::include_subscribers;
 use crate::context::RequestContext;
 use crate::domain::register_state::{initial_state, StateData, StateRequest};
 use crate::error::{ApiError, ApiResult};
-use crate::event_queues::{self, Capabilities};
+use crate::params::Params;
+use crate::platform::event_queues::{self, Capabilities};
 use crate::response::Reply;
 use crate::settings::{ZULIP_FEATURE_LEVEL, ZULIP_MERGE_BASE, ZULIP_VERSION};
 
 /// `[vars]` of the long-poll heartbeat; the announced client timeout stays above it.
 pub fn longpoll_timeout_secs(ctx: &RequestContext) -> i64 {
-    let heartbeat = ctx.env.var("EVENT_QUEUE_HEARTBEAT_SECS").ok().and_then(|v| v.to_string().parse::<i64>().ok()).unwrap_or(50);
+    let heartbeat = crate::settings::event_queue_heartbeat_secs(&ctx.env);
     (heartbeat + 40).max(90)
 }
 
@@ -48,26 +50,8 @@ pub async fn register(ctx: &RequestContext) -> ApiResult<Reply> {
     let apply_markdown = p.bool_or("apply_markdown", false)?;
     let client_gravatar = p.bool_or("client_gravatar", true)?;
     let slim_presence = p.bool_or("slim_presence", false)?;
-    let include_subscribers = match p.str("include_subscribers")?.as_deref() {
-        None | Some("false") => false,
-        Some("true") | Some("partial") => true,
-        Some(_) => return Err(ApiError::invalid_argument("include_subscribers", "one of true, false, partial")),
-    };
-    let capabilities: Capabilities = match p.json("client_capabilities")? {
-        None => Capabilities::default(),
-        Some(Value::Object(map)) => {
-            let flag = |name: &str| map.get(name).and_then(Value::as_bool).unwrap_or(false);
-            Capabilities {
-                notification_settings_null: flag("notification_settings_null"),
-                bulk_message_deletion: flag("bulk_message_deletion"),
-                user_avatar_url_field_optional: flag("user_avatar_url_field_optional"),
-                stream_typing_notifications: flag("stream_typing_notifications"),
-                user_settings_object: flag("user_settings_object"),
-                empty_topic_name: flag("empty_topic_name"),
-            }
-        }
-        Some(_) => return Err(ApiError::invalid_argument("client_capabilities", "a dict")),
-    };
+    let include_subscribers = include_subscribers(p, "one of true, false, partial")?;
+    let capabilities = client_capabilities(p)?;
     p.accept("presence_history_limit_days");
     p.accept("queue_lifespan_secs");
 
@@ -89,7 +73,6 @@ pub async fn register(ctx: &RequestContext) -> ApiResult<Reply> {
     };
     let registered = event_queues::register(&ctx.env, &spec).await?;
 
-    let realm_host = ctx.base_url.split("://").nth(1).unwrap_or("localhost").to_string();
     let fetch = fetch_event_types.or(event_types);
     let request = StateRequest {
         fetch_event_types: fetch.as_deref(),
@@ -97,7 +80,7 @@ pub async fn register(ctx: &RequestContext) -> ApiResult<Reply> {
         client_gravatar,
         slim_presence,
         include_subscribers,
-        realm_host: &realm_host,
+        realm_host: ctx.realm_host(),
         base_url: &ctx.base_url,
         longpoll_timeout_secs: longpoll_timeout_secs(ctx),
         push_notifications_enabled: ctx.settings.push_relay.is_some(),
@@ -116,6 +99,25 @@ pub async fn register(ctx: &RequestContext) -> ApiResult<Reply> {
     fields.insert("zulip_merge_base".into(), json!(ZULIP_MERGE_BASE));
     fields.insert("event_queue_longpoll_timeout_seconds".into(), json!(longpoll_timeout_secs(ctx)));
     Ok(Reply::Json(fields))
+}
+
+/// `client_capabilities`: a JSON object of flags, each false when absent.
+fn client_capabilities(p: &Params) -> ApiResult<Capabilities> {
+    Ok(match p.json("client_capabilities")? {
+        None => Capabilities::default(),
+        Some(Value::Object(map)) => {
+            let flag = |name: &str| map.get(name).and_then(Value::as_bool).unwrap_or(false);
+            Capabilities {
+                notification_settings_null: flag("notification_settings_null"),
+                bulk_message_deletion: flag("bulk_message_deletion"),
+                user_avatar_url_field_optional: flag("user_avatar_url_field_optional"),
+                stream_typing_notifications: flag("stream_typing_notifications"),
+                user_settings_object: flag("user_settings_object"),
+                empty_topic_name: flag("empty_topic_name"),
+            }
+        }
+        Some(_) => return Err(ApiError::invalid_argument("client_capabilities", "a dict")),
+    })
 }
 
 /// # `GET /events`

@@ -33,7 +33,7 @@ pub async fn health(req: &Request, env: &Env, settings: &Settings) -> Response {
     };
     checks.insert("uploads".into(), outcome(uploads));
     // A host without an organization still proves the class answers, under id 0.
-    let hub = crate::event_queues::ping_hub(env, realm_id.unwrap_or(0)).await.map_err(|e| e.msg);
+    let hub = crate::platform::event_queues::ping_hub(env, realm_id.unwrap_or(0)).await.map_err(|e| e.msg);
     checks.insert("realm_hub".into(), outcome(hub));
     let failed: Vec<&str> = checks.iter().filter(|(_, v)| *v != "ok").map(|(k, _)| k.as_str()).collect();
     if failed.is_empty() {
@@ -48,8 +48,8 @@ pub async fn health(req: &Request, env: &Env, settings: &Settings) -> Response {
 
 /// The organization's id from its database (`None` when the host names none).
 async fn database_check(env: &Env, string_id: &str) -> Result<Option<i64>, String> {
-    let binding = crate::directory::resolve(env, string_id).await.map_err(|e| e.msg)?;
-    let db = crate::directory::database(env, &binding).map_err(|e| e.msg)?;
+    let binding = crate::platform::directory::resolve(env, string_id).await.map_err(|e| e.msg)?;
+    let db = crate::platform::directory::database(env, &binding).map_err(|e| e.msg)?;
     let realm = crate::db::realms::by_string_id(&db, string_id).await.map_err(|e| e.to_string())?;
     Ok(realm.map(|r| r.id))
 }

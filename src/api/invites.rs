@@ -6,8 +6,9 @@ use serde_json::json;
 
 use crate::actions::invites::{
     check_create_multiuse_invite, check_invite_users, check_resend_invite, check_revoke_invite, check_revoke_multiuse_invite, get_invites,
-    InviteTerms, Site,
+    InviteTerms,
 };
+use crate::api::params::site;
 use crate::context::RequestContext;
 use crate::domain::invites::parse_invite_as;
 use crate::error::{ApiError, ApiResult};
@@ -24,7 +25,7 @@ fn read_terms(ctx: &RequestContext, stream_ids_required: bool) -> ApiResult<Invi
     };
     let group_ids: Option<Vec<i64>> = ctx.params.json_as("group_ids", "a list of integers")?;
     let invite_as = match ctx.params.json("invite_as")? {
-        None => crate::domain::users::Role::Member,
+        None => crate::model::Role::Member,
         Some(v) => parse_invite_as(v.as_i64().ok_or_else(|| ApiError::invalid_argument("invite_as", "an integer"))?)?,
     };
     let expires_in_minutes = match ctx.params.json("invite_expires_in_minutes")? {
@@ -107,15 +108,4 @@ pub async fn revoke_multiuse_invite(ctx: &RequestContext, id: &str) -> ApiResult
     let me = ctx.user().await?;
     check_revoke_multiuse_invite(&ctx.db, &ctx.env, &me, invite_id(id)?).await?;
     Ok(Reply::ok())
-}
-
-/// Where the request's organization lives, for links and emails.
-pub fn site<'a>(ctx: &'a RequestContext, realm_name: &'a str) -> Site<'a> {
-    Site {
-        settings: &ctx.settings,
-        database: &ctx.database,
-        base_url: &ctx.base_url,
-        realm_host: ctx.base_url.split_once("://").map_or(ctx.base_url.as_str(), |(_, h)| h),
-        realm_name,
-    }
 }

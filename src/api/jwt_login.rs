@@ -16,13 +16,13 @@ use crate::actions::users::do_issue_api_key;
 use crate::context::RequestContext;
 use crate::domain::users::{user_dict, UserDictOptions};
 use crate::error::{ApiError, ApiResult};
-use crate::rate_limits::{self, Bucket};
+use crate::platform::rate_limits::{self, Bucket};
 use crate::response::Reply;
 
 /// The secret verifying an organization's tokens, if JWT login is configured for it.
 pub fn jwt_secret(env: &Env, realm_string_id: &str) -> Option<String> {
     let specific = format!("JWT_SECRET_{}", realm_string_id.to_ascii_uppercase().replace(['-', '.'], "_"));
-    let read = |name: &str| env.secret(name).ok().map(|s| s.to_string());
+    let read = |name: &str| crate::settings::secret(env, name);
     read(&specific).or_else(|| read("JWT_SECRET")).filter(|s| !s.is_empty())
 }
 
@@ -106,7 +106,7 @@ pub async fn jwt_fetch_api_key(ctx: &RequestContext) -> ApiResult<Reply> {
     let api_key = do_issue_api_key(&ctx.db, &ctx.env, user, signing_in.api_key_version).await?;
     let mut body = json!({ "api_key": api_key, "email": user.delivery_email });
     if include_profile {
-        let host = crate::api::users::realm_host(ctx);
+        let host = ctx.realm_host();
         let opts = UserDictOptions { realm_host: host, client_gravatar: false };
         body["user"] = user_dict(user, user, &opts);
     }

@@ -3,6 +3,7 @@
 use serde_json::json;
 
 use crate::actions::linkifiers::{check_add_linkifier, check_reorder_linkifiers, check_update_linkifier, do_remove_linkifier};
+use crate::auth::Administrator;
 use crate::context::RequestContext;
 use crate::domain::linkifiers::linkifiers_of;
 use crate::error::{ApiError, ApiResult};
@@ -29,7 +30,7 @@ pub async fn get_filters_legacy(ctx: &RequestContext) -> ApiResult<Reply> {
 /// - The template's variables must be exactly the pattern's named groups.
 /// - Answers `id`; everyone gets `realm_linkifiers`.
 pub async fn create_linkifier(ctx: &RequestContext) -> ApiResult<Reply> {
-    let admin = ctx.admin().await?;
+    let admin = ctx.user_as::<Administrator>().await?;
     let pattern = ctx.params.required_str("pattern")?;
     let url_template = ctx.params.required_str("url_template")?;
     let id = check_add_linkifier(&ctx.db, &ctx.env, &admin, &pattern, &url_template).await?;
@@ -40,7 +41,7 @@ pub async fn create_linkifier(ctx: &RequestContext) -> ApiResult<Reply> {
 /// Administrators: replaces `pattern` and `url_template` (both required, checked as when
 /// adding). An unknown id: "Linkifier not found.". Everyone gets `realm_linkifiers`.
 pub async fn update_linkifier(ctx: &RequestContext, raw_id: &str) -> ApiResult<Reply> {
-    let admin = ctx.admin().await?;
+    let admin = ctx.user_as::<Administrator>().await?;
     let id = filter_id(raw_id)?;
     let pattern = ctx.params.required_str("pattern")?;
     let url_template = ctx.params.required_str("url_template")?;
@@ -51,7 +52,7 @@ pub async fn update_linkifier(ctx: &RequestContext, raw_id: &str) -> ApiResult<R
 /// # `DELETE /realm/filters/{filter_id}`
 /// Administrators. An unknown id: "Linkifier not found.". Everyone gets `realm_linkifiers`.
 pub async fn delete_linkifier(ctx: &RequestContext, raw_id: &str) -> ApiResult<Reply> {
-    let admin = ctx.admin().await?;
+    let admin = ctx.user_as::<Administrator>().await?;
     let id = filter_id(raw_id)?;
     do_remove_linkifier(&ctx.db, &ctx.env, &admin, id).await?;
     Ok(Reply::ok())
@@ -61,7 +62,7 @@ pub async fn delete_linkifier(ctx: &RequestContext, raw_id: &str) -> ApiResult<R
 /// Administrators: `ordered_linkifier_ids`, a JSON list naming every linkifier exactly
 /// once, first applied first. Everyone gets `realm_linkifiers`.
 pub async fn reorder_linkifiers(ctx: &RequestContext) -> ApiResult<Reply> {
-    let admin = ctx.admin().await?;
+    let admin = ctx.user_as::<Administrator>().await?;
     let ordered: Vec<i64> = ctx.params.required_json_as("ordered_linkifier_ids", "a list")?;
     check_reorder_linkifiers(&ctx.db, &ctx.env, &admin, &ordered).await?;
     Ok(Reply::ok())

@@ -8,6 +8,7 @@ use crate::domain::ids::MessageId;
 use crate::domain::message_edit::{EditParams, PropagateMode};
 use crate::domain::messages::access_message;
 use crate::error::{ApiError, ApiResult};
+use crate::model::EditHistoryPolicy;
 use crate::params::parse_int;
 use crate::response::Reply;
 
@@ -57,8 +58,8 @@ pub async fn get_message_history(ctx: &RequestContext, raw_id: &str) -> ApiResul
     let allow_empty_topic_name = ctx.params.bool_or("allow_empty_topic_name", false)?;
     let state = ctx.realm_state(user.realm_id).await?;
     let settings = &state.settings;
-    let policy = settings.message_edit_history_visibility_policy.as_str();
-    if policy == "none" {
+    let policy = settings.message_edit_history_visibility_policy;
+    if policy == EditHistoryPolicy::None {
         return Err(ApiError::bad_request("Message edit history is disabled in this organization"));
     }
     let message = access_message(&ctx.db, &user, id.0).await?.message;
@@ -104,7 +105,7 @@ pub async fn get_message_history(ctx: &RequestContext, raw_id: &str) -> ApiResul
         "topic": shown_topic(&topic),
         "user_id": message.sender_id,
     }));
-    if policy == "moves" {
+    if policy == EditHistoryPolicy::Moves {
         versions = moves_only(versions);
     }
     versions.reverse();

@@ -6,9 +6,9 @@ use crate::actions::message_flags::do_update_message_flags;
 use crate::actions::user_topics::{do_set_user_topic_policy, ChannelAccess, ChannelRef};
 use crate::context::RequestContext;
 use crate::domain::ids::ChannelId;
-use crate::domain::message_flags::MessageFlag;
-use crate::domain::topics::VisibilityPolicy;
 use crate::error::{ApiError, ApiResult};
+use crate::model::message_flags::MessageFlag;
+use crate::model::VisibilityPolicy;
 use crate::response::Reply;
 
 /// # `POST /messages/flags`

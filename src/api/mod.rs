@@ -1,5 +1,6 @@
 //! Handlers: each authenticates, parses its parameters, calls one action and answers.
-//! Routes are declared in `routes.rs`.
+//! Routes are declared in `routes.rs`. A handler never imports another: what several read
+//! alike is in [`params`].
 
 pub mod alert_words;
 pub mod bot_storage;
@@ -20,6 +21,7 @@ pub mod message_flags;
 pub mod messages;
 pub mod muted_users;
 pub mod navigation_views;
+pub mod params;
 pub mod presence;
 pub mod profile_fields;
 pub mod push;

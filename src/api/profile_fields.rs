@@ -3,6 +3,7 @@
 use serde_json::{json, Value};
 
 use crate::actions::profile_fields::{check_create_field, check_update_profile_data, FieldSpec};
+use crate::auth::Administrator;
 use crate::context::RequestContext;
 use crate::domain::profile_fields::{fields_of, SHORT_TEXT};
 use crate::error::ApiResult;
@@ -20,7 +21,7 @@ pub async fn get_profile_fields(ctx: &RequestContext) -> ApiResult<Reply> {
 /// object: choices for type 3, `subtype`/`url_pattern` for type 7),
 /// `display_in_profile_summary`, `required`, `editable_by_user` (default true). Answers `id`.
 pub async fn create_profile_field(ctx: &RequestContext) -> ApiResult<Reply> {
-    let admin = ctx.admin().await?;
+    let admin = ctx.user_as::<Administrator>().await?;
     let name = ctx.params.str("name")?.unwrap_or_default();
     let hint = ctx.params.str("hint")?.unwrap_or_default();
     let field_type = ctx.params.int("field_type")?.unwrap_or(SHORT_TEXT);

@@ -5,13 +5,13 @@ use serde_json::json;
 use crate::actions::message_flags::{do_update_message_flags_for_narrow, NarrowFlagsUpdate};
 use crate::actions::push::{schedule_notification_removal, Removal};
 use crate::actions::read_state::{do_mark_all_as_read, do_mark_channel_as_read};
-use crate::api::messages::parse_anchor;
+use crate::api::params::parse_anchor;
 use crate::context::RequestContext;
 use crate::db::message_window::WindowRequest;
 use crate::domain::ids::ChannelId;
-use crate::domain::message_flags::MessageFlag;
-use crate::domain::narrow::parse_narrow;
 use crate::error::{ApiError, ApiResult};
+use crate::model::message_flags::MessageFlag;
+use crate::model::narrow::parse_narrow;
 use crate::response::Reply;
 
 /// Zulip's `MAX_MESSAGES_PER_UPDATE`.

@@ -3,9 +3,11 @@
 use serde_json::{json, Map, Value};
 
 use crate::actions::realm_settings::{check_update_realm_settings, GroupSetting, RealmSettingsChange};
+use crate::auth::Administrator;
 use crate::context::RequestContext;
 use crate::db::realm_settings::SettingValue;
 use crate::error::{ApiError, ApiResult};
+use crate::model::{EditHistoryPolicy, TopicsPolicy};
 use crate::response::Reply;
 
 /// Group-valued settings, and whether `role:everyone` (which includes guests) is allowed.
@@ -48,7 +50,7 @@ fn group_id_of(name: &str, value: &Value) -> ApiResult<i64> {
 /// `max_topic_length` and `empty_topic_display_name`. Answers the changed values; emits
 /// `realm`/`update_dict`.
 pub async fn update_realm(ctx: &RequestContext) -> ApiResult<Reply> {
-    let me = ctx.admin().await?;
+    let me = ctx.user_as::<Administrator>().await?;
     let mut changes: Vec<(&'static str, SettingValue)> = Vec::new();
     let mut data = Map::new();
 
@@ -84,11 +86,11 @@ pub async fn update_realm(ctx: &RequestContext) -> ApiResult<Reply> {
         topics_policy.get_or_insert_with(|| if mandatory { "disable_empty_topic" } else { "allow_empty_topic" }.to_string());
     }
     if let Some(policy) = topics_policy {
-        if !["allow_empty_topic", "disable_empty_topic"].contains(&policy.as_str()) {
-            return Err(ApiError::bad_request("Invalid topics_policy"));
-        }
+        let parsed =
+            TopicsPolicy::from_code(&policy).filter(|p| matches!(p, TopicsPolicy::AllowEmptyTopic | TopicsPolicy::DisableEmptyTopic));
+        let Some(parsed) = parsed else { return Err(ApiError::bad_request("Invalid topics_policy")) };
         data.insert("topics_policy".into(), json!(policy));
-        data.insert("mandatory_topics".into(), json!(policy == "disable_empty_topic"));
+        data.insert("mandatory_topics".into(), json!(parsed == TopicsPolicy::DisableEmptyTopic));
         changes.push(("topics_policy", SettingValue::Text(policy)));
     }
     let mut history_policy = ctx.params.str("message_edit_history_visibility_policy")?;
@@ -96,7 +98,7 @@ pub async fn update_realm(ctx: &RequestContext) -> ApiResult<Reply> {
         history_policy.get_or_insert_with(|| if allow { "all" } else { "none" }.to_string());
     }
     if let Some(policy) = history_policy {
-        if !["all", "moves", "none"].contains(&policy.as_str()) {
+        if EditHistoryPolicy::from_code(&policy).is_none() {
             return Err(ApiError::bad_request("Invalid message_edit_history_visibility_policy"));
         }
         data.insert("message_edit_history_visibility_policy".into(), json!(policy));

@@ -4,6 +4,7 @@
 use serde_json::{json, Value};
 
 use crate::actions::realm_domains::{check_add_realm_domain, check_change_realm_domain, check_remove_realm_domain};
+use crate::auth::Administrator;
 use crate::context::RequestContext;
 use crate::domain::invites::realm_domain_dict;
 use crate::error::ApiResult;
@@ -21,7 +22,7 @@ pub async fn list_realm_domains(ctx: &RequestContext) -> ApiResult<Reply> {
 /// # `POST /realm/domains`
 /// Administrators: `domain` (required), `allow_subdomains` (default false).
 pub async fn add_realm_domain(ctx: &RequestContext) -> ApiResult<Reply> {
-    let me = ctx.admin().await?;
+    let me = ctx.user_as::<Administrator>().await?;
     let domain = ctx.params.required_str("domain")?;
     let allow = ctx.params.bool_or("allow_subdomains", false)?;
     check_add_realm_domain(&ctx.db, &ctx.env, &me, &domain, allow).await?;
@@ -31,7 +32,7 @@ pub async fn add_realm_domain(ctx: &RequestContext) -> ApiResult<Reply> {
 /// # `PATCH /realm/domains/{domain}`
 /// Administrators: `allow_subdomains` (required).
 pub async fn update_realm_domain(ctx: &RequestContext, domain: &str) -> ApiResult<Reply> {
-    let me = ctx.admin().await?;
+    let me = ctx.user_as::<Administrator>().await?;
     let allow = ctx.params.required_bool("allow_subdomains")?;
     check_change_realm_domain(&ctx.db, &ctx.env, &me, domain, allow).await?;
     Ok(Reply::ok())
@@ -40,7 +41,7 @@ pub async fn update_realm_domain(ctx: &RequestContext, domain: &str) -> ApiResul
 /// # `DELETE /realm/domains/{domain}`
 /// Administrators.
 pub async fn remove_realm_domain(ctx: &RequestContext, domain: &str) -> ApiResult<Reply> {
-    let me = ctx.admin().await?;
+    let me = ctx.user_as::<Administrator>().await?;
     check_remove_realm_domain(&ctx.db, &ctx.env, &me, domain).await?;
     Ok(Reply::ok())
 }

@@ -2,23 +2,15 @@
 
 use serde_json::json;
 
-use crate::actions::message_send::{default_read_by_sender, Destination, SendRequest};
+use crate::actions::message_send::{Destination, SendRequest};
 use crate::actions::scheduled_messages::{self as actions, ScheduledEdit};
-use crate::api::messages::{channel_destination, direct_destination, realm_host};
+use crate::api::params::{destination, is_channel_type};
 use crate::context::RequestContext;
 use crate::db;
+use crate::domain::message_send::default_read_by_sender;
 use crate::domain::scheduled_messages::{scheduled_messages_of, OwnScheduledMessage};
 use crate::error::{ApiError, ApiResult};
 use crate::response::Reply;
-
-/// `type` as a channel (`true`) or direct (`false`) message.
-fn is_channel_type(kind: &str) -> ApiResult<bool> {
-    match kind {
-        "stream" | "channel" => Ok(true),
-        "direct" | "private" => Ok(false),
-        _ => Err(ApiError::bad_request("Invalid type")),
-    }
-}
 
 fn scheduled_message_id(raw: &str) -> ApiResult<i64> {
     crate::params::parse_int(raw).filter(|id| *id >= 0).ok_or_else(ApiError::scheduled_message_not_found)
@@ -38,14 +30,14 @@ pub async fn create_scheduled_message(ctx: &RequestContext) -> ApiResult<Reply> 
     let read_by_sender = ctx.params.bool("read_by_sender")?;
     let client = ctx.client_name();
     let send = SendRequest {
-        to: if is_channel { channel_destination(&to)? } else { direct_destination(&to)? },
+        to: destination(is_channel, &to)?,
         topic: if is_channel { topic } else { None },
         content,
         read_by_sender: read_by_sender.unwrap_or_else(|| default_read_by_sender(&client)),
         client,
         queue_id: None,
         local_id: None,
-        realm_host: realm_host(ctx),
+        realm_host: ctx.realm_host().to_string(),
         realm_url: ctx.base_url.clone(),
     };
     let realm = ctx.realm_state(me.realm_id).await?;
@@ -79,8 +71,7 @@ pub async fn update_scheduled_message(ctx: &RequestContext, id: &str) -> ApiResu
         EditedTo::Unchanged => None,
         EditedTo::Parsed(to) => Some(to),
         // `to` without `type` keeps the current type.
-        EditedTo::SameType(to) if current.channel_id.is_some() => Some(channel_destination(&to)?),
-        EditedTo::SameType(to) => Some(direct_destination(&to)?),
+        EditedTo::SameType(to) => Some(destination(current.channel_id.is_some(), &to)?),
     };
     let edit = ScheduledEdit {
         to,
@@ -88,7 +79,7 @@ pub async fn update_scheduled_message(ctx: &RequestContext, id: &str) -> ApiResu
         content: params.content,
         deliver_at: params.deliver_at,
         client: ctx.client_name(),
-        realm_host: realm_host(ctx),
+        realm_host: ctx.realm_host().to_string(),
     };
     actions::edit_scheduled_message(&ctx.db, &ctx.env, &ctx.database, &me, &realm, current, edit).await?;
     Ok(Reply::json(json!({})))
@@ -132,8 +123,7 @@ fn edit_params(ctx: &RequestContext, id: &str) -> ApiResult<EditParams> {
         return Err(actions::delivery_time_not_in_future());
     }
     let to = match (new_type, to) {
-        (Some(true), Some(to)) => EditedTo::Parsed(channel_destination(&to)?),
-        (Some(false), Some(to)) => EditedTo::Parsed(direct_destination(&to)?),
+        (Some(is_channel), Some(to)) => EditedTo::Parsed(destination(is_channel, &to)?),
         (None, Some(to)) => EditedTo::SameType(to),
         _ => EditedTo::Unchanged,
     };
@@ -146,6 +136,6 @@ fn edit_params(ctx: &RequestContext, id: &str) -> ApiResult<EditParams> {
 pub async fn delete_scheduled_message(ctx: &RequestContext, id: &str) -> ApiResult<Reply> {
     let me = ctx.user().await?;
     let id = scheduled_message_id(id)?;
-    actions::delete_scheduled_message(&ctx.db, &ctx.env, &ctx.database, &me, id, &realm_host(ctx)).await?;
+    actions::delete_scheduled_message(&ctx.db, &ctx.env, &ctx.database, &me, id, ctx.realm_host()).await?;
     Ok(Reply::json(json!({})))
 }

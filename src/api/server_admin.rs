@@ -12,7 +12,7 @@ use crate::response::Reply;
 use crate::secrets::{constant_time_eq, sha256_hex};
 
 fn require_server_admin(ctx: &RequestContext) -> ApiResult<()> {
-    let secret = ctx.env.secret("SERVER_ADMIN_SECRET").ok().map(|s| s.to_string()).filter(|s| !s.is_empty());
+    let secret = crate::settings::secret(&ctx.env, "SERVER_ADMIN_SECRET").filter(|s| !s.is_empty());
     let Some(secret) = secret else { return Err(ApiError::not_found()) };
     let sent = ctx.header("Authorization").and_then(|h| h.strip_prefix("Bearer ").map(str::to_string));
     match sent {
@@ -45,8 +45,8 @@ pub async fn create_organization(ctx: &RequestContext) -> ApiResult<Reply> {
     let scheme = ctx.base_url.split_once("://").map_or("https", |(scheme, _)| scheme);
     let port = ctx.base_url.rsplit_once(':').and_then(|(_, port)| port.parse::<u16>().ok());
     let host = match port {
-        Some(port) => format!("{string_id}.{}:{port}", ctx.settings.root_domain),
-        None => format!("{string_id}.{}", ctx.settings.root_domain),
+        Some(port) => format!("{}:{port}", ctx.settings.organization_host(&string_id)),
+        None => ctx.settings.organization_host(&string_id),
     };
     Ok(Reply::json(json!({
         "realm_id": created.realm_id,

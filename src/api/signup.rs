@@ -8,8 +8,7 @@ use serde_json::json;
 
 use crate::actions::passwords::{complete_password_reset, open_reset_link, request_password_reset};
 use crate::actions::signup::{check_register, check_request_signup, link_dict, open_link};
-use crate::api::invites::site;
-use crate::api::sessions::signed_in;
+use crate::api::params::{signed_in, site};
 use crate::context::RequestContext;
 use crate::error::ApiResult;
 use crate::response::Reply;

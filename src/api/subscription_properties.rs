@@ -36,7 +36,7 @@ pub async fn update_subscription_properties(ctx: &RequestContext) -> ApiResult<R
 /// a string).
 pub async fn update_subscription_property(ctx: &RequestContext, stream_id: &str) -> ApiResult<Reply> {
     let user = ctx.user().await?;
-    let stream_id = parse_int(stream_id).ok_or_else(|| ApiError::bad_request("Invalid channel ID"))?;
+    let stream_id = parse_int(stream_id).ok_or_else(ApiError::invalid_channel_id)?;
     let property = ctx.params.required_str("property")?;
     let raw = ctx.params.required_str("value")?;
     let value = json_value(&raw).unwrap_or(Value::String(raw));

@@ -6,10 +6,11 @@ use serde_json::json;
 use worker::Response;
 
 use crate::actions::tus::{do_append_chunk, do_create_upload, owned_upload, ChunkOutcome};
-use crate::context::{OctetBody, RequestContext};
+use crate::context::RequestContext;
 use crate::domain::tus::{self, CHUNK_CONTENT_TYPE, TUS_EXTENSIONS, TUS_VERSION};
 use crate::domain::uploads;
 use crate::error::{ApiError, ApiResult};
+use crate::request_body::OctetBody;
 use crate::response::{json_response, Reply};
 
 /// # `OPTIONS /tus` (and `/tus/{upload_id}`)

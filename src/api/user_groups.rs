@@ -3,7 +3,7 @@
 use serde_json::json;
 
 use crate::actions::user_groups::{check_create_group, check_update_members, check_update_subgroups, NewGroup};
-use crate::auth::require_member;
+use crate::auth::Member;
 use crate::context::RequestContext;
 use crate::domain::ids::UserId;
 use crate::domain::user_groups::{group_members, group_subgroups, groups_of, is_group_member};
@@ -19,8 +19,7 @@ fn parse_id(raw: &str, what: &str) -> ApiResult<i64> {
 /// Members and above (bots included): every group of the organization, system groups
 /// included, with direct `members` and `direct_subgroup_ids`. One D1 round trip.
 pub async fn get_user_groups(ctx: &RequestContext) -> ApiResult<Reply> {
-    let me = ctx.user().await?;
-    require_member(&me)?;
+    let me = ctx.user_as::<Member>().await?;
     ctx.params.accept("include_deactivated_groups");
     Ok(Reply::json(json!({ "user_groups": groups_of(&ctx.db, me.realm_id).await? })))
 }
@@ -65,8 +64,7 @@ pub async fn update_subgroups(ctx: &RequestContext, group_id: &str) -> ApiResult
 /// # `GET /user_groups/{user_group_id}/members`
 /// The group's active members, through subgroups unless `direct_member_only=true`.
 pub async fn get_members(ctx: &RequestContext, group_id: &str) -> ApiResult<Reply> {
-    let me = ctx.user().await?;
-    require_member(&me)?;
+    let me = ctx.user_as::<Member>().await?;
     let group_id = parse_id(group_id, "user_group_id")?;
     let direct_only = ctx.params.bool_or("direct_member_only", false)?;
     let members = group_members(&ctx.db, me.realm_id, group_id, direct_only).await?;
@@ -76,8 +74,7 @@ pub async fn get_members(ctx: &RequestContext, group_id: &str) -> ApiResult<Repl
 /// # `GET /user_groups/{user_group_id}/subgroups`
 /// The group's subgroups, recursively unless `direct_subgroup_only=true`.
 pub async fn get_subgroups(ctx: &RequestContext, group_id: &str) -> ApiResult<Reply> {
-    let me = ctx.user().await?;
-    require_member(&me)?;
+    let me = ctx.user_as::<Member>().await?;
     let group_id = parse_id(group_id, "user_group_id")?;
     let direct_only = ctx.params.bool_or("direct_subgroup_only", false)?;
     let subgroups = group_subgroups(&ctx.db, me.realm_id, group_id, direct_only).await?;
@@ -89,8 +86,7 @@ pub async fn get_subgroups(ctx: &RequestContext, group_id: &str) -> ApiResult<Re
 /// Bots may be asked about and may ask; a deactivated user is never a member; an unknown
 /// group ("Invalid user group") or user ("No such user") is `BAD_REQUEST`.
 pub async fn get_is_member(ctx: &RequestContext, group_id: &str, user_id: &str) -> ApiResult<Reply> {
-    let me = ctx.user().await?;
-    require_member(&me)?;
+    let me = ctx.user_as::<Member>().await?;
     let group_id = parse_id(group_id, "user_group_id")?;
     let user_id = parse_id(user_id, "user_id")?;
     let direct_only = ctx.params.bool_or("direct_member_only", false)?;

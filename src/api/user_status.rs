@@ -51,6 +51,6 @@ pub async fn update_user_status(ctx: &RequestContext) -> ApiResult<Reply> {
 /// "No such user".
 pub async fn get_user_status(ctx: &RequestContext, user: &str) -> ApiResult<Reply> {
     let me = ctx.user().await?;
-    let Some(user_id) = crate::params::parse_int(user) else { return Err(ApiError::bad_request("No such user")) };
+    let Some(user_id) = crate::params::parse_int(user) else { return Err(ApiError::no_such_user()) };
     Ok(Reply::json(json!({ "status": status_of_user_in(&ctx.db, me.realm_id, user_id).await? })))
 }

@@ -4,15 +4,13 @@ use serde_json::{json, Value};
 
 use crate::actions::profile_fields as profile_actions;
 use crate::actions::users as actions;
+use crate::auth::Administrator;
 use crate::context::RequestContext;
 use crate::domain::ids::{RealmId, UserId};
-use crate::domain::users::{access_user_for_admin, check_full_name, members_of, named_user_object, user_object_of, Role, UserDictOptions};
+use crate::domain::users::{access_user_for_admin, check_full_name, members_of, named_user_object, user_object_of, UserDictOptions};
 use crate::error::{ApiError, ApiResult};
+use crate::model::Role;
 use crate::response::Reply;
-
-pub fn realm_host(ctx: &RequestContext) -> &str {
-    ctx.base_url.split_once("://").map(|(_, host)| host).unwrap_or(&ctx.base_url)
-}
 
 /// # `GET /users/me`
 /// Any user: the caller's own User object, its fields at the top level (without the bot
@@ -21,7 +19,7 @@ pub fn realm_host(ctx: &RequestContext) -> &str {
 pub async fn get_own_user(ctx: &RequestContext) -> ApiResult<Reply> {
     let me = ctx.user().await?;
     let include = ctx.params.bool_or("include_custom_profile_fields", false)?;
-    let opts = UserDictOptions { realm_host: realm_host(ctx), client_gravatar: false };
+    let opts = UserDictOptions { realm_host: ctx.realm_host(), client_gravatar: false };
     let mut own = user_object_of(&ctx.db, &me, &me, &opts, include).await?;
     if let Some(fields) = own.as_object_mut() {
         fields.remove("bot_type");
@@ -38,7 +36,7 @@ pub async fn get_users(ctx: &RequestContext) -> ApiResult<Reply> {
     let me = ctx.user().await?;
     let client_gravatar = ctx.params.bool_or("client_gravatar", true)?;
     let include = ctx.params.bool_or("include_custom_profile_fields", false)?;
-    let opts = UserDictOptions { realm_host: realm_host(ctx), client_gravatar };
+    let opts = UserDictOptions { realm_host: ctx.realm_host(), client_gravatar };
     Ok(Reply::json(json!({ "members": members_of(&ctx.db, &me, &opts, include).await? })))
 }
 
@@ -49,7 +47,7 @@ pub async fn get_user(ctx: &RequestContext, id_or_email: &str) -> ApiResult<Repl
     let me = ctx.user().await?;
     let client_gravatar = ctx.params.bool_or("client_gravatar", true)?;
     let include = ctx.params.bool_or("include_custom_profile_fields", false)?;
-    let opts = UserDictOptions { realm_host: realm_host(ctx), client_gravatar };
+    let opts = UserDictOptions { realm_host: ctx.realm_host(), client_gravatar };
     Ok(Reply::json(json!({ "user": named_user_object(&ctx.db, &me, id_or_email, &opts, include).await? })))
 }
 
@@ -57,12 +55,12 @@ pub async fn get_user(ctx: &RequestContext, id_or_email: &str) -> ApiResult<Repl
 /// Administrators with `can_create_users`: `email`, `password`, `full_name`. Answers
 /// `user_id`. Invalid email "Bad name or username"; email in use `BAD_REQUEST`.
 pub async fn create_user(ctx: &RequestContext) -> ApiResult<Reply> {
-    let admin = ctx.admin().await?;
+    let admin = ctx.user_as::<Administrator>().await?;
     let email = ctx.params.required_str("email")?;
     let password = ctx.params.required_str("password")?;
     let full_name = ctx.params.required_str("full_name")?;
     let user_id =
-        actions::check_create_user_by_admin(&ctx.db, &ctx.env, &admin, email.trim(), &password, &full_name, realm_host(ctx)).await?;
+        actions::check_create_user_by_admin(&ctx.db, &ctx.env, &admin, email.trim(), &password, &full_name, ctx.realm_host()).await?;
     Ok(Reply::json(json!({ "user_id": user_id })))
 }
 
@@ -78,7 +76,7 @@ pub async fn deactivate_own_user(ctx: &RequestContext) -> ApiResult<Reply> {
 /// # `DELETE /users/{user_id}`
 /// Administrators: deactivates a user (owners only by owners; never the only owner).
 pub async fn deactivate_user(ctx: &RequestContext, user_id: &str) -> ApiResult<Reply> {
-    let admin = ctx.admin().await?;
+    let admin = ctx.user_as::<Administrator>().await?;
     ctx.params.accept("deactivation_notification_comment");
     let target = access_user_for_admin(&ctx.db, admin.realm_id, user_id, false).await?;
     if !target.is_active() {
@@ -91,7 +89,7 @@ pub async fn deactivate_user(ctx: &RequestContext, user_id: &str) -> ApiResult<R
 /// # `POST /users/{user_id}/reactivate`
 /// Administrators: reactivates a deactivated user or bot; its API keys work again.
 pub async fn reactivate_user(ctx: &RequestContext, user_id: &str) -> ApiResult<Reply> {
-    let admin = ctx.admin().await?;
+    let admin = ctx.user_as::<Administrator>().await?;
     let target = access_user_for_admin(&ctx.db, admin.realm_id, user_id, true).await?;
     actions::check_reactivate_user(&ctx.db, &ctx.env, &target).await?;
     Ok(Reply::ok())
@@ -101,7 +99,7 @@ pub async fn reactivate_user(ctx: &RequestContext, user_id: &str) -> ApiResult<R
 /// Administrators: `role` (JSON integer; owner changes need an owner; the only owner keeps
 /// the role), `full_name`, `profile_data` (as `PATCH /users/me/profile_data`, any field).
 pub async fn update_user(ctx: &RequestContext, user_id: &str) -> ApiResult<Reply> {
-    let admin = ctx.admin().await?;
+    let admin = ctx.user_as::<Administrator>().await?;
     let role = ctx.params.int("role")?;
     let full_name = ctx.params.str("full_name")?;
     let profile_data: Option<Vec<Value>> = ctx.params.json_as("profile_data", "a list")?;

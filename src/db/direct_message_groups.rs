@@ -2,7 +2,7 @@
 
 use worker::{query, D1Database, D1PreparedStatement, Result};
 
-use crate::domain::recipients::RecipientType;
+use crate::model::recipients::RecipientType;
 
 /// The key of a group: member ids ascending, joined by ','.
 pub fn member_key(user_ids: &[i64]) -> String {

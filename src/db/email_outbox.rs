@@ -4,7 +4,7 @@
 use serde::Deserialize;
 use worker::{query, D1Database, D1PreparedStatement, Result};
 
-use crate::domain::email::OutgoingEmail;
+use crate::model::email::OutgoingEmail;
 
 #[derive(Debug, Clone, Deserialize)]
 pub struct OutboxRow {

@@ -4,7 +4,7 @@
 use serde::Deserialize;
 use worker::{query, D1Database, D1PreparedStatement, Result};
 
-use crate::domain::user_groups::system_groups;
+use crate::model::system_groups;
 
 /// The organization's join rules, group settings resolved to group ids.
 #[derive(Debug, Clone, Deserialize)]

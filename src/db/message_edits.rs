@@ -4,9 +4,9 @@
 use serde::Deserialize;
 use worker::{query, D1Database, D1PreparedStatement, Result};
 
-use crate::domain::message_flags::{MENTIONED, READ, STREAM_WILDCARD_MENTIONED, TOPIC_WILDCARD_MENTIONED};
-use crate::domain::recipients::RecipientType;
-use crate::domain::users::Role;
+use crate::model::message_flags::{MENTIONED, READ, STREAM_WILDCARD_MENTIONED, TOPIC_WILDCARD_MENTIONED};
+use crate::model::recipients::RecipientType;
+use crate::model::{Role, TopicsPolicy};
 
 /// Ids per statement in writes over many messages.
 pub const CHUNK: usize = 500;
@@ -82,7 +82,7 @@ pub struct MoveChannelRow {
     pub history_public_to_subscribers: i64,
     pub is_web_public: i64,
     /// The channel's empty-topic policy (`inherit`: the organization's).
-    pub topics_policy: String,
+    pub topics_policy: TopicsPolicy,
     pub subscribed: i64,
 }
 

@@ -14,9 +14,9 @@ use crate::db::messages::ACCESS_CONDITION;
 use crate::db::messages::{MessageRow, MessageSet, COLUMNS};
 use crate::db::narrow::{narrow_sql, SqlValue};
 use crate::db::users::UserRow;
-use crate::domain::message_flags::READ;
-use crate::domain::narrow::Term;
 use crate::error::ApiResult;
+use crate::model::message_flags::READ;
+use crate::model::narrow::Term;
 
 /// Anchors beyond any message id, as Zulip's `LARGER_THAN_MAX_MESSAGE_ID`.
 pub const LARGER_THAN_MAX_MESSAGE_ID: i64 = 10_000_000_000_000_000;

@@ -7,7 +7,7 @@ use worker::{query, D1Database, D1PreparedStatement, Result};
 
 use crate::db::subscriptions::{SendTopic, CHANNEL_BY_ID_OR_NAME};
 use crate::db::users::COLUMNS as USER_COLUMNS;
-use crate::domain::recipients::RecipientType;
+use crate::model::recipients::RecipientType;
 
 const RECIPIENT_PERSONAL: i64 = RecipientType::Personal.code();
 const RECIPIENT_CHANNEL: i64 = RecipientType::Channel.code();
@@ -174,7 +174,7 @@ pub fn access_stmt(db: &D1Database, message_id: i64, realm_id: i64, user_id: i64
 
 /// The SQL condition (over `messages m` with the caller's row `um` left-joined and
 /// `channels c` left-joined on `m.channel_id`) under which a user may see a message: the
-/// query form of [`crate::domain::messages::can_access`]. Binds: `?1` realm id, `?2` user id, `?3` 1 if the user is a
+/// query form of `domain::messages::can_access`. Binds: `?1` realm id, `?2` user id, `?3` 1 if the user is a
 /// guest.
 pub const ACCESS_CONDITION: &str = "(um.user_id IS NOT NULL OR (c.id IS NOT NULL AND ( \
     (c.invite_only = 0 AND ?3 = 0) OR (c.history_public_to_subscribers = 1 AND EXISTS ( \

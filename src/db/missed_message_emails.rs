@@ -5,8 +5,8 @@ use serde::Deserialize;
 use worker::{query, D1Database, D1PreparedStatement, Result};
 
 use crate::db::push_devices::PushCandidateRow;
-use crate::domain::message_flags::{HISTORICAL, READ};
-use crate::domain::topics::VisibilityPolicy;
+use crate::model::message_flags::{HISTORICAL, READ};
+use crate::model::VisibilityPolicy;
 
 /// The unread recipients of a message with what the email rules read, in the shape of the
 /// push rules' rows: the subscription's `email_notifications` in place of

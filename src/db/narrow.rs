@@ -5,11 +5,11 @@
 use serde_json::Value;
 use wasm_bindgen::JsValue;
 
-use crate::domain::message_flags::{ANY_MENTION, HAS_ALERT_WORD, READ, STARRED};
-use crate::domain::narrow::{HasOperand, IsOperand, Operator, Term};
-use crate::domain::recipients::RecipientType;
-use crate::domain::topics::VisibilityPolicy;
 use crate::error::{ApiError, ApiResult};
+use crate::model::message_flags::{ANY_MENTION, HAS_ALERT_WORD, READ, STARRED};
+use crate::model::narrow::{HasOperand, IsOperand, Operator, Term};
+use crate::model::recipients::RecipientType;
+use crate::model::VisibilityPolicy;
 use crate::params::parse_int;
 
 /// A value a narrow binds; kept as plain data until it is bound so the builder is testable
@@ -74,18 +74,7 @@ pub fn narrow_sql(terms: &[Term], realm_id: i64, user_id: i64, empty_topic_displ
     for term in terms {
         match Operator::parse(&term.operator)? {
             Operator::Channel => {
-                let cond = match &term.operand {
-                    Value::Number(n) => {
-                        let p = sql.param(SqlValue::Number(n.as_f64().unwrap_or(-1.0)));
-                        format!("m.channel_id = {p}")
-                    }
-                    Value::String(name) => {
-                        let r = sql.param(SqlValue::Number(realm));
-                        let n = sql.param(SqlValue::text(name));
-                        format!("m.channel_id = (SELECT id FROM channels WHERE realm_id = {r} AND name = {n} COLLATE NOCASE)")
-                    }
-                    _ => return Err(ApiError::bad_request("Invalid narrow operand for channel")),
-                };
+                let cond = channel_condition(&mut sql, term, realm)?;
                 if !term.negated {
                     sql.has_channel = true;
                 }
@@ -93,31 +82,14 @@ pub fn narrow_sql(terms: &[Term], realm_id: i64, user_id: i64, empty_topic_displ
             }
             Operator::Topic => {
                 let mut topic = operand_str(term)?;
-                if topic == crate::domain::topics::NO_TOPIC || topic == empty_topic_display_name {
+                if topic == crate::model::topics::NO_TOPIC || topic == empty_topic_display_name {
                     topic = String::new();
                 }
                 let p = sql.param(SqlValue::text(&topic));
                 sql.push(format!("(m.channel_id IS NOT NULL AND m.topic = {p} COLLATE NOCASE)"), term.negated);
             }
             Operator::Sender => {
-                let cond = match &term.operand {
-                    Value::Number(n) => {
-                        let p = sql.param(SqlValue::Number(n.as_f64().unwrap_or(-1.0)));
-                        format!("m.sender_id = {p}")
-                    }
-                    Value::String(s) if s == "me" => {
-                        let p = sql.param(SqlValue::Number(user_id as f64));
-                        format!("m.sender_id = {p}")
-                    }
-                    Value::String(email) => {
-                        let r = sql.param(SqlValue::Number(realm));
-                        let e = sql.param(SqlValue::text(email));
-                        format!(
-                            "m.sender_id IN (SELECT id FROM users WHERE realm_id = {r} AND (email = {e} COLLATE NOCASE OR delivery_email = {e} COLLATE NOCASE))"
-                        )
-                    }
-                    _ => return Err(ApiError::bad_request("Invalid narrow operand for sender")),
-                };
+                let cond = sender_condition(&mut sql, term, realm, user_id)?;
                 sql.push(cond, term.negated);
             }
             Operator::Dm => {
@@ -125,20 +97,7 @@ pub fn narrow_sql(terms: &[Term], realm_id: i64, user_id: i64, empty_topic_displ
                 sql.push(cond, term.negated);
             }
             Operator::Is => {
-                let cond = match IsOperand::parse(&operand_str(term)?)? {
-                    IsOperand::Starred => format!("(um.flags & {STARRED}) != 0"),
-                    IsOperand::Mentioned => format!("(um.flags & {ANY_MENTION}) != 0"),
-                    IsOperand::Unread => format!("(um.user_id IS NOT NULL AND (um.flags & {READ}) = 0)"),
-                    IsOperand::Dm => "m.channel_id IS NULL".to_string(),
-                    IsOperand::Alerted => format!("(um.flags & {HAS_ALERT_WORD}) != 0"),
-                    IsOperand::Resolved => "(m.channel_id IS NOT NULL AND m.topic LIKE '✔ %')".to_string(),
-                    IsOperand::Followed => format!(
-                        "EXISTS (SELECT 1 FROM user_topics ut WHERE ut.user_id = {} AND ut.channel_id = m.channel_id \
-                         AND ut.topic = m.topic COLLATE NOCASE AND ut.visibility_policy = {})",
-                        sql.param(SqlValue::Number(user_id as f64)),
-                        VisibilityPolicy::Followed.code()
-                    ),
-                };
+                let cond = is_condition(&mut sql, term, user_id)?;
                 sql.push(cond, term.negated);
             }
             Operator::Search => {
@@ -167,6 +126,62 @@ pub fn narrow_sql(terms: &[Term], realm_id: i64, user_id: i64, empty_topic_displ
         }
     }
     Ok(sql)
+}
+
+/// `channel:` by id or name.
+fn channel_condition(sql: &mut NarrowSql, term: &Term, realm: f64) -> ApiResult<String> {
+    Ok(match &term.operand {
+        Value::Number(n) => {
+            let p = sql.param(SqlValue::Number(n.as_f64().unwrap_or(-1.0)));
+            format!("m.channel_id = {p}")
+        }
+        Value::String(name) => {
+            let r = sql.param(SqlValue::Number(realm));
+            let n = sql.param(SqlValue::text(name));
+            format!("m.channel_id = (SELECT id FROM channels WHERE realm_id = {r} AND name = {n} COLLATE NOCASE)")
+        }
+        _ => return Err(ApiError::bad_request("Invalid narrow operand for channel")),
+    })
+}
+
+/// `sender:` by id, `me` or email.
+fn sender_condition(sql: &mut NarrowSql, term: &Term, realm: f64, user_id: i64) -> ApiResult<String> {
+    Ok(match &term.operand {
+        Value::Number(n) => {
+            let p = sql.param(SqlValue::Number(n.as_f64().unwrap_or(-1.0)));
+            format!("m.sender_id = {p}")
+        }
+        Value::String(s) if s == "me" => {
+            let p = sql.param(SqlValue::Number(user_id as f64));
+            format!("m.sender_id = {p}")
+        }
+        Value::String(email) => {
+            let r = sql.param(SqlValue::Number(realm));
+            let e = sql.param(SqlValue::text(email));
+            format!(
+                    "m.sender_id IN (SELECT id FROM users WHERE realm_id = {r} AND (email = {e} COLLATE NOCASE OR delivery_email = {e} COLLATE NOCASE))"
+                )
+        }
+        _ => return Err(ApiError::bad_request("Invalid narrow operand for sender")),
+    })
+}
+
+/// `is:` as the caller's flags and topic policies say.
+fn is_condition(sql: &mut NarrowSql, term: &Term, user_id: i64) -> ApiResult<String> {
+    Ok(match IsOperand::parse(&operand_str(term)?)? {
+        IsOperand::Starred => format!("(um.flags & {STARRED}) != 0"),
+        IsOperand::Mentioned => format!("(um.flags & {ANY_MENTION}) != 0"),
+        IsOperand::Unread => format!("(um.user_id IS NOT NULL AND (um.flags & {READ}) = 0)"),
+        IsOperand::Dm => "m.channel_id IS NULL".to_string(),
+        IsOperand::Alerted => format!("(um.flags & {HAS_ALERT_WORD}) != 0"),
+        IsOperand::Resolved => "(m.channel_id IS NOT NULL AND m.topic LIKE '✔ %')".to_string(),
+        IsOperand::Followed => format!(
+            "EXISTS (SELECT 1 FROM user_topics ut WHERE ut.user_id = {} AND ut.channel_id = m.channel_id \
+                 AND ut.topic = m.topic COLLATE NOCASE AND ut.visibility_policy = {})",
+            sql.param(SqlValue::Number(user_id as f64)),
+            VisibilityPolicy::Followed.code()
+        ),
+    })
 }
 
 /// The conversation between the caller and the users of the operand (ids, or emails as a
@@ -224,7 +239,7 @@ fn dm_condition(sql: &mut NarrowSql, term: &Term, realm: f64, user_id: i64) -> A
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::domain::narrow::parse_narrow;
+    use crate::model::narrow::parse_narrow;
     use serde_json::json;
 
     fn sql_of(narrow: Value) -> ApiResult<NarrowSql> {

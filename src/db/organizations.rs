@@ -9,8 +9,8 @@
 use worker::{query, D1Database, D1PreparedStatement, Result};
 
 use super::{realm_settings, realms, user_groups};
-use crate::domain::recipients::RecipientType;
-use crate::domain::users::Role;
+use crate::model::recipients::RecipientType;
+use crate::model::Role;
 
 /// The organization's id, looked up by `string_id` (the statement's `?1`).
 const REALM_ID: &str = "(SELECT id FROM realms WHERE string_id = ?1)";
@@ -47,49 +47,68 @@ pub fn create_stmts(
     let mut batch = vec![realms::insert_stmt(db, realm_id, string_id, name, now)?];
     batch.extend(user_groups::create_system_groups_stmts(db, string_id)?);
     for u in users {
-        batch.push(query!(
-            db,
-            &format!(
-                "INSERT OR IGNORE INTO users (realm_id, email, delivery_email, full_name, role, password_hash, \
-                 can_create_users, timezone, date_joined) VALUES ({REALM_ID}, ?2, ?2, ?3, ?4, ?5, ?6, 'UTC', ?7)"
-            ),
-            string_id,
-            u.email,
-            u.full_name,
-            u.role,
-            u.password_hash,
-            u.can_create_users as i64,
-            now
-        )?);
+        batch.push(first_user_stmt(db, string_id, u, now)?);
     }
     for c in channels {
+        batch.extend(first_channel_stmts(db, string_id, c, now)?);
+    }
+    batch.extend(recipients_and_settings_stmts(db, string_id)?);
+    Ok(batch)
+}
+
+/// One of the organization's first users.
+fn first_user_stmt(db: &D1Database, string_id: &str, u: &FirstUser<'_>, now: i64) -> Result<D1PreparedStatement> {
+    query!(
+        db,
+        &format!(
+            "INSERT OR IGNORE INTO users (realm_id, email, delivery_email, full_name, role, password_hash, \
+             can_create_users, timezone, date_joined) VALUES ({REALM_ID}, ?2, ?2, ?3, ?4, ?5, ?6, 'UTC', ?7)"
+        ),
+        string_id,
+        u.email,
+        u.full_name,
+        u.role,
+        u.password_hash,
+        u.can_create_users as i64,
+        now
+    )
+}
+
+/// One of the organization's first channels, with its subscribers.
+fn first_channel_stmts(db: &D1Database, string_id: &str, c: &FirstChannel<'_>, now: i64) -> Result<Vec<D1PreparedStatement>> {
+    let mut batch = Vec::new();
+    batch.push(query!(
+        db,
+        &format!(
+            "INSERT OR IGNORE INTO channels (realm_id, name, description, invite_only, date_created) \
+             VALUES ({REALM_ID}, ?2, ?3, ?4, ?5)"
+        ),
+        string_id,
+        c.name,
+        c.description,
+        c.invite_only as i64,
+        now
+    )?);
+    for email in c.subscribers {
         batch.push(query!(
             db,
             &format!(
-                "INSERT OR IGNORE INTO channels (realm_id, name, description, invite_only, date_created) \
-                 VALUES ({REALM_ID}, ?2, ?3, ?4, ?5)"
+                "INSERT OR IGNORE INTO subscriptions (realm_id, user_id, channel_id, color) \
+                 SELECT u.realm_id, u.id, c.id, ?4 FROM users u JOIN channels c ON c.realm_id = u.realm_id \
+                 WHERE u.realm_id = {REALM_ID} AND u.delivery_email = ?2 AND c.name = ?3"
             ),
             string_id,
+            *email,
             c.name,
-            c.description,
-            c.invite_only as i64,
-            now
+            c.color
         )?);
-        for email in c.subscribers {
-            batch.push(query!(
-                db,
-                &format!(
-                    "INSERT OR IGNORE INTO subscriptions (realm_id, user_id, channel_id, color) \
-                     SELECT u.realm_id, u.id, c.id, ?4 FROM users u JOIN channels c ON c.realm_id = u.realm_id \
-                     WHERE u.realm_id = {REALM_ID} AND u.delivery_email = ?2 AND c.name = ?3"
-                ),
-                string_id,
-                *email,
-                c.name,
-                c.color
-            )?);
-        }
     }
+    Ok(batch)
+}
+
+/// The recipients of every user and channel, and the group settings' default groups.
+fn recipients_and_settings_stmts(db: &D1Database, string_id: &str) -> Result<Vec<D1PreparedStatement>> {
+    let mut batch = Vec::new();
     // Every user and channel is a recipient before anyone can message it.
     batch.push(query!(
         db,

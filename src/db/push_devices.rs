@@ -3,8 +3,8 @@
 use serde::Deserialize;
 use worker::{query, D1Database, D1PreparedStatement, Result};
 
-use crate::domain::message_flags::{HISTORICAL, READ};
-use crate::domain::topics::VisibilityPolicy;
+use crate::model::message_flags::{HISTORICAL, READ};
+use crate::model::VisibilityPolicy;
 
 #[derive(Debug, Clone, Deserialize)]
 pub struct PushDeviceRow {

@@ -1,5 +1,5 @@
 //! The directory's table (`migrations/0016_realm_directory.sql`), read and written only in
-//! the first database (`DB`); `crate::directory` holds the rules.
+//! the first database (`DB`); `crate::platform::directory` holds the rules.
 
 use serde::Deserialize;
 use worker::{query, D1Database, Result};

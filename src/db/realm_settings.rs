@@ -1,6 +1,7 @@
 //! The message-related settings of an organization (columns of `realms`, migration 0003).
 
-use crate::domain::user_groups::system_groups;
+use crate::model::system_groups;
+use crate::model::{EditHistoryPolicy, TopicsPolicy};
 use serde::Deserialize;
 use worker::{query, D1Database, D1PreparedStatement, Result};
 
@@ -41,15 +42,15 @@ pub struct RealmSettingsRow {
     pub can_delete_own_message_group: i64,
     pub message_content_delete_limit_seconds: Option<i64>,
     pub empty_topic_display_name: String,
-    pub topics_policy: String,
-    pub message_edit_history_visibility_policy: String,
+    pub topics_policy: TopicsPolicy,
+    pub message_edit_history_visibility_policy: EditHistoryPolicy,
     pub max_message_length: i64,
     pub max_topic_length: i64,
     /// The join rules (migration 0024).
     pub invite_required: i64,
     pub emails_restricted_to_domains: i64,
     pub disallow_disposable_email_addresses: i64,
-    /// The version these values were read at (`crate::realm_cache`).
+    /// The version these values were read at (`crate::platform::realm_cache`).
     pub settings_version: i64,
 }
 
@@ -76,8 +77,8 @@ impl RealmSettingsRow {
             can_delete_own_message_group: 1,
             message_content_delete_limit_seconds: None,
             empty_topic_display_name: "general chat".into(),
-            topics_policy: "allow_empty_topic".into(),
-            message_edit_history_visibility_policy: "all".into(),
+            topics_policy: TopicsPolicy::AllowEmptyTopic,
+            message_edit_history_visibility_policy: EditHistoryPolicy::All,
             max_message_length: 10000,
             max_topic_length: 60,
             invite_required: 1,

@@ -12,7 +12,7 @@ pub struct RealmRow {
     pub description: String,
     pub deactivated: i64,
     pub date_created: i64,
-    /// Bumped by every change to the row or the linkifiers (`crate::realm_cache`).
+    /// Bumped by every change to the row or the linkifiers (`crate::platform::realm_cache`).
     pub settings_version: i64,
     /// What the push relay knows the organization by (migration 0021).
     pub uuid: String,

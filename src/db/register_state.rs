@@ -5,11 +5,11 @@
 use serde::Deserialize;
 use worker::{query, D1Database, D1PreparedStatement, Result};
 
-use crate::domain::message_flags::{
+use crate::model::message_flags::{
     HAS_ALERT_WORD, IS_PRIVATE, MENTIONED, READ, STARRED, STREAM_WILDCARD_MENTIONED, TOPIC_WILDCARD_MENTIONED,
 };
-use crate::domain::recipients::RecipientType;
-use crate::domain::topics::VisibilityPolicy;
+use crate::model::recipients::RecipientType;
+use crate::model::VisibilityPolicy;
 
 /// Zulip's cap on the unread messages `POST /register` reports.
 pub const MAX_UNREAD_MESSAGES: i64 = 50_000;

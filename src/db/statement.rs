@@ -1,5 +1,5 @@
 //! A statement kept as its SQL and arguments until its batch runs. Kept that way, a batch
-//! knows when it repeats an earlier one exactly ([`crate::remembered_reads`]), and a later
+//! knows when it repeats an earlier one exactly ([`crate::platform::remembered_reads`]), and a later
 //! write can run the same reads again inside its own batch ([`super::read_guards`]).
 
 use serde_json::Value;

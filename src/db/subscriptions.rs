@@ -5,8 +5,8 @@ use super::statement::{statement, Statement};
 use serde::Deserialize;
 use worker::{query, D1Database, D1PreparedStatement, Result};
 
-use crate::domain::recipients::RecipientType;
-use crate::domain::users::Role;
+use crate::model::recipients::RecipientType;
+use crate::model::{Role, TopicsPolicy};
 
 /// A channel with its counts and, if any, the viewer's subscription row.
 #[derive(Debug, Clone, Deserialize)]
@@ -20,7 +20,7 @@ pub struct ChannelViewRow {
     pub is_archived: i64,
     pub creator_id: Option<i64>,
     pub date_created: i64,
-    pub topics_policy: String,
+    pub topics_policy: TopicsPolicy,
     /// The channel folder, if any.
     pub folder_id: Option<i64>,
     pub recipient_id: i64,

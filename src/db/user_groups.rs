@@ -4,8 +4,8 @@ use super::statement::{statement, Statement};
 use serde::Deserialize;
 use worker::{query, D1Database, D1PreparedStatement, Result};
 
-use crate::domain::user_groups::system_groups;
-use crate::domain::users::Role;
+use crate::model::system_groups;
+use crate::model::Role;
 
 /// Zulip's system groups: name, the role whose users are direct members, and the direct
 /// subgroup (each role group contains the more privileged ones).
@@ -282,9 +282,12 @@ pub async fn insert(db: &D1Database, group: &NewUserGroup<'_>, now: i64) -> Resu
         group.realm_id,
         group.name
     )?;
-    let results = crate::db::run_batch(db, vec![insert_group, insert_members, insert_subgroups, created]).await?;
-    let rows: Vec<UserGroupRow> = results[3].results()?;
-    rows.into_iter().next().ok_or_else(|| worker::Error::RustError("user group insert left no row".into()))
+    let mut batch = super::batch::Batch::new();
+    for write in [insert_group, insert_members, insert_subgroups] {
+        batch.add::<serde_json::Value>(write);
+    }
+    let created = batch.add::<UserGroupRow>(created);
+    batch.run(db).await?.first(created)?.ok_or_else(|| worker::Error::RustError("user group insert left no row".into()))
 }
 
 pub fn add_members_stmt(db: &D1Database, group_id: i64, ids_json: &str) -> Result<D1PreparedStatement> {

@@ -5,8 +5,8 @@ use worker::{query, D1Database, D1PreparedStatement, Result};
 
 use crate::db::message_window::PendingWindow;
 use crate::db::messages::ACCESS_CONDITION;
-use crate::domain::message_flags::{NO_ROW, READ};
-use crate::domain::recipients::RecipientType;
+use crate::model::message_flags::{NO_ROW, READ};
+use crate::model::recipients::RecipientType;
 
 /// Inserts the rows of a message inserted earlier in the same batch (`last_insert_rowid()`;
 /// this table is WITHOUT ROWID, so its own inserts do not change it). `rows_json` is a JSON

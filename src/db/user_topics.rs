@@ -3,7 +3,7 @@
 use serde::Deserialize;
 use worker::{query, D1Database, D1PreparedStatement, Result};
 
-use crate::domain::topics::VisibilityPolicy;
+use crate::model::VisibilityPolicy;
 
 #[derive(Debug, Clone, Deserialize)]
 pub struct UserTopicRow {

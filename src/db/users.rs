@@ -5,8 +5,8 @@ use serde::Deserialize;
 use worker::{query, D1Database, D1PreparedStatement, Result};
 
 use crate::db::batch::{Batch, BatchResults, Slot};
-use crate::domain::recipients::RecipientType;
-use crate::domain::users::Role;
+use crate::model::recipients::RecipientType;
+use crate::model::Role;
 
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]
 pub struct UserRow {

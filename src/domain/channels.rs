@@ -10,10 +10,10 @@ use crate::db::batch::{Batch, BatchResults, Slot};
 use crate::db::messages::{self, TopicRow};
 use crate::db::subscriptions::{self, ChannelViewRow, SubscriberRow, SystemGroupRow};
 use crate::db::users::UserRow;
-use crate::domain::user_groups::system_groups;
 use crate::error::{ApiError, ApiResult};
+use crate::model::system_groups;
 use crate::params::parse_int;
-use crate::realm_cache::RealmState;
+use crate::platform::realm_cache::RealmState;
 
 /// Zulip's palette for new subscriptions.
 pub const COLORS: &[&str] = &[
@@ -65,7 +65,7 @@ pub fn can_access_channel_content(user: &UserRow, channel: &ChannelViewRow) -> b
 pub fn access_channel(user: &UserRow, channel: Option<ChannelViewRow>) -> ApiResult<ChannelViewRow> {
     match channel {
         Some(c) if can_see_channel(user, &c) => Ok(c),
-        _ => Err(ApiError::bad_request("Invalid channel ID")),
+        _ => Err(ApiError::invalid_channel_id()),
     }
 }
 
@@ -260,7 +260,7 @@ pub async fn streams_of(db: &D1Database, user: &UserRow, q: &StreamsQuery) -> Ap
 
 /// A channel id as the path gives it; "Invalid channel ID" if it is not an integer.
 pub fn parse_channel_id(raw: &str) -> ApiResult<i64> {
-    parse_int(raw).ok_or_else(|| ApiError::bad_request("Invalid channel ID"))
+    parse_int(raw).ok_or_else(ApiError::invalid_channel_id)
 }
 
 /// The user's view of the channel with this id (if it exists) and the system groups; an id
@@ -303,7 +303,7 @@ pub async fn channel_subscribers(db: &D1Database, user: &UserRow, id: &str) -> A
     let results = batch.run(db).await?;
     let channel = access_channel(user, results.first(channel)?)?;
     if channel.is_private() && !channel.subscribed() && !user.is_realm_admin() {
-        return Err(ApiError::bad_request("Invalid channel ID"));
+        return Err(ApiError::invalid_channel_id());
     }
     Ok(results.rows(subscribers)?.into_iter().map(|r| r.user_id).collect())
 }
@@ -329,7 +329,7 @@ impl ReadAsUser for ChannelTopics {
     fn take(&self, results: &BatchResults, (channel, topics): Self::Slots, me: &UserRow, realm: &RealmState) -> ApiResult<Vec<Value>> {
         match results.first(channel)? {
             Some(c) if can_access_channel_content(me, &c) => {}
-            _ => return Err(ApiError::bad_request("Invalid channel ID")),
+            _ => return Err(ApiError::invalid_channel_id()),
         }
         let empty_topic_name = &realm.settings.empty_topic_display_name;
         Ok(results
@@ -347,7 +347,7 @@ impl ReadAsUser for ChannelTopics {
 mod tests {
     use super::access::*;
     use crate::db::users::UserRow;
-    use crate::domain::users::Role;
+    use crate::model::Role;
 
     fn user(role: Role) -> UserRow {
         UserRow { role, ..UserRow::default() }

@@ -11,14 +11,7 @@
 
 use serde_json::{json, Value};
 
-/// One message to one recipient.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct OutgoingEmail {
-    pub to: String,
-    pub subject: String,
-    pub text: String,
-    pub html: String,
-}
+pub use crate::model::email::OutgoingEmail;
 
 /// `From` and `Reply-To` of every message (the `EMAIL_FROM` / `EMAIL_REPLY_TO` settings).
 #[derive(Debug, Clone)]

@@ -4,11 +4,11 @@
 
 use serde_json::{json, Value};
 
-use crate::actions::users::is_valid_email;
 use crate::db::invites::{InvitationRow, JoinRulesRow, MultiuseRow, RealmDomainRow};
 use crate::db::users::UserRow;
-use crate::domain::users::Role;
+use crate::domain::users::is_valid_email;
 use crate::error::{ApiError, ApiResult};
+use crate::model::Role;
 
 /// Zulip's `INVITATION_LINK_VALIDITY_DAYS` (10), in minutes: the default expiry.
 pub const DEFAULT_EXPIRY_MINUTES: i64 = 10 * 24 * 60;

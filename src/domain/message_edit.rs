@@ -96,7 +96,7 @@ pub fn normalize_content(content: &str, settings: &RealmSettingsRow) -> ApiResul
     if content.trim_end().is_empty() {
         return Ok("(deleted)".to_string());
     }
-    crate::actions::message_send::normalize_content(content, settings.max_message_length)
+    crate::domain::message_send::normalize_content(content, settings.max_message_length)
 }
 
 pub fn sha256_hex(text: &str) -> String {
@@ -398,7 +398,7 @@ pub fn resolve_notification(editor: &UserRow, resolved: bool) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::domain::users::Role;
+    use crate::model::Role;
 
     /// Zulip's grace.
     fn zulip_clock(now: i64) -> EditClock {

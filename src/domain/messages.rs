@@ -20,12 +20,13 @@ use crate::db::messages::ReactionRow;
 use crate::db::messages::{self as msgdb, ChannelNameRow, GroupMemberRow, MessageRow, MessageSet};
 use crate::db::realm_settings::RealmSettingsRow;
 use crate::db::users::UserRow;
-use crate::domain::message_flags::flag_names;
-use crate::domain::narrow::Term;
-use crate::domain::recipients::RecipientType;
 use crate::domain::users::{api_email, avatar_url, can_see_delivery_email};
 use crate::error::{ApiError, ApiResult};
-use crate::realm_cache::RealmState;
+use crate::model::message_flags::flag_names;
+use crate::model::narrow::Term;
+use crate::model::recipients::RecipientType;
+use crate::model::EditHistoryPolicy;
+use crate::platform::realm_cache::RealmState;
 
 /// A message the caller may see, with what the access check learned on the way.
 #[derive(Debug, Clone)]
@@ -263,15 +264,15 @@ pub fn reaction_dicts(reactions: &[ReactionRow], ctx: &MessageContext) -> Vec<Va
 /// content fields), `none`.
 pub fn visible_edit_history(message: &MessageRow, ctx: &MessageContext, opts: &MessageOptions) -> Option<Vec<Value>> {
     let raw = message.edit_history.as_deref()?;
-    let policy = ctx.settings.message_edit_history_visibility_policy.as_str();
-    if policy == "none" {
+    let policy = ctx.settings.message_edit_history_visibility_policy;
+    if policy == EditHistoryPolicy::None {
         return None;
     }
     let entries: Vec<Value> = serde_json::from_str(raw).ok()?;
     let mut out = Vec::new();
     for entry in entries {
         let Value::Object(mut entry) = entry else { continue };
-        if policy == "moves" {
+        if policy == EditHistoryPolicy::Moves {
             entry.remove("prev_content");
             entry.remove("prev_rendered_content");
             if !entry.contains_key("prev_topic") && !entry.contains_key("prev_stream") {
@@ -286,7 +287,7 @@ pub fn visible_edit_history(message: &MessageRow, ctx: &MessageContext, opts: &M
         }
         out.push(Value::Object(entry));
     }
-    if out.is_empty() && policy == "moves" {
+    if out.is_empty() && policy == EditHistoryPolicy::Moves {
         return None;
     }
     Some(out)
@@ -441,7 +442,7 @@ impl ReadAsUser for MessageWindow {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::domain::users::Role;
+    use crate::model::Role;
 
     fn user(role: Role) -> UserRow {
         UserRow {
@@ -476,7 +477,7 @@ mod tests {
             can_move_messages_between_channels_group: 2,
             can_mention_many_users_group: 3,
             can_add_custom_emoji_group: 2,
-            message_edit_history_visibility_policy: policy.into(),
+            message_edit_history_visibility_policy: EditHistoryPolicy::from_code(policy).unwrap(),
             ..RealmSettingsRow::for_tests(1)
         }
     }

@@ -139,8 +139,8 @@ pub fn conversation_email(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::domain::message_flags::MENTIONED;
-    use crate::domain::topics::VisibilityPolicy;
+    use crate::model::message_flags::MENTIONED;
+    use crate::model::VisibilityPolicy;
 
     fn row(direct: bool, flags: i64, settings: &str, channel_email: Option<i64>, last_active: Option<i64>) -> PushCandidateRow {
         PushCandidateRow {

@@ -20,7 +20,7 @@ pub async fn muted_users_of(db: &D1Database, user_id: i64) -> ApiResult<Vec<Valu
 }
 
 fn no_such_user() -> ApiError {
-    ApiError::bad_request("No such user")
+    ApiError::no_such_user()
 }
 
 /// The id of the user to mute or unmute as the path gives it; "No such user" if it is no id.

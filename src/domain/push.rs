@@ -10,10 +10,10 @@ use serde_json::{json, Value};
 use sha2::{Digest, Sha256};
 
 use crate::db::push_devices::{PushCandidateRow, TokenFields};
-use crate::domain::message_flags::{MENTIONED, STREAM_WILDCARD_MENTIONED, TOPIC_WILDCARD_MENTIONED};
-use crate::domain::topics::VisibilityPolicy;
 use crate::domain::user_settings;
 use crate::error::{ApiError, ApiResult};
+use crate::model::message_flags::{MENTIONED, STREAM_WILDCARD_MENTIONED, TOPIC_WILDCARD_MENTIONED};
+use crate::model::VisibilityPolicy;
 
 /// First byte of a `push_key`: XSalsa20-Poly1305 secretbox with a 32-byte key.
 pub const SECRETBOX_KEY_PREFIX: u8 = 0x31;

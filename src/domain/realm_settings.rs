@@ -26,9 +26,9 @@ pub fn register_fields(s: &RealmSettingsRow) -> Map<String, Value> {
         "realm_disallow_disposable_email_addresses": s.disallow_disposable_email_addresses != 0,
         "realm_empty_topic_display_name": s.empty_topic_display_name,
         "realm_topics_policy": s.topics_policy,
-        "realm_mandatory_topics": s.topics_policy == "disable_empty_topic",
+        "realm_mandatory_topics": s.topics_policy == crate::model::TopicsPolicy::DisableEmptyTopic,
         "realm_message_edit_history_visibility_policy": s.message_edit_history_visibility_policy,
-        "realm_allow_edit_history": s.message_edit_history_visibility_policy != "none",
+        "realm_allow_edit_history": s.message_edit_history_visibility_policy != crate::model::EditHistoryPolicy::None,
         "max_message_length": s.max_message_length,
         "max_topic_length": s.max_topic_length,
     });

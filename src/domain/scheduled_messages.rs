@@ -9,7 +9,7 @@ use crate::db::batch::{Batch, BatchResults, Slot};
 use crate::db::scheduled_messages::{self, ScheduledMessageRow};
 use crate::db::users::UserRow;
 use crate::error::{ApiError, ApiResult};
-use crate::realm_cache::RealmState;
+use crate::platform::realm_cache::RealmState;
 
 /// Zulip's ScheduledMessage object (`GET /scheduled_messages`, register state, events).
 pub fn scheduled_message_dict(row: &ScheduledMessageRow) -> Value {

@@ -1,26 +1,11 @@
 //! The topic rules shared by every `topic` parameter of the message endpoints (spec,
 //! conventions 7): `(no topic)` and the organization's empty-topic display name read as the
-//! empty topic; topics longer than `max_topic_length` are truncated like Zulip does. Also a
-//! user's visibility policy of a topic.
+//! empty topic; topics longer than `max_topic_length` are truncated like Zulip does.
 
 use crate::db::realm_settings::RealmSettingsRow;
 use crate::error::{ApiError, ApiResult};
-
-int_code_enum! {
-    /// A user's visibility policy for one topic (`user_topics`; no row means `Inherit`, the
-    /// channel's own muting decides).
-    #[derive(Default)]
-    pub enum VisibilityPolicy {
-        #[default]
-        Inherit = 0,
-        Muted = 1,
-        Unmuted = 2,
-        Followed = 3,
-    }
-}
-
-/// Zulip's legacy name of the empty topic.
-pub const NO_TOPIC: &str = "(no topic)";
+use crate::model::topics::NO_TOPIC;
+use crate::model::TopicsPolicy;
 
 /// Trims, maps `(no topic)` and the display name to "", rejects unprintable characters and
 /// truncates to the limit (ending in `...`).
@@ -48,20 +33,20 @@ pub fn truncate(text: &str, max: usize, marker: &str) -> String {
 
 /// The channel's effective policy for the empty topic: its own, or the organization's when
 /// it inherits.
-pub fn effective_topics_policy<'a>(channel_policy: &'a str, settings: &'a RealmSettingsRow) -> &'a str {
-    if channel_policy == "inherit" {
-        &settings.topics_policy
+pub fn effective_topics_policy(channel_policy: TopicsPolicy, settings: &RealmSettingsRow) -> TopicsPolicy {
+    if channel_policy == TopicsPolicy::Inherit {
+        settings.topics_policy
     } else {
         channel_policy
     }
 }
 
 /// Whether a channel message may go to `topic` under the policy.
-pub fn check_topic_allowed(topic: &str, policy: &str) -> ApiResult<()> {
-    if topic.is_empty() && policy == "disable_empty_topic" {
+pub fn check_topic_allowed(topic: &str, policy: TopicsPolicy) -> ApiResult<()> {
+    if topic.is_empty() && policy == TopicsPolicy::DisableEmptyTopic {
         return Err(ApiError::bad_request("Sending messages to the general chat is not allowed in this channel."));
     }
-    if !topic.is_empty() && policy == "empty_topic_only" {
+    if !topic.is_empty() && policy == TopicsPolicy::EmptyTopicOnly {
         return Err(ApiError::bad_request("Only the general chat topic is allowed in this channel."));
     }
     Ok(())
@@ -72,17 +57,6 @@ mod tests {
     use super::*;
 
     #[test]
-    fn visibility_policies_map_to_zulips_codes() {
-        let codes: Vec<i64> = VisibilityPolicy::ALL.iter().map(|p| p.code()).collect();
-        assert_eq!(codes, vec![0, 1, 2, 3]);
-        assert_eq!(VisibilityPolicy::from_code(3), Some(VisibilityPolicy::Followed));
-        assert_eq!(VisibilityPolicy::from_code(4), None);
-        assert_eq!(VisibilityPolicy::default(), VisibilityPolicy::Inherit);
-        assert_eq!(serde_json::to_value(VisibilityPolicy::Muted).unwrap(), 1);
-        assert_eq!(serde_json::from_value::<VisibilityPolicy>(serde_json::json!(2)).unwrap(), VisibilityPolicy::Unmuted);
-    }
-
-    #[test]
     fn truncation_keeps_the_limit_with_marker() {
         assert_eq!(truncate("abcdef", 5, "..."), "ab...");
         assert_eq!(truncate("abcde", 5, "..."), "abcde");
@@ -90,8 +64,8 @@ mod tests {
 
     #[test]
     fn empty_topic_rules() {
-        assert!(check_topic_allowed("", "allow_empty_topic").is_ok());
-        assert!(check_topic_allowed("", "disable_empty_topic").is_err());
-        assert!(check_topic_allowed("x", "empty_topic_only").is_err());
+        assert!(check_topic_allowed("", TopicsPolicy::AllowEmptyTopic).is_ok());
+        assert!(check_topic_allowed("", TopicsPolicy::DisableEmptyTopic).is_err());
+        assert!(check_topic_allowed("x", TopicsPolicy::EmptyTopicOnly).is_err());
     }
 }

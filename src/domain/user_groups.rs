@@ -11,19 +11,6 @@ use crate::db::user_groups::{self, GroupIdRow, IsMemberRow, MemberRow, SubgroupR
 use crate::db::users::{self, UserIdRow, UserRow};
 use crate::error::{ApiError, ApiResult};
 
-/// Zulip's system group names: one group per role (each containing the more privileged
-/// ones), plus `role:internet` and `role:nobody`.
-pub mod system_groups {
-    pub const OWNERS: &str = "role:owners";
-    pub const ADMINISTRATORS: &str = "role:administrators";
-    pub const MODERATORS: &str = "role:moderators";
-    pub const FULL_MEMBERS: &str = "role:fullmembers";
-    pub const MEMBERS: &str = "role:members";
-    pub const EVERYONE: &str = "role:everyone";
-    pub const INTERNET: &str = "role:internet";
-    pub const NOBODY: &str = "role:nobody";
-}
-
 /// A group as `GET /user_groups` and the `user_group` add event show it: `members` are the
 /// active direct members (for system groups, the users of the role), `direct_subgroup_ids`
 /// the groups nested directly inside it.
@@ -100,7 +87,7 @@ pub async fn is_group_member(db: &D1Database, realm_id: i64, group_id: i64, user
     let member = batch.add::<IsMemberRow>(user_groups::is_member_stmt(realm_id, group_id, user_id, direct_only)?);
     let results = batch.run(db).await?;
     access_group(results.first(group)?)?;
-    results.first(user)?.ok_or_else(|| ApiError::bad_request("No such user"))?;
+    results.first(user)?.ok_or_else(ApiError::no_such_user)?;
     // The statement counts active users only.
     Ok(results.first(member)?.is_some_and(|m| m.is_member != 0))
 }

@@ -47,7 +47,7 @@ pub async fn status_of_user_in(db: &D1Database, realm_id: i64, user_id: i64) -> 
     let status = batch.add::<UserStatusRow>(user_status::for_user_stmt(db, user_id)?);
     let results = batch.run(db).await?;
     if results.first(user)?.is_none() {
-        return Err(ApiError::bad_request("No such user"));
+        return Err(ApiError::no_such_user());
     }
     Ok(results.first(status)?.as_ref().map(status_dict).unwrap_or_else(|| json!({})))
 }

@@ -1,4 +1,4 @@
-//! The User object of the API, as one caller sees another user, and the organization roles.
+//! The User object of the API, as one caller sees another user.
 
 use serde_json::{json, Value};
 use worker::D1Database;
@@ -9,29 +9,9 @@ use crate::db::realms::{self, RealmRow};
 use crate::db::users::{self, NamedUser, SignInRow, UserRow};
 use crate::domain::profile_fields::profile_data;
 use crate::error::{ApiError, ApiResult};
+use crate::model::Role;
 use crate::params::parse_int;
 use crate::secrets::sha256_hex;
-
-int_code_enum! {
-    /// Zulip's organization roles; a smaller code is more privileged.
-    #[derive(Default)]
-    pub enum Role {
-        Owner = 100,
-        Administrator = 200,
-        Moderator = 300,
-        #[default]
-        Member = 400,
-        Guest = 600,
-    }
-}
-
-impl Role {
-    /// Whether this role has at least the privileges of `other` (owners are administrators,
-    /// administrators moderators, and so on).
-    pub fn is_at_least(self, other: Role) -> bool {
-        self.code() <= other.code()
-    }
-}
 
 /// Zulip's `email_address_visibility` values.
 const VISIBLE_TO_EVERYONE: i64 = 1;
@@ -184,7 +164,7 @@ pub fn named_user(id_or_email: &str) -> NamedUser<'_> {
 
 /// The user a path names, as read; "No such user" when there is none.
 pub fn access_user(user: Option<UserRow>) -> ApiResult<UserRow> {
-    user.ok_or_else(|| ApiError::bad_request("No such user"))
+    user.ok_or_else(ApiError::no_such_user)
 }
 
 /// The User object of the user a path names, for `viewer`, read with its profile data when
@@ -212,10 +192,10 @@ pub async fn named_user_object(
 /// A human user an administrator acts on (Zulip's access_user_by_id for_admin): bots are
 /// "No such user" unless allowed (they are managed through /bots). One round trip.
 pub async fn access_user_for_admin(db: &D1Database, realm_id: i64, user_id: &str, allow_bots: bool) -> ApiResult<UserRow> {
-    let id = parse_int(user_id).ok_or_else(|| ApiError::bad_request("No such user"))?;
-    let user = users::by_id(db, realm_id, id).await?.ok_or_else(|| ApiError::bad_request("No such user"))?;
+    let id = parse_int(user_id).ok_or_else(ApiError::no_such_user)?;
+    let user = users::by_id(db, realm_id, id).await?.ok_or_else(ApiError::no_such_user)?;
     if user.is_bot() && !allow_bots {
-        return Err(ApiError::bad_request("No such user"));
+        return Err(ApiError::no_such_user());
     }
     Ok(user)
 }
@@ -273,25 +253,6 @@ mod tests {
     use super::*;
 
     #[test]
-    fn roles_map_to_zulips_codes() {
-        let codes: Vec<i64> = Role::ALL.iter().map(|r| r.code()).collect();
-        assert_eq!(codes, vec![100, 200, 300, 400, 600]);
-        assert_eq!(Role::from_code(200), Some(Role::Administrator));
-        assert_eq!(Role::from_code(500), None);
-        assert_eq!(serde_json::to_value(Role::Guest).unwrap(), json!(600));
-        assert_eq!(serde_json::from_value::<Role>(json!(300)).unwrap(), Role::Moderator);
-        assert!(serde_json::from_value::<Role>(json!(250)).is_err());
-    }
-
-    #[test]
-    fn a_role_includes_the_less_privileged_ones() {
-        assert!(Role::Owner.is_at_least(Role::Administrator));
-        assert!(Role::Moderator.is_at_least(Role::Moderator));
-        assert!(!Role::Member.is_at_least(Role::Moderator));
-        assert!(!Role::Guest.is_at_least(Role::Member));
-    }
-
-    #[test]
     fn full_names_follow_zulip_rules() {
         assert_eq!(check_full_name("  Ada Lovelace ").unwrap(), "Ada Lovelace");
         assert_eq!(check_full_name(" ").unwrap_err().msg, "Name too short!");
@@ -305,4 +266,17 @@ mod tests {
         assert_eq!(iso8601(951_782_400), "2000-02-29T00:00:00+00:00");
         assert_eq!(iso8601(1_700_000_000), "2023-11-14T22:13:20+00:00");
     }
+}
+
+/// Email addresses as Zulip accepts them: one `@`, a non-empty local part, a dotted domain
+/// without spaces.
+pub fn is_valid_email(email: &str) -> bool {
+    let Some((local, domain)) = email.split_once('@') else { return false };
+    !local.is_empty()
+        && !domain.contains('@')
+        && domain.contains('.')
+        && !domain.starts_with('.')
+        && !domain.ends_with('.')
+        && !email.chars().any(|c| c.is_whitespace() || c.is_control())
+        && email.len() <= 254
 }

@@ -156,8 +156,16 @@ fn class_for(stack: &[Scope], text: &str, shebang_line: bool, flavor: Flavor) ->
             return class;
         }
     }
+    literal_class(&has, shebang_line, flavor)
+        .or_else(|| keyword_class(&has, text, flavor))
+        .or_else(|| name_class(&has, text, flavor))
+        .unwrap_or("")
+}
+
+/// Comments, strings, numbers, constants and annotations, in Pygments' classes.
+fn literal_class<'n>(has: &impl Fn(&str) -> Option<&'n str>, shebang_line: bool, flavor: Flavor) -> Option<&'static str> {
     if has("comment").is_some() {
-        return match has("comment") {
+        return Some(match has("comment") {
             _ if shebang_line => "ch",
             Some(n) if n.starts_with("comment.block.documentation") && flavor == Flavor::Python => "sd",
             _ if flavor == Flavor::Tex => "c",
@@ -165,10 +173,10 @@ fn class_for(stack: &[Scope], text: &str, shebang_line: bool, flavor: Flavor) ->
             Some(n) if n.starts_with("comment.block") => "cm",
             Some(n) if n.starts_with("comment.line") => "c1",
             _ => "c",
-        };
+        });
     }
     if has("string").is_some() || has("meta.string").is_some() {
-        return if has("constant.character.escape").is_some() {
+        return Some(if has("constant.character.escape").is_some() {
             "se"
         } else if has("string.regexp").is_some() {
             "sr"
@@ -178,10 +186,10 @@ fn class_for(stack: &[Scope], text: &str, shebang_line: bool, flavor: Flavor) ->
             "s1"
         } else {
             "s"
-        };
+        });
     }
     if let Some(number) = has("constant.numeric") {
-        return if number.contains("float") || number.contains("imaginary") {
+        return Some(if number.contains("float") || number.contains("imaginary") {
             "mf"
         } else if number.contains("hex") {
             "mh"
@@ -193,92 +201,104 @@ fn class_for(stack: &[Scope], text: &str, shebang_line: bool, flavor: Flavor) ->
             "mi"
         } else {
             "m"
-        };
+        });
     }
     if has("constant.language").is_some() {
-        return "kc";
+        return Some("kc");
     }
     if has("storage.type.string").is_some() {
-        return "sa";
+        return Some("sa");
     }
     if has("constant.character.escape").is_some() {
-        return "se";
+        return Some("se");
     }
     if has("meta.annotation").is_some() || has("entity.name.function.decorator").is_some() {
-        return "nd";
+        return Some("nd");
     }
+    None
+}
+
+/// Keywords, operators and storage types.
+fn keyword_class<'n>(has: &impl Fn(&str) -> Option<&'n str>, text: &str, flavor: Flavor) -> Option<&'static str> {
     if flavor == Flavor::Tex && (has("support.function").is_some() || has("keyword").is_some() || has("storage").is_some()) {
-        return "k";
+        return Some("k");
     }
     if has("keyword.operator.logical").is_some() || has("keyword.operator.word").is_some() {
-        return "ow";
+        return Some("ow");
     }
     if flavor == Flavor::Python && has("keyword").is_some() {
         // Pygments' Python lexer: word operators are `ow`, `as` is a plain keyword.
         match text {
-            "in" | "is" | "not" | "and" | "or" => return "ow",
-            "as" => return "k",
+            "in" | "is" | "not" | "and" | "or" => return Some("ow"),
+            "as" => return Some("k"),
             _ => {}
         }
     }
     if has("keyword.operator").is_some() {
-        return "o";
+        return Some("o");
     }
     if has("keyword.control.import").is_some() {
-        return "kn";
+        return Some("kn");
     }
     if has("keyword").is_some() || has("storage.modifier").is_some() {
-        return "k";
+        return Some("k");
     }
     if let Some(storage) = has("storage.type") {
-        return if flavor == Flavor::Python || storage.starts_with("storage.type.function") || storage.starts_with("storage.type.class") {
-            "k"
-        } else {
-            "kt"
-        };
+        return Some(
+            if flavor == Flavor::Python || storage.starts_with("storage.type.function") || storage.starts_with("storage.type.class") {
+                "k"
+            } else {
+                "kt"
+            },
+        );
     }
+    None
+}
+
+/// Names (functions, classes, tags, attributes, namespaces, variables) and punctuation.
+fn name_class<'n>(has: &impl Fn(&str) -> Option<&'n str>, text: &str, flavor: Flavor) -> Option<&'static str> {
     if has("entity.name.function").is_some() {
-        return "nf";
+        return Some("nf");
     }
     if has("entity.name.class").is_some() || has("entity.name.type").is_some() {
-        return "nc";
+        return Some("nc");
     }
     if has("entity.name.tag").is_some() {
-        return "nt";
+        return Some("nt");
     }
     if has("entity.other.attribute-name").is_some() {
-        return "na";
+        return Some("na");
     }
     if has("entity.name.namespace").is_some() {
-        return "nn";
+        return Some("nn");
     }
     if has("entity.other.inherited-class").is_some() {
-        return "n";
+        return Some("n");
     }
     if has("variable.language").is_some() || (flavor == Flavor::Python && matches!(text, "self" | "cls")) {
-        return "bp";
+        return Some("bp");
     }
     if has("support.function").is_some() || has("support.type").is_some() || has("support.class").is_some() {
-        return "nb";
+        return Some("nb");
     }
     if has("punctuation").is_some() {
-        return match flavor {
+        return Some(match flavor {
             Flavor::Tex if has("punctuation.definition.group.brace").is_some() => "nb",
             Flavor::Tex => "",
             _ => "p",
-        };
+        });
     }
     if text.trim().is_empty() {
-        return "";
+        return Some("");
     }
     if has("variable").is_some()
         || has("entity.name").is_some()
         || has("meta.generic-name").is_some()
         || has("meta.qualified-name").is_some()
     {
-        return "n";
+        return Some("n");
     }
-    ""
+    None
 }
 
 /// Pygments' JavaScript lexer names every identifier `nx` and every declaration `kd`,

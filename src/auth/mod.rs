@@ -1,5 +1,12 @@
 //! Authentication (HTTP Basic `email:api_key` for API clients, the session cookie for the
-//! web client) and the role checks built on it.
+//! web client), the [`Authenticator`] of a request, and the roles a handler asks for
+//! ([`Administrator`], [`Member`], [`Bot`]).
+
+mod authenticator;
+mod guards;
+
+pub use authenticator::Authenticator;
+pub use guards::{require_bot, require_member, Administrator, Bot, Guard, Member};
 
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -16,8 +23,8 @@ use crate::db::users::{self, UserRow};
 use crate::domain::sessions::{self as browser, CsrfCheck};
 use crate::domain::users::{password_owner, realm_and_signing_in, SigningIn};
 use crate::error::{ApiError, ApiResult};
-use crate::rate_limits::{self, Bucket};
-use crate::realm_cache::RealmState;
+use crate::platform::rate_limits::{self, Bucket};
+use crate::platform::realm_cache::RealmState;
 use crate::secrets;
 
 /// How a request says who it is.
@@ -243,7 +250,7 @@ pub async fn development_sign_in(db: &D1Database, realm_string_id: &str, email: 
     Ok(signing_in)
 }
 
-/// Reads an endpoint makes as its user, which `RequestContext::read_as_user` folds into
+/// Reads an endpoint makes as its user, which [`Authenticator::read_as_user`] folds into
 /// the batch that authenticates them. `add` only builds statements (it writes nothing and
 /// may run twice); `take` reads their rows.
 pub trait ReadAsUser {
@@ -251,37 +258,6 @@ pub trait ReadAsUser {
     type Output;
     fn add(&self, batch: &mut Batch, db: &D1Database, me: &UserRow, realm: &RealmState) -> ApiResult<Self::Slots>;
     fn take(&self, results: &BatchResults, slots: Self::Slots, me: &UserRow, realm: &RealmState) -> ApiResult<Self::Output>;
-    /// Whether the isolate keeps these reads' answers for a later write that proves them
-    /// current in its own batch (`RequestContext::recall_as_user`).
-    fn remembered(&self) -> bool {
-        false
-    }
-}
-
-/// Organization administrators and owners only.
-pub fn require_admin(user: &UserRow) -> ApiResult<()> {
-    if user.is_realm_admin() {
-        Ok(())
-    } else {
-        Err(ApiError::must_be_admin())
-    }
-}
-
-/// Members and above: guests may not (Zulip's `require_member_or_admin`).
-pub fn require_member(user: &UserRow) -> ApiResult<()> {
-    if user.is_guest() {
-        return Err(ApiError::bad_request("Not allowed for guest users"));
-    }
-    Ok(())
-}
-
-/// Bots only (bot storage, feature level 494).
-pub fn require_bot(user: &UserRow) -> ApiResult<()> {
-    if user.is_bot() {
-        Ok(())
-    } else {
-        Err(ApiError::bot_required())
-    }
 }
 
 /// Splits `Basic base64(email:api_key)`; `None` when it is not that shape.

@@ -64,6 +64,25 @@ pub fn remember(key: String, rows: Rows) {
     });
 }
 
+/// What a batch of reads answered, held until the write planned from it says whether it
+/// left those answers as they were.
+pub struct Remembrance {
+    key: String,
+    rows: Rows,
+}
+
+impl Remembrance {
+    pub fn new(key: String, rows: Rows) -> Self {
+        Remembrance { key, rows }
+    }
+
+    /// Keeps the answers for the next write of the same reads: call it only when this
+    /// write did not change them (else that write would find them changed and read again).
+    pub fn keep(self) {
+        remember(self.key, self.rows);
+    }
+}
+
 /// A batch's remembered answers, and what a write owes for using them.
 pub struct Recalled {
     pub results: BatchResults,

@@ -27,7 +27,7 @@ use team_chat_durable_objects::protocol::bindings;
 #[derive(Serialize, Deserialize)]
 struct Target {
     realm_id: i64,
-    /// The D1 binding holding the organization (`crate::directory`); targets stored before
+    /// The D1 binding holding the organization (`crate::platform::directory`); targets stored before
     /// the directory name none and mean the first database.
     #[serde(default = "first_database")]
     database: String,
@@ -38,7 +38,7 @@ struct Target {
 const TARGET_KEY: &str = "target";
 
 fn first_database() -> String {
-    crate::directory::DIRECTORY_DATABASE.to_string()
+    crate::platform::directory::DIRECTORY_DATABASE.to_string()
 }
 
 #[durable_object]

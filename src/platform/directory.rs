@@ -138,7 +138,7 @@ async fn set_id_floor(db: &D1Database, first_id: i64) -> ApiResult<()> {
 
 /// The bindings listed in `D1_DATABASES`, in order; `DB` alone when unset.
 pub fn listed_databases(env: &Env) -> Vec<String> {
-    parse_database_list(env.var("D1_DATABASES").ok().map(|v| v.to_string()).as_deref())
+    parse_database_list(crate::settings::var(env, "D1_DATABASES").as_deref())
 }
 
 /// `"DB, DB_2"` -> `["DB", "DB_2"]`; empty or unset -> `["DB"]`.

@@ -58,7 +58,7 @@ impl Bucket<'_> {
     /// The rule in force: the Worker variables, else Zulip's default; `None` when off.
     pub fn rule(&self, env: &Env) -> Option<Rule> {
         let (name, default) = self.variable();
-        let read = |name: &str| env.var(name).ok().and_then(|v| v.to_string().trim().parse::<u32>().ok());
+        let read = |name: &str| crate::settings::var(env, name).and_then(|v| v.trim().parse::<u32>().ok());
         let rule = Rule {
             limit: read(name).unwrap_or(default.limit),
             window_secs: read(&format!("{name}_WINDOW_SECS")).unwrap_or(default.window_secs),

@@ -1,0 +1,160 @@
+//! Sending a message, in three steps that every sender shares (`POST /messages`,
+//! scheduling and delivering scheduled messages), one file each:
+//! - [`reads`]: ONE read batch ([`load_send`]; the organization's settings come from the
+//!   isolate's cache, checked current by the request's authentication);
+//! - [`plan`](mod@plan): every rule of `POST /messages`, pure ([`plan()`]);
+//! - [`write`]: ONE write batch, then the events, once the write committed ([`commit_send`];
+//!   [`add_send_writes`] and [`finish_send`] for a caller whose batch holds the message).
+//!
+//! [`send`] is the entry of `POST /messages`; [`send_as`] sends for a known sender
+//! (scheduled delivery); the notification bot plans with [`plan_bot_message`] and writes
+//! with [`commit_send`].
+//!
+//! # The recalled send
+//! A repeated `POST /messages` (same key, destination, topic, mentions and links) costs ONE
+//! D1 round trip: its write. The first send of a sender to a place reads everything
+//! [`plan()`] needs in the batch that authenticates the request, and when its write left
+//! those answers as they were, this isolate keeps them (`crate::platform::remembered_reads`).
+//! The next send of the same reads recalls them instead of reading: it authenticates against the recalled
+//! rows, counts the request against the user's rate limit, plans, and puts one guard per
+//! recalled read first in its write batch. A guard fails the batch, writing nothing, unless
+//! its read still answers exactly what was remembered; the send then forgets the answers,
+//! reads them with authentication and sends as usual (one more round trip, never a message
+//! planned from old answers). A send that changes what its reads answer (starts the topic,
+//! changes a visibility policy, joins a topic's participants) forgets them. The rate-limit
+//! count made for a recalled user stands once the write commits; otherwise the request's
+//! authentication confirms or refunds it (`crate::auth::Authenticator`).
+
+mod bot;
+pub mod plan;
+pub mod reads;
+pub mod write;
+
+use serde_json::Value;
+use worker::{D1Database, D1PreparedStatement, Env};
+
+pub use bot::{plan_bot_message, BotMessage};
+pub use plan::{plan, PlannedChannel, SendPlan, WILDCARD_MENTION_THRESHOLD};
+pub use reads::{add_send_reads, load_send, SendInputs, SendReads, SendSubscriber};
+pub use write::{add_send_writes, commit_send, finish_send, PendingSend};
+
+use crate::actions::channels::Principal;
+use crate::auth::Authenticator;
+use crate::context::RequestContext;
+use crate::db::batch::Batch;
+use crate::db::users::UserRow;
+use crate::error::ApiResult;
+use crate::model::VisibilityPolicy;
+use crate::platform::realm_cache::RealmState;
+
+/// Where the message goes, as the client named it.
+#[derive(Debug, Clone)]
+pub enum Destination {
+    ChannelName(String),
+    ChannelId(i64),
+    Users(Vec<Principal>),
+}
+
+pub struct SendRequest {
+    pub to: Destination,
+    /// Channel messages: the topic as sent (`None`: missing).
+    pub topic: Option<String>,
+    pub content: String,
+    pub read_by_sender: bool,
+    pub client: String,
+    pub queue_id: Option<String>,
+    pub local_id: Option<String>,
+    /// `host[:port]` of the organization (placeholder emails in the event's message).
+    pub realm_host: String,
+    /// The organization's URL, which links in the content may be relative to.
+    pub realm_url: String,
+}
+
+pub struct SentMessage {
+    pub id: i64,
+    pub automatic_new_visibility_policy: Option<VisibilityPolicy>,
+    /// Mentioned users this send made follow the topic (`automatically_follow_topics_where_mentioned`).
+    pub followed_by_mention: Vec<i64>,
+    /// Whether a recipient may get a push notification: false when no recipient but the
+    /// sender has a push device, so nothing is looked up after the response.
+    pub may_notify_push: bool,
+    /// Whether the send changed what its reads answer (it started the topic, or changed a
+    /// visibility policy of it, or joined the participants a topic mention reads): the
+    /// answers are then not worth remembering.
+    pub changed_its_reads: bool,
+}
+
+/// Sends a message for a request (`POST /messages`), the one entry of a request's send:
+/// the recalled send when this isolate remembers the sender's reads, else one read batch
+/// with authentication, [`plan()`] and one write; then the push notifications, after the
+/// response. Authentication's errors come first, as with any endpoint.
+pub async fn send(ctx: &RequestContext, req: &SendRequest) -> ApiResult<SentMessage> {
+    let (me, sent) = match send_recalled(&ctx.auth, &ctx.db, &ctx.env, req).await? {
+        Some(sent) => sent,
+        None => send_read(&ctx.auth, &ctx.db, &ctx.env, req).await?,
+    };
+    crate::actions::push::schedule_message_notifications(ctx, &me, &sent).await;
+    crate::actions::missed_message_emails::schedule(ctx, &me, &sent).await;
+    Ok(sent)
+}
+
+/// Sends for a known sender, outside a request (a scheduled message falling due): one read
+/// batch, [`plan()`], one write led by `guard` (see [`commit_send`]).
+pub async fn send_as(
+    db: &D1Database,
+    env: &Env,
+    me: &UserRow,
+    realm: &RealmState,
+    req: &SendRequest,
+    guard: Vec<D1PreparedStatement>,
+) -> ApiResult<SentMessage> {
+    let plan = plan_send(db, me, realm, req).await?;
+    commit_send(db, env, &plan, req, guard).await
+}
+
+/// The recalled send: [`plan()`] from the answers this isolate remembers of the same reads
+/// (`Authenticator::recall_as_user`), then ONE write batch led by the recall's guards.
+/// `None` when nothing was written: there was nothing to recall, the plan refused (a
+/// refusal may come from old answers), or a guard found a read answering differently now;
+/// the caller then reads and sends as usual.
+async fn send_recalled(auth: &Authenticator, db: &D1Database, env: &Env, req: &SendRequest) -> ApiResult<Option<(UserRow, SentMessage)>> {
+    let Some((me, realm, inputs, recall)) = auth.recall_as_user(req).await? else { return Ok(None) };
+    let Ok(plan) = plan(&me, &realm, req, inputs) else { return Ok(None) };
+    let mut batch = Batch::new();
+    for guard in recall.guards() {
+        batch.add::<Value>(guard.clone());
+    }
+    let pending = add_send_writes(&mut batch, db, &plan, req, Vec::new())?;
+    let results = match batch.run(db).await {
+        Ok(results) => results,
+        Err(err) if recall.is_stale(&err) => return Ok(None),
+        Err(err) => return Err(err.into()),
+    };
+    let sent = finish_send(env, &plan, req, &results, pending).await?;
+    auth.settle_recalled_count();
+    if sent.changed_its_reads {
+        recall.forget();
+    }
+    Ok(Some((me, sent)))
+}
+
+/// The send's reads in the batch that authenticates the request, [`plan()`], then ONE write;
+/// the reads' answers are kept for the sender's next message when the write left them as
+/// they were.
+async fn send_read(auth: &Authenticator, db: &D1Database, env: &Env, req: &SendRequest) -> ApiResult<(UserRow, SentMessage)> {
+    let (me, realm, inputs, remembrance) = auth.read_to_remember(req).await?;
+    let plan = plan(&me, &realm, req, inputs)?;
+    let sent = commit_send(db, env, &plan, req, Vec::new()).await?;
+    if let Some(remembrance) = remembrance.filter(|_| !sent.changed_its_reads) {
+        remembrance.keep();
+    }
+    Ok((me, sent))
+}
+
+/// Every rule of sending, checked against the current state: [`load_send`] then [`plan()`];
+/// writes nothing. Shared by `POST /messages`, scheduling a message and delivering a
+/// scheduled one.
+pub async fn plan_send(db: &D1Database, me: &UserRow, realm: &RealmState, req: &SendRequest) -> ApiResult<SendPlan> {
+    let inputs = load_send(db, me, realm, req).await?;
+    plan(me, realm, req, inputs)
+}
