@@ -32,6 +32,7 @@ pub enum ErrorCode {
     InvalidPushDeviceToken,
     InvalidRemotePushDeviceToken,
     BadImage,
+    InvitationFailed,
     InternalServerError,
 }
 
@@ -60,6 +61,7 @@ impl ErrorCode {
             ErrorCode::InvalidPushDeviceToken => "INVALID_PUSH_DEVICE_TOKEN",
             ErrorCode::InvalidRemotePushDeviceToken => "INVALID_REMOTE_PUSH_DEVICE_TOKEN",
             ErrorCode::BadImage => "BAD_IMAGE",
+            ErrorCode::InvitationFailed => "INVITATION_FAILED",
             ErrorCode::InternalServerError => "INTERNAL_SERVER_ERROR",
         }
     }
@@ -381,6 +383,42 @@ impl ApiError {
         Self::new(ErrorCode::CannotDeactivateLastUser, format!("Cannot deactivate the only {entity}."))
             .with_extra("entity", json!(entity))
             .with_extra("is_last_owner", json!(is_last_owner))
+    }
+
+    /// Zulip's InvitationError: some or all addresses of `POST /invites` were refused.
+    /// `errors` holds `[address, reason, is_deactivated_account]` for each.
+    pub fn invitation_failed(msg: &str, errors: &[(String, String, bool)], sent_invitations: bool, daily_limit_reached: bool) -> Self {
+        let errors: Vec<Value> = errors.iter().map(|(email, reason, deactivated)| json!([email, reason, deactivated])).collect();
+        Self::new(ErrorCode::InvitationFailed, msg)
+            .with_extra("errors", json!(errors))
+            .with_extra("sent_invitations", json!(sent_invitations))
+            .with_extra("license_limit_reached", json!(false))
+            .with_extra("daily_limit_reached", json!(daily_limit_reached))
+    }
+
+    /// `DELETE`/resend of an invitation that is not one of the organization's pending ones.
+    pub fn no_such_invitation() -> Self {
+        Self::bad_request("No such invitation")
+    }
+
+    /// A sign-up or password-reset link whose key matches nothing (mistyped or forged).
+    pub fn confirmation_link_not_found() -> Self {
+        Self::bad_request("We couldn't find your confirmation ID.").with_status(404)
+    }
+
+    /// A sign-up or password-reset link past its expiry.
+    pub fn confirmation_link_expired() -> Self {
+        Self::bad_request("The confirmation link has expired or been deactivated.")
+    }
+
+    /// A single-use link that was used already.
+    pub fn confirmation_link_used() -> Self {
+        Self::bad_request("This confirmation link has already been used.")
+    }
+
+    /// A link whose invitation an administrator (or its creator) revoked.
+    pub fn invitation_revoked() -> Self {
+        Self::bad_request("This invitation has been revoked.")
     }
 
     /// A failure inside the runtime (D1, Durable Objects, JS). The detail is logged by the

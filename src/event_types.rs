@@ -14,6 +14,9 @@ use crate::model::VisibilityPolicy;
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum Event {
     Realm(RealmEvent),
+    /// The set of pending invitations changed: clients showing them fetch `GET /invites`.
+    InvitesChanged,
+    RealmDomains(RealmDomainsEvent),
     UserTopic {
         stream_id: i64,
         topic_name: String,
@@ -334,4 +337,13 @@ mod tests {
             json!({"type": "update_message_flags", "op": "add", "operation": "add", "flag": "read", "messages": [3], "all": false})
         );
     }
+}
+
+/// `realm_domains`: the domains an organization restricts sign-up to.
+#[derive(Debug, Clone, Serialize)]
+#[serde(tag = "op", rename_all = "snake_case")]
+pub enum RealmDomainsEvent {
+    Add { realm_domain: Value },
+    Change { realm_domain: Value },
+    Remove { domain: String },
 }

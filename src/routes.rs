@@ -5,10 +5,10 @@
 use worker::{Context, Env, Method, Request, Response};
 
 use crate::api::{
-    alert_words, bot_storage, bots, channel_folders, channels, dev, dev_bench, drafts, events, health, jwt_login, linkifiers, login,
-    message_edit, message_flags, messages, muted_users, navigation_views, presence, profile_fields, push, reactions, read_state, realm,
-    realm_emoji, realm_playgrounds, saved_snippets, scheduled_messages, server, server_admin, sessions, subscription_properties, tus,
-    typing, uploads, user_groups, user_settings, user_status, users,
+    alert_words, bot_storage, bots, channel_folders, channels, dev, dev_bench, drafts, events, health, invites, jwt_login, linkifiers,
+    login, message_edit, message_flags, messages, muted_users, navigation_views, presence, profile_fields, push, reactions, read_state,
+    realm, realm_domains, realm_emoji, realm_playgrounds, saved_snippets, scheduled_messages, server, server_admin, sessions, signup,
+    subscription_properties, tus, typing, uploads, user_groups, user_settings, user_status, users,
 };
 use crate::context::RequestContext;
 use crate::db::round_trips;
@@ -192,6 +192,14 @@ async fn dispatch_accounts(ctx: &RequestContext, path: &[&str]) -> ApiResult<Rep
         (Post, ["login"]) => sessions::log_in(ctx).await,
         (Post, ["login", "local"]) => sessions::log_in_development_user(ctx).await,
         (Post, ["logout"]) => sessions::log_out(ctx).await,
+        // Joining and coming back (`api::signup`)
+        (Get, ["register", key]) => signup::get_signup_link(ctx, key).await,
+        (Post, ["register"]) => signup::register(ctx).await,
+        (Post, ["home"]) => signup::request_signup(ctx).await,
+        (Post, ["password", "reset"]) => signup::forgot_password(ctx).await,
+        (Get, ["password", "reset", token]) => signup::get_reset_link(ctx, token).await,
+        (Post, ["password", "reset", token]) => signup::reset_password(ctx, token).await,
+        (Get, ["unsubscribe", "missed_messages", raw]) => signup::unsubscribe_missed_messages(ctx, raw).await,
         (Get, ["login"] | ["login", "local"] | ["logout"]) => sessions::to_sign_in_page(),
         (_, ["login"] | ["login", "local"] | ["logout"]) => Err(ApiError::method_not_allowed(&["GET", "POST"])),
         _ => Err(ApiError::not_found()),
@@ -207,6 +215,7 @@ fn is_open(path: &[&str]) -> bool {
             | ["jwt", "fetch_api_key"]
             | ["dev_fetch_api_key"]
             | ["dev_list_users"]
+            | ["dev_emails"]
             | ["server_admin", ..]
     )
 }
@@ -222,6 +231,7 @@ async fn dispatch(ctx: &RequestContext, path: &[&str]) -> ApiResult<Reply> {
         (Post, ["jwt", "fetch_api_key"]) => jwt_login::jwt_fetch_api_key(ctx).await,
         (Post, ["dev_fetch_api_key"]) => dev::dev_fetch_api_key(ctx).await,
         (Get, ["dev_list_users"]) => dev::dev_list_users(ctx).await,
+        (Get, ["dev_emails"]) => dev::dev_emails(ctx).await,
         (Post, ["server_admin", "organizations"]) => server_admin::create_organization(ctx).await,
         (Get, ["server_admin", "background_failures"]) => server_admin::get_background_failures(ctx).await,
         (Post, ["server_admin", "organizations", string_id, "deactivate"]) => {
@@ -352,8 +362,20 @@ async fn dispatch(ctx: &RequestContext, path: &[&str]) -> ApiResult<Reply> {
         (Patch, ["navigation_views", fragment @ ..]) => navigation_views::update_navigation_view(ctx, fragment).await,
         (Delete, ["navigation_views", fragment @ ..]) => navigation_views::remove_navigation_view(ctx, fragment).await,
 
+        // Invitations
+        (Post, ["invites"]) => invites::send_invites(ctx).await,
+        (Get, ["invites"]) => invites::list_invites(ctx).await,
+        (Post, ["invites", "multiuse"]) => invites::create_multiuse_invite(ctx).await,
+        (Delete, ["invites", "multiuse", id]) => invites::revoke_multiuse_invite(ctx, id).await,
+        (Delete, ["invites", id]) => invites::revoke_invite(ctx, id).await,
+        (Post, ["invites", id, "resend"]) => invites::resend_invite(ctx, id).await,
+
         // Organization settings
         (Patch, ["realm"]) => realm::update_realm(ctx).await,
+        (Get, ["realm", "domains"]) => realm_domains::list_realm_domains(ctx).await,
+        (Post, ["realm", "domains"]) => realm_domains::add_realm_domain(ctx).await,
+        (Patch, ["realm", "domains", domain]) => realm_domains::update_realm_domain(ctx, domain).await,
+        (Delete, ["realm", "domains", domain]) => realm_domains::remove_realm_domain(ctx, domain).await,
         (Post, ["realm", "playgrounds"]) => realm_playgrounds::add_playground(ctx).await,
         (Delete, ["realm", "playgrounds", id]) => realm_playgrounds::remove_playground(ctx, id).await,
 

@@ -28,7 +28,22 @@ pub struct Settings {
     /// root domain that is not loopback would open password-less logins to the world, so
     /// every request answers an error instead.
     pub refusal: Option<String>,
+    /// `EMAIL_FROM` / `EMAIL_REPLY_TO`: the sender of every email.
+    pub email_sender: crate::domain::email::Sender,
+    /// The email provider (`EMAIL_API_URL` and the secret `EMAIL_API_KEY`); none: emails
+    /// wait in the outbox (development keeps them for `dev_emails` instead).
+    pub email_provider: Option<EmailProvider>,
 }
+
+/// An email provider's HTTP API (`crate::domain::email`).
+#[derive(Debug, Clone)]
+pub struct EmailProvider {
+    pub url: String,
+    pub api_key: String,
+}
+
+/// Resend's endpoint, the default of `EMAIL_API_URL`.
+pub const DEFAULT_EMAIL_API_URL: &str = "https://api.resend.com/emails";
 
 /// `PUSH_RELAY_URL` with the credentials of Zulip's bouncer protocol: this server's
 /// `ZULIP_ORG_ID` and `ZULIP_ORG_KEY` (a secret), sent as HTTP basic auth.
@@ -49,6 +64,8 @@ impl Default for Settings {
             edit_limit_grace_seconds: crate::domain::message_edit::EDIT_LIMIT_GRACE_SECONDS,
             administrator: None,
             refusal: None,
+            email_sender: crate::domain::email::Sender { from: "Team chat <noreply@localhost>".into(), reply_to: None },
+            email_provider: None,
         }
     }
 }
@@ -93,6 +110,16 @@ impl Settings {
                 .and_then(|v| v.trim().parse().ok())
                 .filter(|v: &i64| *v >= 0)
                 .unwrap_or(defaults.edit_limit_grace_seconds),
+            email_sender: crate::domain::email::Sender {
+                from: var("EMAIL_FROM").filter(|v| !v.is_empty()).unwrap_or(defaults.email_sender.from),
+                reply_to: var("EMAIL_REPLY_TO").filter(|v| !v.is_empty()),
+            },
+            email_provider: env.secret("EMAIL_API_KEY").ok().map(|v| v.to_string()).filter(|v| !v.is_empty()).map(|api_key| {
+                EmailProvider {
+                    url: var("EMAIL_API_URL").filter(|v| !v.is_empty()).unwrap_or_else(|| DEFAULT_EMAIL_API_URL.into()),
+                    api_key,
+                }
+            }),
         }
     }
 }

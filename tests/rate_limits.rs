@@ -11,9 +11,11 @@ use base64::Engine;
 use common::*;
 use server_support::*;
 
-/// The limits of the test's server: 5 requests a minute per user and per address, and 2
-/// failed logins of one account per 30 minutes.
-const VARS: &[&str] = &["RATE_LIMIT_USER_REQUESTS:5", "RATE_LIMIT_IP_REQUESTS:5", "RATE_LIMIT_LOGIN_FAILURES:2"];
+/// The limits of the test's server: 5 requests a minute per user and per address, 2
+/// failed logins of one account per 30 minutes, and 3 "forgot password" requests an hour
+/// per IP address.
+const VARS: &[&str] =
+    &["RATE_LIMIT_USER_REQUESTS:5", "RATE_LIMIT_IP_REQUESTS:5", "RATE_LIMIT_LOGIN_FAILURES:2", "RATE_LIMIT_PASSWORD_RESET_IP:3"];
 
 /// The tests share `TEST_SERVER_URL`, so they run one at a time, each on a new server.
 static SERIAL: Mutex<()> = Mutex::new(());
@@ -214,5 +216,19 @@ fn failed_jwt_logins_of_one_account_are_limited() {
         assert_rate_limited(call(url, "POST", "/jwt/fetch_api_key", None, &[("token", &genuine)]), 1800.0);
         let other = token("prospero@zulip.com", b"dev-jwt-secret-for-the-zulip-organization");
         assert_eq!(call(url, "POST", "/jwt/fetch_api_key", None, &[("token", &other)]).status(), 200);
+    });
+}
+
+#[test]
+fn forgot_password_requests_are_limited_per_ip_address() {
+    with_own_server(|url| {
+        let reset = |email: &str| match ureq::post(&format!("{url}/accounts/password/reset/")).send_form(&[("email", email)]) {
+            Ok(r) | Err(ureq::Error::Status(_, r)) => r,
+            Err(e) => panic!("{e}"),
+        };
+        for i in 0..3 {
+            assert_eq!(reset(&format!("nobody-{i}@example.org")).status(), 200);
+        }
+        assert_rate_limited(reset("nobody-else@example.org"), 3600.0);
     });
 }

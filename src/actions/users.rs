@@ -57,18 +57,7 @@ pub async fn do_replace_api_key(db: &D1Database, secret: &str, realm_id: i64, us
     Ok(key)
 }
 
-/// Email addresses as Zulip accepts them: one `@`, a non-empty local part, a dotted domain
-/// without spaces.
-pub fn is_valid_email(email: &str) -> bool {
-    let Some((local, domain)) = email.split_once('@') else { return false };
-    !local.is_empty()
-        && !domain.contains('@')
-        && domain.contains('.')
-        && !domain.starts_with('.')
-        && !domain.ends_with('.')
-        && !email.chars().any(|c| c.is_whitespace() || c.is_control())
-        && email.len() <= 254
-}
+pub use crate::domain::users::is_valid_email;
 
 /// Creates an account whose email was checked (one batch, which reads the new row back).
 pub async fn do_create_user(db: &D1Database, new_user: &NewUser<'_>, password: Option<&str>) -> ApiResult<users::InsertedUser> {
@@ -152,7 +141,7 @@ pub async fn check_create_user_by_admin(
 }
 
 /// The `realm_user` add event of a new account, to every queue of the organization.
-async fn notify_user_added(env: &worker::Env, user: &UserRow, realm_host: &str) {
+pub async fn notify_user_added(env: &worker::Env, user: &UserRow, realm_host: &str) {
     let opts = UserDictOptions { realm_host, client_gravatar: false };
     let event = Event::RealmUser(RealmUserEvent::Add { person: user_dict(user, user, &opts) });
     crate::actions::notify_realm(env, user.realm_id, &event).await;

@@ -40,3 +40,17 @@ pub async fn dev_list_users(ctx: &RequestContext) -> ApiResult<Reply> {
     let members: Vec<_> = humans.filter(|u| !u.is_realm_admin()).map(entry).collect();
     Ok(Reply::json(json!({ "direct_admins": admins, "direct_users": members })))
 }
+
+/// # `GET /dev_emails`
+/// Development only, open: the emails the server would have sent in this organization
+/// (development never sends), newest first: `to`, `subject`, `text`, `html`, `sent_at`.
+pub async fn dev_emails(ctx: &RequestContext) -> ApiResult<Reply> {
+    require_development(ctx)?;
+    let realm = ctx.realm().await?;
+    let rows = crate::db::email_outbox::recent(&ctx.db, realm.id, 200).await?;
+    let emails: Vec<_> = rows
+        .iter()
+        .map(|r| json!({ "to": r.to_address, "subject": r.subject, "text": r.text_body, "html": r.html_body, "sent_at": r.sent_at }))
+        .collect();
+    Ok(Reply::json(json!({ "emails": emails })))
+}

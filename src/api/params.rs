@@ -1,14 +1,22 @@
 //! The parameters several endpoints read alike: a message's destination (`to`), the
-//! `anchor` of a message window, `include_subscribers`. Handlers share these, never each
+//! `anchor` of a message window, `include_subscribers`; and what several answer alike:
+//! the signed-in reply with its session cookies (sign-in, sign-up, password reset) and
+//! the organization's [`Site`] for links and emails. Handlers share these, never each
 //! other.
 
-use serde_json::Value;
+use serde_json::{json, Value};
 
 use crate::actions::channels::Principal;
+use crate::actions::invites::Site;
 use crate::actions::message_send::Destination;
+use crate::actions::sessions::do_start_session;
+use crate::context::RequestContext;
 use crate::db::message_window::{Anchor, LARGER_THAN_MAX_MESSAGE_ID};
+use crate::db::users::UserRow;
+use crate::domain::sessions::session_cookies;
 use crate::error::{ApiError, ApiResult};
 use crate::params::{json_value, Params};
+use crate::response::{success_response, Reply};
 
 /// `type` of a message: a channel message (`stream`, `channel`: `true`) or a direct one
 /// (`direct`, `private`: `false`).
@@ -96,4 +104,40 @@ pub fn include_subscribers(params: &Params, expected: &str) -> ApiResult<bool> {
         Some("true") | Some("partial") => Ok(true),
         Some(_) => Err(ApiError::invalid_argument("include_subscribers", expected)),
     }
+}
+
+/// Where the request's organization lives, for links and emails.
+pub fn site<'a>(ctx: &'a RequestContext, realm_name: &'a str) -> Site<'a> {
+    Site {
+        settings: &ctx.settings,
+        database: &ctx.database,
+        base_url: &ctx.base_url,
+        realm_host: ctx.base_url.split_once("://").map_or(ctx.base_url.as_str(), |(_, h)| h),
+        realm_name,
+    }
+}
+
+/// Starts a session for `user` and answers `user_id` and `email` with its cookies (also
+/// after a sign-up or a password reset, `api::signup`).
+pub async fn signed_in(ctx: &RequestContext, user: &UserRow) -> ApiResult<Reply> {
+    let session = do_start_session(&ctx.db, &ctx.env, user).await?;
+    let cookies = session_cookies(&session.id, &session.csrf_token, secure_cookies(ctx));
+    with_cookies(ctx, json!({ "user_id": user.id, "email": user.email }), cookies)
+}
+
+/// Cookies are `Secure` everywhere but on loopback, which development serves over HTTP.
+pub fn secure_cookies(ctx: &RequestContext) -> bool {
+    let host = ctx.realm_host();
+    !crate::settings::is_local_host(host)
+}
+
+/// Answers `fields` in an envelope that sets `cookies`, never cached.
+pub fn with_cookies(ctx: &RequestContext, fields: serde_json::Value, cookies: [String; 2]) -> ApiResult<Reply> {
+    let serde_json::Value::Object(fields) = fields else { unreachable!("fields are an object") };
+    let mut response = success_response(fields, ctx.params.ignored());
+    for cookie in cookies {
+        response.headers_mut().append("Set-Cookie", &cookie)?;
+    }
+    response.headers_mut().set("Cache-Control", "no-store")?;
+    Ok(Reply::Raw(response))
 }

@@ -19,7 +19,12 @@ const GROUP_SETTINGS: &[(&str, bool)] = &[
     ("can_add_custom_emoji_group", false),
     ("can_delete_any_message_group", false),
     ("can_delete_own_message_group", true),
+    ("can_invite_users_group", false),
+    ("create_multiuse_invite_group", false),
 ];
+
+/// The organization's boolean join rules (migration 0024).
+const JOIN_RULES: &[&str] = &["invite_required", "emails_restricted_to_domains", "disallow_disposable_email_addresses"];
 
 const TIME_LIMITS: &[&str] = &[
     "message_content_edit_limit_seconds",
@@ -52,6 +57,12 @@ pub async fn update_realm(ctx: &RequestContext) -> ApiResult<Reply> {
     if let Some(v) = ctx.params.bool("allow_message_editing")? {
         changes.push(("allow_message_editing", SettingValue::Int(Some(v as i64))));
         data.insert("allow_message_editing".into(), json!(v));
+    }
+    for name in JOIN_RULES {
+        if let Some(v) = ctx.params.bool(name)? {
+            changes.push((name, SettingValue::Int(Some(v as i64))));
+            data.insert(name.to_string(), json!(v));
+        }
     }
     for name in TIME_LIMITS {
         if let Some(raw) = ctx.params.json(name)? {

@@ -7,13 +7,13 @@
 use serde_json::json;
 use worker::Response;
 
-use crate::actions::sessions::{do_end_session, do_start_session};
+use crate::actions::sessions::do_end_session;
+use crate::api::params::{secure_cookies, signed_in, with_cookies};
 use crate::auth::{development_sign_in, password_sign_in, Credentials};
 use crate::context::RequestContext;
-use crate::db::users::UserRow;
-use crate::domain::sessions::{cleared_cookies, session_cookies};
+use crate::domain::sessions::cleared_cookies;
 use crate::error::{ApiError, ApiResult};
-use crate::response::{success_response, Reply};
+use crate::response::Reply;
 
 /// Where a browser that navigates to one of these routes is sent: the client's sign-in page.
 const SIGN_IN_PAGE: &str = "/login/";
@@ -55,27 +55,5 @@ pub async fn log_out(ctx: &RequestContext) -> ApiResult<Reply> {
 pub fn to_sign_in_page() -> ApiResult<Reply> {
     let mut response = Response::empty()?.with_status(302);
     response.headers_mut().set("Location", SIGN_IN_PAGE)?;
-    Ok(Reply::Raw(response))
-}
-
-async fn signed_in(ctx: &RequestContext, user: &UserRow) -> ApiResult<Reply> {
-    let session = do_start_session(&ctx.db, &ctx.env, user).await?;
-    let cookies = session_cookies(&session.id, &session.csrf_token, secure_cookies(ctx));
-    with_cookies(ctx, json!({ "user_id": user.id, "email": user.email }), cookies)
-}
-
-/// Cookies are `Secure` everywhere but on loopback, which development serves over HTTP.
-fn secure_cookies(ctx: &RequestContext) -> bool {
-    let host = ctx.realm_host();
-    !crate::settings::is_local_host(host)
-}
-
-fn with_cookies(ctx: &RequestContext, fields: serde_json::Value, cookies: [String; 2]) -> ApiResult<Reply> {
-    let serde_json::Value::Object(fields) = fields else { unreachable!("fields are an object") };
-    let mut response = success_response(fields, ctx.params.ignored());
-    for cookie in cookies {
-        response.headers_mut().append("Set-Cookie", &cookie)?;
-    }
-    response.headers_mut().set("Cache-Control", "no-store")?;
     Ok(Reply::Raw(response))
 }

@@ -16,10 +16,17 @@ use crate::response::Reply;
 ///   and `timezone` (an IANA name the runtime knows, or empty) with Zulip's messages.
 /// - Only settings whose value changes are stored and announced (`user_settings`, plus the
 ///   legacy event of the setting's group). Unknown names are `ignored_parameters_unsupported`.
+/// - `new_password` with `old_password` (`actions::passwords`): "Wrong password!", "New
+///   password is too weak!"; the API key and every session stay valid.
 pub async fn update_settings(ctx: &RequestContext) -> ApiResult<Reply> {
     let me = ctx.user().await?;
     if me.is_bot() {
         return Err(ApiError::bad_request("This endpoint does not accept bot requests."));
+    }
+    // Zulip changes the password first: a wrong `old_password` changes nothing else.
+    if let Some(new_password) = ctx.params.str("new_password")? {
+        let old_password = ctx.params.str("old_password")?.unwrap_or_default();
+        crate::actions::passwords::check_change_password(&ctx.db, &me, &old_password, &new_password).await?;
     }
     // The user's own name (the organization lets members change theirs: its
     // `realm_name_changes_disabled` is false).

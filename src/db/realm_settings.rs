@@ -12,6 +12,8 @@ pub const GROUP_SETTING_DEFAULTS: &[(&str, &str)] = &[
     ("can_move_messages_between_topics_group", system_groups::EVERYONE),
     ("can_mention_many_users_group", system_groups::ADMINISTRATORS),
     ("can_add_custom_emoji_group", system_groups::MEMBERS),
+    ("can_invite_users_group", system_groups::MEMBERS),
+    ("create_multiuse_invite_group", system_groups::ADMINISTRATORS),
 ];
 
 /// Group settings read with their default the same way, which organization creation leaves
@@ -33,6 +35,9 @@ pub struct RealmSettingsRow {
     pub can_move_messages_between_topics_group: i64,
     pub can_mention_many_users_group: i64,
     pub can_add_custom_emoji_group: i64,
+    /// Who may send email invitations and create reusable links (migration 0024).
+    pub can_invite_users_group: i64,
+    pub create_multiuse_invite_group: i64,
     pub can_delete_any_message_group: i64,
     pub can_delete_own_message_group: i64,
     pub message_content_delete_limit_seconds: Option<i64>,
@@ -41,6 +46,10 @@ pub struct RealmSettingsRow {
     pub message_edit_history_visibility_policy: EditHistoryPolicy,
     pub max_message_length: i64,
     pub max_topic_length: i64,
+    /// The join rules (migration 0024).
+    pub invite_required: i64,
+    pub emails_restricted_to_domains: i64,
+    pub disallow_disposable_email_addresses: i64,
     /// The version these values were read at (`crate::platform::realm_cache`).
     pub settings_version: i64,
 }
@@ -62,6 +71,8 @@ impl RealmSettingsRow {
             can_move_messages_between_topics_group: 1,
             can_mention_many_users_group: 1,
             can_add_custom_emoji_group: 1,
+            can_invite_users_group: 1,
+            create_multiuse_invite_group: 1,
             can_delete_any_message_group: 1,
             can_delete_own_message_group: 1,
             message_content_delete_limit_seconds: None,
@@ -70,6 +81,9 @@ impl RealmSettingsRow {
             message_edit_history_visibility_policy: EditHistoryPolicy::All,
             max_message_length: 10000,
             max_topic_length: 60,
+            invite_required: 1,
+            emails_restricted_to_domains: 0,
+            disallow_disposable_email_addresses: 1,
             settings_version: 0,
         }
     }
@@ -90,7 +104,8 @@ pub fn by_realm_id_stmt(db: &D1Database, realm_id: i64) -> Result<D1PreparedStat
             "SELECT r.id AS realm_id, r.string_id, r.allow_message_editing, r.message_content_edit_limit_seconds, \
              r.move_messages_within_stream_limit_seconds, r.move_messages_between_streams_limit_seconds, {}, \
              r.empty_topic_display_name, r.topics_policy, r.message_edit_history_visibility_policy, \
-             r.max_message_length, r.max_topic_length, r.message_content_delete_limit_seconds, r.settings_version FROM realms r WHERE r.id = ?1",
+             r.max_message_length, r.max_topic_length, r.message_content_delete_limit_seconds, r.invite_required, \
+             r.emails_restricted_to_domains, r.disallow_disposable_email_addresses, r.settings_version FROM realms r WHERE r.id = ?1",
             groups.join(", ")
         ),
         realm_id

@@ -267,3 +267,16 @@ mod tests {
         assert_eq!(iso8601(1_700_000_000), "2023-11-14T22:13:20+00:00");
     }
 }
+
+/// Email addresses as Zulip accepts them: one `@`, a non-empty local part, a dotted domain
+/// without spaces.
+pub fn is_valid_email(email: &str) -> bool {
+    let Some((local, domain)) = email.split_once('@') else { return false };
+    !local.is_empty()
+        && !domain.contains('@')
+        && domain.contains('.')
+        && !domain.starts_with('.')
+        && !domain.ends_with('.')
+        && !email.chars().any(|c| c.is_whitespace() || c.is_control())
+        && email.len() <= 254
+}

@@ -40,7 +40,7 @@ mod fences;
 mod highlight;
 mod html;
 mod linkifiers;
-mod links;
+pub(crate) mod links;
 mod math;
 mod mentions;
 mod previews;

@@ -48,6 +48,7 @@ macro_rules! int_code_enum {
     };
 }
 
+pub mod email;
 pub mod message_flags;
 pub mod narrow;
 pub mod policies;

@@ -8,6 +8,9 @@
 //!   IP address (100 a minute);
 //! - `RATE_LIMIT_LOGIN_FAILURES`: failed password and JWT logins of one account (5 per
 //!   30 minutes); only failures count, and a login over the limit is refused untried.
+//! - `RATE_LIMIT_PASSWORD_RESET_EMAIL`: "forgot password" requests per address (Zulip: 2
+//!   an hour); over it the answer stays the same and nothing is mailed;
+//! - `RATE_LIMIT_PASSWORD_RESET_IP`: "forgot password" requests per IP address (20 an hour).
 
 use team_chat_durable_objects::protocol::{bindings, RateLimitCheck, RateLimitDecision, RateLimitRefund};
 use worker::{Env, Method, Request, RequestInit};
@@ -26,6 +29,8 @@ pub enum Bucket<'a> {
     User { realm_id: i64, user_id: i64 },
     Ip(&'a str),
     LoginFailures { realm_id: i64, username: &'a str },
+    PasswordResetEmail { realm_id: i64, email: &'a str },
+    PasswordResetIp(&'a str),
 }
 
 impl Bucket<'_> {
@@ -34,6 +39,8 @@ impl Bucket<'_> {
             Bucket::User { .. } => ("RATE_LIMIT_USER_REQUESTS", Rule { limit: 200, window_secs: 60 }),
             Bucket::Ip(_) => ("RATE_LIMIT_IP_REQUESTS", Rule { limit: 100, window_secs: 60 }),
             Bucket::LoginFailures { .. } => ("RATE_LIMIT_LOGIN_FAILURES", Rule { limit: 5, window_secs: 30 * 60 }),
+            Bucket::PasswordResetEmail { .. } => ("RATE_LIMIT_PASSWORD_RESET_EMAIL", Rule { limit: 2, window_secs: 3600 }),
+            Bucket::PasswordResetIp(_) => ("RATE_LIMIT_PASSWORD_RESET_IP", Rule { limit: 20, window_secs: 3600 }),
         }
     }
 
@@ -43,6 +50,8 @@ impl Bucket<'_> {
             Bucket::User { realm_id, user_id } => format!("user:{realm_id}:{user_id}"),
             Bucket::Ip(ip) => format!("ip:{ip}"),
             Bucket::LoginFailures { realm_id, username } => format!("login:{realm_id}:{}", username.trim().to_lowercase()),
+            Bucket::PasswordResetEmail { realm_id, email } => format!("reset:{realm_id}:{}", email.trim().to_lowercase()),
+            Bucket::PasswordResetIp(ip) => format!("reset-ip:{ip}"),
         }
     }
 

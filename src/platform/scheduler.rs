@@ -1,5 +1,7 @@
 //! `MessageScheduler`: one Durable Object per organization (named by realm id) whose alarm
-//! delivers the organization's scheduled messages.
+//! delivers the organization's scheduled messages, mails missed messages
+//! (`crate::actions::missed_message_emails`) and hands its queued emails to the email
+//! provider (`crate::actions::email`).
 //!
 //! Why an object of its own rather than `RealmHub`: the hub lives in the
 //! `team-chat-durable-objects` crate, which the worker crate depends on, so the hub cannot
@@ -58,7 +60,9 @@ impl DurableObject for MessageScheduler {
         self.state.storage().put(TARGET_KEY, &target).await?;
         let db = self.env.d1(&target.database)?;
         let next = crate::db::scheduled_messages::next_due_in_realm(&db, target.realm_id).await?;
-        self.set_alarm(next).await?;
+        let email = crate::db::email_outbox::next_due(&db, target.realm_id).await?;
+        let missed = crate::db::missed_message_emails::next_due(&db, target.realm_id).await?;
+        self.set_alarm(earliest(earliest(next, email), missed)).await?;
         Response::ok("")
     }
 
@@ -71,8 +75,24 @@ impl DurableObject for MessageScheduler {
         let next = deliver_due(&self.env, &target.database, target.realm_id, &target.realm_host)
             .await
             .map_err(|e| worker::Error::RustError(e.msg))?;
-        self.set_alarm(next).await?;
+        // The same alarm mails missed messages whose batching period is over, then hands
+        // the organization's queued emails to the provider.
+        let missed = crate::actions::missed_message_emails::deliver_due(&self.env, &target.database, target.realm_id, &target.realm_host)
+            .await
+            .map_err(|e| worker::Error::RustError(e.msg))?;
+        let email = crate::actions::email::deliver_due(&self.env, &target.database, target.realm_id)
+            .await
+            .map_err(|e| worker::Error::RustError(e.msg))?;
+        self.set_alarm(earliest(earliest(next, email), missed)).await?;
         Response::ok("")
+    }
+}
+
+/// The earlier of two optional times.
+fn earliest(a: Option<i64>, b: Option<i64>) -> Option<i64> {
+    match (a, b) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        (a, b) => a.or(b),
     }
 }
 

@@ -3,5 +3,6 @@
 import "../styles/app.css";
 import { prefetch } from "./prefetch";
 
-if (!location.pathname.startsWith("/login")) prefetch();
+// The signed-out pages (sign-in, sign-up, password reset) fetch nothing of the app's.
+if (!/^\/(login|join\/|password\/reset\/)/.test(location.pathname)) prefetch();
 void import("./main");

@@ -94,6 +94,7 @@ pub async fn send(ctx: &RequestContext, req: &SendRequest) -> ApiResult<SentMess
         None => send_read(&ctx.auth, &ctx.db, &ctx.env, req).await?,
     };
     crate::actions::push::schedule_message_notifications(ctx, &me, &sent).await;
+    crate::actions::missed_message_emails::schedule(ctx, &me, &sent).await;
     Ok(sent)
 }
 

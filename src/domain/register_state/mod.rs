@@ -110,6 +110,7 @@ pub struct StateData {
     pub navigation_views: Vec<NavigationViewRow>,
     pub channel_folders: Vec<ChannelFolderRow>,
     pub playgrounds: Vec<PlaygroundRow>,
+    pub realm_domains: Vec<crate::db::invites::RealmDomainRow>,
 }
 
 impl StateData {
@@ -145,6 +146,7 @@ impl StateData {
         let navigation_views = batch.add(navigation_views::for_user_stmt(db, user.id)?);
         let channel_folders = batch.add(channel_folders::in_realm_stmt(db, realm_id)?);
         let playgrounds = batch.add(realm_playgrounds::in_realm_stmt(db, realm_id)?);
+        let realm_domains = batch.add(crate::db::invites::realm_domains_stmt(db, realm_id)?);
         let results = batch.run(db).await?;
         Ok(StateData {
             settings: results.first(settings)?.ok_or_else(|| crate::error::ApiError::internal("realm has no settings"))?,
@@ -175,6 +177,7 @@ impl StateData {
             navigation_views: results.rows(navigation_views)?,
             channel_folders: results.rows(channel_folders)?,
             playgrounds: results.rows(playgrounds)?,
+            realm_domains: results.rows(realm_domains)?,
         })
     }
 }

@@ -67,7 +67,8 @@ pub(super) fn realm_sections(
         state.insert("realm_bots".into(), json!(realm_bots(user, data)));
     }
     if req.want("realm_domains") {
-        state.insert("realm_domains".into(), json!([]));
+        let domains: Vec<Value> = data.realm_domains.iter().map(crate::domain::invites::realm_domain_dict).collect();
+        state.insert("realm_domains".into(), json!(domains));
     }
 }
 
@@ -124,12 +125,9 @@ fn realm_constants() -> Map<String, Value> {
         "realm_welcome_message_custom_text": "",
         "realm_digest_emails_enabled": false,
         "realm_digest_weekday": 1,
-        "realm_disallow_disposable_email_addresses": true,
         "realm_email_changes_disabled": false,
         "realm_name_changes_disabled": false,
         "realm_avatar_changes_disabled": false,
-        "realm_invite_required": true,
-        "realm_emails_restricted_to_domains": false,
         "realm_inline_image_preview": true,
         "realm_inline_url_embed_preview": false,
         "realm_message_retention_days": -1,
@@ -191,7 +189,6 @@ fn realm_group_fields(system: &SystemGroups) -> Map<String, Value> {
         "realm_can_delete_own_message_group": g(system_groups::EVERYONE),
         "realm_can_set_delete_message_policy_group": g(system_groups::MODERATORS),
         "realm_can_set_topics_policy_group": g(system_groups::MODERATORS),
-        "realm_can_invite_users_group": g(system_groups::MEMBERS),
         "realm_can_create_groups": g(system_groups::MEMBERS),
         "realm_can_create_bots_group": g(system_groups::MEMBERS),
         "realm_can_create_write_only_bots_group": g(system_groups::MEMBERS),
@@ -200,7 +197,6 @@ fn realm_group_fields(system: &SystemGroups) -> Map<String, Value> {
         "realm_can_create_public_channel_group": g(system_groups::MEMBERS),
         "realm_can_create_private_channel_group": g(system_groups::MEMBERS),
         "realm_can_create_web_public_channel_group": g(system_groups::OWNERS),
-        "realm_create_multiuse_invite_group": g(system_groups::ADMINISTRATORS),
         "realm_direct_message_initiator_group": g(system_groups::EVERYONE),
         "realm_direct_message_permission_group": g(system_groups::EVERYONE),
         "realm_can_access_all_users_group": g(system_groups::EVERYONE),

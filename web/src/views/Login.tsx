@@ -84,6 +84,9 @@ export function Login() {
             Log in
           </button>
         </form>
+        <p class="login-forgot">
+          <a href="/password/reset/">Forgot your password?</a>
+        </p>
         {dev && (
           <section class="dev-login" aria-labelledby="dev-login-title">
             <h2 id="dev-login-title">Development users</h2>

@@ -1,0 +1,100 @@
+//! Joining and coming back, for the web client's pages (outside the API prefix, beside
+//! `/accounts/login/`): the sign-up link's details, asking to join with an address,
+//! completing a sign-up, and "forgot password". They answer JSON envelopes; the two that
+//! end with a new account or a new password sign the person in (session cookies, as
+//! `POST /accounts/login/`).
+
+use serde_json::json;
+
+use crate::actions::passwords::{complete_password_reset, open_reset_link, request_password_reset};
+use crate::actions::signup::{check_register, check_request_signup, link_dict, open_link};
+use crate::api::params::{signed_in, site};
+use crate::context::RequestContext;
+use crate::error::ApiResult;
+use crate::response::Reply;
+
+/// # `GET /accounts/register/{key}/`
+/// Open: what the link opens (`kind` `invitation` with its `email`, or `multiuse`),
+/// `invited_as` and `realm_name`; a forged, expired, used or revoked link says so.
+pub async fn get_signup_link(ctx: &RequestContext, key: &str) -> ApiResult<Reply> {
+    let realm = ctx.realm().await?;
+    let opened = open_link(&ctx.db, realm.id, key).await?;
+    Ok(Reply::json(link_dict(&opened, &realm.name)))
+}
+
+/// # `POST /accounts/home/`
+/// Open: `email`, and `key` of a reusable link unless the organization lets anyone join;
+/// mails the address a confirmation link that leads to the sign-up form.
+pub async fn request_signup(ctx: &RequestContext) -> ApiResult<Reply> {
+    let email = ctx.params.required_str("email")?;
+    let key = ctx.params.str("key")?;
+    let realm = ctx.realm().await?;
+    check_request_signup(&ctx.db, &ctx.env, &site(ctx, &realm.name), realm.id, &email, key.as_deref()).await?;
+    Ok(Reply::ok())
+}
+
+/// # `POST /accounts/register/`
+/// Open: `key` (an email invitation's or a mailed confirmation's), `full_name`,
+/// `password` (Zulip's strength rule): makes the account and signs it in; answers
+/// `user_id` and `email`.
+pub async fn register(ctx: &RequestContext) -> ApiResult<Reply> {
+    let key = ctx.params.required_str("key")?;
+    let full_name = ctx.params.required_str("full_name")?;
+    let password = ctx.params.required_str("password")?;
+    let realm = ctx.realm().await?;
+    let realm_host = ctx.base_url.split_once("://").map_or(ctx.base_url.as_str(), |(_, h)| h);
+    let user = check_register(&ctx.db, &ctx.env, realm.id, realm_host, &key, &full_name, &password).await?;
+    signed_in(ctx, &user).await
+}
+
+/// # `POST /accounts/password/reset/`
+/// Open: `email`. Always the same success (no account discovery); an active account with
+/// that address is mailed a single-use link valid for a day. Rate-limited per address
+/// (silently) and per IP address (`RATE_LIMIT_HIT`).
+pub async fn forgot_password(ctx: &RequestContext) -> ApiResult<Reply> {
+    let email = ctx.params.required_str("email")?;
+    let realm = ctx.realm().await?;
+    request_password_reset(&ctx.db, &ctx.env, &site(ctx, &realm.name), realm.id, &email, &ctx.client_ip()).await?;
+    Ok(Reply::ok())
+}
+
+/// # `GET /accounts/password/reset/{token}/`
+/// Open: whether the link still works (`email` of its account), for the page to say so
+/// before asking for a password.
+pub async fn get_reset_link(ctx: &RequestContext, token: &str) -> ApiResult<Reply> {
+    let realm = ctx.realm().await?;
+    let user = open_reset_link(&ctx.db, realm.id, token).await?;
+    Ok(Reply::json(json!({ "email": user.delivery_email })))
+}
+
+/// # `POST /accounts/password/reset/{token}/`
+/// Open: `new_password` (Zulip's strength rule) becomes the account's password, the link
+/// and the account's other reset links stop working, and the person is signed in.
+pub async fn reset_password(ctx: &RequestContext, token: &str) -> ApiResult<Reply> {
+    let new_password = ctx.params.required_str("new_password")?;
+    let realm = ctx.realm().await?;
+    let user = complete_password_reset(&ctx.db, realm.id, token, &new_password).await?;
+    signed_in(ctx, &user).await
+}
+
+/// # `GET /accounts/unsubscribe/missed_messages/{user_id}-{token}/`
+/// Open (the link of every missed-message email): turns off the user's
+/// `enable_offline_email_notifications` and answers a short page. A forged link answers 404.
+pub async fn unsubscribe_missed_messages(ctx: &RequestContext, raw: &str) -> ApiResult<Reply> {
+    let realm = ctx.realm().await?;
+    let secret = crate::secrets::api_key_secret(&ctx.env)?;
+    let user_id = crate::domain::missed_message_emails::check_unsubscribe(secret.as_bytes(), realm.id, raw)
+        .ok_or_else(crate::error::ApiError::confirmation_link_not_found)?;
+    let user =
+        crate::db::users::by_id(&ctx.db, realm.id, user_id).await?.ok_or_else(crate::error::ApiError::confirmation_link_not_found)?;
+    let setting = crate::domain::user_settings::SETTINGS
+        .iter()
+        .find(|s| s.name == "enable_offline_email_notifications")
+        .ok_or_else(|| crate::error::ApiError::internal("no enable_offline_email_notifications setting"))?;
+    crate::actions::user_settings::do_change_user_settings(&ctx.db, &ctx.env, &user, vec![(setting, json!(false))]).await?;
+    let page = "<!doctype html><meta charset=\"utf-8\"><title>Unsubscribed</title>\
+                <p>You will no longer get emails about messages you missed. You can turn them on again in your settings.</p>";
+    let mut response = worker::Response::from_html(page)?;
+    response.headers_mut().set("Cache-Control", "no-store")?;
+    Ok(Reply::Raw(response))
+}
