@@ -167,7 +167,7 @@ async fn check_invitees(
     let domains = invites::realm_domains(db, me.realm_id).await?;
     let mut errors = Vec::new();
     for email in emails {
-        if let Some(reason) = email_error(email, &rules, &domains) {
+        if let Some(reason) = email_error(email, rules, &domains) {
             errors.push((email.clone(), reason.to_string(), false));
         }
     }

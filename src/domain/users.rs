@@ -248,6 +248,19 @@ pub fn check_full_name(raw: &str) -> ApiResult<String> {
     Ok(name.to_string())
 }
 
+/// Email addresses as Zulip accepts them: one `@`, a non-empty local part, a dotted domain
+/// without spaces.
+pub fn is_valid_email(email: &str) -> bool {
+    let Some((local, domain)) = email.split_once('@') else { return false };
+    !local.is_empty()
+        && !domain.contains('@')
+        && domain.contains('.')
+        && !domain.starts_with('.')
+        && !domain.ends_with('.')
+        && !email.chars().any(|c| c.is_whitespace() || c.is_control())
+        && email.len() <= 254
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -266,17 +279,4 @@ mod tests {
         assert_eq!(iso8601(951_782_400), "2000-02-29T00:00:00+00:00");
         assert_eq!(iso8601(1_700_000_000), "2023-11-14T22:13:20+00:00");
     }
-}
-
-/// Email addresses as Zulip accepts them: one `@`, a non-empty local part, a dotted domain
-/// without spaces.
-pub fn is_valid_email(email: &str) -> bool {
-    let Some((local, domain)) = email.split_once('@') else { return false };
-    !local.is_empty()
-        && !domain.contains('@')
-        && domain.contains('.')
-        && !domain.starts_with('.')
-        && !domain.ends_with('.')
-        && !email.chars().any(|c| c.is_whitespace() || c.is_control())
-        && email.len() <= 254
 }
