@@ -1,5 +1,5 @@
 // Unit tests in Node, no browser: each test/unit/*.test.ts is bundled by esbuild into
-// .test-build/ and run with `node --test`.
+// node_modules/.cache/unit-tests/ and run with `node --test`.
 import { build } from "esbuild";
 import { readdirSync, rmSync } from "node:fs";
 import { dirname, join } from "node:path";
