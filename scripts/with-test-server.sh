@@ -51,7 +51,7 @@ fi
 # Its own session, so that stopping it by PID also stops workerd, its child.
 setsid "$wrangler" dev --ip 127.0.0.1 --port "$port" --inspector-port "$inspector_port" --persist-to "$state" \
   --log-level "$log_level" --show-interactive-dev-session=false \
-  --var EVENT_QUEUE_IDLE_TIMEOUT_SECS:"${EVENT_QUEUE_IDLE_TIMEOUT_SECS:-6}" \
+  --var EVENT_QUEUE_IDLE_TIMEOUT_SECS:"${EVENT_QUEUE_IDLE_TIMEOUT_SECS:-20}" \
   --var EVENT_QUEUE_HEARTBEAT_SECS:"${EVENT_QUEUE_HEARTBEAT_SECS:-3}" \
   --var EDIT_LIMIT_GRACE_SECS:0 \
   ${relay_vars[@]+"${relay_vars[@]}"} \

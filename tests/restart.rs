@@ -18,7 +18,7 @@ use event_support::*;
 use serde_json::{json, Value};
 use server_support::*;
 
-/// Queues must outlive the restart (the shared test server expires them after 6 s).
+/// Queues must outlive the restart (the shared test server expires them after 20 s).
 const VARS: &[&str] = &["EVENT_QUEUE_IDLE_TIMEOUT_SECS:600", "EVENT_QUEUE_HEARTBEAT_SECS:3"];
 
 /// One `POST /messages` that never panics: `Some(id)` only when the server answered success.

@@ -318,7 +318,8 @@ fn a_message_that_cannot_be_sent_is_marked_failed_and_can_be_rescheduled() {
     let verona = channel_id(&hamlet, "Verona");
     let mut owner = register_for(&hamlet, r#"["scheduled_messages", "message"]"#);
     let marker = unique("failedthenok");
-    let id = schedule_channel(&hamlet, private, "t", &format!("{marker} retry"), &(now() + 2).to_string());
+    // Five seconds: time enough to unsubscribe first on a loaded machine.
+    let id = schedule_channel(&hamlet, private, "t", &format!("{marker} retry"), &(now() + 5).to_string());
     // Losing access before the time makes the send fail.
     let subs = serde_json::json!([name]).to_string();
     hamlet.delete("/users/me/subscriptions", &[("subscriptions", &subs)]).success();
@@ -364,7 +365,8 @@ fn a_deactivated_senders_message_is_marked_failed_and_kept() {
     let othello = Client::dev("othello@zulip.com");
     let sender = accounts::new_user("schedgone");
     let marker = unique("fromthegone");
-    let due = now() + 2;
+    // Five seconds: time enough to deactivate the sender first on a loaded machine.
+    let due = now() + 5;
     let id = schedule_direct(&sender, &[othello.user_id], &marker, &due.to_string());
     iago.delete(&format!("/users/{}", sender.user_id), &[]).success();
     while now() < due + 4 {
@@ -383,10 +385,11 @@ fn a_deleted_scheduled_message_is_never_delivered() {
     let mut receiver = register_for(&othello, r#"["message"]"#);
     let deleted_marker = unique("deletedbeforedue");
     let sentinel_marker = unique("sentinelafter");
-    let at = (now() + 2).to_string();
+    // Five seconds: time enough to delete it first on a loaded machine.
+    let at = (now() + 5).to_string();
     let id = schedule_direct(&hamlet, &[othello.user_id], &deleted_marker, &at);
     hamlet.delete(&path(id), &[]).success();
-    schedule_direct(&hamlet, &[othello.user_id], &sentinel_marker, &(now() + 3).to_string());
+    schedule_direct(&hamlet, &[othello.user_id], &sentinel_marker, &(now() + 6).to_string());
     let sentinel = sentinel_marker.clone();
     let deleted = deleted_marker.clone();
     let first = receiver.wait_for("either message", move |e| {

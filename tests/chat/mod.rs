@@ -248,15 +248,16 @@ pub fn lear(email: &str) -> Client {
 /// The settings every `lear` test runs with (idempotent; the same values in every test).
 pub fn restrict_lear() {
     let king = lear("king@lear.org");
+    let limit = LEAR_LIMIT_SECONDS.to_string();
     let admins = administrators_group_id(&king);
     king.patch(
         "/realm",
         &[
             ("allow_message_editing", "true"),
-            ("message_content_edit_limit_seconds", "2"),
-            ("message_content_delete_limit_seconds", "2"),
-            ("move_messages_within_stream_limit_seconds", "2"),
-            ("move_messages_between_streams_limit_seconds", "2"),
+            ("message_content_edit_limit_seconds", limit.as_str()),
+            ("message_content_delete_limit_seconds", limit.as_str()),
+            ("move_messages_within_stream_limit_seconds", limit.as_str()),
+            ("move_messages_between_streams_limit_seconds", limit.as_str()),
             ("can_move_messages_between_topics_group", &json!({ "new": admins }).to_string()),
             ("can_resolve_topics_group", &json!({ "new": admins }).to_string()),
         ],
@@ -264,13 +265,15 @@ pub fn restrict_lear() {
     .success();
 }
 
-/// Waits until messages sent before the call are past `lear`'s two-second limits (the test
-/// server allows no grace beyond them: `EDIT_LIMIT_GRACE_SECS=0`). Ages are whole seconds
-/// and a limit is passed when the age exceeds it, so three seconds always suffice; a message
-/// sent after the call stays within the limits for two seconds (one with one-second limits,
-/// too little on a busy machine).
+/// `lear`'s edit, delete and move time limits: long enough that a message sent just before
+/// an edit is still within them on a loaded two-core machine (two seconds were not).
+pub const LEAR_LIMIT_SECONDS: u64 = 6;
+
+/// Waits until messages sent before the call are past `lear`'s limits (the test server
+/// allows no grace beyond them: `EDIT_LIMIT_GRACE_SECS=0`). Ages are whole seconds and a
+/// limit is passed when the age exceeds it, so one second more always suffices.
 pub fn wait_past_lear_limits() {
-    std::thread::sleep(std::time::Duration::from_secs(3));
+    std::thread::sleep(std::time::Duration::from_secs(LEAR_LIMIT_SECONDS + 1));
 }
 
 pub fn sha256_hex(text: &str) -> String {

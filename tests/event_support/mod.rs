@@ -2,6 +2,7 @@
 //! event matching a predicate.
 #![allow(dead_code)]
 
+use std::collections::VecDeque;
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
@@ -13,6 +14,8 @@ pub struct Queue {
     pub queue_id: String,
     pub last_event_id: i64,
     pub register: Value,
+    /// Events a poll returned after the one a wait stopped at: the next wait sees them first.
+    unseen: VecDeque<Value>,
 }
 
 /// Registers a queue for `client` with extra parameters.
@@ -23,6 +26,7 @@ pub fn register(client: &Client, params: &[(&str, &str)]) -> Queue {
         queue_id: body["queue_id"].as_str().expect("queue_id").to_string(),
         last_event_id: body["last_event_id"].as_i64().expect("last_event_id"),
         register: body,
+        unseen: VecDeque::new(),
     }
 }
 
@@ -49,8 +53,12 @@ impl Queue {
         self.client.get("/events", &[("queue_id", &self.queue_id), ("last_event_id", &last), ("dont_block", block)])
     }
 
-    /// Polls once; remembers the newest id.
+    /// Polls once; remembers the newest id. Events a wait left unseen come first, without
+    /// a request.
     pub fn poll(&mut self, dont_block: bool) -> Vec<Value> {
+        if !self.unseen.is_empty() {
+            return self.unseen.drain(..).collect();
+        }
         let body = self.get(dont_block).success();
         let events = body["events"].as_array().cloned().unwrap_or_default();
         for event in &events {
@@ -66,8 +74,10 @@ impl Queue {
     pub fn wait_for(&mut self, what: &str, pred: impl Fn(&Value) -> bool) -> Value {
         let deadline = Instant::now() + Duration::from_secs(30);
         while Instant::now() < deadline {
-            for event in self.poll(false) {
+            let mut batch = VecDeque::from(self.poll(false));
+            while let Some(event) = batch.pop_front() {
                 if pred(&event) {
+                    self.unseen.extend(batch);
                     return event;
                 }
             }
@@ -82,10 +92,12 @@ impl Queue {
         let deadline = Instant::now() + Duration::from_secs(30);
         let mut seen = Vec::new();
         while Instant::now() < deadline {
-            for event in self.poll(false) {
+            let mut batch = VecDeque::from(self.poll(false));
+            while let Some(event) = batch.pop_front() {
                 let done = last(&event);
                 seen.push(event);
                 if done {
+                    self.unseen.extend(batch);
                     return seen;
                 }
             }

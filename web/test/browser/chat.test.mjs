@@ -278,17 +278,20 @@ test("the page recovers after its event queue expires, without losing or repeati
     await openChannel(bob.page, channel);
     await messageArticle(bob.page, `before the gap ${s}`).waitFor();
 
-    // Hold every poll for 10 s: the server's queue (6 s idle timeout) expires meanwhile.
+    // Hold the page's polls, and meanwhile end its queue on the server as the idle timeout
+    // would: its next poll finds the queue gone.
     let release;
+    let heldQueue;
     const gate = new Promise((r) => (release = r));
     const isEvents = (url) => new URL(url).pathname === "/api/v1/events";
     await bob.page.route(isEvents, async (route) => {
+      heldQueue ??= new URL(route.request().url()).searchParams.get("queue_id");
       await gate;
       await route.continue().catch(() => {});
     });
-    await new Promise((r) => setTimeout(r, 4000));
+    await eventually(() => heldQueue, { message: "a poll held" });
+    await api("othello@zulip.com", "DELETE", "events", { queue_id: heldQueue });
     await sendToChannel("hamlet@zulip.com", channel, "queue", `during the gap ${s}`);
-    await new Promise((r) => setTimeout(r, 7000));
     release();
     await bob.page.unroute(isEvents);
 
