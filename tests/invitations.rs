@@ -285,6 +285,43 @@ fn signing_up_makes_a_member_subscribed_and_signed_in_and_tells_everyone() {
     assert!(pending_invite(&iago.get("/invites", &[]).success(), &address).is_none(), "no longer pending");
 }
 
+/// The notification bot's direct messages to `referrer` that name `user_id` (raw content).
+fn joined_notices(referrer: &Client, user_id: i64) -> Vec<String> {
+    let narrow = r#"[{"operator": "is", "operand": "dm"}, {"operator": "sender", "operand": "notification-bot@zulip.com"}]"#;
+    let body = referrer
+        .get(
+            "/messages",
+            &[("narrow", narrow), ("anchor", "newest"), ("num_before", "100"), ("num_after", "0"), ("apply_markdown", "false")],
+        )
+        .success();
+    let mention = format!("|{user_id}**");
+    body["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|m| m["content"].as_str())
+        .filter(|c| c.contains(&mention))
+        .map(String::from)
+        .collect()
+}
+
+fn sign_up(key: &str, full_name: &str) -> i64 {
+    accounts(None, "POST", "/accounts/register/", &[("key", key), ("full_name", full_name), ("password", PASSWORD)], None).success()
+        ["user_id"]
+        .as_i64()
+        .unwrap()
+}
+
+#[test]
+fn a_referrer_who_asked_is_told_by_the_notification_bot_when_the_invitee_joins() {
+    let hamlet = Client::dev("hamlet@zulip.com");
+    let unasked = sign_up(&invite(&hamlet, &new_address("quiet"), &[("notify_referrer_on_join", "false")]), "Quiet Joiner");
+    let asked = sign_up(&invite(&hamlet, &new_address("told"), &[]), "Told Joiner");
+    assert_eq!(joined_notices(&hamlet, asked), [format!("@_**Told Joiner|{asked}** accepted your invitation to join Zulip!")]);
+    // The notice asked for came after the one not asked for would have: none was sent.
+    assert!(joined_notices(&hamlet, unasked).is_empty());
+}
+
 #[test]
 fn an_invitation_link_works_once() {
     let hamlet = Client::dev("hamlet@zulip.com");

@@ -190,7 +190,8 @@ async fn deliver_one(db: &D1Database, env: &Env, database: &str, row: &Scheduled
 }
 
 /// The organization's URL (its host, behind the scheme the deployment serves).
-fn realm_url(env: &Env, realm_host: &str) -> String {
+/// The organization's URL on this host, for a send outside a request.
+pub fn realm_url(env: &Env, realm_host: &str) -> String {
     let scheme = if crate::settings::Settings::from_env(env).development { "http" } else { "https" };
     format!("{scheme}://{realm_host}")
 }

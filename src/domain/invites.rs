@@ -22,6 +22,11 @@ pub const LINK_KEY_LENGTH: usize = 24;
 pub const JOIN_PATH: &str = "/join/";
 
 /// The link of a sign-up key.
+/// What the notification bot tells a referrer when their invitee joins (Zulip's text).
+pub fn referrer_notice(joined: &UserRow) -> String {
+    format!("{} accepted your invitation to join Zulip!", crate::domain::message_edit::silent_mention(joined))
+}
+
 pub fn join_url(base_url: &str, key: &str) -> String {
     format!("{base_url}{JOIN_PATH}{key}/")
 }
