@@ -199,7 +199,7 @@ async fn dispatch_accounts(ctx: &RequestContext, path: &[&str]) -> ApiResult<Rep
         (Post, ["password", "reset"]) => signup::forgot_password(ctx).await,
         (Get, ["password", "reset", token]) => signup::get_reset_link(ctx, token).await,
         (Post, ["password", "reset", token]) => signup::reset_password(ctx, token).await,
-        (Get, ["unsubscribe", "missed_messages", raw]) => signup::unsubscribe_missed_messages(ctx, raw).await,
+        (Get, ["unsubscribe", kind, raw]) => signup::unsubscribe(ctx, kind, raw).await,
         (Get, ["login"] | ["login", "local"] | ["logout"]) => sessions::to_sign_in_page(),
         (_, ["login"] | ["login", "local"] | ["logout"]) => Err(ApiError::method_not_allowed(&["GET", "POST"])),
         _ => Err(ApiError::not_found()),

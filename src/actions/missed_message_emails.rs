@@ -15,9 +15,8 @@ use crate::context::RequestContext;
 use crate::db::missed_message_emails::{self as q, MissedRow};
 use crate::db::users::{self, UserRow};
 use crate::db::{self};
-use crate::domain::missed_message_emails::{
-    batching_period, conversation_email, conversation_key, email_reason, narrow_url, unsubscribe_url,
-};
+use crate::domain::email_unsubscribe::{unsubscribe_url, EmailKind};
+use crate::domain::missed_message_emails::{batching_period, conversation_email, conversation_key, email_reason, narrow_url};
 use crate::error::ApiResult;
 use crate::settings::Settings;
 
@@ -100,7 +99,7 @@ async fn mail_user(
         for row in &rows {
             conversations.entry(conversation_key(row)).or_default().push(row);
         }
-        let unsubscribe = unsubscribe_url(base_url, secret, realm_id, user.id);
+        let unsubscribe = unsubscribe_url(EmailKind::MissedMessages, base_url, secret, realm_id, user.id);
         for group in conversations.values() {
             let first = group[0];
             let mut members: Vec<(i64, String)> = if first.channel_id.is_none() {

@@ -19,6 +19,7 @@ pub mod drafts;
 pub mod email;
 pub mod invites;
 pub mod linkifiers;
+pub mod login_notices;
 pub mod message_delete;
 pub mod message_edit;
 pub mod message_flags;

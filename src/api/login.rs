@@ -2,6 +2,7 @@
 
 use serde_json::json;
 
+use crate::actions::login_notices::notify_new_login;
 use crate::actions::users::do_issue_api_key;
 use crate::auth::password_sign_in;
 use crate::context::RequestContext;
@@ -17,5 +18,6 @@ pub async fn fetch_api_key(ctx: &RequestContext) -> ApiResult<Reply> {
     let signing_in = password_sign_in(&ctx.db, &ctx.env, &ctx.realm_string_id, &username, &password).await?;
     let user = &signing_in.user;
     let api_key = do_issue_api_key(&ctx.db, &ctx.env, user, signing_in.api_key_version).await?;
+    notify_new_login(ctx, user).await;
     Ok(Reply::json(json!({ "api_key": api_key, "email": user.email, "user_id": user.id })))
 }

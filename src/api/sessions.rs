@@ -7,6 +7,7 @@
 use serde_json::json;
 use worker::Response;
 
+use crate::actions::login_notices::notify_new_login;
 use crate::actions::sessions::do_end_session;
 use crate::api::params::{secure_cookies, signed_in, with_cookies};
 use crate::auth::{development_sign_in, password_sign_in, Credentials};
@@ -25,7 +26,9 @@ pub async fn log_in(ctx: &RequestContext) -> ApiResult<Reply> {
     let username = ctx.params.required_str("username")?;
     let password = ctx.params.required_str("password")?;
     let signing_in = password_sign_in(&ctx.db, &ctx.env, &ctx.realm_string_id, &username, &password).await?;
-    signed_in(ctx, &signing_in.user).await
+    let reply = signed_in(ctx, &signing_in.user).await?;
+    notify_new_login(ctx, &signing_in.user).await;
+    Ok(reply)
 }
 
 /// # `POST /accounts/login/local/`

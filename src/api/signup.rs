@@ -10,7 +10,8 @@ use crate::actions::passwords::{complete_password_reset, open_reset_link, reques
 use crate::actions::signup::{check_register, check_request_signup, link_dict, open_link};
 use crate::api::params::{signed_in, site};
 use crate::context::RequestContext;
-use crate::error::ApiResult;
+use crate::domain::email_unsubscribe::{check_unsubscribe, EmailKind};
+use crate::error::{ApiError, ApiResult};
 use crate::response::Reply;
 
 /// # `GET /accounts/register/{key}/`
@@ -77,23 +78,23 @@ pub async fn reset_password(ctx: &RequestContext, token: &str) -> ApiResult<Repl
     signed_in(ctx, &user).await
 }
 
-/// # `GET /accounts/unsubscribe/missed_messages/{user_id}-{token}/`
-/// Open (the link of every missed-message email): turns off the user's
-/// `enable_offline_email_notifications` and answers a short page. A forged link answers 404.
-pub async fn unsubscribe_missed_messages(ctx: &RequestContext, raw: &str) -> ApiResult<Reply> {
+/// # `GET /accounts/unsubscribe/{kind}/{user_id}-{token}/`
+/// Open (the link in every missed-message and new-login email): turns off the setting of
+/// that kind of email (`domain::email_unsubscribe`) and answers a short page. A forged
+/// link, or an unknown kind, answers 404.
+pub async fn unsubscribe(ctx: &RequestContext, kind: &str, raw: &str) -> ApiResult<Reply> {
+    let kind = EmailKind::from_path(kind).ok_or_else(ApiError::not_found)?;
     let realm = ctx.realm().await?;
     let secret = crate::secrets::api_key_secret(&ctx.env)?;
-    let user_id = crate::domain::missed_message_emails::check_unsubscribe(secret.as_bytes(), realm.id, raw)
-        .ok_or_else(crate::error::ApiError::confirmation_link_not_found)?;
-    let user =
-        crate::db::users::by_id(&ctx.db, realm.id, user_id).await?.ok_or_else(crate::error::ApiError::confirmation_link_not_found)?;
-    let setting = crate::domain::user_settings::SETTINGS
-        .iter()
-        .find(|s| s.name == "enable_offline_email_notifications")
-        .ok_or_else(|| crate::error::ApiError::internal("no enable_offline_email_notifications setting"))?;
+    let user_id = check_unsubscribe(kind, secret.as_bytes(), realm.id, raw).ok_or_else(ApiError::confirmation_link_not_found)?;
+    let user = crate::db::users::by_id(&ctx.db, realm.id, user_id).await?.ok_or_else(ApiError::confirmation_link_not_found)?;
+    let setting = crate::domain::user_settings::setting(kind.setting())
+        .ok_or_else(|| ApiError::internal(format!("no {} setting", kind.setting())))?;
     crate::actions::user_settings::do_change_user_settings(&ctx.db, &ctx.env, &user, vec![(setting, json!(false))]).await?;
-    let page = "<!doctype html><meta charset=\"utf-8\"><title>Unsubscribed</title>\
-                <p>You will no longer get emails about messages you missed. You can turn them on again in your settings.</p>";
+    let page = format!(
+        "<!doctype html><meta charset=\"utf-8\"><title>Unsubscribed</title><p>{} You can turn them on again in your settings.</p>",
+        kind.confirmation()
+    );
     let mut response = worker::Response::from_html(page)?;
     response.headers_mut().set("Cache-Control", "no-store")?;
     Ok(Reply::Raw(response))

@@ -12,9 +12,6 @@
 //!   each message's sender and content, a link to the conversation (`#narrow/...`), and an
 //!   unsubscribe link that works without signing in.
 
-use hmac::{Hmac, Mac};
-use sha2::Sha256;
-
 use crate::db::missed_message_emails::MissedRow;
 use crate::db::push_devices::PushCandidateRow;
 use crate::domain::email::{escape_html, OutgoingEmail};
@@ -49,27 +46,6 @@ pub fn batching_period(settings_json: &str) -> i64 {
         .ok()
         .and_then(|v| v.get("email_notifications_batching_period_seconds").and_then(|p| p.as_i64()))
         .unwrap_or(120)
-}
-
-/// The unsubscribe token of a user: an HMAC of the organization and the user under the
-/// server's secret, so the link needs no stored state and cannot be guessed.
-pub fn unsubscribe_token(secret: &[u8], realm_id: i64, user_id: i64) -> String {
-    let mut mac = Hmac::<Sha256>::new_from_slice(secret).expect("HMAC takes a key of any length");
-    mac.update(format!("unsubscribe:missed_messages:{realm_id}:{user_id}").as_bytes());
-    mac.finalize().into_bytes().iter().take(16).map(|b| format!("{b:02x}")).collect()
-}
-
-/// `/accounts/unsubscribe/missed_messages/<user_id>-<token>/`.
-pub fn unsubscribe_url(base_url: &str, secret: &[u8], realm_id: i64, user_id: i64) -> String {
-    format!("{base_url}/accounts/unsubscribe/missed_messages/{user_id}-{}/", unsubscribe_token(secret, realm_id, user_id))
-}
-
-/// Whether `raw` (`<user_id>-<token>`) is a genuine unsubscribe link; answers the user id.
-pub fn check_unsubscribe(secret: &[u8], realm_id: i64, raw: &str) -> Option<i64> {
-    let (id, token) = raw.split_once('-')?;
-    let user_id: i64 = id.parse().ok()?;
-    let expected = unsubscribe_token(secret, realm_id, user_id);
-    crate::secrets::constant_time_eq(expected.as_bytes(), token.as_bytes()).then_some(user_id)
 }
 
 /// Which conversation a row belongs to: a channel topic, a group direct message, or a
@@ -173,16 +149,6 @@ mod tests {
         let on = r#"{"enable_stream_email_notifications": true}"#;
         assert_eq!(email_reason(&row(false, 0, on, None, None), false, 1000), Some("channel"));
         assert_eq!(email_reason(&row(false, 0, on, Some(0), None), false, 1000), None, "the channel's setting wins");
-    }
-
-    #[test]
-    fn unsubscribe_links_are_checked() {
-        let url = unsubscribe_url("http://x", b"secret", 1, 42);
-        let raw = url.trim_end_matches('/').rsplit('/').next().unwrap();
-        assert_eq!(check_unsubscribe(b"secret", 1, raw), Some(42));
-        assert_eq!(check_unsubscribe(b"secret", 2, raw), None, "another organization");
-        assert_eq!(check_unsubscribe(b"other", 1, raw), None);
-        assert_eq!(check_unsubscribe(b"secret", 1, "43-abc"), None);
     }
 
     #[test]
