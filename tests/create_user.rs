@@ -88,6 +88,15 @@ fn weak_password_is_refused() {
 }
 
 #[test]
+fn a_long_but_easily_guessed_password_is_refused() {
+    let iago = Client::dev("iago@zulip.com");
+    let email = fresh_email();
+    iago.post("/users", &[("email", &email), ("password", "qwertyuiop"), ("full_name", "Guessable")])
+        .bad_request("BAD_REQUEST", "The password is too weak.");
+    iago.get(&format!("/users/{email}"), &[]).bad_request("BAD_REQUEST", "No such user");
+}
+
+#[test]
 fn invalid_full_name_is_refused() {
     let iago = Client::dev("iago@zulip.com");
     iago.post("/users", &[("email", &fresh_email()), ("password", PASSWORD), ("full_name", "   ")])

@@ -9,6 +9,7 @@ use crate::db::{
     users::{self, NewUser, UserRow},
 };
 use crate::domain::ids::{RealmId, UserId};
+use crate::domain::passwords::check_password_strength;
 use crate::domain::users::{check_full_name, user_dict, UserDictOptions};
 use crate::error::{ApiError, ApiResult};
 use crate::event_types::{Event, RealmBotEvent, RealmUserEvent};
@@ -97,9 +98,6 @@ pub async fn do_create_user_with_key(db: &D1Database, env: &Env, new_user: &NewU
     Ok(Some((inserting.take(&results)?.user, key)))
 }
 
-/// Zulip's minimum password length (PASSWORD_MIN_LENGTH).
-pub const PASSWORD_MIN_LENGTH: usize = 6;
-
 /// `POST /users`: an administrator with `can_create_users` creates an account with a
 /// password; everyone is told with a `realm_user` add event.
 pub async fn check_create_user_by_admin(
@@ -121,9 +119,7 @@ pub async fn check_create_user_by_admin(
     if users::by_email(db, admin.realm_id, email).await?.is_some() {
         return Err(ApiError::bad_request(format!("Email '{email}' already in use")));
     }
-    if password.chars().count() < PASSWORD_MIN_LENGTH {
-        return Err(ApiError::bad_request("The password is too weak."));
-    }
+    check_password_strength(password)?;
     let new_user = NewUser {
         realm_id: admin.realm_id,
         email,

@@ -50,6 +50,7 @@ mod tests {
         assert!(!is_strong_enough("abc"));
         assert!(!is_strong_enough("password"));
         assert!(!is_strong_enough("123456789"));
+        assert!(!is_strong_enough("qwertyuiop"), "a keyboard row");
         assert!(!is_strong_enough(&"x7Q!".repeat(26)));
         assert!(is_strong_enough("a-long-test-password"));
         assert!(is_strong_enough("correct horse battery staple"));
