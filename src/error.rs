@@ -323,8 +323,11 @@ impl ApiError {
         Self::bad_request("The chunk arrived incomplete; nothing of it was stored")
     }
 
+    /// 405 for a path that has other methods: `allowed_methods`, and HTTP's `Allow` header.
     pub fn method_not_allowed(allowed: &[&str]) -> Self {
-        Self::bad_request("Method Not Allowed").with_status(405).with_extra("allowed_methods", json!(allowed))
+        let mut err = Self::bad_request("Method Not Allowed").with_status(405).with_extra("allowed_methods", json!(allowed));
+        err.headers = vec![("Allow", allowed.join(", "))];
+        err
     }
 
     pub fn stream_does_not_exist(name: &str) -> Self {

@@ -2,6 +2,9 @@
 //! -> handler. Every route of the API is declared here and nowhere else; anything else
 //! answers a JSON 404.
 
+use std::future::Future;
+use std::pin::Pin;
+
 use worker::{Context, Env, Method, Request, Response};
 
 use crate::api::{
@@ -220,197 +223,229 @@ fn is_open(path: &[&str]) -> bool {
     )
 }
 
-/// Handlers authenticate themselves (`ctx.user()`, `ctx.admin()`), so open endpoints are
-/// the ones whose handler does not.
+/// A route's handler, not yet run.
+type Handler<'a> = Pin<Box<dyn Future<Output = ApiResult<Reply>> + 'a>>;
+
+fn h<'a>(handler: impl Future<Output = ApiResult<Reply>> + 'a) -> Option<Handler<'a>> {
+    Some(Box::pin(handler))
+}
+
+/// The API's answer: the route's handler, else 405 with the methods the path has (Zulip's
+/// `allowed_methods`), else 404.
 async fn dispatch(ctx: &RequestContext, path: &[&str]) -> ApiResult<Reply> {
+    if let Some(handler) = route(ctx, ctx.method.clone(), path) {
+        return handler.await;
+    }
+    // Handlers are futures: naming one for each method runs nothing.
+    let allowed: Vec<&str> =
+        ROUTED_METHODS.iter().filter(|(_, method)| route(ctx, method.clone(), path).is_some()).map(|(name, _)| *name).collect();
+    if allowed.is_empty() {
+        Err(ApiError::not_found())
+    } else {
+        Err(ApiError::method_not_allowed(&allowed))
+    }
+}
+
+const ROUTED_METHODS: [(&str, Method); 6] = [
+    ("GET", Method::Get),
+    ("HEAD", Method::Head),
+    ("POST", Method::Post),
+    ("PUT", Method::Put),
+    ("PATCH", Method::Patch),
+    ("DELETE", Method::Delete),
+];
+
+/// Method and path -> handler. Handlers authenticate themselves (`ctx.user()`,
+/// `ctx.admin()`), so open endpoints are the ones whose handler does not.
+fn route<'a>(ctx: &'a RequestContext, method: Method, path: &'a [&'a str]) -> Option<Handler<'a>> {
     use Method::*;
-    match (ctx.method.clone(), path) {
+    match (method, path) {
         // Server and login (open)
-        (Get, ["server_settings"]) => server::get_server_settings(ctx).await,
-        (Post, ["fetch_api_key"]) => login::fetch_api_key(ctx).await,
-        (Post, ["jwt", "fetch_api_key"]) => jwt_login::jwt_fetch_api_key(ctx).await,
-        (Post, ["dev_fetch_api_key"]) => dev::dev_fetch_api_key(ctx).await,
-        (Get, ["dev_list_users"]) => dev::dev_list_users(ctx).await,
-        (Get, ["dev_emails"]) => dev::dev_emails(ctx).await,
-        (Post, ["server_admin", "organizations"]) => server_admin::create_organization(ctx).await,
-        (Get, ["server_admin", "background_failures"]) => server_admin::get_background_failures(ctx).await,
+        (Get, ["server_settings"]) => h(server::get_server_settings(ctx)),
+        (Post, ["fetch_api_key"]) => h(login::fetch_api_key(ctx)),
+        (Post, ["jwt", "fetch_api_key"]) => h(jwt_login::jwt_fetch_api_key(ctx)),
+        (Post, ["dev_fetch_api_key"]) => h(dev::dev_fetch_api_key(ctx)),
+        (Get, ["dev_list_users"]) => h(dev::dev_list_users(ctx)),
+        (Get, ["dev_emails"]) => h(dev::dev_emails(ctx)),
+        (Post, ["server_admin", "organizations"]) => h(server_admin::create_organization(ctx)),
+        (Get, ["server_admin", "background_failures"]) => h(server_admin::get_background_failures(ctx)),
         (Post, ["server_admin", "organizations", string_id, "deactivate"]) => {
-            server_admin::set_organization_deactivated(ctx, string_id, true).await
+            h(server_admin::set_organization_deactivated(ctx, string_id, true))
         }
         (Post, ["server_admin", "organizations", string_id, "reactivate"]) => {
-            server_admin::set_organization_deactivated(ctx, string_id, false).await
+            h(server_admin::set_organization_deactivated(ctx, string_id, false))
         }
         // Development only: measurements (`api::dev_bench`).
-        (_, ["dev_bench", rest @ ..]) => dev_bench::dispatch(ctx, rest).await,
+        (_, ["dev_bench", rest @ ..]) => h(dev_bench::dispatch(ctx, rest)),
 
         // Event queues and typing
-        (Post, ["register"]) => events::register(ctx).await,
-        (Get, ["events"]) => events::get_events(ctx).await,
-        (Delete, ["events"]) => events::delete_queue(ctx).await,
-        (Post, ["typing"]) => typing::set_typing_status(ctx).await,
+        (Post, ["register"]) => h(events::register(ctx)),
+        (Get, ["events"]) => h(events::get_events(ctx)),
+        (Delete, ["events"]) => h(events::delete_queue(ctx)),
+        (Post, ["typing"]) => h(typing::set_typing_status(ctx)),
 
         // Subscription settings
-        (Post, ["users", "me", "subscriptions", "properties"]) => subscription_properties::update_subscription_properties(ctx).await,
-        (Patch, ["users", "me", "subscriptions", "muted_topics"]) => message_flags::update_muted_topic(ctx).await,
-        (Patch, ["users", "me", "subscriptions", stream_id]) => subscription_properties::update_subscription_property(ctx, stream_id).await,
+        (Post, ["users", "me", "subscriptions", "properties"]) => h(subscription_properties::update_subscription_properties(ctx)),
+        (Patch, ["users", "me", "subscriptions", "muted_topics"]) => h(message_flags::update_muted_topic(ctx)),
+        (Patch, ["users", "me", "subscriptions", stream_id]) => h(subscription_properties::update_subscription_property(ctx, stream_id)),
 
         // Per-user client state
-        (Get, ["users", "me", "alert_words"]) => alert_words::list_alert_words(ctx).await,
-        (Post, ["users", "me", "alert_words"]) => alert_words::add_alert_words(ctx).await,
-        (Delete, ["users", "me", "alert_words"]) => alert_words::remove_alert_words(ctx).await,
-        (Post, ["users", "me", "status"]) => user_status::update_user_status(ctx).await,
-        (Get, ["users", user, "status"]) => user_status::get_user_status(ctx, user).await,
-        (Post, ["users", "me", "presence"]) => presence::update_presence(ctx).await,
-        (Get, ["users", user, "presence"]) => presence::get_user_presence(ctx, user).await,
-        (Get, ["realm", "presence"]) => presence::get_realm_presence(ctx).await,
-        (Get, ["users", "me", "muted_users"]) => muted_users::get_muted_users(ctx).await,
-        (Post, ["users", "me", "muted_users", user]) => muted_users::mute_user(ctx, user).await,
-        (Delete, ["users", "me", "muted_users", user]) => muted_users::unmute_user(ctx, user).await,
+        (Get, ["users", "me", "alert_words"]) => h(alert_words::list_alert_words(ctx)),
+        (Post, ["users", "me", "alert_words"]) => h(alert_words::add_alert_words(ctx)),
+        (Delete, ["users", "me", "alert_words"]) => h(alert_words::remove_alert_words(ctx)),
+        (Post, ["users", "me", "status"]) => h(user_status::update_user_status(ctx)),
+        (Get, ["users", user, "status"]) => h(user_status::get_user_status(ctx, user)),
+        (Post, ["users", "me", "presence"]) => h(presence::update_presence(ctx)),
+        (Get, ["users", user, "presence"]) => h(presence::get_user_presence(ctx, user)),
+        (Get, ["realm", "presence"]) => h(presence::get_realm_presence(ctx)),
+        (Get, ["users", "me", "muted_users"]) => h(muted_users::get_muted_users(ctx)),
+        (Post, ["users", "me", "muted_users", user]) => h(muted_users::mute_user(ctx, user)),
+        (Delete, ["users", "me", "muted_users", user]) => h(muted_users::unmute_user(ctx, user)),
 
         // Users
-        (Get, ["users", "me"]) => users::get_own_user(ctx).await,
-        (Patch, ["settings"] | ["settings", "display"] | ["settings", "notifications"]) => user_settings::update_settings(ctx).await,
-        (Post, ["users", "me", "api_key", "regenerate"]) => users::regenerate_own_api_key(ctx).await,
-        (Get, ["users"]) => users::get_users(ctx).await,
-        (Get, ["users", user]) => users::get_user(ctx, user).await,
-        (Post, ["users"]) => users::create_user(ctx).await,
-        (Delete, ["users", "me"]) => users::deactivate_own_user(ctx).await,
-        (Patch, ["users", "me", "profile_data"]) => profile_fields::update_own_profile_data(ctx).await,
-        (Delete, ["users", user]) => users::deactivate_user(ctx, user).await,
-        (Patch, ["users", user]) => users::update_user(ctx, user).await,
-        (Post, ["users", user, "reactivate"]) => users::reactivate_user(ctx, user).await,
+        (Get, ["users", "me"]) => h(users::get_own_user(ctx)),
+        (Patch, ["settings"] | ["settings", "display"] | ["settings", "notifications"]) => h(user_settings::update_settings(ctx)),
+        (Post, ["users", "me", "api_key", "regenerate"]) => h(users::regenerate_own_api_key(ctx)),
+        (Get, ["users"]) => h(users::get_users(ctx)),
+        (Get, ["users", user]) => h(users::get_user(ctx, user)),
+        (Post, ["users"]) => h(users::create_user(ctx)),
+        (Delete, ["users", "me"]) => h(users::deactivate_own_user(ctx)),
+        (Patch, ["users", "me", "profile_data"]) => h(profile_fields::update_own_profile_data(ctx)),
+        (Delete, ["users", user]) => h(users::deactivate_user(ctx, user)),
+        (Patch, ["users", user]) => h(users::update_user(ctx, user)),
+        (Post, ["users", user, "reactivate"]) => h(users::reactivate_user(ctx, user)),
 
         // Custom profile fields
-        (Get, ["realm", "profile_fields"]) => profile_fields::get_profile_fields(ctx).await,
-        (Post, ["realm", "profile_fields"]) => profile_fields::create_profile_field(ctx).await,
+        (Get, ["realm", "profile_fields"]) => h(profile_fields::get_profile_fields(ctx)),
+        (Post, ["realm", "profile_fields"]) => h(profile_fields::create_profile_field(ctx)),
 
         // Bots and their storage
-        (Post, ["bots"]) => bots::create_bot(ctx).await,
-        (Get, ["bots"]) => bots::get_bots(ctx).await,
-        (Post, ["bots", bot, "api_key", "regenerate"]) => bots::regenerate_bot_api_key(ctx, bot).await,
-        (Put, ["bot_storage"]) => bot_storage::update_storage(ctx).await,
-        (Get, ["bot_storage"]) => bot_storage::get_storage(ctx).await,
-        (Delete, ["bot_storage"]) => bot_storage::remove_storage(ctx).await,
+        (Post, ["bots"]) => h(bots::create_bot(ctx)),
+        (Get, ["bots"]) => h(bots::get_bots(ctx)),
+        (Post, ["bots", bot, "api_key", "regenerate"]) => h(bots::regenerate_bot_api_key(ctx, bot)),
+        (Put, ["bot_storage"]) => h(bot_storage::update_storage(ctx)),
+        (Get, ["bot_storage"]) => h(bot_storage::get_storage(ctx)),
+        (Delete, ["bot_storage"]) => h(bot_storage::remove_storage(ctx)),
 
         // User groups
-        (Get, ["user_groups"]) => user_groups::get_user_groups(ctx).await,
-        (Post, ["user_groups", "create"]) => user_groups::create_user_group(ctx).await,
-        (Post, ["user_groups", group, "members"]) => user_groups::update_members(ctx, group).await,
-        (Get, ["user_groups", group, "members"]) => user_groups::get_members(ctx, group).await,
-        (Get, ["user_groups", group, "members", user]) => user_groups::get_is_member(ctx, group, user).await,
-        (Post, ["user_groups", group, "subgroups"]) => user_groups::update_subgroups(ctx, group).await,
-        (Get, ["user_groups", group, "subgroups"]) => user_groups::get_subgroups(ctx, group).await,
+        (Get, ["user_groups"]) => h(user_groups::get_user_groups(ctx)),
+        (Post, ["user_groups", "create"]) => h(user_groups::create_user_group(ctx)),
+        (Post, ["user_groups", group, "members"]) => h(user_groups::update_members(ctx, group)),
+        (Get, ["user_groups", group, "members"]) => h(user_groups::get_members(ctx, group)),
+        (Get, ["user_groups", group, "members", user]) => h(user_groups::get_is_member(ctx, group, user)),
+        (Post, ["user_groups", group, "subgroups"]) => h(user_groups::update_subgroups(ctx, group)),
+        (Get, ["user_groups", group, "subgroups"]) => h(user_groups::get_subgroups(ctx, group)),
 
         // Channels and subscriptions
-        (Post, ["users", "me", "subscriptions"]) => channels::subscribe(ctx).await,
-        (Delete, ["users", "me", "subscriptions"]) => channels::unsubscribe(ctx).await,
-        (Get, ["users", "me", "subscriptions"]) => channels::get_subscriptions(ctx).await,
-        (Get, ["users", "me", stream_id, "topics"]) => channels::get_stream_topics(ctx, stream_id).await,
-        (Get, ["streams"]) => channels::get_streams(ctx).await,
-        (Get, ["streams", stream_id]) => channels::get_stream(ctx, stream_id).await,
-        (Patch, ["streams", stream_id]) => channels::update_stream(ctx, stream_id).await,
-        (Get, ["streams", stream_id, "members"]) => channels::get_stream_members(ctx, stream_id).await,
-        (Get, ["get_stream_id"]) => channels::get_stream_id(ctx).await,
+        (Post, ["users", "me", "subscriptions"]) => h(channels::subscribe(ctx)),
+        (Delete, ["users", "me", "subscriptions"]) => h(channels::unsubscribe(ctx)),
+        (Get, ["users", "me", "subscriptions"]) => h(channels::get_subscriptions(ctx)),
+        (Get, ["users", "me", stream_id, "topics"]) => h(channels::get_stream_topics(ctx, stream_id)),
+        (Get, ["streams"]) => h(channels::get_streams(ctx)),
+        (Get, ["streams", stream_id]) => h(channels::get_stream(ctx, stream_id)),
+        (Patch, ["streams", stream_id]) => h(channels::update_stream(ctx, stream_id)),
+        (Get, ["streams", stream_id, "members"]) => h(channels::get_stream_members(ctx, stream_id)),
+        (Get, ["get_stream_id"]) => h(channels::get_stream_id(ctx)),
 
         // Channel folders
-        (Post, ["channel_folders", "create"]) => channel_folders::create_channel_folder(ctx).await,
-        (Get, ["channel_folders"]) => channel_folders::get_channel_folders(ctx).await,
-        (Patch, ["channel_folders"]) => channel_folders::reorder_channel_folders(ctx).await,
-        (Patch, ["channel_folders", id]) => channel_folders::update_channel_folder(ctx, id).await,
+        (Post, ["channel_folders", "create"]) => h(channel_folders::create_channel_folder(ctx)),
+        (Get, ["channel_folders"]) => h(channel_folders::get_channel_folders(ctx)),
+        (Patch, ["channel_folders"]) => h(channel_folders::reorder_channel_folders(ctx)),
+        (Patch, ["channel_folders", id]) => h(channel_folders::update_channel_folder(ctx, id)),
 
         // Messages
-        (Post, ["messages"]) => messages::send_message(ctx).await,
-        (Get, ["messages"]) => messages::get_messages(ctx).await,
-        (Post, ["messages", "render"]) => messages::render_message(ctx).await,
-        (Get, ["messages", message_id]) => messages::get_message(ctx, message_id).await,
-        (Post, ["messages", "flags"]) => message_flags::update_message_flags(ctx).await,
-        (Post, ["messages", "flags", "narrow"]) => read_state::update_message_flags_for_narrow(ctx).await,
-        (Post, ["mark_all_as_read"]) => read_state::mark_all_as_read(ctx).await,
-        (Post, ["mark_stream_as_read"]) => read_state::mark_stream_as_read(ctx).await,
-        (Post, ["mark_topic_as_read"]) => read_state::mark_topic_as_read(ctx).await,
-        (Post, ["messages", message_id, "reactions"]) => reactions::add_reaction(ctx, message_id).await,
-        (Delete, ["messages", message_id, "reactions"]) => reactions::remove_reaction(ctx, message_id).await,
-        (Post, ["user_topics"]) => message_flags::update_user_topic(ctx).await,
+        (Post, ["messages"]) => h(messages::send_message(ctx)),
+        (Get, ["messages"]) => h(messages::get_messages(ctx)),
+        (Post, ["messages", "render"]) => h(messages::render_message(ctx)),
+        (Get, ["messages", message_id]) => h(messages::get_message(ctx, message_id)),
+        (Post, ["messages", "flags"]) => h(message_flags::update_message_flags(ctx)),
+        (Post, ["messages", "flags", "narrow"]) => h(read_state::update_message_flags_for_narrow(ctx)),
+        (Post, ["mark_all_as_read"]) => h(read_state::mark_all_as_read(ctx)),
+        (Post, ["mark_stream_as_read"]) => h(read_state::mark_stream_as_read(ctx)),
+        (Post, ["mark_topic_as_read"]) => h(read_state::mark_topic_as_read(ctx)),
+        (Post, ["messages", message_id, "reactions"]) => h(reactions::add_reaction(ctx, message_id)),
+        (Delete, ["messages", message_id, "reactions"]) => h(reactions::remove_reaction(ctx, message_id)),
+        (Post, ["user_topics"]) => h(message_flags::update_user_topic(ctx)),
 
         // Scheduled messages
-        (Post, ["scheduled_messages"]) => scheduled_messages::create_scheduled_message(ctx).await,
-        (Get, ["scheduled_messages"]) => scheduled_messages::get_scheduled_messages(ctx).await,
-        (Patch, ["scheduled_messages", id]) => scheduled_messages::update_scheduled_message(ctx, id).await,
-        (Delete, ["scheduled_messages", id]) => scheduled_messages::delete_scheduled_message(ctx, id).await,
+        (Post, ["scheduled_messages"]) => h(scheduled_messages::create_scheduled_message(ctx)),
+        (Get, ["scheduled_messages"]) => h(scheduled_messages::get_scheduled_messages(ctx)),
+        (Patch, ["scheduled_messages", id]) => h(scheduled_messages::update_scheduled_message(ctx, id)),
+        (Delete, ["scheduled_messages", id]) => h(scheduled_messages::delete_scheduled_message(ctx, id)),
 
         // Drafts
-        (Get, ["drafts"]) => drafts::get_drafts(ctx).await,
-        (Post, ["drafts"]) => drafts::create_drafts(ctx).await,
-        (Patch, ["drafts", id]) => drafts::edit_draft(ctx, id).await,
-        (Delete, ["drafts", id]) => drafts::delete_draft(ctx, id).await,
+        (Get, ["drafts"]) => h(drafts::get_drafts(ctx)),
+        (Post, ["drafts"]) => h(drafts::create_drafts(ctx)),
+        (Patch, ["drafts", id]) => h(drafts::edit_draft(ctx, id)),
+        (Delete, ["drafts", id]) => h(drafts::delete_draft(ctx, id)),
 
         // Mobile push
-        (Post, ["mobile_push", "register"]) => push::register_push_device(ctx).await,
-        (Post, ["mobile_push", "test_notification"]) => push::send_test_notification(ctx).await,
-        (Post, ["users", "me", "apns_device_token"]) => push::add_apns_device_token(ctx).await,
-        (Post, ["users", "me", "android_gcm_reg_id"]) => push::add_android_reg_id(ctx).await,
+        (Post, ["mobile_push", "register"]) => h(push::register_push_device(ctx)),
+        (Post, ["mobile_push", "test_notification"]) => h(push::send_test_notification(ctx)),
+        (Post, ["users", "me", "apns_device_token"]) => h(push::add_apns_device_token(ctx)),
+        (Post, ["users", "me", "android_gcm_reg_id"]) => h(push::add_android_reg_id(ctx)),
 
         // Saved snippets
-        (Get, ["saved_snippets"]) => saved_snippets::get_saved_snippets(ctx).await,
-        (Post, ["saved_snippets"]) => saved_snippets::create_saved_snippet(ctx).await,
-        (Patch, ["saved_snippets", id]) => saved_snippets::edit_saved_snippet(ctx, id).await,
-        (Delete, ["saved_snippets", id]) => saved_snippets::delete_saved_snippet(ctx, id).await,
+        (Get, ["saved_snippets"]) => h(saved_snippets::get_saved_snippets(ctx)),
+        (Post, ["saved_snippets"]) => h(saved_snippets::create_saved_snippet(ctx)),
+        (Patch, ["saved_snippets", id]) => h(saved_snippets::edit_saved_snippet(ctx, id)),
+        (Delete, ["saved_snippets", id]) => h(saved_snippets::delete_saved_snippet(ctx, id)),
 
         // Navigation views (the fragment may span several path segments)
-        (Get, ["navigation_views"]) => navigation_views::get_navigation_views(ctx).await,
-        (Post, ["navigation_views"]) => navigation_views::add_navigation_view(ctx).await,
-        (Patch, ["navigation_views", fragment @ ..]) => navigation_views::update_navigation_view(ctx, fragment).await,
-        (Delete, ["navigation_views", fragment @ ..]) => navigation_views::remove_navigation_view(ctx, fragment).await,
+        (Get, ["navigation_views"]) => h(navigation_views::get_navigation_views(ctx)),
+        (Post, ["navigation_views"]) => h(navigation_views::add_navigation_view(ctx)),
+        (Patch, ["navigation_views", fragment @ ..]) => h(navigation_views::update_navigation_view(ctx, fragment)),
+        (Delete, ["navigation_views", fragment @ ..]) => h(navigation_views::remove_navigation_view(ctx, fragment)),
 
         // Invitations
-        (Post, ["invites"]) => invites::send_invites(ctx).await,
-        (Get, ["invites"]) => invites::list_invites(ctx).await,
-        (Post, ["invites", "multiuse"]) => invites::create_multiuse_invite(ctx).await,
-        (Delete, ["invites", "multiuse", id]) => invites::revoke_multiuse_invite(ctx, id).await,
-        (Delete, ["invites", id]) => invites::revoke_invite(ctx, id).await,
-        (Post, ["invites", id, "resend"]) => invites::resend_invite(ctx, id).await,
+        (Post, ["invites"]) => h(invites::send_invites(ctx)),
+        (Get, ["invites"]) => h(invites::list_invites(ctx)),
+        (Post, ["invites", "multiuse"]) => h(invites::create_multiuse_invite(ctx)),
+        (Delete, ["invites", "multiuse", id]) => h(invites::revoke_multiuse_invite(ctx, id)),
+        (Delete, ["invites", id]) => h(invites::revoke_invite(ctx, id)),
+        (Post, ["invites", id, "resend"]) => h(invites::resend_invite(ctx, id)),
 
         // Organization settings
-        (Patch, ["realm"]) => realm::update_realm(ctx).await,
-        (Get, ["realm", "domains"]) => realm_domains::list_realm_domains(ctx).await,
-        (Post, ["realm", "domains"]) => realm_domains::add_realm_domain(ctx).await,
-        (Patch, ["realm", "domains", domain]) => realm_domains::update_realm_domain(ctx, domain).await,
-        (Delete, ["realm", "domains", domain]) => realm_domains::remove_realm_domain(ctx, domain).await,
-        (Post, ["realm", "playgrounds"]) => realm_playgrounds::add_playground(ctx).await,
-        (Delete, ["realm", "playgrounds", id]) => realm_playgrounds::remove_playground(ctx, id).await,
+        (Patch, ["realm"]) => h(realm::update_realm(ctx)),
+        (Get, ["realm", "domains"]) => h(realm_domains::list_realm_domains(ctx)),
+        (Post, ["realm", "domains"]) => h(realm_domains::add_realm_domain(ctx)),
+        (Patch, ["realm", "domains", domain]) => h(realm_domains::update_realm_domain(ctx, domain)),
+        (Delete, ["realm", "domains", domain]) => h(realm_domains::remove_realm_domain(ctx, domain)),
+        (Post, ["realm", "playgrounds"]) => h(realm_playgrounds::add_playground(ctx)),
+        (Delete, ["realm", "playgrounds", id]) => h(realm_playgrounds::remove_playground(ctx, id)),
 
         // Linkifiers
-        (Get, ["realm", "linkifiers"]) => linkifiers::get_linkifiers(ctx).await,
-        (Patch, ["realm", "linkifiers"]) => linkifiers::reorder_linkifiers(ctx).await,
-        (Get, ["realm", "filters"]) => linkifiers::get_filters_legacy(ctx).await,
-        (Post, ["realm", "filters"]) => linkifiers::create_linkifier(ctx).await,
-        (Patch, ["realm", "filters", filter_id]) => linkifiers::update_linkifier(ctx, filter_id).await,
-        (Delete, ["realm", "filters", filter_id]) => linkifiers::delete_linkifier(ctx, filter_id).await,
+        (Get, ["realm", "linkifiers"]) => h(linkifiers::get_linkifiers(ctx)),
+        (Patch, ["realm", "linkifiers"]) => h(linkifiers::reorder_linkifiers(ctx)),
+        (Get, ["realm", "filters"]) => h(linkifiers::get_filters_legacy(ctx)),
+        (Post, ["realm", "filters"]) => h(linkifiers::create_linkifier(ctx)),
+        (Patch, ["realm", "filters", filter_id]) => h(linkifiers::update_linkifier(ctx, filter_id)),
+        (Delete, ["realm", "filters", filter_id]) => h(linkifiers::delete_linkifier(ctx, filter_id)),
 
         // Custom emoji (a name may hold slashes: the name check refuses it)
-        (Get, ["realm", "emoji"]) => realm_emoji::list_emoji(ctx).await,
-        (Post, ["realm", "emoji", name @ ..]) if !name.is_empty() => realm_emoji::upload_emoji(ctx, name).await,
-        (Delete, ["realm", "emoji", name @ ..]) if !name.is_empty() => realm_emoji::delete_emoji(ctx, name).await,
+        (Get, ["realm", "emoji"]) => h(realm_emoji::list_emoji(ctx)),
+        (Post, ["realm", "emoji", name @ ..]) if !name.is_empty() => h(realm_emoji::upload_emoji(ctx, name)),
+        (Delete, ["realm", "emoji", name @ ..]) if !name.is_empty() => h(realm_emoji::delete_emoji(ctx, name)),
 
         // Editing, moving and deleting messages
-        (Patch, ["messages", id]) => message_edit::update_message(ctx, id).await,
-        (Delete, ["messages", id]) => message_edit::delete_message(ctx, id).await,
-        (Get, ["messages", id, "history"]) => message_edit::get_message_history(ctx, id).await,
+        (Patch, ["messages", id]) => h(message_edit::update_message(ctx, id)),
+        (Delete, ["messages", id]) => h(message_edit::delete_message(ctx, id)),
+        (Get, ["messages", id, "history"]) => h(message_edit::get_message_history(ctx, id)),
 
         // Uploaded files
-        (Post, ["user_uploads"]) => uploads::upload_file(ctx).await,
-        (Get, ["user_uploads", path_id @ ..]) => uploads::get_file_url(ctx, path_id).await,
-        (Get, ["thumbnail"]) => uploads::serve_thumbnail(ctx).await,
-        (Get, ["attachments"]) => uploads::get_attachments(ctx).await,
-        (Delete, ["attachments", id]) => uploads::delete_attachment(ctx, id).await,
+        (Post, ["user_uploads"]) => h(uploads::upload_file(ctx)),
+        (Get, ["user_uploads", path_id @ ..]) => h(uploads::get_file_url(ctx, path_id)),
+        (Get, ["thumbnail"]) => h(uploads::serve_thumbnail(ctx)),
+        (Get, ["attachments"]) => h(uploads::get_attachments(ctx)),
+        (Delete, ["attachments", id]) => h(uploads::delete_attachment(ctx, id)),
 
         // Resumable uploads (tus 1.0)
-        (Options, ["tus"] | ["tus", _]) => tus::options(ctx).await,
-        (Post, ["tus"]) => tus::create_upload(ctx).await,
-        (Head, ["tus", upload_id]) => tus::upload_status(ctx, upload_id).await,
-        (Patch, ["tus", upload_id]) => tus::append_chunk(ctx, upload_id).await,
+        (Options, ["tus"] | ["tus", _]) => h(tus::options(ctx)),
+        (Post, ["tus"]) => h(tus::create_upload(ctx)),
+        (Head, ["tus", upload_id]) => h(tus::upload_status(ctx, upload_id)),
+        (Patch, ["tus", upload_id]) => h(tus::append_chunk(ctx, upload_id)),
 
-        _ => Err(ApiError::not_found()),
+        _ => None,
     }
 }
 

@@ -147,3 +147,12 @@ fn unknown_http_methods_are_not_allowed() {
     let body = hamlet.with_query("QUERY", "/users/me", &[]).error(405, "BAD_REQUEST", "Method Not Allowed");
     assert!(body["allowed_methods"].as_array().unwrap().contains(&json!("GET")), "{body}");
 }
+
+#[test]
+fn a_known_path_with_a_method_it_lacks_is_405_with_its_allowed_methods() {
+    let hamlet = Client::dev("hamlet@zulip.com");
+    let body = hamlet.with_query("PUT", "/messages", &[]).error(405, "BAD_REQUEST", "Method Not Allowed");
+    assert_eq!(body["allowed_methods"], json!(["GET", "POST"]));
+    let body = hamlet.delete("/users/me/alert_words/x", &[]).error(404, "BAD_REQUEST", "Not Found");
+    assert!(body.get("allowed_methods").is_none(), "an unknown path is 404: {body}");
+}
