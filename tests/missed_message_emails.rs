@@ -17,8 +17,12 @@ use serde_json::Value;
 
 /// A new member, away (no presence), mailed after one second.
 fn away_user(prefix: &str) -> Client {
+    away_user_mailed_after(prefix, 1)
+}
+
+fn away_user_mailed_after(prefix: &str, seconds: u32) -> Client {
     let user = new_user(prefix);
-    user.patch("/settings", &[("email_notifications_batching_period_seconds", "1")]).success();
+    user.patch("/settings", &[("email_notifications_batching_period_seconds", &seconds.to_string())]).success();
     user
 }
 
@@ -75,11 +79,12 @@ fn a_forged_unsubscribe_link_is_not_found() {
 #[test]
 fn reading_a_message_first_cancels_its_email() {
     let hamlet = Client::dev("hamlet@zulip.com");
-    let reader = away_user("mmread");
+    // Five seconds to read it first, even on a loaded machine.
+    let reader = away_user_mailed_after("mmread", 5);
     let id = dm(&hamlet, &reader, "read me before the email");
     reader.post("/messages/flags", &[("messages", &format!("[{id}]")), ("op", "add"), ("flag", "read")]).success();
     // The sentinel falls due after the reader's message did.
-    let sentinel = away_user("mmsentinel");
+    let sentinel = away_user_mailed_after("mmsentinel", 5);
     dm(&hamlet, &sentinel, "sentinel");
     wait_for_email_to(&sentinel.email);
     assert!(emails_to(None, &reader.email).is_empty(), "a read message is not mailed");
@@ -100,4 +105,19 @@ fn a_channel_message_is_mailed_only_when_it_mentions_or_email_notifications_are_
     assert_eq!(mail["subject"], format!("#Verona > {topic} [Zulip Dev]"));
     assert!(mail["text"].as_str().unwrap().contains("/#narrow/channel/"), "{}", mail["text"]);
     assert!(emails_to(None, &plain.email).is_empty(), "no email for a channel message without email notifications");
+}
+
+#[test]
+fn a_scheduled_direct_message_delivered_to_someone_away_is_mailed_too() {
+    let hamlet = Client::dev("hamlet@zulip.com");
+    let away = away_user("mmsched");
+    let content = format!("scheduled for you {}", unique("x"));
+    let at = (std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_secs() + 2).to_string();
+    let to = format!("[{}]", away.user_id);
+    hamlet
+        .post("/scheduled_messages", &[("type", "direct"), ("to", &to), ("content", &content), ("scheduled_delivery_timestamp", &at)])
+        .success();
+    let mail = wait_for_email_to(&away.email);
+    assert_eq!(mail["subject"], "King Hamlet [Zulip Dev]");
+    assert!(mail["text"].as_str().unwrap().contains(&content), "{}", mail["text"]);
 }

@@ -7,7 +7,7 @@
 use std::collections::BTreeMap;
 
 use serde_json::json;
-use worker::Env;
+use worker::{D1Database, Env};
 
 use crate::actions::email::queue_stmt;
 use crate::actions::message_send::SentMessage;
@@ -26,29 +26,46 @@ pub async fn schedule(ctx: &RequestContext, sender: &UserRow, sent: &SentMessage
     let env = ctx.env.clone();
     let database = ctx.database.clone();
     let realm_host = ctx.base_url.split_once("://").map_or(ctx.base_url.clone(), |(_, h)| h.to_string());
-    let (realm_id, sender_id, message_id) = (sender.realm_id, sender.id, sent.id);
-    let followed = sent.followed_by_mention.clone();
-    ctx.defer(async move {
-        let work = async {
-            let now = db::now();
-            let rows: Vec<(i64, &str, i64)> = q::candidates(&db, message_id, sender_id)
-                .await?
-                .iter()
-                .filter_map(|row| {
-                    let reason = email_reason(row, followed.contains(&row.user_id), now)?;
-                    Some((row.user_id, reason, now + batching_period(&row.settings)))
-                })
-                .collect();
-            if !rows.is_empty() {
-                db::run(q::insert_stmt(&db, realm_id, message_id, &json!(rows).to_string())?).await?;
-                crate::platform::scheduler::arm(&env, &database, realm_id, &realm_host).await;
-            }
-            Ok::<(), worker::Error>(())
-        };
-        if let Err(err) = work.await {
-            worker::console_error!("missed-message emails of message {message_id} not queued: {err}");
+    let (sender, sent) = (sender.clone(), MailedMessage::of(sent));
+    ctx.defer(async move { queue(&db, &env, &database, &realm_host, &sender, &sent).await });
+}
+
+/// What a queued email needs of a sent message.
+pub struct MailedMessage {
+    pub id: i64,
+    pub followed_by_mention: Vec<i64>,
+}
+
+impl MailedMessage {
+    pub fn of(sent: &SentMessage) -> Self {
+        MailedMessage { id: sent.id, followed_by_mention: sent.followed_by_mention.clone() }
+    }
+}
+
+/// Queues the recipients of a sent message to mail, and wakes the alarm: after a request's
+/// send ([`schedule`]) or a scheduled message's delivery. A failure is logged: the message
+/// is sent.
+pub async fn queue(db: &D1Database, env: &Env, database: &str, realm_host: &str, sender: &UserRow, sent: &MailedMessage) {
+    let realm_id = sender.realm_id;
+    let work = async {
+        let now = db::now();
+        let rows: Vec<(i64, &str, i64)> = q::candidates(db, sent.id, sender.id)
+            .await?
+            .iter()
+            .filter_map(|row| {
+                let reason = email_reason(row, sent.followed_by_mention.contains(&row.user_id), now)?;
+                Some((row.user_id, reason, now + batching_period(&row.settings)))
+            })
+            .collect();
+        if !rows.is_empty() {
+            db::run(q::insert_stmt(db, realm_id, sent.id, &json!(rows).to_string())?).await?;
+            crate::platform::scheduler::arm(env, database, realm_id, realm_host).await;
         }
-    });
+        Ok::<(), worker::Error>(())
+    };
+    if let Err(err) = work.await {
+        worker::console_error!("missed-message emails of message {} not queued: {err}", sent.id);
+    }
 }
 
 /// The alarm's work: mails the recipients whose batching period is over. Answers when the

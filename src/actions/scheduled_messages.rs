@@ -186,6 +186,8 @@ async fn deliver_one(db: &D1Database, env: &Env, database: &str, row: &Scheduled
     let event = Event::ScheduledMessages(ScheduledMessagesEvent::Remove { scheduled_message_id: row.id });
     notify_owner(env, &sender, &event).await;
     notify_recipients(env, database, &sender, &sent, realm_host).await;
+    let mailed = crate::actions::missed_message_emails::MailedMessage::of(&sent);
+    crate::actions::missed_message_emails::queue(db, env, database, realm_host, &sender, &mailed).await;
     Ok(())
 }
 
@@ -197,7 +199,7 @@ pub fn realm_url(env: &Env, realm_host: &str) -> String {
 }
 
 /// The recipients' push notifications, as for a message sent by a request (the alarm
-/// answers no client, so it waits for them). A failure is logged: the message is sent.
+/// answers no client, so it waits for them, and for the missed-message emails). A failure is logged: the message is sent.
 async fn notify_recipients(env: &Env, database: &str, sender: &UserRow, sent: &SentMessage, realm_host: &str) {
     if let Err(err) = try_notify_recipients(env, database, sender, sent, realm_host).await {
         worker::console_error!("push notifications of scheduled message {} failed: {}", sent.id, err.msg);
