@@ -310,6 +310,9 @@ async fn dispatch(ctx: &RequestContext, path: &[&str]) -> ApiResult<Reply> {
         (Get, ["streams", stream_id]) => channels::get_stream(ctx, stream_id).await,
         (Patch, ["streams", stream_id]) => channels::update_stream(ctx, stream_id).await,
         (Get, ["streams", stream_id, "members"]) => channels::get_stream_members(ctx, stream_id).await,
+        (Delete, ["streams", stream_id]) => channels::archive_stream(ctx, stream_id).await,
+        (Post, ["streams", stream_id, "delete_topic"]) => channels::delete_topic(ctx, stream_id).await,
+        (Get, ["streams", stream_id, "email_address"]) => channels::get_stream_email_address(ctx, stream_id).await,
         (Get, ["get_stream_id"]) => channels::get_stream_id(ctx).await,
 
         // Channel folders

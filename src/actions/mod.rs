@@ -14,6 +14,7 @@ pub mod background_failures;
 pub mod bot_storage;
 pub mod bots;
 pub mod channel_folders;
+pub mod channel_settings;
 pub mod channels;
 pub mod drafts;
 pub mod email;

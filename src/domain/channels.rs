@@ -209,14 +209,14 @@ async fn channels_view(db: &D1Database, user: &UserRow, with_subscribers: bool) 
     Ok(ChannelsView { channels: results.rows(channels)?, groups: SystemGroups::new(results.rows(groups)?), subscribers })
 }
 
-/// The user's subscriptions as `GET /users/me/subscriptions` lists them, with
-/// `subscribers` when asked for. One batch.
+/// The user's subscriptions as `GET /users/me/subscriptions` lists them (archived channels
+/// left out, as Zulip does), with `subscribers` when asked for. One batch.
 pub async fn subscriptions_of(db: &D1Database, user: &UserRow, include_subscribers: bool) -> ApiResult<Vec<Value>> {
     let view = channels_view(db, user, include_subscribers).await?;
     Ok(view
         .channels
         .iter()
-        .filter(|c| c.subscribed())
+        .filter(|c| c.subscribed() && c.is_archived == 0)
         .map(|c| {
             let list = include_subscribers.then(|| view.subscribers.get(&c.id).map(Vec::as_slice).unwrap_or(&[]));
             subscription_dict(c, &view.groups, list, None)
@@ -272,6 +272,15 @@ pub async fn channel_by_id(db: &D1Database, user: &UserRow, id: &str) -> ApiResu
     let groups = batch.add::<SystemGroupRow>(subscriptions::system_groups_stmt(db, user.realm_id)?);
     let results = batch.run(db).await?;
     Ok((results.first(channel)?, SystemGroups::new(results.rows(groups)?)))
+}
+
+/// A channel whose content the user can access (post, read); "Invalid channel ID"
+/// otherwise. One batch.
+pub async fn access_channel_content(db: &D1Database, user: &UserRow, id: &str) -> ApiResult<ChannelViewRow> {
+    match channel_by_id(db, user, id).await?.0 {
+        Some(c) if can_access_channel_content(user, &c) => Ok(c),
+        _ => Err(ApiError::invalid_channel_id()),
+    }
 }
 
 /// The Channel object of a channel the user can see; "Invalid channel ID" otherwise. One
