@@ -17,6 +17,10 @@ pub enum Event {
     /// The set of pending invitations changed: clients showing them fetch `GET /invites`.
     InvitesChanged,
     RealmDomains(RealmDomainsEvent),
+    /// The organization's default channels changed: all their ids.
+    DefaultStreams {
+        default_streams: Vec<i64>,
+    },
     UserTopic {
         stream_id: i64,
         topic_name: String,

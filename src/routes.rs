@@ -5,10 +5,10 @@
 use worker::{Context, Env, Method, Request, Response};
 
 use crate::api::{
-    alert_words, bot_storage, bots, channel_folders, channels, dev, dev_bench, drafts, events, health, invites, jwt_login, linkifiers,
-    login, message_edit, message_flags, messages, muted_users, navigation_views, presence, profile_fields, push, reactions, read_state,
-    realm, realm_domains, realm_emoji, realm_playgrounds, saved_snippets, scheduled_messages, server, server_admin, sessions, signup,
-    subscription_properties, tus, typing, uploads, user_groups, user_settings, user_status, users,
+    alert_words, bot_storage, bots, channel_folders, channels, default_channels, dev, dev_bench, drafts, events, health, invites,
+    jwt_login, linkifiers, login, message_edit, message_flags, messages, muted_users, navigation_views, presence, profile_fields, push,
+    reactions, read_state, realm, realm_domains, realm_emoji, realm_playgrounds, saved_snippets, scheduled_messages, server, server_admin,
+    sessions, signup, subscription_properties, tus, typing, uploads, user_groups, user_settings, user_status, users,
 };
 use crate::context::RequestContext;
 use crate::db::round_trips;
@@ -314,6 +314,8 @@ async fn dispatch(ctx: &RequestContext, path: &[&str]) -> ApiResult<Reply> {
         (Post, ["streams", stream_id, "delete_topic"]) => channels::delete_topic(ctx, stream_id).await,
         (Get, ["streams", stream_id, "email_address"]) => channels::get_stream_email_address(ctx, stream_id).await,
         (Get, ["get_stream_id"]) => channels::get_stream_id(ctx).await,
+        (Post, ["default_streams"]) => default_channels::add_default_stream(ctx).await,
+        (Delete, ["default_streams"]) => default_channels::remove_default_stream(ctx).await,
 
         // Channel folders
         (Post, ["channel_folders", "create"]) => channel_folders::create_channel_folder(ctx).await,

@@ -15,6 +15,7 @@ use crate::context::RequestContext;
 use crate::db::batch::Batch;
 use crate::db::channel_folders::{self, ChannelFolderRow};
 use crate::db::channels::{self as q, ChannelIdRow, MemberRow};
+use crate::db::default_channels::{self, DefaultChannelRow};
 use crate::db::realm_settings::RealmSettingsRow;
 use crate::db::subscriptions::{self, ChannelViewRow, SubscriberRow, SystemGroupRow};
 use crate::db::users::UserRow;
@@ -59,6 +60,8 @@ struct ChannelState {
     groups: SystemGroups,
     name_taken: bool,
     folder: Option<Option<ChannelFolderRow>>,
+    /// The organization's default channels.
+    defaults: Vec<i64>,
 }
 
 async fn read_channel(
@@ -78,6 +81,7 @@ async fn read_channel(
     let groups = batch.add::<SystemGroupRow>(subscriptions::system_groups_stmt(db, realm_id)?);
     let named = new_name.map(|name| q::other_named_stmt(db, realm_id, channel_id, name)).transpose()?.map(|s| batch.add::<ChannelIdRow>(s));
     let folder = folder_id.map(|f| channel_folders::by_id_stmt(db, realm_id, f)).transpose()?.map(|s| batch.add::<ChannelFolderRow>(s));
+    let defaults = batch.add::<DefaultChannelRow>(default_channels::in_realm_stmt(db, realm_id)?);
     let results = batch.run(db).await?;
     let channel = access_channel(me, results.first(channel)?)?;
     Ok(ChannelState {
@@ -87,6 +91,7 @@ async fn read_channel(
         groups: SystemGroups::new(results.rows(groups)?),
         name_taken: named.map(|slot| results.first(slot)).transpose()?.flatten().is_some(),
         folder: folder.map(|slot| results.first(slot)).transpose()?,
+        defaults: results.rows(defaults)?.into_iter().map(|r| r.channel_id).collect(),
     })
 }
 
@@ -337,8 +342,8 @@ async fn announce_archiving(
 }
 
 /// `DELETE /streams/{stream_id}`: archives a channel (administrators; "Channel is already
-/// deactivated" for an archived one). Its messages and subscriptions stay; nobody can send
-/// to it until it is unarchived.
+/// deactivated" for an archived one), taking it out of the default channels. Its messages
+/// and subscriptions stay; nobody can send to it until it is unarchived.
 pub async fn check_archive_channel(ctx: &RequestContext, me: &UserRow, id: &str) -> ApiResult<()> {
     let state = read_channel(ctx, me, id, None, None).await?;
     check_administer(me)?;
@@ -346,7 +351,17 @@ pub async fn check_archive_channel(ctx: &RequestContext, me: &UserRow, id: &str)
     if channel.is_archived != 0 {
         return Err(ApiError::bad_request("Channel is already deactivated"));
     }
-    crate::db::run(q::set_archived_stmt(&ctx.db, me.realm_id, channel.id, true)?).await?;
+    // An archived channel is no default channel any more.
+    let was_default = state.defaults.contains(&channel.id);
+    let mut writes = vec![q::set_archived_stmt(&ctx.db, me.realm_id, channel.id, true)?];
+    if was_default {
+        writes.push(default_channels::remove_stmt(&ctx.db, me.realm_id, channel.id)?);
+    }
+    crate::db::run_batch(&ctx.db, writes).await?;
+    if was_default {
+        let defaults = state.defaults.iter().copied().filter(|id| *id != channel.id).collect();
+        crate::actions::default_channels::notify_default_channels(&ctx.env, me.realm_id, defaults, &state.members).await;
+    }
     let mut archived = channel.clone();
     archived.is_archived = 1;
     let audience = rules::metadata_audience(&state.members, &state.subscribers, channel.is_private());

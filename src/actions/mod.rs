@@ -16,6 +16,7 @@ pub mod bots;
 pub mod channel_folders;
 pub mod channel_settings;
 pub mod channels;
+pub mod default_channels;
 pub mod drafts;
 pub mod email;
 pub mod invites;

@@ -69,7 +69,8 @@ pub async fn get_subscriptions(ctx: &RequestContext) -> ApiResult<Reply> {
 /// # `GET /streams`
 /// Any user: channels the caller can see, by `include_public` (default true),
 /// `include_subscribed` (default true), `include_all` / `include_all_active` (administrators:
-/// every channel), `exclude_archived` (default true).
+/// every channel), `exclude_archived` (default true), `include_default` (the default
+/// channels too, each channel with `is_default`).
 pub async fn get_streams(ctx: &RequestContext) -> ApiResult<Reply> {
     let me = ctx.user().await?;
     let include_public = ctx.params.bool_or("include_public", true)?;
@@ -78,13 +79,21 @@ pub async fn get_streams(ctx: &RequestContext) -> ApiResult<Reply> {
     let include_all = ctx.params.bool_or("include_all", false)? || ctx.params.bool_or("include_all_active", false)?;
     let exclude_archived = ctx.params.bool_or("exclude_archived", true)?;
     let include_subscribers = ctx.params.bool_or("include_subscribers", false)?;
-    ctx.params.accept("include_default");
+    let include_default = ctx.params.bool_or("include_default", false)?;
     ctx.params.accept("include_owner_subscribed");
     ctx.params.accept("include_can_access_content");
     if include_all && !me.is_realm_admin() {
         return Err(ApiError::bad_request("User not authorized for this query"));
     }
-    let query = StreamsQuery { include_public, include_subscribed, include_web_public, include_all, exclude_archived, include_subscribers };
+    let query = StreamsQuery {
+        include_public,
+        include_subscribed,
+        include_web_public,
+        include_all,
+        exclude_archived,
+        include_subscribers,
+        include_default,
+    };
     Ok(Reply::json(json!({ "streams": streams_of(&ctx.db, &me, &query).await? })))
 }
 

@@ -37,9 +37,10 @@ pub fn proposed_access(
         (None, Some(private)) => !private,
         (None, None) => current.history_public_to_subscribers,
     };
-    let invalid = (is_web_public && !history_public_to_subscribers)
-        || (is_web_public && invite_only)
-        || (!invite_only && !history_public_to_subscribers);
+    // Web-public channels are public with public history; public ones have public history.
+    let web_public_valid = !is_web_public || (!invite_only && history_public_to_subscribers);
+    let public_valid = invite_only || history_public_to_subscribers;
+    let invalid = !(web_public_valid && public_valid);
     if invalid {
         return Err(ApiError::bad_request("Invalid parameters"));
     }

@@ -7,6 +7,7 @@ use worker::D1Database;
 
 use crate::auth::ReadAsUser;
 use crate::db::batch::{Batch, BatchResults, Slot};
+use crate::db::default_channels::{self, DefaultChannelRow};
 use crate::db::messages::{self, TopicRow};
 use crate::db::subscriptions::{self, ChannelViewRow, SubscriberRow, SystemGroupRow};
 use crate::db::users::UserRow;
@@ -191,6 +192,7 @@ struct ChannelsView {
     channels: Vec<ChannelViewRow>,
     groups: SystemGroups,
     subscribers: HashMap<i64, Vec<i64>>,
+    default_channel_ids: Vec<i64>,
 }
 
 async fn channels_view(db: &D1Database, user: &UserRow, with_subscribers: bool) -> ApiResult<ChannelsView> {
@@ -199,6 +201,7 @@ async fn channels_view(db: &D1Database, user: &UserRow, with_subscribers: bool) 
     let groups = batch.add::<SystemGroupRow>(subscriptions::system_groups_stmt(db, user.realm_id)?);
     let all_subscribers =
         if with_subscribers { Some(batch.add::<SubscriberRow>(subscriptions::all_subscribers_stmt(db, user.realm_id)?)) } else { None };
+    let defaults = batch.add::<DefaultChannelRow>(default_channels::in_realm_stmt(db, user.realm_id)?);
     let results = batch.run(db).await?;
     let mut subscribers: HashMap<i64, Vec<i64>> = HashMap::new();
     if let Some(slot) = all_subscribers {
@@ -206,7 +209,13 @@ async fn channels_view(db: &D1Database, user: &UserRow, with_subscribers: bool) 
             subscribers.entry(row.channel_id).or_default().push(row.user_id);
         }
     }
-    Ok(ChannelsView { channels: results.rows(channels)?, groups: SystemGroups::new(results.rows(groups)?), subscribers })
+    let default_channel_ids = results.rows(defaults)?.into_iter().map(|r| r.channel_id).collect();
+    Ok(ChannelsView {
+        channels: results.rows(channels)?,
+        groups: SystemGroups::new(results.rows(groups)?),
+        subscribers,
+        default_channel_ids,
+    })
 }
 
 /// The user's subscriptions as `GET /users/me/subscriptions` lists them (archived channels
@@ -232,6 +241,8 @@ pub struct StreamsQuery {
     pub include_all: bool,
     pub exclude_archived: bool,
     pub include_subscribers: bool,
+    /// Default channels too, each channel with `is_default`.
+    pub include_default: bool,
 }
 
 /// The channels of the query as `GET /streams` lists them: guests see public channels only
@@ -243,15 +254,20 @@ pub async fn streams_of(db: &D1Database, user: &UserRow, q: &StreamsQuery) -> Ap
         .iter()
         .filter(|c| !(q.exclude_archived && c.is_archived != 0))
         .filter(|c| {
+            let is_default = view.default_channel_ids.contains(&c.id);
             q.include_all
                 || (q.include_subscribed && c.subscribed())
                 || (q.include_public && !c.is_private() && !user.is_guest())
                 || (q.include_web_public && c.is_web_public != 0)
+                || (q.include_default && is_default && can_see_channel(user, c))
         })
         .map(|c| {
             let mut d = stream_dict(c, &view.groups);
             if q.include_subscribers {
                 d["subscribers"] = json!(view.subscribers.get(&c.id).cloned().unwrap_or_default());
+            }
+            if q.include_default {
+                d["is_default"] = json!(view.default_channel_ids.contains(&c.id));
             }
             d
         })
