@@ -92,6 +92,8 @@ pub enum Event {
 pub enum RealmEvent {
     /// Organization settings changed; `property` is always `default`.
     UpdateDict { property: &'static str, data: Map<String, Value> },
+    /// One organization property changed (Zulip's form for `name`, `description`, ...).
+    Update { property: &'static str, value: Value },
 }
 
 /// `update_message_flags`: Zulip sends the op twice, as `op` and the older `operation`.
