@@ -127,6 +127,15 @@ pub async fn update_realm(ctx: &RequestContext) -> ApiResult<Reply> {
         changes.push(("empty_topic_display_name", SettingValue::Text(name)));
     }
 
+    let updates = profile_changes(ctx, &mut changes)?;
+    let change = RealmSettingsChange { changes, data, groups, updates };
+    let data = check_update_realm_settings(&ctx.db, &ctx.env, &me, change).await?;
+    Ok(Reply::Json(data))
+}
+
+/// The organization's `name` and `description`: written with the other settings, reported
+/// one by one (`realm` `update`).
+fn profile_changes(ctx: &RequestContext, changes: &mut Vec<(&'static str, SettingValue)>) -> ApiResult<Vec<(&'static str, Value)>> {
     let mut updates = Vec::new();
     if let Some(name) = ctx.params.str("name")? {
         let name = check_realm_name(&name)?;
@@ -140,7 +149,5 @@ pub async fn update_realm(ctx: &RequestContext) -> ApiResult<Reply> {
         changes.push(("description", SettingValue::Text(description.clone())));
         updates.push(("description", json!(description)));
     }
-    let change = RealmSettingsChange { changes, data, groups, updates };
-    let data = check_update_realm_settings(&ctx.db, &ctx.env, &me, change).await?;
-    Ok(Reply::Json(data))
+    Ok(updates)
 }
