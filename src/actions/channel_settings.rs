@@ -137,6 +137,9 @@ fn check_changes(me: &UserRow, state: &ChannelState, changes: &ChannelChanges) -
     if changes.is_private.is_some() || changes.history_public_to_subscribers.is_some() || changes.is_web_public.is_some() {
         let proposed =
             rules::proposed_access(access_of(c), changes.is_private, changes.history_public_to_subscribers, changes.is_web_public)?;
+        if proposed.invite_only && state.defaults.contains(&c.id) {
+            return Err(ApiError::bad_request("A default channel cannot be private."));
+        }
         if changes.is_private.is_some() && !can_access_channel_content(me, c) {
             return Err(ApiError::bad_request("Channel content access is required."));
         }
