@@ -171,11 +171,15 @@ fn an_invitation_with_the_default_channels_subscribes_to_them_and_one_without_do
 }
 
 #[test]
-fn guests_are_not_told_which_channels_are_default() {
+fn guests_are_not_told_which_channels_are_default_and_only_administrators_change_them() {
     let iago = Client::dev("iago@zulip.com");
     let hamlet = Client::dev("hamlet@zulip.com");
     let (_, id) = new_channel(&iago, &[], false, true);
     iago.post("/default_streams", &[("stream_id", &id.to_string())]).success();
+    for email in ["shiva@zulip.com", "polonius@zulip.com"] {
+        let refused = Client::dev(email).delete("/default_streams", &[("stream_id", &id.to_string())]);
+        refused.error(400, "UNAUTHORIZED_PRINCIPAL", "Must be an organization administrator");
+    }
     let seen_by_member = registered_defaults(&hamlet);
     let seen_by_guest = registered_defaults(&Client::dev("polonius@zulip.com"));
     iago.delete("/default_streams", &[("stream_id", &id.to_string())]).success();
