@@ -17,6 +17,10 @@ pub enum Event {
     /// The set of pending invitations changed: clients showing them fetch `GET /invites`.
     InvitesChanged,
     RealmDomains(RealmDomainsEvent),
+    /// The organization's default channels changed: all their ids.
+    DefaultStreams {
+        default_streams: Vec<i64>,
+    },
     UserTopic {
         stream_id: i64,
         topic_name: String,
@@ -88,6 +92,8 @@ pub enum Event {
 pub enum RealmEvent {
     /// Organization settings changed; `property` is always `default`.
     UpdateDict { property: &'static str, data: Map<String, Value> },
+    /// One organization property changed (Zulip's form for `name`, `description`, ...).
+    Update { property: &'static str, value: Value },
 }
 
 /// `update_message_flags`: Zulip sends the op twice, as `op` and the older `operation`.
@@ -173,8 +179,50 @@ pub enum SubscriptionEvent {
 #[derive(Debug, Clone, Serialize)]
 #[serde(tag = "op", rename_all = "snake_case")]
 pub enum StreamEvent {
-    Create { streams: Vec<Value> },
-    Update { property: &'static str, value: Value, stream_id: i64, name: String },
+    Create {
+        streams: Vec<Value>,
+        #[serde(flatten)]
+        audience: CapabilityGate,
+    },
+    Update {
+        property: &'static str,
+        value: Value,
+        stream_id: i64,
+        name: String,
+        /// What Zulip sends beside some properties: `rendered_description` with
+        /// `description`, `history_public_to_subscribers` and `is_web_public` with `invite_only`.
+        #[serde(flatten)]
+        extra: Map<String, Value>,
+        #[serde(flatten)]
+        audience: CapabilityGate,
+    },
+    Delete {
+        streams: Vec<Value>,
+        stream_ids: Vec<i64>,
+        #[serde(flatten)]
+        audience: CapabilityGate,
+    },
+}
+
+/// Which queues of the addressed users an event is for, by a `client_capabilities` flag:
+/// Zulip tells clients that know archived channels (`archived_channels`) of archiving as an
+/// `update` of `is_archived`, and others as the channel's `delete` (`create` when
+/// unarchived). The event queues read these fields and strip them.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct CapabilityGate {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub with_capability: Option<&'static str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub without_capability: Option<&'static str>,
+}
+
+impl CapabilityGate {
+    pub fn with(capability: &'static str) -> Self {
+        CapabilityGate { with_capability: Some(capability), without_capability: None }
+    }
+    pub fn without(capability: &'static str) -> Self {
+        CapabilityGate { with_capability: None, without_capability: Some(capability) }
+    }
 }
 
 /// `person` is a user dict, whole (`add`) or only the changed fields and `user_id`.
@@ -326,6 +374,34 @@ mod tests {
         assert_eq!(
             serde_json::to_value(&e).unwrap(),
             json!({"type": "user_topic", "stream_id": 7, "topic_name": "t", "last_updated": 5, "visibility_policy": 1})
+        );
+    }
+
+    #[test]
+    fn stream_updates_carry_their_extra_fields_and_gate_flat() {
+        let mut extra = Map::new();
+        extra.insert("rendered_description".into(), json!("<p>d</p>"));
+        let e = Event::Stream(StreamEvent::Update {
+            property: "description",
+            value: json!("d"),
+            stream_id: 3,
+            name: "c".into(),
+            extra,
+            audience: CapabilityGate::default(),
+        });
+        assert_eq!(
+            serde_json::to_value(&e).unwrap(),
+            json!({"type": "stream", "op": "update", "property": "description", "value": "d", "stream_id": 3, "name": "c",
+                   "rendered_description": "<p>d</p>"})
+        );
+        let e = Event::Stream(StreamEvent::Delete {
+            streams: vec![json!({"stream_id": 3})],
+            stream_ids: vec![3],
+            audience: CapabilityGate::without("archived_channels"),
+        });
+        assert_eq!(
+            serde_json::to_value(&e).unwrap(),
+            json!({"type": "stream", "op": "delete", "streams": [{"stream_id": 3}], "stream_ids": [3], "without_capability": "archived_channels"})
         );
     }
 

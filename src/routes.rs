@@ -8,10 +8,10 @@ use std::pin::Pin;
 use worker::{Context, Env, Method, Request, Response};
 
 use crate::api::{
-    alert_words, bot_storage, bots, channel_folders, channels, dev, dev_bench, drafts, events, health, invites, jwt_login, linkifiers,
-    login, message_edit, message_flags, messages, muted_users, navigation_views, presence, profile_fields, push, reactions, read_state,
-    realm, realm_domains, realm_emoji, realm_playgrounds, saved_snippets, scheduled_messages, server, server_admin, sessions, signup,
-    subscription_properties, tus, typing, uploads, user_groups, user_settings, user_status, users,
+    alert_words, bot_storage, bots, channel_folders, channels, default_channels, dev, dev_bench, drafts, events, health, invites,
+    jwt_login, linkifiers, login, message_edit, message_flags, messages, muted_users, navigation_views, presence, profile_fields, push,
+    reactions, read_state, realm, realm_domains, realm_emoji, realm_playgrounds, saved_snippets, scheduled_messages, server, server_admin,
+    sessions, signup, subscription_properties, tus, typing, uploads, user_groups, user_settings, user_status, users,
 };
 use crate::context::RequestContext;
 use crate::db::round_trips;
@@ -345,7 +345,12 @@ fn route<'a>(ctx: &'a RequestContext, method: Method, path: &'a [&'a str]) -> Op
         (Get, ["streams", stream_id]) => h(channels::get_stream(ctx, stream_id)),
         (Patch, ["streams", stream_id]) => h(channels::update_stream(ctx, stream_id)),
         (Get, ["streams", stream_id, "members"]) => h(channels::get_stream_members(ctx, stream_id)),
+        (Delete, ["streams", stream_id]) => h(channels::archive_stream(ctx, stream_id)),
+        (Post, ["streams", stream_id, "delete_topic"]) => h(channels::delete_topic(ctx, stream_id)),
+        (Get, ["streams", stream_id, "email_address"]) => h(channels::get_stream_email_address(ctx, stream_id)),
         (Get, ["get_stream_id"]) => h(channels::get_stream_id(ctx)),
+        (Post, ["default_streams"]) => h(default_channels::add_default_stream(ctx)),
+        (Delete, ["default_streams"]) => h(default_channels::remove_default_stream(ctx)),
 
         // Channel folders
         (Post, ["channel_folders", "create"]) => h(channel_folders::create_channel_folder(ctx)),

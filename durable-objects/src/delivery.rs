@@ -16,6 +16,9 @@ pub fn queue_wants(spec: &QueueSpec, event: &Value, flags: Option<&[String]>) ->
             return false;
         }
     }
+    if !capability_gate_allows(spec, event) {
+        return false;
+    }
     match kind {
         "message" => narrow_matches(&spec.narrow, &event["message"], flags),
         "typing" => {
@@ -26,6 +29,14 @@ pub fn queue_wants(spec: &QueueSpec, event: &Value, flags: Option<&[String]>) ->
         "update_display_settings" | "update_global_notifications" => !spec.capabilities.user_settings_object,
         _ => true,
     }
+}
+
+/// An event meant only for queues with (`with_capability`) or without
+/// (`without_capability`) a client capability.
+fn capability_gate_allows(spec: &QueueSpec, event: &Value) -> bool {
+    let with = event["with_capability"].as_str().is_none_or(|c| spec.capabilities.has(c));
+    let without = event["without_capability"].as_str().is_none_or(|c| !spec.capabilities.has(c));
+    with && without
 }
 
 /// Zulip's narrow filter of event queues, for the operators a queue narrow can hold.
@@ -76,6 +87,10 @@ pub struct Stored<'a> {
 /// preferences, the owner's flags and (for the sending queue) `local_message_id`.
 pub fn present(spec: &QueueSpec, queue_id: &str, mut event: Value, stored: &Stored<'_>) -> Value {
     let raw_content = event.as_object_mut().and_then(|e| e.remove("raw_content"));
+    if let Some(obj) = event.as_object_mut() {
+        obj.remove("with_capability");
+        obj.remove("without_capability");
+    }
     match event["type"].as_str() {
         Some("message") => {
             let message = &mut event["message"];
@@ -268,5 +283,19 @@ mod tests {
         assert!(single.get("message_ids").is_none());
         s.capabilities.bulk_message_deletion = true;
         assert_eq!(expand(&s, &event), vec![None]);
+    }
+
+    #[test]
+    fn archiving_reaches_each_queue_once_in_the_form_it_knows() {
+        let mut s = spec();
+        let update = json!({"type": "stream", "op": "update", "property": "is_archived", "with_capability": "archived_channels"});
+        let delete = json!({"type": "stream", "op": "delete", "stream_ids": [3], "without_capability": "archived_channels"});
+        assert!(!queue_wants(&s, &update, None));
+        assert!(queue_wants(&s, &delete, None));
+        s.capabilities.archived_channels = true;
+        assert!(queue_wants(&s, &update, None));
+        assert!(!queue_wants(&s, &delete, None));
+        let shown = present(&s, "0:x", update, &stored(4));
+        assert!(shown.get("with_capability").is_none());
     }
 }

@@ -32,6 +32,20 @@ pub struct Capabilities {
     pub stream_typing_notifications: bool,
     pub user_settings_object: bool,
     pub empty_topic_name: bool,
+    pub archived_channels: bool,
+}
+
+impl Capabilities {
+    /// A flag by its `client_capabilities` name (events gated on one name it, see
+    /// `delivery::queue_wants`); unknown names are off.
+    pub fn has(&self, name: &str) -> bool {
+        match name {
+            "archived_channels" => self.archived_channels,
+            "empty_topic_name" => self.empty_topic_name,
+            "bulk_message_deletion" => self.bulk_message_deletion,
+            _ => false,
+        }
+    }
 }
 
 /// What a queue asked for at registration.

@@ -12,10 +12,10 @@ use crate::db::subscriptions::{self, ActiveUserRow, ChannelViewRow, SubscriberRo
 use crate::db::users::{self, UserRow};
 use crate::db::{self};
 use crate::domain::channel_folders::invalid_folder_id;
-use crate::domain::channels::{access_channel, channel_by_id, check_channel_name, color_for, stream_dict, subscription_dict, SystemGroups};
+use crate::domain::channels::{check_channel_name, color_for, stream_dict, subscription_dict, SystemGroups};
 use crate::domain::register_state::MAX_CHANNEL_DESCRIPTION_LENGTH;
 use crate::error::{ApiError, ApiResult};
-use crate::event_types::{StreamEvent, SubscriptionEvent};
+use crate::event_types::{CapabilityGate, StreamEvent, SubscriptionEvent};
 use crate::events::{send_event, Event, EventUser};
 
 /// A user named in `principals`: an id or an email address.
@@ -269,7 +269,7 @@ async fn emit_subscription_added(env: &Env, me: &UserRow, read: Subscribed, adde
         }
     };
     for c in channels.iter().filter(|c| created.contains(&c.name.to_lowercase())) {
-        let event = Event::Stream(StreamEvent::Create { streams: vec![stream_dict(c, &groups)] });
+        let event = Event::Stream(StreamEvent::Create { streams: vec![stream_dict(c, &groups)], audience: CapabilityGate::default() });
         send_event(env, realm_id, &event, &audience(c)).await;
     }
     let mut per_user: BTreeMap<i64, Vec<Value>> = BTreeMap::new();
@@ -364,53 +364,4 @@ pub async fn check_unsubscribe(
         }
     }
     Ok(json!({ "removed": removed, "not_removed": not_removed }))
-}
-
-/// `PATCH /streams/{id}`: a channel the administrator can see ("Invalid channel ID"
-/// otherwise; others "You do not have permission to administer this channel."), then the
-/// folder change when one is given.
-pub async fn check_update_channel(db: &D1Database, env: &Env, me: &UserRow, id: &str, folder_id: Option<Option<i64>>) -> ApiResult<()> {
-    let (channel, _) = channel_by_id(db, me, id).await?;
-    let channel = access_channel(me, channel)?;
-    if !me.is_realm_admin() {
-        return Err(ApiError::bad_request("You do not have permission to administer this channel."));
-    }
-    if let Some(folder_id) = folder_id {
-        check_change_channel_folder(db, env, me, &channel, folder_id).await?;
-    }
-    Ok(())
-}
-
-/// Files `channel` in folder `folder_id` of the organization (`None`: in no folder); an id
-/// that names no folder is "Invalid channel folder ID". A change sends `stream` `update`
-/// (`folder_id`) to everyone who can see the channel.
-pub async fn check_change_channel_folder(
-    db: &D1Database,
-    env: &Env,
-    admin: &UserRow,
-    channel: &ChannelViewRow,
-    folder_id: Option<i64>,
-) -> ApiResult<()> {
-    let realm_id = admin.realm_id;
-    let mut batch = Batch::new();
-    let folder =
-        folder_id.map(|id| channel_folders::by_id_stmt(db, realm_id, id)).transpose()?.map(|stmt| batch.add::<ChannelFolderRow>(stmt));
-    let audience = batch.add::<ActiveUserRow>(subscriptions::metadata_audience_stmt(db, realm_id, channel.id)?);
-    let results = batch.run(db).await?;
-    if let Some(folder) = folder {
-        results.first(folder)?.ok_or_else(invalid_folder_id)?;
-    }
-    if channel.folder_id == folder_id {
-        return Ok(());
-    }
-    crate::db::run(subscriptions::set_folder_stmt(db, realm_id, channel.id, folder_id)?).await?;
-    let users: Vec<EventUser> = results.rows(audience)?.into_iter().map(|u| EventUser::plain(u.id)).collect();
-    let event = Event::Stream(StreamEvent::Update {
-        property: "folder_id",
-        value: json!(folder_id),
-        stream_id: channel.id,
-        name: channel.name.clone(),
-    });
-    send_event(env, realm_id, &event, &users).await;
-    Ok(())
 }

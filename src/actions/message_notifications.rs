@@ -2,7 +2,8 @@
 //! pure resolve/unresolve (undone within a minute: the notice is deleted instead), and the
 //! "moved here from" / "moved to" messages per `send_notification_to_*_thread`. Planned
 //! from what the move read and written in its batch where that is all they need
-//! ([`plan_in_advance`]); otherwise sent after it ([`after_move`]).
+//! ([`plan_in_advance`]); otherwise sent after it ([`after_move`]). The notices about a
+//! channel's own changes ([`send_channel_notice`]) take the same send path.
 
 use std::collections::HashMap;
 
@@ -165,7 +166,7 @@ pub fn plan_in_advance(
             read_for: editor.id,
         };
         let plan = message_send::plan_bot_message(message, n.settings, &resolved, &HashMap::new(), now);
-        items.push(Planned::Send(Box::new(PlannedMessage { plan, send: bot_send_request(ctx, channel, topic, &content), kind })));
+        items.push(Planned::Send(Box::new(PlannedMessage { plan, send: bot_send_request(ctx, channel.id, topic, &content), kind })));
     }
     Some(PlannedNotices { items })
 }
@@ -242,10 +243,7 @@ struct BotMessage<'a> {
     kind: i64,
 }
 
-/// Sends a message from the organization's notification bot to a channel topic (created on
-/// first use), read for the acting user, through the send path: one read batch (the bot,
-/// the channel's subscribers, what the content mentions), [`message_send::plan_bot_message`],
-/// then [`message_send::commit_send`] (one write batch, then the `message` event).
+/// Sends a move's notice: [`send_to_channel`].
 async fn send_bot_message(
     ctx: &RequestContext,
     acting: &UserRow,
@@ -254,6 +252,44 @@ async fn send_bot_message(
     now: i64,
 ) -> ApiResult<i64> {
     let BotMessage { channel, topic, content, kind } = bot_message;
+    let channel = PlannedChannel { id: channel.id, name: channel.name.clone(), recipient_id: channel.recipient_id };
+    send_to_channel(ctx, acting, settings, Outgoing { channel, topic, content, kind }, now).await
+}
+
+/// The notification bot's message about a channel itself (renamed, archived, its access
+/// or description changed) in its "channel events" topic, read for `acting`, the user
+/// whose change it reports.
+pub async fn send_channel_notice(
+    ctx: &RequestContext,
+    acting: &UserRow,
+    settings: &RealmSettingsRow,
+    channel: PlannedChannel,
+    content: String,
+) -> ApiResult<i64> {
+    let topic = crate::domain::channel_settings::CHANNEL_EVENTS_TOPIC;
+    send_to_channel(ctx, acting, settings, Outgoing { channel, topic, content, kind: KIND_NORMAL }, crate::db::now()).await
+}
+
+/// A notification-bot message, addressed.
+struct Outgoing<'a> {
+    channel: PlannedChannel,
+    topic: &'a str,
+    content: String,
+    kind: i64,
+}
+
+/// Sends a message from the organization's notification bot to a channel topic (created on
+/// first use), read for the acting user, through the send path: one read batch (the bot,
+/// the channel's subscribers, what the content mentions), [`message_send::plan_bot_message`],
+/// then [`message_send::commit_send`] (one write batch, then the `message` event).
+async fn send_to_channel(
+    ctx: &RequestContext,
+    acting: &UserRow,
+    settings: &RealmSettingsRow,
+    out: Outgoing<'_>,
+    now: i64,
+) -> ApiResult<i64> {
+    let Outgoing { channel, topic, content, kind } = out;
     let db = &ctx.db;
     let realm_id = acting.realm_id;
     let mut batch = Batch::new();
@@ -265,25 +301,18 @@ async fn send_bot_message(
     let bot = results.first(bot)?.ok_or_else(|| ApiError::internal("notification bot missing"))?;
     let subscribers: Vec<i64> = results.rows(subscribers)?.into_iter().filter(|s| s.active != 0).map(|s| s.user_id).collect();
     let (resolved, group_members) = resolution.take(&results)?;
-    let message = message_send::BotMessage {
-        bot: &bot,
-        channel: PlannedChannel { id: channel.id, name: channel.name.clone(), recipient_id: channel.recipient_id },
-        topic,
-        content: &content,
-        subscribers: &subscribers,
-        read_for: acting.id,
-    };
+    let send = bot_send_request(ctx, channel.id, topic, &content);
+    let message = message_send::BotMessage { bot: &bot, channel, topic, content: &content, subscribers: &subscribers, read_for: acting.id };
     let plan = message_send::plan_bot_message(message, settings, &resolved, &group_members, now);
-    let send = bot_send_request(ctx, channel, topic, &content);
     let sent = message_send::commit_send(db, &ctx.env, &plan, &send, vec![q::set_kind_of_inserted_stmt(db, kind)?]).await?;
     Ok(sent.id)
 }
 
 /// How the notification bot's messages are sent: internally, read by nobody but whom the
 /// plan says.
-fn bot_send_request(ctx: &RequestContext, channel: &MoveChannelRow, topic: &str, content: &str) -> SendRequest {
+fn bot_send_request(ctx: &RequestContext, channel_id: i64, topic: &str, content: &str) -> SendRequest {
     SendRequest {
-        to: Destination::ChannelId(channel.id),
+        to: Destination::ChannelId(channel_id),
         topic: Some(topic.to_string()),
         content: content.to_string(),
         read_by_sender: false,

@@ -1,5 +1,5 @@
-//! Changing the organization's message settings: one D1 batch, then `realm`/`update_dict`
-//! to every active user.
+//! Changing the organization's settings: one D1 batch, then `realm`/`update_dict` (and
+//! `realm`/`update` for the organization's name and description) to every active user.
 
 use serde_json::{json, Map, Value};
 use worker::{D1Database, Env};
@@ -25,6 +25,9 @@ pub struct RealmSettingsChange {
     pub changes: Vec<(&'static str, SettingValue)>,
     pub data: Map<String, Value>,
     pub groups: Vec<GroupSetting>,
+    /// Properties Zulip reports one by one (`realm` `update`) rather than in `update_dict`;
+    /// also written through `changes`.
+    pub updates: Vec<(&'static str, Value)>,
 }
 
 /// Checks the group settings (an active group of the organization, never `role:internet`,
@@ -36,7 +39,7 @@ pub async fn check_update_realm_settings(
     admin: &UserRow,
     change: RealmSettingsChange,
 ) -> ApiResult<Map<String, Value>> {
-    let RealmSettingsChange { mut changes, mut data, groups } = change;
+    let RealmSettingsChange { mut changes, mut data, groups, updates } = change;
     if !groups.is_empty() {
         let ids: Vec<i64> = groups.iter().map(|g| g.group_id).collect();
         let found: Vec<GroupNameRow> = crate::db::all(crate::db::user_groups::active_names_stmt(db, admin.realm_id, &ids)?).await?;
@@ -53,7 +56,14 @@ pub async fn check_update_realm_settings(
         return Ok(data);
     }
     crate::db::run_batch(db, realm_settings::update_stmts(db, admin.realm_id, &changes)?).await?;
-    let event = Event::Realm(RealmEvent::UpdateDict { property: "default", data: data.clone() });
-    crate::actions::notify_realm(env, admin.realm_id, &event).await;
-    Ok(data)
+    let mut answer = data.clone();
+    if !data.is_empty() {
+        let event = Event::Realm(RealmEvent::UpdateDict { property: "default", data });
+        crate::actions::notify_realm(env, admin.realm_id, &event).await;
+    }
+    for (property, value) in updates {
+        answer.insert(property.to_string(), value.clone());
+        crate::actions::notify_realm(env, admin.realm_id, &Event::Realm(RealmEvent::Update { property, value })).await;
+    }
+    Ok(answer)
 }

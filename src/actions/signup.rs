@@ -206,6 +206,10 @@ pub async fn check_register(
     let user = inserting.take(&results)?.user;
     notify_user_added(env, &user, realm_host).await;
     join_channels_and_groups(db, env, &row, &user).await;
+    if row.include_realm_default_subscriptions != 0 {
+        let ids = crate::actions::default_channels::default_channel_ids(db, realm_id).await.unwrap_or_default();
+        crate::actions::default_channels::join_default_channels(db, env, &user, &ids).await;
+    }
     if row.kind == "invite" {
         notify_invites_changed(db, env, realm_id, row.referred_by.unwrap_or(user.id)).await;
     }

@@ -4,6 +4,8 @@ use serde_json::{json, Value};
 use worker::{D1Database, D1PreparedStatement, Env};
 
 use crate::actions::profile_fields::{self, ProfileChange};
+use crate::db::batch::Batch;
+use crate::db::default_channels::DefaultChannelRow;
 use crate::db::{
     self, api_keys,
     users::{self, NewUser, UserRow},
@@ -116,9 +118,15 @@ pub async fn check_create_user_by_admin(
     if !is_valid_email(email) {
         return Err(ApiError::bad_request("Bad name or username"));
     }
-    if users::by_email(db, admin.realm_id, email).await?.is_some() {
+    // The default channels the account will join are read with the address check.
+    let mut batch = Batch::new();
+    let existing = batch.add::<UserRow>(users::by_email_stmt(db, admin.realm_id, email)?);
+    let defaults = batch.add::<DefaultChannelRow>(crate::db::default_channels::in_realm_stmt(db, admin.realm_id)?);
+    let results = batch.run(db).await?;
+    if results.first(existing)?.is_some() {
         return Err(ApiError::bad_request(format!("Email '{email}' already in use")));
     }
+    let default_channels: Vec<i64> = results.rows(defaults)?.into_iter().map(|r| r.channel_id).collect();
     check_password_strength(password)?;
     let new_user = NewUser {
         realm_id: admin.realm_id,
@@ -133,6 +141,8 @@ pub async fn check_create_user_by_admin(
     };
     let created = do_create_user(db, &new_user, Some(password)).await?;
     notify_user_added(env, &created.user, realm_host).await;
+    // Like Zulip, an account made by an administrator joins the default channels.
+    crate::actions::default_channels::join_default_channels(db, env, &created.user, &default_channels).await;
     Ok(created.user.id)
 }
 

@@ -3,11 +3,13 @@
 use serde::Deserialize;
 use serde_json::{json, Value};
 
+use crate::actions::channel_settings::{self, ChannelChanges};
 use crate::actions::channels::{self as actions, Principal, SubscribeRequest};
 use crate::api::params::include_subscribers;
 use crate::context::RequestContext;
 use crate::domain::channels::{
-    channel_id_by_name, channel_subscribers, parse_channel_id, stream_of, streams_of, subscriptions_of, ChannelTopics, StreamsQuery,
+    access_channel_content, channel_id_by_name, channel_subscribers, parse_channel_id, stream_of, streams_of, subscriptions_of,
+    ChannelTopics, StreamsQuery,
 };
 use crate::error::{ApiError, ApiResult};
 use crate::response::Reply;
@@ -67,7 +69,8 @@ pub async fn get_subscriptions(ctx: &RequestContext) -> ApiResult<Reply> {
 /// # `GET /streams`
 /// Any user: channels the caller can see, by `include_public` (default true),
 /// `include_subscribed` (default true), `include_all` / `include_all_active` (administrators:
-/// every channel), `exclude_archived` (default true).
+/// every channel), `exclude_archived` (default true), `include_default` (the default
+/// channels too, each channel with `is_default`).
 pub async fn get_streams(ctx: &RequestContext) -> ApiResult<Reply> {
     let me = ctx.user().await?;
     let include_public = ctx.params.bool_or("include_public", true)?;
@@ -76,13 +79,21 @@ pub async fn get_streams(ctx: &RequestContext) -> ApiResult<Reply> {
     let include_all = ctx.params.bool_or("include_all", false)? || ctx.params.bool_or("include_all_active", false)?;
     let exclude_archived = ctx.params.bool_or("exclude_archived", true)?;
     let include_subscribers = ctx.params.bool_or("include_subscribers", false)?;
-    ctx.params.accept("include_default");
+    let include_default = ctx.params.bool_or("include_default", false)?;
     ctx.params.accept("include_owner_subscribed");
     ctx.params.accept("include_can_access_content");
     if include_all && !me.is_realm_admin() {
         return Err(ApiError::bad_request("User not authorized for this query"));
     }
-    let query = StreamsQuery { include_public, include_subscribed, include_web_public, include_all, exclude_archived, include_subscribers };
+    let query = StreamsQuery {
+        include_public,
+        include_subscribed,
+        include_web_public,
+        include_all,
+        exclude_archived,
+        include_subscribers,
+        include_default,
+    };
     Ok(Reply::json(json!({ "streams": streams_of(&ctx.db, &me, &query).await? })))
 }
 
@@ -95,12 +106,22 @@ pub async fn get_stream(ctx: &RequestContext, id: &str) -> ApiResult<Reply> {
 
 /// # `PATCH /streams/{stream_id}`
 /// Administrators, for a channel they can see (others: "You do not have permission to
-/// administer this channel."; an unknown or invisible channel: "Invalid channel ID").
-/// - `folder_id`: a folder of the organization ("Invalid channel folder ID" otherwise), or
-///   `null` to take the channel out of its folder; sends `stream` `update` (`folder_id`).
-///
-/// Zulip's other channel settings are not supported here: they come back in
-/// `ignored_parameters_unsupported`.
+/// administer this channel."; an unknown or invisible channel: "Invalid channel ID"). Every
+/// check runs before anything changes. Each change sends `stream` `update` to everyone who
+/// can see the channel and (but the folder) a notification-bot message in its "channel
+/// events" topic.
+/// - `new_name`: Zulip's name rules; "Channel already has that name." / "Channel name
+///   already in use." (a change of case alone is allowed).
+/// - `description`: at most 1024 characters, newlines become spaces; the event carries
+///   `rendered_description`.
+/// - `is_private`, `history_public_to_subscribers`, `is_web_public`: Zulip's combinations
+///   ("Invalid parameters"); changing privacy needs content access; web-public channels are
+///   not enabled on this server. Made public: `stream` `create` and `peer_add` to those who
+///   could not see it.
+/// - `message_retention_days`: owners only; only `realm_default` (this server keeps every
+///   message).
+/// - `is_archived`: false unarchives an archived channel.
+/// - `folder_id`: a folder of the organization ("Invalid channel folder ID"), or `null`.
 pub async fn update_stream(ctx: &RequestContext, id: &str) -> ApiResult<Reply> {
     let me = ctx.user().await?;
     let folder_id = match ctx.params.json("folder_id")? {
@@ -108,8 +129,50 @@ pub async fn update_stream(ctx: &RequestContext, id: &str) -> ApiResult<Reply> {
         Some(Value::Null) => Some(None),
         Some(value) => Some(Some(value.as_i64().ok_or_else(|| ApiError::invalid_argument("folder_id", "an integer or null"))?)),
     };
-    actions::check_update_channel(&ctx.db, &ctx.env, &me, id, folder_id).await?;
+    let message_retention_days = ctx.params.str("message_retention_days")?.map(|raw| raw.trim_matches('"').to_string());
+    let changes = ChannelChanges {
+        new_name: ctx.params.str("new_name")?,
+        description: ctx.params.str("description")?,
+        is_private: ctx.params.bool("is_private")?,
+        history_public_to_subscribers: ctx.params.bool("history_public_to_subscribers")?,
+        is_web_public: ctx.params.bool("is_web_public")?,
+        message_retention_days,
+        is_archived: ctx.params.bool("is_archived")?,
+        folder_id,
+    };
+    channel_settings::check_update_channel(ctx, &me, id, &changes).await?;
     Ok(Reply::ok())
+}
+
+/// # `DELETE /streams/{stream_id}`
+/// Administrators: archives the channel ("Channel is already deactivated" if it is).
+/// Clients with the `archived_channels` capability hear `stream` `update` (`is_archived`),
+/// others `stream` `delete`; the notification bot posts "Channel <name> has been archived."
+pub async fn archive_stream(ctx: &RequestContext, id: &str) -> ApiResult<Reply> {
+    let me = ctx.user().await?;
+    channel_settings::check_archive_channel(ctx, &me, id).await?;
+    Ok(Reply::ok())
+}
+
+/// # `POST /streams/{stream_id}/delete_topic`
+/// Administrators ("Must be an organization administrator" otherwise), in a channel whose
+/// content they can access: deletes the messages of `topic_name` they can see, newest
+/// first, a batch per request; `complete` is false while some remain (repeat the request).
+pub async fn delete_topic(ctx: &RequestContext, id: &str) -> ApiResult<Reply> {
+    let me = ctx.user().await?;
+    let topic = ctx.params.required_str("topic_name")?;
+    let complete = channel_settings::check_delete_topic(ctx, &me, id, &topic).await?;
+    Ok(Reply::json(json!({ "complete": complete })))
+}
+
+/// # `GET /streams/{stream_id}/email_address`
+/// This server has no email gateway, so a channel has no address to send to: an error,
+/// after the channel's access check ("Invalid channel ID").
+pub async fn get_stream_email_address(ctx: &RequestContext, id: &str) -> ApiResult<Reply> {
+    let me = ctx.user().await?;
+    ctx.params.accept("sender_id");
+    access_channel_content(&ctx.db, &me, id).await?;
+    Err(ApiError::bad_request("This server has no email gateway: channels have no email address."))
 }
 
 /// # `GET /get_stream_id`

@@ -114,6 +114,7 @@ fn client_capabilities(p: &Params) -> ApiResult<Capabilities> {
                 stream_typing_notifications: flag("stream_typing_notifications"),
                 user_settings_object: flag("user_settings_object"),
                 empty_topic_name: flag("empty_topic_name"),
+                archived_channels: flag("archived_channels"),
             }
         }
         Some(_) => return Err(ApiError::invalid_argument("client_capabilities", "a dict")),

@@ -7,6 +7,7 @@ pub mod bot_storage;
 pub mod bots;
 pub mod channel_folders;
 pub mod channels;
+pub mod default_channels;
 pub mod dev;
 pub mod dev_bench;
 pub mod drafts;

@@ -1,4 +1,5 @@
-//! Organization settings that govern messages.
+//! Organization settings: its name and description, and those that govern messages and
+//! joining.
 
 use serde_json::{json, Map, Value};
 
@@ -6,6 +7,7 @@ use crate::actions::realm_settings::{check_update_realm_settings, GroupSetting, 
 use crate::auth::Administrator;
 use crate::context::RequestContext;
 use crate::db::realm_settings::SettingValue;
+use crate::domain::organizations::{check_realm_name, MAX_REALM_DESCRIPTION_LENGTH};
 use crate::error::{ApiError, ApiResult};
 use crate::model::{EditHistoryPolicy, TopicsPolicy};
 use crate::response::Reply;
@@ -47,8 +49,9 @@ fn group_id_of(name: &str, value: &Value) -> ApiResult<i64> {
 /// or `"unlimited"`), the group settings (a user group id), `topics_policy` (or the
 /// deprecated `mandatory_topics`), `message_edit_history_visibility_policy` (or the deprecated
 /// `allow_edit_history`), and this server's per-organization `max_message_length`,
-/// `max_topic_length` and `empty_topic_display_name`. Answers the changed values; emits
-/// `realm`/`update_dict`.
+/// `max_topic_length` and `empty_topic_display_name`; the organization's `name` (not empty,
+/// at most 40 characters) and `description` (at most 1000). Answers the changed values;
+/// emits `realm`/`update_dict`, and `realm`/`update` for the name and the description.
 pub async fn update_realm(ctx: &RequestContext) -> ApiResult<Reply> {
     let me = ctx.user_as::<Administrator>().await?;
     let mut changes: Vec<(&'static str, SettingValue)> = Vec::new();
@@ -124,6 +127,27 @@ pub async fn update_realm(ctx: &RequestContext) -> ApiResult<Reply> {
         changes.push(("empty_topic_display_name", SettingValue::Text(name)));
     }
 
-    let data = check_update_realm_settings(&ctx.db, &ctx.env, &me, RealmSettingsChange { changes, data, groups }).await?;
+    let updates = profile_changes(ctx, &mut changes)?;
+    let change = RealmSettingsChange { changes, data, groups, updates };
+    let data = check_update_realm_settings(&ctx.db, &ctx.env, &me, change).await?;
     Ok(Reply::Json(data))
+}
+
+/// The organization's `name` and `description`: written with the other settings, reported
+/// one by one (`realm` `update`).
+fn profile_changes(ctx: &RequestContext, changes: &mut Vec<(&'static str, SettingValue)>) -> ApiResult<Vec<(&'static str, Value)>> {
+    let mut updates = Vec::new();
+    if let Some(name) = ctx.params.str("name")? {
+        let name = check_realm_name(&name)?;
+        changes.push(("name", SettingValue::Text(name.clone())));
+        updates.push(("name", json!(name)));
+    }
+    if let Some(description) = ctx.params.str("description")? {
+        if description.chars().count() > MAX_REALM_DESCRIPTION_LENGTH {
+            return Err(ApiError::too_long("description", MAX_REALM_DESCRIPTION_LENGTH as i64));
+        }
+        changes.push(("description", SettingValue::Text(description.clone())));
+        updates.push(("description", json!(description)));
+    }
+    Ok(updates)
 }

@@ -12,6 +12,8 @@ pub mod batch;
 pub mod bench;
 pub mod bot_storage;
 pub mod channel_folders;
+pub mod channels;
+pub mod default_channels;
 pub mod direct_message_groups;
 pub mod drafts;
 pub mod email_outbox;

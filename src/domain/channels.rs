@@ -7,6 +7,7 @@ use worker::D1Database;
 
 use crate::auth::ReadAsUser;
 use crate::db::batch::{Batch, BatchResults, Slot};
+use crate::db::default_channels::{self, DefaultChannelRow};
 use crate::db::messages::{self, TopicRow};
 use crate::db::subscriptions::{self, ChannelViewRow, SubscriberRow, SystemGroupRow};
 use crate::db::users::UserRow;
@@ -191,6 +192,7 @@ struct ChannelsView {
     channels: Vec<ChannelViewRow>,
     groups: SystemGroups,
     subscribers: HashMap<i64, Vec<i64>>,
+    default_channel_ids: Vec<i64>,
 }
 
 async fn channels_view(db: &D1Database, user: &UserRow, with_subscribers: bool) -> ApiResult<ChannelsView> {
@@ -199,6 +201,7 @@ async fn channels_view(db: &D1Database, user: &UserRow, with_subscribers: bool) 
     let groups = batch.add::<SystemGroupRow>(subscriptions::system_groups_stmt(db, user.realm_id)?);
     let all_subscribers =
         if with_subscribers { Some(batch.add::<SubscriberRow>(subscriptions::all_subscribers_stmt(db, user.realm_id)?)) } else { None };
+    let defaults = batch.add::<DefaultChannelRow>(default_channels::in_realm_stmt(db, user.realm_id)?);
     let results = batch.run(db).await?;
     let mut subscribers: HashMap<i64, Vec<i64>> = HashMap::new();
     if let Some(slot) = all_subscribers {
@@ -206,17 +209,23 @@ async fn channels_view(db: &D1Database, user: &UserRow, with_subscribers: bool) 
             subscribers.entry(row.channel_id).or_default().push(row.user_id);
         }
     }
-    Ok(ChannelsView { channels: results.rows(channels)?, groups: SystemGroups::new(results.rows(groups)?), subscribers })
+    let default_channel_ids = results.rows(defaults)?.into_iter().map(|r| r.channel_id).collect();
+    Ok(ChannelsView {
+        channels: results.rows(channels)?,
+        groups: SystemGroups::new(results.rows(groups)?),
+        subscribers,
+        default_channel_ids,
+    })
 }
 
-/// The user's subscriptions as `GET /users/me/subscriptions` lists them, with
-/// `subscribers` when asked for. One batch.
+/// The user's subscriptions as `GET /users/me/subscriptions` lists them (archived channels
+/// left out, as Zulip does), with `subscribers` when asked for. One batch.
 pub async fn subscriptions_of(db: &D1Database, user: &UserRow, include_subscribers: bool) -> ApiResult<Vec<Value>> {
     let view = channels_view(db, user, include_subscribers).await?;
     Ok(view
         .channels
         .iter()
-        .filter(|c| c.subscribed())
+        .filter(|c| c.subscribed() && c.is_archived == 0)
         .map(|c| {
             let list = include_subscribers.then(|| view.subscribers.get(&c.id).map(Vec::as_slice).unwrap_or(&[]));
             subscription_dict(c, &view.groups, list, None)
@@ -232,6 +241,8 @@ pub struct StreamsQuery {
     pub include_all: bool,
     pub exclude_archived: bool,
     pub include_subscribers: bool,
+    /// Default channels too, each channel with `is_default`.
+    pub include_default: bool,
 }
 
 /// The channels of the query as `GET /streams` lists them: guests see public channels only
@@ -243,15 +254,20 @@ pub async fn streams_of(db: &D1Database, user: &UserRow, q: &StreamsQuery) -> Ap
         .iter()
         .filter(|c| !(q.exclude_archived && c.is_archived != 0))
         .filter(|c| {
+            let is_default = view.default_channel_ids.contains(&c.id);
             q.include_all
                 || (q.include_subscribed && c.subscribed())
                 || (q.include_public && !c.is_private() && !user.is_guest())
                 || (q.include_web_public && c.is_web_public != 0)
+                || (q.include_default && is_default && can_see_channel(user, c))
         })
         .map(|c| {
             let mut d = stream_dict(c, &view.groups);
             if q.include_subscribers {
                 d["subscribers"] = json!(view.subscribers.get(&c.id).cloned().unwrap_or_default());
+            }
+            if q.include_default {
+                d["is_default"] = json!(view.default_channel_ids.contains(&c.id));
             }
             d
         })
@@ -272,6 +288,15 @@ pub async fn channel_by_id(db: &D1Database, user: &UserRow, id: &str) -> ApiResu
     let groups = batch.add::<SystemGroupRow>(subscriptions::system_groups_stmt(db, user.realm_id)?);
     let results = batch.run(db).await?;
     Ok((results.first(channel)?, SystemGroups::new(results.rows(groups)?)))
+}
+
+/// A channel whose content the user can access (post, read); "Invalid channel ID"
+/// otherwise. One batch.
+pub async fn access_channel_content(db: &D1Database, user: &UserRow, id: &str) -> ApiResult<ChannelViewRow> {
+    match channel_by_id(db, user, id).await?.0 {
+        Some(c) if can_access_channel_content(user, &c) => Ok(c),
+        _ => Err(ApiError::invalid_channel_id()),
+    }
 }
 
 /// The Channel object of a channel the user can see; "Invalid channel ID" otherwise. One

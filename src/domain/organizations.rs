@@ -7,6 +7,8 @@ pub const MIN_SUBDOMAIN_LENGTH: usize = 3;
 pub const MAX_SUBDOMAIN_LENGTH: usize = 40;
 /// Zulip's limit on an organization's name.
 pub const MAX_REALM_NAME_LENGTH: usize = 40;
+/// Zulip's limit on an organization's description.
+pub const MAX_REALM_DESCRIPTION_LENGTH: usize = 1000;
 /// Subdomains that name the service itself rather than an organization.
 const RESERVED_SUBDOMAINS: &[&str] = &["www", "api", "static", "admin", "mail", "chat", "app", "help", "status"];
 

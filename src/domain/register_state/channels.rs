@@ -72,7 +72,9 @@ pub(super) fn channel_state(user: &UserRow, data: &StateData, system: &SystemGro
     let global = (!req.capabilities.notification_settings_null).then_some(&global);
     let empty: Vec<i64> = Vec::new();
     let (mut subscribed, mut unsubscribed, mut never, mut streams) = (vec![], vec![], vec![], vec![]);
-    for c in &data.channels {
+    // Archived channels only for clients that know them (`archived_channels`), like Zulip.
+    let channels = data.channels.iter().filter(|c| c.is_archived == 0 || req.capabilities.archived_channels);
+    for c in channels {
         let subs = subscribers.get(&c.id).unwrap_or(&empty);
         let public = !c.is_private();
         let with_list = |list: Option<&[i64]>| {
@@ -99,7 +101,7 @@ pub(super) fn channel_state(user: &UserRow, data: &StateData, system: &SystemGro
             None => {}
         }
         let visible = c.subscribed() || (public && !user.is_guest()) || c.is_web_public != 0;
-        if visible && c.is_archived == 0 {
+        if visible {
             streams.push(with_list(None));
         }
     }

@@ -111,6 +111,7 @@ pub struct StateData {
     pub channel_folders: Vec<ChannelFolderRow>,
     pub playgrounds: Vec<PlaygroundRow>,
     pub realm_domains: Vec<crate::db::invites::RealmDomainRow>,
+    pub default_channel_ids: Vec<i64>,
 }
 
 impl StateData {
@@ -147,6 +148,8 @@ impl StateData {
         let channel_folders = batch.add(channel_folders::in_realm_stmt(db, realm_id)?);
         let playgrounds = batch.add(realm_playgrounds::in_realm_stmt(db, realm_id)?);
         let realm_domains = batch.add(crate::db::invites::realm_domains_stmt(db, realm_id)?);
+        let default_channels =
+            batch.add::<crate::db::default_channels::DefaultChannelRow>(crate::db::default_channels::in_realm_stmt(db, realm_id)?);
         let results = batch.run(db).await?;
         Ok(StateData {
             settings: results.first(settings)?.ok_or_else(|| crate::error::ApiError::internal("realm has no settings"))?,
@@ -178,6 +181,7 @@ impl StateData {
             channel_folders: results.rows(channel_folders)?,
             playgrounds: results.rows(playgrounds)?,
             realm_domains: results.rows(realm_domains)?,
+            default_channel_ids: results.rows(default_channels)?.into_iter().map(|r| r.channel_id).collect(),
         })
     }
 }

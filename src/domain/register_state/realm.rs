@@ -66,6 +66,11 @@ pub(super) fn realm_sections(
     if req.want("realm_bot") {
         state.insert("realm_bots".into(), json!(realm_bots(user, data)));
     }
+    if req.want("default_streams") {
+        // Guests are not told which channels are defaults, as in Zulip.
+        let ids: &[i64] = if user.is_guest() { &[] } else { &data.default_channel_ids };
+        state.insert("realm_default_streams".into(), json!(ids));
+    }
     if req.want("realm_domains") {
         let domains: Vec<Value> = data.realm_domains.iter().map(crate::domain::invites::realm_domain_dict).collect();
         state.insert("realm_domains".into(), json!(domains));
@@ -172,7 +177,6 @@ fn realm_constants() -> Map<String, Value> {
         "realm_signup_announcements_stream_id": -1,
         "realm_zulip_update_announcements_stream_id": -1,
         "realm_billing": {"has_pending_sponsorship_request": false},
-        "realm_default_streams": [],
         "realm_default_stream_groups": [],
         "realm_embedded_bots": [],
         "realm_incoming_webhook_bots": [],

@@ -1,0 +1,402 @@
+//! Changing a channel's own settings (`PATCH /streams/{stream_id}`), archiving and
+//! unarchiving it, and deleting one of its topics, with the events Zulip sends and the
+//! notification bot's messages in the channel's "channel events" topic.
+//!
+//! Every check runs before the first write, so a refused request changes nothing; the
+//! changes are then one write batch, followed by their events and notices in Zulip's order
+//! (access, unarchiving, description, name, folder).
+
+use serde_json::{json, Map, Value};
+
+use crate::actions::message_delete;
+use crate::actions::message_notifications::send_channel_notice;
+use crate::actions::message_send::PlannedChannel;
+use crate::context::RequestContext;
+use crate::db::batch::Batch;
+use crate::db::channel_folders::{self, ChannelFolderRow};
+use crate::db::channels::{self as q, ChannelIdRow, MemberRow};
+use crate::db::default_channels::{self, DefaultChannelRow};
+use crate::db::realm_settings::RealmSettingsRow;
+use crate::db::subscriptions::{self, ChannelViewRow, SubscriberRow, SystemGroupRow};
+use crate::db::users::UserRow;
+use crate::domain::channel_folders::invalid_folder_id;
+use crate::domain::channel_settings::{self as rules, ChannelAccess};
+use crate::domain::channels::{
+    access, access_channel, can_access_channel_content, check_channel_name, rendered_description, stream_dict, SystemGroups,
+};
+use crate::domain::ids::RealmId;
+use crate::domain::register_state::MAX_CHANNEL_DESCRIPTION_LENGTH;
+use crate::error::{ApiError, ApiResult};
+use crate::event_types::{CapabilityGate, StreamEvent, SubscriptionEvent};
+use crate::events::{send_event, Event, EventUser};
+
+/// The client capability that tells archiving apart from deletion.
+const ARCHIVED_CHANNELS: &str = "archived_channels";
+
+/// How many messages one `delete_topic` request deletes at most; `complete` says whether
+/// the topic is empty now (clients repeat the request until it is).
+const DELETE_TOPIC_BATCH: i64 = 500;
+
+/// What `PATCH /streams/{stream_id}` asks to change; `None`: leave as is.
+#[derive(Default)]
+pub struct ChannelChanges {
+    pub new_name: Option<String>,
+    pub description: Option<String>,
+    pub is_private: Option<bool>,
+    pub history_public_to_subscribers: Option<bool>,
+    pub is_web_public: Option<bool>,
+    /// As sent: `realm_default`, `unlimited` or a number of days.
+    pub message_retention_days: Option<String>,
+    pub is_archived: Option<bool>,
+    /// `Some(None)`: out of its folder.
+    pub folder_id: Option<Option<i64>>,
+}
+
+/// A channel and what the checks and events of a change to it need, read in one batch.
+struct ChannelState {
+    channel: ChannelViewRow,
+    members: Vec<MemberRow>,
+    subscribers: Vec<i64>,
+    groups: SystemGroups,
+    name_taken: bool,
+    folder: Option<Option<ChannelFolderRow>>,
+    /// The organization's default channels.
+    defaults: Vec<i64>,
+}
+
+async fn read_channel(
+    ctx: &RequestContext,
+    me: &UserRow,
+    id: &str,
+    new_name: Option<&str>,
+    folder_id: Option<i64>,
+) -> ApiResult<ChannelState> {
+    let db = &ctx.db;
+    let realm_id = me.realm_id;
+    let channel_id = crate::domain::channels::parse_channel_id(id)?;
+    let mut batch = Batch::new();
+    let channel = batch.add::<ChannelViewRow>(subscriptions::by_id_for_user_stmt(realm_id, me.id, channel_id)?.prepare(db)?);
+    let members = batch.add::<MemberRow>(q::active_members_stmt(db, realm_id)?);
+    let subscribers = batch.add::<SubscriberRow>(subscriptions::subscribers_stmt(db, realm_id, &format!("[{channel_id}]"))?);
+    let groups = batch.add::<SystemGroupRow>(subscriptions::system_groups_stmt(db, realm_id)?);
+    let named = new_name.map(|name| q::other_named_stmt(db, realm_id, channel_id, name)).transpose()?.map(|s| batch.add::<ChannelIdRow>(s));
+    let folder = folder_id.map(|f| channel_folders::by_id_stmt(db, realm_id, f)).transpose()?.map(|s| batch.add::<ChannelFolderRow>(s));
+    let defaults = batch.add::<DefaultChannelRow>(default_channels::in_realm_stmt(db, realm_id)?);
+    let results = batch.run(db).await?;
+    let channel = access_channel(me, results.first(channel)?)?;
+    Ok(ChannelState {
+        channel,
+        members: results.rows(members)?,
+        subscribers: results.rows(subscribers)?.into_iter().map(|s| s.user_id).collect(),
+        groups: SystemGroups::new(results.rows(groups)?),
+        name_taken: named.map(|slot| results.first(slot)).transpose()?.flatten().is_some(),
+        folder: folder.map(|slot| results.first(slot)).transpose()?,
+        defaults: results.rows(defaults)?.into_iter().map(|r| r.channel_id).collect(),
+    })
+}
+
+/// Channel administration is for the organization's administrators (this server's
+/// `can_administer_channel_group` is always nobody, as every channel object says).
+fn check_administer(me: &UserRow) -> ApiResult<()> {
+    if me.is_realm_admin() {
+        Ok(())
+    } else {
+        Err(ApiError::bad_request("You do not have permission to administer this channel."))
+    }
+}
+
+fn access_of(c: &ChannelViewRow) -> ChannelAccess {
+    ChannelAccess {
+        invite_only: c.is_private(),
+        history_public_to_subscribers: c.history_public_to_subscribers != 0,
+        is_web_public: c.is_web_public != 0,
+    }
+}
+
+/// A change, checked: only what differs from the channel as it is.
+#[derive(Default)]
+struct Plan {
+    access: Option<ChannelAccess>,
+    unarchive: bool,
+    description: Option<String>,
+    name: Option<String>,
+    folder: Option<Option<i64>>,
+}
+
+impl Plan {
+    fn is_empty(&self) -> bool {
+        self.access.is_none() && !self.unarchive && self.description.is_none() && self.name.is_none() && self.folder.is_none()
+    }
+}
+
+/// Zulip's checks of `PATCH /streams/{stream_id}`, in its order.
+fn check_changes(me: &UserRow, state: &ChannelState, changes: &ChannelChanges) -> ApiResult<Plan> {
+    let c = &state.channel;
+    check_administer(me)?;
+    let mut plan = Plan::default();
+    if changes.is_private.is_some() || changes.history_public_to_subscribers.is_some() || changes.is_web_public.is_some() {
+        let proposed =
+            rules::proposed_access(access_of(c), changes.is_private, changes.history_public_to_subscribers, changes.is_web_public)?;
+        if proposed.invite_only && state.defaults.contains(&c.id) {
+            return Err(ApiError::bad_request("A default channel cannot be private."));
+        }
+        if changes.is_private.is_some() && !can_access_channel_content(me, c) {
+            return Err(ApiError::bad_request("Channel content access is required."));
+        }
+        if changes.is_web_public == Some(true) {
+            return Err(ApiError::bad_request("Web-public channels are not enabled."));
+        }
+        plan.access = (proposed != access_of(c)).then_some(proposed);
+    }
+    if let Some(days) = &changes.message_retention_days {
+        check_retention(me, days)?;
+    }
+    if changes.is_archived == Some(false) {
+        if c.is_archived == 0 {
+            return Err(ApiError::bad_request("Channel is not currently deactivated"));
+        }
+        if c.is_private() && state.subscribers.is_empty() {
+            return Err(ApiError::bad_request("Channel is private and have no subscribers"));
+        }
+        plan.unarchive = true;
+    }
+    if let Some(description) = &changes.description {
+        if description.chars().count() as i64 > MAX_CHANNEL_DESCRIPTION_LENGTH {
+            return Err(ApiError::too_long("description", MAX_CHANNEL_DESCRIPTION_LENGTH));
+        }
+        let description = rules::one_line_description(description);
+        plan.description = (description != c.description).then_some(description);
+    }
+    if let Some(name) = &changes.new_name {
+        let name = name.trim();
+        check_channel_name(name)?;
+        if name == c.name {
+            return Err(ApiError::bad_request("Channel already has that name."));
+        }
+        if state.name_taken && !name.eq_ignore_ascii_case(&c.name) {
+            return Err(ApiError::bad_request("Channel name already in use."));
+        }
+        plan.name = Some(name.to_string());
+    }
+    if let Some(folder_id) = changes.folder_id {
+        if let Some(None) = state.folder {
+            return Err(invalid_folder_id());
+        }
+        plan.folder = (folder_id != c.folder_id).then_some(folder_id);
+    }
+    Ok(plan)
+}
+
+/// `message_retention_days`: owners only. This server keeps every message (Zulip's
+/// default, `realm_default`), and has no retention policies to set.
+fn check_retention(me: &UserRow, days: &str) -> ApiResult<()> {
+    if !me.role.is_at_least(crate::model::Role::Owner) {
+        return Err(ApiError::must_be_owner());
+    }
+    match days {
+        "realm_default" => Ok(()),
+        "unlimited" => Err(ApiError::bad_request("Message retention policies are not available on this server.")),
+        days if days.parse::<i64>().is_ok_and(|d| d > 0) => {
+            Err(ApiError::bad_request("Message retention policies are not available on this server."))
+        }
+        other => Err(ApiError::bad_request(format!("Bad value for 'message_retention_days': {other}"))),
+    }
+}
+
+/// `PATCH /streams/{stream_id}`: checks every change ([`check_changes`]), writes them in
+/// one batch, then sends their events and notices.
+pub async fn check_update_channel(ctx: &RequestContext, me: &UserRow, id: &str, changes: &ChannelChanges) -> ApiResult<()> {
+    let new_name = changes.new_name.as_deref().map(str::trim);
+    let state = read_channel(ctx, me, id, new_name, changes.folder_id.flatten()).await?;
+    let plan = check_changes(me, &state, changes)?;
+    if plan.is_empty() {
+        return Ok(());
+    }
+    let db = &ctx.db;
+    let (realm_id, channel_id) = (me.realm_id, state.channel.id);
+    let mut writes = Vec::new();
+    if let Some(a) = plan.access {
+        writes.push(q::set_access_stmt(db, realm_id, channel_id, a.invite_only, a.history_public_to_subscribers, a.is_web_public)?);
+    }
+    if plan.unarchive {
+        writes.push(q::set_archived_stmt(db, realm_id, channel_id, false)?);
+    }
+    if let Some(description) = &plan.description {
+        writes.push(q::set_description_stmt(db, realm_id, channel_id, description)?);
+    }
+    if let Some(name) = &plan.name {
+        writes.push(q::rename_stmt(db, realm_id, channel_id, name)?);
+    }
+    if let Some(folder) = plan.folder {
+        writes.push(subscriptions::set_folder_stmt(db, realm_id, channel_id, folder)?);
+    }
+    crate::db::run_batch(db, writes).await?;
+    announce_changes(ctx, me, &state, &plan).await
+}
+
+/// The channel as it is after the plan.
+fn changed(channel: &ChannelViewRow, plan: &Plan) -> ChannelViewRow {
+    let mut c = channel.clone();
+    if let Some(a) = plan.access {
+        c.invite_only = a.invite_only as i64;
+        c.history_public_to_subscribers = a.history_public_to_subscribers as i64;
+        c.is_web_public = a.is_web_public as i64;
+    }
+    if plan.unarchive {
+        c.is_archived = 0;
+    }
+    if let Some(description) = &plan.description {
+        c.description = description.clone();
+    }
+    if let Some(name) = &plan.name {
+        c.name = name.clone();
+    }
+    if let Some(folder) = plan.folder {
+        c.folder_id = folder;
+    }
+    c
+}
+
+fn users(ids: &[i64]) -> Vec<EventUser> {
+    ids.iter().copied().map(EventUser::plain).collect()
+}
+
+fn update_event(c: &ChannelViewRow, property: &'static str, value: Value, extra: Map<String, Value>, audience: CapabilityGate) -> Event {
+    Event::Stream(StreamEvent::Update { property, value, stream_id: c.id, name: c.name.clone(), extra, audience })
+}
+
+/// The events and notification-bot messages of a committed change, in Zulip's order.
+async fn announce_changes(ctx: &RequestContext, me: &UserRow, state: &ChannelState, plan: &Plan) -> ApiResult<()> {
+    let env = &ctx.env;
+    let realm_id = me.realm_id;
+    let before = &state.channel;
+    let after = changed(before, plan);
+    let settings = ctx.realm_state(realm_id).await?.settings.clone();
+    let audience = rules::metadata_audience(&state.members, &state.subscribers, after.is_private());
+    let notice_channel = PlannedChannel { id: after.id, name: after.name.clone(), recipient_id: after.recipient_id };
+    if let Some(new) = plan.access {
+        let old_audience = rules::metadata_audience(&state.members, &state.subscribers, before.is_private());
+        let newly: Vec<i64> = audience.iter().copied().filter(|u| !old_audience.contains(u)).collect();
+        if !newly.is_empty() {
+            let streams = vec![stream_dict(&after, &state.groups)];
+            send_event(env, realm_id, &Event::Stream(StreamEvent::Create { streams, audience: CapabilityGate::default() }), &users(&newly))
+                .await;
+            let peer_add =
+                Event::Subscription(SubscriptionEvent::PeerAdd { stream_ids: vec![after.id], user_ids: state.subscribers.clone() });
+            send_event(env, realm_id, &peer_add, &users(&newly)).await;
+        }
+        let mut extra = Map::new();
+        extra.insert("history_public_to_subscribers".into(), json!(new.history_public_to_subscribers));
+        extra.insert("is_web_public".into(), json!(new.is_web_public));
+        let rest: Vec<i64> = audience.iter().copied().filter(|u| !newly.contains(u)).collect();
+        let event = update_event(before, "invite_only", json!(new.invite_only), extra, CapabilityGate::default());
+        send_event(env, realm_id, &event, &users(&rest)).await;
+        let content = rules::access_notice(me, access_of(before), new);
+        send_channel_notice(ctx, me, &settings, notice_channel.clone(), content).await?;
+    }
+    if plan.unarchive {
+        announce_archiving(ctx, me, &settings, &after, &state.groups, &audience, false).await?;
+    }
+    if let Some(description) = &plan.description {
+        let mut extra = Map::new();
+        extra.insert("rendered_description".into(), json!(rendered_description(description)));
+        let event = update_event(before, "description", json!(description), extra, CapabilityGate::default());
+        send_event(env, realm_id, &event, &users(&audience)).await;
+        let content = rules::description_notice(me, &before.description, description);
+        send_channel_notice(ctx, me, &settings, notice_channel.clone(), content).await?;
+    }
+    if let Some(name) = &plan.name {
+        let event = update_event(before, "name", json!(name), Map::new(), CapabilityGate::default());
+        send_event(env, realm_id, &event, &users(&audience)).await;
+        send_channel_notice(ctx, me, &settings, notice_channel.clone(), rules::rename_notice(me, &before.name, name)).await?;
+    }
+    if let Some(folder) = plan.folder {
+        let event = update_event(&after, "folder_id", json!(folder), Map::new(), CapabilityGate::default());
+        send_event(env, realm_id, &event, &users(&audience)).await;
+    }
+    Ok(())
+}
+
+/// Archiving's (or unarchiving's) events and notice: clients that know archived channels
+/// hear of an `update` of `is_archived`, others of the channel's `delete` (or `create`).
+async fn announce_archiving(
+    ctx: &RequestContext,
+    me: &UserRow,
+    settings: &RealmSettingsRow,
+    channel: &ChannelViewRow,
+    groups: &SystemGroups,
+    audience: &[i64],
+    archived: bool,
+) -> ApiResult<()> {
+    let (env, realm_id) = (&ctx.env, me.realm_id);
+    let update = update_event(channel, "is_archived", json!(archived), Map::new(), CapabilityGate::with(ARCHIVED_CHANNELS));
+    send_event(env, realm_id, &update, &users(audience)).await;
+    let legacy = CapabilityGate::without(ARCHIVED_CHANNELS);
+    let legacy = if archived {
+        StreamEvent::Delete { streams: vec![json!({ "stream_id": channel.id })], stream_ids: vec![channel.id], audience: legacy }
+    } else {
+        StreamEvent::Create { streams: vec![stream_dict(channel, groups)], audience: legacy }
+    };
+    send_event(env, realm_id, &Event::Stream(legacy), &users(audience)).await;
+    let content = if archived { rules::archive_notice(&channel.name) } else { rules::unarchive_notice(&channel.name) };
+    let notice_channel = PlannedChannel { id: channel.id, name: channel.name.clone(), recipient_id: channel.recipient_id };
+    send_channel_notice(ctx, me, settings, notice_channel, content).await?;
+    Ok(())
+}
+
+/// `DELETE /streams/{stream_id}`: archives a channel (administrators; "Channel is already
+/// deactivated" for an archived one), taking it out of the default channels. Its messages
+/// and subscriptions stay; nobody can send to it until it is unarchived.
+pub async fn check_archive_channel(ctx: &RequestContext, me: &UserRow, id: &str) -> ApiResult<()> {
+    let state = read_channel(ctx, me, id, None, None).await?;
+    check_administer(me)?;
+    let channel = &state.channel;
+    if channel.is_archived != 0 {
+        return Err(ApiError::bad_request("Channel is already deactivated"));
+    }
+    // An archived channel is no default channel any more.
+    let was_default = state.defaults.contains(&channel.id);
+    let mut writes = vec![q::set_archived_stmt(&ctx.db, me.realm_id, channel.id, true)?];
+    if was_default {
+        writes.push(default_channels::remove_stmt(&ctx.db, me.realm_id, channel.id)?);
+    }
+    crate::db::run_batch(&ctx.db, writes).await?;
+    if was_default {
+        let defaults = state.defaults.iter().copied().filter(|id| *id != channel.id).collect();
+        crate::actions::default_channels::notify_default_channels(&ctx.env, me.realm_id, defaults, &state.members).await;
+    }
+    let mut archived = channel.clone();
+    archived.is_archived = 1;
+    let audience = rules::metadata_audience(&state.members, &state.subscribers, channel.is_private());
+    let settings = ctx.realm_state(me.realm_id).await?.settings.clone();
+    announce_archiving(ctx, me, &settings, &archived, &state.groups, &audience, true).await
+}
+
+/// `POST /streams/{stream_id}/delete_topic`: deletes the newest [`DELETE_TOPIC_BATCH`]
+/// messages of the topic the administrator can see (one read, one deletion batch, its
+/// `delete_message` event). Answers whether the topic is now empty for them (`complete`).
+pub async fn check_delete_topic(ctx: &RequestContext, me: &UserRow, id: &str, topic: &str) -> ApiResult<bool> {
+    if !me.is_realm_admin() {
+        return Err(ApiError::must_be_admin());
+    }
+    let db = &ctx.db;
+    let channel_id = crate::domain::channels::parse_channel_id(id)?;
+    let settings = ctx.realm_state(me.realm_id).await?.settings.clone();
+    let topic = if topic == settings.empty_topic_display_name { "" } else { topic };
+    let channel: Option<ChannelViewRow> =
+        crate::db::first(subscriptions::by_id_for_user_stmt(me.realm_id, me.id, channel_id)?.prepare(db)?).await?;
+    let channel = match channel {
+        Some(c) if can_access_channel_content(me, &c) => c,
+        _ => return Err(ApiError::invalid_channel_id()),
+    };
+    let all_history = access::can_read_history(me, channel.subscribed(), channel.is_private(), channel.history_public_to_subscribers != 0);
+    let stmt = q::topic_message_ids_stmt(db, me.realm_id, channel.recipient_id, topic, me.id, all_history, DELETE_TOPIC_BATCH)?;
+    let ids: Vec<i64> = crate::db::all::<ChannelIdRow>(stmt).await?.into_iter().map(|r| r.id).collect();
+    if !ids.is_empty() {
+        let mut batch = Batch::new();
+        let pending = message_delete::add_deletion(&mut batch, db, RealmId(me.realm_id), &ids, Some(channel.id))?;
+        let results = batch.run(db).await?;
+        message_delete::finish_deletion(ctx, RealmId(me.realm_id), &results, pending).await?;
+    }
+    Ok((ids.len() as i64) < DELETE_TOPIC_BATCH)
+}

@@ -1,0 +1,90 @@
+//! `channels`: the writes of a channel's own settings (name, description, access,
+//! archiving) and the reads their checks need. Channels as one user sees them are in
+//! [`super::subscriptions`].
+
+use serde::Deserialize;
+use worker::{query, D1Database, D1PreparedStatement, Result};
+
+use crate::model::Role;
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct ChannelIdRow {
+    pub id: i64,
+}
+
+/// An active user of the organization and their role.
+#[derive(Debug, Clone, Deserialize)]
+pub struct MemberRow {
+    pub id: i64,
+    pub role: Role,
+}
+
+/// The organization's active users (bots too) with their roles.
+pub fn active_members_stmt(db: &D1Database, realm_id: i64) -> Result<D1PreparedStatement> {
+    query!(db, "SELECT id, role FROM users WHERE realm_id = ?1 AND is_active = 1 ORDER BY id", realm_id)
+}
+
+/// Another channel of the organization named `name` (any case; archived ones too, as their
+/// names stay taken).
+pub fn other_named_stmt(db: &D1Database, realm_id: i64, channel_id: i64, name: &str) -> Result<D1PreparedStatement> {
+    query!(db, "SELECT id FROM channels WHERE realm_id = ?1 AND id != ?2 AND name = ?3 COLLATE NOCASE", realm_id, channel_id, name)
+}
+
+pub fn rename_stmt(db: &D1Database, realm_id: i64, channel_id: i64, name: &str) -> Result<D1PreparedStatement> {
+    query!(db, "UPDATE channels SET name = ?3 WHERE realm_id = ?1 AND id = ?2", realm_id, channel_id, name)
+}
+
+pub fn set_description_stmt(db: &D1Database, realm_id: i64, channel_id: i64, description: &str) -> Result<D1PreparedStatement> {
+    query!(db, "UPDATE channels SET description = ?3 WHERE realm_id = ?1 AND id = ?2", realm_id, channel_id, description)
+}
+
+/// A channel's access settings: private (`invite_only`), history, web-public.
+pub fn set_access_stmt(
+    db: &D1Database,
+    realm_id: i64,
+    channel_id: i64,
+    invite_only: bool,
+    history_public_to_subscribers: bool,
+    is_web_public: bool,
+) -> Result<D1PreparedStatement> {
+    query!(
+        db,
+        "UPDATE channels SET invite_only = ?3, history_public_to_subscribers = ?4, is_web_public = ?5 \
+         WHERE realm_id = ?1 AND id = ?2",
+        realm_id,
+        channel_id,
+        invite_only as i64,
+        history_public_to_subscribers as i64,
+        is_web_public as i64
+    )
+}
+
+pub fn set_archived_stmt(db: &D1Database, realm_id: i64, channel_id: i64, archived: bool) -> Result<D1PreparedStatement> {
+    query!(db, "UPDATE channels SET is_archived = ?3 WHERE realm_id = ?1 AND id = ?2", realm_id, channel_id, archived as i64)
+}
+
+/// The newest `limit` messages of a topic (any case) of the channel with recipient
+/// `recipient_id` that `user_id` can see: every one when the channel's history is open to
+/// them (`all_history`), otherwise those they received.
+pub fn topic_message_ids_stmt(
+    db: &D1Database,
+    realm_id: i64,
+    recipient_id: i64,
+    topic: &str,
+    user_id: i64,
+    all_history: bool,
+    limit: i64,
+) -> Result<D1PreparedStatement> {
+    query!(
+        db,
+        "SELECT m.id FROM messages m WHERE m.realm_id = ?1 AND m.recipient_id = ?2 AND m.topic = ?3 COLLATE NOCASE \
+         AND (?5 = 1 OR EXISTS (SELECT 1 FROM user_messages um WHERE um.message_id = m.id AND um.user_id = ?4)) \
+         ORDER BY m.id DESC LIMIT ?6",
+        realm_id,
+        recipient_id,
+        topic,
+        user_id,
+        all_history as i64,
+        limit
+    )
+}

@@ -1,0 +1,168 @@
+//! The rules of changing a channel's settings (`PATCH /streams/{stream_id}`, archiving):
+//! which access combinations are valid, and what the notification bot says about each
+//! change in the channel's "channel events" topic. Pure.
+
+use crate::db::channels::MemberRow;
+use crate::db::users::UserRow;
+use crate::domain::message_edit::silent_mention;
+use crate::error::{ApiError, ApiResult};
+use crate::model::Role;
+
+/// Zulip's topic of the notification bot's messages about a channel's own changes.
+pub const CHANNEL_EVENTS_TOPIC: &str = "channel events";
+
+/// Who may read a channel: its three access settings.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ChannelAccess {
+    pub invite_only: bool,
+    pub history_public_to_subscribers: bool,
+    pub is_web_public: bool,
+}
+
+/// The access settings a request asks for, Zulip's way: what it leaves out keeps its value,
+/// except that making a channel private or public without saying `history_public_to_subscribers`
+/// gives it the history of its kind (protected for private, public for public). Web-public
+/// channels are public with public history, and public channels have public history;
+/// anything else is "Invalid parameters".
+pub fn proposed_access(
+    current: ChannelAccess,
+    is_private: Option<bool>,
+    history_public_to_subscribers: Option<bool>,
+    is_web_public: Option<bool>,
+) -> ApiResult<ChannelAccess> {
+    let invite_only = is_private.unwrap_or(current.invite_only);
+    let is_web_public = is_web_public.unwrap_or(current.is_web_public);
+    let history_public_to_subscribers = match (history_public_to_subscribers, is_private) {
+        (Some(history), _) => history,
+        (None, Some(private)) => !private,
+        (None, None) => current.history_public_to_subscribers,
+    };
+    // Web-public channels are public with public history; public ones have public history.
+    let web_public_valid = !is_web_public || (!invite_only && history_public_to_subscribers);
+    let public_valid = invite_only || history_public_to_subscribers;
+    let invalid = !(web_public_valid && public_valid);
+    if invalid {
+        return Err(ApiError::bad_request("Invalid parameters"));
+    }
+    Ok(ChannelAccess { invite_only, history_public_to_subscribers, is_web_public })
+}
+
+/// The active users who can see that a channel exists with this privacy (the audience of
+/// its `stream` events): everyone but guests for a public channel, administrators, and its
+/// subscribers.
+pub fn metadata_audience(users: &[MemberRow], subscribers: &[i64], invite_only: bool) -> Vec<i64> {
+    users
+        .iter()
+        .filter(|u| (!invite_only && u.role != Role::Guest) || u.role.is_at_least(Role::Administrator) || subscribers.contains(&u.id))
+        .map(|u| u.id)
+        .collect()
+}
+
+/// Zulip's name of an access combination, as the notification bot writes it.
+pub fn access_policy_name(access: ChannelAccess) -> &'static str {
+    match access {
+        ChannelAccess { is_web_public: true, .. } => "Web-public",
+        ChannelAccess { invite_only: false, .. } => "Public",
+        ChannelAccess { history_public_to_subscribers: true, .. } => "Private, shared history",
+        ChannelAccess { history_public_to_subscribers: false, .. } => "Private, protected history",
+    }
+}
+
+/// A channel's description as Zulip stores it: one line (newlines become spaces).
+pub fn one_line_description(description: &str) -> String {
+    description.replace('\n', " ")
+}
+
+pub fn rename_notice(actor: &UserRow, old_name: &str, new_name: &str) -> String {
+    format!("{} renamed channel **{old_name}** to **{new_name}**.", silent_mention(actor))
+}
+
+pub fn description_notice(actor: &UserRow, old: &str, new: &str) -> String {
+    let shown = |d: &str| if d.is_empty() { "*No description.*".to_string() } else { d.to_string() };
+    format!(
+        "{} changed the description for this channel.\n\n* **Old description:**\n```` quote\n{}\n````\n* **New description:**\n```` quote\n{}\n````",
+        silent_mention(actor),
+        shown(old),
+        shown(new)
+    )
+}
+
+pub fn access_notice(actor: &UserRow, old: ChannelAccess, new: ChannelAccess) -> String {
+    format!(
+        "{} changed the [access permissions](/help/channel-permissions) for this channel from **{}** to **{}**.",
+        silent_mention(actor),
+        access_policy_name(old),
+        access_policy_name(new)
+    )
+}
+
+pub fn archive_notice(name: &str) -> String {
+    format!("Channel {name} has been archived.")
+}
+
+pub fn unarchive_notice(name: &str) -> String {
+    format!("Channel {name} un-archived.")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const PUBLIC: ChannelAccess = ChannelAccess { invite_only: false, history_public_to_subscribers: true, is_web_public: false };
+    const PROTECTED: ChannelAccess = ChannelAccess { invite_only: true, history_public_to_subscribers: false, is_web_public: false };
+    const SHARED: ChannelAccess = ChannelAccess { invite_only: true, history_public_to_subscribers: true, is_web_public: false };
+
+    #[test]
+    fn making_a_channel_private_protects_its_history_unless_told_otherwise() {
+        assert_eq!(proposed_access(PUBLIC, Some(true), None, None).unwrap(), PROTECTED);
+        assert_eq!(proposed_access(PUBLIC, Some(true), Some(true), None).unwrap(), SHARED);
+        assert_eq!(proposed_access(PROTECTED, Some(false), None, None).unwrap(), PUBLIC);
+        assert_eq!(proposed_access(PROTECTED, None, Some(true), None).unwrap(), SHARED);
+    }
+
+    #[test]
+    fn public_channels_keep_public_history_and_web_public_ones_stay_public() {
+        let invalid = |r: ApiResult<ChannelAccess>| r.unwrap_err().msg == "Invalid parameters";
+        assert!(invalid(proposed_access(PUBLIC, None, Some(false), None)));
+        assert!(invalid(proposed_access(PUBLIC, Some(false), Some(false), None)));
+        assert!(invalid(proposed_access(PROTECTED, None, None, Some(true))));
+        assert!(invalid(proposed_access(SHARED, None, None, Some(true))));
+    }
+
+    #[test]
+    fn a_private_channel_is_seen_by_its_subscribers_and_administrators() {
+        let users = [
+            MemberRow { id: 1, role: Role::Owner },
+            MemberRow { id: 2, role: Role::Member },
+            MemberRow { id: 3, role: Role::Guest },
+            MemberRow { id: 4, role: Role::Moderator },
+        ];
+        assert_eq!(metadata_audience(&users, &[4], true), vec![1, 4]);
+        assert_eq!(metadata_audience(&users, &[3], false), vec![1, 2, 3, 4]);
+        assert_eq!(metadata_audience(&users, &[], false), vec![1, 2, 4]);
+    }
+
+    #[test]
+    fn access_policies_have_zulips_names() {
+        assert_eq!(access_policy_name(PUBLIC), "Public");
+        assert_eq!(access_policy_name(PROTECTED), "Private, protected history");
+        assert_eq!(access_policy_name(SHARED), "Private, shared history");
+        assert_eq!(access_policy_name(ChannelAccess { is_web_public: true, ..PUBLIC }), "Web-public");
+    }
+
+    #[test]
+    fn notices_mention_the_actor_silently() {
+        let iago = UserRow { id: 5, full_name: "Iago".into(), role: Role::Administrator, ..UserRow::default() };
+        assert_eq!(rename_notice(&iago, "old", "new"), "@_**Iago|5** renamed channel **old** to **new**.");
+        assert_eq!(
+            description_notice(&iago, "", "New"),
+            "@_**Iago|5** changed the description for this channel.\n\n* **Old description:**\n```` quote\n*No description.*\n````\n\
+             * **New description:**\n```` quote\nNew\n````"
+        );
+        assert_eq!(
+            access_notice(&iago, PUBLIC, PROTECTED),
+            "@_**Iago|5** changed the [access permissions](/help/channel-permissions) for this channel from **Public** to \
+             **Private, protected history**."
+        );
+    }
+}
