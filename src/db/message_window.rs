@@ -4,6 +4,8 @@
 //! messages the caller received are in scope; with one, the channel's history the caller
 //! may read.
 
+use std::collections::HashMap;
+
 use serde::Deserialize;
 use serde_json::Value;
 use wasm_bindgen::JsValue;
@@ -35,6 +37,8 @@ pub struct WindowRequest<'a> {
     pub include_anchor: bool,
     /// The realm's name of the empty topic (a topic operand naming it means "").
     pub empty_topic_display_name: &'a str,
+    /// Read what a search term matched in each message (for `match_content`).
+    pub with_matches: bool,
 }
 
 /// The selected messages, oldest first, each with the caller's flags (`None`: no row).
@@ -46,7 +50,23 @@ pub struct Window {
     pub found_oldest: bool,
     /// The narrow has a search term (messages get `match_content` / `match_subject`).
     pub has_search: bool,
+    /// What the search matched in each selected message, by message id.
+    pub matches: HashMap<i64, SearchMatch>,
 }
+
+/// A message's content and topic as the search index read them, each match between
+/// [`MATCH_START`] and [`MATCH_END`] (FTS5's `highlight()`).
+#[derive(Debug, Clone, Deserialize)]
+pub struct SearchMatch {
+    pub id: i64,
+    pub content: Option<String>,
+    pub topic: Option<String>,
+}
+
+/// The marks around a match in [`SearchMatch`]: control characters, which no message's
+/// text carries into its rendering.
+pub const MATCH_START: char = '\u{1}';
+pub const MATCH_END: char = '\u{2}';
 
 #[derive(Deserialize)]
 struct FlagsRow {
@@ -72,6 +92,7 @@ pub struct PendingWindow {
     num_after: i64,
     include_anchor: bool,
     has_search: bool,
+    matches: Option<Slot<SearchMatch>>,
     /// The messages the window may show (the selected ones and at most three neighbours).
     set: MessageSet,
 }
@@ -121,8 +142,29 @@ pub fn add_window(batch: &mut Batch, db: &D1Database, me: &UserRow, req: &Window
     let before = batch.add(db.prepare(&before_sql).bind(&params)?);
     let after = batch.add(db.prepare(&after_sql).bind(&params)?);
     let set_columns = "id, sender_id, recipient_type, recipient_type_id, channel_id";
-    let set =
-        MessageSet { sql: format!("SELECT {set_columns} FROM ({before_sql}) UNION ALL SELECT {set_columns} FROM ({after_sql})"), params };
+    let set_sql = format!("SELECT {set_columns} FROM ({before_sql}) UNION ALL SELECT {set_columns} FROM ({after_sql})");
+    let matches = match sql.search_query.as_ref().filter(|_| req.with_matches) {
+        Some(query) => {
+            let mut match_params = params.clone();
+            match_params.push(JsValue::from_str(query));
+            let q = match_params.len();
+            let (start, end) = (MATCH_START as u32, MATCH_END as u32);
+            let marked = |column: usize| format!("highlight(messages_fts, {column}, char({start}), char({end}))");
+            Some(
+                batch.add(
+                    db.prepare(format!(
+                        "SELECT rowid AS id, {} AS content, {} AS topic FROM messages_fts \
+                 WHERE messages_fts MATCH ?{q} AND rowid IN (SELECT id FROM ({set_sql}))",
+                        marked(0),
+                        marked(1)
+                    ))
+                    .bind(&match_params)?,
+                ),
+            )
+        }
+        None => None,
+    };
+    let set = MessageSet { sql: set_sql, params };
     Ok(PendingWindow {
         anchor: anchor_slot,
         anchor_id,
@@ -132,6 +174,7 @@ pub fn add_window(batch: &mut Batch, db: &D1Database, me: &UserRow, req: &Window
         num_after: req.num_after,
         include_anchor: req.include_anchor,
         has_search: sql.has_search,
+        matches,
         set,
     })
 }
@@ -171,6 +214,7 @@ impl PendingWindow {
                 }
             }
         }
-        Ok(Window { rows, anchor, found_anchor, found_newest: later <= self.num_after, found_oldest, has_search: self.has_search })
+        let matches = results.rows_if_added(self.matches)?.into_iter().map(|m| (m.id, m)).collect();
+        Ok(Window { rows, anchor, found_anchor, found_newest: later <= self.num_after, found_oldest, has_search: self.has_search, matches })
     }
 }
