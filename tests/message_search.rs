@@ -226,3 +226,16 @@ fn search_works_in_an_organization_of_the_second_database() {
     send_to_channel(&king, &name, "t", "calm weather");
     assert_eq!(found_in(&king, &name, "storm"), vec![hit]);
 }
+
+#[test]
+fn several_search_terms_all_apply_and_a_negated_one_excludes() {
+    let hamlet = Client::dev("hamlet@zulip.com");
+    let name = unique("search-terms");
+    create_channel(&hamlet, &name, &[], &[]);
+    let both = send_to_channel(&hamlet, &name, "t", "green tea");
+    let tea = send_to_channel(&hamlet, &name, "t", "black tea");
+    send_to_channel(&hamlet, &name, "t", "green grass");
+    assert_eq!(ids(&search(&hamlet, json!([["channel", name], ["search", "tea"], ["search", "green"]]))), vec![both]);
+    let without_green = json!([["channel", name], ["search", "tea"], {"operator": "search", "operand": "green", "negated": true}]);
+    assert_eq!(ids(&search(&hamlet, without_green)), vec![tea]);
+}

@@ -78,9 +78,19 @@ struct IdRow {
     id: Option<i64>,
 }
 
-const FROM: &str = "FROM messages m JOIN recipients rc ON rc.id = m.recipient_id \
+const JOINS: &str = "JOIN recipients rc ON rc.id = m.recipient_id \
     LEFT JOIN user_messages um ON um.message_id = m.id AND um.user_id = ?2 \
     LEFT JOIN channels c ON c.id = m.channel_id";
+
+/// The tables a window reads and the id it orders by. A search reads the index first
+/// (CROSS JOIN fixes that order) in its own rowid order, so the newest matches come first
+/// and the LIMIT stops the read.
+fn from_and_order(search_param: Option<&str>) -> (String, &'static str) {
+    match search_param {
+        Some(_) => (format!("FROM messages_fts f CROSS JOIN messages m ON m.id = f.rowid {JOINS}"), "f.rowid"),
+        None => (format!("FROM messages m {JOINS}"), "m.id"),
+    }
+}
 
 /// The window's statements, added to a batch; [`PendingWindow::take`] reads them.
 pub struct PendingWindow {
@@ -106,6 +116,10 @@ pub fn add_window(batch: &mut Batch, db: &D1Database, me: &UserRow, req: &Window
     let access = if sql.has_channel { ACCESS_CONDITION } else { "um.user_id IS NOT NULL" };
     let mut conditions = vec!["m.realm_id = ?1".to_string(), access.to_string()];
     conditions.extend(sql.conditions.iter().cloned());
+    if let Some(p) = &sql.search_param {
+        conditions.push(format!("f.messages_fts MATCH {p}"));
+    }
+    let (from, order) = from_and_order(sql.search_param.as_deref());
     let where_clause = conditions.join(" AND ");
     let mut params = vec![
         JsValue::from_f64(me.realm_id as f64),
@@ -119,7 +133,7 @@ pub fn add_window(batch: &mut Batch, db: &D1Database, me: &UserRow, req: &Window
     // The oldest unread message of the narrow (the subquery's own aliases shadow the outer
     // query's); null when there is none.
     let first_unread =
-        format!("(SELECT MIN(m.id) {FROM} WHERE {where_clause} AND m.id > ?{last} AND um.user_id IS NOT NULL AND (um.flags & {READ}) = 0)");
+        format!("(SELECT MIN(m.id) {from} WHERE {where_clause} AND m.id > ?{last} AND um.user_id IS NOT NULL AND (um.flags & {READ}) = 0)");
     let (anchor_id, anchor) = match req.anchor {
         Anchor::Id(id) => (id, format!("?{last}")),
         // Past every message when nothing is unread (a JavaScript number cannot carry that
@@ -128,11 +142,11 @@ pub fn add_window(batch: &mut Batch, db: &D1Database, me: &UserRow, req: &Window
     };
     params.push(JsValue::from_f64(anchor_id as f64));
     let before_sql = format!(
-        "SELECT {COLUMNS}, um.flags AS um_flags {FROM} WHERE {where_clause} AND m.id < {anchor} ORDER BY m.id DESC LIMIT {}",
+        "SELECT {COLUMNS}, um.flags AS um_flags {from} WHERE {where_clause} AND {order} < {anchor} ORDER BY {order} DESC LIMIT {}",
         req.num_before + 1
     );
     let after_sql = format!(
-        "SELECT {COLUMNS}, um.flags AS um_flags {FROM} WHERE {where_clause} AND m.id >= {anchor} ORDER BY m.id ASC LIMIT {}",
+        "SELECT {COLUMNS}, um.flags AS um_flags {from} WHERE {where_clause} AND {order} >= {anchor} ORDER BY {order} ASC LIMIT {}",
         req.num_after + 2
     );
     let anchor_slot = match req.anchor {
@@ -143,22 +157,19 @@ pub fn add_window(batch: &mut Batch, db: &D1Database, me: &UserRow, req: &Window
     let after = batch.add(db.prepare(&after_sql).bind(&params)?);
     let set_columns = "id, sender_id, recipient_type, recipient_type_id, channel_id";
     let set_sql = format!("SELECT {set_columns} FROM ({before_sql}) UNION ALL SELECT {set_columns} FROM ({after_sql})");
-    let matches = match sql.search_query.as_ref().filter(|_| req.with_matches) {
-        Some(query) => {
-            let mut match_params = params.clone();
-            match_params.push(JsValue::from_str(query));
-            let q = match_params.len();
+    let matches = match sql.search_param.as_ref().filter(|_| req.with_matches) {
+        Some(p) => {
             let (start, end) = (MATCH_START as u32, MATCH_END as u32);
             let marked = |column: usize| format!("highlight(messages_fts, {column}, char({start}), char({end}))");
             Some(
                 batch.add(
                     db.prepare(format!(
                         "SELECT rowid AS id, {} AS content, {} AS topic FROM messages_fts \
-                 WHERE messages_fts MATCH ?{q} AND rowid IN (SELECT id FROM ({set_sql}))",
+                 WHERE messages_fts MATCH {p} AND rowid IN (SELECT id FROM ({set_sql}))",
                         marked(0),
                         marked(1)
                     ))
-                    .bind(&match_params)?,
+                    .bind(&params)?,
                 ),
             )
         }

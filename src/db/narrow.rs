@@ -44,8 +44,14 @@ pub struct NarrowSql {
     pub has_channel: bool,
     /// A search term is present (messages get `match_content` / `match_subject`).
     pub has_search: bool,
-    /// The FTS5 query of the positive search terms, for highlighting what they matched.
+    /// The FTS5 query of the positive search terms (all of them, one query).
     pub search_query: Option<String>,
+    /// Where that query is bound ("?N"): the caller joins the index on it, driving the
+    /// read from the index in id order (a condition on `messages` would make SQLite read
+    /// every match, or every message, before the newest ones).
+    pub search_param: Option<String>,
+    /// The index of that value in `params`.
+    search_at: usize,
 }
 
 impl NarrowSql {
@@ -54,6 +60,21 @@ impl NarrowSql {
         let p = format!("?{}", self.next);
         self.next += 1;
         p
+    }
+    /// Adds a positive search's keywords to the one search query.
+    fn add_search(&mut self, query: String) {
+        match self.search_query.take() {
+            Some(earlier) => {
+                let combined = format!("{earlier} {query}");
+                self.params[self.search_at] = SqlValue::text(&combined);
+                self.search_query = Some(combined);
+            }
+            None => {
+                self.search_at = self.params.len();
+                self.search_param = Some(self.param(SqlValue::text(&query)));
+                self.search_query = Some(query);
+            }
+        }
     }
     fn push(&mut self, condition: String, negated: bool) {
         self.conditions.push(if negated { format!("NOT ({condition})") } else { condition });
@@ -78,6 +99,8 @@ pub fn narrow_sql(terms: &[Term], realm_id: i64, user_id: i64, empty_topic_displ
         has_channel: false,
         has_search: false,
         search_query: None,
+        search_param: None,
+        search_at: 0,
     };
     let realm = realm_id as f64;
     for term in terms {
@@ -113,13 +136,11 @@ pub fn narrow_sql(terms: &[Term], realm_id: i64, user_id: i64, empty_topic_displ
                 sql.has_search = true;
                 // An operand with no keyword (blank) narrows nothing, as before the index.
                 if let Some(query) = fts_query(&operand_str(term)?) {
-                    let p = sql.param(SqlValue::text(&query));
-                    sql.push(format!("m.id IN (SELECT rowid FROM messages_fts WHERE messages_fts MATCH {p})"), term.negated);
-                    if !term.negated {
-                        sql.search_query = Some(match sql.search_query.take() {
-                            Some(earlier) => format!("{earlier} {query}"),
-                            None => query,
-                        });
+                    if term.negated {
+                        let p = sql.param(SqlValue::text(&query));
+                        sql.push(format!("m.id IN (SELECT rowid FROM messages_fts WHERE messages_fts MATCH {p})"), true);
+                    } else {
+                        sql.add_search(query);
                     }
                 }
             }
@@ -315,12 +336,13 @@ mod tests {
 
     #[test]
     fn search_binds_one_fts_query_of_quoted_keywords() {
-        let sql = sql_of(json!([["search", "50%_off NEAR(x) OR \"lunch plans\""]])).unwrap();
+        let sql = sql_of(json!([["search", "50%_off NEAR(x) OR \"lunch plans\""], ["topic", "t"], ["search", "more"]])).unwrap();
         assert!(sql.has_search);
-        assert_eq!(sql.conditions, vec!["m.id IN (SELECT rowid FROM messages_fts WHERE messages_fts MATCH ?3)".to_string()]);
-        let query = "\"50%_off\" \"NEAR(x)\" \"OR\" \"lunch plans\"";
-        assert_eq!(sql.params, vec![SqlValue::text(query)]);
+        assert_eq!(sql.search_param.as_deref(), Some("?3"));
+        let query = "\"50%_off\" \"NEAR(x)\" \"OR\" \"lunch plans\" \"more\"";
+        assert_eq!(sql.params, vec![SqlValue::text(query), SqlValue::text("t")]);
         assert_eq!(sql.search_query.as_deref(), Some(query));
+        assert_eq!(sql.conditions.len(), 1, "only the topic is a condition: {:?}", sql.conditions);
     }
 
     #[test]
@@ -329,6 +351,7 @@ mod tests {
         assert_eq!(sql.conditions.len(), 1);
         assert!(sql.conditions[0].starts_with("NOT (m.id IN"), "{:?}", sql.conditions);
         assert_eq!(sql.search_query, None);
+        assert_eq!(sql.search_param, None);
     }
 
     #[test]
