@@ -268,14 +268,24 @@ fn main() {
     }
     api.ok("POST", "/dev_bench/d1_batch", None, &[]);
 
-    // `BENCH_ONLY=fan_out`: only the fan-out figures (for profiling them).
-    let only_fan_out = std::env::var("BENCH_ONLY").is_ok_and(|v| v == "fan_out");
+    // `BENCH_ONLY=fan_out` or `search`: only those figures (for profiling them).
+    let only = std::env::var("BENCH_ONLY").unwrap_or_default();
+    if only == "search" {
+        search_figures(&base, &api, &hamlet, &mut figures);
+        print_table(&figures);
+        return;
+    }
+    let only_fan_out = only == "fan_out";
     let reads_ms = if only_fan_out {
         f64::NAN
     } else {
         eprintln!("measuring reads ...");
         request_figures(&base, &api, &[&hamlet, &othello], channel_id, message_id, &send, &mut figures)
     };
+
+    if !only_fan_out {
+        search_figures(&base, &api, &hamlet, &mut figures);
+    }
 
     eprintln!("measuring fan-out ...");
     let mut registrations_ms = None;
@@ -669,4 +679,73 @@ impl ServerFanOut {
             base,
         );
     }
+}
+
+/// Sizes of the organization's history the search figures are measured at.
+const SEARCH_SIZES: [usize; 2] = [10_000, 100_000];
+
+/// Keyword search over a channel seeded straight into the local D1 (through the API it
+/// would take hours) up to each of [`SEARCH_SIZES`], beside the plain newest-100 read of
+/// the same channel in the same run: a keyword in one message of ten ("reports", 1,000
+/// then 10,000 matches) and one in one of a thousand ("needle").
+fn search_figures(base: &str, api: &Api, hamlet: &User, figures: &mut Vec<Figure>) {
+    let name = format!("bench search {}", std::process::id());
+    let subscriptions = serde_json::json!([{ "name": name }]).to_string();
+    api.ok("POST", "/users/me/subscriptions", Some(hamlet), &[("subscriptions", &subscriptions)]);
+    let channel_id = api.ok("GET", "/get_stream_id", Some(hamlet), &[("stream", &name)])["stream_id"].as_i64().unwrap();
+    let window = |narrow: serde_json::Value| {
+        let narrow = narrow.to_string();
+        Call::new("GET", "/messages", Some(hamlet), &[("anchor", "newest"), ("num_before", "100"), ("num_after", "0"), ("narrow", &narrow)])
+    };
+    let mut seeded = 0;
+    for size in SEARCH_SIZES {
+        eprintln!("seeding {} messages for search ...", size - seeded);
+        seed_messages(channel_id, hamlet.id, seeded, size);
+        seeded = size;
+        let plain = rate(base, 1, &window(serde_json::json!([["channel", channel_id]])));
+        for (word, share) in [("reports", "1 in 10"), ("needle", "1 in 1000")] {
+            let found = api.run(&window(serde_json::json!([["channel", channel_id], ["search", word]])));
+            assert_eq!(found["messages"].as_array().map(Vec::len), Some(100.min(if word == "needle" { size / 1000 } else { size / 10 })));
+            let search = rate(base, 1, &window(serde_json::json!([["channel", channel_id], ["search", word]])));
+            push(
+                figures,
+                Figure {
+                    name: format!("`GET /messages`, newest 100 of a search for a word in {share} of {size} messages (c=1)"),
+                    server: format!("{:.0} req/s, p50 {:.1} ms", search.per_sec, search.p50_ms),
+                    floor: format!("newest 100 of the channel, no search: {:.0} req/s, p50 {:.1} ms", plain.per_sec, plain.p50_ms),
+                    ratio: search.p50_ms / plain.p50_ms,
+                    goal: "time / floor ≤ 3 at 100,000; sublinear growth",
+                },
+            );
+        }
+    }
+}
+
+/// Inserts messages `from + 1 ..= to` of the channel (sent by `sender`, each received by
+/// them) into the test server's local D1 with `wrangler d1 execute`: eight words of a
+/// 5,000-word vocabulary each, "reports" in every tenth and "needle" in every thousandth.
+/// The index's triggers index them as any insert.
+fn seed_messages(channel_id: i64, sender: i64, from: usize, to: usize) {
+    let state = std::env::var("TEST_SERVER_STATE").expect("TEST_SERVER_STATE (scripts/with-test-server.sh)");
+    let words: Vec<String> = (1..=8)
+        .map(|k| format!("'w' || ((n * {}) % 5000)", [7919, 104729, 1299709, 15485863, 179424673, 2147483647, 86028121, 32452843][k - 1]))
+        .collect();
+    let body = format!(
+        "{} || CASE WHEN n % 10 = 0 THEN ' reports ready' ELSE '' END || CASE WHEN n % 1000 = 0 THEN ' needle' ELSE '' END",
+        words.join(" || ' ' || ")
+    );
+    let sql = format!(
+        "WITH RECURSIVE seq(n) AS (SELECT {first} UNION ALL SELECT n + 1 FROM seq WHERE n < {to}) \
+         INSERT INTO messages (realm_id, sender_id, recipient_id, channel_id, topic, content, rendered_content, date_sent, client) \
+         SELECT c.realm_id, {sender}, rc.id, c.id, 'topic ' || (n % 50), body, '<p>' || body || '</p>', 1700000000 + n, 'bench' \
+         FROM (SELECT n, {body} AS body FROM seq), channels c JOIN recipients rc ON rc.type = 2 AND rc.type_id = c.id WHERE c.id = {channel_id}; \
+         INSERT OR IGNORE INTO user_messages (user_id, message_id, flags) SELECT {sender}, id, 1 FROM messages WHERE channel_id = {channel_id}",
+        first = from + 1
+    );
+    let out = std::process::Command::new("node_modules/.bin/wrangler")
+        .args(["d1", "execute", "DB", "--local", "--persist-to", &state, "--command", &sql])
+        .env("WRANGLER_SEND_METRICS", "false")
+        .output()
+        .expect("wrangler runs");
+    assert!(out.status.success(), "seeding: {} {}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
 }

@@ -88,6 +88,7 @@ pub async fn update_message_flags_for_narrow(ctx: &RequestContext) -> ApiResult<
         num_after,
         include_anchor,
         empty_topic_display_name: &realm.settings.empty_topic_display_name,
+        with_matches: false,
     };
     let NarrowFlagsUpdate { processed: ids, found_oldest, found_newest, update } =
         do_update_message_flags_for_narrow(&ctx.db, &ctx.env, &me, &window, &op, &flag).await?;

@@ -4,6 +4,8 @@
 //! messages the caller received are in scope; with one, the channel's history the caller
 //! may read.
 
+use std::collections::HashMap;
+
 use serde::Deserialize;
 use serde_json::Value;
 use wasm_bindgen::JsValue;
@@ -35,6 +37,8 @@ pub struct WindowRequest<'a> {
     pub include_anchor: bool,
     /// The realm's name of the empty topic (a topic operand naming it means "").
     pub empty_topic_display_name: &'a str,
+    /// Read what a search term matched in each message (for `match_content`).
+    pub with_matches: bool,
 }
 
 /// The selected messages, oldest first, each with the caller's flags (`None`: no row).
@@ -46,7 +50,23 @@ pub struct Window {
     pub found_oldest: bool,
     /// The narrow has a search term (messages get `match_content` / `match_subject`).
     pub has_search: bool,
+    /// What the search matched in each selected message, by message id.
+    pub matches: HashMap<i64, SearchMatch>,
 }
+
+/// A message's content and topic as the search index read them, each match between
+/// [`MATCH_START`] and [`MATCH_END`] (FTS5's `highlight()`).
+#[derive(Debug, Clone, Deserialize)]
+pub struct SearchMatch {
+    pub id: i64,
+    pub content: Option<String>,
+    pub topic: Option<String>,
+}
+
+/// The marks around a match in [`SearchMatch`]: control characters, which no message's
+/// text carries into its rendering.
+pub const MATCH_START: char = '\u{1}';
+pub const MATCH_END: char = '\u{2}';
 
 #[derive(Deserialize)]
 struct FlagsRow {
@@ -58,9 +78,19 @@ struct IdRow {
     id: Option<i64>,
 }
 
-const FROM: &str = "FROM messages m JOIN recipients rc ON rc.id = m.recipient_id \
+const JOINS: &str = "JOIN recipients rc ON rc.id = m.recipient_id \
     LEFT JOIN user_messages um ON um.message_id = m.id AND um.user_id = ?2 \
     LEFT JOIN channels c ON c.id = m.channel_id";
+
+/// The tables a window reads and the id it orders by. A search reads the index first
+/// (CROSS JOIN fixes that order) in its own rowid order, so the newest matches come first
+/// and the LIMIT stops the read.
+fn from_and_order(search_param: Option<&str>) -> (String, &'static str) {
+    match search_param {
+        Some(_) => (format!("FROM messages_fts f CROSS JOIN messages m ON m.id = f.rowid {JOINS}"), "f.rowid"),
+        None => (format!("FROM messages m {JOINS}"), "m.id"),
+    }
+}
 
 /// The window's statements, added to a batch; [`PendingWindow::take`] reads them.
 pub struct PendingWindow {
@@ -72,6 +102,7 @@ pub struct PendingWindow {
     num_after: i64,
     include_anchor: bool,
     has_search: bool,
+    matches: Option<Slot<SearchMatch>>,
     /// The messages the window may show (the selected ones and at most three neighbours).
     set: MessageSet,
 }
@@ -85,6 +116,10 @@ pub fn add_window(batch: &mut Batch, db: &D1Database, me: &UserRow, req: &Window
     let access = if sql.has_channel { ACCESS_CONDITION } else { "um.user_id IS NOT NULL" };
     let mut conditions = vec!["m.realm_id = ?1".to_string(), access.to_string()];
     conditions.extend(sql.conditions.iter().cloned());
+    if let Some(p) = &sql.search_param {
+        conditions.push(format!("f.messages_fts MATCH {p}"));
+    }
+    let (from, order) = from_and_order(sql.search_param.as_deref());
     let where_clause = conditions.join(" AND ");
     let mut params = vec![
         JsValue::from_f64(me.realm_id as f64),
@@ -98,7 +133,7 @@ pub fn add_window(batch: &mut Batch, db: &D1Database, me: &UserRow, req: &Window
     // The oldest unread message of the narrow (the subquery's own aliases shadow the outer
     // query's); null when there is none.
     let first_unread =
-        format!("(SELECT MIN(m.id) {FROM} WHERE {where_clause} AND m.id > ?{last} AND um.user_id IS NOT NULL AND (um.flags & {READ}) = 0)");
+        format!("(SELECT MIN(m.id) {from} WHERE {where_clause} AND m.id > ?{last} AND um.user_id IS NOT NULL AND (um.flags & {READ}) = 0)");
     let (anchor_id, anchor) = match req.anchor {
         Anchor::Id(id) => (id, format!("?{last}")),
         // Past every message when nothing is unread (a JavaScript number cannot carry that
@@ -107,11 +142,11 @@ pub fn add_window(batch: &mut Batch, db: &D1Database, me: &UserRow, req: &Window
     };
     params.push(JsValue::from_f64(anchor_id as f64));
     let before_sql = format!(
-        "SELECT {COLUMNS}, um.flags AS um_flags {FROM} WHERE {where_clause} AND m.id < {anchor} ORDER BY m.id DESC LIMIT {}",
+        "SELECT {COLUMNS}, um.flags AS um_flags {from} WHERE {where_clause} AND {order} < {anchor} ORDER BY {order} DESC LIMIT {}",
         req.num_before + 1
     );
     let after_sql = format!(
-        "SELECT {COLUMNS}, um.flags AS um_flags {FROM} WHERE {where_clause} AND m.id >= {anchor} ORDER BY m.id ASC LIMIT {}",
+        "SELECT {COLUMNS}, um.flags AS um_flags {from} WHERE {where_clause} AND {order} >= {anchor} ORDER BY {order} ASC LIMIT {}",
         req.num_after + 2
     );
     let anchor_slot = match req.anchor {
@@ -121,8 +156,26 @@ pub fn add_window(batch: &mut Batch, db: &D1Database, me: &UserRow, req: &Window
     let before = batch.add(db.prepare(&before_sql).bind(&params)?);
     let after = batch.add(db.prepare(&after_sql).bind(&params)?);
     let set_columns = "id, sender_id, recipient_type, recipient_type_id, channel_id";
-    let set =
-        MessageSet { sql: format!("SELECT {set_columns} FROM ({before_sql}) UNION ALL SELECT {set_columns} FROM ({after_sql})"), params };
+    let set_sql = format!("SELECT {set_columns} FROM ({before_sql}) UNION ALL SELECT {set_columns} FROM ({after_sql})");
+    let matches = match sql.search_param.as_ref().filter(|_| req.with_matches) {
+        Some(p) => {
+            let (start, end) = (MATCH_START as u32, MATCH_END as u32);
+            let marked = |column: usize| format!("highlight(messages_fts, {column}, char({start}), char({end}))");
+            Some(
+                batch.add(
+                    db.prepare(format!(
+                        "SELECT rowid AS id, {} AS content, {} AS topic FROM messages_fts \
+                 WHERE messages_fts MATCH {p} AND rowid IN (SELECT id FROM ({set_sql}))",
+                        marked(0),
+                        marked(1)
+                    ))
+                    .bind(&params)?,
+                ),
+            )
+        }
+        None => None,
+    };
+    let set = MessageSet { sql: set_sql, params };
     Ok(PendingWindow {
         anchor: anchor_slot,
         anchor_id,
@@ -132,6 +185,7 @@ pub fn add_window(batch: &mut Batch, db: &D1Database, me: &UserRow, req: &Window
         num_after: req.num_after,
         include_anchor: req.include_anchor,
         has_search: sql.has_search,
+        matches,
         set,
     })
 }
@@ -171,6 +225,7 @@ impl PendingWindow {
                 }
             }
         }
-        Ok(Window { rows, anchor, found_anchor, found_newest: later <= self.num_after, found_oldest, has_search: self.has_search })
+        let matches = results.rows_if_added(self.matches)?.into_iter().map(|m| (m.id, m)).collect();
+        Ok(Window { rows, anchor, found_anchor, found_newest: later <= self.num_after, found_oldest, has_search: self.has_search, matches })
     }
 }

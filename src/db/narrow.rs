@@ -44,6 +44,14 @@ pub struct NarrowSql {
     pub has_channel: bool,
     /// A search term is present (messages get `match_content` / `match_subject`).
     pub has_search: bool,
+    /// The FTS5 query of the positive search terms (all of them, one query).
+    pub search_query: Option<String>,
+    /// Where that query is bound ("?N"): the caller joins the index on it, driving the
+    /// read from the index in id order (a condition on `messages` would make SQLite read
+    /// every match, or every message, before the newest ones).
+    pub search_param: Option<String>,
+    /// The index of that value in `params`.
+    search_at: usize,
 }
 
 impl NarrowSql {
@@ -52,6 +60,21 @@ impl NarrowSql {
         let p = format!("?{}", self.next);
         self.next += 1;
         p
+    }
+    /// Adds a positive search's keywords to the one search query.
+    fn add_search(&mut self, query: String) {
+        match self.search_query.take() {
+            Some(earlier) => {
+                let combined = format!("{earlier} {query}");
+                self.params[self.search_at] = SqlValue::text(&combined);
+                self.search_query = Some(combined);
+            }
+            None => {
+                self.search_at = self.params.len();
+                self.search_param = Some(self.param(SqlValue::text(&query)));
+                self.search_query = Some(query);
+            }
+        }
     }
     fn push(&mut self, condition: String, negated: bool) {
         self.conditions.push(if negated { format!("NOT ({condition})") } else { condition });
@@ -69,7 +92,16 @@ fn operand_str(term: &Term) -> ApiResult<String> {
 /// Builds the SQL of `terms` for `user_id` in `realm_id`. `empty_topic_display_name` is the
 /// realm's name of the empty topic (a topic operand naming it means "").
 pub fn narrow_sql(terms: &[Term], realm_id: i64, user_id: i64, empty_topic_display_name: &str, first_param: usize) -> ApiResult<NarrowSql> {
-    let mut sql = NarrowSql { conditions: Vec::new(), params: Vec::new(), next: first_param, has_channel: false, has_search: false };
+    let mut sql = NarrowSql {
+        conditions: Vec::new(),
+        params: Vec::new(),
+        next: first_param,
+        has_channel: false,
+        has_search: false,
+        search_query: None,
+        search_param: None,
+        search_at: 0,
+    };
     let realm = realm_id as f64;
     for term in terms {
         match Operator::parse(&term.operator)? {
@@ -102,11 +134,14 @@ pub fn narrow_sql(terms: &[Term], realm_id: i64, user_id: i64, empty_topic_displ
             }
             Operator::Search => {
                 sql.has_search = true;
-                let words = operand_str(term)?;
-                for word in words.split_whitespace() {
-                    let pattern = format!("%{}%", word.replace('\\', "\\\\").replace('%', "\\%").replace('_', "\\_"));
-                    let p = sql.param(SqlValue::text(&pattern));
-                    sql.push(format!("(m.content LIKE {p} ESCAPE '\\' OR m.topic LIKE {p} ESCAPE '\\')"), term.negated);
+                // An operand with no keyword (blank) narrows nothing, as before the index.
+                if let Some(query) = fts_query(&operand_str(term)?) {
+                    if term.negated {
+                        let p = sql.param(SqlValue::text(&query));
+                        sql.push(format!("m.id IN (SELECT rowid FROM messages_fts WHERE messages_fts MATCH {p})"), true);
+                    } else {
+                        sql.add_search(query);
+                    }
                 }
             }
             Operator::Id => {
@@ -114,6 +149,7 @@ pub fn narrow_sql(terms: &[Term], realm_id: i64, user_id: i64, empty_topic_displ
                 let p = sql.param(SqlValue::Number(id as f64));
                 sql.push(format!("m.id = {p}"), term.negated);
             }
+            Operator::Near => {}
             Operator::Has => {
                 let cond = match HasOperand::parse(&operand_str(term)?)? {
                     HasOperand::Link => "m.has_link = 1",
@@ -126,6 +162,28 @@ pub fn narrow_sql(terms: &[Term], realm_id: i64, user_id: i64, empty_topic_displ
         }
     }
     Ok(sql)
+}
+
+/// A search operand as an FTS5 query over `messages_fts` (content and topic, English
+/// stemmed): every keyword must match, and a `"quoted phrase"` matches its words in order.
+/// Each keyword and phrase becomes an FTS5 string, so the operand's own punctuation is never
+/// FTS5 syntax (`OR`, `*`, `:`, parentheses are plain text). None: no keyword at all.
+pub fn fts_query(operand: &str) -> Option<String> {
+    let mut parts: Vec<String> = Vec::new();
+    let mut quote = |text: &str| {
+        if text.chars().any(char::is_alphanumeric) {
+            parts.push(format!("\"{}\"", text.replace('"', "\"\"")));
+        }
+    };
+    for (i, chunk) in operand.split('"').enumerate() {
+        // Odd chunks lie between quotes (an unpaired quote leaves its tail a phrase too).
+        if i % 2 == 1 {
+            quote(chunk.trim());
+        } else {
+            chunk.split_whitespace().for_each(&mut quote);
+        }
+    }
+    (!parts.is_empty()).then(|| parts.join(" "))
 }
 
 /// `channel:` by id or name.
@@ -277,9 +335,31 @@ mod tests {
     }
 
     #[test]
-    fn search_escapes_like_wildcards() {
-        let sql = sql_of(json!([["search", "50%_off"]])).unwrap();
+    fn search_binds_one_fts_query_of_quoted_keywords() {
+        let sql = sql_of(json!([["search", "50%_off NEAR(x) OR \"lunch plans\""], ["topic", "t"], ["search", "more"]])).unwrap();
         assert!(sql.has_search);
-        assert_eq!(sql.params, vec![SqlValue::text("%50\\%\\_off%")]);
+        assert_eq!(sql.search_param.as_deref(), Some("?3"));
+        let query = "\"50%_off\" \"NEAR(x)\" \"OR\" \"lunch plans\" \"more\"";
+        assert_eq!(sql.params, vec![SqlValue::text(query), SqlValue::text("t")]);
+        assert_eq!(sql.search_query.as_deref(), Some(query));
+        assert_eq!(sql.conditions.len(), 1, "only the topic is a condition: {:?}", sql.conditions);
+    }
+
+    #[test]
+    fn a_negated_search_is_not_highlighted() {
+        let sql = sql_of(json!([{"operator": "search", "operand": "lunch", "negated": true}])).unwrap();
+        assert_eq!(sql.conditions.len(), 1);
+        assert!(sql.conditions[0].starts_with("NOT (m.id IN"), "{:?}", sql.conditions);
+        assert_eq!(sql.search_query, None);
+        assert_eq!(sql.search_param, None);
+    }
+
+    #[test]
+    fn fts_query_keeps_phrases_and_drops_bare_punctuation() {
+        assert_eq!(fts_query("  "), None);
+        assert_eq!(fts_query("? !!"), None);
+        assert_eq!(fts_query("say \"hi there\" now"), Some("\"say\" \"hi there\" \"now\"".to_string()));
+        assert_eq!(fts_query("tail \"open phrase"), Some("\"tail\" \"open phrase\"".to_string()));
+        assert_eq!(fts_query("\"\""), None);
     }
 }

@@ -20,6 +20,7 @@ use crate::db::messages::ReactionRow;
 use crate::db::messages::{self as msgdb, ChannelNameRow, GroupMemberRow, MessageRow, MessageSet};
 use crate::db::realm_settings::RealmSettingsRow;
 use crate::db::users::UserRow;
+use crate::domain::search;
 use crate::domain::users::{api_email, avatar_url, can_see_delivery_email};
 use crate::error::{ApiError, ApiResult};
 use crate::model::message_flags::flag_names;
@@ -408,6 +409,7 @@ impl ReadAsUser for MessageWindow {
             num_after: self.num_after,
             include_anchor: self.include_anchor,
             empty_topic_display_name: &realm.settings.empty_topic_display_name,
+            with_matches: true,
         };
         let window = add_window(batch, db, me, &req)?;
         let context = MessageContext::add_to(batch, db, window.message_set())?;
@@ -422,8 +424,11 @@ impl ReadAsUser for MessageWindow {
             .map(|(m, flags)| {
                 let mut d = message_dict(m, *flags, &mctx, &self.opts);
                 if window.has_search {
-                    d["match_content"] = json!(m.rendered_content);
-                    d["match_subject"] = json!(mctx.topic_for_display(&m.topic, &self.opts));
+                    let matched = window.matches.get(&m.id);
+                    let marked_content = matched.and_then(|s| s.content.as_deref());
+                    let marked_topic = matched.and_then(|s| s.topic.as_deref());
+                    d["match_content"] = json!(search::match_content(&m.rendered_content, marked_content));
+                    d["match_subject"] = json!(search::match_subject(mctx.topic_for_display(&m.topic, &self.opts), marked_topic));
                 }
                 d
             })

@@ -37,6 +37,7 @@ pub mod register_state;
 pub mod rendering;
 pub mod saved_snippets;
 pub mod scheduled_messages;
+pub mod search;
 pub mod sessions;
 pub mod strings;
 pub mod subscription_properties;

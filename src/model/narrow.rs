@@ -26,6 +26,9 @@ pub enum Operator {
     Search,
     Id,
     Has,
+    /// `near:` (a message id the client centres on): selects nothing by itself, as in Zulip,
+    /// where the anchor does the centring.
+    Near,
 }
 
 impl Operator {
@@ -39,6 +42,7 @@ impl Operator {
             "search" => Operator::Search,
             "id" => Operator::Id,
             "has" => Operator::Has,
+            "near" => Operator::Near,
             other => return Err(ApiError::bad_request(format!("Invalid narrow operator: unknown operator {other}"))),
         })
     }
@@ -135,7 +139,7 @@ mod tests {
         assert_eq!(Operator::parse("subject").unwrap(), Operator::Topic);
         assert_eq!(Operator::parse("pm-with").unwrap(), Operator::Dm);
         assert_eq!(IsOperand::parse("private").unwrap(), IsOperand::Dm);
-        assert_eq!(Operator::parse("near").unwrap_err().msg, "Invalid narrow operator: unknown operator near");
+        assert_eq!(Operator::parse("nearby").unwrap_err().msg, "Invalid narrow operator: unknown operator nearby");
         assert_eq!(IsOperand::parse("muted").unwrap_err().msg, "Invalid narrow operator: unknown 'is' operand muted");
         assert_eq!(HasOperand::parse("reaction").unwrap(), HasOperand::Reaction);
         assert_eq!(HasOperand::parse("video").unwrap_err().msg, "Invalid narrow operator: unknown 'has' operand video");
