@@ -52,7 +52,7 @@ fn the_check_sees_statements() {
 /// The longest a function may be, in lines from its signature to its closing brace.
 const MAX_FUNCTION_LINES: usize = 80;
 /// The functions allowed past it: the route table, one line per route.
-const LONG_FUNCTIONS_ALLOWED: &[(&str, &str)] = &[("src/routes.rs", "dispatch")];
+const LONG_FUNCTIONS_ALLOWED: &[(&str, &str)] = &[("src/routes.rs", "route")];
 
 /// The functions of `text` (rustfmt's layout: the closing brace at the indentation of the
 /// `fn` line) as (name, first line, lines).
