@@ -8,7 +8,7 @@ use crate::api::{
     alert_words, bot_storage, bots, channel_folders, channels, dev, dev_bench, drafts, events, health, invites, jwt_login, linkifiers,
     login, message_edit, message_flags, messages, muted_users, navigation_views, presence, profile_fields, push, reactions, read_state,
     realm, realm_domains, realm_emoji, realm_playgrounds, saved_snippets, scheduled_messages, server, server_admin, sessions, signup,
-    subscription_properties, tus, typing, uploads, user_groups, user_settings, user_status, users,
+    subscription_properties, tus, typing, uploads, user_groups, user_settings, user_status, users, webhooks,
 };
 use crate::context::RequestContext;
 use crate::db::round_trips;
@@ -285,6 +285,7 @@ async fn dispatch(ctx: &RequestContext, path: &[&str]) -> ApiResult<Reply> {
         (Post, ["realm", "profile_fields"]) => profile_fields::create_profile_field(ctx).await,
 
         // Bots and their storage
+        (Post, ["external", integration]) => webhooks::incoming(ctx, integration).await,
         (Post, ["bots"]) => bots::create_bot(ctx).await,
         (Get, ["bots"]) => bots::get_bots(ctx).await,
         (Post, ["bots", bot, "api_key", "regenerate"]) => bots::regenerate_bot_api_key(ctx, bot).await,
