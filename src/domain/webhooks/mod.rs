@@ -6,6 +6,7 @@
 
 pub mod git;
 pub mod github;
+pub mod gitlab;
 pub mod json;
 pub mod payload;
 pub mod slack_incoming;
@@ -60,6 +61,7 @@ pub struct Integration {
 /// Every integration, by URL name.
 pub const INTEGRATIONS: &[Integration] = &[
     Integration { name: "github", display_name: "GitHub", render: github::render },
+    Integration { name: "gitlab", display_name: "GitLab", render: gitlab::render },
     Integration { name: "json", display_name: "JSON", render: json::render },
     Integration { name: "slack_incoming", display_name: "SlackIncoming", render: slack_incoming::render },
 ];
