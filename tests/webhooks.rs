@@ -315,3 +315,88 @@ fn an_unknown_integration_is_not_found() {
     let (_, bot) = webhook_bot();
     post_webhook("nosuchservice", &[("api_key", &bot.api_key)], &[JSON], "{}").error(404, "BAD_REQUEST", "Not Found");
 }
+
+/// Sends a GitLab fixture as GitLab does, to a fresh channel; answers the channel's id.
+fn gitlab(bot: &Client, hamlet: &Client, event: &str, fixture_name: &str, extra: &[(&str, &str)]) -> (i64, Resp) {
+    let channel = unique("gitlab-");
+    let channel_id = create_channel(hamlet, &channel, &[], &[]);
+    let mut query = vec![("api_key", bot.api_key.as_str()), ("stream", channel.as_str())];
+    query.extend_from_slice(extra);
+    let resp = post_webhook("gitlab", &query, &[JSON, ("X-GitLab-Event", event)], &fixture("gitlab", fixture_name));
+    (channel_id, resp)
+}
+
+#[track_caller]
+fn assert_gitlab_posted(event: &str, fixture_name: &str, topic: &str, content: &str) {
+    let (hamlet, bot) = webhook_bot();
+    let (channel_id, resp) = gitlab(&bot, &hamlet, event, fixture_name, &[]);
+    resp.success();
+    assert_eq!(only_message(&hamlet, channel_id), (topic.to_string(), content.to_string(), bot.user_id));
+}
+
+const GITLAB: &str = "https://gitlab.example.com/octo/harbor";
+
+#[test]
+fn gitlab_push_lists_its_commits() {
+    let content = format!(
+        "Ada Quay [pushed]({GITLAB}/-/compare/95790bf891e76fee5e1747ab589903a6a1f80f22...a1b2c3d4e5f60718293a4b5c6d7e8f9012345678) \
+         1 commit to branch main.\n\n* Add buoys ([a1b2c3d4e5f]({GITLAB}/-/commit/a1b2c3d4e5f60718293a4b5c6d7e8f9012345678))"
+    );
+    assert_gitlab_posted("Push Hook", "push_hook", "harbor / main", &content);
+}
+
+#[test]
+fn gitlab_merge_request_opened_names_branches_and_assignees() {
+    let content = format!("Ada Quay created [MR #3]({GITLAB}/-/merge_requests/3) from `buoys` to `main` (assigned to Ben Pier):\n\n~~~ quote\nRed to port.\n~~~");
+    assert_gitlab_posted("Merge Request Hook", "merge_request_hook__opened", "harbor / MR #3 Buoy colours", &content);
+}
+
+#[test]
+fn gitlab_merge_request_in_a_topic_given_by_the_url_links_the_project() {
+    let (hamlet, bot) = webhook_bot();
+    let (channel_id, resp) = gitlab(&bot, &hamlet, "Merge Request Hook", "merge_request_hook__opened", &[("topic", "reviews")]);
+    resp.success();
+    let content = format!(
+        "[[harbor]({GITLAB})] Ada Quay created [MR #3 Buoy colours]({GITLAB}/-/merge_requests/3) from `buoys` to `main` (assigned to Ben Pier):\n\n~~~ quote\nRed to port.\n~~~"
+    );
+    assert_eq!(only_message(&hamlet, channel_id), ("reviews".into(), content, bot.user_id));
+}
+
+#[test]
+fn gitlab_issue_opened_quotes_its_description_without_hidden_comments() {
+    let content = format!("Ada Quay created [issue #5]({GITLAB}/-/issues/5):\n\n~~~ quote\nIt flickers.\n~~~");
+    assert_gitlab_posted("Issue Hook", "issue_hook__opened", "harbor / issue #5 Lighthouse bulb", &content);
+}
+
+#[test]
+fn gitlab_note_on_a_merge_request_quotes_the_note() {
+    let content = format!("Ben Pier [commented]({GITLAB}/-/merge_requests/3#note_1244) on [MR #3]({GITLAB}/-/merge_requests/3):\n\n~~~ quote\nLooks seaworthy.\n~~~");
+    assert_gitlab_posted("Note Hook", "note_hook__merge_request", "harbor / MR #3 Buoy colours", &content);
+}
+
+#[test]
+fn gitlab_pipeline_lists_its_jobs_and_artifacts() {
+    let job = |id: i64| format!("{GITLAB}/-/jobs/{id}");
+    let content = format!(
+        "[Pipeline (77)]({GITLAB}/-/pipelines/77) changed status to success with build(s):\n* [test]({}) - success\n* [package]({}) - success\n  \
+         * built artifact: *harbor.tar.gz* [[Browse]({}/artifacts/browse)|[Download]({}/artifacts/download)].",
+        job(901),
+        job(902),
+        job(902),
+        job(902)
+    );
+    assert_gitlab_posted("Pipeline Hook", "pipeline_hook", "harbor / main", &content);
+}
+
+#[test]
+fn gitlab_unsupported_event_is_answered_with_its_name() {
+    let (hamlet, bot) = webhook_bot();
+    let (channel_id, resp) = gitlab(&bot, &hamlet, "Deployment Hook", "push_hook", &[]);
+    let body = resp.error(
+        200,
+        "UNSUPPORTED_WEBHOOK_EVENT_TYPE",
+        "The 'Deployment Hook' event isn't currently supported by the GitLab webhook; ignoring",
+    );
+    assert_eq!((body["webhook_name"].as_str(), body["event_type"].as_str()), (Some("GitLab"), Some("Deployment Hook")));
+    assert_nothing_but_a_sentinel(&bot, &hamlet, channel_id);
+}
