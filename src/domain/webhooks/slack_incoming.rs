@@ -100,7 +100,7 @@ fn render_section(block: &Field) -> ApiResult<String> {
             pieces.push(fields[0].clone());
         } else {
             // A table cannot hold newlines or pipes; Slack shows the fields in two columns.
-            let cells: Vec<String> = fields.iter().map(|f| f.replace('\n', " ").replace('|', " ")).collect();
+            let cells: Vec<String> = fields.iter().map(|f| f.replace(['\n', '|'], " ")).collect();
             let mut table = String::from("| | |\n|-|-|\n");
             for pair in cells.chunks(2) {
                 table.push_str(&format!("| {} | {} |\n", pair[0], pair.get(1).map_or("", String::as_str)));
