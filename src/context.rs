@@ -29,6 +29,8 @@ pub struct RequestContext {
     pub params: Params,
     pub files: Vec<UploadedFile>,
     pub octets: OctetBody,
+    /// The raw text of a body that is neither form-encoded nor multipart (a webhook's JSON).
+    pub text: Option<String>,
     pub headers: Headers,
     /// `scheme://host[:port]` as the client addressed us; the organization's URL.
     pub base_url: String,
@@ -52,8 +54,15 @@ impl RequestContext {
             crate::dev_seed::ensure_seeded(&env, &settings.default_realm).await?;
         }
         let database = crate::platform::directory::resolve(&env, &realm_string_id).await?;
-        let credentials = Credentials::of_request(req.headers(), &req.method(), &env);
-        let RequestBody { params, files, octets } = RequestBody::read(&mut req, url.query().unwrap_or("")).await?;
+        let mut credentials = Credentials::of_request(req.headers(), &req.method(), &env);
+        let RequestBody { params, files, octets, text } = RequestBody::read(&mut req, url.query().unwrap_or("")).await?;
+        // Incoming webhooks authenticate by the key in their URL, as Zulip's do.
+        let has_basic = matches!(credentials, Some(Credentials::Basic(_)));
+        if url.path().starts_with(crate::domain::webhooks::URL_PREFIX) && !has_basic {
+            if let Some(key) = params.peek("api_key") {
+                credentials = Some(Credentials::WebhookKey(key));
+            }
+        }
         let headers = req.headers().clone();
         let client_ip = headers.get("CF-Connecting-IP").ok().flatten().unwrap_or_else(|| "unknown".into());
         let auth_db = crate::platform::directory::database(&env, &database)?;
@@ -67,6 +76,7 @@ impl RequestContext {
             params,
             files,
             octets,
+            text,
             headers,
             base_url,
             realm_string_id,

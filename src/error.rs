@@ -33,6 +33,8 @@ pub enum ErrorCode {
     InvalidRemotePushDeviceToken,
     BadImage,
     InvitationFailed,
+    UnsupportedWebhookEventType,
+    MissingHttpEventHeader,
     InternalServerError,
 }
 
@@ -62,6 +64,8 @@ impl ErrorCode {
             ErrorCode::InvalidRemotePushDeviceToken => "INVALID_REMOTE_PUSH_DEVICE_TOKEN",
             ErrorCode::BadImage => "BAD_IMAGE",
             ErrorCode::InvitationFailed => "INVITATION_FAILED",
+            ErrorCode::UnsupportedWebhookEventType => "UNSUPPORTED_WEBHOOK_EVENT_TYPE",
+            ErrorCode::MissingHttpEventHeader => "MISSING_HTTP_EVENT_HEADER",
             ErrorCode::InternalServerError => "INTERNAL_SERVER_ERROR",
         }
     }
@@ -93,6 +97,27 @@ impl ApiError {
     pub fn with_extra(mut self, key: &str, value: Value) -> Self {
         self.extra.insert(key.to_string(), value);
         self
+    }
+
+    /// 413: a body over `limit` bytes, refused before it is parsed.
+    pub fn request_too_large(limit: usize) -> Self {
+        Self::bad_request(format!("Request body too large (limit: {} MiB)", limit >> 20)).with_status(413)
+    }
+
+    /// An incoming webhook's event its integration does not handle: 200 (so the sender
+    /// does not retry it), as Zulip answers it.
+    pub fn unsupported_webhook_event(webhook_name: &str, event_type: &str) -> Self {
+        let msg = format!("The '{event_type}' event isn't currently supported by the {webhook_name} webhook; ignoring");
+        Self::new(ErrorCode::UnsupportedWebhookEventType, msg)
+            .with_status(200)
+            .with_extra("webhook_name", json!(webhook_name))
+            .with_extra("event_type", json!(event_type))
+    }
+
+    /// An incoming webhook request without the header that names its event.
+    pub fn missing_http_event_header(header: &str) -> Self {
+        Self::new(ErrorCode::MissingHttpEventHeader, format!("Missing the HTTP event header '{header}'"))
+            .with_extra("header", json!(header))
     }
 
     /// The generic 400 `BAD_REQUEST`.

@@ -53,6 +53,12 @@ impl Params {
         self.read.borrow_mut().insert(name.to_string());
     }
 
+    /// A parameter's value without reading it (the request's context looks at a webhook's
+    /// `api_key` before any handler runs; the handler still reads it).
+    pub fn peek(&self, name: &str) -> Option<String> {
+        self.values.get(name).cloned()
+    }
+
     pub fn has(&self, name: &str) -> bool {
         self.values.contains_key(name)
     }

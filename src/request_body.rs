@@ -38,7 +38,7 @@ fn check_body_size(req: &Request, multipart: bool) -> ApiResult<()> {
         return Err(ApiError::upload_too_large(max_upload_mib as i64));
     }
     if !multipart && declared > MAX_FORM_BODY_BYTES {
-        return Err(ApiError::bad_request(format!("Request body too large (limit: {} MiB)", MAX_FORM_BODY_BYTES >> 20)).with_status(413));
+        return Err(ApiError::request_too_large(MAX_FORM_BODY_BYTES as usize));
     }
     Ok(())
 }
@@ -48,7 +48,14 @@ pub struct RequestBody {
     pub params: Params,
     pub files: Vec<UploadedFile>,
     pub octets: OctetBody,
+    /// The text of a body that is neither form-encoded nor multipart nor a tus chunk (a
+    /// webhook's JSON), up to [`MAX_TEXT_BODY_BYTES`].
+    pub text: Option<String>,
 }
+
+/// The largest JSON body kept (an incoming webhook's payload): GitHub's and GitLab's real
+/// payloads are far smaller; a bigger one is refused before it is parsed.
+pub const MAX_TEXT_BODY_BYTES: usize = 5 << 20;
 
 impl RequestBody {
     /// Reads the body by its content type; the query string's fields join the form's.
@@ -58,6 +65,7 @@ impl RequestBody {
         let mut body = Vec::new();
         let mut files = Vec::new();
         let mut octets = OctetBody::Absent;
+        let mut kept_text = None;
         check_body_size(req, content_type.starts_with("multipart/form-data"))?;
         if content_type.starts_with("multipart/form-data") {
             let form = req.form_data().await.map_err(|_| ApiError::bad_request("Malformed multipart body"))?;
@@ -84,11 +92,21 @@ impl RequestBody {
             // Form-encoded is the API's body format; clients that omit the content type
             // (curl -d does not) still send it form-encoded.
             let text = req.text().await.unwrap_or_default();
-            if !content_type.starts_with("application/json") {
+            if text.len() > MAX_TEXT_BODY_BYTES {
+                return Err(ApiError::request_too_large(MAX_TEXT_BODY_BYTES));
+            }
+            if content_type.starts_with("application/json") {
+                kept_text = Some(text);
+            } else {
                 body = Params::parse_urlencoded(&text);
+                // A JSON payload sent with another type (a webhook's `text/plain`).
+                let form = content_type.is_empty() || content_type.starts_with("application/x-www-form-urlencoded");
+                if !form {
+                    kept_text = Some(text);
+                }
             }
         }
-        Ok(RequestBody { params: Params::new(query, body), files, octets })
+        Ok(RequestBody { params: Params::new(query, body), files, octets, text: kept_text })
     }
 }
 

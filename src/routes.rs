@@ -11,7 +11,7 @@ use crate::api::{
     alert_words, bot_storage, bots, channel_folders, channels, default_channels, dev, dev_bench, drafts, events, health, invites,
     jwt_login, linkifiers, login, message_edit, message_flags, messages, muted_users, navigation_views, presence, profile_fields, push,
     reactions, read_state, realm, realm_domains, realm_emoji, realm_playgrounds, saved_snippets, scheduled_messages, server, server_admin,
-    sessions, signup, subscription_properties, tus, typing, uploads, user_groups, user_settings, user_status, users,
+    sessions, signup, subscription_properties, tus, typing, uploads, user_groups, user_settings, user_status, users, webhooks,
 };
 use crate::context::RequestContext;
 use crate::db::round_trips;
@@ -320,6 +320,7 @@ fn route<'a>(ctx: &'a RequestContext, method: Method, path: &'a [&'a str]) -> Op
         (Post, ["realm", "profile_fields"]) => h(profile_fields::create_profile_field(ctx)),
 
         // Bots and their storage
+        (Post, ["external", integration]) => h(webhooks::incoming(ctx, integration)),
         (Post, ["bots"]) => h(bots::create_bot(ctx)),
         (Get, ["bots"]) => h(bots::get_bots(ctx)),
         (Post, ["bots", bot, "api_key", "regenerate"]) => h(bots::regenerate_bot_api_key(ctx, bot)),

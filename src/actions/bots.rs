@@ -20,8 +20,6 @@ pub const INCOMING_WEBHOOK_BOT: i64 = 2;
 pub const OUTGOING_WEBHOOK_BOT: i64 = 3;
 pub const EMBEDDED_BOT: i64 = 4;
 pub const BOT_TYPES: &[i64] = &[GENERIC_BOT, INCOMING_WEBHOOK_BOT, OUTGOING_WEBHOOK_BOT, EMBEDDED_BOT];
-/// The embedded bots Zulip ships (zerver/lib/integrations.py EMBEDDED_BOTS).
-pub const EMBEDDED_BOT_NAMES: &[&str] = &["converter", "encrypt", "helloworld", "virtual_fs", "giphy", "followup"];
 
 pub struct NewBot<'a> {
     pub full_name: &'a str,
@@ -57,8 +55,10 @@ pub async fn check_create_bot(db: &D1Database, env: &Env, owner: &UserRow, bot: 
     if !BOT_TYPES.contains(&bot.bot_type) {
         return Err(ApiError::bad_request("Invalid bot type"));
     }
-    if bot.bot_type == EMBEDDED_BOT && !bot.service_name.is_some_and(|name| EMBEDDED_BOT_NAMES.contains(&name)) {
-        return Err(ApiError::bad_request("Invalid embedded bot name."));
+    // This server runs no embedded bots (`realm_embedded_bots` is empty): refused, as a
+    // Zulip server without them refuses, rather than created to do nothing.
+    if bot.bot_type == EMBEDDED_BOT {
+        return Err(ApiError::bad_request("Embedded bots are not enabled."));
     }
     if bot.bot_type == OUTGOING_WEBHOOK_BOT {
         if let Some(url) = bot.payload_url {

@@ -55,6 +55,7 @@ pub mod user_settings;
 pub mod user_status;
 pub mod user_topics;
 pub mod users;
+pub mod webhooks;
 
 use worker::Env;
 

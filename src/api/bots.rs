@@ -20,7 +20,8 @@ fn json_or_plain(ctx: &RequestContext, name: &str) -> ApiResult<Option<String>> 
 /// # `POST /bots`
 /// Members and above: `full_name`, `short_name` (the bot's email is
 /// `<short_name>-bot@<realm host>`), `bot_type` (1 generic, 2 incoming webhook,
-/// 3 outgoing webhook, 4 embedded; default 1), `service_name`, `payload_url`. Answers the
+/// 3 outgoing webhook; default 1; 4, embedded, is refused: this server runs none),
+/// `service_name`, `payload_url`. Answers the
 /// bot's `user_id` and `api_key` (shown only here: keys are stored hashed).
 pub async fn create_bot(ctx: &RequestContext) -> ApiResult<Reply> {
     let owner = ctx.user().await?;

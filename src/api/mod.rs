@@ -46,3 +46,4 @@ pub mod user_groups;
 pub mod user_settings;
 pub mod user_status;
 pub mod users;
+pub mod webhooks;

@@ -35,6 +35,9 @@ pub enum Credentials {
     /// The web client's `sessionid` cookie (when there is no `Authorization` header), with
     /// what its CSRF header proves.
     Session { id: String, csrf: CsrfCheck },
+    /// An incoming webhook's `api_key` query parameter (`/api/v1/external/…`): the key
+    /// alone names its owner, as Zulip's webhook URLs do.
+    WebhookKey(String),
 }
 
 impl Credentials {
@@ -58,6 +61,7 @@ impl Credentials {
         match self {
             Credentials::Basic(header) => parse_basic(header).map(|(_, key)| secrets::api_key_hash(&key)),
             Credentials::Session { id, .. } => Some(browser::session_hash(id)),
+            Credentials::WebhookKey(key) => Some(secrets::api_key_hash(key)),
         }
     }
 }
@@ -95,10 +99,19 @@ pub async fn authenticate(
     }
 }
 
+/// What credentials claim beside their key or session.
+enum Claim {
+    /// Basic credentials' email, which must name the key's owner.
+    Email(String),
+    /// A webhook's key alone: an unknown key is an invalid one.
+    KeyOnly,
+    /// A session, whose unknown or expired id is answered as no credentials at all.
+    Session,
+}
+
 /// Credentials whose rows a batch will read; [`check_authentication`] checks them.
 pub struct PendingAuthentication {
-    /// The email of Basic credentials, which must name the key's owner; none for a session.
-    email: Option<String>,
+    claim: Claim,
     /// The hash of the presented key or session: the isolate remembers whom it authenticated.
     key_hash: String,
     realm: Slot<RealmRow>,
@@ -110,12 +123,17 @@ pub struct PendingAuthentication {
 /// [`check_authentication`] accepts the credentials. Missing or malformed credentials, and
 /// a session's write without its CSRF token, fail here, before anything is read.
 pub fn add_authentication(batch: &mut Batch, realm_string_id: &str, credentials: Option<&Credentials>) -> ApiResult<PendingAuthentication> {
-    let (email, key_hash, owner) = match credentials.ok_or_else(ApiError::not_logged_in)? {
+    let (claim, key_hash, owner) = match credentials.ok_or_else(ApiError::not_logged_in)? {
         Credentials::Basic(header) => {
             let (email, api_key) = parse_basic(header).ok_or_else(ApiError::malformed_credentials)?;
             let key_hash = secrets::api_key_hash(&api_key);
             let owner = users::by_api_key_stmt(realm_string_id, &key_hash)?;
-            (Some(email), key_hash, owner)
+            (Claim::Email(email), key_hash, owner)
+        }
+        Credentials::WebhookKey(api_key) => {
+            let key_hash = secrets::api_key_hash(api_key);
+            let owner = users::by_api_key_stmt(realm_string_id, &key_hash)?;
+            (Claim::KeyOnly, key_hash, owner)
         }
         Credentials::Session { id, csrf } => {
             if let Some(reason) = csrf.reason() {
@@ -123,12 +141,12 @@ pub fn add_authentication(batch: &mut Batch, realm_string_id: &str, credentials:
             }
             let key_hash = browser::session_hash(id);
             let owner = sessions::user_stmt(realm_string_id, &key_hash, crate::db::now())?;
-            (None, key_hash, owner)
+            (Claim::Session, key_hash, owner)
         }
     };
     let realm = batch.add::<RealmRow>(realms::by_string_id_stmt(realm_string_id)?);
     let user = batch.add::<UserRow>(owner);
-    Ok(PendingAuthentication { email, key_hash, realm, user })
+    Ok(PendingAuthentication { claim, key_hash, realm, user })
 }
 
 /// The organization (when it exists) and the authenticated user, from a batch that ran
@@ -140,7 +158,7 @@ pub fn check_authentication(results: &BatchResults, pending: PendingAuthenticati
             // A key that belongs to nobody now is forgotten; one presented with another
             // user's email still belongs to its owner.
             let key_has_owner = user.is_some();
-            let checked = check_credentials(realm.as_ref(), user, pending.email.as_deref());
+            let checked = check_credentials(realm.as_ref(), user, &pending.claim);
             match &checked {
                 Ok(user) => remember_key_owner(&pending.key_hash, user),
                 Err(_) if !key_has_owner => forget_key_owner(&pending.key_hash),
@@ -183,22 +201,24 @@ pub fn last_key_owner(credentials: Option<&Credentials>) -> Option<UserRow> {
     KEY_OWNERS.with(|owners| owners.borrow().get(&key_hash).cloned())
 }
 
-/// `email` is Basic credentials' (which must name the key's owner); none for a session,
-/// whose unknown or expired id is answered as no credentials at all.
-fn check_credentials(realm: Option<&RealmRow>, user: Option<UserRow>, email: Option<&str>) -> ApiResult<UserRow> {
+/// The user `claim` authenticates as (see [`Claim`]).
+fn check_credentials(realm: Option<&RealmRow>, user: Option<UserRow>, claim: &Claim) -> ApiResult<UserRow> {
     let realm = realm.ok_or_else(ApiError::nonexistent_subdomain)?;
     if realm.deactivated != 0 {
         return Err(ApiError::realm_deactivated());
     }
-    let Some(email) = email else {
-        let user = user.ok_or_else(ApiError::not_logged_in)?;
-        return if user.is_active() { Ok(user) } else { Err(ApiError::user_deactivated()) };
+    let user = match claim {
+        Claim::Session => user.ok_or_else(ApiError::not_logged_in)?,
+        Claim::KeyOnly => user.ok_or_else(ApiError::invalid_api_key)?,
+        Claim::Email(email) => {
+            let user = user.ok_or_else(ApiError::invalid_api_key)?;
+            let names_user = email.eq_ignore_ascii_case(&user.email) || email.eq_ignore_ascii_case(&user.delivery_email);
+            if !names_user {
+                return Err(ApiError::invalid_api_key());
+            }
+            user
+        }
     };
-    let user = user.ok_or_else(ApiError::invalid_api_key)?;
-    let names_user = email.eq_ignore_ascii_case(&user.email) || email.eq_ignore_ascii_case(&user.delivery_email);
-    if !names_user {
-        return Err(ApiError::invalid_api_key());
-    }
     if !user.is_active() {
         return Err(ApiError::user_deactivated());
     }
