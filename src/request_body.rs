@@ -92,15 +92,18 @@ impl RequestBody {
             // Form-encoded is the API's body format; clients that omit the content type
             // (curl -d does not) still send it form-encoded.
             let text = req.text().await.unwrap_or_default();
-            if text.len() > MAX_TEXT_BODY_BYTES {
-                return Err(ApiError::request_too_large(MAX_TEXT_BODY_BYTES));
+            let form = content_type.is_empty() || content_type.starts_with("application/x-www-form-urlencoded");
+            // A form may be as large as a bot's whole storage; any other body is a
+            // webhook's payload, kept whole only up to its own bound.
+            let limit = if form { MAX_FORM_BODY_BYTES as usize } else { MAX_TEXT_BODY_BYTES };
+            if text.len() > limit {
+                return Err(ApiError::request_too_large(limit));
             }
             if content_type.starts_with("application/json") {
                 kept_text = Some(text);
             } else {
                 body = Params::parse_urlencoded(&text);
                 // A JSON payload sent with another type (a webhook's `text/plain`).
-                let form = content_type.is_empty() || content_type.starts_with("application/x-www-form-urlencoded");
                 if !form {
                     kept_text = Some(text);
                 }
