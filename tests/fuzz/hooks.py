@@ -13,6 +13,10 @@ def success_is_documented(ctx, response, case):
     status = response.status_code
     if not 200 <= status < 400:
         return None
+    # The coverage phase also asks each path with OPTIONS: the API answers it as Zulip's
+    # rest_dispatch does (204, a CORS preflight), which no operation documents.
+    if case.method.upper() == "OPTIONS" and case.operation.method.upper() != "OPTIONS" and status == 204:
+        return None
     documented = [str(code) for code in case.operation.responses.status_codes]
     if "default" in documented or str(status) in documented or f"{str(status)[0]}XX" in documented:
         return None
