@@ -168,8 +168,7 @@ pub fn rendered_description(description: &str) -> String {
     if description.is_empty() {
         return String::new();
     }
-    let escaped = description.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;").replace('\'', "&#39;");
-    format!("<p>{escaped}</p>")
+    format!("<p>{}</p>", crate::markdown::escape_html(description))
 }
 
 /// Zulip's channel-name rules: not empty, at most 60 characters, no control characters.

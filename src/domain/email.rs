@@ -46,20 +46,7 @@ pub fn next_attempt_at(now: i64, attempts: i64) -> i64 {
 pub const MAX_ATTEMPTS: i64 = 30;
 
 /// Text made safe inside HTML.
-pub fn escape_html(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
-        }
-    }
-    out
-}
+pub use crate::markdown::escape_html;
 
 /// A message made of paragraphs and one call to action (a link), in both bodies.
 fn with_link(to: &str, subject: String, paragraphs: &[String], link_text: &str, url: &str, footer: &str) -> OutgoingEmail {

@@ -59,6 +59,14 @@ mod tests;
 
 use std::collections::BTreeSet;
 
+/// Text made safe anywhere in HTML (`&`, `<`, `>` and both quotes, `'` as `&#39;`): the
+/// escaper for user text written into HTML outside Markdown (emails, channel descriptions).
+pub fn escape_html(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    html::escape_code(&mut out, text);
+    out
+}
+
 /// Names and ids the content refers to, so the caller can resolve them with one D1 query.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
 pub struct References {
