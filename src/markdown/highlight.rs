@@ -16,10 +16,11 @@ use syntect::parsing::{ParseState, Scope, ScopeStack, SyntaxReference, SyntaxSet
 
 use super::html;
 
-/// Loaded on the first highlighted block, then kept for the life of the isolate.
+/// The grammars build.rs packed (those of [`grammar`] and what they embed), loaded on the
+/// first highlighted block, then kept for the life of the isolate.
 fn syntaxes() -> &'static SyntaxSet {
     static SYNTAXES: OnceLock<SyntaxSet> = OnceLock::new();
-    SYNTAXES.get_or_init(SyntaxSet::load_defaults_newlines)
+    SYNTAXES.get_or_init(|| syntect::dumps::from_binary(include_bytes!(concat!(env!("OUT_DIR"), "/syntaxes.packdump"))))
 }
 
 /// Classification rules that differ by language, as Pygments' lexers differ.
@@ -31,39 +32,41 @@ enum Flavor {
     Other,
 }
 
+/// Pygments lexer names, the syntect grammar that lexes each, and its classification rules.
+const GRAMMARS: &[(&str, &str, Flavor)] = &[
+    ("Python", "Python", Flavor::Python),
+    ("Python 2.x", "Python", Flavor::Python),
+    ("TeX", "LaTeX", Flavor::Tex),
+    ("JavaScript", "JavaScript", Flavor::JavaScript),
+    ("Java", "Java", Flavor::Other),
+    ("C", "C", Flavor::Other),
+    ("C++", "C++", Flavor::Other),
+    ("C#", "C#", Flavor::Other),
+    ("Rust", "Rust", Flavor::Other),
+    ("Go", "Go", Flavor::Other),
+    ("Ruby", "Ruby", Flavor::Other),
+    ("Bash", "Bourne Again Shell (bash)", Flavor::Other),
+    ("JSON", "JSON", Flavor::Other),
+    ("YAML", "YAML", Flavor::Other),
+    ("HTML", "HTML", Flavor::Other),
+    ("XML", "XML", Flavor::Other),
+    ("CSS", "CSS", Flavor::Other),
+    ("SQL", "SQL", Flavor::Other),
+    ("Diff", "Diff", Flavor::Other),
+    ("Makefile", "Makefile", Flavor::Other),
+    ("Haskell", "Haskell", Flavor::Other),
+    ("Perl", "Perl", Flavor::Other),
+    ("Lua", "Lua", Flavor::Other),
+    ("Scala", "Scala", Flavor::Other),
+    ("Clojure", "Clojure", Flavor::Other),
+    ("Erlang", "Erlang", Flavor::Other),
+    ("OCaml", "OCaml", Flavor::Other),
+    ("Objective-C", "Objective-C", Flavor::Other),
+    ("Matlab", "MATLAB", Flavor::Other),
+];
+
 /// The grammar for a Pygments lexer name (as `code::language_name` gives it).
 fn grammar(pygments_name: &str) -> Option<(&'static str, Flavor)> {
-    const GRAMMARS: &[(&str, &str, Flavor)] = &[
-        ("Python", "Python", Flavor::Python),
-        ("Python 2.x", "Python", Flavor::Python),
-        ("TeX", "LaTeX", Flavor::Tex),
-        ("JavaScript", "JavaScript", Flavor::JavaScript),
-        ("Java", "Java", Flavor::Other),
-        ("C", "C", Flavor::Other),
-        ("C++", "C++", Flavor::Other),
-        ("C#", "C#", Flavor::Other),
-        ("Rust", "Rust", Flavor::Other),
-        ("Go", "Go", Flavor::Other),
-        ("Ruby", "Ruby", Flavor::Other),
-        ("Bash", "Bourne Again Shell (bash)", Flavor::Other),
-        ("JSON", "JSON", Flavor::Other),
-        ("YAML", "YAML", Flavor::Other),
-        ("HTML", "HTML", Flavor::Other),
-        ("XML", "XML", Flavor::Other),
-        ("CSS", "CSS", Flavor::Other),
-        ("SQL", "SQL", Flavor::Other),
-        ("Diff", "Diff", Flavor::Other),
-        ("Makefile", "Makefile", Flavor::Other),
-        ("Haskell", "Haskell", Flavor::Other),
-        ("Perl", "Perl", Flavor::Other),
-        ("Lua", "Lua", Flavor::Other),
-        ("Scala", "Scala", Flavor::Other),
-        ("Clojure", "Clojure", Flavor::Other),
-        ("Erlang", "Erlang", Flavor::Other),
-        ("OCaml", "OCaml", Flavor::Other),
-        ("Objective-C", "Objective-C", Flavor::Other),
-        ("Matlab", "MATLAB", Flavor::Other),
-    ];
     GRAMMARS.iter().find(|(name, _, _)| *name == pygments_name).map(|(_, grammar, flavor)| (*grammar, *flavor))
 }
 
@@ -75,8 +78,11 @@ pub fn supports(pygments_name: &str) -> bool {
 /// The highlighted HTML of `code` (already normalised, without its final newline), or
 /// `None` when the language has no grammar or the grammar fails on the input.
 pub fn highlight(pygments_name: &str, code: &str) -> Option<String> {
+    highlight_with(syntaxes(), pygments_name, code)
+}
+
+fn highlight_with(set: &SyntaxSet, pygments_name: &str, code: &str) -> Option<String> {
     let (grammar_name, flavor) = grammar(pygments_name)?;
-    let set = syntaxes();
     let syntax: &SyntaxReference = set.find_syntax_by_name(grammar_name)?;
     let mut state = ParseState::new(syntax);
     let mut stack = ScopeStack::new();
@@ -349,6 +355,29 @@ fn javascript_class<'n>(has: &impl Fn(&str) -> Option<&'n str>, text: &str) -> O
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_packed_grammars_are_exactly_those_the_table_names() {
+        let mut named: Vec<&str> = GRAMMARS.iter().map(|(_, grammar, _)| *grammar).collect();
+        named.sort_unstable();
+        named.dedup();
+        let mut packed = super::super::grammars::SYNTECT_GRAMMARS.to_vec();
+        packed.sort_unstable();
+        assert_eq!(named, packed);
+    }
+
+    #[test]
+    fn the_packed_grammars_highlight_as_syntects_whole_set_does() {
+        let whole = SyntaxSet::load_defaults_newlines();
+        let sample = "#!/bin/sh\n<div class=\"a\">\n<script>let x = f(1);</script>\n<style>p { color: red; }</style>\n\
+                      SELECT * FROM t; -- q\n+added\n-removed\n@@ -1 +1 @@\nif (x) { return \"a\"; } // note\n\
+                      def f(s): return s % 2  # c\n\\begin{x} $y$ \\end{x}\n#include <stdio.h>\n@interface A : B\n";
+        for (pygments_name, _, _) in GRAMMARS {
+            let packed = highlight(pygments_name, sample);
+            assert!(packed.is_some(), "{pygments_name} is highlighted");
+            assert_eq!(packed, highlight_with(&whole, pygments_name, sample), "{pygments_name}");
+        }
+    }
 
     #[test]
     fn python_tokens_get_pygments_classes() {

@@ -37,6 +37,7 @@ mod code;
 mod emoji;
 mod emoticons;
 mod fences;
+mod grammars;
 mod highlight;
 mod html;
 mod linkifiers;
