@@ -361,6 +361,19 @@ mod tests {
         assert_eq!(python_repr("é\n", true), "b'\\xc3\\xa9\\n'");
     }
 
+    fn user(id: i64, bot_type: Option<i64>) -> UserRow {
+        UserRow { id, is_active: 1, is_bot: bot_type.is_some() as i64, bot_type, ..UserRow::default() }
+    }
+
+    #[test]
+    fn mentions_in_channels_and_direct_messages_trigger_outgoing_webhook_bots_of_people_only() {
+        let mentioned = BTreeSet::from([5, 6]);
+        assert_eq!(triggers(&user(1, None), true, &mentioned, &[5, 7], &[]), vec![(5, "mention")]);
+        let dm = [user(1, None), user(5, Some(3)), user(6, Some(1))];
+        assert_eq!(triggers(&user(1, None), false, &mentioned, &[5], &dm), vec![(5, "direct_message")]);
+        assert!(triggers(&user(9, Some(1)), true, &mentioned, &[5], &[]).is_empty(), "a bot's message triggers nothing");
+    }
+
     #[test]
     fn retries_back_off() {
         assert_eq!([retry_at(100, 0), retry_at(100, 1), retry_at(100, 2)], [101, 102, 104]);
