@@ -215,7 +215,8 @@ fn an_answer_that_needs_no_response_posts_nothing() {
     let mut count = 0;
     let (url, requests) = double(Box::new(move |_| {
         count += 1;
-        let answer = if count == 1 { json!({ "response_not_required": true, "content": "never" }) } else { json!({ "content": "sentinel" }) };
+        let answer =
+            if count == 1 { json!({ "response_not_required": true, "content": "never" }) } else { json!({ "content": "sentinel" }) };
         Some((200, answer.to_string()))
     }));
     let bot = outgoing_bot(&hamlet, &url, "1");
@@ -379,9 +380,6 @@ fn creating_an_outgoing_webhook_bot_checks_its_interface() {
     let hamlet = Client::dev("hamlet@zulip.com");
     let short = unique("badif");
     hamlet
-        .post(
-            "/bots",
-            &[("full_name", &format!("Bad {short}")), ("short_name", &short), ("bot_type", "3"), ("interface_type", "9")],
-        )
+        .post("/bots", &[("full_name", &format!("Bad {short}")), ("short_name", &short), ("bot_type", "3"), ("interface_type", "9")])
         .bad_request("BAD_REQUEST", "Invalid interface type");
 }

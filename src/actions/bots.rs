@@ -10,10 +10,10 @@ use crate::db::api_keys::{self, BotKeyVersionRow, KeyHashRow, KeyVersionRow};
 use crate::db::batch::Batch;
 use crate::db::bot_services::{self, BotServiceRow};
 use crate::db::users::{self, NewUser, NextId, UserIdRow, UserRow};
+use crate::domain::outgoing_webhooks::{services_dicts, INTERFACES};
 use crate::domain::users::{avatar_url, check_full_name, user_dict, UserDictOptions};
 use crate::error::{ApiError, ApiResult};
 use crate::event_types::{Event, RealmBotEvent, RealmUserEvent};
-use crate::domain::outgoing_webhooks::{services_dicts, INTERFACES};
 use crate::model::Role;
 use crate::secrets;
 
@@ -174,7 +174,13 @@ pub struct BotChanges {
 /// `PATCH /bots/{bot_id}`: the owner or an administrator (Zulip's `access_bot_by_id`)
 /// renames the bot or changes its service; the owner and administrators get `realm_bot`
 /// update events (the service's with its `services`). Answers the bot and its owner.
-pub async fn check_update_bot(db: &D1Database, env: &Env, acting: &UserRow, bot_id: i64, changes: BotChanges) -> ApiResult<(UserRow, Option<UserRow>)> {
+pub async fn check_update_bot(
+    db: &D1Database,
+    env: &Env,
+    acting: &UserRow,
+    bot_id: i64,
+    changes: BotChanges,
+) -> ApiResult<(UserRow, Option<UserRow>)> {
     let mut batch = Batch::new();
     let bot = batch.add::<UserRow>(users::by_id_stmt(db, acting.realm_id, bot_id)?);
     let owner = batch.add::<UserRow>(users::bot_owner_stmt(db, acting.realm_id, bot_id)?);

@@ -23,8 +23,8 @@ use crate::db::outgoing_webhook_deliveries::{self as deliveries, DeliveryRow};
 use crate::db::users::{self, UserRow};
 use crate::db::{self};
 use crate::domain::outgoing_webhooks::{
-    conversation_notice, destination_allowed, message_url, owner_notice, read_answer, retry_at, slack_form, zulip_payload, Answer,
-    Failure, MAX_RETRIES, SLACK_INTERFACE, TIMEOUT_SECONDS,
+    conversation_notice, destination_allowed, message_url, owner_notice, read_answer, retry_at, slack_form, zulip_payload, Answer, Failure,
+    MAX_RETRIES, SLACK_INTERFACE, TIMEOUT_SECONDS,
 };
 use crate::error::{ApiError, ApiResult};
 use crate::settings::{Settings, ZULIP_VERSION};
@@ -195,7 +195,13 @@ impl Reply<'_> {
         let to = match self.message["stream_id"].as_i64() {
             Some(channel_id) => Destination::ChannelId(channel_id),
             None => Destination::Users(
-                self.message["display_recipient"].as_array().into_iter().flatten().filter_map(|r| r["id"].as_i64()).map(Principal::Id).collect(),
+                self.message["display_recipient"]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .filter_map(|r| r["id"].as_i64())
+                    .map(Principal::Id)
+                    .collect(),
             ),
         };
         let topic = self.message["subject"].as_str().map(str::to_string).filter(|_| self.message["stream_id"].is_i64());

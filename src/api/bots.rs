@@ -33,8 +33,7 @@ pub async fn create_bot(ctx: &RequestContext) -> ApiResult<Reply> {
     let service_name = ctx.params.str("service_name")?;
     let payload_url = json_or_plain(ctx, "payload_url")?;
     let interface = ctx.params.int("interface_type")?.unwrap_or(ZULIP_INTERFACE);
-    for name in ["config_data", "default_sending_stream", "default_events_register_stream", "default_all_public_streams"]
-    {
+    for name in ["config_data", "default_sending_stream", "default_events_register_stream", "default_all_public_streams"] {
         ctx.params.accept(name);
     }
     let bot = NewBot {

@@ -36,7 +36,13 @@ pub fn of_bot_stmt(db: &D1Database, realm_id: i64, bot_id: i64) -> Result<D1Prep
 }
 
 /// Changes the given fields of a bot's service; answers the row (none: the bot has none).
-pub async fn update(db: &D1Database, realm_id: i64, bot_id: i64, base_url: Option<&str>, interface: Option<i64>) -> Result<Option<BotServiceRow>> {
+pub async fn update(
+    db: &D1Database,
+    realm_id: i64,
+    bot_id: i64,
+    base_url: Option<&str>,
+    interface: Option<i64>,
+) -> Result<Option<BotServiceRow>> {
     super::first(query!(
         db,
         &format!(

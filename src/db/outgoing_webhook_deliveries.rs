@@ -33,9 +33,7 @@ pub fn insert_stmt(db: &D1Database, realm_id: i64, bot_id: i64, trigger: &str, m
 pub async fn due(db: &D1Database, realm_id: i64, now: i64, limit: i64) -> Result<Vec<DeliveryRow>> {
     super::all(query!(
         db,
-        &format!(
-            "SELECT {COLUMNS} FROM outgoing_webhook_deliveries WHERE realm_id = ?1 AND next_attempt_at <= ?2 ORDER BY id LIMIT ?3"
-        ),
+        &format!("SELECT {COLUMNS} FROM outgoing_webhook_deliveries WHERE realm_id = ?1 AND next_attempt_at <= ?2 ORDER BY id LIMIT ?3"),
         realm_id,
         now,
         limit
