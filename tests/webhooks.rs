@@ -418,8 +418,7 @@ fn alertmanager_sends_one_message_per_instance_and_status() {
     let (hamlet, bot) = webhook_bot();
     let channel = unique("alerts-");
     let channel_id = create_channel(&hamlet, &channel, &[], &[]);
-    post_webhook("alertmanager", &[("api_key", &bot.api_key), ("stream", &channel)], &[JSON], &fixture("alertmanager", "alerts"))
-        .success();
+    post_webhook("alertmanager", &[("api_key", &bot.api_key), ("stream", &channel)], &[JSON], &fixture("alertmanager", "alerts")).success();
     let graph = "http://prometheus.example.com:9090/graph?g0.expr=";
     assert_eq!(
         channel_messages(&hamlet, channel_id),
