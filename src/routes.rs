@@ -323,6 +323,7 @@ fn route<'a>(ctx: &'a RequestContext, method: Method, path: &'a [&'a str]) -> Op
         (Post, ["external", integration]) => h(webhooks::incoming(ctx, integration)),
         (Post, ["bots"]) => h(bots::create_bot(ctx)),
         (Get, ["bots"]) => h(bots::get_bots(ctx)),
+        (Patch, ["bots", bot]) => h(bots::update_bot(ctx, bot)),
         (Post, ["bots", bot, "api_key", "regenerate"]) => h(bots::regenerate_bot_api_key(ctx, bot)),
         (Put, ["bot_storage"]) => h(bot_storage::update_storage(ctx)),
         (Get, ["bot_storage"]) => h(bot_storage::get_storage(ctx)),

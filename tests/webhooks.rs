@@ -400,3 +400,62 @@ fn gitlab_unsupported_event_is_answered_with_its_name() {
     assert_eq!((body["webhook_name"].as_str(), body["event_type"].as_str()), (Some("GitLab"), Some("Deployment Hook")));
     assert_nothing_but_a_sentinel(&bot, &hamlet, channel_id);
 }
+
+/// The messages of a channel, oldest first, as (topic, raw content, sender id).
+fn channel_messages(hamlet: &Client, channel_id: i64) -> Vec<(String, String, i64)> {
+    let narrow = json!([{ "operator": "channel", "operand": channel_id }]).to_string();
+    let query = [("anchor", "newest"), ("num_before", "10"), ("num_after", "0"), ("narrow", narrow.as_str()), ("apply_markdown", "false")];
+    let body = hamlet.get("/messages", &query).success();
+    let messages = body["messages"].as_array().unwrap();
+    messages
+        .iter()
+        .map(|m| (m["subject"].as_str().unwrap().into(), m["content"].as_str().unwrap().into(), m["sender_id"].as_i64().unwrap()))
+        .collect()
+}
+
+#[test]
+fn alertmanager_sends_one_message_per_instance_and_status() {
+    let (hamlet, bot) = webhook_bot();
+    let channel = unique("alerts-");
+    let channel_id = create_channel(&hamlet, &channel, &[], &[]);
+    post_webhook("alertmanager", &[("api_key", &bot.api_key), ("stream", &channel)], &[JSON], &fixture("alertmanager", "alerts")).success();
+    let graph = "http://prometheus.example.com:9090/graph?g0.expr=";
+    assert_eq!(
+        channel_messages(&hamlet, channel_id),
+        vec![
+            (
+                "db-1:9100".into(),
+                format!(
+                    ":alert: **FIRING**\n* HighLoad ([graph]({graph}node_load1+%3E+4&g0.tab=0))\n\
+                     * DiskFull ([graph]({graph}disk_used+%3E+0.9&g0.tab=0))"
+                ),
+                bot.user_id
+            ),
+            ("web-2:9100".into(), format!(":squared_ok: **Resolved** HighLatency ([graph]({graph}latency_p99&g0.tab=0))"), bot.user_id),
+        ]
+    );
+}
+
+#[test]
+fn alertmanager_takes_its_topic_and_text_fields_from_the_url() {
+    let (hamlet, bot) = webhook_bot();
+    let channel = unique("alerts-");
+    let channel_id = create_channel(&hamlet, &channel, &[], &[]);
+    let query = [("api_key", bot.api_key.as_str()), ("stream", channel.as_str()), ("name", "job"), ("desc", "summary")];
+    post_webhook("alertmanager", &query, &[JSON], &fixture("alertmanager", "alerts")).success();
+    let messages = channel_messages(&hamlet, channel_id);
+    assert_eq!(messages.len(), 2);
+    assert_eq!(messages[0].0, "node");
+    assert!(messages[0].1.starts_with(":alert: **FIRING**\n* Load above 4 for 5 minutes ([graph]("), "{}", messages[0].1);
+    assert!(messages[1].1.starts_with(":squared_ok: **Resolved** p99 latency back under 300 ms ([graph]("), "{}", messages[1].1);
+}
+
+#[test]
+fn alertmanager_without_alerts_is_a_bad_request_and_posts_nothing() {
+    let (hamlet, bot) = webhook_bot();
+    let channel = unique("alerts-");
+    let channel_id = create_channel(&hamlet, &channel, &[], &[]);
+    post_webhook("alertmanager", &[("api_key", &bot.api_key), ("stream", &channel)], &[JSON], r#"{"status": "firing"}"#)
+        .bad_request("BAD_REQUEST", "payload['alerts'] is missing");
+    assert!(channel_messages(&hamlet, channel_id).is_empty());
+}

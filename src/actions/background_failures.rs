@@ -13,6 +13,7 @@ pub enum Kind {
     PushRemoval,
     ScheduledDelivery,
     EventDelivery,
+    OutgoingWebhook,
 }
 
 impl Kind {
@@ -22,6 +23,7 @@ impl Kind {
             Kind::PushRemoval => "push_removal",
             Kind::ScheduledDelivery => "scheduled_delivery",
             Kind::EventDelivery => "event_delivery",
+            Kind::OutgoingWebhook => "outgoing_webhook",
         }
     }
 }

@@ -8,7 +8,9 @@ use worker::{D1Database, Env};
 use crate::actions::users::{do_create_user, do_create_user_with_key, do_issue_api_key, do_replace_api_key};
 use crate::db::api_keys::{self, BotKeyVersionRow, KeyHashRow, KeyVersionRow};
 use crate::db::batch::Batch;
+use crate::db::bot_services::{self, BotServiceRow};
 use crate::db::users::{self, NewUser, NextId, UserIdRow, UserRow};
+use crate::domain::outgoing_webhooks::{services_dicts, INTERFACES};
 use crate::domain::users::{avatar_url, check_full_name, user_dict, UserDictOptions};
 use crate::error::{ApiError, ApiResult};
 use crate::event_types::{Event, RealmBotEvent, RealmUserEvent};
@@ -27,6 +29,8 @@ pub struct NewBot<'a> {
     pub bot_type: i64,
     pub service_name: Option<&'a str>,
     pub payload_url: Option<&'a str>,
+    /// Outgoing webhooks: 1 Zulip's format, 2 Slack-compatible (`interface_type`).
+    pub interface: i64,
 }
 
 pub struct CreatedBot {
@@ -60,12 +64,11 @@ pub async fn check_create_bot(db: &D1Database, env: &Env, owner: &UserRow, bot: 
     if bot.bot_type == EMBEDDED_BOT {
         return Err(ApiError::bad_request("Embedded bots are not enabled."));
     }
+    if !INTERFACES.contains(&bot.interface) {
+        return Err(ApiError::bad_request("Invalid interface type"));
+    }
     if bot.bot_type == OUTGOING_WEBHOOK_BOT {
-        if let Some(url) = bot.payload_url {
-            if !crate::domain::profile_fields::is_url(url) {
-                return Err(ApiError::invalid_argument("payload_url", "a URL"));
-            }
-        }
+        check_payload_url("payload_url", bot.payload_url)?;
     }
     let email = bot_email(short_name, realm_host);
     if !crate::actions::users::is_valid_email(&email) {
@@ -110,16 +113,40 @@ pub async fn check_create_bot(db: &D1Database, env: &Env, owner: &UserRow, bot: 
             (created.user, api_key)
         }
     };
+    let services = match bot.bot_type {
+        OUTGOING_WEBHOOK_BOT => vec![add_service(db, &user, bot).await?],
+        _ => Vec::new(),
+    };
     let opts = UserDictOptions { realm_host, client_gravatar: false };
     let added = Event::RealmUser(RealmUserEvent::Add { person: user_dict(&user, &user, &opts) });
     crate::actions::notify_realm(env, owner.realm_id, &added).await;
-    let event = Event::RealmBot(RealmBotEvent::Add { bot: bot_dict(&user, Some(&api_key)) });
+    let event = Event::RealmBot(RealmBotEvent::Add { bot: bot_dict(&user, Some(&api_key), &services) });
     crate::actions::notify_users(env, owner.realm_id, &admins_and_owner, &event).await;
     Ok(CreatedBot { user, api_key })
 }
 
+/// An outgoing-webhook bot's URL: a URL when given (Zulip's `check_url`).
+fn check_payload_url(name: &str, url: Option<&str>) -> ApiResult<()> {
+    match url {
+        Some(url) if !crate::domain::profile_fields::is_url(url) => Err(ApiError::invalid_argument(name, "a URL")),
+        _ => Ok(()),
+    }
+}
+
+/// Stores a new outgoing-webhook bot's service with a fresh token (Zulip's `Service`).
+async fn add_service(db: &D1Database, user: &UserRow, bot: &NewBot<'_>) -> ApiResult<BotServiceRow> {
+    let service = BotServiceRow {
+        bot_id: user.id,
+        base_url: bot.payload_url.unwrap_or_default().to_string(),
+        interface: bot.interface,
+        token: secrets::random_alphanumeric(32),
+    };
+    crate::db::run(bot_services::insert_stmt(db, user.realm_id, &service)?).await?;
+    Ok(service)
+}
+
 /// The bot as the `realm_bot` event describes it.
-pub fn bot_dict(bot: &UserRow, api_key: Option<&str>) -> Value {
+pub fn bot_dict(bot: &UserRow, api_key: Option<&str>, services: &[BotServiceRow]) -> Value {
     json!({
         "user_id": bot.id,
         "email": bot.email,
@@ -131,9 +158,64 @@ pub fn bot_dict(bot: &UserRow, api_key: Option<&str>) -> Value {
         "default_events_register_stream": null,
         "default_all_public_streams": false,
         "avatar_url": avatar_url(bot),
-        "services": [],
+        "services": services_dicts(services),
         "owner_id": bot.bot_owner_id,
     })
+}
+
+/// `PATCH /bots/{bot_id}`'s changes, as the handler parsed them.
+pub struct BotChanges {
+    pub full_name: Option<String>,
+    /// A new URL replaces the service's URL and interface (`interface`), as in Zulip.
+    pub payload_url: Option<String>,
+    pub interface: i64,
+}
+
+/// `PATCH /bots/{bot_id}`: the owner or an administrator (Zulip's `access_bot_by_id`)
+/// renames the bot or changes its service; the owner and administrators get `realm_bot`
+/// update events (the service's with its `services`). Answers the bot and its owner.
+pub async fn check_update_bot(
+    db: &D1Database,
+    env: &Env,
+    acting: &UserRow,
+    bot_id: i64,
+    changes: BotChanges,
+) -> ApiResult<(UserRow, Option<UserRow>)> {
+    let mut batch = Batch::new();
+    let bot = batch.add::<UserRow>(users::by_id_stmt(db, acting.realm_id, bot_id)?);
+    let owner = batch.add::<UserRow>(users::bot_owner_stmt(db, acting.realm_id, bot_id)?);
+    let admins = batch.add::<UserIdRow>(users::active_admin_ids_stmt(db, acting.realm_id)?);
+    let results = batch.run(db).await?;
+    let bot = results.first(bot)?.filter(UserRow::is_bot).ok_or_else(|| ApiError::bad_request("No such bot"))?;
+    if !(acting.is_realm_admin() || bot.bot_owner_id == Some(acting.id)) {
+        return Err(ApiError::bad_request("Insufficient permission"));
+    }
+    let mut audience: Vec<i64> = results.rows(admins)?.into_iter().map(|a| a.id).collect();
+    audience.extend(bot.bot_owner_id.filter(|id| !audience.contains(id)));
+    let full_name = changes.full_name.as_deref().map(check_full_name).transpose()?;
+    if changes.payload_url.is_some() {
+        check_payload_url("service_payload_url", changes.payload_url.as_deref())?;
+        if !INTERFACES.contains(&changes.interface) {
+            return Err(ApiError::bad_request("Invalid interface type"));
+        }
+    }
+    let mut updated = bot.clone();
+    if let Some(name) = full_name {
+        let changes = crate::actions::users::UserChanges { role: None, full_name: Some(name.clone()), profile: None };
+        crate::actions::users::do_update_user(db, env, &bot, changes).await?;
+        let event = Event::RealmBot(RealmBotEvent::Update { bot: json!({ "user_id": bot.id, "full_name": name }) });
+        crate::actions::notify_users(env, bot.realm_id, &audience, &event).await;
+        updated.full_name = name;
+    }
+    if let Some(url) = &changes.payload_url {
+        // A bot made with another type has no service to change, as in Zulip.
+        if let Some(service) = bot_services::update(db, bot.realm_id, bot.id, Some(url), Some(changes.interface)).await? {
+            let services = services_dicts(&[service]);
+            let event = Event::RealmBot(RealmBotEvent::Update { bot: json!({ "user_id": bot.id, "services": services }) });
+            crate::actions::notify_users(env, bot.realm_id, &audience, &event).await;
+        }
+    }
+    Ok((updated, results.first(owner)?))
 }
 
 /// `POST /bots/{bot_id}/api_key/regenerate`: the owner or an administrator replaces the

@@ -188,6 +188,7 @@ async fn deliver_one(db: &D1Database, env: &Env, database: &str, row: &Scheduled
     notify_recipients(env, database, &sender, &sent, realm_host).await;
     let mailed = crate::actions::missed_message_emails::MailedMessage::of(&sent);
     crate::actions::missed_message_emails::queue(db, env, database, realm_host, &sender, &mailed).await;
+    crate::actions::outgoing_webhooks::queue_sent(db, env, database, realm_host, &sender, &sent).await;
     Ok(())
 }
 

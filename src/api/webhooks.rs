@@ -31,14 +31,16 @@ pub async fn incoming(ctx: &RequestContext, name: &str) -> ApiResult<Reply> {
     let branches = ctx.params.str("branches")?;
     let form_payload = ctx.params.str("payload")?;
     let header = |name: &str| ctx.header(name);
+    let param = |name: &str| ctx.params.str(name).ok().flatten();
     let delivery = Delivery {
         body: ctx.text.as_deref(),
         form_payload: form_payload.as_deref(),
         header: &header,
         url_topic: target.topic.as_deref(),
         branches: branches.as_deref(),
+        param: &param,
     };
-    if let Some(notice) = (integration.render)(&delivery)? {
+    for notice in (integration.render)(&delivery)? {
         actions::send_notice(ctx, &me, integration, &target, notice).await?;
     }
     Ok(Reply::json(json!({})))

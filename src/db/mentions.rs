@@ -17,10 +17,20 @@ pub struct GroupMemberRow {
     pub user_id: i64,
 }
 
+/// A user content may mention, with their bot type (an outgoing-webhook bot's mention
+/// triggers it).
+#[derive(Deserialize)]
+pub struct MentionableUserRow {
+    pub id: i64,
+    pub name: String,
+    #[serde(default)]
+    pub bot_type: Option<i64>,
+}
+
 /// Active users named by full name (any case) in `names_json` or by id in `ids_json`.
 pub fn users_stmt(realm_id: i64, names_json: &str, ids_json: &str) -> Result<Statement> {
     statement!(
-        "SELECT id, full_name AS name FROM users WHERE realm_id = ?1 AND is_active = 1 AND \
+        "SELECT id, full_name AS name, bot_type FROM users WHERE realm_id = ?1 AND is_active = 1 AND \
          (lower(full_name) IN (SELECT lower(value) FROM json_each(?2)) OR id IN (SELECT value FROM json_each(?3)))",
         realm_id,
         names_json,

@@ -100,6 +100,16 @@ pub fn by_id_stmt(db: &D1Database, realm_id: i64, user_id: i64) -> Result<D1Prep
     query!(db, &format!("SELECT {COLUMNS} FROM users u WHERE {BY_ID}"), realm_id, user_id)
 }
 
+/// The owner of the bot of organization `?1` whose id is `?2`.
+pub fn bot_owner_stmt(db: &D1Database, realm_id: i64, bot_id: i64) -> Result<D1PreparedStatement> {
+    query!(
+        db,
+        &format!("SELECT {COLUMNS} FROM users u WHERE u.realm_id = ?1 AND u.id = (SELECT b.bot_owner_id FROM users b WHERE b.realm_id = ?1 AND b.id = ?2)"),
+        realm_id,
+        bot_id
+    )
+}
+
 /// The user of organization `?1` whose id is `?2`.
 const BY_ID: &str = "u.realm_id = ?1 AND u.id = ?2";
 

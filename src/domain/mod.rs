@@ -25,6 +25,7 @@ pub mod missed_message_emails;
 pub mod muted_users;
 pub mod navigation_views;
 pub mod organizations;
+pub mod outgoing_webhooks;
 pub mod passwords;
 pub mod presence;
 pub mod profile_fields;

@@ -7,7 +7,7 @@ use worker::D1Database;
 
 use crate::db::batch::{Batch, BatchResults, Slot};
 use crate::db::linkifiers::LinkifierRow;
-use crate::db::mentions::{self, GroupMemberRow, NamedRow};
+use crate::db::mentions::{self, GroupMemberRow, MentionableUserRow, NamedRow};
 use crate::db::realm_emoji::RealmEmojiRow;
 use crate::error::ApiResult;
 use crate::markdown::{self, CustomEmoji, LinkableChannel, Linkifier, MentionableGroup, MentionableUser, References, Rendered, Resolved};
@@ -19,7 +19,7 @@ use crate::markdown::{self, CustomEmoji, LinkableChannel, Linkifier, Mentionable
 /// not use costs no statement, and linkifiers the caller already holds (the isolate's copy
 /// of the organization's state) are not read again.
 pub struct ResolutionReads {
-    users: Option<Slot<NamedRow>>,
+    users: Option<Slot<MentionableUserRow>>,
     groups: Option<(Slot<NamedRow>, Slot<GroupMemberRow>)>,
     channels: Option<Slot<NamedRow>>,
     emoji: Option<Slot<RealmEmojiRow>>,
@@ -71,6 +71,14 @@ impl ResolutionReads {
         Ok(ResolutionReads { users, groups, channels, emoji, linkifiers })
     }
 
+    /// The outgoing-webhook bots among the users the content names (a mention of one
+    /// triggers it), from the same read.
+    pub fn outgoing_webhook_bots(&self, results: &BatchResults) -> worker::Result<Vec<i64>> {
+        let Some(slot) = self.users else { return Ok(Vec::new()) };
+        let rows = results.rows(slot)?;
+        Ok(rows.iter().filter(|r| r.bot_type == Some(crate::domain::outgoing_webhooks::OUTGOING_WEBHOOK_BOT)).map(|r| r.id).collect())
+    }
+
     /// What the reads found, as the renderer takes it, plus each mentioned group's members.
     pub fn take(self, results: &BatchResults) -> worker::Result<(Resolved, HashMap<i64, Vec<i64>>)> {
         let named = |slot: Option<Slot<NamedRow>>| -> worker::Result<Vec<NamedRow>> {
@@ -79,7 +87,10 @@ impl ResolutionReads {
                 None => Ok(Vec::new()),
             }
         };
-        let users = named(self.users)?.into_iter().map(|r| MentionableUser { id: r.id, full_name: r.name }).collect();
+        let users = match self.users {
+            Some(slot) => results.rows(slot)?.into_iter().map(|r| MentionableUser { id: r.id, full_name: r.name }).collect(),
+            None => Vec::new(),
+        };
         let channels = named(self.channels)?.into_iter().map(|r| LinkableChannel { id: r.id, name: r.name }).collect();
         let mut groups = Vec::new();
         let mut members: HashMap<i64, Vec<i64>> = HashMap::new();

@@ -1,7 +1,8 @@
 //! `MessageScheduler`: one Durable Object per organization (named by realm id) whose alarm
 //! delivers the organization's scheduled messages, mails missed messages
-//! (`crate::actions::missed_message_emails`) and hands its queued emails to the email
-//! provider (`crate::actions::email`).
+//! (`crate::actions::missed_message_emails`), hands its queued emails to the email
+//! provider (`crate::actions::email`) and calls outgoing-webhook bots' services
+//! (`crate::actions::outgoing_webhooks`).
 //!
 //! Why an object of its own rather than `RealmHub`: the hub lives in the
 //! `team-chat-durable-objects` crate, which the worker crate depends on, so the hub cannot
@@ -62,7 +63,8 @@ impl DurableObject for MessageScheduler {
         let next = crate::db::scheduled_messages::next_due_in_realm(&db, target.realm_id).await?;
         let email = crate::db::email_outbox::next_due(&db, target.realm_id).await?;
         let missed = crate::db::missed_message_emails::next_due(&db, target.realm_id).await?;
-        self.set_alarm(earliest(earliest(next, email), missed)).await?;
+        let webhooks = crate::db::outgoing_webhook_deliveries::next_due(&db, target.realm_id).await?;
+        self.set_alarm(earliest(earliest(earliest(next, email), missed), webhooks)).await?;
         Response::ok("")
     }
 
@@ -83,7 +85,11 @@ impl DurableObject for MessageScheduler {
         let email = crate::actions::email::deliver_due(&self.env, &target.database, target.realm_id)
             .await
             .map_err(|e| worker::Error::RustError(e.msg))?;
-        self.set_alarm(earliest(earliest(next, email), missed)).await?;
+        // And calls the services of outgoing-webhook bots their messages triggered.
+        let webhooks = crate::actions::outgoing_webhooks::deliver_due(&self.env, &target.database, target.realm_id, &target.realm_host)
+            .await
+            .map_err(|e| worker::Error::RustError(e.msg))?;
+        self.set_alarm(earliest(earliest(earliest(next, email), missed), webhooks)).await?;
         Response::ok("")
     }
 }

@@ -60,6 +60,7 @@ pub fn plan_bot_message(
         // Nothing schedules push notifications for the notification bot's messages.
         may_notify_push: false,
         changes_its_reads: true,
+        webhook_triggers: Vec::new(),
     }
 }
 

@@ -82,6 +82,10 @@ pub struct SentMessage {
     /// visibility policy of it, or joined the participants a topic mention reads): the
     /// answers are then not worth remembering.
     pub changed_its_reads: bool,
+    /// (bot id, trigger) of each outgoing-webhook bot the message triggers (usually none).
+    pub webhook_triggers: Vec<(i64, &'static str)>,
+    /// When it triggers one: the message as the webhook's payload shows it.
+    pub webhook_message: Option<Value>,
 }
 
 /// Sends a message for a request (`POST /messages`), the one entry of a request's send:
@@ -95,6 +99,7 @@ pub async fn send(ctx: &RequestContext, req: &SendRequest) -> ApiResult<SentMess
     };
     crate::actions::push::schedule_message_notifications(ctx, &me, &sent).await;
     crate::actions::missed_message_emails::schedule(ctx, &me, &sent).await;
+    crate::actions::outgoing_webhooks::schedule(ctx, &me, &sent);
     Ok(sent)
 }
 

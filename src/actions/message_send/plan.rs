@@ -13,6 +13,7 @@ use crate::db::subscriptions::ChannelViewRow;
 use crate::db::users::UserRow;
 use crate::domain::alert_words::alerted_users;
 use crate::domain::message_send::normalize_content;
+use crate::domain::outgoing_webhooks::triggers;
 use crate::domain::rendering::mentioned_user_ids;
 use crate::domain::topics::{check_topic_allowed, effective_topics_policy};
 use crate::error::{ApiError, ApiResult};
@@ -53,6 +54,8 @@ pub struct SendPlan {
     pub(super) may_notify_push: bool,
     /// See [`super::SentMessage::changed_its_reads`].
     pub(super) changes_its_reads: bool,
+    /// (bot id, trigger) of each outgoing-webhook bot the message triggers.
+    pub(super) webhook_triggers: Vec<(i64, &'static str)>,
 }
 
 impl SendPlan {
@@ -125,6 +128,8 @@ pub fn plan(me: &UserRow, realm: &RealmState, req: &SendRequest, mut inputs: Sen
     let marks = Marks { rendered: &rendered, mentioned: &mentioned, alerted: &alerted, muters: &inputs.muters };
     let rows = flag_rows(me, req, &to, &marks);
     let may_notify_push = inputs.recipients_with_push_device.iter().any(|id| *id != me.id);
+    let is_channel = to.channel_row.is_some();
+    let webhook_triggers = triggers(me, is_channel, &mentioned, &inputs.mentionable_webhook_bots, &inputs.named_users);
     Ok(SendPlan {
         sender: me.clone(),
         settings: settings.clone(),
@@ -142,6 +147,7 @@ pub fn plan(me: &UserRow, realm: &RealmState, req: &SendRequest, mut inputs: Sen
         date_sent: inputs.now,
         may_notify_push,
         changes_its_reads: to.changes_its_reads,
+        webhook_triggers,
     })
 }
 
@@ -401,6 +407,7 @@ mod tests {
             recipients_with_push_device: Vec::new(),
             resolved: markdown::Resolved::default(),
             group_members: HashMap::new(),
+            mentionable_webhook_bots: Vec::new(),
             now: 1000,
         }
     }

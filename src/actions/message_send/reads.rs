@@ -79,6 +79,8 @@ pub struct SendInputs {
     /// What the content mentions or links to.
     pub resolved: markdown::Resolved,
     pub group_members: HashMap<i64, Vec<i64>>,
+    /// The outgoing-webhook bots among the users the content names (from the mention read).
+    pub mentionable_webhook_bots: Vec<i64>,
     pub now: i64,
 }
 
@@ -199,6 +201,7 @@ pub fn add_send_reads(batch: &mut Batch, db: &D1Database, me: &UserRow, realm: &
 impl SendReads {
     /// What the batch read, for [`plan()`](super::plan()).
     pub fn take(self, results: &BatchResults, me: &UserRow, realm: &RealmState, req: &SendRequest) -> ApiResult<SendInputs> {
+        let mentionable_webhook_bots = self.resolution.outgoing_webhook_bots(results)?;
         let (mut resolved, group_members) = self.resolution.take(results)?;
         resolved.translate_emoticons = crate::domain::user_settings::flag(me, "translate_emoticons");
         resolved.realm_url = req.realm_url.clone();
@@ -217,6 +220,7 @@ impl SendReads {
             recipients_with_push_device: Vec::new(),
             resolved,
             group_members,
+            mentionable_webhook_bots,
             now: db::now(),
         };
         if let Some(slot) = self.direct_recipients {

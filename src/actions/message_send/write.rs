@@ -15,6 +15,7 @@ use crate::db::messages::{self, MessageRow, NewMessage, RecipientRef};
 use crate::db::users::UserRow;
 use crate::db::{user_messages, user_topics};
 use crate::domain::messages::{message_dict, MessageContext, MessageOptions};
+use crate::domain::outgoing_webhooks::payload_message;
 use crate::error::{ApiError, ApiResult};
 use crate::events::{send_event, send_message_event, Event, EventUser};
 use crate::model::message_flags::flag_names;
@@ -123,7 +124,10 @@ pub async fn finish_send(
         Err(err) => worker::console_error!("attachment events not sent: {}", err.msg),
     }
     let realm_id = plan.sender.realm_id;
-    let event = Event::Message { message: message_event_dict(plan, req, &inserted), raw_content: Some(plan.content.clone()) };
+    let message = message_event_dict(plan, req, &inserted);
+    // Only a message that triggers an outgoing webhook keeps a copy for its payload.
+    let webhook_message = (!plan.webhook_triggers.is_empty()).then(|| payload_message(&message, &plan.content));
+    let event = Event::Message { message, raw_content: Some(plan.content.clone()) };
     let event_users: Vec<EventUser> =
         plan.rows.iter().map(|(id, bits)| EventUser { id: *id, flags: Some(flag_names(Some(*bits))) }).collect();
     send_message_event(env, realm_id, &event, &event_users, req.queue_id.as_deref(), req.local_id.as_deref()).await;
@@ -134,6 +138,8 @@ pub async fn finish_send(
         followed_by_mention: plan.mention_follows.clone(),
         may_notify_push: plan.may_notify_push,
         changed_its_reads: plan.changes_its_reads,
+        webhook_triggers: plan.webhook_triggers.clone(),
+        webhook_message,
     })
 }
 

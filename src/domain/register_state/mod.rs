@@ -112,6 +112,8 @@ pub struct StateData {
     pub playgrounds: Vec<PlaygroundRow>,
     pub realm_domains: Vec<crate::db::invites::RealmDomainRow>,
     pub default_channel_ids: Vec<i64>,
+    /// Outgoing-webhook bots' services (`realm_bots`' `services`).
+    pub bot_services: Vec<crate::db::bot_services::BotServiceRow>,
 }
 
 impl StateData {
@@ -150,6 +152,7 @@ impl StateData {
         let realm_domains = batch.add(crate::db::invites::realm_domains_stmt(db, realm_id)?);
         let default_channels =
             batch.add::<crate::db::default_channels::DefaultChannelRow>(crate::db::default_channels::in_realm_stmt(db, realm_id)?);
+        let bot_services = batch.add(crate::db::bot_services::in_realm_stmt(db, realm_id)?);
         let results = batch.run(db).await?;
         Ok(StateData {
             settings: results.first(settings)?.ok_or_else(|| crate::error::ApiError::internal("realm has no settings"))?,
@@ -182,6 +185,7 @@ impl StateData {
             playgrounds: results.rows(playgrounds)?,
             realm_domains: results.rows(realm_domains)?,
             default_channel_ids: results.rows(default_channels)?.into_iter().map(|r| r.channel_id).collect(),
+            bot_services: results.rows(bot_services)?,
         })
     }
 }

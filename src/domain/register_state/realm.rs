@@ -12,6 +12,7 @@ use crate::db::realm_settings::RealmSettingsRow;
 use crate::db::realms::RealmRow;
 use crate::db::users::UserRow;
 use crate::domain::channels::SystemGroups;
+use crate::domain::outgoing_webhooks::services_dicts;
 use crate::domain::realm_playgrounds::playground_dict;
 use crate::domain::realm_settings::register_fields;
 use crate::domain::users::{avatar_url, user_dict, UserDictOptions};
@@ -79,6 +80,7 @@ pub(super) fn realm_sections(
 
 /// The bots the user may manage: every bot for an administrator, else the user's own.
 fn realm_bots(user: &UserRow, data: &StateData) -> Vec<Value> {
+    let services_of = |id: i64| data.bot_services.iter().filter(|s| s.bot_id == id).cloned().collect::<Vec<_>>();
     data.users
         .iter()
         .filter(|u| u.is_bot() && u.is_active() && (user.is_realm_admin() || u.bot_owner_id == Some(user.id)))
@@ -86,7 +88,8 @@ fn realm_bots(user: &UserRow, data: &StateData) -> Vec<Value> {
             json!({
                 "user_id": b.id, "full_name": b.full_name, "api_key": "", "avatar_url": avatar_url(b),
                 "default_sending_stream": null, "default_events_register_stream": null, "default_all_public_streams": false,
-                "owner_id": b.bot_owner_id, "bot_type": b.bot_type, "email": b.email, "is_active": true, "services": [],
+                "owner_id": b.bot_owner_id, "bot_type": b.bot_type, "email": b.email, "is_active": true,
+                "services": services_dicts(&services_of(b.id)),
             })
         })
         .collect()

@@ -4,6 +4,7 @@
 //! event dispatch and its message templates; [`INTEGRATIONS`] lists them. Sending is the
 //! action's (`actions::webhooks`), through the one send entry.
 
+pub mod alertmanager;
 pub mod git;
 pub mod github;
 pub mod gitlab;
@@ -32,6 +33,8 @@ pub struct Delivery<'a> {
     pub url_topic: Option<&'a str>,
     /// GitHub's `branches` filter: the branches whose pushes are reported.
     pub branches: Option<&'a str>,
+    /// Another URL parameter by name (Alertmanager's `name` and `desc`).
+    pub param: &'a dyn Fn(&str) -> Option<String>,
 }
 
 impl Delivery<'_> {
@@ -50,20 +53,21 @@ pub struct Notice {
     pub event: Option<String>,
 }
 
-/// An integration: its URL name, its name in errors, and how it reads a request (`None`:
-/// an event it deliberately ignores, answered with success and nothing sent).
+/// An integration: its URL name, its name in errors, and how it reads a request into the
+/// messages it sends (none: an event it deliberately ignores, answered with success).
 pub struct Integration {
     pub name: &'static str,
     pub display_name: &'static str,
-    pub render: fn(&Delivery) -> ApiResult<Option<Notice>>,
+    pub render: fn(&Delivery) -> ApiResult<Vec<Notice>>,
 }
 
 /// Every integration, by URL name.
 pub const INTEGRATIONS: &[Integration] = &[
-    Integration { name: "github", display_name: "GitHub", render: github::render },
-    Integration { name: "gitlab", display_name: "GitLab", render: gitlab::render },
-    Integration { name: "json", display_name: "JSON", render: json::render },
-    Integration { name: "slack_incoming", display_name: "SlackIncoming", render: slack_incoming::render },
+    Integration { name: "alertmanager", display_name: "Alertmanager", render: alertmanager::render },
+    Integration { name: "github", display_name: "GitHub", render: |d| github::render(d).map(Vec::from_iter) },
+    Integration { name: "gitlab", display_name: "GitLab", render: |d| gitlab::render(d).map(Vec::from_iter) },
+    Integration { name: "json", display_name: "JSON", render: |d| json::render(d).map(Vec::from_iter) },
+    Integration { name: "slack_incoming", display_name: "SlackIncoming", render: |d| slack_incoming::render(d).map(Vec::from_iter) },
 ];
 
 pub fn integration(name: &str) -> Option<&'static Integration> {
