@@ -85,6 +85,11 @@ pub enum Event {
     RealmLinkifiers {
         realm_linkifiers: Value,
     },
+    /// An export's state changed: every export of the organization (`RealmExport` objects),
+    /// to its administrators.
+    RealmExport {
+        exports: Vec<Value>,
+    },
 }
 
 #[derive(Debug, Clone, Serialize)]

@@ -1,7 +1,8 @@
 //! `MessageScheduler`: one Durable Object per organization (named by realm id) whose alarm
 //! delivers the organization's scheduled messages, mails missed messages
-//! (`crate::actions::missed_message_emails`) and hands its queued emails to the email
-//! provider (`crate::actions::email`).
+//! (`crate::actions::missed_message_emails`), hands its queued emails to the email
+//! provider (`crate::actions::email`) and builds requested data exports
+//! (`crate::actions::realm_export`).
 //!
 //! Why an object of its own rather than `RealmHub`: the hub lives in the
 //! `team-chat-durable-objects` crate, which the worker crate depends on, so the hub cannot
@@ -62,7 +63,8 @@ impl DurableObject for MessageScheduler {
         let next = crate::db::scheduled_messages::next_due_in_realm(&db, target.realm_id).await?;
         let email = crate::db::email_outbox::next_due(&db, target.realm_id).await?;
         let missed = crate::db::missed_message_emails::next_due(&db, target.realm_id).await?;
-        self.set_alarm(earliest(earliest(next, email), missed)).await?;
+        let export = crate::actions::realm_export::next_due(&db, target.realm_id).await.map_err(|e| worker::Error::RustError(e.msg))?;
+        self.set_alarm(earliest(earliest(earliest(next, email), missed), export)).await?;
         Response::ok("")
     }
 
@@ -83,7 +85,12 @@ impl DurableObject for MessageScheduler {
         let email = crate::actions::email::deliver_due(&self.env, &target.database, target.realm_id)
             .await
             .map_err(|e| worker::Error::RustError(e.msg))?;
-        self.set_alarm(earliest(earliest(next, email), missed)).await?;
+        // Data exports last: building one takes longest. A build cut short (a restart)
+        // leaves its export pending, and the next alarm builds it again.
+        let export = crate::actions::realm_export::build_pending(&self.env, &target.database, target.realm_id)
+            .await
+            .map_err(|e| worker::Error::RustError(e.msg))?;
+        self.set_alarm(earliest(earliest(earliest(next, email), missed), export)).await?;
         Response::ok("")
     }
 }
