@@ -125,7 +125,8 @@ async fn build_archive(db: &D1Database, env: &Env, row: &RealmExportRow) -> ApiR
     archive.add_json("realm.json", &rules::realm_file(tables, &selection, reactions, &clients))?;
 
     let key = rules::storage_key(row.realm_id, &token);
-    put_object(env, &key, &archive.finish()?, "application/gzip").await?;
+    let gzipped = crate::platform::gzip::gzip(&archive.finish()).await.map_err(ApiError::internal)?;
+    put_object(env, &key, &gzipped, "application/gzip").await?;
     Ok(key)
 }
 

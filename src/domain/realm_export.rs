@@ -9,7 +9,6 @@
 //! Zulip's; timestamps are UNIX seconds as floats, as Zulip writes them.
 
 use std::collections::BTreeSet;
-use std::io::Write;
 
 use serde_json::{json, Map, Value};
 
@@ -363,45 +362,92 @@ pub fn safe_member_path(path: &str) -> bool {
     !path.is_empty() && !path.starts_with('/') && !path.contains('\\') && path.split('/').all(|s| !s.is_empty() && s != "." && s != "..")
 }
 
-/// The `.tar.gz` being written, in memory.
+/// A tar archive (POSIX ustar, GNU long names past ustar's limits) being written in
+/// memory; `platform::gzip` compresses it. Small enough to keep a tar crate (and its
+/// file-system code) out of the worker bundle.
 pub struct Archive {
-    builder: tar::Builder<flate2::write::GzEncoder<Vec<u8>>>,
+    bytes: Vec<u8>,
     folder: String,
     mtime: u64,
 }
 
+const BLOCK: usize = 512;
+
 impl Archive {
     /// An archive whose members all sit in `folder/`.
     pub fn new(folder: &str, mtime: i64) -> Self {
-        let gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
-        Archive { builder: tar::Builder::new(gz), folder: folder.to_string(), mtime: mtime.max(0) as u64 }
+        Archive { bytes: Vec::new(), folder: folder.to_string(), mtime: mtime.max(0) as u64 }
     }
 
     /// Adds a file at `path` (relative to the archive's folder).
-    pub fn add(&mut self, path: &str, bytes: &[u8]) -> ApiResult<()> {
+    pub fn add(&mut self, path: &str, data: &[u8]) -> ApiResult<()> {
         if !safe_member_path(path) {
             return Err(ApiError::internal(format!("export: refused archive path {path}")));
         }
-        let mut header = tar::Header::new_gnu();
-        header.set_size(bytes.len() as u64);
-        header.set_mode(0o644);
-        header.set_mtime(self.mtime);
-        header.set_entry_type(tar::EntryType::Regular);
         let full = format!("{}/{path}", self.folder);
-        self.builder.append_data(&mut header, full, bytes).map_err(ApiError::internal)
+        let (prefix, name) = match ustar_split(&full) {
+            Some(split) => split,
+            None => {
+                // GNU tar's long name: a `././@LongLink` member holding the path first.
+                let mut long = full.clone().into_bytes();
+                long.push(0);
+                self.member(b'L', "", "././@LongLink", &long);
+                ("", &full[full.len().saturating_sub(99)..])
+            }
+        };
+        self.member(b'0', prefix, name, data);
+        Ok(())
     }
 
     pub fn add_json(&mut self, path: &str, value: &Value) -> ApiResult<()> {
-        let bytes = serde_json::to_vec_pretty(value).map_err(ApiError::internal)?;
+        let bytes = serde_json::to_vec(value).map_err(ApiError::internal)?;
         self.add(path, &bytes)
     }
 
-    /// The finished `.tar.gz` bytes.
-    pub fn finish(self) -> ApiResult<Vec<u8>> {
-        let mut gz = self.builder.into_inner().map_err(ApiError::internal)?;
-        gz.flush().map_err(ApiError::internal)?;
-        gz.finish().map_err(ApiError::internal)
+    fn member(&mut self, kind: u8, prefix: &str, name: &str, data: &[u8]) {
+        let mut header = [0u8; BLOCK];
+        header[..name.len().min(100)].copy_from_slice(&name.as_bytes()[..name.len().min(100)]);
+        octal(&mut header[100..108], 0o644);
+        octal(&mut header[108..116], 0);
+        octal(&mut header[116..124], 0);
+        octal(&mut header[124..136], data.len() as u64);
+        octal(&mut header[136..148], self.mtime);
+        header[156] = kind;
+        header[257..263].copy_from_slice(b"ustar\0");
+        header[263..265].copy_from_slice(b"00");
+        header[345..345 + prefix.len()].copy_from_slice(prefix.as_bytes());
+        // The checksum is the byte sum with its own field read as spaces.
+        header[148..156].copy_from_slice(b"        ");
+        let sum: u64 = header.iter().map(|b| u64::from(*b)).sum();
+        octal(&mut header[148..155], sum);
+        self.bytes.extend_from_slice(&header);
+        self.bytes.extend_from_slice(data);
+        self.bytes.resize(self.bytes.len().div_ceil(BLOCK) * BLOCK, 0);
     }
+
+    /// The finished tar bytes (two zero blocks end it).
+    pub fn finish(mut self) -> Vec<u8> {
+        self.bytes.resize(self.bytes.len() + 2 * BLOCK, 0);
+        self.bytes
+    }
+}
+
+/// A numeric header field: zero-padded octal digits and a NUL.
+fn octal(field: &mut [u8], value: u64) {
+    let width = field.len() - 1;
+    let digits = format!("{value:0width$o}");
+    field[..width].copy_from_slice(&digits.as_bytes()[digits.len() - width..]);
+    field[width] = 0;
+}
+
+/// A path as ustar's `prefix` (up to 155 bytes) and `name` (up to 100), split at a `/`.
+fn ustar_split(path: &str) -> Option<(&str, &str)> {
+    if path.len() <= 100 {
+        return Some(("", path));
+    }
+    path.match_indices('/')
+        .map(|(i, _)| (&path[..i], &path[i + 1..]))
+        .find(|(prefix, name)| prefix.len() <= 155 && name.len() <= 100 && !name.is_empty())
 }
 
 #[cfg(test)]
@@ -421,6 +467,35 @@ mod tests {
         assert_eq!(check_export_type(None).unwrap(), EXPORT_PUBLIC);
         assert_eq!(check_export_type(Some(2)).unwrap(), EXPORT_FULL_WITH_CONSENT);
         assert!(check_export_type(Some(3)).is_err());
+    }
+
+    /// What the tar crate (as GNU tar would) reads back: path -> bytes.
+    fn read_back(bytes: &[u8]) -> Vec<(String, Vec<u8>)> {
+        let mut archive = tar::Archive::new(bytes);
+        let entries = archive.entries().unwrap();
+        entries
+            .map(|e| {
+                let mut e = e.unwrap();
+                let path = e.path().unwrap().to_string_lossy().to_string();
+                let mut data = Vec::new();
+                std::io::Read::read_to_end(&mut e, &mut data).unwrap();
+                (path, data)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn the_archive_reads_back_with_short_split_and_long_paths() {
+        let mut archive = Archive::new("zulip-export-abc", 1_700_000_000);
+        let split = format!("uploads/{}/{}", "d".repeat(90), "f".repeat(90));
+        let long = format!("uploads/{}", "x".repeat(200));
+        archive.add("realm.json", b"{}").unwrap();
+        archive.add(&split, &[7u8; 513]).unwrap();
+        archive.add(&long, b"").unwrap();
+        let files = read_back(&archive.finish());
+        assert_eq!(files[0], ("zulip-export-abc/realm.json".to_string(), b"{}".to_vec()));
+        assert_eq!(files[1], (format!("zulip-export-abc/{split}"), vec![7u8; 513]));
+        assert_eq!(files[2], (format!("zulip-export-abc/{long}"), Vec::new()));
     }
 
     #[test]
