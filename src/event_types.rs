@@ -90,6 +90,11 @@ pub enum Event {
     RealmExport {
         exports: Vec<Value>,
     },
+    /// A member changed their consent to private data exports; to the administrators.
+    RealmExportConsent {
+        user_id: i64,
+        consented: bool,
+    },
 }
 
 #[derive(Debug, Clone, Serialize)]

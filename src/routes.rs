@@ -10,8 +10,9 @@ use worker::{Context, Env, Method, Request, Response};
 use crate::api::{
     alert_words, bot_storage, bots, channel_folders, channels, default_channels, dev, dev_bench, drafts, events, health, invites,
     jwt_login, linkifiers, login, message_edit, message_flags, messages, muted_users, navigation_views, presence, profile_fields, push,
-    reactions, read_state, realm, realm_domains, realm_emoji, realm_export, realm_playgrounds, saved_snippets, scheduled_messages, server, server_admin,
-    sessions, signup, subscription_properties, tus, typing, uploads, user_groups, user_settings, user_status, users, webhooks,
+    reactions, read_state, realm, realm_domains, realm_emoji, realm_export, realm_playgrounds, saved_snippets, scheduled_messages, server,
+    server_admin, sessions, signup, subscription_properties, tus, typing, uploads, user_groups, user_settings, user_status, users,
+    webhooks,
 };
 use crate::context::RequestContext;
 use crate::db::round_trips;

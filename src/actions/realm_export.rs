@@ -142,8 +142,9 @@ async fn write_messages(
     let (mut exported, mut reactions, mut clients) = (BTreeSet::new(), Vec::new(), Vec::new());
     let (mut after, mut next_user_message_id) = (0, 0);
     for number in 1.. {
-        let page = realm_export_data::message_page(db, realm_id, after, &channel_ids, selection.with_private_data(), rules::MESSAGES_PER_FILE)
-            .await?;
+        let page =
+            realm_export_data::message_page(db, realm_id, after, &channel_ids, selection.with_private_data(), rules::MESSAGES_PER_FILE)
+                .await?;
         if page.is_empty() && number > 1 {
             break;
         }
@@ -156,7 +157,10 @@ async fn write_messages(
         };
         reactions.extend(realm_export_data::reactions(db, &ids_json).await?);
         let full = page.len() as i64 == rules::MESSAGES_PER_FILE;
-        archive.add_json(&rules::messages_file_name(number), &rules::messages_file(page, user_messages, &mut clients, &mut next_user_message_id))?;
+        archive.add_json(
+            &rules::messages_file_name(number),
+            &rules::messages_file(page, user_messages, &mut clients, &mut next_user_message_id),
+        )?;
         after = ids.last().copied().unwrap_or(after);
         exported.extend(ids);
         if !full {

@@ -91,7 +91,14 @@ pub async fn realm_tables(db: &D1Database, realm_id: i64) -> Result<RealmTables>
 /// A page of the messages an export takes, after `after_id`, oldest first: those of the
 /// channels in `channel_ids_json` (a JSON list), and with `consented` those any consenting
 /// member received (private channels and direct messages).
-pub async fn message_page(db: &D1Database, realm_id: i64, after_id: i64, channel_ids_json: &str, consented: bool, limit: i64) -> Result<Vec<Row>> {
+pub async fn message_page(
+    db: &D1Database,
+    realm_id: i64,
+    after_id: i64,
+    channel_ids_json: &str,
+    consented: bool,
+    limit: i64,
+) -> Result<Vec<Row>> {
     super::all(query!(
         db,
         "SELECT m.id, m.sender_id AS sender, m.recipient_id AS recipient, m.realm_id AS realm, m.topic AS subject, \

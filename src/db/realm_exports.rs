@@ -17,8 +17,7 @@ pub struct RealmExportRow {
     pub export_path: Option<String>,
 }
 
-const COLUMNS: &str =
-    "id, realm_id, acting_user_id, export_type, status, date_requested, date_failed, date_deleted, base_url, export_path";
+const COLUMNS: &str = "id, realm_id, acting_user_id, export_type, status, date_requested, date_failed, date_deleted, base_url, export_path";
 
 /// Zulip's `RealmExport` statuses.
 pub const REQUESTED: i64 = 0;

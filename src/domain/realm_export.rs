@@ -125,7 +125,8 @@ const BOOLEAN_FIELDS: &[&str] = &[
 ];
 
 /// Fields Zulip writes as UNIX seconds with a fraction.
-const DATE_FIELDS: &[&str] = &["date_created", "date_joined", "date_sent", "last_edit_time", "last_moved_time", "create_time", "last_updated"];
+const DATE_FIELDS: &[&str] =
+    &["date_created", "date_joined", "date_sent", "last_edit_time", "last_moved_time", "create_time", "last_updated"];
 
 /// One row as Zulip writes it: booleans as booleans, dates as floats.
 pub fn zulip_row(mut row: Row) -> Value {
@@ -149,7 +150,8 @@ fn id_of(row: &Row, field: &str) -> Option<i64> {
 
 /// Whether a member consented to exporting their private data (a user setting).
 fn consented(user: &Row) -> bool {
-    let settings: Map<String, Value> = user.get("settings").and_then(Value::as_str).and_then(|s| serde_json::from_str(s).ok()).unwrap_or_default();
+    let settings: Map<String, Value> =
+        user.get("settings").and_then(Value::as_str).and_then(|s| serde_json::from_str(s).ok()).unwrap_or_default();
     settings.get("allow_private_data_export").and_then(Value::as_bool).unwrap_or(false)
 }
 
@@ -262,8 +264,11 @@ pub fn realm_file(tables: RealmTables, selection: &Selection, reactions: Vec<Row
             })
             .collect()
     };
-    let user_topics: Vec<Row> =
-        tables.user_topics.into_iter().filter(|t| public_channel(t, "stream") && id_of(t, "user_profile").is_some_and(|u| consenting.contains(&u))).collect();
+    let user_topics: Vec<Row> = tables
+        .user_topics
+        .into_iter()
+        .filter(|t| public_channel(t, "stream") && id_of(t, "user_profile").is_some_and(|u| consenting.contains(&u)))
+        .collect();
     let clients: Vec<Value> = clients.iter().enumerate().map(|(i, name)| json!({ "id": i + 1, "name": name })).collect();
     let named_groups: Vec<Value> = tables.user_groups.iter().map(|g| zulip_row(g.clone())).collect();
     json!({
@@ -312,8 +317,7 @@ pub fn attachment_file(attachments: &[Row], exported_messages: &BTreeSet<i64>, s
     let mut kept = Vec::new();
     let mut out = Vec::new();
     for a in attachments {
-        let messages: Vec<i64> =
-            a.get("messages").and_then(Value::as_str).and_then(|s| serde_json::from_str(s).ok()).unwrap_or_default();
+        let messages: Vec<i64> = a.get("messages").and_then(Value::as_str).and_then(|s| serde_json::from_str(s).ok()).unwrap_or_default();
         let messages: Vec<i64> = messages.into_iter().filter(|m| exported_messages.contains(m)).collect();
         let owner_consented = id_of(a, "owner").is_some_and(|o| selection.consenting_user_ids.contains(&o));
         if messages.is_empty() && !owner_consented {
