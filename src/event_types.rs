@@ -85,6 +85,16 @@ pub enum Event {
     RealmLinkifiers {
         realm_linkifiers: Value,
     },
+    /// An export's state changed: every export of the organization (`RealmExport` objects),
+    /// to its administrators.
+    RealmExport {
+        exports: Vec<Value>,
+    },
+    /// A member changed their consent to private data exports; to the administrators.
+    RealmExportConsent {
+        user_id: i64,
+        consented: bool,
+    },
 }
 
 #[derive(Debug, Clone, Serialize)]

@@ -10,8 +10,9 @@ use worker::{Context, Env, Method, Request, Response};
 use crate::api::{
     alert_words, bot_storage, bots, channel_folders, channels, default_channels, dev, dev_bench, drafts, events, health, invites,
     jwt_login, linkifiers, login, message_edit, message_flags, messages, muted_users, navigation_views, presence, profile_fields, push,
-    reactions, read_state, realm, realm_domains, realm_emoji, realm_playgrounds, saved_snippets, scheduled_messages, server, server_admin,
-    sessions, signup, subscription_properties, tus, typing, uploads, user_groups, user_settings, user_status, users, webhooks,
+    reactions, read_state, realm, realm_domains, realm_emoji, realm_export, realm_playgrounds, saved_snippets, scheduled_messages, server,
+    server_admin, sessions, signup, subscription_properties, tus, typing, uploads, user_groups, user_settings, user_status, users,
+    webhooks,
 };
 use crate::context::RequestContext;
 use crate::db::round_trips;
@@ -442,6 +443,10 @@ fn route<'a>(ctx: &'a RequestContext, method: Method, path: &'a [&'a str]) -> Op
         // Uploaded files
         (Post, ["user_uploads"]) => h(uploads::upload_file(ctx)),
         (Get, ["user_uploads", path_id @ ..]) => h(uploads::get_file_url(ctx, path_id)),
+        (Post, ["export", "realm"]) => h(realm_export::export_realm(ctx)),
+        (Get, ["export", "realm"]) => h(realm_export::get_realm_exports(ctx)),
+        (Get, ["export", "realm", "consents"]) => h(realm_export::get_export_consents(ctx)),
+        (Delete, ["export", "realm", export_id]) => h(realm_export::delete_realm_export(ctx, export_id)),
         (Get, ["thumbnail"]) => h(uploads::serve_thumbnail(ctx)),
         (Get, ["attachments"]) => h(uploads::get_attachments(ctx)),
         (Delete, ["attachments", id]) => h(uploads::delete_attachment(ctx, id)),
@@ -465,9 +470,11 @@ async fn dispatch_files(ctx: &RequestContext, path: &[&str]) -> ApiResult<Reply>
     }
 }
 
-/// The routes under `/user_avatars/`: custom emoji images, open to anyone.
+/// The routes under `/user_avatars/`: custom emoji images, open to anyone, and data export
+/// archives, to the organization's administrators.
 async fn dispatch_avatars(ctx: &RequestContext, path: &[&str]) -> ApiResult<Reply> {
     match (ctx.method.clone(), path) {
+        (Method::Get, ["exports", realm_id, token, file_name]) => realm_export::serve_export(ctx, realm_id, token, file_name).await,
         (Method::Get, [realm_id, "emoji", "images", file_name]) => realm_emoji::serve_emoji_image(ctx, realm_id, file_name, false).await,
         (Method::Get, [realm_id, "emoji", "images", "still", file_name]) => {
             realm_emoji::serve_emoji_image(ctx, realm_id, file_name, true).await

@@ -41,6 +41,7 @@ pub mod reactions;
 pub mod read_state;
 pub mod realm_domains;
 pub mod realm_emoji;
+pub mod realm_export;
 pub mod realm_playgrounds;
 pub mod realm_settings;
 pub mod saved_snippets;

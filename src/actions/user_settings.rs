@@ -1,6 +1,7 @@
 //! Changing the caller's own user settings, with the `user_settings` event per changed
 //! setting and the legacy `update_display_settings` / `update_global_notifications` events
-//! (and, for `timezone`, which others see, a `realm_user` update to the organization).
+//! (and, for `timezone`, which others see, a `realm_user` update to the organization; for
+//! `allow_private_data_export`, `realm_export_consent` to the administrators).
 
 use serde_json::{json, Map, Value};
 use worker::{D1Database, Env};
@@ -40,6 +41,13 @@ pub async fn do_change_user_settings(db: &D1Database, env: &Env, me: &UserRow, r
         }
         if let Some(event) = realm_user_event(me, setting, value) {
             crate::actions::notify_realm(env, me.realm_id, &event).await;
+        }
+        if setting.name == "allow_private_data_export" {
+            // Administrators see who consents to exports (`GET /export/realm/consents`).
+            let admins: Vec<users::UserIdRow> = crate::db::all(users::active_admin_ids_stmt(db, me.realm_id)?).await?;
+            let ids: Vec<i64> = admins.iter().map(|a| a.id).collect();
+            let event = Event::RealmExportConsent { user_id: me.id, consented: value.as_bool().unwrap_or(false) };
+            notify_users(env, me.realm_id, &ids, &event).await;
         }
     }
     Ok(())

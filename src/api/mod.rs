@@ -31,6 +31,7 @@ pub mod read_state;
 pub mod realm;
 pub mod realm_domains;
 pub mod realm_emoji;
+pub mod realm_export;
 pub mod realm_playgrounds;
 pub mod saved_snippets;
 pub mod scheduled_messages;

@@ -39,6 +39,8 @@ pub mod reactions;
 pub mod read_guards;
 pub mod realm_directory;
 pub mod realm_emoji;
+pub mod realm_export_data;
+pub mod realm_exports;
 pub mod realm_playgrounds;
 pub mod realm_settings;
 pub mod realms;

@@ -32,6 +32,7 @@ pub mod profile_fields;
 pub mod push;
 pub mod reactions;
 pub mod realm_emoji;
+pub mod realm_export;
 pub mod realm_playgrounds;
 pub mod realm_settings;
 pub mod register_state;

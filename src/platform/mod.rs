@@ -5,6 +5,7 @@
 
 pub mod directory;
 pub mod event_queues;
+pub mod gzip;
 pub mod rate_limits;
 pub mod realm_cache;
 pub mod remembered_reads;

@@ -1,8 +1,9 @@
 //! `MessageScheduler`: one Durable Object per organization (named by realm id) whose alarm
 //! delivers the organization's scheduled messages, mails missed messages
 //! (`crate::actions::missed_message_emails`), hands its queued emails to the email
-//! provider (`crate::actions::email`) and calls outgoing-webhook bots' services
-//! (`crate::actions::outgoing_webhooks`).
+//! provider (`crate::actions::email`), calls outgoing-webhook bots' services
+//! (`crate::actions::outgoing_webhooks`) and builds requested data exports
+//! (`crate::actions::realm_export`).
 //!
 //! Why an object of its own rather than `RealmHub`: the hub lives in the
 //! `team-chat-durable-objects` crate, which the worker crate depends on, so the hub cannot
@@ -64,7 +65,8 @@ impl DurableObject for MessageScheduler {
         let email = crate::db::email_outbox::next_due(&db, target.realm_id).await?;
         let missed = crate::db::missed_message_emails::next_due(&db, target.realm_id).await?;
         let webhooks = crate::db::outgoing_webhook_deliveries::next_due(&db, target.realm_id).await?;
-        self.set_alarm(earliest(earliest(earliest(next, email), missed), webhooks)).await?;
+        let export = crate::actions::realm_export::next_due(&db, target.realm_id).await.map_err(|e| worker::Error::RustError(e.msg))?;
+        self.set_alarm(earliest(earliest(earliest(earliest(next, email), missed), webhooks), export)).await?;
         Response::ok("")
     }
 
@@ -89,7 +91,12 @@ impl DurableObject for MessageScheduler {
         let webhooks = crate::actions::outgoing_webhooks::deliver_due(&self.env, &target.database, target.realm_id, &target.realm_host)
             .await
             .map_err(|e| worker::Error::RustError(e.msg))?;
-        self.set_alarm(earliest(earliest(earliest(next, email), missed), webhooks)).await?;
+        // Data exports last: building one takes longest. A build cut short (a restart)
+        // leaves its export pending, and the next alarm builds it again.
+        let export = crate::actions::realm_export::build_pending(&self.env, &target.database, target.realm_id)
+            .await
+            .map_err(|e| worker::Error::RustError(e.msg))?;
+        self.set_alarm(earliest(earliest(earliest(earliest(next, email), missed), webhooks), export)).await?;
         Response::ok("")
     }
 }

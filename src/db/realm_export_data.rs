@@ -1,0 +1,174 @@
+//! Reading a whole organization for its data export (`actions::realm_export`): each table's
+//! rows under Zulip's export field names (`realm`, `sender`, `user_profile`, ...), as JSON
+//! objects; `domain::realm_export` picks what an export type may hold and writes them out.
+//! Through the worker's own queries: `wrangler d1 export` cannot dump the FTS5 table.
+
+use serde::Deserialize;
+use serde_json::{Map, Value};
+use worker::{query, D1Database, Result};
+
+use super::batch::Batch;
+
+pub type Row = Map<String, Value>;
+
+/// The organization's tables other than messages, read in one round trip.
+#[derive(Default)]
+pub struct RealmTables {
+    pub realm: Vec<Row>,
+    pub users: Vec<Row>,
+    pub channels: Vec<Row>,
+    pub recipients: Vec<Row>,
+    pub subscriptions: Vec<Row>,
+    pub direct_message_groups: Vec<Row>,
+    pub direct_message_group_members: Vec<Row>,
+    pub user_groups: Vec<Row>,
+    pub user_group_members: Vec<Row>,
+    pub user_group_subgroups: Vec<Row>,
+    pub profile_fields: Vec<Row>,
+    pub profile_field_values: Vec<Row>,
+    pub realm_emoji: Vec<Row>,
+    pub default_channels: Vec<Row>,
+    pub linkifiers: Vec<Row>,
+    pub realm_domains: Vec<Row>,
+    pub user_topics: Vec<Row>,
+    pub attachments: Vec<Row>,
+}
+
+const TABLES: [(&str, &str); 18] = [
+    ("realm", "SELECT id, string_id, name, description, deactivated, date_created, invite_required, emails_restricted_to_domains, disallow_disposable_email_addresses, allow_message_editing, message_content_edit_limit_seconds, max_message_length, max_topic_length, uuid FROM realms WHERE id = ?1"),
+    ("users", "SELECT id, realm_id AS realm, email, delivery_email, full_name, role, is_active, is_bot, bot_type, bot_owner_id AS bot_owner, timezone, date_joined, avatar_version, email_address_visibility, is_imported_stub AS is_mirror_dummy, automatically_follow_topics_policy, automatically_unmute_topics_in_muted_streams_policy, automatically_follow_topics_where_mentioned, settings FROM users WHERE realm_id = ?1 ORDER BY id"),
+    ("channels", "SELECT c.id, c.realm_id AS realm, c.name, c.description, c.invite_only, c.history_public_to_subscribers, c.is_web_public, c.is_archived AS deactivated, c.creator_id AS creator, c.date_created, c.topics_policy, c.folder_id AS folder, r.id AS recipient FROM channels c LEFT JOIN recipients r ON r.realm_id = c.realm_id AND r.type = 2 AND r.type_id = c.id WHERE c.realm_id = ?1 ORDER BY c.id"),
+    ("recipients", "SELECT id, type, type_id FROM recipients WHERE realm_id = ?1 ORDER BY id"),
+    ("subscriptions", "SELECT s.id, s.user_id AS user_profile, r.id AS recipient, s.active, s.color, s.is_muted, s.pin_to_top, s.desktop_notifications, s.audible_notifications, s.push_notifications, s.email_notifications, s.wildcard_mentions_notify FROM subscriptions s JOIN recipients r ON r.realm_id = s.realm_id AND r.type = 2 AND r.type_id = s.channel_id WHERE s.realm_id = ?1 ORDER BY s.id"),
+    ("direct_message_groups", "SELECT g.id, g.member_key AS huddle_hash, g.group_size, r.id AS recipient FROM direct_message_groups g LEFT JOIN recipients r ON r.realm_id = g.realm_id AND r.type = 3 AND r.type_id = g.id WHERE g.realm_id = ?1 ORDER BY g.id"),
+    ("direct_message_group_members", "SELECT m.user_id AS user_profile, r.id AS recipient FROM direct_message_group_members m JOIN direct_message_groups g ON g.id = m.group_id JOIN recipients r ON r.realm_id = g.realm_id AND r.type = 3 AND r.type_id = g.id WHERE g.realm_id = ?1 ORDER BY g.id, m.user_id"),
+    ("user_groups", "SELECT id, realm_id AS realm, name, description, is_system_group, system_role, creator_id AS creator, date_created, deactivated FROM user_groups WHERE realm_id = ?1 ORDER BY id"),
+    ("user_group_members", "SELECT m.group_id AS user_group, m.user_id AS user_profile FROM user_group_members m JOIN user_groups g ON g.id = m.group_id WHERE g.realm_id = ?1 ORDER BY m.group_id, m.user_id"),
+    ("user_group_subgroups", "SELECT s.supergroup_id AS supergroup, s.subgroup_id AS subgroup FROM user_group_subgroups s JOIN user_groups g ON g.id = s.supergroup_id WHERE g.realm_id = ?1 ORDER BY s.supergroup_id, s.subgroup_id"),
+    ("profile_fields", "SELECT id, realm_id AS realm, name, hint, field_type, field_data, sort_order AS \"order\", display_in_profile_summary, required, editable_by_user FROM custom_profile_fields WHERE realm_id = ?1 ORDER BY id"),
+    ("profile_field_values", "SELECT v.user_id AS user_profile, v.field_id AS field, v.value, v.rendered_value FROM custom_profile_field_values v JOIN custom_profile_fields f ON f.id = v.field_id WHERE f.realm_id = ?1 ORDER BY v.field_id, v.user_id"),
+    ("realm_emoji", "SELECT e.id, e.realm_id AS realm, e.name, e.author_id AS author, e.file_name, e.still_file_name, e.deactivated, u.email AS author_email FROM realm_emoji e LEFT JOIN users u ON u.id = e.author_id WHERE e.realm_id = ?1 ORDER BY e.id"),
+    ("default_channels", "SELECT realm_id AS realm, channel_id AS stream FROM default_channels WHERE realm_id = ?1 ORDER BY channel_id"),
+    ("linkifiers", "SELECT id, realm_id AS realm, pattern, url_template, sort_order AS \"order\" FROM linkifiers WHERE realm_id = ?1 ORDER BY id"),
+    ("realm_domains", "SELECT realm_id AS realm, domain, allow_subdomains FROM realm_domains WHERE realm_id = ?1 ORDER BY domain"),
+    ("user_topics", "SELECT t.id, t.user_id AS user_profile, r.id AS recipient, t.channel_id AS stream, t.topic AS topic_name, t.visibility_policy, t.last_updated FROM user_topics t JOIN recipients r ON r.realm_id = t.realm_id AND r.type = 2 AND r.type_id = t.channel_id WHERE t.realm_id = ?1 ORDER BY t.id"),
+    ("attachments", "SELECT a.id, a.realm_id AS realm, a.owner_id AS owner, a.path_id, a.file_name, a.size, a.content_type, a.create_time, u.email AS owner_email, (SELECT json_group_array(l.message_id) FROM attachment_messages l WHERE l.attachment_id = a.id) AS messages FROM attachments a JOIN users u ON u.id = a.owner_id WHERE a.realm_id = ?1 ORDER BY a.id"),
+];
+
+/// Every table of the organization but its messages, in one batch.
+pub async fn realm_tables(db: &D1Database, realm_id: i64) -> Result<RealmTables> {
+    let mut batch = Batch::new();
+    let slots: Vec<_> = TABLES.iter().map(|(_, sql)| Ok(batch.add::<Row>(query!(db, *sql, realm_id)?))).collect::<Result<_>>()?;
+    let results = batch.run(db).await?;
+    let mut tables = RealmTables::default();
+    for ((name, _), slot) in TABLES.iter().zip(slots) {
+        let rows = results.rows(slot)?;
+        let target = match *name {
+            "realm" => &mut tables.realm,
+            "users" => &mut tables.users,
+            "channels" => &mut tables.channels,
+            "recipients" => &mut tables.recipients,
+            "subscriptions" => &mut tables.subscriptions,
+            "direct_message_groups" => &mut tables.direct_message_groups,
+            "direct_message_group_members" => &mut tables.direct_message_group_members,
+            "user_groups" => &mut tables.user_groups,
+            "user_group_members" => &mut tables.user_group_members,
+            "user_group_subgroups" => &mut tables.user_group_subgroups,
+            "profile_fields" => &mut tables.profile_fields,
+            "profile_field_values" => &mut tables.profile_field_values,
+            "realm_emoji" => &mut tables.realm_emoji,
+            "default_channels" => &mut tables.default_channels,
+            "linkifiers" => &mut tables.linkifiers,
+            "realm_domains" => &mut tables.realm_domains,
+            "user_topics" => &mut tables.user_topics,
+            _ => &mut tables.attachments,
+        };
+        *target = rows;
+    }
+    Ok(tables)
+}
+
+/// A page of the messages an export takes, after `after_id`, oldest first: those of the
+/// channels in `channel_ids_json` (a JSON list), and with `consented` those any consenting
+/// member received (private channels and direct messages).
+pub async fn message_page(
+    db: &D1Database,
+    realm_id: i64,
+    after_id: i64,
+    channel_ids_json: &str,
+    consented: bool,
+    limit: i64,
+) -> Result<Vec<Row>> {
+    super::all(query!(
+        db,
+        "SELECT m.id, m.sender_id AS sender, m.recipient_id AS recipient, m.realm_id AS realm, m.topic AS subject, \
+         m.content, m.rendered_content, m.date_sent, m.client AS sending_client, m.is_me_message, \
+         m.last_edit_timestamp AS last_edit_time, m.last_moved_timestamp AS last_moved_time, m.edit_history, \
+         m.has_attachment, m.has_image, m.has_link, m.kind AS type \
+         FROM messages m WHERE m.realm_id = ?1 AND m.id > ?2 \
+         AND (m.channel_id IN (SELECT value FROM json_each(?3)) OR (?4 = 1 AND EXISTS (\
+             SELECT 1 FROM user_messages um JOIN users u ON u.id = um.user_id \
+             WHERE um.message_id = m.id AND json_extract(u.settings, '$.allow_private_data_export') = 1))) \
+         ORDER BY m.id LIMIT ?5",
+        realm_id,
+        after_id,
+        channel_ids_json,
+        i64::from(consented),
+        limit
+    )?)
+    .await
+}
+
+/// The consenting members' rows of `user_messages` for the messages in `message_ids_json`
+/// (flags as Zulip's `flags_mask`): read state and stars are private data.
+pub async fn consented_user_messages(db: &D1Database, realm_id: i64, message_ids_json: &str) -> Result<Vec<Row>> {
+    super::all(query!(
+        db,
+        "SELECT um.message_id AS message, um.user_id AS user_profile, um.flags AS flags_mask \
+         FROM user_messages um JOIN users u ON u.id = um.user_id \
+         WHERE um.message_id IN (SELECT value FROM json_each(?2)) AND u.realm_id = ?1 \
+         AND json_extract(u.settings, '$.allow_private_data_export') = 1 ORDER BY um.message_id, um.user_id",
+        realm_id,
+        message_ids_json
+    )?)
+    .await
+}
+
+/// The reactions to the messages in `message_ids_json`.
+pub async fn reactions(db: &D1Database, message_ids_json: &str) -> Result<Vec<Row>> {
+    super::all(query!(
+        db,
+        "SELECT id, message_id AS message, user_id AS user_profile, emoji_name, emoji_code, reaction_type \
+         FROM reactions WHERE message_id IN (SELECT value FROM json_each(?1)) ORDER BY id",
+        message_ids_json
+    )?)
+    .await
+}
+
+#[derive(Deserialize)]
+struct Count {
+    n: i64,
+}
+
+/// How many messages the organization holds (the automatic export's size limit).
+pub async fn message_count(db: &D1Database, realm_id: i64) -> Result<i64> {
+    let row: Option<Count> = super::first(query!(db, "SELECT COUNT(*) AS n FROM messages WHERE realm_id = ?1", realm_id)?).await?;
+    Ok(row.map_or(0, |r| r.n))
+}
+
+#[derive(Deserialize)]
+pub struct ConsentRow {
+    pub user_id: i64,
+    pub consented: i64,
+}
+
+/// Each active human member's `allow_private_data_export` setting (absent: false).
+pub async fn consents(db: &D1Database, realm_id: i64) -> Result<Vec<ConsentRow>> {
+    super::all(query!(
+        db,
+        "SELECT id AS user_id, COALESCE(json_extract(settings, '$.allow_private_data_export'), 0) AS consented \
+         FROM users WHERE realm_id = ?1 AND is_active = 1 AND is_bot = 0 ORDER BY id",
+        realm_id
+    )?)
+    .await
+}

@@ -1,0 +1,510 @@
+//! Data exports of an organization in Zulip's export format: the rules of `POST
+//! /export/realm` (rate limit, types), the `RealmExport` object, which rows an export type
+//! may hold, and the `.tar.gz` archive itself.
+//!
+//! The archive holds one folder `zulip-export-<token>/` with `realm.json` (the tables as
+//! `zerver_<table>` lists), `messages-000001.json` and on (`zerver_message` and
+//! `zerver_usermessage`, 1000 messages a file), `attachment.json`, and `uploads/`,
+//! `avatars/`, `emoji/`, each with its `records.json` beside the files. Field names are
+//! Zulip's; timestamps are UNIX seconds as floats, as Zulip writes them.
+
+use std::collections::BTreeSet;
+
+use serde_json::{json, Map, Value};
+
+use crate::db::realm_export_data::{RealmTables, Row};
+use crate::db::realm_exports::{self, RealmExportRow};
+use crate::error::{ApiError, ApiResult};
+
+/// `export_type`: public data only.
+pub const EXPORT_PUBLIC: i64 = 1;
+/// `export_type`: public data, plus the private data of members who consented.
+pub const EXPORT_FULL_WITH_CONSENT: i64 = 2;
+/// Exports an organization may request within [`RATE_LIMIT_WINDOW_SECS`] (Zulip's).
+pub const EXPORT_LIMIT: i64 = 5;
+pub const RATE_LIMIT_WINDOW_SECS: i64 = 7 * 24 * 3600;
+/// Larger organizations need a manual export (Zulip's automatic-export limit).
+pub const MAX_MESSAGE_HISTORY: i64 = 250_000;
+/// Messages per `messages-NNNNNN.json` file (Zulip's chunk size).
+pub const MESSAGES_PER_FILE: i64 = 1000;
+/// Where export archives are served, under the organization's URL (as Zulip's local
+/// storage does): `/user_avatars/exports/<realm_id>/<token>/<file>`.
+pub const DOWNLOAD_PREFIX: &str = "/user_avatars/";
+
+/// Zulip accepts the two export types and nothing else.
+pub fn check_export_type(raw: Option<i64>) -> ApiResult<i64> {
+    match raw.unwrap_or(EXPORT_PUBLIC) {
+        t @ (EXPORT_PUBLIC | EXPORT_FULL_WITH_CONSENT) => Ok(t),
+        _ => Err(ApiError::bad_request("Invalid export_type")),
+    }
+}
+
+pub fn rate_limited() -> ApiError {
+    ApiError::bad_request("Exceeded rate limit.")
+}
+
+pub fn too_large(support: &str) -> ApiError {
+    ApiError::bad_request(format!(
+        "The export you requested is too large for automatic processing. Please request a manual export by contacting {support}."
+    ))
+}
+
+pub fn invalid_export_id() -> ApiError {
+    ApiError::bad_request("Invalid data export ID")
+}
+
+pub fn already_deleted() -> ApiError {
+    ApiError::bad_request("Export already deleted")
+}
+
+/// Only a finished export can be deleted (Zulip's three refusals).
+pub fn check_deletable(row: &RealmExportRow) -> ApiResult<()> {
+    match row.status {
+        realm_exports::DELETED => Err(already_deleted()),
+        realm_exports::FAILED => Err(ApiError::bad_request("Export failed, nothing to delete")),
+        realm_exports::REQUESTED | realm_exports::STARTED => Err(ApiError::bad_request("Export still in progress")),
+        _ => Ok(()),
+    }
+}
+
+/// The R2 key of an export's archive: unguessable, like Zulip's.
+pub fn storage_key(realm_id: i64, token: &str) -> String {
+    format!("exports/{realm_id}/{token}/zulip-export-{token}.tar.gz")
+}
+
+/// The `RealmExport` object of the API and of `realm_export` events.
+pub fn export_dict(row: &RealmExportRow) -> Value {
+    let export_url = match (row.status, &row.export_path) {
+        (realm_exports::SUCCEEDED, Some(path)) => Value::from(format!("{}{DOWNLOAD_PREFIX}{path}", row.base_url)),
+        _ => Value::Null,
+    };
+    let seconds = |t: Option<i64>| t.map_or(Value::Null, |t| Value::from(t as f64));
+    json!({
+        "id": row.id,
+        "acting_user_id": row.acting_user_id,
+        "export_time": row.date_requested as f64,
+        "deleted_timestamp": seconds(row.date_deleted),
+        "failed_timestamp": seconds(row.date_failed),
+        "export_url": export_url,
+        "pending": matches!(row.status, realm_exports::REQUESTED | realm_exports::STARTED),
+        "export_type": row.export_type,
+    })
+}
+
+/// Fields Zulip writes as booleans (SQLite answers 0/1).
+const BOOLEAN_FIELDS: &[&str] = &[
+    "deactivated",
+    "invite_required",
+    "emails_restricted_to_domains",
+    "disallow_disposable_email_addresses",
+    "allow_message_editing",
+    "is_active",
+    "is_bot",
+    "is_mirror_dummy",
+    "automatically_follow_topics_where_mentioned",
+    "invite_only",
+    "history_public_to_subscribers",
+    "is_web_public",
+    "active",
+    "is_muted",
+    "pin_to_top",
+    "desktop_notifications",
+    "audible_notifications",
+    "push_notifications",
+    "email_notifications",
+    "wildcard_mentions_notify",
+    "is_system_group",
+    "display_in_profile_summary",
+    "required",
+    "editable_by_user",
+    "allow_subdomains",
+    "is_me_message",
+    "has_attachment",
+    "has_image",
+    "has_link",
+];
+
+/// Fields Zulip writes as UNIX seconds with a fraction.
+const DATE_FIELDS: &[&str] =
+    &["date_created", "date_joined", "date_sent", "last_edit_time", "last_moved_time", "create_time", "last_updated"];
+
+/// One row as Zulip writes it: booleans as booleans, dates as floats.
+pub fn zulip_row(mut row: Row) -> Value {
+    for (name, value) in row.iter_mut() {
+        if BOOLEAN_FIELDS.contains(&name.as_str()) {
+            if let Some(n) = value.as_i64() {
+                *value = Value::Bool(n != 0);
+            }
+        } else if DATE_FIELDS.contains(&name.as_str()) {
+            if let Some(n) = value.as_i64() {
+                *value = Value::from(n as f64);
+            }
+        }
+    }
+    Value::Object(row)
+}
+
+fn id_of(row: &Row, field: &str) -> Option<i64> {
+    row.get(field).and_then(Value::as_i64)
+}
+
+/// Whether a member consented to exporting their private data (a user setting).
+fn consented(user: &Row) -> bool {
+    let settings: Map<String, Value> =
+        user.get("settings").and_then(Value::as_str).and_then(|s| serde_json::from_str(s).ok()).unwrap_or_default();
+    settings.get("allow_private_data_export").and_then(Value::as_bool).unwrap_or(false)
+}
+
+/// What one export holds, decided from the organization's tables.
+pub struct Selection {
+    pub export_type: i64,
+    /// The channels it holds: every public one (web-public included); private channels
+    /// only through their messages to consenting members.
+    pub channel_ids: Vec<i64>,
+    pub consenting_user_ids: BTreeSet<i64>,
+}
+
+impl Selection {
+    pub fn new(export_type: i64, tables: &RealmTables) -> Self {
+        let channel_ids = tables
+            .channels
+            .iter()
+            .filter(|c| c.get("invite_only").and_then(Value::as_i64) == Some(0))
+            .filter_map(|c| id_of(c, "id"))
+            .collect();
+        let consenting_user_ids = if export_type == EXPORT_FULL_WITH_CONSENT {
+            tables.users.iter().filter(|u| consented(u)).filter_map(|u| id_of(u, "id")).collect()
+        } else {
+            BTreeSet::new()
+        };
+        Selection { export_type, channel_ids, consenting_user_ids }
+    }
+
+    pub fn with_private_data(&self) -> bool {
+        self.export_type == EXPORT_FULL_WITH_CONSENT
+    }
+
+    pub fn channel_ids_json(&self) -> String {
+        Value::from(self.channel_ids.clone()).to_string()
+    }
+}
+
+/// `messages-NNNNNN.json`'s name.
+pub fn messages_file_name(number: usize) -> String {
+    format!("messages-{number:06}.json")
+}
+
+/// One `messages-NNNNNN.json`: the messages with their client ids (collected in
+/// `clients` for `zerver_client`) and the user-message rows, each given an id.
+pub fn messages_file(messages: Vec<Row>, user_messages: Vec<Row>, clients: &mut Vec<String>, next_user_message_id: &mut i64) -> Value {
+    let messages: Vec<Value> = messages
+        .into_iter()
+        .map(|mut m| {
+            let name = m.get("sending_client").and_then(Value::as_str).unwrap_or("").to_string();
+            let client_id = match clients.iter().position(|c| *c == name) {
+                Some(i) => i + 1,
+                None => {
+                    clients.push(name);
+                    clients.len()
+                }
+            };
+            m.insert("sending_client".into(), Value::from(client_id));
+            zulip_row(m)
+        })
+        .collect();
+    let user_messages: Vec<Value> = user_messages
+        .into_iter()
+        .map(|mut um| {
+            *next_user_message_id += 1;
+            um.insert("id".into(), Value::from(*next_user_message_id));
+            Value::Object(um)
+        })
+        .collect();
+    json!({ "zerver_message": messages, "zerver_usermessage": user_messages })
+}
+
+/// `realm.json`: every table but messages, limited to what the selection holds. Private
+/// channels, their subscriptions and direct-message groups stay out of a public export;
+/// user-level private data (topic visibility) is the consenting members' only.
+pub fn realm_file(tables: RealmTables, selection: &Selection, reactions: Vec<Row>, clients: &[String]) -> Value {
+    let channels: BTreeSet<i64> = selection.channel_ids.iter().copied().collect();
+    let public_channel = |row: &Row, field: &str| id_of(row, field).is_some_and(|id| channels.contains(&id));
+    let channel_recipients: BTreeSet<i64> =
+        tables.channels.iter().filter(|c| public_channel(c, "id")).filter_map(|c| id_of(c, "recipient")).collect();
+    let private = selection.with_private_data();
+    let consenting = &selection.consenting_user_ids;
+    let kept_recipient = |r: &Row| match id_of(r, "type") {
+        Some(2) => id_of(r, "id").is_some_and(|id| channel_recipients.contains(&id)),
+        Some(3) => private,
+        _ => true,
+    };
+    let rows = |rows: Vec<Row>| -> Vec<Value> { rows.into_iter().map(zulip_row).collect() };
+
+    let mut subscriptions: Vec<Row> =
+        tables.subscriptions.into_iter().filter(|s| id_of(s, "recipient").is_some_and(|r| channel_recipients.contains(&r))).collect();
+    let mut groups = Vec::new();
+    if private {
+        // Zulip keeps direct-message groups' members as subscriptions to their recipient.
+        let mut next_id = subscriptions.iter().filter_map(|s| id_of(s, "id")).max().unwrap_or(0);
+        for mut member in tables.direct_message_group_members {
+            next_id += 1;
+            member.insert("id".into(), Value::from(next_id));
+            member.insert("active".into(), Value::Bool(true));
+            subscriptions.push(member);
+        }
+        groups = tables.direct_message_groups;
+    }
+    let users: Vec<Value> = tables.users.into_iter().map(user_row).collect();
+    let numbered = |rows: Vec<Row>| -> Vec<Value> {
+        rows.into_iter()
+            .enumerate()
+            .map(|(i, mut r)| {
+                r.insert("id".into(), Value::from(i as i64 + 1));
+                zulip_row(r)
+            })
+            .collect()
+    };
+    let user_topics: Vec<Row> = tables
+        .user_topics
+        .into_iter()
+        .filter(|t| public_channel(t, "stream") && id_of(t, "user_profile").is_some_and(|u| consenting.contains(&u)))
+        .collect();
+    let clients: Vec<Value> = clients.iter().enumerate().map(|(i, name)| json!({ "id": i + 1, "name": name })).collect();
+    let named_groups: Vec<Value> = tables.user_groups.iter().map(|g| zulip_row(g.clone())).collect();
+    json!({
+        "zerver_realm": rows(tables.realm),
+        "zerver_userprofile": users,
+        "zerver_userprofile_crossrealm": [],
+        "zerver_userprofile_mirrordummy": [],
+        "zerver_stream": rows(tables.channels.into_iter().filter(|c| public_channel(c, "id")).collect()),
+        "zerver_recipient": rows(tables.recipients.into_iter().filter(kept_recipient).collect()),
+        "zerver_subscription": rows(subscriptions),
+        "zerver_directmessagegroup": rows(groups),
+        "zerver_usergroup": rows(tables.user_groups),
+        "zerver_namedusergroup": named_groups,
+        "zerver_usergroupmembership": numbered(tables.user_group_members),
+        "zerver_groupgroupmembership": numbered(tables.user_group_subgroups),
+        "zerver_customprofilefield": rows(tables.profile_fields),
+        "zerver_customprofilefieldvalue": numbered(tables.profile_field_values),
+        "zerver_realmemoji": rows(tables.realm_emoji.into_iter().map(|mut e| { e.remove("author_email"); e }).collect()),
+        "zerver_defaultstream": numbered(tables.default_channels.into_iter().filter(|d| public_channel(d, "stream")).collect()),
+        "zerver_realmfilter": rows(tables.linkifiers),
+        "zerver_realmdomain": numbered(tables.realm_domains),
+        "zerver_usertopic": rows(user_topics),
+        "zerver_reaction": rows(reactions),
+        "zerver_client": clients,
+    })
+}
+
+/// A user as Zulip exports one: the settings as fields of the row; no password or API key
+/// (this server never selects them).
+fn user_row(mut user: Row) -> Value {
+    if let Some(Value::String(settings)) = user.remove("settings") {
+        if let Ok(Value::Object(settings)) = serde_json::from_str::<Value>(&settings) {
+            for (name, value) in settings {
+                user.entry(name).or_insert(value);
+            }
+        }
+    }
+    user.entry("allow_private_data_export").or_insert(Value::Bool(false));
+    user.insert("avatar_source".into(), Value::from("G"));
+    zulip_row(user)
+}
+
+/// The attachments an export holds: those linked from an exported message, and with
+/// private data every upload of a consenting member. Answers `attachment.json`.
+pub fn attachment_file(attachments: &[Row], exported_messages: &BTreeSet<i64>, selection: &Selection) -> (Value, Vec<Row>) {
+    let mut kept = Vec::new();
+    let mut out = Vec::new();
+    for a in attachments {
+        let messages: Vec<i64> = a.get("messages").and_then(Value::as_str).and_then(|s| serde_json::from_str(s).ok()).unwrap_or_default();
+        let messages: Vec<i64> = messages.into_iter().filter(|m| exported_messages.contains(m)).collect();
+        let owner_consented = id_of(a, "owner").is_some_and(|o| selection.consenting_user_ids.contains(&o));
+        if messages.is_empty() && !owner_consented {
+            continue;
+        }
+        let mut row = a.clone();
+        row.remove("owner_email");
+        row.insert("messages".into(), Value::from(messages));
+        row.insert("scheduled_messages".into(), json!([]));
+        out.push(zulip_row(row));
+        kept.push(a.clone());
+    }
+    (json!({ "zerver_attachment": out }), kept)
+}
+
+/// `uploads/records.json`'s entry of one upload.
+pub fn upload_record(a: &Row) -> Value {
+    json!({
+        "path": a.get("path_id"),
+        "s3_path": a.get("path_id"),
+        "realm_id": a.get("realm"),
+        "user_profile_id": a.get("owner"),
+        "user_profile_email": a.get("owner_email"),
+        "size": a.get("size"),
+        "last_modified": a.get("create_time").and_then(Value::as_i64).map(|t| t as f64),
+        "content_type": a.get("content_type"),
+    })
+}
+
+/// `emoji/records.json`'s entry of one custom emoji image stored at `path`.
+pub fn emoji_record(e: &Row, path: &str) -> Value {
+    json!({
+        "path": path,
+        "s3_path": path,
+        "file_name": e.get("file_name"),
+        "realm_id": e.get("realm"),
+        "user_profile_id": e.get("author"),
+        "user_profile_email": e.get("author_email"),
+        "deactivated": e.get("deactivated").and_then(Value::as_i64).is_some_and(|d| d != 0),
+    })
+}
+
+/// Whether a path from the organization's data may name a file in the archive: relative,
+/// with no `..`, `.` or empty segment, so nothing lands outside its folder.
+pub fn safe_member_path(path: &str) -> bool {
+    !path.is_empty() && !path.starts_with('/') && !path.contains('\\') && path.split('/').all(|s| !s.is_empty() && s != "." && s != "..")
+}
+
+/// A tar archive (POSIX ustar, GNU long names past ustar's limits) being written in
+/// memory; `platform::gzip` compresses it. Small enough to keep a tar crate (and its
+/// file-system code) out of the worker bundle.
+pub struct Archive {
+    bytes: Vec<u8>,
+    folder: String,
+    mtime: u64,
+}
+
+const BLOCK: usize = 512;
+
+impl Archive {
+    /// An archive whose members all sit in `folder/`.
+    pub fn new(folder: &str, mtime: i64) -> Self {
+        Archive { bytes: Vec::new(), folder: folder.to_string(), mtime: mtime.max(0) as u64 }
+    }
+
+    /// Adds a file at `path` (relative to the archive's folder).
+    pub fn add(&mut self, path: &str, data: &[u8]) -> ApiResult<()> {
+        if !safe_member_path(path) {
+            return Err(ApiError::internal(format!("export: refused archive path {path}")));
+        }
+        let full = format!("{}/{path}", self.folder);
+        let (prefix, name) = match ustar_split(&full) {
+            Some(split) => split,
+            None => {
+                // GNU tar's long name: a `././@LongLink` member holding the path first.
+                let mut long = full.clone().into_bytes();
+                long.push(0);
+                self.member(b'L', "", "././@LongLink", &long);
+                ("", &full[full.len().saturating_sub(99)..])
+            }
+        };
+        self.member(b'0', prefix, name, data);
+        Ok(())
+    }
+
+    pub fn add_json(&mut self, path: &str, value: &Value) -> ApiResult<()> {
+        let bytes = serde_json::to_vec(value).map_err(ApiError::internal)?;
+        self.add(path, &bytes)
+    }
+
+    fn member(&mut self, kind: u8, prefix: &str, name: &str, data: &[u8]) {
+        let mut header = [0u8; BLOCK];
+        header[..name.len().min(100)].copy_from_slice(&name.as_bytes()[..name.len().min(100)]);
+        octal(&mut header[100..108], 0o644);
+        octal(&mut header[108..116], 0);
+        octal(&mut header[116..124], 0);
+        octal(&mut header[124..136], data.len() as u64);
+        octal(&mut header[136..148], self.mtime);
+        header[156] = kind;
+        header[257..263].copy_from_slice(b"ustar\0");
+        header[263..265].copy_from_slice(b"00");
+        header[345..345 + prefix.len()].copy_from_slice(prefix.as_bytes());
+        // The checksum is the byte sum with its own field read as spaces.
+        header[148..156].copy_from_slice(b"        ");
+        let sum: u64 = header.iter().map(|b| u64::from(*b)).sum();
+        octal(&mut header[148..155], sum);
+        self.bytes.extend_from_slice(&header);
+        self.bytes.extend_from_slice(data);
+        self.bytes.resize(self.bytes.len().div_ceil(BLOCK) * BLOCK, 0);
+    }
+
+    /// The finished tar bytes (two zero blocks end it).
+    pub fn finish(mut self) -> Vec<u8> {
+        self.bytes.resize(self.bytes.len() + 2 * BLOCK, 0);
+        self.bytes
+    }
+}
+
+/// A numeric header field: zero-padded octal digits and a NUL.
+fn octal(field: &mut [u8], value: u64) {
+    let width = field.len() - 1;
+    let digits = format!("{value:0width$o}");
+    field[..width].copy_from_slice(&digits.as_bytes()[digits.len() - width..]);
+    field[width] = 0;
+}
+
+/// A path as ustar's `prefix` (up to 155 bytes) and `name` (up to 100), split at a `/`.
+fn ustar_split(path: &str) -> Option<(&str, &str)> {
+    if path.len() <= 100 {
+        return Some(("", path));
+    }
+    path.match_indices('/')
+        .map(|(i, _)| (&path[..i], &path[i + 1..]))
+        .find(|(prefix, name)| prefix.len() <= 155 && name.len() <= 100 && !name.is_empty())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn member_paths_stay_inside_their_folder() {
+        assert!(safe_member_path("uploads/2/ab/cdef/a.png"));
+        for bad in ["", "/etc/passwd", "uploads/../../x", "uploads/./x", "uploads//x", "a\\b"] {
+            assert!(!safe_member_path(bad), "{bad}");
+        }
+    }
+
+    #[test]
+    fn export_types_are_zulips_two() {
+        assert_eq!(check_export_type(None).unwrap(), EXPORT_PUBLIC);
+        assert_eq!(check_export_type(Some(2)).unwrap(), EXPORT_FULL_WITH_CONSENT);
+        assert!(check_export_type(Some(3)).is_err());
+    }
+
+    /// What the tar crate (as GNU tar would) reads back: path -> bytes.
+    fn read_back(bytes: &[u8]) -> Vec<(String, Vec<u8>)> {
+        let mut archive = tar::Archive::new(bytes);
+        let entries = archive.entries().unwrap();
+        entries
+            .map(|e| {
+                let mut e = e.unwrap();
+                let path = e.path().unwrap().to_string_lossy().to_string();
+                let mut data = Vec::new();
+                std::io::Read::read_to_end(&mut e, &mut data).unwrap();
+                (path, data)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn the_archive_reads_back_with_short_split_and_long_paths() {
+        let mut archive = Archive::new("zulip-export-abc", 1_700_000_000);
+        let split = format!("uploads/{}/{}", "d".repeat(90), "f".repeat(90));
+        let long = format!("uploads/{}", "x".repeat(200));
+        archive.add("realm.json", b"{}").unwrap();
+        archive.add(&split, &[7u8; 513]).unwrap();
+        archive.add(&long, b"").unwrap();
+        let files = read_back(&archive.finish());
+        assert_eq!(files[0], ("zulip-export-abc/realm.json".to_string(), b"{}".to_vec()));
+        assert_eq!(files[1], (format!("zulip-export-abc/{split}"), vec![7u8; 513]));
+        assert_eq!(files[2], (format!("zulip-export-abc/{long}"), Vec::new()));
+    }
+
+    #[test]
+    fn rows_get_zulips_booleans_and_float_dates() {
+        let row: Row = serde_json::from_value(json!({ "is_active": 1, "date_joined": 5, "role": 400 })).unwrap();
+        assert_eq!(zulip_row(row), json!({ "is_active": true, "date_joined": 5.0, "role": 400 }));
+    }
+}

@@ -1,0 +1,270 @@
+//! Data exports (`/export/realm`): administrators only, Zulip's rate limit, the
+//! `realm_export` events, the archive's layout file by file, what a public export leaves
+//! out, consent, and deletion. Each test makes its own organization: the rate limit counts
+//! per organization.
+
+mod common;
+mod event_support;
+mod upload_support;
+use std::collections::BTreeMap;
+use std::io::Read;
+
+use common::*;
+use event_support::*;
+use serde_json::Value;
+use upload_support::{download, upload};
+
+const PASSWORD: &str = "export-test-password-8121";
+
+/// A new organization with its owner and one member.
+fn fresh_organization() -> (Client, Client) {
+    let id = unique("exportorg").to_lowercase();
+    let email = format!("owner@{id}.example.com");
+    let url = format!("{}/api/v1/server_admin/organizations", server_url());
+    let form = [("string_id", id.as_str()), ("name", "Export Org"), ("owner_email", email.as_str()), ("owner_full_name", "Ada Owner")];
+    let response = ureq::post(&url).set("Authorization", "Bearer dev-server-admin-secret").send_form(&form).unwrap();
+    let created: Value = serde_json::from_str(&response.into_string().unwrap()).unwrap();
+    let login = |email: &str, password: &str| -> Client {
+        let form: &[(&str, &str)] = &[("username", email), ("password", password)];
+        let body = request("POST", "/fetch_api_key", &[], Some(Body::Form(form)), None, Some(&id)).success();
+        Client {
+            email: email.to_string(),
+            api_key: body["api_key"].as_str().unwrap().to_string(),
+            user_id: body["user_id"].as_i64().unwrap(),
+            realm: Some(id.clone()),
+        }
+    };
+    let owner = login(&email, created["owner"]["password"].as_str().unwrap());
+    let member_email = format!("member@{id}.example.com");
+    owner.post("/users", &[("email", member_email.as_str()), ("password", PASSWORD), ("full_name", "Mo Member")]).success();
+    let member = login(&member_email, PASSWORD);
+    (owner, member)
+}
+
+/// Requests an export and waits for the `realm_export` event that shows it finished.
+fn finished_export(admin: &Client, export_type: &str) -> Value {
+    let mut queue = register_for(admin, r#"["realm_export"]"#);
+    let id = admin.post("/export/realm", &[("export_type", export_type)]).success()["id"].as_i64().unwrap();
+    let event = queue.wait_for("finished realm_export", |e| {
+        e["type"] == "realm_export" && e["exports"].as_array().unwrap().iter().any(|x| x["id"] == id && x["pending"] == false)
+    });
+    event["exports"].as_array().unwrap().iter().find(|x| x["id"] == id).cloned().unwrap()
+}
+
+/// The archive behind an export's URL, unpacked: path (without the top folder) -> bytes.
+fn unpack(admin: &Client, export: &Value) -> BTreeMap<String, Vec<u8>> {
+    let url = export["export_url"].as_str().expect("export_url");
+    let path = &url[url.find("/user_avatars/").unwrap()..];
+    let got = download(Some(admin), path, &[]);
+    assert_eq!(got.status, 200, "{}", String::from_utf8_lossy(&got.bytes));
+    assert_eq!(got.header("Content-Type"), Some("application/gzip"));
+    let mut files = BTreeMap::new();
+    let mut archive = tar::Archive::new(flate2::read::GzDecoder::new(got.bytes.as_slice()));
+    for entry in archive.entries().unwrap() {
+        let mut entry = entry.unwrap();
+        let name = entry.path().unwrap().to_string_lossy().to_string();
+        let (folder, rest) = name.split_once('/').unwrap();
+        assert!(folder.starts_with("zulip-export-"), "{name}");
+        let mut bytes = Vec::new();
+        entry.read_to_end(&mut bytes).unwrap();
+        files.insert(rest.to_string(), bytes);
+    }
+    files
+}
+
+fn json_file(files: &BTreeMap<String, Vec<u8>>, name: &str) -> Value {
+    serde_json::from_slice(files.get(name).unwrap_or_else(|| panic!("{name} missing; files: {:?}", files.keys()))).unwrap()
+}
+
+fn send_to_channel(client: &Client, channel: &str, content: &str) -> i64 {
+    let form = [("type", "stream"), ("to", channel), ("topic", "export"), ("content", content)];
+    client.post("/messages", &form).success()["id"].as_i64().unwrap()
+}
+
+fn create_channel(client: &Client, name: &str, invite_only: bool) {
+    let subs = format!(r#"[{{"name":"{name}"}}]"#);
+    let private = if invite_only { "true" } else { "false" };
+    client.post("/users/me/subscriptions", &[("subscriptions", &subs), ("invite_only", private)]).success();
+}
+
+fn exported_messages(files: &BTreeMap<String, Vec<u8>>) -> Vec<Value> {
+    json_file(files, "messages-000001.json")["zerver_message"].as_array().unwrap().clone()
+}
+
+// ---- permission, validation, rate limit
+
+#[test]
+fn non_administrators_are_refused_with_zulips_error() {
+    let (_owner, member) = fresh_organization();
+    let msg = "Must be an organization administrator";
+    member.post("/export/realm", &[]).bad_request("UNAUTHORIZED_PRINCIPAL", msg);
+    member.get("/export/realm", &[]).bad_request("UNAUTHORIZED_PRINCIPAL", msg);
+    member.get("/export/realm/consents", &[]).bad_request("UNAUTHORIZED_PRINCIPAL", msg);
+    member.delete("/export/realm/1", &[]).bad_request("UNAUTHORIZED_PRINCIPAL", msg);
+}
+
+#[test]
+fn an_unknown_export_type_is_refused_and_nothing_is_exported() {
+    let (owner, _member) = fresh_organization();
+    owner.post("/export/realm", &[("export_type", "3")]).bad_request("BAD_REQUEST", "Invalid export_type");
+    let list = owner.get("/export/realm", &[]).success();
+    assert_eq!(list["exports"], serde_json::json!([]));
+}
+
+#[test]
+fn a_sixth_export_within_a_week_exceeds_the_rate_limit() {
+    let (owner, _member) = fresh_organization();
+    for _ in 0..5 {
+        owner.post("/export/realm", &[]).success();
+    }
+    owner.post("/export/realm", &[]).bad_request("BAD_REQUEST", "Exceeded rate limit.");
+    assert_eq!(owner.get("/export/realm", &[]).success()["exports"].as_array().unwrap().len(), 5);
+}
+
+// ---- the export and its events
+
+#[test]
+fn an_export_is_announced_pending_then_finished_with_a_download_url() {
+    let (owner, _member) = fresh_organization();
+    let mut queue = register_for(&owner, r#"["realm_export"]"#);
+    let body = owner.post("/export/realm", &[]).success();
+    assert_matches_openapi("post", "/export/realm", &body);
+    let id = body["id"].as_i64().unwrap();
+    let first = queue.wait_for("realm_export", |e| e["type"] == "realm_export");
+    let pending = first["exports"].as_array().unwrap().iter().find(|x| x["id"] == id).cloned().unwrap();
+    assert_eq!(pending["pending"], true);
+    assert_eq!(pending["export_url"], Value::Null);
+    let done =
+        queue.wait_for("finished export", |e| e["exports"].as_array().unwrap().iter().any(|x| x["id"] == id && x["pending"] == false));
+    let export = done["exports"].as_array().unwrap().iter().find(|x| x["id"] == id).cloned().unwrap();
+    assert_eq!(export["acting_user_id"], owner.user_id);
+    assert_eq!(export["export_type"], 1);
+    assert_eq!(export["failed_timestamp"], Value::Null);
+    assert!(export["export_url"].as_str().unwrap().ends_with(".tar.gz"), "{export}");
+    let list = owner.get("/export/realm", &[]).success();
+    assert_matches_openapi("get", "/export/realm", &list);
+    let listed = &list["exports"][0];
+    for field in ["id", "acting_user_id", "export_url", "pending", "export_type", "deleted_timestamp", "failed_timestamp"] {
+        assert_eq!(listed[field], export[field], "{field}");
+    }
+    assert_eq!(listed["export_time"].as_f64(), export["export_time"].as_f64());
+}
+
+#[test]
+fn the_archive_follows_zulips_export_layout() {
+    let (owner, _member) = fresh_organization();
+    create_channel(&owner, "layout", false);
+    let url = upload(&owner, "notes.txt", b"exported bytes");
+    let message_id = send_to_channel(&owner, "layout", &format!("[notes]({url})"));
+    owner.post(&format!("/messages/{message_id}/reactions"), &[("emoji_name", "smile")]).success();
+    let files = unpack(&owner, &finished_export(&owner, "1"));
+
+    let realm = json_file(&files, "realm.json");
+    for table in [
+        "zerver_realm",
+        "zerver_userprofile",
+        "zerver_stream",
+        "zerver_recipient",
+        "zerver_subscription",
+        "zerver_reaction",
+        "zerver_client",
+    ] {
+        assert!(realm[table].is_array(), "realm.json lacks {table}");
+    }
+    assert_eq!(realm["zerver_realm"][0]["string_id"], owner.realm.as_deref().unwrap());
+    let users = realm["zerver_userprofile"].as_array().unwrap();
+    let me = users.iter().find(|u| u["id"] == owner.user_id).unwrap();
+    assert_eq!(me["delivery_email"], owner.email.as_str());
+    assert!(me.get("password").is_none() && me.get("api_key").is_none(), "{me}");
+    assert!(me["date_joined"].is_f64(), "{me}");
+    let reaction = realm["zerver_reaction"].as_array().unwrap().iter().find(|r| r["message"] == message_id).expect("reaction");
+    assert_eq!(reaction["emoji_name"], "smile");
+
+    let message = exported_messages(&files).into_iter().find(|m| m["id"] == message_id).expect("message exported");
+    assert_eq!(message["sender"], owner.user_id);
+    assert!(message["rendered_content"].as_str().unwrap().contains("notes"));
+    assert!(json_file(&files, "messages-000001.json")["zerver_usermessage"].is_array());
+
+    let path_id = url.trim_start_matches("/user_uploads/");
+    let attachment = json_file(&files, "attachment.json")["zerver_attachment"][0].clone();
+    assert_eq!(attachment["path_id"], path_id);
+    assert_eq!(attachment["messages"], serde_json::json!([message_id]));
+    let record = json_file(&files, "uploads/records.json")[0].clone();
+    assert_eq!(record["path"], path_id);
+    assert_eq!(record["user_profile_id"], owner.user_id);
+    assert_eq!(files[&format!("uploads/{path_id}")], b"exported bytes");
+    assert_eq!(json_file(&files, "avatars/records.json"), serde_json::json!([]));
+    assert!(json_file(&files, "emoji/records.json").is_array());
+}
+
+#[test]
+fn a_public_export_leaves_out_private_channels_and_direct_messages() {
+    let (owner, member) = fresh_organization();
+    create_channel(&owner, "open-plaza", false);
+    create_channel(&owner, "back-room", true);
+    let public = send_to_channel(&owner, "open-plaza", "public words");
+    let private = send_to_channel(&owner, "back-room", "private words");
+    let to = format!("[{}]", member.user_id);
+    let direct = owner.post("/messages", &[("type", "direct"), ("to", &to), ("content", "direct words")]).success()["id"].as_i64().unwrap();
+    let files = unpack(&owner, &finished_export(&owner, "1"));
+
+    let ids: Vec<i64> = exported_messages(&files).iter().map(|m| m["id"].as_i64().unwrap()).collect();
+    assert!(ids.contains(&public), "the public message is the sentinel: {ids:?}");
+    assert!(!ids.contains(&private) && !ids.contains(&direct), "{ids:?}");
+    let realm = json_file(&files, "realm.json");
+    let names: Vec<&str> = realm["zerver_stream"].as_array().unwrap().iter().map(|s| s["name"].as_str().unwrap()).collect();
+    assert!(names.contains(&"open-plaza") && !names.contains(&"back-room"), "{names:?}");
+    assert_eq!(json_file(&files, "messages-000001.json")["zerver_usermessage"], serde_json::json!([]));
+}
+
+#[test]
+fn a_full_export_holds_the_private_messages_of_consenting_members_only() {
+    let (owner, member) = fresh_organization();
+    let consents = owner.get("/export/realm/consents", &[]).success();
+    assert_matches_openapi("get", "/export/realm/consents", &consents);
+    let mine = |body: &Value, id: i64| body["export_consents"].as_array().unwrap().iter().find(|c| c["user_id"] == id).cloned().unwrap();
+    assert_eq!(mine(&consents, member.user_id)["consented"], false);
+    let to_owner = format!("[{}]", owner.user_id);
+    let unconsented = member.post("/messages", &[("type", "direct"), ("to", &to_owner), ("content", "before consent")]).success();
+    let mut queue = register_for(&owner, r#"["realm_export_consent"]"#);
+    member.patch("/settings", &[("allow_private_data_export", "true")]).success();
+    let event = queue.wait_for("realm_export_consent", |e| e["type"] == "realm_export_consent");
+    assert_eq!((event["user_id"].as_i64(), &event["consented"]), (Some(member.user_id), &Value::Bool(true)));
+    assert_eq!(mine(&owner.get("/export/realm/consents", &[]).success(), member.user_id)["consented"], true);
+    let consented = member.post("/messages", &[("type", "direct"), ("to", &to_owner), ("content", "after consent")]).success();
+    let export = finished_export(&owner, "2");
+    assert_eq!(export["export_type"], 2);
+    let ids: Vec<i64> = exported_messages(&unpack(&owner, &export)).iter().map(|m| m["id"].as_i64().unwrap()).collect();
+    // The member consented: both direct messages they received or sent are theirs to give.
+    assert!(ids.contains(&consented["id"].as_i64().unwrap()) && ids.contains(&unconsented["id"].as_i64().unwrap()), "{ids:?}");
+}
+
+// ---- DELETE /export/realm/{export_id}
+
+#[test]
+fn deleting_marks_the_export_deleted_with_its_event_and_the_archive_is_gone() {
+    let (owner, _member) = fresh_organization();
+    let export = finished_export(&owner, "1");
+    let id = export["id"].as_i64().unwrap();
+    let mut queue = register_for(&owner, r#"["realm_export"]"#);
+    owner.delete(&format!("/export/realm/{id}"), &[]).success();
+    let event = queue.wait_for("realm_export", |e| e["type"] == "realm_export");
+    let deleted = event["exports"].as_array().unwrap().iter().find(|x| x["id"] == id).cloned().unwrap();
+    assert!(deleted["deleted_timestamp"].is_number(), "{deleted}");
+    assert_eq!(deleted["export_url"], Value::Null);
+    let url = export["export_url"].as_str().unwrap();
+    assert_eq!(download(Some(&owner), &url[url.find("/user_avatars/").unwrap()..], &[]).status, 404);
+    owner.delete(&format!("/export/realm/{id}"), &[]).bad_request("BAD_REQUEST", "Export already deleted");
+    owner.delete("/export/realm/999999", &[]).bad_request("BAD_REQUEST", "Invalid data export ID");
+}
+
+#[test]
+fn only_the_organizations_administrators_download_its_archive() {
+    let (owner, member) = fresh_organization();
+    let export = finished_export(&owner, "1");
+    let url = export["export_url"].as_str().unwrap();
+    let path = &url[url.find("/user_avatars/").unwrap()..];
+    assert_eq!(download(Some(&member), path, &[]).status, 400);
+    let (other_owner, _) = fresh_organization();
+    assert_ne!(download(Some(&other_owner), path, &[]).status, 200);
+}
