@@ -8,7 +8,7 @@ use std::pin::Pin;
 use worker::{Context, Env, Method, Request, Response};
 
 use crate::api::{
-    alert_words, bot_storage, bots, channel_folders, channels, default_channels, dev, dev_bench, drafts, events, health, invites,
+    alert_words, avatars, bot_storage, bots, channel_folders, channels, default_channels, dev, dev_bench, drafts, events, health, invites,
     jwt_login, linkifiers, login, message_edit, message_flags, messages, muted_users, navigation_views, presence, profile_fields, push,
     reactions, read_state, realm, realm_domains, realm_emoji, realm_playgrounds, saved_snippets, scheduled_messages, server, server_admin,
     sessions, signup, subscription_properties, tus, typing, uploads, user_groups, user_settings, user_status, users, webhooks,
@@ -39,7 +39,7 @@ enum Area {
     Files,
     /// `/thumbnail`, where inline image previews load.
     Thumbnail,
-    /// Custom emoji images under `/user_avatars/`.
+    /// Custom emoji images and uploaded avatars under `/user_avatars/`.
     Avatars,
     /// The web client's sessions under `/accounts/`.
     Accounts,
@@ -310,6 +310,8 @@ fn route<'a>(ctx: &'a RequestContext, method: Method, path: &'a [&'a str]) -> Op
         (Get, ["users", user]) => h(users::get_user(ctx, user)),
         (Post, ["users"]) => h(users::create_user(ctx)),
         (Delete, ["users", "me"]) => h(users::deactivate_own_user(ctx)),
+        (Post, ["users", "me", "avatar"]) => h(avatars::upload_avatar(ctx)),
+        (Delete, ["users", "me", "avatar"]) => h(avatars::delete_avatar(ctx)),
         (Patch, ["users", "me", "profile_data"]) => h(profile_fields::update_own_profile_data(ctx)),
         (Delete, ["users", user]) => h(users::deactivate_user(ctx, user)),
         (Patch, ["users", user]) => h(users::update_user(ctx, user)),
@@ -464,13 +466,14 @@ async fn dispatch_files(ctx: &RequestContext, path: &[&str]) -> ApiResult<Reply>
     }
 }
 
-/// The routes under `/user_avatars/`: custom emoji images, open to anyone.
+/// The routes under `/user_avatars/`: custom emoji images and uploaded avatars, open to anyone.
 async fn dispatch_avatars(ctx: &RequestContext, path: &[&str]) -> ApiResult<Reply> {
     match (ctx.method.clone(), path) {
         (Method::Get, [realm_id, "emoji", "images", file_name]) => realm_emoji::serve_emoji_image(ctx, realm_id, file_name, false).await,
         (Method::Get, [realm_id, "emoji", "images", "still", file_name]) => {
             realm_emoji::serve_emoji_image(ctx, realm_id, file_name, true).await
         }
+        (Method::Get, [realm_id, "avatars", file_name]) => avatars::serve_avatar(ctx, realm_id, file_name).await,
         _ => Err(ApiError::not_found()),
     }
 }
