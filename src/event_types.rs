@@ -166,10 +166,12 @@ pub enum ChannelFolderEvent {
     Reorder { order: Vec<i64> },
 }
 
+/// `Update`'s `data` holds the changed fields (`name` or `description`).
 #[derive(Debug, Clone, Serialize)]
 #[serde(tag = "op", rename_all = "snake_case")]
 pub enum UserGroupEvent {
     Add { group: Value },
+    Update { group_id: i64, data: Value },
     AddMembers { group_id: i64, user_ids: Vec<i64> },
     RemoveMembers { group_id: i64, user_ids: Vec<i64> },
     AddSubgroups { group_id: i64, direct_subgroup_ids: Vec<i64> },

@@ -8,7 +8,7 @@ use std::pin::Pin;
 use worker::{Context, Env, Method, Request, Response};
 
 use crate::api::{
-    alert_words, bot_storage, bots, channel_folders, channels, default_channels, dev, dev_bench, drafts, events, health, invites,
+    alert_words, avatars, bot_storage, bots, channel_folders, channels, default_channels, dev, dev_bench, drafts, events, health, invites,
     jwt_login, linkifiers, login, message_edit, message_flags, messages, muted_users, navigation_views, presence, profile_fields, push,
     reactions, read_state, realm, realm_domains, realm_emoji, realm_export, realm_playgrounds, saved_snippets, scheduled_messages, server,
     server_admin, sessions, signup, subscription_properties, tus, typing, uploads, user_groups, user_settings, user_status, users,
@@ -40,7 +40,7 @@ enum Area {
     Files,
     /// `/thumbnail`, where inline image previews load.
     Thumbnail,
-    /// Custom emoji images under `/user_avatars/`.
+    /// Custom emoji images and uploaded avatars under `/user_avatars/`.
     Avatars,
     /// The web client's sessions under `/accounts/`.
     Accounts,
@@ -311,6 +311,8 @@ fn route<'a>(ctx: &'a RequestContext, method: Method, path: &'a [&'a str]) -> Op
         (Get, ["users", user]) => h(users::get_user(ctx, user)),
         (Post, ["users"]) => h(users::create_user(ctx)),
         (Delete, ["users", "me"]) => h(users::deactivate_own_user(ctx)),
+        (Post, ["users", "me", "avatar"]) => h(avatars::upload_avatar(ctx)),
+        (Delete, ["users", "me", "avatar"]) => h(avatars::delete_avatar(ctx)),
         (Patch, ["users", "me", "profile_data"]) => h(profile_fields::update_own_profile_data(ctx)),
         (Delete, ["users", user]) => h(users::deactivate_user(ctx, user)),
         (Patch, ["users", user]) => h(users::update_user(ctx, user)),
@@ -333,6 +335,7 @@ fn route<'a>(ctx: &'a RequestContext, method: Method, path: &'a [&'a str]) -> Op
         // User groups
         (Get, ["user_groups"]) => h(user_groups::get_user_groups(ctx)),
         (Post, ["user_groups", "create"]) => h(user_groups::create_user_group(ctx)),
+        (Patch, ["user_groups", group]) => h(user_groups::update_user_group(ctx, group)),
         (Post, ["user_groups", group, "members"]) => h(user_groups::update_members(ctx, group)),
         (Get, ["user_groups", group, "members"]) => h(user_groups::get_members(ctx, group)),
         (Get, ["user_groups", group, "members", user]) => h(user_groups::get_is_member(ctx, group, user)),
@@ -470,8 +473,8 @@ async fn dispatch_files(ctx: &RequestContext, path: &[&str]) -> ApiResult<Reply>
     }
 }
 
-/// The routes under `/user_avatars/`: custom emoji images, open to anyone, and data export
-/// archives, to the organization's administrators.
+/// The routes under `/user_avatars/`: custom emoji images and uploaded avatars, open to
+/// anyone, and data export archives, to the organization's administrators.
 async fn dispatch_avatars(ctx: &RequestContext, path: &[&str]) -> ApiResult<Reply> {
     match (ctx.method.clone(), path) {
         (Method::Get, ["exports", realm_id, token, file_name]) => realm_export::serve_export(ctx, realm_id, token, file_name).await,
@@ -479,6 +482,7 @@ async fn dispatch_avatars(ctx: &RequestContext, path: &[&str]) -> ApiResult<Repl
         (Method::Get, [realm_id, "emoji", "images", "still", file_name]) => {
             realm_emoji::serve_emoji_image(ctx, realm_id, file_name, true).await
         }
+        (Method::Get, [realm_id, "avatars", file_name]) => avatars::serve_avatar(ctx, realm_id, file_name).await,
         _ => Err(ApiError::not_found()),
     }
 }

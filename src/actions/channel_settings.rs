@@ -18,8 +18,10 @@ use crate::db::channels::{self as q, ChannelIdRow, MemberRow};
 use crate::db::default_channels::{self, DefaultChannelRow};
 use crate::db::realm_settings::RealmSettingsRow;
 use crate::db::subscriptions::{self, ChannelViewRow, SubscriberRow, SystemGroupRow};
+use crate::db::user_groups::{self, GroupNameRow, IsMemberRow};
 use crate::db::users::UserRow;
 use crate::domain::channel_folders::invalid_folder_id;
+use crate::domain::channel_permissions::{self, ChannelGroupSetting, GroupChange, CAN_ADMINISTER};
 use crate::domain::channel_settings::{self as rules, ChannelAccess};
 use crate::domain::channels::{
     access, access_channel, can_access_channel_content, check_channel_name, rendered_description, stream_dict, SystemGroups,
@@ -50,6 +52,8 @@ pub struct ChannelChanges {
     pub is_archived: Option<bool>,
     /// `Some(None)`: out of its folder.
     pub folder_id: Option<Option<i64>>,
+    /// Permission settings (`domain::channel_permissions::STORED`) to change.
+    pub groups: Vec<(&'static ChannelGroupSetting, GroupChange)>,
 }
 
 /// A channel and what the checks and events of a change to it need, read in one batch.
@@ -62,6 +66,10 @@ struct ChannelState {
     folder: Option<Option<ChannelFolderRow>>,
     /// The organization's default channels.
     defaults: Vec<i64>,
+    /// Whether the caller is in the channel's `can_administer_channel_group`.
+    in_administer_group: bool,
+    /// The active groups the requested permission settings name.
+    named_groups: Vec<GroupNameRow>,
 }
 
 async fn read_channel(
@@ -70,6 +78,7 @@ async fn read_channel(
     id: &str,
     new_name: Option<&str>,
     folder_id: Option<i64>,
+    group_ids: &[i64],
 ) -> ApiResult<ChannelState> {
     let db = &ctx.db;
     let realm_id = me.realm_id;
@@ -82,6 +91,10 @@ async fn read_channel(
     let named = new_name.map(|name| q::other_named_stmt(db, realm_id, channel_id, name)).transpose()?.map(|s| batch.add::<ChannelIdRow>(s));
     let folder = folder_id.map(|f| channel_folders::by_id_stmt(db, realm_id, f)).transpose()?.map(|s| batch.add::<ChannelFolderRow>(s));
     let defaults = batch.add::<DefaultChannelRow>(default_channels::in_realm_stmt(db, realm_id)?);
+    let administer = CAN_ADMINISTER.name;
+    let in_administer_group = batch.add::<IsMemberRow>(q::in_group_setting_stmt(realm_id, channel_id, "", administer, me.id, false)?);
+    let named_groups = (!group_ids.is_empty()).then(|| user_groups::active_names_stmt(db, realm_id, group_ids)).transpose()?;
+    let named_groups = named_groups.map(|stmt| batch.add::<GroupNameRow>(stmt));
     let results = batch.run(db).await?;
     let channel = access_channel(me, results.first(channel)?)?;
     Ok(ChannelState {
@@ -92,13 +105,15 @@ async fn read_channel(
         name_taken: named.map(|slot| results.first(slot)).transpose()?.flatten().is_some(),
         folder: folder.map(|slot| results.first(slot)).transpose()?,
         defaults: results.rows(defaults)?.into_iter().map(|r| r.channel_id).collect(),
+        in_administer_group: results.first(in_administer_group)?.is_some_and(|m| m.is_member != 0),
+        named_groups: results.rows_if_added(named_groups)?,
     })
 }
 
-/// Channel administration is for the organization's administrators (this server's
-/// `can_administer_channel_group` is always nobody, as every channel object says).
-fn check_administer(me: &UserRow) -> ApiResult<()> {
-    if me.is_realm_admin() {
+/// Channel administration is for the organization's administrators and the channel's
+/// `can_administer_channel_group` (nobody by default).
+fn check_administer(me: &UserRow, state: &ChannelState) -> ApiResult<()> {
+    if me.is_realm_admin() || state.in_administer_group {
         Ok(())
     } else {
         Err(ApiError::bad_request("You do not have permission to administer this channel."))
@@ -121,18 +136,25 @@ struct Plan {
     description: Option<String>,
     name: Option<String>,
     folder: Option<Option<i64>>,
+    /// Permission settings to set, by name, to a group id.
+    groups: Vec<(&'static str, i64)>,
 }
 
 impl Plan {
     fn is_empty(&self) -> bool {
-        self.access.is_none() && !self.unarchive && self.description.is_none() && self.name.is_none() && self.folder.is_none()
+        self.access.is_none()
+            && !self.unarchive
+            && self.description.is_none()
+            && self.name.is_none()
+            && self.folder.is_none()
+            && self.groups.is_empty()
     }
 }
 
 /// Zulip's checks of `PATCH /streams/{stream_id}`, in its order.
 fn check_changes(me: &UserRow, state: &ChannelState, changes: &ChannelChanges) -> ApiResult<Plan> {
     let c = &state.channel;
-    check_administer(me)?;
+    check_administer(me, state)?;
     let mut plan = Plan::default();
     if changes.is_private.is_some() || changes.history_public_to_subscribers.is_some() || changes.is_web_public.is_some() {
         let proposed =
@@ -184,7 +206,26 @@ fn check_changes(me: &UserRow, state: &ChannelState, changes: &ChannelChanges) -
         }
         plan.folder = (folder_id != c.folder_id).then_some(folder_id);
     }
+    plan.groups = check_group_changes(state, &changes.groups)?;
     Ok(plan)
+}
+
+/// The permission settings that change: each new group checked, each `old` matching.
+fn check_group_changes(
+    state: &ChannelState,
+    changes: &[(&'static ChannelGroupSetting, GroupChange)],
+) -> ApiResult<Vec<(&'static str, i64)>> {
+    let mut changed = Vec::new();
+    for (setting, change) in changes {
+        channel_permissions::check_group(setting, change.new, &state.named_groups)?;
+        let current = state.channel.group_setting(setting.name);
+        let current = current.or_else(|| state.groups.0.get(setting.default_group).copied()).unwrap_or_default();
+        channel_permissions::check_old(change, current)?;
+        if change.new != current {
+            changed.push((setting.name, change.new));
+        }
+    }
+    Ok(changed)
 }
 
 /// `message_retention_days`: owners only. This server keeps every message (Zulip's
@@ -207,7 +248,8 @@ fn check_retention(me: &UserRow, days: &str) -> ApiResult<()> {
 /// one batch, then sends their events and notices.
 pub async fn check_update_channel(ctx: &RequestContext, me: &UserRow, id: &str, changes: &ChannelChanges) -> ApiResult<()> {
     let new_name = changes.new_name.as_deref().map(str::trim);
-    let state = read_channel(ctx, me, id, new_name, changes.folder_id.flatten()).await?;
+    let group_ids: Vec<i64> = changes.groups.iter().flat_map(|(_, c)| [Some(c.new), c.old]).flatten().collect();
+    let state = read_channel(ctx, me, id, new_name, changes.folder_id.flatten(), &group_ids).await?;
     let plan = check_changes(me, &state, changes)?;
     if plan.is_empty() {
         return Ok(());
@@ -229,6 +271,9 @@ pub async fn check_update_channel(ctx: &RequestContext, me: &UserRow, id: &str, 
     }
     if let Some(folder) = plan.folder {
         writes.push(subscriptions::set_folder_stmt(db, realm_id, channel_id, folder)?);
+    }
+    for (setting, group_id) in &plan.groups {
+        writes.push(q::set_group_setting_stmt(db, realm_id, channel_id, setting, *group_id)?);
     }
     crate::db::run_batch(db, writes).await?;
     announce_changes(ctx, me, &state, &plan).await
@@ -253,6 +298,13 @@ fn changed(channel: &ChannelViewRow, plan: &Plan) -> ChannelViewRow {
     }
     if let Some(folder) = plan.folder {
         c.folder_id = folder;
+    }
+    for (setting, group_id) in &plan.groups {
+        match *setting {
+            "can_send_message_group" => c.can_send_message_group = Some(*group_id),
+            "can_administer_channel_group" => c.can_administer_channel_group = Some(*group_id),
+            _ => {}
+        }
     }
     c
 }
@@ -314,6 +366,10 @@ async fn announce_changes(ctx: &RequestContext, me: &UserRow, state: &ChannelSta
         let event = update_event(&after, "folder_id", json!(folder), Map::new(), CapabilityGate::default());
         send_event(env, realm_id, &event, &users(&audience)).await;
     }
+    for (setting, group_id) in &plan.groups {
+        let event = update_event(&after, setting, json!(group_id), Map::new(), CapabilityGate::default());
+        send_event(env, realm_id, &event, &users(&audience)).await;
+    }
     Ok(())
 }
 
@@ -348,8 +404,8 @@ async fn announce_archiving(
 /// deactivated" for an archived one), taking it out of the default channels. Its messages
 /// and subscriptions stay; nobody can send to it until it is unarchived.
 pub async fn check_archive_channel(ctx: &RequestContext, me: &UserRow, id: &str) -> ApiResult<()> {
-    let state = read_channel(ctx, me, id, None, None).await?;
-    check_administer(me)?;
+    let state = read_channel(ctx, me, id, None, None, &[]).await?;
+    check_administer(me, &state)?;
     let channel = &state.channel;
     if channel.is_archived != 0 {
         return Err(ApiError::bad_request("Channel is already deactivated"));

@@ -9,9 +9,11 @@ use worker::{D1Database, D1PreparedStatement, Env};
 use crate::db::batch::{Batch, BatchResults, Slot};
 use crate::db::channel_folders::{self, ChannelFolderRow};
 use crate::db::subscriptions::{self, ActiveUserRow, ChannelViewRow, SubscriberRow, SystemGroupRow};
+use crate::db::user_groups::{self, GroupNameRow};
 use crate::db::users::{self, UserRow};
 use crate::db::{self};
 use crate::domain::channel_folders::invalid_folder_id;
+use crate::domain::channel_permissions::{self, ChannelGroupSetting, CAN_ADMINISTER, CAN_SEND_MESSAGE};
 use crate::domain::channels::{check_channel_name, color_for, stream_dict, subscription_dict, SystemGroups};
 use crate::domain::register_state::MAX_CHANNEL_DESCRIPTION_LENGTH;
 use crate::error::{ApiError, ApiResult};
@@ -75,6 +77,30 @@ pub struct SubscribeRequest {
     pub history_public_to_subscribers: Option<bool>,
     /// The folder of the channels this request creates (checked to exist).
     pub folder_id: Option<i64>,
+    /// Permission settings of the channels this request creates (checked like the folder).
+    pub groups: Vec<(&'static ChannelGroupSetting, i64)>,
+}
+
+impl SubscribeRequest {
+    /// The group a permission setting of the new channels is set to, if the request sets it.
+    fn group(&self, setting: &ChannelGroupSetting) -> Option<i64> {
+        self.groups.iter().find(|(s, _)| s.name == setting.name).map(|(_, id)| *id)
+    }
+
+    /// Reads the active groups the permission settings name, if any, in `batch`.
+    fn add_group_names(&self, batch: &mut Batch, db: &D1Database, realm_id: i64) -> ApiResult<Option<Slot<GroupNameRow>>> {
+        let ids: Vec<i64> = self.groups.iter().map(|(_, id)| *id).collect();
+        let stmt = (!ids.is_empty()).then(|| user_groups::active_names_stmt(db, realm_id, &ids)).transpose()?;
+        Ok(stmt.map(|stmt| batch.add::<GroupNameRow>(stmt)))
+    }
+
+    /// Each permission setting's group suits it (`named`: what [`Self::add_group_names`] read).
+    fn check_groups(&self, named: &[GroupNameRow]) -> ApiResult<()> {
+        for (setting, group_id) in &self.groups {
+            channel_permissions::check_group(setting, *group_id, named)?;
+        }
+        Ok(())
+    }
 }
 
 /// Subscribes the principals (default: the caller) to the named channels, creating the
@@ -103,6 +129,7 @@ pub async fn check_subscribe(db: &D1Database, env: &Env, me: &UserRow, req: &Sub
     let already = lookup.add::<SubscriberRow>(subscriptions::already_subscribed_stmt(db, realm_id, &ids, &emails, &names_json)?);
     let folder =
         req.folder_id.map(|id| channel_folders::by_id_stmt(db, realm_id, id)).transpose()?.map(|stmt| lookup.add::<ChannelFolderRow>(stmt));
+    let named_groups = req.add_group_names(&mut lookup, db, realm_id)?;
     let lookup = lookup.run(db).await?;
     let targets = match (principals, named) {
         (Some(p), Some(named)) => principal_users(lookup.rows(named)?, p)?,
@@ -117,6 +144,7 @@ pub async fn check_subscribe(db: &D1Database, env: &Env, me: &UserRow, req: &Sub
     if let Some(folder) = folder {
         lookup.first(folder)?.ok_or_else(invalid_folder_id)?;
     }
+    req.check_groups(&lookup.rows_if_added(named_groups)?)?;
 
     let sorted = sort_requested(me, &requested, &existing, req.authorization_errors_fatal)?;
     let Sorted { authorized, to_create, unauthorized } = sorted;
@@ -208,6 +236,8 @@ fn creation_writes(
             history_public_to_subscribers: history_public,
             folder_id: req.folder_id,
             creator_id: me.id,
+            can_send_message_group: req.group(&CAN_SEND_MESSAGE),
+            can_administer_channel_group: req.group(&CAN_ADMINISTER),
         };
         writes.extend(subscriptions::create_channel_stmts(db, me.realm_id, &channel, now)?);
     }

@@ -115,6 +115,7 @@ pub async fn join_default_channels(db: &D1Database, env: &Env, user: &UserRow, i
         invite_only: false,
         history_public_to_subscribers: None,
         folder_id: None,
+        groups: Vec::new(),
     };
     if request.channels.is_empty() {
         return;

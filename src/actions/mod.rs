@@ -10,6 +10,7 @@
 //! 3. what the request asks for (target, values), the request struct last.
 
 pub mod alert_words;
+pub mod avatars;
 pub mod background_failures;
 pub mod bot_storage;
 pub mod bots;

@@ -276,6 +276,7 @@ async fn join_channels_and_groups(db: &D1Database, env: &Env, row: &InvitationRo
             invite_only: false,
             history_public_to_subscribers: None,
             folder_id: None,
+            groups: Vec::new(),
         };
         if !request.channels.is_empty() {
             if let Err(err) = check_subscribe(db, env, &actor, &request).await {

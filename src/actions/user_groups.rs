@@ -128,6 +128,50 @@ pub async fn check_create_group(db: &D1Database, env: &Env, creator: &UserRow, g
     Ok(row.id)
 }
 
+/// `PATCH /user_groups/{id}`: a new `name` (checked like a new group's, unique in the
+/// organization) and/or `description`, by whoever may edit the group. Each changed field
+/// sends its own `user_group` `update`, as Zulip does; an unchanged one sends nothing.
+pub async fn check_update_group(
+    db: &D1Database,
+    env: &Env,
+    user: &UserRow,
+    group_id: i64,
+    name: Option<&str>,
+    description: Option<&str>,
+) -> ApiResult<()> {
+    if name.is_none() && description.is_none() {
+        return Err(ApiError::bad_request("No new data supplied"));
+    }
+    require_member(user)?;
+    let name = name.map(check_group_name).transpose()?;
+    let mut batch = Batch::new();
+    let group = batch.add::<UserGroupRow>(user_groups::by_id_stmt(db, user.realm_id, group_id)?);
+    let members = batch.add::<MemberIdRow>(user_groups::explicit_member_ids_stmt(db, group_id)?);
+    let results = batch.run(db).await?;
+    let group = check_may_edit(user, results.first(group)?, &results.rows(members)?)?;
+    let name = name.filter(|n| *n != group.name);
+    let description = description.filter(|d| *d != group.description);
+    let mut stmts = Vec::new();
+    if let Some(name) = &name {
+        stmts.push(user_groups::set_name_stmt(db, user.realm_id, group.id, name)?);
+    }
+    if let Some(description) = description {
+        stmts.push(user_groups::set_description_stmt(db, user.realm_id, group.id, description)?);
+    }
+    crate::db::run_batch(db, stmts).await.map_err(|err| match &name {
+        Some(name) if err.to_string().contains("UNIQUE") => ApiError::bad_request(format!("User group '{name}' already exists.")),
+        _ => ApiError::from(err),
+    })?;
+    let changed = [("name", name.map(serde_json::Value::from)), ("description", description.map(serde_json::Value::from))];
+    for (field, value) in changed {
+        if let Some(value) = value {
+            let data = serde_json::json!({ field: value });
+            notify_realm(env, user.realm_id, &Event::UserGroup(UserGroupEvent::Update { group_id: group.id, data })).await;
+        }
+    }
+    Ok(())
+}
+
 /// `POST /user_groups/{id}/members`: every addition must be new and every removal a
 /// current direct member; all checked before the one batch of writes.
 pub async fn check_update_members(

@@ -7,6 +7,7 @@ use crate::actions::channel_settings::{self, ChannelChanges};
 use crate::actions::channels::{self as actions, Principal, SubscribeRequest};
 use crate::api::params::include_subscribers;
 use crate::context::RequestContext;
+use crate::domain::channel_permissions::{self, ChannelGroupSetting, GroupChange};
 use crate::domain::channels::{
     access_channel_content, channel_id_by_name, channel_subscribers, parse_channel_id, stream_of, streams_of, subscriptions_of,
     ChannelTopics, StreamsQuery,
@@ -38,6 +39,7 @@ pub async fn subscribe(ctx: &RequestContext) -> ApiResult<Reply> {
         invite_only: ctx.params.bool_or("invite_only", false)?,
         history_public_to_subscribers: ctx.params.bool("history_public_to_subscribers")?,
         folder_id: ctx.params.int("folder_id")?,
+        groups: creation_group_settings(ctx)?,
     };
     // Understood, and Zulip's defaults are what this server does.
     for name in ["announce", "is_default_stream", "send_new_subscription_messages"] {
@@ -105,8 +107,8 @@ pub async fn get_stream(ctx: &RequestContext, id: &str) -> ApiResult<Reply> {
 }
 
 /// # `PATCH /streams/{stream_id}`
-/// Administrators, for a channel they can see (others: "You do not have permission to
-/// administer this channel."; an unknown or invisible channel: "Invalid channel ID"). Every
+/// Administrators and the channel's `can_administer_channel_group`, for a channel they can
+/// see (others: "You do not have permission to administer this channel."; an unknown or invisible channel: "Invalid channel ID"). Every
 /// check runs before anything changes. Each change sends `stream` `update` to everyone who
 /// can see the channel and (but the folder) a notification-bot message in its "channel
 /// events" topic.
@@ -122,6 +124,9 @@ pub async fn get_stream(ctx: &RequestContext, id: &str) -> ApiResult<Reply> {
 ///   message).
 /// - `is_archived`: false unarchives an archived channel.
 /// - `folder_id`: a folder of the organization ("Invalid channel folder ID"), or `null`.
+/// - `can_send_message_group`, `can_administer_channel_group`: `{"new": …, "old": …}` (or
+///   the bare new value), a user group of the organization (`domain::channel_permissions`);
+///   the event's `value` is the group id; no notice.
 pub async fn update_stream(ctx: &RequestContext, id: &str) -> ApiResult<Reply> {
     let me = ctx.user().await?;
     let folder_id = match ctx.params.json("folder_id")? {
@@ -139,13 +144,36 @@ pub async fn update_stream(ctx: &RequestContext, id: &str) -> ApiResult<Reply> {
         message_retention_days,
         is_archived: ctx.params.bool("is_archived")?,
         folder_id,
+        groups: group_setting_changes(ctx)?,
     };
     channel_settings::check_update_channel(ctx, &me, id, &changes).await?;
     Ok(Reply::ok())
 }
 
+/// The permission settings of the channels a subscription request creates.
+fn creation_group_settings(ctx: &RequestContext) -> ApiResult<Vec<(&'static ChannelGroupSetting, i64)>> {
+    let mut settings = Vec::new();
+    for setting in channel_permissions::STORED {
+        if let Some(raw) = ctx.params.json(setting.name)? {
+            settings.push((setting, channel_permissions::group_id_of(setting.name, &raw)?));
+        }
+    }
+    Ok(settings)
+}
+
+/// The permission settings a request changes, by name.
+fn group_setting_changes(ctx: &RequestContext) -> ApiResult<Vec<(&'static ChannelGroupSetting, GroupChange)>> {
+    let mut changes = Vec::new();
+    for setting in channel_permissions::STORED {
+        if let Some(raw) = ctx.params.json(setting.name)? {
+            changes.push((setting, channel_permissions::group_change_of(setting.name, &raw)?));
+        }
+    }
+    Ok(changes)
+}
+
 /// # `DELETE /streams/{stream_id}`
-/// Administrators: archives the channel ("Channel is already deactivated" if it is).
+/// Administrators and the channel's `can_administer_channel_group`: archives the channel ("Channel is already deactivated" if it is).
 /// Clients with the `archived_channels` capability hear `stream` `update` (`is_archived`),
 /// others `stream` `delete`; the notification bot posts "Channel <name> has been archived."
 pub async fn archive_stream(ctx: &RequestContext, id: &str) -> ApiResult<Reply> {

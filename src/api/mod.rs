@@ -3,6 +3,7 @@
 //! alike is in [`params`].
 
 pub mod alert_words;
+pub mod avatars;
 pub mod bot_storage;
 pub mod bots;
 pub mod channel_folders;

@@ -2,7 +2,7 @@
 
 use serde_json::json;
 
-use crate::actions::user_groups::{check_create_group, check_update_members, check_update_subgroups, NewGroup};
+use crate::actions::user_groups::{check_create_group, check_update_group, check_update_members, check_update_subgroups, NewGroup};
 use crate::auth::Member;
 use crate::context::RequestContext;
 use crate::domain::ids::UserId;
@@ -36,6 +36,19 @@ pub async fn create_user_group(ctx: &RequestContext) -> ApiResult<Reply> {
     let group = NewGroup { name: &name, description: &description, members: &members, subgroups: &subgroups };
     let group_id = check_create_group(&ctx.db, &ctx.env, &me, &group).await?;
     Ok(Reply::json(json!({ "group_id": group_id })))
+}
+
+/// # `PATCH /user_groups/{user_group_id}`
+/// The group's `name` and/or `description` ("No new data supplied" without either). System
+/// and deactivated groups are not editable; the caller must be an administrator, the
+/// creator or a member. Everyone gets `user_group` `update` for each changed field.
+pub async fn update_user_group(ctx: &RequestContext, group_id: &str) -> ApiResult<Reply> {
+    let me = ctx.user().await?;
+    let group_id = parse_id(group_id, "user_group_id")?;
+    let name = ctx.params.str("name")?;
+    let description = ctx.params.str("description")?;
+    check_update_group(&ctx.db, &ctx.env, &me, group_id, name.as_deref(), description.as_deref()).await?;
+    Ok(Reply::ok())
 }
 
 /// # `POST /user_groups/{user_group_id}/members`

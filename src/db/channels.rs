@@ -88,3 +88,47 @@ pub fn topic_message_ids_stmt(
         limit
     )
 }
+
+/// Sets a permission setting (`column`: a name of `domain::channel_permissions::STORED`,
+/// never the client's) to a user group.
+pub fn set_group_setting_stmt(db: &D1Database, realm_id: i64, channel_id: i64, column: &str, group_id: i64) -> Result<D1PreparedStatement> {
+    query!(db, &format!("UPDATE channels SET {column} = ?3 WHERE realm_id = ?1 AND id = ?2"), realm_id, channel_id, group_id)
+}
+
+/// Whether user `?4` is in the group of the permission setting `column` (as in
+/// [`set_group_setting_stmt`]) of channel `?2`, or with `?2` = -1 of the channel named `?3`
+/// (any case): a member directly, through a subgroup, or by role for a system group. A
+/// setting left at its default answers `when_default` (`is_member`, like
+/// [`super::user_groups::IsMemberRow`]).
+pub fn in_group_setting_stmt(
+    realm_id: i64,
+    channel_id: i64,
+    channel_name: &str,
+    column: &str,
+    user_id: i64,
+    when_default: bool,
+) -> Result<super::statement::Statement> {
+    super::statement::statement!(
+        &format!(
+            "WITH RECURSIVE setting(group_id) AS ( \
+                 SELECT c.{column} FROM channels c \
+                 WHERE c.realm_id = ?1 AND (c.id = ?2 OR (?2 = -1 AND c.name = ?3 COLLATE NOCASE)) \
+             ), reachable(id) AS ( \
+                 SELECT group_id FROM setting WHERE group_id IS NOT NULL \
+                 UNION \
+                 SELECT s.subgroup_id FROM user_group_subgroups s JOIN reachable r ON s.supergroup_id = r.id \
+             ) \
+             SELECT CASE WHEN EXISTS (SELECT 1 FROM setting WHERE group_id IS NULL) THEN ?5 ELSE EXISTS ( \
+                 SELECT 1 FROM reachable r JOIN user_groups g ON g.id = r.id \
+                 JOIN users u ON u.id = ?4 AND u.realm_id = ?1 AND u.is_active = 1 \
+                 WHERE (g.system_role IS NOT NULL AND g.system_role = u.role) \
+                    OR EXISTS (SELECT 1 FROM user_group_members m WHERE m.group_id = g.id AND m.user_id = u.id) \
+             ) END AS is_member"
+        ),
+        realm_id,
+        channel_id,
+        channel_name,
+        user_id,
+        when_default as i64
+    )
+}

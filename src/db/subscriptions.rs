@@ -36,9 +36,23 @@ pub struct ChannelViewRow {
     pub push_notifications: Option<i64>,
     pub email_notifications: Option<i64>,
     pub wildcard_mentions_notify: Option<i64>,
+    /// The stored permission settings (`domain::channel_permissions::STORED`); `None`: the
+    /// default group.
+    #[serde(default)]
+    pub can_send_message_group: Option<i64>,
+    #[serde(default)]
+    pub can_administer_channel_group: Option<i64>,
 }
 
 impl ChannelViewRow {
+    /// A stored permission setting by its name; `None` for the default (or an unknown name).
+    pub fn group_setting(&self, name: &str) -> Option<i64> {
+        match name {
+            "can_send_message_group" => self.can_send_message_group,
+            "can_administer_channel_group" => self.can_administer_channel_group,
+            _ => None,
+        }
+    }
     pub fn subscribed(&self) -> bool {
         self.sub_active == Some(1)
     }
@@ -55,7 +69,8 @@ const VIEW_SELECT: &str = "SELECT c.id, c.name, c.description, c.invite_only, c.
      WHERE s2.channel_id = c.id AND s2.active = 1) AS subscriber_count, \
     (SELECT MIN(m.id) FROM messages m WHERE m.recipient_id = rc.id) AS first_message_id, \
     s.active AS sub_active, s.color, s.is_muted, s.pin_to_top, s.desktop_notifications, s.audible_notifications, \
-    s.push_notifications, s.email_notifications, s.wildcard_mentions_notify \
+    s.push_notifications, s.email_notifications, s.wildcard_mentions_notify, \
+    c.can_send_message_group, c.can_administer_channel_group \
     FROM channels c JOIN recipients rc ON rc.realm_id = c.realm_id AND rc.type = 2 AND rc.type_id = c.id \
     LEFT JOIN subscriptions s ON s.channel_id = c.id AND s.user_id = ?2";
 
@@ -155,16 +170,29 @@ pub struct NewChannel<'a> {
     /// The folder the channel is filed in (checked to exist by the caller).
     pub folder_id: Option<i64>,
     pub creator_id: i64,
+    /// Permission settings (`None`: the default group).
+    pub can_send_message_group: Option<i64>,
+    pub can_administer_channel_group: Option<i64>,
 }
 
 /// Creates a channel (and its recipient) unless one of that name exists.
 pub fn create_channel_stmts(db: &D1Database, realm_id: i64, channel: &NewChannel<'_>, now: i64) -> Result<Vec<D1PreparedStatement>> {
-    let NewChannel { name, description, invite_only, history_public_to_subscribers, folder_id, creator_id } = *channel;
+    let NewChannel {
+        name,
+        description,
+        invite_only,
+        history_public_to_subscribers,
+        folder_id,
+        creator_id,
+        can_send_message_group,
+        can_administer_channel_group,
+    } = *channel;
     Ok(vec![
         query!(
             db,
             "INSERT OR IGNORE INTO channels (realm_id, name, description, invite_only, history_public_to_subscribers, \
-             folder_id, creator_id, date_created) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+             folder_id, creator_id, date_created, can_send_message_group, can_administer_channel_group) \
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
             realm_id,
             name,
             description,
@@ -172,7 +200,9 @@ pub fn create_channel_stmts(db: &D1Database, realm_id: i64, channel: &NewChannel
             history_public_to_subscribers as i64,
             folder_id,
             creator_id,
-            now
+            now,
+            can_send_message_group,
+            can_administer_channel_group
         )?,
         query!(
             db,

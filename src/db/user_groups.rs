@@ -117,6 +117,15 @@ pub fn by_id_stmt(db: &D1Database, realm_id: i64, group_id: i64) -> Result<D1Pre
     query!(db, &format!("SELECT {GROUP_COLUMNS} FROM user_groups g WHERE g.realm_id = ?1 AND g.id = ?2"), realm_id, group_id)
 }
 
+/// Renames a group (the organization's names are unique: a taken one fails the write).
+pub fn set_name_stmt(db: &D1Database, realm_id: i64, group_id: i64, name: &str) -> Result<D1PreparedStatement> {
+    query!(db, "UPDATE user_groups SET name = ?3 WHERE realm_id = ?1 AND id = ?2", realm_id, group_id, name)
+}
+
+pub fn set_description_stmt(db: &D1Database, realm_id: i64, group_id: i64, description: &str) -> Result<D1PreparedStatement> {
+    query!(db, "UPDATE user_groups SET description = ?3 WHERE realm_id = ?1 AND id = ?2", realm_id, group_id, description)
+}
+
 /// The organization's groups among `ids` (a JSON list).
 pub fn by_ids_stmt(db: &D1Database, realm_id: i64, ids_json: &str) -> Result<D1PreparedStatement> {
     query!(

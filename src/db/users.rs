@@ -24,6 +24,9 @@ pub struct UserRow {
     pub timezone: String,
     pub date_joined: i64,
     pub avatar_version: i64,
+    /// The uploaded avatar's file name in R2; `None`: the Gravatar one.
+    #[serde(default)]
+    pub avatar_file: Option<String>,
     pub email_address_visibility: i64,
     pub is_imported_stub: i64,
     /// The user settings changed from their defaults (JSON object; `domain::user_settings`).
@@ -75,7 +78,7 @@ impl UserRow {
 /// The columns of [`UserRow`], prefixed by the `u` alias every query gives `users`.
 pub const COLUMNS: &str = "u.id, u.realm_id, u.email, u.delivery_email, u.full_name, u.role, u.is_active, \
     u.is_bot, u.bot_type, u.bot_owner_id, u.can_create_users, u.timezone, u.date_joined, \
-    u.avatar_version, u.email_address_visibility, u.is_imported_stub, u.settings, u.automatically_follow_topics_policy, \
+    u.avatar_version, u.avatar_file, u.email_address_visibility, u.is_imported_stub, u.settings, u.automatically_follow_topics_policy, \
     u.automatically_unmute_topics_in_muted_streams_policy, u.automatically_follow_topics_where_mentioned";
 
 /// The user holding an API key in the organization named `realm_string_id`.
@@ -372,6 +375,17 @@ pub async fn deactivate_with_bots(db: &D1Database, realm_id: i64, user_id: i64) 
 
 pub fn set_role_stmt(db: &D1Database, realm_id: i64, user_id: i64, role: Role) -> Result<D1PreparedStatement> {
     query!(db, "UPDATE users SET role = ?3 WHERE realm_id = ?1 AND id = ?2", realm_id, user_id, role)
+}
+
+/// Sets (or, with `None`, clears) the uploaded avatar and bumps `avatar_version`.
+pub fn set_avatar_file_stmt(db: &D1Database, realm_id: i64, user_id: i64, file: Option<&str>) -> Result<D1PreparedStatement> {
+    query!(
+        db,
+        "UPDATE users SET avatar_file = ?3, avatar_version = avatar_version + 1 WHERE realm_id = ?1 AND id = ?2",
+        realm_id,
+        user_id,
+        file
+    )
 }
 
 pub fn set_full_name_stmt(db: &D1Database, realm_id: i64, user_id: i64, full_name: &str) -> Result<D1PreparedStatement> {

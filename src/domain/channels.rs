@@ -11,8 +11,8 @@ use crate::db::default_channels::{self, DefaultChannelRow};
 use crate::db::messages::{self, TopicRow};
 use crate::db::subscriptions::{self, ChannelViewRow, SubscriberRow, SystemGroupRow};
 use crate::db::users::UserRow;
+use crate::domain::channel_permissions;
 use crate::error::{ApiError, ApiResult};
-use crate::model::system_groups;
 use crate::params::parse_int;
 use crate::platform::realm_cache::RealmState;
 
@@ -85,7 +85,7 @@ impl SystemGroups {
 
 /// The fields every channel object has (Zulip's BasicChannel).
 pub fn stream_dict(c: &ChannelViewRow, groups: &SystemGroups) -> Value {
-    json!({
+    let mut d = json!({
         "stream_id": c.id,
         "name": c.name,
         "description": c.description,
@@ -105,17 +105,17 @@ pub fn stream_dict(c: &ChannelViewRow, groups: &SystemGroups) -> Value {
         "stream_weekly_traffic": Value::Null,
         "is_archived": c.is_archived != 0,
         "subscriber_count": c.subscriber_count,
-        "can_add_subscribers_group": groups.id(system_groups::NOBODY),
-        "can_remove_subscribers_group": groups.id(system_groups::ADMINISTRATORS),
-        "can_administer_channel_group": groups.id(system_groups::NOBODY),
-        "can_delete_any_message_group": groups.id(system_groups::NOBODY),
-        "can_delete_own_message_group": groups.id(system_groups::NOBODY),
-        "can_move_messages_out_of_channel_group": groups.id(system_groups::NOBODY),
-        "can_move_messages_within_channel_group": groups.id(system_groups::NOBODY),
-        "can_send_message_group": groups.id(system_groups::EVERYONE),
-        "can_subscribe_group": groups.id(system_groups::NOBODY),
-        "can_resolve_topics_group": groups.id(system_groups::NOBODY),
-    })
+    });
+    for (setting, default_group) in channel_permissions::FIXED {
+        d[setting] = groups.id(default_group);
+    }
+    for setting in channel_permissions::STORED {
+        d[setting.name] = match c.group_setting(setting.name) {
+            Some(id) => json!(id),
+            None => groups.id(setting.default_group),
+        };
+    }
+    d
 }
 
 /// Global notification defaults (user settings) that stand in for null channel settings.

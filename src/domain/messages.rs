@@ -21,7 +21,7 @@ use crate::db::messages::{self as msgdb, ChannelNameRow, GroupMemberRow, Message
 use crate::db::realm_settings::RealmSettingsRow;
 use crate::db::users::UserRow;
 use crate::domain::search;
-use crate::domain::users::{api_email, avatar_url, can_see_delivery_email};
+use crate::domain::users::{api_email, avatar_url, client_computes_avatar};
 use crate::error::{ApiError, ApiResult};
 use crate::model::message_flags::flag_names;
 use crate::model::narrow::Term;
@@ -310,7 +310,7 @@ pub fn message_dict(message: &MessageRow, user_flags: Option<i64>, ctx: &Message
     d.insert("sender_email".into(), json!(sender.map(|s| api_email(&ctx.viewer, s, &ctx.realm_host)).unwrap_or_default()));
     d.insert("sender_realm_str".into(), json!(ctx.settings.string_id));
     let avatar = match sender {
-        Some(s) if opts.client_gravatar && can_see_delivery_email(&ctx.viewer, s) => Value::Null,
+        Some(s) if opts.client_gravatar && client_computes_avatar(&ctx.viewer, s) => Value::Null,
         Some(s) => json!(avatar_url(s)),
         None => Value::Null,
     };

@@ -8,6 +8,7 @@
 
 pub mod alert_words;
 pub mod channel_folders;
+pub mod channel_permissions;
 pub mod channel_settings;
 pub mod channels;
 pub mod drafts;

@@ -43,10 +43,52 @@ pub fn api_email(viewer: &UserRow, user: &UserRow, realm_host: &str) -> String {
     }
 }
 
-/// A default avatar from the third-party avatar service, keyed by the SHA-256 of the email.
+/// Zulip's server setting `MAX_AVATAR_FILE_SIZE_MIB` (default 5).
+pub const MAX_AVATAR_FILE_SIZE_MIB: i64 = 5;
+
+/// The R2 key of an uploaded avatar; it is served at [`IMAGES_PREFIX`] + the key.
+///
+/// [`IMAGES_PREFIX`]: crate::domain::realm_emoji::IMAGES_PREFIX
+pub fn avatar_storage_key(realm_id: i64, file_name: &str) -> String {
+    format!("{realm_id}/avatars/{file_name}")
+}
+
+/// Zulip's `avatar_source`: `U` for an uploaded avatar, `G` for Gravatar's.
+pub fn avatar_source(user: &UserRow) -> &'static str {
+    if user.avatar_file.is_some() {
+        "U"
+    } else {
+        "G"
+    }
+}
+
+/// The user's avatar: the uploaded image (served by this server, relative to the
+/// organization's URL), else Gravatar's default keyed by the SHA-256 of the email.
 pub fn avatar_url(user: &UserRow) -> String {
+    avatar_url_sized(user, false)
+}
+
+/// `avatar_url_medium`. Uploaded avatars are stored as uploaded (this server does not
+/// resize images), so the medium URL is the same image; Gravatar's asks for 500 pixels.
+pub fn avatar_url_medium(user: &UserRow) -> String {
+    avatar_url_sized(user, true)
+}
+
+fn avatar_url_sized(user: &UserRow, medium: bool) -> String {
+    let version = user.avatar_version;
+    if let Some(file) = &user.avatar_file {
+        let prefix = crate::domain::realm_emoji::IMAGES_PREFIX;
+        return format!("{prefix}{}?version={version}", avatar_storage_key(user.realm_id, file));
+    }
     let hash = sha256_hex(user.delivery_email.trim().to_lowercase().as_bytes());
-    format!("https://secure.gravatar.com/avatar/{hash}?d=identicon&version={}", user.avatar_version)
+    let size = if medium { "&s=500" } else { "" };
+    format!("https://secure.gravatar.com/avatar/{hash}?d=identicon{size}&version={version}")
+}
+
+/// Whether a client with `client_gravatar` computes this avatar itself: a Gravatar one, of
+/// an email the viewer sees.
+pub fn client_computes_avatar(viewer: &UserRow, user: &UserRow) -> bool {
+    user.avatar_file.is_none() && can_see_delivery_email(viewer, user)
 }
 
 /// ISO 8601 in UTC with an offset, as Zulip writes `date_joined`.
@@ -79,7 +121,7 @@ pub struct UserDictOptions<'a> {
 /// The User object (spec: "User") of `user` as `viewer` may see it.
 pub fn user_dict(viewer: &UserRow, user: &UserRow, opts: &UserDictOptions<'_>) -> Value {
     let sees_email = can_see_delivery_email(viewer, user);
-    let avatar = if opts.client_gravatar && sees_email { Value::Null } else { json!(avatar_url(user)) };
+    let avatar = if opts.client_gravatar && client_computes_avatar(viewer, user) { Value::Null } else { json!(avatar_url(user)) };
     json!({
         "user_id": user.id,
         "delivery_email": if sees_email { json!(user.delivery_email) } else { Value::Null },

@@ -166,6 +166,9 @@ fn plan_channel(
     if c.is_archived != 0 || (!c.subscribed() && (c.is_private() || me.is_guest())) {
         return Err(ApiError::bad_request(format!("Not authorized to send to channel '{}'", c.name)));
     }
+    if !inputs.may_post {
+        return Err(ApiError::bad_request("You do not have permission to post in this channel."));
+    }
     let normalized = super::reads::normalized_topic(req, settings).ok_or_else(|| ApiError::bad_request("Missing topic"))?;
     let topic = normalized?;
     check_topic_allowed(&topic, effective_topics_policy(c.topics_policy, settings))?;
@@ -379,6 +382,8 @@ mod tests {
             push_notifications: None,
             email_notifications: None,
             wildcard_mentions_notify: None,
+            can_send_message_group: None,
+            can_administer_channel_group: None,
         }
     }
 
@@ -402,6 +407,7 @@ mod tests {
             topic_senders: Vec::new(),
             sender_topic_policy: VisibilityPolicy::Inherit,
             may_mention_many: false,
+            may_post: true,
             alert_words: Vec::new(),
             muters: Vec::new(),
             recipients_with_push_device: Vec::new(),

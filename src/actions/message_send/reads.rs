@@ -11,6 +11,7 @@ use crate::actions::channels::Principal;
 use crate::auth::ReadAsUser;
 use crate::db;
 use crate::db::batch::{Batch, BatchResults, Slot};
+use crate::db::channels;
 use crate::db::messages;
 use crate::db::realm_settings::RealmSettingsRow;
 use crate::db::subscriptions::{self, ChannelViewRow, SendTopic};
@@ -69,6 +70,9 @@ pub struct SendInputs {
     pub sender_topic_policy: VisibilityPolicy,
     /// Whether the sender is in `can_mention_many_users_group`.
     pub may_mention_many: bool,
+    /// Whether the destination channel's `can_send_message_group` lets the sender (or, for
+    /// a bot, its owner) post.
+    pub may_post: bool,
     /// Every alert word of the organization, by user (from the isolate's copy, current
     /// for this request).
     pub alert_words: Vec<(i64, String)>,
@@ -138,6 +142,8 @@ struct ChannelReads {
     senders: Option<Slot<SenderId>>,
     /// Only when the content has a wildcard mention, the one rule that needs it.
     membership: Option<Slot<IsMemberRow>>,
+    /// The sender in the channel's `can_send_message_group`; for a bot, also its owner.
+    may_post: Vec<Slot<IsMemberRow>>,
 }
 
 /// Adds what [`plan()`](super::plan()) reads to `batch`, as `me`: the destination, its subscribers and
@@ -186,6 +192,7 @@ pub fn add_send_reads(batch: &mut Batch, db: &D1Database, me: &UserRow, realm: &
                 subscribers: batch.add::<SendSubscriber>(subscriptions::send_subscribers_stmt(&to, me.id)?),
                 topic: batch.add::<TopicForSender>(messages::topic_for_sender_stmt(&to, me.id)?),
                 senders: if refs.topic_wildcard { Some(batch.add::<SenderId>(messages::topic_senders_stmt(&to)?)) } else { None },
+                may_post: may_post_reads(batch, me, channel_id, &channel_name)?,
                 membership: if refs.stream_wildcard || refs.topic_wildcard {
                     let group = settings.can_mention_many_users_group;
                     Some(batch.add::<IsMemberRow>(user_groups::is_member_stmt(realm_id, group, me.id, false)?))
@@ -196,6 +203,25 @@ pub fn add_send_reads(batch: &mut Batch, db: &D1Database, me: &UserRow, realm: &
         }
     };
     Ok(SendReads { named_users, direct_recipients, resolution, channel })
+}
+
+/// Zulip's `can_send_message_group` check: the sender, or a bot's owner (a bot posts where
+/// its owner may).
+fn may_post_reads(batch: &mut Batch, me: &UserRow, channel_id: i64, channel_name: &str) -> ApiResult<Vec<Slot<IsMemberRow>>> {
+    let setting = crate::domain::channel_permissions::CAN_SEND_MESSAGE.name;
+    let owner = if me.is_bot() { me.bot_owner_id } else { None };
+    let mut slots = Vec::new();
+    for user_id in std::iter::once(me.id).chain(owner) {
+        slots.push(batch.add::<IsMemberRow>(channels::in_group_setting_stmt(
+            me.realm_id,
+            channel_id,
+            channel_name,
+            setting,
+            user_id,
+            true,
+        )?));
+    }
+    Ok(slots)
 }
 
 impl SendReads {
@@ -215,6 +241,7 @@ impl SendReads {
             topic_senders: Vec::new(),
             sender_topic_policy: VisibilityPolicy::Inherit,
             may_mention_many: false,
+            may_post: true,
             alert_words: realm.alert_words.clone(),
             muters: Vec::new(),
             recipients_with_push_device: Vec::new(),
@@ -239,6 +266,11 @@ impl SendReads {
                 None => topic.as_ref().and_then(|t| t.first_sender).into_iter().collect(),
             };
             inputs.sender_topic_policy = topic.map_or(VisibilityPolicy::Inherit, |t| t.visibility_policy);
+            let mut may_post = false;
+            for slot in channel.may_post {
+                may_post |= results.first(slot)?.is_some_and(|m| m.is_member != 0);
+            }
+            inputs.may_post = may_post;
             if let Some(membership) = channel.membership {
                 inputs.may_mention_many = results.first(membership)?.is_some_and(|m| m.is_member != 0);
             }

@@ -15,7 +15,7 @@ use crate::domain::channels::SystemGroups;
 use crate::domain::outgoing_webhooks::services_dicts;
 use crate::domain::realm_playgrounds::playground_dict;
 use crate::domain::realm_settings::register_fields;
-use crate::domain::users::{avatar_url, user_dict, UserDictOptions};
+use crate::domain::users::{avatar_source, avatar_url, avatar_url_medium, user_dict, UserDictOptions};
 use crate::model::{system_groups, Role};
 
 /// Zulip's catalogue of custom profile field types.
@@ -277,8 +277,8 @@ fn realm_user_state(user: &UserRow, data: &StateData, req: &StateRequest<'_>) ->
         "realm_users": dicts(&active),
         "realm_non_active_users": dicts(&inactive),
         "cross_realm_bots": [],
-        "avatar_source": "G",
-        "avatar_url_medium": avatar_url(user),
+        "avatar_source": avatar_source(user),
+        "avatar_url_medium": avatar_url_medium(user),
         "avatar_url": avatar_url(user),
         "can_create_streams": user.role.is_at_least(Role::Member),
         "can_create_public_streams": user.role.is_at_least(Role::Member),
