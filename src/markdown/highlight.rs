@@ -370,7 +370,7 @@ mod tests {
     fn the_packed_grammars_highlight_as_syntects_whole_set_does() {
         let whole = SyntaxSet::load_defaults_newlines();
         let sample = "#!/bin/sh\n<div class=\"a\">\n<script>let x = f(1);</script>\n<style>p { color: red; }</style>\n\
-                      SELECT * FROM t; -- q\n+added\n-removed\n@@ -1 +1 @@\nif (x) { return \"a\"; } // note\n\
+                      select x from t; -- q\n+added\n-removed\n@@ -1 +1 @@\nif (x) { return \"a\"; } // note\n\
                       def f(s): return s % 2  # c\n\\begin{x} $y$ \\end{x}\n#include <stdio.h>\n@interface A : B\n";
         for (pygments_name, _, _) in GRAMMARS {
             let packed = highlight(pygments_name, sample);
