@@ -233,27 +233,7 @@ fn can_add_custom_emoji_group_decides_who_may_add() {
 
 /// A new organization (its settings may change freely) with its owner and one member.
 fn fresh_organization() -> (Client, Client) {
-    let id = unique("emojiorg").to_lowercase();
-    let email = format!("owner@{id}.example.com");
-    let url = format!("{}/api/v1/server_admin/organizations", server_url());
-    let form = [("string_id", id.as_str()), ("name", "Emoji Org"), ("owner_email", email.as_str()), ("owner_full_name", "Ada Owner")];
-    let response = ureq::post(&url).set("Authorization", "Bearer dev-server-admin-secret").send_form(&form).unwrap();
-    let created: Value = serde_json::from_str(&response.into_string().unwrap()).unwrap();
-    let login = |email: &str, password: &str| -> Client {
-        let form: &[(&str, &str)] = &[("username", email), ("password", password)];
-        let body = request("POST", "/fetch_api_key", &[], Some(Body::Form(form)), None, Some(&id)).success();
-        Client {
-            email: email.to_string(),
-            api_key: body["api_key"].as_str().unwrap().to_string(),
-            user_id: body["user_id"].as_i64().unwrap(),
-            realm: Some(id.clone()),
-        }
-    };
-    let owner = login(&email, created["owner"]["password"].as_str().unwrap());
-    let member_email = format!("member@{id}.example.com");
-    owner.post("/users", &[("email", member_email.as_str()), ("password", PASSWORD), ("full_name", "Mo Member")]).success();
-    let member = login(&member_email, PASSWORD);
-    (owner, member)
+    organization_with_member("emojiorg", "Emoji Org", PASSWORD)
 }
 
 // ---- DELETE /realm/emoji/{emoji_name}

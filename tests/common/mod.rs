@@ -211,3 +211,29 @@ pub fn anonymous(method: &str, path: &str, form: &[(&str, &str)]) -> Resp {
     let query = if method == "GET" { form } else { &[] };
     request(method, path, query, body, None, None)
 }
+
+/// A new organization (its settings may change freely) named `name`, with its owner and one
+/// member whose password is `member_password`.
+pub fn organization_with_member(prefix: &str, name: &str, member_password: &str) -> (Client, Client) {
+    let id = unique(prefix).to_lowercase();
+    let email = format!("owner@{id}.example.com");
+    let url = format!("{}/api/v1/server_admin/organizations", server_url());
+    let form = [("string_id", id.as_str()), ("name", name), ("owner_email", email.as_str()), ("owner_full_name", "Ada Owner")];
+    let response = ureq::post(&url).set("Authorization", "Bearer dev-server-admin-secret").send_form(&form).unwrap();
+    let created: Value = serde_json::from_str(&response.into_string().unwrap()).unwrap();
+    let login = |email: &str, password: &str| -> Client {
+        let form: &[(&str, &str)] = &[("username", email), ("password", password)];
+        let body = request("POST", "/fetch_api_key", &[], Some(Body::Form(form)), None, Some(&id)).success();
+        Client {
+            email: email.to_string(),
+            api_key: body["api_key"].as_str().unwrap().to_string(),
+            user_id: body["user_id"].as_i64().unwrap(),
+            realm: Some(id.clone()),
+        }
+    };
+    let owner = login(&email, created["owner"]["password"].as_str().unwrap());
+    let member_email = format!("member@{id}.example.com");
+    owner.post("/users", &[("email", member_email.as_str()), ("password", member_password), ("full_name", "Mo Member")]).success();
+    let member = login(&member_email, member_password);
+    (owner, member)
+}
