@@ -1,10 +1,9 @@
 //! One's own avatar: uploading and removing it, and serving uploaded avatars.
 
 use serde_json::json;
-use worker::Response;
 
 use crate::actions::avatars::{check_upload_avatar, do_change_avatar};
-use crate::actions::uploads::get_object;
+use crate::api::uploads::serve_immutable_object;
 use crate::context::RequestContext;
 use crate::domain::users::{avatar_storage_key, avatar_url};
 use crate::error::{ApiError, ApiResult};
@@ -41,12 +40,6 @@ pub async fn delete_avatar(ctx: &RequestContext) -> ApiResult<Reply> {
 pub async fn serve_avatar(ctx: &RequestContext, realm_id: &str, file_name: &str) -> ApiResult<Reply> {
     let realm_id = parse_int(realm_id).ok_or_else(ApiError::upload_not_found)?;
     let key = avatar_storage_key(realm_id, file_name);
-    let (bytes, content_type) = get_object(&ctx.env, &key).await?.ok_or_else(ApiError::upload_not_found)?;
-    let mut resp = Response::from_bytes(bytes)?;
-    let headers = resp.headers_mut();
-    headers.set("Content-Type", content_type.as_deref().unwrap_or("application/octet-stream"))?;
     // A new avatar gets a new file name, so the bytes at this URL never change.
-    headers.set("Cache-Control", "public, max-age=31536000, immutable")?;
-    headers.set("X-Content-Type-Options", "nosniff")?;
-    Ok(Reply::Raw(resp))
+    serve_immutable_object(ctx, &key).await
 }

@@ -1,10 +1,9 @@
 //! The organization's custom emoji.
 
 use serde_json::json;
-use worker::Response;
 
 use crate::actions::realm_emoji::{check_add_realm_emoji, check_remove_realm_emoji};
-use crate::actions::uploads::get_object;
+use crate::api::uploads::serve_immutable_object;
 use crate::context::RequestContext;
 use crate::domain::realm_emoji::{realm_emoji_of, still_storage_key, storage_key};
 use crate::error::{ApiError, ApiResult};
@@ -53,12 +52,5 @@ pub async fn delete_emoji(ctx: &RequestContext, path_name: &[&str]) -> ApiResult
 pub async fn serve_emoji_image(ctx: &RequestContext, realm_id: &str, file_name: &str, still: bool) -> ApiResult<Reply> {
     let realm_id = parse_int(realm_id).ok_or_else(ApiError::upload_not_found)?;
     let key = if still { still_storage_key(realm_id, file_name) } else { storage_key(realm_id, file_name) };
-    let (bytes, content_type) = get_object(&ctx.env, &key).await?.ok_or_else(ApiError::upload_not_found)?;
-    let mut resp = Response::from_bytes(bytes)?;
-    let headers = resp.headers_mut();
-    headers.set("Content-Type", content_type.as_deref().unwrap_or("application/octet-stream"))?;
-    // The file name is random and never reused, so the bytes at this URL never change.
-    headers.set("Cache-Control", "public, max-age=31536000, immutable")?;
-    headers.set("X-Content-Type-Options", "nosniff")?;
-    Ok(Reply::Raw(resp))
+    serve_immutable_object(ctx, &key).await
 }
