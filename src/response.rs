@@ -26,6 +26,17 @@ impl Reply {
             other => panic!("Reply::json takes an object, got {other}"),
         }
     }
+
+    /// A public file whose bytes never change at its URL (its name is random and never
+    /// reused: custom emoji, avatars), so browsers and caches may keep it for a year.
+    pub fn immutable_file(bytes: Vec<u8>, content_type: Option<&str>) -> worker::Result<Self> {
+        let mut resp = Response::from_bytes(bytes)?;
+        let headers = resp.headers_mut();
+        headers.set("Content-Type", content_type.unwrap_or("application/octet-stream"))?;
+        headers.set("Cache-Control", "public, max-age=31536000, immutable")?;
+        headers.set("X-Content-Type-Options", "nosniff")?;
+        Ok(Reply::Raw(resp))
+    }
 }
 
 pub fn success_response(mut fields: Map<String, Value>, ignored: Vec<String>) -> Response {

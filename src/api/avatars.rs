@@ -3,7 +3,7 @@
 use serde_json::json;
 
 use crate::actions::avatars::{check_upload_avatar, do_change_avatar};
-use crate::api::uploads::serve_immutable_object;
+use crate::actions::uploads::get_object;
 use crate::context::RequestContext;
 use crate::domain::users::{avatar_storage_key, avatar_url};
 use crate::error::{ApiError, ApiResult};
@@ -41,5 +41,6 @@ pub async fn serve_avatar(ctx: &RequestContext, realm_id: &str, file_name: &str)
     let realm_id = parse_int(realm_id).ok_or_else(ApiError::upload_not_found)?;
     let key = avatar_storage_key(realm_id, file_name);
     // A new avatar gets a new file name, so the bytes at this URL never change.
-    serve_immutable_object(ctx, &key).await
+    let (bytes, content_type) = get_object(&ctx.env, &key).await?.ok_or_else(ApiError::upload_not_found)?;
+    Ok(Reply::immutable_file(bytes, content_type.as_deref())?)
 }

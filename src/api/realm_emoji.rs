@@ -3,7 +3,7 @@
 use serde_json::json;
 
 use crate::actions::realm_emoji::{check_add_realm_emoji, check_remove_realm_emoji};
-use crate::api::uploads::serve_immutable_object;
+use crate::actions::uploads::get_object;
 use crate::context::RequestContext;
 use crate::domain::realm_emoji::{realm_emoji_of, still_storage_key, storage_key};
 use crate::error::{ApiError, ApiResult};
@@ -52,5 +52,6 @@ pub async fn delete_emoji(ctx: &RequestContext, path_name: &[&str]) -> ApiResult
 pub async fn serve_emoji_image(ctx: &RequestContext, realm_id: &str, file_name: &str, still: bool) -> ApiResult<Reply> {
     let realm_id = parse_int(realm_id).ok_or_else(ApiError::upload_not_found)?;
     let key = if still { still_storage_key(realm_id, file_name) } else { storage_key(realm_id, file_name) };
-    serve_immutable_object(ctx, &key).await
+    let (bytes, content_type) = get_object(&ctx.env, &key).await?.ok_or_else(ApiError::upload_not_found)?;
+    Ok(Reply::immutable_file(bytes, content_type.as_deref())?)
 }

@@ -4,8 +4,7 @@ use serde_json::json;
 use worker::Response;
 
 use crate::actions::uploads::{
-    do_create_temporary_url, do_delete_attachment, do_upload, downloadable_attachment, get_object, list_attachments, read_object,
-    temporary_attachment,
+    do_create_temporary_url, do_delete_attachment, do_upload, downloadable_attachment, list_attachments, read_object, temporary_attachment,
 };
 use crate::context::RequestContext;
 use crate::db::attachments::AttachmentRow;
@@ -136,16 +135,4 @@ pub async fn delete_attachment(ctx: &RequestContext, id: &str) -> ApiResult<Repl
     let id = crate::params::parse_int(id).ok_or_else(ApiError::invalid_attachment)?;
     do_delete_attachment(&ctx.db, &ctx.env, &me, id).await?;
     Ok(Reply::ok())
-}
-
-/// The R2 object at `key` as a public file whose bytes never change (its name is random
-/// and never reused: custom emoji, avatars), or 404.
-pub async fn serve_immutable_object(ctx: &RequestContext, key: &str) -> ApiResult<Reply> {
-    let (bytes, content_type) = get_object(&ctx.env, key).await?.ok_or_else(ApiError::upload_not_found)?;
-    let mut resp = Response::from_bytes(bytes)?;
-    let headers = resp.headers_mut();
-    headers.set("Content-Type", content_type.as_deref().unwrap_or("application/octet-stream"))?;
-    headers.set("Cache-Control", "public, max-age=31536000, immutable")?;
-    headers.set("X-Content-Type-Options", "nosniff")?;
-    Ok(Reply::Raw(resp))
 }
