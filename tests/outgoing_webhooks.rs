@@ -383,3 +383,23 @@ fn creating_an_outgoing_webhook_bot_checks_its_interface() {
         .post("/bots", &[("full_name", &format!("Bad {short}")), ("short_name", &short), ("bot_type", "3"), ("interface_type", "9")])
         .bad_request("BAD_REQUEST", "Invalid interface type");
 }
+
+#[test]
+fn mentioning_a_group_the_bot_belongs_to_triggers_it() {
+    let hamlet = Client::dev("hamlet@zulip.com");
+    let (url, requests) = answering(json!({ "content": "on call" }));
+    let bot = outgoing_bot(&hamlet, &url, "1");
+    let group = unique("oncall");
+    let members = json!([bot.id]).to_string();
+    hamlet.post("/user_groups/create", &[("name", &group), ("description", "who answers pages"), ("members", &members)]).success();
+    let mut queue = message_queue(&hamlet);
+    let channel = unique("outgoing-");
+    let channel_id = create_channel(&hamlet, &channel, &[], &[]);
+    let id = send_to_channel(&hamlet, &channel, "pages", &format!("@*{group}* the site is down"));
+
+    let payload: Value = serde_json::from_str(&next_request(&requests).body).unwrap();
+    assert_eq!(payload["trigger"], "mention");
+    assert_eq!(payload["message"]["id"], id);
+    let reply = bot_message(&mut queue, &bot);
+    assert_eq!((reply["content"].as_str(), reply["stream_id"].as_i64()), (Some("on call"), Some(channel_id)));
+}

@@ -459,3 +459,67 @@ fn alertmanager_without_alerts_is_a_bad_request_and_posts_nothing() {
         .bad_request("BAD_REQUEST", "payload['alerts'] is missing");
     assert!(channel_messages(&hamlet, channel_id).is_empty());
 }
+
+#[test]
+fn grafana_posts_each_alert_under_its_name_with_times_labels_values_and_links() {
+    let (hamlet, bot) = webhook_bot();
+    let channel = unique("grafana-");
+    let channel_id = create_channel(&hamlet, &channel, &[], &[]);
+    post_webhook("grafana", &[("api_key", &bot.api_key), ("stream", &channel)], &[JSON], &fixture("grafana", "alerts")).success();
+    let firing = ":alert: **FIRING**\n\n**Queue backlog**\n\n\
+        This alert was fired at <time:2026-03-04T08:15:30+01:00>.\n\n\
+        Labels:\n- alertname: Queue backlog\n- service: ingest\n- region: eu-west\n\n\
+        Values:\n- B: 5230\n- A: 0.75\n\n\
+        Annotations:\n- summary: More than 5000 jobs waiting\n- runbook: https://runbooks.example.com/queue\n\n\
+        [Generator](https://grafana.example.com/alerting/grafana/q1/view)\n\
+        [Silence](https://grafana.example.com/alerting/silence/new?matcher=alertname%3DQueue+backlog)";
+    let resolved = ":checkbox: **RESOLVED**\n\n\
+        This alert was fired at <time:2026-03-04T06:00:00+00:00>.\n\n\
+        This alert was resolved at <time:2026-03-04T07:45:12+00:00>.\n\n\
+        Labels:\n- host: db-3\n\n\
+        Values:\n[ var='A' labels={host=db-3} value=12 ]\n\n\n\
+        [Silence](https://grafana.example.com/alerting/silence/new?matcher=host%3Ddb-3)\n\
+        [Image](https://grafana.example.com/render/db-3.png)";
+    assert_eq!(
+        channel_messages(&hamlet, channel_id),
+        vec![("[Queue backlog]".into(), firing.to_string(), bot.user_id), ("[90ab77cd12ef3456]".into(), resolved.to_string(), bot.user_id)]
+    );
+}
+
+#[test]
+fn grafana_legacy_alerts_post_the_rule_state_message_and_metrics_under_the_title() {
+    let (hamlet, bot) = webhook_bot();
+    let channel = unique("grafana-");
+    let channel_id = create_channel(&hamlet, &channel, &[], &[]);
+    // Zulip's own tests send Grafana's JSON with a form content type; it is read the same.
+    let form = ("Content-Type", "application/x-www-form-urlencoded");
+    post_webhook("grafana", &[("api_key", &bot.api_key), ("stream", &channel)], &[form], &fixture("grafana", "legacy_alerting")).success();
+    let content = ":alert: **ALERTING**\n\n\
+        [Checkout latency](https://grafana.example.com/d/checkout?tab=alert&panelId=2)\n\n\
+        Checkout latency is above its budget.\n\n\
+        **p99 latency:** 812.5\n**errors:** 17\n\n\
+        [Click to view visualization](https://grafana.example.com/render/latency.png)";
+    assert_eq!(channel_messages(&hamlet, channel_id), vec![("[Alerting] Checkout latency".into(), content.to_string(), bot.user_id)]);
+}
+
+#[test]
+fn grafana_only_events_match_the_alert_status() {
+    let (hamlet, bot) = webhook_bot();
+    let channel = unique("grafana-");
+    let channel_id = create_channel(&hamlet, &channel, &[], &[]);
+    let query = [("api_key", bot.api_key.as_str()), ("stream", channel.as_str()), ("only_events", r#"["resolved"]"#)];
+    post_webhook("grafana", &query, &[JSON], &fixture("grafana", "alerts")).success();
+    let topics: Vec<String> = channel_messages(&hamlet, channel_id).into_iter().map(|(topic, _, _)| topic).collect();
+    assert_eq!(topics, ["[90ab77cd12ef3456]"]);
+}
+
+#[test]
+fn grafana_with_an_unknown_state_is_a_bad_request_and_posts_nothing() {
+    let (hamlet, bot) = webhook_bot();
+    let channel = unique("grafana-");
+    let channel_id = create_channel(&hamlet, &channel, &[], &[]);
+    let body = fixture("grafana", "legacy_alerting").replace(r#""state": "alerting""#, r#""state": "exploded""#);
+    post_webhook("grafana", &[("api_key", &bot.api_key), ("stream", &channel)], &[JSON], &body)
+        .bad_request("BAD_REQUEST", "Invalid payload['state']");
+    assert!(channel_messages(&hamlet, channel_id).is_empty());
+}

@@ -11,10 +11,14 @@ pub struct NamedRow {
     pub name: String,
 }
 
+/// A member of a named group, with their bot type (a group mention triggers the
+/// outgoing-webhook bots among its members).
 #[derive(Deserialize)]
 pub struct GroupMemberRow {
     pub group_id: i64,
     pub user_id: i64,
+    #[serde(default)]
+    pub bot_type: Option<i64>,
 }
 
 /// A user content may mention, with their bot type (an outgoing-webhook bot's mention
@@ -58,7 +62,7 @@ pub fn group_members_stmt(realm_id: i64, names_json: &str) -> Result<Statement> 
              UNION \
              SELECT r.root, s.subgroup_id FROM user_group_subgroups s JOIN reachable r ON s.supergroup_id = r.id \
          ) \
-         SELECT DISTINCT r.root AS group_id, u.id AS user_id FROM reachable r JOIN user_groups g ON g.id = r.id \
+         SELECT DISTINCT r.root AS group_id, u.id AS user_id, u.bot_type FROM reachable r JOIN user_groups g ON g.id = r.id \
          JOIN users u ON u.realm_id = ?1 AND u.is_active = 1 \
          WHERE g.system_role = u.role \
             OR EXISTS (SELECT 1 FROM user_group_members m WHERE m.group_id = g.id AND m.user_id = u.id)",

@@ -71,12 +71,18 @@ impl ResolutionReads {
         Ok(ResolutionReads { users, groups, channels, emoji, linkifiers })
     }
 
-    /// The outgoing-webhook bots among the users the content names (a mention of one
-    /// triggers it), from the same read.
+    /// The outgoing-webhook bots among the users the content names and the members of the
+    /// groups it names (a mention of either triggers the bot), from the same reads.
     pub fn outgoing_webhook_bots(&self, results: &BatchResults) -> worker::Result<Vec<i64>> {
-        let Some(slot) = self.users else { return Ok(Vec::new()) };
-        let rows = results.rows(slot)?;
-        Ok(rows.iter().filter(|r| r.bot_type == Some(crate::domain::outgoing_webhooks::OUTGOING_WEBHOOK_BOT)).map(|r| r.id).collect())
+        use crate::domain::outgoing_webhooks::OUTGOING_WEBHOOK_BOT;
+        let mut bots = Vec::new();
+        if let Some(slot) = self.users {
+            bots.extend(results.rows(slot)?.iter().filter(|r| r.bot_type == Some(OUTGOING_WEBHOOK_BOT)).map(|r| r.id));
+        }
+        if let Some((_, members)) = self.groups {
+            bots.extend(results.rows(members)?.iter().filter(|r| r.bot_type == Some(OUTGOING_WEBHOOK_BOT)).map(|r| r.user_id));
+        }
+        Ok(bots)
     }
 
     /// What the reads found, as the renderer takes it, plus each mentioned group's members.

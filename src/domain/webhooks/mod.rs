@@ -8,7 +8,9 @@ pub mod alertmanager;
 pub mod git;
 pub mod github;
 pub mod gitlab;
+pub mod grafana;
 pub mod json;
+pub mod ordered;
 pub mod payload;
 pub mod slack_incoming;
 
@@ -65,6 +67,7 @@ pub struct Integration {
 pub const INTEGRATIONS: &[Integration] = &[
     Integration { name: "alertmanager", display_name: "Alertmanager", render: alertmanager::render },
     Integration { name: "github", display_name: "GitHub", render: |d| github::render(d).map(Vec::from_iter) },
+    Integration { name: "grafana", display_name: "Grafana", render: grafana::render },
     Integration { name: "gitlab", display_name: "GitLab", render: |d| gitlab::render(d).map(Vec::from_iter) },
     Integration { name: "json", display_name: "JSON", render: |d| json::render(d).map(Vec::from_iter) },
     Integration { name: "slack_incoming", display_name: "SlackIncoming", render: |d| slack_incoming::render(d).map(Vec::from_iter) },

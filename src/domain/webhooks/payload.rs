@@ -61,6 +61,15 @@ impl<'a> Field<'a> {
         }
     }
 
+    /// A number that may be null or missing.
+    pub fn opt_number(&self) -> ApiResult<Option<&'a serde_json::Number>> {
+        match self.value {
+            None | Some(Value::Null) => Ok(None),
+            Some(Value::Number(n)) => Ok(Some(n)),
+            Some(_) => Err(self.wrong("a number")),
+        }
+    }
+
     pub fn int(&self) -> ApiResult<i64> {
         self.present()?.as_i64().ok_or_else(|| self.wrong("an integer"))
     }
