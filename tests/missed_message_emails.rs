@@ -121,3 +121,18 @@ fn a_scheduled_direct_message_delivered_to_someone_away_is_mailed_too() {
     assert_eq!(mail["subject"], "King Hamlet [Zulip Dev]");
     assert!(mail["text"].as_str().unwrap().contains(&content), "{}", mail["text"]);
 }
+
+#[test]
+fn an_edit_that_adds_a_mention_mails_the_newly_mentioned() {
+    let hamlet = Client::dev("hamlet@zulip.com");
+    let away = away_user("mmedit");
+    away.post("/users/me/subscriptions", &[("subscriptions", r#"[{"name": "Verona"}]"#)]).success();
+    let topic = unique("mm edit");
+    let sent =
+        hamlet.post("/messages", &[("type", "stream"), ("to", "Verona"), ("topic", &topic), ("content", "no one named yet")]).success();
+    let content = format!("@**Test User|{}** now you are {}", away.user_id, unique("x"));
+    hamlet.patch(&format!("/messages/{}", sent["id"]), &[("content", &content)]).success();
+    let mail = wait_for_email_to(&away.email);
+    assert_eq!(mail["subject"], format!("#Verona > {topic} [Zulip Dev]"));
+    assert!(mail["text"].as_str().unwrap().contains("now you are"), "{}", mail["text"]);
+}

@@ -30,15 +30,31 @@ pub async fn schedule(ctx: &RequestContext, sender: &UserRow, sent: &SentMessage
     ctx.defer(async move { queue(&db, &env, &database, &realm_host, &sender, &sent).await });
 }
 
+/// After an edit that mentions people it did not mention before: queues those of them
+/// Zulip's rules say to mail, as for a new message that mentions them.
+pub fn schedule_edit(ctx: &RequestContext, editor: &UserRow, message_id: i64, newly_mentioned: Vec<i64>) {
+    if newly_mentioned.is_empty() {
+        return;
+    }
+    let Ok(db) = ctx.env.d1(&ctx.database) else { return };
+    let (env, database) = (ctx.env.clone(), ctx.database.clone());
+    let realm_host = ctx.base_url.split_once("://").map_or(ctx.base_url.clone(), |(_, h)| h.to_string());
+    let sent = MailedMessage { id: message_id, followed_by_mention: Vec::new(), only: Some(newly_mentioned) };
+    let editor = editor.clone();
+    ctx.defer(async move { queue(&db, &env, &database, &realm_host, &editor, &sent).await });
+}
+
 /// What a queued email needs of a sent message.
 pub struct MailedMessage {
     pub id: i64,
     pub followed_by_mention: Vec<i64>,
+    /// Only these recipients (an edit's newly mentioned users); `None`: every recipient.
+    pub only: Option<Vec<i64>>,
 }
 
 impl MailedMessage {
     pub fn of(sent: &SentMessage) -> Self {
-        MailedMessage { id: sent.id, followed_by_mention: sent.followed_by_mention.clone() }
+        MailedMessage { id: sent.id, followed_by_mention: sent.followed_by_mention.clone(), only: None }
     }
 }
 
@@ -52,6 +68,7 @@ pub async fn queue(db: &D1Database, env: &Env, database: &str, realm_host: &str,
         let rows: Vec<(i64, &str, i64)> = q::candidates(db, sent.id, sender.id)
             .await?
             .iter()
+            .filter(|row| sent.only.as_ref().is_none_or(|only| only.contains(&row.user_id)))
             .filter_map(|row| {
                 let reason = email_reason(row, sent.followed_by_mention.contains(&row.user_id), now)?;
                 Some((row.user_id, reason, now + batching_period(&row.settings)))

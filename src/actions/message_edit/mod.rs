@@ -113,6 +113,7 @@ pub async fn check_update_message(
     };
     let along = AlongWithEdit { notices: planned.as_ref(), relink: relink.as_ref() };
     let applied = apply(ctx, user, &message, &plan, rendered.as_ref(), scope.as_ref(), &before, &changed, along, now).await?;
+    crate::actions::missed_message_emails::schedule_edit(ctx, user, message.id, applied.newly_mentioned.clone());
     crate::actions::push::schedule_edit_notifications(ctx, user, message.id, applied.newly_mentioned).await;
     if let (Some(notice), None) = (&notice, &planned) {
         message_notifications::after_move(ctx, user, notice, now).await?;
