@@ -178,3 +178,137 @@ test("a person uploads an avatar and changes their password; another person sees
     await refused.context.close();
   }
 });
+
+/** Controls in an accessibility snapshot that have no accessible name. */
+function unnamedControls(snapshot) {
+  return snapshot.split("\n").filter((l) => /^\s*- (textbox|combobox|checkbox|button|radio|searchbox|spinbutton|link)(\s*\[[^\]]*\])*\s*(:.*)?$/.test(l));
+}
+
+test("every settings screen has a heading and names every control", T, async () => {
+  await api("iago@zulip.com", "POST", "user_groups/create", { name: `screens ${suffix()}`, description: "For the screenshot", members: [] });
+  const { context, page } = await person();
+  const screens = [
+    "Profile", "Account and password", "Notifications", "Display",
+    "Organization profile", "Join rules", "Channels", "Default channels", "Users", "Groups",
+  ];
+  try {
+    await signInWithDevLogin(page, "iago@zulip.com");
+    for (const [i, screen] of screens.entries()) {
+      await openSettings(page, screen);
+      const region = page.getByRole("region", { name: screen, exact: true });
+      if (screen === "Channels") await region.getByRole("combobox", { name: "Channel", exact: true }).selectOption({ label: "#Verona" });
+      if (screen === "Groups") await region.getByRole("combobox", { name: "Group", exact: true }).selectOption({ index: 1 });
+      const unnamed = unnamedControls(await page.getByRole("main").ariaSnapshot());
+      assert.deepEqual(unnamed, [], `unnamed controls on ${screen}`);
+      await shot(page, `46-settings-${String(i).padStart(2, "0")}-${screen.toLowerCase().replace(/ /g, "-")}`);
+    }
+    assert.deepEqual(page.errors, []);
+  } finally {
+    await context.close();
+  }
+});
+
+test("the organization's new name reaches a member's browser live", T, async () => {
+  const s = suffix();
+  const original = (await api("iago@zulip.com", "POST", "register", { fetch_event_types: ["realm"] })).realm_name;
+  const admin = await person();
+  const member = await person();
+  try {
+    await signInWithDevLogin(admin.page, "iago@zulip.com");
+    await signInWithDevLogin(member.page, "hamlet@zulip.com");
+    await openSettings(admin.page, "Organization profile");
+    await admin.page.getByRole("textbox", { name: "Organization name" }).fill(`Renamed org ${s}`);
+    await admin.page.getByRole("textbox", { name: "Organization description" }).fill(`What we do, ${s}`);
+    await admin.page.getByRole("button", { name: "Save changes" }).click();
+    await member.page.getByRole("banner").getByRole("link", { name: `Renamed org ${s}` }).waitFor();
+    const after = await api("hamlet@zulip.com", "POST", "register", { fetch_event_types: ["realm"] });
+    assert.equal(after.realm_description, `What we do, ${s}`);
+  } finally {
+    await admin.context.close();
+    await member.context.close();
+    // Other tests read the organization's name.
+    await api("iago@zulip.com", "PATCH", "realm", { name: original });
+  }
+});
+
+test("an administrator manages default channels, roles, deactivation and groups", T, async () => {
+  const s = suffix();
+  const address = `managed-${s}@zulip.com`;
+  const fullName = `Managed ${s}`;
+  await api("iago@zulip.com", "POST", "users", { email: address, password: "a-passphrase-for-managed-1", full_name: fullName });
+  const target = (await api("iago@zulip.com", "GET", `users/${address}`)).user.user_id;
+  const channel = `Default ${s}`;
+  const streamId = await createChannel("iago@zulip.com", channel, ["iago@zulip.com"]);
+  const { context, page } = await person();
+  try {
+    await signInWithDevLogin(page, "iago@zulip.com");
+
+    await openSettings(page, "Default channels");
+    await page.getByRole("combobox", { name: "Channel to add" }).selectOption({ label: `#${channel}` });
+    await page.getByRole("button", { name: "Add default channel" }).click();
+    const defaults = page.getByRole("list", { name: "Default channels" });
+    await defaults.getByRole("button", { name: `Remove #${channel}` }).waitFor();
+    const listed = await api("iago@zulip.com", "GET", "streams", { include_default: "true" });
+    assert.equal(listed.streams.find((c) => c.stream_id === streamId).is_default, true);
+    await defaults.getByRole("button", { name: `Remove #${channel}` }).click();
+    await defaults.getByRole("button", { name: `Remove #${channel}` }).waitFor({ state: "detached" });
+
+    await openSettings(page, "Users");
+    await page.getByRole("searchbox", { name: "Filter people" }).fill(s);
+    await page.getByRole("combobox", { name: `Role of ${fullName}` }).selectOption({ label: "Moderator" });
+    await page.getByRole("status").filter({ hasText: `${fullName}'s role changed` }).waitFor();
+    assert.equal((await api("iago@zulip.com", "GET", `users/${target}`)).user.role, 300);
+    await page.getByRole("button", { name: `Deactivate ${fullName}` }).click();
+    await page.getByRole("alertdialog", { name: `Deactivate ${fullName}?` }).getByRole("button", { name: "Deactivate", exact: true }).click();
+    await page.getByRole("button", { name: `Reactivate ${fullName}` }).waitFor();
+    assert.equal((await api("iago@zulip.com", "GET", `users/${target}`)).user.is_active, false);
+    await shot(page, "47-settings-user-deactivated");
+    await page.getByRole("button", { name: `Reactivate ${fullName}` }).click();
+    await page.getByRole("button", { name: `Deactivate ${fullName}` }).waitFor();
+
+    await openSettings(page, "Groups");
+    await page.getByRole("textbox", { name: "Name of the new group" }).fill(`crew ${s}`);
+    await page.getByRole("textbox", { name: "Description of the new group" }).fill("First");
+    await page.getByRole("button", { name: "Create group" }).click();
+    const form = page.getByRole("form", { name: `Settings of the group crew ${s}` });
+    await form.waitFor();
+    await form.getByRole("textbox", { name: "Group name" }).fill(`team ${s}`);
+    await form.getByRole("button", { name: "Save changes" }).click();
+    await page.getByRole("form", { name: `Settings of the group team ${s}` }).waitFor();
+    await page.getByRole("combobox", { name: "Person to add" }).selectOption({ label: fullName });
+    await page.getByRole("button", { name: "Add member" }).click();
+    await page.getByRole("list", { name: `Members of team ${s}` }).getByRole("button", { name: `Remove ${fullName}` }).waitFor();
+    const groups = (await api("iago@zulip.com", "GET", "user_groups")).user_groups;
+    const g = groups.find((x) => x.name === `team ${s}`);
+    assert.ok(g && g.members.includes(target), "the renamed group holds the new member");
+    await shot(page, "48-settings-group");
+    assert.deepEqual(page.errors, []);
+  } finally {
+    await context.close();
+  }
+});
+
+test("notification and display settings are saved and kept after a reload", T, async () => {
+  const s = suffix();
+  const address = `prefs-${s}@zulip.com`;
+  await api("iago@zulip.com", "POST", "users", { email: address, password: "a-passphrase-for-prefs-1", full_name: `Prefs ${s}` });
+  const { context, page } = await person();
+  try {
+    await signInWithPassword(page, address, "a-passphrase-for-prefs-1");
+    await openSettings(page, "Notifications");
+    const sounds = page.getByRole("checkbox", { name: "Sounds", exact: true });
+    assert.equal(await sounds.isChecked(), true);
+    await sounds.uncheck();
+    await openSettings(page, "Display");
+    await page.getByRole("combobox", { name: "Time format" }).selectOption({ label: "24-hour (15:00)" });
+    await page.getByRole("status").filter({ hasText: "Saved" }).waitFor();
+    const r = await api(address, "POST", "register", { fetch_event_types: ["user_settings"] });
+    assert.equal(r.user_settings.enable_sounds, false);
+    assert.equal(r.user_settings.twenty_four_hour_time, true);
+    await page.reload();
+    await page.getByRole("region", { name: "Display", exact: true }).waitFor();
+    assert.equal(await page.getByRole("combobox", { name: "Time format" }).inputValue(), "true");
+  } finally {
+    await context.close();
+  }
+});

@@ -24,14 +24,14 @@ export function groupChoices(allowNobody = true): [number, string][] {
   return [...system, ...own];
 }
 
-function GroupSelect({ label, value, onChange }: { label: string; value: GroupSetting | undefined; onChange: (id: number) => void }) {
+function GroupSelect({ label, value, onChange, hint }: { label: string; value: GroupSetting | undefined; onChange: (id: number) => void; hint?: string }) {
   const id = useId("group");
   const choices = groupChoices();
   const current = typeof value === "number" ? String(value) : "";
   return (
     <>
       <label for={id}>{label}</label>
-      <select id={id} value={current} onChange={(e) => onChange(Number((e.target as HTMLSelectElement).value))}>
+      <select id={id} value={current} aria-describedby={hint ? `${id}-hint` : undefined} onChange={(e) => onChange(Number((e.target as HTMLSelectElement).value))}>
         {current === "" && <option value="">A custom set of people</option>}
         {choices.map(([gid, name]) => (
           <option key={gid} value={String(gid)}>
@@ -39,6 +39,11 @@ function GroupSelect({ label, value, onChange }: { label: string; value: GroupSe
           </option>
         ))}
       </select>
+      {hint && (
+        <span class="settings-hint" id={`${id}-hint`}>
+          {hint}
+        </span>
+      )}
     </>
   );
 }
@@ -84,7 +89,7 @@ function ChannelForm({ c }: { c: Channel }) {
           <option value="private">Private, protected history: subscribers see messages from when they joined</option>
         </select>
         <GroupSelect label="Who can post to the channel" value={canSend} onChange={setCanSend} />
-        <GroupSelect label="Who can administer the channel" value={canAdmin} onChange={setCanAdmin} />
+        <GroupSelect label="Who can administer the channel" value={canAdmin} onChange={setCanAdmin} hint="Administrators of the organization always can." />
         <div class="settings-buttons">
           <button type="submit" class="button primary" disabled={save.busy || !dirty}>
             Save changes

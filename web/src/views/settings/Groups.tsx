@@ -1,7 +1,7 @@
 // User groups: the organization's own groups with their name, description and members
 // (role groups are Zulip's system groups and cannot be edited), and a new group.
 
-import { useState } from "preact/hooks";
+import { useEffect, useState } from "preact/hooks";
 import { state } from "../../store";
 import type { UserGroup } from "../../types";
 import { changeGroupMembers, createGroup, updateGroup } from "../../settingsActions";
@@ -113,15 +113,25 @@ function NewGroup({ onCreated }: { onCreated: (name: string) => void }) {
 
 export function GroupSettings() {
   const [selected, setSelected] = useState<number | undefined>();
+  // A group just created is chosen once its user_group event has brought it.
+  const [created, setCreated] = useState<string | undefined>();
   const selectId = useId("group-choice");
   const groups = [...state.groups.values()].filter((g) => !g.is_system_group && !g.deactivated).sort((a, b) => a.name.localeCompare(b.name));
-  const g = selected !== undefined ? state.groups.get(selected) : undefined;
+  const g = selected !== undefined ? state.groups.get(selected) : groups.find((x) => x.name === created);
+  // Keep it chosen by id (a rename must not lose it).
+  useEffect(() => {
+    if (selected === undefined && g) setSelected(g.id);
+  }, [g?.id]);
   return (
     <>
       <Section title="Groups of the organization">
         <div class="settings-field">
           <label for={selectId}>Group</label>
-          <select id={selectId} value={g ? String(g.id) : ""} onChange={(e) => setSelected(Number((e.target as HTMLSelectElement).value) || undefined)}>
+          <select id={selectId} value={g ? String(g.id) : ""} onChange={(e) => {
+              setCreated(undefined);
+              setSelected(Number((e.target as HTMLSelectElement).value) || undefined);
+            }}
+          >
             <option value="">Choose a group…</option>
             {groups.map((x) => (
               <option key={x.id} value={String(x.id)}>
@@ -134,9 +144,8 @@ export function GroupSettings() {
       </Section>
       <NewGroup
         onCreated={(name) => {
-          // The group arrives as a user_group event; choose it once it is there.
-          const found = [...state.groups.values()].find((x) => x.name === name);
-          if (found) setSelected(found.id);
+          setSelected(undefined);
+          setCreated(name);
         }}
       />
     </>

@@ -37,7 +37,8 @@ function UserRow({ u, save, onDeactivate }: { u: User; save: ReturnType<typeof u
         </select>
       </td>
       <td>
-        {self ? null : active ? (
+        {!active && <span class="settings-hint">Deactivated </span>}
+        {self || !editable ? null : active ? (
           <button type="button" class="button small" onClick={() => onDeactivate(u)}>
             Deactivate<span class="visually-hidden"> {u.full_name}</span>
           </button>
