@@ -288,6 +288,28 @@ test("an administrator manages default channels, roles, deactivation and groups"
   }
 });
 
+test("a join rule toggled by an administrator is saved and shown to their other tab", T, async () => {
+  const realm = async () => api("iago@zulip.com", "POST", "register", { fetch_event_types: ["realm"] });
+  const before = (await realm()).realm_disallow_disposable_email_addresses;
+  const { context, page } = await person();
+  const other = await context.newPage();
+  try {
+    await signInWithDevLogin(page, "iago@zulip.com");
+    await openSettings(page, "Join rules");
+    await other.goto(page.url());
+    const label = "Don't allow disposable email addresses";
+    const mirror = other.getByRole("checkbox", { name: label });
+    assert.equal(await mirror.isChecked(), before);
+    await page.getByRole("checkbox", { name: label }).setChecked(!before);
+    await eventually(async () => (await mirror.isChecked()) === !before, { message: "the other tab follows" });
+    assert.equal((await realm()).realm_disallow_disposable_email_addresses, !before);
+    assert.equal(await page.getByRole("checkbox", { name: label }).isChecked(), !before);
+  } finally {
+    await context.close();
+    await api("iago@zulip.com", "PATCH", "realm", { disallow_disposable_email_addresses: String(before) });
+  }
+});
+
 test("notification and display settings are saved and kept after a reload", T, async () => {
   const s = suffix();
   const address = `prefs-${s}@zulip.com`;

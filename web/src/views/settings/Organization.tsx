@@ -3,7 +3,7 @@
 import { useState } from "preact/hooks";
 import { state } from "../../store";
 import { addDefaultChannel, addRealmDomain, removeDefaultChannel, removeRealmDomain, updateRealm } from "../../settingsActions";
-import { Outcome, Section, Toggle, useDraft, useId, useSave } from "./form";
+import { Outcome, SavedToggle, Section, Toggle, useDraft, useId, useSave } from "./form";
 
 export function OrganizationProfile() {
   const save = useSave();
@@ -45,13 +45,13 @@ export function JoinRules() {
   const [subdomains, setSubdomains] = useState(false);
   const domainId = useId("domain");
   const r = state.realm;
-  const set = (name: string, v: boolean) => void save.run(() => updateRealm({ [name]: v }));
+  const set = (name: string) => (v: boolean) => updateRealm({ [name]: v });
   return (
     <>
       <Section title="Joining the organization">
-        <Toggle label="Invitations are required for joining the organization" checked={r.inviteRequired} onChange={(v) => set("invite_required", v)} />
-        <Toggle label="Restrict email addresses of new users to the allowed domains" checked={r.emailsRestrictedToDomains} onChange={(v) => set("emails_restricted_to_domains", v)} />
-        <Toggle label="Don't allow disposable email addresses" checked={r.disallowDisposableEmails} onChange={(v) => set("disallow_disposable_email_addresses", v)} />
+        <SavedToggle label="Invitations are required for joining the organization" stored={r.inviteRequired} save={save} onSave={set("invite_required")} />
+        <SavedToggle label="Restrict email addresses of new users to the allowed domains" stored={r.emailsRestrictedToDomains} save={save} onSave={set("emails_restricted_to_domains")} />
+        <SavedToggle label="Don't allow disposable email addresses" stored={r.disallowDisposableEmails} save={save} onSave={set("disallow_disposable_email_addresses")} />
         <Outcome save={save} />
       </Section>
       <Section title="Allowed domains">

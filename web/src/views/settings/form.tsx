@@ -42,7 +42,7 @@ export function Outcome({ save }: { save: { error?: string; done?: string } }) {
  * An edited value that follows the store: it shows the stored value until the person types,
  * and goes back to following it when the stored value changes (a live event, ours or another's).
  */
-export function useDraft<T>(stored: T): [T, (v: T) => void, boolean] {
+export function useDraft<T>(stored: T): [T, (v: T) => void, boolean, () => void] {
   const [draft, setDraft] = useState<{ v: T } | undefined>();
   const prev = useRef(stored);
   useEffect(() => {
@@ -52,7 +52,25 @@ export function useDraft<T>(stored: T): [T, (v: T) => void, boolean] {
     }
   }, [stored]);
   const value = draft ? draft.v : stored;
-  return [value, (v: T) => setDraft({ v }), draft !== undefined && draft.v !== stored];
+  return [value, (v: T) => setDraft({ v }), draft !== undefined && draft.v !== stored, () => setDraft(undefined)];
+}
+
+/**
+ * A toggle saved at once: it shows the new value while the change is on its way and until
+ * the event brings it (no flicker back), and the stored one again if the server refuses.
+ */
+export function SavedToggle({ label, stored, save, onSave }: { label: string; stored: boolean; save: ReturnType<typeof useSave>; onSave: (v: boolean) => Promise<unknown> }) {
+  const [value, setValue, , reset] = useDraft(stored);
+  return (
+    <Toggle
+      label={label}
+      checked={value}
+      onChange={async (v) => {
+        setValue(v);
+        if (!(await save.run(() => onSave(v)))) reset();
+      }}
+    />
+  );
 }
 
 let fieldIds = 0;
