@@ -107,7 +107,7 @@ test("a member does not see the organization's settings", T, async () => {
   }
 });
 
-test("a person uploads an avatar and changes their password; another person sees the avatar live", T, async () => {
+test("a person uploads an avatar, renames themself and changes their password; another person sees the avatar and name live", T, async () => {
   const s = suffix();
   const address = `settings-${s}@zulip.com`;
   const fullName = `Avatar Person ${s}`;
@@ -142,6 +142,11 @@ test("a person uploads an avatar and changes their password; another person sees
     );
     await shot(alice.page, "43-settings-avatar");
     await shot(bob.page, "44-settings-avatar-seen");
+
+    // A new name reaches Bob's message list too.
+    await alice.page.getByRole("textbox", { name: "Full name" }).fill(`Renamed ${fullName}`);
+    await alice.page.getByRole("button", { name: "Save name" }).click();
+    await bob.page.getByRole("article", { name: new RegExp(`^Renamed ${fullName}, `) }).waitFor();
 
     // The password: a wrong current password is refused with Zulip's message.
     await alice.page.getByRole("navigation", { name: "Settings sections" }).getByRole("link", { name: "Account and password" }).click();
