@@ -52,7 +52,8 @@ function ScreenList({ label, screens, current }: { label: string; screens: Scree
 export function Settings({ section }: { section: string }) {
   const admin = state.self.is_admin;
   const screens = admin ? [...PERSONAL, ...ORGANIZATION] : PERSONAL;
-  const current = screens.find((s) => s.hash === section) ?? PERSONAL[0]!;
+  // `#organization` alone opens its first screen; anything unknown (or not allowed) the profile.
+  const current = screens.find((s) => s.hash === section) ?? (admin && section === "organization" ? ORGANIZATION[0]! : PERSONAL[0]!);
   const View = current.view;
   return (
     <div class="settings">
