@@ -253,7 +253,8 @@ export function loadRegister(r: any): void {
   for (const [id, p] of Object.entries(r.presences ?? {})) setPresence(Number(id), p);
   state.realmEmoji = new Map(Object.entries(r.realm_emoji ?? {}).map(([id, e]: [string, any]) => [id, { ...e, id }]));
   const us = r.user_settings ?? r;
-  state.settings = { ...us, enter_sends: !!us.enter_sends, twenty_four_hour_time: !!us.twenty_four_hour_time };
+  // Kept whole only from the settings object (the legacy form scatters them over the answer).
+  state.settings = { ...(r.user_settings ?? {}), enter_sends: !!us.enter_sends, twenty_four_hour_time: !!us.twenty_four_hour_time };
   state.registerMaxId = typeof r.max_message_id === "number" ? r.max_message_id : -1;
   state.ready = true;
   performance.mark("register-loaded");
