@@ -54,7 +54,7 @@ export function setUnauthorizedHandler(f: () => void): void {
 export async function call<T = Record<string, unknown>>(
   method: "GET" | "POST" | "PATCH" | "DELETE",
   path: string,
-  params: Params = {},
+  params: Params | FormData = {},
   opts: { signal?: AbortSignal } = {},
 ): Promise<T> {
   let url = `/api/v1/${path}`;
@@ -64,7 +64,8 @@ export async function call<T = Record<string, unknown>>(
     headers: { "X-CSRFToken": csrfToken() } as Record<string, string>,
     signal: opts.signal,
   };
-  const encoded = encodeParams(params);
+  // A file upload (avatar) goes as multipart/form-data, other bodies form-encoded.
+  const encoded = params instanceof FormData ? params : encodeParams(params);
   if (method === "GET") {
     const q = encoded.toString();
     if (q) url += `?${q}`;
@@ -90,7 +91,7 @@ export async function call<T = Record<string, unknown>>(
 
 export const get = <T = Record<string, unknown>>(path: string, params?: Params, opts?: { signal?: AbortSignal }) =>
   call<T>("GET", path, params, opts);
-export const post = <T = Record<string, unknown>>(path: string, params?: Params) => call<T>("POST", path, params);
+export const post = <T = Record<string, unknown>>(path: string, params?: Params | FormData) => call<T>("POST", path, params);
 export const patch = <T = Record<string, unknown>>(path: string, params?: Params) => call<T>("PATCH", path, params);
 export const del = <T = Record<string, unknown>>(path: string, params?: Params) => call<T>("DELETE", path, params);
 

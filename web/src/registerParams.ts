@@ -16,5 +16,6 @@ export const REGISTER_PARAMS = {
     "message", "update_message_flags", "realm", "realm_user", "realm_user_groups", "realm_emoji",
     "subscription", "stream", "user_topic", "recent_private_conversations", "presence",
     "user_settings", "typing", "reaction", "delete_message", "update_message",
+    "default_streams", "realm_domains",
   ],
 };

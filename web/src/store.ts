@@ -1,15 +1,14 @@
 // The one state store. Everything the views show lives here; the register response fills
 // it, live events update it (applyEvent), and views subscribe to re-render on change.
 
-import type { Channel, Message, Narrow, Subscription, User } from "./types";
+import type { Channel, GroupSetting, Message, Narrow, Subscription, User, UserGroup } from "./types";
 import { VISIBILITY } from "./types";
 import { Unreads, type RegisterUnreads } from "./unread";
 import { conversationKey, dmPartners, messageMatches, type MatchContext } from "./narrow";
 import type { HashNames } from "./hash";
 import type { SearchNames } from "./search";
 
-/** A group-valued setting: a group id, or {direct_members, direct_subgroups}; null if unknown. */
-export type GroupSetting = number | { direct_members?: number[]; direct_subgroups?: number[] } | null;
+export type { GroupSetting };
 
 export interface RealmInfo {
   name: string;
@@ -27,8 +26,18 @@ export interface RealmInfo {
   typingStoppedWaitMs: number;
   typingExpiryMs: number;
   emojiDataUrl: string;
-  groupMembers: Map<number, { members: number[]; subgroups: number[] }>;
+  description: string;
+  /** Join rules (PATCH /realm, shown to administrators). */
+  inviteRequired: boolean;
+  emailsRestrictedToDomains: boolean;
+  disallowDisposableEmails: boolean;
+  domains: { domain: string; allow_subdomains: boolean }[];
+  /** The default channels' ids. */
+  defaultChannels: number[];
 }
+
+/** The person's settings from register's `user_settings`, kept whole (the settings screens show them). */
+export type UserSettings = { enter_sends: boolean; twenty_four_hour_time: boolean } & Record<string, unknown>;
 
 export interface RealmEmoji {
   id: string;
@@ -55,7 +64,7 @@ export interface TopicInfo {
 
 export interface State {
   ready: boolean;
-  self: { user_id: number; email: string; full_name: string; role: number; is_admin: boolean; is_guest: boolean };
+  self: { user_id: number; email: string; full_name: string; role: number; is_admin: boolean; is_owner: boolean; is_guest: boolean; avatar_source: string };
   realm: RealmInfo;
   users: Map<number, User>;
   usersByEmail: Map<string, number>;
@@ -68,10 +77,11 @@ export interface State {
   presence: Map<number, { active: number; idle: number }>;
   typing: Map<string, Map<number, number>>;
   realmEmoji: Map<string, RealmEmoji>;
-  settings: { enter_sends: boolean; twenty_four_hour_time: boolean };
+  groups: Map<number, UserGroup>;
+  settings: UserSettings;
   view: MessageView | null;
   selectedId: number | undefined;
-  route: { kind: "inbox" } | { kind: "narrow"; narrow: Narrow };
+  route: { kind: "inbox" } | { kind: "narrow"; narrow: Narrow } | { kind: "settings"; section: string };
   /** A notice for the person, shown in the banner (server errors of actions). */
   notice: string | undefined;
   connection: "ok" | "reconnecting";
@@ -88,7 +98,7 @@ let version = 0;
 
 export const state: State = {
   ready: false,
-  self: { user_id: 0, email: "", full_name: "", role: 400, is_admin: false, is_guest: false },
+  self: { user_id: 0, email: "", full_name: "", role: 400, is_admin: false, is_owner: false, is_guest: false, avatar_source: "G" },
   realm: {
     name: "",
     editLimitSeconds: 600,
@@ -105,7 +115,12 @@ export const state: State = {
     typingStoppedWaitMs: 5000,
     typingExpiryMs: 15000,
     emojiDataUrl: "/static/generated/emoji/emoji_api.json",
-    groupMembers: new Map(),
+    description: "",
+    inviteRequired: false,
+    emailsRestrictedToDomains: false,
+    disallowDisposableEmails: false,
+    domains: [],
+    defaultChannels: [],
   },
   users: new Map(),
   usersByEmail: new Map(),
@@ -118,6 +133,7 @@ export const state: State = {
   presence: new Map(),
   typing: new Map(),
   realmEmoji: new Map(),
+  groups: new Map(),
   settings: { enter_sends: false, twenty_four_hour_time: false },
   view: null,
   selectedId: undefined,
@@ -189,7 +205,9 @@ export function loadRegister(r: any): void {
     full_name: r.full_name,
     role: r.role ?? 400,
     is_admin: !!r.is_admin,
+    is_owner: !!r.is_owner,
     is_guest: !!r.is_guest,
+    avatar_source: r.avatar_source ?? "G",
   };
   state.realm = {
     name: r.realm_name ?? "",
@@ -207,16 +225,20 @@ export function loadRegister(r: any): void {
     typingStoppedWaitMs: r.server_typing_stopped_wait_period_milliseconds ?? 5000,
     typingExpiryMs: r.server_typing_started_expiry_period_milliseconds ?? 15000,
     emojiDataUrl: new URL(r.server_emoji_data_url ?? "/static/generated/emoji/emoji_api.json", location.href).pathname,
-    groupMembers: new Map(
-      (r.realm_user_groups ?? []).map((g: any) => [g.id, { members: g.members ?? [], subgroups: g.direct_subgroup_ids ?? g.subgroups ?? [] }]),
-    ),
+    description: r.realm_description ?? "",
+    inviteRequired: !!r.realm_invite_required,
+    emailsRestrictedToDomains: !!r.realm_emails_restricted_to_domains,
+    disallowDisposableEmails: !!r.realm_disallow_disposable_email_addresses,
+    domains: r.realm_domains ?? [],
+    defaultChannels: defaultChannelIds(r.realm_default_streams),
   };
+  state.groups = new Map((r.realm_user_groups ?? []).map((g: any) => [g.id, normalizeGroup(g)]));
   state.users = new Map();
   state.usersByEmail = new Map();
   for (const u of [...(r.realm_users ?? []), ...(r.realm_non_active_users ?? [])]) addUser(u);
   state.subs = new Map((r.subscriptions ?? []).map((s: any) => [s.stream_id, normalizeSub(s)]));
   state.channels = new Map();
-  for (const c of [...(r.streams ?? []), ...(r.subscriptions ?? [])]) state.channels.set(c.stream_id, { stream_id: c.stream_id, name: c.name, invite_only: c.invite_only });
+  for (const c of [...(r.streams ?? []), ...(r.subscriptions ?? [])]) state.channels.set(c.stream_id, channelOf(c));
   state.userTopics = new Map((r.user_topics ?? []).map((t: any) => [topicKey(t.stream_id, t.topic_name), t.visibility_policy]));
   state.recentDms = new Map();
   for (const c of r.recent_private_conversations ?? []) {
@@ -231,7 +253,8 @@ export function loadRegister(r: any): void {
   for (const [id, p] of Object.entries(r.presences ?? {})) setPresence(Number(id), p);
   state.realmEmoji = new Map(Object.entries(r.realm_emoji ?? {}).map(([id, e]: [string, any]) => [id, { ...e, id }]));
   const us = r.user_settings ?? r;
-  state.settings = { enter_sends: !!us.enter_sends, twenty_four_hour_time: !!us.twenty_four_hour_time };
+  // Kept whole only from the settings object (the legacy form scatters them over the answer).
+  state.settings = { ...(r.user_settings ?? {}), enter_sends: !!us.enter_sends, twenty_four_hour_time: !!us.twenty_four_hour_time };
   state.registerMaxId = typeof r.max_message_id === "number" ? r.max_message_id : -1;
   state.ready = true;
   performance.mark("register-loaded");
@@ -248,6 +271,38 @@ function normalizeSub(s: any): Subscription {
     invite_only: !!s.invite_only,
     description: s.description,
   };
+}
+
+/** The channel fields the client keeps (the sidebar's and the settings screens'). */
+function channelOf(c: any): Channel {
+  return {
+    stream_id: c.stream_id,
+    name: c.name,
+    invite_only: !!c.invite_only,
+    description: c.description ?? "",
+    history_public_to_subscribers: c.history_public_to_subscribers ?? !c.invite_only,
+    is_web_public: !!c.is_web_public,
+    is_archived: !!c.is_archived,
+    can_send_message_group: c.can_send_message_group ?? null,
+    can_administer_channel_group: c.can_administer_channel_group ?? null,
+  };
+}
+
+function normalizeGroup(g: any): UserGroup {
+  return {
+    id: g.id,
+    name: g.name,
+    description: g.description ?? "",
+    members: g.members ?? [],
+    direct_subgroup_ids: g.direct_subgroup_ids ?? g.subgroups ?? [],
+    is_system_group: !!g.is_system_group,
+    deactivated: !!g.deactivated,
+  };
+}
+
+/** `realm_default_streams` and the `default_streams` event: ids, or channel objects (older servers). */
+function defaultChannelIds(list: any): number[] {
+  return ((list ?? []) as any[]).map((x) => (typeof x === "number" ? x : x.stream_id));
 }
 
 function addUser(u: any): void {
@@ -409,19 +464,16 @@ export function applyEvent(e: any): void {
       applySubscription(e);
       break;
     case "stream":
-      if (e.op === "update" && e.property === "name") {
-        const c = state.channels.get(e.stream_id);
-        if (c) state.channels.set(e.stream_id, { ...c, name: e.value });
-        const s = state.subs.get(e.stream_id);
-        if (s) state.subs.set(e.stream_id, { ...s, name: e.value });
-      } else if (e.op === "create") {
-        for (const c of e.streams ?? []) state.channels.set(c.stream_id, { stream_id: c.stream_id, name: c.name, invite_only: c.invite_only });
-      } else if (e.op === "delete") {
-        for (const c of e.streams ?? []) {
-          state.channels.delete(c.stream_id);
-          state.subs.delete(c.stream_id);
-        }
-      }
+      applyStream(e);
+      break;
+    case "user_group":
+      applyUserGroup(e);
+      break;
+    case "default_streams":
+      state.realm.defaultChannels = defaultChannelIds(e.default_streams);
+      break;
+    case "realm_domains":
+      applyRealmDomains(e);
       break;
     case "user_topic":
       state.userTopics.set(topicKey(e.stream_id, e.topic_name), e.visibility_policy);
@@ -439,7 +491,7 @@ export function applyEvent(e: any): void {
               m.sender_id === u.user_id ? { ...m, sender_full_name: e.person.full_name } : m,
             );
           }
-          if (u.user_id === state.self.user_id && e.person.full_name) state.self.full_name = e.person.full_name;
+          if (u.user_id === state.self.user_id) applySelfUpdate(e.person);
         }
       }
       break;
@@ -447,27 +499,89 @@ export function applyEvent(e: any): void {
       if (e.realm_emoji) state.realmEmoji = new Map(Object.entries(e.realm_emoji).map(([id, x]: [string, any]) => [id, { ...x, id }]));
       break;
     case "user_settings":
-      if (e.op === "update" && e.property in state.settings) {
-        (state.settings as Record<string, unknown>)[e.property] = e.value;
-      }
+      if (e.op === "update" && typeof e.property === "string") state.settings = { ...state.settings, [e.property]: e.value };
       break;
     case "realm":
-      if (e.op === "update_dict" && e.data) {
-        const d = e.data;
-        if ("message_content_edit_limit_seconds" in d) state.realm.editLimitSeconds = d.message_content_edit_limit_seconds;
-        if ("message_content_delete_limit_seconds" in d) state.realm.deleteLimitSeconds = d.message_content_delete_limit_seconds;
-        if ("allow_message_editing" in d) state.realm.allowEditing = d.allow_message_editing;
-        if ("name" in d) state.realm.name = d.name;
-        if ("can_delete_own_message_group" in d) state.realm.canDeleteOwnGroup = d.can_delete_own_message_group;
-        if ("can_delete_any_message_group" in d) state.realm.canDeleteAnyGroup = d.can_delete_any_message_group;
-        if ("can_move_messages_between_topics_group" in d) state.realm.canMoveTopicsGroup = d.can_move_messages_between_topics_group;
-        if ("can_resolve_topics_group" in d) state.realm.canResolveTopicsGroup = d.can_resolve_topics_group;
-      }
+      if (e.op === "update") applyRealmDict({ [e.property]: e.value });
+      else if (e.op === "update_dict" && e.data) applyRealmDict(e.data);
       break;
     default:
       return;
   }
   changed();
+}
+
+/** Organization settings from `realm` `update` (one property) and `update_dict` (several). */
+function applyRealmDict(d: any): void {
+  const r = state.realm;
+  if ("message_content_edit_limit_seconds" in d) r.editLimitSeconds = d.message_content_edit_limit_seconds;
+  if ("message_content_delete_limit_seconds" in d) r.deleteLimitSeconds = d.message_content_delete_limit_seconds;
+  if ("allow_message_editing" in d) r.allowEditing = d.allow_message_editing;
+  if ("name" in d) r.name = d.name;
+  if ("description" in d) r.description = d.description;
+  if ("invite_required" in d) r.inviteRequired = d.invite_required;
+  if ("emails_restricted_to_domains" in d) r.emailsRestrictedToDomains = d.emails_restricted_to_domains;
+  if ("disallow_disposable_email_addresses" in d) r.disallowDisposableEmails = d.disallow_disposable_email_addresses;
+  if ("can_delete_own_message_group" in d) r.canDeleteOwnGroup = d.can_delete_own_message_group;
+  if ("can_delete_any_message_group" in d) r.canDeleteAnyGroup = d.can_delete_any_message_group;
+  if ("can_move_messages_between_topics_group" in d) r.canMoveTopicsGroup = d.can_move_messages_between_topics_group;
+  if ("can_resolve_topics_group" in d) r.canResolveTopicsGroup = d.can_resolve_topics_group;
+}
+
+/** Our own role or name changed (by us or by an administrator). */
+function applySelfUpdate(p: any): void {
+  if (p.full_name) state.self.full_name = p.full_name;
+  if (p.avatar_source) state.self.avatar_source = p.avatar_source;
+  if (typeof p.role === "number") {
+    state.self.role = p.role;
+    state.self.is_owner = p.role === 100;
+    state.self.is_admin = p.role <= 200;
+    state.self.is_guest = p.role === 600;
+  }
+}
+
+/** Channel properties apply to the channel and to our subscription of it. */
+function applyStream(e: any): void {
+  if (e.op === "update") {
+    const fields: Record<string, unknown> = { [e.property]: e.value };
+    // Zulip sends these beside `invite_only`; a group setting arrives whole or as {new, old}.
+    for (const k of ["history_public_to_subscribers", "is_web_public"]) if (k in e) fields[k] = e[k];
+    if (e.property.endsWith("_group") && e.value && typeof e.value === "object" && "new" in e.value) fields[e.property] = e.value.new;
+    const c = state.channels.get(e.stream_id);
+    if (c) state.channels.set(e.stream_id, { ...c, ...fields });
+    const s = state.subs.get(e.stream_id);
+    if (s) state.subs.set(e.stream_id, { ...s, ...fields });
+  } else if (e.op === "create") {
+    for (const c of e.streams ?? []) state.channels.set(c.stream_id, channelOf(c));
+  } else if (e.op === "delete") {
+    const ids: number[] = e.stream_ids ?? (e.streams ?? []).map((c: any) => c.stream_id);
+    for (const id of ids) {
+      state.channels.delete(id);
+      state.subs.delete(id);
+    }
+    state.realm.defaultChannels = state.realm.defaultChannels.filter((id) => !ids.includes(id));
+  }
+}
+
+function applyUserGroup(e: any): void {
+  const g = state.groups.get(e.group_id);
+  const set = (next: UserGroup) => state.groups.set(next.id, next);
+  const union = (a: number[], b: number[]) => [...new Set([...a, ...b])];
+  const minus = (a: number[], b: number[]) => a.filter((x) => !b.includes(x));
+  if (e.op === "add" && e.group) set(normalizeGroup(e.group));
+  else if (e.op === "remove") state.groups.delete(e.group_id);
+  else if (!g) return;
+  else if (e.op === "update") set({ ...g, ...e.data });
+  else if (e.op === "add_members") set({ ...g, members: union(g.members, e.user_ids) });
+  else if (e.op === "remove_members") set({ ...g, members: minus(g.members, e.user_ids) });
+  else if (e.op === "add_subgroups") set({ ...g, direct_subgroup_ids: union(g.direct_subgroup_ids, e.direct_subgroup_ids) });
+  else if (e.op === "remove_subgroups") set({ ...g, direct_subgroup_ids: minus(g.direct_subgroup_ids, e.direct_subgroup_ids) });
+}
+
+function applyRealmDomains(e: any): void {
+  const d = state.realm.domains.filter((x) => x.domain !== (e.realm_domain?.domain ?? e.domain));
+  if (e.op === "add" || e.op === "change") d.push(e.realm_domain);
+  state.realm.domains = d.sort((a, b) => a.domain.localeCompare(b.domain));
 }
 
 function applySubscription(e: any): void {
@@ -484,7 +598,7 @@ function applySubscription(e: any): void {
   } else if (e.op === "add") {
     for (const s of e.subscriptions ?? []) {
       state.subs.set(s.stream_id, normalizeSub(s));
-      state.channels.set(s.stream_id, { stream_id: s.stream_id, name: s.name, invite_only: s.invite_only });
+      state.channels.set(s.stream_id, channelOf(s));
     }
   } else if (e.op === "remove") {
     for (const s of e.subscriptions ?? []) state.subs.delete(s.stream_id);
@@ -565,10 +679,10 @@ function applyUpdateMessage(e: any): void {
 function inGroup(groupId: number, userId: number, seen = new Set<number>()): boolean {
   if (seen.has(groupId)) return false;
   seen.add(groupId);
-  const g = state.realm.groupMembers.get(groupId);
+  const g = state.groups.get(groupId);
   if (!g) return false;
   if (g.members.includes(userId)) return true;
-  return g.subgroups.some((s) => inGroup(s, userId, seen));
+  return g.direct_subgroup_ids.some((s) => inGroup(s, userId, seen));
 }
 
 /** Whether a person is in a group-valued setting; `fallback` when the server sent none. */

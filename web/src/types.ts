@@ -56,10 +56,29 @@ export interface Subscription {
   description?: string;
 }
 
+/** A group-valued setting: a group id, or {direct_members, direct_subgroups}; null if unknown. */
+export type GroupSetting = number | { direct_members?: number[]; direct_subgroups?: number[] } | null;
+
 export interface Channel {
   stream_id: number;
   name: string;
   invite_only?: boolean;
+  description?: string;
+  history_public_to_subscribers?: boolean;
+  is_web_public?: boolean;
+  is_archived?: boolean;
+  can_send_message_group?: GroupSetting;
+  can_administer_channel_group?: GroupSetting;
+}
+
+export interface UserGroup {
+  id: number;
+  name: string;
+  description: string;
+  members: number[];
+  direct_subgroup_ids: number[];
+  is_system_group: boolean;
+  deactivated?: boolean;
 }
 
 export interface NarrowTerm {

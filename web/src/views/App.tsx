@@ -14,7 +14,7 @@ import { Compose, composeApi, narrowKeyOf } from "./Compose";
 import { Inbox } from "./Inbox";
 import { SearchBox } from "./SearchBox";
 import { Avatar } from "./Avatar";
-import { IconLogo, IconMenu } from "./Icons";
+import { IconGear, IconLogo, IconMenu } from "./Icons";
 import { narrowToSearch } from "../search";
 
 function goToLogin(): void {
@@ -39,8 +39,32 @@ export function narrowTitle(narrow: Narrow): string {
   return narrowToSearch(narrow, names);
 }
 
+/** The settings area's hashes (Zulip's): `#settings/<section>`, `#organization/<section>`. */
+function settingsSection(h: string): string | undefined {
+  const m = /^#((?:settings|organization)(?:\/[a-z-]*)?)$/.exec(h);
+  return m ? m[1] : undefined;
+}
+
+/** The home view setting: an empty hash opens All messages when the person chose it. */
+function homeIsFeed(h: string): boolean {
+  return (h === "" || h === "#") && state.settings.web_home_view === "all_messages";
+}
+
 function routeFromHash(): void {
   const h = location.hash;
+  const section = settingsSection(h);
+  if (section !== undefined) {
+    state.route = { kind: "settings", section };
+    state.view = null;
+    changed();
+    return;
+  }
+  if (homeIsFeed(h)) {
+    state.route = { kind: "narrow", narrow: [] };
+    if (!state.view || state.view.narrow.length) void openNarrow([]);
+    changed();
+    return;
+  }
   if (h === "" || h === "#" || h === "#inbox" || h === "#recent") {
     state.route = { kind: "inbox" };
     state.view = null;
@@ -97,6 +121,25 @@ const loop = new EventLoop({
   onReregistered: () => void refetchView(),
   onUnauthorized: goToLogin,
 });
+
+type SettingsModule = typeof import("./settings/Settings");
+let settingsChunk: Promise<SettingsModule> | undefined;
+
+/** The settings screens: a chunk of their own, loaded the first time they are opened. */
+function SettingsScreen({ section }: { section: string }) {
+  const [mod, setMod] = useState<SettingsModule | undefined>();
+  const [error, setError] = useState<string | undefined>();
+  useEffect(() => {
+    settingsChunk ??= import("./settings/Settings");
+    settingsChunk.then(setMod, (e: Error) => {
+      settingsChunk = undefined;
+      setError(e.message);
+    });
+  }, []);
+  if (error) return <p role="alert" class="error">Could not load the settings: {error}</p>;
+  if (!mod) return <div class="loading" role="status">Loading settings…</div>;
+  return <mod.Settings section={section} />;
+}
 
 export function App() {
   const v = useStore();
@@ -158,7 +201,9 @@ export function App() {
         if (state.notice) setNotice(undefined);
         return;
       }
-      if (isTyping(e.target) || (e.target as HTMLElement)?.closest?.('[role="menu"],[role="dialog"]')) return;
+      if (isTyping(e.target) || (e.target as HTMLElement)?.closest?.('[role="menu"],[role="dialog"],[role="alertdialog"]')) return;
+      // The message shortcuts mean nothing on the settings screens.
+      if (state.route.kind === "settings") return;
       const msg = state.view?.messages.find((m) => m.id === state.selectedId);
       switch (e.key) {
         case "c":
@@ -199,7 +244,7 @@ export function App() {
   // The unread count in the title, as Zulip's desktop app reads it.
   const total = state.ready ? state.unreads.total() : 0;
   const route = state.route;
-  const where = route.kind === "inbox" ? "Inbox" : narrowTitle(route.narrow);
+  const where = route.kind === "inbox" ? "Inbox" : route.kind === "settings" ? "Settings" : narrowTitle(route.narrow);
   useEffect(() => {
     document.title = `${total ? `(${total}) ` : ""}${where}${state.realm.name ? ` - ${state.realm.name}` : ""}`;
   });
@@ -263,6 +308,9 @@ export function App() {
         <div class="me">
           <Avatar url={me?.avatar_url} name={state.self.full_name} id={state.self.user_id} size={28} />
           <span class="me-name">{state.self.full_name}</span>
+          <a class="icon-button settings-link" href="#settings/profile" aria-label="Settings" title="Settings" aria-current={route.kind === "settings" ? "page" : undefined}>
+            <IconGear />
+          </a>
           <button type="button" class="button small" onClick={() => void logout()}>
             Log out
           </button>
@@ -281,7 +329,9 @@ export function App() {
             </button>
           </div>
         )}
-        {narrow && state.view ? (
+        {route.kind === "settings" ? (
+          <SettingsScreen section={route.section} />
+        ) : narrow && state.view ? (
           <section class="messages" aria-label="Messages">
             <div class="narrow-bar">
               <h2 class="view-title">{narrowTitle(narrow)}</h2>
@@ -296,7 +346,7 @@ export function App() {
         ) : (
           <Inbox />
         )}
-        <Compose narrowKey={narrowKeyOf(narrow)} narrow={narrow} queueId={() => loop.queueId} />
+        {route.kind !== "settings" && <Compose narrowKey={narrowKeyOf(narrow)} narrow={narrow} queueId={() => loop.queueId} />}
       </main>
       <aside class="right-sidebar" aria-label="People">
         <h2 class="sidebar-heading">People</h2>

@@ -45,3 +45,6 @@ export const IconMail = () => (
 export const IconLogo = () => (
   <svg width={22} height={22} viewBox="0 0 24 24" aria-hidden="true" class="logo"><rect width="24" height="24" rx="6" fill="#4f6df5" /><path d="M6 7h12v8h-7l-4 3v-3H6z" fill="#fff" /></svg>
 );
+export const IconGear = () => (
+  <svg {...base}><circle cx="8" cy="8" r="2.2" /><path d="M8 1.5v1.7M8 12.8v1.7M1.5 8h1.7M12.8 8h1.7M3.4 3.4l1.2 1.2M11.4 11.4l1.2 1.2M3.4 12.6l1.2-1.2M11.4 4.6l1.2-1.2" /></svg>
+);

@@ -292,7 +292,7 @@ const MessageRow = memo(function MessageRow({ msg, continued, selected }: { msg:
         }
       }}
     >
-      <div class="message-gutter">{!continued && <Avatar url={sender?.avatar_url ?? msg.avatar_url} name={name} id={msg.sender_id} />}</div>
+      <div class="message-gutter">{!continued && <Avatar url={sender?.avatar_url ?? msg.avatar_url} name={name} id={msg.sender_id} label={`Avatar of ${name}`} />}</div>
       <div class="message-main">
         {!continued && (
           <div class="message-meta">

@@ -102,7 +102,7 @@ export function Sidebar({ onNavigate }: { onNavigate: () => void }) {
             return (
               <li key={s.stream_id} class={`channel-row${s.is_muted ? " muted" : ""}${active && openTopic === undefined ? " active" : ""}`}>
                 <div class="row">
-                  <span class="channel-swatch" style={{ background: s.color ?? "#76ce90" }} aria-hidden="true">
+                  <span class="channel-swatch" style={{ background: s.color ?? "#76ce90" }} {...(s.invite_only ? { role: "img", "aria-label": "Private channel" } : { "aria-hidden": "true" })}>
                     {s.invite_only ? <IconLock /> : <IconHash />}
                   </span>
                   <a

@@ -1,0 +1,137 @@
+// The organization's profile, its join rules and its default channels (administrators).
+
+import { useState } from "preact/hooks";
+import { state } from "../../store";
+import { addDefaultChannel, addRealmDomain, removeDefaultChannel, removeRealmDomain, updateRealm } from "../../settingsActions";
+import { Outcome, SavedToggle, Section, Toggle, useDraft, useId, useSave } from "./form";
+
+export function OrganizationProfile() {
+  const save = useSave();
+  const [name, setName, nameDirty] = useDraft(state.realm.name);
+  const [description, setDescription, descDirty] = useDraft(state.realm.description);
+  const nameId = useId("realm-name");
+  const descId = useId("realm-description");
+  return (
+    <Section title="Name and description">
+      <form
+        class="settings-form"
+        onSubmit={(e) => {
+          e.preventDefault();
+          const params: Record<string, unknown> = {};
+          if (nameDirty) params.name = name.trim();
+          if (descDirty) params.description = description;
+          void save.run(() => updateRealm(params));
+        }}
+      >
+        <label for={nameId}>Organization name</label>
+        <input id={nameId} type="text" value={name} maxLength={40} required onInput={(e) => setName((e.target as HTMLInputElement).value)} />
+        <label for={descId}>Organization description</label>
+        <textarea id={descId} rows={4} value={description} onInput={(e) => setDescription((e.target as HTMLTextAreaElement).value)} />
+        <div class="settings-buttons">
+          <button type="submit" class="button primary" disabled={save.busy || !(nameDirty || descDirty)}>
+            Save changes
+          </button>
+        </div>
+      </form>
+      <Outcome save={save} />
+    </Section>
+  );
+}
+
+export function JoinRules() {
+  const save = useSave();
+  const domainSave = useSave();
+  const [domain, setDomain] = useState("");
+  const [subdomains, setSubdomains] = useState(false);
+  const domainId = useId("domain");
+  const r = state.realm;
+  const set = (name: string) => (v: boolean) => updateRealm({ [name]: v });
+  return (
+    <>
+      <Section title="Joining the organization">
+        <SavedToggle label="Invitations are required for joining the organization" stored={r.inviteRequired} save={save} onSave={set("invite_required")} />
+        <SavedToggle label="Restrict email addresses of new users to the allowed domains" stored={r.emailsRestrictedToDomains} save={save} onSave={set("emails_restricted_to_domains")} />
+        <SavedToggle label="Don't allow disposable email addresses" stored={r.disallowDisposableEmails} save={save} onSave={set("disallow_disposable_email_addresses")} />
+        <Outcome save={save} />
+      </Section>
+      <Section title="Allowed domains">
+        <ul class="settings-list" aria-label="Allowed domains">
+          {r.domains.map((d) => (
+            <li key={d.domain}>
+              <span>
+                {d.domain}
+                {d.allow_subdomains ? " (and subdomains)" : ""}
+              </span>
+              <button type="button" class="button small" onClick={() => void domainSave.run(() => removeRealmDomain(d.domain), "Removed")}>
+                Remove<span class="visually-hidden"> {d.domain}</span>
+              </button>
+            </li>
+          ))}
+          {r.domains.length === 0 && <li class="empty">No domains yet</li>}
+        </ul>
+        <form
+          class="settings-inline"
+          onSubmit={async (e) => {
+            e.preventDefault();
+            if (await domainSave.run(() => addRealmDomain(domain.trim(), subdomains), "Added")) setDomain("");
+          }}
+        >
+          <label for={domainId}>Domain</label>
+          <input id={domainId} type="text" value={domain} required placeholder="example.com" onInput={(e) => setDomain((e.target as HTMLInputElement).value)} />
+          <Toggle label="Allow subdomains" checked={subdomains} onChange={setSubdomains} />
+          <button type="submit" class="button" disabled={domainSave.busy}>
+            Add domain
+          </button>
+        </form>
+        <Outcome save={domainSave} />
+      </Section>
+    </>
+  );
+}
+
+export function DefaultChannels() {
+  const save = useSave();
+  const [choice, setChoice] = useState("");
+  const selectId = useId("default-channel");
+  const defaults = new Set(state.realm.defaultChannels);
+  const all = [...state.channels.values()].sort((a, b) => a.name.localeCompare(b.name));
+  const candidates = all.filter((c) => !c.invite_only && !c.is_archived && !defaults.has(c.stream_id));
+  return (
+    <Section title="Channels new members join">
+      <ul class="settings-list" aria-label="Default channels">
+        {all
+          .filter((c) => defaults.has(c.stream_id))
+          .map((c) => (
+            <li key={c.stream_id}>
+              <span>#{c.name}</span>
+              <button type="button" class="button small" onClick={() => void save.run(() => removeDefaultChannel(c.stream_id), "Removed")}>
+                Remove<span class="visually-hidden"> #{c.name}</span>
+              </button>
+            </li>
+          ))}
+        {defaults.size === 0 && <li class="empty">No default channels</li>}
+      </ul>
+      <form
+        class="settings-inline"
+        onSubmit={async (e) => {
+          e.preventDefault();
+          if (choice && (await save.run(() => addDefaultChannel(Number(choice)), "Added"))) setChoice("");
+        }}
+      >
+        <label for={selectId}>Channel to add</label>
+        <select id={selectId} value={choice} onChange={(e) => setChoice((e.target as HTMLSelectElement).value)}>
+          <option value="">Choose a public channel…</option>
+          {candidates.map((c) => (
+            <option key={c.stream_id} value={String(c.stream_id)}>
+              #{c.name}
+            </option>
+          ))}
+        </select>
+        <button type="submit" class="button" disabled={save.busy || !choice}>
+          Add default channel
+        </button>
+      </form>
+      <Outcome save={save} />
+    </Section>
+  );
+}
