@@ -13,7 +13,8 @@ use crate::db::user_groups::{self, GroupNameRow};
 use crate::db::users::{self, UserRow};
 use crate::db::{self};
 use crate::domain::channel_folders::invalid_folder_id;
-use crate::domain::channel_permissions::{self, ChannelGroupSetting, CAN_ADMINISTER, CAN_SEND_MESSAGE};
+use crate::db::user_groups::IsMemberRow;
+use crate::domain::channel_permissions::{self, ChannelGroupSetting, SubscriptionRights, SUBSCRIPTION_SETTINGS};
 use crate::domain::channels::{check_channel_name, color_for, stream_dict, subscription_dict, SystemGroups};
 use crate::domain::register_state::MAX_CHANNEL_DESCRIPTION_LENGTH;
 use crate::error::{ApiError, ApiResult};
@@ -82,11 +83,6 @@ pub struct SubscribeRequest {
 }
 
 impl SubscribeRequest {
-    /// The group a permission setting of the new channels is set to, if the request sets it.
-    fn group(&self, setting: &ChannelGroupSetting) -> Option<i64> {
-        self.groups.iter().find(|(s, _)| s.name == setting.name).map(|(_, id)| *id)
-    }
-
     /// Reads the active groups the permission settings name, if any, in `batch`.
     fn add_group_names(&self, batch: &mut Batch, db: &D1Database, realm_id: i64) -> ApiResult<Option<Slot<GroupNameRow>>> {
         let ids: Vec<i64> = self.groups.iter().map(|(_, id)| *id).collect();
@@ -95,9 +91,10 @@ impl SubscribeRequest {
     }
 
     /// Each permission setting's group suits it (`named`: what [`Self::add_group_names`] read).
-    fn check_groups(&self, named: &[GroupNameRow]) -> ApiResult<()> {
+    fn check_groups(&self, me: &UserRow, named: &[GroupNameRow]) -> ApiResult<()> {
         for (setting, group_id) in &self.groups {
             channel_permissions::check_group(setting, *group_id, named)?;
+            channel_permissions::check_may_grant(setting, *group_id, named, me)?;
         }
         Ok(())
     }
@@ -130,6 +127,7 @@ pub async fn check_subscribe(db: &D1Database, env: &Env, me: &UserRow, req: &Sub
     let folder =
         req.folder_id.map(|id| channel_folders::by_id_stmt(db, realm_id, id)).transpose()?.map(|stmt| lookup.add::<ChannelFolderRow>(stmt));
     let named_groups = req.add_group_names(&mut lookup, db, realm_id)?;
+    let rights = RightsReads::add(&mut lookup, me, &names)?;
     let lookup = lookup.run(db).await?;
     let targets = match (principals, named) {
         (Some(p), Some(named)) => principal_users(lookup.rows(named)?, p)?,
@@ -144,9 +142,10 @@ pub async fn check_subscribe(db: &D1Database, env: &Env, me: &UserRow, req: &Sub
     if let Some(folder) = folder {
         lookup.first(folder)?.ok_or_else(invalid_folder_id)?;
     }
-    req.check_groups(&lookup.rows_if_added(named_groups)?)?;
+    req.check_groups(me, &lookup.rows_if_added(named_groups)?)?;
+    let rights = rights.take(&lookup)?;
 
-    let sorted = sort_requested(me, &requested, &existing, req.authorization_errors_fatal)?;
+    let sorted = sort_requested(me, &requested, &existing, &rights, req.authorization_errors_fatal)?;
     let Sorted { authorized, to_create, unauthorized } = sorted;
     let now = db::now();
     let mut writes = creation_writes(db, me, req, &to_create, now)?;
@@ -183,6 +182,49 @@ pub async fn check_subscribe(db: &D1Database, env: &Env, me: &UserRow, req: &Sub
     Ok(body)
 }
 
+/// The caller's membership in the subscription settings of the channels named (those
+/// that exist), read in the request's batch.
+struct RightsReads {
+    slots: Vec<(String, [Slot<IsMemberRow>; 4])>,
+}
+
+/// What [`RightsReads`] read, by lowercase channel name.
+struct ChannelRights(HashMap<String, SubscriptionRights>);
+
+impl ChannelRights {
+    fn of(&self, name: &str) -> SubscriptionRights {
+        self.0.get(&name.trim().to_lowercase()).copied().unwrap_or_default()
+    }
+}
+
+impl RightsReads {
+    fn add(batch: &mut Batch, me: &UserRow, names: &[String]) -> ApiResult<Self> {
+        let mut slots = Vec::new();
+        for name in names {
+            let read = |setting: &ChannelGroupSetting| {
+                let when_default = channel_permissions::in_default_group(setting, me);
+                crate::db::channels::in_group_setting_stmt(me.realm_id, -1, name, setting.name, me.id, when_default)
+            };
+            let [a, b, c, d] = SUBSCRIPTION_SETTINGS;
+            let reads = [batch.add(read(a)?), batch.add(read(b)?), batch.add(read(c)?), batch.add(read(d)?)];
+            slots.push((name.trim().to_lowercase(), reads));
+        }
+        Ok(RightsReads { slots })
+    }
+
+    fn take(self, results: &BatchResults) -> ApiResult<ChannelRights> {
+        let mut rights = HashMap::new();
+        for (name, reads) in self.slots {
+            let mut member = [false; 4];
+            for (i, slot) in reads.into_iter().enumerate() {
+                member[i] = results.first(slot)?.is_some_and(|m| m.is_member != 0);
+            }
+            rights.insert(name, SubscriptionRights::from_memberships(member));
+        }
+        Ok(ChannelRights(rights))
+    }
+}
+
 /// The requested channels, sorted: those the caller may subscribe to (existing or to
 /// create), those it may not (an error when `authorization_errors_fatal`).
 struct Sorted {
@@ -191,13 +233,19 @@ struct Sorted {
     unauthorized: Vec<String>,
 }
 
-fn sort_requested(me: &UserRow, requested: &[&(String, String)], existing: &[ChannelViewRow], fatal: bool) -> ApiResult<Sorted> {
+fn sort_requested(
+    me: &UserRow,
+    requested: &[&(String, String)],
+    existing: &[ChannelViewRow],
+    rights: &ChannelRights,
+    fatal: bool,
+) -> ApiResult<Sorted> {
     let mut sorted = Sorted { authorized: Vec::new(), to_create: Vec::new(), unauthorized: Vec::new() };
     for (name, description) in requested.iter() {
         let name = name.trim();
         match existing.iter().find(|c| c.name.eq_ignore_ascii_case(name)) {
             Some(c) => {
-                let allowed = crate::domain::channels::can_see_channel(me, c);
+                let allowed = rights.of(name).may_join(me, crate::domain::channels::can_see_channel(me, c));
                 if allowed {
                     sorted.authorized.push(c.name.clone());
                 } else if fatal {
@@ -227,6 +275,7 @@ fn creation_writes(
     now: i64,
 ) -> ApiResult<Vec<D1PreparedStatement>> {
     let history_public = if req.invite_only { req.history_public_to_subscribers.unwrap_or(false) } else { true };
+    let groups: Vec<(&'static str, i64)> = req.groups.iter().map(|(setting, id)| (setting.name, *id)).collect();
     let mut writes = Vec::new();
     for (name, description) in to_create {
         let channel = subscriptions::NewChannel {
@@ -236,8 +285,7 @@ fn creation_writes(
             history_public_to_subscribers: history_public,
             folder_id: req.folder_id,
             creator_id: me.id,
-            can_send_message_group: req.group(&CAN_SEND_MESSAGE),
-            can_administer_channel_group: req.group(&CAN_ADMINISTER),
+            groups: &groups,
         };
         writes.extend(subscriptions::create_channel_stmts(db, me.realm_id, &channel, now)?);
     }
@@ -331,7 +379,8 @@ async fn emit_subscription_added(env: &Env, me: &UserRow, read: Subscribed, adde
 }
 
 /// Unsubscribes the principals (default: the caller) from the named channels. Removing
-/// others needs an administrator. Answers `removed` and `not_removed` (channel names).
+/// others needs Zulip's `can_remove_subscribers_group` rule
+/// ([`SubscriptionRights::may_remove_subscribers`]) for every named channel. Answers `removed` and `not_removed` (channel names).
 pub async fn check_unsubscribe(
     db: &D1Database,
     env: &Env,
@@ -348,15 +397,20 @@ pub async fn check_unsubscribe(
     let named = principals.map(|p| principals_stmt(db, realm_id, p)).transpose()?.map(|stmt| batch.add::<UserRow>(stmt));
     let channels = batch.add::<ChannelViewRow>(subscriptions::by_names_for_user_stmt(db, realm_id, me.id, &names_json)?);
     let subscribers = batch.add::<SubscriberRow>(subscriptions::subscribers_by_names_stmt(db, realm_id, &names_json)?);
+    let rights = principals.map(|_| RightsReads::add(&mut batch, me, names)).transpose()?;
     let results = batch.run(db).await?;
     let targets = match (principals, named) {
         (Some(p), Some(named)) => principal_users(results.rows(named)?, p)?,
         _ => vec![me.clone()],
     };
-    if targets.iter().any(|u| u.id != me.id) && !me.is_realm_admin() {
-        return Err(ApiError::insufficient_permission());
-    }
     let channels = results.rows(channels)?;
+    if targets.iter().any(|u| u.id != me.id) {
+        let rights = rights.map(|r| r.take(&results)).transpose()?.unwrap_or(ChannelRights(HashMap::new()));
+        let may = |c: &ChannelViewRow| rights.of(&c.name).may_remove_subscribers(me, crate::domain::channels::can_see_channel(me, c));
+        if !channels.iter().all(may) {
+            return Err(ApiError::insufficient_permission());
+        }
+    }
     let missing: Vec<&String> = names
         .iter()
         .filter(|n| !channels.iter().any(|c| c.name.eq_ignore_ascii_case(n.trim()) && crate::domain::channels::can_see_channel(me, c)))

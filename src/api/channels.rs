@@ -124,9 +124,11 @@ pub async fn get_stream(ctx: &RequestContext, id: &str) -> ApiResult<Reply> {
 ///   message).
 /// - `is_archived`: false unarchives an archived channel.
 /// - `folder_id`: a folder of the organization ("Invalid channel folder ID"), or `null`.
-/// - `can_send_message_group`, `can_administer_channel_group`: `{"new": …, "old": …}` (or
-///   the bare new value), a user group of the organization (`domain::channel_permissions`);
-///   the event's `value` is the group id; no notice.
+/// - The permission groups (`domain::channel_permissions::STORED`: `can_send_message_group`,
+///   `can_administer_channel_group`, `can_add_subscribers_group`, …): `{"new": …, "old": …}`
+///   (or the bare new value), a user group of the organization; the deletion groups only
+///   by moderators and up ("Insufficient permission"); the event's `value` is the group
+///   id; no notice.
 pub async fn update_stream(ctx: &RequestContext, id: &str) -> ApiResult<Reply> {
     let me = ctx.user().await?;
     let folder_id = match ctx.params.json("folder_id")? {
