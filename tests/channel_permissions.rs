@@ -256,7 +256,8 @@ fn each_permission_group_change_reaches_viewers_as_a_stream_update() {
     let mut queue = register_for(&othello(), r#"["stream"]"#);
     for (setting, group) in seven_settings() {
         set(&iago(), id, setting, json!({ "new": group })).success();
-        let event = queue.wait_for(setting, |e| e["type"] == "stream" && e["op"] == "update" && e["stream_id"] == id && e["property"] == setting);
+        let event =
+            queue.wait_for(setting, |e| e["type"] == "stream" && e["op"] == "update" && e["stream_id"] == id && e["property"] == setting);
         assert_eq!(event["value"], group, "{setting}");
         assert_eq!(stream(&othello(), id)[setting], group, "{setting}");
     }

@@ -232,7 +232,7 @@ fn check_group_changes(
 
 /// `message_retention_days`: owners only. This server keeps every message (Zulip's
 /// default, `realm_default`), and has no retention policies to set.
-fn check_retention(me: &UserRow, days: &str) -> ApiResult<()> {
+pub fn check_retention(me: &UserRow, days: &str) -> ApiResult<()> {
     if !me.role.is_at_least(crate::model::Role::Owner) {
         return Err(ApiError::must_be_owner());
     }

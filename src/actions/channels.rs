@@ -9,11 +9,11 @@ use worker::{D1Database, D1PreparedStatement, Env};
 use crate::db::batch::{Batch, BatchResults, Slot};
 use crate::db::channel_folders::{self, ChannelFolderRow};
 use crate::db::subscriptions::{self, ActiveUserRow, ChannelViewRow, SubscriberRow, SystemGroupRow};
+use crate::db::user_groups::IsMemberRow;
 use crate::db::user_groups::{self, GroupNameRow};
 use crate::db::users::{self, UserRow};
 use crate::db::{self};
 use crate::domain::channel_folders::invalid_folder_id;
-use crate::db::user_groups::IsMemberRow;
 use crate::domain::channel_permissions::{self, ChannelGroupSetting, SubscriptionRights, SUBSCRIPTION_SETTINGS};
 use crate::domain::channels::{check_channel_name, color_for, stream_dict, subscription_dict, SystemGroups};
 use crate::domain::register_state::MAX_CHANNEL_DESCRIPTION_LENGTH;
@@ -80,6 +80,41 @@ pub struct SubscribeRequest {
     pub folder_id: Option<i64>,
     /// Permission settings of the channels this request creates (checked like the folder).
     pub groups: Vec<(&'static ChannelGroupSetting, i64)>,
+    /// Creation settings this server refuses unless they are Zulip's default.
+    pub is_web_public: bool,
+    pub message_retention_days: Option<String>,
+    /// `POST /channels/create`: the channel must be new, and only `principals` (perhaps
+    /// nobody) are subscribed.
+    pub create_only: bool,
+}
+
+impl SubscribeRequest {
+    /// The request of a subscription that creates nothing new but what it names.
+    pub fn new(channels: Vec<(String, String)>, principals: Option<Vec<Principal>>) -> Self {
+        SubscribeRequest {
+            channels,
+            principals,
+            authorization_errors_fatal: true,
+            invite_only: false,
+            history_public_to_subscribers: None,
+            folder_id: None,
+            groups: Vec::new(),
+            is_web_public: false,
+            message_retention_days: None,
+            create_only: false,
+        }
+    }
+
+    /// The creation settings checked before anything is read.
+    fn check_creation_settings(&self, me: &UserRow) -> ApiResult<()> {
+        if self.is_web_public {
+            return Err(ApiError::bad_request("Web-public channels are not enabled."));
+        }
+        if let Some(days) = &self.message_retention_days {
+            crate::actions::channel_settings::check_retention(me, days)?;
+        }
+        Ok(())
+    }
 }
 
 impl SubscribeRequest {
@@ -111,6 +146,7 @@ pub async fn check_subscribe(db: &D1Database, env: &Env, me: &UserRow, req: &Sub
             return Err(ApiError::too_long("description", MAX_CHANNEL_DESCRIPTION_LENGTH));
         }
     }
+    req.check_creation_settings(me)?;
     let principals = req.principals.as_deref().filter(|p| !p.is_empty());
     // Distinct names, case-insensitively, in request order.
     let mut seen = HashSet::new();
@@ -131,6 +167,7 @@ pub async fn check_subscribe(db: &D1Database, env: &Env, me: &UserRow, req: &Sub
     let lookup = lookup.run(db).await?;
     let targets = match (principals, named) {
         (Some(p), Some(named)) => principal_users(lookup.rows(named)?, p)?,
+        _ if req.create_only => Vec::new(),
         _ => vec![me.clone()],
     };
     let for_others = targets.iter().any(|u| u.id != me.id);
@@ -138,6 +175,9 @@ pub async fn check_subscribe(db: &D1Database, env: &Env, me: &UserRow, req: &Sub
         return Err(ApiError::insufficient_permission());
     }
     let existing: Vec<ChannelViewRow> = lookup.rows(existing)?;
+    if let Some(c) = existing.first().filter(|_| req.create_only) {
+        return Err(ApiError::channel_already_exists(&c.name));
+    }
     let already: HashSet<(i64, i64)> = lookup.rows(already)?.into_iter().map(|r| (r.user_id, r.channel_id)).collect();
     if let Some(folder) = folder {
         lookup.first(folder)?.ok_or_else(invalid_folder_id)?;
@@ -223,6 +263,16 @@ impl RightsReads {
         }
         Ok(ChannelRights(rights))
     }
+}
+
+/// `POST /channels/create`: creates the one channel `req` names, subscribing only its
+/// principals, and answers its id.
+pub async fn check_create_channel(db: &D1Database, env: &Env, me: &UserRow, req: &SubscribeRequest) -> ApiResult<i64> {
+    let Some((name, _)) = req.channels.first() else { return Err(ApiError::bad_request("Channel name can't be empty.")) };
+    check_subscribe(db, env, me, req).await?;
+    let names = serde_json::to_string(&[name.trim()])?;
+    let created: Option<ChannelViewRow> = db::first(subscriptions::by_names_for_user_stmt(db, me.realm_id, me.id, &names)?).await?;
+    created.map(|c| c.id).ok_or_else(|| ApiError::bad_request(format!("Invalid channel name '{name}'")))
 }
 
 /// The requested channels, sorted: those the caller may subscribe to (existing or to

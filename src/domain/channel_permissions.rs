@@ -38,8 +38,7 @@ pub const CAN_ADMINISTER: ChannelGroupSetting = setting("can_administer_channel_
 pub const CAN_ADD_SUBSCRIBERS: ChannelGroupSetting = setting("can_add_subscribers_group", system_groups::NOBODY, false);
 
 /// Who may unsubscribe others.
-pub const CAN_REMOVE_SUBSCRIBERS: ChannelGroupSetting =
-    setting("can_remove_subscribers_group", system_groups::ADMINISTRATORS, true);
+pub const CAN_REMOVE_SUBSCRIBERS: ChannelGroupSetting = setting("can_remove_subscribers_group", system_groups::ADMINISTRATORS, true);
 
 /// Who may subscribe themselves, notably to a private channel.
 pub const CAN_SUBSCRIBE: ChannelGroupSetting = setting("can_subscribe_group", system_groups::NOBODY, false);
@@ -104,7 +103,8 @@ pub struct SubscriptionRights {
 }
 
 /// The settings [`SubscriptionRights`] holds, in its order.
-pub const SUBSCRIPTION_SETTINGS: [&ChannelGroupSetting; 4] = [&CAN_ADMINISTER, &CAN_ADD_SUBSCRIBERS, &CAN_REMOVE_SUBSCRIBERS, &CAN_SUBSCRIBE];
+pub const SUBSCRIPTION_SETTINGS: [&ChannelGroupSetting; 4] =
+    [&CAN_ADMINISTER, &CAN_ADD_SUBSCRIBERS, &CAN_REMOVE_SUBSCRIBERS, &CAN_SUBSCRIBE];
 
 impl SubscriptionRights {
     /// From memberships in [`SUBSCRIPTION_SETTINGS`] order.
