@@ -105,8 +105,14 @@ impl SubscribeRequest {
         }
     }
 
-    /// The creation settings checked before anything is read.
+    /// The names, descriptions and creation settings, checked before anything is read.
     fn check_creation_settings(&self, me: &UserRow) -> ApiResult<()> {
+        for (name, description) in &self.channels {
+            check_channel_name(name)?;
+            if description.chars().count() as i64 > MAX_CHANNEL_DESCRIPTION_LENGTH {
+                return Err(ApiError::too_long("description", MAX_CHANNEL_DESCRIPTION_LENGTH));
+            }
+        }
         if self.is_web_public {
             return Err(ApiError::bad_request("Web-public channels are not enabled."));
         }
@@ -140,12 +146,6 @@ impl SubscribeRequest {
 /// when authorization errors are not fatal, `unauthorized`.
 pub async fn check_subscribe(db: &D1Database, env: &Env, me: &UserRow, req: &SubscribeRequest) -> ApiResult<Value> {
     let realm_id = me.realm_id;
-    for (name, description) in &req.channels {
-        check_channel_name(name)?;
-        if description.chars().count() as i64 > MAX_CHANNEL_DESCRIPTION_LENGTH {
-            return Err(ApiError::too_long("description", MAX_CHANNEL_DESCRIPTION_LENGTH));
-        }
-    }
     req.check_creation_settings(me)?;
     let principals = req.principals.as_deref().filter(|p| !p.is_empty());
     // Distinct names, case-insensitively, in request order.
