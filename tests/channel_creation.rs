@@ -101,7 +101,8 @@ fn creation_applies_every_parameter() {
         ("can_delete_any_message_group", admins.as_str()),
         ("can_delete_own_message_group", admins.as_str()),
     ];
-    let id = created_id(&create(&iago(), &name, &[hamlet().user_id], &extra).success());
+    // The owner: only owners set a retention policy.
+    let id = created_id(&create(&Client::dev("desdemona@zulip.com"), &name, &[hamlet().user_id], &extra).success());
     let s = stream(&hamlet(), id);
     assert_eq!(s["description"], "All about **music**");
     assert_eq!((s["invite_only"].as_bool(), s["history_public_to_subscribers"].as_bool()), (Some(true), Some(true)));
