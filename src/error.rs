@@ -35,6 +35,7 @@ pub enum ErrorCode {
     InvitationFailed,
     UnsupportedWebhookEventType,
     MissingHttpEventHeader,
+    ChannelAlreadyExists,
     InternalServerError,
 }
 
@@ -66,6 +67,7 @@ impl ErrorCode {
             ErrorCode::InvitationFailed => "INVITATION_FAILED",
             ErrorCode::UnsupportedWebhookEventType => "UNSUPPORTED_WEBHOOK_EVENT_TYPE",
             ErrorCode::MissingHttpEventHeader => "MISSING_HTTP_EVENT_HEADER",
+            ErrorCode::ChannelAlreadyExists => "CHANNEL_ALREADY_EXISTS",
             ErrorCode::InternalServerError => "INTERNAL_SERVER_ERROR",
         }
     }
@@ -228,6 +230,11 @@ impl ApiError {
     /// `UNAUTHORIZED_PRINCIPAL` (zerver/lib/exceptions.py, OrganizationAdministratorRequiredError).
     pub fn must_be_admin() -> Self {
         Self::new(ErrorCode::UnauthorizedPrincipal, "Must be an organization administrator")
+    }
+
+    /// `POST /channels/create` of a name the organization has (a 409).
+    pub fn channel_already_exists(name: &str) -> Self {
+        Self::new(ErrorCode::ChannelAlreadyExists, format!("Channel '{name}' already exists")).with_status(409)
     }
 
     /// Role changes to or from owner by a non-owner (OrganizationOwnerRequiredError).

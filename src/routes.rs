@@ -347,6 +347,7 @@ fn route<'a>(ctx: &'a RequestContext, method: Method, path: &'a [&'a str]) -> Op
         (Delete, ["users", "me", "subscriptions"]) => h(channels::unsubscribe(ctx)),
         (Get, ["users", "me", "subscriptions"]) => h(channels::get_subscriptions(ctx)),
         (Get, ["users", "me", stream_id, "topics"]) => h(channels::get_stream_topics(ctx, stream_id)),
+        (Post, ["channels", "create"]) => h(channels::create_channel(ctx)),
         (Get, ["streams"]) => h(channels::get_streams(ctx)),
         (Get, ["streams", stream_id]) => h(channels::get_stream(ctx, stream_id)),
         (Patch, ["streams", stream_id]) => h(channels::update_stream(ctx, stream_id)),

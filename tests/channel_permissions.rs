@@ -1,8 +1,12 @@
-//! A channel's permission groups: `can_send_message_group` and
-//! `can_administer_channel_group`, set when `POST /users/me/subscriptions` creates the
-//! channel or by `PATCH /streams/{stream_id}`, shown in channel objects and `stream`
-//! `update` events, and enforced by sending and by channel administration. Every test
-//! makes its own channel and groups.
+//! A channel's permission groups (`can_send_message_group`, `can_administer_channel_group`,
+//! `can_add_subscribers_group`, `can_remove_subscribers_group`, `can_subscribe_group`,
+//! `can_move_messages_within_channel_group`, `can_resolve_topics_group`,
+//! `can_delete_any_message_group`, `can_delete_own_message_group`), set when
+//! `POST /users/me/subscriptions` creates the channel or by `PATCH /streams/{stream_id}`,
+//! shown in channel objects and `stream` `update` events, and enforced by sending, channel
+//! administration, subscribing, moving, resolving and deleting. Every test makes its own
+//! channel and groups; the tests of moving, resolving and deleting make their own
+//! organization, whose organization-level settings they restrict.
 
 mod accounts;
 mod chat;
@@ -77,7 +81,20 @@ fn a_new_channel_has_zulips_default_groups() {
     assert_eq!(s["can_send_message_group"], system_group("role:everyone"));
     assert_eq!(s["can_administer_channel_group"], system_group("role:nobody"));
     assert_eq!(s["can_remove_subscribers_group"], system_group("role:administrators"));
+    for setting in NOBODY_BY_DEFAULT {
+        assert_eq!(s[setting], system_group("role:nobody"), "{setting}");
+    }
 }
+
+/// The settings whose default is `role:nobody`, besides `can_administer_channel_group`.
+const NOBODY_BY_DEFAULT: [&str; 6] = [
+    "can_add_subscribers_group",
+    "can_subscribe_group",
+    "can_move_messages_within_channel_group",
+    "can_resolve_topics_group",
+    "can_delete_any_message_group",
+    "can_delete_own_message_group",
+];
 
 #[test]
 fn creation_sets_the_groups_shown_everywhere() {
@@ -197,4 +214,319 @@ fn groups_must_suit_the_setting() {
     let s = stream(&hamlet(), id);
     assert_eq!(s["can_administer_channel_group"], system_group("role:nobody"));
     assert_eq!(s["can_send_message_group"], system_group("role:everyone"));
+}
+
+// ---- every setting: creation, PATCH, events
+
+/// The seven settings beyond posting and administering, each with a group that suits it.
+fn seven_settings() -> Vec<(&'static str, i64)> {
+    let group = group_of(&[othello().user_id]);
+    let admins = system_group("role:administrators");
+    vec![
+        ("can_add_subscribers_group", group),
+        ("can_remove_subscribers_group", group),
+        ("can_subscribe_group", group),
+        ("can_move_messages_within_channel_group", group),
+        ("can_resolve_topics_group", group),
+        ("can_delete_any_message_group", admins),
+        ("can_delete_own_message_group", admins),
+    ]
+}
+
+#[test]
+fn creation_sets_every_permission_group() {
+    let settings = seven_settings();
+    let values: Vec<(&str, String)> = settings.iter().map(|(k, v)| (*k, v.to_string())).collect();
+    let form: Vec<(&str, &str)> = values.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    let id = create_channel(&iago(), &unique("all-groups-"), &form, &[hamlet().user_id]);
+    let s = stream(&hamlet(), id);
+    for (setting, group) in &settings {
+        assert_eq!(s[setting], *group, "{setting}");
+    }
+    let state = hamlet().post("/register", &[("fetch_event_types", r#"["subscription"]"#)]).success();
+    let sub = state["subscriptions"].as_array().unwrap().iter().find(|s| s["stream_id"] == id).cloned().unwrap();
+    for (setting, group) in &settings {
+        assert_eq!(sub[setting], *group, "{setting} in /register");
+    }
+}
+
+#[test]
+fn each_permission_group_change_reaches_viewers_as_a_stream_update() {
+    let (_, id) = new_channel(&hamlet(), &[&othello()], false, true);
+    let mut queue = register_for(&othello(), r#"["stream"]"#);
+    for (setting, group) in seven_settings() {
+        set(&iago(), id, setting, json!({ "new": group })).success();
+        let event =
+            queue.wait_for(setting, |e| e["type"] == "stream" && e["op"] == "update" && e["stream_id"] == id && e["property"] == setting);
+        assert_eq!(event["value"], group, "{setting}");
+        assert_eq!(stream(&othello(), id)[setting], group, "{setting}");
+    }
+}
+
+#[test]
+fn only_moderators_and_up_let_anyone_delete_messages() {
+    let (_, id) = new_channel(&hamlet(), &[], false, true);
+    set(&iago(), id, "can_administer_channel_group", json!(group_of(&[hamlet().user_id]))).success();
+    let members = system_group("role:members");
+    for setting in ["can_delete_any_message_group", "can_delete_own_message_group"] {
+        set(&hamlet(), id, setting, json!(members)).bad_request("BAD_REQUEST", "Insufficient permission");
+        assert_eq!(stream(&hamlet(), id)[setting], system_group("role:nobody"), "{setting} unchanged");
+        set(&hamlet(), id, setting, json!(system_group("role:nobody"))).success();
+    }
+    set(&iago(), id, "can_delete_own_message_group", json!(members)).success();
+}
+
+#[test]
+fn a_member_creating_a_channel_may_not_let_anyone_delete_messages() {
+    let name = unique("no-deleters-");
+    let subs = json!([{ "name": name }]).to_string();
+    let members = system_group("role:members").to_string();
+    hamlet()
+        .post("/users/me/subscriptions", &[("subscriptions", &subs), ("can_delete_own_message_group", &members)])
+        .bad_request("BAD_REQUEST", "Insufficient permission");
+    hamlet().get("/get_stream_id", &[("stream", &name)]).bad_request("BAD_REQUEST", &format!("Invalid channel name '{name}'"));
+}
+
+#[test]
+fn subscribing_settings_refuse_role_everyone() {
+    let (_, id) = new_channel(&hamlet(), &[], false, true);
+    let everyone = system_group("role:everyone");
+    for setting in ["can_add_subscribers_group", "can_subscribe_group"] {
+        set(&iago(), id, setting, json!(everyone))
+            .bad_request("BAD_REQUEST", &format!("'{setting}' setting cannot be set to 'role:everyone' group."));
+    }
+    set(&iago(), id, "can_remove_subscribers_group", json!(everyone)).success();
+}
+
+// ---- subscribing
+
+fn subscribe_to(client: &Client, name: &str, principals: &[i64]) -> Resp {
+    let subs = json!([{ "name": name }]).to_string();
+    let principals = json!(principals).to_string();
+    let mut form = vec![("subscriptions", subs.as_str())];
+    if principals != "[]" {
+        form.push(("principals", principals.as_str()));
+    }
+    client.post("/users/me/subscriptions", &form)
+}
+
+/// The ids of the channel's subscribers, as hamlet (subscribed to every test channel) sees them.
+fn members_of(id: i64) -> Vec<i64> {
+    let body = hamlet().get(&format!("/streams/{id}/members"), &[]).success();
+    body["subscribers"].as_array().unwrap().iter().map(|v| v.as_i64().unwrap()).collect()
+}
+
+fn cordelia() -> Client {
+    Client::dev("cordelia@zulip.com")
+}
+
+#[test]
+fn can_subscribe_group_lets_a_member_join_a_private_channel() {
+    let (name, id) = new_channel(&hamlet(), &[], true, true);
+    subscribe_to(&othello(), &name, &[]).bad_request("BAD_REQUEST", &format!("Unable to access channel ({name})."));
+    assert!(!members_of(id).contains(&othello().user_id), "the refused request subscribed nobody");
+    set(&iago(), id, "can_subscribe_group", json!(group_of(&[othello().user_id]))).success();
+    subscribe_to(&othello(), &name, &[]).success();
+    assert!(members_of(id).contains(&othello().user_id));
+}
+
+#[test]
+fn joining_through_can_subscribe_group_also_lets_a_member_add_others() {
+    let (name, id) = new_channel(&hamlet(), &[], true, true);
+    set(&iago(), id, "can_subscribe_group", json!(group_of(&[othello().user_id]))).success();
+    subscribe_to(&othello(), &name, &[cordelia().user_id]).success();
+    assert!(members_of(id).contains(&cordelia().user_id), "joining grants access, and members may add subscribers where they may join");
+}
+
+#[test]
+fn a_guest_never_joins_through_can_subscribe_group() {
+    let polonius = Client::dev("polonius@zulip.com");
+    let (name, id) = new_channel(&hamlet(), &[], true, true);
+    set(&iago(), id, "can_subscribe_group", json!(group_of(&[polonius.user_id]))).success();
+    subscribe_to(&polonius, &name, &[]).bad_request("BAD_REQUEST", &format!("Unable to access channel ({name})."));
+    assert!(!members_of(id).contains(&polonius.user_id));
+}
+
+#[test]
+fn can_add_subscribers_group_lets_a_non_subscriber_add_others_to_a_private_channel() {
+    let (name, id) = new_channel(&hamlet(), &[], true, true);
+    subscribe_to(&othello(), &name, &[cordelia().user_id]).bad_request("BAD_REQUEST", &format!("Unable to access channel ({name})."));
+    assert!(!members_of(id).contains(&cordelia().user_id), "the refused request subscribed nobody");
+    set(&iago(), id, "can_add_subscribers_group", json!(group_of(&[othello().user_id]))).success();
+    let body = subscribe_to(&othello(), &name, &[cordelia().user_id]).success();
+    assert_eq!(body["subscribed"][cordelia().user_id.to_string()], json!([name]));
+    assert!(members_of(id).contains(&cordelia().user_id));
+    assert!(!members_of(id).contains(&othello().user_id), "adding others does not subscribe the adder");
+}
+
+// ---- unsubscribing others
+
+fn unsubscribe(client: &Client, name: &str, principals: &[i64]) -> Resp {
+    let subs = json!([name]).to_string();
+    let principals = json!(principals).to_string();
+    client.delete("/users/me/subscriptions", &[("subscriptions", &subs), ("principals", &principals)])
+}
+
+#[test]
+fn by_default_only_administrators_unsubscribe_others() {
+    let (name, id) = new_channel(&hamlet(), &[&cordelia()], false, true);
+    unsubscribe(&othello(), &name, &[cordelia().user_id]).bad_request("BAD_REQUEST", "Insufficient permission");
+    assert!(members_of(id).contains(&cordelia().user_id), "the refused request removed nobody");
+    unsubscribe(&iago(), &name, &[cordelia().user_id]).success();
+    assert!(!members_of(id).contains(&cordelia().user_id));
+}
+
+#[test]
+fn can_remove_subscribers_group_lets_its_members_unsubscribe_others() {
+    let (name, id) = new_channel(&hamlet(), &[&cordelia()], false, true);
+    set(&iago(), id, "can_remove_subscribers_group", json!(group_of(&[othello().user_id]))).success();
+    let body = unsubscribe(&othello(), &name, &[cordelia().user_id]).success();
+    assert_eq!(body["removed"], json!([name]));
+    assert!(!members_of(id).contains(&cordelia().user_id));
+}
+
+#[test]
+fn channel_administrators_unsubscribe_others() {
+    let (name, id) = new_channel(&hamlet(), &[&cordelia()], false, true);
+    set(&iago(), id, "can_administer_channel_group", json!(group_of(&[othello().user_id]))).success();
+    unsubscribe(&othello(), &name, &[cordelia().user_id]).success();
+    assert!(!members_of(id).contains(&cordelia().user_id));
+}
+
+// ---- moving, resolving and deleting, in an organization of their own
+
+/// A new organization where only administrators move and resolve topics and nobody deletes
+/// their own messages; its owner, a member, and the owner's channel with the member in it.
+struct Organization {
+    owner: Client,
+    member: Client,
+    channel_id: i64,
+}
+
+impl Organization {
+    fn new() -> Self {
+        let (owner, member) = organization_with_member("chanperm", "Channel permissions", "a-long-member-password");
+        let group = |name: &str| -> i64 {
+            let groups = owner.get("/user_groups", &[]).success()["user_groups"].as_array().unwrap().clone();
+            groups.iter().find(|g| g["name"] == name).unwrap()["id"].as_i64().unwrap()
+        };
+        let (admins, nobody) = (group("role:administrators"), group("role:nobody"));
+        owner
+            .patch(
+                "/realm",
+                &[
+                    ("can_move_messages_between_topics_group", &json!({ "new": admins }).to_string()),
+                    ("can_resolve_topics_group", &json!({ "new": admins }).to_string()),
+                    ("can_delete_own_message_group", &json!({ "new": nobody }).to_string()),
+                ],
+            )
+            .success();
+        let channel_id = create_channel(&owner, &unique("org-channel-"), &[], &[member.user_id]);
+        Organization { owner, member, channel_id }
+    }
+
+    /// Puts the member in the channel's `setting` (through a group of its own).
+    fn grant(&self, setting: &str) {
+        let form = [("name", unique("grant")), ("description", "grant".into()), ("members", json!([self.member.user_id]).to_string())];
+        let form: Vec<(&str, &str)> = form.iter().map(|(k, v)| (*k, v.as_str())).collect();
+        let group = self.owner.post("/user_groups/create", &form).success()["group_id"].as_i64().unwrap();
+        set(&self.owner, self.channel_id, setting, json!({ "new": group })).success();
+    }
+
+    fn send(&self, client: &Client, topic: &str) -> i64 {
+        chat::send_to_channel_id(client, self.channel_id, topic, "permissions")
+    }
+
+    fn topic_of(&self, message_id: i64) -> String {
+        chat::fetch(&self.owner, message_id)["subject"].as_str().unwrap().to_string()
+    }
+}
+
+const NO_EDITING: &str = "You don't have permission to edit this message";
+const NO_RESOLVING: &str = "You don't have permission to resolve topics in this channel.";
+const NO_DELETING: &str = "You don't have permission to delete this message";
+
+#[test]
+fn can_move_messages_within_channel_group_lets_a_member_move_topics() {
+    let org = Organization::new();
+    let id = org.send(&org.owner, "before");
+    chat::edit(&org.member, id, &[("topic", "after")]).bad_request("BAD_REQUEST", NO_EDITING);
+    assert_eq!(org.topic_of(id), "before", "the refused move changed nothing");
+    org.grant("can_move_messages_within_channel_group");
+    chat::edit(&org.member, id, &[("topic", "after")]).success();
+    assert_eq!(org.topic_of(id), "after");
+}
+
+#[test]
+fn channel_administrators_move_topics() {
+    let org = Organization::new();
+    let id = org.send(&org.owner, "before");
+    org.grant("can_administer_channel_group");
+    chat::edit(&org.member, id, &[("topic", "after")]).success();
+    assert_eq!(org.topic_of(id), "after");
+}
+
+#[test]
+fn can_resolve_topics_group_lets_a_member_resolve_topics() {
+    let org = Organization::new();
+    let id = org.send(&org.owner, "question");
+    chat::edit(&org.member, id, &[("topic", "✔ question")]).bad_request("BAD_REQUEST", NO_RESOLVING);
+    assert_eq!(org.topic_of(id), "question", "the refused resolve changed nothing");
+    org.grant("can_resolve_topics_group");
+    chat::edit(&org.member, id, &[("topic", "✔ question")]).success();
+    assert_eq!(org.topic_of(id), "✔ question");
+}
+
+#[test]
+fn can_resolve_topics_group_does_not_let_its_members_rename_topics() {
+    let org = Organization::new();
+    let id = org.send(&org.owner, "question");
+    org.grant("can_resolve_topics_group");
+    chat::edit(&org.member, id, &[("topic", "renamed")]).bad_request("BAD_REQUEST", NO_EDITING);
+    assert_eq!(org.topic_of(id), "question");
+}
+
+fn still_there(org: &Organization, message_id: i64) -> bool {
+    org.owner.get(&format!("/messages/{message_id}"), &[]).status == 200
+}
+
+#[test]
+fn can_delete_any_message_group_lets_a_member_delete_others_messages() {
+    let org = Organization::new();
+    let id = org.send(&org.owner, "deletions");
+    org.member.delete(&format!("/messages/{id}"), &[]).bad_request("BAD_REQUEST", NO_DELETING);
+    assert!(still_there(&org, id), "the refused deletion deleted nothing");
+    org.grant("can_delete_any_message_group");
+    org.member.delete(&format!("/messages/{id}"), &[]).success();
+    assert!(!still_there(&org, id));
+}
+
+#[test]
+fn can_delete_own_message_group_lets_a_member_delete_their_own_where_the_organization_does_not() {
+    let org = Organization::new();
+    let id = org.send(&org.member, "deletions");
+    org.member.delete(&format!("/messages/{id}"), &[]).bad_request("BAD_REQUEST", NO_DELETING);
+    assert!(still_there(&org, id), "the refused deletion deleted nothing");
+    org.grant("can_delete_own_message_group");
+    org.member.delete(&format!("/messages/{id}"), &[]).success();
+    assert!(!still_there(&org, id));
+}
+
+#[test]
+fn can_delete_own_message_group_does_not_reach_others_messages() {
+    let org = Organization::new();
+    let id = org.send(&org.owner, "deletions");
+    org.grant("can_delete_own_message_group");
+    org.member.delete(&format!("/messages/{id}"), &[]).bad_request("BAD_REQUEST", NO_DELETING);
+    assert!(still_there(&org, id));
+}
+
+#[test]
+fn a_channel_group_governs_only_its_channel() {
+    let org = Organization::new();
+    org.grant("can_delete_any_message_group");
+    let elsewhere = create_channel(&org.owner, &unique("elsewhere-"), &[], &[org.member.user_id]);
+    let id = chat::send_to_channel_id(&org.owner, elsewhere, "deletions", "elsewhere");
+    org.member.delete(&format!("/messages/{id}"), &[]).bad_request("BAD_REQUEST", NO_DELETING);
+    assert!(still_there(&org, id));
 }

@@ -206,18 +206,20 @@ fn check_changes(me: &UserRow, state: &ChannelState, changes: &ChannelChanges) -
         }
         plan.folder = (folder_id != c.folder_id).then_some(folder_id);
     }
-    plan.groups = check_group_changes(state, &changes.groups)?;
+    plan.groups = check_group_changes(me, state, &changes.groups)?;
     Ok(plan)
 }
 
 /// The permission settings that change: each new group checked, each `old` matching.
 fn check_group_changes(
+    me: &UserRow,
     state: &ChannelState,
     changes: &[(&'static ChannelGroupSetting, GroupChange)],
 ) -> ApiResult<Vec<(&'static str, i64)>> {
     let mut changed = Vec::new();
     for (setting, change) in changes {
         channel_permissions::check_group(setting, change.new, &state.named_groups)?;
+        channel_permissions::check_may_grant(setting, change.new, &state.named_groups, me)?;
         let current = state.channel.group_setting(setting.name);
         let current = current.or_else(|| state.groups.0.get(setting.default_group).copied()).unwrap_or_default();
         channel_permissions::check_old(change, current)?;
@@ -230,7 +232,7 @@ fn check_group_changes(
 
 /// `message_retention_days`: owners only. This server keeps every message (Zulip's
 /// default, `realm_default`), and has no retention policies to set.
-fn check_retention(me: &UserRow, days: &str) -> ApiResult<()> {
+pub fn check_retention(me: &UserRow, days: &str) -> ApiResult<()> {
     if !me.role.is_at_least(crate::model::Role::Owner) {
         return Err(ApiError::must_be_owner());
     }
@@ -300,11 +302,7 @@ fn changed(channel: &ChannelViewRow, plan: &Plan) -> ChannelViewRow {
         c.folder_id = folder;
     }
     for (setting, group_id) in &plan.groups {
-        match *setting {
-            "can_send_message_group" => c.can_send_message_group = Some(*group_id),
-            "can_administer_channel_group" => c.can_administer_channel_group = Some(*group_id),
-            _ => {}
-        }
+        c.set_group_setting(setting, *group_id);
     }
     c
 }

@@ -9,11 +9,12 @@ use worker::{D1Database, D1PreparedStatement, Env};
 use crate::db::batch::{Batch, BatchResults, Slot};
 use crate::db::channel_folders::{self, ChannelFolderRow};
 use crate::db::subscriptions::{self, ActiveUserRow, ChannelViewRow, SubscriberRow, SystemGroupRow};
+use crate::db::user_groups::IsMemberRow;
 use crate::db::user_groups::{self, GroupNameRow};
 use crate::db::users::{self, UserRow};
 use crate::db::{self};
 use crate::domain::channel_folders::invalid_folder_id;
-use crate::domain::channel_permissions::{self, ChannelGroupSetting, CAN_ADMINISTER, CAN_SEND_MESSAGE};
+use crate::domain::channel_permissions::{self, ChannelGroupSetting, SubscriptionRights, SUBSCRIPTION_SETTINGS};
 use crate::domain::channels::{check_channel_name, color_for, stream_dict, subscription_dict, SystemGroups};
 use crate::domain::register_state::MAX_CHANNEL_DESCRIPTION_LENGTH;
 use crate::error::{ApiError, ApiResult};
@@ -79,14 +80,50 @@ pub struct SubscribeRequest {
     pub folder_id: Option<i64>,
     /// Permission settings of the channels this request creates (checked like the folder).
     pub groups: Vec<(&'static ChannelGroupSetting, i64)>,
+    /// Creation settings this server refuses unless they are Zulip's default.
+    pub is_web_public: bool,
+    pub message_retention_days: Option<String>,
+    /// `POST /channels/create`: the channel must be new, and only `principals` (perhaps
+    /// nobody) are subscribed.
+    pub create_only: bool,
 }
 
 impl SubscribeRequest {
-    /// The group a permission setting of the new channels is set to, if the request sets it.
-    fn group(&self, setting: &ChannelGroupSetting) -> Option<i64> {
-        self.groups.iter().find(|(s, _)| s.name == setting.name).map(|(_, id)| *id)
+    /// The request of a subscription that creates nothing new but what it names.
+    pub fn new(channels: Vec<(String, String)>, principals: Option<Vec<Principal>>) -> Self {
+        SubscribeRequest {
+            channels,
+            principals,
+            authorization_errors_fatal: true,
+            invite_only: false,
+            history_public_to_subscribers: None,
+            folder_id: None,
+            groups: Vec::new(),
+            is_web_public: false,
+            message_retention_days: None,
+            create_only: false,
+        }
     }
 
+    /// The names, descriptions and creation settings, checked before anything is read.
+    fn check_creation_settings(&self, me: &UserRow) -> ApiResult<()> {
+        for (name, description) in &self.channels {
+            check_channel_name(name)?;
+            if description.chars().count() as i64 > MAX_CHANNEL_DESCRIPTION_LENGTH {
+                return Err(ApiError::too_long("description", MAX_CHANNEL_DESCRIPTION_LENGTH));
+            }
+        }
+        if self.is_web_public {
+            return Err(ApiError::bad_request("Web-public channels are not enabled."));
+        }
+        if let Some(days) = &self.message_retention_days {
+            crate::actions::channel_settings::check_retention(me, days)?;
+        }
+        Ok(())
+    }
+}
+
+impl SubscribeRequest {
     /// Reads the active groups the permission settings name, if any, in `batch`.
     fn add_group_names(&self, batch: &mut Batch, db: &D1Database, realm_id: i64) -> ApiResult<Option<Slot<GroupNameRow>>> {
         let ids: Vec<i64> = self.groups.iter().map(|(_, id)| *id).collect();
@@ -95,9 +132,10 @@ impl SubscribeRequest {
     }
 
     /// Each permission setting's group suits it (`named`: what [`Self::add_group_names`] read).
-    fn check_groups(&self, named: &[GroupNameRow]) -> ApiResult<()> {
+    fn check_groups(&self, me: &UserRow, named: &[GroupNameRow]) -> ApiResult<()> {
         for (setting, group_id) in &self.groups {
             channel_permissions::check_group(setting, *group_id, named)?;
+            channel_permissions::check_may_grant(setting, *group_id, named, me)?;
         }
         Ok(())
     }
@@ -108,12 +146,7 @@ impl SubscribeRequest {
 /// when authorization errors are not fatal, `unauthorized`.
 pub async fn check_subscribe(db: &D1Database, env: &Env, me: &UserRow, req: &SubscribeRequest) -> ApiResult<Value> {
     let realm_id = me.realm_id;
-    for (name, description) in &req.channels {
-        check_channel_name(name)?;
-        if description.chars().count() as i64 > MAX_CHANNEL_DESCRIPTION_LENGTH {
-            return Err(ApiError::too_long("description", MAX_CHANNEL_DESCRIPTION_LENGTH));
-        }
-    }
+    req.check_creation_settings(me)?;
     let principals = req.principals.as_deref().filter(|p| !p.is_empty());
     // Distinct names, case-insensitively, in request order.
     let mut seen = HashSet::new();
@@ -130,9 +163,11 @@ pub async fn check_subscribe(db: &D1Database, env: &Env, me: &UserRow, req: &Sub
     let folder =
         req.folder_id.map(|id| channel_folders::by_id_stmt(db, realm_id, id)).transpose()?.map(|stmt| lookup.add::<ChannelFolderRow>(stmt));
     let named_groups = req.add_group_names(&mut lookup, db, realm_id)?;
+    let rights = RightsReads::add(&mut lookup, me, &names)?;
     let lookup = lookup.run(db).await?;
     let targets = match (principals, named) {
         (Some(p), Some(named)) => principal_users(lookup.rows(named)?, p)?,
+        _ if req.create_only => Vec::new(),
         _ => vec![me.clone()],
     };
     let for_others = targets.iter().any(|u| u.id != me.id);
@@ -140,13 +175,17 @@ pub async fn check_subscribe(db: &D1Database, env: &Env, me: &UserRow, req: &Sub
         return Err(ApiError::insufficient_permission());
     }
     let existing: Vec<ChannelViewRow> = lookup.rows(existing)?;
+    if let Some(c) = existing.first().filter(|_| req.create_only) {
+        return Err(ApiError::channel_already_exists(&c.name));
+    }
     let already: HashSet<(i64, i64)> = lookup.rows(already)?.into_iter().map(|r| (r.user_id, r.channel_id)).collect();
     if let Some(folder) = folder {
         lookup.first(folder)?.ok_or_else(invalid_folder_id)?;
     }
-    req.check_groups(&lookup.rows_if_added(named_groups)?)?;
+    req.check_groups(me, &lookup.rows_if_added(named_groups)?)?;
+    let rights = rights.take(&lookup)?;
 
-    let sorted = sort_requested(me, &requested, &existing, req.authorization_errors_fatal)?;
+    let sorted = sort_requested(me, &requested, &existing, &rights, req.authorization_errors_fatal)?;
     let Sorted { authorized, to_create, unauthorized } = sorted;
     let now = db::now();
     let mut writes = creation_writes(db, me, req, &to_create, now)?;
@@ -183,6 +222,59 @@ pub async fn check_subscribe(db: &D1Database, env: &Env, me: &UserRow, req: &Sub
     Ok(body)
 }
 
+/// The caller's membership in the subscription settings of the channels named (those
+/// that exist), read in the request's batch.
+struct RightsReads {
+    slots: Vec<(String, [Slot<IsMemberRow>; 4])>,
+}
+
+/// What [`RightsReads`] read, by lowercase channel name.
+struct ChannelRights(HashMap<String, SubscriptionRights>);
+
+impl ChannelRights {
+    fn of(&self, name: &str) -> SubscriptionRights {
+        self.0.get(&name.trim().to_lowercase()).copied().unwrap_or_default()
+    }
+}
+
+impl RightsReads {
+    fn add(batch: &mut Batch, me: &UserRow, names: &[String]) -> ApiResult<Self> {
+        let mut slots = Vec::new();
+        for name in names {
+            let read = |setting: &ChannelGroupSetting| {
+                let when_default = channel_permissions::in_default_group(setting, me);
+                crate::db::channels::in_group_setting_stmt(me.realm_id, -1, name, setting.name, me.id, when_default)
+            };
+            let [a, b, c, d] = SUBSCRIPTION_SETTINGS;
+            let reads = [batch.add(read(a)?), batch.add(read(b)?), batch.add(read(c)?), batch.add(read(d)?)];
+            slots.push((name.trim().to_lowercase(), reads));
+        }
+        Ok(RightsReads { slots })
+    }
+
+    fn take(self, results: &BatchResults) -> ApiResult<ChannelRights> {
+        let mut rights = HashMap::new();
+        for (name, reads) in self.slots {
+            let mut member = [false; 4];
+            for (i, slot) in reads.into_iter().enumerate() {
+                member[i] = results.first(slot)?.is_some_and(|m| m.is_member != 0);
+            }
+            rights.insert(name, SubscriptionRights::from_memberships(member));
+        }
+        Ok(ChannelRights(rights))
+    }
+}
+
+/// `POST /channels/create`: creates the one channel `req` names, subscribing only its
+/// principals, and answers its id.
+pub async fn check_create_channel(db: &D1Database, env: &Env, me: &UserRow, req: &SubscribeRequest) -> ApiResult<i64> {
+    let Some((name, _)) = req.channels.first() else { return Err(ApiError::bad_request("Channel name can't be empty.")) };
+    check_subscribe(db, env, me, req).await?;
+    let names = serde_json::to_string(&[name.trim()])?;
+    let created: Option<ChannelViewRow> = db::first(subscriptions::by_names_for_user_stmt(db, me.realm_id, me.id, &names)?).await?;
+    created.map(|c| c.id).ok_or_else(|| ApiError::bad_request(format!("Invalid channel name '{name}'")))
+}
+
 /// The requested channels, sorted: those the caller may subscribe to (existing or to
 /// create), those it may not (an error when `authorization_errors_fatal`).
 struct Sorted {
@@ -191,13 +283,19 @@ struct Sorted {
     unauthorized: Vec<String>,
 }
 
-fn sort_requested(me: &UserRow, requested: &[&(String, String)], existing: &[ChannelViewRow], fatal: bool) -> ApiResult<Sorted> {
+fn sort_requested(
+    me: &UserRow,
+    requested: &[&(String, String)],
+    existing: &[ChannelViewRow],
+    rights: &ChannelRights,
+    fatal: bool,
+) -> ApiResult<Sorted> {
     let mut sorted = Sorted { authorized: Vec::new(), to_create: Vec::new(), unauthorized: Vec::new() };
     for (name, description) in requested.iter() {
         let name = name.trim();
         match existing.iter().find(|c| c.name.eq_ignore_ascii_case(name)) {
             Some(c) => {
-                let allowed = crate::domain::channels::can_see_channel(me, c);
+                let allowed = rights.of(name).may_join(me, crate::domain::channels::can_see_channel(me, c));
                 if allowed {
                     sorted.authorized.push(c.name.clone());
                 } else if fatal {
@@ -227,6 +325,7 @@ fn creation_writes(
     now: i64,
 ) -> ApiResult<Vec<D1PreparedStatement>> {
     let history_public = if req.invite_only { req.history_public_to_subscribers.unwrap_or(false) } else { true };
+    let groups: Vec<(&'static str, i64)> = req.groups.iter().map(|(setting, id)| (setting.name, *id)).collect();
     let mut writes = Vec::new();
     for (name, description) in to_create {
         let channel = subscriptions::NewChannel {
@@ -236,8 +335,7 @@ fn creation_writes(
             history_public_to_subscribers: history_public,
             folder_id: req.folder_id,
             creator_id: me.id,
-            can_send_message_group: req.group(&CAN_SEND_MESSAGE),
-            can_administer_channel_group: req.group(&CAN_ADMINISTER),
+            groups: &groups,
         };
         writes.extend(subscriptions::create_channel_stmts(db, me.realm_id, &channel, now)?);
     }
@@ -331,7 +429,8 @@ async fn emit_subscription_added(env: &Env, me: &UserRow, read: Subscribed, adde
 }
 
 /// Unsubscribes the principals (default: the caller) from the named channels. Removing
-/// others needs an administrator. Answers `removed` and `not_removed` (channel names).
+/// others needs Zulip's `can_remove_subscribers_group` rule
+/// ([`SubscriptionRights::may_remove_subscribers`]) for every named channel. Answers `removed` and `not_removed` (channel names).
 pub async fn check_unsubscribe(
     db: &D1Database,
     env: &Env,
@@ -348,15 +447,20 @@ pub async fn check_unsubscribe(
     let named = principals.map(|p| principals_stmt(db, realm_id, p)).transpose()?.map(|stmt| batch.add::<UserRow>(stmt));
     let channels = batch.add::<ChannelViewRow>(subscriptions::by_names_for_user_stmt(db, realm_id, me.id, &names_json)?);
     let subscribers = batch.add::<SubscriberRow>(subscriptions::subscribers_by_names_stmt(db, realm_id, &names_json)?);
+    let rights = principals.map(|_| RightsReads::add(&mut batch, me, names)).transpose()?;
     let results = batch.run(db).await?;
     let targets = match (principals, named) {
         (Some(p), Some(named)) => principal_users(results.rows(named)?, p)?,
         _ => vec![me.clone()],
     };
-    if targets.iter().any(|u| u.id != me.id) && !me.is_realm_admin() {
-        return Err(ApiError::insufficient_permission());
-    }
     let channels = results.rows(channels)?;
+    if targets.iter().any(|u| u.id != me.id) {
+        let rights = rights.map(|r| r.take(&results)).transpose()?.unwrap_or(ChannelRights(HashMap::new()));
+        let may = |c: &ChannelViewRow| rights.of(&c.name).may_remove_subscribers(me, crate::domain::channels::can_see_channel(me, c));
+        if !channels.iter().all(may) {
+            return Err(ApiError::insufficient_permission());
+        }
+    }
     let missing: Vec<&String> = names
         .iter()
         .filter(|n| !channels.iter().any(|c| c.name.eq_ignore_ascii_case(n.trim()) && crate::domain::channels::can_see_channel(me, c)))

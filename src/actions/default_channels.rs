@@ -109,13 +109,11 @@ pub async fn join_default_channels(db: &D1Database, env: &Env, user: &UserRow, i
         Err(_) => Vec::new(),
     };
     let request = SubscribeRequest {
-        channels: channels.iter().filter(|c| c.is_archived == 0).map(|c| (c.name.clone(), String::new())).collect(),
-        principals: Some(vec![Principal::Id(user.id)]),
         authorization_errors_fatal: false,
-        invite_only: false,
-        history_public_to_subscribers: None,
-        folder_id: None,
-        groups: Vec::new(),
+        ..SubscribeRequest::new(
+            channels.iter().filter(|c| c.is_archived == 0).map(|c| (c.name.clone(), String::new())).collect(),
+            Some(vec![Principal::Id(user.id)]),
+        )
     };
     if request.channels.is_empty() {
         return;

@@ -14,14 +14,16 @@ use crate::db::message_edits::{self as q, SubscriberRow};
 use crate::db::messages::MessageRow;
 use crate::db::user_groups::{self, IsMemberRow};
 use crate::db::users::UserRow;
+use crate::domain::channel_permissions::{ChannelGroupSetting, CAN_DELETE_ANY, CAN_DELETE_OWN};
 use crate::domain::ids::{ChannelId, MessageId, RealmId};
 use crate::domain::messages::accessed_from;
 use crate::error::{ApiError, ApiResult};
 use crate::event_types::{DeleteMessageEvent, Event};
 use crate::events::{self, EventUser};
 
-/// Zulip's rule: members of `can_delete_any_message_group` delete any message; others only
-/// their own (or their bots'), when in `can_delete_own_message_group`, within
+/// Zulip's rule: members of the organization's or the message's channel's
+/// `can_delete_any_message_group` delete any message; others only their own (or their
+/// bots'), when in either `can_delete_own_message_group`, within
 /// `message_content_delete_limit_seconds`. The settings are the isolate's copy (current
 /// under the version authentication read); the access check, both memberships and the
 /// sender's bot owner are one read batch, then [`do_delete_messages`] one write batch.
@@ -35,17 +37,22 @@ pub async fn check_delete_message(ctx: &RequestContext, user: &UserRow, message_
         batch.add::<IsMemberRow>(user_groups::is_member_stmt(user.realm_id, settings.can_delete_any_message_group, user.id, false)?);
     let delete_own =
         batch.add::<IsMemberRow>(user_groups::is_member_stmt(user.realm_id, settings.can_delete_own_message_group, user.id, false)?);
+    let in_channel_group = |setting: &ChannelGroupSetting| {
+        crate::db::channels::in_message_channel_group_stmt(user.realm_id, message_id.0, setting.name, user.id, false)
+    };
+    let channel_delete_any = batch.add::<IsMemberRow>(in_channel_group(&CAN_DELETE_ANY)?);
+    let channel_delete_own = batch.add::<IsMemberRow>(in_channel_group(&CAN_DELETE_OWN)?);
     let owner = batch.add::<BotOwnerRow>(crate::db::users::sender_bot_owner_stmt(db, message_id.0)?);
     let results = batch.run(db).await?;
     let message = accessed_from(user, results.first(access)?)?.message;
     let member = |slot| -> ApiResult<bool> { Ok(results.first(slot)?.is_some_and(|r: IsMemberRow| r.is_member != 0)) };
     let owner = results.first(owner)?.and_then(|o| o.bot_owner_id);
-    if !member(delete_any)? {
+    if !member(delete_any)? && !member(channel_delete_any)? {
         let denied = || ApiError::bad_request("You don't have permission to delete this message");
         if message.sender_id != user.id && owner != Some(user.id) {
             return Err(denied());
         }
-        if !member(delete_own)? {
+        if !member(delete_own)? && !member(channel_delete_own)? {
             return Err(denied());
         }
         if let Some(limit) = settings.message_content_delete_limit_seconds {

@@ -270,13 +270,8 @@ async fn join_channels_and_groups(db: &D1Database, env: &Env, row: &InvitationRo
             Err(_) => Vec::new(),
         };
         let request = SubscribeRequest {
-            channels: channels.iter().map(|c| (c.name.clone(), String::new())).collect(),
-            principals: Some(vec![Principal::Id(user.id)]),
             authorization_errors_fatal: false,
-            invite_only: false,
-            history_public_to_subscribers: None,
-            folder_id: None,
-            groups: Vec::new(),
+            ..SubscribeRequest::new(channels.iter().map(|c| (c.name.clone(), String::new())).collect(), Some(vec![Principal::Id(user.id)]))
         };
         if !request.channels.is_empty() {
             if let Err(err) = check_subscribe(db, env, &actor, &request).await {

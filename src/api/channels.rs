@@ -32,21 +32,52 @@ pub async fn subscribe(ctx: &RequestContext) -> ApiResult<Reply> {
     let me = ctx.user().await?;
     let requests: Vec<SubscriptionRequest> = ctx.params.required_json_as("subscriptions", "a list of objects with a name")?;
     let principals: Option<Vec<Principal>> = ctx.params.json_as("principals", "a list of user ids or emails")?;
+    let channels = requests.into_iter().map(|r| (r.name, r.description.unwrap_or_default())).collect();
     let req = SubscribeRequest {
-        channels: requests.into_iter().map(|r| (r.name, r.description.unwrap_or_default())).collect(),
-        principals,
         authorization_errors_fatal: ctx.params.bool_or("authorization_errors_fatal", true)?,
-        invite_only: ctx.params.bool_or("invite_only", false)?,
-        history_public_to_subscribers: ctx.params.bool("history_public_to_subscribers")?,
-        folder_id: ctx.params.int("folder_id")?,
-        groups: creation_group_settings(ctx)?,
+        ..creation_settings(ctx, SubscribeRequest::new(channels, principals))?
     };
+    let body = actions::check_subscribe(&ctx.db, &ctx.env, &me, &req).await?;
+    Ok(Reply::json(body))
+}
+
+/// The creation parameters of `POST /channels/create` and of the subscribe-to-create path,
+/// over `base`.
+fn creation_settings(ctx: &RequestContext, base: SubscribeRequest) -> ApiResult<SubscribeRequest> {
+    let message_retention_days = ctx.params.str("message_retention_days")?.map(|raw| raw.trim_matches('"').to_string());
     // Understood, and Zulip's defaults are what this server does.
     for name in ["announce", "is_default_stream", "send_new_subscription_messages"] {
         ctx.params.accept(name);
     }
-    let body = actions::check_subscribe(&ctx.db, &ctx.env, &me, &req).await?;
-    Ok(Reply::json(body))
+    Ok(SubscribeRequest {
+        invite_only: ctx.params.bool_or("invite_only", false)?,
+        history_public_to_subscribers: ctx.params.bool("history_public_to_subscribers")?,
+        folder_id: ctx.params.int("folder_id")?,
+        groups: creation_group_settings(ctx)?,
+        is_web_public: ctx.params.bool_or("is_web_public", false)?,
+        message_retention_days,
+        ..base
+    })
+}
+
+/// # `POST /channels/create`
+/// Creates the channel `name` (`description`, and the creation parameters of
+/// `POST /users/me/subscriptions`: privacy, history, folder, retention, the permission
+/// groups) and subscribes `subscribers` (user ids, perhaps none; not the caller unless
+/// listed). Answers `{"id": …}`; a name the organization has: 409
+/// `CHANNEL_ALREADY_EXISTS`. Guests may not create channels.
+pub async fn create_channel(ctx: &RequestContext) -> ApiResult<Reply> {
+    let me = ctx.user().await?;
+    let name = ctx.params.required_str("name")?;
+    let description = ctx.params.str("description")?.unwrap_or_default();
+    let subscribers: Vec<i64> = ctx.params.required_json_as("subscribers", "a list of user ids")?;
+    let principals = subscribers.into_iter().map(Principal::Id).collect();
+    let req = SubscribeRequest {
+        create_only: true,
+        ..creation_settings(ctx, SubscribeRequest::new(vec![(name, description)], Some(principals)))?
+    };
+    let id = actions::check_create_channel(&ctx.db, &ctx.env, &me, &req).await?;
+    Ok(Reply::json(json!({ "id": id })))
 }
 
 /// # `DELETE /users/me/subscriptions`
@@ -124,9 +155,11 @@ pub async fn get_stream(ctx: &RequestContext, id: &str) -> ApiResult<Reply> {
 ///   message).
 /// - `is_archived`: false unarchives an archived channel.
 /// - `folder_id`: a folder of the organization ("Invalid channel folder ID"), or `null`.
-/// - `can_send_message_group`, `can_administer_channel_group`: `{"new": …, "old": …}` (or
-///   the bare new value), a user group of the organization (`domain::channel_permissions`);
-///   the event's `value` is the group id; no notice.
+/// - The permission groups (`domain::channel_permissions::STORED`: `can_send_message_group`,
+///   `can_administer_channel_group`, `can_add_subscribers_group`, …): `{"new": …, "old": …}`
+///   (or the bare new value), a user group of the organization; the deletion groups only
+///   by moderators and up ("Insufficient permission"); the event's `value` is the group
+///   id; no notice.
 pub async fn update_stream(ctx: &RequestContext, id: &str) -> ApiResult<Reply> {
     let me = ctx.user().await?;
     let folder_id = match ctx.params.json("folder_id")? {

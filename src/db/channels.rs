@@ -108,27 +108,38 @@ pub fn in_group_setting_stmt(
     user_id: i64,
     when_default: bool,
 ) -> Result<super::statement::Statement> {
-    super::statement::statement!(
-        &format!(
-            "WITH RECURSIVE setting(group_id) AS ( \
-                 SELECT c.{column} FROM channels c \
-                 WHERE c.realm_id = ?1 AND (c.id = ?2 OR (?2 = -1 AND c.name = ?3 COLLATE NOCASE)) \
-             ), reachable(id) AS ( \
-                 SELECT group_id FROM setting WHERE group_id IS NOT NULL \
-                 UNION \
-                 SELECT s.subgroup_id FROM user_group_subgroups s JOIN reachable r ON s.supergroup_id = r.id \
-             ) \
-             SELECT CASE WHEN EXISTS (SELECT 1 FROM setting WHERE group_id IS NULL) THEN ?5 ELSE EXISTS ( \
-                 SELECT 1 FROM reachable r JOIN user_groups g ON g.id = r.id \
-                 JOIN users u ON u.id = ?4 AND u.realm_id = ?1 AND u.is_active = 1 \
-                 WHERE (g.system_role IS NOT NULL AND g.system_role = u.role) \
-                    OR EXISTS (SELECT 1 FROM user_group_members m WHERE m.group_id = g.id AND m.user_id = u.id) \
-             ) END AS is_member"
-        ),
-        realm_id,
-        channel_id,
-        channel_name,
-        user_id,
-        when_default as i64
+    let channel = "c.realm_id = ?1 AND (c.id = ?2 OR (?2 = -1 AND c.name = ?3 COLLATE NOCASE))";
+    super::statement::statement!(group_setting_sql(channel, column), realm_id, channel_id, channel_name, user_id, when_default as i64)
+}
+
+/// [`in_group_setting_stmt`] for the channel of message `?2` (`?3` unused); a direct
+/// message has no channel and answers 0.
+pub fn in_message_channel_group_stmt(
+    realm_id: i64,
+    message_id: i64,
+    column: &str,
+    user_id: i64,
+    when_default: bool,
+) -> Result<super::statement::Statement> {
+    let channel = "c.realm_id = ?1 AND c.id = (SELECT m.channel_id FROM messages m WHERE m.id = ?2 AND m.realm_id = ?1) AND ?3 = ''";
+    super::statement::statement!(group_setting_sql(channel, column), realm_id, message_id, "", user_id, when_default as i64)
+}
+
+/// The membership query over the channel `channel` selects (a condition on `channels c`).
+fn group_setting_sql(channel: &str, column: &str) -> String {
+    format!(
+        "WITH RECURSIVE setting(group_id) AS ( \
+             SELECT c.{column} FROM channels c WHERE {channel} \
+         ), reachable(id) AS ( \
+             SELECT group_id FROM setting WHERE group_id IS NOT NULL \
+             UNION \
+             SELECT s.subgroup_id FROM user_group_subgroups s JOIN reachable r ON s.supergroup_id = r.id \
+         ) \
+         SELECT CASE WHEN EXISTS (SELECT 1 FROM setting WHERE group_id IS NULL) THEN ?5 ELSE EXISTS ( \
+             SELECT 1 FROM reachable r JOIN user_groups g ON g.id = r.id \
+             JOIN users u ON u.id = ?4 AND u.realm_id = ?1 AND u.is_active = 1 \
+             WHERE (g.system_role IS NOT NULL AND g.system_role = u.role) \
+                OR EXISTS (SELECT 1 FROM user_group_members m WHERE m.group_id = g.id AND m.user_id = u.id) \
+         ) END AS is_member"
     )
 }

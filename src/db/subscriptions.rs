@@ -3,6 +3,7 @@
 
 use super::statement::{statement, Statement};
 use serde::Deserialize;
+use serde_json::json;
 use worker::{query, D1Database, D1PreparedStatement, Result};
 
 use crate::model::recipients::RecipientType;
@@ -42,16 +43,63 @@ pub struct ChannelViewRow {
     pub can_send_message_group: Option<i64>,
     #[serde(default)]
     pub can_administer_channel_group: Option<i64>,
+    #[serde(default)]
+    pub can_add_subscribers_group: Option<i64>,
+    #[serde(default)]
+    pub can_remove_subscribers_group: Option<i64>,
+    #[serde(default)]
+    pub can_subscribe_group: Option<i64>,
+    #[serde(default)]
+    pub can_move_messages_within_channel_group: Option<i64>,
+    #[serde(default)]
+    pub can_resolve_topics_group: Option<i64>,
+    #[serde(default)]
+    pub can_delete_any_message_group: Option<i64>,
+    #[serde(default)]
+    pub can_delete_own_message_group: Option<i64>,
 }
 
 impl ChannelViewRow {
     /// A stored permission setting by its name; `None` for the default (or an unknown name).
     pub fn group_setting(&self, name: &str) -> Option<i64> {
-        match name {
-            "can_send_message_group" => self.can_send_message_group,
-            "can_administer_channel_group" => self.can_administer_channel_group,
-            _ => None,
+        *self.group_setting_slot(name)?
+    }
+
+    /// Sets a stored permission setting by its name (an unknown name changes nothing).
+    pub fn set_group_setting(&mut self, name: &str, group_id: i64) {
+        if let Some(slot) = self.group_setting_slot_mut(name) {
+            *slot = Some(group_id);
         }
+    }
+
+    fn group_setting_slot(&self, name: &str) -> Option<&Option<i64>> {
+        Some(match name {
+            "can_send_message_group" => &self.can_send_message_group,
+            "can_administer_channel_group" => &self.can_administer_channel_group,
+            "can_add_subscribers_group" => &self.can_add_subscribers_group,
+            "can_remove_subscribers_group" => &self.can_remove_subscribers_group,
+            "can_subscribe_group" => &self.can_subscribe_group,
+            "can_move_messages_within_channel_group" => &self.can_move_messages_within_channel_group,
+            "can_resolve_topics_group" => &self.can_resolve_topics_group,
+            "can_delete_any_message_group" => &self.can_delete_any_message_group,
+            "can_delete_own_message_group" => &self.can_delete_own_message_group,
+            _ => return None,
+        })
+    }
+
+    fn group_setting_slot_mut(&mut self, name: &str) -> Option<&mut Option<i64>> {
+        Some(match name {
+            "can_send_message_group" => &mut self.can_send_message_group,
+            "can_administer_channel_group" => &mut self.can_administer_channel_group,
+            "can_add_subscribers_group" => &mut self.can_add_subscribers_group,
+            "can_remove_subscribers_group" => &mut self.can_remove_subscribers_group,
+            "can_subscribe_group" => &mut self.can_subscribe_group,
+            "can_move_messages_within_channel_group" => &mut self.can_move_messages_within_channel_group,
+            "can_resolve_topics_group" => &mut self.can_resolve_topics_group,
+            "can_delete_any_message_group" => &mut self.can_delete_any_message_group,
+            "can_delete_own_message_group" => &mut self.can_delete_own_message_group,
+            _ => return None,
+        })
     }
     pub fn subscribed(&self) -> bool {
         self.sub_active == Some(1)
@@ -70,7 +118,9 @@ const VIEW_SELECT: &str = "SELECT c.id, c.name, c.description, c.invite_only, c.
     (SELECT MIN(m.id) FROM messages m WHERE m.recipient_id = rc.id) AS first_message_id, \
     s.active AS sub_active, s.color, s.is_muted, s.pin_to_top, s.desktop_notifications, s.audible_notifications, \
     s.push_notifications, s.email_notifications, s.wildcard_mentions_notify, \
-    c.can_send_message_group, c.can_administer_channel_group \
+    c.can_send_message_group, c.can_administer_channel_group, c.can_add_subscribers_group, c.can_remove_subscribers_group, \
+    c.can_subscribe_group, c.can_move_messages_within_channel_group, c.can_resolve_topics_group, \
+    c.can_delete_any_message_group, c.can_delete_own_message_group \
     FROM channels c JOIN recipients rc ON rc.realm_id = c.realm_id AND rc.type = 2 AND rc.type_id = c.id \
     LEFT JOIN subscriptions s ON s.channel_id = c.id AND s.user_id = ?2";
 
@@ -170,40 +220,36 @@ pub struct NewChannel<'a> {
     /// The folder the channel is filed in (checked to exist by the caller).
     pub folder_id: Option<i64>,
     pub creator_id: i64,
-    /// Permission settings (`None`: the default group).
-    pub can_send_message_group: Option<i64>,
-    pub can_administer_channel_group: Option<i64>,
+    /// Permission settings set at creation: (column, group id); the others keep their default.
+    pub groups: &'a [(&'static str, i64)],
 }
 
 /// Creates a channel (and its recipient) unless one of that name exists.
 pub fn create_channel_stmts(db: &D1Database, realm_id: i64, channel: &NewChannel<'_>, now: i64) -> Result<Vec<D1PreparedStatement>> {
-    let NewChannel {
-        name,
-        description,
-        invite_only,
-        history_public_to_subscribers,
-        folder_id,
-        creator_id,
-        can_send_message_group,
-        can_administer_channel_group,
-    } = *channel;
-    Ok(vec![
-        query!(
-            db,
+    let NewChannel { name, description, invite_only, history_public_to_subscribers, folder_id, creator_id, groups } = *channel;
+    // The group columns are setting names of `domain::channel_permissions`, never the client's.
+    let columns: String = groups.iter().map(|(column, _)| format!(", {column}")).collect();
+    let placeholders: String = (0..groups.len()).map(|i| format!(", ?{}", i + 9)).collect();
+    let mut args = vec![
+        json!(realm_id),
+        json!(name),
+        json!(description),
+        json!(invite_only as i64),
+        json!(history_public_to_subscribers as i64),
+        json!(folder_id),
+        json!(creator_id),
+        json!(now),
+    ];
+    args.extend(groups.iter().map(|(_, id)| json!(id)));
+    let insert = Statement::new(
+        format!(
             "INSERT OR IGNORE INTO channels (realm_id, name, description, invite_only, history_public_to_subscribers, \
-             folder_id, creator_id, date_created, can_send_message_group, can_administer_channel_group) \
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
-            realm_id,
-            name,
-            description,
-            invite_only as i64,
-            history_public_to_subscribers as i64,
-            folder_id,
-            creator_id,
-            now,
-            can_send_message_group,
-            can_administer_channel_group
-        )?,
+             folder_id, creator_id, date_created{columns}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8{placeholders})"
+        ),
+        args,
+    );
+    Ok(vec![
+        insert.prepare(db)?,
         query!(
             db,
             "INSERT OR IGNORE INTO recipients (realm_id, type, type_id) \

@@ -8,6 +8,7 @@
 use serde_json::Value;
 
 use crate::db::user_groups::GroupNameRow;
+use crate::db::users::UserRow;
 use crate::error::{ApiError, ApiResult};
 use crate::model::system_groups;
 
@@ -21,29 +22,117 @@ pub struct ChannelGroupSetting {
     pub allow_everyone: bool,
 }
 
+const fn setting(name: &'static str, default_group: &'static str, allow_everyone: bool) -> ChannelGroupSetting {
+    ChannelGroupSetting { name, default_group, allow_everyone }
+}
+
 /// Who may send to the channel (enforced by sending).
-pub const CAN_SEND_MESSAGE: ChannelGroupSetting =
-    ChannelGroupSetting { name: "can_send_message_group", default_group: system_groups::EVERYONE, allow_everyone: true };
+pub const CAN_SEND_MESSAGE: ChannelGroupSetting = setting("can_send_message_group", system_groups::EVERYONE, true);
 
 /// Who administers the channel besides the organization's administrators (enforced by
-/// `PATCH` and `DELETE /streams/{stream_id}`).
-pub const CAN_ADMINISTER: ChannelGroupSetting =
-    ChannelGroupSetting { name: "can_administer_channel_group", default_group: system_groups::NOBODY, allow_everyone: false };
+/// `PATCH` and `DELETE /streams/{stream_id}`); administering also grants the rights below
+/// that Zulip gives channel administrators.
+pub const CAN_ADMINISTER: ChannelGroupSetting = setting("can_administer_channel_group", system_groups::NOBODY, false);
 
-/// The settings this server stores and enforces; the others keep their defaults.
-pub const STORED: [&ChannelGroupSetting; 2] = [&CAN_SEND_MESSAGE, &CAN_ADMINISTER];
+/// Who may subscribe others (and, to a private channel, themselves).
+pub const CAN_ADD_SUBSCRIBERS: ChannelGroupSetting = setting("can_add_subscribers_group", system_groups::NOBODY, false);
+
+/// Who may unsubscribe others.
+pub const CAN_REMOVE_SUBSCRIBERS: ChannelGroupSetting = setting("can_remove_subscribers_group", system_groups::ADMINISTRATORS, true);
+
+/// Who may subscribe themselves, notably to a private channel.
+pub const CAN_SUBSCRIBE: ChannelGroupSetting = setting("can_subscribe_group", system_groups::NOBODY, false);
+
+/// Who may move messages between the channel's topics.
+pub const CAN_MOVE_WITHIN: ChannelGroupSetting = setting("can_move_messages_within_channel_group", system_groups::NOBODY, true);
+
+/// Who may resolve and unresolve the channel's topics.
+pub const CAN_RESOLVE_TOPICS: ChannelGroupSetting = setting("can_resolve_topics_group", system_groups::NOBODY, true);
+
+/// Who may delete anyone's messages in the channel.
+pub const CAN_DELETE_ANY: ChannelGroupSetting = setting("can_delete_any_message_group", system_groups::NOBODY, true);
+
+/// Who may delete their own messages in the channel.
+pub const CAN_DELETE_OWN: ChannelGroupSetting = setting("can_delete_own_message_group", system_groups::NOBODY, true);
+
+/// The settings this server stores and enforces (each a `channels` column).
+pub const STORED: [&ChannelGroupSetting; 9] = [
+    &CAN_SEND_MESSAGE,
+    &CAN_ADMINISTER,
+    &CAN_ADD_SUBSCRIBERS,
+    &CAN_REMOVE_SUBSCRIBERS,
+    &CAN_SUBSCRIBE,
+    &CAN_MOVE_WITHIN,
+    &CAN_RESOLVE_TOPICS,
+    &CAN_DELETE_ANY,
+    &CAN_DELETE_OWN,
+];
 
 /// The settings every channel object shows with their default group (not stored).
-pub const FIXED: [(&str, &str); 8] = [
-    ("can_add_subscribers_group", system_groups::NOBODY),
-    ("can_remove_subscribers_group", system_groups::ADMINISTRATORS),
-    ("can_delete_any_message_group", system_groups::NOBODY),
-    ("can_delete_own_message_group", system_groups::NOBODY),
-    ("can_move_messages_out_of_channel_group", system_groups::NOBODY),
-    ("can_move_messages_within_channel_group", system_groups::NOBODY),
-    ("can_subscribe_group", system_groups::NOBODY),
-    ("can_resolve_topics_group", system_groups::NOBODY),
-];
+pub const FIXED: [(&str, &str); 1] = [("can_move_messages_out_of_channel_group", system_groups::NOBODY)];
+
+/// Whether a user belongs to a setting's default system group, by role (what a setting
+/// left at its default answers).
+pub fn in_default_group(setting: &ChannelGroupSetting, user: &UserRow) -> bool {
+    match setting.default_group {
+        system_groups::EVERYONE => true,
+        system_groups::ADMINISTRATORS => user.is_realm_admin(),
+        _ => false,
+    }
+}
+
+/// Zulip's rule for the settings that let someone delete messages: only those who may set
+/// the organization's deletion policy (moderators and up) give them to anyone (`found`: the
+/// named groups, as for [`check_group`]).
+pub fn check_may_grant(setting: &ChannelGroupSetting, group_id: i64, found: &[GroupNameRow], me: &UserRow) -> ApiResult<()> {
+    let deletion = setting.name == CAN_DELETE_ANY.name || setting.name == CAN_DELETE_OWN.name;
+    let to_nobody = found.iter().any(|g| g.id == group_id && g.name == system_groups::NOBODY);
+    if deletion && !to_nobody && !me.is_moderator_or_above() {
+        return Err(ApiError::insufficient_permission());
+    }
+    Ok(())
+}
+
+/// The caller's membership in a channel's subscription settings.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct SubscriptionRights {
+    pub administer: bool,
+    pub add_subscribers: bool,
+    pub remove_subscribers: bool,
+    pub subscribe: bool,
+}
+
+/// The settings [`SubscriptionRights`] holds, in its order.
+pub const SUBSCRIPTION_SETTINGS: [&ChannelGroupSetting; 4] =
+    [&CAN_ADMINISTER, &CAN_ADD_SUBSCRIBERS, &CAN_REMOVE_SUBSCRIBERS, &CAN_SUBSCRIBE];
+
+impl SubscriptionRights {
+    /// From memberships in [`SUBSCRIPTION_SETTINGS`] order.
+    pub fn from_memberships(m: [bool; 4]) -> Self {
+        SubscriptionRights { administer: m[0], add_subscribers: m[1], remove_subscribers: m[2], subscribe: m[3] }
+    }
+
+    /// Zulip's content access through groups: a non-guest in `can_add_subscribers_group` or
+    /// `can_subscribe_group` may join the channel even when it is private (`can_join`: what
+    /// the channel's privacy allows the user anyway).
+    pub fn may_join(&self, user: &UserRow, can_join: bool) -> bool {
+        can_join || (!user.is_guest() && (self.add_subscribers || self.subscribe))
+    }
+
+    /// Zulip's rule for unsubscribing others: organization administrators; otherwise a
+    /// non-guest who administers the channel, or sees it (`can_see`, or through a group
+    /// granting metadata access) and is in its `can_remove_subscribers_group`.
+    pub fn may_remove_subscribers(&self, user: &UserRow, can_see: bool) -> bool {
+        if user.is_realm_admin() {
+            return true;
+        }
+        if user.is_guest() {
+            return false;
+        }
+        let sees = can_see || self.administer || self.add_subscribers || self.subscribe;
+        self.administer || (sees && self.remove_subscribers)
+    }
+}
 
 /// A group-setting value: a user group id, or an anonymous group that is exactly one
 /// subgroup.
@@ -134,5 +223,15 @@ mod tests {
         assert!(check_group(&CAN_SEND_MESSAGE, 2, &found).is_err());
         assert!(check_group(&CAN_ADMINISTER, 3, &found).is_ok());
         assert_eq!(check_group(&CAN_ADMINISTER, 4, &found).unwrap_err().msg, "Invalid user group");
+        assert!(check_group(&CAN_SUBSCRIBE, 1, &found).is_err());
+        assert!(check_group(&CAN_ADD_SUBSCRIBERS, 1, &found).is_err());
+        assert!(check_group(&CAN_DELETE_OWN, 1, &found).is_ok());
+    }
+
+    #[test]
+    fn every_stored_setting_is_a_distinct_column() {
+        let names: std::collections::HashSet<&str> = STORED.iter().map(|s| s.name).collect();
+        assert_eq!(names.len(), STORED.len());
+        assert!(FIXED.iter().all(|(name, _)| !names.contains(name)));
     }
 }

@@ -69,7 +69,7 @@ pub async fn check_update_message(
     let now = crate::db::now();
     let grace_seconds = ctx.settings.edit_limit_grace_seconds;
 
-    let rights = reads.rights.take(&results)?;
+    let rights = reads.rights.take(&results, user)?;
     rules::check_edit_permission(user, &message, &plan, &settings, rights, rules::EditClock { now, grace_seconds })?;
 
     let (rendered, topic_participants) = match (&plan.content, reads.content) {

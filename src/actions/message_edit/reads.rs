@@ -28,7 +28,7 @@ impl EditReads {
         params: &EditParams,
     ) -> ApiResult<Self> {
         let access = batch.add(crate::db::messages::access_stmt(db, message_id.0, user.realm_id, user.id)?);
-        let rights = RightsReads::add(batch, user, &state.settings, params)?;
+        let rights = RightsReads::add(batch, user, &state.settings, message_id, params)?;
         // Content that fails normalization fails the edit's plan before anything renders.
         let content = match params.content.as_deref().map(|c| rules::normalize_content(c, &state.settings)) {
             Some(Ok(content)) => Some(ContentReads::add(batch, db, user, state, message_id, &content)?),
@@ -41,15 +41,26 @@ impl EditReads {
 }
 
 /// The caller's membership in the permission groups of the changes it asks for; the rules
-/// read only those the edit's plan needs.
+/// read only those the edit's plan needs. A topic change also reads the channel-level
+/// groups of the message's channel and of the channel it moves to, if any.
 pub(super) struct RightsReads {
     pub(super) resolve: Option<Slot<IsMemberRow>>,
     pub(super) topics: Option<Slot<IsMemberRow>>,
     pub(super) channels: Option<Slot<IsMemberRow>>,
+    /// `can_resolve_topics_group` of the channels.
+    pub(super) channel_resolve: Vec<Slot<IsMemberRow>>,
+    /// `can_move_messages_within_channel_group` and `can_administer_channel_group` of the channels.
+    pub(super) channel_topics: Vec<Slot<IsMemberRow>>,
 }
 
 impl RightsReads {
-    pub(super) fn add(batch: &mut Batch, user: &UserRow, settings: &RealmSettingsRow, params: &EditParams) -> worker::Result<Self> {
+    pub(super) fn add(
+        batch: &mut Batch,
+        user: &UserRow,
+        settings: &RealmSettingsRow,
+        message_id: MessageId,
+        params: &EditParams,
+    ) -> worker::Result<Self> {
         let mut member = |group: i64| -> worker::Result<Slot<IsMemberRow>> {
             Ok(batch.add(user_groups::is_member_stmt(user.realm_id, group, user.id, false)?))
         };
@@ -61,19 +72,42 @@ impl RightsReads {
             Some(_) => Some(member(settings.can_move_messages_between_channels_group)?),
             None => None,
         };
-        Ok(RightsReads { resolve, topics, channels })
+        let (mut channel_resolve, mut channel_topics) = (Vec::new(), Vec::new());
+        if params.topic.is_some() {
+            use crate::db::channels::{in_group_setting_stmt, in_message_channel_group_stmt};
+            use crate::domain::channel_permissions::{CAN_ADMINISTER, CAN_MOVE_WITHIN, CAN_RESOLVE_TOPICS};
+            let realm_id = user.realm_id;
+            for setting in [&CAN_RESOLVE_TOPICS, &CAN_MOVE_WITHIN, &CAN_ADMINISTER] {
+                let slots = if setting.name == CAN_RESOLVE_TOPICS.name { &mut channel_resolve } else { &mut channel_topics };
+                slots.push(batch.add(in_message_channel_group_stmt(realm_id, message_id.0, setting.name, user.id, false)?));
+                if let Some(target) = params.stream_id {
+                    slots.push(batch.add(in_group_setting_stmt(realm_id, target, "", setting.name, user.id, false)?));
+                }
+            }
+        }
+        Ok(RightsReads { resolve, topics, channels, channel_resolve, channel_topics })
     }
 
-    pub(super) fn take(self, results: &BatchResults) -> worker::Result<EditorRights> {
+    pub(super) fn take(self, results: &BatchResults, user: &UserRow) -> worker::Result<EditorRights> {
         let member = |slot: Option<Slot<IsMemberRow>>| -> worker::Result<bool> {
             Ok(match slot {
                 Some(slot) => results.first(slot)?.is_some_and(|r| r.is_member != 0),
                 None => false,
             })
         };
+        let any = |slots: Vec<Slot<IsMemberRow>>| -> worker::Result<bool> {
+            let mut found = false;
+            for slot in slots {
+                found |= member(Some(slot))?;
+            }
+            Ok(found)
+        };
+        // Zulip: the organization's group, or the channel-level group of either channel;
+        // moving within a channel also for its administrators.
+        let in_channel_topics = user.is_realm_admin() || any(self.channel_topics)?;
         Ok(EditorRights {
-            can_resolve_topics: member(self.resolve)?,
-            can_move_between_topics: member(self.topics)?,
+            can_resolve_topics: member(self.resolve)? || any(self.channel_resolve)?,
+            can_move_between_topics: member(self.topics)? || in_channel_topics,
             can_move_between_channels: member(self.channels)?,
         })
     }

@@ -384,6 +384,13 @@ mod tests {
             wildcard_mentions_notify: None,
             can_send_message_group: None,
             can_administer_channel_group: None,
+            can_add_subscribers_group: None,
+            can_remove_subscribers_group: None,
+            can_subscribe_group: None,
+            can_move_messages_within_channel_group: None,
+            can_resolve_topics_group: None,
+            can_delete_any_message_group: None,
+            can_delete_own_message_group: None,
         }
     }
 
