@@ -217,6 +217,9 @@ pub fn messages_file(messages: Vec<Row>, user_messages: Vec<Row>, clients: &mut 
         .map(|mut um| {
             *next_user_message_id += 1;
             um.insert("id".into(), Value::from(*next_user_message_id));
+            if let Some(flags) = um.get("flags_mask").and_then(Value::as_i64) {
+                um.insert("flags_mask".into(), Value::from(crate::model::message_flags::to_zulip_mask(flags)));
+            }
             Value::Object(um)
         })
         .collect();
