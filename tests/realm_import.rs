@@ -194,10 +194,8 @@ fn an_upload_path_escaping_the_upload_folder_is_refused_and_nothing_is_imported(
     let id = subdomain();
     let attachments = json!({ "zerver_attachment": [{ "id": 1, "owner": 5, "path_id": "1/../../../etc/passwd",
         "file_name": "passwd", "size": 4, "create_time": 1.0, "messages": [] }] });
-    let archive = folder_archive(&[
-        ("realm.json", tiny_realm().to_string().into_bytes()),
-        ("attachment.json", attachments.to_string().into_bytes()),
-    ]);
+    let archive =
+        folder_archive(&[("realm.json", tiny_realm().to_string().into_bytes()), ("attachment.json", attachments.to_string().into_bytes())]);
     let out = import_archive(&archive, &id);
     assert!(!out.status.success());
     assert!(stderr(&out).contains("the upload path '1/../../../etc/passwd' leaves the uploads folder"), "{}", stderr(&out));
@@ -305,21 +303,31 @@ fn seeded_organization() -> (Client, Client, Vec<u8>) {
         c.patch("/settings", &[("allow_private_data_export", "true")]).success();
     }
     let members = format!("[{}]", member.user_id);
-    owner.post("/users/me/subscriptions", &[("subscriptions", r#"[{"name":"town","description":"Public square"}]"#), ("principals", &members)]).success();
+    let both = format!("[{}, {}]", owner.user_id, member.user_id);
     owner
-        .post("/users/me/subscriptions", &[("subscriptions", r#"[{"name":"vault"}]"#), ("invite_only", "true"), ("principals", &members)])
+        .post("/users/me/subscriptions", &[("subscriptions", r#"[{"name":"town","description":"Public square"}]"#), ("principals", &both)])
+        .success();
+    owner
+        .post("/users/me/subscriptions", &[("subscriptions", r#"[{"name":"vault"}]"#), ("invite_only", "true"), ("principals", &both)])
         .success();
     owner.post("/bots", &[("full_name", "Helper Bot"), ("short_name", "helper")]).success();
     let bytes = b"imported upload bytes".to_vec();
     let url = upload(&owner, "notes.txt", &bytes);
     let send = |c: &Client, to: &str, content: &str| {
-        c.post("/messages", &[("type", "stream"), ("to", to), ("topic", "roundtrip"), ("content", content)]).success()["id"].as_i64().unwrap()
+        c.post("/messages", &[("type", "stream"), ("to", to), ("topic", "roundtrip"), ("content", content)]).success()["id"]
+            .as_i64()
+            .unwrap()
     };
     let first = send(&owner, "town", &format!("Hello @**Mo Member**, see [notes]({url})"));
     send(&member, "vault", "a private walrus");
     member.post(&format!("/messages/{first}/reactions"), &[("emoji_name", "smile")]).success();
     owner.post("/messages/flags", &[("messages", &format!("[{first}]")), ("op", "add"), ("flag", "starred")]).success();
     upload_files_to(&owner, "/realm/emoji/party_parrot", &[("f1", "emoji.png", &png())]).success();
+    owner.post(&format!("/messages/{first}/reactions"), &[("emoji_name", "party_parrot")]).success();
+    let to_owner = format!("[{}]", owner.user_id);
+    member.post("/messages", &[("type", "direct"), ("to", &to_owner), ("content", "a direct hello")]).success();
+    let town = owner.get("/get_stream_id", &[("stream", "town")]).success()["stream_id"].as_i64().unwrap().to_string();
+    owner.post("/user_topics", &[("stream_id", &town), ("topic", "roundtrip"), ("visibility_policy", "3")]).success();
     owner.post("/user_groups/create", &[("name", "builders"), ("description", "They build"), ("members", &members)]).success();
     let field = owner.post("/realm/profile_fields", &[("name", "Team"), ("field_type", "1")]).success()["id"].as_i64().unwrap();
     member.patch("/users/me/profile_data", &[("data", &format!(r#"[{{"id":{field},"value":"Platform"}}]"#))]).success();
@@ -328,7 +336,12 @@ fn seeded_organization() -> (Client, Client, Vec<u8>) {
 
 fn emails_by_id(client: &Client) -> BTreeMap<i64, String> {
     let users = client.get("/users", &[]).success();
-    users["members"].as_array().unwrap().iter().map(|u| (u["user_id"].as_i64().unwrap(), u["email"].as_str().unwrap().to_string())).collect()
+    users["members"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|u| (u["user_id"].as_i64().unwrap(), u["email"].as_str().unwrap().to_string()))
+        .collect()
 }
 
 /// What the read endpoints answer, with ids replaced by what they name.
@@ -347,9 +360,17 @@ fn observed(client: &Client) -> Value {
             let content = user_ids
                 .replace_all(&content, |c: &regex::Captures| format!("data-user-email=\"{}\"", email(&json!(c[1].parse::<i64>().unwrap()))))
                 .into_owned();
-            let reactions: Vec<Value> =
-                m["reactions"].as_array().unwrap().iter().map(|r| json!([r["emoji_name"], r["reaction_type"], email(&r["user_id"])])).collect();
-            json!({ "sender": m["sender_email"], "to": m["display_recipient"], "topic": m["subject"], "content": content,
+            let reactions: Vec<Value> = m["reactions"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|r| json!([r["emoji_name"], r["reaction_type"], email(&r["user_id"])]))
+                .collect();
+            let to = match m["display_recipient"].as_array() {
+                Some(people) => json!(people.iter().map(|p| p["email"].clone()).collect::<Vec<_>>()),
+                None => m["display_recipient"].clone(),
+            };
+            json!({ "sender": m["sender_email"], "to": to, "topic": m["subject"], "content": content,
                 "timestamp": m["timestamp"], "reactions": reactions, "flags": m["flags"] })
         })
         .collect();
@@ -387,7 +408,14 @@ fn observed(client: &Client) -> Value {
         .iter()
         .map(|f| json!([f["name"], f["type"], f["hint"], f["order"]]))
         .collect();
-    json!({ "messages": messages, "users": users, "channels": channels, "groups": groups, "emoji": emoji, "fields": fields })
+    let registered = client.post("/register", &[("fetch_event_types", r#"["user_topic"]"#)]).success();
+    let user_topics: Vec<Value> = registered["user_topics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| json!([t["topic_name"], t["visibility_policy"], t["last_updated"]]))
+        .collect();
+    json!({ "user_topics": user_topics, "messages": messages, "users": users, "channels": channels, "groups": groups, "emoji": emoji, "fields": fields })
 }
 
 #[test]
@@ -402,7 +430,25 @@ fn an_exported_organization_imported_as_another_answers_the_same() {
     let new_owner = Client::dev_in(Some(&id), &owner.email);
     let new_member = Client::dev_in(Some(&id), &member.email);
     let (before, after) = (observed(&owner), observed(&new_owner));
-    for part in ["users", "channels", "messages", "groups", "emoji", "fields"] {
+    // What is compared holds the seeded data.
+    let text = before.to_string();
+    for seeded in [
+        "walrus",
+        "direct hello",
+        "realm_emoji",
+        "smile",
+        "starred",
+        "builders",
+        "party_parrot",
+        "Team",
+        "Helper Bot",
+        "vault",
+        "/user_uploads/R/",
+    ] {
+        assert!(text.contains(seeded), "{seeded} in {before}");
+    }
+    assert!(text.contains(&format!(r#"data-user-email=\"{}\""#, member.email)), "{before}");
+    for part in ["users", "channels", "messages", "groups", "emoji", "fields", "user_topics"] {
         assert_eq!(after[part], before[part], "{part}");
     }
     assert_eq!(observed(&new_member)["messages"], observed(&member)["messages"]);
@@ -421,6 +467,7 @@ fn an_exported_organization_imported_as_another_answers_the_same() {
     assert_eq!(values.iter().map(|v| v["value"].clone()).collect::<Vec<_>>(), vec![json!("Platform")]);
     // Searchable, private channels included.
     let narrow = r#"[{"operator":"search","operand":"walrus"}]"#;
-    let found = new_member.get("/messages", &[("anchor", "newest"), ("num_before", "10"), ("num_after", "0"), ("narrow", narrow)]).success();
+    let found =
+        new_member.get("/messages", &[("anchor", "newest"), ("num_before", "10"), ("num_after", "0"), ("narrow", narrow)]).success();
     assert_eq!(found["messages"].as_array().unwrap().len(), 1, "{found}");
 }

@@ -348,7 +348,11 @@ pub enum Link {
 /// Inserts link rows; a row whose references are not mapped is left out.
 pub fn insert_links_stmt(db: &D1Database, realm_id: i64, link: Link, rows_json: &str) -> Result<D1PreparedStatement> {
     let join = |alias: &str, kind: Kind, field: &str| {
-        format!("JOIN realm_import_ids {alias} ON {alias}.realm_id = ?1 AND {alias}.kind = '{}' AND {alias}.old_id = {}", kind.name(), f(field))
+        format!(
+            "JOIN realm_import_ids {alias} ON {alias}.realm_id = ?1 AND {alias}.kind = '{}' AND {alias}.old_id = {}",
+            kind.name(),
+            f(field)
+        )
     };
     let sql = match link {
         Link::DirectMessageGroupMember => format!(

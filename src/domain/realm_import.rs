@@ -197,7 +197,8 @@ impl RealmArchive {
         let (mut channel_subs, mut dm_members) = (Vec::new(), Vec::new());
         let mut members_of: HashMap<i64, Vec<i64>> = HashMap::new();
         for s in rows(t, "zerver_subscription")? {
-            let (Some(&(kind, type_id)), Some(user)) = (int(s, "recipient").and_then(|r| recipients.get(&r)), int(s, "user_profile")) else {
+            let (Some(&(kind, type_id)), Some(user)) = (int(s, "recipient").and_then(|r| recipients.get(&r)), int(s, "user_profile"))
+            else {
                 continue;
             };
             match kind {
@@ -329,7 +330,8 @@ pub fn check_message_chunk(text: &str, maps: &IdMaps, old_realm_id: i64, realm_i
             return Err(missing("zerver_usermessage", "message", um));
         }
         let mask = int(um, "flags_mask").or_else(|| int(um, "flags")).unwrap_or(0);
-        user_messages.push(json!({ "user_profile": um["user_profile"], "message": um["message"], "flags": message_flags::from_zulip_mask(mask) }));
+        user_messages
+            .push(json!({ "user_profile": um["user_profile"], "message": um["message"], "flags": message_flags::from_zulip_mask(mask) }));
     }
     let mut reactions = Vec::new();
     for r in rows(&chunk, "zerver_reaction")? {
