@@ -5,8 +5,6 @@
 //! sign-in answers `REALM_DEACTIVATED`; an unfinished import can be removed and started
 //! again. Each step is one atomic batch and idempotent, so a step sent twice is harmless.
 
-use std::collections::HashMap;
-
 use worker::{D1Database, D1PreparedStatement, Env};
 
 use crate::actions::uploads::{delete_object, put_object};
@@ -96,7 +94,7 @@ pub async fn do_import_messages(env: &Env, string_id: &str, chunk_json: &str) ->
     let mapped: Vec<MappedId> = db::all(realm_imports::reference_ids_stmt(&db, import.realm_id)?).await?;
     let mut maps = IdMaps::new();
     for m in mapped {
-        maps.entry(m.kind).or_insert_with(HashMap::new).insert(m.old_id, m.new_id);
+        maps.entry(m.kind).or_default().insert(m.old_id, m.new_id);
     }
     let chunk = rules::check_message_chunk(chunk_json, &maps, import.old_realm_id, import.realm_id)?;
     let realm_id = import.realm_id;
