@@ -93,6 +93,20 @@ fn check_refs(table: &str, rows: &[Value], checks: &[(&str, &BTreeSet<i64>, bool
     Ok(())
 }
 
+/// Refuses two rows with the same `field` (compared without case, as this server's
+/// unique indexes do; a missing `delivery_email` is the row's `email`).
+fn check_unique(table: &str, rows: &[Value], field: &str) -> ApiResult<()> {
+    let mut seen = BTreeSet::new();
+    for row in rows {
+        let value =
+            row.get(field).and_then(Value::as_str).or_else(|| row.get("email").and_then(Value::as_str)).unwrap_or("").to_lowercase();
+        if !seen.insert(value.clone()) {
+            return Err(invalid_archive(format!("{table} holds {field} '{value}' twice")));
+        }
+    }
+    Ok(())
+}
+
 /// The first present of Zulip's names for a table (they were renamed over time).
 fn table_name<'a>(tables: &Map<String, Value>, names: &[&'a str]) -> &'a str {
     names.iter().find(|n| tables.contains_key(**n)).copied().unwrap_or(names[0])
@@ -123,6 +137,8 @@ pub fn check_archive(realm_json: &str, attachment_json: &str) -> ApiResult<Realm
             return Err(invalid_archive("a row of zerver_userprofile has no email or full_name"));
         }
     }
+    check_unique("zerver_userprofile", user_rows, "delivery_email")?;
+    check_unique("zerver_stream", rows(&tables, "zerver_stream")?, "name")?;
     check_refs("zerver_stream", rows(&tables, "zerver_stream")?, &[("creator", &users, true)])?;
     for r in rows(&tables, "zerver_recipient")? {
         let known = match int(r, "type") {
@@ -436,6 +452,13 @@ mod tests {
         let attachments = r#"{"zerver_attachment": [{"id": 1, "owner": 1, "path_id": "7/../../secret"}]}"#;
         assert!(check_archive(&realm(json!({})), attachments).is_err());
         assert_eq!(new_upload_path("7/ab/cd/file.txt", 42), "42/ab/cd/file.txt");
+    }
+
+    #[test]
+    fn two_users_with_one_email_are_refused() {
+        let twice = json!([{ "id": 1, "email": "a@x.com", "full_name": "A" }, { "id": 2, "email": "A@x.com", "full_name": "B" }]);
+        let err = check_archive(&realm(json!({ "zerver_userprofile": twice })), "{}").err().unwrap();
+        assert!(err.msg.contains("holds delivery_email 'a@x.com' twice"), "{}", err.msg);
     }
 
     #[test]
