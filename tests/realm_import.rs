@@ -214,6 +214,19 @@ fn a_reference_to_an_id_outside_the_archive_is_refused_and_nothing_is_imported()
 }
 
 #[test]
+fn two_users_with_one_email_are_refused_and_nothing_is_imported() {
+    let id = subdomain();
+    let mut realm = tiny_realm();
+    let mut twin = realm["zerver_userprofile"][0].clone();
+    twin["id"] = json!(6);
+    realm["zerver_userprofile"].as_array_mut().unwrap().push(twin);
+    let out = import_archive(&tiny_archive(&realm, &tiny_messages(5)), &id);
+    assert!(!out.status.success());
+    assert!(stderr(&out).contains("zerver_userprofile holds delivery_email 'ada@tiny.example.com' twice"), "{}", stderr(&out));
+    assert_no_organization(&id);
+}
+
+#[test]
 fn a_message_from_a_sender_outside_the_archive_is_refused_and_the_partial_import_removed() {
     let id = subdomain();
     let out = import_archive(&tiny_archive(&tiny_realm(), &tiny_messages(42)), &id);
