@@ -17,7 +17,7 @@ DEV_STATE := .wrangler/state
 DEV_PORT ?= 8787
 CHROMIUM := /usr/bin/chromium
 
-.PHONY: dev test fuzz create-organization bench bench-render build setup toolchain migrate-dev clean deploy smoke restore-point restore dry-run deny
+.PHONY: dev test fuzz create-organization import-organization bench bench-render build setup toolchain migrate-dev clean deploy smoke restore-point restore dry-run deny
 
 ## Serve the development organization on 127.0.0.1:$(DEV_PORT) (data kept in $(DEV_STATE)).
 dev: build migrate-dev
@@ -55,6 +55,12 @@ fuzz: build .venv-fuzz/.installed
 SERVER_URL ?= http://127.0.0.1:$(DEV_PORT)
 create-organization:
 	SERVER_URL="$(SERVER_URL)" scripts/create-organization.sh "$(STRING_ID)" "$(NAME)" "$(OWNER_EMAIL)" "$(OWNER_NAME)"
+## Import a Zulip export archive (.tar.gz or its folder) as the new organization STRING_ID
+## (resumable: run it again after an interruption; REMOVE=1 drops an unfinished import):
+## SERVER_ADMIN_SECRET=... make import-organization SERVER_URL=https://chat.example.com \
+##   ARCHIVE=zulip-export-abc.tar.gz STRING_ID=acme
+import-organization:
+	SERVER_URL="$(SERVER_URL)" scripts/import-organization.py $(if $(REMOVE),--remove "$(STRING_ID)","$(ARCHIVE)" "$(STRING_ID)")
 ## Production: create or reuse the D1 databases, the R2 bucket and the secrets, apply every
 ## pending migration, then deploy (scripts/deploy.sh; after `npx wrangler login`):
 ## ROOT_DOMAIN=chat.acme.com [ZONE=acme.com] make deploy

@@ -276,6 +276,12 @@ fn route<'a>(ctx: &'a RequestContext, method: Method, path: &'a [&'a str]) -> Op
         (Post, ["server_admin", "organizations", string_id, "reactivate"]) => {
             h(server_admin::set_organization_deactivated(ctx, string_id, false))
         }
+        (Post, ["server_admin", "imports"]) => h(server_admin::start_import(ctx)),
+        (Post, ["server_admin", "imports", string_id, "messages"]) => h(server_admin::import_messages(ctx, string_id)),
+        (Post, ["server_admin", "imports", string_id, "uploads"]) => h(server_admin::import_file(ctx, string_id, false)),
+        (Post, ["server_admin", "imports", string_id, "emoji"]) => h(server_admin::import_file(ctx, string_id, true)),
+        (Post, ["server_admin", "imports", string_id, "finish"]) => h(server_admin::finish_import(ctx, string_id)),
+        (Delete, ["server_admin", "imports", string_id]) => h(server_admin::remove_import(ctx, string_id)),
         // Development only: measurements (`api::dev_bench`).
         (_, ["dev_bench", rest @ ..]) => h(dev_bench::dispatch(ctx, rest)),
 

@@ -6,6 +6,7 @@ use serde_json::json;
 
 use crate::actions::organizations::{check_create_organization, do_set_organization_deactivated, NewOrganization};
 use crate::actions::push_relay::announce_organizations;
+use crate::actions::realm_import::{self, ImportStart};
 use crate::context::RequestContext;
 use crate::error::{ApiError, ApiResult};
 use crate::response::Reply;
@@ -42,17 +43,22 @@ pub async fn create_organization(ctx: &RequestContext) -> ApiResult<Reply> {
     let new = NewOrganization { string_id: &string_id, name: &name, owner_email: &owner_email, owner_full_name: &owner_full_name };
     let created = check_create_organization(&ctx.env, &new).await?;
     announce_organizations(ctx);
+    Ok(Reply::json(json!({
+        "realm_id": created.realm_id,
+        "realm_url": realm_url(ctx, &string_id),
+        "owner": { "user_id": created.owner_id, "email": owner_email, "password": created.owner_password },
+    })))
+}
+
+/// The organization's URL, on the scheme and port the operator reached the server by.
+fn realm_url(ctx: &RequestContext, string_id: &str) -> String {
     let scheme = ctx.base_url.split_once("://").map_or("https", |(scheme, _)| scheme);
     let port = ctx.base_url.rsplit_once(':').and_then(|(_, port)| port.parse::<u16>().ok());
     let host = match port {
-        Some(port) => format!("{}:{port}", ctx.settings.organization_host(&string_id)),
-        None => ctx.settings.organization_host(&string_id),
+        Some(port) => format!("{}:{port}", ctx.settings.organization_host(string_id)),
+        None => ctx.settings.organization_host(string_id),
     };
-    Ok(Reply::json(json!({
-        "realm_id": created.realm_id,
-        "realm_url": format!("{scheme}://{host}"),
-        "owner": { "user_id": created.owner_id, "email": owner_email, "password": created.owner_password },
-    })))
+    format!("{scheme}://{host}")
 }
 
 /// # `POST /server_admin/organizations/{string_id}/deactivate` and `.../reactivate`
@@ -74,4 +80,69 @@ pub async fn get_background_failures(ctx: &RequestContext) -> ApiResult<Reply> {
     require_server_admin(ctx)?;
     let failures = crate::actions::background_failures::all(&ctx.env).await?;
     Ok(Reply::json(json!({ "failures": failures })))
+}
+
+/// # `POST /server_admin/imports`
+/// The server operator only (see the module); `make import-organization` sends each step.
+/// Starts importing a Zulip export archive as the new organization `string_id`: `realm`
+/// (the text of `realm.json`) and `attachments` (of `attachment.json`) are checked whole
+/// (valid JSON, every id they refer to in the archive, upload paths inside their folder),
+/// then the organization is created deactivated with their tables. Sent again for the
+/// same import, it changes nothing. Answers `realm_id`.
+pub async fn start_import(ctx: &RequestContext) -> ApiResult<Reply> {
+    require_server_admin(ctx)?;
+    let p = &ctx.params;
+    let string_id = p.required_str("string_id")?;
+    let realm_json = p.required_str("realm")?;
+    let attachment_json = p.str("attachments")?.unwrap_or_else(|| "{}".to_string());
+    let start = ImportStart { string_id: &string_id, realm_json: &realm_json, attachment_json: &attachment_json };
+    let realm_id = realm_import::do_start_import(&ctx.env, &start).await?;
+    Ok(Reply::json(json!({ "realm_id": realm_id })))
+}
+
+/// # `POST /server_admin/imports/{string_id}/messages`
+/// The server operator only. `chunk`: JSON with `zerver_message`, `zerver_usermessage`,
+/// `zerver_reaction` and `attachment_messages` (links `{attachment, message}`) of these
+/// messages. Answers `messages`, how many the chunk held.
+pub async fn import_messages(ctx: &RequestContext, string_id: &str) -> ApiResult<Reply> {
+    require_server_admin(ctx)?;
+    let chunk = ctx.params.required_str("chunk")?;
+    let count = realm_import::do_import_messages(&ctx.env, string_id, &chunk).await?;
+    Ok(Reply::json(json!({ "messages": count })))
+}
+
+/// # `POST /server_admin/imports/{string_id}/uploads` and `.../emoji`
+/// The server operator only. Multipart: one file, with `path_id` (the upload's path in the
+/// archive) or `file_name` (the custom emoji's).
+pub async fn import_file(ctx: &RequestContext, string_id: &str, emoji: bool) -> ApiResult<Reply> {
+    require_server_admin(ctx)?;
+    let file = ctx.files.first().ok_or_else(|| ApiError::bad_request("You must specify a file to upload"))?;
+    if emoji {
+        let file_name = ctx.params.required_str("file_name")?;
+        realm_import::do_import_emoji(&ctx.env, string_id, &file_name, &file.bytes).await?;
+    } else {
+        let path_id = ctx.params.required_str("path_id")?;
+        realm_import::do_import_upload(&ctx.env, string_id, &path_id, &file.bytes).await?;
+    }
+    Ok(Reply::ok())
+}
+
+/// # `POST /server_admin/imports/{string_id}/finish`
+/// The server operator only. Opens the imported organization: people sign in with a
+/// password reset link (no password or API key is imported). Answers `realm_id`, `realm_url`.
+pub async fn finish_import(ctx: &RequestContext, string_id: &str) -> ApiResult<Reply> {
+    require_server_admin(ctx)?;
+    let realm_id = realm_import::do_finish_import(&ctx.env, string_id).await?;
+    announce_organizations(ctx);
+    Ok(Reply::json(json!({ "realm_id": realm_id, "realm_url": realm_url(ctx, string_id) })))
+}
+
+/// # `DELETE /server_admin/imports/{string_id}`
+/// The server operator only. Removes an unfinished import, its files and every row; the
+/// subdomain is free again. A finished organization is refused ("No organization import
+/// in progress").
+pub async fn remove_import(ctx: &RequestContext, string_id: &str) -> ApiResult<Reply> {
+    require_server_admin(ctx)?;
+    realm_import::do_remove_import(&ctx.env, string_id).await?;
+    Ok(Reply::ok())
 }

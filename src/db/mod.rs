@@ -41,6 +41,7 @@ pub mod realm_directory;
 pub mod realm_emoji;
 pub mod realm_export_data;
 pub mod realm_exports;
+pub mod realm_imports;
 pub mod realm_playgrounds;
 pub mod realm_settings;
 pub mod realms;

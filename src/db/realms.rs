@@ -43,7 +43,13 @@ pub fn insert_stmt(db: &D1Database, realm_id: i64, string_id: &str, name: &str, 
 
 /// Deactivates (1) or reactivates (0) an organization; answers its id, none if unknown.
 pub fn set_deactivated_stmt(db: &D1Database, string_id: &str, deactivated: bool) -> Result<D1PreparedStatement> {
-    query!(db, "UPDATE realms SET deactivated = ?2 WHERE string_id = ?1 RETURNING id", string_id, deactivated as i64)
+    query!(
+        db,
+        "UPDATE realms SET deactivated = ?2 WHERE string_id = ?1 \
+         AND (?2 = 1 OR id NOT IN (SELECT realm_id FROM realm_imports)) RETURNING id",
+        string_id,
+        deactivated as i64
+    )
 }
 
 pub async fn by_id(db: &D1Database, realm_id: i64) -> Result<Option<RealmRow>> {

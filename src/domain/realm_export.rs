@@ -161,12 +161,15 @@ pub struct Selection {
     /// The channels it holds: every public one (web-public included); private channels
     /// only through their messages to consenting members.
     pub channel_ids: Vec<i64>,
+    /// The channels `realm.json` lists (with their recipients and subscriptions): with
+    /// private data every channel, so the private channels' messages it holds have theirs.
+    pub listed_channel_ids: Vec<i64>,
     pub consenting_user_ids: BTreeSet<i64>,
 }
 
 impl Selection {
     pub fn new(export_type: i64, tables: &RealmTables) -> Self {
-        let channel_ids = tables
+        let channel_ids: Vec<i64> = tables
             .channels
             .iter()
             .filter(|c| c.get("invite_only").and_then(Value::as_i64) == Some(0))
@@ -177,7 +180,12 @@ impl Selection {
         } else {
             BTreeSet::new()
         };
-        Selection { export_type, channel_ids, consenting_user_ids }
+        let listed_channel_ids = if export_type == EXPORT_FULL_WITH_CONSENT {
+            tables.channels.iter().filter_map(|c| id_of(c, "id")).collect()
+        } else {
+            channel_ids.clone()
+        };
+        Selection { export_type, channel_ids, listed_channel_ids, consenting_user_ids }
     }
 
     pub fn with_private_data(&self) -> bool {
@@ -217,6 +225,9 @@ pub fn messages_file(messages: Vec<Row>, user_messages: Vec<Row>, clients: &mut 
         .map(|mut um| {
             *next_user_message_id += 1;
             um.insert("id".into(), Value::from(*next_user_message_id));
+            if let Some(flags) = um.get("flags_mask").and_then(Value::as_i64) {
+                um.insert("flags_mask".into(), Value::from(crate::model::message_flags::to_zulip_mask(flags)));
+            }
             Value::Object(um)
         })
         .collect();
@@ -227,7 +238,7 @@ pub fn messages_file(messages: Vec<Row>, user_messages: Vec<Row>, clients: &mut 
 /// channels, their subscriptions and direct-message groups stay out of a public export;
 /// user-level private data (topic visibility) is the consenting members' only.
 pub fn realm_file(tables: RealmTables, selection: &Selection, reactions: Vec<Row>, clients: &[String]) -> Value {
-    let channels: BTreeSet<i64> = selection.channel_ids.iter().copied().collect();
+    let channels: BTreeSet<i64> = selection.listed_channel_ids.iter().copied().collect();
     let public_channel = |row: &Row, field: &str| id_of(row, field).is_some_and(|id| channels.contains(&id));
     let channel_recipients: BTreeSet<i64> =
         tables.channels.iter().filter(|c| public_channel(c, "id")).filter_map(|c| id_of(c, "recipient")).collect();

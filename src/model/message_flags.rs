@@ -23,6 +23,29 @@ pub const ANY_MENTION: i64 = MENTIONED | STREAM_WILDCARD_MENTIONED | TOPIC_WILDC
 /// history without having received it.
 pub const NO_ROW: i64 = READ | HISTORICAL;
 
+/// Each flag's bit here beside its bit in Zulip's `flags_mask` (export archives).
+const ZULIP_BITS: [(i64, i64); 9] = [
+    (READ, 1),
+    (STARRED, 1 << 1),
+    (COLLAPSED, 1 << 2),
+    (MENTIONED, 1 << 3),
+    (STREAM_WILDCARD_MENTIONED, 1 << 4),
+    (HAS_ALERT_WORD, 1 << 9),
+    (HISTORICAL, 1 << 10),
+    (IS_PRIVATE, 1 << 11),
+    (TOPIC_WILDCARD_MENTIONED, 1 << 13),
+];
+
+/// Zulip's `flags_mask` of these flags.
+pub fn to_zulip_mask(flags: i64) -> i64 {
+    ZULIP_BITS.iter().filter(|(ours, _)| flags & ours != 0).map(|(_, zulip)| zulip).sum()
+}
+
+/// These flags from Zulip's `flags_mask` (bits this server has no flag for are dropped).
+pub fn from_zulip_mask(mask: i64) -> i64 {
+    ZULIP_BITS.iter().filter(|(_, zulip)| mask & zulip != 0).map(|(ours, _)| ours).sum()
+}
+
 /// A flag as the API names it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]

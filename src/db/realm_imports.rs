@@ -1,0 +1,551 @@
+//! Importing an organization from a Zulip export archive (`actions::realm_import`).
+//!
+//! Every table is written from a JSON list of the archive's rows (`?2`, read with
+//! `json_each`), in the archive's field names and ids. Each row first gets this server's
+//! id in `realm_import_ids` (the next free ids of its table, in one statement), then the
+//! insert reads that id and resolves every reference through the same map. Both are
+//! idempotent (`OR IGNORE`): a chunk sent again finds its rows mapped and inserted.
+
+use serde::Deserialize;
+use worker::{query, D1Database, D1PreparedStatement, Result};
+
+/// What an archive id names; each kind is numbered from its own table.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Kind {
+    User,
+    Channel,
+    Recipient,
+    DirectMessageGroup,
+    Subscription,
+    UserGroup,
+    ProfileField,
+    Emoji,
+    Attachment,
+    UserTopic,
+    Message,
+    Reaction,
+}
+
+impl Kind {
+    pub fn name(self) -> &'static str {
+        match self {
+            Kind::User => "user",
+            Kind::Channel => "channel",
+            Kind::Recipient => "recipient",
+            Kind::DirectMessageGroup => "dm_group",
+            Kind::Subscription => "subscription",
+            Kind::UserGroup => "user_group",
+            Kind::ProfileField => "profile_field",
+            Kind::Emoji => "emoji",
+            Kind::Attachment => "attachment",
+            Kind::UserTopic => "user_topic",
+            Kind::Message => "message",
+            Kind::Reaction => "reaction",
+        }
+    }
+
+    fn table(self) -> &'static str {
+        match self {
+            Kind::User => "users",
+            Kind::Channel => "channels",
+            Kind::Recipient => "recipients",
+            Kind::DirectMessageGroup => "direct_message_groups",
+            Kind::Subscription => "subscriptions",
+            Kind::UserGroup => "user_groups",
+            Kind::ProfileField => "custom_profile_fields",
+            Kind::Emoji => "realm_emoji",
+            Kind::Attachment => "attachments",
+            Kind::UserTopic => "user_topics",
+            Kind::Message => "messages",
+            Kind::Reaction => "reactions",
+        }
+    }
+}
+
+/// A field of the row being read.
+fn f(field: &str) -> String {
+    format!("json_extract(j.value, '$.{field}')")
+}
+
+/// This server's id for the archive's id `expr` of `kind` (null when unmapped).
+fn mapped(kind: Kind, expr: &str) -> String {
+    format!("(SELECT new_id FROM realm_import_ids WHERE realm_id = ?1 AND kind = '{}' AND old_id = {expr})", kind.name())
+}
+
+/// The join that gives each row its mapped id as `i.new_id`.
+fn own_id(kind: Kind) -> String {
+    format!("FROM json_each(?2) j JOIN realm_import_ids i ON i.realm_id = ?1 AND i.kind = '{}' AND i.old_id = {}", kind.name(), f("id"))
+}
+
+/// Gives each row of `rows_json` not yet mapped the next free id of its table.
+pub fn allocate_stmt(db: &D1Database, realm_id: i64, kind: Kind, rows_json: &str) -> Result<D1PreparedStatement> {
+    let sql = format!(
+        "INSERT OR IGNORE INTO realm_import_ids (realm_id, kind, old_id, new_id) \
+         SELECT ?1, '{}', {}, (SELECT COALESCE(MAX(id), 0) FROM {}) + j.key + 1 FROM json_each(?2) j",
+        kind.name(),
+        f("id"),
+        kind.table()
+    );
+    query!(db, &sql, realm_id, rows_json)
+}
+
+/// Maps the archive's system groups to the new organization's groups of the same name.
+pub fn map_system_groups_stmt(db: &D1Database, realm_id: i64, rows_json: &str) -> Result<D1PreparedStatement> {
+    let sql = format!(
+        "INSERT OR IGNORE INTO realm_import_ids (realm_id, kind, old_id, new_id) \
+         SELECT ?1, '{}', {}, g.id FROM json_each(?2) j \
+         JOIN user_groups g ON g.realm_id = ?1 AND g.is_system_group = 1 AND g.name = {}",
+        Kind::UserGroup.name(),
+        f("id"),
+        f("name")
+    );
+    query!(db, &sql, realm_id, rows_json)
+}
+
+/// Inserts the rows of `kind` (see the module); `?1` the organization, `?2` the rows.
+pub fn insert_stmt(db: &D1Database, realm_id: i64, kind: Kind, rows_json: &str) -> Result<D1PreparedStatement> {
+    let sql = match kind {
+        Kind::User => users_sql(),
+        Kind::Channel => channels_sql(),
+        Kind::Recipient => recipients_sql(),
+        Kind::DirectMessageGroup => direct_message_groups_sql(),
+        Kind::Subscription => subscriptions_sql(),
+        Kind::UserGroup => user_groups_sql(),
+        Kind::ProfileField => profile_fields_sql(),
+        Kind::Emoji => emoji_sql(),
+        Kind::Attachment => attachments_sql(),
+        Kind::UserTopic => user_topics_sql(),
+        Kind::Message => messages_sql(),
+        Kind::Reaction => reactions_sql(),
+    };
+    query!(db, &sql, realm_id, rows_json)
+}
+
+fn users_sql() -> String {
+    format!(
+        "INSERT OR IGNORE INTO users (id, realm_id, email, delivery_email, full_name, role, is_active, is_bot, bot_type, \
+         bot_owner_id, password_hash, timezone, date_joined, email_address_visibility, is_imported_stub) \
+         SELECT i.new_id, ?1, {email}, COALESCE({delivery}, {email}), {name}, COALESCE({role}, 400), COALESCE({active}, 1), \
+         COALESCE({bot}, 0), {bot_type}, {owner}, NULL, COALESCE({tz}, ''), CAST({joined} AS INTEGER), COALESCE({vis}, 1), \
+         COALESCE({dummy}, 0) {from}",
+        email = f("email"),
+        delivery = f("delivery_email"),
+        name = f("full_name"),
+        role = f("role"),
+        active = f("is_active"),
+        bot = f("is_bot"),
+        bot_type = f("bot_type"),
+        owner = mapped(Kind::User, &f("bot_owner")),
+        tz = f("timezone"),
+        joined = f("date_joined"),
+        vis = f("email_address_visibility"),
+        dummy = f("is_mirror_dummy"),
+        from = own_id(Kind::User),
+    )
+}
+
+fn channels_sql() -> String {
+    format!(
+        "INSERT OR IGNORE INTO channels (id, realm_id, name, description, invite_only, history_public_to_subscribers, \
+         is_web_public, is_archived, creator_id, date_created) \
+         SELECT i.new_id, ?1, {}, COALESCE({}, ''), COALESCE({}, 0), COALESCE({}, 1), COALESCE({}, 0), COALESCE({}, 0), {}, \
+         CAST(COALESCE({}, 0) AS INTEGER) {}",
+        f("name"),
+        f("description"),
+        f("invite_only"),
+        f("history_public_to_subscribers"),
+        f("is_web_public"),
+        f("deactivated"),
+        mapped(Kind::User, &f("creator")),
+        f("date_created"),
+        own_id(Kind::Channel),
+    )
+}
+
+fn recipients_sql() -> String {
+    format!(
+        "INSERT OR IGNORE INTO recipients (id, realm_id, type, type_id) \
+         SELECT i.new_id, ?1, {ty}, CASE {ty} WHEN 1 THEN {user} WHEN 2 THEN {channel} ELSE {group} END {from}",
+        ty = f("type"),
+        user = mapped(Kind::User, &f("type_id")),
+        channel = mapped(Kind::Channel, &f("type_id")),
+        group = mapped(Kind::DirectMessageGroup, &f("type_id")),
+        from = own_id(Kind::Recipient),
+    )
+}
+
+/// Direct-message groups: `members` lists the archive's user ids; the member key is made
+/// of this server's ids, ascending.
+fn direct_message_groups_sql() -> String {
+    format!(
+        "INSERT OR IGNORE INTO direct_message_groups (id, realm_id, member_key, group_size) \
+         SELECT i.new_id, ?1, (SELECT group_concat(id, ',') FROM (SELECT m.new_id AS id FROM json_each(j.value, '$.members') x \
+         JOIN realm_import_ids m ON m.realm_id = ?1 AND m.kind = 'user' AND m.old_id = x.value ORDER BY m.new_id)), \
+         json_array_length(j.value, '$.members') {}",
+        own_id(Kind::DirectMessageGroup),
+    )
+}
+
+/// Channel subscriptions: `channel` is the archive's channel id.
+fn subscriptions_sql() -> String {
+    format!(
+        "INSERT OR IGNORE INTO subscriptions (id, realm_id, user_id, channel_id, active, color, is_muted, pin_to_top, \
+         desktop_notifications, audible_notifications, push_notifications, email_notifications, wildcard_mentions_notify) \
+         SELECT i.new_id, ?1, {}, {}, COALESCE({}, 1), COALESCE({}, '#c2c2c2'), COALESCE({}, 0), COALESCE({}, 0), {}, {}, {}, {}, {} {}",
+        mapped(Kind::User, &f("user_profile")),
+        mapped(Kind::Channel, &f("channel")),
+        f("active"),
+        f("color"),
+        f("is_muted"),
+        f("pin_to_top"),
+        f("desktop_notifications"),
+        f("audible_notifications"),
+        f("push_notifications"),
+        f("email_notifications"),
+        f("wildcard_mentions_notify"),
+        own_id(Kind::Subscription),
+    )
+}
+
+fn user_groups_sql() -> String {
+    format!(
+        "INSERT OR IGNORE INTO user_groups (id, realm_id, name, description, is_system_group, creator_id, date_created, deactivated) \
+         SELECT i.new_id, ?1, {}, COALESCE({}, ''), 0, {}, CAST({} AS INTEGER), COALESCE({}, 0) {}",
+        f("name"),
+        f("description"),
+        mapped(Kind::User, &f("creator")),
+        f("date_created"),
+        f("deactivated"),
+        own_id(Kind::UserGroup),
+    )
+}
+
+fn profile_fields_sql() -> String {
+    format!(
+        "INSERT OR IGNORE INTO custom_profile_fields (id, realm_id, name, hint, field_type, field_data, sort_order, \
+         display_in_profile_summary, required, editable_by_user) \
+         SELECT i.new_id, ?1, {}, COALESCE({}, ''), {}, COALESCE({}, ''), COALESCE({}, 0), COALESCE({}, 0), COALESCE({}, 0), \
+         COALESCE({}, 1) {}",
+        f("name"),
+        f("hint"),
+        f("field_type"),
+        f("field_data"),
+        f("order"),
+        f("display_in_profile_summary"),
+        f("required"),
+        f("editable_by_user"),
+        own_id(Kind::ProfileField),
+    )
+}
+
+/// Custom emoji: `content_type` is worked out from the file name before.
+fn emoji_sql() -> String {
+    format!(
+        "INSERT OR IGNORE INTO realm_emoji (id, realm_id, name, author_id, file_name, content_type, still_file_name, deactivated) \
+         SELECT i.new_id, ?1, {}, {}, {}, {}, {}, COALESCE({}, 0) {}",
+        f("name"),
+        mapped(Kind::User, &f("author")),
+        f("file_name"),
+        f("content_type"),
+        f("still_file_name"),
+        f("deactivated"),
+        own_id(Kind::Emoji),
+    )
+}
+
+/// Attachments: `path_id` is this server's path, worked out before.
+fn attachments_sql() -> String {
+    format!(
+        "INSERT OR IGNORE INTO attachments (id, realm_id, owner_id, path_id, file_name, size, content_type, create_time) \
+         SELECT i.new_id, ?1, {}, {}, {}, COALESCE({}, 0), COALESCE({}, 'application/octet-stream'), CAST(COALESCE({}, 0) AS INTEGER) {}",
+        mapped(Kind::User, &f("owner")),
+        f("path_id"),
+        f("file_name"),
+        f("size"),
+        f("content_type"),
+        f("create_time"),
+        own_id(Kind::Attachment),
+    )
+}
+
+fn user_topics_sql() -> String {
+    format!(
+        "INSERT OR IGNORE INTO user_topics (id, realm_id, user_id, channel_id, topic, visibility_policy, last_updated) \
+         SELECT i.new_id, ?1, {}, {}, {}, {}, CAST(COALESCE({}, 0) AS INTEGER) {}",
+        mapped(Kind::User, &f("user_profile")),
+        mapped(Kind::Channel, &f("stream")),
+        f("topic_name"),
+        f("visibility_policy"),
+        f("last_updated"),
+        own_id(Kind::UserTopic),
+    )
+}
+
+/// Messages (the full-text index follows through its triggers): `sending_client` is the
+/// client's name, the contents already rewritten to this server's ids.
+fn messages_sql() -> String {
+    format!(
+        "INSERT OR IGNORE INTO messages (id, realm_id, sender_id, recipient_id, channel_id, topic, content, rendered_content, \
+         date_sent, client, is_me_message, last_edit_timestamp, last_moved_timestamp, edit_history, has_attachment, has_image, \
+         has_link, kind) \
+         SELECT i.new_id, ?1, {sender}, {recipient}, \
+         (SELECT r.type_id FROM recipients r WHERE r.id = {recipient} AND r.type = 2), COALESCE({subject}, ''), {content}, \
+         {rendered}, CAST({sent} AS INTEGER), COALESCE({client}, ''), COALESCE({me}, 0), CAST({edit} AS INTEGER), \
+         CAST({moved} AS INTEGER), {history}, COALESCE({att}, 0), COALESCE({img}, 0), COALESCE({link}, 0), COALESCE({kind}, 1) {from}",
+        sender = mapped(Kind::User, &f("sender")),
+        recipient = mapped(Kind::Recipient, &f("recipient")),
+        subject = f("subject"),
+        content = f("content"),
+        rendered = f("rendered_content"),
+        sent = f("date_sent"),
+        client = f("sending_client"),
+        me = f("is_me_message"),
+        edit = f("last_edit_time"),
+        moved = f("last_moved_time"),
+        history = f("edit_history"),
+        att = f("has_attachment"),
+        img = f("has_image"),
+        link = f("has_link"),
+        kind = f("type"),
+        from = own_id(Kind::Message),
+    )
+}
+
+/// Reactions: `emoji_code` of a custom emoji already names this server's emoji.
+fn reactions_sql() -> String {
+    format!(
+        "INSERT OR IGNORE INTO reactions (id, message_id, user_id, emoji_name, emoji_code, reaction_type) \
+         SELECT i.new_id, {}, {}, {}, {}, COALESCE({}, 'unicode_emoji') {}",
+        mapped(Kind::Message, &f("message")),
+        mapped(Kind::User, &f("user_profile")),
+        f("emoji_name"),
+        f("emoji_code"),
+        f("reaction_type"),
+        own_id(Kind::Reaction),
+    )
+}
+
+/// Rows without an id of their own: each names its table, columns and the archive's
+/// fields they come from (mapped through their kinds).
+#[derive(Clone, Copy)]
+pub enum Link {
+    /// `{user_profile, dm_group}`
+    DirectMessageGroupMember,
+    /// `{user_group, user_profile}`
+    UserGroupMember,
+    /// `{supergroup, subgroup}`
+    Subgroup,
+    /// `{user_profile, field, value, rendered_value}`
+    ProfileFieldValue,
+    /// `{stream}`
+    DefaultChannel,
+    /// `{user_profile, message, flags}`: the flags in this server's bits.
+    UserMessage,
+    /// `{attachment, message}`
+    AttachmentMessage,
+}
+
+/// Inserts link rows; a row whose references are not mapped is left out.
+pub fn insert_links_stmt(db: &D1Database, realm_id: i64, link: Link, rows_json: &str) -> Result<D1PreparedStatement> {
+    let join = |alias: &str, kind: Kind, field: &str| {
+        format!(
+            "JOIN realm_import_ids {alias} ON {alias}.realm_id = ?1 AND {alias}.kind = '{}' AND {alias}.old_id = {}",
+            kind.name(),
+            f(field)
+        )
+    };
+    let sql = match link {
+        Link::DirectMessageGroupMember => format!(
+            "INSERT OR IGNORE INTO direct_message_group_members (group_id, user_id) SELECT g.new_id, u.new_id FROM json_each(?2) j {} {}",
+            join("g", Kind::DirectMessageGroup, "dm_group"),
+            join("u", Kind::User, "user_profile")
+        ),
+        Link::UserGroupMember => format!(
+            "INSERT OR IGNORE INTO user_group_members (group_id, user_id) SELECT g.new_id, u.new_id FROM json_each(?2) j {} {}",
+            join("g", Kind::UserGroup, "user_group"),
+            join("u", Kind::User, "user_profile")
+        ),
+        Link::Subgroup => format!(
+            "INSERT OR IGNORE INTO user_group_subgroups (supergroup_id, subgroup_id) SELECT a.new_id, b.new_id FROM json_each(?2) j {} {}",
+            join("a", Kind::UserGroup, "supergroup"),
+            join("b", Kind::UserGroup, "subgroup")
+        ),
+        Link::ProfileFieldValue => format!(
+            "INSERT OR IGNORE INTO custom_profile_field_values (user_id, field_id, value, rendered_value) \
+             SELECT u.new_id, p.new_id, {}, {} FROM json_each(?2) j {} {}",
+            f("value"),
+            f("rendered_value"),
+            join("u", Kind::User, "user_profile"),
+            join("p", Kind::ProfileField, "field")
+        ),
+        Link::DefaultChannel => format!(
+            "INSERT OR IGNORE INTO default_channels (realm_id, channel_id) SELECT ?1, c.new_id FROM json_each(?2) j {}",
+            join("c", Kind::Channel, "stream")
+        ),
+        Link::UserMessage => format!(
+            "INSERT OR IGNORE INTO user_messages (user_id, message_id, flags) SELECT u.new_id, m.new_id, COALESCE({}, 0) \
+             FROM json_each(?2) j {} {}",
+            f("flags"),
+            join("u", Kind::User, "user_profile"),
+            join("m", Kind::Message, "message")
+        ),
+        Link::AttachmentMessage => format!(
+            "INSERT OR IGNORE INTO attachment_messages (attachment_id, message_id) SELECT a.new_id, m.new_id FROM json_each(?2) j {} {}",
+            join("a", Kind::Attachment, "attachment"),
+            join("m", Kind::Message, "message")
+        ),
+    };
+    query!(db, &sql, realm_id, rows_json)
+}
+
+/// Channel messages of `message_ids_json` (archive ids) that no archived row gives to a
+/// subscriber: each active subscriber gets them as read (a public export holds no
+/// personal rows), so they show in every view as in the exported organization.
+pub fn subscriber_messages_stmt(db: &D1Database, realm_id: i64, message_ids_json: &str, read_flag: i64) -> Result<D1PreparedStatement> {
+    query!(
+        db,
+        "INSERT OR IGNORE INTO user_messages (user_id, message_id, flags) \
+         SELECT s.user_id, m.id, ?3 FROM json_each(?2) j \
+         JOIN realm_import_ids i ON i.realm_id = ?1 AND i.kind = 'message' AND i.old_id = j.value \
+         JOIN messages m ON m.id = i.new_id JOIN subscriptions s ON s.channel_id = m.channel_id AND s.active = 1",
+        realm_id,
+        message_ids_json,
+        read_flag
+    )
+}
+
+/// The import under way of an organization.
+#[derive(Deserialize, Clone)]
+pub struct ImportRow {
+    pub realm_id: i64,
+    pub old_realm_id: i64,
+}
+
+pub fn start_stmt(db: &D1Database, realm_id: i64, old_realm_id: i64, now: i64) -> Result<D1PreparedStatement> {
+    query!(
+        db,
+        "INSERT OR IGNORE INTO realm_imports (realm_id, old_realm_id, date_started) VALUES (?1, ?2, ?3)",
+        realm_id,
+        old_realm_id,
+        now
+    )
+}
+
+/// The archive's description and creation date for the organization.
+pub fn realm_details_stmt(db: &D1Database, realm_id: i64, description: &str, date_created: i64) -> Result<D1PreparedStatement> {
+    query!(db, "UPDATE realms SET description = ?2, date_created = ?3 WHERE id = ?1", realm_id, description, date_created)
+}
+
+/// The import under way of the organization `string_id`, if any.
+pub fn by_string_id_stmt(db: &D1Database, string_id: &str) -> Result<D1PreparedStatement> {
+    query!(
+        db,
+        "SELECT i.realm_id, i.old_realm_id FROM realm_imports i JOIN realms r ON r.id = i.realm_id WHERE r.string_id = ?1",
+        string_id
+    )
+}
+
+pub async fn by_string_id(db: &D1Database, string_id: &str) -> Result<Option<ImportRow>> {
+    super::first(by_string_id_stmt(db, string_id)?).await
+}
+
+/// One mapped id.
+#[derive(Deserialize)]
+pub struct MappedId {
+    pub kind: String,
+    pub old_id: i64,
+    pub new_id: i64,
+}
+
+/// The mapped ids of the kinds a message chunk refers to (every kind but messages and
+/// reactions).
+pub fn reference_ids_stmt(db: &D1Database, realm_id: i64) -> Result<D1PreparedStatement> {
+    query!(
+        db,
+        "SELECT kind, old_id, new_id FROM realm_import_ids WHERE realm_id = ?1 AND kind IN ('user', 'recipient', 'channel', \
+         'user_group', 'emoji', 'attachment')",
+        realm_id
+    )
+}
+
+/// An imported attachment, by its path on this server.
+#[derive(Deserialize)]
+pub struct AttachmentRow {
+    pub content_type: String,
+}
+
+pub async fn attachment_by_path(db: &D1Database, realm_id: i64, path_id: &str) -> Result<Option<AttachmentRow>> {
+    super::first(query!(db, "SELECT content_type FROM attachments WHERE realm_id = ?1 AND path_id = ?2", realm_id, path_id)?).await
+}
+
+#[derive(Deserialize)]
+pub struct EmojiRow {
+    pub content_type: String,
+}
+
+pub async fn emoji_by_file_name(db: &D1Database, realm_id: i64, file_name: &str) -> Result<Option<EmojiRow>> {
+    super::first(query!(db, "SELECT content_type FROM realm_emoji WHERE realm_id = ?1 AND file_name = ?2", realm_id, file_name)?).await
+}
+
+/// The finished import opens the organization and forgets its id map.
+pub fn finish_stmts(db: &D1Database, realm_id: i64) -> Result<Vec<D1PreparedStatement>> {
+    Ok(vec![
+        query!(db, "UPDATE realms SET deactivated = 0 WHERE id = ?1", realm_id)?,
+        query!(db, "DELETE FROM realm_import_ids WHERE realm_id = ?1", realm_id)?,
+        query!(db, "DELETE FROM realm_imports WHERE realm_id = ?1", realm_id)?,
+    ])
+}
+
+/// The R2 keys of an unfinished import's uploads.
+#[derive(Deserialize)]
+pub struct StoredFile {
+    pub path_id: String,
+}
+
+pub async fn stored_uploads(db: &D1Database, realm_id: i64) -> Result<Vec<StoredFile>> {
+    super::all(query!(db, "SELECT path_id FROM attachments WHERE realm_id = ?1", realm_id)?).await
+}
+
+#[derive(Deserialize)]
+pub struct StoredEmoji {
+    pub file_name: String,
+}
+
+pub async fn stored_emoji(db: &D1Database, realm_id: i64) -> Result<Vec<StoredEmoji>> {
+    super::all(query!(db, "SELECT file_name FROM realm_emoji WHERE realm_id = ?1", realm_id)?).await
+}
+
+/// Everything an unfinished import wrote, the organization's row last (its references are
+/// checked at the end of the batch).
+const REMOVE: &[&str] = &[
+    "DELETE FROM user_messages WHERE message_id IN (SELECT id FROM messages WHERE realm_id = ?1)",
+    "DELETE FROM reactions WHERE message_id IN (SELECT id FROM messages WHERE realm_id = ?1)",
+    "DELETE FROM attachment_messages WHERE attachment_id IN (SELECT id FROM attachments WHERE realm_id = ?1)",
+    "DELETE FROM messages WHERE realm_id = ?1",
+    "DELETE FROM attachments WHERE realm_id = ?1",
+    "DELETE FROM realm_emoji WHERE realm_id = ?1",
+    "DELETE FROM user_topics WHERE realm_id = ?1",
+    "DELETE FROM custom_profile_field_values WHERE field_id IN (SELECT id FROM custom_profile_fields WHERE realm_id = ?1)",
+    "DELETE FROM custom_profile_fields WHERE realm_id = ?1",
+    "DELETE FROM user_group_members WHERE group_id IN (SELECT id FROM user_groups WHERE realm_id = ?1)",
+    "DELETE FROM user_group_subgroups WHERE supergroup_id IN (SELECT id FROM user_groups WHERE realm_id = ?1)",
+    "DELETE FROM default_channels WHERE realm_id = ?1",
+    "DELETE FROM subscriptions WHERE realm_id = ?1",
+    "DELETE FROM direct_message_group_members WHERE group_id IN (SELECT id FROM direct_message_groups WHERE realm_id = ?1)",
+    "DELETE FROM direct_message_groups WHERE realm_id = ?1",
+    "DELETE FROM recipients WHERE realm_id = ?1",
+    "DELETE FROM channels WHERE realm_id = ?1",
+    "DELETE FROM users WHERE realm_id = ?1",
+    "DELETE FROM user_groups WHERE realm_id = ?1",
+    "DELETE FROM realm_import_ids WHERE realm_id = ?1",
+    "DELETE FROM realm_imports WHERE realm_id = ?1",
+    "DELETE FROM realms WHERE id = ?1",
+];
+
+pub fn remove_stmts(db: &D1Database, realm_id: i64) -> Result<Vec<D1PreparedStatement>> {
+    let mut stmts = vec![query!(db, "PRAGMA defer_foreign_keys = ON")];
+    for sql in REMOVE {
+        stmts.push(query!(db, *sql, realm_id)?);
+    }
+    Ok(stmts)
+}

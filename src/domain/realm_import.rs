@@ -1,0 +1,482 @@
+//! Importing a Zulip export archive (`domain::realm_export` writes the format): checking
+//! the archive before anything is written (valid JSON, every reference to an id the
+//! archive holds, no upload path leaving its folder), and turning its tables into the
+//! rows `db::realm_imports` writes, in an order where every reference is mapped first.
+
+use std::collections::{BTreeSet, HashMap};
+
+use serde_json::{json, Map, Value};
+
+use crate::db::realm_imports::{Kind, Link};
+use crate::domain::realm_export::safe_member_path;
+use crate::error::{ApiError, ApiResult};
+use crate::model::message_flags;
+
+/// Every refusal names what is wrong with the archive.
+pub fn invalid_archive(detail: impl std::fmt::Display) -> ApiError {
+    ApiError::bad_request(format!("Invalid archive: {detail}"))
+}
+
+pub fn import_not_found() -> ApiError {
+    ApiError::bad_request("No organization import in progress")
+}
+
+/// One table's rows, as the database layer writes them.
+pub enum Rows {
+    /// Rows with an id of their own, mapped then inserted.
+    Own(Kind, Vec<Value>),
+    /// The archive's system groups, mapped to the new organization's.
+    SystemGroups(Vec<Value>),
+    Links(Link, Vec<Value>),
+}
+
+/// A checked `realm.json` with `attachment.json`.
+pub struct RealmArchive {
+    pub old_realm_id: i64,
+    pub name: String,
+    pub description: String,
+    pub date_created: i64,
+    tables: Map<String, Value>,
+    attachments: Vec<Value>,
+}
+
+fn parse_object(text: &str, file: &str) -> ApiResult<Map<String, Value>> {
+    match serde_json::from_str::<Value>(text) {
+        Ok(Value::Object(map)) => Ok(map),
+        Ok(_) => Err(invalid_archive(format!("{file} is not a JSON object"))),
+        Err(err) => Err(invalid_archive(format!("{file} is not valid JSON ({err})"))),
+    }
+}
+
+fn rows<'a>(tables: &'a Map<String, Value>, name: &str) -> ApiResult<&'a [Value]> {
+    match tables.get(name) {
+        None | Some(Value::Null) => Ok(&[]),
+        Some(Value::Array(rows)) if rows.iter().all(Value::is_object) => Ok(rows),
+        Some(_) => Err(invalid_archive(format!("{name} is not a list of rows"))),
+    }
+}
+
+fn int(row: &Value, field: &str) -> Option<i64> {
+    row.get(field).and_then(Value::as_i64)
+}
+
+fn ids(table: &str, rows: &[Value]) -> ApiResult<BTreeSet<i64>> {
+    let mut ids = BTreeSet::new();
+    for row in rows {
+        let id = int(row, "id").ok_or_else(|| invalid_archive(format!("a row of {table} has no id")))?;
+        if !ids.insert(id) {
+            return Err(invalid_archive(format!("{table} holds id {id} twice")));
+        }
+    }
+    Ok(ids)
+}
+
+/// Refuses a row whose `field` names an id outside `known` (absent or null only when
+/// `optional`).
+fn check_ref(table: &str, row: &Value, field: &str, known: &BTreeSet<i64>, optional: bool) -> ApiResult<()> {
+    match row.get(field) {
+        None | Some(Value::Null) if optional => Ok(()),
+        Some(v) if v.as_i64().is_some_and(|id| known.contains(&id)) => Ok(()),
+        other => Err(invalid_archive(format!(
+            "{table} refers to {field} {}, which is not in the archive",
+            other.map_or("null".to_string(), Value::to_string)
+        ))),
+    }
+}
+
+fn check_refs(table: &str, rows: &[Value], checks: &[(&str, &BTreeSet<i64>, bool)]) -> ApiResult<()> {
+    for row in rows {
+        for (field, known, optional) in checks {
+            check_ref(table, row, field, known, *optional)?;
+        }
+    }
+    Ok(())
+}
+
+/// Refuses two rows with the same `field` (compared without case, as this server's
+/// unique indexes do; a missing `delivery_email` is the row's `email`).
+fn check_unique(table: &str, rows: &[Value], field: &str) -> ApiResult<()> {
+    let mut seen = BTreeSet::new();
+    for row in rows {
+        let value =
+            row.get(field).and_then(Value::as_str).or_else(|| row.get("email").and_then(Value::as_str)).unwrap_or("").to_lowercase();
+        if !seen.insert(value.clone()) {
+            return Err(invalid_archive(format!("{table} holds {field} '{value}' twice")));
+        }
+    }
+    Ok(())
+}
+
+/// The first present of Zulip's names for a table (they were renamed over time).
+fn table_name<'a>(tables: &Map<String, Value>, names: &[&'a str]) -> &'a str {
+    names.iter().find(|n| tables.contains_key(**n)).copied().unwrap_or(names[0])
+}
+
+/// Checks `realm.json` and `attachment.json` whole; nothing is written before.
+pub fn check_archive(realm_json: &str, attachment_json: &str) -> ApiResult<RealmArchive> {
+    let tables = parse_object(realm_json, "realm.json")?;
+    let attachment_file = parse_object(attachment_json, "attachment.json")?;
+    let realm = rows(&tables, "zerver_realm")?.first().ok_or_else(|| invalid_archive("realm.json has no zerver_realm row"))?;
+    let old_realm_id = int(realm, "id").ok_or_else(|| invalid_archive("zerver_realm has no id"))?;
+    let users = ids("zerver_userprofile", rows(&tables, "zerver_userprofile")?)?;
+    let channels = ids("zerver_stream", rows(&tables, "zerver_stream")?)?;
+    let dm_table = table_name(&tables, &["zerver_directmessagegroup", "zerver_huddle"]);
+    let dm_groups = ids(dm_table, rows(&tables, dm_table)?)?;
+    let recipients = ids("zerver_recipient", rows(&tables, "zerver_recipient")?)?;
+    let group_table = table_name(&tables, &["zerver_namedusergroup", "zerver_usergroup"]);
+    let groups = ids(group_table, rows(&tables, group_table)?)?;
+    let fields = ids("zerver_customprofilefield", rows(&tables, "zerver_customprofilefield")?)?;
+    let attachments = rows(&attachment_file, "zerver_attachment")?.to_vec();
+    ids("zerver_attachment", &attachments)?;
+    ids("zerver_realmemoji", rows(&tables, "zerver_realmemoji")?)?;
+
+    let user_rows = rows(&tables, "zerver_userprofile")?;
+    check_refs("zerver_userprofile", user_rows, &[("bot_owner", &users, true)])?;
+    for u in user_rows {
+        if !u.get("email").is_some_and(Value::is_string) || !u.get("full_name").is_some_and(Value::is_string) {
+            return Err(invalid_archive("a row of zerver_userprofile has no email or full_name"));
+        }
+    }
+    check_unique("zerver_userprofile", user_rows, "delivery_email")?;
+    check_unique("zerver_stream", rows(&tables, "zerver_stream")?, "name")?;
+    check_refs("zerver_stream", rows(&tables, "zerver_stream")?, &[("creator", &users, true)])?;
+    for r in rows(&tables, "zerver_recipient")? {
+        let known = match int(r, "type") {
+            Some(1) => &users,
+            Some(2) => &channels,
+            Some(3) => &dm_groups,
+            _ => return Err(invalid_archive("zerver_recipient holds an unknown recipient type")),
+        };
+        check_ref("zerver_recipient", r, "type_id", known, false)?;
+    }
+    let subs = rows(&tables, "zerver_subscription")?;
+    check_refs("zerver_subscription", subs, &[("user_profile", &users, false), ("recipient", &recipients, false)])?;
+    check_refs(group_table, rows(&tables, group_table)?, &[("creator", &users, true)])?;
+    let memberships = rows(&tables, "zerver_usergroupmembership")?;
+    check_refs("zerver_usergroupmembership", memberships, &[("user_group", &groups, false), ("user_profile", &users, false)])?;
+    let subgroups = rows(&tables, "zerver_groupgroupmembership")?;
+    check_refs("zerver_groupgroupmembership", subgroups, &[("supergroup", &groups, false), ("subgroup", &groups, false)])?;
+    let values = rows(&tables, "zerver_customprofilefieldvalue")?;
+    check_refs("zerver_customprofilefieldvalue", values, &[("field", &fields, false), ("user_profile", &users, false)])?;
+    check_refs("zerver_realmemoji", rows(&tables, "zerver_realmemoji")?, &[("author", &users, true)])?;
+    check_refs("zerver_usertopic", rows(&tables, "zerver_usertopic")?, &[("user_profile", &users, false), ("stream", &channels, false)])?;
+    check_refs("zerver_defaultstream", rows(&tables, "zerver_defaultstream")?, &[("stream", &channels, false)])?;
+    check_refs("zerver_attachment", &attachments, &[("owner", &users, false)])?;
+    check_files(&tables, &attachments)?;
+
+    Ok(RealmArchive {
+        old_realm_id,
+        name: realm.get("name").and_then(Value::as_str).unwrap_or("").to_string(),
+        description: realm.get("description").and_then(Value::as_str).unwrap_or("").to_string(),
+        date_created: realm.get("date_created").and_then(Value::as_f64).unwrap_or(0.0) as i64,
+        tables,
+        attachments,
+    })
+}
+
+/// Upload paths stay inside the uploads folder; emoji file names are plain names.
+fn check_files(tables: &Map<String, Value>, attachments: &[Value]) -> ApiResult<()> {
+    for a in attachments {
+        let path = a.get("path_id").and_then(Value::as_str).unwrap_or("");
+        if !safe_upload_path(path) {
+            return Err(invalid_archive(format!("the upload path '{path}' leaves the uploads folder")));
+        }
+    }
+    for e in rows(tables, "zerver_realmemoji")? {
+        let file = e.get("file_name").and_then(Value::as_str).unwrap_or("");
+        if file.contains('/') || !safe_member_path(file) {
+            return Err(invalid_archive(format!("the emoji file name '{file}' leaves the emoji folder")));
+        }
+    }
+    Ok(())
+}
+
+/// An upload path of the archive: `<realm id>/<more segments>`, none of them `..`.
+pub fn safe_upload_path(path: &str) -> bool {
+    safe_member_path(path) && path.contains('/')
+}
+
+/// An upload's path on this server: the archive's path under the new organization's id.
+pub fn new_upload_path(old_path: &str, realm_id: i64) -> String {
+    let rest = old_path.split_once('/').map_or(old_path, |(_, rest)| rest);
+    format!("{realm_id}/{rest}")
+}
+
+impl RealmArchive {
+    /// The rows to write, every table after those it refers to.
+    pub fn into_rows(self, realm_id: i64) -> ApiResult<Vec<Rows>> {
+        let t = &self.tables;
+        let dm_table = table_name(t, &["zerver_directmessagegroup", "zerver_huddle"]);
+        let group_table = table_name(t, &["zerver_namedusergroup", "zerver_usergroup"]);
+        let recipients: HashMap<i64, (i64, i64)> =
+            rows(t, "zerver_recipient")?.iter().filter_map(|r| Some((int(r, "id")?, (int(r, "type")?, int(r, "type_id")?)))).collect();
+        let (mut channel_subs, mut dm_members) = (Vec::new(), Vec::new());
+        let mut members_of: HashMap<i64, Vec<i64>> = HashMap::new();
+        for s in rows(t, "zerver_subscription")? {
+            let (Some(&(kind, type_id)), Some(user)) = (int(s, "recipient").and_then(|r| recipients.get(&r)), int(s, "user_profile"))
+            else {
+                continue;
+            };
+            match kind {
+                2 => {
+                    let mut sub = s.clone();
+                    sub["channel"] = json!(type_id);
+                    channel_subs.push(sub);
+                }
+                3 => {
+                    members_of.entry(type_id).or_default().push(user);
+                    dm_members.push(json!({ "dm_group": type_id, "user_profile": user }));
+                }
+                _ => {}
+            }
+        }
+        let dm_groups: Vec<Value> = rows(t, dm_table)?
+            .iter()
+            .map(|g| json!({ "id": int(g, "id"), "members": members_of.get(&int(g, "id").unwrap_or(0)).cloned().unwrap_or_default() }))
+            .collect();
+        let (system, named): (Vec<Value>, Vec<Value>) =
+            rows(t, group_table)?.iter().cloned().partition(|g| g.get("is_system_group").and_then(Value::as_bool).unwrap_or(false));
+        let named_ids: BTreeSet<i64> = named.iter().filter_map(|g| int(g, "id")).collect();
+        let memberships: Vec<Value> = rows(t, "zerver_usergroupmembership")?
+            .iter()
+            .filter(|m| int(m, "user_group").is_some_and(|g| named_ids.contains(&g)))
+            .cloned()
+            .collect();
+        let emoji: Vec<Value> = rows(t, "zerver_realmemoji")?
+            .iter()
+            .map(|e| {
+                let mut e = e.clone();
+                let file = e.get("file_name").and_then(Value::as_str).unwrap_or("").to_string();
+                e["content_type"] = json!(crate::domain::uploads::content_type_for("", &file));
+                e
+            })
+            .collect();
+        let attachments: Vec<Value> = self
+            .attachments
+            .iter()
+            .map(|a| {
+                let mut a = a.clone();
+                let path = a.get("path_id").and_then(Value::as_str).unwrap_or("").to_string();
+                a["path_id"] = json!(new_upload_path(&path, realm_id));
+                a
+            })
+            .collect();
+        Ok(vec![
+            Rows::Own(Kind::User, rows(t, "zerver_userprofile")?.to_vec()),
+            Rows::Own(Kind::Channel, rows(t, "zerver_stream")?.to_vec()),
+            Rows::Own(Kind::DirectMessageGroup, dm_groups),
+            Rows::Own(Kind::Recipient, rows(t, "zerver_recipient")?.to_vec()),
+            Rows::Links(Link::DirectMessageGroupMember, dm_members),
+            Rows::Own(Kind::Subscription, channel_subs),
+            Rows::SystemGroups(system),
+            Rows::Own(Kind::UserGroup, named),
+            Rows::Links(Link::UserGroupMember, memberships),
+            Rows::Links(Link::Subgroup, rows(t, "zerver_groupgroupmembership")?.to_vec()),
+            Rows::Own(Kind::ProfileField, rows(t, "zerver_customprofilefield")?.to_vec()),
+            Rows::Links(Link::ProfileFieldValue, rows(t, "zerver_customprofilefieldvalue")?.to_vec()),
+            Rows::Own(Kind::Emoji, emoji),
+            Rows::Own(Kind::Attachment, attachments),
+            Rows::Own(Kind::UserTopic, rows(t, "zerver_usertopic")?.to_vec()),
+            Rows::Links(Link::DefaultChannel, rows(t, "zerver_defaultstream")?.to_vec()),
+        ])
+    }
+}
+
+/// Rows split so each list's JSON stays under `max_bytes` (one bound value of a statement).
+pub fn split_rows(rows: &[Value], max_bytes: usize) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut current: Vec<&Value> = Vec::new();
+    let mut size = 2;
+    for row in rows {
+        let len = row.to_string().len() + 1;
+        if !current.is_empty() && size + len > max_bytes {
+            out.push(Value::from(current.iter().map(|v| (*v).clone()).collect::<Vec<_>>()).to_string());
+            current.clear();
+            size = 2;
+        }
+        current.push(row);
+        size += len;
+    }
+    if !current.is_empty() {
+        out.push(Value::from(current.into_iter().cloned().collect::<Vec<_>>()).to_string());
+    }
+    out
+}
+
+/// The ids already mapped, by kind name (`db::realm_imports::Kind::name`).
+pub type IdMaps = HashMap<String, HashMap<i64, i64>>;
+
+/// One checked chunk of messages with their personal rows, reactions and upload links.
+pub struct MessageChunk {
+    pub message_ids: Vec<i64>,
+    pub messages: Vec<Value>,
+    pub user_messages: Vec<Value>,
+    pub reactions: Vec<Value>,
+    pub attachment_links: Vec<Value>,
+}
+
+fn known<'a>(maps: &'a IdMaps, kind: Kind) -> impl Fn(Option<i64>) -> Option<i64> + 'a {
+    move |id| maps.get(kind.name()).and_then(|m| m.get(&id?)).copied()
+}
+
+fn missing(table: &str, field: &str, row: &Value) -> ApiError {
+    invalid_archive(format!("{table} refers to {field} {}, which is not in the archive", row.get(field).unwrap_or(&Value::Null)))
+}
+
+/// Checks a chunk (`zerver_message`, `zerver_usermessage`, `zerver_reaction`,
+/// `attachment_messages`) against what the import holds, and rewrites the contents to
+/// this server's ids.
+pub fn check_message_chunk(text: &str, maps: &IdMaps, old_realm_id: i64, realm_id: i64) -> ApiResult<MessageChunk> {
+    let chunk = parse_object(text, "the messages chunk")?;
+    let messages = rows(&chunk, "zerver_message")?;
+    let message_ids: BTreeSet<i64> = ids("zerver_message", messages)?;
+    let (user, recipient, emoji, attachment) =
+        (known(maps, Kind::User), known(maps, Kind::Recipient), known(maps, Kind::Emoji), known(maps, Kind::Attachment));
+    let in_chunk = |row: &Value, field: &str| int(row, field).is_some_and(|id| message_ids.contains(&id));
+    let mut out = Vec::new();
+    for m in messages {
+        user(int(m, "sender")).ok_or_else(|| missing("zerver_message", "sender", m))?;
+        recipient(int(m, "recipient")).ok_or_else(|| missing("zerver_message", "recipient", m))?;
+        out.push(rewrite_message(m, maps, old_realm_id, realm_id)?);
+    }
+    let mut user_messages = Vec::new();
+    for um in rows(&chunk, "zerver_usermessage")? {
+        user(int(um, "user_profile")).ok_or_else(|| missing("zerver_usermessage", "user_profile", um))?;
+        if !in_chunk(um, "message") {
+            return Err(missing("zerver_usermessage", "message", um));
+        }
+        let mask = int(um, "flags_mask").or_else(|| int(um, "flags")).unwrap_or(0);
+        user_messages
+            .push(json!({ "user_profile": um["user_profile"], "message": um["message"], "flags": message_flags::from_zulip_mask(mask) }));
+    }
+    let mut reactions = Vec::new();
+    for r in rows(&chunk, "zerver_reaction")? {
+        user(int(r, "user_profile")).ok_or_else(|| missing("zerver_reaction", "user_profile", r))?;
+        if !in_chunk(r, "message") {
+            return Err(missing("zerver_reaction", "message", r));
+        }
+        let mut r = r.clone();
+        if r.get("reaction_type").and_then(Value::as_str) == Some("realm_emoji") {
+            let code = r.get("emoji_code").and_then(Value::as_str).and_then(|c| c.parse().ok());
+            let new = emoji(code).ok_or_else(|| missing("zerver_reaction", "emoji_code", &r))?;
+            r["emoji_code"] = json!(new.to_string());
+        }
+        reactions.push(r);
+    }
+    let mut attachment_links = Vec::new();
+    for l in rows(&chunk, "attachment_messages")? {
+        attachment(int(l, "attachment")).ok_or_else(|| missing("attachment_messages", "attachment", l))?;
+        if !in_chunk(l, "message") {
+            return Err(missing("attachment_messages", "message", l));
+        }
+        attachment_links.push(l.clone());
+    }
+    Ok(MessageChunk { message_ids: message_ids.into_iter().collect(), messages: out, user_messages, reactions, attachment_links })
+}
+
+/// A message with its contents naming this server's uploads, users, channels and groups;
+/// rendered again only when the archive has no rendering.
+fn rewrite_message(m: &Value, maps: &IdMaps, old_realm_id: i64, realm_id: i64) -> ApiResult<Value> {
+    let mut m = m.clone();
+    let content = m.get("content").and_then(Value::as_str).ok_or_else(|| missing("zerver_message", "content", &m))?.to_string();
+    let old_uploads = format!("/user_uploads/{old_realm_id}/");
+    let new_uploads = format!("/user_uploads/{realm_id}/");
+    let rendered = match m.get("rendered_content").and_then(Value::as_str) {
+        Some(html) => rewrite_ids(&html.replace(&old_uploads, &new_uploads), maps),
+        None => crate::markdown::render(&content.replace(&old_uploads, &new_uploads), &Default::default()).html,
+    };
+    m["content"] = json!(content.replace(&old_uploads, &new_uploads));
+    m["rendered_content"] = json!(rendered);
+    if !m.get("sending_client").is_some_and(Value::is_string) {
+        m["sending_client"] = json!("Zulip import");
+    }
+    if let Some(history) = m.get("edit_history").filter(|h| !h.is_string() && !h.is_null()).cloned() {
+        m["edit_history"] = json!(history.to_string());
+    }
+    Ok(m)
+}
+
+/// The ids in rendered HTML that name users, channels and groups (mentions and links).
+fn rewrite_ids(html: &str, maps: &IdMaps) -> String {
+    let mut out = html.to_string();
+    for (attribute, kind) in [("data-user-id", Kind::User), ("data-stream-id", Kind::Channel), ("data-user-group-id", Kind::UserGroup)] {
+        let Some(map) = maps.get(kind.name()) else { continue };
+        let pattern = regex::Regex::new(&format!(r#"{attribute}="(\d+)""#)).expect("a valid pattern");
+        out = pattern
+            .replace_all(&out, |caps: &regex::Captures| {
+                let old: i64 = caps[1].parse().unwrap_or(0);
+                match map.get(&old) {
+                    Some(new) => format!(r#"{attribute}="{new}""#),
+                    None => caps[0].to_string(),
+                }
+            })
+            .into_owned();
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn realm(extra: Value) -> String {
+        let mut base = json!({
+            "zerver_realm": [{ "id": 7, "name": "Old", "date_created": 100.0 }],
+            "zerver_userprofile": [{ "id": 1, "email": "a@x.com", "full_name": "A" }],
+            "zerver_stream": [{ "id": 3, "name": "general" }],
+            "zerver_recipient": [{ "id": 10, "type": 1, "type_id": 1 }, { "id": 11, "type": 2, "type_id": 3 }],
+            "zerver_subscription": [{ "id": 1, "user_profile": 1, "recipient": 11 }],
+        });
+        for (k, v) in extra.as_object().unwrap() {
+            base[k] = v.clone();
+        }
+        base.to_string()
+    }
+
+    #[test]
+    fn a_consistent_archive_is_accepted() {
+        let archive = check_archive(&realm(json!({})), r#"{"zerver_attachment": []}"#).unwrap();
+        assert_eq!(archive.old_realm_id, 7);
+        assert_eq!(archive.date_created, 100);
+    }
+
+    #[test]
+    fn a_reference_outside_the_archive_is_refused() {
+        let bad = realm(json!({ "zerver_subscription": [{ "id": 1, "user_profile": 99, "recipient": 11 }] }));
+        let err = check_archive(&bad, "{}").err().unwrap();
+        assert!(err.msg.contains("user_profile 99"), "{}", err.msg);
+    }
+
+    #[test]
+    fn an_upload_path_leaving_its_folder_is_refused() {
+        let attachments = r#"{"zerver_attachment": [{"id": 1, "owner": 1, "path_id": "7/../../secret"}]}"#;
+        assert!(check_archive(&realm(json!({})), attachments).is_err());
+        assert_eq!(new_upload_path("7/ab/cd/file.txt", 42), "42/ab/cd/file.txt");
+    }
+
+    #[test]
+    fn two_users_with_one_email_are_refused() {
+        let twice = json!([{ "id": 1, "email": "a@x.com", "full_name": "A" }, { "id": 2, "email": "A@x.com", "full_name": "B" }]);
+        let err = check_archive(&realm(json!({ "zerver_userprofile": twice })), "{}").err().unwrap();
+        assert!(err.msg.contains("holds delivery_email 'a@x.com' twice"), "{}", err.msg);
+    }
+
+    #[test]
+    fn broken_json_is_refused() {
+        assert!(check_archive("{\"zerver_realm\": [", "{}").err().unwrap().msg.contains("not valid JSON"));
+    }
+
+    #[test]
+    fn rendered_mentions_name_the_new_ids() {
+        let mut maps = IdMaps::new();
+        maps.insert("user".into(), HashMap::from([(5, 50)]));
+        assert_eq!(rewrite_ids(r#"<span data-user-id="5">@A</span>"#, &maps), r#"<span data-user-id="50">@A</span>"#);
+    }
+
+    #[test]
+    fn zulip_flag_masks_translate_both_ways() {
+        let ours = message_flags::READ | message_flags::STARRED | message_flags::HISTORICAL;
+        assert_eq!(message_flags::from_zulip_mask(message_flags::to_zulip_mask(ours)), ours);
+        assert_eq!(message_flags::to_zulip_mask(message_flags::HISTORICAL), 1 << 10);
+    }
+}

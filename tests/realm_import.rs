@@ -1,0 +1,486 @@
+//! Organization import (`make import-organization`, `scripts/import-organization.py`,
+//! the `/server_admin/imports` routes): the round trip through an export, the archives
+//! refused with nothing imported, and an unfinished import nobody can sign into.
+
+mod common;
+mod event_support;
+mod upload_support;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use common::*;
+use event_support::*;
+use serde_json::{json, Value};
+use upload_support::{download, upload, upload_files_to};
+
+const PASSWORD: &str = "import-test-password-5312";
+/// The development value of the secret (`wrangler.toml` `[vars]`).
+const SECRET: &str = "dev-server-admin-secret";
+/// A valid 1x1 PNG.
+const PNG_HEX: &str = "89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d49444154789c63f8cfc0f01f00050001ff89993d1d0000000049454e44ae426082";
+
+fn png() -> Vec<u8> {
+    (0..PNG_HEX.len()).step_by(2).map(|i| u8::from_str_radix(&PNG_HEX[i..i + 2], 16).unwrap()).collect()
+}
+
+fn subdomain() -> String {
+    unique("imported").to_lowercase()
+}
+
+/// Runs the import script against the test server.
+fn import_script(args: &[&str]) -> Output {
+    let progress = std::env::temp_dir().join(format!("{}.progress.json", unique("import")));
+    Command::new("python3")
+        .arg(concat!(env!("CARGO_MANIFEST_DIR"), "/scripts/import-organization.py"))
+        .args(args)
+        .env("SERVER_URL", server_url())
+        .env("SERVER_ADMIN_SECRET", SECRET)
+        .env("IMPORT_PROGRESS_FILE", progress)
+        .output()
+        .unwrap()
+}
+
+fn import_archive(archive: &Path, string_id: &str) -> Output {
+    import_script(&[archive.to_str().unwrap(), string_id])
+}
+
+fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).to_string()
+}
+
+/// A server-admin request with the secret.
+fn server_admin(method: &str, path: &str, fields: &[(&str, &str)]) -> Resp {
+    let url = format!("{}/api/v1{path}", server_url());
+    let req = ureq::request(method, &url).set("Authorization", &format!("Bearer {SECRET}"));
+    let response = match req.send_form(fields) {
+        Ok(r) => r,
+        Err(ureq::Error::Status(_, r)) => r,
+        Err(e) => panic!("transport error {e}"),
+    };
+    let status = response.status();
+    let body: Value = serde_json::from_str(&response.into_string().unwrap()).unwrap();
+    Resp { status, www_authenticate: None, content_type: None, d1_round_trips: None, body }
+}
+
+/// Signs in with the development login (no password) to `string_id`.
+fn dev_login(string_id: &str, email: &str) -> Resp {
+    request("POST", "/dev_fetch_api_key", &[], Some(Body::Form(&[("username", email)])), None, Some(string_id))
+}
+
+/// The organization `string_id` does not exist: its subdomain is unknown.
+fn assert_no_organization(string_id: &str) {
+    dev_login(string_id, "ada@tiny.example.com").error(404, "NONEXISTENT_SUBDOMAIN", "Invalid subdomain");
+}
+
+// ---- a tiny archive written by hand, and its broken variants
+
+fn tiny_realm() -> Value {
+    json!({
+        "zerver_realm": [{ "id": 1, "name": "Tiny", "string_id": "tiny", "date_created": 1_500_000_000.0 }],
+        "zerver_userprofile": [{ "id": 5, "email": "ada@tiny.example.com", "delivery_email": "ada@tiny.example.com",
+            "full_name": "Ada Tiny", "role": 100, "is_active": true, "is_bot": false, "date_joined": 1_600_000_000.0 }],
+        "zerver_stream": [{ "id": 3, "name": "general", "invite_only": false, "date_created": 1_500_000_000.0 }],
+        "zerver_recipient": [{ "id": 10, "type": 1, "type_id": 5 }, { "id": 11, "type": 2, "type_id": 3 }],
+        "zerver_subscription": [{ "id": 1, "user_profile": 5, "recipient": 11, "active": true }],
+        "zerver_client": [{ "id": 1, "name": "website" }],
+    })
+}
+
+fn tiny_messages(sender: i64) -> Value {
+    json!({
+        "zerver_message": [{ "id": 100, "sender": sender, "recipient": 11, "subject": "hello", "content": "zebra sentinel",
+            "rendered_content": "<p>zebra sentinel</p>", "date_sent": 1_600_000_100.0, "sending_client": 1 }],
+        "zerver_usermessage": [],
+    })
+}
+
+/// An unpacked archive with these files (path, contents).
+fn folder_archive(files: &[(&str, Vec<u8>)]) -> PathBuf {
+    let root = std::env::temp_dir().join(unique("import-archive"));
+    for (path, bytes) in files {
+        let full = root.join(path);
+        std::fs::create_dir_all(full.parent().unwrap()).unwrap();
+        std::fs::write(full, bytes).unwrap();
+    }
+    root
+}
+
+fn tiny_archive(realm: &Value, messages: &Value) -> PathBuf {
+    folder_archive(&[
+        ("realm.json", realm.to_string().into_bytes()),
+        ("messages-000001.json", messages.to_string().into_bytes()),
+        ("attachment.json", br#"{"zerver_attachment": []}"#.to_vec()),
+    ])
+}
+
+/// A `.tar.gz` of a folder archive, as an export writes it.
+fn tar_gz(folder: &Path) -> Vec<u8> {
+    let mut builder = tar::Builder::new(flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default()));
+    builder.append_dir_all("zulip-export-test", folder).unwrap();
+    builder.into_inner().unwrap().finish().unwrap()
+}
+
+#[test]
+fn an_archive_imports_with_timestamps_kept_no_password_and_its_messages_searchable() {
+    let id = subdomain();
+    let archive_dir = tiny_archive(&tiny_realm(), &tiny_messages(5));
+    let archive = std::env::temp_dir().join(format!("{}.tar.gz", unique("tiny")));
+    std::fs::write(&archive, tar_gz(&archive_dir)).unwrap();
+    let out = import_archive(&archive, &id);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("Organization imported"));
+
+    let ada = Client::dev_in(Some(&id), "ada@tiny.example.com");
+    let me = ada.get("/users/me", &[]).success();
+    assert_eq!(me["date_joined"], "2020-09-13T12:26:40+00:00");
+    assert_eq!(me["role"], 100);
+    let narrow = r#"[{"operator":"search","operand":"zebras"}]"#;
+    let found = ada.get("/messages", &[("anchor", "newest"), ("num_before", "10"), ("num_after", "0"), ("narrow", narrow)]).success();
+    let messages = found["messages"].as_array().unwrap();
+    assert_eq!(messages.len(), 1, "{found}");
+    assert_eq!(messages[0]["timestamp"], 1_600_000_100);
+    assert_eq!(messages[0]["subject"], "hello");
+    assert_eq!(messages[0]["client"], "website");
+    // No password came with the archive: a password sign-in fails.
+    let form: &[(&str, &str)] = &[("username", "ada@tiny.example.com"), ("password", PASSWORD)];
+    request("POST", "/fetch_api_key", &[], Some(Body::Form(form)), None, Some(&id)).error(
+        401,
+        "AUTHENTICATION_FAILED",
+        "Your username or password is incorrect",
+    );
+}
+
+#[test]
+fn an_archive_without_rendered_content_is_rendered_on_import() {
+    let id = subdomain();
+    let mut messages = tiny_messages(5);
+    messages["zerver_message"][0]["content"] = json!("**bold** move");
+    messages["zerver_message"][0].as_object_mut().unwrap().remove("rendered_content");
+    let out = import_archive(&tiny_archive(&tiny_realm(), &messages), &id);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let ada = Client::dev_in(Some(&id), "ada@tiny.example.com");
+    let got = ada.get("/messages", &[("anchor", "newest"), ("num_before", "5"), ("num_after", "0")]).success();
+    assert_eq!(got["messages"][0]["content"], "<p><strong>bold</strong> move</p>");
+}
+
+// ---- refused archives: nothing imported
+
+#[test]
+fn a_truncated_archive_is_refused_and_nothing_is_imported() {
+    let id = subdomain();
+    let whole = tar_gz(&tiny_archive(&tiny_realm(), &tiny_messages(5)));
+    let archive = std::env::temp_dir().join(format!("{}.tar.gz", unique("truncated")));
+    std::fs::write(&archive, &whole[..whole.len() / 2]).unwrap();
+    let out = import_archive(&archive, &id);
+    assert!(!out.status.success());
+    assert!(stderr(&out).contains("Invalid archive:") && stderr(&out).contains("truncated"), "{}", stderr(&out));
+    assert_no_organization(&id);
+}
+
+#[test]
+fn wrong_json_is_refused_and_nothing_is_imported() {
+    let id = subdomain();
+    let archive = folder_archive(&[("realm.json", br#"{"zerver_realm": [{"id": 1"#.to_vec())]);
+    let out = import_archive(&archive, &id);
+    assert!(!out.status.success());
+    assert!(stderr(&out).contains("Invalid archive: realm.json is not valid JSON"), "{}", stderr(&out));
+    assert_no_organization(&id);
+}
+
+#[test]
+fn an_upload_path_escaping_the_upload_folder_is_refused_and_nothing_is_imported() {
+    let id = subdomain();
+    let attachments = json!({ "zerver_attachment": [{ "id": 1, "owner": 5, "path_id": "1/../../../etc/passwd",
+        "file_name": "passwd", "size": 4, "create_time": 1.0, "messages": [] }] });
+    let archive =
+        folder_archive(&[("realm.json", tiny_realm().to_string().into_bytes()), ("attachment.json", attachments.to_string().into_bytes())]);
+    let out = import_archive(&archive, &id);
+    assert!(!out.status.success());
+    assert!(stderr(&out).contains("the upload path '1/../../../etc/passwd' leaves the uploads folder"), "{}", stderr(&out));
+    assert_no_organization(&id);
+}
+
+#[test]
+fn a_reference_to_an_id_outside_the_archive_is_refused_and_nothing_is_imported() {
+    let id = subdomain();
+    let mut realm = tiny_realm();
+    realm["zerver_subscription"][0]["user_profile"] = json!(99);
+    let out = import_archive(&tiny_archive(&realm, &tiny_messages(5)), &id);
+    assert!(!out.status.success());
+    assert!(stderr(&out).contains("zerver_subscription refers to user_profile 99, which is not in the archive"), "{}", stderr(&out));
+    assert_no_organization(&id);
+}
+
+#[test]
+fn two_users_with_one_email_are_refused_and_nothing_is_imported() {
+    let id = subdomain();
+    let mut realm = tiny_realm();
+    let mut twin = realm["zerver_userprofile"][0].clone();
+    twin["id"] = json!(6);
+    realm["zerver_userprofile"].as_array_mut().unwrap().push(twin);
+    let out = import_archive(&tiny_archive(&realm, &tiny_messages(5)), &id);
+    assert!(!out.status.success());
+    assert!(stderr(&out).contains("zerver_userprofile holds delivery_email 'ada@tiny.example.com' twice"), "{}", stderr(&out));
+    assert_no_organization(&id);
+}
+
+#[test]
+fn a_message_from_a_sender_outside_the_archive_is_refused_and_the_partial_import_removed() {
+    let id = subdomain();
+    let out = import_archive(&tiny_archive(&tiny_realm(), &tiny_messages(42)), &id);
+    assert!(!out.status.success());
+    assert!(stderr(&out).contains("zerver_message refers to sender 42, which is not in the archive"), "{}", stderr(&out));
+    assert_no_organization(&id);
+}
+
+// ---- an unfinished import
+
+fn start(id: &str) -> Resp {
+    let realm = tiny_realm().to_string();
+    server_admin("POST", "/server_admin/imports", &[("string_id", id), ("realm", &realm)])
+}
+
+#[test]
+fn an_unfinished_import_cannot_be_signed_into_or_reactivated() {
+    let id = subdomain();
+    start(&id).success();
+    dev_login(&id, "ada@tiny.example.com").error(401, "REALM_DEACTIVATED", "This organization has been deactivated");
+    server_admin("POST", &format!("/server_admin/organizations/{id}/reactivate"), &[]).bad_request("BAD_REQUEST", "No such organization");
+    dev_login(&id, "ada@tiny.example.com").error(401, "REALM_DEACTIVATED", "This organization has been deactivated");
+    // Sent again, the first step changes nothing; the last one opens the organization.
+    start(&id).success();
+    server_admin("POST", &format!("/server_admin/imports/{id}/finish"), &[]).success();
+    dev_login(&id, "ada@tiny.example.com").success();
+}
+
+#[test]
+fn an_unfinished_import_can_be_removed_and_imported_again() {
+    let id = subdomain();
+    start(&id).success();
+    let out = import_script(&["--remove", &id]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_no_organization(&id);
+    let out = import_archive(&tiny_archive(&tiny_realm(), &tiny_messages(5)), &id);
+    assert!(out.status.success(), "{}", stderr(&out));
+    dev_login(&id, "ada@tiny.example.com").success();
+}
+
+#[test]
+fn a_resent_message_chunk_is_harmless() {
+    let id = subdomain();
+    start(&id).success();
+    let chunk = tiny_messages(5).to_string();
+    for _ in 0..2 {
+        server_admin("POST", &format!("/server_admin/imports/{id}/messages"), &[("chunk", &chunk)]).success();
+    }
+    server_admin("POST", &format!("/server_admin/imports/{id}/finish"), &[]).success();
+    let ada = Client::dev_in(Some(&id), "ada@tiny.example.com");
+    let got = ada.get("/messages", &[("anchor", "newest"), ("num_before", "10"), ("num_after", "0")]).success();
+    assert_eq!(got["messages"].as_array().unwrap().len(), 1, "{got}");
+}
+
+#[test]
+fn importing_needs_the_server_admin_secret() {
+    let url = format!("{}/api/v1/server_admin/imports", server_url());
+    let response = match ureq::post(&url).set("Authorization", "Bearer wrong").send_form(&[("string_id", "x")]) {
+        Ok(r) => r,
+        Err(ureq::Error::Status(_, r)) => r,
+        Err(e) => panic!("{e}"),
+    };
+    assert_eq!(response.status(), 401);
+}
+
+// ---- the round trip
+
+/// Requests a full export and answers the archive's bytes.
+fn export_archive(owner: &Client) -> Vec<u8> {
+    let mut queue = register_for(owner, r#"["realm_export"]"#);
+    let id = owner.post("/export/realm", &[("export_type", "2")]).success()["id"].as_i64().unwrap();
+    let event = queue.wait_for("finished realm_export", |e| {
+        e["type"] == "realm_export" && e["exports"].as_array().unwrap().iter().any(|x| x["id"] == id && x["pending"] == false)
+    });
+    let export = event["exports"].as_array().unwrap().iter().find(|x| x["id"] == id).cloned().unwrap();
+    let url = export["export_url"].as_str().expect("export_url");
+    let got = download(Some(owner), &url[url.find("/user_avatars/").unwrap()..], &[]);
+    assert_eq!(got.status, 200);
+    got.bytes
+}
+
+/// The seeded organization: owner, member, a bot, channels public and private, messages
+/// with a mention, an upload, a reaction, a star, a custom emoji, a group, a profile field.
+fn seeded_organization() -> (Client, Client, Vec<u8>) {
+    let (owner, member) = organization_with_member("importsrc", "Import Source", PASSWORD);
+    for c in [&owner, &member] {
+        c.patch("/settings", &[("allow_private_data_export", "true")]).success();
+    }
+    let members = format!("[{}]", member.user_id);
+    let both = format!("[{}, {}]", owner.user_id, member.user_id);
+    owner
+        .post("/users/me/subscriptions", &[("subscriptions", r#"[{"name":"town","description":"Public square"}]"#), ("principals", &both)])
+        .success();
+    owner
+        .post("/users/me/subscriptions", &[("subscriptions", r#"[{"name":"vault"}]"#), ("invite_only", "true"), ("principals", &both)])
+        .success();
+    owner.post("/bots", &[("full_name", "Helper Bot"), ("short_name", "helper")]).success();
+    let bytes = b"imported upload bytes".to_vec();
+    let url = upload(&owner, "notes.txt", &bytes);
+    let send = |c: &Client, to: &str, content: &str| {
+        c.post("/messages", &[("type", "stream"), ("to", to), ("topic", "roundtrip"), ("content", content)]).success()["id"]
+            .as_i64()
+            .unwrap()
+    };
+    let first = send(&owner, "town", &format!("Hello @**Mo Member**, see [notes]({url})"));
+    send(&member, "vault", "a private walrus");
+    member.post(&format!("/messages/{first}/reactions"), &[("emoji_name", "smile")]).success();
+    owner.post("/messages/flags", &[("messages", &format!("[{first}]")), ("op", "add"), ("flag", "starred")]).success();
+    upload_files_to(&owner, "/realm/emoji/party_parrot", &[("f1", "emoji.png", &png())]).success();
+    owner.post(&format!("/messages/{first}/reactions"), &[("emoji_name", "party_parrot")]).success();
+    let to_owner = format!("[{}]", owner.user_id);
+    member.post("/messages", &[("type", "direct"), ("to", &to_owner), ("content", "a direct hello")]).success();
+    let town = owner.get("/get_stream_id", &[("stream", "town")]).success()["stream_id"].as_i64().unwrap().to_string();
+    owner.post("/user_topics", &[("stream_id", &town), ("topic", "roundtrip"), ("visibility_policy", "3")]).success();
+    owner.post("/user_groups/create", &[("name", "builders"), ("description", "They build"), ("members", &members)]).success();
+    let field = owner.post("/realm/profile_fields", &[("name", "Team"), ("field_type", "1")]).success()["id"].as_i64().unwrap();
+    member.patch("/users/me/profile_data", &[("data", &format!(r#"[{{"id":{field},"value":"Platform"}}]"#))]).success();
+    (owner, member, bytes)
+}
+
+fn emails_by_id(client: &Client) -> BTreeMap<i64, String> {
+    let users = client.get("/users", &[]).success();
+    users["members"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|u| (u["user_id"].as_i64().unwrap(), u["email"].as_str().unwrap().to_string()))
+        .collect()
+}
+
+/// What the read endpoints answer, with ids replaced by what they name.
+fn observed(client: &Client) -> Value {
+    let emails = emails_by_id(client);
+    let email = |id: &Value| emails.get(&id.as_i64().unwrap_or(0)).cloned().unwrap_or_default();
+    let uploads = regex::Regex::new(r"/user_uploads/\d+/").unwrap();
+    let user_ids = regex::Regex::new(r#"data-user-id="(\d+)""#).unwrap();
+    let got = client.get("/messages", &[("anchor", "newest"), ("num_before", "50"), ("num_after", "0")]).success();
+    let messages: Vec<Value> = got["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| {
+            let content = uploads.replace_all(m["content"].as_str().unwrap(), "/user_uploads/R/").into_owned();
+            let content = user_ids
+                .replace_all(&content, |c: &regex::Captures| format!("data-user-email=\"{}\"", email(&json!(c[1].parse::<i64>().unwrap()))))
+                .into_owned();
+            let reactions: Vec<Value> = m["reactions"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|r| json!([r["emoji_name"], r["reaction_type"], email(&r["user_id"])]))
+                .collect();
+            let to = match m["display_recipient"].as_array() {
+                Some(people) => json!(people.iter().map(|p| p["email"].clone()).collect::<Vec<_>>()),
+                None => m["display_recipient"].clone(),
+            };
+            json!({ "sender": m["sender_email"], "to": to, "topic": m["subject"], "content": content,
+                "timestamp": m["timestamp"], "reactions": reactions, "flags": m["flags"] })
+        })
+        .collect();
+    let mut users: Vec<Value> = client.get("/users", &[]).success()["members"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|u| json!([u["email"], u["full_name"], u["role"], u["is_bot"], u["date_joined"], u["is_active"]]))
+        .collect();
+    users.sort_by_key(|u| u.to_string());
+    let mut channels: Vec<Value> = client.get("/streams", &[]).success()["streams"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| json!([s["name"], s["description"], s["invite_only"]]))
+        .collect();
+    channels.sort_by_key(|c| c.to_string());
+    let mut groups: Vec<Value> = client.get("/user_groups", &[]).success()["user_groups"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|g| g["is_system_group"] == false)
+        .map(|g| json!([g["name"], g["description"], g["members"].as_array().unwrap().iter().map(&email).collect::<Vec<_>>()]))
+        .collect();
+    groups.sort_by_key(|g| g.to_string());
+    let emoji: Vec<Value> = client.get("/realm/emoji", &[]).success()["emoji"]
+        .as_object()
+        .unwrap()
+        .values()
+        .map(|e| json!([e["name"], e["deactivated"], email(&e["author_id"])]))
+        .collect();
+    let fields: Vec<Value> = client.get("/realm/profile_fields", &[]).success()["custom_fields"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| json!([f["name"], f["type"], f["hint"], f["order"]]))
+        .collect();
+    let registered = client.post("/register", &[("fetch_event_types", r#"["user_topic"]"#)]).success();
+    let user_topics: Vec<Value> = registered["user_topics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| json!([t["topic_name"], t["visibility_policy"], t["last_updated"]]))
+        .collect();
+    json!({ "user_topics": user_topics, "messages": messages, "users": users, "channels": channels, "groups": groups, "emoji": emoji, "fields": fields })
+}
+
+#[test]
+fn an_exported_organization_imported_as_another_answers_the_same() {
+    let (owner, member, bytes) = seeded_organization();
+    let archive = std::env::temp_dir().join(format!("{}.tar.gz", unique("roundtrip")));
+    std::fs::write(&archive, export_archive(&owner)).unwrap();
+    let id = subdomain();
+    let out = import_archive(&archive, &id);
+    assert!(out.status.success(), "{}", stderr(&out));
+
+    let new_owner = Client::dev_in(Some(&id), &owner.email);
+    let new_member = Client::dev_in(Some(&id), &member.email);
+    let (before, after) = (observed(&owner), observed(&new_owner));
+    // What is compared holds the seeded data.
+    let text = before.to_string();
+    for seeded in [
+        "walrus",
+        "direct hello",
+        "realm_emoji",
+        "smile",
+        "starred",
+        "builders",
+        "party_parrot",
+        "Team",
+        "Helper Bot",
+        "vault",
+        "/user_uploads/R/",
+    ] {
+        assert!(text.contains(seeded), "{seeded} in {before}");
+    }
+    assert!(text.contains(&format!(r#"data-user-email=\"{}\""#, member.email)), "{before}");
+    for part in ["users", "channels", "messages", "groups", "emoji", "fields", "user_topics"] {
+        assert_eq!(after[part], before[part], "{part}");
+    }
+    assert_eq!(observed(&new_member)["messages"], observed(&member)["messages"]);
+
+    // The upload's bytes through its new URL.
+    let got = new_owner.get("/messages", &[("anchor", "newest"), ("num_before", "50"), ("num_after", "0")]).success();
+    let html = got["messages"].as_array().unwrap().iter().map(|m| m["content"].as_str().unwrap().to_string()).collect::<String>();
+    let link = regex::Regex::new(r#"/user_uploads/[^"]+"#).unwrap().find(&html).expect("an upload link").as_str().to_string();
+    assert_eq!(download(Some(&new_owner), &link, &[]).bytes, bytes);
+    // The custom emoji's image.
+    let emoji = new_owner.get("/realm/emoji", &[]).success()["emoji"].as_object().unwrap().values().next().cloned().unwrap();
+    assert_eq!(download(Some(&new_owner), emoji["source_url"].as_str().unwrap(), &[]).bytes, png());
+    // The profile field's value.
+    let me = new_member.get(&format!("/users/{}", new_member.user_id), &[("include_custom_profile_fields", "true")]).success();
+    let values: Vec<&Value> = me["user"]["profile_data"].as_object().unwrap().values().collect();
+    assert_eq!(values.iter().map(|v| v["value"].clone()).collect::<Vec<_>>(), vec![json!("Platform")]);
+    // Searchable, private channels included.
+    let narrow = r#"[{"operator":"search","operand":"walrus"}]"#;
+    let found =
+        new_member.get("/messages", &[("anchor", "newest"), ("num_before", "10"), ("num_after", "0"), ("narrow", narrow)]).success();
+    assert_eq!(found["messages"].as_array().unwrap().len(), 1, "{found}");
+}
