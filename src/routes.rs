@@ -352,6 +352,7 @@ fn route<'a>(ctx: &'a RequestContext, method: Method, path: &'a [&'a str]) -> Op
         (Post, ["users", "me", "subscriptions"]) => h(channels::subscribe(ctx)),
         (Delete, ["users", "me", "subscriptions"]) => h(channels::unsubscribe(ctx)),
         (Get, ["users", "me", "subscriptions"]) => h(channels::get_subscriptions(ctx)),
+        (Get, ["users", user_id, "subscriptions", stream_id]) => h(channels::get_subscription_status(ctx, user_id, stream_id)),
         (Get, ["users", "me", stream_id, "topics"]) => h(channels::get_stream_topics(ctx, stream_id)),
         (Post, ["channels", "create"]) => h(channels::create_channel(ctx)),
         (Get, ["streams"]) => h(channels::get_streams(ctx)),

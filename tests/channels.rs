@@ -243,3 +243,23 @@ fn realm_group_settings_accept_a_system_group_id() {
     king.patch("/realm", &[("can_move_messages_between_channels_group", &everyone)])
         .bad_request("BAD_REQUEST", "'can_move_messages_between_channels_group' setting cannot be set to 'role:everyone' group.");
 }
+
+#[test]
+fn subscription_status_says_whether_a_person_is_subscribed() {
+    let hamlet = Client::dev("hamlet@zulip.com");
+    let othello = Client::dev("othello@zulip.com");
+    let name = unique("status");
+    let id = create_channel(&hamlet, &name, &[], &[]);
+    let status = |user_id: i64| othello.get(&format!("/users/{user_id}/subscriptions/{id}"), &[]).success()["is_subscribed"].clone();
+    assert_eq!((status(hamlet.user_id), status(othello.user_id)), (json!(true), json!(false)));
+}
+
+#[test]
+fn subscription_status_needs_a_known_person_and_a_visible_channel() {
+    let hamlet = Client::dev("hamlet@zulip.com");
+    let othello = Client::dev("othello@zulip.com");
+    let public = create_channel(&hamlet, &unique("status-public"), &[], &[]);
+    othello.get(&format!("/users/99999999/subscriptions/{public}"), &[]).bad_request("BAD_REQUEST", "No such user");
+    let private = create_channel(&hamlet, &unique("status-private"), &[("invite_only", "true")], &[]);
+    othello.get(&format!("/users/{}/subscriptions/{private}", hamlet.user_id), &[]).bad_request("BAD_REQUEST", "Invalid channel ID");
+}

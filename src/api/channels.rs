@@ -252,6 +252,15 @@ pub async fn get_stream_members(ctx: &RequestContext, id: &str) -> ApiResult<Rep
     Ok(Reply::json(json!({ "subscribers": channel_subscribers(&ctx.db, &me, id).await? })))
 }
 
+/// # `GET /users/{user_id}/subscriptions/{stream_id}`
+/// Any user who may see the channel's subscribers: `is_subscribed` of an active person of
+/// the organization.
+pub async fn get_subscription_status(ctx: &RequestContext, user_id: &str, id: &str) -> ApiResult<Reply> {
+    let me = ctx.user().await?;
+    let is_subscribed = crate::domain::channels::user_is_subscribed(&ctx.db, &me, user_id, id).await?;
+    Ok(Reply::json(json!({ "is_subscribed": is_subscribed })))
+}
+
 /// # `GET /users/me/{stream_id}/topics`
 /// Any user who can read the channel: its topics, most recent first, each with the id of
 /// its latest message the caller can access (`allow_empty_topic_name`, default false: the

@@ -332,6 +332,16 @@ pub async fn channel_subscribers(db: &D1Database, user: &UserRow, id: &str) -> A
     Ok(results.rows(subscribers)?.into_iter().map(|r| r.user_id).collect())
 }
 
+/// `GET /users/{user_id}/subscriptions/{stream_id}`: whether an active person (not a bot)
+/// of the organization is subscribed to a channel whose subscribers the user may see
+/// ("No such user", "Invalid channel ID" otherwise, as Zulip answers).
+pub async fn user_is_subscribed(db: &D1Database, user: &UserRow, target_id: &str, channel: &str) -> ApiResult<bool> {
+    let target_id = parse_int(target_id).ok_or_else(ApiError::no_such_user)?;
+    let target = crate::db::users::by_id(db, user.realm_id, target_id).await?;
+    let target = target.filter(|t| t.is_active() && !t.is_bot()).ok_or_else(ApiError::no_such_user)?;
+    Ok(channel_subscribers(db, user, channel).await?.contains(&target.id))
+}
+
 /// `GET /users/me/{stream_id}/topics`: the topics of a channel whose content the user can
 /// access ("Invalid channel ID" otherwise), most recent first, each with the id of its
 /// latest message the user can access; the empty topic reads as the organization's display
