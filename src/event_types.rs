@@ -38,6 +38,8 @@ pub enum Event {
     UpdateMessage(Box<UpdateMessageEvent>),
     DeleteMessage(DeleteMessageEvent),
     UserSettings(UserSettingsEvent),
+    /// The organization's defaults for new users changed (same shape as `user_settings`).
+    RealmUserSettingsDefaults(UserSettingsEvent),
     /// Legacy form of `user_settings` for display settings.
     UpdateDisplaySettings {
         user: String,

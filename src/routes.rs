@@ -418,6 +418,7 @@ fn route<'a>(ctx: &'a RequestContext, method: Method, path: &'a [&'a str]) -> Op
 
         // Organization settings
         (Patch, ["realm"]) => h(realm::update_realm(ctx)),
+        (Patch, ["realm", "user_settings_defaults"]) => h(realm::update_user_settings_defaults(ctx)),
         (Get, ["realm", "domains"]) => h(realm_domains::list_realm_domains(ctx)),
         (Post, ["realm", "domains"]) => h(realm_domains::add_realm_domain(ctx)),
         (Patch, ["realm", "domains", domain]) => h(realm_domains::update_realm_domain(ctx, domain)),

@@ -3,11 +3,12 @@
 
 use serde_json::{json, Map, Value};
 
-use crate::actions::realm_settings::{check_update_realm_settings, GroupSetting, RealmSettingsChange};
+use crate::actions::realm_settings::{check_update_realm_settings, do_change_user_settings_defaults, GroupSetting, RealmSettingsChange};
 use crate::auth::Administrator;
 use crate::context::RequestContext;
 use crate::db::realm_settings::SettingValue;
 use crate::domain::organizations::{check_realm_name, MAX_REALM_DESCRIPTION_LENGTH};
+use crate::domain::user_settings;
 use crate::error::{ApiError, ApiResult};
 use crate::model::{EditHistoryPolicy, TopicsPolicy};
 use crate::response::Reply;
@@ -150,4 +151,25 @@ fn profile_changes(ctx: &RequestContext, changes: &mut Vec<(&'static str, Settin
         updates.push(("description", json!(description)));
     }
     Ok(updates)
+}
+
+/// # `PATCH /realm/user_settings_defaults`
+/// Administrators: changes the organization's defaults for the personal settings of people
+/// who join later (`domain::user_settings::organization_default_settings`: the
+/// `PATCH /settings` settings but time zone, language, login and marketing emails and export
+/// consent, plus `email_address_visibility`), each checked as `PATCH /settings` checks it
+/// before anything is stored. Sends `realm_user_settings_defaults` per changed default;
+/// unknown names are `ignored_parameters_unsupported`. Existing users keep their settings.
+pub async fn update_user_settings_defaults(ctx: &RequestContext) -> ApiResult<Reply> {
+    let me = ctx.user_as::<Administrator>().await?;
+    let mut requested = Vec::new();
+    for setting in user_settings::organization_default_settings() {
+        if let Some(raw) = ctx.params.str(setting.name)? {
+            // No time zone is an organization default: nothing to look up.
+            requested.push((setting, user_settings::parse_value(setting, &raw, |_| false)?));
+        }
+    }
+    let realm = ctx.realm_state(me.realm_id).await?;
+    do_change_user_settings_defaults(&ctx.db, &ctx.env, &me, &realm.settings.user_settings_defaults, requested).await?;
+    Ok(Reply::ok())
 }

@@ -61,7 +61,7 @@ pub(super) fn channel_state(user: &UserRow, data: &StateData, system: &SystemGro
             subscribers.entry(s.channel_id).or_default().push(s.user_id);
         }
     }
-    let us = user_settings(user, false);
+    let us = user_settings(user);
     let global = GlobalNotifications {
         desktop: us["enable_stream_desktop_notifications"].as_bool().unwrap_or(false),
         audible: us["enable_stream_audible_notifications"].as_bool().unwrap_or(false),

@@ -1,0 +1,5 @@
+-- The organization's defaults for the personal settings of people who join
+-- (`PATCH /realm/user_settings_defaults`): like `users.settings`, a JSON object of only the
+-- defaults an administrator changed; an absent key is the catalogue default of
+-- src/domain/user_settings.rs. Copied into a new user's row when they join.
+ALTER TABLE realms ADD COLUMN user_settings_defaults TEXT NOT NULL DEFAULT '{}'; -- JSON object: setting name -> value
