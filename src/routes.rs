@@ -336,6 +336,7 @@ fn route<'a>(ctx: &'a RequestContext, method: Method, path: &'a [&'a str]) -> Op
         (Get, ["user_groups"]) => h(user_groups::get_user_groups(ctx)),
         (Post, ["user_groups", "create"]) => h(user_groups::create_user_group(ctx)),
         (Patch, ["user_groups", group]) => h(user_groups::update_user_group(ctx, group)),
+        (Post, ["user_groups", group, "deactivate"]) => h(user_groups::deactivate_user_group(ctx, group)),
         (Post, ["user_groups", group, "members"]) => h(user_groups::update_members(ctx, group)),
         (Get, ["user_groups", group, "members"]) => h(user_groups::get_members(ctx, group)),
         (Get, ["user_groups", group, "members", user]) => h(user_groups::get_is_member(ctx, group, user)),

@@ -142,3 +142,8 @@ pub fn update_stmts(db: &D1Database, realm_id: i64, changes: &[(&'static str, Se
 pub fn update_user_settings_defaults_stmt(db: &D1Database, realm_id: i64, changes_json: &str) -> Result<D1PreparedStatement> {
     query!(db, "UPDATE realms SET user_settings_defaults = json_patch(user_settings_defaults, ?2) WHERE id = ?1", realm_id, changes_json)
 }
+
+/// Every group-valued setting column of `realms`.
+pub fn group_setting_columns() -> Vec<&'static str> {
+    GROUP_SETTING_DEFAULTS.iter().chain(DELETE_GROUP_DEFAULTS).map(|(c, _)| *c).collect()
+}

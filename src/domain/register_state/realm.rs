@@ -59,7 +59,7 @@ pub(super) fn realm_sections(
         state.insert("realm_playgrounds".into(), json!(playgrounds));
     }
     if req.want("realm_user_groups") {
-        state.insert("realm_user_groups".into(), json!(super::channels::user_groups(data, system)));
+        state.insert("realm_user_groups".into(), json!(super::channels::user_groups(data, req.capabilities.include_deactivated_groups)));
     }
     if req.want("realm_user") {
         state.extend(realm_user_state(user, data, req));
