@@ -51,8 +51,9 @@ fn group_id_of(name: &str, value: &Value) -> ApiResult<i64> {
 /// deprecated `mandatory_topics`), `message_edit_history_visibility_policy` (or the deprecated
 /// `allow_edit_history`), and this server's per-organization `max_message_length`,
 /// `max_topic_length` and `empty_topic_display_name`; the organization's `name` (not empty,
-/// at most 40 characters) and `description` (at most 1000). Answers the changed values;
-/// emits `realm`/`update_dict`, and `realm`/`update` for the name and the description.
+/// at most 40 characters), `description` (at most 1000), `default_language` and
+/// `waiting_period_threshold`. Answers the changed values; emits `realm`/`update_dict`, and
+/// `realm`/`update` for the name, description, language and waiting period.
 pub async fn update_realm(ctx: &RequestContext) -> ApiResult<Reply> {
     let me = ctx.user_as::<Administrator>().await?;
     let mut changes: Vec<(&'static str, SettingValue)> = Vec::new();
@@ -134,8 +135,9 @@ pub async fn update_realm(ctx: &RequestContext) -> ApiResult<Reply> {
     Ok(Reply::Json(data))
 }
 
-/// The organization's `name` and `description`: written with the other settings, reported
-/// one by one (`realm` `update`).
+/// The organization's `name`, `description`, `default_language` (one of Zulip's languages)
+/// and `waiting_period_threshold` (days, not negative): written with the other settings,
+/// reported one by one (`realm` `update`).
 fn profile_changes(ctx: &RequestContext, changes: &mut Vec<(&'static str, SettingValue)>) -> ApiResult<Vec<(&'static str, Value)>> {
     let mut updates = Vec::new();
     if let Some(name) = ctx.params.str("name")? {
@@ -149,6 +151,20 @@ fn profile_changes(ctx: &RequestContext, changes: &mut Vec<(&'static str, Settin
         }
         changes.push(("description", SettingValue::Text(description.clone())));
         updates.push(("description", json!(description)));
+    }
+    if let Some(language) = ctx.params.str("default_language")? {
+        if !user_settings::LANGUAGES.contains(&language.as_str()) {
+            return Err(ApiError::bad_request(format!("Invalid language '{language}'")));
+        }
+        changes.push(("default_language", SettingValue::Text(language.clone())));
+        updates.push(("default_language", json!(language)));
+    }
+    if let Some(days) = ctx.params.int("waiting_period_threshold")? {
+        if days < 0 {
+            return Err(ApiError::bad_request("waiting_period_threshold is too small"));
+        }
+        changes.push(("waiting_period_threshold", SettingValue::Int(Some(days))));
+        updates.push(("waiting_period_threshold", json!(days)));
     }
     Ok(updates)
 }

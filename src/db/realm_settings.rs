@@ -52,6 +52,9 @@ pub struct RealmSettingsRow {
     pub disallow_disposable_email_addresses: i64,
     /// The changed defaults for new users' personal settings, a JSON object (migration 0034).
     pub user_settings_defaults: String,
+    /// The organization's language and full-member waiting period in days (migration 0034).
+    pub default_language: String,
+    pub waiting_period_threshold: i64,
     /// The version these values were read at (`crate::platform::realm_cache`).
     pub settings_version: i64,
 }
@@ -87,6 +90,8 @@ impl RealmSettingsRow {
             emails_restricted_to_domains: 0,
             disallow_disposable_email_addresses: 1,
             user_settings_defaults: "{}".into(),
+            default_language: "en".into(),
+            waiting_period_threshold: 0,
             settings_version: 0,
         }
     }
@@ -109,7 +114,7 @@ pub fn by_realm_id_stmt(db: &D1Database, realm_id: i64) -> Result<D1PreparedStat
              r.empty_topic_display_name, r.topics_policy, r.message_edit_history_visibility_policy, \
              r.max_message_length, r.max_topic_length, r.message_content_delete_limit_seconds, r.invite_required, \
              r.emails_restricted_to_domains, r.disallow_disposable_email_addresses, r.user_settings_defaults, \
-             r.settings_version FROM realms r WHERE r.id = ?1",
+             r.default_language, r.waiting_period_threshold, r.settings_version FROM realms r WHERE r.id = ?1",
             groups.join(", ")
         ),
         realm_id

@@ -301,7 +301,8 @@ pub fn add_insert(batch: &mut Batch, db: &D1Database, user: &NewUser<'_>, id: Op
 
 /// The organization's defaults for new users' personal settings (`realms.user_settings_defaults`)
 /// applied to a new human user: the JSON object copied, the settings with their own columns
-/// taken from it where an administrator changed them (bots keep the catalogue defaults).
+/// taken from it where an administrator changed them, and the organization's language as
+/// theirs (bots keep the catalogue defaults).
 fn apply_organization_defaults_stmt(db: &D1Database, realm_id: i64, email: &str) -> Result<D1PreparedStatement> {
     const COLUMNS: [&str; 4] = [
         "automatically_follow_topics_policy",
@@ -315,7 +316,8 @@ fn apply_organization_defaults_stmt(db: &D1Database, realm_id: i64, email: &str)
     query!(
         db,
         &format!(
-            "UPDATE users SET settings = json_remove({defaults}, {}), {} WHERE realm_id = ?1 AND email = ?2 AND is_bot = 0",
+            "UPDATE users SET settings = json_set(json_remove({defaults}, {}), '$.default_language', \
+             (SELECT r.default_language FROM realms r WHERE r.id = ?1)), {} WHERE realm_id = ?1 AND email = ?2 AND is_bot = 0",
             paths.join(", "),
             columns.join(", ")
         ),
