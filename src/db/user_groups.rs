@@ -407,7 +407,15 @@ pub struct SettingUseRow {
 /// rows that are in use (`active`: a condition on `t`, e.g. not archived). `table` and
 /// `columns` come from the server's fixed lists, never from a client. One query without a
 /// compound SELECT (D1 allows few terms).
-fn uses_stmt(db: &D1Database, table: &str, owner: &str, active: &str, columns: &[&str], realm_id: i64, group_id: i64) -> Result<D1PreparedStatement> {
+fn uses_stmt(
+    db: &D1Database,
+    table: &str,
+    owner: &str,
+    active: &str,
+    columns: &[&str],
+    realm_id: i64,
+    group_id: i64,
+) -> Result<D1PreparedStatement> {
     let cases: Vec<String> = columns.iter().map(|c| format!("WHEN '{c}' THEN t.{c}")).collect();
     query!(
         db,
