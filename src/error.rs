@@ -27,6 +27,7 @@ pub enum ErrorCode {
     MoveMessagesTimeLimitExceeded,
     BadEventQueueId,
     CannotDeactivateLastUser,
+    CannotDeactivateGroupInUse,
     RateLimitHit,
     PushServiceNotConfigured,
     InvalidPushDeviceToken,
@@ -60,6 +61,7 @@ impl ErrorCode {
             ErrorCode::MoveMessagesTimeLimitExceeded => "MOVE_MESSAGES_TIME_LIMIT_EXCEEDED",
             ErrorCode::BadEventQueueId => "BAD_EVENT_QUEUE_ID",
             ErrorCode::CannotDeactivateLastUser => "CANNOT_DEACTIVATE_LAST_USER",
+            ErrorCode::CannotDeactivateGroupInUse => "CANNOT_DEACTIVATE_GROUP_IN_USE",
             ErrorCode::PushServiceNotConfigured => "PUSH_SERVICE_NOT_CONFIGURED",
             ErrorCode::InvalidPushDeviceToken => "INVALID_PUSH_DEVICE_TOKEN",
             ErrorCode::InvalidRemotePushDeviceToken => "INVALID_REMOTE_PUSH_DEVICE_TOKEN",
@@ -224,6 +226,12 @@ impl ApiError {
     /// with the code `PERMISSION_DENIED` (Zulip 12, feature level 494).
     pub fn bot_required() -> Self {
         Self::new(ErrorCode::PermissionDenied, "Must be a bot user")
+    }
+
+    /// A user group still named by a setting or a supergroup cannot be deactivated;
+    /// `objections` say where (Zulip's CannotDeactivateGroupInUseError).
+    pub fn group_in_use(objections: Vec<Value>) -> Self {
+        Self::new(ErrorCode::CannotDeactivateGroupInUse, "Cannot deactivate user group in use.").with_extra("objections", json!(objections))
     }
 
     /// "Must be an organization administrator": Zulip answers it as a 400 with the code

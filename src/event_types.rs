@@ -38,6 +38,8 @@ pub enum Event {
     UpdateMessage(Box<UpdateMessageEvent>),
     DeleteMessage(DeleteMessageEvent),
     UserSettings(UserSettingsEvent),
+    /// The organization's defaults for new users changed (same shape as `user_settings`).
+    RealmUserSettingsDefaults(UserSettingsEvent),
     /// Legacy form of `user_settings` for display settings.
     UpdateDisplaySettings {
         user: String,
@@ -170,12 +172,50 @@ pub enum ChannelFolderEvent {
 #[derive(Debug, Clone, Serialize)]
 #[serde(tag = "op", rename_all = "snake_case")]
 pub enum UserGroupEvent {
-    Add { group: Value },
-    Update { group_id: i64, data: Value },
-    AddMembers { group_id: i64, user_ids: Vec<i64> },
-    RemoveMembers { group_id: i64, user_ids: Vec<i64> },
-    AddSubgroups { group_id: i64, direct_subgroup_ids: Vec<i64> },
-    RemoveSubgroups { group_id: i64, direct_subgroup_ids: Vec<i64> },
+    Add {
+        group: Value,
+    },
+    Update {
+        group_id: i64,
+        data: Value,
+    },
+    /// Deactivation or reactivation, for clients with `include_deactivated_groups`.
+    #[serde(rename = "update")]
+    ActivationChanged {
+        group_id: i64,
+        data: Value,
+        #[serde(flatten)]
+        audience: CapabilityGate,
+    },
+    /// Deactivation, for clients without `include_deactivated_groups`.
+    Remove {
+        group_id: i64,
+        #[serde(flatten)]
+        audience: CapabilityGate,
+    },
+    /// Reactivation, for clients without `include_deactivated_groups`.
+    #[serde(rename = "add")]
+    Reactivated {
+        group: Value,
+        #[serde(flatten)]
+        audience: CapabilityGate,
+    },
+    AddMembers {
+        group_id: i64,
+        user_ids: Vec<i64>,
+    },
+    RemoveMembers {
+        group_id: i64,
+        user_ids: Vec<i64>,
+    },
+    AddSubgroups {
+        group_id: i64,
+        direct_subgroup_ids: Vec<i64>,
+    },
+    RemoveSubgroups {
+        group_id: i64,
+        direct_subgroup_ids: Vec<i64>,
+    },
 }
 
 #[derive(Debug, Clone, Serialize)]

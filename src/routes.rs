@@ -342,6 +342,7 @@ fn route<'a>(ctx: &'a RequestContext, method: Method, path: &'a [&'a str]) -> Op
         (Get, ["user_groups"]) => h(user_groups::get_user_groups(ctx)),
         (Post, ["user_groups", "create"]) => h(user_groups::create_user_group(ctx)),
         (Patch, ["user_groups", group]) => h(user_groups::update_user_group(ctx, group)),
+        (Post, ["user_groups", group, "deactivate"]) => h(user_groups::deactivate_user_group(ctx, group)),
         (Post, ["user_groups", group, "members"]) => h(user_groups::update_members(ctx, group)),
         (Get, ["user_groups", group, "members"]) => h(user_groups::get_members(ctx, group)),
         (Get, ["user_groups", group, "members", user]) => h(user_groups::get_is_member(ctx, group, user)),
@@ -426,6 +427,7 @@ fn route<'a>(ctx: &'a RequestContext, method: Method, path: &'a [&'a str]) -> Op
 
         // Organization settings
         (Patch, ["realm"]) => h(realm::update_realm(ctx)),
+        (Patch, ["realm", "user_settings_defaults"]) => h(realm::update_user_settings_defaults(ctx)),
         (Get, ["realm", "domains"]) => h(realm_domains::list_realm_domains(ctx)),
         (Post, ["realm", "domains"]) => h(realm_domains::add_realm_domain(ctx)),
         (Patch, ["realm", "domains", domain]) => h(realm_domains::update_realm_domain(ctx, domain)),

@@ -87,3 +87,68 @@ fn members_cannot_change_the_organization_profile() {
     );
     assert_eq!(registered(&hamlet)["realm_name"], before);
 }
+
+#[test]
+fn an_owner_sets_the_organization_language_and_everyone_hears_of_it() {
+    let owner = fresh_organization();
+    let mut queue = register_for(&owner, r#"["realm"]"#);
+    owner.patch("/realm", &[("default_language", "de")]).success();
+    let event = queue.wait_for("realm update default_language", realm_update("default_language"));
+    assert_eq!(event["value"], "de");
+    assert_eq!(registered(&owner)["realm_default_language"], "de");
+}
+
+#[test]
+fn people_who_join_later_take_the_organization_language() {
+    let owner = fresh_organization();
+    owner.patch("/realm", &[("default_language", "fr")]).success();
+    let email = format!("{}@{}.example.com", unique("lang").to_lowercase(), owner.realm.as_deref().unwrap());
+    owner.post("/users", &[("email", email.as_str()), ("password", "a-long-test-password"), ("full_name", "Fran Cophone")]).success();
+    let login = [("username", email.as_str()), ("password", "a-long-test-password")];
+    let body = request("POST", "/fetch_api_key", &[], Some(Body::Form(&login)), None, owner.realm.as_deref()).success();
+    let newcomer = Client {
+        email: email.clone(),
+        api_key: body["api_key"].as_str().unwrap().to_string(),
+        user_id: body["user_id"].as_i64().unwrap(),
+        realm: owner.realm.clone(),
+    };
+    let form = [("fetch_event_types", r#"["user_settings"]"#), ("client_capabilities", r#"{"user_settings_object": true}"#)];
+    assert_eq!(newcomer.post("/register", &form).success()["user_settings"]["default_language"], "fr");
+}
+
+#[test]
+fn an_unknown_language_changes_nothing() {
+    let owner = fresh_organization();
+    owner.patch("/realm", &[("default_language", "xx"), ("name", "Never")]).bad_request("BAD_REQUEST", "Invalid language 'xx'");
+    let state = registered(&owner);
+    assert_eq!((state["realm_default_language"].as_str(), state["realm_name"].as_str()), (Some("en"), Some("Profile Org")));
+}
+
+#[test]
+fn an_owner_sets_the_waiting_period_and_everyone_hears_of_it() {
+    let owner = fresh_organization();
+    let mut queue = register_for(&owner, r#"["realm"]"#);
+    owner.patch("/realm", &[("waiting_period_threshold", "3")]).success();
+    assert_eq!(queue.wait_for("realm update waiting_period_threshold", realm_update("waiting_period_threshold"))["value"], 3);
+    assert_eq!(registered(&owner)["realm_waiting_period_threshold"], 3);
+}
+
+#[test]
+fn a_negative_waiting_period_changes_nothing() {
+    let owner = fresh_organization();
+    owner.patch("/realm", &[("waiting_period_threshold", "-1")]).bad_request("BAD_REQUEST", "waiting_period_threshold is too small");
+    assert_eq!(registered(&owner)["realm_waiting_period_threshold"], 0);
+}
+
+#[test]
+fn members_and_moderators_cannot_change_the_language_or_waiting_period() {
+    let hamlet = Client::dev("hamlet@zulip.com");
+    let before = registered(&hamlet)["realm_default_language"].clone();
+    hamlet.patch("/realm", &[("default_language", "de")]).error(400, "UNAUTHORIZED_PRINCIPAL", "Must be an organization administrator");
+    Client::dev("shiva@zulip.com").patch("/realm", &[("waiting_period_threshold", "5")]).error(
+        400,
+        "UNAUTHORIZED_PRINCIPAL",
+        "Must be an organization administrator",
+    );
+    assert_eq!(registered(&hamlet)["realm_default_language"], before);
+}

@@ -33,6 +33,7 @@ pub struct Capabilities {
     pub user_settings_object: bool,
     pub empty_topic_name: bool,
     pub archived_channels: bool,
+    pub include_deactivated_groups: bool,
 }
 
 impl Capabilities {
@@ -41,6 +42,7 @@ impl Capabilities {
     pub fn has(&self, name: &str) -> bool {
         match name {
             "archived_channels" => self.archived_channels,
+            "include_deactivated_groups" => self.include_deactivated_groups,
             "empty_topic_name" => self.empty_topic_name,
             "bulk_message_deletion" => self.bulk_message_deletion,
             _ => false,

@@ -7,8 +7,9 @@ use worker::{D1Database, Env};
 use crate::db::realm_settings::{self, SettingValue};
 use crate::db::user_groups::GroupNameRow;
 use crate::db::users::UserRow;
+use crate::domain::user_settings::{self as user_settings, Setting};
 use crate::error::{ApiError, ApiResult};
-use crate::event_types::{Event, RealmEvent};
+use crate::event_types::{Event, RealmEvent, UserSettingsEvent};
 use crate::model::system_groups;
 
 /// A group-valued setting asked for, and whether `role:everyone` (which includes guests)
@@ -66,4 +67,27 @@ pub async fn check_update_realm_settings(
         crate::actions::notify_realm(env, admin.realm_id, &Event::Realm(RealmEvent::Update { property, value })).await;
     }
     Ok(answer)
+}
+
+/// Stores the organization defaults among `requested` whose value differs from the current
+/// default (`current_json`: those changed so far), one write, then sends a
+/// `realm_user_settings_defaults` event per change to everyone in the organization.
+pub async fn do_change_user_settings_defaults(
+    db: &D1Database,
+    env: &Env,
+    admin: &UserRow,
+    current_json: &str,
+    requested: Vec<(&'static Setting, Value)>,
+) -> ApiResult<()> {
+    let changes = user_settings::organization_default_changes(current_json, requested);
+    if changes.is_empty() {
+        return Ok(());
+    }
+    let json: Map<String, Value> = changes.iter().map(|(s, v)| (s.name.to_string(), v.clone())).collect();
+    crate::db::run(realm_settings::update_user_settings_defaults_stmt(db, admin.realm_id, &Value::Object(json).to_string())?).await?;
+    for (setting, value) in changes {
+        let event = Event::RealmUserSettingsDefaults(UserSettingsEvent::Update { property: setting.name, value });
+        crate::actions::notify_realm(env, admin.realm_id, &event).await;
+    }
+    Ok(())
 }

@@ -1,17 +1,22 @@
-//! User-defined groups: creation, members and subgroups. System groups (`role:*`) are
-//! derived from roles and cannot be edited.
+//! User-defined groups: creation, editing, permission settings, deactivation, members and
+//! subgroups. System groups (`role:*`) are derived from roles and cannot be edited.
 
+use serde_json::{json, Value};
 use worker::{D1Database, Env};
 
 use crate::actions::notify_realm;
 use crate::auth::require_member;
 use crate::db::batch::{Batch, Slot};
-use crate::db::user_groups::{self, GroupIdRow, MemberIdRow, NewUserGroup, UserGroupRow};
+use crate::db::user_groups::{self, GroupIdRow, GroupNameRow, MemberIdRow, NewUserGroup, SettingUseRow, UserGroupRow};
 use crate::db::users::{self, UserRow};
+use crate::domain::channel_permissions::group_id_of;
 use crate::domain::ids::UserId;
-use crate::domain::user_groups::group_dict;
+use crate::domain::user_groups::{
+    check_group_access, check_membership_access, deactivation_objections, group_dict, permission_of, permission_value, GroupPermission,
+};
 use crate::error::{ApiError, ApiResult};
-use crate::event_types::{Event, UserGroupEvent};
+use crate::event_types::{CapabilityGate, Event, UserGroupEvent};
+use crate::model::system_groups;
 
 pub const NAME_MAX_LENGTH: usize = 100;
 /// Prefixes reserved for system groups and mention syntax.
@@ -45,18 +50,13 @@ pub fn check_group_name(raw: &str) -> ApiResult<String> {
     Ok(name.to_string())
 }
 
-/// A group the caller may edit: not a system group; the caller an administrator, the
-/// group's creator or one of its direct members (`members`, the group's explicit ones).
-fn check_may_edit(user: &UserRow, group: Option<UserGroupRow>, members: &[MemberIdRow]) -> ApiResult<UserGroupRow> {
-    let group = group.ok_or_else(|| ApiError::bad_request("Invalid user group"))?;
-    if group.is_system_group != 0 || group.deactivated != 0 {
-        return Err(ApiError::bad_request("Insufficient permission"));
-    }
-    let allowed = user.is_realm_admin() || group.creator_id == Some(user.id) || members.iter().any(|m| m.user_id == user.id);
-    if !allowed {
-        return Err(ApiError::bad_request("Insufficient permission"));
-    }
-    Ok(group)
+/// Every group `user` belongs to, read in `batch` (the permission settings name groups).
+fn add_my_groups(batch: &mut Batch, db: &D1Database, user: &UserRow) -> ApiResult<Slot<GroupIdRow>> {
+    Ok(batch.add::<GroupIdRow>(user_groups::groups_of_user_stmt(db, user.realm_id, user.id)?))
+}
+
+fn ids_of(rows: Vec<GroupIdRow>) -> Vec<i64> {
+    rows.into_iter().map(|g| g.id).collect()
 }
 
 /// Active users of the organization among `ids` (bots allowed), else "Invalid user ID";
@@ -128,47 +128,167 @@ pub async fn check_create_group(db: &D1Database, env: &Env, creator: &UserRow, g
     Ok(row.id)
 }
 
+/// What `PATCH /user_groups/{id}` asks to change.
+#[derive(Default)]
+pub struct GroupUpdate {
+    pub name: Option<String>,
+    pub description: Option<String>,
+    /// `false` reactivates a deactivated group (`true` is `POST .../deactivate`'s job).
+    pub deactivated: Option<bool>,
+    /// Permission settings: `{"new": ..., "old": ...}` or the bare new value.
+    pub permissions: Vec<(&'static GroupPermission, Value)>,
+}
+
+/// A permission setting's requested change, checked against the current value later.
+struct PermissionChange {
+    setting: &'static GroupPermission,
+    new: i64,
+    old: Option<Value>,
+}
+
+fn permission_change(setting: &'static GroupPermission, raw: &Value) -> ApiResult<PermissionChange> {
+    let (new, old) = match raw.get("new") {
+        Some(new) => (new, raw.get("old").cloned()),
+        None => (raw, None),
+    };
+    Ok(PermissionChange { setting, new: group_id_of(setting.name, new)?, old })
+}
+
+/// A group-setting value in its canonical form: an anonymous group of one subgroup is that
+/// group's id.
+fn canonical(value: &Value) -> Value {
+    let members = value.get("direct_members").and_then(Value::as_array);
+    let subgroups = value.get("direct_subgroups").and_then(Value::as_array);
+    match (members, subgroups) {
+        (Some(m), Some(s)) if m.is_empty() && s.len() == 1 => s[0].clone(),
+        _ => value.clone(),
+    }
+}
+
+/// Zulip's checks of a permission change: the new group exists and is active, is never
+/// `role:internet`, `role:everyone` only where allowed, and `old` is the current value.
+fn check_permission_change(group: &UserGroupRow, change: &PermissionChange, found: &[GroupNameRow]) -> ApiResult<()> {
+    let name = change.setting.name;
+    let new = found.iter().find(|g| g.id == change.new).ok_or_else(|| ApiError::bad_request("Invalid user group"))?;
+    let refused = new.name == system_groups::INTERNET || (!change.setting.allow_everyone && new.name == system_groups::EVERYONE);
+    if refused {
+        return Err(ApiError::bad_request(format!("'{name}' setting cannot be set to '{}' group.", new.name)));
+    }
+    let current = permission_value(group, permission_of(group, name));
+    match &change.old {
+        Some(old) if canonical(old) != canonical(&current) => Err(ApiError::bad_request("'old' value does not match the expected value.")),
+        _ => Ok(()),
+    }
+}
+
 /// `PATCH /user_groups/{id}`: a new `name` (checked like a new group's, unique in the
-/// organization) and/or `description`, by whoever may edit the group. Each changed field
-/// sends its own `user_group` `update`, as Zulip does; an unchanged one sends nothing.
-pub async fn check_update_group(
-    db: &D1Database,
-    env: &Env,
-    user: &UserRow,
-    group_id: i64,
-    name: Option<&str>,
-    description: Option<&str>,
-) -> ApiResult<()> {
-    if name.is_none() && description.is_none() {
+/// organization), `description`, reactivation and permission settings, by whoever manages
+/// the group (deactivated groups included). Each changed field sends its own `user_group`
+/// `update`, as Zulip does; an unchanged one sends nothing.
+pub async fn check_update_group(db: &D1Database, env: &Env, user: &UserRow, group_id: i64, update: GroupUpdate) -> ApiResult<()> {
+    let nothing = update.name.is_none() && update.description.is_none() && update.deactivated.is_none();
+    if nothing && update.permissions.is_empty() {
         return Err(ApiError::bad_request("No new data supplied"));
     }
     require_member(user)?;
-    let name = name.map(check_group_name).transpose()?;
+    let name = update.name.as_deref().map(check_group_name).transpose()?;
+    let changes: Vec<PermissionChange> = update.permissions.iter().map(|(s, raw)| permission_change(s, raw)).collect::<ApiResult<_>>()?;
     let mut batch = Batch::new();
     let group = batch.add::<UserGroupRow>(user_groups::by_id_stmt(db, user.realm_id, group_id)?);
-    let members = batch.add::<MemberIdRow>(user_groups::explicit_member_ids_stmt(db, group_id)?);
+    let mine = add_my_groups(&mut batch, db, user)?;
+    let new_ids: Vec<i64> = changes.iter().map(|c| c.new).collect();
+    let found = batch.add::<GroupNameRow>(user_groups::active_names_stmt(db, user.realm_id, &new_ids)?);
     let results = batch.run(db).await?;
-    let group = check_may_edit(user, results.first(group)?, &results.rows(members)?)?;
+    let group = check_group_access(user, results.first(group)?, &ids_of(results.rows(mine)?), None)?;
+    let found = results.rows(found)?;
+    for change in &changes {
+        check_permission_change(&group, change, &found)?;
+    }
+    let changes: Vec<PermissionChange> = changes.into_iter().filter(|c| permission_of(&group, c.setting.name) != Some(c.new)).collect();
     let name = name.filter(|n| *n != group.name);
-    let description = description.filter(|d| *d != group.description);
+    let description = update.description.filter(|d| *d != group.description);
+    let reactivate = update.deactivated == Some(false) && group.deactivated != 0;
     let mut stmts = Vec::new();
     if let Some(name) = &name {
         stmts.push(user_groups::set_name_stmt(db, user.realm_id, group.id, name)?);
     }
-    if let Some(description) = description {
+    if let Some(description) = &description {
         stmts.push(user_groups::set_description_stmt(db, user.realm_id, group.id, description)?);
+    }
+    for change in &changes {
+        stmts.push(user_groups::set_permission_stmt(db, user.realm_id, group.id, change.setting.name, change.new)?);
+    }
+    if reactivate {
+        stmts.push(user_groups::set_deactivated_stmt(db, user.realm_id, group.id, false)?);
     }
     crate::db::run_batch(db, stmts).await.map_err(|err| match &name {
         Some(name) if err.to_string().contains("UNIQUE") => ApiError::bad_request(format!("User group '{name}' already exists.")),
         _ => ApiError::from(err),
     })?;
-    let changed = [("name", name.map(serde_json::Value::from)), ("description", description.map(serde_json::Value::from))];
-    for (field, value) in changed {
+    let mut updates = vec![("name", name.map(Value::from)), ("description", description.map(Value::from))];
+    updates.extend(changes.iter().map(|c| (c.setting.name, Some(json!(c.new)))));
+    for (field, value) in updates {
         if let Some(value) = value {
-            let data = serde_json::json!({ field: value });
+            let data = json!({ field: value });
             notify_realm(env, user.realm_id, &Event::UserGroup(UserGroupEvent::Update { group_id: group.id, data })).await;
         }
     }
+    if reactivate {
+        notify_activation(db, env, &group, false).await?;
+    }
+    Ok(())
+}
+
+/// `POST /user_groups/{id}/deactivate`: by whoever manages the group; never a system group,
+/// nor a group still named by a setting or by an active supergroup (Zulip's `objections`).
+pub async fn check_deactivate_group(db: &D1Database, env: &Env, user: &UserRow, group_id: i64) -> ApiResult<()> {
+    let realm_columns = crate::db::realm_settings::group_setting_columns();
+    let channel_columns: Vec<&str> = crate::domain::channel_permissions::STORED.iter().map(|s| s.name).collect();
+    let mut batch = Batch::new();
+    let group = batch.add::<UserGroupRow>(user_groups::by_id_stmt(db, user.realm_id, group_id)?);
+    let mine = add_my_groups(&mut batch, db, user)?;
+    let supergroups = batch.add::<GroupIdRow>(user_groups::active_supergroups_stmt(db, group_id)?);
+    let channel_uses = batch.add::<SettingUseRow>(user_groups::channel_setting_uses_stmt(db, user.realm_id, group_id, &channel_columns)?);
+    let group_uses = batch.add::<SettingUseRow>(user_groups::group_setting_uses_stmt(db, user.realm_id, group_id)?);
+    let realm_uses = batch.add::<SettingUseRow>(user_groups::realm_setting_uses_stmt(db, user.realm_id, group_id, &realm_columns)?);
+    let results = batch.run(db).await?;
+    let group = results.first(group)?;
+    if group.as_ref().is_some_and(|g| g.deactivated != 0) {
+        return Err(ApiError::bad_request("User group is deactivated."));
+    }
+    let group = check_group_access(user, group, &ids_of(results.rows(mine)?), None)?;
+    let objections = deactivation_objections(
+        &ids_of(results.rows(supergroups)?),
+        &results.rows(channel_uses)?,
+        &results.rows(group_uses)?,
+        &results.rows(realm_uses)?,
+    );
+    if !objections.is_empty() {
+        return Err(ApiError::group_in_use(objections));
+    }
+    crate::db::run(user_groups::set_deactivated_stmt(db, user.realm_id, group.id, true)?).await?;
+    notify_activation(db, env, &group, true).await
+}
+
+/// Tells everyone of a deactivation or reactivation: an `update` of `deactivated` for
+/// clients that show deactivated groups, `remove` (or `add` with the group) for the others.
+async fn notify_activation(db: &D1Database, env: &Env, group: &UserGroupRow, deactivated: bool) -> ApiResult<()> {
+    let gate = "include_deactivated_groups";
+    let update = UserGroupEvent::ActivationChanged {
+        group_id: group.id,
+        data: json!({ "deactivated": deactivated }),
+        audience: CapabilityGate::with(gate),
+    };
+    notify_realm(env, group.realm_id, &Event::UserGroup(update)).await;
+    let other = if deactivated {
+        UserGroupEvent::Remove { group_id: group.id, audience: CapabilityGate::without(gate) }
+    } else {
+        let members = crate::domain::user_groups::group_members(db, group.realm_id, group.id, true).await?;
+        let subgroups = crate::domain::user_groups::group_subgroups(db, group.realm_id, group.id, true).await?;
+        let group = UserGroupRow { deactivated: 0, ..group.clone() };
+        UserGroupEvent::Reactivated { group: group_dict(&group, &members, &subgroups), audience: CapabilityGate::without(gate) }
+    };
+    notify_realm(env, group.realm_id, &Event::UserGroup(other)).await;
     Ok(())
 }
 
@@ -193,9 +313,10 @@ pub async fn check_update_members(
     let group = batch.add::<UserGroupRow>(user_groups::by_id_stmt(db, user.realm_id, group_id)?);
     let members = batch.add::<MemberIdRow>(user_groups::explicit_member_ids_stmt(db, group_id)?);
     let found_users = add_users(&mut batch, db, user.realm_id, &add)?;
+    let mine = add_my_groups(&mut batch, db, user)?;
     let results = batch.run(db).await?;
     let members = results.rows(members)?;
-    let group = check_may_edit(user, results.first(group)?, &members)?;
+    let group = check_membership_access(user, results.first(group)?, &ids_of(results.rows(mine)?), &add, &delete)?;
     check_users(&add, &results.rows_if_added(found_users)?)?;
     let current: Vec<i64> = members.iter().map(|m| m.user_id).collect();
     if let Some(id) = add.iter().find(|id| current.contains(id)) {
@@ -244,7 +365,7 @@ pub async fn check_update_subgroups(
     let (add, delete) = (unique(add), unique(delete));
     let mut batch = Batch::new();
     let group = batch.add::<UserGroupRow>(user_groups::by_id_stmt(db, user.realm_id, group_id)?);
-    let members = batch.add::<MemberIdRow>(user_groups::explicit_member_ids_stmt(db, group_id)?);
+    let mine = add_my_groups(&mut batch, db, user)?;
     let named: Vec<i64> = add.iter().chain(&delete).copied().collect();
     let found_groups = add_groups(&mut batch, db, user.realm_id, &named)?;
     let current = batch.add::<GroupIdRow>(user_groups::direct_subgroup_ids_stmt(db, group_id)?);
@@ -252,7 +373,8 @@ pub async fn check_update_subgroups(
     let reachable =
         if add.is_empty() { None } else { Some(batch.add::<GroupIdRow>(user_groups::recursive_subgroup_ids_stmt(db, &ids_json(&add))?)) };
     let results = batch.run(db).await?;
-    let group = check_may_edit(user, results.first(group)?, &results.rows(members)?)?;
+    let permission = if add.is_empty() { "can_remove_members_group" } else { "can_add_members_group" };
+    let group = check_group_access(user, results.first(group)?, &ids_of(results.rows(mine)?), Some(permission))?;
     let found_groups = results.rows_if_added(found_groups)?;
     check_groups(&add, &found_groups)?;
     check_groups(&delete, &found_groups)?;

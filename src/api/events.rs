@@ -115,6 +115,7 @@ fn client_capabilities(p: &Params) -> ApiResult<Capabilities> {
                 user_settings_object: flag("user_settings_object"),
                 empty_topic_name: flag("empty_topic_name"),
                 archived_channels: flag("archived_channels"),
+                include_deactivated_groups: flag("include_deactivated_groups"),
             }
         }
         Some(_) => return Err(ApiError::invalid_argument("client_capabilities", "a dict")),

@@ -3,11 +3,12 @@
 
 use serde_json::{json, Map, Value};
 
-use crate::actions::realm_settings::{check_update_realm_settings, GroupSetting, RealmSettingsChange};
+use crate::actions::realm_settings::{check_update_realm_settings, do_change_user_settings_defaults, GroupSetting, RealmSettingsChange};
 use crate::auth::Administrator;
 use crate::context::RequestContext;
 use crate::db::realm_settings::SettingValue;
 use crate::domain::organizations::{check_realm_name, MAX_REALM_DESCRIPTION_LENGTH};
+use crate::domain::user_settings;
 use crate::error::{ApiError, ApiResult};
 use crate::model::{EditHistoryPolicy, TopicsPolicy};
 use crate::response::Reply;
@@ -50,8 +51,9 @@ fn group_id_of(name: &str, value: &Value) -> ApiResult<i64> {
 /// deprecated `mandatory_topics`), `message_edit_history_visibility_policy` (or the deprecated
 /// `allow_edit_history`), and this server's per-organization `max_message_length`,
 /// `max_topic_length` and `empty_topic_display_name`; the organization's `name` (not empty,
-/// at most 40 characters) and `description` (at most 1000). Answers the changed values;
-/// emits `realm`/`update_dict`, and `realm`/`update` for the name and the description.
+/// at most 40 characters), `description` (at most 1000), `default_language` and
+/// `waiting_period_threshold`. Answers the changed values; emits `realm`/`update_dict`, and
+/// `realm`/`update` for the name, description, language and waiting period.
 pub async fn update_realm(ctx: &RequestContext) -> ApiResult<Reply> {
     let me = ctx.user_as::<Administrator>().await?;
     let mut changes: Vec<(&'static str, SettingValue)> = Vec::new();
@@ -133,8 +135,9 @@ pub async fn update_realm(ctx: &RequestContext) -> ApiResult<Reply> {
     Ok(Reply::Json(data))
 }
 
-/// The organization's `name` and `description`: written with the other settings, reported
-/// one by one (`realm` `update`).
+/// The organization's `name`, `description`, `default_language` (one of Zulip's languages)
+/// and `waiting_period_threshold` (days, not negative): written with the other settings,
+/// reported one by one (`realm` `update`).
 fn profile_changes(ctx: &RequestContext, changes: &mut Vec<(&'static str, SettingValue)>) -> ApiResult<Vec<(&'static str, Value)>> {
     let mut updates = Vec::new();
     if let Some(name) = ctx.params.str("name")? {
@@ -149,5 +152,40 @@ fn profile_changes(ctx: &RequestContext, changes: &mut Vec<(&'static str, Settin
         changes.push(("description", SettingValue::Text(description.clone())));
         updates.push(("description", json!(description)));
     }
+    if let Some(language) = ctx.params.str("default_language")? {
+        if !user_settings::LANGUAGES.contains(&language.as_str()) {
+            return Err(ApiError::bad_request(format!("Invalid language '{language}'")));
+        }
+        changes.push(("default_language", SettingValue::Text(language.clone())));
+        updates.push(("default_language", json!(language)));
+    }
+    if let Some(days) = ctx.params.int("waiting_period_threshold")? {
+        if days < 0 {
+            return Err(ApiError::bad_request("waiting_period_threshold is too small"));
+        }
+        changes.push(("waiting_period_threshold", SettingValue::Int(Some(days))));
+        updates.push(("waiting_period_threshold", json!(days)));
+    }
     Ok(updates)
+}
+
+/// # `PATCH /realm/user_settings_defaults`
+/// Administrators: changes the organization's defaults for the personal settings of people
+/// who join later (`domain::user_settings::organization_default_settings`: the
+/// `PATCH /settings` settings but time zone, language, login and marketing emails and export
+/// consent, plus `email_address_visibility`), each checked as `PATCH /settings` checks it
+/// before anything is stored. Sends `realm_user_settings_defaults` per changed default;
+/// unknown names are `ignored_parameters_unsupported`. Existing users keep their settings.
+pub async fn update_user_settings_defaults(ctx: &RequestContext) -> ApiResult<Reply> {
+    let me = ctx.user_as::<Administrator>().await?;
+    let mut requested = Vec::new();
+    for setting in user_settings::organization_default_settings() {
+        if let Some(raw) = ctx.params.str(setting.name)? {
+            // No time zone is an organization default: nothing to look up.
+            requested.push((setting, user_settings::parse_value(setting, &raw, |_| false)?));
+        }
+    }
+    let realm = ctx.realm_state(me.realm_id).await?;
+    do_change_user_settings_defaults(&ctx.db, &ctx.env, &me, &realm.settings.user_settings_defaults, requested).await?;
+    Ok(Reply::ok())
 }

@@ -2,11 +2,13 @@
 
 use serde_json::json;
 
-use crate::actions::user_groups::{check_create_group, check_update_group, check_update_members, check_update_subgroups, NewGroup};
+use crate::actions::user_groups::{
+    check_create_group, check_deactivate_group, check_update_group, check_update_members, check_update_subgroups, GroupUpdate, NewGroup,
+};
 use crate::auth::Member;
 use crate::context::RequestContext;
 use crate::domain::ids::UserId;
-use crate::domain::user_groups::{group_members, group_subgroups, groups_of, is_group_member};
+use crate::domain::user_groups::{group_members, group_subgroups, groups_of, is_group_member, PERMISSIONS};
 use crate::error::{ApiError, ApiResult};
 use crate::params::parse_int;
 use crate::response::Reply;
@@ -17,11 +19,12 @@ fn parse_id(raw: &str, what: &str) -> ApiResult<i64> {
 
 /// # `GET /user_groups`
 /// Members and above (bots included): every group of the organization, system groups
-/// included, with direct `members` and `direct_subgroup_ids`. One D1 round trip.
+/// included (deactivated ones only with `include_deactivated_groups`), with direct
+/// `members`, `direct_subgroup_ids` and the permission settings. One D1 round trip.
 pub async fn get_user_groups(ctx: &RequestContext) -> ApiResult<Reply> {
     let me = ctx.user_as::<Member>().await?;
-    ctx.params.accept("include_deactivated_groups");
-    Ok(Reply::json(json!({ "user_groups": groups_of(&ctx.db, me.realm_id).await? })))
+    let include_deactivated = ctx.params.bool_or("include_deactivated_groups", false)?;
+    Ok(Reply::json(json!({ "user_groups": groups_of(&ctx.db, me.realm_id, include_deactivated).await? })))
 }
 
 /// # `POST /user_groups/create`
@@ -39,21 +42,44 @@ pub async fn create_user_group(ctx: &RequestContext) -> ApiResult<Reply> {
 }
 
 /// # `PATCH /user_groups/{user_group_id}`
-/// The group's `name` and/or `description` ("No new data supplied" without either). System
-/// and deactivated groups are not editable; the caller must be an administrator, the
-/// creator or a member. Everyone gets `user_group` `update` for each changed field.
+/// The group's `name`, `description`, `deactivated: false` (reactivation) and permission
+/// settings (`can_*_group`, `{"new": id, "old": value}` or a bare id); "No new data
+/// supplied" without any. System groups are not editable; the caller must manage the group
+/// (an administrator or in its `can_manage_group`). Everyone gets `user_group` `update` for
+/// each changed field.
 pub async fn update_user_group(ctx: &RequestContext, group_id: &str) -> ApiResult<Reply> {
     let me = ctx.user().await?;
     let group_id = parse_id(group_id, "user_group_id")?;
-    let name = ctx.params.str("name")?;
-    let description = ctx.params.str("description")?;
-    check_update_group(&ctx.db, &ctx.env, &me, group_id, name.as_deref(), description.as_deref()).await?;
+    let mut update = GroupUpdate {
+        name: ctx.params.str("name")?,
+        description: ctx.params.str("description")?,
+        deactivated: ctx.params.bool("deactivated")?,
+        permissions: Vec::new(),
+    };
+    for setting in &PERMISSIONS {
+        if let Some(raw) = ctx.params.json(setting.name)? {
+            update.permissions.push((setting, raw));
+        }
+    }
+    check_update_group(&ctx.db, &ctx.env, &me, group_id, update).await?;
+    Ok(Reply::ok())
+}
+
+/// # `POST /user_groups/{user_group_id}/deactivate`
+/// Whoever manages the group; system groups never. A group still named by a setting of the
+/// organization, a channel or an active group, or a subgroup of an active group, is refused
+/// with `CANNOT_DEACTIVATE_GROUP_IN_USE` and the `objections`.
+pub async fn deactivate_user_group(ctx: &RequestContext, group_id: &str) -> ApiResult<Reply> {
+    let me = ctx.user().await?;
+    let group_id = parse_id(group_id, "user_group_id")?;
+    check_deactivate_group(&ctx.db, &ctx.env, &me, group_id).await?;
     Ok(Reply::ok())
 }
 
 /// # `POST /user_groups/{user_group_id}/members`
 /// `add` / `delete`: JSON lists of user ids (at least one non-empty). System groups are
-/// not editable; the caller must be an administrator, the creator or a member.
+/// not editable; the caller must manage the group, or hold `can_add_members_group` /
+/// `can_remove_members_group` (for themselves alone: `can_join_group` / `can_leave_group`).
 pub async fn update_members(ctx: &RequestContext, group_id: &str) -> ApiResult<Reply> {
     let me = ctx.user().await?;
     let group_id = parse_id(group_id, "user_group_id")?;

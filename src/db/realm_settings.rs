@@ -50,6 +50,11 @@ pub struct RealmSettingsRow {
     pub invite_required: i64,
     pub emails_restricted_to_domains: i64,
     pub disallow_disposable_email_addresses: i64,
+    /// The changed defaults for new users' personal settings, a JSON object (migration 0034).
+    pub user_settings_defaults: String,
+    /// The organization's language and full-member waiting period in days (migration 0034).
+    pub default_language: String,
+    pub waiting_period_threshold: i64,
     /// The version these values were read at (`crate::platform::realm_cache`).
     pub settings_version: i64,
 }
@@ -84,6 +89,9 @@ impl RealmSettingsRow {
             invite_required: 1,
             emails_restricted_to_domains: 0,
             disallow_disposable_email_addresses: 1,
+            user_settings_defaults: "{}".into(),
+            default_language: "en".into(),
+            waiting_period_threshold: 0,
             settings_version: 0,
         }
     }
@@ -105,7 +113,8 @@ pub fn by_realm_id_stmt(db: &D1Database, realm_id: i64) -> Result<D1PreparedStat
              r.move_messages_within_stream_limit_seconds, r.move_messages_between_streams_limit_seconds, {}, \
              r.empty_topic_display_name, r.topics_policy, r.message_edit_history_visibility_policy, \
              r.max_message_length, r.max_topic_length, r.message_content_delete_limit_seconds, r.invite_required, \
-             r.emails_restricted_to_domains, r.disallow_disposable_email_addresses, r.settings_version FROM realms r WHERE r.id = ?1",
+             r.emails_restricted_to_domains, r.disallow_disposable_email_addresses, r.user_settings_defaults, \
+             r.default_language, r.waiting_period_threshold, r.settings_version FROM realms r WHERE r.id = ?1",
             groups.join(", ")
         ),
         realm_id
@@ -131,4 +140,15 @@ pub fn update_stmts(db: &D1Database, realm_id: i64, changes: &[(&'static str, Se
             }
         })
         .collect()
+}
+
+/// Merges `changes_json` (a JSON object of setting name to value) into the organization's
+/// defaults for new users.
+pub fn update_user_settings_defaults_stmt(db: &D1Database, realm_id: i64, changes_json: &str) -> Result<D1PreparedStatement> {
+    query!(db, "UPDATE realms SET user_settings_defaults = json_patch(user_settings_defaults, ?2) WHERE id = ?1", realm_id, changes_json)
+}
+
+/// Every group-valued setting column of `realms`.
+pub fn group_setting_columns() -> Vec<&'static str> {
+    GROUP_SETTING_DEFAULTS.iter().chain(DELETE_GROUP_DEFAULTS).map(|(c, _)| *c).collect()
 }

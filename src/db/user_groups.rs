@@ -46,6 +46,13 @@ pub struct UserGroupRow {
     pub creator_id: Option<i64>,
     pub date_created: Option<i64>,
     pub deactivated: i64,
+    /// The permission settings (migration 0035): a group id; `None` for "the creator".
+    pub can_add_members_group: Option<i64>,
+    pub can_join_group: Option<i64>,
+    pub can_leave_group: Option<i64>,
+    pub can_manage_group: Option<i64>,
+    pub can_mention_group: Option<i64>,
+    pub can_remove_members_group: Option<i64>,
 }
 
 /// Statements creating the system groups of the organization `realm_string_id`
@@ -110,8 +117,22 @@ pub struct IsMemberRow {
     pub is_member: i64,
 }
 
-const GROUP_COLUMNS: &str =
-    "g.id, g.realm_id, g.name, g.description, g.is_system_group, g.system_role, g.creator_id, g.date_created, g.deactivated";
+/// The group's columns, its permission settings resolved (see migration 0035): a group id,
+/// or null for "the group's creator".
+const GROUP_COLUMNS: &str = "g.id, g.realm_id, g.name, g.description, g.is_system_group, g.system_role, g.creator_id, \
+    g.date_created, g.deactivated, \
+    CASE WHEN g.is_system_group = 1 THEN (SELECT id FROM user_groups WHERE realm_id = g.realm_id AND name = 'role:nobody') \
+    ELSE COALESCE(g.can_add_members_group, NULL) END AS can_add_members_group, \
+    CASE WHEN g.is_system_group = 1 THEN (SELECT id FROM user_groups WHERE realm_id = g.realm_id AND name = 'role:nobody') \
+    ELSE COALESCE(g.can_join_group, (SELECT id FROM user_groups WHERE realm_id = g.realm_id AND name = 'role:nobody')) END AS can_join_group, \
+    CASE WHEN g.is_system_group = 1 THEN (SELECT id FROM user_groups WHERE realm_id = g.realm_id AND name = 'role:nobody') \
+    ELSE COALESCE(g.can_leave_group, (SELECT id FROM user_groups WHERE realm_id = g.realm_id AND name = 'role:everyone')) END AS can_leave_group, \
+    CASE WHEN g.is_system_group = 1 THEN (SELECT id FROM user_groups WHERE realm_id = g.realm_id AND name = 'role:nobody') \
+    ELSE COALESCE(g.can_manage_group, NULL) END AS can_manage_group, \
+    CASE WHEN g.is_system_group = 1 THEN (SELECT id FROM user_groups WHERE realm_id = g.realm_id AND name = 'role:nobody') \
+    ELSE COALESCE(g.can_mention_group, (SELECT id FROM user_groups WHERE realm_id = g.realm_id AND name = 'role:everyone')) END AS can_mention_group, \
+    CASE WHEN g.is_system_group = 1 THEN (SELECT id FROM user_groups WHERE realm_id = g.realm_id AND name = 'role:nobody') \
+    ELSE COALESCE(g.can_remove_members_group, (SELECT id FROM user_groups WHERE realm_id = g.realm_id AND name = 'role:nobody')) END AS can_remove_members_group";
 
 pub fn by_id_stmt(db: &D1Database, realm_id: i64, group_id: i64) -> Result<D1PreparedStatement> {
     query!(db, &format!("SELECT {GROUP_COLUMNS} FROM user_groups g WHERE g.realm_id = ?1 AND g.id = ?2"), realm_id, group_id)
@@ -338,5 +359,98 @@ pub fn active_names_stmt(db: &D1Database, realm_id: i64, ids: &[i64]) -> Result<
         "SELECT id, name FROM user_groups WHERE realm_id = ?1 AND deactivated = 0 AND id IN (SELECT value FROM json_each(?2))",
         realm_id,
         serde_json::to_string(ids)?
+    )
+}
+
+/// The permission-setting columns of `user_groups` (migration 0035).
+pub const PERMISSION_COLUMNS: [&str; 6] =
+    ["can_add_members_group", "can_join_group", "can_leave_group", "can_manage_group", "can_mention_group", "can_remove_members_group"];
+
+/// Sets one permission setting (`column`, one of [`PERMISSION_COLUMNS`]) to a group id.
+pub fn set_permission_stmt(db: &D1Database, realm_id: i64, group_id: i64, column: &str, value: i64) -> Result<D1PreparedStatement> {
+    if !PERMISSION_COLUMNS.contains(&column) {
+        return Err(worker::Error::RustError(format!("not a group permission setting: {column}")));
+    }
+    query!(db, &format!("UPDATE user_groups SET {column} = ?3 WHERE realm_id = ?1 AND id = ?2"), realm_id, group_id, value)
+}
+
+pub fn set_deactivated_stmt(db: &D1Database, realm_id: i64, group_id: i64, deactivated: bool) -> Result<D1PreparedStatement> {
+    query!(db, "UPDATE user_groups SET deactivated = ?3 WHERE realm_id = ?1 AND id = ?2", realm_id, group_id, deactivated as i64)
+}
+
+/// Every group a user belongs to (as [`GroupIdRow`]): those naming them or their role, and
+/// every group containing one of those, at any depth. Nothing for a deactivated user.
+pub fn groups_of_user_stmt(db: &D1Database, realm_id: i64, user_id: i64) -> Result<D1PreparedStatement> {
+    query!(
+        db,
+        "WITH RECURSIVE mine(id) AS ( \
+             SELECT g.id FROM user_groups g JOIN users u ON u.id = ?2 AND u.realm_id = ?1 AND u.is_active = 1 \
+             WHERE g.realm_id = ?1 AND ((g.system_role IS NOT NULL AND g.system_role = u.role) \
+                OR EXISTS (SELECT 1 FROM user_group_members m WHERE m.group_id = g.id AND m.user_id = u.id)) \
+             UNION \
+             SELECT s.supergroup_id FROM user_group_subgroups s JOIN mine ON s.subgroup_id = mine.id \
+         ) SELECT id FROM mine",
+        realm_id,
+        user_id
+    )
+}
+
+/// One use of a group by a setting: the object holding the setting (`owner_id`: a channel or
+/// a group; absent for the organization) and the setting's name.
+#[derive(Debug, Clone, Deserialize)]
+pub struct SettingUseRow {
+    pub owner_id: Option<i64>,
+    pub setting: String,
+}
+
+/// The settings among `columns` of `table` (`t`) naming `group_id`, on the organization's
+/// rows that are in use (`active`: a condition on `t`, e.g. not archived). `table` and
+/// `columns` come from the server's fixed lists, never from a client. One query without a
+/// compound SELECT (D1 allows few terms).
+fn uses_stmt(
+    db: &D1Database,
+    table: &str,
+    owner: &str,
+    active: &str,
+    columns: &[&str],
+    realm_id: i64,
+    group_id: i64,
+) -> Result<D1PreparedStatement> {
+    let cases: Vec<String> = columns.iter().map(|c| format!("WHEN '{c}' THEN t.{c}")).collect();
+    query!(
+        db,
+        &format!(
+            "SELECT {owner} AS owner_id, j.value AS setting FROM {table} t, json_each(?3) j \
+             WHERE {active} AND (CASE j.value {} END) = ?2 ORDER BY 1, j.key",
+            cases.join(" ")
+        ),
+        realm_id,
+        group_id,
+        serde_json::to_string(columns)?
+    )
+}
+
+/// Active groups' permission settings naming `group_id`.
+pub fn group_setting_uses_stmt(db: &D1Database, realm_id: i64, group_id: i64) -> Result<D1PreparedStatement> {
+    uses_stmt(db, "user_groups", "t.id", "t.realm_id = ?1 AND t.deactivated = 0", &PERMISSION_COLUMNS, realm_id, group_id)
+}
+
+/// Unarchived channels' permission settings (`columns`) naming `group_id`.
+pub fn channel_setting_uses_stmt(db: &D1Database, realm_id: i64, group_id: i64, columns: &[&str]) -> Result<D1PreparedStatement> {
+    uses_stmt(db, "channels", "t.id", "t.realm_id = ?1 AND t.is_archived = 0", columns, realm_id, group_id)
+}
+
+/// The organization's settings (`columns` of `realms`) naming `group_id`.
+pub fn realm_setting_uses_stmt(db: &D1Database, realm_id: i64, group_id: i64, columns: &[&str]) -> Result<D1PreparedStatement> {
+    uses_stmt(db, "realms", "NULL", "t.id = ?1", columns, realm_id, group_id)
+}
+
+/// The active groups that have `group_id` as a direct subgroup (as [`GroupIdRow`]).
+pub fn active_supergroups_stmt(db: &D1Database, group_id: i64) -> Result<D1PreparedStatement> {
+    query!(
+        db,
+        "SELECT s.supergroup_id AS id FROM user_group_subgroups s \
+         JOIN user_groups g ON g.id = s.supergroup_id AND g.deactivated = 0 WHERE s.subgroup_id = ?1 ORDER BY 1",
+        group_id
     )
 }

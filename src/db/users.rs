@@ -282,6 +282,7 @@ pub fn add_insert(batch: &mut Batch, db: &D1Database, user: &NewUser<'_>, id: Op
         user.realm_id,
         RecipientType::Personal
     )?);
+    batch.add::<serde_json::Value>(apply_organization_defaults_stmt(db, user.realm_id, user.email)?);
     Ok(InsertingUser {
         created: batch.add(query!(
             db,
@@ -296,6 +297,33 @@ pub fn add_insert(batch: &mut Batch, db: &D1Database, user: &NewUser<'_>, id: Op
             user.email
         )?),
     })
+}
+
+/// The organization's defaults for new users' personal settings (`realms.user_settings_defaults`)
+/// applied to a new human user: the JSON object copied, the settings with their own columns
+/// taken from it where an administrator changed them, and the organization's language as
+/// theirs (bots keep the catalogue defaults).
+fn apply_organization_defaults_stmt(db: &D1Database, realm_id: i64, email: &str) -> Result<D1PreparedStatement> {
+    const COLUMNS: [&str; 4] = [
+        "automatically_follow_topics_policy",
+        "automatically_unmute_topics_in_muted_streams_policy",
+        "automatically_follow_topics_where_mentioned",
+        "email_address_visibility",
+    ];
+    let defaults = "(SELECT r.user_settings_defaults FROM realms r WHERE r.id = ?1)";
+    let columns: Vec<String> = COLUMNS.iter().map(|c| format!("{c} = COALESCE(json_extract({defaults}, '$.{c}'), {c})")).collect();
+    let paths: Vec<String> = COLUMNS.iter().map(|c| format!("'$.{c}'")).collect();
+    query!(
+        db,
+        &format!(
+            "UPDATE users SET settings = json_set(json_remove({defaults}, {}), '$.default_language', \
+             (SELECT r.default_language FROM realms r WHERE r.id = ?1)), {} WHERE realm_id = ?1 AND email = ?2 AND is_bot = 0",
+            paths.join(", "),
+            columns.join(", ")
+        ),
+        realm_id,
+        email
+    )
 }
 
 /// Where [`add_insert`] put the new row's read-back.

@@ -29,6 +29,8 @@ pub fn register_fields(s: &RealmSettingsRow) -> Map<String, Value> {
         "realm_mandatory_topics": s.topics_policy == crate::model::TopicsPolicy::DisableEmptyTopic,
         "realm_message_edit_history_visibility_policy": s.message_edit_history_visibility_policy,
         "realm_allow_edit_history": s.message_edit_history_visibility_policy != crate::model::EditHistoryPolicy::None,
+        "realm_default_language": s.default_language,
+        "realm_waiting_period_threshold": s.waiting_period_threshold,
         "max_message_length": s.max_message_length,
         "max_topic_length": s.max_topic_length,
     });

@@ -7,7 +7,7 @@ use serde_json::{json, Value};
 use worker::D1Database;
 
 use crate::db::batch::Batch;
-use crate::db::user_groups::{self, GroupIdRow, IsMemberRow, MemberRow, SubgroupRow, UserGroupRow};
+use crate::db::user_groups::{self, GroupIdRow, IsMemberRow, MemberRow, SettingUseRow, SubgroupRow, UserGroupRow};
 use crate::db::users::{self, UserIdRow, UserRow};
 use crate::error::{ApiError, ApiResult};
 
@@ -25,7 +25,131 @@ pub fn group_dict(group: &UserGroupRow, members: &[i64], direct_subgroup_ids: &[
         "creator_id": group.creator_id,
         "date_created": group.date_created,
         "deactivated": group.deactivated != 0,
+        "can_add_members_group": permission_value(group, group.can_add_members_group),
+        "can_join_group": permission_value(group, group.can_join_group),
+        "can_leave_group": permission_value(group, group.can_leave_group),
+        "can_manage_group": permission_value(group, group.can_manage_group),
+        "can_mention_group": permission_value(group, group.can_mention_group),
+        "can_remove_members_group": permission_value(group, group.can_remove_members_group),
     })
+}
+
+/// A permission setting as the API shows it: the group id, or for "the creator" the
+/// anonymous group of the creator alone.
+pub fn permission_value(group: &UserGroupRow, setting: Option<i64>) -> Value {
+    match setting {
+        Some(id) => json!(id),
+        None => json!({ "direct_members": group.creator_id.into_iter().collect::<Vec<i64>>(), "direct_subgroups": [] }),
+    }
+}
+
+/// One permission setting of a user group.
+pub struct GroupPermission {
+    pub name: &'static str,
+    /// Whether `role:everyone` (which includes guests) is allowed.
+    pub allow_everyone: bool,
+}
+
+/// Zulip's permission settings of a named group, in its order.
+pub const PERMISSIONS: [GroupPermission; 6] = [
+    GroupPermission { name: "can_add_members_group", allow_everyone: false },
+    GroupPermission { name: "can_join_group", allow_everyone: false },
+    GroupPermission { name: "can_leave_group", allow_everyone: true },
+    GroupPermission { name: "can_manage_group", allow_everyone: false },
+    GroupPermission { name: "can_mention_group", allow_everyone: true },
+    GroupPermission { name: "can_remove_members_group", allow_everyone: false },
+];
+
+/// The stored value of the setting `name` of `group`.
+pub fn permission_of(group: &UserGroupRow, name: &str) -> Option<i64> {
+    match name {
+        "can_add_members_group" => group.can_add_members_group,
+        "can_join_group" => group.can_join_group,
+        "can_leave_group" => group.can_leave_group,
+        "can_manage_group" => group.can_manage_group,
+        "can_mention_group" => group.can_mention_group,
+        _ => group.can_remove_members_group,
+    }
+}
+
+/// Whether `user` holds a permission setting of `group`: is in its group (`my_groups`: every
+/// group the user belongs to), or is the creator where the setting is "the creator".
+pub fn holds(group: &UserGroupRow, setting: Option<i64>, user: &UserRow, my_groups: &[i64]) -> bool {
+    match setting {
+        Some(id) => my_groups.contains(&id),
+        None => group.creator_id == Some(user.id),
+    }
+}
+
+fn manages(user: &UserRow, group: &UserGroupRow, my_groups: &[i64]) -> bool {
+    user.is_realm_admin() || holds(group, group.can_manage_group, user, my_groups)
+}
+
+/// A group `user` may change: not a system group, and the user an administrator, in its
+/// `can_manage_group`, or holding the permission setting `permission` when given.
+pub fn check_group_access(
+    user: &UserRow,
+    group: Option<UserGroupRow>,
+    my_groups: &[i64],
+    permission: Option<&str>,
+) -> ApiResult<UserGroupRow> {
+    let group = access_group(group)?;
+    let permitted = permission.is_some_and(|name| holds(&group, permission_of(&group, name), user, my_groups));
+    if group.is_system_group == 0 && (manages(user, &group, my_groups) || permitted) {
+        Ok(group)
+    } else {
+        Err(ApiError::bad_request("Insufficient permission"))
+    }
+}
+
+/// A group whose members `user` may change so: managing it allows any change; else adding
+/// needs `can_add_members_group` (joining alone: or `can_join_group`) and removing
+/// `can_remove_members_group` (leaving alone: or `can_leave_group`).
+pub fn check_membership_access(
+    user: &UserRow,
+    group: Option<UserGroupRow>,
+    my_groups: &[i64],
+    add: &[i64],
+    delete: &[i64],
+) -> ApiResult<UserGroupRow> {
+    let group = access_group(group)?;
+    let may = |name: &str| holds(&group, permission_of(&group, name), user, my_groups);
+    let only_me = |ids: &[i64]| ids == [user.id];
+    let adding = add.is_empty() || may("can_add_members_group") || (only_me(add) && may("can_join_group"));
+    let removing = delete.is_empty() || may("can_remove_members_group") || (only_me(delete) && may("can_leave_group"));
+    if group.is_system_group == 0 && (manages(user, &group, my_groups) || (adding && removing)) {
+        Ok(group)
+    } else {
+        Err(ApiError::bad_request("Insufficient permission"))
+    }
+}
+
+/// Zulip's `objections` to deactivating a group: the active groups having it as a subgroup,
+/// then the unarchived channels, the active groups and the organization whose settings
+/// name it.
+pub fn deactivation_objections(
+    supergroups: &[i64],
+    channel_uses: &[SettingUseRow],
+    group_uses: &[SettingUseRow],
+    realm_uses: &[SettingUseRow],
+) -> Vec<Value> {
+    let mut objections = Vec::new();
+    if !supergroups.is_empty() {
+        objections.push(json!({ "type": "subgroup", "supergroup_ids": supergroups }));
+    }
+    for (kind, key, uses) in [("channel", "channel_id", channel_uses), ("user_group", "group_id", group_uses)] {
+        let mut owners: Vec<i64> = uses.iter().filter_map(|u| u.owner_id).collect();
+        owners.dedup();
+        for owner in owners {
+            let settings: Vec<&str> = uses.iter().filter(|u| u.owner_id == Some(owner)).map(|u| u.setting.as_str()).collect();
+            objections.push(json!({ "type": kind, key: owner, "settings": settings }));
+        }
+    }
+    if !realm_uses.is_empty() {
+        let settings: Vec<&str> = realm_uses.iter().map(|u| u.setting.as_str()).collect();
+        objections.push(json!({ "type": "realm", "settings": settings }));
+    }
+    objections
 }
 
 /// Every group of an organization as `GET /user_groups` (and `realm_user_groups` of a
@@ -93,12 +217,15 @@ pub async fn is_group_member(db: &D1Database, realm_id: i64, group_id: i64, user
 }
 
 /// Every group of the organization (system groups included) with its direct members and
-/// subgroups, as `GET /user_groups` lists them. One batch.
-pub async fn groups_of(db: &D1Database, realm_id: i64) -> ApiResult<Vec<Value>> {
+/// subgroups, as `GET /user_groups` lists them (deactivated ones only when asked). One
+/// batch.
+pub async fn groups_of(db: &D1Database, realm_id: i64, include_deactivated: bool) -> ApiResult<Vec<Value>> {
     let mut batch = Batch::new();
     let groups = batch.add::<UserGroupRow>(user_groups::in_realm_stmt(db, realm_id)?);
     let members = batch.add::<MemberRow>(user_groups::direct_members_stmt(db, realm_id)?);
     let subgroups = batch.add::<SubgroupRow>(user_groups::subgroups_stmt(db, realm_id)?);
     let results = batch.run(db).await?;
-    Ok(groups_list(&results.rows(groups)?, &results.rows(members)?, &results.rows(subgroups)?))
+    let mut groups: Vec<UserGroupRow> = results.rows(groups)?;
+    groups.retain(|g| include_deactivated || g.deactivated == 0);
+    Ok(groups_list(&groups, &results.rows(members)?, &results.rows(subgroups)?))
 }

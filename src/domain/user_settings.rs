@@ -251,6 +251,49 @@ pub fn defaults() -> Map<String, Value> {
     SETTINGS.iter().map(|s| (s.name.to_string(), serde_json::from_str(s.default).unwrap_or(Value::Null))).collect()
 }
 
+/// Personal settings Zulip does not offer as organization defaults for new users.
+const NOT_ORGANIZATION_DEFAULTS: &[&str] =
+    &["timezone", "default_language", "enable_login_emails", "enable_marketing_emails", "allow_private_data_export"];
+
+/// Who sees a user's real email address (`users.email_address_visibility`): an organization
+/// default for new users, not a `PATCH /settings` setting here.
+pub const EMAIL_ADDRESS_VISIBILITY: Setting = column("email_address_visibility", IntIn(&[1, 2, 3, 4, 5]), "1", N);
+
+/// Every setting `PATCH /realm/user_settings_defaults` changes.
+pub fn organization_default_settings() -> impl Iterator<Item = &'static Setting> {
+    SETTINGS.iter().filter(|s| !NOT_ORGANIZATION_DEFAULTS.contains(&s.name)).chain(std::iter::once(&EMAIL_ADDRESS_VISIBILITY))
+}
+
+/// The settings kept in their own `users` columns, which a new user's row takes from the
+/// organization's defaults one by one (the others are copied as the JSON object).
+pub fn organization_default_columns() -> impl Iterator<Item = &'static Setting> {
+    organization_default_settings().filter(|s| s.storage == Storage::Column)
+}
+
+/// The organization's defaults for new users (`realm_user_settings_defaults`): the
+/// catalogue's, overridden by those an administrator changed (`stored_json`).
+pub fn organization_defaults(stored_json: &str) -> Map<String, Value> {
+    let changed = match serde_json::from_str(stored_json) {
+        Ok(Value::Object(map)) => map,
+        _ => Map::new(),
+    };
+    let mut all = defaults();
+    all.insert(EMAIL_ADDRESS_VISIBILITY.name.into(), json!(1));
+    for setting in organization_default_settings() {
+        if let Some(value) = changed.get(setting.name) {
+            all.insert(setting.name.to_string(), value.clone());
+        }
+    }
+    all
+}
+
+/// The organization defaults a `PATCH /realm/user_settings_defaults` call changes: those
+/// whose new value differs from the current default.
+pub fn organization_default_changes(stored_json: &str, requested: Vec<(&'static Setting, Value)>) -> Vec<(&'static Setting, Value)> {
+    let current = organization_defaults(stored_json);
+    requested.into_iter().filter(|(s, v)| current.get(s.name) != Some(v)).collect()
+}
+
 /// The settings a `PATCH /settings` call changes: those whose new value differs.
 pub fn changes(user: &UserRow, requested: Vec<(&'static Setting, Value)>) -> Vec<(&'static Setting, Value)> {
     let changed = stored(user);
@@ -291,6 +334,23 @@ mod tests {
         assert_eq!(parse_value(setting("timezone").unwrap(), "Europe/Paris", any_tz).unwrap(), json!("Europe/Paris"));
         assert_eq!(parse_value(setting("notification_sound").unwrap(), "none", any_tz).unwrap(), json!("none"));
         assert_eq!(parse_value(setting("enter_sends").unwrap(), "true", any_tz).unwrap(), json!(true));
+    }
+
+    #[test]
+    fn organization_defaults_leave_out_identity_settings() {
+        let names: Vec<&str> = organization_default_settings().map(|s| s.name).collect();
+        assert!(names.contains(&"emojiset") && names.contains(&"email_address_visibility"));
+        assert!(!names.contains(&"timezone") && !names.contains(&"default_language"));
+        let defaults = organization_defaults(r#"{"emojiset": "text", "timezone": "Asia/Tokyo"}"#);
+        assert_eq!(defaults["emojiset"], "text");
+        assert_eq!(defaults["email_address_visibility"], 1);
+        assert_eq!(defaults["timezone"], "", "not an organization default: never taken from storage");
+        let changes = organization_default_changes(
+            r#"{"emojiset": "text"}"#,
+            vec![(setting("emojiset").unwrap(), json!("text")), (setting("enter_sends").unwrap(), json!(true))],
+        );
+        assert_eq!(changes.len(), 1);
+        assert_eq!(changes[0].0.name, "enter_sends");
     }
 
     #[test]

@@ -7,10 +7,10 @@ use serde_json::{json, Map, Value};
 use super::{settings::user_settings, StateData, StateRequest};
 use crate::db::users::UserRow;
 use crate::domain::channels::{stream_dict, subscription_dict, GlobalNotifications, SystemGroups};
-use crate::model::system_groups;
 
-/// Members of every group: system groups by role, others by their member rows.
-pub(super) fn user_groups(data: &StateData, system: &SystemGroups) -> Vec<Value> {
+/// Every group (deactivated ones only for clients with `include_deactivated_groups`), its
+/// members: system groups by role, others by their member rows.
+pub(super) fn user_groups(data: &StateData, include_deactivated: bool) -> Vec<Value> {
     let mut members: HashMap<i64, Vec<i64>> = HashMap::new();
     for m in &data.group_members {
         members.entry(m.group_id).or_default().push(m.user_id);
@@ -21,33 +21,13 @@ pub(super) fn user_groups(data: &StateData, system: &SystemGroups) -> Vec<Value>
     }
     data.groups
         .iter()
+        .filter(|g| include_deactivated || g.deactivated == 0)
         .map(|g| {
             let direct: Vec<i64> = match g.system_role {
                 Some(role) => data.users.iter().filter(|u| u.is_active() && u.role == role).map(|u| u.id).collect(),
                 None => members.get(&g.id).cloned().unwrap_or_default(),
             };
-            let (manage, members_group) = if g.is_system_group != 0 {
-                (system.id(system_groups::NOBODY), system.id(system_groups::NOBODY))
-            } else {
-                (system.id(system_groups::ADMINISTRATORS), system.id(system_groups::EVERYONE))
-            };
-            json!({
-                "id": g.id,
-                "name": g.name,
-                "description": g.description,
-                "members": direct,
-                "direct_subgroup_ids": subgroups.get(&g.id).cloned().unwrap_or_default(),
-                "is_system_group": g.is_system_group != 0,
-                "date_created": g.date_created,
-                "creator_id": g.creator_id,
-                "deactivated": g.deactivated != 0,
-                "can_add_members_group": &manage,
-                "can_join_group": &manage,
-                "can_leave_group": if g.is_system_group != 0 { &manage } else { &members_group },
-                "can_manage_group": &manage,
-                "can_mention_group": if g.is_system_group != 0 { system.id(system_groups::EVERYONE) } else { members_group.clone() },
-                "can_remove_members_group": &manage,
-            })
+            crate::domain::user_groups::group_dict(g, &direct, subgroups.get(&g.id).map(Vec::as_slice).unwrap_or(&[]))
         })
         .collect()
 }
@@ -61,7 +41,7 @@ pub(super) fn channel_state(user: &UserRow, data: &StateData, system: &SystemGro
             subscribers.entry(s.channel_id).or_default().push(s.user_id);
         }
     }
-    let us = user_settings(user, false);
+    let us = user_settings(user);
     let global = GlobalNotifications {
         desktop: us["enable_stream_desktop_notifications"].as_bool().unwrap_or(false),
         audible: us["enable_stream_audible_notifications"].as_bool().unwrap_or(false),

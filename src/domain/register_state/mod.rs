@@ -209,7 +209,7 @@ pub fn initial_state(user: &UserRow, realm: &RealmRow, data: &StateData, req: &S
     if req.want("stream") || req.want("subscription") {
         state.extend(channels::channel_state(user, data, &system, req));
     }
-    settings::settings_sections(&mut state, user, req);
+    settings::settings_sections(&mut state, user, &data.settings.user_settings_defaults, req);
     state
 }
 

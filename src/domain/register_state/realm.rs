@@ -59,7 +59,7 @@ pub(super) fn realm_sections(
         state.insert("realm_playgrounds".into(), json!(playgrounds));
     }
     if req.want("realm_user_groups") {
-        state.insert("realm_user_groups".into(), json!(super::channels::user_groups(data, system)));
+        state.insert("realm_user_groups".into(), json!(super::channels::user_groups(data, req.capabilities.include_deactivated_groups)));
     }
     if req.want("realm_user") {
         state.extend(realm_user_state(user, data, req));
@@ -129,7 +129,6 @@ fn realm_constants() -> Map<String, Value> {
         "realm_icon_source": "G",
         "realm_logo_source": "D",
         "realm_night_logo_source": "D",
-        "realm_default_language": "en",
         "realm_welcome_message_custom_text": "",
         "realm_digest_emails_enabled": false,
         "realm_digest_weekday": 1,
@@ -148,7 +147,6 @@ fn realm_constants() -> Map<String, Value> {
         "realm_video_chat_provider": 1,
         "realm_jitsi_server_url": null,
         "realm_giphy_rating": 2,
-        "realm_waiting_period_threshold": 0,
         "realm_default_code_block_language": "",
         "realm_message_content_delete_limit_seconds": null,
         "realm_enable_read_receipts": true,

@@ -6,10 +6,24 @@ use serde_json::{json, Map, Value};
 use super::StateRequest;
 use crate::db::users::UserRow;
 
-/// The user's settings (`defaults`: the organization's defaults for new users), with the
-/// choices Zulip lists beside them.
-pub fn user_settings(user: &UserRow, defaults: bool) -> Map<String, Value> {
-    let mut settings = if defaults { crate::domain::user_settings::defaults() } else { crate::domain::user_settings::all(user) };
+/// The user's settings, with the choices Zulip lists beside them.
+pub fn user_settings(user: &UserRow) -> Map<String, Value> {
+    let mut settings = crate::domain::user_settings::all(user);
+    add_choices(&mut settings);
+    settings.insert("email_address_visibility".into(), json!(user.email_address_visibility));
+    settings
+}
+
+/// The organization's defaults for new users (`organization_defaults_json`: those changed),
+/// with the same choices beside them.
+fn organization_defaults(organization_defaults_json: &str) -> Map<String, Value> {
+    let mut defaults = crate::domain::user_settings::organization_defaults(organization_defaults_json);
+    defaults.remove("timezone");
+    add_choices(&mut defaults);
+    defaults
+}
+
+fn add_choices(settings: &mut Map<String, Value>) {
     settings.insert("available_notification_sounds".into(), json!(crate::domain::user_settings::NOTIFICATION_SOUNDS));
     settings.insert(
         "emojiset_choices".into(),
@@ -19,8 +33,6 @@ pub fn user_settings(user: &UserRow, defaults: bool) -> Map<String, Value> {
             {"key": "text", "text": "Plain text"},
         ]),
     );
-    settings.insert("email_address_visibility".into(), json!(user.email_address_visibility));
-    settings
 }
 
 /// The user settings that clients without `user_settings_object` read at the top level.
@@ -66,9 +78,9 @@ const LEGACY_TOP_LEVEL_SETTINGS: &[&str] = &[
 
 /// `user_settings` (or, for clients without `user_settings_object`, the legacy top-level
 /// fields) and `realm_user_settings_defaults`.
-pub(super) fn settings_sections(state: &mut Map<String, Value>, user: &UserRow, req: &StateRequest<'_>) {
+pub(super) fn settings_sections(state: &mut Map<String, Value>, user: &UserRow, organization_defaults_json: &str, req: &StateRequest<'_>) {
     if req.want("user_settings") || req.want("update_display_settings") || req.want("update_global_notifications") {
-        let us = user_settings(user, false);
+        let us = user_settings(user);
         if req.capabilities.user_settings_object && req.want("user_settings") {
             state.insert("user_settings".into(), Value::Object(us));
         } else {
@@ -79,13 +91,11 @@ pub(super) fn settings_sections(state: &mut Map<String, Value>, user: &UserRow, 
                 }
             }
             if req.want("user_settings") {
-                state.insert("user_settings".into(), Value::Object(user_settings(user, false)));
+                state.insert("user_settings".into(), Value::Object(user_settings(user)));
             }
         }
     }
     if req.want("realm_user_settings_defaults") {
-        let mut defaults = user_settings(user, true);
-        defaults.remove("timezone");
-        state.insert("realm_user_settings_defaults".into(), Value::Object(defaults));
+        state.insert("realm_user_settings_defaults".into(), Value::Object(organization_defaults(organization_defaults_json)));
     }
 }
