@@ -88,8 +88,8 @@ fn refused_moves_change_nothing() {
     iago.patch(&path, &[("folder_id", "\"first\"")]).bad_request("BAD_REQUEST", "folder_id is not an integer or null");
     iago.patch("/streams/987654321", &[("folder_id", &first.to_string())]).bad_request("BAD_REQUEST", "Invalid channel ID");
     assert_eq!(stream(&hamlet, id)["folder_id"], first);
-    let body = iago.patch(&path, &[("folder_id", &second.to_string()), ("can_subscribe_group", "2")]).success();
-    assert_eq!(body["ignored_parameters_unsupported"], json!(["can_subscribe_group"]));
+    let body = iago.patch(&path, &[("folder_id", &second.to_string()), ("not_a_channel_setting", "2")]).success();
+    assert_eq!(body["ignored_parameters_unsupported"], json!(["not_a_channel_setting"]));
 }
 
 #[test]
