@@ -22,13 +22,6 @@ const EMAIL_KEY: &str = "test-email-key";
 
 /// A production server of this test's own whose emails go to `provider_url`.
 fn production_server_mailing_to(provider_url: &str) -> Server {
-    let (state, port) = own_server_address();
-    let migrate = std::process::Command::new("node_modules/.bin/wrangler")
-        .args(["d1", "migrations", "apply", "DB", "--local", "--env", "production", "--persist-to"])
-        .arg(&state)
-        .output()
-        .expect("wrangler runs");
-    assert!(migrate.status.success(), "migrations: {}", String::from_utf8_lossy(&migrate.stderr));
     let vars = [
         "API_KEY_SECRET:test-production-secret".to_string(),
         format!("SERVER_ADMIN_SECRET:{ADMIN_SECRET}"),
@@ -37,7 +30,7 @@ fn production_server_mailing_to(provider_url: &str) -> Server {
         "EMAIL_FROM:Acme Chat <chat@acme.test>".to_string(),
     ];
     let vars: Vec<&str> = vars.iter().map(String::as_str).collect();
-    Server::start_in(Some("production"), &state, port, &vars)
+    production_server(&vars)
 }
 
 /// Creates the default organization with its owner and asks a password reset for them,

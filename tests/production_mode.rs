@@ -7,20 +7,6 @@ mod server_support;
 use common::*;
 use server_support::*;
 
-/// A production server of this test's own; requests of this binary go to it. Its
-/// database is production's binding (another local database than development's), migrated
-/// here as `make deploy` migrates it.
-fn production_server(vars: &[&str]) -> Server {
-    let (state, port) = own_server_address();
-    let migrate = std::process::Command::new("node_modules/.bin/wrangler")
-        .args(["d1", "migrations", "apply", "DB", "--local", "--env", "production", "--persist-to"])
-        .arg(&state)
-        .output()
-        .expect("wrangler runs");
-    assert!(migrate.status.success(), "migrations: {}", String::from_utf8_lossy(&migrate.stderr));
-    Server::start_in(Some("production"), &state, port, vars)
-}
-
 fn raw_get(path: &str) -> (u16, serde_json::Value) {
     let response = match ureq::get(&format!("{}{path}", server_url())).call() {
         Ok(r) | Err(ureq::Error::Status(_, r)) => r,

@@ -128,3 +128,17 @@ impl Drop for Server {
         self.signal("-TERM");
     }
 }
+
+/// A production server of this test's own (`--env production`, local bindings); requests of
+/// this binary go to it. Its database is production's binding, migrated here as `make
+/// deploy` migrates it.
+pub fn production_server(vars: &[&str]) -> Server {
+    let (state, port) = own_server_address();
+    let migrate = Command::new("node_modules/.bin/wrangler")
+        .args(["d1", "migrations", "apply", "DB", "--local", "--env", "production", "--persist-to"])
+        .arg(&state)
+        .output()
+        .expect("wrangler runs");
+    assert!(migrate.status.success(), "migrations: {}", String::from_utf8_lossy(&migrate.stderr));
+    Server::start_in(Some("production"), &state, port, vars)
+}
