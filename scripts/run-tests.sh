@@ -40,11 +40,30 @@ run_item() {
     web-unit) (cd web && npm test) >"$log" 2>&1 || status=$? ;;
     web-browser) (cd web && npm run test:browser) >"$log" 2>&1 || status=$? ;;
   esac
+  # A test or two failing in a binary that otherwise passed run once more, alone: now and
+  # then (twice in ~1,500 tests on a loaded machine) local `wrangler dev` loses a request
+  # between its proxy and the worker ("Your worker restarted mid-request"). A test passing
+  # only then is named in the summary; failing again fails the run.
+  if [[ $status -ne 0 && $kind == bin ]]; then
+    local failed_tests
+    failed_tests=$(awk '/^failures:$/ { list = "" ; next } /^    [A-Za-z0-9_:]+$/ { list = list " " $1 } END { print list }' "$log")
+    if [[ -n $failed_tests && $(wc -w <<<"$failed_tests") -le 3 ]]; then
+      echo "--- run again alone:$failed_tests" >>"$log"
+      # shellcheck disable=SC2086
+      if "$exe" --exact $failed_tests --test-threads=8 >>"$log" 2>&1; then
+        status=0
+        echo "$failed_tests" >"$dir/retried/$name"
+      fi
+    fi
+  fi
   local secs
   secs=$(awk -v a="$start" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }')
   echo "$status $secs" >"$dir/result/$name"
   {
-    echo "=== $name (lane $lane, ${secs}s, $([[ $status -eq 0 ]] && echo ok || echo "FAILED: exit $status"))"
+    local outcome="FAILED: exit $status"
+    [[ $status -eq 0 ]] && outcome=ok
+    [[ -f "$dir/retried/$name" ]] && outcome="ok when run again:$(cat "$dir/retried/$name")"
+    echo "=== $name (lane $lane, ${secs}s, $outcome)"
     cat "$log"
   } | flock "$dir/print.lock" cat
   return "$status"
@@ -63,7 +82,7 @@ fi
 lanes=${TEST_LANES:-3}
 dir=$(mktemp -d "${TMPDIR:-/tmp}/team-chat-tests.XXXXXX")
 trap 'rm -rf "$dir"' EXIT
-mkdir "$dir/out" "$dir/result" "$dir/claim"
+mkdir "$dir/out" "$dir/result" "$dir/claim" "$dir/retried"
 started=$(now)
 
 # One migrated, empty state, copied by every server of the run (scripts/with-test-server.sh
@@ -112,6 +131,8 @@ while read -r name _; do
   passed=0 failed=0
   [[ -f $log ]] && read -r passed failed < <(awk '/^test result:/ { p += $4; f += $6 }
     /^(# |ℹ )pass [0-9]+$/ { p += $3 } /^(# |ℹ )fail [0-9]+$/ { f += $3 } END { print p + 0, f + 0 }' "$log")
+  # A test that passed when run again counts once, as passed.
+  [[ -f "$dir/retried/$name" ]] && failed=$((failed - $(wc -w <"$dir/retried/$name")))
   if [[ -f "$dir/result/$name" ]]; then
     read -r status secs <"$dir/result/$name"
     result=$([[ $status -eq 0 ]] && echo ok || echo FAILED)
@@ -122,6 +143,9 @@ while read -r name _; do
   passed_all=$((passed_all + passed)) failed_all=$((failed_all + failed))
   printf '%-34s %-8s %7s %7s %7s\n' "$name" "$result" "$secs" "$passed" "$failed"
 done <"$dir/queue"
+for retried in "$dir"/retried/*; do
+  [[ -e $retried ]] && echo "passed only when run again (see its output above): $(basename "$retried"):$(cat "$retried")"
+done
 total=$(awk -v a="$started" -v b="$(now)" 'BEGIN { printf "%.0f", b - a }')
 echo "$(wc -l <"$dir/queue") targets, $failures not ok; tests: $passed_all passed, $failed_all failed; ${total}s"
 [[ $failures -eq 0 ]]
