@@ -2,12 +2,14 @@
 //! `can_leave_group`, `can_manage_group`, `can_mention_group`, `can_remove_members_group`):
 //! their defaults, changing them by `PATCH /user_groups/{user_group_id}` with Zulip's
 //! `{"new": ..., "old": ...}`, the `user_group` `update` event, and their effect on joining,
-//! leaving, adding and removing members and managing the group. Every test makes its own
-//! groups.
+//! leaving, adding and removing members, managing the group and mentioning it. Every test
+//! makes its own groups.
 
+mod chat;
 mod common;
 mod event_support;
 
+use chat::*;
 use common::*;
 use event_support::*;
 use serde_json::{json, Value};
@@ -172,4 +174,63 @@ fn can_manage_group_lets_its_members_rename_the_group() {
     set(&hamlet(), id, "can_manage_group", json!({"new": group_of(&[othello().user_id])})).success();
     othello().patch(&format!("/user_groups/{id}"), &[("name", &name)]).success();
     assert_eq!(group(id)["name"], name.as_str());
+}
+
+/// A new group of hamlet's that only administrators may mention: (id, name).
+fn group_only_administrators_mention() -> (i64, String) {
+    let id = group_of(&[hamlet().user_id]);
+    let value = json!({"new": system_group("role:administrators"), "old": system_group("role:everyone")});
+    set(&hamlet(), id, "can_mention_group", value).success();
+    (id, group(id)["name"].as_str().unwrap().to_string())
+}
+
+fn not_allowed(name: &str) -> String {
+    format!("You are not allowed to mention user group '{name}'.")
+}
+
+#[test]
+fn can_mention_group_decides_who_mentions_the_group_and_a_refused_message_is_not_sent() {
+    let (_, name) = group_only_administrators_mention();
+    let (channel, channel_id) = new_channel(&hamlet(), &[], false, true);
+    let topic = unique("mention ");
+    let content = format!("@*{name}* please look");
+    let form = [("type", "stream"), ("to", channel.as_str()), ("topic", topic.as_str()), ("content", content.as_str())];
+    hamlet().post("/messages", &form).bad_request("BAD_REQUEST", &not_allowed(&name));
+    assert!(topic_ids(&hamlet(), channel_id, &topic).is_empty(), "nothing was sent");
+    send_to_channel(&Client::dev("iago@zulip.com"), &channel, &topic, &content);
+    assert_eq!(topic_ids(&hamlet(), channel_id, &topic).len(), 1);
+}
+
+#[test]
+fn a_silent_group_mention_needs_no_permission() {
+    let (_, name) = group_only_administrators_mention();
+    let (channel, _) = new_channel(&hamlet(), &[], false, true);
+    send_to_channel(&hamlet(), &channel, "silent", &format!("@_*{name}* for the record"));
+}
+
+#[test]
+fn a_direct_message_mentioning_the_group_is_refused_too() {
+    let (_, name) = group_only_administrators_mention();
+    post_direct(&hamlet(), &[othello().user_id], &format!("@*{name}*")).bad_request("BAD_REQUEST", &not_allowed(&name));
+}
+
+#[test]
+fn members_of_the_group_named_by_can_mention_group_may_mention() {
+    let id = group_of(&[hamlet().user_id]);
+    let mentioners = group_of(&[othello().user_id]);
+    set(&hamlet(), id, "can_mention_group", json!({"new": mentioners, "old": system_group("role:everyone")})).success();
+    let name = group(id)["name"].as_str().unwrap().to_string();
+    let (channel, _) = new_channel(&hamlet(), &[], false, true);
+    send_to_channel(&othello(), &channel, "mentions", &format!("@*{name}*"));
+    let form = [("type", "stream"), ("to", channel.as_str()), ("topic", "mentions"), ("content", &format!("@*{name}*"))];
+    hamlet().post("/messages", &form).bad_request("BAD_REQUEST", &not_allowed(&name));
+}
+
+#[test]
+fn an_edit_adding_a_refused_group_mention_changes_nothing() {
+    let (_, name) = group_only_administrators_mention();
+    let (channel, _) = new_channel(&hamlet(), &[], false, true);
+    let id = send_to_channel(&hamlet(), &channel, "edit", "first words");
+    edit(&hamlet(), id, &[("content", &format!("now @*{name}*"))]).bad_request("BAD_REQUEST", &not_allowed(&name));
+    assert_eq!(raw_content(&hamlet(), id), "first words");
 }

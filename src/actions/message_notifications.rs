@@ -296,7 +296,7 @@ async fn send_to_channel(
     batch.add::<Value>(q::ensure_notification_bot_stmt(db, realm_id, now)?);
     let bot = batch.add::<UserRow>(crate::db::users::by_delivery_email_stmt(db, realm_id, q::NOTIFICATION_BOT_EMAIL)?);
     let subscribers = batch.add::<SubscriberRow>(q::subscribers_stmt(db, &[channel.id])?);
-    let resolution = ResolutionReads::add(&mut batch, db, realm_id, &markdown::references(&content), None)?;
+    let resolution = ResolutionReads::add(&mut batch, db, realm_id, acting.id, &markdown::references(&content), None)?;
     let results = batch.run(db).await?;
     let bot = results.first(bot)?.ok_or_else(|| ApiError::internal("notification bot missing"))?;
     let subscribers: Vec<i64> = results.rows(subscribers)?.into_iter().filter(|s| s.active != 0).map(|s| s.user_id).collect();

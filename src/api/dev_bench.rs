@@ -97,7 +97,7 @@ pub async fn render(ctx: &RequestContext) -> ApiResult<Reply> {
     }
     let refs = crate::markdown::references(&content);
     let mut batch = crate::db::batch::Batch::new();
-    let reads = crate::domain::rendering::ResolutionReads::add(&mut batch, &ctx.db, me.realm_id, &refs, None)?;
+    let reads = crate::domain::rendering::ResolutionReads::add(&mut batch, &ctx.db, me.realm_id, me.id, &refs, None)?;
     let (with_katex, _) = reads.take(&batch.run(&ctx.db).await?)?;
     let without_katex = crate::markdown::Resolved { tex: crate::markdown::TexRenderer::none(), ..with_katex.clone() };
     let html_length = crate::markdown::render(&content, &with_katex).html.len();

@@ -11,6 +11,14 @@ pub struct NamedRow {
     pub name: String,
 }
 
+/// A group content may mention, and whether the sender may mention it.
+#[derive(Deserialize)]
+pub struct MentionableGroupRow {
+    pub id: i64,
+    pub name: String,
+    pub may_mention: i64,
+}
+
 /// A member of a named group, with their bot type (a group mention triggers the
 /// outgoing-webhook bots among its members).
 #[derive(Deserialize)]
@@ -42,13 +50,24 @@ pub fn users_stmt(realm_id: i64, names_json: &str, ids_json: &str) -> Result<Sta
     )
 }
 
-/// Active groups named (any case) in `names_json`.
-pub fn groups_stmt(realm_id: i64, names_json: &str) -> Result<Statement> {
+/// Active groups named (any case) in `names_json`, each with whether user `?3` may
+/// mention it: its `can_mention_group` is unset (everyone) or a group `?3` belongs to,
+/// directly, through a subgroup or by role.
+pub fn groups_stmt(realm_id: i64, names_json: &str, sender_id: i64) -> Result<Statement> {
     statement!(
-        "SELECT id, name FROM user_groups WHERE realm_id = ?1 AND deactivated = 0 \
+        "WITH RECURSIVE mine(id) AS ( \
+             SELECT g.id FROM user_groups g JOIN users u ON u.id = ?3 AND u.realm_id = ?1 AND u.is_active = 1 \
+             WHERE g.realm_id = ?1 AND ((g.system_role IS NOT NULL AND g.system_role = u.role) \
+                OR EXISTS (SELECT 1 FROM user_group_members m WHERE m.group_id = g.id AND m.user_id = u.id)) \
+             UNION \
+             SELECT s.supergroup_id FROM user_group_subgroups s JOIN mine ON s.subgroup_id = mine.id \
+         ) \
+         SELECT id, name, (can_mention_group IS NULL OR can_mention_group IN (SELECT id FROM mine)) AS may_mention \
+         FROM user_groups WHERE realm_id = ?1 AND deactivated = 0 \
          AND lower(name) IN (SELECT lower(value) FROM json_each(?2))",
         realm_id,
-        names_json
+        names_json,
+        sender_id
     )
 }
 

@@ -1,7 +1,7 @@
 //! Rendering edited content: the project's renderer through `domain::rendering`, in the
 //! shape the edit path uses.
 
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
 
 use crate::domain::rendering::render_resolved;
 use crate::markdown::Resolved;
@@ -12,6 +12,8 @@ pub struct Rendered {
     pub is_me_message: bool,
     /// Users mentioned by a non-silent mention (group mentions included), ascending.
     pub mentioned_user_ids: Vec<i64>,
+    /// Groups mentioned by a non-silent mention.
+    pub mentioned_group_ids: BTreeSet<i64>,
     pub stream_wildcard: bool,
     pub topic_wildcard: bool,
 }
@@ -31,6 +33,7 @@ pub fn render(
         html: rendered.html,
         is_me_message: rendered.is_me_message,
         mentioned_user_ids: mentioned.into_iter().collect(),
+        mentioned_group_ids: rendered.mentioned_group_ids,
         stream_wildcard: rendered.stream_wildcard,
         topic_wildcard: rendered.topic_wildcard,
     }

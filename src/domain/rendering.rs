@@ -1,15 +1,15 @@
 //! Rendering content for a message: resolving what it mentions or links to (one batch) and
 //! calling the Markdown renderer. Used by sending and editing.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use worker::D1Database;
 
 use crate::db::batch::{Batch, BatchResults, Slot};
 use crate::db::linkifiers::LinkifierRow;
-use crate::db::mentions::{self, GroupMemberRow, MentionableUserRow, NamedRow};
+use crate::db::mentions::{self, GroupMemberRow, MentionableGroupRow, MentionableUserRow, NamedRow};
 use crate::db::realm_emoji::RealmEmojiRow;
-use crate::error::ApiResult;
+use crate::error::{ApiError, ApiResult};
 use crate::markdown::{self, CustomEmoji, LinkableChannel, Linkifier, MentionableGroup, MentionableUser, References, Rendered, Resolved};
 
 /// Where the reads that resolve a content's references sit in a batch: mentionable users
@@ -20,7 +20,7 @@ use crate::markdown::{self, CustomEmoji, LinkableChannel, Linkifier, Mentionable
 /// of the organization's state) are not read again.
 pub struct ResolutionReads {
     users: Option<Slot<MentionableUserRow>>,
-    groups: Option<(Slot<NamedRow>, Slot<GroupMemberRow>)>,
+    groups: Option<(Slot<MentionableGroupRow>, Slot<GroupMemberRow>)>,
     channels: Option<Slot<NamedRow>>,
     emoji: Option<Slot<RealmEmojiRow>>,
     linkifiers: Linkifiers,
@@ -32,12 +32,13 @@ enum Linkifiers {
 }
 
 impl ResolutionReads {
-    /// Adds the reads `refs` needs to `batch`; `linkifiers` are the organization's when
-    /// the caller has them.
+    /// Adds the reads `refs` needs to `batch` for content `sender_id` writes; `linkifiers`
+    /// are the organization's when the caller has them.
     pub fn add(
         batch: &mut Batch,
         db: &D1Database,
         realm_id: i64,
+        sender_id: i64,
         refs: &References,
         linkifiers: Option<&[Linkifier]>,
     ) -> worker::Result<Self> {
@@ -52,7 +53,10 @@ impl ResolutionReads {
             None
         } else {
             let names = json(&refs.group_names);
-            Some((batch.add(mentions::groups_stmt(realm_id, &names)?), batch.add(mentions::group_members_stmt(realm_id, &names)?)))
+            Some((
+                batch.add(mentions::groups_stmt(realm_id, &names, sender_id)?),
+                batch.add(mentions::group_members_stmt(realm_id, &names)?),
+            ))
         };
         let channels = if refs.channel_names.is_empty() {
             None
@@ -83,6 +87,12 @@ impl ResolutionReads {
             bots.extend(results.rows(members)?.iter().filter(|r| r.bot_type == Some(OUTGOING_WEBHOOK_BOT)).map(|r| r.user_id));
         }
         Ok(bots)
+    }
+
+    /// The named groups the sender may not mention (their `can_mention_group`), by id.
+    pub fn unmentionable_groups(&self, results: &BatchResults) -> worker::Result<UnmentionableGroups> {
+        let Some((groups, _)) = self.groups else { return Ok(UnmentionableGroups::default()) };
+        Ok(UnmentionableGroups(results.rows(groups)?.into_iter().filter(|g| g.may_mention == 0).map(|g| (g.id, g.name)).collect()))
     }
 
     /// What the reads found, as the renderer takes it, plus each mentioned group's members.
@@ -122,6 +132,20 @@ impl ResolutionReads {
     }
 }
 
+/// Groups whose `can_mention_group` leaves the sender out: id and name.
+#[derive(Debug, Default)]
+pub struct UnmentionableGroups(BTreeMap<i64, String>);
+
+impl UnmentionableGroups {
+    /// Zulip's rule: a mention (not a silent one) of such a group refuses the message.
+    pub fn check(&self, mentioned_group_ids: &BTreeSet<i64>) -> ApiResult<()> {
+        match self.0.iter().find(|(id, _)| mentioned_group_ids.contains(id)) {
+            Some((_, name)) => Err(ApiError::bad_request(format!("You are not allowed to mention user group '{name}'."))),
+            None => Ok(()),
+        }
+    }
+}
+
 /// The users a rendering mentions personally: mentioned users and members of mentioned groups.
 pub fn mentioned_user_ids(rendered: &Rendered, group_members: &HashMap<i64, Vec<i64>>) -> BTreeSet<i64> {
     let mut ids = rendered.mentioned_user_ids.clone();
@@ -142,7 +166,8 @@ pub async fn render_content(
     translate_emoticons: bool,
 ) -> ApiResult<(Rendered, BTreeSet<i64>)> {
     let mut batch = Batch::new();
-    let reads = ResolutionReads::add(&mut batch, db, realm_id, &markdown::references(content), None)?;
+    // Nothing is sent, so who may mention which group is not asked (sender 0: nobody).
+    let reads = ResolutionReads::add(&mut batch, db, realm_id, 0, &markdown::references(content), None)?;
     let (resolved, members) = reads.take(&batch.run(db).await?)?;
     Ok(render_resolved(content, resolved, &members, realm_url, translate_emoticons))
 }

@@ -142,7 +142,7 @@ impl ContentReads {
         content: &str,
     ) -> worker::Result<Self> {
         let refs = markdown::references(content);
-        let resolution = ResolutionReads::add(batch, db, user.realm_id, &refs, Some(&state.linkifiers))?;
+        let resolution = ResolutionReads::add(batch, db, user.realm_id, user.id, &refs, Some(&state.linkifiers))?;
         let wildcards = if refs.stream_wildcard || refs.topic_wildcard {
             Some(WildcardReads {
                 subscribers: batch.add(crate::db::subscriptions::subscriber_count_stmt(db, message_id.0)?),
@@ -175,8 +175,10 @@ pub(super) fn render_checked(
     results: &BatchResults,
 ) -> ApiResult<(Rendered, Vec<i64>)> {
     let translate_emoticons = crate::domain::user_settings::flag(editor, "translate_emoticons");
+    let unmentionable_groups = reads.resolution.unmentionable_groups(results)?;
     let (resolved, group_members) = reads.resolution.take(results)?;
     let rendered = edit_rendering::render(content, resolved, &group_members, realm_url, translate_emoticons);
+    unmentionable_groups.check(&rendered.mentioned_group_ids)?;
     if !message.is_channel_message() || !(rendered.stream_wildcard || rendered.topic_wildcard) {
         return Ok((rendered, Vec::new()));
     }

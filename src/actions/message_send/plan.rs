@@ -125,6 +125,7 @@ pub fn plan(me: &UserRow, realm: &RealmState, req: &SendRequest, mut inputs: Sen
         }
         (Destination::Users(list), _) => plan_direct(me, list, &inputs.named_users)?,
     };
+    inputs.unmentionable_groups.check(&rendered.mentioned_group_ids)?;
     let marks = Marks { rendered: &rendered, mentioned: &mentioned, alerted: &alerted, muters: &inputs.muters };
     let rows = flag_rows(me, req, &to, &marks);
     let may_notify_push = inputs.recipients_with_push_device.iter().any(|id| *id != me.id);
@@ -421,6 +422,7 @@ mod tests {
             resolved: markdown::Resolved::default(),
             group_members: HashMap::new(),
             mentionable_webhook_bots: Vec::new(),
+            unmentionable_groups: Default::default(),
             now: 1000,
         }
     }

@@ -17,7 +17,7 @@ use crate::db::realm_settings::RealmSettingsRow;
 use crate::db::subscriptions::{self, ChannelViewRow, SendTopic};
 use crate::db::user_groups::{self, IsMemberRow};
 use crate::db::users::{self, UserRow};
-use crate::domain::rendering::ResolutionReads;
+use crate::domain::rendering::{ResolutionReads, UnmentionableGroups};
 use crate::domain::topics::normalize_topic;
 use crate::error::ApiResult;
 use crate::markdown;
@@ -85,6 +85,8 @@ pub struct SendInputs {
     pub group_members: HashMap<i64, Vec<i64>>,
     /// The outgoing-webhook bots among the users the content names (from the mention read).
     pub mentionable_webhook_bots: Vec<i64>,
+    /// Named groups whose `can_mention_group` leaves the sender out.
+    pub unmentionable_groups: UnmentionableGroups,
     pub now: i64,
 }
 
@@ -175,7 +177,7 @@ pub fn add_send_reads(batch: &mut Batch, db: &D1Database, me: &UserRow, realm: &
         }
         _ => None,
     };
-    let resolution = ResolutionReads::add(batch, db, realm_id, &refs, Some(&realm.linkifiers))?;
+    let resolution = ResolutionReads::add(batch, db, realm_id, me.id, &refs, Some(&realm.linkifiers))?;
     // Channel messages: the channel, its subscribers and the topic, named by the channel's
     // id or name so that they need no earlier read. Without a valid topic the channel is
     // still read: its errors come first.
@@ -228,6 +230,7 @@ impl SendReads {
     /// What the batch read, for [`plan()`](super::plan()).
     pub fn take(self, results: &BatchResults, me: &UserRow, realm: &RealmState, req: &SendRequest) -> ApiResult<SendInputs> {
         let mentionable_webhook_bots = self.resolution.outgoing_webhook_bots(results)?;
+        let unmentionable_groups = self.resolution.unmentionable_groups(results)?;
         let (mut resolved, group_members) = self.resolution.take(results)?;
         resolved.translate_emoticons = crate::domain::user_settings::flag(me, "translate_emoticons");
         resolved.realm_url = req.realm_url.clone();
@@ -248,6 +251,7 @@ impl SendReads {
             resolved,
             group_members,
             mentionable_webhook_bots,
+            unmentionable_groups,
             now: db::now(),
         };
         if let Some(slot) = self.direct_recipients {
