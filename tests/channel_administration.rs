@@ -207,20 +207,48 @@ fn refused_access_combinations_change_nothing() {
 }
 
 #[test]
-fn message_retention_is_for_owners_and_only_the_organization_default_is_available() {
+fn message_retention_is_for_owners_and_bad_values_change_nothing() {
     let hamlet = Client::dev("hamlet@zulip.com");
     let (_, id) = new_channel(&hamlet, &[], false, true);
     let path = format!("/streams/{id}");
     let iago = Client::dev("iago@zulip.com");
-    iago.patch(&path, &[("message_retention_days", "realm_default")]).error(400, "UNAUTHORIZED_PRINCIPAL", "Must be an organization owner");
+    iago.patch(&path, &[("message_retention_days", "30")]).error(400, "UNAUTHORIZED_PRINCIPAL", "Must be an organization owner");
     let owner = Client::dev("desdemona@zulip.com");
-    owner.patch(&path, &[("message_retention_days", "\"realm_default\"")]).success();
-    for refused in ["unlimited", "30"] {
+    for refused in ["soon", "0", "-3"] {
         owner
             .patch(&path, &[("message_retention_days", refused)])
-            .bad_request("BAD_REQUEST", "Message retention policies are not available on this server.");
+            .bad_request("BAD_REQUEST", &format!("Bad value for 'message_retention_days': {refused}"));
     }
-    owner.patch(&path, &[("message_retention_days", "soon")]).bad_request("BAD_REQUEST", "Bad value for 'message_retention_days': soon");
+    assert!(stream(&hamlet, id)["message_retention_days"].is_null());
+}
+
+#[test]
+fn an_owner_sets_a_channel_retention_period_and_the_channel_is_told() {
+    let hamlet = Client::dev("hamlet@zulip.com");
+    let owner = Client::dev("desdemona@zulip.com");
+    let (_, id) = new_channel(&hamlet, &[], false, true);
+    let path = format!("/streams/{id}");
+    let mut queue = watch(&hamlet, "{}");
+    owner.patch(&path, &[("message_retention_days", "3650")]).success();
+    assert_eq!(queue.wait_for("retention", stream_update(id, "message_retention_days"))["value"], 3650);
+    let by = silent_mention("Desdemona", owner.user_id);
+    let notice = |old: &str, new: &str, summary: &str| {
+        format!(
+            "{by} has changed the [message retention period](/help/message-retention-policy) for this channel:\n\
+             * **Old retention period**: {old}\n* **New retention period**: {new}\n\n{summary}"
+        )
+    };
+    let deleted = "Messages in this channel will now be automatically deleted 3650 days after they are sent.";
+    assert_eq!(channel_notice(&mut queue, id), notice("Forever", "3650 days", deleted));
+    assert_eq!(stream(&hamlet, id)["message_retention_days"], 3650);
+
+    owner.patch(&path, &[("message_retention_days", "\"unlimited\"")]).success();
+    assert_eq!(queue.wait_for("forever", stream_update(id, "message_retention_days"))["value"], -1);
+    let kept = "Messages in this channel will now be retained forever.";
+    assert_eq!(channel_notice(&mut queue, id), notice("3650 days", "Forever", kept));
+
+    owner.patch(&path, &[("message_retention_days", "\"realm_default\"")]).success();
+    assert!(queue.wait_for("organization's", stream_update(id, "message_retention_days"))["value"].is_null());
     assert!(stream(&hamlet, id)["message_retention_days"].is_null());
 }
 

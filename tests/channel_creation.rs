@@ -89,7 +89,7 @@ fn creation_applies_every_parameter() {
         ("invite_only", "true"),
         ("history_public_to_subscribers", "true"),
         ("folder_id", folder.as_str()),
-        ("message_retention_days", "\"realm_default\""),
+        ("message_retention_days", "3650"),
         ("announce", "false"),
         ("send_new_subscription_messages", "false"),
         ("can_send_message_group", admins.as_str()),
@@ -107,6 +107,7 @@ fn creation_applies_every_parameter() {
     assert_eq!(s["description"], "All about **music**");
     assert_eq!((s["invite_only"].as_bool(), s["history_public_to_subscribers"].as_bool()), (Some(true), Some(true)));
     assert_eq!(s["folder_id"].to_string(), folder);
+    assert_eq!(s["message_retention_days"], 3650);
     for (setting, _) in &extra[7..] {
         assert_eq!(s[setting].to_string(), admins, "{setting}");
     }

@@ -136,6 +136,8 @@ struct Plan {
     description: Option<String>,
     name: Option<String>,
     folder: Option<Option<i64>>,
+    /// The channel's own retention period (`Some(None)`: back to the organization's).
+    retention: Option<Option<i64>>,
     /// Permission settings to set, by name, to a group id.
     groups: Vec<(&'static str, i64)>,
 }
@@ -147,6 +149,7 @@ impl Plan {
             && self.description.is_none()
             && self.name.is_none()
             && self.folder.is_none()
+            && self.retention.is_none()
             && self.groups.is_empty()
     }
 }
@@ -171,7 +174,8 @@ fn check_changes(me: &UserRow, state: &ChannelState, changes: &ChannelChanges) -
         plan.access = (proposed != access_of(c)).then_some(proposed);
     }
     if let Some(days) = &changes.message_retention_days {
-        check_retention(me, days)?;
+        let days = check_retention(me, days)?;
+        plan.retention = (days != c.message_retention_days).then_some(days);
     }
     if changes.is_archived == Some(false) {
         if c.is_archived == 0 {
@@ -230,20 +234,14 @@ fn check_group_changes(
     Ok(changed)
 }
 
-/// `message_retention_days`: owners only. This server keeps every message (Zulip's
-/// default, `realm_default`), and has no retention policies to set.
-pub fn check_retention(me: &UserRow, days: &str) -> ApiResult<()> {
+/// A channel's `message_retention_days` (as sent, JSON quotes removed): owners only; days,
+/// `unlimited` (-1) or `realm_default` (`None`: the organization's period).
+pub fn check_retention(me: &UserRow, days: &str) -> ApiResult<Option<i64>> {
     if !me.role.is_at_least(crate::model::Role::Owner) {
         return Err(ApiError::must_be_owner());
     }
-    match days {
-        "realm_default" => Ok(()),
-        "unlimited" => Err(ApiError::bad_request("Message retention policies are not available on this server.")),
-        days if days.parse::<i64>().is_ok_and(|d| d > 0) => {
-            Err(ApiError::bad_request("Message retention policies are not available on this server."))
-        }
-        other => Err(ApiError::bad_request(format!("Bad value for 'message_retention_days': {other}"))),
-    }
+    let raw = days.parse::<i64>().map(Value::from).unwrap_or_else(|_| Value::String(days.to_string()));
+    crate::domain::realm_settings::parse_retention_days(&raw, true)
 }
 
 /// `PATCH /streams/{stream_id}`: checks every change ([`check_changes`]), writes them in
@@ -274,6 +272,9 @@ pub async fn check_update_channel(ctx: &RequestContext, me: &UserRow, id: &str, 
     if let Some(folder) = plan.folder {
         writes.push(subscriptions::set_folder_stmt(db, realm_id, channel_id, folder)?);
     }
+    if let Some(days) = plan.retention {
+        writes.push(crate::db::message_retention::set_channel_days_stmt(db, realm_id, channel_id, days)?);
+    }
     for (setting, group_id) in &plan.groups {
         writes.push(q::set_group_setting_stmt(db, realm_id, channel_id, setting, *group_id)?);
     }
@@ -300,6 +301,9 @@ fn changed(channel: &ChannelViewRow, plan: &Plan) -> ChannelViewRow {
     }
     if let Some(folder) = plan.folder {
         c.folder_id = folder;
+    }
+    if let Some(days) = plan.retention {
+        c.message_retention_days = days;
     }
     for (setting, group_id) in &plan.groups {
         c.set_group_setting(setting, *group_id);
@@ -363,6 +367,14 @@ async fn announce_changes(ctx: &RequestContext, me: &UserRow, state: &ChannelSta
     if let Some(folder) = plan.folder {
         let event = update_event(&after, "folder_id", json!(folder), Map::new(), CapabilityGate::default());
         send_event(env, realm_id, &event, &users(&audience)).await;
+    }
+    if let Some(days) = plan.retention {
+        let event = update_event(&after, "message_retention_days", json!(days), Map::new(), CapabilityGate::default());
+        send_event(env, realm_id, &event, &users(&audience)).await;
+        let realm_days = settings.message_retention_days;
+        let content = rules::retention_notice(me, before.message_retention_days.unwrap_or(realm_days), days.unwrap_or(realm_days));
+        send_channel_notice(ctx, me, &settings, notice_channel.clone(), content).await?;
+        crate::actions::message_retention::sweep_soon(ctx, realm_id).await;
     }
     for (setting, group_id) in &plan.groups {
         let event = update_event(&after, setting, json!(group_id), Map::new(), CapabilityGate::default());

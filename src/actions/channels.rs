@@ -106,7 +106,8 @@ impl SubscribeRequest {
     }
 
     /// The names, descriptions and creation settings, checked before anything is read.
-    fn check_creation_settings(&self, me: &UserRow) -> ApiResult<()> {
+    /// Answers the new channels' own retention period (`None`: the organization's).
+    fn check_creation_settings(&self, me: &UserRow) -> ApiResult<Option<i64>> {
         for (name, description) in &self.channels {
             check_channel_name(name)?;
             if description.chars().count() as i64 > MAX_CHANNEL_DESCRIPTION_LENGTH {
@@ -116,10 +117,10 @@ impl SubscribeRequest {
         if self.is_web_public {
             return Err(ApiError::bad_request("Web-public channels are not enabled."));
         }
-        if let Some(days) = &self.message_retention_days {
-            crate::actions::channel_settings::check_retention(me, days)?;
+        match &self.message_retention_days {
+            Some(days) => crate::actions::channel_settings::check_retention(me, days),
+            None => Ok(None),
         }
-        Ok(())
     }
 }
 
@@ -146,7 +147,7 @@ impl SubscribeRequest {
 /// when authorization errors are not fatal, `unauthorized`.
 pub async fn check_subscribe(db: &D1Database, env: &Env, me: &UserRow, req: &SubscribeRequest) -> ApiResult<Value> {
     let realm_id = me.realm_id;
-    req.check_creation_settings(me)?;
+    let retention = req.check_creation_settings(me)?;
     let principals = req.principals.as_deref().filter(|p| !p.is_empty());
     // Distinct names, case-insensitively, in request order.
     let mut seen = HashSet::new();
@@ -188,7 +189,7 @@ pub async fn check_subscribe(db: &D1Database, env: &Env, me: &UserRow, req: &Sub
     let sorted = sort_requested(me, &requested, &existing, &rights, req.authorization_errors_fatal)?;
     let Sorted { authorized, to_create, unauthorized } = sorted;
     let now = db::now();
-    let mut writes = creation_writes(db, me, req, &to_create, now)?;
+    let mut writes = creation_writes(db, me, req, &to_create, retention, now)?;
     let mut subscribed: BTreeMap<String, Vec<String>> = BTreeMap::new();
     let mut already_subscribed: BTreeMap<String, Vec<String>> = BTreeMap::new();
     let mut added: Vec<(i64, String)> = Vec::new();
@@ -322,6 +323,7 @@ fn creation_writes(
     me: &UserRow,
     req: &SubscribeRequest,
     to_create: &[(String, String)],
+    message_retention_days: Option<i64>,
     now: i64,
 ) -> ApiResult<Vec<D1PreparedStatement>> {
     let history_public = if req.invite_only { req.history_public_to_subscribers.unwrap_or(false) } else { true };
@@ -335,6 +337,7 @@ fn creation_writes(
             history_public_to_subscribers: history_public,
             folder_id: req.folder_id,
             creator_id: me.id,
+            message_retention_days,
             groups: &groups,
         };
         writes.extend(subscriptions::create_channel_stmts(db, me.realm_id, &channel, now)?);

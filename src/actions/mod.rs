@@ -27,6 +27,7 @@ pub mod message_delete;
 pub mod message_edit;
 pub mod message_flags;
 pub mod message_notifications;
+pub mod message_retention;
 pub mod message_send;
 pub mod missed_message_emails;
 pub mod muted_users;

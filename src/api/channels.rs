@@ -38,6 +38,9 @@ pub async fn subscribe(ctx: &RequestContext) -> ApiResult<Reply> {
         ..creation_settings(ctx, SubscribeRequest::new(channels, principals))?
     };
     let body = actions::check_subscribe(&ctx.db, &ctx.env, &me, &req).await?;
+    if req.message_retention_days.is_some() {
+        crate::actions::message_retention::sweep_soon(ctx, me.realm_id).await;
+    }
     Ok(Reply::json(body))
 }
 
@@ -77,6 +80,9 @@ pub async fn create_channel(ctx: &RequestContext) -> ApiResult<Reply> {
         ..creation_settings(ctx, SubscribeRequest::new(vec![(name, description)], Some(principals)))?
     };
     let id = actions::check_create_channel(&ctx.db, &ctx.env, &me, &req).await?;
+    if req.message_retention_days.is_some() {
+        crate::actions::message_retention::sweep_soon(ctx, me.realm_id).await;
+    }
     Ok(Reply::json(json!({ "id": id })))
 }
 
@@ -151,8 +157,9 @@ pub async fn get_stream(ctx: &RequestContext, id: &str) -> ApiResult<Reply> {
 ///   ("Invalid parameters"); changing privacy needs content access; web-public channels are
 ///   not enabled on this server. Made public: `stream` `create` and `peer_add` to those who
 ///   could not see it.
-/// - `message_retention_days`: owners only; only `realm_default` (this server keeps every
-///   message).
+/// - `message_retention_days`: owners only; days, `unlimited` or `realm_default`; older
+///   messages are deleted from then on (`actions::message_retention`), and the
+///   notification bot tells the channel.
 /// - `is_archived`: false unarchives an archived channel.
 /// - `folder_id`: a folder of the organization ("Invalid channel folder ID"), or `null`.
 /// - The permission groups (`domain::channel_permissions::STORED`: `can_send_message_group`,

@@ -7,8 +7,9 @@ use crate::actions::realm_settings::{check_update_realm_settings, do_change_user
 use crate::auth::Administrator;
 use crate::context::RequestContext;
 use crate::db::realm_settings::SettingValue;
+use crate::db::users::UserRow;
 use crate::domain::organizations::{check_realm_name, MAX_REALM_DESCRIPTION_LENGTH};
-use crate::domain::user_settings;
+use crate::domain::{realm_settings, user_settings};
 use crate::error::{ApiError, ApiResult};
 use crate::model::{EditHistoryPolicy, TopicsPolicy};
 use crate::response::Reply;
@@ -52,8 +53,10 @@ fn group_id_of(name: &str, value: &Value) -> ApiResult<i64> {
 /// `allow_edit_history`), and this server's per-organization `max_message_length`,
 /// `max_topic_length` and `empty_topic_display_name`; the organization's `name` (not empty,
 /// at most 40 characters), `description` (at most 1000), `default_language` and
-/// `waiting_period_threshold`. Answers the changed values; emits `realm`/`update_dict`, and
-/// `realm`/`update` for the name, description, language and waiting period.
+/// `waiting_period_threshold`; and, owners only, `message_retention_days` (days, or
+/// `"unlimited"`; messages older are deleted from then on). Answers the changed values;
+/// emits `realm`/`update_dict`, and `realm`/`update` for the name, description, language,
+/// waiting period and retention period.
 pub async fn update_realm(ctx: &RequestContext) -> ApiResult<Reply> {
     let me = ctx.user_as::<Administrator>().await?;
     let mut changes: Vec<(&'static str, SettingValue)> = Vec::new();
@@ -109,29 +112,15 @@ pub async fn update_realm(ctx: &RequestContext) -> ApiResult<Reply> {
         data.insert("message_edit_history_visibility_policy".into(), json!(policy));
         changes.push(("message_edit_history_visibility_policy", SettingValue::Text(policy)));
     }
-    for (name, max) in [("max_message_length", 10_000), ("max_topic_length", 60)] {
-        if let Some(v) = ctx.params.int(name)? {
-            // Zulip allows topics as short as 4 characters, other lengths from 30.
-            let min = if name == "max_topic_length" { 4 } else { 30 };
-            if !(min..=max).contains(&v) {
-                return Err(ApiError::bad_request(format!("Bad value for '{name}': {v}")));
-            }
-            changes.push((name, SettingValue::Int(Some(v))));
-            data.insert(name.to_string(), json!(v));
-        }
-    }
-    if let Some(name) = ctx.params.str("empty_topic_display_name")? {
-        let name = name.trim().to_string();
-        if name.is_empty() || name.chars().count() > 60 {
-            return Err(ApiError::bad_request("Invalid empty_topic_display_name"));
-        }
-        data.insert("empty_topic_display_name".into(), json!(name));
-        changes.push(("empty_topic_display_name", SettingValue::Text(name)));
-    }
+    length_changes(ctx, &mut changes, &mut data)?;
 
-    let updates = profile_changes(ctx, &mut changes)?;
+    let mut updates = profile_changes(ctx, &mut changes)?;
+    let retention_changed = retention_change(ctx, &me, &mut changes, &mut updates)?;
     let change = RealmSettingsChange { changes, data, groups, updates };
     let data = check_update_realm_settings(&ctx.db, &ctx.env, &me, change).await?;
+    if retention_changed {
+        crate::actions::message_retention::sweep_soon(ctx, me.realm_id).await;
+    }
     Ok(Reply::Json(data))
 }
 
@@ -167,6 +156,49 @@ fn profile_changes(ctx: &RequestContext, changes: &mut Vec<(&'static str, Settin
         updates.push(("waiting_period_threshold", json!(days)));
     }
     Ok(updates)
+}
+
+/// This server's per-organization `max_message_length`, `max_topic_length` and
+/// `empty_topic_display_name`.
+fn length_changes(ctx: &RequestContext, changes: &mut Vec<(&'static str, SettingValue)>, data: &mut Map<String, Value>) -> ApiResult<()> {
+    for (name, max) in [("max_message_length", 10_000), ("max_topic_length", 60)] {
+        if let Some(v) = ctx.params.int(name)? {
+            // Zulip allows topics as short as 4 characters, other lengths from 30.
+            let min = if name == "max_topic_length" { 4 } else { 30 };
+            if !(min..=max).contains(&v) {
+                return Err(ApiError::bad_request(format!("Bad value for '{name}': {v}")));
+            }
+            changes.push((name, SettingValue::Int(Some(v))));
+            data.insert(name.to_string(), json!(v));
+        }
+    }
+    if let Some(name) = ctx.params.str("empty_topic_display_name")? {
+        let name = name.trim().to_string();
+        if name.is_empty() || name.chars().count() > 60 {
+            return Err(ApiError::bad_request("Invalid empty_topic_display_name"));
+        }
+        data.insert("empty_topic_display_name".into(), json!(name));
+        changes.push(("empty_topic_display_name", SettingValue::Text(name)));
+    }
+    Ok(())
+}
+
+/// `message_retention_days`: owners only, as in Zulip; days or `"unlimited"`. Answers
+/// whether it is asked for (a new period is applied right away).
+fn retention_change(
+    ctx: &RequestContext,
+    me: &UserRow,
+    changes: &mut Vec<(&'static str, SettingValue)>,
+    updates: &mut Vec<(&'static str, Value)>,
+) -> ApiResult<bool> {
+    let Some(raw) = ctx.params.json("message_retention_days")? else { return Ok(false) };
+    if !me.role.is_at_least(crate::model::Role::Owner) {
+        return Err(ApiError::must_be_owner());
+    }
+    let days = realm_settings::parse_retention_days(&raw, false)?.unwrap_or(realm_settings::RETENTION_FOREVER);
+    changes.push(("message_retention_days", SettingValue::Int(Some(days))));
+    updates.push(("message_retention_days", json!(days)));
+    Ok(true)
 }
 
 /// # `PATCH /realm/user_settings_defaults`

@@ -55,6 +55,8 @@ pub struct RealmSettingsRow {
     /// The organization's language and full-member waiting period in days (migration 0034).
     pub default_language: String,
     pub waiting_period_threshold: i64,
+    /// Days messages are kept, -1 forever (migration 0037).
+    pub message_retention_days: i64,
     /// The version these values were read at (`crate::platform::realm_cache`).
     pub settings_version: i64,
 }
@@ -92,6 +94,7 @@ impl RealmSettingsRow {
             user_settings_defaults: "{}".into(),
             default_language: "en".into(),
             waiting_period_threshold: 0,
+            message_retention_days: -1,
             settings_version: 0,
         }
     }
@@ -114,7 +117,7 @@ pub fn by_realm_id_stmt(db: &D1Database, realm_id: i64) -> Result<D1PreparedStat
              r.empty_topic_display_name, r.topics_policy, r.message_edit_history_visibility_policy, \
              r.max_message_length, r.max_topic_length, r.message_content_delete_limit_seconds, r.invite_required, \
              r.emails_restricted_to_domains, r.disallow_disposable_email_addresses, r.user_settings_defaults, \
-             r.default_language, r.waiting_period_threshold, r.settings_version FROM realms r WHERE r.id = ?1",
+             r.default_language, r.waiting_period_threshold, r.message_retention_days, r.settings_version FROM realms r WHERE r.id = ?1",
             groups.join(", ")
         ),
         realm_id

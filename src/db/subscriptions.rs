@@ -24,6 +24,9 @@ pub struct ChannelViewRow {
     pub topics_policy: TopicsPolicy,
     /// The channel folder, if any.
     pub folder_id: Option<i64>,
+    /// Its own retention period (migration 0037): days, -1 forever, `None` the organization's.
+    #[serde(default)]
+    pub message_retention_days: Option<i64>,
     pub recipient_id: i64,
     pub subscriber_count: i64,
     pub first_message_id: Option<i64>,
@@ -112,7 +115,8 @@ impl ChannelViewRow {
 /// `rc.type = 2` is [`RecipientType::Channel`] (a constant string cannot interpolate it; a
 /// unit test holds them together).
 const VIEW_SELECT: &str = "SELECT c.id, c.name, c.description, c.invite_only, c.history_public_to_subscribers, \
-    c.is_web_public, c.is_archived, c.creator_id, c.date_created, c.topics_policy, c.folder_id, rc.id AS recipient_id, \
+    c.is_web_public, c.is_archived, c.creator_id, c.date_created, c.topics_policy, c.folder_id, c.message_retention_days, \
+    rc.id AS recipient_id, \
     (SELECT COUNT(*) FROM subscriptions s2 JOIN users u2 ON u2.id = s2.user_id AND u2.is_active = 1 \
      WHERE s2.channel_id = c.id AND s2.active = 1) AS subscriber_count, \
     (SELECT MIN(m.id) FROM messages m WHERE m.recipient_id = rc.id) AS first_message_id, \
@@ -220,16 +224,19 @@ pub struct NewChannel<'a> {
     /// The folder the channel is filed in (checked to exist by the caller).
     pub folder_id: Option<i64>,
     pub creator_id: i64,
+    /// Its own retention period in days (-1 forever); `None`: the organization's.
+    pub message_retention_days: Option<i64>,
     /// Permission settings set at creation: (column, group id); the others keep their default.
     pub groups: &'a [(&'static str, i64)],
 }
 
 /// Creates a channel (and its recipient) unless one of that name exists.
 pub fn create_channel_stmts(db: &D1Database, realm_id: i64, channel: &NewChannel<'_>, now: i64) -> Result<Vec<D1PreparedStatement>> {
-    let NewChannel { name, description, invite_only, history_public_to_subscribers, folder_id, creator_id, groups } = *channel;
+    let NewChannel { name, description, invite_only, history_public_to_subscribers, folder_id, creator_id, message_retention_days, groups } =
+        *channel;
     // The group columns are setting names of `domain::channel_permissions`, never the client's.
     let columns: String = groups.iter().map(|(column, _)| format!(", {column}")).collect();
-    let placeholders: String = (0..groups.len()).map(|i| format!(", ?{}", i + 9)).collect();
+    let placeholders: String = (0..groups.len()).map(|i| format!(", ?{}", i + 10)).collect();
     let mut args = vec![
         json!(realm_id),
         json!(name),
@@ -239,12 +246,14 @@ pub fn create_channel_stmts(db: &D1Database, realm_id: i64, channel: &NewChannel
         json!(folder_id),
         json!(creator_id),
         json!(now),
+        json!(message_retention_days),
     ];
     args.extend(groups.iter().map(|(_, id)| json!(id)));
     let insert = Statement::new(
         format!(
             "INSERT OR IGNORE INTO channels (realm_id, name, description, invite_only, history_public_to_subscribers, \
-             folder_id, creator_id, date_created{columns}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8{placeholders})"
+             folder_id, creator_id, date_created, message_retention_days{columns}) \
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9{placeholders})"
         ),
         args,
     );

@@ -77,6 +77,27 @@ pub fn rename_notice(actor: &UserRow, old_name: &str, new_name: &str) -> String 
     format!("{} renamed channel **{old_name}** to **{new_name}**.", silent_mention(actor))
 }
 
+/// Zulip's notice of a new retention period, each side the period in effect (the
+/// organization's where the channel has none): days, or -1 for forever.
+pub fn retention_notice(actor: &UserRow, old_days: i64, new_days: i64) -> String {
+    use crate::domain::realm_settings::RETENTION_FOREVER;
+    let deleted_after = format!("Messages in this channel will now be automatically deleted {new_days} days after they are sent.");
+    // Zulip's three cases, the first deciding when both sides are forever.
+    let (old, new, summary) = if old_days == RETENTION_FOREVER {
+        ("Forever".to_string(), format!("{new_days} days"), deleted_after)
+    } else if new_days == RETENTION_FOREVER {
+        (format!("{old_days} days"), "Forever".to_string(), "Messages in this channel will now be retained forever.".to_string())
+    } else {
+        (format!("{old_days} days"), format!("{new_days} days"), deleted_after)
+    };
+    format!(
+        "{} has changed the [message retention period](/help/message-retention-policy) for this channel:\n\
+         * **Old retention period**: {old}\n\
+         * **New retention period**: {new}\n\n{summary}",
+        silent_mention(actor)
+    )
+}
+
 pub fn description_notice(actor: &UserRow, old: &str, new: &str) -> String {
     let shown = |d: &str| if d.is_empty() { "*No description.*".to_string() } else { d.to_string() };
     format!(

@@ -96,7 +96,7 @@ pub fn stream_dict(c: &ChannelViewRow, groups: &SystemGroups) -> Value {
         "is_web_public": c.is_web_public != 0,
         "is_announcement_only": false,
         "stream_post_policy": 1,
-        "message_retention_days": Value::Null,
+        "message_retention_days": c.message_retention_days,
         "history_public_to_subscribers": c.history_public_to_subscribers != 0,
         "first_message_id": c.first_message_id,
         "folder_id": c.folder_id,

@@ -4,6 +4,23 @@
 use serde_json::{json, Map, Value};
 
 use crate::db::realm_settings::RealmSettingsRow;
+use crate::error::{ApiError, ApiResult};
+
+/// Zulip's retention period meaning "keep forever".
+pub const RETENTION_FOREVER: i64 = -1;
+
+/// A `message_retention_days` value as Zulip parses it: a positive number of days,
+/// `"unlimited"` ([`RETENTION_FOREVER`]), or, where `realm_default` is allowed (a channel),
+/// `"realm_default"` (`None`: the organization's period).
+pub fn parse_retention_days(raw: &Value, realm_default: bool) -> ApiResult<Option<i64>> {
+    match raw {
+        Value::String(s) if s == "unlimited" => Ok(Some(RETENTION_FOREVER)),
+        Value::String(s) if s == "realm_default" && realm_default => Ok(None),
+        Value::Number(n) if n.as_i64().is_some_and(|d| d > 0) => Ok(n.as_i64()),
+        Value::String(s) => Err(ApiError::bad_request(format!("Bad value for 'message_retention_days': {s}"))),
+        other => Err(ApiError::bad_request(format!("Bad value for 'message_retention_days': {other}"))),
+    }
+}
 
 /// The `realm_*` keys (and the two server limits `max_message_length`,
 /// `max_topic_length`) of the register response for these settings. Group-valued settings
@@ -31,6 +48,7 @@ pub fn register_fields(s: &RealmSettingsRow) -> Map<String, Value> {
         "realm_allow_edit_history": s.message_edit_history_visibility_policy != crate::model::EditHistoryPolicy::None,
         "realm_default_language": s.default_language,
         "realm_waiting_period_threshold": s.waiting_period_threshold,
+        "realm_message_retention_days": s.message_retention_days,
         "max_message_length": s.max_message_length,
         "max_topic_length": s.max_topic_length,
     });
@@ -64,5 +82,17 @@ mod tests {
         assert_eq!(f["realm_mandatory_topics"], false);
         assert_eq!(f["max_message_length"], 10000);
         assert_eq!(f["max_topic_length"], 60);
+        assert_eq!(f["realm_message_retention_days"], -1);
+    }
+
+    #[test]
+    fn retention_days_are_positive_unlimited_or_for_a_channel_the_organizations() {
+        assert_eq!(parse_retention_days(&json!(30), false).unwrap(), Some(30));
+        assert_eq!(parse_retention_days(&json!("unlimited"), false).unwrap(), Some(RETENTION_FOREVER));
+        assert_eq!(parse_retention_days(&json!("realm_default"), true).unwrap(), None);
+        let refused = |raw: Value, realm_default| parse_retention_days(&raw, realm_default).unwrap_err().msg;
+        assert_eq!(refused(json!("realm_default"), false), "Bad value for 'message_retention_days': realm_default");
+        assert_eq!(refused(json!(0), true), "Bad value for 'message_retention_days': 0");
+        assert_eq!(refused(json!(-5), true), "Bad value for 'message_retention_days': -5");
     }
 }

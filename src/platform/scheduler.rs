@@ -2,8 +2,9 @@
 //! delivers the organization's scheduled messages, mails missed messages
 //! (`crate::actions::missed_message_emails`), hands its queued emails to the email
 //! provider (`crate::actions::email`), calls outgoing-webhook bots' services
-//! (`crate::actions::outgoing_webhooks`) and builds requested data exports
-//! (`crate::actions::realm_export`).
+//! (`crate::actions::outgoing_webhooks`), builds requested data exports
+//! (`crate::actions::realm_export`) and deletes messages past their retention period
+//! (`crate::actions::message_retention`).
 //!
 //! Why an object of its own rather than `RealmHub`: the hub lives in the
 //! `team-chat-durable-objects` crate, which the worker crate depends on, so the hub cannot
@@ -39,6 +40,20 @@ struct Target {
 
 const TARGET_KEY: &str = "target";
 
+/// When the next retention sweep is due (unix seconds); absent while nothing of the
+/// organization has a retention period (`crate::actions::message_retention`).
+const RETENTION_KEY: &str = "retention_at";
+
+/// An `/arm` request: the organization, and whether a retention period changed (the sweep
+/// then runs now).
+#[derive(Serialize, Deserialize)]
+struct Arm {
+    #[serde(flatten)]
+    target: Target,
+    #[serde(default)]
+    retention_changed: bool,
+}
+
 fn first_database() -> String {
     crate::platform::directory::DIRECTORY_DATABASE.to_string()
 }
@@ -58,15 +73,19 @@ impl DurableObject for MessageScheduler {
         if req.method() != Method::Post || !req.path().ends_with("/arm") {
             return Response::error("no such command", 404);
         }
-        let target: Target = req.json().await?;
+        let Arm { target, retention_changed } = req.json().await?;
         self.state.storage().put(TARGET_KEY, &target).await?;
+        if retention_changed {
+            self.state.storage().put(RETENTION_KEY, worker::Date::now().as_millis() as i64 / 1000).await?;
+        }
+        let retention = self.state.storage().get::<i64>(RETENTION_KEY).await?;
         let db = self.env.d1(&target.database)?;
         let next = crate::db::scheduled_messages::next_due_in_realm(&db, target.realm_id).await?;
         let email = crate::db::email_outbox::next_due(&db, target.realm_id).await?;
         let missed = crate::db::missed_message_emails::next_due(&db, target.realm_id).await?;
         let webhooks = crate::db::outgoing_webhook_deliveries::next_due(&db, target.realm_id).await?;
         let export = crate::actions::realm_export::next_due(&db, target.realm_id).await.map_err(|e| worker::Error::RustError(e.msg))?;
-        self.set_alarm(earliest(earliest(earliest(earliest(next, email), missed), webhooks), export)).await?;
+        self.set_alarm(earliest(earliest(earliest(earliest(earliest(next, email), missed), webhooks), export), retention)).await?;
         Response::ok("")
     }
 
@@ -96,7 +115,9 @@ impl DurableObject for MessageScheduler {
         let export = crate::actions::realm_export::build_pending(&self.env, &target.database, target.realm_id)
             .await
             .map_err(|e| worker::Error::RustError(e.msg))?;
-        self.set_alarm(earliest(earliest(earliest(earliest(next, email), missed), webhooks), export)).await?;
+        // Messages past their retention period, when a sweep is due.
+        let retention = self.sweep_if_due().await?;
+        self.set_alarm(earliest(earliest(earliest(earliest(earliest(next, email), missed), webhooks), export), retention)).await?;
         Response::ok("")
     }
 }
@@ -110,6 +131,26 @@ fn earliest(a: Option<i64>, b: Option<i64>) -> Option<i64> {
 }
 
 impl MessageScheduler {
+    /// Runs the retention sweep if it is due; answers when the next one is.
+    async fn sweep_if_due(&self) -> Result<Option<i64>> {
+        let storage = self.state.storage();
+        let Some(at) = storage.get::<i64>(RETENTION_KEY).await? else { return Ok(None) };
+        if at > worker::Date::now().as_millis() as i64 / 1000 {
+            return Ok(Some(at));
+        }
+        let Some(target) = storage.get::<Target>(TARGET_KEY).await? else { return Ok(None) };
+        let next = crate::actions::message_retention::delete_expired(&self.env, &target.database, target.realm_id)
+            .await
+            .map_err(|e| worker::Error::RustError(e.msg))?;
+        match next {
+            Some(at) => storage.put(RETENTION_KEY, at).await?,
+            None => {
+                storage.delete(RETENTION_KEY).await?;
+            }
+        }
+        Ok(next)
+    }
+
     async fn set_alarm(&self, next_due: Option<i64>) -> Result<()> {
         let storage = self.state.storage();
         match next_due {
@@ -131,9 +172,22 @@ pub async fn arm(env: &Env, database: &str, realm_id: i64, realm_host: &str) {
     }
 }
 
+/// [`arm`] after a retention period changed: the sweep runs now, then daily while any
+/// period is set.
+pub async fn arm_retention_sweep(env: &Env, database: &str, realm_id: i64, realm_host: &str) {
+    if let Err(err) = try_arm_with(env, database, realm_id, realm_host, true).await {
+        worker::console_error!("retention sweep of realm {realm_id} not armed: {err}");
+    }
+}
+
 async fn try_arm(env: &Env, database: &str, realm_id: i64, realm_host: &str) -> Result<()> {
+    try_arm_with(env, database, realm_id, realm_host, false).await
+}
+
+async fn try_arm_with(env: &Env, database: &str, realm_id: i64, realm_host: &str, retention_changed: bool) -> Result<()> {
     let stub = env.durable_object(bindings::MESSAGE_SCHEDULER)?.id_from_name(&realm_id.to_string())?.get_stub()?;
-    let body = serde_json::to_string(&Target { realm_id, database: database.to_string(), realm_host: realm_host.to_string() })?;
+    let target = Target { realm_id, database: database.to_string(), realm_host: realm_host.to_string() };
+    let body = serde_json::to_string(&Arm { target, retention_changed })?;
     let mut init = RequestInit::new();
     init.with_method(Method::Post).with_body(Some(body.into()));
     let resp = stub.fetch_with_request(Request::new_with_init("https://scheduler/arm", &init)?).await?;

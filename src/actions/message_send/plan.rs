@@ -371,6 +371,7 @@ mod tests {
             date_created: 0,
             topics_policy: crate::model::TopicsPolicy::Inherit,
             folder_id: None,
+            message_retention_days: None,
             recipient_id: 50,
             subscriber_count: 0,
             first_message_id: None,

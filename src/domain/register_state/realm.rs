@@ -137,7 +137,6 @@ fn realm_constants() -> Map<String, Value> {
         "realm_avatar_changes_disabled": false,
         "realm_inline_image_preview": true,
         "realm_inline_url_embed_preview": false,
-        "realm_message_retention_days": -1,
         "realm_require_e2ee_push_notifications": false,
         "realm_require_unique_names": false,
         "realm_send_welcome_emails": true,
