@@ -234,3 +234,37 @@ fn an_edit_adding_a_refused_group_mention_changes_nothing() {
     edit(&hamlet(), id, &[("content", &format!("now @*{name}*"))]).bad_request("BAD_REQUEST", &not_allowed(&name));
     assert_eq!(raw_content(&hamlet(), id), "first words");
 }
+
+/// `POST /user_groups/create` as hamlet, with these extra fields.
+fn create_with(extra: &[(&str, String)]) -> (String, Resp) {
+    let name = unique("created");
+    let mut form = vec![("name", name.clone()), ("description", "made with settings".into()), ("members", "[]".into())];
+    form.extend(extra.iter().map(|(k, v)| (*k, v.clone())));
+    let form: Vec<(&str, &str)> = form.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    (name.clone(), hamlet().post("/user_groups/create", &form))
+}
+
+#[test]
+fn a_group_created_with_permission_settings_has_them() {
+    let admins = system_group("role:administrators");
+    let members = system_group("role:members");
+    let anonymous = json!({"direct_members": [], "direct_subgroups": [members]}).to_string();
+    let (_, created) = create_with(&[("can_mention_group", admins.to_string()), ("can_join_group", anonymous)]);
+    let g = group(created.success()["group_id"].as_i64().unwrap());
+    assert_eq!((g["can_mention_group"].as_i64(), g["can_join_group"].as_i64()), (Some(admins), Some(members)));
+    assert_eq!(g["can_leave_group"].as_i64(), Some(system_group("role:everyone")), "a setting not given keeps its default");
+}
+
+#[test]
+fn a_creation_with_a_refused_permission_group_creates_nothing() {
+    let refusals = [
+        ("can_mention_group", system_group("role:internet"), "'can_mention_group' setting cannot be set to 'role:internet' group."),
+        ("can_join_group", system_group("role:everyone"), "'can_join_group' setting cannot be set to 'role:everyone' group."),
+        ("can_manage_group", 9_999_999, "Invalid user group"),
+    ];
+    for (setting, value, message) in refusals {
+        let (name, refused) = create_with(&[(setting, value.to_string())]);
+        refused.bad_request("BAD_REQUEST", message);
+        assert!(groups().iter().all(|g| g["name"] != name.as_str()), "{name} was not created");
+    }
+}

@@ -92,6 +92,9 @@ pub struct NewGroup<'a> {
     pub description: &'a str,
     pub members: &'a [i64],
     pub subgroups: &'a [i64],
+    /// Permission settings set at creation (a group id, or Zulip's anonymous group of one
+    /// subgroup); the others keep their defaults.
+    pub permissions: &'a [(&'static GroupPermission, Value)],
 }
 
 /// `POST /user_groups/create`; answers the new group's id.
@@ -100,14 +103,24 @@ pub async fn check_create_group(db: &D1Database, env: &Env, creator: &UserRow, g
     let name = check_group_name(group.name)?;
     let members = unique(group.members);
     let subgroups = unique(group.subgroups);
-    if !members.is_empty() || !subgroups.is_empty() {
+    let permissions: Vec<(&'static GroupPermission, i64)> =
+        group.permissions.iter().map(|(s, raw)| Ok((*s, group_id_of(s.name, raw)?))).collect::<ApiResult<_>>()?;
+    if !members.is_empty() || !subgroups.is_empty() || !permissions.is_empty() {
         let mut batch = Batch::new();
         let found_users = add_users(&mut batch, db, creator.realm_id, &members)?;
         let found_groups = add_groups(&mut batch, db, creator.realm_id, &subgroups)?;
+        let named: Vec<i64> = permissions.iter().map(|(_, id)| *id).collect();
+        let found_named = (!named.is_empty()).then(|| user_groups::active_names_stmt(db, creator.realm_id, &named)).transpose()?;
+        let found_named = found_named.map(|stmt| batch.add::<GroupNameRow>(stmt));
         let results = batch.run(db).await?;
         check_users(&members, &results.rows_if_added(found_users)?)?;
         check_groups(&subgroups, &results.rows_if_added(found_groups)?)?;
+        let found_named = results.rows_if_added(found_named)?;
+        for (setting, id) in &permissions {
+            check_permission_group(setting, *id, &found_named)?;
+        }
     }
+    let permission_columns: Vec<(&'static str, i64)> = permissions.iter().map(|(s, id)| (s.name, *id)).collect();
     let already = "User group '".to_string() + &name + "' already exists.";
     let new_group = NewUserGroup {
         realm_id: creator.realm_id,
@@ -116,6 +129,7 @@ pub async fn check_create_group(db: &D1Database, env: &Env, creator: &UserRow, g
         creator_id: creator.id,
         members_json: &ids_json(&members),
         subgroups_json: &ids_json(&subgroups),
+        permissions: &permission_columns,
     };
     let row = user_groups::insert(db, &new_group, crate::db::now()).await.map_err(|err| {
         if err.to_string().contains("UNIQUE") {
@@ -169,16 +183,22 @@ fn canonical(value: &Value) -> Value {
 /// `role:internet`, `role:everyone` only where allowed, and `old` is the current value.
 fn check_permission_change(group: &UserGroupRow, change: &PermissionChange, found: &[GroupNameRow]) -> ApiResult<()> {
     let name = change.setting.name;
-    let new = found.iter().find(|g| g.id == change.new).ok_or_else(|| ApiError::bad_request("Invalid user group"))?;
-    let refused = new.name == system_groups::INTERNET || (!change.setting.allow_everyone && new.name == system_groups::EVERYONE);
-    if refused {
-        return Err(ApiError::bad_request(format!("'{name}' setting cannot be set to '{}' group.", new.name)));
-    }
+    check_permission_group(change.setting, change.new, found)?;
     let current = permission_value(group, permission_of(group, name));
     match &change.old {
         Some(old) if canonical(old) != canonical(&current) => Err(ApiError::bad_request("'old' value does not match the expected value.")),
         _ => Ok(()),
     }
+}
+
+/// A permission setting's group: an active group of the organization (`found`), never
+/// `role:internet`, `role:everyone` only where the setting allows it.
+fn check_permission_group(setting: &GroupPermission, group_id: i64, found: &[GroupNameRow]) -> ApiResult<()> {
+    let group = found.iter().find(|g| g.id == group_id).ok_or_else(|| ApiError::bad_request("Invalid user group"))?;
+    if group.name == system_groups::INTERNET || (!setting.allow_everyone && group.name == system_groups::EVERYONE) {
+        return Err(ApiError::bad_request(format!("'{}' setting cannot be set to '{}' group.", setting.name, group.name)));
+    }
+    Ok(())
 }
 
 /// `PATCH /user_groups/{id}`: a new `name` (checked like a new group's, unique in the

@@ -29,14 +29,22 @@ pub async fn get_user_groups(ctx: &RequestContext) -> ApiResult<Reply> {
 
 /// # `POST /user_groups/create`
 /// Members and above: `name`, `description`, `members` (JSON list of user ids),
-/// `subgroups` (JSON list of group ids). Answers `group_id`.
+/// `subgroups` (JSON list of group ids), and any of the permission settings
+/// (`can_manage_group`, `can_mention_group`, …: a group id) checked as `PATCH` checks them.
+/// Answers `group_id`.
 pub async fn create_user_group(ctx: &RequestContext) -> ApiResult<Reply> {
     let me = ctx.user().await?;
     let name = ctx.params.required_str("name")?;
     let description = ctx.params.required_str("description")?;
     let members: Vec<i64> = ctx.params.json_as("members", "a list")?.unwrap_or_default();
     let subgroups: Vec<i64> = ctx.params.json_as("subgroups", "a list")?.unwrap_or_default();
-    let group = NewGroup { name: &name, description: &description, members: &members, subgroups: &subgroups };
+    let mut permissions = Vec::new();
+    for setting in &PERMISSIONS {
+        if let Some(raw) = ctx.params.json(setting.name)? {
+            permissions.push((setting, raw));
+        }
+    }
+    let group = NewGroup { name: &name, description: &description, members: &members, subgroups: &subgroups, permissions: &permissions };
     let group_id = check_create_group(&ctx.db, &ctx.env, &me, &group).await?;
     Ok(Reply::json(json!({ "group_id": group_id })))
 }

@@ -277,14 +277,22 @@ pub struct NewUserGroup<'a> {
     pub creator_id: i64,
     pub members_json: &'a str,
     pub subgroups_json: &'a str,
+    /// Permission settings given at creation: (column of [`PERMISSION_COLUMNS`], group id).
+    pub permissions: &'a [(&'static str, i64)],
 }
 
 /// Creates a group with its members and subgroups in one atomic batch; answers its row.
 pub async fn insert(db: &D1Database, group: &NewUserGroup<'_>, now: i64) -> Result<UserGroupRow> {
+    // Only columns of the fixed list, never a client's name, reach the SQL.
+    let permissions: Vec<(&str, i64)> = group.permissions.iter().copied().filter(|(c, _)| PERMISSION_COLUMNS.contains(c)).collect();
+    let columns: String = permissions.iter().map(|(column, _)| format!(", {column}")).collect();
+    let values: String = permissions.iter().map(|(_, id)| format!(", {id}")).collect();
     let insert_group = query!(
         db,
-        "INSERT INTO user_groups (realm_id, name, description, is_system_group, creator_id, date_created) \
-         VALUES (?1, ?2, ?3, 0, ?4, ?5)",
+        &format!(
+            "INSERT INTO user_groups (realm_id, name, description, is_system_group, creator_id, date_created{columns}) \
+             VALUES (?1, ?2, ?3, 0, ?4, ?5{values})"
+        ),
         group.realm_id,
         group.name,
         group.description,
