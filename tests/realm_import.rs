@@ -341,6 +341,8 @@ fn seeded_organization() -> (Client, Client, Vec<u8>) {
     member.post("/messages", &[("type", "direct"), ("to", &to_owner), ("content", "a direct hello")]).success();
     let town = owner.get("/get_stream_id", &[("stream", "town")]).success()["stream_id"].as_i64().unwrap().to_string();
     owner.post("/user_topics", &[("stream_id", &town), ("topic", "roundtrip"), ("visibility_policy", "3")]).success();
+    owner.patch(&format!("/streams/{town}"), &[("message_retention_days", "3650")]).success();
+    owner.patch("/realm", &[("message_retention_days", "7300")]).success();
     owner.post("/user_groups/create", &[("name", "builders"), ("description", "They build"), ("members", &members)]).success();
     let field = owner.post("/realm/profile_fields", &[("name", "Team"), ("field_type", "1")]).success()["id"].as_i64().unwrap();
     member.patch("/users/me/profile_data", &[("data", &format!(r#"[{{"id":{field},"value":"Platform"}}]"#))]).success();
@@ -398,7 +400,7 @@ fn observed(client: &Client) -> Value {
         .as_array()
         .unwrap()
         .iter()
-        .map(|s| json!([s["name"], s["description"], s["invite_only"]]))
+        .map(|s| json!([s["name"], s["description"], s["invite_only"], s["message_retention_days"]]))
         .collect();
     channels.sort_by_key(|c| c.to_string());
     let mut groups: Vec<Value> = client.get("/user_groups", &[]).success()["user_groups"]
@@ -464,6 +466,10 @@ fn an_exported_organization_imported_as_another_answers_the_same() {
     for part in ["users", "channels", "messages", "groups", "emoji", "fields", "user_topics"] {
         assert_eq!(after[part], before[part], "{part}");
     }
+    assert!(before["channels"].to_string().contains("3650"), "the channel's retention period is compared");
+    let retention =
+        |c: &Client| c.post("/register", &[("fetch_event_types", r#"["realm"]"#)]).success()["realm_message_retention_days"].clone();
+    assert_eq!((retention(&owner), retention(&new_owner)), (json!(7300), json!(7300)));
     assert_eq!(observed(&new_member)["messages"], observed(&member)["messages"]);
 
     // The upload's bytes through its new URL.

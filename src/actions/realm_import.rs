@@ -46,7 +46,8 @@ pub async fn do_start_import(env: &Env, start: &ImportStart<'_>) -> ApiResult<i6
     let mut batch = organizations::create_stmts(db, realm_id, start.string_id, &name, &[], &[], db::now())?;
     batch.push(realms::set_deactivated_stmt(db, start.string_id, true)?);
     batch.push(realm_imports::start_stmt(db, realm_id, old_realm_id, db::now())?);
-    batch.push(realm_imports::realm_details_stmt(db, realm_id, &description, date_created)?);
+    let retention = archive.message_retention_days;
+    batch.push(realm_imports::realm_details_stmt(db, realm_id, &description, date_created, retention)?);
     for rows in archive.into_rows(realm_id)? {
         batch.extend(rows_stmts(db, realm_id, rows)?);
     }

@@ -147,9 +147,9 @@ fn users_sql() -> String {
 fn channels_sql() -> String {
     format!(
         "INSERT OR IGNORE INTO channels (id, realm_id, name, description, invite_only, history_public_to_subscribers, \
-         is_web_public, is_archived, creator_id, date_created) \
+         is_web_public, is_archived, creator_id, date_created, message_retention_days) \
          SELECT i.new_id, ?1, {}, COALESCE({}, ''), COALESCE({}, 0), COALESCE({}, 1), COALESCE({}, 0), COALESCE({}, 0), {}, \
-         CAST(COALESCE({}, 0) AS INTEGER) {}",
+         CAST(COALESCE({}, 0) AS INTEGER), {} {}",
         f("name"),
         f("description"),
         f("invite_only"),
@@ -158,6 +158,7 @@ fn channels_sql() -> String {
         f("deactivated"),
         mapped(Kind::User, &f("creator")),
         f("date_created"),
+        f("message_retention_days"),
         own_id(Kind::Channel),
     )
 }
@@ -431,9 +432,23 @@ pub fn start_stmt(db: &D1Database, realm_id: i64, old_realm_id: i64, now: i64) -
     )
 }
 
-/// The archive's description and creation date for the organization.
-pub fn realm_details_stmt(db: &D1Database, realm_id: i64, description: &str, date_created: i64) -> Result<D1PreparedStatement> {
-    query!(db, "UPDATE realms SET description = ?2, date_created = ?3 WHERE id = ?1", realm_id, description, date_created)
+/// The archive's description, creation date and retention period (days, -1 forever) for
+/// the organization.
+pub fn realm_details_stmt(
+    db: &D1Database,
+    realm_id: i64,
+    description: &str,
+    date_created: i64,
+    message_retention_days: i64,
+) -> Result<D1PreparedStatement> {
+    query!(
+        db,
+        "UPDATE realms SET description = ?2, date_created = ?3, message_retention_days = ?4 WHERE id = ?1",
+        realm_id,
+        description,
+        date_created,
+        message_retention_days
+    )
 }
 
 /// The import under way of the organization `string_id`, if any.

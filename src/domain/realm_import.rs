@@ -36,6 +36,8 @@ pub struct RealmArchive {
     pub name: String,
     pub description: String,
     pub date_created: i64,
+    /// Days messages are kept (Zulip's null and -1: forever).
+    pub message_retention_days: i64,
     tables: Map<String, Value>,
     attachments: Vec<Value>,
 }
@@ -169,6 +171,7 @@ pub fn check_archive(realm_json: &str, attachment_json: &str) -> ApiResult<Realm
         name: realm.get("name").and_then(Value::as_str).unwrap_or("").to_string(),
         description: realm.get("description").and_then(Value::as_str).unwrap_or("").to_string(),
         date_created: realm.get("date_created").and_then(Value::as_f64).unwrap_or(0.0) as i64,
+        message_retention_days: realm.get("message_retention_days").and_then(Value::as_i64).filter(|d| *d > 0).unwrap_or(-1),
         tables,
         attachments,
     })
