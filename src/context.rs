@@ -34,6 +34,8 @@ pub struct RequestContext {
     pub headers: Headers,
     /// `scheme://host[:port]` as the client addressed us; the organization's URL.
     pub base_url: String,
+    /// The request URL's query string, without `?` (empty if none).
+    pub query: String,
     /// The organization's `string_id`, chosen from the Host header.
     pub realm_string_id: String,
     /// Who the request's credentials name, and its rate-limit count.
@@ -48,6 +50,7 @@ impl RequestContext {
         let url = req.url()?;
         let host = req.headers().get("Host")?.unwrap_or_else(|| url.host_str().unwrap_or("localhost").to_string());
         let base_url = format!("{}://{}", url.scheme(), host);
+        let query = url.query().unwrap_or("").to_string();
         let realm_string_id = realm_string_id_for_host(&host, &settings);
         // The development organizations exist before their placement is looked up.
         if settings.development {
@@ -79,6 +82,7 @@ impl RequestContext {
             text,
             headers,
             base_url,
+            query,
             realm_string_id,
             worker: None,
         })

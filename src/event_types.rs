@@ -102,7 +102,8 @@ pub enum Event {
 #[derive(Debug, Clone, Serialize)]
 #[serde(tag = "op", rename_all = "snake_case")]
 pub enum RealmEvent {
-    /// Organization settings changed; `property` is always `default`.
+    /// Organization settings changed: `property` is `default`, or `icon`, `logo` or
+    /// `night_logo` for the organization's images (`domain::realm_icon`).
     UpdateDict { property: &'static str, data: Map<String, Value> },
     /// One organization property changed (Zulip's form for `name`, `description`, ...).
     Update { property: &'static str, value: Value },

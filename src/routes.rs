@@ -10,9 +10,9 @@ use worker::{Context, Env, Method, Request, Response};
 use crate::api::{
     alert_words, avatars, bot_storage, bots, channel_folders, channels, default_channels, dev, dev_bench, drafts, events, health, invites,
     jwt_login, linkifiers, login, message_edit, message_flags, messages, muted_users, navigation_views, presence, profile_fields, push,
-    reactions, read_state, realm, realm_domains, realm_emoji, realm_export, realm_playgrounds, saved_snippets, scheduled_messages, server,
-    server_admin, sessions, signup, subscription_properties, tus, typing, uploads, user_groups, user_settings, user_status, users,
-    webhooks,
+    reactions, read_state, realm, realm_domains, realm_emoji, realm_export, realm_icon, realm_playgrounds, saved_snippets,
+    scheduled_messages, server, server_admin, sessions, signup, subscription_properties, tus, typing, uploads, user_groups, user_settings,
+    user_status, users, webhooks,
 };
 use crate::context::RequestContext;
 use crate::db::round_trips;
@@ -448,6 +448,14 @@ fn route<'a>(ctx: &'a RequestContext, method: Method, path: &'a [&'a str]) -> Op
         (Post, ["realm", "emoji", name @ ..]) if !name.is_empty() => h(realm_emoji::upload_emoji(ctx, name)),
         (Delete, ["realm", "emoji", name @ ..]) if !name.is_empty() => h(realm_emoji::delete_emoji(ctx, name)),
 
+        // The organization's icon and logos
+        (Post, ["realm", "icon"]) => h(realm_icon::upload_icon(ctx)),
+        (Delete, ["realm", "icon"]) => h(realm_icon::delete_icon(ctx)),
+        (Get, ["realm", "icon"]) => h(realm_icon::get_icon(ctx)),
+        (Post, ["realm", "logo"]) => h(realm_icon::upload_logo(ctx)),
+        (Delete, ["realm", "logo"]) => h(realm_icon::delete_logo(ctx)),
+        (Get, ["realm", "logo"]) => h(realm_icon::get_logo(ctx)),
+
         // Editing, moving and deleting messages
         (Patch, ["messages", id]) => h(message_edit::update_message(ctx, id)),
         (Delete, ["messages", id]) => h(message_edit::delete_message(ctx, id)),
@@ -483,7 +491,8 @@ async fn dispatch_files(ctx: &RequestContext, path: &[&str]) -> ApiResult<Reply>
     }
 }
 
-/// The routes under `/user_avatars/`: custom emoji images and uploaded avatars, open to
+/// The routes under `/user_avatars/`: custom emoji images, uploaded avatars and the
+/// organization's uploaded icon and logos, open to
 /// anyone, and data export archives, to the organization's administrators.
 async fn dispatch_avatars(ctx: &RequestContext, path: &[&str]) -> ApiResult<Reply> {
     match (ctx.method.clone(), path) {
@@ -493,6 +502,7 @@ async fn dispatch_avatars(ctx: &RequestContext, path: &[&str]) -> ApiResult<Repl
             realm_emoji::serve_emoji_image(ctx, realm_id, file_name, true).await
         }
         (Method::Get, [realm_id, "avatars", file_name]) => avatars::serve_avatar(ctx, realm_id, file_name).await,
+        (Method::Get, [realm_id, "realm", file_name]) => realm_icon::serve_realm_image(ctx, realm_id, file_name).await,
         _ => Err(ApiError::not_found()),
     }
 }

@@ -40,6 +40,11 @@ mkdirSync(join(dist, "katex"), { recursive: true });
 cpSync(join(katexDir, "katex.min.css"), join(dist, "katex/katex.min.css"));
 cpSync(join(katexDir, "fonts"), join(dist, "katex/fonts"), { recursive: true });
 
+// Files served as they are at Zulip's static paths: the default organization logo
+// (`/static/images/logo/zulip-org-logo.svg`, the register's `realm_logo_url` while none is
+// uploaded; src/domain/realm_icon.rs).
+cpSync(join(root, "static"), join(dist, "static"), { recursive: true });
+
 // The first page's chunks: the entry and what it imports, statically or not, except the
 // modules loaded on demand (LAZY), which are neither preloaded nor counted in its size.
 const LAZY = new Set(["src/views/settings/Settings.tsx"]);

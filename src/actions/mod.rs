@@ -44,6 +44,7 @@ pub mod read_state;
 pub mod realm_domains;
 pub mod realm_emoji;
 pub mod realm_export;
+pub mod realm_icon;
 pub mod realm_import;
 pub mod realm_playgrounds;
 pub mod realm_settings;

@@ -33,6 +33,7 @@ pub mod realm;
 pub mod realm_domains;
 pub mod realm_emoji;
 pub mod realm_export;
+pub mod realm_icon;
 pub mod realm_playgrounds;
 pub mod saved_snippets;
 pub mod scheduled_messages;

@@ -3,6 +3,7 @@
 use serde_json::json;
 
 use crate::context::RequestContext;
+use crate::domain::realm_icon::{absolute_url, image_url, RealmImage};
 use crate::error::ApiResult;
 use crate::response::Reply;
 use crate::settings::{ZULIP_FEATURE_LEVEL, ZULIP_MERGE_BASE, ZULIP_VERSION};
@@ -39,7 +40,7 @@ pub async fn get_server_settings(ctx: &RequestContext) -> ApiResult<Reply> {
         "realm_uri": ctx.base_url,
         "realm_url": ctx.base_url,
         "realm_name": realm.name,
-        "realm_icon": format!("{}/static/images/logo/zulip-icon-128x128.png", ctx.base_url),
+        "realm_icon": absolute_url(&ctx.base_url, &image_url(&realm, RealmImage::Icon)),
         "realm_description": realm.description,
         "realm_web_public_access_enabled": false,
     })))

@@ -16,10 +16,20 @@ pub struct RealmRow {
     pub settings_version: i64,
     /// What the push relay knows the organization by (migration 0021).
     pub uuid: String,
+    /// The uploaded icon's file name, none for Gravatar's identicon, and its version
+    /// (migration 0036; `domain::realm_icon`).
+    pub icon_file: Option<String>,
+    pub icon_version: i64,
+    /// The uploaded day and night logos, none for the default logo, and their versions.
+    pub logo_file: Option<String>,
+    pub logo_version: i64,
+    pub night_logo_file: Option<String>,
+    pub night_logo_version: i64,
 }
 
 /// The columns of [`RealmRow`].
-pub const SELECT: &str = "SELECT id, string_id, name, description, deactivated, date_created, settings_version, uuid FROM realms";
+pub const SELECT: &str = "SELECT id, string_id, name, description, deactivated, date_created, settings_version, uuid, \
+                          icon_file, icon_version, logo_file, logo_version, night_logo_file, night_logo_version FROM realms";
 
 pub fn by_string_id_stmt(string_id: &str) -> Result<Statement> {
     statement!(&format!("{SELECT} WHERE string_id = ?1"), string_id)
@@ -71,4 +81,37 @@ pub struct RelayRealmRow {
 /// Every organization of one database, for the push relay.
 pub async fn all_for_relay(db: &D1Database) -> Result<Vec<RelayRealmRow>> {
     super::all(query!(db, "SELECT id, string_id, name, deactivated, date_created, uuid, uuid_owner_secret FROM realms ORDER BY id")).await
+}
+
+/// The organization's image files as they are before a change: read in the change's batch,
+/// so the file a change replaces is exactly the one it finds.
+#[derive(Debug, Clone, Deserialize)]
+pub struct RealmImagesRow {
+    pub icon_file: Option<String>,
+    pub logo_file: Option<String>,
+    pub night_logo_file: Option<String>,
+}
+
+pub fn images_stmt(db: &D1Database, realm_id: i64) -> Result<D1PreparedStatement> {
+    query!(db, "SELECT icon_file, logo_file, night_logo_file FROM realms WHERE id = ?1", realm_id)
+}
+
+/// Sets the uploaded icon (`Some`) or Gravatar's (`None`) and bumps `icon_version`.
+pub fn set_icon_file_stmt(db: &D1Database, realm_id: i64, file: Option<&str>) -> Result<D1PreparedStatement> {
+    query!(db, "UPDATE realms SET icon_file = ?2, icon_version = icon_version + 1 WHERE id = ?1", realm_id, file)
+}
+
+/// Sets the uploaded day logo (`Some`) or the default (`None`) and bumps `logo_version`.
+pub fn set_logo_file_stmt(db: &D1Database, realm_id: i64, file: Option<&str>) -> Result<D1PreparedStatement> {
+    query!(db, "UPDATE realms SET logo_file = ?2, logo_version = logo_version + 1 WHERE id = ?1", realm_id, file)
+}
+
+/// Sets the uploaded night logo (`Some`) or the default (`None`) and bumps `night_logo_version`.
+pub fn set_night_logo_file_stmt(db: &D1Database, realm_id: i64, file: Option<&str>) -> Result<D1PreparedStatement> {
+    query!(db, "UPDATE realms SET night_logo_file = ?2, night_logo_version = night_logo_version + 1 WHERE id = ?1", realm_id, file)
+}
+
+/// The organization's row, read after a change in the same batch.
+pub fn by_id_stmt(db: &D1Database, realm_id: i64) -> Result<D1PreparedStatement> {
+    query!(db, &format!("{SELECT} WHERE id = ?1"), realm_id)
 }

@@ -283,7 +283,7 @@ pub fn realm_file(tables: RealmTables, selection: &Selection, reactions: Vec<Row
     let clients: Vec<Value> = clients.iter().enumerate().map(|(i, name)| json!({ "id": i + 1, "name": name })).collect();
     let named_groups: Vec<Value> = tables.user_groups.iter().map(|g| zulip_row(g.clone())).collect();
     json!({
-        "zerver_realm": rows(tables.realm),
+        "zerver_realm": rows(tables.realm.into_iter().map(realm_row).collect()),
         "zerver_userprofile": users,
         "zerver_userprofile_crossrealm": [],
         "zerver_userprofile_mirrordummy": [],
@@ -305,6 +305,15 @@ pub fn realm_file(tables: RealmTables, selection: &Selection, reactions: Vec<Row
         "zerver_reaction": rows(reactions),
         "zerver_client": clients,
     })
+}
+
+/// The organization as exported: its icon and logos at their defaults, since the archive
+/// does not carry the uploaded images (as it carries no uploaded avatar).
+fn realm_row(mut realm: Row) -> Row {
+    realm.insert("icon_source".into(), Value::from("G"));
+    realm.insert("logo_source".into(), Value::from("D"));
+    realm.insert("night_logo_source".into(), Value::from("D"));
+    realm
 }
 
 /// A user as Zulip exports one: the settings as fields of the row; no password or API key

@@ -47,6 +47,29 @@ export function updateRealm(params: Record<string, unknown>) {
   return patch("realm", params);
 }
 
+/** POST /realm/icon: the one file of a multipart body; the `realm` `update_dict` event updates the store. */
+export function uploadRealmIcon(file: File) {
+  const form = new FormData();
+  form.append("file", file, file.name);
+  return post("realm/icon", form);
+}
+
+export function deleteRealmIcon() {
+  return del("realm/icon");
+}
+
+/** POST /realm/logo (the day logo; `night` picks the dark theme's). */
+export function uploadRealmLogo(file: File, night = false) {
+  const form = new FormData();
+  form.append("file", file, file.name);
+  form.append("night", JSON.stringify(night));
+  return post("realm/logo", form);
+}
+
+export function deleteRealmLogo(night = false) {
+  return del("realm/logo", { night });
+}
+
 export function addRealmDomain(domain: string, allowSubdomains: boolean) {
   return post("realm/domains", { domain, allow_subdomains: allowSubdomains });
 }

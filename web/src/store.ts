@@ -34,6 +34,11 @@ export interface RealmInfo {
   domains: { domain: string; allow_subdomains: boolean }[];
   /** The default channels' ids. */
   defaultChannels: number[];
+  /** The organization's icon (`U` uploaded, `G` Gravatar's) and logo (`U` or default `D`). */
+  iconUrl: string;
+  iconSource: string;
+  logoUrl: string;
+  logoSource: string;
 }
 
 /** The person's settings from register's `user_settings`, kept whole (the settings screens show them). */
@@ -121,6 +126,10 @@ export const state: State = {
     disallowDisposableEmails: false,
     domains: [],
     defaultChannels: [],
+    iconUrl: "",
+    iconSource: "G",
+    logoUrl: "",
+    logoSource: "D",
   },
   users: new Map(),
   usersByEmail: new Map(),
@@ -231,6 +240,10 @@ export function loadRegister(r: any): void {
     disallowDisposableEmails: !!r.realm_disallow_disposable_email_addresses,
     domains: r.realm_domains ?? [],
     defaultChannels: defaultChannelIds(r.realm_default_streams),
+    iconUrl: r.realm_icon_url ?? "",
+    iconSource: r.realm_icon_source ?? "G",
+    logoUrl: r.realm_logo_url ?? "",
+    logoSource: r.realm_logo_source ?? "D",
   };
   state.groups = new Map((r.realm_user_groups ?? []).map((g: any) => [g.id, normalizeGroup(g)]));
   state.users = new Map();
@@ -526,6 +539,11 @@ function applyRealmDict(d: any): void {
   if ("can_delete_any_message_group" in d) r.canDeleteAnyGroup = d.can_delete_any_message_group;
   if ("can_move_messages_between_topics_group" in d) r.canMoveTopicsGroup = d.can_move_messages_between_topics_group;
   if ("can_resolve_topics_group" in d) r.canResolveTopicsGroup = d.can_resolve_topics_group;
+  // `update_dict` with property `icon` / `logo` (the night logo is not shown).
+  if ("icon_url" in d) r.iconUrl = d.icon_url;
+  if ("icon_source" in d) r.iconSource = d.icon_source;
+  if ("logo_url" in d) r.logoUrl = d.logo_url;
+  if ("logo_source" in d) r.logoSource = d.logo_source;
 }
 
 /** Our own role or name changed (by us or by an administrator). */

@@ -13,6 +13,7 @@ use crate::db::realms::RealmRow;
 use crate::db::users::UserRow;
 use crate::domain::channels::SystemGroups;
 use crate::domain::outgoing_webhooks::services_dicts;
+use crate::domain::realm_icon::{image_source, image_url, RealmImage, MAX_ICON_FILE_SIZE_MIB, MAX_LOGO_FILE_SIZE_MIB};
 use crate::domain::realm_playgrounds::playground_dict;
 use crate::domain::realm_settings::register_fields;
 use crate::domain::users::{avatar_source, avatar_url, avatar_url_medium, user_dict, UserDictOptions};
@@ -113,9 +114,12 @@ fn realm_fields(realm: &RealmRow, req: &StateRequest<'_>) -> Map<String, Value> 
         "realm_date_created": realm.date_created,
         "realm_url": req.base_url,
         "realm_uri": req.base_url,
-        "realm_icon_url": format!("{}/static/images/logo/zulip-icon-128x128.png", req.base_url),
-        "realm_logo_url": format!("{}/static/images/logo/zulip-org-logo.svg", req.base_url),
-        "realm_night_logo_url": format!("{}/static/images/logo/zulip-org-logo.svg", req.base_url),
+        "realm_icon_url": image_url(realm, RealmImage::Icon),
+        "realm_icon_source": image_source(realm, RealmImage::Icon),
+        "realm_logo_url": image_url(realm, RealmImage::Logo { night: false }),
+        "realm_logo_source": image_source(realm, RealmImage::Logo { night: false }),
+        "realm_night_logo_url": image_url(realm, RealmImage::Logo { night: true }),
+        "realm_night_logo_source": image_source(realm, RealmImage::Logo { night: true }),
         "realm_push_notifications_enabled": req.push_notifications_enabled,
         "realm_bot_domain": req.realm_host.split(':').next().unwrap_or(req.realm_host),
     }));
@@ -126,9 +130,6 @@ fn realm_fields(realm: &RealmRow, req: &StateRequest<'_>) -> Map<String, Value> 
 /// The `realm_*` fields of features this server does not offer, at Zulip's defaults.
 fn realm_constants() -> Map<String, Value> {
     object(json!({
-        "realm_icon_source": "G",
-        "realm_logo_source": "D",
-        "realm_night_logo_source": "D",
         "realm_welcome_message_custom_text": "",
         "realm_digest_emails_enabled": false,
         "realm_digest_weekday": 1,
@@ -221,8 +222,8 @@ fn server_fields(req: &StateRequest<'_>) -> Map<String, Value> {
         "password_min_guesses": 10000,
         "giphy_rating_options": {"disabled": {"name": "GIPHY integration disabled", "id": -1}},
         "max_avatar_file_size_mib": 5,
-        "max_icon_file_size_mib": 5,
-        "max_logo_file_size_mib": 5,
+        "max_icon_file_size_mib": MAX_ICON_FILE_SIZE_MIB,
+        "max_logo_file_size_mib": MAX_LOGO_FILE_SIZE_MIB,
         "max_file_upload_size_mib": MAX_FILE_UPLOAD_SIZE_MIB,
         "max_stream_name_length": MAX_CHANNEL_NAME_LENGTH,
         "max_stream_description_length": MAX_CHANNEL_DESCRIPTION_LENGTH,

@@ -296,7 +296,11 @@ export function App() {
           <IconMenu />
         </button>
         <a class="brand" href="#inbox">
-          <IconLogo />
+          {state.realm.iconSource === "U" && state.realm.iconUrl ? (
+            <img class="brand-icon" src={state.realm.iconUrl} alt={`${state.realm.name} icon`} width={24} height={24} />
+          ) : (
+            <IconLogo />
+          )}
           <span class="brand-name">{state.realm.name || "Chat"}</span>
         </a>
         <SearchBox />

@@ -1,6 +1,7 @@
 // The settings screens: an administrator renames a channel, makes it private and archives
 // it; a person uploads an avatar and changes their password. Each time a second person's
-// browser shows the change live (their sidebar, the avatar beside the messages).
+// browser shows the change live (their sidebar, the avatar beside the messages, the
+// organization icon in the top bar).
 
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
@@ -337,5 +338,39 @@ test("notification and display settings are saved and kept after a reload", T, a
     assert.equal(await page.getByRole("combobox", { name: "Time format" }).inputValue(), "true");
   } finally {
     await context.close();
+  }
+});
+
+test("an administrator uploads the organization icon; another person's top bar shows it live, and its removal too", T, async () => {
+  const realmName = (await api("hamlet@zulip.com", "POST", "register", { fetch_event_types: ["realm"] })).realm_name;
+  const admin = await person();
+  const member = await person();
+  try {
+    await signInWithDevLogin(admin.page, "iago@zulip.com");
+    await signInWithDevLogin(member.page, "hamlet@zulip.com");
+    const icon = member.page.getByRole("banner").getByRole("img", { name: `${realmName} icon`, exact: true });
+
+    await openSettings(admin.page, "Organization profile");
+    const region = admin.page.getByRole("region", { name: "Organization icon", exact: true });
+    await region.getByLabel("Upload icon", { exact: true }).setInputFiles({ name: "icon.png", mimeType: "image/png", buffer: png(48, [46, 139, 87]) });
+    await region.getByRole("status").filter({ hasText: "Organization icon uploaded" }).waitFor();
+    await region.getByRole("button", { name: "Remove icon", exact: true }).waitFor();
+    const r = await api("iago@zulip.com", "POST", "register", { fetch_event_types: ["realm"] });
+    assert.equal(r.realm_icon_source, "U");
+    await eventually(
+      async () => (await icon.count()) === 1 && icon.evaluate((el, url) => el.src.endsWith(url) && el.complete && el.naturalWidth === 48, r.realm_icon_url),
+      { message: "the new icon in the other browser's top bar" },
+    );
+    await shot(admin.page, "49-settings-organization-icon");
+    await shot(member.page, "50-settings-organization-icon-seen");
+
+    // Removed: back to the default, and the other browser's top bar drops the uploaded icon.
+    await region.getByRole("button", { name: "Remove icon", exact: true }).click();
+    await region.getByRole("status").filter({ hasText: "Organization icon removed" }).waitFor();
+    await eventually(async () => (await icon.count()) === 0, { message: "the uploaded icon gone from the other browser's top bar" });
+    assert.equal((await api("iago@zulip.com", "POST", "register", { fetch_event_types: ["realm"] })).realm_icon_source, "G");
+  } finally {
+    await admin.context.close();
+    await member.context.close();
   }
 });

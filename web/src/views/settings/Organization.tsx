@@ -2,7 +2,17 @@
 
 import { useState } from "preact/hooks";
 import { state } from "../../store";
-import { addDefaultChannel, addRealmDomain, removeDefaultChannel, removeRealmDomain, updateRealm } from "../../settingsActions";
+import {
+  addDefaultChannel,
+  addRealmDomain,
+  deleteRealmIcon,
+  deleteRealmLogo,
+  removeDefaultChannel,
+  removeRealmDomain,
+  updateRealm,
+  uploadRealmIcon,
+  uploadRealmLogo,
+} from "../../settingsActions";
 import { Outcome, SavedToggle, Section, Toggle, useDraft, useId, useSave } from "./form";
 
 export function OrganizationProfile() {
@@ -12,27 +22,81 @@ export function OrganizationProfile() {
   const nameId = useId("realm-name");
   const descId = useId("realm-description");
   return (
-    <Section title="Name and description">
-      <form
-        class="settings-form"
-        onSubmit={(e) => {
-          e.preventDefault();
-          const params: Record<string, unknown> = {};
-          if (nameDirty) params.name = name.trim();
-          if (descDirty) params.description = description;
-          void save.run(() => updateRealm(params));
-        }}
-      >
-        <label for={nameId}>Organization name</label>
-        <input id={nameId} type="text" value={name} maxLength={40} required onInput={(e) => setName((e.target as HTMLInputElement).value)} />
-        <label for={descId}>Organization description</label>
-        <textarea id={descId} rows={4} value={description} onInput={(e) => setDescription((e.target as HTMLTextAreaElement).value)} />
+    <>
+      <Section title="Name and description">
+        <form
+          class="settings-form"
+          onSubmit={(e) => {
+            e.preventDefault();
+            const params: Record<string, unknown> = {};
+            if (nameDirty) params.name = name.trim();
+            if (descDirty) params.description = description;
+            void save.run(() => updateRealm(params));
+          }}
+        >
+          <label for={nameId}>Organization name</label>
+          <input id={nameId} type="text" value={name} maxLength={40} required onInput={(e) => setName((e.target as HTMLInputElement).value)} />
+          <label for={descId}>Organization description</label>
+          <textarea id={descId} rows={4} value={description} onInput={(e) => setDescription((e.target as HTMLTextAreaElement).value)} />
+          <div class="settings-buttons">
+            <button type="submit" class="button primary" disabled={save.busy || !(nameDirty || descDirty)}>
+              Save changes
+            </button>
+          </div>
+        </form>
+        <Outcome save={save} />
+      </Section>
+      <RealmImage
+        title="Organization icon"
+        what="icon"
+        url={state.realm.iconUrl}
+        uploaded={state.realm.iconSource === "U"}
+        upload={uploadRealmIcon}
+        remove={deleteRealmIcon}
+      />
+      <RealmImage
+        title="Organization logo"
+        what="logo"
+        url={state.realm.logoUrl}
+        uploaded={state.realm.logoSource === "U"}
+        upload={(f) => uploadRealmLogo(f, false)}
+        remove={() => deleteRealmLogo(false)}
+      />
+    </>
+  );
+}
+
+/** The icon or the (day) logo: its current image, "Upload …" (a file input) and, for an uploaded one, "Remove …". */
+function RealmImage(props: { title: string; what: string; url: string; uploaded: boolean; upload: (f: File) => Promise<unknown>; remove: () => Promise<unknown> }) {
+  const save = useSave();
+  const inputId = useId(`realm-${props.what}`);
+  return (
+    <Section title={props.title}>
+      <div class="settings-avatar">
+        {props.url && <img class={`realm-${props.what}-preview`} src={props.url} alt={`Current organization ${props.what}`} height={64} />}
         <div class="settings-buttons">
-          <button type="submit" class="button primary" disabled={save.busy || !(nameDirty || descDirty)}>
-            Save changes
-          </button>
+          <label class={`button${save.busy ? " disabled" : ""}`} for={inputId}>
+            Upload {props.what}
+          </label>
+          <input
+            id={inputId}
+            class="visually-hidden"
+            type="file"
+            accept="image/png,image/jpeg,image/gif,image/webp"
+            disabled={save.busy}
+            onChange={(e) => {
+              const input = e.target as HTMLInputElement;
+              const f = input.files?.[0];
+              if (f) void save.run(() => props.upload(f), `${props.title} uploaded`).finally(() => (input.value = ""));
+            }}
+          />
+          {props.uploaded && (
+            <button type="button" class="button" disabled={save.busy} onClick={() => void save.run(props.remove, `${props.title} removed`)}>
+              Remove {props.what}
+            </button>
+          )}
         </div>
-      </form>
+      </div>
       <Outcome save={save} />
     </Section>
   );
