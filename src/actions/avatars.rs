@@ -15,17 +15,24 @@ use crate::error::{ApiError, ApiResult};
 use crate::event_types::{Event, RealmBotEvent, RealmUserEvent};
 use crate::request_body::UploadedFile;
 
-/// `POST /users/me/avatar`, in Zulip's order of checks: exactly one file, its size, an image
-/// type browsers show (declared and actual). The image is stored as uploaded (this server
-/// does not resize), in R2 before the row names it. Answers the updated user.
-pub async fn check_upload_avatar(db: &D1Database, env: &Env, me: &UserRow, files: &[UploadedFile]) -> ApiResult<UserRow> {
-    let [file] = files else { return Err(ApiError::bad_request("You must upload exactly one avatar.")) };
-    if file.bytes.len() as i64 > MAX_AVATAR_FILE_SIZE_MIB * 1024 * 1024 {
-        return Err(ApiError::file_over_limit(MAX_AVATAR_FILE_SIZE_MIB));
+/// An uploaded image (an avatar, the organization's icon or logo), in Zulip's order of
+/// checks: exactly one file (else `one_file`), at most `max_mib`, an image type browsers
+/// show (declared and actual). Answers the file, its content type and a new random name
+/// to store it under (this server stores images as uploaded, without resizing).
+pub fn check_one_image<'a>(files: &'a [UploadedFile], one_file: &str, max_mib: i64) -> ApiResult<(&'a UploadedFile, &'static str, String)> {
+    let [file] = files else { return Err(ApiError::bad_request(one_file)) };
+    if file.bytes.len() as i64 > max_mib * 1024 * 1024 {
+        return Err(ApiError::file_over_limit(max_mib));
     }
     let declared = crate::domain::uploads::content_type_for(&file.content_type, &file.name);
     let (content_type, extension) = check_emoji_image(&declared, &file.bytes)?;
-    let file_name = new_file_name(extension);
+    Ok((file, content_type, new_file_name(extension)))
+}
+
+/// `POST /users/me/avatar` ([`check_one_image`]): stored in R2 before the row names it.
+/// Answers the updated user.
+pub async fn check_upload_avatar(db: &D1Database, env: &Env, me: &UserRow, files: &[UploadedFile]) -> ApiResult<UserRow> {
+    let (file, content_type, file_name) = check_one_image(files, "You must upload exactly one avatar.", MAX_AVATAR_FILE_SIZE_MIB)?;
     put_object(env, &avatar_storage_key(me.realm_id, &file_name), &file.bytes, content_type).await?;
     do_change_avatar(db, env, me, Some(&file_name)).await
 }

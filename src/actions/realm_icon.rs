@@ -6,11 +6,11 @@
 use serde_json::Value;
 use worker::{D1Database, Env};
 
+use crate::actions::avatars::check_one_image;
 use crate::actions::uploads::{delete_object, put_object};
 use crate::db::batch::Batch;
 use crate::db::realms::{self, RealmImagesRow, RealmRow};
 use crate::db::users::UserRow;
-use crate::domain::realm_emoji::{check_emoji_image, new_file_name};
 use crate::domain::realm_icon::{image_event_data, storage_key, RealmImage};
 use crate::error::{ApiError, ApiResult};
 use crate::event_types::{Event, RealmEvent};
@@ -26,14 +26,7 @@ pub async fn check_upload_realm_image(
     image: RealmImage,
     files: &[UploadedFile],
 ) -> ApiResult<RealmRow> {
-    let [file] = files else { return Err(ApiError::bad_request(image.one_file_message())) };
-    let max_mib = image.max_file_size_mib();
-    if file.bytes.len() as i64 > max_mib * 1024 * 1024 {
-        return Err(ApiError::file_over_limit(max_mib));
-    }
-    let declared = crate::domain::uploads::content_type_for(&file.content_type, &file.name);
-    let (content_type, extension) = check_emoji_image(&declared, &file.bytes)?;
-    let file_name = new_file_name(extension);
+    let (file, content_type, file_name) = check_one_image(files, image.one_file_message(), image.max_file_size_mib())?;
     put_object(env, &storage_key(admin.realm_id, &file_name), &file.bytes, content_type).await?;
     do_change_realm_image(db, env, admin.realm_id, image, Some(&file_name)).await
 }

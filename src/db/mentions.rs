@@ -55,16 +55,12 @@ pub fn users_stmt(realm_id: i64, names_json: &str, ids_json: &str) -> Result<Sta
 /// directly, through a subgroup or by role.
 pub fn groups_stmt(realm_id: i64, names_json: &str, sender_id: i64) -> Result<Statement> {
     statement!(
-        "WITH RECURSIVE mine(id) AS ( \
-             SELECT g.id FROM user_groups g JOIN users u ON u.id = ?3 AND u.realm_id = ?1 AND u.is_active = 1 \
-             WHERE g.realm_id = ?1 AND ((g.system_role IS NOT NULL AND g.system_role = u.role) \
-                OR EXISTS (SELECT 1 FROM user_group_members m WHERE m.group_id = g.id AND m.user_id = u.id)) \
-             UNION \
-             SELECT s.supergroup_id FROM user_group_subgroups s JOIN mine ON s.subgroup_id = mine.id \
-         ) \
-         SELECT id, name, (can_mention_group IS NULL OR can_mention_group IN (SELECT id FROM mine)) AS may_mention \
-         FROM user_groups WHERE realm_id = ?1 AND deactivated = 0 \
-         AND lower(name) IN (SELECT lower(value) FROM json_each(?2))",
+        format!(
+            "{} SELECT id, name, (can_mention_group IS NULL OR can_mention_group IN (SELECT id FROM mine)) AS may_mention \
+             FROM user_groups WHERE realm_id = ?1 AND deactivated = 0 \
+             AND lower(name) IN (SELECT lower(value) FROM json_each(?2))",
+            super::user_groups::groups_of_user_cte("?3")
+        ),
         realm_id,
         names_json,
         sender_id

@@ -389,17 +389,20 @@ pub fn set_deactivated_stmt(db: &D1Database, realm_id: i64, group_id: i64, deact
 /// Every group a user belongs to (as [`GroupIdRow`]): those naming them or their role, and
 /// every group containing one of those, at any depth. Nothing for a deactivated user.
 pub fn groups_of_user_stmt(db: &D1Database, realm_id: i64, user_id: i64) -> Result<D1PreparedStatement> {
-    query!(
-        db,
+    query!(db, &format!("{} SELECT id FROM mine", groups_of_user_cte("?2")), realm_id, user_id)
+}
+
+/// `WITH RECURSIVE mine(id)`: the groups of the organization `?1` that the active user
+/// `user` (a placeholder) belongs to, as [`groups_of_user_stmt`] answers them.
+pub(super) fn groups_of_user_cte(user: &str) -> String {
+    format!(
         "WITH RECURSIVE mine(id) AS ( \
-             SELECT g.id FROM user_groups g JOIN users u ON u.id = ?2 AND u.realm_id = ?1 AND u.is_active = 1 \
+             SELECT g.id FROM user_groups g JOIN users u ON u.id = {user} AND u.realm_id = ?1 AND u.is_active = 1 \
              WHERE g.realm_id = ?1 AND ((g.system_role IS NOT NULL AND g.system_role = u.role) \
                 OR EXISTS (SELECT 1 FROM user_group_members m WHERE m.group_id = g.id AND m.user_id = u.id)) \
              UNION \
              SELECT s.supergroup_id FROM user_group_subgroups s JOIN mine ON s.subgroup_id = mine.id \
-         ) SELECT id FROM mine",
-        realm_id,
-        user_id
+         )"
     )
 }
 

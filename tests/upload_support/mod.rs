@@ -111,3 +111,17 @@ pub fn download(client: Option<&Client>, url: &str, headers: &[(&str, &str)]) ->
 pub fn binary_bytes(len: usize) -> Vec<u8> {
     (0..len).map(|i| (i % 256) as u8).collect()
 }
+
+/// A valid 1x1 PNG.
+const PNG_HEX: &str = "89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d49444154789c63f8cfc0f01f00050001ff89993d1d0000000049454e44ae426082";
+
+pub fn png() -> Vec<u8> {
+    (0..PNG_HEX.len()).step_by(2).map(|i| u8::from_str_radix(&PNG_HEX[i..i + 2], 16).unwrap()).collect()
+}
+
+/// A JPEG signature and some bytes (enough for the type check; served back as stored).
+pub fn jpeg() -> Vec<u8> {
+    let mut bytes = vec![0xFF, 0xD8, 0xFF, 0xE0];
+    bytes.extend((0..200).map(|i| (i % 251) as u8));
+    bytes
+}
