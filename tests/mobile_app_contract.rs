@@ -869,13 +869,15 @@ fn messages_fetched_and_received_parse_as_the_app_models() {
         .success();
     found.extend(violations("GET /messages", &body, GET_MESSAGES));
     let messages = body["messages"].as_array().unwrap();
-    // The three sent and the notification bot's note about the move.
-    assert_eq!(messages.len(), 4, "{body}");
+    // The channel's opening notice, the three sent and the notification bot's note about
+    // the move.
+    assert_eq!(messages.len(), 5, "{body}");
     for (i, m) in messages.iter().enumerate() {
         found.extend(message_violations(&format!("GET /messages messages[{i}]"), m));
     }
-    assert!(messages[0]["reactions"].as_array().is_some_and(|r| r.len() == 1), "{}", messages[0]);
-    assert!(messages[0]["last_edit_timestamp"].is_i64(), "{}", messages[0]);
+    let reacted = messages.iter().find(|m| m["id"] == in_channel).expect("the reacted message");
+    assert!(reacted["reactions"].as_array().is_some_and(|r| r.len() == 1), "{reacted}");
+    assert!(reacted["last_edit_timestamp"].is_i64(), "{reacted}");
     for id in [in_channel, moved, direct] {
         let body = user.get(&format!("/messages/{id}"), &[("apply_markdown", "true"), ("allow_empty_topic_name", "true")]).success();
         found.extend(message_violations(&format!("GET /messages/{id} message"), &body["message"]));

@@ -14,12 +14,14 @@ fn is_read(client: &Client, id: i64) -> bool {
 }
 
 /// A new channel of othello and hamlet with othello's messages in two topics (unread for
-/// hamlet); answers (name, channel id, ids in topic a, ids in topic b).
+/// hamlet, who has read the rest); answers (name, channel id, ids in topic a, ids in topic b).
 fn channel_with_unread() -> (String, i64, Vec<i64>, Vec<i64>) {
     let hamlet = Client::dev("hamlet@zulip.com");
     let othello = Client::dev("othello@zulip.com");
     let name = unique("readstate");
     let id = create_channel(&othello, &name, &[], &[othello.user_id, hamlet.user_id]);
+    // Hamlet has read the channel's opening notice.
+    hamlet.post("/mark_stream_as_read", &[("stream_id", &id.to_string())]).success();
     let a = vec![send_to_channel(&othello, &name, "a", "one"), send_to_channel(&othello, &name, "a", "two")];
     let b = vec![send_to_channel(&othello, &name, "b", "three")];
     (name, id, a, b)

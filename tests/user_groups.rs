@@ -251,3 +251,19 @@ fn guests_cannot_create_groups() {
         .post("/user_groups/create", &[("name", &unique("guestgroup")), ("description", "x")])
         .bad_request("BAD_REQUEST", "Not allowed for guest users");
 }
+
+#[test]
+fn full_members_are_members_past_the_organizations_waiting_period() {
+    let (owner, member) = organization_with_member("waiting-", "Waiting period", "a-long-member-password-7");
+    let full_members = system_group(&owner, "role:fullmembers")["id"].as_i64().unwrap();
+    assert!(is_member(&owner, full_members, member.user_id, true), "no waiting period: a full member at once");
+    owner.patch("/realm", &[("waiting_period_threshold", "10")]).success();
+    assert!(!is_member(&owner, full_members, member.user_id, true), "joined today, ten days to wait");
+    assert!(is_member(&owner, full_members, owner.user_id, false), "the owner, through role:moderators");
+    let listed = system_group(&owner, "role:fullmembers");
+    assert!(!listed["members"].as_array().unwrap().contains(&json!(member.user_id)), "{listed}");
+    let state = member.post("/register", &[("fetch_event_types", r#"["realm_user_groups"]"#)]).success();
+    let groups = state["realm_user_groups"].as_array().unwrap();
+    let registered = groups.iter().find(|g| g["id"] == full_members).unwrap();
+    assert!(!registered["members"].as_array().unwrap().contains(&json!(member.user_id)), "{registered}");
+}

@@ -68,15 +68,12 @@ fn contents(hamlet: &Client, channel_id: i64, topic: &str) -> Vec<String> {
     topic_messages(hamlet, channel_id, topic).iter().map(|m| m["content"].as_str().unwrap().to_string()).collect()
 }
 
-/// The one message of a channel, as (topic, raw content, sender id).
+/// The one message of a channel but its notification-bot notices, as (topic, raw
+/// content, sender id).
 fn only_message(hamlet: &Client, channel_id: i64) -> (String, String, i64) {
-    let narrow = json!([{ "operator": "channel", "operand": channel_id }]).to_string();
-    let query = [("anchor", "newest"), ("num_before", "10"), ("num_after", "0"), ("narrow", narrow.as_str()), ("apply_markdown", "false")];
-    let body = hamlet.get("/messages", &query).success();
-    let messages = body["messages"].as_array().unwrap();
+    let messages = channel_messages(hamlet, channel_id);
     assert_eq!(messages.len(), 1, "{messages:?}");
-    let m = &messages[0];
-    (m["subject"].as_str().unwrap().to_string(), m["content"].as_str().unwrap().to_string(), m["sender_id"].as_i64().unwrap())
+    messages.into_iter().next().unwrap()
 }
 
 #[track_caller]
@@ -401,7 +398,8 @@ fn gitlab_unsupported_event_is_answered_with_its_name() {
     assert_nothing_but_a_sentinel(&bot, &hamlet, channel_id);
 }
 
-/// The messages of a channel, oldest first, as (topic, raw content, sender id).
+/// The messages of a channel but its notification-bot notices, oldest first, as (topic,
+/// raw content, sender id).
 fn channel_messages(hamlet: &Client, channel_id: i64) -> Vec<(String, String, i64)> {
     let narrow = json!([{ "operator": "channel", "operand": channel_id }]).to_string();
     let query = [("anchor", "newest"), ("num_before", "10"), ("num_after", "0"), ("narrow", narrow.as_str()), ("apply_markdown", "false")];
@@ -409,6 +407,7 @@ fn channel_messages(hamlet: &Client, channel_id: i64) -> Vec<(String, String, i6
     let messages = body["messages"].as_array().unwrap();
     messages
         .iter()
+        .filter(|m| !is_channel_event_notice(m))
         .map(|m| (m["subject"].as_str().unwrap().into(), m["content"].as_str().unwrap().into(), m["sender_id"].as_i64().unwrap()))
         .collect()
 }

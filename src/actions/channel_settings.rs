@@ -22,7 +22,7 @@ use crate::db::user_groups::{self, GroupNameRow, IsMemberRow};
 use crate::db::users::UserRow;
 use crate::domain::channel_folders::invalid_folder_id;
 use crate::domain::channel_permissions::{self, ChannelGroupSetting, GroupChange, CAN_ADMINISTER};
-use crate::domain::channel_settings::{self as rules, ChannelAccess};
+use crate::domain::channel_settings::{self as rules, access_of, ChannelAccess};
 use crate::domain::channels::{
     access, access_channel, can_access_channel_content, check_channel_name, rendered_description, stream_dict, SystemGroups,
 };
@@ -117,14 +117,6 @@ fn check_administer(me: &UserRow, state: &ChannelState) -> ApiResult<()> {
         Ok(())
     } else {
         Err(ApiError::bad_request("You do not have permission to administer this channel."))
-    }
-}
-
-fn access_of(c: &ChannelViewRow) -> ChannelAccess {
-    ChannelAccess {
-        invite_only: c.is_private(),
-        history_public_to_subscribers: c.history_public_to_subscribers != 0,
-        is_web_public: c.is_web_public != 0,
     }
 }
 

@@ -6,6 +6,8 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 use worker::{D1Database, D1PreparedStatement, Env};
 
+use crate::actions::channel_notices;
+use crate::context::RequestContext;
 use crate::db::batch::{Batch, BatchResults, Slot};
 use crate::db::channel_folders::{self, ChannelFolderRow};
 use crate::db::subscriptions::{self, ActiveUserRow, ChannelViewRow, SubscriberRow, SystemGroupRow};
@@ -15,6 +17,7 @@ use crate::db::users::{self, UserRow};
 use crate::db::{self};
 use crate::domain::channel_folders::invalid_folder_id;
 use crate::domain::channel_permissions::{self, ChannelGroupSetting, SubscriptionRights, SUBSCRIPTION_SETTINGS};
+use crate::domain::channel_settings::MAX_BULK_NEW_SUBSCRIPTION_MESSAGES;
 use crate::domain::channels::{check_channel_name, color_for, stream_dict, subscription_dict, SystemGroups};
 use crate::domain::register_state::MAX_CHANNEL_DESCRIPTION_LENGTH;
 use crate::error::{ApiError, ApiResult};
@@ -83,6 +86,12 @@ pub struct SubscribeRequest {
     /// Creation settings this server refuses unless they are Zulip's default.
     pub is_web_public: bool,
     pub message_retention_days: Option<String>,
+    /// Whether the channels this request creates become default channels (administrators,
+    /// public channels only).
+    pub is_default_stream: bool,
+    /// Whether the channels this request creates are announced where the organization
+    /// announces new channels.
+    pub announce: bool,
     /// `POST /channels/create`: the channel must be new, and only `principals` (perhaps
     /// nobody) are subscribed.
     pub create_only: bool,
@@ -101,6 +110,8 @@ impl SubscribeRequest {
             groups: Vec::new(),
             is_web_public: false,
             message_retention_days: None,
+            announce: false,
+            is_default_stream: false,
             create_only: false,
         }
     }
@@ -142,10 +153,23 @@ impl SubscribeRequest {
     }
 }
 
+/// What a subscription did, for its answer and the notification bot's messages about it.
+pub struct SubscribeOutcome {
+    /// Zulip's `subscribed` / `already_subscribed` (keyed by user id) and, when
+    /// authorization errors are not fatal, `unauthorized`.
+    pub body: Value,
+    /// The channels the request created, as the caller sees them.
+    pub created: Vec<ChannelViewRow>,
+    /// How many users the request subscribed to something.
+    pub subscribed_users: usize,
+    /// Each human other than the caller subscribed to channels that existed before, with
+    /// their names, sorted (Zulip tells them in a direct message).
+    pub told: Vec<(i64, Vec<String>)>,
+}
+
 /// Subscribes the principals (default: the caller) to the named channels, creating the
-/// missing ones. Answers Zulip's `subscribed` / `already_subscribed` (keyed by user id) and,
-/// when authorization errors are not fatal, `unauthorized`.
-pub async fn check_subscribe(db: &D1Database, env: &Env, me: &UserRow, req: &SubscribeRequest) -> ApiResult<Value> {
+/// missing ones.
+pub async fn check_subscribe(db: &D1Database, env: &Env, me: &UserRow, req: &SubscribeRequest) -> ApiResult<SubscribeOutcome> {
     let realm_id = me.realm_id;
     let retention = req.check_creation_settings(me)?;
     let principals = req.principals.as_deref().filter(|p| !p.is_empty());
@@ -187,14 +211,48 @@ pub async fn check_subscribe(db: &D1Database, env: &Env, me: &UserRow, req: &Sub
     let rights = rights.take(&lookup)?;
 
     let sorted = sort_requested(me, &requested, &existing, &rights, req.authorization_errors_fatal)?;
-    let Sorted { authorized, to_create, unauthorized } = sorted;
-    let now = db::now();
-    let mut writes = creation_writes(db, me, req, &to_create, retention, now)?;
+    if req.is_default_stream && !sorted.to_create.is_empty() {
+        if !me.is_realm_admin() {
+            return Err(ApiError::insufficient_permission());
+        }
+        if req.invite_only {
+            return Err(ApiError::bad_request("A default channel cannot be private."));
+        }
+    }
+    let writes = creation_writes(db, me, req, &sorted.to_create, retention, db::now())?;
+    let plan = SubscribePlan { targets: &targets, existing: &existing, already: &already, sorted: &sorted };
+    let mut outcome = subscribe_targets(db, env, me, &plan, writes).await?;
+    if !req.authorization_errors_fatal {
+        outcome.body["unauthorized"] = json!(sorted.unauthorized);
+    }
+    Ok(outcome)
+}
+
+/// Who is subscribed to what, as [`check_subscribe`] decided it.
+struct SubscribePlan<'a> {
+    targets: &'a [UserRow],
+    existing: &'a [ChannelViewRow],
+    /// (user id, channel id) of the subscriptions that exist already.
+    already: &'a HashSet<(i64, i64)>,
+    sorted: &'a Sorted,
+}
+
+/// Subscribes `targets` to the authorized channels (after `writes`, which create the new
+/// ones), then sends the events.
+async fn subscribe_targets(
+    db: &D1Database,
+    env: &Env,
+    me: &UserRow,
+    plan: &SubscribePlan<'_>,
+    mut writes: Vec<D1PreparedStatement>,
+) -> ApiResult<SubscribeOutcome> {
+    let SubscribePlan { targets, existing, already, sorted } = *plan;
+    let realm_id = me.realm_id;
     let mut subscribed: BTreeMap<String, Vec<String>> = BTreeMap::new();
     let mut already_subscribed: BTreeMap<String, Vec<String>> = BTreeMap::new();
     let mut added: Vec<(i64, String)> = Vec::new();
-    for user in &targets {
-        for name in &authorized {
+    for user in targets {
+        for name in &sorted.authorized {
             let channel_id = existing.iter().find(|c| &c.name == name).map(|c| c.id);
             if channel_id.is_some_and(|id| already.contains(&(user.id, id))) {
                 already_subscribed.entry(user.id.to_string()).or_default().push(name.clone());
@@ -205,22 +263,42 @@ pub async fn check_subscribe(db: &D1Database, env: &Env, me: &UserRow, req: &Sub
             }
         }
     }
+    let created_names: HashSet<String> = sorted.to_create.iter().map(|(n, _)| n.to_lowercase()).collect();
+    let mut created = Vec::new();
     if !writes.is_empty() {
         // The events' reads run after the writes, in their batch.
         let mut batch = Batch::new();
         for write in writes {
             batch.add::<Value>(write);
         }
-        let after = SubscribedReads::add(&mut batch, db, realm_id, me.id, &authorized)?;
+        let after = SubscribedReads::add(&mut batch, db, realm_id, me.id, &sorted.authorized)?;
         let results = batch.run(db).await?;
-        let created: HashSet<String> = to_create.iter().map(|(n, _)| n.to_lowercase()).collect();
-        emit_subscription_added(env, me, after.take(&results)?, &added, &created).await;
+        let read = after.take(&results)?;
+        created = read.channels.iter().filter(|c| created_names.contains(&c.name.to_lowercase())).cloned().collect();
+        emit_subscription_added(env, me, read, &added, &created_names).await;
     }
-    let mut body = json!({ "subscribed": subscribed, "already_subscribed": already_subscribed });
-    if !req.authorization_errors_fatal {
-        body["unauthorized"] = json!(unauthorized);
+    let told = to_tell(me, targets, &added, &created_names);
+    let subscribed_users = subscribed.len();
+    let body = json!({ "subscribed": subscribed, "already_subscribed": already_subscribed });
+    Ok(SubscribeOutcome { body, created, subscribed_users, told })
+}
+
+/// The humans other than `me` that `added` subscribed to channels that existed before,
+/// with those channels' names, sorted.
+fn to_tell(me: &UserRow, targets: &[UserRow], added: &[(i64, String)], created: &HashSet<String>) -> Vec<(i64, Vec<String>)> {
+    let mut told: BTreeMap<i64, Vec<String>> = BTreeMap::new();
+    for (user_id, name) in added {
+        let human = targets.iter().any(|u| u.id == *user_id && !u.is_bot());
+        if *user_id != me.id && human && !created.contains(&name.to_lowercase()) {
+            told.entry(*user_id).or_default().push(name.clone());
+        }
     }
-    Ok(body)
+    told.into_iter()
+        .map(|(id, mut names)| {
+            names.sort();
+            (id, names)
+        })
+        .collect()
 }
 
 /// The caller's membership in the subscription settings of the channels named (those
@@ -266,14 +344,48 @@ impl RightsReads {
     }
 }
 
+/// `POST /users/me/subscriptions`: [`check_subscribe`], then the notification bot's
+/// messages ([`channel_notices`]). `tell_subscribers` (Zulip's `send_new_subscription_messages`)
+/// asks for its direct messages, never sent when more than
+/// [`MAX_BULK_NEW_SUBSCRIPTION_MESSAGES`] users were subscribed; the answer then says
+/// whether they were (`new_subscription_messages_sent`).
+pub async fn subscribe(ctx: &RequestContext, me: &UserRow, req: &SubscribeRequest, tell_subscribers: bool) -> ApiResult<Value> {
+    let mut outcome = check_subscribe(&ctx.db, &ctx.env, me, req).await?;
+    make_default(ctx, me, req, &outcome).await?;
+    let told = tell_subscribers && outcome.subscribed_users <= MAX_BULK_NEW_SUBSCRIPTION_MESSAGES;
+    channel_notices::send(ctx, me, &outcome, told, req.announce).await;
+    if req.message_retention_days.is_some() {
+        crate::actions::message_retention::sweep_soon(ctx, me.realm_id).await;
+    }
+    if tell_subscribers {
+        outcome.body["new_subscription_messages_sent"] = json!(told);
+    }
+    Ok(outcome.body)
+}
+
 /// `POST /channels/create`: creates the one channel `req` names, subscribing only its
-/// principals, and answers its id.
-pub async fn check_create_channel(db: &D1Database, env: &Env, me: &UserRow, req: &SubscribeRequest) -> ApiResult<i64> {
+/// principals, announces it in itself and answers its id.
+pub async fn create_channel(ctx: &RequestContext, me: &UserRow, req: &SubscribeRequest) -> ApiResult<i64> {
     let Some((name, _)) = req.channels.first() else { return Err(ApiError::bad_request("Channel name can't be empty.")) };
-    check_subscribe(db, env, me, req).await?;
-    let names = serde_json::to_string(&[name.trim()])?;
-    let created: Option<ChannelViewRow> = db::first(subscriptions::by_names_for_user_stmt(db, me.realm_id, me.id, &names)?).await?;
-    created.map(|c| c.id).ok_or_else(|| ApiError::bad_request(format!("Invalid channel name '{name}'")))
+    let outcome = check_subscribe(&ctx.db, &ctx.env, me, req).await?;
+    let Some(id) = outcome.created.first().map(|c| c.id) else {
+        return Err(ApiError::bad_request(format!("Invalid channel name '{name}'")));
+    };
+    channel_notices::send(ctx, me, &outcome, false, req.announce).await;
+    if req.message_retention_days.is_some() {
+        crate::actions::message_retention::sweep_soon(ctx, me.realm_id).await;
+    }
+    Ok(id)
+}
+
+/// Makes the channels the request created default channels when it asks for that.
+async fn make_default(ctx: &RequestContext, me: &UserRow, req: &SubscribeRequest, outcome: &SubscribeOutcome) -> ApiResult<()> {
+    if req.is_default_stream {
+        for channel in &outcome.created {
+            crate::actions::default_channels::check_add_default_channel(ctx, me, &channel.id.to_string()).await?;
+        }
+    }
+    Ok(())
 }
 
 /// The requested channels, sorted: those the caller may subscribe to (existing or to

@@ -2,7 +2,6 @@
 //! choose public channels that people who join are subscribed to. Every change sends the
 //! whole list (`default_streams`) to the organization's members but guests.
 
-use serde_json::Value;
 use worker::{D1Database, Env};
 
 use crate::actions::channels::{check_subscribe, Principal, SubscribeRequest};
@@ -118,7 +117,7 @@ pub async fn join_default_channels(db: &D1Database, env: &Env, user: &UserRow, i
     if request.channels.is_empty() {
         return;
     }
-    let result: ApiResult<Value> = check_subscribe(db, env, user, &request).await;
+    let result = check_subscribe(db, env, user, &request).await;
     if let Err(err) = result {
         worker::console_error!("user {} not subscribed to the default channels: {}", user.id, err.msg);
     }

@@ -8,8 +8,9 @@
 use std::collections::HashMap;
 
 use serde_json::Value;
-use worker::D1Database;
+use worker::{D1Database, Env};
 
+use crate::actions::channels::Principal;
 use crate::actions::message_delete::{self, PendingDeletion};
 use crate::actions::message_send::{self, Destination, PendingSend, PlannedChannel, SendPlan, SendRequest};
 use crate::context::RequestContext;
@@ -266,8 +267,78 @@ pub async fn send_channel_notice(
     channel: PlannedChannel,
     content: String,
 ) -> ApiResult<i64> {
-    let topic = crate::domain::channel_settings::CHANNEL_EVENTS_TOPIC;
+    send_notice(ctx, acting, settings, channel, crate::domain::channel_settings::CHANNEL_EVENTS_TOPIC, content).await
+}
+
+/// A notification-bot message in a channel's `topic`, read for `acting`, the user whose
+/// action it reports.
+pub async fn send_notice(
+    ctx: &RequestContext,
+    acting: &UserRow,
+    settings: &RealmSettingsRow,
+    channel: PlannedChannel,
+    topic: &str,
+    content: String,
+) -> ApiResult<i64> {
     send_to_channel(ctx, acting, settings, Outgoing { channel, topic, content, kind: KIND_NORMAL }, crate::db::now()).await
+}
+
+/// A direct message from the organization's notification bot to one user. Nobody is told
+/// when `to` has left.
+pub async fn send_direct_notice(db: &D1Database, env: &Env, realm_host: &str, realm_id: i64, to: i64, content: String) -> ApiResult<()> {
+    let recipient: Option<UserRow> = crate::db::first(crate::db::users::by_id_stmt(db, realm_id, to)?).await?;
+    if !recipient.is_some_and(|r| r.is_active()) {
+        return Ok(());
+    }
+    let realm = crate::platform::realm_cache::load(db, realm_id, None).await?;
+    send_as_bot(db, env, realm_host, &realm, Destination::Users(vec![Principal::Id(to)]), None, content).await
+}
+
+/// Zulip's announcement of a new user ("joined this organization.", topic "signups") in
+/// the organization's channel for it, if it has one. Failures are logged: the account exists.
+pub async fn announce_new_user(db: &D1Database, env: &Env, realm_host: &str, user: &UserRow) {
+    let announced = async {
+        let realm = crate::platform::realm_cache::load(db, user.realm_id, None).await?;
+        let Some(channel_id) = realm.settings.signup_announcements_stream_id else { return Ok(()) };
+        let to = Destination::ChannelId(channel_id);
+        let content = rules::new_user_notice(user);
+        send_as_bot(db, env, realm_host, &realm, to, Some(rules::SIGNUPS_TOPIC.to_string()), content).await
+    };
+    if let Err(err) = announced.await {
+        worker::console_error!("new user {} not announced: {}", user.id, err.msg);
+    }
+}
+
+/// A message of the organization's notification bot through the send path, as a scheduled
+/// message is sent (one read batch, then the send's own).
+async fn send_as_bot(
+    db: &D1Database,
+    env: &Env,
+    realm_host: &str,
+    realm: &crate::platform::realm_cache::RealmState,
+    to: Destination,
+    topic: Option<String>,
+    content: String,
+) -> ApiResult<()> {
+    let realm_id = realm.settings.realm_id;
+    let mut batch = Batch::new();
+    batch.add::<Value>(q::ensure_notification_bot_stmt(db, realm_id, crate::db::now())?);
+    let bot = batch.add::<UserRow>(crate::db::users::by_delivery_email_stmt(db, realm_id, q::NOTIFICATION_BOT_EMAIL)?);
+    let results = batch.run(db).await?;
+    let bot = results.first(bot)?.ok_or_else(|| ApiError::internal("notification bot missing"))?;
+    let send = SendRequest {
+        to,
+        topic,
+        content,
+        read_by_sender: true,
+        client: "Internal".to_string(),
+        queue_id: None,
+        local_id: None,
+        realm_url: crate::actions::scheduled_messages::realm_url(env, realm_host),
+        realm_host: realm_host.to_string(),
+    };
+    message_send::send_as(db, env, &bot, realm, &send, Vec::new()).await?;
+    Ok(())
 }
 
 /// A notification-bot message, addressed.

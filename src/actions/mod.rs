@@ -15,6 +15,7 @@ pub mod background_failures;
 pub mod bot_storage;
 pub mod bots;
 pub mod channel_folders;
+pub mod channel_notices;
 pub mod channel_settings;
 pub mod channels;
 pub mod default_channels;

@@ -67,7 +67,9 @@ pub async fn check_create_organization(env: &Env, new: &NewOrganization<'_>) -> 
         color: "#76ce90",
         subscribers: &[new.owner_email],
     };
-    let batch = organizations::create_stmts(db, placement.realm_id, new.string_id, &name, &[owner], &[general], db::now())?;
+    let mut batch = organizations::create_stmts(db, placement.realm_id, new.string_id, &name, &[owner], &[general], db::now())?;
+    // Zulip announces new channels and new people in the first channel.
+    batch.push(realms::set_announcement_channels_stmt(db, new.string_id, FIRST_CHANNEL)?);
     db::run_batch(db, batch).await?;
 
     // The statements are idempotent: if another request created the same subdomain in

@@ -5,8 +5,10 @@ use serde_json::{json, Map, Value};
 use worker::{D1Database, Env};
 
 use crate::db::realm_settings::{self, SettingValue};
+use crate::db::subscriptions::{self, ChannelViewRow};
 use crate::db::user_groups::GroupNameRow;
 use crate::db::users::UserRow;
+use crate::domain::channels::can_access_channel_content;
 use crate::domain::user_settings::{self as user_settings, Setting};
 use crate::error::{ApiError, ApiResult};
 use crate::event_types::{Event, RealmEvent, UserSettingsEvent};
@@ -29,6 +31,9 @@ pub struct RealmSettingsChange {
     /// Properties Zulip reports one by one (`realm` `update`) rather than in `update_dict`;
     /// also written through `changes`.
     pub updates: Vec<(&'static str, Value)>,
+    /// The channels the announcement settings name: each must be one the administrator
+    /// can read, not archived.
+    pub channels: Vec<i64>,
 }
 
 /// Checks the group settings (an active group of the organization, never `role:internet`,
@@ -40,7 +45,8 @@ pub async fn check_update_realm_settings(
     admin: &UserRow,
     change: RealmSettingsChange,
 ) -> ApiResult<Map<String, Value>> {
-    let RealmSettingsChange { mut changes, mut data, groups, updates } = change;
+    let RealmSettingsChange { mut changes, mut data, groups, updates, channels } = change;
+    check_announcement_channels(db, admin, &channels).await?;
     if !groups.is_empty() {
         let ids: Vec<i64> = groups.iter().map(|g| g.group_id).collect();
         let found: Vec<GroupNameRow> = crate::db::all(crate::db::user_groups::active_names_stmt(db, admin.realm_id, &ids)?).await?;
@@ -67,6 +73,20 @@ pub async fn check_update_realm_settings(
         crate::actions::notify_realm(env, admin.realm_id, &Event::Realm(RealmEvent::Update { property, value })).await;
     }
     Ok(answer)
+}
+
+/// "Invalid channel ID" unless every channel of `ids` is one `admin` can read, not archived.
+async fn check_announcement_channels(db: &D1Database, admin: &UserRow, ids: &[i64]) -> ApiResult<()> {
+    if ids.is_empty() {
+        return Ok(());
+    }
+    let ids_json = serde_json::to_string(ids)?;
+    let found: Vec<ChannelViewRow> = crate::db::all(subscriptions::by_ids_for_user_stmt(db, admin.realm_id, admin.id, &ids_json)?).await?;
+    let readable = |id: &i64| found.iter().any(|c| c.id == *id && c.is_archived == 0 && can_access_channel_content(admin, c));
+    if !ids.iter().all(readable) {
+        return Err(ApiError::invalid_channel_id());
+    }
+    Ok(())
 }
 
 /// Stores the organization defaults among `requested` whose value differs from the current

@@ -9,11 +9,10 @@ use worker::{D1Database, Env};
 use crate::actions::channels::{check_subscribe, Principal, SubscribeRequest};
 use crate::actions::email::{after_queue, queue_stmt};
 use crate::actions::invites::{notify_invites_changed, Site};
-use crate::actions::message_send::{send_as, Destination, SendRequest};
+use crate::actions::message_notifications::{announce_new_user, send_direct_notice};
 use crate::actions::users::notify_user_added;
 use crate::db::batch::Batch;
 use crate::db::invites::{self, InvitationRow, MultiuseRow, NewInvitation};
-use crate::db::message_edits;
 use crate::db::subscriptions::ChannelViewRow;
 use crate::db::users::{self, NewUser, UserRow};
 use crate::db::{self, read_guards};
@@ -24,7 +23,6 @@ use crate::domain::passwords::check_password_strength;
 use crate::domain::users::check_full_name;
 use crate::error::{ApiError, ApiResult};
 use crate::model::Role;
-use crate::platform::realm_cache;
 use crate::secrets;
 
 /// What a sign-up link opens.
@@ -205,6 +203,7 @@ pub async fn check_register(
     };
     let user = inserting.take(&results)?.user;
     notify_user_added(env, &user, realm_host).await;
+    announce_new_user(db, env, realm_host, &user).await;
     join_channels_and_groups(db, env, &row, &user).await;
     if row.include_realm_default_subscriptions != 0 {
         let ids = crate::actions::default_channels::default_channel_ids(db, realm_id).await.unwrap_or_default();
@@ -224,33 +223,9 @@ pub async fn check_register(
 }
 
 /// Zulip's notice to a referrer who asked for one (`notify_referrer_on_join`): a direct
-/// message from the notification bot, sent through the send path as a scheduled message
-/// is. Nobody is told when the referrer has left.
+/// message from the notification bot. Nobody is told when the referrer has left.
 async fn tell_referrer(db: &D1Database, env: &Env, realm_host: &str, referrer_id: i64, user: &UserRow) -> ApiResult<()> {
-    let realm_id = user.realm_id;
-    let mut batch = Batch::new();
-    batch.add::<Value>(message_edits::ensure_notification_bot_stmt(db, realm_id, db::now())?);
-    let bot = batch.add::<UserRow>(users::by_delivery_email_stmt(db, realm_id, message_edits::NOTIFICATION_BOT_EMAIL)?);
-    let referrer = batch.add::<UserRow>(users::by_id_stmt(db, realm_id, referrer_id)?);
-    let results = batch.run(db).await?;
-    let bot = results.first(bot)?.ok_or_else(|| ApiError::internal("notification bot missing"))?;
-    if !results.first(referrer)?.is_some_and(|r| r.is_active()) {
-        return Ok(());
-    }
-    let realm = realm_cache::load(db, realm_id, None).await?;
-    let send = SendRequest {
-        to: Destination::Users(vec![Principal::Id(referrer_id)]),
-        topic: None,
-        content: referrer_notice(user),
-        read_by_sender: true,
-        client: "Internal".to_string(),
-        queue_id: None,
-        local_id: None,
-        realm_url: crate::actions::scheduled_messages::realm_url(env, realm_host),
-        realm_host: realm_host.to_string(),
-    };
-    send_as(db, env, &bot, &realm, &send, Vec::new()).await?;
-    Ok(())
+    send_direct_notice(db, env, realm_host, user.realm_id, referrer_id, referrer_notice(user)).await
 }
 
 /// Subscribes the new account to the invitation's channels and adds it to its groups, as

@@ -141,6 +141,7 @@ pub async fn check_create_user_by_admin(
     };
     let created = do_create_user(db, &new_user, Some(password)).await?;
     notify_user_added(env, &created.user, realm_host).await;
+    crate::actions::message_notifications::announce_new_user(db, env, realm_host, &created.user).await;
     // Like Zulip, an account made by an administrator joins the default channels.
     crate::actions::default_channels::join_default_channels(db, env, &created.user, &default_channels).await;
     Ok(created.user.id)

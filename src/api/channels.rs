@@ -37,10 +37,8 @@ pub async fn subscribe(ctx: &RequestContext) -> ApiResult<Reply> {
         authorization_errors_fatal: ctx.params.bool_or("authorization_errors_fatal", true)?,
         ..creation_settings(ctx, SubscribeRequest::new(channels, principals))?
     };
-    let body = actions::check_subscribe(&ctx.db, &ctx.env, &me, &req).await?;
-    if req.message_retention_days.is_some() {
-        crate::actions::message_retention::sweep_soon(ctx, me.realm_id).await;
-    }
+    let tell_subscribers = ctx.params.bool_or("send_new_subscription_messages", true)?;
+    let body = actions::subscribe(ctx, &me, &req, tell_subscribers).await?;
     Ok(Reply::json(body))
 }
 
@@ -48,10 +46,6 @@ pub async fn subscribe(ctx: &RequestContext) -> ApiResult<Reply> {
 /// over `base`.
 fn creation_settings(ctx: &RequestContext, base: SubscribeRequest) -> ApiResult<SubscribeRequest> {
     let message_retention_days = ctx.params.str("message_retention_days")?.map(|raw| raw.trim_matches('"').to_string());
-    // Understood, and Zulip's defaults are what this server does.
-    for name in ["announce", "is_default_stream", "send_new_subscription_messages"] {
-        ctx.params.accept(name);
-    }
     Ok(SubscribeRequest {
         invite_only: ctx.params.bool_or("invite_only", false)?,
         history_public_to_subscribers: ctx.params.bool("history_public_to_subscribers")?,
@@ -59,6 +53,8 @@ fn creation_settings(ctx: &RequestContext, base: SubscribeRequest) -> ApiResult<
         groups: creation_group_settings(ctx)?,
         is_web_public: ctx.params.bool_or("is_web_public", false)?,
         message_retention_days,
+        announce: ctx.params.bool_or("announce", false)?,
+        is_default_stream: ctx.params.bool_or("is_default_stream", false)?,
         ..base
     })
 }
@@ -79,10 +75,7 @@ pub async fn create_channel(ctx: &RequestContext) -> ApiResult<Reply> {
         create_only: true,
         ..creation_settings(ctx, SubscribeRequest::new(vec![(name, description)], Some(principals)))?
     };
-    let id = actions::check_create_channel(&ctx.db, &ctx.env, &me, &req).await?;
-    if req.message_retention_days.is_some() {
-        crate::actions::message_retention::sweep_soon(ctx, me.realm_id).await;
-    }
+    let id = actions::create_channel(ctx, &me, &req).await?;
     Ok(Reply::json(json!({ "id": id })))
 }
 

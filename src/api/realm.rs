@@ -46,6 +46,10 @@ fn group_id_of(name: &str, value: &Value) -> ApiResult<i64> {
     v.as_i64().ok_or_else(|| ApiError::bad_request(format!("Invalid {name}")))
 }
 
+/// The settings naming the channel where the notification bot announces something.
+const ANNOUNCEMENT_CHANNELS: [&str; 3] =
+    ["new_stream_announcements_stream_id", "signup_announcements_stream_id", "zulip_update_announcements_stream_id"];
+
 /// # `PATCH /realm`
 /// Administrators: changes `allow_message_editing`, the three edit/move time limits (seconds,
 /// or `"unlimited"`), the group settings (a user group id), `topics_policy` (or the
@@ -53,7 +57,8 @@ fn group_id_of(name: &str, value: &Value) -> ApiResult<i64> {
 /// `allow_edit_history`), and this server's per-organization `max_message_length`,
 /// `max_topic_length` and `empty_topic_display_name`; the organization's `name` (not empty,
 /// at most 40 characters), `description` (at most 1000), `default_language` and
-/// `waiting_period_threshold`; and, owners only, `message_retention_days` (days, or
+/// `waiting_period_threshold`; the three announcement channels (an id the administrator can
+/// read, or -1); and, owners only, `message_retention_days` (days, or
 /// `"unlimited"`; messages older are deleted from then on). Answers the changed values;
 /// emits `realm`/`update_dict`, and `realm`/`update` for the name, description, language,
 /// waiting period and retention period.
@@ -116,7 +121,8 @@ pub async fn update_realm(ctx: &RequestContext) -> ApiResult<Reply> {
 
     let mut updates = profile_changes(ctx, &mut changes)?;
     let retention_changed = retention_change(ctx, &me, &mut changes, &mut updates)?;
-    let change = RealmSettingsChange { changes, data, groups, updates };
+    let channels = announcement_changes(ctx, &mut changes, &mut updates)?;
+    let change = RealmSettingsChange { changes, data, groups, updates, channels };
     let data = check_update_realm_settings(&ctx.db, &ctx.env, &me, change).await?;
     if retention_changed {
         crate::actions::message_retention::sweep_soon(ctx, me.realm_id).await;
@@ -156,6 +162,26 @@ fn profile_changes(ctx: &RequestContext, changes: &mut Vec<(&'static str, Settin
         updates.push(("waiting_period_threshold", json!(days)));
     }
     Ok(updates)
+}
+
+/// Where the notification bot announces (`new_stream_announcements_stream_id`,
+/// `signup_announcements_stream_id`, `zulip_update_announcements_stream_id`): a channel id,
+/// or -1 for nowhere. Answers the channels named, still to check.
+fn announcement_changes(
+    ctx: &RequestContext,
+    changes: &mut Vec<(&'static str, SettingValue)>,
+    updates: &mut Vec<(&'static str, Value)>,
+) -> ApiResult<Vec<i64>> {
+    let mut channels = Vec::new();
+    for name in ANNOUNCEMENT_CHANNELS {
+        if let Some(id) = ctx.params.int(name)? {
+            let channel = (id != -1).then_some(id);
+            channels.extend(channel);
+            changes.push((name, SettingValue::Int(channel)));
+            updates.push((name, json!(id)));
+        }
+    }
+    Ok(channels)
 }
 
 /// This server's per-organization `max_message_length`, `max_topic_length` and

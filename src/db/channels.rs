@@ -138,8 +138,9 @@ fn group_setting_sql(channel: &str, column: &str) -> String {
          SELECT CASE WHEN EXISTS (SELECT 1 FROM setting WHERE group_id IS NULL) THEN ?5 ELSE EXISTS ( \
              SELECT 1 FROM reachable r JOIN user_groups g ON g.id = r.id \
              JOIN users u ON u.id = ?4 AND u.realm_id = ?1 AND u.is_active = 1 \
-             WHERE (g.system_role IS NOT NULL AND g.system_role = u.role) \
+             WHERE {role} \
                 OR EXISTS (SELECT 1 FROM user_group_members m WHERE m.group_id = g.id AND m.user_id = u.id) \
-         ) END AS is_member"
+         ) END AS is_member",
+        role = super::user_groups::by_role_sql("g", "u")
     )
 }

@@ -71,7 +71,8 @@ pub fn groups_stmt(realm_id: i64, names_json: &str, sender_id: i64) -> Result<St
 /// depth (a system group's members are the users of its role).
 pub fn group_members_stmt(realm_id: i64, names_json: &str) -> Result<Statement> {
     statement!(
-        "WITH RECURSIVE reachable(root, id) AS ( \
+        &format!(
+            "WITH RECURSIVE reachable(root, id) AS ( \
              SELECT id, id FROM user_groups WHERE realm_id = ?1 AND deactivated = 0 \
              AND lower(name) IN (SELECT lower(value) FROM json_each(?2)) \
              UNION \
@@ -79,8 +80,10 @@ pub fn group_members_stmt(realm_id: i64, names_json: &str) -> Result<Statement> 
          ) \
          SELECT DISTINCT r.root AS group_id, u.id AS user_id, u.bot_type FROM reachable r JOIN user_groups g ON g.id = r.id \
          JOIN users u ON u.realm_id = ?1 AND u.is_active = 1 \
-         WHERE g.system_role = u.role \
+         WHERE {role} \
             OR EXISTS (SELECT 1 FROM user_group_members m WHERE m.group_id = g.id AND m.user_id = u.id)",
+            role = super::user_groups::by_role_sql("g", "u")
+        ),
         realm_id,
         names_json
     )

@@ -57,6 +57,11 @@ pub struct RealmSettingsRow {
     pub waiting_period_threshold: i64,
     /// Days messages are kept, -1 forever (migration 0037).
     pub message_retention_days: i64,
+    /// Where the notification bot announces new channels, new users and Zulip's updates
+    /// (migration 0039): a channel id, `None` for nowhere.
+    pub new_stream_announcements_stream_id: Option<i64>,
+    pub signup_announcements_stream_id: Option<i64>,
+    pub zulip_update_announcements_stream_id: Option<i64>,
     /// The version these values were read at (`crate::platform::realm_cache`).
     pub settings_version: i64,
 }
@@ -95,6 +100,9 @@ impl RealmSettingsRow {
             default_language: "en".into(),
             waiting_period_threshold: 0,
             message_retention_days: -1,
+            new_stream_announcements_stream_id: None,
+            signup_announcements_stream_id: None,
+            zulip_update_announcements_stream_id: None,
             settings_version: 0,
         }
     }
@@ -117,7 +125,8 @@ pub fn by_realm_id_stmt(db: &D1Database, realm_id: i64) -> Result<D1PreparedStat
              r.empty_topic_display_name, r.topics_policy, r.message_edit_history_visibility_policy, \
              r.max_message_length, r.max_topic_length, r.message_content_delete_limit_seconds, r.invite_required, \
              r.emails_restricted_to_domains, r.disallow_disposable_email_addresses, r.user_settings_defaults, \
-             r.default_language, r.waiting_period_threshold, r.message_retention_days, r.settings_version FROM realms r WHERE r.id = ?1",
+             r.default_language, r.waiting_period_threshold, r.message_retention_days, r.new_stream_announcements_stream_id, \
+             r.signup_announcements_stream_id, r.zulip_update_announcements_stream_id, r.settings_version FROM realms r WHERE r.id = ?1",
             groups.join(", ")
         ),
         realm_id

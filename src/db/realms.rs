@@ -51,6 +51,19 @@ pub fn insert_stmt(db: &D1Database, realm_id: i64, string_id: &str, name: &str, 
     )
 }
 
+/// Points the organization's three announcement channels at its channel `channel_name`
+/// (as Zulip does for a new organization's first channel).
+pub fn set_announcement_channels_stmt(db: &D1Database, string_id: &str, channel_name: &str) -> Result<D1PreparedStatement> {
+    query!(
+        db,
+        "UPDATE realms SET new_stream_announcements_stream_id = c.id, signup_announcements_stream_id = c.id, \
+         zulip_update_announcements_stream_id = c.id FROM channels c \
+         WHERE realms.string_id = ?1 AND c.realm_id = realms.id AND c.name = ?2",
+        string_id,
+        channel_name
+    )
+}
+
 /// Deactivates (1) or reactivates (0) an organization; answers its id, none if unknown.
 pub fn set_deactivated_stmt(db: &D1Database, string_id: &str, deactivated: bool) -> Result<D1PreparedStatement> {
     query!(

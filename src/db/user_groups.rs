@@ -35,6 +35,17 @@ pub const SYSTEM_GROUPS: &[(&str, Option<Role>, Option<&str>, &str)] = &[
     (system_groups::NOBODY, None, None, "Nobody"),
 ];
 
+/// The SQL condition "the user `u` is a direct member of the system group `g` by role":
+/// the group's role, and for `role:fullmembers` past the organization's waiting period
+/// (`waiting_period_threshold` days since joining), as Zulip's full members are.
+pub(crate) fn by_role_sql(g: &str, u: &str) -> String {
+    format!(
+        "({g}.system_role IS NOT NULL AND {g}.system_role = {u}.role AND ({g}.name <> '{full}' \
+         OR {u}.date_joined <= unixepoch() - 86400 * (SELECT waiting_period_threshold FROM realms WHERE id = {u}.realm_id)))",
+        full = system_groups::FULL_MEMBERS
+    )
+}
+
 #[derive(Debug, Clone, Deserialize)]
 pub struct UserGroupRow {
     pub id: i64,
@@ -92,7 +103,8 @@ pub fn create_system_groups_stmts(db: &D1Database, realm_string_id: &str) -> Res
 /// (`direct_only`: directly). One query whatever the depth.
 pub fn is_member_stmt(realm_id: i64, group_id: i64, user_id: i64, direct_only: bool) -> Result<Statement> {
     statement!(
-        "WITH RECURSIVE reachable(id, depth) AS ( \
+        &format!(
+            "WITH RECURSIVE reachable(id, depth) AS ( \
              SELECT id, 0 FROM user_groups WHERE id = ?2 AND realm_id = ?1 \
              UNION \
              SELECT s.subgroup_id, r.depth + 1 FROM user_group_subgroups s JOIN reachable r ON s.supergroup_id = r.id \
@@ -101,9 +113,11 @@ pub fn is_member_stmt(realm_id: i64, group_id: i64, user_id: i64, direct_only: b
          SELECT EXISTS ( \
              SELECT 1 FROM reachable r JOIN user_groups g ON g.id = r.id \
              JOIN users u ON u.id = ?3 AND u.realm_id = ?1 AND u.is_active = 1 \
-             WHERE (g.system_role IS NOT NULL AND g.system_role = u.role) \
+             WHERE {role} \
                 OR EXISTS (SELECT 1 FROM user_group_members m WHERE m.group_id = g.id AND m.user_id = u.id) \
          ) AS is_member",
+            role = by_role_sql("g", "u")
+        ),
         realm_id,
         group_id,
         user_id,
@@ -173,14 +187,17 @@ pub struct MemberRow {
 pub fn direct_members_stmt(db: &D1Database, realm_id: i64) -> Result<D1PreparedStatement> {
     query!(
         db,
-        "SELECT m.group_id, m.user_id FROM user_group_members m \
+        &format!(
+            "SELECT m.group_id, m.user_id FROM user_group_members m \
          JOIN user_groups g ON g.id = m.group_id AND g.realm_id = ?1 \
          JOIN users u ON u.id = m.user_id AND u.is_active = 1 \
          UNION \
          SELECT g.id AS group_id, u.id AS user_id FROM user_groups g \
-         JOIN users u ON u.realm_id = g.realm_id AND u.role = g.system_role AND u.is_active = 1 \
+         JOIN users u ON u.realm_id = g.realm_id AND {role} AND u.is_active = 1 \
          WHERE g.realm_id = ?1 AND g.system_role IS NOT NULL \
          ORDER BY 1, 2",
+            role = by_role_sql("g", "u")
+        ),
         realm_id
     )
 }
@@ -205,16 +222,19 @@ pub fn subgroups_stmt(db: &D1Database, realm_id: i64) -> Result<D1PreparedStatem
 pub fn member_ids_stmt(db: &D1Database, realm_id: i64, group_id: i64, direct_only: bool) -> Result<D1PreparedStatement> {
     query!(
         db,
-        "WITH RECURSIVE reachable(id) AS ( \
+        &format!(
+            "WITH RECURSIVE reachable(id) AS ( \
              SELECT id FROM user_groups WHERE id = ?2 AND realm_id = ?1 \
              UNION \
              SELECT s.subgroup_id FROM user_group_subgroups s JOIN reachable r ON s.supergroup_id = r.id WHERE ?3 = 0 \
          ) \
          SELECT DISTINCT u.id FROM reachable r JOIN user_groups g ON g.id = r.id \
          JOIN users u ON u.realm_id = ?1 AND u.is_active = 1 \
-         WHERE (g.system_role IS NOT NULL AND g.system_role = u.role) \
+         WHERE {role} \
             OR EXISTS (SELECT 1 FROM user_group_members m WHERE m.group_id = g.id AND m.user_id = u.id) \
          ORDER BY u.id",
+            role = by_role_sql("g", "u")
+        ),
         realm_id,
         group_id,
         direct_only as i64
@@ -398,11 +418,12 @@ pub(super) fn groups_of_user_cte(user: &str) -> String {
     format!(
         "WITH RECURSIVE mine(id) AS ( \
              SELECT g.id FROM user_groups g JOIN users u ON u.id = {user} AND u.realm_id = ?1 AND u.is_active = 1 \
-             WHERE g.realm_id = ?1 AND ((g.system_role IS NOT NULL AND g.system_role = u.role) \
+             WHERE g.realm_id = ?1 AND ({role} \
                 OR EXISTS (SELECT 1 FROM user_group_members m WHERE m.group_id = g.id AND m.user_id = u.id)) \
              UNION \
              SELECT s.supergroup_id FROM user_group_subgroups s JOIN mine ON s.subgroup_id = mine.id \
-         )"
+         )",
+        role = by_role_sql("g", "u")
     )
 }
 

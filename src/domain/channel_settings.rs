@@ -3,6 +3,7 @@
 //! change in the channel's "channel events" topic. Pure.
 
 use crate::db::channels::MemberRow;
+use crate::db::subscriptions::ChannelViewRow;
 use crate::db::users::UserRow;
 use crate::domain::message_edit::silent_mention;
 use crate::error::{ApiError, ApiResult};
@@ -10,6 +11,10 @@ use crate::model::Role;
 
 /// Zulip's topic of the notification bot's messages about a channel's own changes.
 pub const CHANNEL_EVENTS_TOPIC: &str = "channel events";
+
+/// Zulip's limit on the notification bot's direct messages about one subscription request:
+/// none when it subscribes more users than this.
+pub const MAX_BULK_NEW_SUBSCRIPTION_MESSAGES: usize = 100;
 
 /// Who may read a channel: its three access settings.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -56,6 +61,15 @@ pub fn metadata_audience(users: &[MemberRow], subscribers: &[i64], invite_only: 
         .filter(|u| (!invite_only && u.role != Role::Guest) || u.role.is_at_least(Role::Administrator) || subscribers.contains(&u.id))
         .map(|u| u.id)
         .collect()
+}
+
+/// A channel's access settings.
+pub fn access_of(c: &ChannelViewRow) -> ChannelAccess {
+    ChannelAccess {
+        invite_only: c.is_private(),
+        history_public_to_subscribers: c.history_public_to_subscribers != 0,
+        is_web_public: c.is_web_public != 0,
+    }
 }
 
 /// Zulip's name of an access combination, as the notification bot writes it.
@@ -117,6 +131,40 @@ pub fn access_notice(actor: &UserRow, old: ChannelAccess, new: ChannelAccess) ->
     )
 }
 
+/// The notification bot's first message in a new channel: its access and description.
+pub fn creation_notice(creator: &UserRow, access: ChannelAccess, description: &str) -> String {
+    let description = if description.is_empty() { "*No description.*" } else { description };
+    format!(
+        "**{}** channel created by {}. **Description:**\n```` quote\n{description}\n````",
+        access_policy_name(access),
+        silent_mention(creator)
+    )
+}
+
+/// Zulip's topic of the announcements of new channels.
+pub const NEW_CHANNELS_TOPIC: &str = "new channels";
+
+/// The notification bot's announcement of channels created together (`names`).
+pub fn new_channels_notice(creator: &UserRow, names: &[String]) -> String {
+    let links: Vec<String> = names.iter().map(|name| format!("#**{name}**")).collect();
+    match links.as_slice() {
+        [one] => format!("{} created a new channel {one}.", silent_mention(creator)),
+        _ => format!("{} created the following channels: {}.", silent_mention(creator), links.join(", ")),
+    }
+}
+
+/// The notification bot's direct message to someone another user subscribed to existing
+/// channels (`names`, sorted).
+pub fn subscribed_you_notice(actor: &UserRow, names: &[String]) -> String {
+    match names {
+        [name] => format!("{} subscribed you to #**{name}**.", silent_mention(actor)),
+        _ => {
+            let list: String = names.iter().map(|name| format!("* #**{name}**\n")).collect();
+            format!("{} subscribed you to the following channels:\n\n{list}", silent_mention(actor))
+        }
+    }
+}
+
 pub fn archive_notice(name: &str) -> String {
     format!("Channel {name} has been archived.")
 }
@@ -132,6 +180,36 @@ mod tests {
     const PUBLIC: ChannelAccess = ChannelAccess { invite_only: false, history_public_to_subscribers: true, is_web_public: false };
     const PROTECTED: ChannelAccess = ChannelAccess { invite_only: true, history_public_to_subscribers: false, is_web_public: false };
     const SHARED: ChannelAccess = ChannelAccess { invite_only: true, history_public_to_subscribers: true, is_web_public: false };
+
+    #[test]
+    fn a_new_channel_is_announced_with_its_access_and_description() {
+        let creator = UserRow { id: 8, full_name: "Iago".into(), ..UserRow::default() };
+        assert_eq!(
+            creation_notice(&creator, SHARED, ""),
+            "**Private, shared history** channel created by @_**Iago|8**. **Description:**\n```` quote\n*No description.*\n````"
+        );
+        assert!(creation_notice(&creator, PUBLIC, "Plans").ends_with("quote\nPlans\n````"));
+    }
+
+    #[test]
+    fn new_channels_are_announced_by_name() {
+        let creator = UserRow { id: 8, full_name: "Iago".into(), ..UserRow::default() };
+        assert_eq!(new_channels_notice(&creator, &["Rome".into()]), "@_**Iago|8** created a new channel #**Rome**.");
+        assert_eq!(
+            new_channels_notice(&creator, &["Rome".into(), "Venice".into()]),
+            "@_**Iago|8** created the following channels: #**Rome**, #**Venice**."
+        );
+    }
+
+    #[test]
+    fn a_subscribed_user_is_told_one_channel_in_a_sentence_and_several_in_a_list() {
+        let actor = UserRow { id: 8, full_name: "Iago".into(), ..UserRow::default() };
+        assert_eq!(subscribed_you_notice(&actor, &["Rome".into()]), "@_**Iago|8** subscribed you to #**Rome**.");
+        assert_eq!(
+            subscribed_you_notice(&actor, &["Rome".into(), "Venice".into()]),
+            "@_**Iago|8** subscribed you to the following channels:\n\n* #**Rome**\n* #**Venice**\n"
+        );
+    }
 
     #[test]
     fn making_a_channel_private_protects_its_history_unless_told_otherwise() {

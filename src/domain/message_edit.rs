@@ -308,6 +308,14 @@ pub fn history_entry(user_id: i64, timestamp: i64, message: &MessageRow, plan: &
     Value::Object(entry)
 }
 
+/// Zulip's topic of the announcements of new users.
+pub const SIGNUPS_TOPIC: &str = "signups";
+
+/// The notification bot's announcement of a new user.
+pub fn new_user_notice(user: &UserRow) -> String {
+    format!("{} joined this organization.", silent_mention(user))
+}
+
 /// Zulip's silent mention of a user in notification-bot messages.
 pub fn silent_mention(user: &UserRow) -> String {
     format!("@_**{}|{}**", user.full_name, user.id)

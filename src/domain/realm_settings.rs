@@ -49,6 +49,9 @@ pub fn register_fields(s: &RealmSettingsRow) -> Map<String, Value> {
         "realm_default_language": s.default_language,
         "realm_waiting_period_threshold": s.waiting_period_threshold,
         "realm_message_retention_days": s.message_retention_days,
+        "realm_new_stream_announcements_stream_id": s.new_stream_announcements_stream_id.unwrap_or(-1),
+        "realm_signup_announcements_stream_id": s.signup_announcements_stream_id.unwrap_or(-1),
+        "realm_zulip_update_announcements_stream_id": s.zulip_update_announcements_stream_id.unwrap_or(-1),
         "max_message_length": s.max_message_length,
         "max_topic_length": s.max_topic_length,
     });

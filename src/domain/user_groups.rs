@@ -11,6 +11,14 @@ use crate::db::user_groups::{self, GroupIdRow, IsMemberRow, MemberRow, SettingUs
 use crate::db::users::{self, UserIdRow, UserRow};
 use crate::error::{ApiError, ApiResult};
 
+/// Whether the active `user` is a direct member of the system group `group` by role: the
+/// group's role, and for `role:fullmembers` past the organization's waiting period
+/// (`waiting_period_days` since joining). The rule of `db::user_groups::by_role_sql`.
+pub fn member_by_role(group: &UserGroupRow, user: &UserRow, waiting_period_days: i64, now: i64) -> bool {
+    let waited = group.name != crate::model::system_groups::FULL_MEMBERS || user.date_joined <= now - 86_400 * waiting_period_days;
+    user.is_active() && group.system_role == Some(user.role) && waited
+}
+
 /// A group as `GET /user_groups` and the `user_group` add event show it: `members` are the
 /// active direct members (for system groups, the users of the role), `direct_subgroup_ids`
 /// the groups nested directly inside it.

@@ -237,3 +237,10 @@ pub fn organization_with_member(prefix: &str, name: &str, member_password: &str)
     let member = login(&member_email, member_password);
     (owner, member)
 }
+
+/// Whether `message` is one of the notification bot's messages in a channel's "channel
+/// events" topic (every new channel opens with one), which tests about other messages
+/// leave aside.
+pub fn is_channel_event_notice(message: &Value) -> bool {
+    message["sender_email"] == "notification-bot@zulip.com" && message["subject"] == "channel events"
+}

@@ -7,6 +7,7 @@ use serde_json::{json, Map, Value};
 use super::{settings::user_settings, StateData, StateRequest};
 use crate::db::users::UserRow;
 use crate::domain::channels::{stream_dict, subscription_dict, GlobalNotifications, SystemGroups};
+use crate::domain::user_groups::member_by_role;
 
 /// Every group (deactivated ones only for clients with `include_deactivated_groups`), its
 /// members: system groups by role, others by their member rows.
@@ -19,12 +20,13 @@ pub(super) fn user_groups(data: &StateData, include_deactivated: bool) -> Vec<Va
     for s in &data.subgroups {
         subgroups.entry(s.supergroup_id).or_default().push(s.subgroup_id);
     }
+    let (waiting_period, now) = (data.settings.waiting_period_threshold, crate::db::now());
     data.groups
         .iter()
         .filter(|g| include_deactivated || g.deactivated == 0)
         .map(|g| {
             let direct: Vec<i64> = match g.system_role {
-                Some(role) => data.users.iter().filter(|u| u.is_active() && u.role == role).map(|u| u.id).collect(),
+                Some(_) => data.users.iter().filter(|u| member_by_role(g, u, waiting_period, now)).map(|u| u.id).collect(),
                 None => members.get(&g.id).cloned().unwrap_or_default(),
             };
             crate::domain::user_groups::group_dict(g, &direct, subgroups.get(&g.id).map(Vec::as_slice).unwrap_or(&[]))

@@ -173,11 +173,11 @@ test("a long channel opens at the first unread and pages by anchor, never all at
   const channel = `Long ${s}`;
   await createChannel("hamlet@zulip.com", channel, ["hamlet@zulip.com", "othello@zulip.com"]);
   for (let i = 1; i <= 130; i++) await sendToChannel("hamlet@zulip.com", channel, "history", `line ${i} of ${s}`);
-  // Othello has read everything up to line 100.
+  // Othello has read everything up to line 100 (after the channel's opening message).
   const ids = (await api("othello@zulip.com", "GET", "messages", {
     narrow: [{ operator: "channel", operand: channel }], anchor: "oldest", num_before: "0", num_after: "200",
   })).messages.map((m) => m.id);
-  await api("othello@zulip.com", "POST", "messages/flags", { messages: ids.slice(0, 100), op: "add", flag: "read" });
+  await api("othello@zulip.com", "POST", "messages/flags", { messages: ids.slice(0, 101), op: "add", flag: "read" });
   const bob = await person();
   try {
     await signInWithDevLogin(bob.page, "othello@zulip.com");
@@ -196,7 +196,7 @@ test("a long channel opens at the first unread and pages by anchor, never all at
       },
       { timeout: 30000, interval: 400, message: "the oldest message after scrolling up" },
     );
-    assert.equal(await articles.count(), 130);
+    assert.equal(await articles.count(), 131, "the opening message and the 130 lines");
     await shot(bob.page, "34-paged-back");
   } finally {
     await bob.context.close();
