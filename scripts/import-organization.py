@@ -3,8 +3,9 @@
 
 The archive (the .tar.gz an export writes, or its unpacked folder) is read here and sent
 through the server administrator's routes in steps that each fit a Worker request: the
-organization's tables, then the messages in chunks, then the uploads and custom emoji one
-file each, then "finish", which opens the organization. Until then nobody can sign in.
+organization's tables, then the messages in chunks, then the uploads, custom emoji, avatars
+and the organization's icon and logos one file each, then "finish", which opens the
+organization. Until then nobody can sign in.
 
 Every step is harmless to send twice, and the steps done are kept in a progress file, so
 running the same command again after an interruption resumes where it stopped. An archive
@@ -212,6 +213,52 @@ def file_records(archive, folder):
     return records
 
 
+def preferred_images(records, owner):
+    """One record per owner (`owner(record)`; None: not an image to import): the image as
+    uploaded (`.original`) where the archive has it, else the one it served."""
+    chosen = {}
+    for record in records:
+        key = owner(record)
+        if key is None:
+            continue
+        name = record.get("s3_path") or record.get("path") or ""
+        if key not in chosen or name.endswith(".original"):
+            chosen[key] = record
+    return chosen
+
+
+def realm_image_name(record):
+    """Which of the organization's images a `realm_icons/` file is: icon, logo or night_logo."""
+    name = posixpath.basename(record.get("path") or "").split(".")[0]
+    return name if name in ("icon", "logo", "night_logo") else None
+
+
+def send_images(archive, server, base, realm, progress):
+    """The users' uploaded avatars, then the organization's uploaded icon and logos (those
+    realm.json says are uploaded, `U`: Zulip keeps replaced files beside them)."""
+    avatars = preferred_images(file_records(archive, "avatars"), lambda r: r.get("user_profile_id"))
+    for user_id, record in sorted(avatars.items()):
+        step = f"avatar:{user_id}"
+        if step not in progress.done:
+            path = record.get("path") or ""
+            data = archive.read(posixpath.join("avatars", path))
+            if data is None:
+                raise Refused(f"Invalid archive: the avatar '{path}' is missing")
+            server.call("POST", f"{base}/avatars", {"user_profile_id": user_id, "path": path}, (posixpath.basename(path), data))
+            progress.mark(step)
+    realm_row = (realm.get("zerver_realm") or [{}])[0]
+    images = preferred_images(file_records(archive, "realm_icons"), realm_image_name)
+    for name, record in sorted(images.items()):
+        step = f"realm_icon:{name}"
+        if realm_row.get(f"{name}_source") == "U" and step not in progress.done:
+            path = record.get("path") or ""
+            data = archive.read(posixpath.join("realm_icons", path))
+            if data is None:
+                raise Refused(f"Invalid archive: the organization image '{path}' is missing")
+            server.call("POST", f"{base}/realm_icons", {"path": path}, (posixpath.basename(path), data))
+            progress.mark(step)
+
+
 def run(archive, server, string_id, progress):
     realm_text = archive.read("realm.json")
     if realm_text is None:
@@ -244,6 +291,7 @@ def run(archive, server, string_id, progress):
                 raise Refused(f"Invalid archive: the emoji image '{file_name}' is missing")
             server.call("POST", f"{base}/emoji", {"file_name": file_name}, (file_name, data))
             progress.mark(step)
+    send_images(archive, server, base, realm, progress)
     return server.call("POST", f"{base}/finish")
 
 
