@@ -213,18 +213,17 @@ def file_records(archive, folder):
     return records
 
 
-def preferred_images(records, owner):
-    """One record per owner (`owner(record)`; None: not an image to import): the image as
-    uploaded (`.original`) where the archive has it, else the one it served."""
-    chosen = {}
+def image_candidates(records, owner):
+    """Each owner's files (`owner(record)`; None: not an image to import), best first: the
+    image as uploaded (`.original`), then the one Zulip served."""
+    candidates = {}
     for record in records:
-        key = owner(record)
-        if key is None:
-            continue
-        name = record.get("s3_path") or record.get("path") or ""
-        if key not in chosen or name.endswith(".original"):
-            chosen[key] = record
-    return chosen
+        key = owner(record) if isinstance(record, dict) else None
+        if key is not None:
+            candidates.setdefault(key, []).append(record)
+    for files in candidates.values():
+        files.sort(key=lambda r: not (r.get("s3_path") or r.get("path") or "").endswith(".original"))
+    return candidates
 
 
 def realm_image_name(record):
@@ -233,29 +232,40 @@ def realm_image_name(record):
     return name if name in ("icon", "logo", "night_logo") else None
 
 
+def send_image(archive, server, url, folder, fields, candidates):
+    """Sends the first of an owner's files the server can show (an `.original` may be a
+    type it does not serve, such as HEIC; Zulip's served `.png` then stands in)."""
+    for number, record in enumerate(candidates, 1):
+        path = record.get("path") or ""
+        data = archive.read(posixpath.join(folder, path))
+        if data is None:
+            raise Refused(f"Invalid archive: the image '{folder}/{path}' is missing")
+        try:
+            server.call("POST", url, {**fields, "path": path}, (posixpath.basename(path), data))
+            return
+        except Refused as err:
+            if number == len(candidates) or "is not an image this server can show" not in str(err):
+                raise
+
+
 def send_images(archive, server, base, realm, progress):
     """The users' uploaded avatars, then the organization's uploaded icon and logos (those
-    realm.json says are uploaded, `U`: Zulip keeps replaced files beside them)."""
-    avatars = preferred_images(file_records(archive, "avatars"), lambda r: r.get("user_profile_id"))
-    for user_id, record in sorted(avatars.items()):
+    realm.json says are uploaded, `U`: Zulip keeps replaced files beside them). Avatars of
+    users outside zerver_userprofile (Zulip's system bots, in zerver_userprofile_crossrealm)
+    stay behind."""
+    users = {u.get("id") for u in realm.get("zerver_userprofile", [])}
+    avatars = image_candidates(file_records(archive, "avatars"), lambda r: r.get("user_profile_id"))
+    for user_id, candidates in sorted(avatars.items(), key=lambda item: str(item[0])):
         step = f"avatar:{user_id}"
-        if step not in progress.done:
-            path = record.get("path") or ""
-            data = archive.read(posixpath.join("avatars", path))
-            if data is None:
-                raise Refused(f"Invalid archive: the avatar '{path}' is missing")
-            server.call("POST", f"{base}/avatars", {"user_profile_id": user_id, "path": path}, (posixpath.basename(path), data))
+        if user_id in users and step not in progress.done:
+            send_image(archive, server, f"{base}/avatars", "avatars", {"user_profile_id": user_id}, candidates)
             progress.mark(step)
     realm_row = (realm.get("zerver_realm") or [{}])[0]
-    images = preferred_images(file_records(archive, "realm_icons"), realm_image_name)
-    for name, record in sorted(images.items()):
+    images = image_candidates(file_records(archive, "realm_icons"), realm_image_name)
+    for name, candidates in sorted(images.items()):
         step = f"realm_icon:{name}"
         if realm_row.get(f"{name}_source") == "U" and step not in progress.done:
-            path = record.get("path") or ""
-            data = archive.read(posixpath.join("realm_icons", path))
-            if data is None:
-                raise Refused(f"Invalid archive: the organization image '{path}' is missing")
-            server.call("POST", f"{base}/realm_icons", {"path": path}, (posixpath.basename(path), data))
+            send_image(archive, server, f"{base}/realm_icons", "realm_icons", {}, candidates)
             progress.mark(step)
 
 

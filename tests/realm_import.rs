@@ -228,6 +228,52 @@ fn a_moved_messages_edit_history_names_the_imported_editor_and_channels() {
     );
 }
 
+/// The tiny archive with avatar files as Zulip's export writes them: `records` list
+/// (user id, path, bytes).
+fn tiny_archive_with_avatars(records: &[(i64, &str, Vec<u8>)]) -> PathBuf {
+    let mut realm = tiny_realm();
+    realm["zerver_userprofile"][0]["avatar_source"] = json!("U");
+    let json_records: Vec<Value> = records
+        .iter()
+        .map(|(user, path, _)| json!({ "realm_id": 1, "user_profile_id": user, "path": path, "s3_path": path, "content_type": null }))
+        .collect();
+    let mut files = vec![
+        ("realm.json".to_string(), realm.to_string().into_bytes()),
+        ("messages-000001.json".to_string(), tiny_messages(5).to_string().into_bytes()),
+        ("avatars/records.json".to_string(), Value::from(json_records).to_string().into_bytes()),
+    ];
+    files.extend(records.iter().map(|(_, path, bytes)| (format!("avatars/{path}"), bytes.clone())));
+    let borrowed: Vec<(&str, Vec<u8>)> = files.iter().map(|(p, b)| (p.as_str(), b.clone())).collect();
+    folder_archive(&borrowed)
+}
+
+fn avatar_bytes(string_id: &str, email: &str) -> Vec<u8> {
+    let client = Client::dev_in(Some(string_id), email);
+    let url = client.get("/users/me", &[]).success()["avatar_url"].as_str().unwrap().to_string();
+    assert!(url.starts_with("/user_avatars/"), "{url}");
+    download(None, &url, &[]).bytes
+}
+
+#[test]
+fn an_avatar_original_this_server_cannot_show_gives_way_to_the_served_png() {
+    let id = subdomain();
+    let tiff = b"II*\0 a TIFF original".to_vec();
+    let archive = tiny_archive_with_avatars(&[(5, "1/abc.original", tiff), (5, "1/abc.png", png())]);
+    let out = import_archive(&archive, &id);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(avatar_bytes(&id, "ada@tiny.example.com"), png());
+}
+
+#[test]
+fn avatars_of_users_outside_the_archive_such_as_system_bots_are_left_out() {
+    let id = subdomain();
+    // 99: a system bot of the exporting server (Zulip lists those in zerver_userprofile_crossrealm).
+    let archive = tiny_archive_with_avatars(&[(99, "1/bot.png", png()), (5, "1/ada.original", png())]);
+    let out = import_archive(&archive, &id);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(avatar_bytes(&id, "ada@tiny.example.com"), png());
+}
+
 // ---- refused archives: nothing imported
 
 #[test]
