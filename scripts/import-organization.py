@@ -3,8 +3,9 @@
 
 The archive (the .tar.gz an export writes, or its unpacked folder) is read here and sent
 through the server administrator's routes in steps that each fit a Worker request: the
-organization's tables, then the messages in chunks, then the uploads and custom emoji one
-file each, then "finish", which opens the organization. Until then nobody can sign in.
+organization's tables, then the messages in chunks, then the uploads, custom emoji, avatars
+and the organization's icon and logos one file each, then "finish", which opens the
+organization. Until then nobody can sign in.
 
 Every step is harmless to send twice, and the steps done are kept in a progress file, so
 running the same command again after an interruption resumes where it stopped. An archive
@@ -212,6 +213,62 @@ def file_records(archive, folder):
     return records
 
 
+def image_candidates(records, owner):
+    """Each owner's files (`owner(record)`; None: not an image to import), best first: the
+    image as uploaded (`.original`), then the one Zulip served."""
+    candidates = {}
+    for record in records:
+        key = owner(record) if isinstance(record, dict) else None
+        if key is not None:
+            candidates.setdefault(key, []).append(record)
+    for files in candidates.values():
+        files.sort(key=lambda r: not (r.get("s3_path") or r.get("path") or "").endswith(".original"))
+    return candidates
+
+
+def realm_image_name(record):
+    """Which of the organization's images a `realm_icons/` file is: icon, logo or night_logo."""
+    name = posixpath.basename(record.get("path") or "").split(".")[0]
+    return name if name in ("icon", "logo", "night_logo") else None
+
+
+def send_image(archive, server, url, folder, fields, candidates):
+    """Sends the first of an owner's files the server can show (an `.original` may be a
+    type it does not serve, such as HEIC; Zulip's served `.png` then stands in)."""
+    for number, record in enumerate(candidates, 1):
+        path = record.get("path") or ""
+        data = archive.read(posixpath.join(folder, path))
+        if data is None:
+            raise Refused(f"Invalid archive: the image '{folder}/{path}' is missing")
+        try:
+            server.call("POST", url, {**fields, "path": path}, (posixpath.basename(path), data))
+            return
+        except Refused as err:
+            if number == len(candidates) or "is not an image this server can show" not in str(err):
+                raise
+
+
+def send_images(archive, server, base, realm, progress):
+    """The users' uploaded avatars, then the organization's uploaded icon and logos (those
+    realm.json says are uploaded, `U`: Zulip keeps replaced files beside them). Avatars of
+    users outside zerver_userprofile (Zulip's system bots, in zerver_userprofile_crossrealm)
+    stay behind."""
+    users = {u.get("id") for u in realm.get("zerver_userprofile", [])}
+    avatars = image_candidates(file_records(archive, "avatars"), lambda r: r.get("user_profile_id"))
+    for user_id, candidates in sorted(avatars.items(), key=lambda item: str(item[0])):
+        step = f"avatar:{user_id}"
+        if user_id in users and step not in progress.done:
+            send_image(archive, server, f"{base}/avatars", "avatars", {"user_profile_id": user_id}, candidates)
+            progress.mark(step)
+    realm_row = (realm.get("zerver_realm") or [{}])[0]
+    images = image_candidates(file_records(archive, "realm_icons"), realm_image_name)
+    for name, candidates in sorted(images.items()):
+        step = f"realm_icon:{name}"
+        if realm_row.get(f"{name}_source") == "U" and step not in progress.done:
+            send_image(archive, server, f"{base}/realm_icons", "realm_icons", {}, candidates)
+            progress.mark(step)
+
+
 def run(archive, server, string_id, progress):
     realm_text = archive.read("realm.json")
     if realm_text is None:
@@ -244,6 +301,7 @@ def run(archive, server, string_id, progress):
                 raise Refused(f"Invalid archive: the emoji image '{file_name}' is missing")
             server.call("POST", f"{base}/emoji", {"file_name": file_name}, (file_name, data))
             progress.mark(step)
+    send_images(archive, server, base, realm, progress)
     return server.call("POST", f"{base}/finish")
 
 

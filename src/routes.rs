@@ -7,6 +7,7 @@ use std::pin::Pin;
 
 use worker::{Context, Env, Method, Request, Response};
 
+use crate::api::server_admin::ImportFile;
 use crate::api::{
     alert_words, avatars, bot_storage, bots, channel_folders, channels, default_channels, dev, dev_bench, drafts, events, health, invites,
     jwt_login, linkifiers, login, message_edit, message_flags, messages, muted_users, navigation_views, presence, profile_fields, push,
@@ -278,8 +279,12 @@ fn route<'a>(ctx: &'a RequestContext, method: Method, path: &'a [&'a str]) -> Op
         }
         (Post, ["server_admin", "imports"]) => h(server_admin::start_import(ctx)),
         (Post, ["server_admin", "imports", string_id, "messages"]) => h(server_admin::import_messages(ctx, string_id)),
-        (Post, ["server_admin", "imports", string_id, "uploads"]) => h(server_admin::import_file(ctx, string_id, false)),
-        (Post, ["server_admin", "imports", string_id, "emoji"]) => h(server_admin::import_file(ctx, string_id, true)),
+        (Post, ["server_admin", "imports", string_id, "uploads"]) => h(server_admin::import_file(ctx, string_id, ImportFile::Upload)),
+        (Post, ["server_admin", "imports", string_id, "emoji"]) => h(server_admin::import_file(ctx, string_id, ImportFile::Emoji)),
+        (Post, ["server_admin", "imports", string_id, "avatars"]) => h(server_admin::import_file(ctx, string_id, ImportFile::Avatar)),
+        (Post, ["server_admin", "imports", string_id, "realm_icons"]) => {
+            h(server_admin::import_file(ctx, string_id, ImportFile::RealmImage))
+        }
         (Post, ["server_admin", "imports", string_id, "finish"]) => h(server_admin::finish_import(ctx, string_id)),
         (Delete, ["server_admin", "imports", string_id]) => h(server_admin::remove_import(ctx, string_id)),
         // Development only: measurements (`api::dev_bench`).

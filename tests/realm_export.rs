@@ -11,8 +11,8 @@ use std::io::Read;
 
 use common::*;
 use event_support::*;
-use serde_json::Value;
-use upload_support::{download, upload};
+use serde_json::{json, Value};
+use upload_support::{download, upload, upload_files_to};
 
 const PASSWORD: &str = "export-test-password-8121";
 
@@ -175,6 +175,69 @@ fn the_archive_follows_zulips_export_layout() {
     assert_eq!(files[&format!("uploads/{path_id}")], b"exported bytes");
     assert_eq!(json_file(&files, "avatars/records.json"), serde_json::json!([]));
     assert!(json_file(&files, "emoji/records.json").is_array());
+    assert_eq!(json_file(&files, "realm_icons/records.json"), serde_json::json!([]));
+}
+
+/// The records of `folder/records.json` by path, each file's bytes checked beside it.
+fn image_records(files: &BTreeMap<String, Vec<u8>>, folder: &str, bytes: &[u8]) -> BTreeMap<String, Value> {
+    let records = json_file(files, &format!("{folder}/records.json"));
+    let mut by_path = BTreeMap::new();
+    for record in records.as_array().unwrap() {
+        let path = record["path"].as_str().unwrap().to_string();
+        assert_eq!(record["s3_path"], path.as_str(), "{record}");
+        assert_eq!(files.get(&format!("{folder}/{path}")).map(Vec::as_slice), Some(bytes), "{folder}/{path}");
+        by_path.insert(path, record.clone());
+    }
+    by_path
+}
+
+#[test]
+fn an_uploaded_avatar_is_exported_in_zulips_avatar_layout() {
+    let (owner, member) = fresh_organization();
+    let bytes = upload_support::png();
+    upload_files_to(&member, "/users/me/avatar", &[("file", "me.png", &bytes)]).success();
+    let files = unpack(&owner, &finished_export(&owner, "1"));
+
+    let realm = json_file(&files, "realm.json");
+    let users = realm["zerver_userprofile"].as_array().unwrap();
+    let row = users.iter().find(|u| u["id"] == member.user_id).unwrap();
+    assert_eq!((row["avatar_source"].as_str(), row.get("avatar_file")), (Some("U"), None), "{row}");
+    let realm_id = realm["zerver_realm"][0]["id"].as_i64().unwrap();
+    // Both files of Zulip's layout, `<realm_id>/<hash>.original` and `.png`, hold the image.
+    let records = image_records(&files, "avatars", &bytes);
+    let paths: Vec<&String> = records.keys().collect();
+    assert_eq!(paths.len(), 2, "{records:?}");
+    let base = paths[0].strip_suffix(".original").expect("an .original file");
+    assert_eq!(paths[1], &format!("{base}.png"));
+    assert!(base.starts_with(&format!("{realm_id}/")), "{base}");
+    for record in records.values() {
+        assert_eq!(record["user_profile_id"], member.user_id);
+        assert_eq!(record["user_profile_email"], row["email"]);
+        assert_eq!(record["realm_id"], realm_id);
+        assert_eq!(record["content_type"], "image/png");
+        assert_eq!(record["size"], bytes.len());
+        assert!(record["last_modified"].is_f64(), "{record}");
+    }
+}
+
+#[test]
+fn the_organizations_icon_and_logo_are_exported_in_zulips_realm_icons_layout() {
+    let (owner, _member) = fresh_organization();
+    let bytes = upload_support::png();
+    upload_files_to(&owner, "/realm/icon", &[("file", "icon.png", &bytes)]).success();
+    upload_files_to(&owner, "/realm/logo?night=false", &[("file", "logo.png", &bytes)]).success();
+    let files = unpack(&owner, &finished_export(&owner, "1"));
+
+    let realm = json_file(&files, "realm.json")["zerver_realm"][0].clone();
+    let sources = [&realm["icon_source"], &realm["logo_source"], &realm["night_logo_source"]];
+    assert_eq!(sources, [&json!("U"), &json!("U"), &json!("D")], "{realm}");
+    assert_eq!(realm["icon_version"], 2, "{realm}");
+    let realm_id = realm["id"].as_i64().unwrap();
+    let records = image_records(&files, "realm_icons", &bytes);
+    let expected: Vec<String> =
+        ["icon.original", "icon.png", "logo.original", "logo.png"].iter().map(|f| format!("{realm_id}/{f}")).collect();
+    assert_eq!(records.keys().cloned().collect::<Vec<_>>(), expected);
+    assert!(records.values().all(|r| r["realm_id"] == realm_id && r["content_type"] == "image/png"), "{records:?}");
 }
 
 #[test]

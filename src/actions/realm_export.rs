@@ -13,12 +13,14 @@ use serde_json::Value;
 use worker::{D1Database, Env};
 
 use crate::actions::notify_users;
-use crate::actions::uploads::{delete_object, get_object, put_object};
+use crate::actions::uploads::{delete_object, get_object, get_stored_object, put_object};
 use crate::db::realm_export_data::{self, Row};
 use crate::db::realm_exports::{self, RealmExportRow};
 use crate::db::users::{self, UserIdRow, UserRow};
 use crate::domain::realm_emoji::storage_key as emoji_storage_key;
 use crate::domain::realm_export::{self as rules, Archive, Selection};
+use crate::domain::realm_icon::storage_key as realm_image_storage_key;
+use crate::domain::users::avatar_storage_key;
 use crate::error::{ApiError, ApiResult};
 use crate::event_types::Event;
 
@@ -121,7 +123,10 @@ async fn build_archive(db: &D1Database, env: &Env, row: &RealmExportRow) -> ApiR
     archive.add_json("attachment.json", &attachment_json)?;
     write_uploads(env, &mut archive, &kept).await?;
     write_emoji(env, &mut archive, &tables.realm_emoji).await?;
-    archive.add_json("avatars/records.json", &Value::Array(Vec::new()))?;
+    write_avatars(env, &mut archive, &tables.users).await?;
+    if let Some(realm) = tables.realm.first() {
+        write_realm_icons(env, &mut archive, row.realm_id, realm).await?;
+    }
     archive.add_json("realm.json", &rules::realm_file(tables, &selection, reactions, &clients))?;
 
     let key = rules::storage_key(row.realm_id, &token);
@@ -195,6 +200,60 @@ async fn write_emoji(env: &Env, archive: &mut Archive, emoji: &[Row]) -> ApiResu
         records.push(rules::emoji_record(e, &path));
     }
     archive.add_json("emoji/records.json", &Value::Array(records))
+}
+
+/// Adds one stored image at both of its archive paths under `folder/` (as uploaded and as
+/// served, [`rules::image_paths`]); answers each file's record made by `record`. An image
+/// missing from R2 is left out.
+async fn add_image(
+    env: &Env,
+    archive: &mut Archive,
+    folder: &str,
+    key: &str,
+    base: &str,
+    record: impl Fn(&rules::ImageFile) -> Value,
+) -> ApiResult<Vec<Value>> {
+    let Some(stored) = get_stored_object(env, key).await? else { return Ok(Vec::new()) };
+    let content_type = stored.content_type.as_deref().unwrap_or("application/octet-stream");
+    let mut records = Vec::new();
+    for (path, original) in rules::image_paths(base) {
+        archive.add(&format!("{folder}/{path}"), &stored.bytes)?;
+        let last_modified = stored.uploaded_ms as f64 / 1000.0;
+        records.push(record(&rules::ImageFile { path: &path, original, content_type, size: stored.bytes.len(), last_modified }));
+    }
+    Ok(records)
+}
+
+/// `avatars/records.json` and the uploaded avatars at `avatars/<realm_id>/<hash>.original`
+/// and `.png`, as Zulip's export writes them (Gravatar avatars have no file).
+async fn write_avatars(env: &Env, archive: &mut Archive, users: &[Row]) -> ApiResult<()> {
+    let mut records = Vec::new();
+    for user in users {
+        let (Some(realm_id), Some(user_id), Some(file)) = (
+            user.get("realm").and_then(Value::as_i64),
+            user.get("id").and_then(Value::as_i64),
+            user.get("avatar_file").and_then(Value::as_str),
+        ) else {
+            continue;
+        };
+        let version = user.get("avatar_version").and_then(Value::as_i64).unwrap_or(1);
+        let base = rules::avatar_base_path(realm_id, user_id, version);
+        let key = avatar_storage_key(realm_id, file);
+        records.extend(add_image(env, archive, "avatars", &key, &base, |f| rules::avatar_record(user, f)).await?);
+    }
+    archive.add_json("avatars/records.json", &Value::Array(records))
+}
+
+/// `realm_icons/records.json` and the organization's uploaded icon and logos at
+/// `realm_icons/<realm_id>/icon.original`, `icon.png`, `logo.*`, `night_logo.*`.
+async fn write_realm_icons(env: &Env, archive: &mut Archive, realm_id: i64, realm: &Row) -> ApiResult<()> {
+    let mut records = Vec::new();
+    for (image, file) in rules::uploaded_realm_images(realm) {
+        let key = realm_image_storage_key(realm_id, &file);
+        let base = format!("{realm_id}/{image}");
+        records.extend(add_image(env, archive, "realm_icons", &key, &base, |f| rules::realm_image_record(realm_id, f)).await?);
+    }
+    archive.add_json("realm_icons/records.json", &Value::Array(records))
 }
 
 /// Sends `realm_export` with every export of the organization to its administrators.

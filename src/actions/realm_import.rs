@@ -1,18 +1,21 @@
 //! Importing an organization from a Zulip export archive, in steps the operator's script
 //! (`scripts/import-organization.py`) sends one request each: start (the organization,
 //! deactivated, with every table of `realm.json` and `attachment.json`), message chunks,
-//! upload and emoji files, then finish, which opens the organization. Until then every
-//! sign-in answers `REALM_DEACTIVATED`; an unfinished import can be removed and started
-//! again. Each step is one atomic batch and idempotent, so a step sent twice is harmless.
+//! upload, emoji, avatar and organization-image files, then finish, which opens the
+//! organization. Until then every sign-in answers `REALM_DEACTIVATED`; an unfinished import
+//! can be removed and started again. Each step is one atomic batch and idempotent, so a step sent twice is harmless.
 
 use worker::{D1Database, D1PreparedStatement, Env};
 
 use crate::actions::uploads::{delete_object, put_object};
 use crate::db::realm_imports::{self, ImportRow, Kind, Link, MappedId};
+use crate::db::realms::RealmImagesRow;
 use crate::db::{self, organizations, realms};
 use crate::domain::organizations::{check_realm_name, check_subdomain};
 use crate::domain::realm_emoji::storage_key as emoji_storage_key;
+use crate::domain::realm_icon::{storage_key as realm_image_storage_key, RealmImage};
 use crate::domain::realm_import::{self as rules, IdMaps, Rows};
+use crate::domain::users::avatar_storage_key;
 use crate::error::{ApiError, ApiResult};
 use crate::platform::directory;
 
@@ -48,6 +51,7 @@ pub async fn do_start_import(env: &Env, start: &ImportStart<'_>) -> ApiResult<i6
     batch.push(realm_imports::start_stmt(db, realm_id, old_realm_id, db::now())?);
     let retention = archive.message_retention_days;
     batch.push(realm_imports::realm_details_stmt(db, realm_id, &description, date_created, retention)?);
+    batch.push(realm_imports::realm_image_versions_stmt(db, realm_id, archive.image_versions)?);
     for rows in archive.into_rows(realm_id)? {
         batch.extend(rows_stmts(db, realm_id, rows)?);
     }
@@ -132,6 +136,36 @@ pub async fn do_import_emoji(env: &Env, string_id: &str, file_name: &str, bytes:
     put_object(env, &emoji_storage_key(import.realm_id, file_name), bytes, &emoji.content_type).await
 }
 
+/// Stores a user's uploaded avatar (a file of `avatars/`, `path` naming it in errors) and
+/// makes it theirs: `user_profile_id` is the archive's id of a user the import holds.
+pub async fn do_import_avatar(env: &Env, string_id: &str, user_profile_id: i64, path: &str, bytes: &[u8]) -> ApiResult<()> {
+    let (db, import) = import_of(env, string_id).await?;
+    let user_id = realm_imports::mapped_id(&db, import.realm_id, Kind::User, user_profile_id).await?.ok_or_else(|| {
+        rules::invalid_archive(format!("the avatar '{path}' belongs to user {user_profile_id}, who is not in the archive"))
+    })?;
+    let (content_type, file_name) = rules::imported_image(&format!("the avatar '{path}'"), bytes)?;
+    put_object(env, &avatar_storage_key(import.realm_id, &file_name), bytes, content_type).await?;
+    db::run_batch(&db, vec![realm_imports::set_avatar_stmt(&db, import.realm_id, user_id, &file_name)?]).await?;
+    Ok(())
+}
+
+/// Stores the organization's uploaded icon, logo or night logo (a file of `realm_icons/`,
+/// which one told by its name: `icon.original`, `logo.png`, ...).
+pub async fn do_import_realm_image(env: &Env, string_id: &str, path: &str, bytes: &[u8]) -> ApiResult<()> {
+    let image =
+        rules::realm_image_of(path).ok_or_else(|| rules::invalid_archive(format!("'{path}' is not the organization's icon or logo")))?;
+    let (db, import) = import_of(env, string_id).await?;
+    let (content_type, file_name) = rules::imported_image(&format!("the organization image '{path}'"), bytes)?;
+    put_object(env, &realm_image_storage_key(import.realm_id, &file_name), bytes, content_type).await?;
+    let set = match image {
+        RealmImage::Icon => realm_imports::set_icon_stmt(&db, import.realm_id, &file_name)?,
+        RealmImage::Logo { night: false } => realm_imports::set_logo_stmt(&db, import.realm_id, &file_name)?,
+        RealmImage::Logo { night: true } => realm_imports::set_night_logo_stmt(&db, import.realm_id, &file_name)?,
+    };
+    db::run_batch(&db, vec![set]).await?;
+    Ok(())
+}
+
 /// Opens the imported organization. Answers its id.
 pub async fn do_finish_import(env: &Env, string_id: &str) -> ApiResult<i64> {
     let (db, import) = import_of(env, string_id).await?;
@@ -148,6 +182,14 @@ pub async fn do_remove_import(env: &Env, string_id: &str) -> ApiResult<()> {
     }
     for emoji in realm_imports::stored_emoji(&db, import.realm_id).await? {
         delete_object(env, &emoji_storage_key(import.realm_id, &emoji.file_name)).await?;
+    }
+    for avatar in realm_imports::stored_avatars(&db, import.realm_id).await? {
+        delete_object(env, &avatar_storage_key(import.realm_id, &avatar.avatar_file)).await?;
+    }
+    if let Some(images) = db::first::<RealmImagesRow>(realms::images_stmt(&db, import.realm_id)?).await? {
+        for file in [images.icon_file, images.logo_file, images.night_logo_file].into_iter().flatten() {
+            delete_object(env, &realm_image_storage_key(import.realm_id, &file)).await?;
+        }
     }
     db::run_batch(&db, realm_imports::remove_stmts(&db, import.realm_id)?).await?;
     Ok(())

@@ -121,6 +121,26 @@ pub async fn get_object(env: &Env, key: &str) -> ApiResult<Option<(Vec<u8>, Opti
     Ok(Some((bytes, content_type)))
 }
 
+/// An R2 object with what an export records of it.
+pub struct StoredObject {
+    pub bytes: Vec<u8>,
+    pub content_type: Option<String>,
+    /// When it was stored, UNIX milliseconds.
+    pub uploaded_ms: u64,
+}
+
+/// [`get_object`] with the time the object was stored.
+pub async fn get_stored_object(env: &Env, key: &str) -> ApiResult<Option<StoredObject>> {
+    let Some(object) = env.bucket(BUCKET)?.get(key.to_string()).execute().await? else { return Ok(None) };
+    let content_type = object.http_metadata().content_type;
+    let uploaded_ms = object.uploaded().as_millis();
+    let bytes = match object.body() {
+        Some(body) => body.bytes().await?,
+        None => Vec::new(),
+    };
+    Ok(Some(StoredObject { bytes, content_type, uploaded_ms }))
+}
+
 async fn send_to_owner(env: &Env, me: &UserRow, event: &Event) {
     let users = [EventUser::plain(me.id)];
     events::send_event(env, me.realm_id, event, &users).await;

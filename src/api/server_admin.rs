@@ -111,18 +111,35 @@ pub async fn import_messages(ctx: &RequestContext, string_id: &str) -> ApiResult
     Ok(Reply::json(json!({ "messages": count })))
 }
 
-/// # `POST /server_admin/imports/{string_id}/uploads` and `.../emoji`
-/// The server operator only. Multipart: one file, with `path_id` (the upload's path in the
-/// archive) or `file_name` (the custom emoji's).
-pub async fn import_file(ctx: &RequestContext, string_id: &str, emoji: bool) -> ApiResult<Reply> {
+/// The archive's files an import takes one request each.
+#[derive(Clone, Copy)]
+pub enum ImportFile {
+    /// `uploads/`: with `path_id`, the upload's path in the archive.
+    Upload,
+    /// `emoji/`: with `file_name`, the custom emoji's.
+    Emoji,
+    /// `avatars/`: with `user_profile_id` (the archive's user) and `path`.
+    Avatar,
+    /// `realm_icons/`: with `path` (`<realm_id>/icon.original`, `.../logo.png`, ...).
+    RealmImage,
+}
+
+/// # `POST /server_admin/imports/{string_id}/uploads`, `.../emoji`, `.../avatars` and `.../realm_icons`
+/// The server operator only. Multipart: one file, with the fields of [`ImportFile`]. An
+/// avatar or organization image must be an image type this server shows (PNG, GIF, JPEG,
+/// WebP, AVIF), else the archive is refused.
+pub async fn import_file(ctx: &RequestContext, string_id: &str, kind: ImportFile) -> ApiResult<Reply> {
     require_server_admin(ctx)?;
     let file = ctx.files.first().ok_or_else(|| ApiError::bad_request("You must specify a file to upload"))?;
-    if emoji {
-        let file_name = ctx.params.required_str("file_name")?;
-        realm_import::do_import_emoji(&ctx.env, string_id, &file_name, &file.bytes).await?;
-    } else {
-        let path_id = ctx.params.required_str("path_id")?;
-        realm_import::do_import_upload(&ctx.env, string_id, &path_id, &file.bytes).await?;
+    let p = &ctx.params;
+    match kind {
+        ImportFile::Upload => realm_import::do_import_upload(&ctx.env, string_id, &p.required_str("path_id")?, &file.bytes).await?,
+        ImportFile::Emoji => realm_import::do_import_emoji(&ctx.env, string_id, &p.required_str("file_name")?, &file.bytes).await?,
+        ImportFile::Avatar => {
+            let user = p.required_int("user_profile_id")?;
+            realm_import::do_import_avatar(&ctx.env, string_id, user, &p.required_str("path")?, &file.bytes).await?
+        }
+        ImportFile::RealmImage => realm_import::do_import_realm_image(&ctx.env, string_id, &p.required_str("path")?, &file.bytes).await?,
     }
     Ok(Reply::ok())
 }

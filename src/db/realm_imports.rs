@@ -124,10 +124,10 @@ pub fn insert_stmt(db: &D1Database, realm_id: i64, kind: Kind, rows_json: &str) 
 fn users_sql() -> String {
     format!(
         "INSERT OR IGNORE INTO users (id, realm_id, email, delivery_email, full_name, role, is_active, is_bot, bot_type, \
-         bot_owner_id, password_hash, timezone, date_joined, email_address_visibility, is_imported_stub) \
+         bot_owner_id, password_hash, timezone, date_joined, email_address_visibility, is_imported_stub, avatar_version) \
          SELECT i.new_id, ?1, {email}, COALESCE({delivery}, {email}), {name}, COALESCE({role}, 400), COALESCE({active}, 1), \
          COALESCE({bot}, 0), {bot_type}, {owner}, NULL, COALESCE({tz}, ''), CAST({joined} AS INTEGER), COALESCE({vis}, 1), \
-         COALESCE({dummy}, 0) {from}",
+         COALESCE({dummy}, 0), MAX(COALESCE({avatar_version}, 1), 1) {from}",
         email = f("email"),
         delivery = f("delivery_email"),
         name = f("full_name"),
@@ -140,6 +140,7 @@ fn users_sql() -> String {
         joined = f("date_joined"),
         vis = f("email_address_visibility"),
         dummy = f("is_mirror_dummy"),
+        avatar_version = f("avatar_version"),
         from = own_id(Kind::User),
     )
 }
@@ -326,6 +327,9 @@ fn reactions_sql() -> String {
     )
 }
 
+/// Zulip's custom profile field type "users" (`domain::profile_fields::USER`).
+const USERS_FIELD_TYPE: i64 = 6;
+
 /// Rows without an id of their own: each names its table, columns and the archive's
 /// fields they come from (mapped through their kinds).
 #[derive(Clone, Copy)]
@@ -371,13 +375,18 @@ pub fn insert_links_stmt(db: &D1Database, realm_id: i64, link: Link, rows_json: 
             join("a", Kind::UserGroup, "supergroup"),
             join("b", Kind::UserGroup, "subgroup")
         ),
+        // A "users" field's value lists user ids: this server's, in the archive's order.
         Link::ProfileFieldValue => format!(
             "INSERT OR IGNORE INTO custom_profile_field_values (user_id, field_id, value, rendered_value) \
-             SELECT u.new_id, p.new_id, {}, {} FROM json_each(?2) j {} {}",
-            f("value"),
+             SELECT u.new_id, p.new_id, CASE (SELECT field_type FROM custom_profile_fields WHERE id = p.new_id) \
+             WHEN {user_field} THEN (SELECT json_group_array(id) FROM (SELECT m.new_id AS id FROM json_each({value}) x \
+             JOIN realm_import_ids m ON m.realm_id = ?1 AND m.kind = 'user' AND m.old_id = x.value ORDER BY x.key)) \
+             ELSE {value} END, {} FROM json_each(?2) j {} {}",
             f("rendered_value"),
             join("u", Kind::User, "user_profile"),
-            join("p", Kind::ProfileField, "field")
+            join("p", Kind::ProfileField, "field"),
+            user_field = USERS_FIELD_TYPE,
+            value = f("value"),
         ),
         Link::DefaultChannel => format!(
             "INSERT OR IGNORE INTO default_channels (realm_id, channel_id) SELECT ?1, c.new_id FROM json_each(?2) j {}",
@@ -449,6 +458,54 @@ pub fn realm_details_stmt(
         date_created,
         message_retention_days
     )
+}
+
+/// The archive's versions of the organization's icon, logo and night logo.
+pub fn realm_image_versions_stmt(db: &D1Database, realm_id: i64, [icon, logo, night_logo]: [i64; 3]) -> Result<D1PreparedStatement> {
+    query!(
+        db,
+        "UPDATE realms SET icon_version = ?2, logo_version = ?3, night_logo_version = ?4 WHERE id = ?1",
+        realm_id,
+        icon,
+        logo,
+        night_logo
+    )
+}
+
+/// This server's id of the archive's `old_id` of `kind`, if the import mapped it.
+pub async fn mapped_id(db: &D1Database, realm_id: i64, kind: Kind, old_id: i64) -> Result<Option<i64>> {
+    #[derive(Deserialize)]
+    struct NewId {
+        new_id: i64,
+    }
+    let row: Option<NewId> = super::first(query!(
+        db,
+        "SELECT new_id FROM realm_import_ids WHERE realm_id = ?1 AND kind = ?2 AND old_id = ?3",
+        realm_id,
+        kind.name(),
+        old_id
+    )?)
+    .await?;
+    Ok(row.map(|r| r.new_id))
+}
+
+/// An imported user's uploaded avatar (its version is the archive's).
+pub fn set_avatar_stmt(db: &D1Database, realm_id: i64, user_id: i64, file_name: &str) -> Result<D1PreparedStatement> {
+    query!(db, "UPDATE users SET avatar_file = ?3 WHERE realm_id = ?1 AND id = ?2", realm_id, user_id, file_name)
+}
+
+/// The imported organization's uploaded icon, logo or night logo (each version is the
+/// archive's).
+pub fn set_icon_stmt(db: &D1Database, realm_id: i64, file_name: &str) -> Result<D1PreparedStatement> {
+    query!(db, "UPDATE realms SET icon_file = ?2 WHERE id = ?1", realm_id, file_name)
+}
+
+pub fn set_logo_stmt(db: &D1Database, realm_id: i64, file_name: &str) -> Result<D1PreparedStatement> {
+    query!(db, "UPDATE realms SET logo_file = ?2 WHERE id = ?1", realm_id, file_name)
+}
+
+pub fn set_night_logo_stmt(db: &D1Database, realm_id: i64, file_name: &str) -> Result<D1PreparedStatement> {
+    query!(db, "UPDATE realms SET night_logo_file = ?2 WHERE id = ?1", realm_id, file_name)
 }
 
 /// The import under way of the organization `string_id`, if any.
@@ -528,6 +585,15 @@ pub struct StoredEmoji {
 
 pub async fn stored_emoji(db: &D1Database, realm_id: i64) -> Result<Vec<StoredEmoji>> {
     super::all(query!(db, "SELECT file_name FROM realm_emoji WHERE realm_id = ?1", realm_id)?).await
+}
+
+#[derive(Deserialize)]
+pub struct StoredAvatar {
+    pub avatar_file: String,
+}
+
+pub async fn stored_avatars(db: &D1Database, realm_id: i64) -> Result<Vec<StoredAvatar>> {
+    super::all(query!(db, "SELECT avatar_file FROM users WHERE realm_id = ?1 AND avatar_file IS NOT NULL", realm_id)?).await
 }
 
 /// Everything an unfinished import wrote, the organization's row last (its references are

@@ -67,6 +67,12 @@ fn sniff(bytes: &[u8]) -> Option<&'static ImageType> {
     ACCEPTED.iter().find(|t| t.content_type == content_type)
 }
 
+/// The content type and file extension of an accepted image type the bytes hold (by their
+/// signature, whatever a file name says): how an imported image is stored.
+pub fn image_type_of(bytes: &[u8]) -> Option<(&'static str, &'static str)> {
+    sniff(bytes).map(|t| (t.content_type, t.extension))
+}
+
 /// Zulip's checks on the uploaded file: its declared (or guessed) type must be an accepted
 /// image type ("Invalid image format"), and the bytes must decode as one ("Could not decode
 /// image; ..."). Answers the content type to store and serve, and the file extension.

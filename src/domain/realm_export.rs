@@ -5,7 +5,7 @@
 //! The archive holds one folder `zulip-export-<token>/` with `realm.json` (the tables as
 //! `zerver_<table>` lists), `messages-000001.json` and on (`zerver_message` and
 //! `zerver_usermessage`, 1000 messages a file), `attachment.json`, and `uploads/`,
-//! `avatars/`, `emoji/`, each with its `records.json` beside the files. Field names are
+//! `avatars/`, `emoji/`, `realm_icons/`, each with its `records.json` beside the files. Field names are
 //! Zulip's; timestamps are UNIX seconds as floats, as Zulip writes them.
 
 use std::collections::BTreeSet;
@@ -307,13 +307,82 @@ pub fn realm_file(tables: RealmTables, selection: &Selection, reactions: Vec<Row
     })
 }
 
-/// The organization as exported: its icon and logos at their defaults, since the archive
-/// does not carry the uploaded images (as it carries no uploaded avatar).
+/// The organization's images: Zulip's name for each, the column naming this server's file,
+/// and Zulip's source when nothing is uploaded (Gravatar's identicon, the default logo).
+pub const REALM_IMAGES: [(&str, &str, &str); 3] =
+    [("icon", "icon_file", "G"), ("logo", "logo_file", "D"), ("night_logo", "night_logo_file", "D")];
+
+/// The organization as exported: each image `U` where one is uploaded (its files are in
+/// `realm_icons/`), else its default, with its version; this server's file names stay out.
 fn realm_row(mut realm: Row) -> Row {
-    realm.insert("icon_source".into(), Value::from("G"));
-    realm.insert("logo_source".into(), Value::from("D"));
-    realm.insert("night_logo_source".into(), Value::from("D"));
+    for (image, column, default) in REALM_IMAGES {
+        let uploaded = realm.remove(column).is_some_and(|f| f.is_string());
+        realm.insert(format!("{image}_source"), Value::from(if uploaded { "U" } else { default }));
+    }
     realm
+}
+
+/// The organization's uploaded images: Zulip's name of each and this server's file.
+pub fn uploaded_realm_images(realm: &Row) -> Vec<(&'static str, String)> {
+    REALM_IMAGES.iter().filter_map(|(image, column, _)| Some((*image, realm.get(*column)?.as_str()?.to_string()))).collect()
+}
+
+/// The archive paths of an uploaded image, as Zulip's export writes them from its local
+/// storage: the image as uploaded (`.original`) and the one served (`.png`). This server
+/// stores and serves images as uploaded, so both hold the same bytes; Zulip's importer
+/// makes its own thumbnails from the `.original`.
+pub fn image_paths(base: &str) -> [(String, bool); 2] {
+    [(format!("{base}.original"), true), (format!("{base}.png"), false)]
+}
+
+/// Where an uploaded avatar sits in `avatars/`: `<realm_id>/<hash>`, like Zulip's
+/// `user_avatar_path_from_ids` (its importer computes its own path, so the hash only needs
+/// to be stable).
+pub fn avatar_base_path(realm_id: i64, user_id: i64, avatar_version: i64) -> String {
+    let hash = crate::secrets::sha256_hex(format!("{user_id}:{avatar_version}").as_bytes());
+    format!("{realm_id}/{}", &hash[..40])
+}
+
+/// The stored facts of one exported image file.
+pub struct ImageFile<'a> {
+    pub path: &'a str,
+    pub original: bool,
+    pub content_type: &'a str,
+    pub size: usize,
+    /// When it was stored, UNIX seconds.
+    pub last_modified: f64,
+}
+
+/// `avatars/records.json`'s entry of one avatar file of `user`. On the `.original`,
+/// `importer_should_thumbnail` asks Zulip's importer to make the small avatar from it (the
+/// `.png` here is the image as uploaded, not resized).
+pub fn avatar_record(user: &Row, file: &ImageFile) -> Value {
+    let mut record = json!({
+        "realm_id": user.get("realm"),
+        "user_profile_id": user.get("id"),
+        "user_profile_email": user.get("email"),
+        "path": file.path,
+        "s3_path": file.path,
+        "size": file.size,
+        "last_modified": file.last_modified,
+        "content_type": file.content_type,
+    });
+    if file.original {
+        record["importer_should_thumbnail"] = Value::Bool(true);
+    }
+    record
+}
+
+/// `realm_icons/records.json`'s entry of one file of the organization's images.
+pub fn realm_image_record(realm_id: i64, file: &ImageFile) -> Value {
+    json!({
+        "realm_id": realm_id,
+        "path": file.path,
+        "s3_path": file.path,
+        "size": file.size,
+        "last_modified": file.last_modified,
+        "content_type": file.content_type,
+    })
 }
 
 /// A user as Zulip exports one: the settings as fields of the row; no password or API key
@@ -327,7 +396,9 @@ fn user_row(mut user: Row) -> Value {
         }
     }
     user.entry("allow_private_data_export").or_insert(Value::Bool(false));
-    user.insert("avatar_source".into(), Value::from("G"));
+    // `U`: its files are in `avatars/`.
+    let uploaded = user.remove("avatar_file").is_some_and(|f| f.is_string());
+    user.insert("avatar_source".into(), Value::from(if uploaded { "U" } else { "G" }));
     zulip_row(user)
 }
 

@@ -8,7 +8,9 @@ use std::collections::{BTreeSet, HashMap};
 use serde_json::{json, Map, Value};
 
 use crate::db::realm_imports::{Kind, Link};
+use crate::domain::profile_fields::USER as USER_FIELD;
 use crate::domain::realm_export::safe_member_path;
+use crate::domain::realm_icon::RealmImage;
 use crate::error::{ApiError, ApiResult};
 use crate::model::message_flags;
 
@@ -38,6 +40,8 @@ pub struct RealmArchive {
     pub date_created: i64,
     /// Days messages are kept (Zulip's null and -1: forever).
     pub message_retention_days: i64,
+    /// `icon_version`, `logo_version`, `night_logo_version` (1 where absent).
+    pub image_versions: [i64; 3],
     tables: Map<String, Value>,
     attachments: Vec<Value>,
 }
@@ -160,6 +164,7 @@ pub fn check_archive(realm_json: &str, attachment_json: &str) -> ApiResult<Realm
     check_refs("zerver_groupgroupmembership", subgroups, &[("supergroup", &groups, false), ("subgroup", &groups, false)])?;
     let values = rows(&tables, "zerver_customprofilefieldvalue")?;
     check_refs("zerver_customprofilefieldvalue", values, &[("field", &fields, false), ("user_profile", &users, false)])?;
+    check_user_lists(rows(&tables, "zerver_customprofilefield")?, values, &users)?;
     check_refs("zerver_realmemoji", rows(&tables, "zerver_realmemoji")?, &[("author", &users, true)])?;
     check_refs("zerver_usertopic", rows(&tables, "zerver_usertopic")?, &[("user_profile", &users, false), ("stream", &channels, false)])?;
     check_refs("zerver_defaultstream", rows(&tables, "zerver_defaultstream")?, &[("stream", &channels, false)])?;
@@ -172,9 +177,26 @@ pub fn check_archive(realm_json: &str, attachment_json: &str) -> ApiResult<Realm
         description: realm.get("description").and_then(Value::as_str).unwrap_or("").to_string(),
         date_created: realm.get("date_created").and_then(Value::as_f64).unwrap_or(0.0) as i64,
         message_retention_days: realm.get("message_retention_days").and_then(Value::as_i64).filter(|d| *d > 0).unwrap_or(-1),
+        image_versions: ["icon_version", "logo_version", "night_logo_version"].map(|f| int(realm, f).filter(|v| *v > 0).unwrap_or(1)),
         tables,
         attachments,
     })
+}
+
+/// The values of "users" profile fields (a JSON list of user ids) name users of the archive.
+fn check_user_lists(fields: &[Value], values: &[Value], users: &BTreeSet<i64>) -> ApiResult<()> {
+    let user_fields: BTreeSet<i64> =
+        fields.iter().filter(|f| int(f, "field_type") == Some(USER_FIELD)).filter_map(|f| int(f, "id")).collect();
+    for v in values.iter().filter(|v| int(v, "field").is_some_and(|f| user_fields.contains(&f))) {
+        let text = v.get("value").and_then(Value::as_str).unwrap_or("");
+        let ids: Vec<i64> = serde_json::from_str(text).map_err(|_| {
+            invalid_archive(format!("zerver_customprofilefieldvalue holds '{text}' for a users field, not a list of user ids"))
+        })?;
+        if let Some(id) = ids.iter().find(|id| !users.contains(id)) {
+            return Err(invalid_archive(format!("zerver_customprofilefieldvalue refers to user {id}, which is not in the archive")));
+        }
+    }
+    Ok(())
 }
 
 /// Upload paths stay inside the uploads folder; emoji file names are plain names.
@@ -203,6 +225,28 @@ pub fn safe_upload_path(path: &str) -> bool {
 pub fn new_upload_path(old_path: &str, realm_id: i64) -> String {
     let rest = old_path.split_once('/').map_or(old_path, |(_, rest)| rest);
     format!("{realm_id}/{rest}")
+}
+
+/// Which of the organization's images a file of `realm_icons/` is, by its name
+/// (`icon.original`, `logo.png`, `night_logo.png`, ...).
+pub fn realm_image_of(path: &str) -> Option<RealmImage> {
+    let name = path.rsplit('/').next().unwrap_or(path);
+    match name.split('.').next().unwrap_or(name) {
+        "icon" => Some(RealmImage::Icon),
+        "logo" => Some(RealmImage::Logo { night: false }),
+        "night_logo" => Some(RealmImage::Logo { night: true }),
+        _ => None,
+    }
+}
+
+/// An imported image's content type and the file name it is stored under: the type its
+/// bytes hold (an image type this server serves, or the archive is refused) and a name
+/// made from the bytes, so a file sent twice lands on the same object.
+pub fn imported_image(what: &str, bytes: &[u8]) -> ApiResult<(&'static str, String)> {
+    let (content_type, extension) = crate::domain::realm_emoji::image_type_of(bytes)
+        .ok_or_else(|| invalid_archive(format!("{what} is not an image this server can show")))?;
+    let hash = crate::secrets::sha256_hex(bytes);
+    Ok((content_type, format!("imported-{}.{extension}", &hash[..32])))
 }
 
 impl RealmArchive {
@@ -393,10 +437,50 @@ fn rewrite_message(m: &Value, maps: &IdMaps, old_realm_id: i64, realm_id: i64) -
     if !m.get("sending_client").is_some_and(Value::is_string) {
         m["sending_client"] = json!("Zulip import");
     }
-    if let Some(history) = m.get("edit_history").filter(|h| !h.is_string() && !h.is_null()).cloned() {
-        m["edit_history"] = json!(history.to_string());
+    if let Some(history) = m.get("edit_history").and_then(|h| rewrite_edit_history(h, maps, (&old_uploads, &new_uploads))) {
+        m["edit_history"] = json!(history);
     }
     Ok(m)
+}
+
+/// A message's edit history (JSON text, as Zulip exports it, or a list) naming this
+/// server's ids: each editor (`user_id`; one the archive does not hold becomes null, as
+/// Zulip's unknown editors are), each move's channels (`prev_stream`, `stream`; a move
+/// from or to a channel the archive does not hold loses both), and the uploads and
+/// mentions of earlier versions. Answers the history as JSON text (`None`: none).
+fn rewrite_edit_history(history: &Value, maps: &IdMaps, (old_uploads, new_uploads): (&str, &str)) -> Option<String> {
+    let entries = match history {
+        Value::String(text) => serde_json::from_str::<Value>(text).unwrap_or_else(|_| history.clone()),
+        Value::Null => return None,
+        other => other.clone(),
+    };
+    let Value::Array(mut entries) = entries else { return Some(entries.to_string()) };
+    let (user, channel) = (known(maps, Kind::User), known(maps, Kind::Channel));
+    for entry in entries.iter_mut().filter_map(Value::as_object_mut) {
+        if let Some(old) = entry.get("user_id").filter(|v| !v.is_null()) {
+            let new = user(old.as_i64()).map_or(Value::Null, Value::from);
+            entry.insert("user_id".into(), new);
+        }
+        if entry.contains_key("prev_stream") || entry.contains_key("stream") {
+            match (channel(entry.get("prev_stream").and_then(Value::as_i64)), channel(entry.get("stream").and_then(Value::as_i64))) {
+                (Some(prev), Some(to)) => {
+                    entry.insert("prev_stream".into(), Value::from(prev));
+                    entry.insert("stream".into(), Value::from(to));
+                }
+                _ => {
+                    entry.remove("prev_stream");
+                    entry.remove("stream");
+                }
+            }
+        }
+        if let Some(Value::String(content)) = entry.get_mut("prev_content") {
+            *content = content.replace(old_uploads, new_uploads);
+        }
+        if let Some(Value::String(html)) = entry.get_mut("prev_rendered_content") {
+            *html = rewrite_ids(&html.replace(old_uploads, new_uploads), maps);
+        }
+    }
+    Some(Value::Array(entries).to_string())
 }
 
 /// The ids in rendered HTML that name users, channels and groups (mentions and links).
@@ -474,6 +558,46 @@ mod tests {
         let mut maps = IdMaps::new();
         maps.insert("user".into(), HashMap::from([(5, 50)]));
         assert_eq!(rewrite_ids(r#"<span data-user-id="5">@A</span>"#, &maps), r#"<span data-user-id="50">@A</span>"#);
+    }
+
+    #[test]
+    fn edit_history_names_the_new_editor_and_channels() {
+        let mut maps = IdMaps::new();
+        maps.insert("user".into(), HashMap::from([(5, 50)]));
+        maps.insert("channel".into(), HashMap::from([(3, 30), (4, 40)]));
+        let history = json!(json!([
+            { "user_id": 5, "timestamp": 1, "prev_stream": 3, "stream": 4 },
+            { "user_id": 9, "timestamp": 2, "prev_stream": 8, "stream": 3, "prev_topic": "a", "topic": "b" },
+        ])
+        .to_string());
+        let got: Value =
+            serde_json::from_str(&rewrite_edit_history(&history, &maps, ("/user_uploads/1/", "/user_uploads/2/")).unwrap()).unwrap();
+        assert_eq!(
+            got,
+            json!([
+                { "user_id": 50, "timestamp": 1, "prev_stream": 30, "stream": 40 },
+                { "user_id": null, "timestamp": 2, "prev_topic": "a", "topic": "b" },
+            ])
+        );
+    }
+
+    #[test]
+    fn a_users_profile_value_must_name_users_of_the_archive() {
+        let fields = json!({ "zerver_customprofilefield": [{ "id": 2, "name": "Mentor", "field_type": 6 }] });
+        let mut extra = fields.clone();
+        extra["zerver_customprofilefieldvalue"] = json!([{ "id": 1, "field": 2, "user_profile": 1, "value": "[1]" }]);
+        assert!(check_archive(&realm(extra.clone()), "{}").is_ok());
+        extra["zerver_customprofilefieldvalue"][0]["value"] = json!("[1, 77]");
+        let err = check_archive(&realm(extra), "{}").err().unwrap();
+        assert!(err.msg.contains("refers to user 77"), "{}", err.msg);
+    }
+
+    #[test]
+    fn realm_icon_files_are_known_by_their_names() {
+        assert_eq!(realm_image_of("7/icon.original"), Some(RealmImage::Icon));
+        assert_eq!(realm_image_of("7/realm/night_logo.png"), Some(RealmImage::Logo { night: true }));
+        assert_eq!(realm_image_of("7/logo.png"), Some(RealmImage::Logo { night: false }));
+        assert_eq!(realm_image_of("7/favicon.png"), None);
     }
 
     #[test]
