@@ -661,6 +661,12 @@ fn an_exported_organization_imported_as_another_answers_the_same() {
     let retention =
         |c: &Client| c.post("/register", &[("fetch_event_types", r#"["realm"]"#)]).success()["realm_message_retention_days"].clone();
     assert_eq!((retention(&owner), retention(&new_owner)), (json!(7300), json!(7300)));
+    let announced_in = |c: &Client| {
+        let state = c.post("/register", &[("fetch_event_types", r#"["realm"]"#)]).success();
+        let id = state["realm_signup_announcements_stream_id"].as_i64().unwrap();
+        c.get(&format!("/streams/{id}"), &[]).success()["stream"]["name"].clone()
+    };
+    assert_eq!((announced_in(&owner), announced_in(&new_owner)), (json!("general"), json!("general")), "the announcement channel");
     assert_eq!(observed(&new_member)["messages"], observed(&member)["messages"]);
 
     // The upload's bytes through its new URL.

@@ -460,6 +460,21 @@ pub fn realm_details_stmt(
     )
 }
 
+/// The organization's announcement channels, from the archive's channel ids (`old_ids`: new
+/// channels, new users, Zulip's updates; `None` for nowhere), mapped to the imported channels.
+pub fn announcement_channels_stmt(db: &D1Database, realm_id: i64, old_ids: [Option<i64>; 3]) -> Result<D1PreparedStatement> {
+    let mapped = |n: usize| format!("(SELECT new_id FROM realm_import_ids WHERE realm_id = ?1 AND kind = 'channel' AND old_id = ?{n})");
+    let sql = format!(
+        "UPDATE realms SET new_stream_announcements_stream_id = {}, signup_announcements_stream_id = {}, \
+         zulip_update_announcements_stream_id = {} WHERE id = ?1",
+        mapped(2),
+        mapped(3),
+        mapped(4)
+    );
+    let [new_channels, signups, updates] = old_ids;
+    query!(db, &sql, realm_id, new_channels, signups, updates)
+}
+
 /// The archive's versions of the organization's icon, logo and night logo.
 pub fn realm_image_versions_stmt(db: &D1Database, realm_id: i64, [icon, logo, night_logo]: [i64; 3]) -> Result<D1PreparedStatement> {
     query!(
