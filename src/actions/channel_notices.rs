@@ -6,7 +6,7 @@
 //! subscription, so a failure is logged, not answered.
 
 use crate::actions::channels::SubscribeOutcome;
-use crate::actions::message_notifications::{send_channel_notice, send_direct_notice, send_notice};
+use crate::actions::message_notifications::{send_channel_notice, send_direct_notices, send_notice};
 use crate::actions::message_send::PlannedChannel;
 use crate::context::RequestContext;
 use crate::db::realm_settings::RealmSettingsRow;
@@ -19,11 +19,9 @@ use crate::error::ApiResult;
 /// told too; `announce`: whether new channels are announced.
 pub async fn send(ctx: &RequestContext, me: &UserRow, outcome: &SubscribeOutcome, direct_messages: bool, announce: bool) {
     if direct_messages {
-        for (user_id, names) in &outcome.told {
-            let content = subscribed_you_notice(me, names);
-            if let Err(err) = send_direct_notice(&ctx.db, &ctx.env, ctx.realm_host(), me.realm_id, *user_id, content).await {
-                worker::console_error!("user {user_id} not told of their new subscriptions: {}", err.msg);
-            }
+        let notices = outcome.told.iter().map(|(user_id, names)| (*user_id, subscribed_you_notice(me, names))).collect();
+        if let Err(err) = send_direct_notices(&ctx.db, &ctx.env, ctx.realm_host(), me.realm_id, notices).await {
+            worker::console_error!("new subscribers not told: {}", err.msg);
         }
     }
     if outcome.created.is_empty() {

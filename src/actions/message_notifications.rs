@@ -283,15 +283,29 @@ pub async fn send_notice(
     send_to_channel(ctx, acting, settings, Outgoing { channel, topic, content, kind: KIND_NORMAL }, crate::db::now()).await
 }
 
-/// A direct message from the organization's notification bot to one user. Nobody is told
-/// when `to` has left.
-pub async fn send_direct_notice(db: &D1Database, env: &Env, realm_host: &str, realm_id: i64, to: i64, content: String) -> ApiResult<()> {
-    let recipient: Option<UserRow> = crate::db::first(crate::db::users::by_id_stmt(db, realm_id, to)?).await?;
-    if !recipient.is_some_and(|r| r.is_active()) {
+/// Direct messages from the organization's notification bot, each `(user id, content)` to
+/// an active user: the bot read once, then each message through the send path (its read
+/// batch and its write).
+pub async fn send_direct_notices(
+    db: &D1Database,
+    env: &Env,
+    realm_host: &str,
+    realm_id: i64,
+    notices: Vec<(i64, String)>,
+) -> ApiResult<()> {
+    if notices.is_empty() {
         return Ok(());
     }
     let realm = crate::platform::realm_cache::load(db, realm_id, None).await?;
-    send_as_bot(db, env, realm_host, &realm, Destination::Users(vec![Principal::Id(to)]), None, content).await
+    let bot = notification_bot(db, realm_id).await?;
+    let sender = BotSender { db, env, realm_host, realm: &realm, bot: &bot };
+    for (to, content) in notices {
+        let sent = sender.send(Destination::Users(vec![Principal::Id(to)]), None, content).await;
+        if let Err(err) = sent {
+            worker::console_error!("user {to} not sent the notification bot's message: {}", err.msg);
+        }
+    }
+    Ok(())
 }
 
 /// Zulip's announcement of a new user ("joined this organization.", topic "signups") in
@@ -300,45 +314,52 @@ pub async fn announce_new_user(db: &D1Database, env: &Env, realm_host: &str, use
     let announced = async {
         let realm = crate::platform::realm_cache::load(db, user.realm_id, None).await?;
         let Some(channel_id) = realm.settings.signup_announcements_stream_id else { return Ok(()) };
-        let to = Destination::ChannelId(channel_id);
-        let content = rules::new_user_notice(user);
-        send_as_bot(db, env, realm_host, &realm, to, Some(rules::SIGNUPS_TOPIC.to_string()), content).await
+        let bot = notification_bot(db, user.realm_id).await?;
+        let sender = BotSender { db, env, realm_host, realm: &realm, bot: &bot };
+        let (to, topic) = (Destination::ChannelId(channel_id), Some(rules::SIGNUPS_TOPIC.to_string()));
+        sender.send(to, topic, rules::new_user_notice(user)).await
     };
     if let Err(err) = announced.await {
         worker::console_error!("new user {} not announced: {}", user.id, err.msg);
     }
 }
 
-/// A message of the organization's notification bot through the send path, as a scheduled
-/// message is sent (one read batch, then the send's own).
-async fn send_as_bot(
-    db: &D1Database,
-    env: &Env,
-    realm_host: &str,
-    realm: &crate::platform::realm_cache::RealmState,
-    to: Destination,
-    topic: Option<String>,
-    content: String,
-) -> ApiResult<()> {
-    let realm_id = realm.settings.realm_id;
+/// The organization's notification bot, created on first use.
+async fn notification_bot(db: &D1Database, realm_id: i64) -> ApiResult<UserRow> {
     let mut batch = Batch::new();
     batch.add::<Value>(q::ensure_notification_bot_stmt(db, realm_id, crate::db::now())?);
     let bot = batch.add::<UserRow>(crate::db::users::by_delivery_email_stmt(db, realm_id, q::NOTIFICATION_BOT_EMAIL)?);
     let results = batch.run(db).await?;
-    let bot = results.first(bot)?.ok_or_else(|| ApiError::internal("notification bot missing"))?;
-    let send = SendRequest {
-        to,
-        topic,
-        content,
-        read_by_sender: true,
-        client: "Internal".to_string(),
-        queue_id: None,
-        local_id: None,
-        realm_url: crate::actions::scheduled_messages::realm_url(env, realm_host),
-        realm_host: realm_host.to_string(),
-    };
-    message_send::send_as(db, env, &bot, realm, &send, Vec::new()).await?;
-    Ok(())
+    results.first(bot)?.ok_or_else(|| ApiError::internal("notification bot missing"))
+}
+
+/// The notification bot of an organization, ready to send.
+struct BotSender<'a> {
+    db: &'a D1Database,
+    env: &'a Env,
+    realm_host: &'a str,
+    realm: &'a crate::platform::realm_cache::RealmState,
+    bot: &'a UserRow,
+}
+
+impl BotSender<'_> {
+    /// One message through the send path, as a scheduled message is sent (one read batch,
+    /// then its write).
+    async fn send(&self, to: Destination, topic: Option<String>, content: String) -> ApiResult<()> {
+        let send = SendRequest {
+            to,
+            topic,
+            content,
+            read_by_sender: true,
+            client: "Internal".to_string(),
+            queue_id: None,
+            local_id: None,
+            realm_url: crate::actions::scheduled_messages::realm_url(self.env, self.realm_host),
+            realm_host: self.realm_host.to_string(),
+        };
+        message_send::send_as(self.db, self.env, self.bot, self.realm, &send, Vec::new()).await?;
+        Ok(())
+    }
 }
 
 /// A notification-bot message, addressed.

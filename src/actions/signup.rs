@@ -9,7 +9,7 @@ use worker::{D1Database, Env};
 use crate::actions::channels::{check_subscribe, Principal, SubscribeRequest};
 use crate::actions::email::{after_queue, queue_stmt};
 use crate::actions::invites::{notify_invites_changed, Site};
-use crate::actions::message_notifications::{announce_new_user, send_direct_notice};
+use crate::actions::message_notifications::{announce_new_user, send_direct_notices};
 use crate::actions::users::notify_user_added;
 use crate::db::batch::Batch;
 use crate::db::invites::{self, InvitationRow, MultiuseRow, NewInvitation};
@@ -225,7 +225,11 @@ pub async fn check_register(
 /// Zulip's notice to a referrer who asked for one (`notify_referrer_on_join`): a direct
 /// message from the notification bot. Nobody is told when the referrer has left.
 async fn tell_referrer(db: &D1Database, env: &Env, realm_host: &str, referrer_id: i64, user: &UserRow) -> ApiResult<()> {
-    send_direct_notice(db, env, realm_host, user.realm_id, referrer_id, referrer_notice(user)).await
+    let referrer = users::by_id(db, user.realm_id, referrer_id).await?;
+    if !referrer.is_some_and(|r| r.is_active()) {
+        return Ok(());
+    }
+    send_direct_notices(db, env, realm_host, user.realm_id, vec![(referrer_id, referrer_notice(user))]).await
 }
 
 /// Subscribes the new account to the invitation's channels and adds it to its groups, as
