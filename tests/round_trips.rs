@@ -425,12 +425,15 @@ fn a_new_profile_field_and_a_users_profile_data_cost_authentication_one_read_and
 }
 
 #[test]
-fn creating_an_account_costs_authentication_one_read_and_one_batch() {
+fn creating_an_account_costs_one_read_one_batch_and_the_announcement() {
     let owner = fresh_organization();
     owner.get("/users/me", &[]).success();
     let email = format!("{}@example.com", unique("trips").to_lowercase());
     let fields = [("email", email.as_str()), ("password", "a long password"), ("full_name", "New Account")];
-    assert_eq!(round_trips(owner.post("/users", &fields)), 3);
+    // Authentication, one read, one batch; then the announcement of the new user: the
+    // organization and its notification bot in one read, and the message's send (its read
+    // and its write).
+    assert_eq!(round_trips(owner.post("/users", &fields)), 6);
 }
 
 /// A bot's API key derives from its id, which the read picks, so the account and its key

@@ -24,6 +24,7 @@ use crate::domain::message_edit::{self as rules, EditPlan, RESOLVE_UNDO_GRACE_SE
 use crate::domain::rendering::ResolutionReads;
 use crate::error::{ApiError, ApiResult};
 use crate::markdown::{self, LinkableChannel, Linkifier, MentionableUser, Resolved};
+use crate::platform::realm_cache::RealmState;
 
 /// What the notifications of a move are about.
 pub struct MoveNotice<'a> {
@@ -296,8 +297,7 @@ pub async fn send_direct_notices(
     if notices.is_empty() {
         return Ok(());
     }
-    let realm = crate::platform::realm_cache::load(db, realm_id, None).await?;
-    let bot = notification_bot(db, realm_id).await?;
+    let (realm, bot) = realm_and_bot(db, realm_id).await?;
     let sender = BotSender { db, env, realm_host, realm: &realm, bot: &bot };
     for (to, content) in notices {
         let sent = sender.send(Destination::Users(vec![Principal::Id(to)]), None, content).await;
@@ -312,9 +312,8 @@ pub async fn send_direct_notices(
 /// the organization's channel for it, if it has one. Failures are logged: the account exists.
 pub async fn announce_new_user(db: &D1Database, env: &Env, realm_host: &str, user: &UserRow) {
     let announced = async {
-        let realm = crate::platform::realm_cache::load(db, user.realm_id, None).await?;
+        let (realm, bot) = realm_and_bot(db, user.realm_id).await?;
         let Some(channel_id) = realm.settings.signup_announcements_stream_id else { return Ok(()) };
-        let bot = notification_bot(db, user.realm_id).await?;
         let sender = BotSender { db, env, realm_host, realm: &realm, bot: &bot };
         let (to, topic) = (Destination::ChannelId(channel_id), Some(rules::SIGNUPS_TOPIC.to_string()));
         sender.send(to, topic, rules::new_user_notice(user)).await
@@ -324,13 +323,15 @@ pub async fn announce_new_user(db: &D1Database, env: &Env, realm_host: &str, use
     }
 }
 
-/// The organization's notification bot, created on first use.
-async fn notification_bot(db: &D1Database, realm_id: i64) -> ApiResult<UserRow> {
+/// The organization's state and its notification bot (created on first use), in one read.
+async fn realm_and_bot(db: &D1Database, realm_id: i64) -> ApiResult<(std::rc::Rc<RealmState>, UserRow)> {
     let mut batch = Batch::new();
+    let realm = crate::platform::realm_cache::cached_or_add(&mut batch, db, realm_id, None)?;
     batch.add::<Value>(q::ensure_notification_bot_stmt(db, realm_id, crate::db::now())?);
     let bot = batch.add::<UserRow>(crate::db::users::by_delivery_email_stmt(db, realm_id, q::NOTIFICATION_BOT_EMAIL)?);
     let results = batch.run(db).await?;
-    results.first(bot)?.ok_or_else(|| ApiError::internal("notification bot missing"))
+    let bot = results.first(bot)?.ok_or_else(|| ApiError::internal("notification bot missing"))?;
+    Ok((realm.take(&results)?, bot))
 }
 
 /// The notification bot of an organization, ready to send.
@@ -338,7 +339,7 @@ struct BotSender<'a> {
     db: &'a D1Database,
     env: &'a Env,
     realm_host: &'a str,
-    realm: &'a crate::platform::realm_cache::RealmState,
+    realm: &'a RealmState,
     bot: &'a UserRow,
 }
 
