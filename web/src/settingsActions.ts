@@ -5,7 +5,7 @@
 
 import { del, patch, post } from "./api";
 import { changed, state } from "./store";
-import type { Channel } from "./types";
+import { CHANNEL_GROUP_SETTINGS, type Channel, type ChannelGroupSettingName } from "./types";
 
 // ---- Personal ------------------------------------------------------------------------------
 
@@ -70,6 +70,17 @@ export function deleteRealmLogo(night = false) {
   return del("realm/logo", { night });
 }
 
+/** A retention period as the API takes it: days, `unlimited` (-1), or (a channel) `realm_default` (null). */
+export function retentionParam(days: number | null): string {
+  if (days === null) return "realm_default";
+  return days === -1 ? "unlimited" : String(days);
+}
+
+/** The organization's message retention period (owners only): days, or -1 for forever. */
+export function setRealmRetention(days: number) {
+  return patch("realm", { message_retention_days: JSON.stringify(days === -1 ? "unlimited" : days) });
+}
+
 export function addRealmDomain(domain: string, allowSubdomains: boolean) {
   return post("realm/domains", { domain, allow_subdomains: allowSubdomains });
 }
@@ -98,8 +109,10 @@ export interface ChannelChanges {
   name?: string;
   description?: string;
   privacy?: Privacy;
-  canSendGroup?: number;
-  canAdministerGroup?: number;
+  /** Permission settings by name: the new group id. */
+  groups?: Partial<Record<ChannelGroupSettingName, number>>;
+  /** Days, -1 forever, null the organization's period (owners only). */
+  retention?: number | null;
 }
 
 /** PATCH /streams/{id} with only what changed. */
@@ -111,10 +124,11 @@ export function updateChannel(c: Channel, ch: ChannelChanges) {
     params.is_private = ch.privacy !== "public";
     params.history_public_to_subscribers = ch.privacy !== "private";
   }
-  if (ch.canSendGroup !== undefined && ch.canSendGroup !== c.can_send_message_group) params.can_send_message_group = { new: ch.canSendGroup };
-  if (ch.canAdministerGroup !== undefined && ch.canAdministerGroup !== c.can_administer_channel_group) {
-    params.can_administer_channel_group = { new: ch.canAdministerGroup };
+  for (const k of CHANNEL_GROUP_SETTINGS) {
+    const v = ch.groups?.[k];
+    if (v !== undefined && v !== c[k]) params[k] = { new: v };
   }
+  if (ch.retention !== undefined && ch.retention !== (c.message_retention_days ?? null)) params.message_retention_days = retentionParam(ch.retention);
   if (Object.keys(params).length === 0) return Promise.resolve({});
   return patch(`streams/${c.stream_id}`, params);
 }

@@ -2,7 +2,7 @@
 // it, live events update it (applyEvent), and views subscribe to re-render on change.
 
 import type { Channel, GroupSetting, Message, Narrow, Subscription, User, UserGroup } from "./types";
-import { VISIBILITY } from "./types";
+import { CHANNEL_GROUP_SETTINGS, VISIBILITY } from "./types";
 import { Unreads, type RegisterUnreads } from "./unread";
 import { conversationKey, dmPartners, messageMatches, type MatchContext } from "./narrow";
 import type { HashNames } from "./hash";
@@ -34,11 +34,18 @@ export interface RealmInfo {
   domains: { domain: string; allow_subdomains: boolean }[];
   /** The default channels' ids. */
   defaultChannels: number[];
-  /** The organization's icon (`U` uploaded, `G` Gravatar's) and logo (`U` or default `D`). */
+  /** The organization's icon (`U` uploaded, `G` Gravatar's) and logos (`U` or default `D`). */
   iconUrl: string;
   iconSource: string;
   logoUrl: string;
   logoSource: string;
+  nightLogoUrl: string;
+  nightLogoSource: string;
+  /** Days messages are kept; -1 forever (owners change it). */
+  messageRetentionDays: number;
+  /** Where the notification bot announces new channels and new people: a channel id, or -1 for nowhere. */
+  newChannelAnnouncementsChannel: number;
+  signupAnnouncementsChannel: number;
 }
 
 /** The person's settings from register's `user_settings`, kept whole (the settings screens show them). */
@@ -130,6 +137,11 @@ export const state: State = {
     iconSource: "G",
     logoUrl: "",
     logoSource: "D",
+    nightLogoUrl: "",
+    nightLogoSource: "D",
+    messageRetentionDays: -1,
+    newChannelAnnouncementsChannel: -1,
+    signupAnnouncementsChannel: -1,
   },
   users: new Map(),
   usersByEmail: new Map(),
@@ -244,6 +256,11 @@ export function loadRegister(r: any): void {
     iconSource: r.realm_icon_source ?? "G",
     logoUrl: r.realm_logo_url ?? "",
     logoSource: r.realm_logo_source ?? "D",
+    nightLogoUrl: r.realm_night_logo_url ?? "",
+    nightLogoSource: r.realm_night_logo_source ?? "D",
+    messageRetentionDays: r.realm_message_retention_days ?? -1,
+    newChannelAnnouncementsChannel: r.realm_new_stream_announcements_stream_id ?? -1,
+    signupAnnouncementsChannel: r.realm_signup_announcements_stream_id ?? -1,
   };
   state.groups = new Map((r.realm_user_groups ?? []).map((g: any) => [g.id, normalizeGroup(g)]));
   state.users = new Map();
@@ -296,8 +313,8 @@ function channelOf(c: any): Channel {
     history_public_to_subscribers: c.history_public_to_subscribers ?? !c.invite_only,
     is_web_public: !!c.is_web_public,
     is_archived: !!c.is_archived,
-    can_send_message_group: c.can_send_message_group ?? null,
-    can_administer_channel_group: c.can_administer_channel_group ?? null,
+    ...Object.fromEntries(CHANNEL_GROUP_SETTINGS.map((k) => [k, c[k] ?? null])),
+    message_retention_days: c.message_retention_days ?? null,
   };
 }
 
@@ -539,11 +556,16 @@ function applyRealmDict(d: any): void {
   if ("can_delete_any_message_group" in d) r.canDeleteAnyGroup = d.can_delete_any_message_group;
   if ("can_move_messages_between_topics_group" in d) r.canMoveTopicsGroup = d.can_move_messages_between_topics_group;
   if ("can_resolve_topics_group" in d) r.canResolveTopicsGroup = d.can_resolve_topics_group;
-  // `update_dict` with property `icon` / `logo` (the night logo is not shown).
+  if ("message_retention_days" in d) r.messageRetentionDays = d.message_retention_days ?? -1;
+  if ("new_stream_announcements_stream_id" in d) r.newChannelAnnouncementsChannel = d.new_stream_announcements_stream_id;
+  if ("signup_announcements_stream_id" in d) r.signupAnnouncementsChannel = d.signup_announcements_stream_id;
+  // `update_dict` with property `icon`, `logo` or `night_logo`.
   if ("icon_url" in d) r.iconUrl = d.icon_url;
   if ("icon_source" in d) r.iconSource = d.icon_source;
   if ("logo_url" in d) r.logoUrl = d.logo_url;
   if ("logo_source" in d) r.logoSource = d.logo_source;
+  if ("night_logo_url" in d) r.nightLogoUrl = d.night_logo_url;
+  if ("night_logo_source" in d) r.nightLogoSource = d.night_logo_source;
 }
 
 /** Our own role or name changed (by us or by an administrator). */

@@ -69,7 +69,31 @@ export interface Channel {
   is_archived?: boolean;
   can_send_message_group?: GroupSetting;
   can_administer_channel_group?: GroupSetting;
+  can_add_subscribers_group?: GroupSetting;
+  can_remove_subscribers_group?: GroupSetting;
+  can_subscribe_group?: GroupSetting;
+  can_move_messages_within_channel_group?: GroupSetting;
+  can_resolve_topics_group?: GroupSetting;
+  can_delete_any_message_group?: GroupSetting;
+  can_delete_own_message_group?: GroupSetting;
+  /** Days; -1 forever; null the organization's period. */
+  message_retention_days?: number | null;
 }
+
+/** A channel's permission settings (`PATCH /streams/{id}` takes each as `{new, old}`). */
+export const CHANNEL_GROUP_SETTINGS = [
+  "can_send_message_group",
+  "can_administer_channel_group",
+  "can_add_subscribers_group",
+  "can_remove_subscribers_group",
+  "can_subscribe_group",
+  "can_move_messages_within_channel_group",
+  "can_resolve_topics_group",
+  "can_delete_any_message_group",
+  "can_delete_own_message_group",
+] as const;
+
+export type ChannelGroupSettingName = (typeof CHANNEL_GROUP_SETTINGS)[number];
 
 export interface UserGroup {
   id: number;

@@ -195,7 +195,7 @@ test("every settings screen has a heading and names every control", T, async () 
   const { context, page } = await person();
   const screens = [
     "Profile", "Account and password", "Notifications", "Display",
-    "Organization profile", "Join rules", "Channels", "Default channels", "Users", "Groups",
+    "Organization profile", "Organization settings", "Join rules", "Channels", "Default channels", "Users", "Groups",
   ];
   try {
     await signInWithDevLogin(page, "iago@zulip.com");
@@ -372,5 +372,200 @@ test("an administrator uploads the organization icon; another person's top bar s
   } finally {
     await admin.context.close();
     await member.context.close();
+  }
+});
+
+/** The id of a role group (`role:moderators`, …), as the API names it. */
+async function systemGroupId(name) {
+  const groups = (await api("iago@zulip.com", "GET", "user_groups")).user_groups;
+  return groups.find((g) => g.name === name).id;
+}
+
+const realmOf = async (email = "iago@zulip.com") => api(email, "POST", "register", { fetch_event_types: ["realm"] });
+
+test("an administrator changes who can subscribe anyone to a channel, and the API reports it", T, async () => {
+  const s = suffix();
+  const channel = `Subscribers ${s}`;
+  const streamId = await createChannel("iago@zulip.com", channel, ["iago@zulip.com"]);
+  const moderators = await systemGroupId("role:moderators");
+  const { context, page } = await person();
+  try {
+    await signInWithDevLogin(page, "iago@zulip.com");
+    await openSettings(page, "Channels");
+    await page.getByRole("combobox", { name: "Channel", exact: true }).selectOption({ label: `#${channel}` });
+    const form = page.getByRole("form", { name: `Settings of #${channel}` });
+    const permission = form.getByRole("group", { name: "Subscription permissions" }).getByRole("combobox", { name: "Who can subscribe anyone to this channel" });
+    await permission.selectOption({ label: "Moderators" });
+    await form.getByRole("button", { name: "Save changes" }).click();
+    await page.getByRole("status").filter({ hasText: "Saved" }).waitFor();
+    assert.equal((await api("iago@zulip.com", "GET", `streams/${streamId}`)).stream.can_add_subscribers_group, moderators);
+    assert.equal(await permission.inputValue(), String(moderators), "the field shows the saved group");
+    await permission.scrollIntoViewIfNeeded();
+    await shot(page, "51-settings-channel-permissions");
+    assert.deepEqual(page.errors, []);
+  } finally {
+    await context.close();
+  }
+});
+
+test("a channel's permission that the server refuses to give everyone does not offer everyone", T, async () => {
+  const { context, page } = await person();
+  try {
+    await signInWithDevLogin(page, "iago@zulip.com");
+    await openSettings(page, "Channels");
+    await page.getByRole("combobox", { name: "Channel", exact: true }).selectOption({ label: "#Verona" });
+    const form = page.getByRole("form", { name: "Settings of #Verona" });
+    const add = await form.getByRole("combobox", { name: "Who can subscribe anyone to this channel" }).getByRole("option").allTextContents();
+    const remove = await form.getByRole("combobox", { name: "Who can unsubscribe anyone from this channel" }).getByRole("option").allTextContents();
+    assert.ok(!add.includes("Everyone, including guests"), `offered: ${add}`);
+    assert.ok(remove.includes("Everyone, including guests"), `offered: ${remove}`);
+  } finally {
+    await context.close();
+  }
+});
+
+test("an administrator who is not an owner is not offered a channel's message retention period", T, async () => {
+  const { context, page } = await person();
+  try {
+    await signInWithDevLogin(page, "iago@zulip.com");
+    await openSettings(page, "Channels");
+    await page.getByRole("combobox", { name: "Channel", exact: true }).selectOption({ label: "#Verona" });
+    const form = page.getByRole("form", { name: "Settings of #Verona" });
+    await form.getByRole("combobox", { name: "Who can administer this channel" }).waitFor();
+    assert.equal(await form.getByRole("combobox", { name: "Message retention period" }).count(), 0);
+  } finally {
+    await context.close();
+  }
+});
+
+test("an owner sets a channel's message retention period after confirming, and the API reports it", T, async () => {
+  const s = suffix();
+  const channel = `Retained ${s}`;
+  const streamId = await createChannel("desdemona@zulip.com", channel, ["desdemona@zulip.com"]);
+  const { context, page } = await person();
+  try {
+    await signInWithDevLogin(page, "desdemona@zulip.com");
+    await openSettings(page, "Channels");
+    await page.getByRole("combobox", { name: "Channel", exact: true }).selectOption({ label: `#${channel}` });
+    const form = page.getByRole("form", { name: `Settings of #${channel}` });
+    const period = form.getByRole("combobox", { name: "Message retention period" });
+    assert.match(await period.getByRole("option", { selected: true }).textContent(), /^Use organization level settings/);
+    await period.selectOption({ label: "Custom" });
+    await form.getByRole("spinbutton", { name: "Retention period (days)" }).fill("30");
+    await form.getByRole("button", { name: "Save changes" }).click();
+    const dialog = page.getByRole("alertdialog", { name: `Change the message retention period of #${channel}?` });
+    await dialog.waitFor();
+    await shot(page, "52-settings-channel-retention-confirm");
+    await dialog.getByRole("button", { name: "Confirm", exact: true }).click();
+    await page.getByRole("status").filter({ hasText: "Saved" }).waitFor();
+    assert.equal((await api("desdemona@zulip.com", "GET", `streams/${streamId}`)).stream.message_retention_days, 30);
+
+    // Back to the organization's period: null again, without a warning when that is forever.
+    await period.selectOption({ index: 0 });
+    await form.getByRole("button", { name: "Save changes" }).click();
+    if ((await realmOf()).realm_message_retention_days === -1) {
+      await eventually(async () => (await api("desdemona@zulip.com", "GET", `streams/${streamId}`)).stream.message_retention_days === null, {
+        message: "the organization's period again",
+      });
+    }
+    assert.deepEqual(page.errors, []);
+  } finally {
+    await context.close();
+  }
+});
+
+test("an owner sets the organization's message retention period, and GET /register reports it", T, async () => {
+  const before = (await realmOf()).realm_message_retention_days;
+  const { context, page } = await person();
+  try {
+    await signInWithDevLogin(page, "desdemona@zulip.com");
+    await openSettings(page, "Organization settings");
+    const form = page.getByRole("form", { name: "Message retention" });
+    await form.getByRole("combobox", { name: "Message retention period" }).selectOption({ label: "Custom" });
+    await form.getByRole("spinbutton", { name: "Retention period (days)" }).fill("3650");
+    await form.getByRole("button", { name: "Save changes" }).click();
+    await page.getByRole("alertdialog", { name: "Change the organization's message retention period?" }).getByRole("button", { name: "Confirm", exact: true }).click();
+    await page.getByRole("region", { name: "Message retention", exact: true }).getByRole("status").filter({ hasText: "Saved" }).waitFor();
+    assert.equal((await realmOf("desdemona@zulip.com")).realm_message_retention_days, 3650);
+    await shot(page, "53-settings-organization-retention");
+    assert.deepEqual(page.errors, []);
+  } finally {
+    await context.close();
+    await api("desdemona@zulip.com", "PATCH", "realm", { message_retention_days: JSON.stringify(before === -1 ? "unlimited" : before) });
+  }
+});
+
+test("an administrator who is not an owner sees the organization's retention period but cannot change it", T, async () => {
+  const { context, page } = await person();
+  try {
+    await signInWithDevLogin(page, "iago@zulip.com");
+    await openSettings(page, "Organization settings");
+    const region = page.getByRole("region", { name: "Message retention", exact: true });
+    await region.getByText("Only organization owners can change it.").waitFor();
+    assert.equal(await region.getByRole("combobox").count(), 0);
+  } finally {
+    await context.close();
+  }
+});
+
+test("an administrator picks the new-channel announcement channel; GET /register reports it and another tab follows", T, async () => {
+  const s = suffix();
+  const channel = `Announcements ${s}`;
+  const streamId = await createChannel("iago@zulip.com", channel, ["iago@zulip.com"]);
+  const before = await realmOf();
+  const { context, page } = await person();
+  const other = await context.newPage();
+  try {
+    await signInWithDevLogin(page, "iago@zulip.com");
+    await openSettings(page, "Organization settings");
+    await other.goto(page.url());
+    const mirror = other.getByRole("combobox", { name: "New channel announcements" });
+    await mirror.waitFor();
+    const form = page.getByRole("form", { name: "Notifications" });
+    await form.getByRole("combobox", { name: "New channel announcements" }).selectOption({ label: `#${channel}` });
+    await form.getByRole("combobox", { name: "New user announcements" }).selectOption({ label: "Disabled" });
+    await form.getByRole("button", { name: "Save changes" }).click();
+    await page.getByRole("region", { name: "Notifications", exact: true }).getByRole("status").filter({ hasText: "Saved" }).waitFor();
+    const after = await realmOf();
+    assert.equal(after.realm_new_stream_announcements_stream_id, streamId);
+    assert.equal(after.realm_signup_announcements_stream_id, -1);
+    await eventually(async () => (await mirror.inputValue()) === String(streamId), { message: "the other tab follows" });
+    await shot(page, "54-settings-organization-announcements");
+    assert.deepEqual(page.errors, []);
+  } finally {
+    await context.close();
+    await api("iago@zulip.com", "PATCH", "realm", {
+      new_stream_announcements_stream_id: String(before.realm_new_stream_announcements_stream_id),
+      signup_announcements_stream_id: String(before.realm_signup_announcements_stream_id),
+    });
+  }
+});
+
+test("an administrator uploads a night logo; it is shown, and its removal too", T, async () => {
+  const dayLogo = (await realmOf()).realm_logo_url;
+  const { context, page } = await person();
+  try {
+    await signInWithDevLogin(page, "iago@zulip.com");
+    await openSettings(page, "Organization profile");
+    const region = page.getByRole("region", { name: "Organization night logo", exact: true });
+    await region.getByLabel("Upload night logo", { exact: true }).setInputFiles({ name: "night.png", mimeType: "image/png", buffer: png(40, [20, 30, 60]) });
+    await region.getByRole("status").filter({ hasText: "Organization night logo uploaded" }).waitFor();
+    const r = await realmOf();
+    assert.equal(r.realm_night_logo_source, "U");
+    const img = region.getByRole("img", { name: "Current organization night logo" });
+    await eventually(async () => img.evaluate((el, url) => el.src.endsWith(url) && el.complete && el.naturalWidth > 0, r.realm_night_logo_url), {
+      message: "the uploaded night logo shown",
+    });
+    assert.equal((await realmOf()).realm_logo_url, dayLogo, "the day logo is not touched");
+    await region.scrollIntoViewIfNeeded();
+    await shot(page, "55-settings-night-logo");
+
+    await region.getByRole("button", { name: "Remove night logo", exact: true }).click();
+    await region.getByRole("status").filter({ hasText: "Organization night logo removed" }).waitFor();
+    await region.getByRole("button", { name: "Remove night logo", exact: true }).waitFor({ state: "detached" });
+    assert.equal((await realmOf()).realm_night_logo_source, "D");
+    assert.deepEqual(page.errors, []);
+  } finally {
+    await context.close();
   }
 });

@@ -52,6 +52,46 @@ test("a realm update_dict carries the join rules", () => {
   assert.equal(state.realm.disallowDisposableEmails, true, "a setting the event does not name is kept");
 });
 
+test("register's retention period, announcement channels and night logo reach the store", () => {
+  loadRegister({
+    user_id: SELF,
+    email: "me@x.com",
+    full_name: "Me",
+    realm_message_retention_days: 90,
+    realm_new_stream_announcements_stream_id: 9,
+    realm_signup_announcements_stream_id: -1,
+    realm_night_logo_url: "/user_avatars/2/realm/night_logo.png?version=2",
+    realm_night_logo_source: "U",
+    unread_msgs: { streams: [], pms: [], huddles: [], mentions: [] },
+  });
+  assert.equal(state.realm.messageRetentionDays, 90);
+  assert.equal(state.realm.newChannelAnnouncementsChannel, 9);
+  assert.equal(state.realm.signupAnnouncementsChannel, -1);
+  assert.equal(state.realm.nightLogoSource, "U");
+});
+
+test("realm updates carry the retention period and the announcement channels", () => {
+  applyEvent({ type: "realm", op: "update", property: "message_retention_days", value: 30 });
+  applyEvent({ type: "realm", op: "update", property: "new_stream_announcements_stream_id", value: 9 });
+  applyEvent({ type: "realm", op: "update", property: "signup_announcements_stream_id", value: -1 });
+  assert.equal(state.realm.messageRetentionDays, 30);
+  assert.equal(state.realm.newChannelAnnouncementsChannel, 9);
+  assert.equal(state.realm.signupAnnouncementsChannel, -1);
+  applyEvent({ type: "realm", op: "update", property: "message_retention_days", value: -1 });
+  assert.equal(state.realm.messageRetentionDays, -1);
+});
+
+test("a realm update_dict for the night logo changes it and leaves the day logo", () => {
+  applyEvent({ type: "realm", op: "update_dict", property: "logo", data: { logo_url: "/day.png", logo_source: "U" } });
+  applyEvent({ type: "realm", op: "update_dict", property: "night_logo", data: { night_logo_url: "/night.png", night_logo_source: "U" } });
+  assert.equal(state.realm.nightLogoUrl, "/night.png");
+  assert.equal(state.realm.nightLogoSource, "U");
+  assert.equal(state.realm.logoUrl, "/day.png");
+  applyEvent({ type: "realm", op: "update_dict", property: "night_logo", data: { night_logo_url: "/default.svg", night_logo_source: "D" } });
+  assert.equal(state.realm.nightLogoSource, "D");
+  assert.equal(state.realm.logoSource, "U");
+});
+
 test("a renamed channel is renamed in the channel list and the sidebar's subscription", () => {
   applyEvent({ type: "stream", op: "update", stream_id: 9, name: "Verona", property: "name", value: "Padua" });
   assert.equal(state.channels.get(9)!.name, "Padua");
@@ -74,6 +114,21 @@ test("a channel's description and permission groups follow stream updates", () =
   assert.equal(c.description, "Fair");
   assert.equal(c.can_send_message_group, 40);
   assert.equal(c.can_administer_channel_group, 30);
+});
+
+test("every channel permission group and the retention period follow stream updates", () => {
+  const c0 = state.channels.get(9)!;
+  assert.equal(c0.can_add_subscribers_group, null, "a setting register left out is null");
+  assert.equal(c0.message_retention_days, null, "no period of its own: the organization's");
+  applyEvent({ type: "stream", op: "update", stream_id: 9, name: "Verona", property: "can_add_subscribers_group", value: 40 });
+  applyEvent({ type: "stream", op: "update", stream_id: 9, name: "Verona", property: "can_delete_own_message_group", value: { new: 30, old: 40 } });
+  applyEvent({ type: "stream", op: "update", stream_id: 9, name: "Verona", property: "message_retention_days", value: 14 });
+  const c = state.channels.get(9)!;
+  assert.equal(c.can_add_subscribers_group, 40);
+  assert.equal(c.can_delete_own_message_group, 30);
+  assert.equal(c.message_retention_days, 14);
+  applyEvent({ type: "stream", op: "update", stream_id: 9, name: "Verona", property: "message_retention_days", value: null });
+  assert.equal(state.channels.get(9)!.message_retention_days, null);
 });
 
 test("an archived channel (stream delete) leaves the lists and the default channels", () => {

@@ -5,41 +5,27 @@ import { useEffect, useState } from "preact/hooks";
 import { state } from "../../store";
 import type { UserGroup } from "../../types";
 import { changeGroupMembers, createGroup, updateGroup } from "../../settingsActions";
-import { Outcome, Section, useDraft, useId, useSave } from "./form";
+import { NameDescriptionForm, Outcome, Section, useId, useSave } from "./form";
 
 function GroupForm({ g }: { g: UserGroup }) {
   const save = useSave();
-  const [name, setName, nameDirty] = useDraft(g.name);
-  const [description, setDescription, descDirty] = useDraft(g.description);
   const [add, setAdd] = useState("");
-  const nameId = useId("group-name");
-  const descId = useId("group-description");
   const addId = useId("group-add");
   const members = g.members.map((id) => state.users.get(id)).filter((u) => u !== undefined).sort((a, b) => a.full_name.localeCompare(b.full_name));
   const others = [...state.users.values()].filter((u) => u.is_active !== false && !g.members.includes(u.user_id)).sort((a, b) => a.full_name.localeCompare(b.full_name));
   return (
     <>
-      <form
-        class="settings-form"
-        aria-label={`Settings of the group ${g.name}`}
-        onSubmit={(e) => {
-          e.preventDefault();
-          const params: { name?: string; description?: string } = {};
-          if (nameDirty) params.name = name.trim();
-          if (descDirty) params.description = description;
-          void save.run(() => updateGroup(g.id, params));
-        }}
-      >
-        <label for={nameId}>Group name</label>
-        <input id={nameId} type="text" value={name} maxLength={100} required onInput={(e) => setName((e.target as HTMLInputElement).value)} />
-        <label for={descId}>Group description</label>
-        <textarea id={descId} rows={2} value={description} onInput={(e) => setDescription((e.target as HTMLTextAreaElement).value)} />
-        <div class="settings-buttons">
-          <button type="submit" class="button primary" disabled={save.busy || !(nameDirty || descDirty)}>
-            Save changes
-          </button>
-        </div>
-      </form>
+      <NameDescriptionForm
+        label={`Settings of the group ${g.name}`}
+        nameLabel="Group name"
+        descriptionLabel="Group description"
+        name={g.name}
+        description={g.description}
+        nameMaxLength={100}
+        rows={2}
+        save={save}
+        onSave={(changes) => updateGroup(g.id, changes)}
+      />
       <h4>Members</h4>
       <ul class="settings-list" aria-label={`Members of ${g.name}`}>
         {members.map((u) => (

@@ -1,4 +1,6 @@
-// The organization's profile, its join rules and its default channels (administrators).
+// The organization's profile (name, description, icon and logos), its settings (the
+// notification bot's announcement channels; the message retention period, owners only), its
+// join rules and its default channels (administrators).
 
 import { useState } from "preact/hooks";
 import { state } from "../../store";
@@ -9,41 +11,28 @@ import {
   deleteRealmLogo,
   removeDefaultChannel,
   removeRealmDomain,
+  setRealmRetention,
   updateRealm,
   uploadRealmIcon,
   uploadRealmLogo,
 } from "../../settingsActions";
-import { Outcome, SavedToggle, Section, Toggle, useDraft, useId, useSave } from "./form";
+import { ConfirmDialog, describeRetention, NameDescriptionForm, Outcome, RetentionSelect, retentionWarning, SavedToggle, Section, Toggle, useDraft, useId, useSave } from "./form";
 
 export function OrganizationProfile() {
   const save = useSave();
-  const [name, setName, nameDirty] = useDraft(state.realm.name);
-  const [description, setDescription, descDirty] = useDraft(state.realm.description);
-  const nameId = useId("realm-name");
-  const descId = useId("realm-description");
   return (
     <>
       <Section title="Name and description">
-        <form
-          class="settings-form"
-          onSubmit={(e) => {
-            e.preventDefault();
-            const params: Record<string, unknown> = {};
-            if (nameDirty) params.name = name.trim();
-            if (descDirty) params.description = description;
-            void save.run(() => updateRealm(params));
-          }}
-        >
-          <label for={nameId}>Organization name</label>
-          <input id={nameId} type="text" value={name} maxLength={40} required onInput={(e) => setName((e.target as HTMLInputElement).value)} />
-          <label for={descId}>Organization description</label>
-          <textarea id={descId} rows={4} value={description} onInput={(e) => setDescription((e.target as HTMLTextAreaElement).value)} />
-          <div class="settings-buttons">
-            <button type="submit" class="button primary" disabled={save.busy || !(nameDirty || descDirty)}>
-              Save changes
-            </button>
-          </div>
-        </form>
+        <NameDescriptionForm
+          nameLabel="Organization name"
+          descriptionLabel="Organization description"
+          name={state.realm.name}
+          description={state.realm.description}
+          nameMaxLength={40}
+          rows={4}
+          save={save}
+          onSave={updateRealm}
+        />
         <Outcome save={save} />
       </Section>
       <RealmImage
@@ -62,18 +51,37 @@ export function OrganizationProfile() {
         upload={(f) => uploadRealmLogo(f, false)}
         remove={() => deleteRealmLogo(false)}
       />
+      <RealmImage
+        title="Organization night logo"
+        what="night logo"
+        hint="Shown instead of the logo with the dark theme."
+        url={state.realm.nightLogoUrl}
+        uploaded={state.realm.nightLogoSource === "U"}
+        upload={(f) => uploadRealmLogo(f, true)}
+        remove={() => deleteRealmLogo(true)}
+      />
     </>
   );
 }
 
-/** The icon or the (day) logo: its current image, "Upload …" (a file input) and, for an uploaded one, "Remove …". */
-function RealmImage(props: { title: string; what: string; url: string; uploaded: boolean; upload: (f: File) => Promise<unknown>; remove: () => Promise<unknown> }) {
+/** The icon or a logo: its current image, "Upload …" (a file input) and, for an uploaded one, "Remove …". */
+function RealmImage(props: {
+  title: string;
+  what: string;
+  hint?: string;
+  url: string;
+  uploaded: boolean;
+  upload: (f: File) => Promise<unknown>;
+  remove: () => Promise<unknown>;
+}) {
   const save = useSave();
-  const inputId = useId(`realm-${props.what}`);
+  const kind = props.what.replace(/ /g, "-");
+  const inputId = useId(`realm-${kind}`);
   return (
     <Section title={props.title}>
+      {props.hint && <p class="settings-hint">{props.hint}</p>}
       <div class="settings-avatar">
-        {props.url && <img class={`realm-${props.what}-preview`} src={props.url} alt={`Current organization ${props.what}`} height={64} />}
+        {props.url && <img class={`realm-image-preview realm-${kind}-preview`} src={props.url} alt={`Current organization ${props.what}`} height={64} />}
         <div class="settings-buttons">
           <label class={`button${save.busy ? " disabled" : ""}`} for={inputId}>
             Upload {props.what}
@@ -196,6 +204,113 @@ export function DefaultChannels() {
         </button>
       </form>
       <Outcome save={save} />
+    </Section>
+  );
+}
+
+/** The channels the notification bot can announce in: those the administrator can read. */
+function announcementChoices(current: number) {
+  return [...state.channels.values()]
+    .filter((c) => c.stream_id === current || (!c.is_archived && (!c.invite_only || state.subs.has(c.stream_id))))
+    .sort((a, b) => a.name.localeCompare(b.name));
+}
+
+function AnnouncementSelect({ label, value, onChange }: { label: string; value: number; onChange: (v: number) => void }) {
+  const id = useId("announcements");
+  return (
+    <>
+      <label for={id}>{label}</label>
+      <select id={id} value={String(value)} onChange={(e) => onChange(Number((e.target as HTMLSelectElement).value))}>
+        <option value="-1">Disabled</option>
+        {announcementChoices(value).map((c) => (
+          <option key={c.stream_id} value={String(c.stream_id)}>
+            #{c.name}
+          </option>
+        ))}
+      </select>
+    </>
+  );
+}
+
+/** Zulip's "Organization settings": where the notification bot announces, and (owners) how long messages are kept. */
+export function OrganizationSettings() {
+  const r = state.realm;
+  const save = useSave();
+  const [newChannels, setNewChannels, newDirty] = useDraft(r.newChannelAnnouncementsChannel);
+  const [signups, setSignups, signupDirty] = useDraft(r.signupAnnouncementsChannel);
+  return (
+    <>
+      <Section title="Notifications">
+        <form
+          class="settings-form"
+          aria-label="Notifications"
+          onSubmit={(e) => {
+            e.preventDefault();
+            const params: Record<string, unknown> = {};
+            if (newDirty) params.new_stream_announcements_stream_id = newChannels;
+            if (signupDirty) params.signup_announcements_stream_id = signups;
+            void save.run(() => updateRealm(params));
+          }}
+        >
+          <AnnouncementSelect label="New channel announcements" value={newChannels} onChange={setNewChannels} />
+          <AnnouncementSelect label="New user announcements" value={signups} onChange={setSignups} />
+          <div class="settings-buttons">
+            <button type="submit" class="button primary" disabled={save.busy || !(newDirty || signupDirty)}>
+              Save changes
+            </button>
+          </div>
+        </form>
+        <Outcome save={save} />
+      </Section>
+      {state.self.is_owner ? (
+        <MessageRetention />
+      ) : (
+        <Section title="Message retention">
+          <p>
+            Message retention period: {describeRetention(r.messageRetentionDays)}. Only organization owners can change it.
+          </p>
+        </Section>
+      )}
+    </>
+  );
+}
+
+/** The organization's message retention period (owners only, as the server requires). */
+function MessageRetention() {
+  const save = useSave();
+  const stored = state.realm.messageRetentionDays;
+  const [days, setDays, dirty] = useDraft<number | null>(stored);
+  const [confirm, setConfirm] = useState(false);
+  const submit = () => save.run(() => setRealmRetention(days ?? -1));
+  const warning = retentionWarning(days, stored);
+  return (
+    <Section title="Message retention">
+      <form
+        class="settings-form"
+        aria-label="Message retention"
+        onSubmit={(e) => {
+          e.preventDefault();
+          if (warning) setConfirm(true);
+          else void submit();
+        }}
+      >
+        <RetentionSelect value={days} onChange={setDays} />
+        <div class="settings-buttons">
+          <button type="submit" class="button primary" disabled={save.busy || !dirty}>
+            Save changes
+          </button>
+        </div>
+      </form>
+      <Outcome save={save} />
+      {confirm && warning && (
+        <ConfirmDialog
+          title="Change the organization's message retention period?"
+          body={warning}
+          action="Confirm"
+          onConfirm={submit}
+          onClose={() => setConfirm(false)}
+        />
+      )}
     </Section>
   );
 }

@@ -5,7 +5,7 @@
 import type { FunctionComponent } from "preact";
 import { state } from "../../store";
 import { Account, Display, Notifications, Profile } from "./Personal";
-import { DefaultChannels, JoinRules, OrganizationProfile } from "./Organization";
+import { DefaultChannels, JoinRules, OrganizationProfile, OrganizationSettings } from "./Organization";
 import { ChannelSettings } from "./Channels";
 import { UserSettings } from "./Users";
 import { GroupSettings } from "./Groups";
@@ -25,6 +25,7 @@ const PERSONAL: Screen[] = [
 
 const ORGANIZATION: Screen[] = [
   { hash: "organization/organization-profile", title: "Organization profile", view: OrganizationProfile },
+  { hash: "organization/organization-settings", title: "Organization settings", view: OrganizationSettings },
   { hash: "organization/organization-permissions", title: "Join rules", view: JoinRules },
   { hash: "organization/channels", title: "Channels", view: ChannelSettings },
   { hash: "organization/default-channels-list", title: "Default channels", view: DefaultChannels },

@@ -136,3 +136,104 @@ export function ConfirmDialog({ title, body, action, onConfirm, onClose }: { tit
     </div>
   );
 }
+
+/**
+ * A name and a description saved together (the organization's, a group's): only what was
+ * edited is sent. The caller shows the outcome with the rest of its screen.
+ */
+export function NameDescriptionForm(props: {
+  label?: string;
+  nameLabel: string;
+  descriptionLabel: string;
+  name: string;
+  description: string;
+  nameMaxLength: number;
+  rows: number;
+  save: ReturnType<typeof useSave>;
+  onSave: (changes: { name?: string; description?: string }) => Promise<unknown>;
+}) {
+  const [name, setName, nameDirty] = useDraft(props.name);
+  const [description, setDescription, descDirty] = useDraft(props.description);
+  const nameId = useId("name");
+  const descId = useId("description");
+  return (
+    <form
+      class="settings-form"
+      aria-label={props.label}
+      onSubmit={(e) => {
+        e.preventDefault();
+        const changes: { name?: string; description?: string } = {};
+        if (nameDirty) changes.name = name.trim();
+        if (descDirty) changes.description = description;
+        void props.save.run(() => props.onSave(changes));
+      }}
+    >
+      <label for={nameId}>{props.nameLabel}</label>
+      <input id={nameId} type="text" value={name} maxLength={props.nameMaxLength} required onInput={(e) => setName((e.target as HTMLInputElement).value)} />
+      <label for={descId}>{props.descriptionLabel}</label>
+      <textarea id={descId} rows={props.rows} value={description} onInput={(e) => setDescription((e.target as HTMLTextAreaElement).value)} />
+      <div class="settings-buttons">
+        <button type="submit" class="button primary" disabled={props.save.busy || !(nameDirty || descDirty)}>
+          Save changes
+        </button>
+      </div>
+    </form>
+  );
+}
+
+/** How a retention period reads: "Retain forever" or "N days". */
+export function describeRetention(days: number): string {
+  if (days === -1) return "Retain forever";
+  return days === 1 ? "1 day" : `${days} days`;
+}
+
+/**
+ * Zulip's "Message retention period": retain forever, or a custom number of days, and for a
+ * channel the organization's period (`null`). `value` is days, -1 for forever; a custom
+ * period being typed is 0 until it is a number (the field is required, so the form waits).
+ */
+export function RetentionSelect({ value, onChange, organizationDays }: { value: number | null; onChange: (v: number | null) => void; organizationDays?: number }) {
+  const id = useId("retention");
+  const daysId = useId("retention-days");
+  const lastDays = useRef(30);
+  if (value !== null && value > 0) lastDays.current = value;
+  const choice = value === null ? "default" : value === -1 ? "forever" : "custom";
+  return (
+    <>
+      <label for={id}>Message retention period</label>
+      <select
+        id={id}
+        value={choice}
+        onChange={(e) => {
+          const v = (e.target as HTMLSelectElement).value;
+          onChange(v === "default" ? null : v === "forever" ? -1 : lastDays.current);
+        }}
+      >
+        {organizationDays !== undefined && <option value="default">Use organization level settings ({describeRetention(organizationDays)})</option>}
+        <option value="forever">Retain forever</option>
+        <option value="custom">Custom</option>
+      </select>
+      {choice === "custom" && (
+        <>
+          <label for={daysId}>Retention period (days)</label>
+          <input
+            id={daysId}
+            type="number"
+            min={1}
+            step={1}
+            required
+            value={value !== null && value > 0 ? String(value) : ""}
+            onInput={(e) => onChange(Math.floor(Number((e.target as HTMLInputElement).value)) || 0)}
+          />
+        </>
+      )}
+    </>
+  );
+}
+
+/** The warning before a shorter retention period deletes messages for good. */
+export function retentionWarning(days: number | null, organizationDays: number): string | undefined {
+  const effective = days ?? organizationDays;
+  if (effective === -1) return undefined;
+  return `Messages older than ${describeRetention(effective)} will be deleted permanently, and so will every message that reaches that age from now on.`;
+}
