@@ -253,6 +253,31 @@ fn an_owner_sets_a_channel_retention_period_and_the_channel_is_told() {
 }
 
 #[test]
+fn a_channels_topics_policy_is_announced_and_governs_sending() {
+    let hamlet = Client::dev("hamlet@zulip.com");
+    let (name, id) = new_channel(&hamlet, &[], false, true);
+    let mut queue = watch(&hamlet, "{}");
+    hamlet.patch(&format!("/streams/{id}"), &[("topics_policy", "empty_topic_only")]).bad_request(
+        "BAD_REQUEST",
+        "You do not have permission to administer this channel.",
+    );
+    Client::dev("iago@zulip.com").patch(&format!("/streams/{id}"), &[("topics_policy", "empty_topic_only")]).success();
+    assert_eq!(queue.wait_for("topics policy", stream_update(id, "topics_policy"))["value"], "empty_topic_only");
+    assert_eq!(stream(&hamlet, id)["topics_policy"], "empty_topic_only");
+    let send = |topic: &str| hamlet.post("/messages", &[("type", "stream"), ("to", name.as_str()), ("topic", topic), ("content", "hi")]);
+    send("named").bad_request("BAD_REQUEST", "Only the general chat topic is allowed in this channel.");
+    send("").success();
+}
+
+#[test]
+fn a_bad_topics_policy_changes_nothing() {
+    let (_, id) = new_channel(&Client::dev("hamlet@zulip.com"), &[], false, true);
+    let iago = Client::dev("iago@zulip.com");
+    iago.patch(&format!("/streams/{id}"), &[("topics_policy", "mandatory")]).bad_request("BAD_REQUEST", "Invalid topics_policy");
+    assert_eq!(stream(&iago, id)["topics_policy"], "inherit");
+}
+
+#[test]
 fn archiving_a_channel_tells_each_client_in_the_form_it_knows_and_stops_sending() {
     let iago = Client::dev("iago@zulip.com");
     let hamlet = Client::dev("hamlet@zulip.com");

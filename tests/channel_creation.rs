@@ -92,6 +92,7 @@ fn creation_applies_every_parameter() {
         ("message_retention_days", "3650"),
         ("announce", "false"),
         ("send_new_subscription_messages", "false"),
+        ("topics_policy", "disable_empty_topic"),
         ("can_send_message_group", admins.as_str()),
         ("can_add_subscribers_group", admins.as_str()),
         ("can_remove_subscribers_group", admins.as_str()),
@@ -108,7 +109,8 @@ fn creation_applies_every_parameter() {
     assert_eq!((s["invite_only"].as_bool(), s["history_public_to_subscribers"].as_bool()), (Some(true), Some(true)));
     assert_eq!(s["folder_id"].to_string(), folder);
     assert_eq!(s["message_retention_days"], 3650);
-    for (setting, _) in &extra[7..] {
+    assert_eq!(s["topics_policy"], "disable_empty_topic");
+    for (setting, _) in &extra[8..] {
         assert_eq!(s[setting].to_string(), admins, "{setting}");
     }
     assert_eq!(s["can_administer_channel_group"], system_group("role:nobody"), "an unset setting keeps its default");

@@ -31,6 +31,7 @@ use crate::domain::register_state::MAX_CHANNEL_DESCRIPTION_LENGTH;
 use crate::error::{ApiError, ApiResult};
 use crate::event_types::{CapabilityGate, StreamEvent, SubscriptionEvent};
 use crate::events::{send_event, Event, EventUser};
+use crate::model::TopicsPolicy;
 
 /// The client capability that tells archiving apart from deletion.
 const ARCHIVED_CHANNELS: &str = "archived_channels";
@@ -54,6 +55,7 @@ pub struct ChannelChanges {
     pub folder_id: Option<Option<i64>>,
     /// Permission settings (`domain::channel_permissions::STORED`) to change.
     pub groups: Vec<(&'static ChannelGroupSetting, GroupChange)>,
+    pub topics_policy: Option<TopicsPolicy>,
 }
 
 /// A channel and what the checks and events of a change to it need, read in one batch.
@@ -130,6 +132,7 @@ struct Plan {
     folder: Option<Option<i64>>,
     /// The channel's own retention period (`Some(None)`: back to the organization's).
     retention: Option<Option<i64>>,
+    topics_policy: Option<TopicsPolicy>,
     /// Permission settings to set, by name, to a group id.
     groups: Vec<(&'static str, i64)>,
 }
@@ -142,6 +145,7 @@ impl Plan {
             && self.name.is_none()
             && self.folder.is_none()
             && self.retention.is_none()
+            && self.topics_policy.is_none()
             && self.groups.is_empty()
     }
 }
@@ -168,6 +172,9 @@ fn check_changes(me: &UserRow, state: &ChannelState, changes: &ChannelChanges) -
     if let Some(days) = &changes.message_retention_days {
         let days = check_retention(me, days)?;
         plan.retention = (days != c.message_retention_days).then_some(days);
+    }
+    if let Some(policy) = changes.topics_policy {
+        plan.topics_policy = (policy != c.topics_policy).then_some(policy);
     }
     if changes.is_archived == Some(false) {
         if c.is_archived == 0 {
@@ -264,6 +271,9 @@ pub async fn check_update_channel(ctx: &RequestContext, me: &UserRow, id: &str, 
     if let Some(folder) = plan.folder {
         writes.push(subscriptions::set_folder_stmt(db, realm_id, channel_id, folder)?);
     }
+    if let Some(policy) = plan.topics_policy {
+        writes.push(q::set_topics_policy_stmt(db, realm_id, channel_id, policy)?);
+    }
     if let Some(days) = plan.retention {
         writes.push(crate::db::message_retention::set_channel_days_stmt(db, realm_id, channel_id, days)?);
     }
@@ -296,6 +306,9 @@ fn changed(channel: &ChannelViewRow, plan: &Plan) -> ChannelViewRow {
     }
     if let Some(days) = plan.retention {
         c.message_retention_days = days;
+    }
+    if let Some(policy) = plan.topics_policy {
+        c.topics_policy = policy;
     }
     for (setting, group_id) in &plan.groups {
         c.set_group_setting(setting, *group_id);
@@ -367,6 +380,10 @@ async fn announce_changes(ctx: &RequestContext, me: &UserRow, state: &ChannelSta
         let content = rules::retention_notice(me, before.message_retention_days.unwrap_or(realm_days), days.unwrap_or(realm_days));
         send_channel_notice(ctx, me, &settings, notice_channel.clone(), content).await?;
         crate::actions::message_retention::sweep_soon(ctx, realm_id).await;
+    }
+    if let Some(policy) = plan.topics_policy {
+        let event = update_event(&after, "topics_policy", json!(policy), Map::new(), CapabilityGate::default());
+        send_event(env, realm_id, &event, &users(&audience)).await;
     }
     for (setting, group_id) in &plan.groups {
         let event = update_event(&after, setting, json!(group_id), Map::new(), CapabilityGate::default());

@@ -23,6 +23,7 @@ use crate::domain::register_state::MAX_CHANNEL_DESCRIPTION_LENGTH;
 use crate::error::{ApiError, ApiResult};
 use crate::event_types::{CapabilityGate, StreamEvent, SubscriptionEvent};
 use crate::events::{send_event, Event, EventUser};
+use crate::model::TopicsPolicy;
 
 /// A user named in `principals`: an id or an email address.
 #[derive(Debug, Clone, Deserialize)]
@@ -89,6 +90,8 @@ pub struct SubscribeRequest {
     /// Whether the channels this request creates become default channels (administrators,
     /// public channels only).
     pub is_default_stream: bool,
+    /// The empty-topic rule of the channels this request creates.
+    pub topics_policy: TopicsPolicy,
     /// Whether the channels this request creates are announced where the organization
     /// announces new channels.
     pub announce: bool,
@@ -112,6 +115,7 @@ impl SubscribeRequest {
             message_retention_days: None,
             announce: false,
             is_default_stream: false,
+            topics_policy: TopicsPolicy::Inherit,
             create_only: false,
         }
     }
@@ -450,6 +454,7 @@ fn creation_writes(
             folder_id: req.folder_id,
             creator_id: me.id,
             message_retention_days,
+            topics_policy: req.topics_policy,
             groups: &groups,
         };
         writes.extend(subscriptions::create_channel_stmts(db, me.realm_id, &channel, now)?);

@@ -13,6 +13,7 @@ use crate::domain::channels::{
     ChannelTopics, StreamsQuery,
 };
 use crate::error::{ApiError, ApiResult};
+use crate::model::TopicsPolicy;
 use crate::response::Reply;
 
 #[derive(Deserialize)]
@@ -42,6 +43,13 @@ pub async fn subscribe(ctx: &RequestContext) -> ApiResult<Reply> {
     Ok(Reply::json(body))
 }
 
+/// A channel's `topics_policy`: `inherit`, `allow_empty_topic`, `disable_empty_topic` or
+/// `empty_topic_only`.
+fn topics_policy(ctx: &RequestContext) -> ApiResult<Option<TopicsPolicy>> {
+    let Some(raw) = ctx.params.str("topics_policy")? else { return Ok(None) };
+    TopicsPolicy::from_code(raw.trim_matches('"')).map(Some).ok_or_else(|| ApiError::bad_request("Invalid topics_policy"))
+}
+
 /// The creation parameters of `POST /channels/create` and of the subscribe-to-create path,
 /// over `base`.
 fn creation_settings(ctx: &RequestContext, base: SubscribeRequest) -> ApiResult<SubscribeRequest> {
@@ -55,6 +63,7 @@ fn creation_settings(ctx: &RequestContext, base: SubscribeRequest) -> ApiResult<
         message_retention_days,
         announce: ctx.params.bool_or("announce", false)?,
         is_default_stream: ctx.params.bool_or("is_default_stream", false)?,
+        topics_policy: topics_policy(ctx)?.unwrap_or(TopicsPolicy::Inherit),
         ..base
     })
 }
@@ -153,6 +162,8 @@ pub async fn get_stream(ctx: &RequestContext, id: &str) -> ApiResult<Reply> {
 /// - `message_retention_days`: owners only; days, `unlimited` or `realm_default`; older
 ///   messages are deleted from then on (`actions::message_retention`), and the
 ///   notification bot tells the channel.
+/// - `topics_policy`: whether messages may go to the empty topic here (`inherit`: the
+///   organization's rule); a `stream` `update` event, no notice.
 /// - `is_archived`: false unarchives an archived channel.
 /// - `folder_id`: a folder of the organization ("Invalid channel folder ID"), or `null`.
 /// - The permission groups (`domain::channel_permissions::STORED`: `can_send_message_group`,
@@ -178,6 +189,7 @@ pub async fn update_stream(ctx: &RequestContext, id: &str) -> ApiResult<Reply> {
         is_archived: ctx.params.bool("is_archived")?,
         folder_id,
         groups: group_setting_changes(ctx)?,
+        topics_policy: topics_policy(ctx)?,
     };
     channel_settings::check_update_channel(ctx, &me, id, &changes).await?;
     Ok(Reply::ok())

@@ -5,7 +5,7 @@
 use serde::Deserialize;
 use worker::{query, D1Database, D1PreparedStatement, Result};
 
-use crate::model::Role;
+use crate::model::{Role, TopicsPolicy};
 
 #[derive(Debug, Clone, Deserialize)]
 pub struct ChannelIdRow {
@@ -57,6 +57,11 @@ pub fn set_access_stmt(
         history_public_to_subscribers as i64,
         is_web_public as i64
     )
+}
+
+/// A channel's `topics_policy`.
+pub fn set_topics_policy_stmt(db: &D1Database, realm_id: i64, channel_id: i64, policy: TopicsPolicy) -> Result<D1PreparedStatement> {
+    query!(db, "UPDATE channels SET topics_policy = ?3 WHERE realm_id = ?1 AND id = ?2", realm_id, channel_id, policy.as_str())
 }
 
 pub fn set_archived_stmt(db: &D1Database, realm_id: i64, channel_id: i64, archived: bool) -> Result<D1PreparedStatement> {

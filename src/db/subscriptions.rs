@@ -226,17 +226,28 @@ pub struct NewChannel<'a> {
     pub creator_id: i64,
     /// Its own retention period in days (-1 forever); `None`: the organization's.
     pub message_retention_days: Option<i64>,
+    /// Whether messages may go to the empty topic here (`inherit`: the organization's rule).
+    pub topics_policy: TopicsPolicy,
     /// Permission settings set at creation: (column, group id); the others keep their default.
     pub groups: &'a [(&'static str, i64)],
 }
 
 /// Creates a channel (and its recipient) unless one of that name exists.
 pub fn create_channel_stmts(db: &D1Database, realm_id: i64, channel: &NewChannel<'_>, now: i64) -> Result<Vec<D1PreparedStatement>> {
-    let NewChannel { name, description, invite_only, history_public_to_subscribers, folder_id, creator_id, message_retention_days, groups } =
-        *channel;
+    let NewChannel {
+        name,
+        description,
+        invite_only,
+        history_public_to_subscribers,
+        folder_id,
+        creator_id,
+        message_retention_days,
+        topics_policy,
+        groups,
+    } = *channel;
     // The group columns are setting names of `domain::channel_permissions`, never the client's.
     let columns: String = groups.iter().map(|(column, _)| format!(", {column}")).collect();
-    let placeholders: String = (0..groups.len()).map(|i| format!(", ?{}", i + 10)).collect();
+    let placeholders: String = (0..groups.len()).map(|i| format!(", ?{}", i + 11)).collect();
     let mut args = vec![
         json!(realm_id),
         json!(name),
@@ -247,13 +258,14 @@ pub fn create_channel_stmts(db: &D1Database, realm_id: i64, channel: &NewChannel
         json!(creator_id),
         json!(now),
         json!(message_retention_days),
+        json!(topics_policy),
     ];
     args.extend(groups.iter().map(|(_, id)| json!(id)));
     let insert = Statement::new(
         format!(
             "INSERT OR IGNORE INTO channels (realm_id, name, description, invite_only, history_public_to_subscribers, \
-             folder_id, creator_id, date_created, message_retention_days{columns}) \
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9{placeholders})"
+             folder_id, creator_id, date_created, message_retention_days, topics_policy{columns}) \
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10{placeholders})"
         ),
         args,
     );
