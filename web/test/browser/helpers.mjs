@@ -55,6 +55,9 @@ export async function person(options = {}) {
       };
     }
   });
+  // A page load waits on the local worker; on a loaded 2-core machine that has taken over
+  // Playwright's 30 s default (a CI run beside two builds), so navigations get 90 s.
+  context.setDefaultNavigationTimeout(90_000);
   const page = await context.newPage();
   page.dialogs = [];
   page.on("dialog", (d) => {
