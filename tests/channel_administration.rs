@@ -257,10 +257,9 @@ fn a_channels_topics_policy_is_announced_and_governs_sending() {
     let hamlet = Client::dev("hamlet@zulip.com");
     let (name, id) = new_channel(&hamlet, &[], false, true);
     let mut queue = watch(&hamlet, "{}");
-    hamlet.patch(&format!("/streams/{id}"), &[("topics_policy", "empty_topic_only")]).bad_request(
-        "BAD_REQUEST",
-        "You do not have permission to administer this channel.",
-    );
+    hamlet
+        .patch(&format!("/streams/{id}"), &[("topics_policy", "empty_topic_only")])
+        .bad_request("BAD_REQUEST", "You do not have permission to administer this channel.");
     Client::dev("iago@zulip.com").patch(&format!("/streams/{id}"), &[("topics_policy", "empty_topic_only")]).success();
     assert_eq!(queue.wait_for("topics policy", stream_update(id, "topics_policy"))["value"], "empty_topic_only");
     assert_eq!(stream(&hamlet, id)["topics_policy"], "empty_topic_only");
