@@ -42,6 +42,13 @@ async function openSettings(page, screen) {
   await page.getByRole("region", { name: screen, exact: true }).getByRole("heading", { name: screen, level: 2 }).waitFor();
 }
 
+/** The settings form of `channel`, chosen in the Channels screen. */
+async function openChannelSettings(page, channel) {
+  await openSettings(page, "Channels");
+  await page.getByRole("combobox", { name: "Channel", exact: true }).selectOption({ label: `#${channel}` });
+  return page.getByRole("form", { name: `Settings of #${channel}` });
+}
+
 test("an administrator renames a channel, makes it private and archives it; a member sees each live", T, async () => {
   const s = suffix();
   const channel = `Admin ${s}`;
@@ -391,9 +398,7 @@ test("an administrator changes who can subscribe anyone to a channel, and the AP
   const { context, page } = await person();
   try {
     await signInWithDevLogin(page, "iago@zulip.com");
-    await openSettings(page, "Channels");
-    await page.getByRole("combobox", { name: "Channel", exact: true }).selectOption({ label: `#${channel}` });
-    const form = page.getByRole("form", { name: `Settings of #${channel}` });
+    const form = await openChannelSettings(page, channel);
     const permission = form.getByRole("group", { name: "Subscription permissions" }).getByRole("combobox", { name: "Who can subscribe anyone to this channel" });
     await permission.selectOption({ label: "Moderators" });
     await form.getByRole("button", { name: "Save changes" }).click();
@@ -412,9 +417,7 @@ test("a channel's permission that the server refuses to give everyone does not o
   const { context, page } = await person();
   try {
     await signInWithDevLogin(page, "iago@zulip.com");
-    await openSettings(page, "Channels");
-    await page.getByRole("combobox", { name: "Channel", exact: true }).selectOption({ label: "#Verona" });
-    const form = page.getByRole("form", { name: "Settings of #Verona" });
+    const form = await openChannelSettings(page, "Verona");
     const add = await form.getByRole("combobox", { name: "Who can subscribe anyone to this channel" }).getByRole("option").allTextContents();
     const remove = await form.getByRole("combobox", { name: "Who can unsubscribe anyone from this channel" }).getByRole("option").allTextContents();
     assert.ok(!add.includes("Everyone, including guests"), `offered: ${add}`);
@@ -428,9 +431,7 @@ test("an administrator who is not an owner is not offered a channel's message re
   const { context, page } = await person();
   try {
     await signInWithDevLogin(page, "iago@zulip.com");
-    await openSettings(page, "Channels");
-    await page.getByRole("combobox", { name: "Channel", exact: true }).selectOption({ label: "#Verona" });
-    const form = page.getByRole("form", { name: "Settings of #Verona" });
+    const form = await openChannelSettings(page, "Verona");
     await form.getByRole("combobox", { name: "Who can administer this channel" }).waitFor();
     assert.equal(await form.getByRole("combobox", { name: "Message retention period" }).count(), 0);
   } finally {
@@ -445,9 +446,7 @@ test("an owner sets a channel's message retention period after confirming, and t
   const { context, page } = await person();
   try {
     await signInWithDevLogin(page, "desdemona@zulip.com");
-    await openSettings(page, "Channels");
-    await page.getByRole("combobox", { name: "Channel", exact: true }).selectOption({ label: `#${channel}` });
-    const form = page.getByRole("form", { name: `Settings of #${channel}` });
+    const form = await openChannelSettings(page, channel);
     const period = form.getByRole("combobox", { name: "Message retention period" });
     assert.match(await period.getByRole("option", { selected: true }).textContent(), /^Use organization level settings/);
     await period.selectOption({ label: "Custom" });
