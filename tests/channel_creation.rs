@@ -248,3 +248,16 @@ fn subscribing_refuses_web_public_creation() {
         .bad_request("BAD_REQUEST", "Web-public channels are not enabled.");
     assert!(!exists(&name));
 }
+
+#[test]
+fn is_default_stream_makes_a_new_channel_a_default_channel_for_administrators_only() {
+    let name = unique("default-");
+    create(&hamlet(), &name, &[], &[("is_default_stream", "true")]).bad_request("BAD_REQUEST", "Insufficient permission");
+    create(&iago(), &name, &[], &[("is_default_stream", "true"), ("invite_only", "true")])
+        .bad_request("BAD_REQUEST", "A default channel cannot be private.");
+    assert!(!exists(&name), "a refused creation creates nothing");
+    let id = created_id(&create(&iago(), &name, &[], &[("is_default_stream", "true")]).success());
+    let streams = iago().get("/streams", &[("include_default", "true")]).success();
+    let created = streams["streams"].as_array().unwrap().iter().find(|s| s["stream_id"] == id).cloned().expect("listed");
+    assert_eq!(created["is_default"], true, "{created}");
+}

@@ -375,6 +375,7 @@ pub async fn create_channel(ctx: &RequestContext, me: &UserRow, req: &SubscribeR
     let Some(id) = outcome.created.first().map(|c| c.id) else {
         return Err(ApiError::bad_request(format!("Invalid channel name '{name}'")));
     };
+    make_default(ctx, me, req, &outcome).await?;
     channel_notices::send(ctx, me, &outcome, false, req.announce).await;
     if req.message_retention_days.is_some() {
         crate::actions::message_retention::sweep_soon(ctx, me.realm_id).await;
