@@ -40,10 +40,10 @@ run_item() {
     web-unit) (cd web && npm test) >"$log" 2>&1 || status=$? ;;
     web-browser) (cd web && npm run test:browser) >"$log" 2>&1 || status=$? ;;
   esac
-  # A test or two failing in a binary that otherwise passed run once more, alone: now and
+  # A test or two failing in a target that otherwise passed run once more, alone: now and
   # then (twice in ~1,500 tests on a loaded machine) local `wrangler dev` loses a request
   # between its proxy and the worker ("Your worker restarted mid-request"). A test passing
-  # only then is named in the summary; failing again fails the run.
+  # only then is named in the summary (one name a line); failing again fails the run.
   if [[ $status -ne 0 && $kind == bin ]]; then
     local failed_tests
     failed_tests=$(awk '/^failures:$/ { list = "" ; next } /^    [A-Za-z0-9_:]+$/ { list = list " " $1 } END { print list }' "$log")
@@ -52,8 +52,26 @@ run_item() {
       # shellcheck disable=SC2086
       if "$exe" --exact $failed_tests --test-threads=8 >>"$log" 2>&1; then
         status=0
-        echo "$failed_tests" >"$dir/retried/$name"
+        tr ' ' '\n' <<<"${failed_tests# }" >"$dir/retried/$name"
       fi
+    fi
+  fi
+  if [[ $status -ne 0 && $kind == web-browser ]]; then
+    # The failed browser tests, from the run's TAP report: "file<TAB>name" a line.
+    local failed_browser
+    failed_browser=$(node -e '
+      const tap = require("fs").readFileSync(process.argv[1], "utf8");
+      for (const m of tap.matchAll(/^not ok \d+ - (.*)\n(?:  .*\n)*?  location: .(.+):\d+:\d+.$/gm))
+        console.log(`${m[2]}\t${m[1]}`);' web/test-results/browser.tap 2>/dev/null || true)
+    if [[ -n $failed_browser && $(wc -l <<<"$failed_browser") -le 2 ]]; then
+      status=0
+      while IFS=$'\t' read -r file test_name; do
+        echo "--- run again alone: $test_name" >>"$log"
+        local pattern
+        pattern=$(node -e 'console.log("^" + process.argv[1].replace(/[.*+?^${}()|[\]\\]/g, "\\$&") + "$")' "$test_name")
+        (cd web && node --test --test-concurrency=1 --test-reporter=spec --test-name-pattern="$pattern" "$file") </dev/null >>"$log" 2>&1 || status=1
+      done <<<"$failed_browser"
+      if [[ $status -eq 0 ]]; then cut -f2 <<<"$failed_browser" >"$dir/retried/$name"; fi
     fi
   fi
   local secs
@@ -62,7 +80,7 @@ run_item() {
   {
     local outcome="FAILED: exit $status"
     [[ $status -eq 0 ]] && outcome=ok
-    [[ -f "$dir/retried/$name" ]] && outcome="ok when run again:$(cat "$dir/retried/$name")"
+    [[ -f "$dir/retried/$name" ]] && outcome="ok when run again: $(paste -sd, "$dir/retried/$name")"
     echo "=== $name (lane $lane, ${secs}s, $outcome)"
     cat "$log"
   } | flock "$dir/print.lock" cat
@@ -132,7 +150,7 @@ while read -r name _; do
   [[ -f $log ]] && read -r passed failed < <(awk '/^test result:/ { p += $4; f += $6 }
     /^(# |ℹ )pass [0-9]+$/ { p += $3 } /^(# |ℹ )fail [0-9]+$/ { f += $3 } END { print p + 0, f + 0 }' "$log")
   # A test that passed when run again counts once, as passed.
-  [[ -f "$dir/retried/$name" ]] && failed=$((failed - $(wc -w <"$dir/retried/$name")))
+  [[ -f "$dir/retried/$name" ]] && failed=$((failed - $(wc -l <"$dir/retried/$name")))
   if [[ -f "$dir/result/$name" ]]; then
     read -r status secs <"$dir/result/$name"
     result=$([[ $status -eq 0 ]] && echo ok || echo FAILED)
@@ -144,7 +162,7 @@ while read -r name _; do
   printf '%-34s %-8s %7s %7s %7s\n' "$name" "$result" "$secs" "$passed" "$failed"
 done <"$dir/queue"
 for retried in "$dir"/retried/*; do
-  [[ -e $retried ]] && echo "passed only when run again (see its output above): $(basename "$retried"):$(cat "$retried")"
+  [[ -e $retried ]] && echo "passed only when run again (see its output above): $(basename "$retried"): $(paste -sd, "$retried")"
 done
 total=$(awk -v a="$started" -v b="$(now)" 'BEGIN { printf "%.0f", b - a }')
 echo "$(wc -l <"$dir/queue") targets, $failures not ok; tests: $passed_all passed, $failed_all failed; ${total}s"

@@ -62,6 +62,13 @@ export class EventLoop {
     this.abort?.abort();
   }
 
+  /** Polls again after `close`: the deleted queue is replaced by a fresh registration. */
+  resume(): void {
+    if (!this.stopped) return;
+    this.stopped = false;
+    void this.loop();
+  }
+
   /** Deletes the queue on the server (sign-out, page unload). */
   async close(): Promise<void> {
     this.stop();

@@ -17,7 +17,12 @@ import { Avatar } from "./Avatar";
 import { IconGear, IconLogo, IconMenu } from "./Icons";
 import { narrowToSearch } from "../search";
 
+/** Set while signing out: the requests it cuts off answer 401, which must not send the
+ * page to the sign-in page with a `next` of its own before the session has ended. */
+let signingOut = false;
+
 function goToLogin(): void {
+  if (signingOut) return;
   const next = location.pathname + location.hash;
   location.assign(`/login/${next && next !== "/" ? `?next=${encodeURIComponent(next)}` : ""}`);
 }
@@ -250,11 +255,26 @@ export function App() {
   });
 
   async function logout() {
+    if (signingOut) return;
+    signingOut = true;
     await loop.close();
-    try {
-      await accountPost("/accounts/logout/", {});
-    } catch {
-      /* signed out either way */
+    // The page leaves only once the server has ended the session (or it had ended
+    // already): a transient failure is retried, a lasting one is said.
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await accountPost("/accounts/logout/", {});
+        break;
+      } catch (e) {
+        const status = (e as { status?: number }).status ?? 0;
+        if (status === 401) break;
+        if (attempt === 3 || (status >= 400 && status < 500)) {
+          signingOut = false;
+          setNotice(`Could not log out: ${(e as Error).message}`);
+          loop.resume();
+          return;
+        }
+        await new Promise((r) => setTimeout(r, 500 * attempt));
+      }
     }
     location.assign("/login/");
   }
