@@ -154,6 +154,18 @@ fn making_a_channel_private_protects_its_history_and_hides_it_from_outsiders() {
 }
 
 #[test]
+fn making_a_channel_private_is_a_deletion_for_those_who_no_longer_see_it() {
+    let (_, id) = new_channel(&Client::dev("hamlet@zulip.com"), &[], false, true);
+    let mut queue = register_for(&Client::dev("othello@zulip.com"), r#"["stream", "message"]"#);
+    Client::dev("iago@zulip.com").patch(&format!("/streams/{id}"), &[("is_private", "true")]).success();
+    let events = queue.events_before_sentinel();
+    let about: Vec<&Value> =
+        events.iter().filter(|e| e["type"] == "stream" && (e["stream_id"] == id || e["stream_ids"] == json!([id]))).collect();
+    assert_eq!(about.len(), 1, "{about:?}");
+    assert_eq!(about[0]["op"], "delete");
+}
+
+#[test]
 fn making_a_private_channel_public_shows_it_to_those_who_could_not_see_it() {
     let iago = Client::dev("iago@zulip.com");
     let hamlet = Client::dev("hamlet@zulip.com");
@@ -266,6 +278,27 @@ fn a_channels_topics_policy_is_announced_and_governs_sending() {
     let send = |topic: &str| hamlet.post("/messages", &[("type", "stream"), ("to", name.as_str()), ("topic", topic), ("content", "hi")]);
     send("named").bad_request("BAD_REQUEST", "Only the general chat topic is allowed in this channel.");
     send("").success();
+}
+
+#[test]
+fn only_moderators_and_up_give_a_channel_its_own_topics_policy() {
+    let iago = Client::dev("iago@zulip.com");
+    let (hamlet, shiva) = (Client::dev("hamlet@zulip.com"), Client::dev("shiva@zulip.com"));
+    let (_, id) = new_channel(&iago, &[], false, true);
+    let members = json!([hamlet.user_id, shiva.user_id]).to_string();
+    let form = [("name", unique("channel-admins").as_str()), ("description", "administer"), ("members", members.as_str())]
+        .map(|(k, v)| (k, v.to_string()));
+    let form: Vec<(&str, &str)> = form.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    let group = iago.post("/user_groups/create", &form).success()["group_id"].to_string();
+    iago.patch(&format!("/streams/{id}"), &[("can_administer_channel_group", &group)]).success();
+    hamlet
+        .patch(&format!("/streams/{id}"), &[("topics_policy", "disable_empty_topic")])
+        .bad_request("BAD_REQUEST", "Insufficient permission");
+    assert_eq!(stream(&iago, id)["topics_policy"], "inherit", "the refused change changed nothing");
+    shiva.patch(&format!("/streams/{id}"), &[("topics_policy", "disable_empty_topic")]).success();
+    assert_eq!(stream(&iago, id)["topics_policy"], "disable_empty_topic");
+    hamlet.patch(&format!("/streams/{id}"), &[("topics_policy", "inherit")]).success();
+    assert_eq!(stream(&iago, id)["topics_policy"], "inherit", "anyone administering may go back to the organization's policy");
 }
 
 #[test]

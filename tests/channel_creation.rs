@@ -158,6 +158,16 @@ fn subscribers_are_required() {
 }
 
 #[test]
+fn only_moderators_and_up_create_a_channel_with_its_own_topics_policy() {
+    let name = unique("topics-policy-");
+    let policy = [("topics_policy", "disable_empty_topic")];
+    create(&hamlet(), &name, &[hamlet().user_id], &policy).bad_request("BAD_REQUEST", "Insufficient permission");
+    assert!(!exists(&name), "the refused request created nothing");
+    let id = created_id(&create(&Client::dev("shiva@zulip.com"), &name, &[hamlet().user_id], &policy).success());
+    assert_eq!(stream(&hamlet(), id)["topics_policy"], "disable_empty_topic");
+}
+
+#[test]
 fn guests_may_not_create_channels() {
     let polonius = Client::dev("polonius@zulip.com");
     let name = unique("guest-made-");

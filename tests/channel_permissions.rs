@@ -1,7 +1,7 @@
 //! A channel's permission groups (`can_send_message_group`, `can_administer_channel_group`,
 //! `can_add_subscribers_group`, `can_remove_subscribers_group`, `can_subscribe_group`,
-//! `can_move_messages_within_channel_group`, `can_resolve_topics_group`,
-//! `can_delete_any_message_group`, `can_delete_own_message_group`), set when
+//! `can_move_messages_within_channel_group`, `can_move_messages_out_of_channel_group`,
+//! `can_resolve_topics_group`, `can_delete_any_message_group`, `can_delete_own_message_group`), set when
 //! `POST /users/me/subscriptions` creates the channel or by `PATCH /streams/{stream_id}`,
 //! shown in channel objects and `stream` `update` events, and enforced by sending, channel
 //! administration, subscribing, moving, resolving and deleting. Every test makes its own
@@ -89,10 +89,11 @@ fn a_new_channel_has_zulips_default_groups() {
 }
 
 /// The settings whose default is `role:nobody`, besides `can_administer_channel_group`.
-const NOBODY_BY_DEFAULT: [&str; 6] = [
+const NOBODY_BY_DEFAULT: [&str; 7] = [
     "can_add_subscribers_group",
     "can_subscribe_group",
     "can_move_messages_within_channel_group",
+    "can_move_messages_out_of_channel_group",
     "can_resolve_topics_group",
     "can_delete_any_message_group",
     "can_delete_own_message_group",
@@ -220,8 +221,8 @@ fn groups_must_suit_the_setting() {
 
 // ---- every setting: creation, PATCH, events
 
-/// The seven settings beyond posting and administering, each with a group that suits it.
-fn seven_settings() -> Vec<(&'static str, i64)> {
+/// The settings beyond posting and administering, each with a group that suits it.
+fn the_other_settings() -> Vec<(&'static str, i64)> {
     let group = group_of(&[othello().user_id]);
     let admins = system_group("role:administrators");
     vec![
@@ -229,6 +230,7 @@ fn seven_settings() -> Vec<(&'static str, i64)> {
         ("can_remove_subscribers_group", group),
         ("can_subscribe_group", group),
         ("can_move_messages_within_channel_group", group),
+        ("can_move_messages_out_of_channel_group", group),
         ("can_resolve_topics_group", group),
         ("can_delete_any_message_group", admins),
         ("can_delete_own_message_group", admins),
@@ -237,7 +239,7 @@ fn seven_settings() -> Vec<(&'static str, i64)> {
 
 #[test]
 fn creation_sets_every_permission_group() {
-    let settings = seven_settings();
+    let settings = the_other_settings();
     let values: Vec<(&str, String)> = settings.iter().map(|(k, v)| (*k, v.to_string())).collect();
     let form: Vec<(&str, &str)> = values.iter().map(|(k, v)| (*k, v.as_str())).collect();
     let id = create_channel(&iago(), &unique("all-groups-"), &form, &[hamlet().user_id]);
@@ -256,7 +258,7 @@ fn creation_sets_every_permission_group() {
 fn each_permission_group_change_reaches_viewers_as_a_stream_update() {
     let (_, id) = new_channel(&hamlet(), &[&othello()], false, true);
     let mut queue = register_for(&othello(), r#"["stream"]"#);
-    for (setting, group) in seven_settings() {
+    for (setting, group) in the_other_settings() {
         set(&iago(), id, setting, json!({ "new": group })).success();
         let event =
             queue.wait_for(setting, |e| e["type"] == "stream" && e["op"] == "update" && e["stream_id"] == id && e["property"] == setting);
@@ -418,6 +420,7 @@ impl Organization {
                 "/realm",
                 &[
                     ("can_move_messages_between_topics_group", &json!({ "new": admins }).to_string()),
+                    ("can_move_messages_between_channels_group", &json!({ "new": admins }).to_string()),
                     ("can_resolve_topics_group", &json!({ "new": admins }).to_string()),
                     ("can_delete_own_message_group", &json!({ "new": nobody }).to_string()),
                 ],
@@ -429,10 +432,7 @@ impl Organization {
 
     /// Puts the member in the channel's `setting` (through a group of its own).
     fn grant(&self, setting: &str) {
-        let form = [("name", unique("grant")), ("description", "grant".into()), ("members", json!([self.member.user_id]).to_string())];
-        let form: Vec<(&str, &str)> = form.iter().map(|(k, v)| (*k, v.as_str())).collect();
-        let group = self.owner.post("/user_groups/create", &form).success()["group_id"].as_i64().unwrap();
-        set(&self.owner, self.channel_id, setting, json!({ "new": group })).success();
+        set(&self.owner, self.channel_id, setting, json!({ "new": group_of_member(self) })).success();
     }
 
     fn send(&self, client: &Client, topic: &str) -> i64 {
@@ -444,9 +444,17 @@ impl Organization {
     }
 }
 
+/// A new group of the organization holding its member.
+fn group_of_member(org: &Organization) -> i64 {
+    let form = [("name", unique("grant")), ("description", "grant".into()), ("members", json!([org.member.user_id]).to_string())];
+    let form: Vec<(&str, &str)> = form.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    org.owner.post("/user_groups/create", &form).success()["group_id"].as_i64().unwrap()
+}
+
 const NO_EDITING: &str = "You don't have permission to edit this message";
 const NO_RESOLVING: &str = "You don't have permission to resolve topics in this channel.";
 const NO_DELETING: &str = "You don't have permission to delete this message";
+const NO_MOVING: &str = "You don't have permission to move this message";
 
 #[test]
 fn can_move_messages_within_channel_group_lets_a_member_move_topics() {
@@ -466,6 +474,48 @@ fn channel_administrators_move_topics() {
     org.grant("can_administer_channel_group");
     chat::edit(&org.member, id, &[("topic", "after")]).success();
     assert_eq!(org.topic_of(id), "after");
+}
+
+/// Another channel of the organization, with the member in it.
+fn second_channel(org: &Organization) -> i64 {
+    create_channel(&org.owner, &unique("org-second-"), &[], &[org.member.user_id])
+}
+
+fn channel_of(org: &Organization, message_id: i64) -> i64 {
+    chat::fetch(&org.owner, message_id)["stream_id"].as_i64().unwrap()
+}
+
+#[test]
+fn can_move_messages_out_of_channel_group_lets_a_member_move_messages_to_another_channel() {
+    let org = Organization::new();
+    let other = second_channel(&org);
+    let id = org.send(&org.owner, "leaving");
+    let stream_id = other.to_string();
+    chat::edit(&org.member, id, &[("stream_id", &stream_id)]).bad_request("BAD_REQUEST", NO_MOVING);
+    assert_eq!(channel_of(&org, id), org.channel_id, "the refused move changed nothing");
+    org.grant("can_move_messages_out_of_channel_group");
+    chat::edit(&org.member, id, &[("stream_id", &stream_id)]).success();
+    assert_eq!(channel_of(&org, id), other);
+}
+
+#[test]
+fn channel_administrators_move_messages_out_of_the_channel() {
+    let org = Organization::new();
+    let other = second_channel(&org);
+    let id = org.send(&org.owner, "leaving");
+    org.grant("can_administer_channel_group");
+    chat::edit(&org.member, id, &[("stream_id", &other.to_string())]).success();
+    assert_eq!(channel_of(&org, id), other);
+}
+
+#[test]
+fn moving_out_is_governed_by_the_channel_messages_leave() {
+    let org = Organization::new();
+    let other = second_channel(&org);
+    set(&org.owner, other, "can_move_messages_out_of_channel_group", json!({ "new": group_of_member(&org) })).success();
+    let id = org.send(&org.owner, "staying");
+    chat::edit(&org.member, id, &[("stream_id", &other.to_string())]).bad_request("BAD_REQUEST", NO_MOVING);
+    assert_eq!(channel_of(&org, id), org.channel_id);
 }
 
 #[test]
@@ -531,4 +581,76 @@ fn a_channel_group_governs_only_its_channel() {
     let id = chat::send_to_channel_id(&org.owner, elsewhere, "deletions", "elsewhere");
     org.member.delete(&format!("/messages/{id}"), &[]).bad_request("BAD_REQUEST", NO_DELETING);
     assert!(still_there(&org, id));
+}
+
+// ---- seeing a private channel through its groups (Zulip's metadata access)
+
+/// Whether `viewer` can see the channel: `GET /streams/{stream_id}`.
+fn sees(viewer: &Client, id: i64) -> bool {
+    let r = viewer.get(&format!("/streams/{id}"), &[]);
+    if r.status == 200 {
+        return true;
+    }
+    r.bad_request("BAD_REQUEST", "Invalid channel ID");
+    false
+}
+
+/// The ids `GET /streams` lists for `viewer` with these parameters.
+fn listed(viewer: &Client, params: &[(&str, &str)]) -> Vec<i64> {
+    let body = viewer.get("/streams", params).success();
+    body["streams"].as_array().unwrap().iter().map(|s| s["stream_id"].as_i64().unwrap()).collect()
+}
+
+fn never_subscribed(viewer: &Client) -> Vec<i64> {
+    let state = viewer.post("/register", &[("fetch_event_types", r#"["subscription"]"#)]).success();
+    state["never_subscribed"].as_array().unwrap().iter().map(|s| s["stream_id"].as_i64().unwrap()).collect()
+}
+
+#[test]
+fn a_member_who_may_join_a_private_channel_sees_it() {
+    let (_, id) = new_channel(&hamlet(), &[], true, true);
+    assert!(!sees(&othello(), id), "a private channel is hidden from non-subscribers");
+    set(&iago(), id, "can_subscribe_group", json!(group_of(&[othello().user_id]))).success();
+    assert!(sees(&othello(), id));
+    assert!(never_subscribed(&othello()).contains(&id), "in /register's never_subscribed");
+    assert!(listed(&othello(), &[("include_can_access_content", "true")]).contains(&id));
+    assert!(!listed(&othello(), &[]).contains(&id), "include_public lists public channels only");
+}
+
+#[test]
+fn a_member_who_may_add_subscribers_sees_the_private_channel() {
+    let (_, id) = new_channel(&hamlet(), &[], true, true);
+    set(&iago(), id, "can_add_subscribers_group", json!(group_of(&[othello().user_id]))).success();
+    assert!(sees(&othello(), id));
+    assert!(listed(&othello(), &[("include_can_access_content", "true")]).contains(&id));
+}
+
+#[test]
+fn a_channel_administrator_sees_the_private_channel_without_content_access() {
+    let (_, id) = new_channel(&hamlet(), &[], true, true);
+    set(&iago(), id, "can_administer_channel_group", json!(group_of(&[othello().user_id]))).success();
+    assert!(sees(&othello(), id));
+    assert!(never_subscribed(&othello()).contains(&id));
+    assert!(!listed(&othello(), &[("include_can_access_content", "true")]).contains(&id), "administering is metadata access only");
+}
+
+#[test]
+fn a_guest_never_sees_a_private_channel_through_its_groups() {
+    let polonius = Client::dev("polonius@zulip.com");
+    let (_, id) = new_channel(&hamlet(), &[], true, true);
+    set(&iago(), id, "can_subscribe_group", json!(group_of(&[polonius.user_id]))).success();
+    assert!(!sees(&polonius, id));
+    assert!(!never_subscribed(&polonius).contains(&id));
+}
+
+#[test]
+fn gaining_and_losing_a_private_channel_through_its_groups_is_heard_live() {
+    let (_, id) = new_channel(&hamlet(), &[], true, true);
+    let mut queue = register_for(&othello(), r#"["stream"]"#);
+    set(&iago(), id, "can_subscribe_group", json!(group_of(&[othello().user_id]))).success();
+    let created = queue.wait_for("stream create", |e| e["type"] == "stream" && e["op"] == "create" && e["streams"][0]["stream_id"] == id);
+    assert_eq!(created["streams"][0]["invite_only"], true);
+    set(&iago(), id, "can_subscribe_group", json!(system_group("role:nobody"))).success();
+    queue.wait_for("stream delete", |e| e["type"] == "stream" && e["op"] == "delete" && e["stream_ids"] == json!([id]));
+    assert!(!sees(&othello(), id));
 }

@@ -6,6 +6,8 @@
 //! changes are then one write batch, followed by their events and notices in Zulip's order
 //! (access, unarchiving, description, name, folder).
 
+use std::collections::HashMap;
+
 use serde_json::{json, Map, Value};
 
 use crate::actions::message_delete;
@@ -18,7 +20,7 @@ use crate::db::channels::{self as q, ChannelIdRow, MemberRow};
 use crate::db::default_channels::{self, DefaultChannelRow};
 use crate::db::realm_settings::RealmSettingsRow;
 use crate::db::subscriptions::{self, ChannelViewRow, SubscriberRow, SystemGroupRow};
-use crate::db::user_groups::{self, GroupNameRow, IsMemberRow};
+use crate::db::user_groups::{self, GroupMemberRow, GroupNameRow, IsMemberRow};
 use crate::db::users::UserRow;
 use crate::domain::channel_folders::invalid_folder_id;
 use crate::domain::channel_permissions::{self, ChannelGroupSetting, GroupChange, CAN_ADMINISTER};
@@ -72,6 +74,22 @@ struct ChannelState {
     in_administer_group: bool,
     /// The active groups the requested permission settings name.
     named_groups: Vec<GroupNameRow>,
+    /// The members of the groups that grant access to the channel when it is private, and
+    /// of the groups requested: group id -> user ids.
+    group_members: HashMap<i64, Vec<i64>>,
+}
+
+impl ChannelState {
+    /// Who sees `channel` (this channel, before or after a change): see
+    /// [`rules::metadata_audience`].
+    fn audience(&self, channel: &ChannelViewRow) -> Vec<i64> {
+        let through_groups: Vec<i64> = channel_permissions::GRANTS_ACCESS
+            .iter()
+            .filter_map(|setting| channel.group_setting(setting.name))
+            .flat_map(|group| self.group_members.get(&group).cloned().unwrap_or_default())
+            .collect();
+        rules::metadata_audience(&self.members, &self.subscribers, channel.is_private(), &through_groups)
+    }
 }
 
 async fn read_channel(
@@ -97,6 +115,8 @@ async fn read_channel(
     let in_administer_group = batch.add::<IsMemberRow>(q::in_group_setting_stmt(realm_id, channel_id, "", administer, me.id, false)?);
     let named_groups = (!group_ids.is_empty()).then(|| user_groups::active_names_stmt(db, realm_id, group_ids)).transpose()?;
     let named_groups = named_groups.map(|stmt| batch.add::<GroupNameRow>(stmt));
+    let ids_json = serde_json::to_string(group_ids)?;
+    let group_members = batch.add::<GroupMemberRow>(user_groups::channel_access_group_members_stmt(db, realm_id, channel_id, &ids_json)?);
     let results = batch.run(db).await?;
     let channel = access_channel(me, results.first(channel)?)?;
     Ok(ChannelState {
@@ -109,6 +129,10 @@ async fn read_channel(
         defaults: results.rows(defaults)?.into_iter().map(|r| r.channel_id).collect(),
         in_administer_group: results.first(in_administer_group)?.is_some_and(|m| m.is_member != 0),
         named_groups: results.rows_if_added(named_groups)?,
+        group_members: results.rows(group_members)?.into_iter().fold(HashMap::new(), |mut by_group, row| {
+            by_group.entry(row.group_id).or_insert_with(Vec::new).push(row.user_id);
+            by_group
+        }),
     })
 }
 
@@ -174,6 +198,7 @@ fn check_changes(me: &UserRow, state: &ChannelState, changes: &ChannelChanges) -
         plan.retention = (days != c.message_retention_days).then_some(days);
     }
     if let Some(policy) = changes.topics_policy {
+        channel_permissions::check_may_set_topics_policy(policy, me)?;
         plan.topics_policy = (policy != c.topics_policy).then_some(policy);
     }
     if changes.is_archived == Some(false) {
@@ -331,25 +356,36 @@ async fn announce_changes(ctx: &RequestContext, me: &UserRow, state: &ChannelSta
     let before = &state.channel;
     let after = changed(before, plan);
     let settings = ctx.realm_state(realm_id).await?.settings.clone();
-    let audience = rules::metadata_audience(&state.members, &state.subscribers, after.is_private());
+    let audience = state.audience(&after);
     let notice_channel = PlannedChannel { id: after.id, name: after.name.clone(), recipient_id: after.recipient_id };
+    // Those who see the channel only after the change hear of its creation, with its
+    // subscribers; those who no longer see it, of its deletion (Zulip's events).
+    let old_audience = state.audience(before);
+    let newly: Vec<i64> = audience.iter().copied().filter(|u| !old_audience.contains(u)).collect();
+    let lost: Vec<i64> = old_audience.iter().copied().filter(|u| !audience.contains(u)).collect();
+    if !newly.is_empty() {
+        let streams = vec![stream_dict(&after, &state.groups)];
+        send_event(env, realm_id, &Event::Stream(StreamEvent::Create { streams, audience: CapabilityGate::default() }), &users(&newly))
+            .await;
+        let peer_add = Event::Subscription(SubscriptionEvent::PeerAdd { stream_ids: vec![after.id], user_ids: state.subscribers.clone() });
+        send_event(env, realm_id, &peer_add, &users(&newly)).await;
+    }
+    if !lost.is_empty() {
+        let delete = StreamEvent::Delete {
+            streams: vec![json!({ "stream_id": after.id })],
+            stream_ids: vec![after.id],
+            audience: CapabilityGate::default(),
+        };
+        send_event(env, realm_id, &Event::Stream(delete), &users(&lost)).await;
+    }
+    // The rest of the events go to those who saw the channel before and still do.
+    let audience: Vec<i64> = audience.into_iter().filter(|u| !newly.contains(u)).collect();
     if let Some(new) = plan.access {
-        let old_audience = rules::metadata_audience(&state.members, &state.subscribers, before.is_private());
-        let newly: Vec<i64> = audience.iter().copied().filter(|u| !old_audience.contains(u)).collect();
-        if !newly.is_empty() {
-            let streams = vec![stream_dict(&after, &state.groups)];
-            send_event(env, realm_id, &Event::Stream(StreamEvent::Create { streams, audience: CapabilityGate::default() }), &users(&newly))
-                .await;
-            let peer_add =
-                Event::Subscription(SubscriptionEvent::PeerAdd { stream_ids: vec![after.id], user_ids: state.subscribers.clone() });
-            send_event(env, realm_id, &peer_add, &users(&newly)).await;
-        }
         let mut extra = Map::new();
         extra.insert("history_public_to_subscribers".into(), json!(new.history_public_to_subscribers));
         extra.insert("is_web_public".into(), json!(new.is_web_public));
-        let rest: Vec<i64> = audience.iter().copied().filter(|u| !newly.contains(u)).collect();
         let event = update_event(before, "invite_only", json!(new.invite_only), extra, CapabilityGate::default());
-        send_event(env, realm_id, &event, &users(&rest)).await;
+        send_event(env, realm_id, &event, &users(&audience)).await;
         let content = rules::access_notice(me, access_of(before), new);
         send_channel_notice(ctx, me, &settings, notice_channel.clone(), content).await?;
     }
@@ -442,7 +478,7 @@ pub async fn check_archive_channel(ctx: &RequestContext, me: &UserRow, id: &str)
     }
     let mut archived = channel.clone();
     archived.is_archived = 1;
-    let audience = rules::metadata_audience(&state.members, &state.subscribers, channel.is_private());
+    let audience = state.audience(channel);
     let settings = ctx.realm_state(me.realm_id).await?.settings.clone();
     announce_archiving(ctx, me, &settings, &archived, &state.groups, &audience, true).await
 }

@@ -147,8 +147,10 @@ impl SubscribeRequest {
         Ok(stmt.map(|stmt| batch.add::<GroupNameRow>(stmt)))
     }
 
-    /// Each permission setting's group suits it (`named`: what [`Self::add_group_names`] read).
+    /// Each permission setting's group suits it (`named`: what [`Self::add_group_names`] read),
+    /// and the caller may set the topics policy asked for.
     fn check_groups(&self, me: &UserRow, named: &[GroupNameRow]) -> ApiResult<()> {
+        channel_permissions::check_may_set_topics_policy(self.topics_policy, me)?;
         for (setting, group_id) in &self.groups {
             channel_permissions::check_group(setting, *group_id, named)?;
             channel_permissions::check_may_grant(setting, *group_id, named, me)?;

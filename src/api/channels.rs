@@ -111,7 +111,8 @@ pub async fn get_subscriptions(ctx: &RequestContext) -> ApiResult<Reply> {
 /// Any user: channels the caller can see, by `include_public` (default true),
 /// `include_subscribed` (default true), `include_all` / `include_all_active` (administrators:
 /// every channel), `exclude_archived` (default true), `include_default` (the default
-/// channels too, each channel with `is_default`).
+/// channels too, each channel with `is_default`), `include_can_access_content` (every
+/// channel the caller may read or join, private ones through their groups included).
 pub async fn get_streams(ctx: &RequestContext) -> ApiResult<Reply> {
     let me = ctx.user().await?;
     let include_public = ctx.params.bool_or("include_public", true)?;
@@ -122,7 +123,7 @@ pub async fn get_streams(ctx: &RequestContext) -> ApiResult<Reply> {
     let include_subscribers = ctx.params.bool_or("include_subscribers", false)?;
     let include_default = ctx.params.bool_or("include_default", false)?;
     ctx.params.accept("include_owner_subscribed");
-    ctx.params.accept("include_can_access_content");
+    let include_can_access_content = ctx.params.bool_or("include_can_access_content", false)?;
     if include_all && !me.is_realm_admin() {
         return Err(ApiError::bad_request("User not authorized for this query"));
     }
@@ -134,6 +135,7 @@ pub async fn get_streams(ctx: &RequestContext) -> ApiResult<Reply> {
         exclude_archived,
         include_subscribers,
         include_default,
+        include_can_access_content,
     };
     Ok(Reply::json(json!({ "streams": streams_of(&ctx.db, &me, &query).await? })))
 }

@@ -7,7 +7,7 @@ use serde_json::json;
 use worker::{query, D1Database, D1PreparedStatement, Result};
 
 use crate::model::recipients::RecipientType;
-use crate::model::{Role, TopicsPolicy};
+use crate::model::TopicsPolicy;
 
 /// A channel with its counts and, if any, the viewer's subscription row.
 #[derive(Debug, Clone, Deserialize)]
@@ -55,12 +55,24 @@ pub struct ChannelViewRow {
     #[serde(default)]
     pub can_move_messages_within_channel_group: Option<i64>,
     #[serde(default)]
+    pub can_move_messages_out_of_channel_group: Option<i64>,
+    #[serde(default)]
     pub can_resolve_topics_group: Option<i64>,
     #[serde(default)]
     pub can_delete_any_message_group: Option<i64>,
     #[serde(default)]
     pub can_delete_own_message_group: Option<i64>,
+    /// The viewer's way into a private channel through its groups (Zulip's metadata access
+    /// through groups): [`ADMINISTERS_THROUGH_GROUP`] and [`JOINS_THROUGH_GROUP`] bits; 0
+    /// for a public channel.
+    #[serde(default)]
+    pub group_access: i64,
 }
+
+/// In the channel's `can_administer_channel_group`.
+pub const ADMINISTERS_THROUGH_GROUP: i64 = 1;
+/// In its `can_add_subscribers_group` or `can_subscribe_group`.
+pub const JOINS_THROUGH_GROUP: i64 = 2;
 
 impl ChannelViewRow {
     /// A stored permission setting by its name; `None` for the default (or an unknown name).
@@ -83,6 +95,7 @@ impl ChannelViewRow {
             "can_remove_subscribers_group" => &self.can_remove_subscribers_group,
             "can_subscribe_group" => &self.can_subscribe_group,
             "can_move_messages_within_channel_group" => &self.can_move_messages_within_channel_group,
+            "can_move_messages_out_of_channel_group" => &self.can_move_messages_out_of_channel_group,
             "can_resolve_topics_group" => &self.can_resolve_topics_group,
             "can_delete_any_message_group" => &self.can_delete_any_message_group,
             "can_delete_own_message_group" => &self.can_delete_own_message_group,
@@ -98,6 +111,7 @@ impl ChannelViewRow {
             "can_remove_subscribers_group" => &mut self.can_remove_subscribers_group,
             "can_subscribe_group" => &mut self.can_subscribe_group,
             "can_move_messages_within_channel_group" => &mut self.can_move_messages_within_channel_group,
+            "can_move_messages_out_of_channel_group" => &mut self.can_move_messages_out_of_channel_group,
             "can_resolve_topics_group" => &mut self.can_resolve_topics_group,
             "can_delete_any_message_group" => &mut self.can_delete_any_message_group,
             "can_delete_own_message_group" => &mut self.can_delete_own_message_group,
@@ -110,11 +124,19 @@ impl ChannelViewRow {
     pub fn is_private(&self) -> bool {
         self.invite_only != 0
     }
+    /// In the private channel's `can_administer_channel_group`.
+    pub fn administers_through_group(&self) -> bool {
+        self.group_access & ADMINISTERS_THROUGH_GROUP != 0
+    }
+    /// In the private channel's `can_add_subscribers_group` or `can_subscribe_group`.
+    pub fn joins_through_group(&self) -> bool {
+        self.group_access & JOINS_THROUGH_GROUP != 0
+    }
 }
 
 /// `rc.type = 2` is [`RecipientType::Channel`] (a constant string cannot interpolate it; a
 /// unit test holds them together).
-const VIEW_SELECT: &str = "SELECT c.id, c.name, c.description, c.invite_only, c.history_public_to_subscribers, \
+const VIEW_COLUMNS: &str = "SELECT c.id, c.name, c.description, c.invite_only, c.history_public_to_subscribers, \
     c.is_web_public, c.is_archived, c.creator_id, c.date_created, c.topics_policy, c.folder_id, c.message_retention_days, \
     rc.id AS recipient_id, \
     (SELECT COUNT(*) FROM subscriptions s2 JOIN users u2 ON u2.id = s2.user_id AND u2.is_active = 1 \
@@ -123,41 +145,59 @@ const VIEW_SELECT: &str = "SELECT c.id, c.name, c.description, c.invite_only, c.
     s.active AS sub_active, s.color, s.is_muted, s.pin_to_top, s.desktop_notifications, s.audible_notifications, \
     s.push_notifications, s.email_notifications, s.wildcard_mentions_notify, \
     c.can_send_message_group, c.can_administer_channel_group, c.can_add_subscribers_group, c.can_remove_subscribers_group, \
-    c.can_subscribe_group, c.can_move_messages_within_channel_group, c.can_resolve_topics_group, \
-    c.can_delete_any_message_group, c.can_delete_own_message_group \
+    c.can_subscribe_group, c.can_move_messages_within_channel_group, c.can_move_messages_out_of_channel_group, \
+    c.can_resolve_topics_group, \
+    c.can_delete_any_message_group, c.can_delete_own_message_group, \
+    CASE WHEN c.invite_only = 1 THEN \
+      COALESCE(c.can_administer_channel_group IN (SELECT id FROM mine), 0) \
+      + 2 * (COALESCE(c.can_add_subscribers_group IN (SELECT id FROM mine), 0) \
+             OR COALESCE(c.can_subscribe_group IN (SELECT id FROM mine), 0)) \
+    ELSE 0 END AS group_access \
     FROM channels c JOIN recipients rc ON rc.realm_id = c.realm_id AND rc.type = 2 AND rc.type_id = c.id \
     LEFT JOIN subscriptions s ON s.channel_id = c.id AND s.user_id = ?2";
 
+/// The channel view's query, before its `WHERE`: `?1` the organization, `?2` the viewer,
+/// whose groups (`mine`) decide [`ChannelViewRow::group_access`].
+fn view_select() -> String {
+    format!("{} {VIEW_COLUMNS}", super::user_groups::groups_of_user_cte("?2"))
+}
+
 /// Every channel of the organization as `user_id` sees it, by name.
 pub fn all_for_user_stmt(db: &D1Database, realm_id: i64, user_id: i64) -> Result<D1PreparedStatement> {
-    query!(db, &format!("{VIEW_SELECT} WHERE c.realm_id = ?1 ORDER BY c.name COLLATE NOCASE"), realm_id, user_id)
+    query!(db, &format!("{} WHERE c.realm_id = ?1 ORDER BY c.name COLLATE NOCASE", view_select()), realm_id, user_id)
 }
 
 /// Every channel of the organization as `user_id` sees it, by id (`POST /register`).
 pub fn all_for_user_by_id_stmt(db: &D1Database, realm_id: i64, user_id: i64) -> Result<D1PreparedStatement> {
-    query!(db, &format!("{VIEW_SELECT} WHERE c.realm_id = ?1 ORDER BY c.id"), realm_id, user_id)
+    query!(db, &format!("{} WHERE c.realm_id = ?1 ORDER BY c.id", view_select()), realm_id, user_id)
 }
 
 /// One channel by id as `user_id` sees it.
 pub fn by_id_for_user_stmt(realm_id: i64, user_id: i64, channel_id: i64) -> Result<Statement> {
-    statement!(&format!("{VIEW_SELECT} WHERE c.realm_id = ?1 AND c.id = ?3"), realm_id, user_id, channel_id)
+    statement!(&format!("{} WHERE c.realm_id = ?1 AND c.id = ?3", view_select()), realm_id, user_id, channel_id)
 }
 
 /// Channels in a JSON array of ids as `user_id` sees them.
 pub fn by_ids_for_user_stmt(db: &D1Database, realm_id: i64, user_id: i64, ids_json: &str) -> Result<D1PreparedStatement> {
-    query!(db, &format!("{VIEW_SELECT} WHERE c.realm_id = ?1 AND c.id IN (SELECT value FROM json_each(?3))"), realm_id, user_id, ids_json)
+    query!(
+        db,
+        &format!("{} WHERE c.realm_id = ?1 AND c.id IN (SELECT value FROM json_each(?3))", view_select()),
+        realm_id,
+        user_id,
+        ids_json
+    )
 }
 
 /// One channel by name (case-insensitive) as `user_id` sees it.
 pub fn by_name_for_user_stmt(realm_id: i64, user_id: i64, name: &str) -> Result<Statement> {
-    statement!(&format!("{VIEW_SELECT} WHERE c.realm_id = ?1 AND c.name = ?3 COLLATE NOCASE"), realm_id, user_id, name)
+    statement!(&format!("{} WHERE c.realm_id = ?1 AND c.name = ?3 COLLATE NOCASE", view_select()), realm_id, user_id, name)
 }
 
 /// Channels named in a JSON array of names (case-insensitive) as `user_id` sees them.
 pub fn by_names_for_user_stmt(db: &D1Database, realm_id: i64, user_id: i64, names_json: &str) -> Result<D1PreparedStatement> {
     query!(
         db,
-        &format!("{VIEW_SELECT} WHERE c.realm_id = ?1 AND lower(c.name) IN (SELECT lower(value) FROM json_each(?3))"),
+        &format!("{} WHERE c.realm_id = ?1 AND lower(c.name) IN (SELECT lower(value) FROM json_each(?3))", view_select()),
         realm_id,
         user_id,
         names_json
@@ -332,22 +372,6 @@ pub fn set_folder_stmt(db: &D1Database, realm_id: i64, channel_id: i64, folder_i
     query!(db, "UPDATE channels SET folder_id = ?3 WHERE realm_id = ?1 AND id = ?2", realm_id, channel_id, folder_id)
 }
 
-/// The active users who can see that the channel exists (the audience of its `stream`
-/// events): everyone but guests for a public channel, administrators, and its subscribers.
-pub fn metadata_audience_stmt(db: &D1Database, realm_id: i64, channel_id: i64) -> Result<D1PreparedStatement> {
-    query!(
-        db,
-        "SELECT u.id FROM users u JOIN channels c ON c.id = ?2 AND c.realm_id = u.realm_id \
-         WHERE u.realm_id = ?1 AND u.is_active = 1 AND ((c.invite_only = 0 AND u.role != ?3) OR u.role <= ?4 \
-          OR EXISTS (SELECT 1 FROM subscriptions s WHERE s.channel_id = c.id AND s.user_id = u.id AND s.active = 1)) \
-         ORDER BY u.id",
-        realm_id,
-        channel_id,
-        Role::Guest,
-        Role::Administrator
-    )
-}
-
 /// Which of the users named by id or email (lowercase) are already subscribed to which of
 /// the channels named (any case).
 pub fn already_subscribed_stmt(
@@ -420,6 +444,6 @@ mod tests {
 
     #[test]
     fn the_channel_view_joins_the_channel_recipient_type() {
-        assert!(VIEW_SELECT.contains(&format!("rc.type = {} ", RecipientType::Channel.code())));
+        assert!(VIEW_COLUMNS.contains(&format!("rc.type = {} ", RecipientType::Channel.code())));
     }
 }

@@ -241,6 +241,40 @@ pub fn member_ids_stmt(db: &D1Database, realm_id: i64, group_id: i64, direct_onl
     )
 }
 
+/// One member of one of several groups, as [`members_by_group_stmt`] answers it.
+#[derive(Debug, Deserialize)]
+pub struct GroupMemberRow {
+    pub group_id: i64,
+    pub user_id: i64,
+}
+
+/// The members (active users) of each group in `ids_json` and of the groups of channel
+/// `channel_id` that grant access to it when it is private (`can_administer_channel_group`,
+/// `can_add_subscribers_group`, `can_subscribe_group`), directly or through subgroups at
+/// any depth.
+pub fn channel_access_group_members_stmt(db: &D1Database, realm_id: i64, channel_id: i64, ids_json: &str) -> Result<D1PreparedStatement> {
+    query!(
+        db,
+        &format!(
+            "WITH RECURSIVE reachable(root, id) AS ( \
+             SELECT id, id FROM user_groups WHERE realm_id = ?1 AND (id IN (SELECT value FROM json_each(?2)) \
+               OR id IN (SELECT value FROM channels c, json_each(json_array(c.can_administer_channel_group, \
+                 c.can_add_subscribers_group, c.can_subscribe_group)) WHERE c.realm_id = ?1 AND c.id = ?3)) \
+             UNION \
+             SELECT r.root, s.subgroup_id FROM user_group_subgroups s JOIN reachable r ON s.supergroup_id = r.id \
+         ) \
+         SELECT DISTINCT r.root AS group_id, u.id AS user_id FROM reachable r JOIN user_groups g ON g.id = r.id \
+         JOIN users u ON u.realm_id = ?1 AND u.is_active = 1 \
+         WHERE {role} \
+            OR EXISTS (SELECT 1 FROM user_group_members m WHERE m.group_id = g.id AND m.user_id = u.id)",
+            role = by_role_sql("g", "u")
+        ),
+        realm_id,
+        ids_json,
+        channel_id
+    )
+}
+
 /// A user's id, as the member statements answer it.
 #[derive(Debug, Deserialize)]
 pub struct MemberIdRow {

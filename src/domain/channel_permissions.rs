@@ -10,7 +10,7 @@ use serde_json::Value;
 use crate::db::user_groups::GroupNameRow;
 use crate::db::users::UserRow;
 use crate::error::{ApiError, ApiResult};
-use crate::model::system_groups;
+use crate::model::{system_groups, TopicsPolicy};
 
 /// One permission setting of a channel.
 pub struct ChannelGroupSetting {
@@ -46,6 +46,10 @@ pub const CAN_SUBSCRIBE: ChannelGroupSetting = setting("can_subscribe_group", sy
 /// Who may move messages between the channel's topics.
 pub const CAN_MOVE_WITHIN: ChannelGroupSetting = setting("can_move_messages_within_channel_group", system_groups::NOBODY, true);
 
+/// Who may move messages from the channel to another (besides the organization's
+/// `can_move_messages_between_channels_group`).
+pub const CAN_MOVE_OUT: ChannelGroupSetting = setting("can_move_messages_out_of_channel_group", system_groups::NOBODY, true);
+
 /// Who may resolve and unresolve the channel's topics.
 pub const CAN_RESOLVE_TOPICS: ChannelGroupSetting = setting("can_resolve_topics_group", system_groups::NOBODY, true);
 
@@ -56,20 +60,18 @@ pub const CAN_DELETE_ANY: ChannelGroupSetting = setting("can_delete_any_message_
 pub const CAN_DELETE_OWN: ChannelGroupSetting = setting("can_delete_own_message_group", system_groups::NOBODY, true);
 
 /// The settings this server stores and enforces (each a `channels` column).
-pub const STORED: [&ChannelGroupSetting; 9] = [
+pub const STORED: [&ChannelGroupSetting; 10] = [
     &CAN_SEND_MESSAGE,
     &CAN_ADMINISTER,
     &CAN_ADD_SUBSCRIBERS,
     &CAN_REMOVE_SUBSCRIBERS,
     &CAN_SUBSCRIBE,
     &CAN_MOVE_WITHIN,
+    &CAN_MOVE_OUT,
     &CAN_RESOLVE_TOPICS,
     &CAN_DELETE_ANY,
     &CAN_DELETE_OWN,
 ];
-
-/// The settings every channel object shows with their default group (not stored).
-pub const FIXED: [(&str, &str); 1] = [("can_move_messages_out_of_channel_group", system_groups::NOBODY)];
 
 /// Whether a user belongs to a setting's default system group, by role (what a setting
 /// left at its default answers).
@@ -88,6 +90,19 @@ pub fn check_may_grant(setting: &ChannelGroupSetting, group_id: i64, found: &[Gr
     let deletion = setting.name == CAN_DELETE_ANY.name || setting.name == CAN_DELETE_OWN.name;
     let to_nobody = found.iter().any(|g| g.id == group_id && g.name == system_groups::NOBODY);
     if deletion && !to_nobody && !me.is_moderator_or_above() {
+        return Err(ApiError::insufficient_permission());
+    }
+    Ok(())
+}
+
+/// The settings whose non-guest members see a private channel (Zulip's metadata access
+/// through groups).
+pub const GRANTS_ACCESS: [&ChannelGroupSetting; 3] = [&CAN_ADMINISTER, &CAN_ADD_SUBSCRIBERS, &CAN_SUBSCRIBE];
+
+/// Zulip's `can_set_topics_policy_group` (fixed here at its default, moderators and up):
+/// only they give a channel a topics policy of its own; anyone may leave it to `inherit`.
+pub fn check_may_set_topics_policy(policy: TopicsPolicy, me: &UserRow) -> ApiResult<()> {
+    if policy != TopicsPolicy::Inherit && !me.is_moderator_or_above() {
         return Err(ApiError::insufficient_permission());
     }
     Ok(())
@@ -232,6 +247,5 @@ mod tests {
     fn every_stored_setting_is_a_distinct_column() {
         let names: std::collections::HashSet<&str> = STORED.iter().map(|s| s.name).collect();
         assert_eq!(names.len(), STORED.len());
-        assert!(FIXED.iter().all(|(name, _)| !names.contains(name)));
     }
 }

@@ -53,12 +53,19 @@ pub fn proposed_access(
 }
 
 /// The active users who can see that a channel exists with this privacy (the audience of
-/// its `stream` events): everyone but guests for a public channel, administrators, and its
-/// subscribers.
-pub fn metadata_audience(users: &[MemberRow], subscribers: &[i64], invite_only: bool) -> Vec<i64> {
+/// its `stream` events): everyone but guests for a public channel, administrators, its
+/// subscribers, and for a private channel the non-guests in the groups that grant access
+/// to it (`through_groups`: see `domain::channels::access`).
+pub fn metadata_audience(users: &[MemberRow], subscribers: &[i64], invite_only: bool, through_groups: &[i64]) -> Vec<i64> {
     users
         .iter()
-        .filter(|u| (!invite_only && u.role != Role::Guest) || u.role.is_at_least(Role::Administrator) || subscribers.contains(&u.id))
+        .filter(|u| {
+            let non_guest = u.role != Role::Guest;
+            (!invite_only && non_guest)
+                || u.role.is_at_least(Role::Administrator)
+                || subscribers.contains(&u.id)
+                || (non_guest && through_groups.contains(&u.id))
+        })
         .map(|u| u.id)
         .collect()
 }
@@ -236,9 +243,16 @@ mod tests {
             MemberRow { id: 3, role: Role::Guest },
             MemberRow { id: 4, role: Role::Moderator },
         ];
-        assert_eq!(metadata_audience(&users, &[4], true), vec![1, 4]);
-        assert_eq!(metadata_audience(&users, &[3], false), vec![1, 2, 3, 4]);
-        assert_eq!(metadata_audience(&users, &[], false), vec![1, 2, 4]);
+        assert_eq!(metadata_audience(&users, &[4], true, &[]), vec![1, 4]);
+        assert_eq!(metadata_audience(&users, &[3], false, &[]), vec![1, 2, 3, 4]);
+        assert_eq!(metadata_audience(&users, &[], false, &[]), vec![1, 2, 4]);
+    }
+
+    #[test]
+    fn the_groups_of_a_private_channel_let_non_guests_see_it() {
+        let users =
+            [MemberRow { id: 1, role: Role::Owner }, MemberRow { id: 2, role: Role::Member }, MemberRow { id: 3, role: Role::Guest }];
+        assert_eq!(metadata_audience(&users, &[], true, &[2, 3]), vec![1, 2]);
     }
 
     #[test]

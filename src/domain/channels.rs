@@ -32,7 +32,10 @@ pub fn color_for(name: &str) -> &'static str {
 ///
 /// - content (post, read, subscribe oneself, mute topics): subscribers, and everyone but
 ///   guests in a public channel;
-/// - metadata (that it exists, its settings): also administrators in a private channel;
+/// - metadata (that it exists, its settings): also administrators in a private channel,
+///   and non-guests in its `can_administer_channel_group`, `can_add_subscribers_group` or
+///   `can_subscribe_group` (the latter two may join it: Zulip's content access through
+///   groups);
 /// - history (messages sent before one subscribed): everyone but guests in a public
 ///   channel, and subscribers where history is public to subscribers.
 pub mod access {
@@ -54,6 +57,14 @@ pub mod access {
 /// Whether `user` may see that the channel exists (its metadata), see [`access`].
 pub fn can_see_channel(user: &UserRow, channel: &ChannelViewRow) -> bool {
     access::can_see_metadata(user, channel.subscribed(), channel.is_private())
+        || (!user.is_guest() && (channel.administers_through_group() || channel.joins_through_group()))
+}
+
+/// Zulip's content access as `GET /streams?include_can_access_content` lists it: what
+/// [`can_access_channel_content`] allows, and a private channel the user may join through
+/// its groups.
+pub fn may_access_content_or_join(user: &UserRow, channel: &ChannelViewRow) -> bool {
+    can_access_channel_content(user, channel) || (!user.is_guest() && channel.joins_through_group())
 }
 
 /// Whether `user` may post to and read the channel, see [`access`].
@@ -106,9 +117,6 @@ pub fn stream_dict(c: &ChannelViewRow, groups: &SystemGroups) -> Value {
         "is_archived": c.is_archived != 0,
         "subscriber_count": c.subscriber_count,
     });
-    for (setting, default_group) in channel_permissions::FIXED {
-        d[setting] = groups.id(default_group);
-    }
     for setting in channel_permissions::STORED {
         d[setting.name] = match c.group_setting(setting.name) {
             Some(id) => json!(id),
@@ -242,6 +250,8 @@ pub struct StreamsQuery {
     pub include_subscribers: bool,
     /// Default channels too, each channel with `is_default`.
     pub include_default: bool,
+    /// Every channel whose content the user may access or join (Zulip's content access).
+    pub include_can_access_content: bool,
 }
 
 /// The channels of the query as `GET /streams` lists them: guests see public channels only
@@ -255,6 +265,7 @@ pub async fn streams_of(db: &D1Database, user: &UserRow, q: &StreamsQuery) -> Ap
         .filter(|c| {
             let is_default = view.default_channel_ids.contains(&c.id);
             q.include_all
+                || (q.include_can_access_content && may_access_content_or_join(user, c))
                 || (q.include_subscribed && c.subscribed())
                 || (q.include_public && !c.is_private() && !user.is_guest())
                 || (q.include_web_public && c.is_web_public != 0)

@@ -73,6 +73,7 @@ export interface Channel {
   can_remove_subscribers_group?: GroupSetting;
   can_subscribe_group?: GroupSetting;
   can_move_messages_within_channel_group?: GroupSetting;
+  can_move_messages_out_of_channel_group?: GroupSetting;
   can_resolve_topics_group?: GroupSetting;
   can_delete_any_message_group?: GroupSetting;
   can_delete_own_message_group?: GroupSetting;
@@ -88,6 +89,7 @@ export const CHANNEL_GROUP_SETTINGS = [
   "can_remove_subscribers_group",
   "can_subscribe_group",
   "can_move_messages_within_channel_group",
+  "can_move_messages_out_of_channel_group",
   "can_resolve_topics_group",
   "can_delete_any_message_group",
   "can_delete_own_message_group",

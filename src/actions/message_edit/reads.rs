@@ -51,6 +51,9 @@ pub(super) struct RightsReads {
     pub(super) channel_resolve: Vec<Slot<IsMemberRow>>,
     /// `can_move_messages_within_channel_group` and `can_administer_channel_group` of the channels.
     pub(super) channel_topics: Vec<Slot<IsMemberRow>>,
+    /// `can_move_messages_out_of_channel_group` and `can_administer_channel_group` of the
+    /// message's channel.
+    pub(super) channel_out: Vec<Slot<IsMemberRow>>,
 }
 
 impl RightsReads {
@@ -72,11 +75,16 @@ impl RightsReads {
             Some(_) => Some(member(settings.can_move_messages_between_channels_group)?),
             None => None,
         };
-        let (mut channel_resolve, mut channel_topics) = (Vec::new(), Vec::new());
+        use crate::db::channels::{in_group_setting_stmt, in_message_channel_group_stmt};
+        use crate::domain::channel_permissions::{CAN_ADMINISTER, CAN_MOVE_OUT, CAN_MOVE_WITHIN, CAN_RESOLVE_TOPICS};
+        let realm_id = user.realm_id;
+        let (mut channel_resolve, mut channel_topics, mut channel_out) = (Vec::new(), Vec::new(), Vec::new());
+        if params.stream_id.is_some() {
+            for setting in [&CAN_MOVE_OUT, &CAN_ADMINISTER] {
+                channel_out.push(batch.add(in_message_channel_group_stmt(realm_id, message_id.0, setting.name, user.id, false)?));
+            }
+        }
         if params.topic.is_some() {
-            use crate::db::channels::{in_group_setting_stmt, in_message_channel_group_stmt};
-            use crate::domain::channel_permissions::{CAN_ADMINISTER, CAN_MOVE_WITHIN, CAN_RESOLVE_TOPICS};
-            let realm_id = user.realm_id;
             for setting in [&CAN_RESOLVE_TOPICS, &CAN_MOVE_WITHIN, &CAN_ADMINISTER] {
                 let slots = if setting.name == CAN_RESOLVE_TOPICS.name { &mut channel_resolve } else { &mut channel_topics };
                 slots.push(batch.add(in_message_channel_group_stmt(realm_id, message_id.0, setting.name, user.id, false)?));
@@ -85,7 +93,7 @@ impl RightsReads {
                 }
             }
         }
-        Ok(RightsReads { resolve, topics, channels, channel_resolve, channel_topics })
+        Ok(RightsReads { resolve, topics, channels, channel_resolve, channel_topics, channel_out })
     }
 
     pub(super) fn take(self, results: &BatchResults, user: &UserRow) -> worker::Result<EditorRights> {
@@ -103,12 +111,14 @@ impl RightsReads {
             Ok(found)
         };
         // Zulip: the organization's group, or the channel-level group of either channel;
-        // moving within a channel also for its administrators.
+        // moving within a channel also for its administrators. Moving out of a channel:
+        // the organization's group, the channel's own group or its administrators.
         let in_channel_topics = user.is_realm_admin() || any(self.channel_topics)?;
+        let out_of_channel = user.is_realm_admin() || any(self.channel_out)?;
         Ok(EditorRights {
             can_resolve_topics: member(self.resolve)? || any(self.channel_resolve)?,
             can_move_between_topics: member(self.topics)? || in_channel_topics,
-            can_move_between_channels: member(self.channels)?,
+            can_move_between_channels: member(self.channels)? || out_of_channel,
         })
     }
 }

@@ -390,9 +390,11 @@ mod tests {
             can_remove_subscribers_group: None,
             can_subscribe_group: None,
             can_move_messages_within_channel_group: None,
+            can_move_messages_out_of_channel_group: None,
             can_resolve_topics_group: None,
             can_delete_any_message_group: None,
             can_delete_own_message_group: None,
+            group_access: 0,
         }
     }
 

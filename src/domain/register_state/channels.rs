@@ -6,7 +6,7 @@ use serde_json::{json, Map, Value};
 
 use super::{settings::user_settings, StateData, StateRequest};
 use crate::db::users::UserRow;
-use crate::domain::channels::{stream_dict, subscription_dict, GlobalNotifications, SystemGroups};
+use crate::domain::channels::{can_see_channel, stream_dict, subscription_dict, GlobalNotifications, SystemGroups};
 use crate::domain::user_groups::member_by_role;
 
 /// Every group (deactivated ones only for clients with `include_deactivated_groups`), its
@@ -76,7 +76,7 @@ pub(super) fn channel_state(user: &UserRow, data: &StateData, system: &SystemGro
                 let list = (req.include_subscribers && (public || user.is_realm_admin())).then_some(subs.as_slice());
                 unsubscribed.push(subscription_dict(c, system, list, global));
             }
-            None if (public && !user.is_guest()) || user.is_realm_admin() => {
+            None if can_see_channel(user, c) => {
                 let list = (req.include_subscribers && public).then_some(subs.as_slice());
                 never.push(with_list(list));
             }

@@ -73,6 +73,7 @@ const PERMISSIONS: [string, Permission[]][] = [
     "Moderation permissions",
     [
       { key: "can_move_messages_within_channel_group", label: "Who can move messages inside this channel", everyone: true },
+      { key: "can_move_messages_out_of_channel_group", label: "Who can move messages out of this channel", everyone: true },
       { key: "can_resolve_topics_group", label: "Who can resolve topics in this channel", everyone: true },
       { key: "can_delete_any_message_group", label: "Who can delete any message in this channel", everyone: true },
       { key: "can_delete_own_message_group", label: "Who can delete their own messages in this channel", everyone: true },
