@@ -3,7 +3,8 @@
 
 The archive (the .tar.gz an export writes, or its unpacked folder) is read here and sent
 through the server administrator's routes in steps that each fit a Worker request: the
-organization's tables, then the messages in chunks, then the uploads, custom emoji, avatars
+organization's tables, then its largest tables (channel subscriptions, attachments) and
+the messages in chunks, then the uploads, custom emoji, avatars
 and the organization's icon and logos one file each, then "finish", which opens the
 organization. Until then nobody can sign in.
 
@@ -269,16 +270,64 @@ def send_images(archive, server, base, realm, progress):
             progress.mark(step)
 
 
+def parse_json(data, name):
+    try:
+        return json.loads(data)
+    except ValueError as err:
+        raise Refused(f"Invalid archive: {name} is not valid JSON ({err})")
+
+
+def held_back(realm, attachments):
+    """The start's tables, and the rows sent after it in chunks: the channel subscriptions
+    (those of direct-message groups make the groups, so they stay) and the attachments.
+    None when the archive's files are not of the shape these are taken from: they then go
+    whole, for the server to say what is wrong."""
+    subscriptions = realm.get("zerver_subscription", []) if isinstance(realm, dict) else None
+    recipients = realm.get("zerver_recipient", []) if isinstance(realm, dict) else None
+    rows = attachments.get("zerver_attachment", []) if isinstance(attachments, dict) else None
+    if not all(isinstance(v, list) and all(isinstance(r, dict) for r in v) for v in (subscriptions, recipients, rows)):
+        return None
+    channel_recipients = {r.get("id") for r in recipients if r.get("type") == 2}
+    start = {**realm, "zerver_subscription": [s for s in subscriptions if s.get("recipient") not in channel_recipients]}
+    later = [("zerver_subscription", s) for s in subscriptions if s.get("recipient") in channel_recipients]
+    later += [("zerver_attachment", a) for a in rows]
+    return start, later
+
+
+def table_chunks(rows):
+    """(table, row) pairs in chunks of at most MAX_CHUNK_BYTES: (step name, chunk)."""
+    chunk, size, number = {}, 0, 0
+    for table, row in rows:
+        length = len(json.dumps(row)) + 1
+        if chunk and size + length > MAX_CHUNK_BYTES:
+            yield f"tables#{number}", chunk
+            chunk, size, number = {}, 0, number + 1
+        chunk.setdefault(table, []).append(row)
+        size += length
+    if chunk:
+        yield f"tables#{number}", chunk
+
+
 def run(archive, server, string_id, progress):
     realm_text = archive.read("realm.json")
     if realm_text is None:
         raise Refused("Invalid archive: realm.json is missing")
     attachments = archive.read("attachment.json") or b'{"zerver_attachment": []}'
-    fields = {"string_id": string_id, "realm": realm_text.decode(errors="replace"), "attachments": attachments.decode(errors="replace")}
+    realm = parse_json(realm_text, "realm.json")
+    split = held_back(realm, parse_json(attachments, "attachment.json"))
+    if split:
+        start, later = split
+        fields = {"string_id": string_id, "realm": json.dumps(start)}
+    else:
+        later = []
+        fields = {"string_id": string_id, "realm": realm_text.decode(errors="replace"), "attachments": attachments.decode(errors="replace")}
     server.call("POST", "/server_admin/imports", fields)
     progress.mark("start")
-    realm = json.loads(realm_text)
     base = f"/server_admin/imports/{urllib.parse.quote(string_id)}"
+    for step, chunk in table_chunks(later):
+        if step not in progress.done:
+            server.call("POST", f"{base}/tables", {"chunk": json.dumps(chunk)})
+            progress.mark(step)
     for step, chunk in message_chunks(archive, realm):
         if step not in progress.done:
             server.call("POST", f"{base}/messages", {"chunk": json.dumps(chunk)})

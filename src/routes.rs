@@ -278,6 +278,7 @@ fn route<'a>(ctx: &'a RequestContext, method: Method, path: &'a [&'a str]) -> Op
             h(server_admin::set_organization_deactivated(ctx, string_id, false))
         }
         (Post, ["server_admin", "imports"]) => h(server_admin::start_import(ctx)),
+        (Post, ["server_admin", "imports", string_id, "tables"]) => h(server_admin::import_tables(ctx, string_id)),
         (Post, ["server_admin", "imports", string_id, "messages"]) => h(server_admin::import_messages(ctx, string_id)),
         (Post, ["server_admin", "imports", string_id, "uploads"]) => h(server_admin::import_file(ctx, string_id, ImportFile::Upload)),
         (Post, ["server_admin", "imports", string_id, "emoji"]) => h(server_admin::import_file(ctx, string_id, ImportFile::Emoji)),

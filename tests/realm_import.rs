@@ -433,6 +433,68 @@ fn a_resent_message_chunk_is_harmless() {
     assert_eq!(got["messages"].as_array().unwrap().len(), 1, "{got}");
 }
 
+/// The tiny organization started without its channel subscription (the script holds such
+/// rows back for the tables step).
+fn start_without_channel_subscriptions(id: &str) {
+    let mut realm = tiny_realm();
+    realm["zerver_subscription"] = json!([]);
+    server_admin("POST", "/server_admin/imports", &[("string_id", id), ("realm", &realm.to_string())]).success();
+}
+
+fn tables(id: &str, chunk: &Value) -> Resp {
+    server_admin("POST", &format!("/server_admin/imports/{id}/tables"), &[("chunk", &chunk.to_string())])
+}
+
+#[test]
+fn channel_subscriptions_and_attachments_sent_after_the_start_are_imported_and_harmless_twice() {
+    let id = subdomain();
+    start_without_channel_subscriptions(&id);
+    let chunk = json!({
+        "zerver_subscription": tiny_realm()["zerver_subscription"],
+        "zerver_attachment": [{ "id": 1, "owner": 5, "path_id": "1/ab/notes.txt", "file_name": "notes.txt", "size": 5,
+            "create_time": 1_600_000_000.0 }],
+    });
+    for _ in 0..2 {
+        assert_eq!(tables(&id, &chunk).success()["rows"], 2);
+    }
+    server_admin("POST", &format!("/server_admin/imports/{id}/messages"), &[("chunk", &tiny_messages(5).to_string())]).success();
+    server_admin("POST", &format!("/server_admin/imports/{id}/finish"), &[]).success();
+    let ada = Client::dev_in(Some(&id), "ada@tiny.example.com");
+    let subs = ada.get("/users/me/subscriptions", &[]).success();
+    let names: Vec<&str> = subs["subscriptions"].as_array().unwrap().iter().map(|s| s["name"].as_str().unwrap()).collect();
+    assert_eq!(names, ["general"]);
+    let attachments = ada.get("/attachments", &[]).success();
+    assert_eq!(attachments["attachments"].as_array().unwrap().len(), 1, "{attachments}");
+    assert_eq!(attachments["attachments"][0]["name"], "notes.txt");
+}
+
+#[test]
+fn a_tables_chunk_naming_someone_outside_the_archive_is_refused_and_writes_nothing() {
+    let id = subdomain();
+    start_without_channel_subscriptions(&id);
+    let mut subscription = tiny_realm()["zerver_subscription"][0].clone();
+    let good = subscription.clone();
+    subscription["id"] = json!(2);
+    subscription["user_profile"] = json!(99);
+    tables(&id, &json!({ "zerver_subscription": [good, subscription] }))
+        .bad_request("BAD_REQUEST", "Invalid archive: zerver_subscription refers to user_profile 99, which is not in the archive");
+    server_admin("POST", &format!("/server_admin/imports/{id}/finish"), &[]).success();
+    let ada = Client::dev_in(Some(&id), "ada@tiny.example.com");
+    let subs = ada.get("/users/me/subscriptions", &[]).success();
+    assert_eq!(subs["subscriptions"], json!([]), "the refused chunk wrote none of its rows");
+}
+
+#[test]
+fn a_direct_message_subscription_belongs_with_realm_json() {
+    let id = subdomain();
+    start_without_channel_subscriptions(&id);
+    let personal = json!({ "id": 7, "user_profile": 5, "recipient": 10, "active": true });
+    tables(&id, &json!({ "zerver_subscription": [personal] })).bad_request(
+        "BAD_REQUEST",
+        "Invalid archive: zerver_subscription rows of direct messages go with realm.json, not in a later chunk",
+    );
+}
+
 #[test]
 fn importing_needs_the_server_admin_secret() {
     let url = format!("{}/api/v1/server_admin/imports", server_url());

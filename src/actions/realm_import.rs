@@ -1,6 +1,7 @@
 //! Importing an organization from a Zulip export archive, in steps the operator's script
 //! (`scripts/import-organization.py`) sends one request each: start (the organization,
-//! deactivated, with every table of `realm.json` and `attachment.json`), message chunks,
+//! deactivated, with the tables of `realm.json` and `attachment.json`), chunks of the
+//! large tables (channel subscriptions, attachments) when the script holds them back, message chunks,
 //! upload, emoji, avatar and organization-image files, then finish, which opens the
 //! organization. Until then every sign-in answers `REALM_DEACTIVATED`; an unfinished import
 //! can be removed and started again. Each step is one atomic batch and idempotent, so a step sent twice is harmless.
@@ -8,7 +9,8 @@
 use worker::{D1Database, D1PreparedStatement, Env};
 
 use crate::actions::uploads::{delete_object, put_object};
-use crate::db::realm_imports::{self, ImportRow, Kind, Link, MappedId};
+use crate::db::batch::Batch;
+use crate::db::realm_imports::{self, ChannelRecipientRow, ImportRow, Kind, Link, MappedId};
 use crate::db::realms::RealmImagesRow;
 use crate::db::{self, organizations, realms};
 use crate::domain::organizations::{check_realm_name, check_subdomain};
@@ -113,6 +115,30 @@ pub async fn do_import_messages(env: &Env, string_id: &str, chunk_json: &str) ->
     batch.extend(rows_stmts(&db, realm_id, Rows::Links(Link::AttachmentMessage, chunk.attachment_links))?);
     db::run_batch(&db, batch).await?;
     Ok(chunk.message_ids.len())
+}
+
+/// Imports one chunk of the organization's large tables (JSON `zerver_subscription` of
+/// channels, `zerver_attachment`), sent after the start so that no request carries them
+/// whole: checked against the ids imported so far, then written in one batch. Answers how
+/// many rows the chunk held.
+pub async fn do_import_tables(env: &Env, string_id: &str, chunk_json: &str) -> ApiResult<usize> {
+    let (db, import) = import_of(env, string_id).await?;
+    let realm_id = import.realm_id;
+    let mut batch = Batch::new();
+    let mapped = batch.add::<MappedId>(realm_imports::reference_ids_stmt(&db, realm_id)?);
+    let channels = batch.add::<ChannelRecipientRow>(realm_imports::channel_recipients_stmt(&db, realm_id)?);
+    let results = batch.run(&db).await?;
+    let mut maps = IdMaps::new();
+    for m in results.rows(mapped)? {
+        maps.entry(m.kind).or_default().insert(m.old_id, m.new_id);
+    }
+    let channel_of_recipient = results.rows(channels)?.into_iter().map(|r| (r.recipient_id, r.channel_id)).collect();
+    let chunk = rules::check_table_chunk(chunk_json, &maps, &channel_of_recipient, realm_id)?;
+    let count = chunk.subscriptions.len() + chunk.attachments.len();
+    let mut writes = rows_stmts(&db, realm_id, Rows::Own(Kind::Subscription, chunk.subscriptions))?;
+    writes.extend(rows_stmts(&db, realm_id, Rows::Own(Kind::Attachment, chunk.attachments))?);
+    db::run_batch(&db, writes).await?;
+    Ok(count)
 }
 
 /// Stores an upload's bytes under its new path; `path_id` is the archive's path of an

@@ -100,6 +100,17 @@ pub async fn start_import(ctx: &RequestContext) -> ApiResult<Reply> {
     Ok(Reply::json(json!({ "realm_id": realm_id })))
 }
 
+/// # `POST /server_admin/imports/{string_id}/tables`
+/// The server operator only. `chunk`: JSON with rows of `zerver_subscription` (of
+/// channels) and `zerver_attachment`, which the start left out. Answers `rows`, how many
+/// the chunk held.
+pub async fn import_tables(ctx: &RequestContext, string_id: &str) -> ApiResult<Reply> {
+    require_server_admin(ctx)?;
+    let chunk = ctx.params.required_str("chunk")?;
+    let count = realm_import::do_import_tables(&ctx.env, string_id, &chunk).await?;
+    Ok(Reply::json(json!({ "rows": count })))
+}
+
 /// # `POST /server_admin/imports/{string_id}/messages`
 /// The server operator only. `chunk`: JSON with `zerver_message`, `zerver_usermessage`,
 /// `zerver_reaction` and `attachment_messages` (links `{attachment, message}`) of these

@@ -555,6 +555,23 @@ pub fn reference_ids_stmt(db: &D1Database, realm_id: i64) -> Result<D1PreparedSt
     )
 }
 
+/// A channel's recipient, as [`channel_recipients_stmt`] answers it (this server's ids).
+#[derive(Deserialize)]
+pub struct ChannelRecipientRow {
+    pub recipient_id: i64,
+    pub channel_id: i64,
+}
+
+/// The organization's channel recipients: what a subscription's recipient names.
+pub fn channel_recipients_stmt(db: &D1Database, realm_id: i64) -> Result<D1PreparedStatement> {
+    query!(
+        db,
+        "SELECT id AS recipient_id, type_id AS channel_id FROM recipients WHERE realm_id = ?1 AND type = ?2",
+        realm_id,
+        crate::model::RecipientType::Channel.code()
+    )
+}
+
 /// An imported attachment, by its path on this server.
 #[derive(Deserialize)]
 pub struct AttachmentRow {

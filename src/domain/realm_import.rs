@@ -302,16 +302,7 @@ impl RealmArchive {
                 e
             })
             .collect();
-        let attachments: Vec<Value> = self
-            .attachments
-            .iter()
-            .map(|a| {
-                let mut a = a.clone();
-                let path = a.get("path_id").and_then(Value::as_str).unwrap_or("").to_string();
-                a["path_id"] = json!(new_upload_path(&path, realm_id));
-                a
-            })
-            .collect();
+        let attachments: Vec<Value> = self.attachments.iter().map(|a| with_new_upload_path(a, realm_id)).collect();
         Ok(vec![
             Rows::Own(Kind::User, rows(t, "zerver_userprofile")?.to_vec()),
             Rows::Own(Kind::Channel, rows(t, "zerver_stream")?.to_vec()),
@@ -356,6 +347,55 @@ pub fn split_rows(rows: &[Value], max_bytes: usize) -> Vec<String> {
 
 /// The ids already mapped, by kind name (`db::realm_imports::Kind::name`).
 pub type IdMaps = HashMap<String, HashMap<i64, i64>>;
+
+/// A checked chunk of the organization's large tables, sent after its start: channel
+/// subscriptions (the rows of `zerver_subscription` whose recipient is a channel, each with
+/// its archive `channel`) and attachments (with their paths on this server).
+pub struct TableChunk {
+    pub subscriptions: Vec<Value>,
+    pub attachments: Vec<Value>,
+}
+
+/// Checks a chunk (`zerver_subscription`, `zerver_attachment`) against what the import
+/// holds (`channel_of_recipient`: this server's recipient id -> channel id). The
+/// subscriptions of direct-message groups make the groups, so they go with `realm.json`.
+pub fn check_table_chunk(text: &str, maps: &IdMaps, channel_of_recipient: &HashMap<i64, i64>, realm_id: i64) -> ApiResult<TableChunk> {
+    let chunk = parse_object(text, "the tables chunk")?;
+    let (user, recipient) = (known(maps, Kind::User), known(maps, Kind::Recipient));
+    let old_channel: HashMap<i64, i64> =
+        maps.get(Kind::Channel.name()).map(|m| m.iter().map(|(old, new)| (*new, *old)).collect()).unwrap_or_default();
+    let subscription_rows = rows(&chunk, "zerver_subscription")?;
+    ids("zerver_subscription", subscription_rows)?;
+    let mut subscriptions = Vec::new();
+    for s in subscription_rows {
+        user(int(s, "user_profile")).ok_or_else(|| missing("zerver_subscription", "user_profile", s))?;
+        let new_recipient = recipient(int(s, "recipient")).ok_or_else(|| missing("zerver_subscription", "recipient", s))?;
+        let channel = channel_of_recipient
+            .get(&new_recipient)
+            .and_then(|c| old_channel.get(c))
+            .ok_or_else(|| invalid_archive("zerver_subscription rows of direct messages go with realm.json, not in a later chunk"))?;
+        let mut s = s.clone();
+        s["channel"] = json!(channel);
+        subscriptions.push(s);
+    }
+    let attachment_rows = rows(&chunk, "zerver_attachment")?;
+    ids("zerver_attachment", attachment_rows)?;
+    check_files(&Map::new(), attachment_rows)?;
+    let mut attachments = Vec::new();
+    for a in attachment_rows {
+        user(int(a, "owner")).ok_or_else(|| missing("zerver_attachment", "owner", a))?;
+        attachments.push(with_new_upload_path(a, realm_id));
+    }
+    Ok(TableChunk { subscriptions, attachments })
+}
+
+/// An attachment row with its upload's path on this server.
+fn with_new_upload_path(a: &Value, realm_id: i64) -> Value {
+    let mut a = a.clone();
+    let path = a.get("path_id").and_then(Value::as_str).unwrap_or("").to_string();
+    a["path_id"] = json!(new_upload_path(&path, realm_id));
+    a
+}
 
 /// One checked chunk of messages with their personal rows, reactions and upload links.
 pub struct MessageChunk {
