@@ -3,7 +3,6 @@
 
 mod common;
 use common::*;
-use serde_json::Value;
 
 /// The development value of the secret (`wrangler.toml` `[vars]`).
 const SECRET: &str = "dev-server-admin-secret";
@@ -13,28 +12,7 @@ fn create(secret: Option<&str>, fields: &[(&str, &str)]) -> Resp {
 }
 
 fn server_admin(secret: Option<&str>, path: &str, fields: &[(&str, &str)]) -> Resp {
-    let url = format!("{}/api/v1{path}", server_url());
-    for attempt in 0..2 {
-        let mut req = ureq::post(&url);
-        if let Some(secret) = secret {
-            req = req.set("Authorization", &format!("Bearer {secret}"));
-        }
-        let response = match req.send_form(fields) {
-            Ok(r) => r,
-            Err(ureq::Error::Status(_, r)) => r,
-            Err(e) => panic!("transport error {e}"),
-        };
-        let status = response.status();
-        let text = response.into_string().unwrap();
-        // wrangler dev's own proxy, not this server, answers this when its connection to the
-        // runtime drops under a request (as in common::request): one retry.
-        if status == 503 && attempt == 0 && text.starts_with("Your worker restarted mid-request") {
-            continue;
-        }
-        let body: Value = serde_json::from_str(&text).unwrap_or_else(|_| panic!("POST {path}: not JSON ({status}): {text}"));
-        return Resp { status, www_authenticate: None, content_type: None, d1_round_trips: None, body };
-    }
-    unreachable!("the loop answers on its second attempt")
+    server_admin_post(secret, path, fields)
 }
 
 fn subdomain() -> String {

@@ -118,12 +118,8 @@ fn each_organization_is_in_exactly_one_database_under_its_directory_id() {
 fn a_new_organization_lands_in_the_database_the_directory_names() {
     let string_id = unique("dir").to_lowercase();
     let email = format!("owner@{string_id}.example.com");
-    let url = format!("{}/api/v1/server_admin/organizations", server_url());
-    let response = ureq::post(&url)
-        .set("Authorization", "Bearer dev-server-admin-secret")
-        .send_form(&[("string_id", &string_id), ("name", "Directory Co"), ("owner_email", &email), ("owner_full_name", "Dee Rectory")])
-        .expect("created");
-    let body: Value = serde_json::from_str(&response.into_string().unwrap()).unwrap();
+    let fields = [("string_id", string_id.as_str()), ("name", "Directory Co"), ("owner_email", &email), ("owner_full_name", "Dee Rectory")];
+    let body = server_admin_post(Some(DEV_SERVER_ADMIN_SECRET), "/server_admin/organizations", &fields).success();
 
     // Its owner's work lands there too.
     let password = body["owner"]["password"].as_str().unwrap();

@@ -37,10 +37,8 @@ fn production_server_mailing_to(provider_url: &str) -> Server {
 /// which queues one email.
 fn ask_for_a_password_reset() -> &'static str {
     let owner = "owner@acme.test";
-    ureq::post(&format!("{}/api/v1/server_admin/organizations", server_url()))
-        .set("Authorization", &format!("Bearer {ADMIN_SECRET}"))
-        .send_form(&[("string_id", "zulip"), ("name", "Acme"), ("owner_email", owner), ("owner_full_name", "Ada Owner")])
-        .expect("the organization is created");
+    let fields = [("string_id", "zulip"), ("name", "Acme"), ("owner_email", owner), ("owner_full_name", "Ada Owner")];
+    server_admin_post(Some(ADMIN_SECRET), "/server_admin/organizations", &fields).success();
     ureq::post(&format!("{}/accounts/password/reset/", server_url())).send_form(&[("email", owner)]).expect("the reset is asked");
     owner
 }

@@ -46,11 +46,8 @@ fn production_answers_development_routes_with_404_and_serves_health() {
 fn session_cookies_are_secure_on_a_public_host() {
     let _one = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let server = production_server(&["API_KEY_SECRET:test-production-secret", "SERVER_ADMIN_SECRET:test-admin-secret"]);
-    let created = ureq::post(&format!("{}/api/v1/server_admin/organizations", server_url()))
-        .set("Authorization", "Bearer test-admin-secret")
-        .send_form(&[("string_id", "zulip"), ("name", "Acme"), ("owner_email", "owner@acme.test"), ("owner_full_name", "Ada Owner")])
-        .unwrap();
-    let created: serde_json::Value = serde_json::from_str(&created.into_string().unwrap()).unwrap();
+    let fields = [("string_id", "zulip"), ("name", "Acme"), ("owner_email", "owner@acme.test"), ("owner_full_name", "Ada Owner")];
+    let created = server_admin_post(Some("test-admin-secret"), "/server_admin/organizations", &fields).success();
     let password = created["owner"]["password"].as_str().unwrap();
     // wrangler dev forwards every request of this environment to the host of its first
     // route (chat.example.com, the default organization's), as the deployment would see it.

@@ -336,11 +336,7 @@ fn fresh_organization() -> Client {
     let string_id = unique("trips").to_lowercase();
     let email = format!("owner@{string_id}.example.com");
     let fields = [("string_id", string_id.as_str()), ("name", "Trips"), ("owner_email", email.as_str()), ("owner_full_name", "Owner")];
-    let response = ureq::post(&format!("{}/api/v1/server_admin/organizations", server_url()))
-        .set("Authorization", "Bearer dev-server-admin-secret")
-        .send_form(&fields)
-        .expect("organization created");
-    let created: serde_json::Value = serde_json::from_str(&response.into_string().unwrap()).unwrap();
+    let created = server_admin_post(Some(DEV_SERVER_ADMIN_SECRET), "/server_admin/organizations", &fields).success();
     let password = created["owner"]["password"].as_str().unwrap();
     let login = [("username", email.as_str()), ("password", password)];
     let key = request("POST", "/fetch_api_key", &[], Some(Body::Form(&login)), None, Some(&string_id)).success()["api_key"]

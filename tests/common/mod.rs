@@ -212,15 +212,42 @@ pub fn anonymous(method: &str, path: &str, form: &[(&str, &str)]) -> Resp {
     request(method, path, query, body, None, None)
 }
 
+/// A `POST` to a server administrator's route (`path` under `/api/v1`) with `secret`, if
+/// any: its status and JSON. Like [`request`], one retry when wrangler dev's own proxy
+/// answers that the worker restarted mid-request.
+pub fn server_admin_post(secret: Option<&str>, path: &str, fields: &[(&str, &str)]) -> Resp {
+    let url = format!("{}/api/v1{path}", server_url());
+    for attempt in 0..2 {
+        let mut req = ureq::post(&url);
+        if let Some(secret) = secret {
+            req = req.set("Authorization", &format!("Bearer {secret}"));
+        }
+        let response = match req.send_form(fields) {
+            Ok(r) => r,
+            Err(ureq::Error::Status(_, r)) => r,
+            Err(e) => panic!("POST {path}: transport error {e}"),
+        };
+        let status = response.status();
+        let text = response.into_string().unwrap();
+        if status == 503 && attempt == 0 && text.starts_with("Your worker restarted mid-request") {
+            continue;
+        }
+        let body: Value = serde_json::from_str(&text).unwrap_or_else(|_| panic!("POST {path}: not JSON ({status}): {text}"));
+        return Resp { status, www_authenticate: None, content_type: None, d1_round_trips: None, body };
+    }
+    unreachable!("the loop answers on its second attempt")
+}
+
+/// The development server administrator's secret (`wrangler.toml` `[vars]`).
+pub const DEV_SERVER_ADMIN_SECRET: &str = "dev-server-admin-secret";
+
 /// A new organization (its settings may change freely) named `name`, with its owner and one
 /// member whose password is `member_password`.
 pub fn organization_with_member(prefix: &str, name: &str, member_password: &str) -> (Client, Client) {
     let id = unique(prefix).to_lowercase();
     let email = format!("owner@{id}.example.com");
-    let url = format!("{}/api/v1/server_admin/organizations", server_url());
     let form = [("string_id", id.as_str()), ("name", name), ("owner_email", email.as_str()), ("owner_full_name", "Ada Owner")];
-    let response = ureq::post(&url).set("Authorization", "Bearer dev-server-admin-secret").send_form(&form).unwrap();
-    let created: Value = serde_json::from_str(&response.into_string().unwrap()).unwrap();
+    let created = server_admin_post(Some(DEV_SERVER_ADMIN_SECRET), "/server_admin/organizations", &form).success();
     let login = |email: &str, password: &str| -> Client {
         let form: &[(&str, &str)] = &[("username", email), ("password", password)];
         let body = request("POST", "/fetch_api_key", &[], Some(Body::Form(form)), None, Some(&id)).success();
