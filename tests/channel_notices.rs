@@ -3,8 +3,10 @@
 //! channels get a direct message, unless `send_new_subscription_messages` is false. Every
 //! test creates channels of its own.
 
+mod accounts;
 mod common;
 
+use accounts::new_bot;
 use common::*;
 use serde_json::{json, Value};
 
@@ -132,6 +134,33 @@ fn nobody_is_told_of_a_channel_the_request_created_or_of_subscribing_themselves(
     let told = bot_direct_messages(&othello());
     assert!(told.iter().any(|m| m.contains(&sentinel)), "{told:?}");
     assert!(!told.iter().any(|m| m.contains(&created) || m.contains(&own)), "{told:?}");
+}
+
+#[test]
+fn bots_are_not_told_of_their_subscriptions() {
+    let bot = new_bot(&hamlet(), "1", &[]);
+    let (name, sentinel) = (unique("bot-told-"), unique("sentinel-"));
+    subscribe(&hamlet(), &[&name, &sentinel], &[], &[]);
+    subscribe(&iago(), &[&name], &[bot.user_id], &[]);
+    subscribe(&iago(), &[&sentinel], &[othello().user_id], &[]);
+    assert!(bot_direct_messages(&othello()).iter().any(|m| m.contains(&sentinel)), "the people of the same kind of request are told");
+    assert_eq!(bot_direct_messages(&bot), Vec::<String>::new(), "the bot is not");
+}
+
+#[test]
+fn nobody_is_told_when_more_than_a_hundred_people_are_subscribed_at_once() {
+    let (owner, member) = organization_with_member("bulk-told-", "Bulk", "a-long-member-password-7");
+    let name = unique("bulk-");
+    subscribe(&owner, &[&name], &[], &[]);
+    let mut people = vec![member.user_id];
+    for i in 0..100 {
+        let email = format!("person{i}@{}.example.com", owner.realm.as_deref().unwrap());
+        let body = owner.post("/users", &[("email", email.as_str()), ("password", "a-long-password-of-theirs"), ("full_name", "Person")]);
+        people.push(body.success()["user_id"].as_i64().unwrap());
+    }
+    let body = subscribe(&owner, &[&name], &people, &[]);
+    assert_eq!(body["new_subscription_messages_sent"], false);
+    assert_eq!(bot_direct_messages(&member), Vec::<String>::new(), "nobody is told");
 }
 
 /// A new organization's first channel ("general"), as its owner sees it.
