@@ -385,6 +385,10 @@ def main(argv):
         fail(f"refused, nothing imported: {err}")
     progress.clear()
     print(f"Organization imported: {finished['realm_url']} (realm id {finished['realm_id']})")
+    missing = finished.get("uploads_without_file") or 0
+    if missing:
+        print(f"Warning: {missing} upload(s) listed in attachment.json had no file in uploads/ "
+              f"(the first: {finished.get('first_upload_without_file')}); their links will not open.")
     print("No password or API key was imported: people sign in through 'Forgot your password?'.")
 
 

@@ -458,7 +458,9 @@ fn channel_subscriptions_and_attachments_sent_after_the_start_are_imported_and_h
         assert_eq!(tables(&id, &chunk).success()["rows"], 2);
     }
     server_admin("POST", &format!("/server_admin/imports/{id}/messages"), &[("chunk", &tiny_messages(5).to_string())]).success();
-    server_admin("POST", &format!("/server_admin/imports/{id}/finish"), &[]).success();
+    let finished = server_admin("POST", &format!("/server_admin/imports/{id}/finish"), &[]).success();
+    assert_eq!(finished["uploads_without_file"], 1, "no file was sent for the attachment: {finished}");
+    assert!(finished["first_upload_without_file"].as_str().unwrap().ends_with("/ab/notes.txt"), "{finished}");
     let ada = Client::dev_in(Some(&id), "ada@tiny.example.com");
     let subs = ada.get("/users/me/subscriptions", &[]).success();
     let names: Vec<&str> = subs["subscriptions"].as_array().unwrap().iter().map(|s| s["name"].as_str().unwrap()).collect();
@@ -466,6 +468,23 @@ fn channel_subscriptions_and_attachments_sent_after_the_start_are_imported_and_h
     let attachments = ada.get("/attachments", &[]).success();
     assert_eq!(attachments["attachments"].as_array().unwrap().len(), 1, "{attachments}");
     assert_eq!(attachments["attachments"][0]["name"], "notes.txt");
+}
+
+#[test]
+fn the_script_warns_of_uploads_whose_file_the_archive_lacks() {
+    let id = subdomain();
+    let attachments = json!({ "zerver_attachment": [{ "id": 1, "owner": 5, "path_id": "1/cd/lost.pdf", "file_name": "lost.pdf",
+        "size": 9, "create_time": 1_600_000_000.0 }] });
+    let archive = folder_archive(&[
+        ("realm.json", tiny_realm().to_string().into_bytes()),
+        ("messages-000001.json", tiny_messages(5).to_string().into_bytes()),
+        ("attachment.json", attachments.to_string().into_bytes()),
+    ]);
+    let out = import_archive(&archive, &id);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("Warning: 1 upload(s) listed in attachment.json had no file in uploads/"), "{stdout}");
+    dev_login(&id, "ada@tiny.example.com").success();
 }
 
 #[test]
@@ -694,6 +713,8 @@ fn an_exported_organization_imported_as_another_answers_the_same() {
     let id = subdomain();
     let out = import_archive(&archive, &id);
     assert!(out.status.success(), "{}", stderr(&out));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(!stdout.contains("Warning"), "every upload's file arrived: {stdout}");
 
     let new_owner = Client::dev_in(Some(&id), &owner.email);
     let new_member = Client::dev_in(Some(&id), &member.email);

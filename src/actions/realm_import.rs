@@ -152,7 +152,9 @@ pub async fn do_import_upload(env: &Env, string_id: &str, path_id: &str, bytes: 
     let attachment = realm_imports::attachment_by_path(&db, import.realm_id, &path)
         .await?
         .ok_or_else(|| rules::invalid_archive(format!("the upload '{path_id}' has no row in attachment.json")))?;
-    put_object(env, &path, bytes, &attachment.content_type).await
+    put_object(env, &path, bytes, &attachment.content_type).await?;
+    db::run_batch(&db, vec![realm_imports::file_stored_stmt(&db, import.realm_id, attachment.id)?]).await?;
+    Ok(())
 }
 
 /// Stores a custom emoji's image; `file_name` names an emoji the import holds.
@@ -194,11 +196,22 @@ pub async fn do_import_realm_image(env: &Env, string_id: &str, path: &str, bytes
     Ok(())
 }
 
-/// Opens the imported organization. Answers its id.
-pub async fn do_finish_import(env: &Env, string_id: &str) -> ApiResult<i64> {
+/// What finishing an import found.
+pub struct FinishedImport {
+    pub realm_id: i64,
+    /// Attachments of `attachment.json` whose file never came (their links stay broken),
+    /// and the path of the first.
+    pub missing_files: i64,
+    pub first_missing: Option<String>,
+}
+
+/// Opens the imported organization, and says how many of its attachments have no file.
+pub async fn do_finish_import(env: &Env, string_id: &str) -> ApiResult<FinishedImport> {
     let (db, import) = import_of(env, string_id).await?;
+    let missing = db::first::<realm_imports::MissingFilesRow>(realm_imports::missing_files_stmt(&db, import.realm_id)?).await?;
     db::run_batch(&db, realm_imports::finish_stmts(&db, import.realm_id)?).await?;
-    Ok(import.realm_id)
+    let (missing_files, first_missing) = missing.map_or((0, None), |m| (m.count, m.first_path));
+    Ok(FinishedImport { realm_id: import.realm_id, missing_files, first_missing })
 }
 
 /// Removes an unfinished import: its files, then every row it wrote. A finished

@@ -157,12 +157,19 @@ pub async fn import_file(ctx: &RequestContext, string_id: &str, kind: ImportFile
 
 /// # `POST /server_admin/imports/{string_id}/finish`
 /// The server operator only. Opens the imported organization: people sign in with a
-/// password reset link (no password or API key is imported). Answers `realm_id`, `realm_url`.
+/// password reset link (no password or API key is imported). Answers `realm_id`,
+/// `realm_url`, and `uploads_without_file` (attachments whose file never came; their links
+/// stay broken) with `first_upload_without_file`, its path on this server.
 pub async fn finish_import(ctx: &RequestContext, string_id: &str) -> ApiResult<Reply> {
     require_server_admin(ctx)?;
-    let realm_id = realm_import::do_finish_import(&ctx.env, string_id).await?;
+    let finished = realm_import::do_finish_import(&ctx.env, string_id).await?;
     announce_organizations(ctx);
-    Ok(Reply::json(json!({ "realm_id": realm_id, "realm_url": realm_url(ctx, string_id) })))
+    Ok(Reply::json(json!({
+        "realm_id": finished.realm_id,
+        "realm_url": realm_url(ctx, string_id),
+        "uploads_without_file": finished.missing_files,
+        "first_upload_without_file": finished.first_missing,
+    })))
 }
 
 /// # `DELETE /server_admin/imports/{string_id}`

@@ -575,11 +575,40 @@ pub fn channel_recipients_stmt(db: &D1Database, realm_id: i64) -> Result<D1Prepa
 /// An imported attachment, by its path on this server.
 #[derive(Deserialize)]
 pub struct AttachmentRow {
+    pub id: i64,
     pub content_type: String,
 }
 
 pub async fn attachment_by_path(db: &D1Database, realm_id: i64, path_id: &str) -> Result<Option<AttachmentRow>> {
-    super::first(query!(db, "SELECT content_type FROM attachments WHERE realm_id = ?1 AND path_id = ?2", realm_id, path_id)?).await
+    super::first(query!(db, "SELECT id, content_type FROM attachments WHERE realm_id = ?1 AND path_id = ?2", realm_id, path_id)?).await
+}
+
+/// The import's note that attachment `attachment_id`'s file is stored (kept with the id
+/// maps, and removed with them when the import finishes).
+pub fn file_stored_stmt(db: &D1Database, realm_id: i64, attachment_id: i64) -> Result<D1PreparedStatement> {
+    query!(
+        db,
+        "INSERT OR IGNORE INTO realm_import_ids (realm_id, kind, old_id, new_id) VALUES (?1, 'stored_file', ?2, ?2)",
+        realm_id,
+        attachment_id
+    )
+}
+
+/// The attachments whose file has not been stored, as [`MissingFilesRow`]: how many, and
+/// the path of the first.
+pub fn missing_files_stmt(db: &D1Database, realm_id: i64) -> Result<D1PreparedStatement> {
+    query!(
+        db,
+        "SELECT COUNT(*) AS count, MIN(a.path_id) AS first_path FROM attachments a WHERE a.realm_id = ?1 AND NOT EXISTS \
+         (SELECT 1 FROM realm_import_ids i WHERE i.realm_id = ?1 AND i.kind = 'stored_file' AND i.old_id = a.id)",
+        realm_id
+    )
+}
+
+#[derive(Deserialize)]
+pub struct MissingFilesRow {
+    pub count: i64,
+    pub first_path: Option<String>,
 }
 
 #[derive(Deserialize)]

@@ -268,7 +268,10 @@ export function loadRegister(r: any): void {
   for (const u of [...(r.realm_users ?? []), ...(r.realm_non_active_users ?? [])]) addUser(u);
   state.subs = new Map((r.subscriptions ?? []).map((s: any) => [s.stream_id, normalizeSub(s)]));
   state.channels = new Map();
-  for (const c of [...(r.streams ?? []), ...(r.subscriptions ?? [])]) state.channels.set(c.stream_id, channelOf(c));
+  // Every channel the person can see: also private ones they left or never joined that they
+  // see as an administrator or through the channel's groups (`unsubscribed`, `never_subscribed`).
+  const visible = [...(r.streams ?? []), ...(r.unsubscribed ?? []), ...(r.never_subscribed ?? []), ...(r.subscriptions ?? [])];
+  for (const c of visible) state.channels.set(c.stream_id, channelOf(c));
   state.userTopics = new Map((r.user_topics ?? []).map((t: any) => [topicKey(t.stream_id, t.topic_name), t.visibility_policy]));
   state.recentDms = new Map();
   for (const c of r.recent_private_conversations ?? []) {

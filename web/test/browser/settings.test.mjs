@@ -390,6 +390,27 @@ async function systemGroupId(name) {
 
 const realmOf = async (email = "iago@zulip.com") => api(email, "POST", "register", { fetch_event_types: ["realm"] });
 
+test("an administrator manages a private channel they are not subscribed to", T, async () => {
+  const s = suffix();
+  const channel = `Hidden ${s}`;
+  await api("hamlet@zulip.com", "POST", "users/me/subscriptions", { subscriptions: [{ name: channel, description: "" }], invite_only: "true" });
+  const streamId = (await api("hamlet@zulip.com", "GET", "get_stream_id", { stream: channel })).stream_id;
+  const { context, page } = await person();
+  try {
+    await signInWithDevLogin(page, "iago@zulip.com");
+    await openSettings(page, "Channels");
+    await page.getByRole("combobox", { name: "Channel", exact: true }).selectOption({ label: `#${channel} (private)` });
+    const form = page.getByRole("form", { name: `Settings of #${channel}` });
+    await form.getByLabel("Channel description").fill(`Kept by the administrators ${s}`);
+    await form.getByRole("button", { name: "Save changes" }).click();
+    await page.getByRole("status").filter({ hasText: "Saved" }).waitFor();
+    assert.equal((await api("iago@zulip.com", "GET", `streams/${streamId}`)).stream.description, `Kept by the administrators ${s}`);
+    assert.deepEqual(page.errors, []);
+  } finally {
+    await context.close();
+  }
+});
+
 test("an administrator changes who can subscribe anyone to a channel, and the API reports it", T, async () => {
   const s = suffix();
   const channel = `Subscribers ${s}`;
