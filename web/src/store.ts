@@ -46,6 +46,7 @@ export interface RealmInfo {
   /** Where the notification bot announces new channels and new people: a channel id, or -1 for nowhere. */
   newChannelAnnouncementsChannel: number;
   signupAnnouncementsChannel: number;
+  zulipUpdateAnnouncementsChannel: number;
 }
 
 /** The person's settings from register's `user_settings`, kept whole (the settings screens show them). */
@@ -142,6 +143,7 @@ export const state: State = {
     messageRetentionDays: -1,
     newChannelAnnouncementsChannel: -1,
     signupAnnouncementsChannel: -1,
+    zulipUpdateAnnouncementsChannel: -1,
   },
   users: new Map(),
   usersByEmail: new Map(),
@@ -261,6 +263,7 @@ export function loadRegister(r: any): void {
     messageRetentionDays: r.realm_message_retention_days ?? -1,
     newChannelAnnouncementsChannel: r.realm_new_stream_announcements_stream_id ?? -1,
     signupAnnouncementsChannel: r.realm_signup_announcements_stream_id ?? -1,
+    zulipUpdateAnnouncementsChannel: r.realm_zulip_update_announcements_stream_id ?? -1,
   };
   state.groups = new Map((r.realm_user_groups ?? []).map((g: any) => [g.id, normalizeGroup(g)]));
   state.users = new Map();
@@ -562,6 +565,7 @@ function applyRealmDict(d: any): void {
   if ("message_retention_days" in d) r.messageRetentionDays = d.message_retention_days ?? -1;
   if ("new_stream_announcements_stream_id" in d) r.newChannelAnnouncementsChannel = d.new_stream_announcements_stream_id;
   if ("signup_announcements_stream_id" in d) r.signupAnnouncementsChannel = d.signup_announcements_stream_id;
+  if ("zulip_update_announcements_stream_id" in d) r.zulipUpdateAnnouncementsChannel = d.zulip_update_announcements_stream_id;
   // `update_dict` with property `icon`, `logo` or `night_logo`.
   if ("icon_url" in d) r.iconUrl = d.icon_url;
   if ("icon_source" in d) r.iconSource = d.icon_source;

@@ -544,11 +544,13 @@ test("an administrator picks the new-channel announcement channel; GET /register
     const form = page.getByRole("form", { name: "Notifications" });
     await form.getByRole("combobox", { name: "New channel announcements" }).selectOption({ label: `#${channel}` });
     await form.getByRole("combobox", { name: "New user announcements" }).selectOption({ label: "Disabled" });
+    await form.getByRole("combobox", { name: "Zulip update announcements" }).selectOption({ label: `#${channel}` });
     await form.getByRole("button", { name: "Save changes" }).click();
     await page.getByRole("region", { name: "Notifications", exact: true }).getByRole("status").filter({ hasText: "Saved" }).waitFor();
     const after = await realmOf();
     assert.equal(after.realm_new_stream_announcements_stream_id, streamId);
     assert.equal(after.realm_signup_announcements_stream_id, -1);
+    assert.equal(after.realm_zulip_update_announcements_stream_id, streamId);
     await eventually(async () => (await mirror.inputValue()) === String(streamId), { message: "the other tab follows" });
     await shot(page, "54-settings-organization-announcements");
     assert.deepEqual(page.errors, []);
@@ -557,6 +559,7 @@ test("an administrator picks the new-channel announcement channel; GET /register
     await api("iago@zulip.com", "PATCH", "realm", {
       new_stream_announcements_stream_id: String(before.realm_new_stream_announcements_stream_id),
       signup_announcements_stream_id: String(before.realm_signup_announcements_stream_id),
+      zulip_update_announcements_stream_id: String(before.realm_zulip_update_announcements_stream_id),
     });
   }
 });

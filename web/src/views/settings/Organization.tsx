@@ -238,6 +238,7 @@ export function OrganizationSettings() {
   const save = useSave();
   const [newChannels, setNewChannels, newDirty] = useDraft(r.newChannelAnnouncementsChannel);
   const [signups, setSignups, signupDirty] = useDraft(r.signupAnnouncementsChannel);
+  const [updates, setUpdates, updatesDirty] = useDraft(r.zulipUpdateAnnouncementsChannel);
   return (
     <>
       <Section title="Notifications">
@@ -249,13 +250,15 @@ export function OrganizationSettings() {
             const params: Record<string, unknown> = {};
             if (newDirty) params.new_stream_announcements_stream_id = newChannels;
             if (signupDirty) params.signup_announcements_stream_id = signups;
+            if (updatesDirty) params.zulip_update_announcements_stream_id = updates;
             void save.run(() => updateRealm(params));
           }}
         >
           <AnnouncementSelect label="New channel announcements" value={newChannels} onChange={setNewChannels} />
           <AnnouncementSelect label="New user announcements" value={signups} onChange={setSignups} />
+          <AnnouncementSelect label="Zulip update announcements" value={updates} onChange={setUpdates} />
           <div class="settings-buttons">
-            <button type="submit" class="button primary" disabled={save.busy || !(newDirty || signupDirty)}>
+            <button type="submit" class="button primary" disabled={save.busy || !(newDirty || signupDirty || updatesDirty)}>
               Save changes
             </button>
           </div>
