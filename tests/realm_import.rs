@@ -55,14 +55,9 @@ fn stderr(out: &Output) -> String {
 fn server_admin(method: &str, path: &str, fields: &[(&str, &str)]) -> Resp {
     let url = format!("{}/api/v1{path}", server_url());
     let req = ureq::request(method, &url).set("Authorization", &format!("Bearer {SECRET}"));
-    let response = match req.send_form(fields) {
-        Ok(r) => r,
-        Err(ureq::Error::Status(_, r)) => r,
-        Err(e) => panic!("transport error {e}"),
-    };
-    let status = response.status();
-    let body: Value = serde_json::from_str(&response.into_string().unwrap()).unwrap();
-    Resp { status, www_authenticate: None, content_type: None, d1_round_trips: None, body }
+    let what = format!("{method} {path}");
+    let (status, text) = status_and_text(req.send_form(fields), &what);
+    json_resp(status, &text, &what)
 }
 
 /// Signs in with the development login (no password) to `string_id`.

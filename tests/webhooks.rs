@@ -40,15 +40,9 @@ fn post_webhook(integration: &str, query: &[(&str, &str)], headers: &[(&str, &st
     for (k, v) in headers {
         req = req.set(k, v);
     }
-    let response = match req.send_string(body) {
-        Ok(r) => r,
-        Err(ureq::Error::Status(_, r)) => r,
-        Err(e) => panic!("POST {url}: {e}"),
-    };
-    let status = response.status();
-    let text = response.into_string().unwrap();
-    let body = serde_json::from_str(&text).unwrap_or_else(|_| panic!("not JSON ({status}): {text}"));
-    Resp { status, www_authenticate: None, content_type: None, d1_round_trips: None, body }
+    let what = format!("POST {url}");
+    let (status, text) = status_and_text(req.send_string(body), &what);
+    json_resp(status, &text, &what)
 }
 
 const JSON: (&str, &str) = ("Content-Type", "application/json");

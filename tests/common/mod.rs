@@ -215,6 +215,24 @@ pub fn anonymous(method: &str, path: &str, form: &[(&str, &str)]) -> Resp {
 /// A `POST` to a server administrator's route (`path` under `/api/v1`) with `secret`, if
 /// any: its status and JSON. Like [`request`], one retry when wrangler dev's own proxy
 /// answers that the worker restarted mid-request.
+/// A `ureq` answer, error statuses included, as its status and body text; a transport
+/// error panics, naming `what` was sent.
+pub fn status_and_text(result: Result<ureq::Response, ureq::Error>, what: &str) -> (u16, String) {
+    let response = match result {
+        Ok(r) => r,
+        Err(ureq::Error::Status(_, r)) => r,
+        Err(e) => panic!("{what}: transport error {e}"),
+    };
+    let status = response.status();
+    (status, response.into_string().unwrap())
+}
+
+/// A JSON answer (see [`status_and_text`]) as a [`Resp`] without headers.
+pub fn json_resp(status: u16, text: &str, what: &str) -> Resp {
+    let body: Value = serde_json::from_str(text).unwrap_or_else(|_| panic!("{what}: not JSON ({status}): {text}"));
+    Resp { status, www_authenticate: None, content_type: None, d1_round_trips: None, body }
+}
+
 pub fn server_admin_post(secret: Option<&str>, path: &str, fields: &[(&str, &str)]) -> Resp {
     let url = format!("{}/api/v1{path}", server_url());
     for attempt in 0..2 {
@@ -222,18 +240,12 @@ pub fn server_admin_post(secret: Option<&str>, path: &str, fields: &[(&str, &str
         if let Some(secret) = secret {
             req = req.set("Authorization", &format!("Bearer {secret}"));
         }
-        let response = match req.send_form(fields) {
-            Ok(r) => r,
-            Err(ureq::Error::Status(_, r)) => r,
-            Err(e) => panic!("POST {path}: transport error {e}"),
-        };
-        let status = response.status();
-        let text = response.into_string().unwrap();
+        let what = format!("POST {path}");
+        let (status, text) = status_and_text(req.send_form(fields), &what);
         if status == 503 && attempt == 0 && text.starts_with("Your worker restarted mid-request") {
             continue;
         }
-        let body: Value = serde_json::from_str(&text).unwrap_or_else(|_| panic!("POST {path}: not JSON ({status}): {text}"));
-        return Resp { status, www_authenticate: None, content_type: None, d1_round_trips: None, body };
+        return json_resp(status, &text, &what);
     }
     unreachable!("the loop answers on its second attempt")
 }
