@@ -79,7 +79,8 @@ fn a_rename_to_the_same_or_a_taken_name_is_refused_but_a_change_of_case_is_not()
 #[test]
 fn only_administrators_administer_a_channel() {
     let hamlet = Client::dev("hamlet@zulip.com");
-    let (name, id) = new_channel(&hamlet, &[], false, true);
+    // Created by an administrator: a channel's creator administers it.
+    let (name, id) = new_channel(&Client::dev("iago@zulip.com"), &[], false, true);
     let path = format!("/streams/{id}");
     for email in ["hamlet@zulip.com", "shiva@zulip.com", "polonius@zulip.com"] {
         let client = Client::dev(email);
@@ -267,7 +268,7 @@ fn an_owner_sets_a_channel_retention_period_and_the_channel_is_told() {
 #[test]
 fn a_channels_topics_policy_is_announced_and_governs_sending() {
     let hamlet = Client::dev("hamlet@zulip.com");
-    let (name, id) = new_channel(&hamlet, &[], false, true);
+    let (name, id) = new_channel(&Client::dev("iago@zulip.com"), &[], false, true);
     let mut queue = watch(&hamlet, "{}");
     hamlet
         .patch(&format!("/streams/{id}"), &[("topics_policy", "empty_topic_only")])

@@ -113,7 +113,8 @@ fn creation_applies_every_parameter() {
     for (setting, _) in &extra[8..] {
         assert_eq!(s[setting].to_string(), admins, "{setting}");
     }
-    assert_eq!(s["can_administer_channel_group"], system_group("role:nobody"), "an unset setting keeps its default");
+    let owner = Client::dev("desdemona@zulip.com").user_id;
+    assert_eq!(s["can_administer_channel_group"], json!({"direct_members": [owner], "direct_subgroups": []}), "its creator administers it");
 }
 
 #[test]

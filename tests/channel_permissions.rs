@@ -81,7 +81,7 @@ fn a_new_channel_has_zulips_default_groups() {
     let (_, id) = new_channel(&hamlet(), &[], false, true);
     let s = stream(&hamlet(), id);
     assert_eq!(s["can_send_message_group"], system_group("role:everyone"));
-    assert_eq!(s["can_administer_channel_group"], system_group("role:nobody"));
+    assert_eq!(s["can_administer_channel_group"], json!({"direct_members": [hamlet().user_id], "direct_subgroups": []}));
     assert_eq!(s["can_remove_subscribers_group"], system_group("role:administrators"));
     for setting in NOBODY_BY_DEFAULT {
         assert_eq!(s[setting], system_group("role:nobody"), "{setting}");
@@ -180,17 +180,14 @@ fn an_anonymous_group_is_taken_when_it_is_one_group() {
     let group = group_of(&[hamlet().user_id]);
     set(&iago(), id, "can_send_message_group", json!({"new": {"direct_members": [], "direct_subgroups": [group]}})).success();
     assert_eq!(stream(&hamlet(), id)["can_send_message_group"], group);
-    set(&iago(), id, "can_send_message_group", json!({"new": {"direct_members": [hamlet().user_id], "direct_subgroups": []}}))
-        .bad_request("BAD_REQUEST", "'can_send_message_group' takes one user group on this server, not a set of users and groups.");
-    assert_eq!(stream(&hamlet(), id)["can_send_message_group"], group);
 }
 
 // ---- can_administer_channel_group
 
 #[test]
 fn members_may_not_change_permission_groups() {
-    let (_, id) = new_channel(&hamlet(), &[], false, true);
-    set(&hamlet(), id, "can_send_message_group", json!(system_group("role:administrators"))).bad_request("BAD_REQUEST", NO_ADMINISTERING);
+    let (_, id) = new_channel(&hamlet(), &[&othello()], false, true);
+    set(&othello(), id, "can_send_message_group", json!(system_group("role:administrators"))).bad_request("BAD_REQUEST", NO_ADMINISTERING);
     assert_eq!(stream(&hamlet(), id)["can_send_message_group"], system_group("role:everyone"));
 }
 
@@ -215,7 +212,7 @@ fn groups_must_suit_the_setting() {
         .bad_request("BAD_REQUEST", "'can_send_message_group' setting cannot be set to 'role:internet' group.");
     set(&iago(), id, "can_send_message_group", json!(987654321)).bad_request("BAD_REQUEST", "Invalid user group");
     let s = stream(&hamlet(), id);
-    assert_eq!(s["can_administer_channel_group"], system_group("role:nobody"));
+    assert_eq!(s["can_administer_channel_group"], json!({"direct_members": [hamlet().user_id], "direct_subgroups": []}));
     assert_eq!(s["can_send_message_group"], system_group("role:everyone"));
 }
 
@@ -653,4 +650,31 @@ fn gaining_and_losing_a_private_channel_through_its_groups_is_heard_live() {
     set(&iago(), id, "can_subscribe_group", json!(system_group("role:nobody"))).success();
     queue.wait_for("stream delete", |e| e["type"] == "stream" && e["op"] == "delete" && e["stream_ids"] == json!([id]));
     assert!(!sees(&othello(), id));
+}
+
+#[test]
+fn joining_and_leaving_a_group_that_grants_a_private_channel_is_heard_live() {
+    let (_, id) = new_channel(&hamlet(), &[], true, true);
+    let group = group_of(&[]);
+    set(&iago(), id, "can_subscribe_group", json!(group)).success();
+    let mut queue = register_for(&othello(), r#"["stream"]"#);
+    let othello_ids = json!([othello().user_id]).to_string();
+    hamlet().post(&format!("/user_groups/{group}/members"), &[("add", &othello_ids)]).success();
+    let created = queue.wait_for("stream create", |e| e["type"] == "stream" && e["op"] == "create" && e["streams"][0]["stream_id"] == id);
+    assert_eq!(created["streams"][0]["invite_only"], true);
+    assert!(sees(&othello(), id));
+    hamlet().post(&format!("/user_groups/{group}/members"), &[("delete", &othello_ids)]).success();
+    queue.wait_for("stream delete", |e| e["type"] == "stream" && e["op"] == "delete" && e["stream_ids"] == json!([id]));
+    assert!(!sees(&othello(), id));
+}
+
+#[test]
+fn a_subgroup_joining_a_granting_group_brings_its_members_the_channel() {
+    let (_, id) = new_channel(&hamlet(), &[], true, true);
+    let (granting, team) = (group_of(&[]), group_of(&[othello().user_id]));
+    set(&iago(), id, "can_administer_channel_group", json!(granting)).success();
+    let mut queue = register_for(&othello(), r#"["stream"]"#);
+    hamlet().post(&format!("/user_groups/{granting}/subgroups"), &[("add", &json!([team]).to_string())]).success();
+    queue.wait_for("stream create", |e| e["type"] == "stream" && e["op"] == "create" && e["streams"][0]["stream_id"] == id);
+    assert!(sees(&othello(), id));
 }

@@ -152,7 +152,8 @@ fn removing_others_needs_an_administrator() {
     let othello = Client::dev("othello@zulip.com");
     let iago = Client::dev("iago@zulip.com");
     let name = unique("kick");
-    create_channel(&hamlet, &name, &[], &[othello.user_id]);
+    // Created by an administrator: a channel's creator administers it, and may remove others.
+    create_channel(&iago, &name, &[], &[othello.user_id]);
     let list = json!([name]).to_string();
     let principals = json!([othello.user_id]).to_string();
     hamlet

@@ -21,13 +21,14 @@ use crate::db::default_channels::{self, DefaultChannelRow};
 use crate::db::realm_settings::RealmSettingsRow;
 use crate::db::subscriptions::{self, ChannelViewRow, SubscriberRow, SystemGroupRow};
 use crate::db::user_groups::{self, GroupMemberRow, GroupNameRow, IsMemberRow};
-use crate::db::users::UserRow;
+use crate::db::users::{self, UserRow};
 use crate::domain::channel_folders::invalid_folder_id;
-use crate::domain::channel_permissions::{self, ChannelGroupSetting, GroupChange, CAN_ADMINISTER};
+use crate::domain::channel_permissions::{self, ChannelGroupSetting, CAN_ADMINISTER};
 use crate::domain::channel_settings::{self as rules, access_of, ChannelAccess};
 use crate::domain::channels::{
     access, access_channel, can_access_channel_content, check_channel_name, rendered_description, stream_dict, SystemGroups,
 };
+use crate::domain::group_setting_values::{GroupChange, GroupSettingValue};
 use crate::domain::ids::RealmId;
 use crate::domain::register_state::MAX_CHANNEL_DESCRIPTION_LENGTH;
 use crate::error::{ApiError, ApiResult};
@@ -72,21 +73,28 @@ struct ChannelState {
     defaults: Vec<i64>,
     /// Whether the caller is in the channel's `can_administer_channel_group`.
     in_administer_group: bool,
+    /// Whether the caller is in the organization's `can_set_topics_policy_group`.
+    may_set_topics_policy: bool,
     /// The active groups the requested permission settings name.
     named_groups: Vec<GroupNameRow>,
+    /// The users the requested permission settings name.
+    group_users: Vec<UserRow>,
     /// The members of the groups that grant access to the channel when it is private, and
     /// of the groups requested: group id -> user ids.
     group_members: HashMap<i64, Vec<i64>>,
 }
 
 impl ChannelState {
-    /// Who sees `channel` (this channel, before or after a change): see
-    /// [`rules::metadata_audience`].
-    fn audience(&self, channel: &ChannelViewRow) -> Vec<i64> {
+    /// Who sees `channel` (this channel, before or after a change, `set`: the settings the
+    /// change set): see [`rules::metadata_audience`].
+    fn audience(&self, channel: &ChannelViewRow, set: &[(&'static str, GroupSettingValue)]) -> Vec<i64> {
+        let members_of = |group: i64| self.group_members.get(&group).cloned().unwrap_or_default();
         let through_groups: Vec<i64> = channel_permissions::GRANTS_ACCESS
             .iter()
-            .filter_map(|setting| channel.group_setting(setting.name))
-            .flat_map(|group| self.group_members.get(&group).cloned().unwrap_or_default())
+            .flat_map(|setting| match set.iter().find(|(name, _)| *name == setting.name) {
+                Some((_, value)) => value.user_ids().iter().copied().chain(value.group_ids().into_iter().flat_map(members_of)).collect(),
+                None => channel.group_setting(setting.name).map(members_of).unwrap_or_default(),
+            })
             .collect();
         rules::metadata_audience(&self.members, &self.subscribers, channel.is_private(), &through_groups)
     }
@@ -99,6 +107,7 @@ async fn read_channel(
     new_name: Option<&str>,
     folder_id: Option<i64>,
     group_ids: &[i64],
+    user_ids: &[i64],
 ) -> ApiResult<ChannelState> {
     let db = &ctx.db;
     let realm_id = me.realm_id;
@@ -113,8 +122,12 @@ async fn read_channel(
     let defaults = batch.add::<DefaultChannelRow>(default_channels::in_realm_stmt(db, realm_id)?);
     let administer = CAN_ADMINISTER.name;
     let in_administer_group = batch.add::<IsMemberRow>(q::in_group_setting_stmt(realm_id, channel_id, "", administer, me.id, false)?);
+    let topics_setting = crate::db::realm_settings::in_group_setting_stmt(realm_id, "can_set_topics_policy_group", me.id)?;
+    let may_set_topics_policy = batch.add::<IsMemberRow>(topics_setting.prepare(db)?);
     let named_groups = (!group_ids.is_empty()).then(|| user_groups::active_names_stmt(db, realm_id, group_ids)).transpose()?;
     let named_groups = named_groups.map(|stmt| batch.add::<GroupNameRow>(stmt));
+    let group_users = (!user_ids.is_empty()).then(|| users::by_ids_stmt(db, realm_id, &serde_json::to_string(user_ids)?)).transpose()?;
+    let group_users = group_users.map(|stmt| batch.add::<UserRow>(stmt));
     let ids_json = serde_json::to_string(group_ids)?;
     let group_members = batch.add::<GroupMemberRow>(user_groups::channel_access_group_members_stmt(db, realm_id, channel_id, &ids_json)?);
     let results = batch.run(db).await?;
@@ -128,7 +141,9 @@ async fn read_channel(
         folder: folder.map(|slot| results.first(slot)).transpose()?,
         defaults: results.rows(defaults)?.into_iter().map(|r| r.channel_id).collect(),
         in_administer_group: results.first(in_administer_group)?.is_some_and(|m| m.is_member != 0),
+        may_set_topics_policy: results.first(may_set_topics_policy)?.is_some_and(|m| m.is_member != 0),
         named_groups: results.rows_if_added(named_groups)?,
+        group_users: results.rows_if_added(group_users)?,
         group_members: results.rows(group_members)?.into_iter().fold(HashMap::new(), |mut by_group, row| {
             by_group.entry(row.group_id).or_insert_with(Vec::new).push(row.user_id);
             by_group
@@ -157,8 +172,8 @@ struct Plan {
     /// The channel's own retention period (`Some(None)`: back to the organization's).
     retention: Option<Option<i64>>,
     topics_policy: Option<TopicsPolicy>,
-    /// Permission settings to set, by name, to a group id.
-    groups: Vec<(&'static str, i64)>,
+    /// Permission settings to set, by name.
+    groups: Vec<(&'static str, GroupSettingValue)>,
 }
 
 impl Plan {
@@ -198,7 +213,7 @@ fn check_changes(me: &UserRow, state: &ChannelState, changes: &ChannelChanges) -
         plan.retention = (days != c.message_retention_days).then_some(days);
     }
     if let Some(policy) = changes.topics_policy {
-        channel_permissions::check_may_set_topics_policy(policy, me)?;
+        channel_permissions::check_may_set_topics_policy(policy, state.may_set_topics_policy)?;
         plan.topics_policy = (policy != c.topics_policy).then_some(policy);
     }
     if changes.is_archived == Some(false) {
@@ -238,21 +253,21 @@ fn check_changes(me: &UserRow, state: &ChannelState, changes: &ChannelChanges) -
     Ok(plan)
 }
 
-/// The permission settings that change: each new group checked, each `old` matching.
+/// The permission settings that change: each new value checked, each `old` matching.
 fn check_group_changes(
     me: &UserRow,
     state: &ChannelState,
     changes: &[(&'static ChannelGroupSetting, GroupChange)],
-) -> ApiResult<Vec<(&'static str, i64)>> {
+) -> ApiResult<Vec<(&'static str, GroupSettingValue)>> {
+    let nobody = state.groups.0.get(crate::model::system_groups::NOBODY).copied().unwrap_or_default();
     let mut changed = Vec::new();
     for (setting, change) in changes {
-        channel_permissions::check_group(setting, change.new, &state.named_groups)?;
-        channel_permissions::check_may_grant(setting, change.new, &state.named_groups, me)?;
-        let current = state.channel.group_setting(setting.name);
-        let current = current.or_else(|| state.groups.0.get(setting.default_group).copied()).unwrap_or_default();
-        channel_permissions::check_old(change, current)?;
-        if change.new != current {
-            changed.push((setting.name, change.new));
+        channel_permissions::check_value(setting, &change.new, &state.named_groups, &state.group_users, me)?;
+        let new = change.new.clone().or_nobody(nobody);
+        let current = channel_permissions::current_value(&state.channel, setting, &state.groups);
+        change.check_old(&current)?;
+        if new != current {
+            changed.push((setting.name, new));
         }
     }
     Ok(changed)
@@ -272,8 +287,10 @@ pub fn check_retention(me: &UserRow, days: &str) -> ApiResult<Option<i64>> {
 /// one batch, then sends their events and notices.
 pub async fn check_update_channel(ctx: &RequestContext, me: &UserRow, id: &str, changes: &ChannelChanges) -> ApiResult<()> {
     let new_name = changes.new_name.as_deref().map(str::trim);
-    let group_ids: Vec<i64> = changes.groups.iter().flat_map(|(_, c)| [Some(c.new), c.old]).flatten().collect();
-    let state = read_channel(ctx, me, id, new_name, changes.folder_id.flatten(), &group_ids).await?;
+    let values = changes.groups.iter().flat_map(|(_, c)| std::iter::once(&c.new).chain(c.old.as_ref()));
+    let group_ids: Vec<i64> = values.clone().flat_map(GroupSettingValue::group_ids).collect();
+    let user_ids: Vec<i64> = values.flat_map(|v| v.user_ids().to_vec()).collect();
+    let state = read_channel(ctx, me, id, new_name, changes.folder_id.flatten(), &group_ids, &user_ids).await?;
     let plan = check_changes(me, &state, changes)?;
     if plan.is_empty() {
         return Ok(());
@@ -302,11 +319,20 @@ pub async fn check_update_channel(ctx: &RequestContext, me: &UserRow, id: &str, 
     if let Some(days) = plan.retention {
         writes.push(crate::db::message_retention::set_channel_days_stmt(db, realm_id, channel_id, days)?);
     }
-    for (setting, group_id) in &plan.groups {
-        writes.push(q::set_group_setting_stmt(db, realm_id, channel_id, setting, *group_id)?);
+    for (setting, value) in &plan.groups {
+        let (stmts, group) = crate::actions::group_setting_values::store(db, realm_id, value, crate::db::now())?;
+        writes.extend(stmts);
+        writes.push(q::set_group_setting_stmt(db, realm_id, channel_id, setting, &group)?);
     }
-    crate::db::run_batch(db, writes).await?;
-    announce_changes(ctx, me, &state, &plan).await
+    // The channel as it is now, read after the writes (new anonymous groups get their ids).
+    let mut batch = Batch::new();
+    for write in writes {
+        batch.add::<Value>(write);
+    }
+    let after = batch.add::<ChannelViewRow>(subscriptions::by_id_for_user_stmt(realm_id, me.id, channel_id)?.prepare(db)?);
+    let results = batch.run(db).await?;
+    let after = results.first(after)?.unwrap_or_else(|| changed(&state.channel, &plan));
+    announce_changes(ctx, me, &state, &plan, &after).await
 }
 
 /// The channel as it is after the plan.
@@ -335,8 +361,10 @@ fn changed(channel: &ChannelViewRow, plan: &Plan) -> ChannelViewRow {
     if let Some(policy) = plan.topics_policy {
         c.topics_policy = policy;
     }
-    for (setting, group_id) in &plan.groups {
-        c.set_group_setting(setting, *group_id);
+    for (setting, value) in &plan.groups {
+        if let GroupSettingValue::Group(id) = value {
+            c.set_group_setting(setting, *id);
+        }
     }
     c
 }
@@ -350,21 +378,20 @@ fn update_event(c: &ChannelViewRow, property: &'static str, value: Value, extra:
 }
 
 /// The events and notification-bot messages of a committed change, in Zulip's order.
-async fn announce_changes(ctx: &RequestContext, me: &UserRow, state: &ChannelState, plan: &Plan) -> ApiResult<()> {
+async fn announce_changes(ctx: &RequestContext, me: &UserRow, state: &ChannelState, plan: &Plan, after: &ChannelViewRow) -> ApiResult<()> {
     let env = &ctx.env;
     let realm_id = me.realm_id;
     let before = &state.channel;
-    let after = changed(before, plan);
     let settings = ctx.realm_state(realm_id).await?.settings.clone();
-    let audience = state.audience(&after);
+    let audience = state.audience(after, &plan.groups);
     let notice_channel = PlannedChannel { id: after.id, name: after.name.clone(), recipient_id: after.recipient_id };
     // Those who see the channel only after the change hear of its creation, with its
     // subscribers; those who no longer see it, of its deletion (Zulip's events).
-    let old_audience = state.audience(before);
+    let old_audience = state.audience(before, &[]);
     let newly: Vec<i64> = audience.iter().copied().filter(|u| !old_audience.contains(u)).collect();
     let lost: Vec<i64> = old_audience.iter().copied().filter(|u| !audience.contains(u)).collect();
     if !newly.is_empty() {
-        let streams = vec![stream_dict(&after, &state.groups)];
+        let streams = vec![stream_dict(after, &state.groups)];
         send_event(env, realm_id, &Event::Stream(StreamEvent::Create { streams, audience: CapabilityGate::default() }), &users(&newly))
             .await;
         let peer_add = Event::Subscription(SubscriptionEvent::PeerAdd { stream_ids: vec![after.id], user_ids: state.subscribers.clone() });
@@ -390,7 +417,7 @@ async fn announce_changes(ctx: &RequestContext, me: &UserRow, state: &ChannelSta
         send_channel_notice(ctx, me, &settings, notice_channel.clone(), content).await?;
     }
     if plan.unarchive {
-        announce_archiving(ctx, me, &settings, &after, &state.groups, &audience, false).await?;
+        announce_archiving(ctx, me, &settings, after, &state.groups, &audience, false).await?;
     }
     if let Some(description) = &plan.description {
         let mut extra = Map::new();
@@ -406,11 +433,11 @@ async fn announce_changes(ctx: &RequestContext, me: &UserRow, state: &ChannelSta
         send_channel_notice(ctx, me, &settings, notice_channel.clone(), rules::rename_notice(me, &before.name, name)).await?;
     }
     if let Some(folder) = plan.folder {
-        let event = update_event(&after, "folder_id", json!(folder), Map::new(), CapabilityGate::default());
+        let event = update_event(after, "folder_id", json!(folder), Map::new(), CapabilityGate::default());
         send_event(env, realm_id, &event, &users(&audience)).await;
     }
     if let Some(days) = plan.retention {
-        let event = update_event(&after, "message_retention_days", json!(days), Map::new(), CapabilityGate::default());
+        let event = update_event(after, "message_retention_days", json!(days), Map::new(), CapabilityGate::default());
         send_event(env, realm_id, &event, &users(&audience)).await;
         let realm_days = settings.message_retention_days;
         let content = rules::retention_notice(me, before.message_retention_days.unwrap_or(realm_days), days.unwrap_or(realm_days));
@@ -418,11 +445,11 @@ async fn announce_changes(ctx: &RequestContext, me: &UserRow, state: &ChannelSta
         crate::actions::message_retention::sweep_soon(ctx, realm_id).await;
     }
     if let Some(policy) = plan.topics_policy {
-        let event = update_event(&after, "topics_policy", json!(policy), Map::new(), CapabilityGate::default());
+        let event = update_event(after, "topics_policy", json!(policy), Map::new(), CapabilityGate::default());
         send_event(env, realm_id, &event, &users(&audience)).await;
     }
-    for (setting, group_id) in &plan.groups {
-        let event = update_event(&after, setting, json!(group_id), Map::new(), CapabilityGate::default());
+    for (setting, value) in &plan.groups {
+        let event = update_event(after, setting, value.to_json(), Map::new(), CapabilityGate::default());
         send_event(env, realm_id, &event, &users(&audience)).await;
     }
     Ok(())
@@ -459,7 +486,7 @@ async fn announce_archiving(
 /// deactivated" for an archived one), taking it out of the default channels. Its messages
 /// and subscriptions stay; nobody can send to it until it is unarchived.
 pub async fn check_archive_channel(ctx: &RequestContext, me: &UserRow, id: &str) -> ApiResult<()> {
-    let state = read_channel(ctx, me, id, None, None, &[]).await?;
+    let state = read_channel(ctx, me, id, None, None, &[], &[]).await?;
     check_administer(me, &state)?;
     let channel = &state.channel;
     if channel.is_archived != 0 {
@@ -478,7 +505,7 @@ pub async fn check_archive_channel(ctx: &RequestContext, me: &UserRow, id: &str)
     }
     let mut archived = channel.clone();
     archived.is_archived = 1;
-    let audience = state.audience(channel);
+    let audience = state.audience(channel, &[]);
     let settings = ctx.realm_state(me.realm_id).await?.settings.clone();
     announce_archiving(ctx, me, &settings, &archived, &state.groups, &audience, true).await
 }

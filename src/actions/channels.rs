@@ -10,15 +10,17 @@ use crate::actions::channel_notices;
 use crate::context::RequestContext;
 use crate::db::batch::{Batch, BatchResults, Slot};
 use crate::db::channel_folders::{self, ChannelFolderRow};
+use crate::db::realm_settings;
 use crate::db::subscriptions::{self, ActiveUserRow, ChannelViewRow, SubscriberRow, SystemGroupRow};
 use crate::db::user_groups::IsMemberRow;
 use crate::db::user_groups::{self, GroupNameRow};
 use crate::db::users::{self, UserRow};
 use crate::db::{self};
 use crate::domain::channel_folders::invalid_folder_id;
-use crate::domain::channel_permissions::{self, ChannelGroupSetting, SubscriptionRights, SUBSCRIPTION_SETTINGS};
+use crate::domain::channel_permissions::{self, ChannelGroupSetting, SubscriptionRights, CAN_ADMINISTER, SUBSCRIPTION_SETTINGS};
 use crate::domain::channel_settings::MAX_BULK_NEW_SUBSCRIPTION_MESSAGES;
 use crate::domain::channels::{check_channel_name, color_for, stream_dict, subscription_dict, SystemGroups};
+use crate::domain::group_setting_values::{AnonymousGroup, GroupSettingValue};
 use crate::domain::register_state::MAX_CHANNEL_DESCRIPTION_LENGTH;
 use crate::error::{ApiError, ApiResult};
 use crate::event_types::{CapabilityGate, StreamEvent, SubscriptionEvent};
@@ -83,7 +85,7 @@ pub struct SubscribeRequest {
     /// The folder of the channels this request creates (checked to exist).
     pub folder_id: Option<i64>,
     /// Permission settings of the channels this request creates (checked like the folder).
-    pub groups: Vec<(&'static ChannelGroupSetting, i64)>,
+    pub groups: Vec<(&'static ChannelGroupSetting, GroupSettingValue)>,
     /// Creation settings this server refuses unless they are Zulip's default.
     pub is_web_public: bool,
     pub message_retention_days: Option<String>,
@@ -142,18 +144,25 @@ impl SubscribeRequest {
 impl SubscribeRequest {
     /// Reads the active groups the permission settings name, if any, in `batch`.
     fn add_group_names(&self, batch: &mut Batch, db: &D1Database, realm_id: i64) -> ApiResult<Option<Slot<GroupNameRow>>> {
-        let ids: Vec<i64> = self.groups.iter().map(|(_, id)| *id).collect();
+        let ids: Vec<i64> = self.groups.iter().flat_map(|(_, value)| value.group_ids()).collect();
         let stmt = (!ids.is_empty()).then(|| user_groups::active_names_stmt(db, realm_id, &ids)).transpose()?;
         Ok(stmt.map(|stmt| batch.add::<GroupNameRow>(stmt)))
     }
 
-    /// Each permission setting's group suits it (`named`: what [`Self::add_group_names`] read),
-    /// and the caller may set the topics policy asked for.
-    fn check_groups(&self, me: &UserRow, named: &[GroupNameRow]) -> ApiResult<()> {
-        channel_permissions::check_may_set_topics_policy(self.topics_policy, me)?;
-        for (setting, group_id) in &self.groups {
-            channel_permissions::check_group(setting, *group_id, named)?;
-            channel_permissions::check_may_grant(setting, *group_id, named, me)?;
+    /// Reads the users the permission settings name, if any, in `batch`.
+    fn add_group_users(&self, batch: &mut Batch, db: &D1Database, realm_id: i64) -> ApiResult<Option<Slot<UserRow>>> {
+        let ids: Vec<i64> = self.groups.iter().flat_map(|(_, value)| value.user_ids().to_vec()).collect();
+        let stmt = (!ids.is_empty()).then(|| users::by_ids_stmt(db, realm_id, &serde_json::to_string(&ids)?)).transpose()?;
+        Ok(stmt.map(|stmt| batch.add::<UserRow>(stmt)))
+    }
+
+    /// Each permission setting's value suits it (`named`, `users`: what
+    /// [`Self::add_group_names`] and [`Self::add_group_users`] read), and the caller may set
+    /// the topics policy asked for.
+    fn check_groups(&self, me: &UserRow, named: &[GroupNameRow], users: &[UserRow], may_set_topics_policy: bool) -> ApiResult<()> {
+        channel_permissions::check_may_set_topics_policy(self.topics_policy, may_set_topics_policy)?;
+        for (setting, value) in &self.groups {
+            channel_permissions::check_value(setting, value, named, users, me)?;
         }
         Ok(())
     }
@@ -194,6 +203,12 @@ pub async fn check_subscribe(db: &D1Database, env: &Env, me: &UserRow, req: &Sub
     let folder =
         req.folder_id.map(|id| channel_folders::by_id_stmt(db, realm_id, id)).transpose()?.map(|stmt| lookup.add::<ChannelFolderRow>(stmt));
     let named_groups = req.add_group_names(&mut lookup, db, realm_id)?;
+    let group_users = req.add_group_users(&mut lookup, db, realm_id)?;
+    // The organization's rights to create channels of this kind and to set a topics policy.
+    let creation_setting = if req.invite_only { "can_create_private_channel_group" } else { "can_create_public_channel_group" };
+    let may_create = lookup.add::<IsMemberRow>(realm_settings::in_group_setting_stmt(realm_id, creation_setting, me.id)?.prepare(db)?);
+    let may_set_policy =
+        lookup.add::<IsMemberRow>(realm_settings::in_group_setting_stmt(realm_id, "can_set_topics_policy_group", me.id)?.prepare(db)?);
     let rights = RightsReads::add(&mut lookup, me, &names)?;
     let lookup = lookup.run(db).await?;
     let targets = match (principals, named) {
@@ -213,10 +228,12 @@ pub async fn check_subscribe(db: &D1Database, env: &Env, me: &UserRow, req: &Sub
     if let Some(folder) = folder {
         lookup.first(folder)?.ok_or_else(invalid_folder_id)?;
     }
-    req.check_groups(me, &lookup.rows_if_added(named_groups)?)?;
+    let is_member = |slot| -> ApiResult<bool> { Ok(lookup.first::<IsMemberRow>(slot)?.is_some_and(|m| m.is_member != 0)) };
+    let (may_create, may_set_policy) = (is_member(may_create)?, is_member(may_set_policy)?);
+    req.check_groups(me, &lookup.rows_if_added(named_groups)?, &lookup.rows_if_added(group_users)?, may_set_policy)?;
     let rights = rights.take(&lookup)?;
 
-    let sorted = sort_requested(me, &requested, &existing, &rights, req.authorization_errors_fatal)?;
+    let sorted = sort_requested(me, &requested, &existing, &rights, req.authorization_errors_fatal, may_create)?;
     if req.is_default_stream && !sorted.to_create.is_empty() {
         if !me.is_realm_admin() {
             return Err(ApiError::insufficient_permission());
@@ -409,6 +426,7 @@ fn sort_requested(
     existing: &[ChannelViewRow],
     rights: &ChannelRights,
     fatal: bool,
+    may_create: bool,
 ) -> ApiResult<Sorted> {
     let mut sorted = Sorted { authorized: Vec::new(), to_create: Vec::new(), unauthorized: Vec::new() };
     for (name, description) in requested.iter() {
@@ -425,7 +443,9 @@ fn sort_requested(
                 }
             }
             None => {
-                if me.is_guest() {
+                // The organization's `can_create_public_channel_group` or
+                // `can_create_private_channel_group` (never guests).
+                if me.is_guest() || !may_create {
                     return Err(ApiError::insufficient_permission());
                 }
                 sorted.to_create.push((name.to_string(), description.clone()));
@@ -446,9 +466,20 @@ fn creation_writes(
     now: i64,
 ) -> ApiResult<Vec<D1PreparedStatement>> {
     let history_public = if req.invite_only { req.history_public_to_subscribers.unwrap_or(false) } else { true };
-    let groups: Vec<(&'static str, i64)> = req.groups.iter().map(|(setting, id)| (setting.name, *id)).collect();
     let mut writes = Vec::new();
     for (name, description) in to_create {
+        // Each channel gets its own anonymous groups; by default its creator administers it.
+        let mut values: Vec<(&'static str, &GroupSettingValue)> = req.groups.iter().map(|(setting, value)| (setting.name, value)).collect();
+        let creator = GroupSettingValue::Anonymous(AnonymousGroup { direct_members: vec![me.id], direct_subgroups: vec![] });
+        if !values.iter().any(|(setting, _)| *setting == CAN_ADMINISTER.name) {
+            values.push((CAN_ADMINISTER.name, &creator));
+        }
+        let mut groups = Vec::new();
+        for (setting, value) in values {
+            let (stmts, stored) = crate::actions::group_setting_values::store(db, me.realm_id, value, now)?;
+            writes.extend(stmts);
+            groups.push((setting, stored));
+        }
         let channel = subscriptions::NewChannel {
             name,
             description,

@@ -1,14 +1,16 @@
 //! Changing the organization's settings: one D1 batch, then `realm`/`update_dict` (and
 //! `realm`/`update` for the organization's name and description) to every active user.
 
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value};
 use worker::{D1Database, Env};
 
-use crate::db::realm_settings::{self, SettingValue};
-use crate::db::subscriptions::{self, ChannelViewRow};
+use crate::db::batch::Batch;
+use crate::db::realm_settings::{self, RealmSettingsRow, SettingValue};
+use crate::db::subscriptions::{self, ChannelViewRow, SystemGroupRow};
 use crate::db::user_groups::GroupNameRow;
 use crate::db::users::UserRow;
 use crate::domain::channels::can_access_channel_content;
+use crate::domain::group_setting_values::{GroupChange, GroupSettingValue};
 use crate::domain::user_settings::{self as user_settings, Setting};
 use crate::error::{ApiError, ApiResult};
 use crate::event_types::{Event, RealmEvent, UserSettingsEvent};
@@ -19,7 +21,7 @@ use crate::model::system_groups;
 pub struct GroupSetting {
     pub name: &'static str,
     pub allow_everyone: bool,
-    pub group_id: i64,
+    pub change: GroupChange,
 }
 
 /// The checked changes of `PATCH /realm`: the rows to write, the values to report, and the
@@ -47,22 +49,21 @@ pub async fn check_update_realm_settings(
 ) -> ApiResult<Map<String, Value>> {
     let RealmSettingsChange { mut changes, mut data, groups, updates, channels } = change;
     check_announcement_channels(db, admin, &channels).await?;
+    let mut setup = Vec::new();
     if !groups.is_empty() {
-        let ids: Vec<i64> = groups.iter().map(|g| g.group_id).collect();
-        let found: Vec<GroupNameRow> = crate::db::all(crate::db::user_groups::active_names_stmt(db, admin.realm_id, &ids)?).await?;
-        for setting in groups {
-            let group = found.iter().find(|g| g.id == setting.group_id).ok_or_else(|| ApiError::bad_request("Invalid user group"))?;
-            if group.name == system_groups::INTERNET || (!setting.allow_everyone && group.name == system_groups::EVERYONE) {
-                return Err(ApiError::bad_request(format!("'{}' setting cannot be set to '{}' group.", setting.name, group.name)));
-            }
-            changes.push((setting.name, SettingValue::Int(Some(setting.group_id))));
-            data.insert(setting.name.to_string(), json!(setting.group_id));
+        let checked = check_group_settings(db, admin, &groups).await?;
+        for (setting, value) in groups.iter().zip(checked) {
+            let (stmts, group) = crate::actions::group_setting_values::store(db, admin.realm_id, &value, crate::db::now())?;
+            setup.extend(stmts);
+            changes.push((setting.name, SettingValue::Group(group)));
+            data.insert(setting.name.to_string(), value.to_json());
         }
     }
     if changes.is_empty() {
         return Ok(data);
     }
-    crate::db::run_batch(db, realm_settings::update_stmts(db, admin.realm_id, &changes)?).await?;
+    setup.extend(realm_settings::update_stmts(db, admin.realm_id, &changes)?);
+    crate::db::run_batch(db, setup).await?;
     let mut answer = data.clone();
     if !data.is_empty() {
         let event = Event::Realm(RealmEvent::UpdateDict { property: "default", data });
@@ -73,6 +74,43 @@ pub async fn check_update_realm_settings(
         crate::actions::notify_realm(env, admin.realm_id, &Event::Realm(RealmEvent::Update { property, value })).await;
     }
     Ok(answer)
+}
+
+/// Zulip's checks of the group settings asked for, read in one batch: each group they name
+/// an active group of the organization, never `role:internet`, `role:everyone` only where
+/// allowed; each user an active user; `old` the current value. Answers the new values.
+async fn check_group_settings(db: &D1Database, admin: &UserRow, groups: &[GroupSetting]) -> ApiResult<Vec<GroupSettingValue>> {
+    let realm_id = admin.realm_id;
+    let ids: Vec<i64> = groups.iter().flat_map(|g| g.change.new.group_ids()).collect();
+    let user_ids: Vec<i64> = groups.iter().flat_map(|g| g.change.new.user_ids().to_vec()).collect();
+    let mut batch = Batch::new();
+    let found = batch.add::<GroupNameRow>(crate::db::user_groups::active_names_stmt(db, realm_id, &ids)?);
+    let users = batch.add::<UserRow>(crate::db::users::by_ids_stmt(db, realm_id, &serde_json::to_string(&user_ids)?)?);
+    let current = batch.add::<RealmSettingsRow>(realm_settings::by_realm_id_stmt(db, realm_id)?);
+    let system = batch.add::<SystemGroupRow>(subscriptions::system_groups_stmt(db, realm_id)?);
+    let results = batch.run(db).await?;
+    let (found, users) = (results.rows(found)?, results.rows(users)?);
+    let current = results.first(current)?.ok_or_else(|| ApiError::bad_request("Invalid organization"))?;
+    let current: Map<String, Value> = crate::domain::realm_settings::register_fields(&current);
+    let nobody = results.rows(system)?.into_iter().find(|g| g.name == system_groups::NOBODY).map(|g| g.id).unwrap_or_default();
+    let mut values = Vec::new();
+    for setting in groups {
+        let new = &setting.change.new;
+        for group_id in new.group_ids() {
+            let group = found.iter().find(|g| g.id == group_id).ok_or_else(|| ApiError::bad_request("Invalid user group"))?;
+            if group.name == system_groups::INTERNET || (!setting.allow_everyone && group.name == system_groups::EVERYONE) {
+                return Err(ApiError::bad_request(format!("'{}' setting cannot be set to '{}' group.", setting.name, group.name)));
+            }
+        }
+        if let Some(bad) = new.user_ids().iter().find(|id| !users.iter().any(|u| u.id == **id && u.is_active())) {
+            return Err(ApiError::bad_request(format!("Invalid user ID: {bad}")));
+        }
+        if let Some(now) = current.get(&format!("realm_{}", setting.name)) {
+            setting.change.check_old(&GroupSettingValue::parse(setting.name, now)?)?;
+        }
+        values.push(new.clone().or_nobody(nobody));
+    }
+    Ok(values)
 }
 
 /// "Invalid channel ID" unless every channel of `ids` is one `admin` can read, not archived.

@@ -2,17 +2,19 @@
 //! subgroups. System groups (`role:*`) are derived from roles and cannot be edited.
 
 use serde_json::{json, Value};
-use worker::{D1Database, Env};
+use worker::{D1Database, D1PreparedStatement, Env};
 
 use crate::actions::notify_realm;
 use crate::auth::require_member;
 use crate::db::batch::{Batch, Slot};
-use crate::db::user_groups::{self, GroupIdRow, GroupNameRow, MemberIdRow, NewUserGroup, SettingUseRow, UserGroupRow};
+use crate::db::subscriptions::{self, SeenThroughGroupRow};
+use crate::db::user_groups::SettingGroupRef;
+use crate::db::user_groups::{self, GroupIdRow, GroupNameRow, IsMemberRow, MemberIdRow, NewUserGroup, SettingUseRow, UserGroupRow};
 use crate::db::users::{self, UserRow};
-use crate::domain::channel_permissions::group_id_of;
+use crate::domain::group_setting_values::{GroupChange, GroupSettingValue};
 use crate::domain::ids::UserId;
 use crate::domain::user_groups::{
-    check_group_access, check_membership_access, deactivation_objections, group_dict, permission_of, permission_value, GroupPermission,
+    check_group_access, check_membership_access, current_permission, deactivation_objections, group_dict, permission_of, GroupPermission,
 };
 use crate::error::{ApiError, ApiResult};
 use crate::event_types::{CapabilityGate, Event, UserGroupEvent};
@@ -103,24 +105,39 @@ pub async fn check_create_group(db: &D1Database, env: &Env, creator: &UserRow, g
     let name = check_group_name(group.name)?;
     let members = unique(group.members);
     let subgroups = unique(group.subgroups);
-    let permissions: Vec<(&'static GroupPermission, i64)> =
-        group.permissions.iter().map(|(s, raw)| Ok((*s, group_id_of(s.name, raw)?))).collect::<ApiResult<_>>()?;
-    if !members.is_empty() || !subgroups.is_empty() || !permissions.is_empty() {
+    let permissions: Vec<(&'static GroupPermission, GroupSettingValue)> =
+        group.permissions.iter().map(|(s, raw)| Ok((*s, GroupSettingValue::parse(s.name, raw)?))).collect::<ApiResult<_>>()?;
+    {
         let mut batch = Batch::new();
-        let found_users = add_users(&mut batch, db, creator.realm_id, &members)?;
+        let setting = crate::db::realm_settings::in_group_setting_stmt(creator.realm_id, "can_create_groups", creator.id)?;
+        let may_create = batch.add::<IsMemberRow>(setting.prepare(db)?);
+        let named_users: Vec<i64> = permissions.iter().flat_map(|(_, v)| v.user_ids().to_vec()).collect();
+        let found_users = add_users(&mut batch, db, creator.realm_id, &unique(&[members.clone(), named_users].concat()))?;
         let found_groups = add_groups(&mut batch, db, creator.realm_id, &subgroups)?;
-        let named: Vec<i64> = permissions.iter().map(|(_, id)| *id).collect();
+        let named: Vec<i64> = permissions.iter().flat_map(|(_, v)| v.group_ids()).collect();
         let found_named = (!named.is_empty()).then(|| user_groups::active_names_stmt(db, creator.realm_id, &named)).transpose()?;
         let found_named = found_named.map(|stmt| batch.add::<GroupNameRow>(stmt));
         let results = batch.run(db).await?;
-        check_users(&members, &results.rows_if_added(found_users)?)?;
+        // The organization's `can_create_groups`.
+        let may_create = results.first(may_create)?.is_some_and(|m| m.is_member != 0);
+        if !may_create {
+            return Err(ApiError::insufficient_permission());
+        }
+        let found_users = results.rows_if_added(found_users)?;
+        check_users(&members, &found_users)?;
         check_groups(&subgroups, &results.rows_if_added(found_groups)?)?;
         let found_named = results.rows_if_added(found_named)?;
-        for (setting, id) in &permissions {
-            check_permission_group(setting, *id, &found_named)?;
+        for (setting, value) in &permissions {
+            check_permission_value(setting, value, &found_named, &found_users)?;
         }
     }
-    let permission_columns: Vec<(&'static str, i64)> = permissions.iter().map(|(s, id)| (s.name, *id)).collect();
+    let mut setup = Vec::new();
+    let mut permission_columns: Vec<(&'static str, SettingGroupRef)> = Vec::new();
+    for (setting, value) in &permissions {
+        let (stmts, group_ref) = crate::actions::group_setting_values::store(db, creator.realm_id, value, crate::db::now())?;
+        setup.extend(stmts);
+        permission_columns.push((setting.name, group_ref));
+    }
     let already = "User group '".to_string() + &name + "' already exists.";
     let new_group = NewUserGroup {
         realm_id: creator.realm_id,
@@ -131,7 +148,7 @@ pub async fn check_create_group(db: &D1Database, env: &Env, creator: &UserRow, g
         subgroups_json: &ids_json(&subgroups),
         permissions: &permission_columns,
     };
-    let row = user_groups::insert(db, &new_group, crate::db::now()).await.map_err(|err| {
+    let row = user_groups::insert(db, &new_group, setup, crate::db::now()).await.map_err(|err| {
         if err.to_string().contains("UNIQUE") {
             ApiError::bad_request(already.clone())
         } else {
@@ -156,39 +173,28 @@ pub struct GroupUpdate {
 /// A permission setting's requested change, checked against the current value later.
 struct PermissionChange {
     setting: &'static GroupPermission,
-    new: i64,
-    old: Option<Value>,
+    change: GroupChange,
 }
 
-fn permission_change(setting: &'static GroupPermission, raw: &Value) -> ApiResult<PermissionChange> {
-    let (new, old) = match raw.get("new") {
-        Some(new) => (new, raw.get("old").cloned()),
-        None => (raw, None),
-    };
-    Ok(PermissionChange { setting, new: group_id_of(setting.name, new)?, old })
+/// Zulip's checks of a permission change: the new value suits the setting
+/// ([`check_permission_value`]) and `old` is the current value.
+fn check_permission_change(group: &UserGroupRow, change: &PermissionChange, found: &[GroupNameRow], users: &[UserRow]) -> ApiResult<()> {
+    check_permission_value(change.setting, &change.change.new, found, users)?;
+    change.change.check_old(&current_permission(group, permission_of(group, change.setting.name)))
 }
 
-/// A group-setting value in its canonical form: an anonymous group of one subgroup is that
-/// group's id.
-fn canonical(value: &Value) -> Value {
-    let members = value.get("direct_members").and_then(Value::as_array);
-    let subgroups = value.get("direct_subgroups").and_then(Value::as_array);
-    match (members, subgroups) {
-        (Some(m), Some(s)) if m.is_empty() && s.len() == 1 => s[0].clone(),
-        _ => value.clone(),
+/// A permission setting's value: each group it names as [`check_permission_group`], each
+/// user an active user of the organization (`users`).
+fn check_permission_value(
+    setting: &GroupPermission,
+    value: &GroupSettingValue,
+    found: &[GroupNameRow],
+    users: &[UserRow],
+) -> ApiResult<()> {
+    for group_id in value.group_ids() {
+        check_permission_group(setting, group_id, found)?;
     }
-}
-
-/// Zulip's checks of a permission change: the new group exists and is active, is never
-/// `role:internet`, `role:everyone` only where allowed, and `old` is the current value.
-fn check_permission_change(group: &UserGroupRow, change: &PermissionChange, found: &[GroupNameRow]) -> ApiResult<()> {
-    let name = change.setting.name;
-    check_permission_group(change.setting, change.new, found)?;
-    let current = permission_value(group, permission_of(group, name));
-    match &change.old {
-        Some(old) if canonical(old) != canonical(&current) => Err(ApiError::bad_request("'old' value does not match the expected value.")),
-        _ => Ok(()),
-    }
+    check_users(value.user_ids(), users)
 }
 
 /// A permission setting's group: an active group of the organization (`found`), never
@@ -212,19 +218,32 @@ pub async fn check_update_group(db: &D1Database, env: &Env, user: &UserRow, grou
     }
     require_member(user)?;
     let name = update.name.as_deref().map(check_group_name).transpose()?;
-    let changes: Vec<PermissionChange> = update.permissions.iter().map(|(s, raw)| permission_change(s, raw)).collect::<ApiResult<_>>()?;
+    let changes: Vec<PermissionChange> = update
+        .permissions
+        .iter()
+        .map(|(setting, raw)| Ok(PermissionChange { setting, change: GroupChange::parse(setting.name, raw)? }))
+        .collect::<ApiResult<_>>()?;
     let mut batch = Batch::new();
     let group = batch.add::<UserGroupRow>(user_groups::by_id_stmt(db, user.realm_id, group_id)?);
     let mine = add_my_groups(&mut batch, db, user)?;
-    let new_ids: Vec<i64> = changes.iter().map(|c| c.new).collect();
+    let new_ids: Vec<i64> = changes.iter().flat_map(|c| c.change.new.group_ids()).collect();
+    let system = batch.add::<crate::db::subscriptions::SystemGroupRow>(crate::db::subscriptions::system_groups_stmt(db, user.realm_id)?);
     let found = batch.add::<GroupNameRow>(user_groups::active_names_stmt(db, user.realm_id, &new_ids)?);
+    let named_users: Vec<i64> = changes.iter().flat_map(|c| c.change.new.user_ids().to_vec()).collect();
+    let found_users = add_users(&mut batch, db, user.realm_id, &unique(&named_users))?;
     let results = batch.run(db).await?;
     let group = check_group_access(user, results.first(group)?, &ids_of(results.rows(mine)?), None)?;
     let found = results.rows(found)?;
+    let found_users = results.rows_if_added(found_users)?;
     for change in &changes {
-        check_permission_change(&group, change, &found)?;
+        check_permission_change(&group, change, &found, &found_users)?;
     }
-    let changes: Vec<PermissionChange> = changes.into_iter().filter(|c| permission_of(&group, c.setting.name) != Some(c.new)).collect();
+    let nobody = results.rows(system)?.into_iter().find(|g| g.name == system_groups::NOBODY).map(|g| g.id).unwrap_or_default();
+    let changes: Vec<(&GroupPermission, GroupSettingValue)> = changes
+        .into_iter()
+        .map(|c| (c.setting, c.change.new.or_nobody(nobody)))
+        .filter(|(setting, new)| current_permission(&group, permission_of(&group, setting.name)) != *new)
+        .collect();
     let name = name.filter(|n| *n != group.name);
     let description = update.description.filter(|d| *d != group.description);
     let reactivate = update.deactivated == Some(false) && group.deactivated != 0;
@@ -235,8 +254,10 @@ pub async fn check_update_group(db: &D1Database, env: &Env, user: &UserRow, grou
     if let Some(description) = &description {
         stmts.push(user_groups::set_description_stmt(db, user.realm_id, group.id, description)?);
     }
-    for change in &changes {
-        stmts.push(user_groups::set_permission_stmt(db, user.realm_id, group.id, change.setting.name, change.new)?);
+    for (setting, value) in &changes {
+        let (setup, group_ref) = crate::actions::group_setting_values::store(db, user.realm_id, value, crate::db::now())?;
+        stmts.extend(setup);
+        stmts.push(user_groups::set_permission_stmt(db, user.realm_id, group.id, setting.name, &group_ref)?);
     }
     if reactivate {
         stmts.push(user_groups::set_deactivated_stmt(db, user.realm_id, group.id, false)?);
@@ -246,7 +267,7 @@ pub async fn check_update_group(db: &D1Database, env: &Env, user: &UserRow, grou
         _ => ApiError::from(err),
     })?;
     let mut updates = vec![("name", name.map(Value::from)), ("description", description.map(Value::from))];
-    updates.extend(changes.iter().map(|c| (c.setting.name, Some(json!(c.new)))));
+    updates.extend(changes.iter().map(|(setting, value)| (setting.name, Some(value.to_json()))));
     for (field, value) in updates {
         if let Some(value) = value {
             let data = json!({ field: value });
@@ -334,6 +355,7 @@ pub async fn check_update_members(
     let members = batch.add::<MemberIdRow>(user_groups::explicit_member_ids_stmt(db, group_id)?);
     let found_users = add_users(&mut batch, db, user.realm_id, &add)?;
     let mine = add_my_groups(&mut batch, db, user)?;
+    let seen_before = batch.add::<SeenThroughGroupRow>(subscriptions::seen_through_groups_stmt(db, user.realm_id)?);
     let results = batch.run(db).await?;
     let members = results.rows(members)?;
     let group = check_membership_access(user, results.first(group)?, &ids_of(results.rows(mine)?), &add, &delete)?;
@@ -352,7 +374,7 @@ pub async fn check_update_members(
     if !delete.is_empty() {
         stmts.push(user_groups::remove_members_stmt(db, group.id, &ids_json(&delete))?);
     }
-    crate::db::run_batch(db, stmts).await?;
+    let seen_after = write_then_read_access(db, user.realm_id, stmts).await?;
     if !add.is_empty() {
         notify_realm(env, user.realm_id, &Event::UserGroup(UserGroupEvent::AddMembers { group_id: group.id, user_ids: add.to_vec() }))
             .await;
@@ -365,7 +387,18 @@ pub async fn check_update_members(
         )
         .await;
     }
-    Ok(())
+    crate::actions::channel_access::announce(db, env, user.realm_id, user.id, results.rows(seen_before)?, seen_after).await
+}
+
+/// Runs a change of groups' members, then reads who sees which private channel through
+/// groups now, in one batch.
+async fn write_then_read_access(db: &D1Database, realm_id: i64, writes: Vec<D1PreparedStatement>) -> ApiResult<Vec<SeenThroughGroupRow>> {
+    let mut batch = Batch::new();
+    for write in writes {
+        batch.add::<Value>(write);
+    }
+    let seen = batch.add::<SeenThroughGroupRow>(subscriptions::seen_through_groups_stmt(db, realm_id)?);
+    Ok(batch.run(db).await?.rows(seen)?)
 }
 
 /// `POST /user_groups/{id}/subgroups`: additions must be new and must not make a cycle
@@ -392,6 +425,7 @@ pub async fn check_update_subgroups(
     // Whether the group is reachable from an addition: read whether or not it exists.
     let reachable =
         if add.is_empty() { None } else { Some(batch.add::<GroupIdRow>(user_groups::recursive_subgroup_ids_stmt(db, &ids_json(&add))?)) };
+    let seen_before = batch.add::<SeenThroughGroupRow>(subscriptions::seen_through_groups_stmt(db, user.realm_id)?);
     let results = batch.run(db).await?;
     let permission = if add.is_empty() { "can_remove_members_group" } else { "can_add_members_group" };
     let group = check_group_access(user, results.first(group)?, &ids_of(results.rows(mine)?), Some(permission))?;
@@ -415,7 +449,7 @@ pub async fn check_update_subgroups(
     if !delete.is_empty() {
         stmts.push(user_groups::remove_subgroups_stmt(db, group.id, &ids_json(&delete))?);
     }
-    crate::db::run_batch(db, stmts).await?;
+    let seen_after = write_then_read_access(db, user.realm_id, stmts).await?;
     if !add.is_empty() {
         let event = Event::UserGroup(UserGroupEvent::AddSubgroups { group_id: group.id, direct_subgroup_ids: add.to_vec() });
         notify_realm(env, user.realm_id, &event).await;
@@ -424,7 +458,7 @@ pub async fn check_update_subgroups(
         let event = Event::UserGroup(UserGroupEvent::RemoveSubgroups { group_id: group.id, direct_subgroup_ids: delete.to_vec() });
         notify_realm(env, user.realm_id, &event).await;
     }
-    Ok(())
+    crate::actions::channel_access::announce(db, env, user.realm_id, user.id, results.rows(seen_before)?, seen_after).await
 }
 
 #[cfg(test)]

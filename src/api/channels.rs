@@ -7,11 +7,12 @@ use crate::actions::channel_settings::{self, ChannelChanges};
 use crate::actions::channels::{self as actions, Principal, SubscribeRequest};
 use crate::api::params::include_subscribers;
 use crate::context::RequestContext;
-use crate::domain::channel_permissions::{self, ChannelGroupSetting, GroupChange};
+use crate::domain::channel_permissions::{self, ChannelGroupSetting};
 use crate::domain::channels::{
     access_channel_content, channel_id_by_name, channel_subscribers, parse_channel_id, stream_of, streams_of, subscriptions_of,
     ChannelTopics, StreamsQuery,
 };
+use crate::domain::group_setting_values::{GroupChange, GroupSettingValue};
 use crate::error::{ApiError, ApiResult};
 use crate::model::TopicsPolicy;
 use crate::response::Reply;
@@ -198,11 +199,11 @@ pub async fn update_stream(ctx: &RequestContext, id: &str) -> ApiResult<Reply> {
 }
 
 /// The permission settings of the channels a subscription request creates.
-fn creation_group_settings(ctx: &RequestContext) -> ApiResult<Vec<(&'static ChannelGroupSetting, i64)>> {
+fn creation_group_settings(ctx: &RequestContext) -> ApiResult<Vec<(&'static ChannelGroupSetting, GroupSettingValue)>> {
     let mut settings = Vec::new();
     for setting in channel_permissions::STORED {
         if let Some(raw) = ctx.params.json(setting.name)? {
-            settings.push((setting, channel_permissions::group_id_of(setting.name, &raw)?));
+            settings.push((setting, GroupSettingValue::parse(setting.name, &raw)?));
         }
     }
     Ok(settings)
@@ -213,7 +214,7 @@ fn group_setting_changes(ctx: &RequestContext) -> ApiResult<Vec<(&'static Channe
     let mut changes = Vec::new();
     for setting in channel_permissions::STORED {
         if let Some(raw) = ctx.params.json(setting.name)? {
-            changes.push((setting, channel_permissions::group_change_of(setting.name, &raw)?));
+            changes.push((setting, GroupChange::parse(setting.name, &raw)?));
         }
     }
     Ok(changes)

@@ -8,6 +8,7 @@ use crate::auth::Administrator;
 use crate::context::RequestContext;
 use crate::db::realm_settings::SettingValue;
 use crate::db::users::UserRow;
+use crate::domain::group_setting_values::GroupChange;
 use crate::domain::organizations::{check_realm_name, MAX_REALM_DESCRIPTION_LENGTH};
 use crate::domain::{realm_settings, user_settings};
 use crate::error::{ApiError, ApiResult};
@@ -25,6 +26,10 @@ const GROUP_SETTINGS: &[(&str, bool)] = &[
     ("can_delete_own_message_group", true),
     ("can_invite_users_group", false),
     ("create_multiuse_invite_group", false),
+    ("can_create_public_channel_group", false),
+    ("can_create_private_channel_group", false),
+    ("can_create_groups", false),
+    ("can_set_topics_policy_group", false),
 ];
 
 /// The organization's boolean join rules (migration 0024).
@@ -36,15 +41,6 @@ const TIME_LIMITS: &[&str] = &[
     "move_messages_between_streams_limit_seconds",
     "message_content_delete_limit_seconds",
 ];
-
-/// A group setting value: a group id, or Zulip's `{"new": id, "old": ...}` form.
-fn group_id_of(name: &str, value: &Value) -> ApiResult<i64> {
-    let v = match value {
-        Value::Object(obj) => obj.get("new").cloned().unwrap_or(Value::Null),
-        other => other.clone(),
-    };
-    v.as_i64().ok_or_else(|| ApiError::bad_request(format!("Invalid {name}")))
-}
 
 /// The settings naming the channel where the notification bot announces something.
 const ANNOUNCEMENT_CHANNELS: [&str; 3] =
@@ -91,7 +87,7 @@ pub async fn update_realm(ctx: &RequestContext) -> ApiResult<Reply> {
     let mut groups = Vec::new();
     for (name, allow_everyone) in GROUP_SETTINGS {
         if let Some(raw) = ctx.params.json(name)? {
-            groups.push(GroupSetting { name, allow_everyone: *allow_everyone, group_id: group_id_of(name, &raw)? });
+            groups.push(GroupSetting { name, allow_everyone: *allow_everyone, change: GroupChange::parse(name, &raw)? });
         }
     }
     let mut topics_policy = ctx.params.str("topics_policy")?;

@@ -2,6 +2,7 @@
 //! archiving) and the reads their checks need. Channels as one user sees them are in
 //! [`super::subscriptions`].
 
+use super::user_groups::SettingGroupRef;
 use serde::Deserialize;
 use worker::{query, D1Database, D1PreparedStatement, Result};
 
@@ -96,8 +97,14 @@ pub fn topic_message_ids_stmt(
 
 /// Sets a permission setting (`column`: a name of `domain::channel_permissions::STORED`,
 /// never the client's) to a user group.
-pub fn set_group_setting_stmt(db: &D1Database, realm_id: i64, channel_id: i64, column: &str, group_id: i64) -> Result<D1PreparedStatement> {
-    query!(db, &format!("UPDATE channels SET {column} = ?3 WHERE realm_id = ?1 AND id = ?2"), realm_id, channel_id, group_id)
+pub fn set_group_setting_stmt(
+    db: &D1Database,
+    realm_id: i64,
+    channel_id: i64,
+    column: &str,
+    group: &SettingGroupRef,
+) -> Result<D1PreparedStatement> {
+    query!(db, &format!("UPDATE channels SET {column} = {} WHERE realm_id = ?1 AND id = ?2", group.sql(realm_id)), realm_id, channel_id)
 }
 
 /// Whether user `?4` is in the group of the permission setting `column` (as in

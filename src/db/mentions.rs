@@ -57,7 +57,7 @@ pub fn groups_stmt(realm_id: i64, names_json: &str, sender_id: i64) -> Result<St
     statement!(
         format!(
             "{} SELECT id, name, (can_mention_group IS NULL OR can_mention_group IN (SELECT id FROM mine)) AS may_mention \
-             FROM user_groups WHERE realm_id = ?1 AND deactivated = 0 \
+             FROM user_groups WHERE realm_id = ?1 AND deactivated = 0 AND is_anonymous = 0 \
              AND lower(name) IN (SELECT lower(value) FROM json_each(?2))",
             super::user_groups::groups_of_user_cte("?3")
         ),
@@ -73,7 +73,7 @@ pub fn group_members_stmt(realm_id: i64, names_json: &str) -> Result<Statement> 
     statement!(
         &format!(
             "WITH RECURSIVE reachable(root, id) AS ( \
-             SELECT id, id FROM user_groups WHERE realm_id = ?1 AND deactivated = 0 \
+             SELECT id, id FROM user_groups WHERE realm_id = ?1 AND deactivated = 0 AND is_anonymous = 0 \
              AND lower(name) IN (SELECT lower(value) FROM json_each(?2)) \
              UNION \
              SELECT r.root, s.subgroup_id FROM user_group_subgroups s JOIN reachable r ON s.supergroup_id = r.id \

@@ -5,6 +5,8 @@ use crate::model::{EditHistoryPolicy, TopicsPolicy};
 use serde::Deserialize;
 use worker::{query, D1Database, D1PreparedStatement, Result};
 
+use super::user_groups::SettingGroupRef;
+
 /// Zulip's default system group of each group-valued setting (used when the column is null).
 pub const GROUP_SETTING_DEFAULTS: &[(&str, &str)] = &[
     ("can_resolve_topics_group", system_groups::EVERYONE),
@@ -14,6 +16,10 @@ pub const GROUP_SETTING_DEFAULTS: &[(&str, &str)] = &[
     ("can_add_custom_emoji_group", system_groups::MEMBERS),
     ("can_invite_users_group", system_groups::MEMBERS),
     ("create_multiuse_invite_group", system_groups::ADMINISTRATORS),
+    ("can_create_public_channel_group", system_groups::MEMBERS),
+    ("can_create_private_channel_group", system_groups::MEMBERS),
+    ("can_create_groups", system_groups::MEMBERS),
+    ("can_set_topics_policy_group", system_groups::MODERATORS),
 ];
 
 /// Group settings read with their default the same way, which organization creation leaves
@@ -40,6 +46,11 @@ pub struct RealmSettingsRow {
     pub create_multiuse_invite_group: i64,
     pub can_delete_any_message_group: i64,
     pub can_delete_own_message_group: i64,
+    /// Who creates channels and groups, and sets a channel's topics policy (migration 0042).
+    pub can_create_public_channel_group: i64,
+    pub can_create_private_channel_group: i64,
+    pub can_create_groups: i64,
+    pub can_set_topics_policy_group: i64,
     pub message_content_delete_limit_seconds: Option<i64>,
     pub empty_topic_display_name: String,
     pub topics_policy: TopicsPolicy,
@@ -64,6 +75,9 @@ pub struct RealmSettingsRow {
     pub zulip_update_announcements_stream_id: Option<i64>,
     /// The version these values were read at (`crate::platform::realm_cache`).
     pub settings_version: i64,
+    /// The anonymous groups the group settings name (`user_groups::anonymous_groups_sql`).
+    #[serde(default)]
+    pub anonymous_groups: Option<String>,
 }
 
 #[cfg(test)]
@@ -87,6 +101,10 @@ impl RealmSettingsRow {
             create_multiuse_invite_group: 1,
             can_delete_any_message_group: 1,
             can_delete_own_message_group: 1,
+            can_create_public_channel_group: 0,
+            can_create_private_channel_group: 0,
+            can_create_groups: 0,
+            can_set_topics_policy_group: 0,
             message_content_delete_limit_seconds: None,
             empty_topic_display_name: "general chat".into(),
             topics_policy: TopicsPolicy::AllowEmptyTopic,
@@ -104,6 +122,7 @@ impl RealmSettingsRow {
             signup_announcements_stream_id: None,
             zulip_update_announcements_stream_id: None,
             settings_version: 0,
+            anonymous_groups: None,
         }
     }
 }
@@ -116,7 +135,9 @@ pub fn by_realm_id_stmt(db: &D1Database, realm_id: i64) -> Result<D1PreparedStat
              AND g.is_system_group = 1), 0) AS {column}"
         )
     };
-    let groups: Vec<String> = GROUP_SETTING_DEFAULTS.iter().chain(DELETE_GROUP_DEFAULTS).map(|(c, d)| group(c, d)).collect();
+    let mut groups: Vec<String> = GROUP_SETTING_DEFAULTS.iter().chain(DELETE_GROUP_DEFAULTS).map(|(c, d)| group(c, d)).collect();
+    let columns: Vec<String> = group_setting_columns().iter().map(|column| format!("r.{column}")).collect();
+    groups.push(format!("{} AS anonymous_groups", super::user_groups::anonymous_groups_sql(&columns)));
     query!(
         db,
         &format!(
@@ -137,6 +158,7 @@ pub fn by_realm_id_stmt(db: &D1Database, realm_id: i64) -> Result<D1PreparedStat
 pub enum SettingValue {
     Int(Option<i64>),
     Text(String),
+    Group(SettingGroupRef),
 }
 
 /// Statements updating the given columns (names come from the fixed list of settings in
@@ -149,6 +171,9 @@ pub fn update_stmts(db: &D1Database, realm_id: i64, changes: &[(&'static str, Se
             match value {
                 SettingValue::Int(v) => query!(db, &sql, realm_id, v),
                 SettingValue::Text(v) => query!(db, &sql, realm_id, v),
+                SettingValue::Group(group) => {
+                    query!(db, &format!("UPDATE realms SET {column} = {} WHERE id = ?1", group.sql(realm_id)), realm_id)
+                }
             }
         })
         .collect()
@@ -163,4 +188,31 @@ pub fn update_user_settings_defaults_stmt(db: &D1Database, realm_id: i64, change
 /// Every group-valued setting column of `realms`.
 pub fn group_setting_columns() -> Vec<&'static str> {
     GROUP_SETTING_DEFAULTS.iter().chain(DELETE_GROUP_DEFAULTS).map(|(c, _)| *c).collect()
+}
+
+/// Whether user `?2` is in the organization's group setting `column` (one of
+/// [`GROUP_SETTING_DEFAULTS`], its default while unset): a member directly, through a
+/// subgroup, or by role (`user_groups::IsMemberRow`).
+pub fn in_group_setting_stmt(realm_id: i64, column: &str, user_id: i64) -> Result<super::statement::Statement> {
+    let Some((column, default)) = GROUP_SETTING_DEFAULTS.iter().find(|(c, _)| *c == column) else {
+        return Err(worker::Error::RustError(format!("not an organization group setting: {column}")));
+    };
+    super::statement::statement!(
+        &format!(
+            "WITH RECURSIVE reachable(id) AS ( \
+               SELECT COALESCE(r.{column}, (SELECT g.id FROM user_groups g WHERE g.realm_id = r.id AND g.name = '{default}' \
+                 AND g.is_system_group = 1)) FROM realms r WHERE r.id = ?1 \
+               UNION \
+               SELECT s.subgroup_id FROM user_group_subgroups s JOIN reachable rr ON s.supergroup_id = rr.id \
+             ) \
+             SELECT EXISTS ( \
+               SELECT 1 FROM reachable r JOIN user_groups g ON g.id = r.id \
+               JOIN users u ON u.id = ?2 AND u.realm_id = ?1 AND u.is_active = 1 \
+               WHERE {role} OR EXISTS (SELECT 1 FROM user_group_members m WHERE m.group_id = g.id AND m.user_id = u.id) \
+             ) AS is_member",
+            role = super::user_groups::by_role_sql("g", "u")
+        ),
+        realm_id,
+        user_id
+    )
 }

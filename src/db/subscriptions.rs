@@ -2,6 +2,7 @@
 //! the writes of subscribing and unsubscribing.
 
 use super::statement::{statement, Statement};
+use super::user_groups::SettingGroupRef;
 use serde::Deserialize;
 use serde_json::json;
 use worker::{query, D1Database, D1PreparedStatement, Result};
@@ -67,6 +68,10 @@ pub struct ChannelViewRow {
     /// for a public channel.
     #[serde(default)]
     pub group_access: i64,
+    /// The anonymous groups among the permission settings, as
+    /// `user_groups::anonymous_groups_sql` answers them.
+    #[serde(default)]
+    pub anonymous_groups: Option<String>,
 }
 
 /// In the channel's `can_administer_channel_group`.
@@ -152,14 +157,34 @@ const VIEW_COLUMNS: &str = "SELECT c.id, c.name, c.description, c.invite_only, c
       COALESCE(c.can_administer_channel_group IN (SELECT id FROM mine), 0) \
       + 2 * (COALESCE(c.can_add_subscribers_group IN (SELECT id FROM mine), 0) \
              OR COALESCE(c.can_subscribe_group IN (SELECT id FROM mine), 0)) \
-    ELSE 0 END AS group_access \
-    FROM channels c JOIN recipients rc ON rc.realm_id = c.realm_id AND rc.type = 2 AND rc.type_id = c.id \
+    ELSE 0 END AS group_access";
+
+const VIEW_FROM: &str = "FROM channels c JOIN recipients rc ON rc.realm_id = c.realm_id AND rc.type = 2 AND rc.type_id = c.id \
     LEFT JOIN subscriptions s ON s.channel_id = c.id AND s.user_id = ?2";
+
+/// The stored permission-setting columns of `channels` (`c`).
+pub const GROUP_SETTING_COLUMNS: [&str; 10] = [
+    "can_send_message_group",
+    "can_administer_channel_group",
+    "can_add_subscribers_group",
+    "can_remove_subscribers_group",
+    "can_subscribe_group",
+    "can_move_messages_within_channel_group",
+    "can_move_messages_out_of_channel_group",
+    "can_resolve_topics_group",
+    "can_delete_any_message_group",
+    "can_delete_own_message_group",
+];
 
 /// The channel view's query, before its `WHERE`: `?1` the organization, `?2` the viewer,
 /// whose groups (`mine`) decide [`ChannelViewRow::group_access`].
 fn view_select() -> String {
-    format!("{} {VIEW_COLUMNS}", super::user_groups::groups_of_user_cte("?2"))
+    let columns: Vec<String> = GROUP_SETTING_COLUMNS.iter().map(|column| format!("c.{column}")).collect();
+    format!(
+        "{} {VIEW_COLUMNS}, {} AS anonymous_groups {VIEW_FROM}",
+        super::user_groups::groups_of_user_cte("?2"),
+        super::user_groups::anonymous_groups_sql(&columns)
+    )
 }
 
 /// Every channel of the organization as `user_id` sees it, by name.
@@ -268,8 +293,8 @@ pub struct NewChannel<'a> {
     pub message_retention_days: Option<i64>,
     /// Whether messages may go to the empty topic here (`inherit`: the organization's rule).
     pub topics_policy: TopicsPolicy,
-    /// Permission settings set at creation: (column, group id); the others keep their default.
-    pub groups: &'a [(&'static str, i64)],
+    /// Permission settings set at creation: (column, group); the others keep their default.
+    pub groups: &'a [(&'static str, SettingGroupRef)],
 }
 
 /// Creates a channel (and its recipient) unless one of that name exists.
@@ -287,8 +312,8 @@ pub fn create_channel_stmts(db: &D1Database, realm_id: i64, channel: &NewChannel
     } = *channel;
     // The group columns are setting names of `domain::channel_permissions`, never the client's.
     let columns: String = groups.iter().map(|(column, _)| format!(", {column}")).collect();
-    let placeholders: String = (0..groups.len()).map(|i| format!(", ?{}", i + 11)).collect();
-    let mut args = vec![
+    let values: String = groups.iter().map(|(_, group)| format!(", {}", group.sql(realm_id))).collect();
+    let args = vec![
         json!(realm_id),
         json!(name),
         json!(description),
@@ -300,12 +325,11 @@ pub fn create_channel_stmts(db: &D1Database, realm_id: i64, channel: &NewChannel
         json!(message_retention_days),
         json!(topics_policy),
     ];
-    args.extend(groups.iter().map(|(_, id)| json!(id)));
     let insert = Statement::new(
         format!(
             "INSERT OR IGNORE INTO channels (realm_id, name, description, invite_only, history_public_to_subscribers, \
              folder_id, creator_id, date_created, message_retention_days, topics_policy{columns}) \
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10{placeholders})"
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10{values})"
         ),
         args,
     );
@@ -351,6 +375,42 @@ pub fn unsubscribe_stmt(db: &D1Database, realm_id: i64, user_id: i64, channel_id
 pub struct SystemGroupRow {
     pub id: i64,
     pub name: String,
+}
+
+/// A user who sees a private channel only through its groups.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Deserialize)]
+pub struct SeenThroughGroupRow {
+    pub user_id: i64,
+    pub channel_id: i64,
+}
+
+/// Every (user, private channel) of the organization where the user, an active moderator
+/// or member not subscribed to it, sees the channel only because they are in its
+/// `can_administer_channel_group`, `can_add_subscribers_group` or `can_subscribe_group`
+/// (administrators see every channel, guests never through groups). Read before and after
+/// a change of groups' members to tell who gained or lost the channel.
+pub fn seen_through_groups_stmt(db: &D1Database, realm_id: i64) -> Result<D1PreparedStatement> {
+    query!(
+        db,
+        &format!(
+            "WITH RECURSIVE mine(user_id, id) AS ( \
+               SELECT u.id, g.id FROM users u JOIN user_groups g ON g.realm_id = u.realm_id \
+               WHERE u.realm_id = ?1 AND u.is_active = 1 AND u.role IN ({moderator}, {member}) AND ({role} \
+                 OR EXISTS (SELECT 1 FROM user_group_members m WHERE m.group_id = g.id AND m.user_id = u.id)) \
+               UNION \
+               SELECT mine.user_id, s.supergroup_id FROM user_group_subgroups s JOIN mine ON s.subgroup_id = mine.id \
+             ) \
+             SELECT DISTINCT m.user_id, c.id AS channel_id FROM mine m \
+             JOIN channels c ON c.realm_id = ?1 AND c.invite_only = 1 \
+               AND m.id IN (c.can_administer_channel_group, c.can_add_subscribers_group, c.can_subscribe_group) \
+             WHERE NOT EXISTS (SELECT 1 FROM subscriptions s WHERE s.channel_id = c.id AND s.user_id = m.user_id AND s.active = 1) \
+             ORDER BY 1, 2",
+            moderator = crate::model::Role::Moderator.code(),
+            member = crate::model::Role::Member.code(),
+            role = super::user_groups::by_role_sql("g", "u")
+        ),
+        realm_id
+    )
 }
 
 pub fn system_groups_stmt(db: &D1Database, realm_id: i64) -> Result<D1PreparedStatement> {
@@ -444,6 +504,6 @@ mod tests {
 
     #[test]
     fn the_channel_view_joins_the_channel_recipient_type() {
-        assert!(VIEW_COLUMNS.contains(&format!("rc.type = {} ", RecipientType::Channel.code())));
+        assert!(VIEW_FROM.contains(&format!("rc.type = {} ", RecipientType::Channel.code())));
     }
 }

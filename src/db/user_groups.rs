@@ -57,6 +57,9 @@ pub struct UserGroupRow {
     pub creator_id: Option<i64>,
     pub date_created: Option<i64>,
     pub deactivated: i64,
+    /// A set of users and groups that only a setting names (migration 0041), never listed.
+    #[serde(default)]
+    pub is_anonymous: i64,
     /// The permission settings (migration 0035): a group id; `None` for "the creator".
     pub can_add_members_group: Option<i64>,
     pub can_join_group: Option<i64>,
@@ -64,6 +67,9 @@ pub struct UserGroupRow {
     pub can_manage_group: Option<i64>,
     pub can_mention_group: Option<i64>,
     pub can_remove_members_group: Option<i64>,
+    /// The anonymous groups the permission settings name (`anonymous_groups_sql`).
+    #[serde(default)]
+    pub anonymous_groups: Option<String>,
 }
 
 /// Statements creating the system groups of the organization `realm_string_id`
@@ -133,8 +139,8 @@ pub struct IsMemberRow {
 
 /// The group's columns, its permission settings resolved (see migration 0035): a group id,
 /// or null for "the group's creator".
-const GROUP_COLUMNS: &str = "g.id, g.realm_id, g.name, g.description, g.is_system_group, g.system_role, g.creator_id, \
-    g.date_created, g.deactivated, \
+const GROUP_BASE_COLUMNS: &str = "g.id, g.realm_id, g.name, g.description, g.is_system_group, g.system_role, g.creator_id, \
+    g.date_created, g.deactivated, g.is_anonymous, \
     CASE WHEN g.is_system_group = 1 THEN (SELECT id FROM user_groups WHERE realm_id = g.realm_id AND name = 'role:nobody') \
     ELSE COALESCE(g.can_add_members_group, NULL) END AS can_add_members_group, \
     CASE WHEN g.is_system_group = 1 THEN (SELECT id FROM user_groups WHERE realm_id = g.realm_id AND name = 'role:nobody') \
@@ -148,8 +154,20 @@ const GROUP_COLUMNS: &str = "g.id, g.realm_id, g.name, g.description, g.is_syste
     CASE WHEN g.is_system_group = 1 THEN (SELECT id FROM user_groups WHERE realm_id = g.realm_id AND name = 'role:nobody') \
     ELSE COALESCE(g.can_remove_members_group, (SELECT id FROM user_groups WHERE realm_id = g.realm_id AND name = 'role:nobody')) END AS can_remove_members_group";
 
+/// [`GROUP_BASE_COLUMNS`] and the anonymous groups its permission settings name
+/// (`anonymous_groups`).
+fn group_columns() -> String {
+    let columns: Vec<String> = PERMISSION_COLUMNS.iter().map(|column| format!("g.{column}")).collect();
+    format!("{GROUP_BASE_COLUMNS}, {} AS anonymous_groups", anonymous_groups_sql(&columns))
+}
+
 pub fn by_id_stmt(db: &D1Database, realm_id: i64, group_id: i64) -> Result<D1PreparedStatement> {
-    query!(db, &format!("SELECT {GROUP_COLUMNS} FROM user_groups g WHERE g.realm_id = ?1 AND g.id = ?2"), realm_id, group_id)
+    query!(
+        db,
+        &format!("SELECT {} FROM user_groups g WHERE g.realm_id = ?1 AND g.id = ?2 AND g.is_anonymous = 0", group_columns()),
+        realm_id,
+        group_id
+    )
 }
 
 /// Renames a group (the organization's names are unique: a taken one fails the write).
@@ -165,14 +183,18 @@ pub fn set_description_stmt(db: &D1Database, realm_id: i64, group_id: i64, descr
 pub fn by_ids_stmt(db: &D1Database, realm_id: i64, ids_json: &str) -> Result<D1PreparedStatement> {
     query!(
         db,
-        &format!("SELECT {GROUP_COLUMNS} FROM user_groups g WHERE g.realm_id = ?1 AND g.id IN (SELECT value FROM json_each(?2))"),
+        &format!(
+            "SELECT {} FROM user_groups g WHERE g.realm_id = ?1 AND g.is_anonymous = 0 \
+             AND g.id IN (SELECT value FROM json_each(?2))",
+            group_columns()
+        ),
         realm_id,
         ids_json
     )
 }
 
 pub fn in_realm_stmt(db: &D1Database, realm_id: i64) -> Result<D1PreparedStatement> {
-    query!(db, &format!("SELECT {GROUP_COLUMNS} FROM user_groups g WHERE g.realm_id = ?1 ORDER BY g.id"), realm_id)
+    query!(db, &format!("SELECT {} FROM user_groups g WHERE g.realm_id = ?1 ORDER BY g.id", group_columns()), realm_id)
 }
 
 /// A (group, user) pair of direct membership.
@@ -331,16 +353,17 @@ pub struct NewUserGroup<'a> {
     pub creator_id: i64,
     pub members_json: &'a str,
     pub subgroups_json: &'a str,
-    /// Permission settings given at creation: (column of [`PERMISSION_COLUMNS`], group id).
-    pub permissions: &'a [(&'static str, i64)],
+    /// Permission settings given at creation: (column of [`PERMISSION_COLUMNS`], group).
+    pub permissions: &'a [(&'static str, SettingGroupRef)],
 }
 
-/// Creates a group with its members and subgroups in one atomic batch; answers its row.
-pub async fn insert(db: &D1Database, group: &NewUserGroup<'_>, now: i64) -> Result<UserGroupRow> {
+/// Creates a group with its members and subgroups in one atomic batch, after `setup` (the
+/// anonymous groups its settings name); answers its row.
+pub async fn insert(db: &D1Database, group: &NewUserGroup<'_>, setup: Vec<D1PreparedStatement>, now: i64) -> Result<UserGroupRow> {
     // Only columns of the fixed list, never a client's name, reach the SQL.
-    let permissions: Vec<(&str, i64)> = group.permissions.iter().copied().filter(|(c, _)| PERMISSION_COLUMNS.contains(c)).collect();
+    let permissions: Vec<&(&str, SettingGroupRef)> = group.permissions.iter().filter(|(c, _)| PERMISSION_COLUMNS.contains(c)).collect();
     let columns: String = permissions.iter().map(|(column, _)| format!(", {column}")).collect();
-    let values: String = permissions.iter().map(|(_, id)| format!(", {id}")).collect();
+    let values: String = permissions.iter().map(|(_, group_ref)| format!(", {}", group_ref.sql(group.realm_id))).collect();
     let insert_group = query!(
         db,
         &format!(
@@ -370,12 +393,12 @@ pub async fn insert(db: &D1Database, group: &NewUserGroup<'_>, now: i64) -> Resu
     )?;
     let created = query!(
         db,
-        &format!("SELECT {GROUP_COLUMNS} FROM user_groups g WHERE g.realm_id = ?1 AND g.name = ?2"),
+        &format!("SELECT {} FROM user_groups g WHERE g.realm_id = ?1 AND g.name = ?2", group_columns()),
         group.realm_id,
         group.name
     )?;
     let mut batch = super::batch::Batch::new();
-    for write in [insert_group, insert_members, insert_subgroups] {
+    for write in setup.into_iter().chain([insert_group, insert_members, insert_subgroups]) {
         batch.add::<serde_json::Value>(write);
     }
     let created = batch.add::<UserGroupRow>(created);
@@ -418,7 +441,8 @@ pub struct GroupNameRow {
 pub fn active_names_stmt(db: &D1Database, realm_id: i64, ids: &[i64]) -> Result<D1PreparedStatement> {
     query!(
         db,
-        "SELECT id, name FROM user_groups WHERE realm_id = ?1 AND deactivated = 0 AND id IN (SELECT value FROM json_each(?2))",
+        "SELECT id, name FROM user_groups WHERE realm_id = ?1 AND deactivated = 0 AND is_anonymous = 0 \
+         AND id IN (SELECT value FROM json_each(?2))",
         realm_id,
         serde_json::to_string(ids)?
     )
@@ -428,12 +452,18 @@ pub fn active_names_stmt(db: &D1Database, realm_id: i64, ids: &[i64]) -> Result<
 pub const PERMISSION_COLUMNS: [&str; 6] =
     ["can_add_members_group", "can_join_group", "can_leave_group", "can_manage_group", "can_mention_group", "can_remove_members_group"];
 
-/// Sets one permission setting (`column`, one of [`PERMISSION_COLUMNS`]) to a group id.
-pub fn set_permission_stmt(db: &D1Database, realm_id: i64, group_id: i64, column: &str, value: i64) -> Result<D1PreparedStatement> {
+/// Sets one permission setting (`column`, one of [`PERMISSION_COLUMNS`]) to a group.
+pub fn set_permission_stmt(
+    db: &D1Database,
+    realm_id: i64,
+    group_id: i64,
+    column: &str,
+    value: &SettingGroupRef,
+) -> Result<D1PreparedStatement> {
     if !PERMISSION_COLUMNS.contains(&column) {
         return Err(worker::Error::RustError(format!("not a group permission setting: {column}")));
     }
-    query!(db, &format!("UPDATE user_groups SET {column} = ?3 WHERE realm_id = ?1 AND id = ?2"), realm_id, group_id, value)
+    query!(db, &format!("UPDATE user_groups SET {column} = {} WHERE realm_id = ?1 AND id = ?2", value.sql(realm_id)), realm_id, group_id)
 }
 
 pub fn set_deactivated_stmt(db: &D1Database, realm_id: i64, group_id: i64, deactivated: bool) -> Result<D1PreparedStatement> {
@@ -469,7 +499,8 @@ pub struct SettingUseRow {
     pub setting: String,
 }
 
-/// The settings among `columns` of `table` (`t`) naming `group_id`, on the organization's
+/// The settings among `columns` of `table` (`t`) naming `group_id` (or an anonymous group
+/// holding it), on the organization's
 /// rows that are in use (`active`: a condition on `t`, e.g. not archived). `table` and
 /// `columns` come from the server's fixed lists, never from a client. One query without a
 /// compound SELECT (D1 allows few terms).
@@ -487,7 +518,9 @@ fn uses_stmt(
         db,
         &format!(
             "SELECT {owner} AS owner_id, j.value AS setting FROM {table} t, json_each(?3) j \
-             WHERE {active} AND (CASE j.value {} END) = ?2 ORDER BY 1, j.key",
+             WHERE {active} AND (CASE j.value {} END) IN (SELECT ?2 UNION ALL \
+               SELECT s.supergroup_id FROM user_group_subgroups s JOIN user_groups a ON a.id = s.supergroup_id \
+               AND a.is_anonymous = 1 WHERE s.subgroup_id = ?2) ORDER BY 1, j.key",
             cases.join(" ")
         ),
         realm_id,
@@ -516,7 +549,98 @@ pub fn active_supergroups_stmt(db: &D1Database, group_id: i64) -> Result<D1Prepa
     query!(
         db,
         "SELECT s.supergroup_id AS id FROM user_group_subgroups s \
-         JOIN user_groups g ON g.id = s.supergroup_id AND g.deactivated = 0 WHERE s.subgroup_id = ?1 ORDER BY 1",
+         JOIN user_groups g ON g.id = s.supergroup_id AND g.deactivated = 0 AND g.is_anonymous = 0 WHERE s.subgroup_id = ?1 ORDER BY 1",
         group_id
+    )
+}
+
+/// What a permission setting is set to: a group by id, or the anonymous group that
+/// [`insert_anonymous_stmts`] creates under `key` earlier in the same batch.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SettingGroupRef {
+    Id(i64),
+    /// The organization's `role:nobody` (Zulip's value for an empty set).
+    Nobody,
+    Anonymous(String),
+}
+
+impl SettingGroupRef {
+    /// The value as an SQL expression. An anonymous group's key is server-made (hex), never
+    /// a client's text, so it can stand in the SQL.
+    pub fn sql(&self, realm_id: i64) -> String {
+        match self {
+            SettingGroupRef::Id(id) => id.to_string(),
+            SettingGroupRef::Nobody => {
+                format!("(SELECT id FROM user_groups WHERE realm_id = {realm_id} AND name = '{}')", system_groups::NOBODY)
+            }
+            SettingGroupRef::Anonymous(key) => {
+                let key: String = key.chars().filter(|c| c.is_ascii_alphanumeric() || *c == ':' || *c == '@').collect();
+                format!("(SELECT id FROM user_groups WHERE is_anonymous = 1 AND name = '{key}')")
+            }
+        }
+    }
+}
+
+/// A new anonymous group's unique key: it names the group until its id is known.
+pub fn new_anonymous_key() -> String {
+    let bytes: [u8; 12] = crate::secrets::random_bytes();
+    let hex: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
+    format!("@anonymous:{hex}")
+}
+
+/// Creates an anonymous group (users `members`, groups `subgroups`) under `key`.
+pub fn insert_anonymous_stmts(
+    db: &D1Database,
+    realm_id: i64,
+    key: &str,
+    members: &[i64],
+    subgroups: &[i64],
+    now: i64,
+) -> Result<Vec<D1PreparedStatement>> {
+    let group_id = "(SELECT id FROM user_groups WHERE realm_id = ?1 AND name = ?2)";
+    Ok(vec![
+        query!(
+            db,
+            "INSERT INTO user_groups (realm_id, name, description, is_system_group, date_created, is_anonymous) \
+             VALUES (?1, ?2, '', 0, ?3, 1)",
+            realm_id,
+            key,
+            now
+        )?,
+        query!(
+            db,
+            &format!(
+                "INSERT OR IGNORE INTO user_group_members (group_id, user_id) \
+                 SELECT {group_id}, u.id FROM json_each(?3) j JOIN users u ON u.id = j.value AND u.realm_id = ?1"
+            ),
+            realm_id,
+            key,
+            serde_json::to_string(members)?
+        )?,
+        query!(
+            db,
+            &format!(
+                "INSERT OR IGNORE INTO user_group_subgroups (supergroup_id, subgroup_id) \
+                 SELECT {group_id}, g.id FROM json_each(?3) j JOIN user_groups g ON g.id = j.value AND g.realm_id = ?1"
+            ),
+            realm_id,
+            key,
+            serde_json::to_string(subgroups)?
+        )?,
+    ])
+}
+
+/// The SQL expression (a JSON object text, `{}` when none) of the anonymous groups among
+/// the group ids `columns` name: id -> `{direct_members, direct_subgroups}`, active users
+/// only, sorted. Read as `domain::group_setting_values::AnonymousGroups`.
+pub fn anonymous_groups_sql(columns: &[String]) -> String {
+    format!(
+        "(SELECT json_group_object(ag.id, json_object( \
+            'direct_members', json((SELECT json_group_array(x.user_id) FROM (SELECT am.user_id FROM user_group_members am \
+               JOIN users au ON au.id = am.user_id AND au.is_active = 1 WHERE am.group_id = ag.id ORDER BY am.user_id) x)), \
+            'direct_subgroups', json((SELECT json_group_array(y.subgroup_id) FROM (SELECT asg.subgroup_id FROM user_group_subgroups asg \
+               WHERE asg.supergroup_id = ag.id ORDER BY asg.subgroup_id) y)))) \
+          FROM user_groups ag WHERE ag.is_anonymous = 1 AND ag.id IN ({}))",
+        columns.join(", ")
     )
 }

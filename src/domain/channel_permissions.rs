@@ -2,13 +2,14 @@
 //! server stores and enforces, and the group-setting values clients send.
 //!
 //! A stored setting is a user group id (`channels.<setting>`); NULL keeps the default
-//! system group. Zulip also takes an anonymous group (`direct_members`,
-//! `direct_subgroups`); this server takes one only when it names exactly one group.
+//! system group. A set of users and groups (Zulip's anonymous group) is stored as a hidden
+//! group (`domain::group_setting_values`).
 
-use serde_json::Value;
-
+use crate::db::subscriptions::ChannelViewRow;
 use crate::db::user_groups::GroupNameRow;
 use crate::db::users::UserRow;
+use crate::domain::channels::SystemGroups;
+use crate::domain::group_setting_values::{AnonymousGroups, GroupSettingValue};
 use crate::error::{ApiError, ApiResult};
 use crate::model::{system_groups, TopicsPolicy};
 
@@ -86,9 +87,8 @@ pub fn in_default_group(setting: &ChannelGroupSetting, user: &UserRow) -> bool {
 /// Zulip's rule for the settings that let someone delete messages: only those who may set
 /// the organization's deletion policy (moderators and up) give them to anyone (`found`: the
 /// named groups, as for [`check_group`]).
-pub fn check_may_grant(setting: &ChannelGroupSetting, group_id: i64, found: &[GroupNameRow], me: &UserRow) -> ApiResult<()> {
+fn check_may_grant(setting: &ChannelGroupSetting, to_nobody: bool, me: &UserRow) -> ApiResult<()> {
     let deletion = setting.name == CAN_DELETE_ANY.name || setting.name == CAN_DELETE_OWN.name;
-    let to_nobody = found.iter().any(|g| g.id == group_id && g.name == system_groups::NOBODY);
     if deletion && !to_nobody && !me.is_moderator_or_above() {
         return Err(ApiError::insufficient_permission());
     }
@@ -99,10 +99,10 @@ pub fn check_may_grant(setting: &ChannelGroupSetting, group_id: i64, found: &[Gr
 /// through groups).
 pub const GRANTS_ACCESS: [&ChannelGroupSetting; 3] = [&CAN_ADMINISTER, &CAN_ADD_SUBSCRIBERS, &CAN_SUBSCRIBE];
 
-/// Zulip's `can_set_topics_policy_group` (fixed here at its default, moderators and up):
-/// only they give a channel a topics policy of its own; anyone may leave it to `inherit`.
-pub fn check_may_set_topics_policy(policy: TopicsPolicy, me: &UserRow) -> ApiResult<()> {
-    if policy != TopicsPolicy::Inherit && !me.is_moderator_or_above() {
+/// Zulip's `can_set_topics_policy_group` (moderators and up by default): only its members
+/// (`in_group`) give a channel a topics policy of its own; anyone may leave it to `inherit`.
+pub fn check_may_set_topics_policy(policy: TopicsPolicy, in_group: bool) -> ApiResult<()> {
+    if policy != TopicsPolicy::Inherit && !in_group {
         return Err(ApiError::insufficient_permission());
     }
     Ok(())
@@ -149,40 +149,6 @@ impl SubscriptionRights {
     }
 }
 
-/// A group-setting value: a user group id, or an anonymous group that is exactly one
-/// subgroup.
-pub fn group_id_of(setting: &str, value: &Value) -> ApiResult<i64> {
-    if let Some(id) = value.as_i64() {
-        return Ok(id);
-    }
-    let members = value.get("direct_members").and_then(Value::as_array);
-    let subgroups = value.get("direct_subgroups").and_then(Value::as_array);
-    match (members, subgroups) {
-        (Some(m), Some(s)) if m.is_empty() && s.len() == 1 && s[0].is_i64() => Ok(s[0].as_i64().unwrap_or_default()),
-        (Some(_), Some(_)) => {
-            Err(ApiError::bad_request(format!("'{setting}' takes one user group on this server, not a set of users and groups.")))
-        }
-        _ => Err(ApiError::bad_request(format!("Invalid {setting}"))),
-    }
-}
-
-/// A change of a setting as `PATCH /streams/{stream_id}` sends it: `{"new": …, "old": …}`
-/// (`old` optional), or the bare new value.
-pub struct GroupChange {
-    pub new: i64,
-    pub old: Option<i64>,
-}
-
-pub fn group_change_of(setting: &str, value: &Value) -> ApiResult<GroupChange> {
-    match value.get("new") {
-        Some(new) => {
-            let old = value.get("old").map(|old| group_id_of(setting, old)).transpose()?;
-            Ok(GroupChange { new: group_id_of(setting, new)?, old })
-        }
-        None => Ok(GroupChange { new: group_id_of(setting, value)?, old: None }),
-    }
-}
-
 /// Zulip's checks of a setting's new group among the organization's active groups `found`:
 /// it exists, is never `role:internet`, and `role:everyone` only where allowed.
 pub fn check_group(setting: &ChannelGroupSetting, group_id: i64, found: &[GroupNameRow]) -> ApiResult<()> {
@@ -193,38 +159,45 @@ pub fn check_group(setting: &ChannelGroupSetting, group_id: i64, found: &[GroupN
     Ok(())
 }
 
-/// Zulip's check of `old`: the client's idea of the current value must be the current value.
-pub fn check_old(change: &GroupChange, current: i64) -> ApiResult<()> {
-    match change.old {
-        Some(old) if old != current => Err(ApiError::bad_request("'old' value does not match the expected value.")),
-        _ => Ok(()),
+/// Zulip's checks of a setting's new value, as sent (an empty set is nobody): each group it
+/// names as [`check_group`], each user an active user of the organization (`users`), and
+/// the right to grant it ([`check_may_grant`]).
+pub fn check_value(
+    setting: &ChannelGroupSetting,
+    value: &GroupSettingValue,
+    found: &[GroupNameRow],
+    users: &[UserRow],
+    me: &UserRow,
+) -> ApiResult<()> {
+    for group_id in value.group_ids() {
+        check_group(setting, group_id, found)?;
+    }
+    if let Some(bad) = value.user_ids().iter().find(|id| !users.iter().any(|u| u.id == **id && u.is_active())) {
+        return Err(ApiError::bad_request(format!("Invalid user ID: {bad}")));
+    }
+    let to_nobody = match value {
+        GroupSettingValue::Group(id) => found.iter().any(|g| g.id == *id && g.name == system_groups::NOBODY),
+        GroupSettingValue::Anonymous(g) => g.direct_members.is_empty() && g.direct_subgroups.is_empty(),
+    };
+    check_may_grant(setting, to_nobody, me)
+}
+
+/// A setting's current value on channel `c`: its group (an anonymous group as its set), or
+/// the default system group.
+pub fn current_value(c: &ChannelViewRow, setting: &ChannelGroupSetting, groups: &SystemGroups) -> GroupSettingValue {
+    let anonymous = AnonymousGroups::from_json(c.anonymous_groups.as_deref());
+    match c.group_setting(setting.name) {
+        Some(id) => anonymous.value_of(id),
+        None => GroupSettingValue::Group(groups.0.get(setting.default_group).copied().unwrap_or_default()),
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
 
     fn named(id: i64, name: &str) -> GroupNameRow {
         GroupNameRow { id, name: name.into() }
-    }
-
-    #[test]
-    fn values_are_a_group_id_or_an_anonymous_group_of_one_subgroup() {
-        assert_eq!(group_id_of("s", &json!(7)).unwrap(), 7);
-        assert_eq!(group_id_of("s", &json!({"direct_members": [], "direct_subgroups": [9]})).unwrap(), 9);
-        assert!(group_id_of("s", &json!({"direct_members": [3], "direct_subgroups": []})).is_err());
-        assert_eq!(group_id_of("s", &json!("x")).unwrap_err().msg, "Invalid s");
-    }
-
-    #[test]
-    fn changes_carry_new_and_perhaps_old() {
-        let change = group_change_of("s", &json!({"new": 4, "old": 5})).unwrap();
-        assert_eq!((change.new, change.old), (4, Some(5)));
-        assert_eq!(check_old(&change, 6).unwrap_err().msg, "'old' value does not match the expected value.");
-        assert!(check_old(&change, 5).is_ok());
-        assert_eq!(group_change_of("s", &json!(4)).unwrap().old, None);
     }
 
     #[test]

@@ -12,6 +12,7 @@ use crate::db::messages::{self, TopicRow};
 use crate::db::subscriptions::{self, ChannelViewRow, SubscriberRow, SystemGroupRow};
 use crate::db::users::UserRow;
 use crate::domain::channel_permissions;
+use crate::domain::group_setting_values::AnonymousGroups;
 use crate::error::{ApiError, ApiResult};
 use crate::params::parse_int;
 use crate::platform::realm_cache::RealmState;
@@ -117,9 +118,10 @@ pub fn stream_dict(c: &ChannelViewRow, groups: &SystemGroups) -> Value {
         "is_archived": c.is_archived != 0,
         "subscriber_count": c.subscriber_count,
     });
+    let anonymous = AnonymousGroups::from_json(c.anonymous_groups.as_deref());
     for setting in channel_permissions::STORED {
         d[setting.name] = match c.group_setting(setting.name) {
-            Some(id) => json!(id),
+            Some(id) => anonymous.json_of(id),
             None => groups.id(setting.default_group),
         };
     }

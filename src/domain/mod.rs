@@ -15,6 +15,7 @@ pub mod drafts;
 pub mod edit_rendering;
 pub mod email;
 pub mod email_unsubscribe;
+pub mod group_setting_values;
 pub mod ids;
 pub mod invites;
 pub mod linkifiers;

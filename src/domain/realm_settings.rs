@@ -4,6 +4,7 @@
 use serde_json::{json, Map, Value};
 
 use crate::db::realm_settings::RealmSettingsRow;
+use crate::domain::group_setting_values::AnonymousGroups;
 use crate::error::{ApiError, ApiResult};
 
 /// Zulip's retention period meaning "keep forever".
@@ -38,6 +39,12 @@ pub fn register_fields(s: &RealmSettingsRow) -> Map<String, Value> {
         "realm_can_add_custom_emoji_group": s.can_add_custom_emoji_group,
         "realm_can_invite_users_group": s.can_invite_users_group,
         "realm_create_multiuse_invite_group": s.create_multiuse_invite_group,
+        "realm_can_delete_any_message_group": s.can_delete_any_message_group,
+        "realm_can_delete_own_message_group": s.can_delete_own_message_group,
+        "realm_can_create_public_channel_group": s.can_create_public_channel_group,
+        "realm_can_create_private_channel_group": s.can_create_private_channel_group,
+        "realm_can_create_groups": s.can_create_groups,
+        "realm_can_set_topics_policy_group": s.can_set_topics_policy_group,
         "realm_invite_required": s.invite_required != 0,
         "realm_emails_restricted_to_domains": s.emails_restricted_to_domains != 0,
         "realm_disallow_disposable_email_addresses": s.disallow_disposable_email_addresses != 0,
@@ -55,10 +62,14 @@ pub fn register_fields(s: &RealmSettingsRow) -> Map<String, Value> {
         "max_message_length": s.max_message_length,
         "max_topic_length": s.max_topic_length,
     });
-    match fields {
-        Value::Object(map) => map,
-        _ => unreachable!(),
+    let Value::Object(mut map) = fields else { unreachable!() };
+    let anonymous = AnonymousGroups::from_json(s.anonymous_groups.as_deref());
+    for column in crate::db::realm_settings::group_setting_columns() {
+        if let Some(id) = map.get(&format!("realm_{column}")).and_then(Value::as_i64) {
+            map.insert(format!("realm_{column}"), anonymous.json_of(id));
+        }
     }
+    map
 }
 
 #[cfg(test)]

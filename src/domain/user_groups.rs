@@ -9,6 +9,7 @@ use worker::D1Database;
 use crate::db::batch::Batch;
 use crate::db::user_groups::{self, GroupIdRow, IsMemberRow, MemberRow, SettingUseRow, SubgroupRow, UserGroupRow};
 use crate::db::users::{self, UserIdRow, UserRow};
+use crate::domain::group_setting_values::{AnonymousGroup, AnonymousGroups, GroupSettingValue};
 use crate::error::{ApiError, ApiResult};
 
 /// Whether the active `user` is a direct member of the system group `group` by role: the
@@ -45,9 +46,18 @@ pub fn group_dict(group: &UserGroupRow, members: &[i64], direct_subgroup_ids: &[
 /// A permission setting as the API shows it: the group id, or for "the creator" the
 /// anonymous group of the creator alone.
 pub fn permission_value(group: &UserGroupRow, setting: Option<i64>) -> Value {
+    current_permission(group, setting).to_json()
+}
+
+/// A permission setting's value: its group (an anonymous group as its set), or for "the
+/// creator" the anonymous group of the creator alone.
+pub fn current_permission(group: &UserGroupRow, setting: Option<i64>) -> GroupSettingValue {
     match setting {
-        Some(id) => json!(id),
-        None => json!({ "direct_members": group.creator_id.into_iter().collect::<Vec<i64>>(), "direct_subgroups": [] }),
+        Some(id) => AnonymousGroups::from_json(group.anonymous_groups.as_deref()).value_of(id),
+        None => GroupSettingValue::Anonymous(AnonymousGroup {
+            direct_members: group.creator_id.into_iter().collect(),
+            direct_subgroups: vec![],
+        }),
     }
 }
 
@@ -174,6 +184,7 @@ pub fn groups_list(groups: &[UserGroupRow], members: &[MemberRow], subgroups: &[
     }
     groups
         .iter()
+        .filter(|g| g.is_anonymous == 0)
         .map(|g| {
             let members = members_of.get(&g.id).map(Vec::as_slice).unwrap_or(&[]);
             let subs = subgroups_of.get(&g.id).map(Vec::as_slice).unwrap_or(&[]);

@@ -10,8 +10,28 @@ import type { SearchNames } from "./search";
 
 export type { GroupSetting };
 
+/** The organization's group settings the administrators' permissions screen edits (`realm_<name>` in `/register`). */
+export const REALM_GROUP_SETTINGS = [
+  "can_create_public_channel_group",
+  "can_create_private_channel_group",
+  "can_set_topics_policy_group",
+  "can_move_messages_between_channels_group",
+  "can_move_messages_between_topics_group",
+  "can_resolve_topics_group",
+  "can_delete_any_message_group",
+  "can_delete_own_message_group",
+  "can_mention_many_users_group",
+  "can_add_custom_emoji_group",
+  "can_create_groups",
+  "can_invite_users_group",
+  "create_multiuse_invite_group",
+] as const;
+export type RealmGroupSettingName = (typeof REALM_GROUP_SETTINGS)[number];
+
 export interface RealmInfo {
   name: string;
+  /** The settings of REALM_GROUP_SETTINGS, as the server last said. */
+  groupSettings: Partial<Record<RealmGroupSettingName, GroupSetting>>;
   editLimitSeconds: number | null;
   deleteLimitSeconds: number | null;
   allowEditing: boolean;
@@ -114,6 +134,7 @@ export const state: State = {
   self: { user_id: 0, email: "", full_name: "", role: 400, is_admin: false, is_owner: false, is_guest: false, avatar_source: "G" },
   realm: {
     name: "",
+    groupSettings: {},
     editLimitSeconds: 600,
     deleteLimitSeconds: null,
     allowEditing: true,
@@ -234,6 +255,7 @@ export function loadRegister(r: any): void {
   };
   state.realm = {
     name: r.realm_name ?? "",
+    groupSettings: Object.fromEntries(REALM_GROUP_SETTINGS.map((k) => [k, r[`realm_${k}`] ?? null])),
     editLimitSeconds: r.realm_message_content_edit_limit_seconds ?? null,
     deleteLimitSeconds: r.realm_message_content_delete_limit_seconds ?? null,
     allowEditing: r.realm_allow_message_editing ?? true,
@@ -554,6 +576,7 @@ function applyRealmDict(d: any): void {
   if ("message_content_delete_limit_seconds" in d) r.deleteLimitSeconds = d.message_content_delete_limit_seconds;
   if ("allow_message_editing" in d) r.allowEditing = d.allow_message_editing;
   if ("name" in d) r.name = d.name;
+  for (const k of REALM_GROUP_SETTINGS) if (k in d) r.groupSettings = { ...r.groupSettings, [k]: d[k] };
   if ("description" in d) r.description = d.description;
   if ("invite_required" in d) r.inviteRequired = d.invite_required;
   if ("emails_restricted_to_domains" in d) r.emailsRestrictedToDomains = d.emails_restricted_to_domains;

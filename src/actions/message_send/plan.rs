@@ -395,6 +395,7 @@ mod tests {
             can_delete_any_message_group: None,
             can_delete_own_message_group: None,
             group_access: 0,
+            anonymous_groups: None,
         }
     }
 

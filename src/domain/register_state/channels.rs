@@ -23,7 +23,7 @@ pub(super) fn user_groups(data: &StateData, include_deactivated: bool) -> Vec<Va
     let (waiting_period, now) = (data.settings.waiting_period_threshold, crate::db::now());
     data.groups
         .iter()
-        .filter(|g| include_deactivated || g.deactivated == 0)
+        .filter(|g| g.is_anonymous == 0 && (include_deactivated || g.deactivated == 0))
         .map(|g| {
             let direct: Vec<i64> = match g.system_role {
                 Some(_) => data.users.iter().filter(|u| member_by_role(g, u, waiting_period, now)).map(|u| u.id).collect(),

@@ -564,6 +564,28 @@ test("an administrator picks the new-channel announcement channel; GET /register
   }
 });
 
+test("an administrator limits who creates user groups; GET /register reports it and a member is refused", T, async () => {
+  const before = await realmOf();
+  const groups = (await api("iago@zulip.com", "GET", "user_groups")).user_groups;
+  const administrators = groups.find((g) => g.name === "role:administrators").id;
+  const { context, page } = await person();
+  try {
+    await signInWithDevLogin(page, "iago@zulip.com");
+    await openSettings(page, "Join rules");
+    const form = page.getByRole("form", { name: "Other permissions" });
+    await form.getByRole("combobox", { name: "Who can create user groups" }).selectOption({ label: "Administrators" });
+    await form.getByRole("button", { name: "Save changes" }).click();
+    await page.getByRole("region", { name: "Other permissions", exact: true }).getByRole("status").filter({ hasText: "Saved" }).waitFor();
+    assert.equal((await realmOf()).realm_can_create_groups, administrators);
+    await assert.rejects(api("hamlet@zulip.com", "POST", "user_groups/create", { name: `Refused ${suffix()}`, description: "", members: [] }), /Insufficient permission/);
+    await shot(page, "56-settings-organization-permissions");
+    assert.deepEqual(page.errors, []);
+  } finally {
+    await context.close();
+    await api("iago@zulip.com", "PATCH", "realm", { can_create_groups: { new: before.realm_can_create_groups } });
+  }
+});
+
 test("an administrator uploads a night logo; it is shown, and its removal too", T, async () => {
   const dayLogo = (await realmOf()).realm_logo_url;
   const { context, page } = await person();

@@ -26,7 +26,19 @@ export function groupChoices({ allowNobody = true, allowEveryone = true } = {}):
   return [...system, ...own];
 }
 
-function GroupSelect({ label, value, onChange, hint, allowEveryone }: { label: string; value: GroupSetting | undefined; onChange: (id: number) => void; hint?: string; allowEveryone: boolean }) {
+/** A set of users and groups (Zulip's anonymous group), named by its people and groups. */
+export function describeSet(value: GroupSetting | undefined): string {
+  if (value === null || value === undefined || typeof value === "number") return "A custom set of people";
+  const people = (value.direct_members ?? []).map((id) => state.users.get(id)?.full_name ?? `user ${id}`);
+  const groups = (value.direct_subgroups ?? []).map((id) => {
+    const name = state.groups.get(id)?.name ?? `group ${id}`;
+    return SYSTEM_GROUP_NAMES[name] ?? name;
+  });
+  const names = [...people, ...groups];
+  return names.length === 0 ? "Nobody" : `Custom: ${names.join(", ")}`;
+}
+
+export function GroupSelect({ label, value, onChange, hint, allowEveryone }: { label: string; value: GroupSetting | undefined; onChange: (id: number) => void; hint?: string; allowEveryone: boolean }) {
   const id = useId("group");
   const choices = groupChoices({ allowEveryone });
   const current = typeof value === "number" ? String(value) : "";
@@ -34,7 +46,7 @@ function GroupSelect({ label, value, onChange, hint, allowEveryone }: { label: s
     <>
       <label for={id}>{label}</label>
       <select id={id} value={current} aria-describedby={hint ? `${id}-hint` : undefined} onChange={(e) => onChange(Number((e.target as HTMLSelectElement).value))}>
-        {current === "" && <option value="">A custom set of people</option>}
+        {current === "" && <option value="">{describeSet(value)}</option>}
         {choices.map(([gid, name]) => (
           <option key={gid} value={String(gid)}>
             {name}

@@ -3,7 +3,7 @@
 // join rules and its default channels (administrators).
 
 import { useState } from "preact/hooks";
-import { state } from "../../store";
+import { state, type GroupSetting, type RealmGroupSettingName } from "../../store";
 import {
   addDefaultChannel,
   addRealmDomain,
@@ -16,6 +16,7 @@ import {
   uploadRealmIcon,
   uploadRealmLogo,
 } from "../../settingsActions";
+import { GroupSelect } from "./Channels";
 import { ConfirmDialog, describeRetention, NameDescriptionForm, Outcome, RetentionSelect, retentionWarning, SavedToggle, Section, Toggle, useDraft, useId, useSave } from "./form";
 
 export function OrganizationProfile() {
@@ -110,6 +111,83 @@ function RealmImage(props: {
   );
 }
 
+/** Zulip's labels of the organization's permissions, by section; `everyone`: whether guests may hold it. */
+const REALM_PERMISSIONS: [string, [RealmGroupSettingName, string, boolean][]][] = [
+  [
+    "Channel permissions",
+    [
+      ["can_create_public_channel_group", "Who can create public channels", false],
+      ["can_create_private_channel_group", "Who can create private channels", false],
+      ["can_set_topics_policy_group", "Who can configure per-channel topic settings", false],
+    ],
+  ],
+  [
+    "Moving and deleting messages",
+    [
+      ["can_move_messages_between_channels_group", "Who can move messages to another channel", false],
+      ["can_move_messages_between_topics_group", "Who can move messages to another topic", true],
+      ["can_resolve_topics_group", "Who can resolve topics", true],
+      ["can_delete_any_message_group", "Who can delete any message", false],
+      ["can_delete_own_message_group", "Who can delete their own messages", true],
+    ],
+  ],
+  [
+    "Other permissions",
+    [
+      ["can_mention_many_users_group", "Who can notify a large number of users with a wildcard mention", true],
+      ["can_add_custom_emoji_group", "Who can add custom emoji", false],
+      ["can_create_groups", "Who can create user groups", false],
+      ["can_invite_users_group", "Who can send email invitations to new users", false],
+      ["create_multiuse_invite_group", "Who can create reusable invitation links", false],
+    ],
+  ],
+];
+
+/** The organization's group permissions; each section saves its changed settings at once. */
+function OrganizationPermissions() {
+  return (
+    <>
+      {REALM_PERMISSIONS.map(([title, settings]) => (
+        <PermissionSection key={title} title={title} settings={settings} />
+      ))}
+    </>
+  );
+}
+
+function PermissionSection({ title, settings }: { title: string; settings: [RealmGroupSettingName, string, boolean][] }) {
+  const save = useSave();
+  const stored = state.realm.groupSettings;
+  const drafts = settings.map(([key]) => useDraft<GroupSetting | undefined>(stored[key] ?? undefined));
+  const dirty = drafts.some(([, , d]) => d);
+  return (
+    <Section title={title}>
+      <form
+        class="settings-form"
+        aria-label={title}
+        onSubmit={(e) => {
+          e.preventDefault();
+          const params: Record<string, unknown> = {};
+          settings.forEach(([key], i) => {
+            const [value, , changed] = drafts[i];
+            if (changed && typeof value === "number") params[key] = JSON.stringify({ new: value });
+          });
+          void save.run(() => updateRealm(params));
+        }}
+      >
+        {settings.map(([key, label, everyone], i) => (
+          <GroupSelect key={key} label={label} value={drafts[i][0]} onChange={drafts[i][1]} allowEveryone={everyone} />
+        ))}
+        <div class="settings-buttons">
+          <button type="submit" class="button primary" disabled={save.busy || !dirty}>
+            Save changes
+          </button>
+        </div>
+      </form>
+      <Outcome save={save} />
+    </Section>
+  );
+}
+
 export function JoinRules() {
   const save = useSave();
   const domainSave = useSave();
@@ -157,6 +235,7 @@ export function JoinRules() {
         </form>
         <Outcome save={domainSave} />
       </Section>
+      {state.self.is_admin && <OrganizationPermissions />}
     </>
   );
 }
