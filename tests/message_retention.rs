@@ -16,20 +16,11 @@ use std::time::{Duration, Instant};
 /// Moves a message of `client`'s organization 40 days into the past, in whichever of the
 /// test server's databases holds the organization.
 fn age_by_forty_days(client: &Client, message_id: i64) {
-    let state = std::env::var("TEST_SERVER_STATE").expect("TEST_SERVER_STATE is not set: run under scripts/with-test-server.sh");
     let string_id = client.realm.as_deref().unwrap_or("zulip");
-    let sql = format!(
+    execute_in_test_databases(&format!(
         "UPDATE messages SET date_sent = date_sent - 40 * 86400 WHERE id = {message_id} \
          AND realm_id = (SELECT id FROM realms WHERE string_id = '{string_id}')"
-    );
-    for database in ["DB", "DB_2"] {
-        let out = std::process::Command::new("node_modules/.bin/wrangler")
-            .args(["d1", "execute", database, "--local", "--json", "--persist-to", &state, "--command", &sql])
-            .env("WRANGLER_SEND_METRICS", "false")
-            .output()
-            .expect("wrangler runs");
-        assert!(out.status.success(), "wrangler d1 execute: {}", String::from_utf8_lossy(&out.stderr));
-    }
+    ));
 }
 
 /// Waits (at most 60 s) until the message is gone for `client`.

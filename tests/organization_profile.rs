@@ -130,6 +130,39 @@ fn an_owner_sets_the_waiting_period_and_everyone_hears_of_it() {
 }
 
 #[test]
+fn a_new_waiting_period_moves_members_out_of_and_back_into_full_members() {
+    let (owner, member) = organization_with_member("fullmembers", "Full members", "a-long-member-password");
+    let groups = owner.get("/user_groups", &[]).success()["user_groups"].as_array().unwrap().clone();
+    let full = groups.iter().find(|g| g["name"] == "role:fullmembers").unwrap()["id"].as_i64().unwrap();
+    let mut queue = register_for(&owner, r#"["user_group"]"#);
+    owner.patch("/realm", &[("waiting_period_threshold", "3")]).success();
+    let removed = queue.wait_for("remove_members", |e| e["type"] == "user_group" && e["op"] == "remove_members");
+    assert_eq!(removed["group_id"].as_i64(), Some(full));
+    assert!(removed["user_ids"].as_array().unwrap().contains(&json!(member.user_id)), "{removed}");
+    owner.patch("/realm", &[("waiting_period_threshold", "0")]).success();
+    let added = queue.wait_for("add_members", |e| e["type"] == "user_group" && e["op"] == "add_members");
+    assert_eq!(added["group_id"].as_i64(), Some(full));
+    assert!(added["user_ids"].as_array().unwrap().contains(&json!(member.user_id)), "{added}");
+}
+
+#[test]
+fn a_member_whose_waiting_period_ends_becomes_a_full_member_and_everyone_hears_of_it() {
+    let (owner, member) = organization_with_member("crossing", "Crossing", "a-long-member-password");
+    let groups = owner.get("/user_groups", &[]).success()["user_groups"].as_array().unwrap().clone();
+    let full = groups.iter().find(|g| g["name"] == "role:fullmembers").unwrap()["id"].as_i64().unwrap();
+    // The member joined a day ago but ten seconds: a one-day waiting period ends for them soon.
+    execute_in_test_databases(&format!("UPDATE users SET date_joined = unixepoch() - 86400 + 10 WHERE id = {}", member.user_id));
+    let mut queue = register_for(&owner, r#"["user_group"]"#);
+    owner.patch("/realm", &[("waiting_period_threshold", "1")]).success();
+    let removed = queue.wait_for("remove_members", |e| e["type"] == "user_group" && e["op"] == "remove_members");
+    assert_eq!(removed["group_id"].as_i64(), Some(full));
+    assert!(removed["user_ids"].as_array().unwrap().contains(&json!(member.user_id)), "{removed}");
+    let added = queue.wait_for("add_members", |e| e["type"] == "user_group" && e["op"] == "add_members");
+    assert_eq!(added["group_id"].as_i64(), Some(full));
+    assert!(added["user_ids"].as_array().unwrap().contains(&json!(member.user_id)), "{added}");
+}
+
+#[test]
 fn a_negative_waiting_period_changes_nothing() {
     let owner = fresh_organization();
     owner.patch("/realm", &[("waiting_period_threshold", "-1")]).bad_request("BAD_REQUEST", "waiting_period_threshold is too small");

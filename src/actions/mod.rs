@@ -22,6 +22,7 @@ pub mod channels;
 pub mod default_channels;
 pub mod drafts;
 pub mod email;
+pub mod full_members;
 pub mod group_setting_values;
 pub mod invites;
 pub mod linkifiers;

@@ -7,13 +7,13 @@ use worker::{D1Database, Env};
 use crate::db::batch::Batch;
 use crate::db::realm_settings::{self, RealmSettingsRow, SettingValue};
 use crate::db::subscriptions::{self, ChannelViewRow, SystemGroupRow};
-use crate::db::user_groups::GroupNameRow;
+use crate::db::user_groups::{self, GroupNameRow, MemberRow};
 use crate::db::users::UserRow;
 use crate::domain::channels::can_access_channel_content;
 use crate::domain::group_setting_values::{GroupChange, GroupSettingValue};
 use crate::domain::user_settings::{self as user_settings, Setting};
 use crate::error::{ApiError, ApiResult};
-use crate::event_types::{Event, RealmEvent, UserSettingsEvent};
+use crate::event_types::{Event, RealmEvent, UserGroupEvent, UserSettingsEvent};
 use crate::model::system_groups;
 
 /// A group-valued setting asked for, and whether `role:everyone` (which includes guests)
@@ -62,8 +62,21 @@ pub async fn check_update_realm_settings(
     if changes.is_empty() {
         return Ok(data);
     }
+    // A new waiting period makes some members full members, or no longer (Zulip's
+    // `role:fullmembers` events).
+    let waiting_changed = changes.iter().any(|(column, _)| *column == "waiting_period_threshold");
+    let full_members = |db| user_groups::role_group_members_stmt(db, admin.realm_id, system_groups::FULL_MEMBERS);
+    let before = if waiting_changed { crate::db::all::<MemberRow>(full_members(db)?).await? } else { Vec::new() };
     setup.extend(realm_settings::update_stmts(db, admin.realm_id, &changes)?);
-    crate::db::run_batch(db, setup).await?;
+    let mut batch = Batch::new();
+    for write in setup {
+        batch.add::<Value>(write);
+    }
+    let after = waiting_changed.then(|| full_members(db)).transpose()?.map(|stmt| batch.add::<MemberRow>(stmt));
+    let after = batch.run(db).await?.rows_if_added(after)?;
+    if waiting_changed {
+        announce_full_members(env, admin.realm_id, &before, &after).await;
+    }
     let mut answer = data.clone();
     if !data.is_empty() {
         let event = Event::Realm(RealmEvent::UpdateDict { property: "default", data });
@@ -111,6 +124,23 @@ async fn check_group_settings(db: &D1Database, admin: &UserRow, groups: &[GroupS
         values.push(new.clone().or_nobody(nobody));
     }
     Ok(values)
+}
+
+/// `user_group` `add_members` / `remove_members` of `role:fullmembers` for those who joined
+/// or left it between `before` and `after`.
+async fn announce_full_members(env: &Env, realm_id: i64, before: &[MemberRow], after: &[MemberRow]) {
+    let Some(group_id) = before.iter().chain(after).map(|m| m.group_id).next() else { return };
+    let ids = |rows: &[MemberRow]| -> Vec<i64> { rows.iter().map(|m| m.user_id).collect() };
+    let (before, after) = (ids(before), ids(after));
+    let added: Vec<i64> = after.iter().copied().filter(|id| !before.contains(id)).collect();
+    let removed: Vec<i64> = before.iter().copied().filter(|id| !after.contains(id)).collect();
+    if !added.is_empty() {
+        crate::actions::notify_realm(env, realm_id, &Event::UserGroup(UserGroupEvent::AddMembers { group_id, user_ids: added })).await;
+    }
+    if !removed.is_empty() {
+        let event = Event::UserGroup(UserGroupEvent::RemoveMembers { group_id, user_ids: removed });
+        crate::actions::notify_realm(env, realm_id, &event).await;
+    }
 }
 
 /// "Invalid channel ID" unless every channel of `ids` is one `admin` can read, not archived.

@@ -123,6 +123,9 @@ pub async fn update_realm(ctx: &RequestContext) -> ApiResult<Reply> {
     if retention_changed {
         crate::actions::message_retention::sweep_soon(ctx, me.realm_id).await;
     }
+    if ctx.params.int("waiting_period_threshold")?.is_some() {
+        crate::actions::full_members::watch_from_now(ctx, me.realm_id).await;
+    }
     Ok(Reply::Json(data))
 }
 

@@ -197,6 +197,67 @@ pub fn in_realm_stmt(db: &D1Database, realm_id: i64) -> Result<D1PreparedStateme
     query!(db, &format!("SELECT {} FROM user_groups g WHERE g.realm_id = ?1 ORDER BY g.id", group_columns()), realm_id)
 }
 
+/// The active members of the system group `name` by role, as [`MemberRow`]s: read before
+/// and after a change of the organization's waiting period to tell who became or stopped
+/// being a full member.
+pub fn role_group_members_stmt(db: &D1Database, realm_id: i64, name: &str) -> Result<D1PreparedStatement> {
+    query!(
+        db,
+        &format!(
+            "SELECT g.id AS group_id, u.id AS user_id FROM user_groups g \
+             JOIN users u ON u.realm_id = g.realm_id AND u.is_active = 1 AND {role} \
+             WHERE g.realm_id = ?1 AND g.name = ?2 AND g.is_system_group = 1 ORDER BY u.id",
+            role = by_role_sql("g", "u")
+        ),
+        realm_id,
+        name
+    )
+}
+
+/// The members (role member, active) whose waiting period ended in `(?2, ?3]`, with the
+/// organization's `role:fullmembers` group, as [`MemberRow`]s: they became full members
+/// then. Nothing while the organization has no waiting period.
+pub fn full_member_crossings_stmt(db: &D1Database, realm_id: i64, since: i64, now: i64) -> Result<D1PreparedStatement> {
+    query!(
+        db,
+        &format!(
+            "SELECT g.id AS group_id, u.id AS user_id FROM users u JOIN realms r ON r.id = u.realm_id \
+             JOIN user_groups g ON g.realm_id = r.id AND g.name = '{full}' AND g.is_system_group = 1 \
+             WHERE u.realm_id = ?1 AND u.is_active = 1 AND u.role = {member} AND r.waiting_period_threshold > 0 \
+             AND u.date_joined + 86400 * r.waiting_period_threshold > ?2 \
+             AND u.date_joined + 86400 * r.waiting_period_threshold <= ?3 ORDER BY u.id",
+            full = system_groups::FULL_MEMBERS,
+            member = Role::Member.code()
+        ),
+        realm_id,
+        since,
+        now
+    )
+}
+
+/// The organization's waiting period, and when the next member's ends after `?2` (null
+/// when no member is waiting).
+#[derive(Debug, Deserialize)]
+pub struct NextCrossingRow {
+    pub waiting_period_threshold: i64,
+    pub next_at: Option<i64>,
+}
+
+pub fn next_full_member_crossing_stmt(db: &D1Database, realm_id: i64, now: i64) -> Result<D1PreparedStatement> {
+    query!(
+        db,
+        &format!(
+            "SELECT r.waiting_period_threshold, \
+               (SELECT MIN(u.date_joined + 86400 * r.waiting_period_threshold) FROM users u WHERE u.realm_id = r.id \
+                AND u.is_active = 1 AND u.role = {member} AND u.date_joined + 86400 * r.waiting_period_threshold > ?2) AS next_at \
+             FROM realms r WHERE r.id = ?1",
+            member = Role::Member.code()
+        ),
+        realm_id,
+        now
+    )
+}
+
 /// A (group, user) pair of direct membership.
 #[derive(Debug, Clone, Deserialize)]
 pub struct MemberRow {
@@ -575,7 +636,7 @@ impl SettingGroupRef {
             }
             SettingGroupRef::Anonymous(key) => {
                 let key: String = key.chars().filter(|c| c.is_ascii_alphanumeric() || *c == ':' || *c == '@').collect();
-                format!("(SELECT id FROM user_groups WHERE is_anonymous = 1 AND name = '{key}')")
+                format!("(SELECT id FROM user_groups WHERE realm_id = {realm_id} AND name = '{key}' AND is_anonymous = 1)")
             }
         }
     }

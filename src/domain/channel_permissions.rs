@@ -201,6 +201,12 @@ mod tests {
     }
 
     #[test]
+    fn the_stored_settings_are_the_channel_views_columns() {
+        let names: Vec<&str> = STORED.iter().map(|s| s.name).collect();
+        assert_eq!(names, crate::db::subscriptions::GROUP_SETTING_COLUMNS);
+    }
+
+    #[test]
     fn groups_must_exist_and_suit_the_setting() {
         let found = [named(1, system_groups::EVERYONE), named(2, system_groups::INTERNET), named(3, "support")];
         assert!(check_group(&CAN_SEND_MESSAGE, 1, &found).is_ok());

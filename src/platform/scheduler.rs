@@ -3,8 +3,9 @@
 //! (`crate::actions::missed_message_emails`), hands its queued emails to the email
 //! provider (`crate::actions::email`), calls outgoing-webhook bots' services
 //! (`crate::actions::outgoing_webhooks`), builds requested data exports
-//! (`crate::actions::realm_export`) and deletes messages past their retention period
-//! (`crate::actions::message_retention`).
+//! (`crate::actions::realm_export`), deletes messages past their retention period
+//! (`crate::actions::message_retention`) and announces new full members
+//! (`crate::actions::full_members`).
 //!
 //! Why an object of its own rather than `RealmHub`: the hub lives in the
 //! `team-chat-durable-objects` crate, which the worker crate depends on, so the hub cannot
@@ -44,6 +45,12 @@ const TARGET_KEY: &str = "target";
 /// organization has a retention period (`crate::actions::message_retention`).
 const RETENTION_KEY: &str = "retention_at";
 
+/// When to look next for members whose waiting period ended, and since when the last look
+/// went (unix seconds); absent while the organization has no waiting period
+/// (`crate::actions::full_members`).
+const FULL_MEMBERS_KEY: &str = "full_members_at";
+const FULL_MEMBERS_SINCE_KEY: &str = "full_members_since";
+
 /// An `/arm` request: the organization, and whether a retention period changed (the sweep
 /// then runs now).
 #[derive(Serialize, Deserialize)]
@@ -52,6 +59,9 @@ struct Arm {
     target: Target,
     #[serde(default)]
     retention_changed: bool,
+    /// The waiting period changed: look for new full members from now on.
+    #[serde(default)]
+    waiting_period_changed: bool,
 }
 
 fn first_database() -> String {
@@ -73,19 +83,25 @@ impl DurableObject for MessageScheduler {
         if req.method() != Method::Post || !req.path().ends_with("/arm") {
             return Response::error("no such command", 404);
         }
-        let Arm { target, retention_changed } = req.json().await?;
+        let Arm { target, retention_changed, waiting_period_changed } = req.json().await?;
         self.state.storage().put(TARGET_KEY, &target).await?;
+        let now = worker::Date::now().as_millis() as i64 / 1000;
         if retention_changed {
-            self.state.storage().put(RETENTION_KEY, worker::Date::now().as_millis() as i64 / 1000).await?;
+            self.state.storage().put(RETENTION_KEY, now).await?;
         }
-        let retention = self.state.storage().get::<i64>(RETENTION_KEY).await?;
+        if waiting_period_changed {
+            self.state.storage().put(FULL_MEMBERS_KEY, now).await?;
+            self.state.storage().put(FULL_MEMBERS_SINCE_KEY, now).await?;
+        }
+        let sweeps =
+            earliest(self.state.storage().get::<i64>(RETENTION_KEY).await?, self.state.storage().get::<i64>(FULL_MEMBERS_KEY).await?);
         let db = self.env.d1(&target.database)?;
         let next = crate::db::scheduled_messages::next_due_in_realm(&db, target.realm_id).await?;
         let email = crate::db::email_outbox::next_due(&db, target.realm_id).await?;
         let missed = crate::db::missed_message_emails::next_due(&db, target.realm_id).await?;
         let webhooks = crate::db::outgoing_webhook_deliveries::next_due(&db, target.realm_id).await?;
         let export = crate::actions::realm_export::next_due(&db, target.realm_id).await.map_err(|e| worker::Error::RustError(e.msg))?;
-        self.set_alarm(earliest(earliest(earliest(earliest(earliest(next, email), missed), webhooks), export), retention)).await?;
+        self.set_alarm(earliest(earliest(earliest(earliest(earliest(next, email), missed), webhooks), export), sweeps)).await?;
         Response::ok("")
     }
 
@@ -115,9 +131,9 @@ impl DurableObject for MessageScheduler {
         let export = crate::actions::realm_export::build_pending(&self.env, &target.database, target.realm_id)
             .await
             .map_err(|e| worker::Error::RustError(e.msg))?;
-        // Messages past their retention period, when a sweep is due.
-        let retention = self.sweep_if_due().await?;
-        self.set_alarm(earliest(earliest(earliest(earliest(earliest(next, email), missed), webhooks), export), retention)).await?;
+        // Messages past their retention period, when a sweep is due; then new full members.
+        let sweeps = earliest(self.sweep_if_due().await?, self.full_members_if_due().await?);
+        self.set_alarm(earliest(earliest(earliest(earliest(earliest(next, email), missed), webhooks), export), sweeps)).await?;
         Response::ok("")
     }
 }
@@ -151,6 +167,30 @@ impl MessageScheduler {
         Ok(next)
     }
 
+    /// Announces the members whose waiting period ended since the last look, if a look is
+    /// due; answers when the next one is.
+    async fn full_members_if_due(&self) -> Result<Option<i64>> {
+        let storage = self.state.storage();
+        let Some(at) = storage.get::<i64>(FULL_MEMBERS_KEY).await? else { return Ok(None) };
+        let now = worker::Date::now().as_millis() as i64 / 1000;
+        if at > now {
+            return Ok(Some(at));
+        }
+        let Some(target) = storage.get::<Target>(TARGET_KEY).await? else { return Ok(None) };
+        let since = storage.get::<i64>(FULL_MEMBERS_SINCE_KEY).await?.unwrap_or(now);
+        let next = crate::actions::full_members::announce_crossings(&self.env, &target.database, target.realm_id, since)
+            .await
+            .map_err(|e| worker::Error::RustError(e.msg))?;
+        storage.put(FULL_MEMBERS_SINCE_KEY, now).await?;
+        match next {
+            Some(at) => storage.put(FULL_MEMBERS_KEY, at).await?,
+            None => {
+                storage.delete(FULL_MEMBERS_KEY).await?;
+            }
+        }
+        Ok(next)
+    }
+
     async fn set_alarm(&self, next_due: Option<i64>) -> Result<()> {
         let storage = self.state.storage();
         match next_due {
@@ -175,19 +215,29 @@ pub async fn arm(env: &Env, database: &str, realm_id: i64, realm_host: &str) {
 /// [`arm`] after a retention period changed: the sweep runs now, then daily while any
 /// period is set.
 pub async fn arm_retention_sweep(env: &Env, database: &str, realm_id: i64, realm_host: &str) {
-    if let Err(err) = try_arm_with(env, database, realm_id, realm_host, true).await {
+    let target = Target { realm_id, database: database.to_string(), realm_host: realm_host.to_string() };
+    if let Err(err) = try_arm_with(env, Arm { target, retention_changed: true, waiting_period_changed: false }).await {
         worker::console_error!("retention sweep of realm {realm_id} not armed: {err}");
     }
 }
 
-async fn try_arm(env: &Env, database: &str, realm_id: i64, realm_host: &str) -> Result<()> {
-    try_arm_with(env, database, realm_id, realm_host, false).await
+/// [`arm`] after the waiting period changed: new full members are looked for from now on.
+pub async fn arm_full_members(env: &Env, database: &str, realm_id: i64, realm_host: &str) {
+    let target = Target { realm_id, database: database.to_string(), realm_host: realm_host.to_string() };
+    if let Err(err) = try_arm_with(env, Arm { target, retention_changed: false, waiting_period_changed: true }).await {
+        worker::console_error!("full members of realm {realm_id} not watched: {err}");
+    }
 }
 
-async fn try_arm_with(env: &Env, database: &str, realm_id: i64, realm_host: &str, retention_changed: bool) -> Result<()> {
-    let stub = env.durable_object(bindings::MESSAGE_SCHEDULER)?.id_from_name(&realm_id.to_string())?.get_stub()?;
+async fn try_arm(env: &Env, database: &str, realm_id: i64, realm_host: &str) -> Result<()> {
     let target = Target { realm_id, database: database.to_string(), realm_host: realm_host.to_string() };
-    let body = serde_json::to_string(&Arm { target, retention_changed })?;
+    try_arm_with(env, Arm { target, retention_changed: false, waiting_period_changed: false }).await
+}
+
+async fn try_arm_with(env: &Env, arm: Arm) -> Result<()> {
+    let realm_id = arm.target.realm_id;
+    let stub = env.durable_object(bindings::MESSAGE_SCHEDULER)?.id_from_name(&realm_id.to_string())?.get_stub()?;
+    let body = serde_json::to_string(&arm)?;
     let mut init = RequestInit::new();
     init.with_method(Method::Post).with_body(Some(body.into()));
     let resp = stub.fetch_with_request(Request::new_with_init("https://scheduler/arm", &init)?).await?;

@@ -283,3 +283,17 @@ pub fn organization_with_member(prefix: &str, name: &str, member_password: &str)
 pub fn is_channel_event_notice(message: &Value) -> bool {
     message["sender_email"] == "notification-bot@zulip.com" && message["subject"] == "channel events"
 }
+
+/// Runs `sql` in each of the test server's local databases (`DB`, `DB_2`), for tests that
+/// must make something old; the statement should name its organization.
+pub fn execute_in_test_databases(sql: &str) {
+    let state = std::env::var("TEST_SERVER_STATE").expect("TEST_SERVER_STATE is not set: run under scripts/with-test-server.sh");
+    for database in ["DB", "DB_2"] {
+        let out = std::process::Command::new("node_modules/.bin/wrangler")
+            .args(["d1", "execute", database, "--local", "--json", "--persist-to", &state, "--command", sql])
+            .env("WRANGLER_SEND_METRICS", "false")
+            .output()
+            .expect("wrangler runs");
+        assert!(out.status.success(), "wrangler d1 execute: {}", String::from_utf8_lossy(&out.stderr));
+    }
+}
