@@ -1,7 +1,8 @@
 //! The organization's creation rights (`PATCH /realm`): `can_create_public_channel_group`,
-//! `can_create_private_channel_group`, `can_create_groups` and `can_set_topics_policy_group`,
-//! shown in `/register` and enforced by channel creation, group creation and a channel's
-//! topics policy. Every test makes its own organization.
+//! `can_create_private_channel_group`, `can_create_groups`, `can_set_topics_policy_group`
+//! and `can_add_subscribers_group`, shown in `/register` and enforced by channel creation,
+//! group creation, a channel's topics policy and subscribing others. Every test makes its
+//! own organization.
 
 mod common;
 
@@ -37,6 +38,7 @@ fn the_creation_rights_have_zulips_defaults_in_register() {
     assert_eq!(state["realm_can_create_private_channel_group"], members);
     assert_eq!(state["realm_can_create_groups"], members);
     assert_eq!(state["realm_can_set_topics_policy_group"], group(&owner, "role:moderators"));
+    assert_eq!(state["realm_can_add_subscribers_group"], members);
 }
 
 #[test]
@@ -80,4 +82,36 @@ fn can_set_topics_policy_group_decides_who_sets_a_channels_topics_policy() {
     restrict(&owner, "can_set_topics_policy_group", "role:members");
     member.patch(&path, &[("topics_policy", "disable_empty_topic")]).success();
     assert_eq!(member.get(&path, &[]).success()["stream"]["topics_policy"], "disable_empty_topic");
+}
+
+#[test]
+fn can_add_subscribers_group_limits_who_subscribes_others() {
+    let (owner, member) = organization_with_member("addothers", "Adding others", "a-long-member-password");
+    let name = unique("existing-");
+    subscribe_to_new(&owner, &name, false).success();
+    restrict(&owner, "can_add_subscribers_group", "role:administrators");
+    let subs = json!([{ "name": name }]).to_string();
+    let owner_only = json!([owner.user_id]).to_string();
+    member
+        .post("/users/me/subscriptions", &[("subscriptions", &subs), ("principals", &owner_only)])
+        .bad_request("BAD_REQUEST", "Insufficient permission");
+    member.post("/users/me/subscriptions", &[("subscriptions", &subs)]).success();
+    // A channel the member creates is theirs to fill.
+    let created = json!([{ "name": unique("new-") }]).to_string();
+    member.post("/users/me/subscriptions", &[("subscriptions", &created), ("principals", &owner_only)]).success();
+    let member_only = json!([member.user_id]).to_string();
+    owner.delete("/users/me/subscriptions", &[("subscriptions", &json!([name]).to_string()), ("principals", &member_only)]).success();
+    owner.post("/users/me/subscriptions", &[("subscriptions", &subs), ("principals", &member_only)]).success();
+}
+
+#[test]
+fn can_manage_all_groups_decides_who_manages_groups_they_did_not_make() {
+    let (owner, member) = organization_with_member("manageall", "Managing groups", "a-long-member-password");
+    let id = new_group(&owner).success()["group_id"].as_i64().unwrap();
+    let path = format!("/user_groups/{id}");
+    member.patch(&path, &[("description", "by the member")]).bad_request("BAD_REQUEST", "Insufficient permission");
+    let members = restrict(&owner, "can_manage_all_groups", "role:members");
+    let state = member.post("/register", &[("fetch_event_types", r#"["realm"]"#)]).success();
+    assert_eq!(state["realm_can_manage_all_groups"], members);
+    member.patch(&path, &[("description", "by the member")]).success();
 }

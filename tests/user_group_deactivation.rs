@@ -103,9 +103,10 @@ fn members_who_do_not_manage_the_group_and_guests_may_not_deactivate_it() {
 }
 
 #[test]
-fn administrators_deactivate_any_group() {
+fn owners_deactivate_any_group() {
     let id = group_of(&hamlet(), &[hamlet().user_id]);
-    deactivate(&Client::dev("iago@zulip.com"), id).success();
+    deactivate(&Client::dev("iago@zulip.com"), id).bad_request("BAD_REQUEST", "Insufficient permission");
+    deactivate(&Client::dev("desdemona@zulip.com"), id).success();
     assert!(find(&listed(&hamlet(), false), id).is_none());
 }
 

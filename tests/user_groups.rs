@@ -217,9 +217,9 @@ fn outsiders_cannot_edit_a_group() {
     othello
         .post(&format!("/user_groups/{group}/members"), &[("add", &json!([othello.user_id]).to_string())])
         .bad_request("BAD_REQUEST", "Insufficient permission");
-    // Administrators may.
-    let iago = Client::dev("iago@zulip.com");
-    iago.post(&format!("/user_groups/{group}/members"), &[("add", &json!([othello.user_id]).to_string())]).success();
+    // Those in the organization's `can_manage_all_groups` (owners) may.
+    let desdemona = Client::dev("desdemona@zulip.com");
+    desdemona.post(&format!("/user_groups/{group}/members"), &[("add", &json!([othello.user_id]).to_string())]).success();
 }
 
 #[test]

@@ -209,6 +209,8 @@ pub async fn check_subscribe(db: &D1Database, env: &Env, me: &UserRow, req: &Sub
     let may_create = lookup.add::<IsMemberRow>(realm_settings::in_group_setting_stmt(realm_id, creation_setting, me.id)?.prepare(db)?);
     let may_set_policy =
         lookup.add::<IsMemberRow>(realm_settings::in_group_setting_stmt(realm_id, "can_set_topics_policy_group", me.id)?.prepare(db)?);
+    let may_add_others =
+        lookup.add::<IsMemberRow>(realm_settings::in_group_setting_stmt(realm_id, "can_add_subscribers_group", me.id)?.prepare(db)?);
     let rights = RightsReads::add(&mut lookup, me, &names)?;
     let lookup = lookup.run(db).await?;
     let targets = match (principals, named) {
@@ -229,11 +231,22 @@ pub async fn check_subscribe(db: &D1Database, env: &Env, me: &UserRow, req: &Sub
         lookup.first(folder)?.ok_or_else(invalid_folder_id)?;
     }
     let is_member = |slot| -> ApiResult<bool> { Ok(lookup.first::<IsMemberRow>(slot)?.is_some_and(|m| m.is_member != 0)) };
-    let (may_create, may_set_policy) = (is_member(may_create)?, is_member(may_set_policy)?);
+    let (may_create, may_set_policy, may_add_others) = (is_member(may_create)?, is_member(may_set_policy)?, is_member(may_add_others)?);
     req.check_groups(me, &lookup.rows_if_added(named_groups)?, &lookup.rows_if_added(group_users)?, may_set_policy)?;
     let rights = rights.take(&lookup)?;
 
     let sorted = sort_requested(me, &requested, &existing, &rights, req.authorization_errors_fatal, may_create)?;
+    // Subscribing others to existing channels: the organization's `can_add_subscribers_group`,
+    // the channel's own, or administering it (a channel being created is the caller's).
+    if for_others && !me.is_realm_admin() && !may_add_others {
+        let refused = existing.iter().filter(|c| sorted.authorized.contains(&c.name)).any(|c| {
+            let r = rights.of(&c.name);
+            !(r.add_subscribers || r.administer)
+        });
+        if refused {
+            return Err(ApiError::insufficient_permission());
+        }
+    }
     if req.is_default_stream && !sorted.to_create.is_empty() {
         if !me.is_realm_admin() {
             return Err(ApiError::insufficient_permission());

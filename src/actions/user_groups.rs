@@ -6,7 +6,7 @@ use worker::{D1Database, D1PreparedStatement, Env};
 
 use crate::actions::notify_realm;
 use crate::auth::require_member;
-use crate::db::batch::{Batch, Slot};
+use crate::db::batch::{Batch, BatchResults, Slot};
 use crate::db::subscriptions::{self, SeenThroughGroupRow};
 use crate::db::user_groups::SettingGroupRef;
 use crate::db::user_groups::{self, GroupIdRow, GroupNameRow, IsMemberRow, MemberIdRow, NewUserGroup, SettingUseRow, UserGroupRow};
@@ -15,6 +15,7 @@ use crate::domain::group_setting_values::{GroupChange, GroupSettingValue};
 use crate::domain::ids::UserId;
 use crate::domain::user_groups::{
     check_group_access, check_membership_access, current_permission, deactivation_objections, group_dict, permission_of, GroupPermission,
+    Membership,
 };
 use crate::error::{ApiError, ApiResult};
 use crate::event_types::{CapabilityGate, Event, UserGroupEvent};
@@ -52,9 +53,26 @@ pub fn check_group_name(raw: &str) -> ApiResult<String> {
     Ok(name.to_string())
 }
 
-/// Every group `user` belongs to, read in `batch` (the permission settings name groups).
-fn add_my_groups(batch: &mut Batch, db: &D1Database, user: &UserRow) -> ApiResult<Slot<GroupIdRow>> {
-    Ok(batch.add::<GroupIdRow>(user_groups::groups_of_user_stmt(db, user.realm_id, user.id)?))
+/// Every group `user` belongs to (the permission settings name groups) and whether they are
+/// in the organization's `can_manage_all_groups`, read in `batch`.
+struct MembershipReads {
+    groups: Slot<GroupIdRow>,
+    manages_all: Slot<IsMemberRow>,
+}
+
+impl MembershipReads {
+    fn take(self, results: &BatchResults) -> ApiResult<Membership> {
+        let manages_all = results.first(self.manages_all)?.is_some_and(|m| m.is_member != 0);
+        Ok(Membership { groups: ids_of(results.rows(self.groups)?), manages_all })
+    }
+}
+
+fn add_my_groups(batch: &mut Batch, db: &D1Database, user: &UserRow) -> ApiResult<MembershipReads> {
+    let manages_all = crate::db::realm_settings::in_group_setting_stmt(user.realm_id, "can_manage_all_groups", user.id)?;
+    Ok(MembershipReads {
+        groups: batch.add::<GroupIdRow>(user_groups::groups_of_user_stmt(db, user.realm_id, user.id)?),
+        manages_all: batch.add::<IsMemberRow>(manages_all.prepare(db)?),
+    })
 }
 
 fn ids_of(rows: Vec<GroupIdRow>) -> Vec<i64> {
@@ -232,7 +250,7 @@ pub async fn check_update_group(db: &D1Database, env: &Env, user: &UserRow, grou
     let named_users: Vec<i64> = changes.iter().flat_map(|c| c.change.new.user_ids().to_vec()).collect();
     let found_users = add_users(&mut batch, db, user.realm_id, &unique(&named_users))?;
     let results = batch.run(db).await?;
-    let group = check_group_access(user, results.first(group)?, &ids_of(results.rows(mine)?), None)?;
+    let group = check_group_access(user, results.first(group)?, &mine.take(&results)?, None)?;
     let found = results.rows(found)?;
     let found_users = results.rows_if_added(found_users)?;
     for change in &changes {
@@ -297,7 +315,7 @@ pub async fn check_deactivate_group(db: &D1Database, env: &Env, user: &UserRow, 
     if group.as_ref().is_some_and(|g| g.deactivated != 0) {
         return Err(ApiError::bad_request("User group is deactivated."));
     }
-    let group = check_group_access(user, group, &ids_of(results.rows(mine)?), None)?;
+    let group = check_group_access(user, group, &mine.take(&results)?, None)?;
     let objections = deactivation_objections(
         &ids_of(results.rows(supergroups)?),
         &results.rows(channel_uses)?,
@@ -358,7 +376,7 @@ pub async fn check_update_members(
     let seen_before = batch.add::<SeenThroughGroupRow>(subscriptions::seen_through_groups_stmt(db, user.realm_id)?);
     let results = batch.run(db).await?;
     let members = results.rows(members)?;
-    let group = check_membership_access(user, results.first(group)?, &ids_of(results.rows(mine)?), &add, &delete)?;
+    let group = check_membership_access(user, results.first(group)?, &mine.take(&results)?, &add, &delete)?;
     check_users(&add, &results.rows_if_added(found_users)?)?;
     let current: Vec<i64> = members.iter().map(|m| m.user_id).collect();
     if let Some(id) = add.iter().find(|id| current.contains(id)) {
@@ -428,7 +446,7 @@ pub async fn check_update_subgroups(
     let seen_before = batch.add::<SeenThroughGroupRow>(subscriptions::seen_through_groups_stmt(db, user.realm_id)?);
     let results = batch.run(db).await?;
     let permission = if add.is_empty() { "can_remove_members_group" } else { "can_add_members_group" };
-    let group = check_group_access(user, results.first(group)?, &ids_of(results.rows(mine)?), Some(permission))?;
+    let group = check_group_access(user, results.first(group)?, &mine.take(&results)?, Some(permission))?;
     let found_groups = results.rows_if_added(found_groups)?;
     check_groups(&add, &found_groups)?;
     check_groups(&delete, &found_groups)?;

@@ -30,6 +30,8 @@ const GROUP_SETTINGS: &[(&str, bool)] = &[
     ("can_create_private_channel_group", false),
     ("can_create_groups", false),
     ("can_set_topics_policy_group", false),
+    ("can_add_subscribers_group", false),
+    ("can_manage_all_groups", false),
 ];
 
 /// The organization's boolean join rules (migration 0024).

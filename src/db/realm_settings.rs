@@ -20,6 +20,8 @@ pub const GROUP_SETTING_DEFAULTS: &[(&str, &str)] = &[
     ("can_create_private_channel_group", system_groups::MEMBERS),
     ("can_create_groups", system_groups::MEMBERS),
     ("can_set_topics_policy_group", system_groups::MODERATORS),
+    ("can_add_subscribers_group", system_groups::MEMBERS),
+    ("can_manage_all_groups", system_groups::OWNERS),
 ];
 
 /// Group settings read with their default the same way, which organization creation leaves
@@ -51,6 +53,10 @@ pub struct RealmSettingsRow {
     pub can_create_private_channel_group: i64,
     pub can_create_groups: i64,
     pub can_set_topics_policy_group: i64,
+    /// Who subscribes others to channels, besides each channel's own group (migration 0043).
+    pub can_add_subscribers_group: i64,
+    /// Who manages every user group (migration 0043).
+    pub can_manage_all_groups: i64,
     pub message_content_delete_limit_seconds: Option<i64>,
     pub empty_topic_display_name: String,
     pub topics_policy: TopicsPolicy,
@@ -105,6 +111,8 @@ impl RealmSettingsRow {
             can_create_private_channel_group: 0,
             can_create_groups: 0,
             can_set_topics_policy_group: 0,
+            can_add_subscribers_group: 0,
+            can_manage_all_groups: 0,
             message_content_delete_limit_seconds: None,
             empty_topic_display_name: "general chat".into(),
             topics_policy: TopicsPolicy::AllowEmptyTopic,

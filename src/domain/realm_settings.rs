@@ -45,6 +45,8 @@ pub fn register_fields(s: &RealmSettingsRow) -> Map<String, Value> {
         "realm_can_create_private_channel_group": s.can_create_private_channel_group,
         "realm_can_create_groups": s.can_create_groups,
         "realm_can_set_topics_policy_group": s.can_set_topics_policy_group,
+        "realm_can_add_subscribers_group": s.can_add_subscribers_group,
+        "realm_can_manage_all_groups": s.can_manage_all_groups,
         "realm_invite_required": s.invite_required != 0,
         "realm_emails_restricted_to_domains": s.emails_restricted_to_domains != 0,
         "realm_disallow_disposable_email_addresses": s.disallow_disposable_email_addresses != 0,

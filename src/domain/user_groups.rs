@@ -99,8 +99,15 @@ pub fn holds(group: &UserGroupRow, setting: Option<i64>, user: &UserRow, my_grou
     }
 }
 
-fn manages(user: &UserRow, group: &UserGroupRow, my_groups: &[i64]) -> bool {
-    user.is_realm_admin() || holds(group, group.can_manage_group, user, my_groups)
+/// What decides which groups a user may change: the groups they belong to, and whether they
+/// are in the organization's `can_manage_all_groups` (owners by default).
+pub struct Membership {
+    pub groups: Vec<i64>,
+    pub manages_all: bool,
+}
+
+fn manages(user: &UserRow, group: &UserGroupRow, me: &Membership) -> bool {
+    me.manages_all || holds(group, group.can_manage_group, user, &me.groups)
 }
 
 /// A group `user` may change: not a system group, and the user an administrator, in its
@@ -108,12 +115,12 @@ fn manages(user: &UserRow, group: &UserGroupRow, my_groups: &[i64]) -> bool {
 pub fn check_group_access(
     user: &UserRow,
     group: Option<UserGroupRow>,
-    my_groups: &[i64],
+    me: &Membership,
     permission: Option<&str>,
 ) -> ApiResult<UserGroupRow> {
     let group = access_group(group)?;
-    let permitted = permission.is_some_and(|name| holds(&group, permission_of(&group, name), user, my_groups));
-    if group.is_system_group == 0 && (manages(user, &group, my_groups) || permitted) {
+    let permitted = permission.is_some_and(|name| holds(&group, permission_of(&group, name), user, &me.groups));
+    if group.is_system_group == 0 && (manages(user, &group, me) || permitted) {
         Ok(group)
     } else {
         Err(ApiError::bad_request("Insufficient permission"))
@@ -126,16 +133,16 @@ pub fn check_group_access(
 pub fn check_membership_access(
     user: &UserRow,
     group: Option<UserGroupRow>,
-    my_groups: &[i64],
+    me: &Membership,
     add: &[i64],
     delete: &[i64],
 ) -> ApiResult<UserGroupRow> {
     let group = access_group(group)?;
-    let may = |name: &str| holds(&group, permission_of(&group, name), user, my_groups);
+    let may = |name: &str| holds(&group, permission_of(&group, name), user, &me.groups);
     let only_me = |ids: &[i64]| ids == [user.id];
     let adding = add.is_empty() || may("can_add_members_group") || (only_me(add) && may("can_join_group"));
     let removing = delete.is_empty() || may("can_remove_members_group") || (only_me(delete) && may("can_leave_group"));
-    if group.is_system_group == 0 && (manages(user, &group, my_groups) || (adding && removing)) {
+    if group.is_system_group == 0 && (manages(user, &group, me) || (adding && removing)) {
         Ok(group)
     } else {
         Err(ApiError::bad_request("Insufficient permission"))

@@ -15,6 +15,7 @@ export const REALM_GROUP_SETTINGS = [
   "can_create_public_channel_group",
   "can_create_private_channel_group",
   "can_set_topics_policy_group",
+  "can_add_subscribers_group",
   "can_move_messages_between_channels_group",
   "can_move_messages_between_topics_group",
   "can_resolve_topics_group",
@@ -23,6 +24,7 @@ export const REALM_GROUP_SETTINGS = [
   "can_mention_many_users_group",
   "can_add_custom_emoji_group",
   "can_create_groups",
+  "can_manage_all_groups",
   "can_invite_users_group",
   "create_multiuse_invite_group",
 ] as const;

@@ -119,6 +119,7 @@ const REALM_PERMISSIONS: [string, [RealmGroupSettingName, string, boolean][]][] 
       ["can_create_public_channel_group", "Who can create public channels", false],
       ["can_create_private_channel_group", "Who can create private channels", false],
       ["can_set_topics_policy_group", "Who can configure per-channel topic settings", false],
+      ["can_add_subscribers_group", "Who can subscribe others to channels", false],
     ],
   ],
   [
@@ -137,6 +138,7 @@ const REALM_PERMISSIONS: [string, [RealmGroupSettingName, string, boolean][]][] 
       ["can_mention_many_users_group", "Who can notify a large number of users with a wildcard mention", true],
       ["can_add_custom_emoji_group", "Who can add custom emoji", false],
       ["can_create_groups", "Who can create user groups", false],
+      ["can_manage_all_groups", "Who can administer all user groups", false],
       ["can_invite_users_group", "Who can send email invitations to new users", false],
       ["create_multiuse_invite_group", "Who can create reusable invitation links", false],
     ],
