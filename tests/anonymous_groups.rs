@@ -91,13 +91,18 @@ fn a_set_of_users_and_groups_is_stored_shown_and_enforced() {
 
 #[test]
 fn an_anonymous_group_is_never_listed_as_a_group() {
-    let (_, id) = new_channel(&hamlet(), &[], false, true);
-    let before = groups(&iago()).len();
-    set(&iago(), id, "can_send_message_group", json!({ "new": set_of(&[othello().user_id], &[]) })).success();
-    let listed = groups(&iago());
+    // An organization of its own: nobody else makes groups there meanwhile.
+    let (owner, member) = organization_with_member("unlisted", "Unlisted groups", "a-long-member-password");
+    let name = unique("unlisted-");
+    let subs = json!([{ "name": name }]).to_string();
+    owner.post("/users/me/subscriptions", &[("subscriptions", &subs)]).success();
+    let id = owner.get("/get_stream_id", &[("stream", &name)]).success()["stream_id"].as_i64().unwrap();
+    let before = groups(&owner).len();
+    set(&owner, id, "can_send_message_group", json!({ "new": set_of(&[member.user_id], &[]) })).success();
+    let listed = groups(&owner);
     assert_eq!(listed.len(), before, "GET /user_groups lists no new group");
     assert!(listed.iter().all(|g| !g["name"].as_str().unwrap().starts_with('@')));
-    let state = iago().post("/register", &[("fetch_event_types", r#"["realm_user_groups"]"#)]).success();
+    let state = owner.post("/register", &[("fetch_event_types", r#"["realm_user_groups"]"#)]).success();
     assert_eq!(state["realm_user_groups"].as_array().unwrap().len(), before);
 }
 

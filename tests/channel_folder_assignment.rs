@@ -78,7 +78,8 @@ fn refused_moves_change_nothing() {
     let hamlet = Client::dev("hamlet@zulip.com");
     let first = create_folder(&iago, &unique("Kept "));
     let second = create_folder(&iago, &unique("Other "));
-    let (_, id) = new_channel(&hamlet, &[], false, true);
+    // Created by the administrator: a channel's creator administers it.
+    let (_, id) = new_channel(&iago, &[], false, true);
     let path = format!("/streams/{id}");
     iago.patch(&path, &[("folder_id", &first.to_string())]).success();
     hamlet
