@@ -10,7 +10,7 @@ use crate::db::subscriptions::{self, ChannelViewRow, SystemGroupRow};
 use crate::db::user_groups::{self, GroupNameRow, MemberRow};
 use crate::db::users::UserRow;
 use crate::domain::channels::can_access_channel_content;
-use crate::domain::group_setting_values::{GroupChange, GroupSettingValue};
+use crate::domain::group_setting_values::{self, GroupChange, GroupSettingValue};
 use crate::domain::user_settings::{self as user_settings, Setting};
 use crate::error::{ApiError, ApiResult};
 use crate::event_types::{Event, RealmEvent, UserGroupEvent, UserSettingsEvent};
@@ -109,15 +109,7 @@ async fn check_group_settings(db: &D1Database, admin: &UserRow, groups: &[GroupS
     let mut values = Vec::new();
     for setting in groups {
         let new = &setting.change.new;
-        for group_id in new.group_ids() {
-            let group = found.iter().find(|g| g.id == group_id).ok_or_else(|| ApiError::bad_request("Invalid user group"))?;
-            if group.name == system_groups::INTERNET || (!setting.allow_everyone && group.name == system_groups::EVERYONE) {
-                return Err(ApiError::bad_request(format!("'{}' setting cannot be set to '{}' group.", setting.name, group.name)));
-            }
-        }
-        if let Some(bad) = new.user_ids().iter().find(|id| !users.iter().any(|u| u.id == **id && u.is_active())) {
-            return Err(ApiError::bad_request(format!("Invalid user ID: {bad}")));
-        }
+        group_setting_values::check_value(setting.name, setting.allow_everyone, new, &found, &users)?;
         if let Some(now) = current.get(&format!("realm_{}", setting.name)) {
             setting.change.check_old(&GroupSettingValue::parse(setting.name, now)?)?;
         }

@@ -11,7 +11,7 @@ use crate::db::subscriptions::{self, SeenThroughGroupRow};
 use crate::db::user_groups::SettingGroupRef;
 use crate::db::user_groups::{self, GroupIdRow, GroupNameRow, IsMemberRow, MemberIdRow, NewUserGroup, SettingUseRow, UserGroupRow};
 use crate::db::users::{self, UserRow};
-use crate::domain::group_setting_values::{GroupChange, GroupSettingValue};
+use crate::domain::group_setting_values::{self, GroupChange, GroupSettingValue};
 use crate::domain::ids::UserId;
 use crate::domain::user_groups::{
     check_group_access, check_membership_access, current_permission, deactivation_objections, group_dict, permission_of, GroupPermission,
@@ -146,7 +146,7 @@ pub async fn check_create_group(db: &D1Database, env: &Env, creator: &UserRow, g
         check_groups(&subgroups, &results.rows_if_added(found_groups)?)?;
         let found_named = results.rows_if_added(found_named)?;
         for (setting, value) in &permissions {
-            check_permission_value(setting, value, &found_named, &found_users)?;
+            group_setting_values::check_value(setting.name, setting.allow_everyone, value, &found_named, &found_users)?;
         }
     }
     let mut setup = Vec::new();
@@ -195,34 +195,11 @@ struct PermissionChange {
 }
 
 /// Zulip's checks of a permission change: the new value suits the setting
-/// ([`check_permission_value`]) and `old` is the current value.
+/// (`group_setting_values::check_value`) and `old` is the current value.
 fn check_permission_change(group: &UserGroupRow, change: &PermissionChange, found: &[GroupNameRow], users: &[UserRow]) -> ApiResult<()> {
-    check_permission_value(change.setting, &change.change.new, found, users)?;
+    let setting = change.setting;
+    group_setting_values::check_value(setting.name, setting.allow_everyone, &change.change.new, found, users)?;
     change.change.check_old(&current_permission(group, permission_of(group, change.setting.name)))
-}
-
-/// A permission setting's value: each group it names as [`check_permission_group`], each
-/// user an active user of the organization (`users`).
-fn check_permission_value(
-    setting: &GroupPermission,
-    value: &GroupSettingValue,
-    found: &[GroupNameRow],
-    users: &[UserRow],
-) -> ApiResult<()> {
-    for group_id in value.group_ids() {
-        check_permission_group(setting, group_id, found)?;
-    }
-    check_users(value.user_ids(), users)
-}
-
-/// A permission setting's group: an active group of the organization (`found`), never
-/// `role:internet`, `role:everyone` only where the setting allows it.
-fn check_permission_group(setting: &GroupPermission, group_id: i64, found: &[GroupNameRow]) -> ApiResult<()> {
-    let group = found.iter().find(|g| g.id == group_id).ok_or_else(|| ApiError::bad_request("Invalid user group"))?;
-    if group.name == system_groups::INTERNET || (!setting.allow_everyone && group.name == system_groups::EVERYONE) {
-        return Err(ApiError::bad_request(format!("'{}' setting cannot be set to '{}' group.", setting.name, group.name)));
-    }
-    Ok(())
 }
 
 /// `PATCH /user_groups/{id}`: a new `name` (checked like a new group's, unique in the

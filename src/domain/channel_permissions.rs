@@ -9,7 +9,7 @@ use crate::db::subscriptions::ChannelViewRow;
 use crate::db::user_groups::GroupNameRow;
 use crate::db::users::UserRow;
 use crate::domain::channels::SystemGroups;
-use crate::domain::group_setting_values::{AnonymousGroups, GroupSettingValue};
+use crate::domain::group_setting_values::{self, AnonymousGroups, GroupSettingValue};
 use crate::error::{ApiError, ApiResult};
 use crate::model::{system_groups, TopicsPolicy};
 
@@ -152,16 +152,11 @@ impl SubscriptionRights {
 /// Zulip's checks of a setting's new group among the organization's active groups `found`:
 /// it exists, is never `role:internet`, and `role:everyone` only where allowed.
 pub fn check_group(setting: &ChannelGroupSetting, group_id: i64, found: &[GroupNameRow]) -> ApiResult<()> {
-    let group = found.iter().find(|g| g.id == group_id).ok_or_else(|| ApiError::bad_request("Invalid user group"))?;
-    if group.name == system_groups::INTERNET || (!setting.allow_everyone && group.name == system_groups::EVERYONE) {
-        return Err(ApiError::bad_request(format!("'{}' setting cannot be set to '{}' group.", setting.name, group.name)));
-    }
-    Ok(())
+    group_setting_values::check_group(setting.name, setting.allow_everyone, group_id, found)
 }
 
-/// Zulip's checks of a setting's new value, as sent (an empty set is nobody): each group it
-/// names as [`check_group`], each user an active user of the organization (`users`), and
-/// the right to grant it ([`check_may_grant`]).
+/// Zulip's checks of a setting's new value, as sent (an empty set is nobody):
+/// `group_setting_values::check_value`, and the right to grant it ([`check_may_grant`]).
 pub fn check_value(
     setting: &ChannelGroupSetting,
     value: &GroupSettingValue,
@@ -169,12 +164,7 @@ pub fn check_value(
     users: &[UserRow],
     me: &UserRow,
 ) -> ApiResult<()> {
-    for group_id in value.group_ids() {
-        check_group(setting, group_id, found)?;
-    }
-    if let Some(bad) = value.user_ids().iter().find(|id| !users.iter().any(|u| u.id == **id && u.is_active())) {
-        return Err(ApiError::bad_request(format!("Invalid user ID: {bad}")));
-    }
+    group_setting_values::check_value(setting.name, setting.allow_everyone, value, found, users)?;
     let to_nobody = match value {
         GroupSettingValue::Group(id) => found.iter().any(|g| g.id == *id && g.name == system_groups::NOBODY),
         GroupSettingValue::Anonymous(g) => g.direct_members.is_empty() && g.direct_subgroups.is_empty(),

@@ -7,7 +7,10 @@ use std::collections::HashMap;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
+use crate::db::user_groups::GroupNameRow;
+use crate::db::users::UserRow;
 use crate::error::{ApiError, ApiResult};
+use crate::model::system_groups;
 
 /// The members of an anonymous group, sorted.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
@@ -82,6 +85,35 @@ impl GroupSettingValue {
             value => value,
         }
     }
+}
+
+/// Zulip's checks of a setting's new value, as sent, for the setting `setting` (whether it
+/// allows `role:everyone`, which includes guests): each group it names an active group of
+/// the organization (`found`), never `role:internet`; each user an active user of the
+/// organization (`users`). One rule for channel, user-group and organization settings.
+pub fn check_value(
+    setting: &str,
+    allow_everyone: bool,
+    value: &GroupSettingValue,
+    found: &[GroupNameRow],
+    users: &[UserRow],
+) -> ApiResult<()> {
+    for group_id in value.group_ids() {
+        check_group(setting, allow_everyone, group_id, found)?;
+    }
+    match value.user_ids().iter().find(|id| !users.iter().any(|u| u.id == **id && u.is_active())) {
+        Some(bad) => Err(ApiError::bad_request(format!("Invalid user ID: {bad}"))),
+        None => Ok(()),
+    }
+}
+
+/// [`check_value`]'s rule for one group.
+pub fn check_group(setting: &str, allow_everyone: bool, group_id: i64, found: &[GroupNameRow]) -> ApiResult<()> {
+    let group = found.iter().find(|g| g.id == group_id).ok_or_else(|| ApiError::bad_request("Invalid user group"))?;
+    if group.name == system_groups::INTERNET || (!allow_everyone && group.name == system_groups::EVERYONE) {
+        return Err(ApiError::bad_request(format!("'{setting}' setting cannot be set to '{}' group.", group.name)));
+    }
+    Ok(())
 }
 
 /// A change as `PATCH` endpoints take it: `{"new": …, "old": …}` (`old` optional), or the
