@@ -98,6 +98,11 @@ impl RequestContext {
         self.auth.user().await
     }
 
+    /// Whom the credentials authenticated as last in this isolate ([`Authenticator::guessed_user`]).
+    pub fn guessed_user(&self) -> Option<(Rc<RealmState>, UserRow)> {
+        self.auth.guessed_user()
+    }
+
     /// The authenticated user in the role `G` asks for ([`crate::auth::Guard`]).
     pub async fn user_as<G: Guard>(&self) -> ApiResult<G> {
         self.auth.user_as().await

@@ -6,7 +6,7 @@ mod event_support;
 use std::thread;
 use std::time::{Duration, Instant};
 
-use common::Client;
+use common::{unique, Client};
 use event_support::{bad_queue_msg, register_for, Queue};
 use serde_json::{json, Value};
 
@@ -326,4 +326,21 @@ fn empty_fetch_event_types_answers_only_the_queue() {
     assert!(body["queue_id"].is_string());
     assert!(body.get("realm_users").is_none() && body.get("max_message_id").is_none());
     assert!(body["zulip_feature_level"].is_number());
+}
+
+#[test]
+fn a_user_deactivated_since_their_last_register_is_refused_with_or_without_state() {
+    let iago = Client::dev("iago@zulip.com");
+    let email = format!("{}@zulip.com", unique("regoff"));
+    iago.post("/users", &[("email", &email), ("password", "pw-123456789"), ("full_name", "Reg Off")]).success();
+    let user = Client::dev(&email);
+    // The server now knows whose key this is, and registers the next queue before checking it.
+    user.post("/register", &[]).success();
+    iago.delete(&format!("/users/{}", user.user_id), &[]).success();
+    user.post("/register", &[]).error(401, "USER_DEACTIVATED", "Account is deactivated");
+    user.post("/register", &[("event_types", r#"["message"]"#), ("fetch_event_types", "[]")]).error(
+        401,
+        "USER_DEACTIVATED",
+        "Account is deactivated",
+    );
 }

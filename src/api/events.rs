@@ -1,14 +1,16 @@
 //! Event queues: `POST /register`, `GET /events`, `DELETE /events`.
 
 use serde_json::{json, Value};
-use team_chat_durable_objects::protocol::QueueSpec;
+use team_chat_durable_objects::protocol::{QueueSpec, Registered};
 
 use crate::api::params::include_subscribers;
 use crate::context::RequestContext;
-use crate::domain::register_state::{initial_state, StateData, StateRequest};
+use crate::db::users::UserRow;
+use crate::domain::register_state::{initial_state, StateData, StateReads, StateRequest};
 use crate::error::{ApiError, ApiResult};
 use crate::params::Params;
 use crate::platform::event_queues::{self, Capabilities};
+use crate::platform::realm_cache::RealmState;
 use crate::response::Reply;
 use crate::settings::{ZULIP_FEATURE_LEVEL, ZULIP_MERGE_BASE, ZULIP_VERSION};
 
@@ -32,65 +34,97 @@ fn narrow_term(term: &Value) -> Option<(String, String)> {
     }
 }
 
+/// What `POST /register` was asked for.
+struct RegisterRequest {
+    event_types: Option<Vec<String>>,
+    /// `fetch_event_types`, else `event_types`; `None`: every type.
+    fetch: Option<Vec<String>>,
+    narrow: Vec<(String, String)>,
+    all_public_streams: bool,
+    apply_markdown: bool,
+    client_gravatar: bool,
+    slim_presence: bool,
+    include_subscribers: bool,
+    capabilities: Capabilities,
+}
+
+impl RegisterRequest {
+    fn parse(p: &Params) -> ApiResult<RegisterRequest> {
+        let event_types: Option<Vec<String>> = p.json_as("event_types", "a list of strings")?;
+        let fetch_event_types: Option<Vec<String>> = p.json_as("fetch_event_types", "a list of strings")?;
+        let narrow_raw: Vec<Value> = p.json_as("narrow", "a list")?.unwrap_or_default();
+        let narrow = narrow_raw
+            .iter()
+            .map(|t| narrow_term(t).ok_or_else(|| ApiError::invalid_argument("narrow", "a list of [operator, operand] terms")))
+            .collect::<ApiResult<Vec<_>>>()?;
+        let request = RegisterRequest {
+            fetch: fetch_event_types.or_else(|| event_types.clone()),
+            event_types,
+            narrow,
+            all_public_streams: p.bool_or("all_public_streams", false)?,
+            apply_markdown: p.bool_or("apply_markdown", false)?,
+            client_gravatar: p.bool_or("client_gravatar", true)?,
+            slim_presence: p.bool_or("slim_presence", false)?,
+            include_subscribers: include_subscribers(p, "one of true, false, partial")?,
+            capabilities: client_capabilities(p)?,
+        };
+        p.accept("presence_history_limit_days");
+        p.accept("queue_lifespan_secs");
+        Ok(request)
+    }
+
+    /// `fetch_event_types=[]`: a queue without initial state (no state query at all).
+    fn wants_state(&self) -> bool {
+        !self.fetch.as_ref().is_some_and(Vec::is_empty)
+    }
+
+    fn queue_spec(&self, user: &UserRow, realm: &RealmState) -> QueueSpec {
+        QueueSpec {
+            realm_id: user.realm_id,
+            user_id: user.id,
+            event_types: self.event_types.clone(),
+            narrow: self.narrow.clone(),
+            all_public_streams: self.all_public_streams,
+            apply_markdown: self.apply_markdown,
+            client_gravatar: self.client_gravatar,
+            capabilities: self.capabilities.clone(),
+            realm_empty_topic_display_name: realm.settings.empty_topic_display_name.clone(),
+        }
+    }
+}
+
 /// # `POST /register`
 /// Registers an event queue for the caller and answers the initial state of the requested
 /// event types. The queue is registered before the state is read, so no change falls
 /// between the state and the first event.
 pub async fn register(ctx: &RequestContext) -> ApiResult<Reply> {
-    let user = ctx.user().await?;
-    let p = &ctx.params;
-    let event_types: Option<Vec<String>> = p.json_as("event_types", "a list of strings")?;
-    let fetch_event_types: Option<Vec<String>> = p.json_as("fetch_event_types", "a list of strings")?;
-    let narrow_raw: Vec<Value> = p.json_as("narrow", "a list")?.unwrap_or_default();
-    let narrow = narrow_raw
-        .iter()
-        .map(|t| narrow_term(t).ok_or_else(|| ApiError::invalid_argument("narrow", "a list of [operator, operand] terms")))
-        .collect::<ApiResult<Vec<_>>>()?;
-    let all_public_streams = p.bool_or("all_public_streams", false)?;
-    let apply_markdown = p.bool_or("apply_markdown", false)?;
-    let client_gravatar = p.bool_or("client_gravatar", true)?;
-    let slim_presence = p.bool_or("slim_presence", false)?;
-    let include_subscribers = include_subscribers(p, "one of true, false, partial")?;
-    let capabilities = client_capabilities(p)?;
-    p.accept("presence_history_limit_days");
-    p.accept("queue_lifespan_secs");
-
-    let realm = ctx.realm().await?;
-    // The queue needs the empty topic's display name before the state batch runs: the
-    // isolate's copy, current for this request, costs no round trip.
-    let realm_state = ctx.realm_state(realm.id).await?;
-    let settings = &realm_state.settings;
-    let spec = QueueSpec {
-        realm_id: realm.id,
-        user_id: user.id,
-        event_types: event_types.clone(),
-        narrow,
-        all_public_streams,
-        apply_markdown,
-        client_gravatar,
-        capabilities: capabilities.clone(),
-        realm_empty_topic_display_name: settings.empty_topic_display_name.clone(),
+    let request = ctx.after_authentication(RegisterRequest::parse(&ctx.params)).await?;
+    let reads = StateReads { fetch_event_types: request.fetch.as_deref() };
+    let reads = request.wants_state().then_some(&reads);
+    let (user, registered, data) = match ctx.guessed_user() {
+        Some((realm_state, guessed)) => match queue_for_guess(ctx, &request, reads, &guessed, &realm_state).await? {
+            Some(answer) => answer,
+            None => queue_then_state(ctx, &request, reads).await?,
+        },
+        None => queue_then_state(ctx, &request, reads).await?,
     };
-    let registered = event_queues::register(&ctx.env, &spec).await?;
-
-    let fetch = fetch_event_types.or(event_types);
-    let request = StateRequest {
-        fetch_event_types: fetch.as_deref(),
-        capabilities: &capabilities,
-        client_gravatar,
-        slim_presence,
-        include_subscribers,
-        realm_host: ctx.realm_host(),
-        base_url: &ctx.base_url,
-        longpoll_timeout_secs: longpoll_timeout_secs(ctx),
-        push_notifications_enabled: ctx.settings.push_relay.is_some(),
-    };
-    // `fetch_event_types=[]`: a queue without initial state (no state query at all).
-    let mut fields = if fetch.as_ref().is_some_and(Vec::is_empty) {
-        serde_json::Map::new()
-    } else {
-        let data = StateData::load(&ctx.db, &user).await?;
-        initial_state(&user, &realm, &data, &request)
+    let mut fields = match data {
+        Some(data) => {
+            let realm = ctx.realm().await?;
+            let state_request = StateRequest {
+                fetch_event_types: request.fetch.as_deref(),
+                capabilities: &request.capabilities,
+                client_gravatar: request.client_gravatar,
+                slim_presence: request.slim_presence,
+                include_subscribers: request.include_subscribers,
+                realm_host: ctx.realm_host(),
+                base_url: &ctx.base_url,
+                longpoll_timeout_secs: longpoll_timeout_secs(ctx),
+                push_notifications_enabled: ctx.settings.push_relay.is_some(),
+            };
+            initial_state(&user, &realm, &data, &state_request)
+        }
+        None => serde_json::Map::new(),
     };
     fields.insert("queue_id".into(), json!(registered.queue_id));
     fields.insert("last_event_id".into(), json!(registered.last_event_id));
@@ -99,6 +133,75 @@ pub async fn register(ctx: &RequestContext) -> ApiResult<Reply> {
     fields.insert("zulip_merge_base".into(), json!(ZULIP_MERGE_BASE));
     fields.insert("event_queue_longpoll_timeout_seconds".into(), json!(longpoll_timeout_secs(ctx)));
     Ok(Reply::Json(fields))
+}
+
+type Registration = (UserRow, Registered, Option<StateData>);
+
+/// Authenticates, registers the queue, then reads the state: three round trips.
+async fn queue_then_state(ctx: &RequestContext, request: &RegisterRequest, reads: Option<&StateReads<'_>>) -> ApiResult<Registration> {
+    let user = ctx.user().await?;
+    let realm_state = ctx.realm_state(user.realm_id).await?;
+    let registered = event_queues::register(&ctx.env, &request.queue_spec(&user, &realm_state)).await?;
+    let Some(reads) = reads else { return Ok((user, registered, None)) };
+    // The credentials are checked again in the state's batch; they could only fail now.
+    let checked =
+        ctx.read_as_user(reads).await.and_then(|(me, _, data)| if me.id == user.id { Ok(data) } else { Err(ApiError::invalid_api_key()) });
+    match checked {
+        Ok(data) => Ok((user, registered, Some(data))),
+        Err(err) => {
+            forget_queue(ctx, &user, &registered).await;
+            Err(err)
+        }
+    }
+}
+
+/// When the isolate knows whose key this is, the queue is registered for that user first,
+/// and the credentials are checked beside it (no state) or in the state's own batch:
+/// two round trips, or one. `None` when the guess was wrong (its queue deleted again).
+async fn queue_for_guess(
+    ctx: &RequestContext,
+    request: &RegisterRequest,
+    reads: Option<&StateReads<'_>>,
+    guessed: &UserRow,
+    realm_state: &RealmState,
+) -> ApiResult<Option<Registration>> {
+    let spec = request.queue_spec(guessed, realm_state);
+    let (registered, checked) = match reads {
+        Some(reads) => {
+            let registered = event_queues::register(&ctx.env, &spec).await?;
+            let checked = ctx.read_as_user(reads).await.map(|(me, state, data)| (me, state, Some(data)));
+            (registered, checked)
+        }
+        None => {
+            let (registered, me) = futures_util::future::join(event_queues::register(&ctx.env, &spec), ctx.user()).await;
+            let checked = match me {
+                Ok(me) => ctx.realm_state(me.realm_id).await.map(|state| (me, state, None)),
+                Err(err) => Err(err),
+            };
+            (registered?, checked)
+        }
+    };
+    match checked {
+        Ok((me, state, data)) if me.id == guessed.id && state.settings.empty_topic_display_name == spec.realm_empty_topic_display_name => {
+            Ok(Some((me, registered, data)))
+        }
+        Ok(_) => {
+            forget_queue(ctx, guessed, &registered).await;
+            Ok(None)
+        }
+        Err(err) => {
+            forget_queue(ctx, guessed, &registered).await;
+            Err(err)
+        }
+    }
+}
+
+/// Deletes a queue registered for an answer that is not given; a queue left behind
+/// expires unpolled.
+async fn forget_queue(ctx: &RequestContext, user: &UserRow, registered: &Registered) {
+    if let Err(err) = event_queues::delete(&ctx.env, user.realm_id, user.id, &registered.queue_id).await {
+        worker::console_error!("queue {} of a refused register not deleted: {}", registered.queue_id, err.msg);
+    }
 }
 
 /// `client_capabilities`: a JSON object of flags, each false when absent.

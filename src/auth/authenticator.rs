@@ -107,6 +107,12 @@ impl Authenticator {
         *self.realm.borrow_mut() = Some(realm);
     }
 
+    /// Whom this isolate last authenticated the credentials as, with the organization's
+    /// state it holds: a guess, which only the credentials' check confirms.
+    pub fn guessed_user(&self) -> Option<(Rc<RealmState>, UserRow)> {
+        guessed_owner(self.credentials.as_ref())
+    }
+
     /// The authenticated user (HTTP Basic `email:api_key`, or the web client's session),
     /// counted against the user's rate limit; a failed authentication counts against the
     /// client's IP address.

@@ -1,6 +1,6 @@
 //! The initial state of `POST /register`: for each requested event type
 //! (`fetch_event_types`, Zulip's `fetch_initial_state_data`), the current data of the
-//! organization as the caller may see it. One D1 batch ([`StateData::load`]); the sections
+//! organization as the caller may see it. One D1 batch ([`StateReads`]); the sections
 //! are built in files of their own: the organization and its users ([`realm`]), channels
 //! and groups ([`channels`]), messages and unreads ([`messages`]), settings ([`settings`]).
 
@@ -14,8 +14,9 @@ use std::collections::HashMap;
 use serde_json::{json, Map, Value};
 use worker::D1Database;
 
+use crate::auth::ReadAsUser;
 use crate::db::alert_words::{self, WordRow};
-use crate::db::batch::Batch;
+use crate::db::batch::{Batch, BatchResults, Slot};
 use crate::db::channel_folders::{self, ChannelFolderRow};
 use crate::db::drafts::{self, DraftRow};
 use crate::db::linkifiers::LinkifierRow;
@@ -24,7 +25,7 @@ use crate::db::navigation_views::{self, NavigationViewRow};
 use crate::db::presence::{self, MaxUpdateRow, PresenceRow};
 use crate::db::profile_fields::{self, ProfileFieldRow, ProfileValueRow};
 use crate::db::realm_playgrounds::{self, PlaygroundRow};
-use crate::db::realm_settings::{self, RealmSettingsRow};
+use crate::db::realm_settings::RealmSettingsRow;
 use crate::db::realms::RealmRow;
 use crate::db::register_state::{self as q, ConversationRow, IdRow, MaxId, UnreadRow, UserTopicRow};
 use crate::db::saved_snippets::{self, SavedSnippetRow};
@@ -44,6 +45,7 @@ use crate::domain::scheduled_messages::scheduled_message_dict;
 use crate::domain::user_status::status_dict;
 use crate::error::ApiResult;
 use crate::platform::event_queues::Capabilities;
+use crate::platform::realm_cache::RealmState;
 
 pub use settings::user_settings;
 
@@ -80,7 +82,7 @@ impl StateRequest<'_> {
     }
 }
 
-/// Everything the state is built from, loaded in one batch.
+/// Everything the state is built from, read in one batch ([`StateReads`]).
 pub struct StateData {
     pub settings: RealmSettingsRow,
     pub users: Vec<UserRow>,
@@ -116,76 +118,149 @@ pub struct StateData {
     pub bot_services: Vec<crate::db::bot_services::BotServiceRow>,
 }
 
-impl StateData {
-    pub async fn load(db: &D1Database, user: &UserRow) -> ApiResult<StateData> {
-        let realm_id = user.realm_id;
-        let mut batch = Batch::new();
-        let settings = batch.add::<RealmSettingsRow>(realm_settings::by_realm_id_stmt(db, realm_id)?);
-        let users = batch.add(users::all_in_realm_stmt(db, realm_id)?);
-        let channels = batch.add(subscriptions::all_for_user_by_id_stmt(db, realm_id, user.id)?);
-        let subscriptions = batch.add(subscription_settings::all_in_realm_stmt(db, realm_id)?);
-        let groups = batch.add(user_groups::in_realm_stmt(db, realm_id)?);
-        let group_members = batch.add(q::group_members_stmt(db, realm_id)?);
-        let subgroups = batch.add(user_groups::subgroups_stmt(db, realm_id)?);
-        let unread = batch.add(q::unread_stmt(db, user.id)?);
-        let max_message_id = batch.add::<MaxId>(q::max_message_id_stmt(db, user.id)?);
-        let starred = batch.add::<IdRow>(q::starred_stmt(db, user.id)?);
-        let user_topics = batch.add(q::user_topics_stmt(db, user.id)?);
-        let conversations = batch.add(q::private_conversations_stmt(db, user.id)?);
-        let direct_group_members = batch.add(q::direct_group_members_stmt(db, user.id)?);
-        let profile_fields = batch.add(profile_fields::in_realm_stmt(db, realm_id)?);
-        let profile_values = batch.add(q::profile_values_stmt(db, realm_id)?);
-        let scheduled = batch.add(scheduled_messages::pending_of_sender_stmt(db, user.id)?);
-        let drafts = batch.add(drafts::of_user_stmt(db, user.id)?);
-        let alert_words = batch.add::<WordRow>(alert_words::for_user_stmt(db, user.id)?);
-        let user_statuses = batch.add(user_status::in_realm_stmt(db, realm_id)?);
-        let muted_users = batch.add(muted_users::for_user_stmt(db, user.id)?);
+/// `POST /register`'s reads, made as the user ([`ReadAsUser`]: in the authentication's
+/// batch when the isolate knows the key). Sections the client did not ask for are not read.
+pub struct StateReads<'a> {
+    /// `None`: every type.
+    pub fetch_event_types: Option<&'a [String]>,
+}
+
+impl StateReads<'_> {
+    fn want(&self, kinds: &[&str]) -> bool {
+        self.fetch_event_types.is_none_or(|types| types.iter().any(|t| kinds.contains(&t.as_str())))
+    }
+
+    /// `statement` in `batch` when one of `kinds` is wanted.
+    fn add_if<T: serde::de::DeserializeOwned>(
+        &self,
+        batch: &mut Batch,
+        kinds: &[&str],
+        statement: impl FnOnce() -> worker::Result<worker::D1PreparedStatement>,
+    ) -> ApiResult<Option<Slot<T>>> {
+        add_when(batch, self.want(kinds), statement)
+    }
+}
+
+fn add_when<T: serde::de::DeserializeOwned>(
+    batch: &mut Batch,
+    wanted: bool,
+    statement: impl FnOnce() -> worker::Result<worker::D1PreparedStatement>,
+) -> ApiResult<Option<Slot<T>>> {
+    Ok(if wanted { Some(batch.add(statement()?)) } else { None })
+}
+
+/// Where each of [`StateReads`]' statements answers.
+pub struct StateSlots {
+    users: Slot<UserRow>,
+    channels: Slot<ChannelViewRow>,
+    subscriptions: Slot<SubscriptionRow>,
+    groups: Slot<UserGroupRow>,
+    group_members: Slot<MemberRow>,
+    subgroups: Slot<SubgroupRow>,
+    unread: Option<Slot<UnreadRow>>,
+    max_message_id: Slot<MaxId>,
+    starred: Option<Slot<IdRow>>,
+    user_topics: Option<Slot<UserTopicRow>>,
+    conversations: Option<Slot<ConversationRow>>,
+    direct_group_members: Option<Slot<MemberRow>>,
+    profile_fields: Option<Slot<ProfileFieldRow>>,
+    profile_values: Option<Slot<ProfileValueRow>>,
+    scheduled: Option<Slot<ScheduledMessageRow>>,
+    drafts: Option<Slot<DraftRow>>,
+    alert_words: Option<Slot<WordRow>>,
+    user_statuses: Option<Slot<UserStatusRow>>,
+    muted_users: Option<Slot<MutedUserRow>>,
+    presences: Option<Slot<PresenceRow>>,
+    presence_max: Option<Slot<MaxUpdateRow>>,
+    linkifiers: Option<Slot<LinkifierRow>>,
+    realm_emoji: Option<Slot<crate::db::realm_emoji::RealmEmojiRow>>,
+    saved_snippets: Option<Slot<SavedSnippetRow>>,
+    navigation_views: Option<Slot<NavigationViewRow>>,
+    channel_folders: Option<Slot<ChannelFolderRow>>,
+    playgrounds: Option<Slot<PlaygroundRow>>,
+    realm_domains: Option<Slot<crate::db::invites::RealmDomainRow>>,
+    default_channels: Option<Slot<crate::db::default_channels::DefaultChannelRow>>,
+    bot_services: Option<Slot<crate::db::bot_services::BotServiceRow>>,
+}
+
+impl ReadAsUser for StateReads<'_> {
+    type Slots = StateSlots;
+    type Output = StateData;
+
+    fn add(&self, batch: &mut Batch, db: &D1Database, user: &UserRow, _realm: &RealmState) -> ApiResult<StateSlots> {
+        let (realm_id, user_id) = (user.realm_id, user.id);
+        // As in the sections: unread messages need both types, direct-message groups serve
+        // unread messages and recent conversations.
+        let unread = self.want(&["message"]) && self.want(&["update_message_flags"]);
+        let dm_groups = unread || self.want(&["recent_private_conversations"]);
         let presence_since = crate::db::now() - PRESENCE_HISTORY_LIMIT_DAYS * 86_400;
-        let presences = batch.add(presence::in_realm_stmt(db, realm_id, -1, presence_since)?);
-        let presence_max = batch.add::<MaxUpdateRow>(presence::max_update_id_stmt(db, realm_id)?);
-        let linkifiers = batch.add(crate::db::linkifiers::in_realm_stmt(db, realm_id)?);
-        let realm_emoji = batch.add(crate::db::realm_emoji::in_realm_stmt(db, realm_id)?);
-        let saved_snippets = batch.add(saved_snippets::for_user_stmt(db, user.id)?);
-        let navigation_views = batch.add(navigation_views::for_user_stmt(db, user.id)?);
-        let channel_folders = batch.add(channel_folders::in_realm_stmt(db, realm_id)?);
-        let playgrounds = batch.add(realm_playgrounds::in_realm_stmt(db, realm_id)?);
-        let realm_domains = batch.add(crate::db::invites::realm_domains_stmt(db, realm_id)?);
-        let default_channels =
-            batch.add::<crate::db::default_channels::DefaultChannelRow>(crate::db::default_channels::in_realm_stmt(db, realm_id)?);
-        let bot_services = batch.add(crate::db::bot_services::in_realm_stmt(db, realm_id)?);
-        let results = batch.run(db).await?;
+        Ok(StateSlots {
+            users: batch.add(users::all_in_realm_stmt(db, realm_id)?),
+            channels: batch.add(subscriptions::all_for_user_by_id_stmt(db, realm_id, user_id)?),
+            subscriptions: batch.add(subscription_settings::all_in_realm_stmt(db, realm_id)?),
+            groups: batch.add(user_groups::in_realm_stmt(db, realm_id)?),
+            group_members: batch.add(q::group_members_stmt(db, realm_id)?),
+            subgroups: batch.add(user_groups::subgroups_stmt(db, realm_id)?),
+            unread: add_when(batch, unread, || q::unread_stmt(db, user_id))?,
+            max_message_id: batch.add(q::max_message_id_stmt(db, user_id)?),
+            starred: self.add_if(batch, &["starred_messages"], || q::starred_stmt(db, user_id))?,
+            user_topics: self.add_if(batch, &["user_topic", "muted_topics"], || q::user_topics_stmt(db, user_id))?,
+            conversations: self.add_if(batch, &["recent_private_conversations"], || q::private_conversations_stmt(db, user_id))?,
+            direct_group_members: add_when(batch, dm_groups, || q::direct_group_members_stmt(db, user_id))?,
+            profile_fields: self.add_if(batch, &["custom_profile_fields"], || profile_fields::in_realm_stmt(db, realm_id))?,
+            profile_values: self.add_if(batch, &["realm_user"], || q::profile_values_stmt(db, realm_id))?,
+            scheduled: self.add_if(batch, &["scheduled_messages"], || scheduled_messages::pending_of_sender_stmt(db, user_id))?,
+            drafts: self.add_if(batch, &["drafts"], || drafts::of_user_stmt(db, user_id))?,
+            alert_words: self.add_if(batch, &["alert_words"], || alert_words::for_user_stmt(db, user_id))?,
+            user_statuses: self.add_if(batch, &["user_status"], || user_status::in_realm_stmt(db, realm_id))?,
+            muted_users: self.add_if(batch, &["muted_users"], || muted_users::for_user_stmt(db, user_id))?,
+            presences: self.add_if(batch, &["presence"], || presence::in_realm_stmt(db, realm_id, -1, presence_since))?,
+            presence_max: self.add_if(batch, &["presence"], || presence::max_update_id_stmt(db, realm_id))?,
+            linkifiers: self.add_if(batch, &["realm_linkifiers"], || crate::db::linkifiers::in_realm_stmt(db, realm_id))?,
+            realm_emoji: self.add_if(batch, &["realm_emoji"], || crate::db::realm_emoji::in_realm_stmt(db, realm_id))?,
+            saved_snippets: self.add_if(batch, &["saved_snippets"], || saved_snippets::for_user_stmt(db, user_id))?,
+            navigation_views: self.add_if(batch, &["navigation_views"], || navigation_views::for_user_stmt(db, user_id))?,
+            channel_folders: self.add_if(batch, &["channel_folders"], || channel_folders::in_realm_stmt(db, realm_id))?,
+            playgrounds: self.add_if(batch, &["realm_playgrounds"], || realm_playgrounds::in_realm_stmt(db, realm_id))?,
+            realm_domains: self.add_if(batch, &["realm_domains"], || crate::db::invites::realm_domains_stmt(db, realm_id))?,
+            default_channels: self.add_if(batch, &["default_streams"], || crate::db::default_channels::in_realm_stmt(db, realm_id))?,
+            bot_services: self.add_if(batch, &["realm_bot"], || crate::db::bot_services::in_realm_stmt(db, realm_id))?,
+        })
+    }
+
+    fn take(&self, results: &BatchResults, s: StateSlots, _user: &UserRow, realm: &RealmState) -> ApiResult<StateData> {
         Ok(StateData {
-            settings: results.first(settings)?.ok_or_else(|| crate::error::ApiError::internal("realm has no settings"))?,
-            users: results.rows(users)?,
-            channels: results.rows(channels)?,
-            subscriptions: results.rows(subscriptions)?,
-            groups: results.rows(groups)?,
-            group_members: results.rows(group_members)?,
-            subgroups: results.rows(subgroups)?,
-            unread: results.rows(unread)?,
-            max_message_id: results.first(max_message_id)?.and_then(|m| m.max_id),
-            starred: results.rows(starred)?.into_iter().map(|r| r.id).collect(),
-            user_topics: results.rows(user_topics)?,
-            conversations: results.rows(conversations)?,
-            direct_group_members: results.rows(direct_group_members)?,
-            profile_fields: results.rows(profile_fields)?,
-            profile_values: results.rows(profile_values)?,
-            scheduled_messages: results.rows(scheduled)?,
-            drafts: results.rows(drafts)?,
-            alert_words: results.rows(alert_words)?.into_iter().map(|w| w.word).collect(),
-            user_statuses: results.rows(user_statuses)?,
-            muted_users: results.rows(muted_users)?,
-            presences: results.rows(presences)?,
-            presence_last_update_id: results.first(presence_max)?.and_then(|m| m.max_id),
-            linkifiers: results.rows(linkifiers)?,
-            realm_emoji: results.rows(realm_emoji)?,
-            saved_snippets: results.rows(saved_snippets)?,
-            navigation_views: results.rows(navigation_views)?,
-            channel_folders: results.rows(channel_folders)?,
-            playgrounds: results.rows(playgrounds)?,
-            realm_domains: results.rows(realm_domains)?,
-            default_channel_ids: results.rows(default_channels)?.into_iter().map(|r| r.channel_id).collect(),
-            bot_services: results.rows(bot_services)?,
+            settings: realm.settings.clone(),
+            users: results.rows(s.users)?,
+            channels: results.rows(s.channels)?,
+            subscriptions: results.rows(s.subscriptions)?,
+            groups: results.rows(s.groups)?,
+            group_members: results.rows(s.group_members)?,
+            subgroups: results.rows(s.subgroups)?,
+            unread: results.rows_if_added(s.unread)?,
+            max_message_id: results.first(s.max_message_id)?.and_then(|m| m.max_id),
+            starred: results.rows_if_added(s.starred)?.into_iter().map(|r| r.id).collect(),
+            user_topics: results.rows_if_added(s.user_topics)?,
+            conversations: results.rows_if_added(s.conversations)?,
+            direct_group_members: results.rows_if_added(s.direct_group_members)?,
+            profile_fields: results.rows_if_added(s.profile_fields)?,
+            profile_values: results.rows_if_added(s.profile_values)?,
+            scheduled_messages: results.rows_if_added(s.scheduled)?,
+            drafts: results.rows_if_added(s.drafts)?,
+            alert_words: results.rows_if_added(s.alert_words)?.into_iter().map(|w| w.word).collect(),
+            user_statuses: results.rows_if_added(s.user_statuses)?,
+            muted_users: results.rows_if_added(s.muted_users)?,
+            presences: results.rows_if_added(s.presences)?,
+            presence_last_update_id: s.presence_max.map(|slot| results.first(slot)).transpose()?.flatten().and_then(|m| m.max_id),
+            linkifiers: results.rows_if_added(s.linkifiers)?,
+            realm_emoji: results.rows_if_added(s.realm_emoji)?,
+            saved_snippets: results.rows_if_added(s.saved_snippets)?,
+            navigation_views: results.rows_if_added(s.navigation_views)?,
+            channel_folders: results.rows_if_added(s.channel_folders)?,
+            playgrounds: results.rows_if_added(s.playgrounds)?,
+            realm_domains: results.rows_if_added(s.realm_domains)?,
+            default_channel_ids: results.rows_if_added(s.default_channels)?.into_iter().map(|r| r.channel_id).collect(),
+            bot_services: results.rows_if_added(s.bot_services)?,
         })
     }
 }
