@@ -26,6 +26,10 @@ const REGISTER_ALONE: usize = 15;
 const REGISTRATIONS: usize = 1000;
 const REGISTER_CONCURRENCY: usize = 16;
 const FAN_OUTS: [usize; 3] = [10, 100, 1000];
+/// Sends of each kind in the notified-send figure, and the pause after each, longer than
+/// a send's after-work takes here.
+const NOTIFIED_SENDS: usize = 15;
+const AFTER_WORK_GAP: Duration = Duration::from_millis(400);
 const DEADLINE: Duration = Duration::from_secs(120);
 
 /// How many messages a fan-out figure is the median of. One message to 10 polls takes
@@ -268,8 +272,13 @@ fn main() {
     }
     api.ok("POST", "/dev_bench/d1_batch", None, &[]);
 
-    // `BENCH_ONLY=fan_out`, `search` or `register`: only those figures (for profiling them).
+    // `BENCH_ONLY=fan_out`, `search`, `register` or `notified_send`: only those figures.
     let only = std::env::var("BENCH_ONLY").unwrap_or_default();
+    if only == "notified_send" {
+        notified_send_figure(&base, &api, &[&hamlet, &othello], channel_id, &send, &mut figures);
+        print_table(&figures);
+        return;
+    }
     if only == "register" {
         let reads_ms = register_figures(&base, &api, &othello, &mut figures);
         let server = ServerFanOut::register(&base, &hamlet, &cordelia, REGISTRATIONS);
@@ -431,7 +440,74 @@ fn request_figures(
         );
     }
 
+    notified_send_figure(&base, api, users, channel_id, send, figures);
     register_figures(&base, api, othello, figures)
+}
+
+/// A send that mentions an outgoing-webhook bot and an offline subscriber with a phone
+/// (a push notification and a missed-message email to schedule), beside the plain send in
+/// the same sitting: what those features do happens after the answer, so both should cost
+/// the same.
+fn notified_send_figure(base: &str, api: &Api, users: &[&User; 2], channel_id: i64, plain: &Call, figures: &mut Vec<Figure>) {
+    let [hamlet, othello] = *users;
+    let pid = std::process::id();
+    // Its service is the discard port, where nothing listens: the call fails, after the answer.
+    let bot_name = format!("Bench hook {pid}");
+    let short_name = format!("benchhook{pid}");
+    let payload_url = serde_json::json!("http://127.0.0.1:9/").to_string();
+    let bot = api.ok(
+        "POST",
+        "/bots",
+        Some(hamlet),
+        &[("full_name", &bot_name), ("short_name", &short_name), ("bot_type", "3"), ("payload_url", &payload_url), ("interface_type", "1")],
+    );
+    let bot_id = bot["user_id"].as_i64().unwrap();
+    let subscriptions =
+        serde_json::json!([{ "name": api.ok("GET", &format!("/streams/{channel_id}"), Some(hamlet), &[])["stream"]["name"] }]).to_string();
+    api.ok("POST", "/users/me/subscriptions", Some(hamlet), &[("subscriptions", &subscriptions), ("principals", &format!("[{bot_id}]"))]);
+    api.ok("POST", "/users/me/android_gcm_reg_id", Some(othello), &[("token", &format!("bench-phone-{pid}"))]);
+    let content = format!("@**Othello, the Moor of Venice|{}** and @**{bot_name}|{bot_id}**: a benchmark message.", othello.id);
+    let notified = Call::new(
+        "POST",
+        "/messages",
+        Some(hamlet),
+        &[("type", "stream"), ("to", &channel_id.to_string()), ("topic", "bench"), ("content", &content)],
+    );
+    // The send's own cost: each send alone, after the previous one's after-work is done,
+    // taking turns so that the machine's drift falls on both alike.
+    let (mut plain_ms, mut notified_ms) = (Vec::new(), Vec::new());
+    for _ in 0..NOTIFIED_SENDS {
+        for (call, times) in [(plain, &mut plain_ms), (&notified, &mut notified_ms)] {
+            let t = Instant::now();
+            api.run(call);
+            times.push(t.elapsed().as_secs_f64() * 1000.0);
+            thread::sleep(AFTER_WORK_GAP);
+        }
+    }
+    let (plain_p50, notified_p50) = (median(plain_ms), median(notified_ms));
+    push(
+        figures,
+        Figure {
+            name: "`POST /messages` mentioning an outgoing-webhook bot and an offline user with a phone, alone".into(),
+            server: format!("p50 {notified_p50:.1} ms"),
+            floor: format!("the same send without them: p50 {plain_p50:.1} ms"),
+            ratio: notified_p50 / plain_p50,
+            goal: "time / floor ≈ 1 (within noise)",
+        },
+    );
+    // Back to back, their after-work (the webhook's call, the push, the email's scheduling)
+    // shares this one-process runtime with the next sends.
+    let (plain_rate, notified_rate) = (rate(base, 1, plain).per_sec, rate(base, 1, &notified).per_sec);
+    push(
+        figures,
+        Figure {
+            name: "the same sends back to back (c=1), after-work included".into(),
+            server: format!("{notified_rate:.0} req/s"),
+            floor: format!("the same send without them: {plain_rate:.0} req/s"),
+            ratio: notified_rate / plain_rate,
+            goal: "rate / floor (context)",
+        },
+    );
 }
 
 /// `POST /register` alone (full state) beside one D1 read; answers the time of
