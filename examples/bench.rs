@@ -32,6 +32,10 @@ const NOTIFIED_SENDS: usize = 15;
 const AFTER_WORK_GAP: Duration = Duration::from_millis(400);
 /// The most long-polls one local Durable Object holds without its runtime restarting it.
 const MAX_FLOOR_POLLS: usize = 1000;
+/// The load figures: connections at once, and how long and how many requests at most.
+const LOAD_CONCURRENCY: usize = 64;
+const LOAD_TIME: Duration = Duration::from_secs(10);
+const LOAD_REQUESTS: usize = 20_000;
 const DEADLINE: Duration = Duration::from_secs(120);
 
 /// How many messages a fan-out figure is the median of. One message to 10 polls takes
@@ -143,6 +147,60 @@ fn median(mut values: Vec<f64>) -> f64 {
 struct Rate {
     per_sec: f64,
     p50_ms: f64,
+}
+
+/// One run of `call` from [`LOAD_CONCURRENCY`] connections for [`LOAD_TIME`] (at most
+/// [`LOAD_REQUESTS`]): the rate of successes, the p99 of every answer, the failures.
+struct Load {
+    per_sec: f64,
+    p99_ms: f64,
+    errors: usize,
+}
+
+fn load(base: &str, call: &Call) -> Load {
+    let next = Arc::new(AtomicUsize::new(0));
+    let answers = Arc::new(Mutex::new(Vec::new()));
+    let started = Instant::now();
+    let workers: Vec<_> = (0..LOAD_CONCURRENCY)
+        .map(|_| {
+            let (next, answers, call) = (next.clone(), answers.clone(), call.clone());
+            let api = Api::new(base, 1);
+            thread::Builder::new()
+                .stack_size(256 * 1024)
+                .spawn(move || {
+                    let form: Vec<(&str, &str)> = call.form.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+                    while next.fetch_add(1, Ordering::SeqCst) < LOAD_REQUESTS && started.elapsed() < LOAD_TIME {
+                        let t = Instant::now();
+                        let (status, _) = api.call(call.method, &call.path, call.user.as_ref(), &form);
+                        answers.lock().unwrap().push((status, t.elapsed().as_secs_f64() * 1000.0));
+                    }
+                })
+                .unwrap()
+        })
+        .collect();
+    for w in workers {
+        w.join().unwrap();
+    }
+    let elapsed = started.elapsed().as_secs_f64();
+    let answers = answers.lock().unwrap().clone();
+    let mut times: Vec<f64> = answers.iter().map(|(_, ms)| *ms).collect();
+    times.sort_by(|a, b| a.partial_cmp(b).unwrap());
+    let p99_ms = times.get((times.len() * 99 / 100).min(times.len().saturating_sub(1))).copied().unwrap_or(f64::NAN);
+    let errors = answers.iter().filter(|(status, _)| *status != 200).count();
+    Load { per_sec: (answers.len() - errors) as f64 / elapsed, p99_ms, errors }
+}
+
+/// `call` under [`LOAD_CONCURRENCY`] connections beside its floor under the same load.
+fn load_figure(base: &str, name: &str, call: &Call, floor_name: &str, floor: &Call) -> Figure {
+    let server = load(base, call);
+    let bare = load(base, floor);
+    Figure {
+        name: format!("{name} (c={LOAD_CONCURRENCY}, {} s)", LOAD_TIME.as_secs()),
+        server: format!("{:.0} req/s, p99 {:.0} ms, {} errors", server.per_sec, server.p99_ms, server.errors),
+        floor: format!("{floor_name}: {:.0} req/s, p99 {:.0} ms, {} errors", bare.per_sec, bare.p99_ms, bare.errors),
+        ratio: server.per_sec / bare.per_sec,
+        goal: "rate / floor ≥ 0.5, no error",
+    }
 }
 
 /// Medians over [`ROUNDS`] rounds of `call` from `concurrency` connections at once.
@@ -275,8 +333,16 @@ fn main() {
     }
     api.ok("POST", "/dev_bench/d1_batch", None, &[]);
 
-    // `BENCH_ONLY=fan_out`, `search`, `register` or `notified_send`: only those figures.
+    // `BENCH_ONLY=fan_out`, `search`, `register`, `notified_send` or `load`: only those figures.
     let only = std::env::var("BENCH_ONLY").unwrap_or_default();
+    if only == "load" {
+        let fetch = Call::new("GET", format!("/messages/{message_id}"), Some(&hamlet), &[]);
+        figures.push(load_figure(&base, "`GET /messages/{id}`", &fetch, "one D1 read", &Call::new("GET", "/dev_bench/d1_read", None, &[])));
+        let batch = Call::new("POST", "/dev_bench/d1_batch", None, &[]);
+        figures.push(load_figure(&base, "`POST /messages` to a 12-subscriber channel", &send, "one 5-statement D1 batch", &batch));
+        print_table(&figures);
+        return;
+    }
     if only == "notified_send" {
         notified_send_figure(&base, &api, &[&hamlet, &othello], channel_id, &send, &mut figures);
         print_table(&figures);
@@ -451,6 +517,13 @@ fn request_figures(
             },
         );
     }
+
+    eprintln!("measuring load ...");
+    let fetch = Call::new("GET", format!("/messages/{message_id}"), Some(hamlet), &[]);
+    let d1_read = Call::new("GET", "/dev_bench/d1_read", None, &[]);
+    figures.push(load_figure(&base, "`GET /messages/{id}`", &fetch, "one D1 read", &d1_read));
+    let batch = Call::new("POST", "/dev_bench/d1_batch", None, &[]);
+    figures.push(load_figure(&base, "`POST /messages` to a 12-subscriber channel", send, "one 5-statement D1 batch", &batch));
 
     notified_send_figure(&base, api, users, channel_id, send, figures);
     register_figures(&base, api, othello, figures)
