@@ -336,10 +336,7 @@ fn main() {
     // `BENCH_ONLY=fan_out`, `search`, `register`, `notified_send` or `load`: only those figures.
     let only = std::env::var("BENCH_ONLY").unwrap_or_default();
     if only == "load" {
-        let fetch = Call::new("GET", format!("/messages/{message_id}"), Some(&hamlet), &[]);
-        figures.push(load_figure(&base, "`GET /messages/{id}`", &fetch, "one D1 read", &Call::new("GET", "/dev_bench/d1_read", None, &[])));
-        let batch = Call::new("POST", "/dev_bench/d1_batch", None, &[]);
-        figures.push(load_figure(&base, "`POST /messages` to a 12-subscriber channel", &send, "one 5-statement D1 batch", &batch));
+        load_figures(&base, &hamlet, message_id, &send, &mut figures);
         print_table(&figures);
         return;
     }
@@ -430,6 +427,10 @@ fn main() {
     if let Some(reg_ms) = registrations_ms {
         figures.insert(figures.len() - 2 * fan_outs.len(), registrations_figure(reg_ms, reads_ms));
     }
+    // Last: its after-work (pushes, emails due later) would run into the figures after it.
+    if !only_fan_out {
+        notified_send_figure(&base, &api, &[&hamlet, &othello], channel_id, &send, &mut figures);
+    }
     print_table(&figures);
 }
 
@@ -518,15 +519,19 @@ fn request_figures(
         );
     }
 
+    let reads_ms = register_figures(&base, api, othello, figures);
+    load_figures(&base, hamlet, message_id, send, figures);
+    reads_ms
+}
+
+/// Fetch and send under [`LOAD_CONCURRENCY`] connections, each beside its floor.
+fn load_figures(base: &str, hamlet: &User, message_id: i64, send: &Call, figures: &mut Vec<Figure>) {
     eprintln!("measuring load ...");
     let fetch = Call::new("GET", format!("/messages/{message_id}"), Some(hamlet), &[]);
     let d1_read = Call::new("GET", "/dev_bench/d1_read", None, &[]);
-    figures.push(load_figure(&base, "`GET /messages/{id}`", &fetch, "one D1 read", &d1_read));
+    push(figures, load_figure(base, "`GET /messages/{id}`", &fetch, "one D1 read", &d1_read));
     let batch = Call::new("POST", "/dev_bench/d1_batch", None, &[]);
-    figures.push(load_figure(&base, "`POST /messages` to a 12-subscriber channel", send, "one 5-statement D1 batch", &batch));
-
-    notified_send_figure(&base, api, users, channel_id, send, figures);
-    register_figures(&base, api, othello, figures)
+    push(figures, load_figure(base, "`POST /messages` to a 12-subscriber channel", send, "one 5-statement D1 batch", &batch));
 }
 
 /// A send that mentions an outgoing-webhook bot and an offline subscriber with a phone
@@ -536,10 +541,9 @@ fn request_figures(
 fn notified_send_figure(base: &str, api: &Api, users: &[&User; 2], channel_id: i64, plain: &Call, figures: &mut Vec<Figure>) {
     let [hamlet, othello] = *users;
     let pid = std::process::id();
-    // Its service is the discard port, where nothing listens: the call fails, after the answer.
     let bot_name = format!("Bench hook {pid}");
     let short_name = format!("benchhook{pid}");
-    let payload_url = serde_json::json!("http://127.0.0.1:9/").to_string();
+    let payload_url = serde_json::json!(webhook_receiver()).to_string();
     let bot = api.ok(
         "POST",
         "/bots",
@@ -593,6 +597,33 @@ fn notified_send_figure(base: &str, api: &Api, users: &[&User; 2], channel_id: i
             goal: "rate / floor (context)",
         },
     );
+}
+
+/// A loopback receiver for the outgoing webhook (a service outside the project): it answers
+/// every request at once with an empty JSON object, which asks for no reply; its URL.
+fn webhook_receiver() -> String {
+    use std::io::{BufRead, BufReader, Read, Write};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}/", listener.local_addr().unwrap());
+    thread::spawn(move || {
+        for stream in listener.incoming().flatten() {
+            let mut reader = BufReader::new(stream);
+            let mut length = 0;
+            let mut line = String::new();
+            while reader.read_line(&mut line).map(|n| n > 2).unwrap_or(false) {
+                if let Some(value) = line.to_ascii_lowercase().strip_prefix("content-length:") {
+                    length = value.trim().parse().unwrap_or(0);
+                }
+                line.clear();
+            }
+            let mut body = vec![0; length];
+            let _ = reader.read_exact(&mut body);
+            let _ = reader
+                .get_mut()
+                .write_all(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}");
+        }
+    });
+    url
 }
 
 /// `POST /register` alone (full state) beside one D1 read; answers the time of
