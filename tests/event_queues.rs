@@ -6,7 +6,7 @@ mod event_support;
 use std::thread;
 use std::time::{Duration, Instant};
 
-use common::{unique, Client};
+use common::{new_dev_member, Client};
 use event_support::{bad_queue_msg, register_for, Queue};
 use serde_json::{json, Value};
 
@@ -331,9 +331,7 @@ fn empty_fetch_event_types_answers_only_the_queue() {
 #[test]
 fn a_user_deactivated_since_their_last_register_is_refused_with_or_without_state() {
     let iago = Client::dev("iago@zulip.com");
-    let email = format!("{}@zulip.com", unique("regoff"));
-    iago.post("/users", &[("email", &email), ("password", "pw-123456789"), ("full_name", "Reg Off")]).success();
-    let user = Client::dev(&email);
+    let user = new_dev_member("regoff", "Reg Off");
     // The server now knows whose key this is, and registers the next queue before checking it.
     user.post("/register", &[]).success();
     iago.delete(&format!("/users/{}", user.user_id), &[]).success();

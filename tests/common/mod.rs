@@ -253,6 +253,14 @@ pub fn server_admin_post(secret: Option<&str>, path: &str, fields: &[(&str, &str
 /// The development server administrator's secret (`wrangler.toml` `[vars]`).
 pub const DEV_SERVER_ADMIN_SECRET: &str = "dev-server-admin-secret";
 
+/// A new member of the development organization, created by iago (so that a test may
+/// deactivate or rekey them without disturbing others), signed in.
+pub fn new_dev_member(prefix: &str, full_name: &str) -> Client {
+    let email = format!("{}@zulip.com", unique(prefix));
+    Client::dev("iago@zulip.com").post("/users", &[("email", &email), ("password", "pw-123456789"), ("full_name", full_name)]).success();
+    Client::dev(&email)
+}
+
 /// A new organization (its settings may change freely) named `name`, with its owner and one
 /// member whose password is `member_password`.
 pub fn organization_with_member(prefix: &str, name: &str, member_password: &str) -> (Client, Client) {
