@@ -118,9 +118,18 @@ tests/js/node_modules/.installed: tests/js/package.json tests/js/package-lock.js
 # Then the web client on the same server: JS + CSS of the first page (gzip) and the time from
 # a signed-in page load to the first messages painted, beside the register + GET /messages
 # it needs (web/test/bench.mjs).
-bench: build $(CHROMIUM)
+bench: build $(BARE_WORKER) $(CHROMIUM)
 	EVENT_QUEUE_HEARTBEAT_SECS=50 EVENT_QUEUE_IDLE_TIMEOUT_SECS=600 scripts/with-test-server.sh --log-level warn \
 	  bash -c 'cargo run --release --locked --example bench && cd web && node test/bench.mjs'
+
+# The bench's floor: a second, tiny worker (examples/bare-worker), built as the server is.
+BARE_WORKER := examples/bare-worker/build/worker/shim.mjs
+$(BARE_WORKER): examples/bare-worker/src/lib.rs examples/bare-worker/Cargo.toml Cargo.lock | setup
+	cd examples/bare-worker && WASM_BINDGEN_BIN="$$(command -v wasm-bindgen)" \
+	  ESBUILD_BIN="$(CURDIR)/node_modules/.bin/esbuild" worker-build --release
+	node_modules/.bin/wasm-opt -Oz --strip-debug $(WASM_FEATURES) examples/bare-worker/build/index_bg.wasm \
+	  -o examples/bare-worker/build/index_bg.wasm
+	touch $@
 
 ## Rendering a 10,000-character message mixing every construct, natively and in the
 ## worker (KaTeX on and off), beside Workers' CPU time per request (examples/render_bench.rs).
@@ -169,4 +178,4 @@ migrate-dev: node_modules/.installed
 	for db in $(D1_BINDINGS); do $(WRANGLER) d1 migrations apply $$db --local --persist-to $(DEV_STATE); done
 
 clean:
-	rm -rf build target .wrangler .venv-test .venv-fuzz .venv-zterm tests/js/node_modules web/node_modules web/dist
+	rm -rf build examples/bare-worker/build target .wrangler .venv-test .venv-fuzz .venv-zterm tests/js/node_modules web/node_modules web/dist

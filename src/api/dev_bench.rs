@@ -1,7 +1,8 @@
-//! Development-only probes of the platform's floor, for `make bench` (examples/bench.rs):
-//! the same runtime path as an API call, with one known cost each. Production answers 404.
+//! Development-only probes of the platform's floor, for `make bench` (examples/bench/):
+//! the same runtime path as an API call. Production answers 404. The request floors live in
+//! a worker of their own (examples/bare-worker).
 
-use serde_json::{json, Value};
+use serde_json::json;
 
 use crate::context::RequestContext;
 use crate::error::{ApiError, ApiResult};
@@ -16,12 +17,7 @@ pub async fn dispatch(ctx: &RequestContext, path: &[&str]) -> ApiResult<Reply> {
     }
     match (ctx.method.clone(), path) {
         (Get, ["noop"]) => noop(ctx).await,
-        (Post, ["d1_write"]) => d1_write(ctx).await,
-        (Post, ["durable_object"]) => durable_object(ctx).await,
         (Post, ["render"]) => render(ctx).await,
-        (Get, ["d1_read"]) => d1_read(ctx).await,
-        (Get, ["d1_read_rows"]) => d1_read_rows(ctx).await,
-        (Post, ["d1_batch"]) => d1_batch(ctx).await,
         (Post, ["fan_out", "wait"]) => fan_out_wait(ctx).await,
         (Get, ["fan_out", "waiting"]) => fan_out_waiting(ctx).await,
         (Post, ["fan_out", "wake"]) => fan_out_wake(ctx).await,
@@ -36,47 +32,11 @@ pub async fn noop(_ctx: &RequestContext) -> ApiResult<Reply> {
     Ok(Reply::ok())
 }
 
-/// # `GET /dev_bench/d1_read`
-/// Exactly one D1 read of one row (the organization's).
-pub async fn d1_read(ctx: &RequestContext) -> ApiResult<Reply> {
-    crate::db::realms::by_string_id(&ctx.db, &ctx.realm_string_id).await?;
-    Ok(Reply::ok())
-}
-
-/// # `GET /dev_bench/d1_read_rows`
-/// Exactly one D1 read of the organization's newest 100 messages (rows decoded, not sent).
-pub async fn d1_read_rows(ctx: &RequestContext) -> ApiResult<Reply> {
-    let rows: Vec<Value> = crate::db::all(crate::db::bench::newest_messages_stmt(&ctx.db, &ctx.realm_string_id, 100)?).await?;
-    Ok(Reply::json(json!({ "rows": rows.len() })))
-}
-
-/// # `POST /dev_bench/d1_write`
-/// Exactly one D1 write (an update that leaves an account's row as it was).
-pub async fn d1_write(ctx: &RequestContext) -> ApiResult<Reply> {
-    crate::db::run(crate::db::bench::touch_stmt(&ctx.db, &ctx.realm_string_id)?).await?;
-    Ok(Reply::ok())
-}
-
-/// # `POST /dev_bench/d1_batch`
-/// Exactly one D1 batch of five writes (updates that leave an account's row as it was).
-pub async fn d1_batch(ctx: &RequestContext) -> ApiResult<Reply> {
-    five_write_batch(ctx).await?;
-    Ok(Reply::ok())
-}
-
 /// One D1 batch of five updates that leave an account's row as it was.
 async fn five_write_batch(ctx: &RequestContext) -> ApiResult<()> {
     let statements = (0..5).map(|_| crate::db::bench::touch_stmt(&ctx.db, &ctx.realm_string_id)).collect::<worker::Result<Vec<_>>>()?;
     crate::db::run_batch(&ctx.db, statements).await?;
     Ok(())
-}
-
-/// # `POST /dev_bench/durable_object`
-/// One round trip to the organization's `RealmHub` (a command that touches no storage).
-pub async fn durable_object(ctx: &RequestContext) -> ApiResult<Reply> {
-    let realm = ctx.realm().await?;
-    crate::platform::event_queues::ping_hub(&ctx.env, realm.id).await?;
-    Ok(Reply::ok())
 }
 
 /// Workers' CPU time per request: the Free plan's limit and the Paid plan's default.

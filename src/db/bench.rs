@@ -3,21 +3,6 @@
 
 use worker::{query, D1Database, D1PreparedStatement, Result};
 
-use super::messages::COLUMNS;
-
-/// The organization's newest `limit` messages with their recipients, in one read.
-pub fn newest_messages_stmt(db: &D1Database, realm_string_id: &str, limit: i64) -> Result<D1PreparedStatement> {
-    query!(
-        db,
-        &format!(
-            "SELECT {COLUMNS} FROM messages m JOIN recipients rc ON rc.id = m.recipient_id \
-             WHERE m.realm_id = (SELECT id FROM realms WHERE string_id = ?1) ORDER BY m.id DESC LIMIT ?2"
-        ),
-        realm_string_id,
-        limit
-    )
-}
-
 /// A write that leaves the organization's first account as it was. Not the organization's
 /// row: a write there bumps its settings version (migration 0017), and the next request
 /// would read the settings again.
