@@ -192,7 +192,7 @@ fn a_due_channel_message_is_delivered_by_the_alarm_to_a_waiting_queue() {
     let mut receiver = register_for(&othello, r#"["message"]"#);
     let mut owner = register_for(&hamlet, r#"["scheduled_messages"]"#);
     let marker = unique("alarmdelivered");
-    let id = schedule_channel(&hamlet, verona, "on time", &format!("{marker} hello"), &(now() + 3).to_string());
+    let id = schedule_channel(&hamlet, verona, "on time", &format!("{marker} hello"), &(now() + 4).to_string());
     let event = wait_message(&mut receiver, &marker);
     assert_eq!(event["message"]["sender_id"], hamlet.user_id);
     assert_eq!(event["message"]["subject"], "on time");
@@ -209,7 +209,7 @@ fn a_due_direct_message_is_delivered_with_mentions_and_flags() {
     let othello = Client::dev("othello@zulip.com");
     let mut receiver = register(&othello, &[("event_types", r#"["message"]"#), ("apply_markdown", "true")]);
     let marker = unique("dmdelivered");
-    schedule_direct(&hamlet, &[othello.user_id], &format!("{marker} @**Othello, the Moor of Venice**"), &(now() + 2).to_string());
+    schedule_direct(&hamlet, &[othello.user_id], &format!("{marker} @**Othello, the Moor of Venice**"), &(now() + 4).to_string());
     let event = wait_message(&mut receiver, &marker);
     assert_eq!(event["message"]["type"], "private");
     assert!(event["flags"].as_array().unwrap().iter().any(|f| f == "mentioned"), "{event}");
@@ -329,7 +329,7 @@ fn a_message_that_cannot_be_sent_is_marked_failed_and_can_be_rescheduled() {
     assert_eq!(listed(&hamlet, id).expect("kept")["failed"], true);
     // A failed message needs a new time.
     hamlet.patch(&path(id), &[("to", &verona.to_string())]).bad_request("BAD_REQUEST", "Scheduled delivery time must be in the future.");
-    hamlet.patch(&path(id), &[("to", &verona.to_string()), ("scheduled_delivery_timestamp", &(now() + 2).to_string())]).success();
+    hamlet.patch(&path(id), &[("to", &verona.to_string()), ("scheduled_delivery_timestamp", &(now() + 4).to_string())]).success();
     if let Some(m) = listed(&hamlet, id) {
         assert_eq!(m["failed"], false, "editing clears failed");
     }
@@ -346,7 +346,7 @@ fn read_by_sender_sets_the_senders_read_flag_at_delivery() {
     let to = format!("[{othello}]");
     for read in ["true", "false"] {
         let marker = unique("readbysender");
-        let at = (now() + 2).to_string();
+        let at = (now() + 4).to_string();
         hamlet
             .post(
                 "/scheduled_messages",
