@@ -114,6 +114,9 @@ tests/js/node_modules/.installed: tests/js/package.json tests/js/package-lock.js
 	.venv-test/bin/pip install --quiet tuspy==1.1.0
 	touch $@
 
+# The bench's floor: a second, tiny worker (examples/bare-worker), built as the server is.
+BARE_WORKER := examples/bare-worker/build/worker/shim.mjs
+
 # Heartbeat and idle timeout at Zulip's values, so waiting long-polls stay waiting.
 # Then the web client on the same server: JS + CSS of the first page (gzip) and the time from
 # a signed-in page load to the first messages painted, beside the register + GET /messages
@@ -122,8 +125,6 @@ bench: build $(BARE_WORKER) $(CHROMIUM)
 	EVENT_QUEUE_HEARTBEAT_SECS=50 EVENT_QUEUE_IDLE_TIMEOUT_SECS=600 scripts/with-test-server.sh --log-level warn \
 	  bash -c 'cargo run --release --locked --example bench && cd web && node test/bench.mjs'
 
-# The bench's floor: a second, tiny worker (examples/bare-worker), built as the server is.
-BARE_WORKER := examples/bare-worker/build/worker/shim.mjs
 $(BARE_WORKER): examples/bare-worker/src/lib.rs examples/bare-worker/Cargo.toml Cargo.lock | setup
 	cd examples/bare-worker && WASM_BINDGEN_BIN="$$(command -v wasm-bindgen)" \
 	  ESBUILD_BIN="$(CURDIR)/node_modules/.bin/esbuild" worker-build --release

@@ -345,7 +345,7 @@ fn main() {
     for _ in 0..110 {
         message_id = api.run(&send)["id"].as_i64().unwrap();
     }
-    let bare = Served::start(Some(BARE_CONFIG), workers::state_dir("bare"));
+    let mut bare = Served::start(Some(BARE_CONFIG), workers::state_dir("bare"));
     bare.first_answer("/api/v1/noop", None);
     let floor = bare.url.clone();
     let floor_api = Api::new(&floor, 1);
@@ -709,12 +709,12 @@ fn cold_start_figures(bare: &Served, hamlet: &User, figures: &mut Vec<Figure>) {
     for round in 0..COLD_STARTS {
         for turn in 0..2 {
             if (round + turn) % 2 == 0 {
-                let fresh = Served::start(None, workers::copy_state(&server_state, "cold-server"));
+                let mut fresh = Served::start(None, workers::copy_state(&server_state, "cold-server"));
                 let (first, request) = fresh.first_answer("/api/v1/users/me", Some(&hamlet.auth));
                 server_first.push(first.as_secs_f64() * 1000.0);
                 server_request.push(request.as_secs_f64() * 1000.0);
             } else {
-                let fresh = Served::start(Some(BARE_CONFIG), workers::copy_state(bare.state(), "cold-bare"));
+                let mut fresh = Served::start(Some(BARE_CONFIG), workers::copy_state(bare.state(), "cold-bare"));
                 let (first, request) = fresh.first_answer("/api/v1/d1_read", None);
                 bare_first.push(first.as_secs_f64() * 1000.0);
                 bare_request.push(request.as_secs_f64() * 1000.0);

@@ -51,7 +51,7 @@ impl Served {
 
     /// Waits for the first answer of `GET path` (with `auth`): the time from the process's
     /// start to that answer, and the time that one request took.
-    pub fn first_answer(&self, path: &str, auth: Option<&str>) -> (Duration, Duration) {
+    pub fn first_answer(&mut self, path: &str, auth: Option<&str>) -> (Duration, Duration) {
         let agent = ureq::AgentBuilder::new().timeout_connect(Duration::from_millis(200)).timeout(Duration::from_secs(60)).build();
         let deadline = self.started + Duration::from_secs(120);
         loop {
@@ -68,6 +68,9 @@ impl Served {
                 }
                 // Not listening yet.
                 Err(_) => {
+                    if let Ok(Some(status)) = self.child.try_wait() {
+                        panic!("wrangler dev exited ({status}) before answering {path}");
+                    }
                     assert!(Instant::now() < deadline, "wrangler dev did not answer {path} within 120 s");
                     std::thread::sleep(Duration::from_millis(10));
                 }
