@@ -705,20 +705,20 @@ fn cold_start_figures(bare: &Served, hamlet: &User, figures: &mut Vec<Figure>) {
     let server_state = std::path::PathBuf::from(std::env::var("TEST_SERVER_STATE").expect("run through `make bench` (TEST_SERVER_STATE)"));
     // The running servers idle (a send's after-work done) while their state is copied.
     thread::sleep(AFTER_WORK_GAP);
+    // (configuration, state to copy, the first request, its authorization)
+    let server = (None, server_state.as_path(), "/api/v1/users/me", Some(hamlet.auth.as_str()));
+    let floor = (Some(BARE_CONFIG), bare.state(), "/api/v1/d1_read", None);
     let (mut server_first, mut server_request, mut bare_first, mut bare_request) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     for round in 0..COLD_STARTS {
         for turn in 0..2 {
-            if (round + turn) % 2 == 0 {
-                let mut fresh = Served::start(None, workers::copy_state(&server_state, "cold-server"));
-                let (first, request) = fresh.first_answer("/api/v1/users/me", Some(&hamlet.auth));
-                server_first.push(first.as_secs_f64() * 1000.0);
-                server_request.push(request.as_secs_f64() * 1000.0);
+            let ((config, state, path, auth), firsts, requests) = if (round + turn) % 2 == 0 {
+                (server, &mut server_first, &mut server_request)
             } else {
-                let mut fresh = Served::start(Some(BARE_CONFIG), workers::copy_state(bare.state(), "cold-bare"));
-                let (first, request) = fresh.first_answer("/api/v1/d1_read", None);
-                bare_first.push(first.as_secs_f64() * 1000.0);
-                bare_request.push(request.as_secs_f64() * 1000.0);
-            }
+                (floor, &mut bare_first, &mut bare_request)
+            };
+            let (first, request) = Served::start(config, workers::copy_state(state, "cold")).first_answer(path, auth);
+            firsts.push(first.as_secs_f64() * 1000.0);
+            requests.push(request.as_secs_f64() * 1000.0);
         }
     }
     let (server_first, bare_first) = (median(server_first), median(bare_first));

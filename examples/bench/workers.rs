@@ -115,15 +115,13 @@ pub fn bundle_kib(config: Option<&str>) -> (f64, f64) {
     let output = command.env("WRANGLER_SEND_METRICS", "false").output().expect("wrangler deploy --dry-run");
     let _ = std::fs::remove_dir_all(&out);
     let text = String::from_utf8_lossy(&output.stdout).to_string() + &String::from_utf8_lossy(&output.stderr);
-    let sizes = text
-        .split("Total Upload: ")
-        .nth(1)
-        .and_then(|rest| {
-            let mut numbers = rest.split(" KiB").take(2).map(|s| s.trim_start_matches(" / gzip: ").trim().parse::<f64>().ok());
-            Some((numbers.next()??, numbers.next()??))
-        })
-        .unwrap_or_else(|| panic!("wrangler deploy --dry-run: {text}"));
-    sizes
+    // "Total Upload: 6557.12 KiB / gzip: 2728.40 KiB"
+    let sizes = text.split("Total Upload: ").nth(1).and_then(|rest| {
+        let (raw, rest) = rest.split_once(" KiB / gzip: ")?;
+        let (gzip, _) = rest.split_once(" KiB")?;
+        Some((raw.trim().parse().ok()?, gzip.trim().parse().ok()?))
+    });
+    sizes.unwrap_or_else(|| panic!("wrangler deploy --dry-run: {text}"))
 }
 
 fn free_port() -> u16 {

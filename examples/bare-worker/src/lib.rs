@@ -50,6 +50,7 @@ async fn fetch(req: Request, env: Env, _ctx: Context) -> Result<Response> {
 
 /// Creates the table and its rows (idempotent).
 async fn setup(db: &D1Database) -> Result<()> {
+    // `exec` reads one statement per line.
     db.exec(&ROWS_SCHEMA.replace('\n', " ")).await?;
     const INSERT: &str = "INSERT OR IGNORE INTO rows (id, sender_id, recipient_id, topic, content, rendered_content, date_sent, flags)
          VALUES (?1, 8, 12, 'bench', ?2, ?3, 1700000000 + ?1, 0)";
