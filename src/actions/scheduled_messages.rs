@@ -120,7 +120,7 @@ pub async fn delete_scheduled_message(
     realm_host: &str,
 ) -> ApiResult<()> {
     let result = crate::db::run(scheduled_messages::delete_stmt(db, id, me.id)?).await?;
-    if result.meta()?.and_then(|m| m.changes).unwrap_or(0) == 0 {
+    if result.changes()? == 0 {
         return Err(ApiError::scheduled_message_not_found());
     }
     let event = Event::ScheduledMessages(ScheduledMessagesEvent::Remove { scheduled_message_id: id });

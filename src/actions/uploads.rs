@@ -60,7 +60,7 @@ pub async fn record_upload(
     me: &UserRow,
     file: &StoredFile<'_>,
     first: Vec<worker::D1PreparedStatement>,
-) -> ApiResult<Vec<worker::D1Result>> {
+) -> ApiResult<Vec<crate::db::Answer>> {
     let now = crate::db::now();
     let new = NewAttachment {
         realm_id: me.realm_id,
@@ -77,8 +77,8 @@ pub async fn record_upload(
     stmts.push(attachments::space_used_stmt(db, me.id)?);
     let mut results = crate::db::run_batch(db, stmts).await?;
     let inserted: Inserted =
-        results[at].results()?.into_iter().next().ok_or_else(|| ApiError::internal("attachment insert returned no id"))?;
-    let space: attachments::SpaceUsed = results[at + 1].results()?.into_iter().next().unwrap_or_default();
+        results[at].rows()?.into_iter().next().ok_or_else(|| ApiError::internal("attachment insert returned no id"))?;
+    let space: attachments::SpaceUsed = results[at + 1].rows()?.into_iter().next().unwrap_or_default();
 
     let row = AttachmentRow {
         id: inserted.id,
@@ -187,7 +187,7 @@ pub async fn do_delete_attachment(db: &worker::D1Database, env: &Env, me: &UserR
     let mut stmts = attachments::delete_stmts(db, row.id)?;
     stmts.push(attachments::space_used_stmt(db, me.id)?);
     let results = crate::db::run_batch(db, stmts).await?;
-    let space: attachments::SpaceUsed = results[results.len() - 1].results()?.into_iter().next().unwrap_or_default();
+    let space: attachments::SpaceUsed = results[results.len() - 1].rows()?.into_iter().next().unwrap_or_default();
     purge_deleted_uploads(db, env).await?;
     let event = Event::Attachment(AttachmentEvent::Remove { attachment: json!({ "id": row.id }), upload_space_used: space.used });
     send_to_owner(env, me, &event).await;

@@ -181,10 +181,7 @@ impl Authenticator {
                         let me = self.accept(realm, authenticated, early).await?;
                         if me == guessed && self.settings_version(me.realm_id) == Some(state.version) {
                             let output = reads.take(&results, slots, &me, &state)?;
-                            let remembrance = match key {
-                                Some(key) => Some(Remembrance::new(key, results.to_rows()?)),
-                                None => None,
-                            };
+                            let remembrance = key.map(|key| Remembrance::new(key, results.to_rows()));
                             return Ok((me, state, output, remembrance));
                         }
                         me

@@ -18,7 +18,7 @@ use std::rc::Rc;
 
 use serde::de::DeserializeOwned;
 use serde_json::Value;
-use worker::{D1Database, D1PreparedStatement, D1Result, Result};
+use worker::{D1Database, D1PreparedStatement, Result};
 
 use super::statement::Statement;
 
@@ -59,14 +59,10 @@ impl<T> Clone for Slot<T> {
 }
 impl<T> Copy for Slot<T> {}
 
-/// The answers of a [`Batch`]: D1's, or rows an isolate remembered for the same statements.
+/// The rows of every statement of a [`Batch`], answered by D1 or remembered by an isolate
+/// for the same statements.
 pub struct BatchResults {
-    results: Vec<Answer>,
-}
-
-enum Answer {
-    D1(D1Result),
-    Remembered(Rc<Vec<Value>>),
+    results: Vec<Rc<Vec<Value>>>,
 }
 
 impl Batch {
@@ -106,7 +102,8 @@ impl Batch {
             })
             .collect::<Result<Vec<_>>>()?;
         let results = super::run_batch(db, statements).await?;
-        Ok(BatchResults { results: results.into_iter().map(Answer::D1).collect() })
+        let results = results.iter().map(|answer| Ok(Rc::new(answer.json_rows()?))).collect::<Result<_>>()?;
+        Ok(BatchResults { results })
     }
 }
 
@@ -114,26 +111,19 @@ impl BatchResults {
     /// Every row of the statement behind `slot`.
     pub fn rows<T: DeserializeOwned>(&self, slot: Slot<T>) -> Result<Vec<T>> {
         match self.results.get(slot.index) {
-            Some(Answer::D1(result)) => result.results(),
-            Some(Answer::Remembered(rows)) => Ok(rows.iter().map(|row| T::deserialize(row)).collect::<serde_json::Result<_>>()?),
+            Some(rows) => super::rows_as(rows),
             None => Err(worker::Error::RustError(format!("batch has no result {}", slot.index))),
         }
     }
 
     /// Answers remembered for a batch of as many statements.
     pub fn remembered(rows: &[Rc<Vec<Value>>]) -> Self {
-        BatchResults { results: rows.iter().cloned().map(Answer::Remembered).collect() }
+        BatchResults { results: rows.to_vec() }
     }
 
     /// Every statement's rows as JSON objects (column name to value), to remember.
-    pub fn to_rows(&self) -> Result<Vec<Rc<Vec<Value>>>> {
-        self.results
-            .iter()
-            .map(|answer| match answer {
-                Answer::D1(result) => Ok(Rc::new(result.results::<Value>()?)),
-                Answer::Remembered(rows) => Ok(rows.clone()),
-            })
-            .collect()
+    pub fn to_rows(&self) -> Vec<Rc<Vec<Value>>> {
+        self.results.clone()
     }
 
     /// Every row of a statement added only when needed (none when it was not added).

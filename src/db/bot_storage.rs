@@ -60,17 +60,15 @@ pub fn upsert_stmt(db: &D1Database, bot_id: i64, key: &str, value: &str) -> Resu
 /// Removes the listed keys, only if every one of them exists (one statement, so a missing
 /// key leaves the store untouched). Answers how many rows were removed.
 pub async fn delete_all_of(db: &D1Database, bot_id: i64, keys_json: &str, expected: i64) -> Result<i64> {
-    let result = query!(
+    let statement = query!(
         db,
         "DELETE FROM bot_storage WHERE bot_id = ?1 AND key IN (SELECT value FROM json_each(?2)) \
          AND (SELECT COUNT(*) FROM bot_storage WHERE bot_id = ?1 AND key IN (SELECT value FROM json_each(?2))) = ?3",
         bot_id,
         keys_json,
         expected
-    )?
-    .run()
-    .await?;
-    Ok(result.meta()?.and_then(|m| m.changes).map(|c| c as i64).unwrap_or(0))
+    )?;
+    super::run(statement).await?.changes()
 }
 
 pub async fn delete_everything(db: &D1Database, bot_id: i64) -> Result<()> {

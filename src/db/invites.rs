@@ -63,13 +63,13 @@ pub async fn add_realm_domain(db: &D1Database, realm_id: i64, domain: &str, allo
         allow_subdomains as i64
     )?)
     .await?;
-    Ok(result.meta()?.and_then(|m| m.changes).unwrap_or(0) > 0)
+    Ok(result.changes()? > 0)
 }
 
 /// Removes a domain; false when the organization did not have it.
 pub async fn remove_realm_domain(db: &D1Database, realm_id: i64, domain: &str) -> Result<bool> {
     let result = super::run(query!(db, "DELETE FROM realm_domains WHERE realm_id = ?1 AND domain = ?2", realm_id, domain)?).await?;
-    Ok(result.meta()?.and_then(|m| m.changes).unwrap_or(0) > 0)
+    Ok(result.changes()? > 0)
 }
 
 /// Changes one join-rule column of the organization (names from the fixed list in

@@ -62,38 +62,99 @@ pub mod user_status;
 pub mod user_topics;
 pub mod users;
 
+use js_sys::{Array, Reflect};
 use serde::de::DeserializeOwned;
-use worker::{D1Database, D1PreparedStatement, D1Result, Result};
+use serde_json::Value;
+use wasm_bindgen::{JsCast, JsValue};
+use wasm_bindgen_futures::JsFuture;
+use worker::{D1Database, D1PreparedStatement, Result};
 
 // Every statement reaches D1 through the four functions below, which count the request's
 // round trips (`round_trips`); nothing else calls `batch`, `all`, `first` or `run`.
 
+/// One statement's answer from D1. Its rows cross from JavaScript as one JSON text
+/// (`JSON.stringify` is native) and are decoded only when read: field by field through
+/// `serde_wasm_bindgen` costs a call into JavaScript per value, and a copy of that decoder
+/// for every row type in the bundle.
+pub struct Answer(JsValue);
+
+impl Answer {
+    /// Every row, as JSON objects (column name to value).
+    pub fn json_rows(&self) -> Result<Vec<Value>> {
+        let rows = Reflect::get(&self.0, &JsValue::from_str("results"))?;
+        if rows.is_undefined() || rows.is_null() {
+            return Ok(Vec::new());
+        }
+        let text: String = js_sys::JSON::stringify(&rows)?.into();
+        Ok(serde_json::from_str(&text)?)
+    }
+
+    /// Every row, read as `T`.
+    pub fn rows<T: DeserializeOwned>(&self) -> Result<Vec<T>> {
+        rows_as(&self.json_rows()?)
+    }
+
+    /// How many rows the statement changed.
+    pub fn changes(&self) -> Result<i64> {
+        let meta = Reflect::get(&self.0, &JsValue::from_str("meta"))?;
+        if meta.is_undefined() || meta.is_null() {
+            return Ok(0);
+        }
+        Ok(Reflect::get(&meta, &JsValue::from_str("changes"))?.as_f64().unwrap_or(0.0) as i64)
+    }
+}
+
+/// Rows read as `T`; every reader of rows, answered or remembered, decodes through here.
+pub fn rows_as<T: DeserializeOwned>(rows: &[Value]) -> Result<Vec<T>> {
+    Ok(rows.iter().map(T::deserialize).collect::<serde_json::Result<_>>()?)
+}
+
 /// Runs statements as one atomic round trip. Every batch goes through here: a list built
 /// from a client's JSON list may be empty, and D1 refuses an empty batch.
-pub async fn run_batch(db: &D1Database, statements: Vec<D1PreparedStatement>) -> Result<Vec<D1Result>> {
+pub async fn run_batch(db: &D1Database, statements: Vec<D1PreparedStatement>) -> Result<Vec<Answer>> {
     if statements.is_empty() {
         return Ok(Vec::new());
     }
     round_trips::note();
-    db.batch(statements).await
+    let database: &worker::worker_sys::D1Database = db.as_ref().unchecked_ref();
+    let statements: Array = statements.iter().map(|statement| JsValue::from(statement.inner().clone())).collect();
+    let answers = settle(database.batch(statements)).await?;
+    Ok(answers.dyn_into::<Array>()?.iter().map(Answer).collect())
 }
 
 /// All rows of a statement.
 pub async fn all<T: DeserializeOwned>(stmt: D1PreparedStatement) -> Result<Vec<T>> {
-    round_trips::note();
-    stmt.all().await?.results()
+    run(stmt).await?.rows()
 }
 
 /// The first row of a statement, if any.
 pub async fn first<T: DeserializeOwned>(stmt: D1PreparedStatement) -> Result<Option<T>> {
-    round_trips::note();
-    stmt.first(None).await
+    Ok(all(stmt).await?.into_iter().next())
 }
 
-/// Runs a statement for its effect.
-pub async fn run(stmt: D1PreparedStatement) -> Result<D1Result> {
+/// Runs a statement; its answer holds the rows and how many it changed.
+pub async fn run(stmt: D1PreparedStatement) -> Result<Answer> {
     round_trips::note();
-    stmt.run().await
+    Ok(Answer(settle(stmt.inner().all()).await?))
+}
+
+/// Awaits a D1 promise. A failure keeps D1's text (`D1_ERROR: UNIQUE constraint failed: …`)
+/// with its cause, which is what callers look for.
+async fn settle(promise: std::result::Result<js_sys::Promise, JsValue>) -> Result<JsValue> {
+    let outcome = match promise {
+        Ok(promise) => JsFuture::from(promise).await,
+        Err(err) => Err(err),
+    };
+    outcome.map_err(|err| match err.dyn_ref::<js_sys::Error>() {
+        Some(error) => {
+            let message: String = error.message().into();
+            match error.cause().dyn_ref::<js_sys::Error>() {
+                Some(cause) => worker::Error::RustError(format!("{message} ({})", String::from(cause.message()))),
+                None => worker::Error::RustError(message),
+            }
+        }
+        None => worker::Error::from(err),
+    })
 }
 
 /// The current time in UNIX seconds.
