@@ -25,8 +25,13 @@ export class EventLoop {
 
   constructor(private hooks: EventLoopHooks) {}
 
-  async register(): Promise<void> {
-    const r = await (takeRegister() ?? post<Record<string, unknown>>("register", REGISTER_PARAMS));
+  /** Registers the queue and loads the state. `alongside`: a first window fetched at the
+   * same time; the state waits for it, so that the first page is laid out and painted once
+   * with both instead of twice. */
+  async register(alongside?: Promise<unknown>): Promise<void> {
+    const answer = takeRegister() ?? post<Record<string, unknown>>("register", REGISTER_PARAMS);
+    if (alongside) await Promise.allSettled([answer, alongside]);
+    const r = await answer;
     this.queueId = String(r.queue_id);
     this.lastEventId = Number(r.last_event_id);
     loadRegister(r);

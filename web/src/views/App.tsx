@@ -151,10 +151,11 @@ export function App() {
   const [failed, setFailed] = useState<string | undefined>();
   const [sidebarOpen, setSidebarOpen] = useState(false);
   const started = useRef(false);
-  // The people list waits for the frame after the first paint (it is not needed for it).
+  // The people list waits for the frame after the first messages are painted (it is not
+  // needed for them).
   const [showPeople, setShowPeople] = useState(false);
   useEffect(() => {
-    if (state.ready && !showPeople) requestAnimationFrame(() => setTimeout(() => setShowPeople(true), 0));
+    if (state.ready && state.view?.loading !== "initial" && !showPeople) requestAnimationFrame(() => setTimeout(() => setShowPeople(true), 0));
   });
 
   useEffect(() => {
@@ -169,7 +170,7 @@ export function App() {
     const earlyFetch = early && early.length ? openNarrow(early) : undefined;
     if (early && earlyFetch) state.route = { kind: "narrow", narrow: early };
     loop
-      .register()
+      .register(earlyFetch)
       .then(async () => {
         loop.start();
         routeFromHash();

@@ -1,4 +1,4 @@
-import { memo } from "preact/compat";
+import { memo } from "./memo";
 import { useEffect, useLayoutEffect, useRef, useState } from "preact/hooks";
 import type { Message, Reaction } from "../types";
 import { canDelete, canEdit, canMove, canResolve, changed, muteRules, names, state, isTopicMuted, setNotice } from "../store";
