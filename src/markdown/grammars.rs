@@ -4,7 +4,7 @@
 /// Every grammar named in `highlight::grammar`'s table.
 pub const SYNTECT_GRAMMARS: &[&str] = &[
     "Python",
-    "LaTeX",
+    "TeX",
     "JavaScript",
     "Java",
     "C",
