@@ -127,7 +127,7 @@ fn request_id(req: &Request) -> String {
         .ok()
         .flatten()
         .filter(|ray| !ray.is_empty())
-        .unwrap_or_else(|| crate::secrets::random_bytes::<8>().iter().map(|b| format!("{b:02x}")).collect())
+        .unwrap_or_else(|| crate::secrets::hex(&crate::secrets::random_bytes::<8>()))
 }
 
 /// The error envelope. A server error is logged with its request id and answers it as

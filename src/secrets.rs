@@ -72,7 +72,13 @@ pub fn api_key_secret(env: &worker::Env) -> ApiResult<String> {
 }
 
 pub fn sha256_hex(input: &[u8]) -> String {
-    Sha256::digest(input).iter().map(|b| format!("{b:02x}")).collect()
+    hex(&Sha256::digest(input))
+}
+
+/// Bytes as lowercase hexadecimal (without a `format!` per byte: this runs on every request).
+pub fn hex(bytes: &[u8]) -> String {
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    bytes.iter().flat_map(|b| [DIGITS[usize::from(b >> 4)] as char, DIGITS[usize::from(b & 15)] as char]).collect()
 }
 
 /// What the `api_keys` table stores for a key.

@@ -87,7 +87,17 @@ pub fn event_queue_heartbeat_secs(env: &Env) -> i64 {
 }
 
 impl Settings {
+    /// The settings of this isolate. Variables and secrets are fixed for an isolate's life
+    /// (changing one deploys a new version, in new isolates), so they are read once: each
+    /// read is a call into JavaScript, and every request needs the settings.
     pub fn from_env(env: &Env) -> Self {
+        thread_local! {
+            static READ: std::cell::OnceCell<Settings> = const { std::cell::OnceCell::new() };
+        }
+        READ.with(|read| read.get_or_init(|| Settings::read(env)).clone())
+    }
+
+    fn read(env: &Env) -> Self {
         let var = |name: &str| var(env, name);
         let defaults = Settings::default();
         let development = var("DEVELOPMENT").as_deref() == Some("true");

@@ -645,7 +645,7 @@ impl SettingGroupRef {
 /// A new anonymous group's unique key: it names the group until its id is known.
 pub fn new_anonymous_key() -> String {
     let bytes: [u8; 12] = crate::secrets::random_bytes();
-    let hex: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
+    let hex: String = crate::secrets::hex(&bytes);
     format!("@anonymous:{hex}")
 }
 

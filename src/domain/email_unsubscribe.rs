@@ -51,7 +51,7 @@ impl EmailKind {
 fn token(kind: EmailKind, secret: &[u8], realm_id: i64, user_id: i64) -> String {
     let mut mac = Hmac::<Sha256>::new_from_slice(secret).expect("HMAC takes a key of any length");
     mac.update(format!("unsubscribe:{}:{realm_id}:{user_id}", kind.path()).as_bytes());
-    mac.finalize().into_bytes().iter().take(16).map(|b| format!("{b:02x}")).collect()
+    crate::secrets::hex(&mac.finalize().into_bytes()[..16])
 }
 
 /// `/accounts/unsubscribe/<kind>/<user_id>-<token>/`.

@@ -201,7 +201,7 @@ pub fn realm_emoji_dict(rows: &[RealmEmojiRow]) -> Value {
 /// A name valid for an image file: random hex (unguessable, never user-chosen) and the type's
 /// extension.
 pub fn new_file_name(extension: &str) -> String {
-    let random: String = crate::secrets::random_bytes::<8>().iter().map(|b| format!("{b:02x}")).collect();
+    let random: String = crate::secrets::hex(&crate::secrets::random_bytes::<8>());
     format!("{random}.{extension}")
 }
 

@@ -29,7 +29,7 @@ pub fn session_hash(session_id: &str) -> String {
 pub fn csrf_token(secret: &[u8], session_id: &str) -> String {
     let mut mac = Hmac::<Sha256>::new_from_slice(secret).expect("HMAC takes a key of any length");
     mac.update(format!("csrf:{session_id}").as_bytes());
-    mac.finalize().into_bytes().iter().take(16).map(|b| format!("{b:02x}")).collect()
+    crate::secrets::hex(&mac.finalize().into_bytes()[..16])
 }
 
 /// Whether a request with a session must carry the CSRF token: every method that may
