@@ -82,8 +82,8 @@ pub async fn access_message(db: &D1Database, user: &UserRow, message_id: i64) ->
 /// that read it in a batch.
 pub fn accessed_from(user: &UserRow, row: Option<Value>) -> ApiResult<AccessedMessage> {
     let Some(row) = row else { return Err(invalid_message()) };
-    let message: MessageRow = serde_json::from_value(row.clone())?;
-    let extra: AccessRow = serde_json::from_value(row)?;
+    let message = MessageRow::deserialize(&row)?;
+    let extra = AccessRow::deserialize(&row)?;
     let channel = match (message.channel_id, extra.channel_name) {
         (Some(id), Some(name)) if message.recipient_type == RecipientType::Channel => Some(ChannelAccess {
             id,
