@@ -7,8 +7,6 @@
 mod chat;
 mod common;
 
-use std::process::Command;
-
 use chat::send_to_channel;
 use common::*;
 use serde_json::Value;
@@ -17,24 +15,9 @@ const DATABASES: [&str; 2] = ["DB", "DB_2"];
 
 /// The rows each read-only statement answers in one local database of the test server, all
 /// in one `wrangler d1 execute` (a node process costing seconds of CPU, so a test asks each
-/// database once). The running server may hold the SQLite file's lock for a moment: a busy
-/// read is tried again.
+/// database once).
 fn query(database: &str, statements: &[String]) -> Vec<Vec<Value>> {
-    let state = std::env::var("TEST_SERVER_STATE").expect("TEST_SERVER_STATE is not set: run under scripts/with-test-server.sh");
-    let sql = statements.join("; ");
-    let mut attempt = 0;
-    let out = loop {
-        let out = Command::new("node_modules/.bin/wrangler")
-            .args(["d1", "execute", database, "--local", "--json", "--persist-to", &state, "--command", &sql])
-            .env("WRANGLER_SEND_METRICS", "false")
-            .output()
-            .expect("wrangler runs");
-        attempt += 1;
-        if out.status.success() || attempt == 5 {
-            break out;
-        }
-        std::thread::sleep(std::time::Duration::from_millis(500));
-    };
+    let out = execute_in_test_database(database, &statements.join("; "));
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success(), "wrangler d1 execute {database}: {stdout} {}", String::from_utf8_lossy(&out.stderr));
     let body: Value = serde_json::from_str(&stdout).unwrap_or_else(|_| panic!("not JSON: {stdout}"));

@@ -292,28 +292,32 @@ pub fn is_channel_event_notice(message: &Value) -> bool {
     message["sender_email"] == "notification-bot@zulip.com" && message["subject"] == "channel events"
 }
 
-/// Runs `sql` in each of the test server's local databases (`DB`, `DB_2`), for tests that
-/// must make something old; the statement should name its organization. The running server
-/// may hold the SQLite file's lock for a moment: a statement refused as busy (nothing of it
-/// written) is tried again.
-pub fn execute_in_test_databases(sql: &str) {
+/// `wrangler d1 execute` of `sql` in one local database of the test server (`DB`, `DB_2`).
+/// The running server may hold the SQLite file's lock for a moment: a statement refused as
+/// busy (nothing of it done) is tried again.
+pub fn execute_in_test_database(database: &str, sql: &str) -> std::process::Output {
     let state = std::env::var("TEST_SERVER_STATE").expect("TEST_SERVER_STATE is not set: run under scripts/with-test-server.sh");
+    let mut attempt = 0;
+    loop {
+        let out = std::process::Command::new("node_modules/.bin/wrangler")
+            .args(["d1", "execute", database, "--local", "--json", "--persist-to", &state, "--command", sql])
+            .env("WRANGLER_SEND_METRICS", "false")
+            .output()
+            .expect("wrangler runs");
+        attempt += 1;
+        let busy = [&out.stdout, &out.stderr].iter().any(|text| String::from_utf8_lossy(text).contains("SQLITE_BUSY"));
+        if out.status.success() || !busy || attempt == 5 {
+            return out;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(500));
+    }
+}
+
+/// Runs `sql` in each of the test server's local databases, for tests that must make
+/// something old; the statement should name its organization.
+pub fn execute_in_test_databases(sql: &str) {
     for database in ["DB", "DB_2"] {
-        let mut attempt = 0;
-        let out = loop {
-            let out = std::process::Command::new("node_modules/.bin/wrangler")
-                .args(["d1", "execute", database, "--local", "--json", "--persist-to", &state, "--command", sql])
-                .env("WRANGLER_SEND_METRICS", "false")
-                .output()
-                .expect("wrangler runs");
-            attempt += 1;
-            let busy = String::from_utf8_lossy(&out.stderr).contains("SQLITE_BUSY")
-                || String::from_utf8_lossy(&out.stdout).contains("SQLITE_BUSY");
-            if out.status.success() || !busy || attempt == 5 {
-                break out;
-            }
-            std::thread::sleep(std::time::Duration::from_millis(500));
-        };
+        let out = execute_in_test_database(database, sql);
         assert!(out.status.success(), "wrangler d1 execute: {}", String::from_utf8_lossy(&out.stderr));
     }
 }
