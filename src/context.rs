@@ -24,7 +24,7 @@ pub struct RequestContext {
     pub db: D1Database,
     /// Its binding (`DB`, `DB_2`, ...), for work that opens it again after the response.
     pub database: String,
-    pub settings: Settings,
+    pub settings: std::rc::Rc<Settings>,
     pub method: Method,
     pub params: Params,
     pub files: Vec<UploadedFile>,
@@ -46,7 +46,7 @@ pub struct RequestContext {
 
 impl RequestContext {
     /// The request's context; `settings` are the worker's, read once per request.
-    pub async fn from_request(mut req: Request, env: Env, settings: Settings) -> ApiResult<Self> {
+    pub async fn from_request(mut req: Request, env: Env, settings: std::rc::Rc<Settings>) -> ApiResult<Self> {
         let url = req.url()?;
         let host = req.headers().get("Host")?.unwrap_or_else(|| url.host_str().unwrap_or("localhost").to_string());
         let base_url = format!("{}://{}", url.scheme(), host);

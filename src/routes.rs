@@ -144,7 +144,7 @@ fn answer_error(err: ApiError, request_id: &str, method: &str, path: &str) -> Re
 async fn handle_api(
     req: Request,
     env: Env,
-    settings: crate::settings::Settings,
+    settings: std::rc::Rc<crate::settings::Settings>,
     worker: Context,
     segments: Vec<String>,
     area: Area,

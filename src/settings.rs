@@ -90,11 +90,11 @@ impl Settings {
     /// The settings of this isolate. Variables and secrets are fixed for an isolate's life
     /// (changing one deploys a new version, in new isolates), so they are read once: each
     /// read is a call into JavaScript, and every request needs the settings.
-    pub fn from_env(env: &Env) -> Self {
+    pub fn from_env(env: &Env) -> std::rc::Rc<Self> {
         thread_local! {
-            static READ: std::cell::OnceCell<Settings> = const { std::cell::OnceCell::new() };
+            static READ: std::cell::OnceCell<std::rc::Rc<Settings>> = const { std::cell::OnceCell::new() };
         }
-        READ.with(|read| read.get_or_init(|| Settings::read(env)).clone())
+        READ.with(|read| read.get_or_init(|| std::rc::Rc::new(Settings::read(env))).clone())
     }
 
     fn read(env: &Env) -> Self {

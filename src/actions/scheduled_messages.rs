@@ -209,7 +209,7 @@ async fn notify_recipients(env: &Env, database: &str, sender: &UserRow, sent: &S
 
 async fn try_notify_recipients(env: &Env, database: &str, sender: &UserRow, sent: &SentMessage, realm_host: &str) -> ApiResult<()> {
     let settings = crate::settings::Settings::from_env(env);
-    let Some(relay) = settings.push_relay else { return Ok(()) };
+    let Some(relay) = settings.push_relay.clone() else { return Ok(()) };
     let db = crate::platform::directory::database(env, database)?;
     let realm = crate::db::realms::by_id(&db, sender.realm_id).await?.ok_or_else(|| ApiError::internal("organization is missing"))?;
     crate::actions::push::notify_new_message(MessageNoticeJob {
