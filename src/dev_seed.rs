@@ -195,7 +195,7 @@ async fn seed_realm(db: &D1Database, realm_id: i64, string_id: &str, realm: &See
             can_create_users: u.can_create_users,
         })
         .collect();
-    let batch = organizations::create_stmts(db, realm_id, string_id, realm.name, &users, realm.channels, db::now())?;
+    let batch = organizations::create_stmts(realm_id, string_id, realm.name, &users, realm.channels, db::now())?;
     db::run_batch(db, batch).await?;
     Ok(())
 }

@@ -44,7 +44,7 @@ fn sql_statements_live_in_src_db() {
 
 #[test]
 fn the_check_sees_statements() {
-    assert!(looks_like_sql(r#"query!(db, "SELECT id FROM users WHERE id = ?1", id)"#));
+    assert!(looks_like_sql(r#"statement!("SELECT id FROM users WHERE id = ?1", id)"#));
     assert!(looks_like_sql(r#""UPDATE realms SET name = ?1""#));
     assert!(!looks_like_sql(r#""SELECT": {"id": 3, "name": "List of options"},"#));
 }

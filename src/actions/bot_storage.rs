@@ -49,7 +49,7 @@ pub async fn check_set_storage(db: &D1Database, bot: &UserRow, entries: &BTreeMa
     }
     let mut stmts = Vec::new();
     for (key, value) in entries {
-        stmts.push(bot_storage::upsert_stmt(db, bot.id, key, value)?);
+        stmts.push(bot_storage::upsert_stmt(bot.id, key, value)?);
     }
     crate::db::run_batch(db, stmts).await?;
     Ok(())

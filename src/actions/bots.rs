@@ -88,9 +88,9 @@ pub async fn check_create_bot(db: &D1Database, env: &Env, owner: &UserRow, bot: 
     // The realm_bot event's audience (administrators and the owner) and the bot's id-to-be
     // are read with the check.
     let mut batch = Batch::new();
-    let taken = batch.add::<UserRow>(users::by_email_stmt(db, owner.realm_id, &email)?);
-    let admins = batch.add::<UserIdRow>(users::active_admin_ids_stmt(db, owner.realm_id)?);
-    let next_id = batch.add::<NextId>(users::next_id_stmt(db)?);
+    let taken = batch.add::<UserRow>(users::by_email_stmt(owner.realm_id, &email)?);
+    let admins = batch.add::<UserIdRow>(users::active_admin_ids_stmt(owner.realm_id)?);
+    let next_id = batch.add::<NextId>(users::next_id_stmt()?);
     let results = batch.run(db).await?;
     if results.first(taken)?.is_some() {
         return Err(ApiError::bad_request("Username already in use"));
@@ -141,7 +141,7 @@ async fn add_service(db: &D1Database, user: &UserRow, bot: &NewBot<'_>) -> ApiRe
         interface: bot.interface,
         token: secrets::random_alphanumeric(32),
     };
-    crate::db::run(bot_services::insert_stmt(db, user.realm_id, &service)?).await?;
+    crate::db::run(db, bot_services::insert_stmt(user.realm_id, &service)?).await?;
     Ok(service)
 }
 
@@ -182,9 +182,9 @@ pub async fn check_update_bot(
     changes: BotChanges,
 ) -> ApiResult<(UserRow, Option<UserRow>)> {
     let mut batch = Batch::new();
-    let bot = batch.add::<UserRow>(users::by_id_stmt(db, acting.realm_id, bot_id)?);
-    let owner = batch.add::<UserRow>(users::bot_owner_stmt(db, acting.realm_id, bot_id)?);
-    let admins = batch.add::<UserIdRow>(users::active_admin_ids_stmt(db, acting.realm_id)?);
+    let bot = batch.add::<UserRow>(users::by_id_stmt(acting.realm_id, bot_id)?);
+    let owner = batch.add::<UserRow>(users::bot_owner_stmt(acting.realm_id, bot_id)?);
+    let admins = batch.add::<UserIdRow>(users::active_admin_ids_stmt(acting.realm_id)?);
     let results = batch.run(db).await?;
     let bot = results.first(bot)?.filter(UserRow::is_bot).ok_or_else(|| ApiError::bad_request("No such bot"))?;
     if !(acting.is_realm_admin() || bot.bot_owner_id == Some(acting.id)) {
@@ -223,8 +223,8 @@ pub async fn check_update_bot(
 /// version are read together.
 pub async fn check_regenerate_bot_api_key(db: &D1Database, env: &Env, acting: &UserRow, bot_id: i64) -> ApiResult<String> {
     let mut batch = Batch::new();
-    let bot = batch.add::<UserRow>(users::by_id_stmt(db, acting.realm_id, bot_id)?);
-    let version = batch.add::<KeyVersionRow>(api_keys::version_stmt(db, acting.realm_id, bot_id)?);
+    let bot = batch.add::<UserRow>(users::by_id_stmt(acting.realm_id, bot_id)?);
+    let version = batch.add::<KeyVersionRow>(api_keys::version_stmt(acting.realm_id, bot_id)?);
     let results = batch.run(db).await?;
     let bot = results.first(bot)?.ok_or_else(|| ApiError::bad_request("No such bot"))?;
     if !bot.is_bot() || !(acting.is_realm_admin() || bot.bot_owner_id == Some(acting.id)) {
@@ -239,9 +239,9 @@ pub async fn check_regenerate_bot_api_key(db: &D1Database, env: &Env, acting: &U
 /// missing hash (a bot from before keys were derived) is stored, so the key shown works.
 pub async fn bots_of(db: &D1Database, env: &Env, owner: &UserRow) -> ApiResult<Vec<Value>> {
     let mut batch = Batch::new();
-    let bots = batch.add::<UserRow>(users::bots_of_owner_stmt(db, owner.realm_id, owner.id)?);
-    let versions = batch.add::<BotKeyVersionRow>(api_keys::owner_bot_versions_stmt(db, owner.realm_id, owner.id)?);
-    let stored = batch.add::<KeyHashRow>(api_keys::owner_bot_key_hashes_stmt(db, owner.realm_id, owner.id)?);
+    let bots = batch.add::<UserRow>(users::bots_of_owner_stmt(owner.realm_id, owner.id)?);
+    let versions = batch.add::<BotKeyVersionRow>(api_keys::owner_bot_versions_stmt(owner.realm_id, owner.id)?);
+    let stored = batch.add::<KeyHashRow>(api_keys::owner_bot_key_hashes_stmt(owner.realm_id, owner.id)?);
     let results = batch.run(db).await?;
     let stored: HashSet<String> = results.rows(stored)?.into_iter().map(|k| k.key_hash).collect();
     let secret = secrets::api_key_secret(env)?;
@@ -252,7 +252,7 @@ pub async fn bots_of(db: &D1Database, env: &Env, owner: &UserRow) -> ApiResult<V
         .iter()
         .map(|(id, key)| (id, secrets::api_key_hash(key)))
         .filter(|(_, hash)| !stored.contains(hash))
-        .map(|(id, hash)| api_keys::insert_if_missing_stmt(db, owner.realm_id, *id, &hash, now))
+        .map(|(id, hash)| api_keys::insert_if_missing_stmt(owner.realm_id, *id, &hash, now))
         .collect::<worker::Result<Vec<_>>>()?;
     if !missing.is_empty() {
         crate::db::run_batch(db, missing).await?;

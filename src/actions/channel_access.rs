@@ -32,9 +32,9 @@ pub async fn announce(
         let ids: BTreeSet<i64> = gained.values().flatten().copied().collect();
         let ids_json = serde_json::to_string(&ids)?;
         let mut batch = Batch::new();
-        let channels = batch.add::<ChannelViewRow>(subscriptions::by_ids_for_user_stmt(db, realm_id, viewer, &ids_json)?);
-        let subscribers = batch.add::<SubscriberRow>(subscriptions::subscribers_stmt(db, realm_id, &ids_json)?);
-        let groups = batch.add::<SystemGroupRow>(subscriptions::system_groups_stmt(db, realm_id)?);
+        let channels = batch.add::<ChannelViewRow>(subscriptions::by_ids_for_user_stmt(realm_id, viewer, &ids_json)?);
+        let subscribers = batch.add::<SubscriberRow>(subscriptions::subscribers_stmt(realm_id, &ids_json)?);
+        let groups = batch.add::<SystemGroupRow>(subscriptions::system_groups_stmt(realm_id)?);
         let results = batch.run(db).await?;
         let (channels, subscribers) = (results.rows(channels)?, results.rows(subscribers)?);
         let groups = SystemGroups::new(results.rows(groups)?);

@@ -59,9 +59,9 @@ pub async fn do_update_channel_folder(db: &D1Database, env: &Env, admin: &UserRo
         check_folder_description(description)?;
     }
     let mut batch = Batch::new();
-    let folder = batch.add::<ChannelFolderRow>(channel_folders::by_id_stmt(db, admin.realm_id, id)?);
-    let taken = batch.add::<Taken>(channel_folders::name_taken_stmt(db, admin.realm_id, changes.name.as_deref().unwrap_or(""), id)?);
-    let in_use = batch.add::<InUse>(channel_folders::channels_in_folder_stmt(db, admin.realm_id, id)?);
+    let folder = batch.add::<ChannelFolderRow>(channel_folders::by_id_stmt(admin.realm_id, id)?);
+    let taken = batch.add::<Taken>(channel_folders::name_taken_stmt(admin.realm_id, changes.name.as_deref().unwrap_or(""), id)?);
+    let in_use = batch.add::<InUse>(channel_folders::channels_in_folder_stmt(admin.realm_id, id)?);
     let results = batch.run(db).await?;
     let old = results.first(folder)?.ok_or_else(invalid_folder_id)?;
     let mut new = old.clone();
@@ -90,7 +90,7 @@ pub async fn do_update_channel_folder(db: &D1Database, env: &Env, admin: &UserRo
     if events.is_empty() {
         return Ok(());
     }
-    crate::db::run(channel_folders::update_stmt(db, &new)?).await?;
+    crate::db::run(db, channel_folders::update_stmt(&new)?).await?;
     for data in events {
         notify_realm(env, admin.realm_id, &Event::ChannelFolder(ChannelFolderEvent::Update { channel_folder_id: id, data })).await;
     }
@@ -102,7 +102,7 @@ pub async fn do_reorder_channel_folders(db: &D1Database, env: &Env, admin: &User
     let ids: Vec<i64> = channel_folders::in_realm(db, admin.realm_id).await?.iter().map(|f| f.id).collect();
     check_order(order, &ids)?;
     let order_json = serde_json::to_string(order).map_err(ApiError::from)?;
-    crate::db::run(channel_folders::reorder_stmt(db, admin.realm_id, &order_json)?).await?;
+    crate::db::run(db, channel_folders::reorder_stmt(admin.realm_id, &order_json)?).await?;
     notify_realm(env, admin.realm_id, &Event::ChannelFolder(ChannelFolderEvent::Reorder { order: order.to_vec() })).await;
     Ok(())
 }

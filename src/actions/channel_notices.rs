@@ -55,7 +55,7 @@ async fn announce_new_channels(
     created: &[ChannelViewRow],
 ) -> ApiResult<()> {
     let ids = serde_json::to_string(&[channel_id])?;
-    let found: Option<ChannelViewRow> = crate::db::first(subscriptions::by_ids_for_user_stmt(&ctx.db, me.realm_id, me.id, &ids)?).await?;
+    let found: Option<ChannelViewRow> = crate::db::first(&ctx.db, subscriptions::by_ids_for_user_stmt(me.realm_id, me.id, &ids)?).await?;
     let Some(channel) = found.filter(|c| c.is_archived == 0) else { return Ok(()) };
     let names: Vec<String> = created.iter().map(|c| c.name.clone()).collect();
     let notice_channel = PlannedChannel { id: channel.id, name: channel.name, recipient_id: channel.recipient_id };

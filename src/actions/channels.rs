@@ -4,13 +4,14 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 
 use serde::Deserialize;
 use serde_json::{json, Value};
-use worker::{D1Database, D1PreparedStatement, Env};
+use worker::{D1Database, Env};
 
 use crate::actions::channel_notices;
 use crate::context::RequestContext;
 use crate::db::batch::{Batch, BatchResults, Slot};
 use crate::db::channel_folders::{self, ChannelFolderRow};
 use crate::db::realm_settings;
+use crate::db::statement::Statement;
 use crate::db::subscriptions::{self, ActiveUserRow, ChannelViewRow, SubscriberRow, SystemGroupRow};
 use crate::db::user_groups::IsMemberRow;
 use crate::db::user_groups::{self, GroupNameRow};
@@ -52,9 +53,9 @@ fn ids_and_emails(principals: &[Principal]) -> (Vec<i64>, Vec<String>) {
 }
 
 /// The users `principals` names, for a read batch; [`principal_users`] checks them.
-fn principals_stmt(db: &D1Database, realm_id: i64, principals: &[Principal]) -> ApiResult<D1PreparedStatement> {
+fn principals_stmt(realm_id: i64, principals: &[Principal]) -> ApiResult<Statement> {
     let (ids, emails) = ids_and_emails(principals);
-    Ok(users::by_ids_or_emails_stmt(realm_id, &ids, &emails, true)?.prepare(db)?)
+    Ok(users::by_ids_or_emails_stmt(realm_id, &ids, &emails, true)?)
 }
 
 /// The active users of the organization named by `principals`, in the order given, from
@@ -143,16 +144,16 @@ impl SubscribeRequest {
 
 impl SubscribeRequest {
     /// Reads the active groups the permission settings name, if any, in `batch`.
-    fn add_group_names(&self, batch: &mut Batch, db: &D1Database, realm_id: i64) -> ApiResult<Option<Slot<GroupNameRow>>> {
+    fn add_group_names(&self, batch: &mut Batch, realm_id: i64) -> ApiResult<Option<Slot<GroupNameRow>>> {
         let ids: Vec<i64> = self.groups.iter().flat_map(|(_, value)| value.group_ids()).collect();
-        let stmt = (!ids.is_empty()).then(|| user_groups::active_names_stmt(db, realm_id, &ids)).transpose()?;
+        let stmt = (!ids.is_empty()).then(|| user_groups::active_names_stmt(realm_id, &ids)).transpose()?;
         Ok(stmt.map(|stmt| batch.add::<GroupNameRow>(stmt)))
     }
 
     /// Reads the users the permission settings name, if any, in `batch`.
-    fn add_group_users(&self, batch: &mut Batch, db: &D1Database, realm_id: i64) -> ApiResult<Option<Slot<UserRow>>> {
+    fn add_group_users(&self, batch: &mut Batch, realm_id: i64) -> ApiResult<Option<Slot<UserRow>>> {
         let ids: Vec<i64> = self.groups.iter().flat_map(|(_, value)| value.user_ids().to_vec()).collect();
-        let stmt = (!ids.is_empty()).then(|| users::by_ids_stmt(db, realm_id, &serde_json::to_string(&ids)?)).transpose()?;
+        let stmt = (!ids.is_empty()).then(|| users::by_ids_stmt(realm_id, &serde_json::to_string(&ids)?)).transpose()?;
         Ok(stmt.map(|stmt| batch.add::<UserRow>(stmt)))
     }
 
@@ -197,20 +198,18 @@ pub async fn check_subscribe(db: &D1Database, env: &Env, me: &UserRow, req: &Sub
     // read; the checks follow in Zulip's order.
     let (ids, emails) = principals.map(ids_and_emails).unwrap_or_else(|| (vec![me.id], vec![]));
     let mut lookup = Batch::new();
-    let named = principals.map(|p| principals_stmt(db, realm_id, p)).transpose()?.map(|stmt| lookup.add::<UserRow>(stmt));
-    let existing = lookup.add::<ChannelViewRow>(subscriptions::by_names_for_user_stmt(db, realm_id, me.id, &names_json)?);
-    let already = lookup.add::<SubscriberRow>(subscriptions::already_subscribed_stmt(db, realm_id, &ids, &emails, &names_json)?);
+    let named = principals.map(|p| principals_stmt(realm_id, p)).transpose()?.map(|stmt| lookup.add::<UserRow>(stmt));
+    let existing = lookup.add::<ChannelViewRow>(subscriptions::by_names_for_user_stmt(realm_id, me.id, &names_json)?);
+    let already = lookup.add::<SubscriberRow>(subscriptions::already_subscribed_stmt(realm_id, &ids, &emails, &names_json)?);
     let folder =
-        req.folder_id.map(|id| channel_folders::by_id_stmt(db, realm_id, id)).transpose()?.map(|stmt| lookup.add::<ChannelFolderRow>(stmt));
-    let named_groups = req.add_group_names(&mut lookup, db, realm_id)?;
-    let group_users = req.add_group_users(&mut lookup, db, realm_id)?;
+        req.folder_id.map(|id| channel_folders::by_id_stmt(realm_id, id)).transpose()?.map(|stmt| lookup.add::<ChannelFolderRow>(stmt));
+    let named_groups = req.add_group_names(&mut lookup, realm_id)?;
+    let group_users = req.add_group_users(&mut lookup, realm_id)?;
     // The organization's rights to create channels of this kind and to set a topics policy.
     let creation_setting = if req.invite_only { "can_create_private_channel_group" } else { "can_create_public_channel_group" };
-    let may_create = lookup.add::<IsMemberRow>(realm_settings::in_group_setting_stmt(realm_id, creation_setting, me.id)?.prepare(db)?);
-    let may_set_policy =
-        lookup.add::<IsMemberRow>(realm_settings::in_group_setting_stmt(realm_id, "can_set_topics_policy_group", me.id)?.prepare(db)?);
-    let may_add_others =
-        lookup.add::<IsMemberRow>(realm_settings::in_group_setting_stmt(realm_id, "can_add_subscribers_group", me.id)?.prepare(db)?);
+    let may_create = lookup.add::<IsMemberRow>(realm_settings::in_group_setting_stmt(realm_id, creation_setting, me.id)?);
+    let may_set_policy = lookup.add::<IsMemberRow>(realm_settings::in_group_setting_stmt(realm_id, "can_set_topics_policy_group", me.id)?);
+    let may_add_others = lookup.add::<IsMemberRow>(realm_settings::in_group_setting_stmt(realm_id, "can_add_subscribers_group", me.id)?);
     let rights = RightsReads::add(&mut lookup, me, &names)?;
     let lookup = lookup.run(db).await?;
     let targets = match (principals, named) {
@@ -255,7 +254,7 @@ pub async fn check_subscribe(db: &D1Database, env: &Env, me: &UserRow, req: &Sub
             return Err(ApiError::bad_request("A default channel cannot be private."));
         }
     }
-    let writes = creation_writes(db, me, req, &sorted.to_create, retention, db::now())?;
+    let writes = creation_writes(me, req, &sorted.to_create, retention, db::now())?;
     let plan = SubscribePlan { targets: &targets, existing: &existing, already: &already, sorted: &sorted };
     let mut outcome = subscribe_targets(db, env, me, &plan, writes).await?;
     if !req.authorization_errors_fatal {
@@ -280,7 +279,7 @@ async fn subscribe_targets(
     env: &Env,
     me: &UserRow,
     plan: &SubscribePlan<'_>,
-    mut writes: Vec<D1PreparedStatement>,
+    mut writes: Vec<Statement>,
 ) -> ApiResult<SubscribeOutcome> {
     let SubscribePlan { targets, existing, already, sorted } = *plan;
     let realm_id = me.realm_id;
@@ -293,7 +292,7 @@ async fn subscribe_targets(
             if channel_id.is_some_and(|id| already.contains(&(user.id, id))) {
                 already_subscribed.entry(user.id.to_string()).or_default().push(name.clone());
             } else {
-                writes.push(subscriptions::subscribe_by_name_stmt(db, realm_id, user.id, name, color_for(name))?);
+                writes.push(subscriptions::subscribe_by_name_stmt(realm_id, user.id, name, color_for(name))?);
                 subscribed.entry(user.id.to_string()).or_default().push(name.clone());
                 added.push((user.id, name.clone()));
             }
@@ -307,7 +306,7 @@ async fn subscribe_targets(
         for write in writes {
             batch.add::<Value>(write);
         }
-        let after = SubscribedReads::add(&mut batch, db, realm_id, me.id, &sorted.authorized)?;
+        let after = SubscribedReads::add(&mut batch, realm_id, me.id, &sorted.authorized)?;
         let results = batch.run(db).await?;
         let read = after.take(&results)?;
         created = read.channels.iter().filter(|c| created_names.contains(&c.name.to_lowercase())).cloned().collect();
@@ -471,13 +470,12 @@ fn sort_requested(
 
 /// The statements that create the channels `to_create` names (name, description).
 fn creation_writes(
-    db: &D1Database,
     me: &UserRow,
     req: &SubscribeRequest,
     to_create: &[(String, String)],
     message_retention_days: Option<i64>,
     now: i64,
-) -> ApiResult<Vec<D1PreparedStatement>> {
+) -> ApiResult<Vec<Statement>> {
     let history_public = if req.invite_only { req.history_public_to_subscribers.unwrap_or(false) } else { true };
     let mut writes = Vec::new();
     for (name, description) in to_create {
@@ -489,7 +487,7 @@ fn creation_writes(
         }
         let mut groups = Vec::new();
         for (setting, value) in values {
-            let (stmts, stored) = crate::actions::group_setting_values::store(db, me.realm_id, value, now)?;
+            let (stmts, stored) = crate::actions::group_setting_values::store(me.realm_id, value, now)?;
             writes.extend(stmts);
             groups.push((setting, stored));
         }
@@ -504,7 +502,7 @@ fn creation_writes(
             topics_policy: req.topics_policy,
             groups: &groups,
         };
-        writes.extend(subscriptions::create_channel_stmts(db, me.realm_id, &channel, now)?);
+        writes.extend(subscriptions::create_channel_stmts(me.realm_id, &channel, now)?);
     }
     Ok(writes)
 }
@@ -527,13 +525,13 @@ struct Subscribed {
 }
 
 impl SubscribedReads {
-    fn add(batch: &mut Batch, db: &D1Database, realm_id: i64, me: i64, names: &[String]) -> ApiResult<Self> {
+    fn add(batch: &mut Batch, realm_id: i64, me: i64, names: &[String]) -> ApiResult<Self> {
         let names = serde_json::to_string(names)?;
         Ok(SubscribedReads {
-            channels: batch.add(subscriptions::by_names_for_user_stmt(db, realm_id, me, &names)?),
-            groups: batch.add(subscriptions::system_groups_stmt(db, realm_id)?),
-            everyone: batch.add(subscriptions::active_user_ids_stmt(db, realm_id)?),
-            subscribers: batch.add(subscriptions::subscribers_by_names_stmt(db, realm_id, &names)?),
+            channels: batch.add(subscriptions::by_names_for_user_stmt(realm_id, me, &names)?),
+            groups: batch.add(subscriptions::system_groups_stmt(realm_id)?),
+            everyone: batch.add(subscriptions::active_user_ids_stmt(realm_id)?),
+            subscribers: batch.add(subscriptions::subscribers_by_names_stmt(realm_id, &names)?),
         })
     }
 
@@ -611,9 +609,9 @@ pub async fn check_unsubscribe(
     // The principals, the channels and their subscribers in one read; the checks follow in
     // Zulip's order.
     let mut batch = Batch::new();
-    let named = principals.map(|p| principals_stmt(db, realm_id, p)).transpose()?.map(|stmt| batch.add::<UserRow>(stmt));
-    let channels = batch.add::<ChannelViewRow>(subscriptions::by_names_for_user_stmt(db, realm_id, me.id, &names_json)?);
-    let subscribers = batch.add::<SubscriberRow>(subscriptions::subscribers_by_names_stmt(db, realm_id, &names_json)?);
+    let named = principals.map(|p| principals_stmt(realm_id, p)).transpose()?.map(|stmt| batch.add::<UserRow>(stmt));
+    let channels = batch.add::<ChannelViewRow>(subscriptions::by_names_for_user_stmt(realm_id, me.id, &names_json)?);
+    let subscribers = batch.add::<SubscriberRow>(subscriptions::subscribers_by_names_stmt(realm_id, &names_json)?);
     let rights = principals.map(|_| RightsReads::add(&mut batch, me, names)).transpose()?;
     let results = batch.run(db).await?;
     let targets = match (principals, named) {
@@ -644,7 +642,7 @@ pub async fn check_unsubscribe(
     for user in &targets {
         for c in &channels {
             if subscribers.iter().any(|s| s.user_id == user.id && s.channel_id == c.id) {
-                writes.push(subscriptions::unsubscribe_stmt(db, realm_id, user.id, c.id)?);
+                writes.push(subscriptions::unsubscribe_stmt(realm_id, user.id, c.id)?);
                 removed.push(c.name.clone());
                 removals.push((user.id, c));
             } else {

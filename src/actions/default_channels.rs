@@ -25,9 +25,9 @@ struct DefaultsState {
 
 async fn read(db: &D1Database, me: &UserRow, channel_id: i64) -> ApiResult<DefaultsState> {
     let mut batch = Batch::new();
-    let channel = batch.add::<ChannelViewRow>(subscriptions::by_id_for_user_stmt(me.realm_id, me.id, channel_id)?.prepare(db)?);
-    let defaults = batch.add::<DefaultChannelRow>(q::in_realm_stmt(db, me.realm_id)?);
-    let members = batch.add::<MemberRow>(channel_rows::active_members_stmt(db, me.realm_id)?);
+    let channel = batch.add::<ChannelViewRow>(subscriptions::by_id_for_user_stmt(me.realm_id, me.id, channel_id)?);
+    let defaults = batch.add::<DefaultChannelRow>(q::in_realm_stmt(me.realm_id)?);
+    let members = batch.add::<MemberRow>(channel_rows::active_members_stmt(me.realm_id)?);
     let results = batch.run(db).await?;
     Ok(DefaultsState {
         channel: results.first(channel)?,
@@ -63,7 +63,7 @@ pub async fn check_add_default_channel(ctx: &RequestContext, me: &UserRow, strea
     if state.defaults.contains(&channel.id) {
         return Ok(());
     }
-    crate::db::run(q::add_stmt(&ctx.db, me.realm_id, channel.id)?).await?;
+    crate::db::run(&ctx.db, q::add_stmt(me.realm_id, channel.id)?).await?;
     let mut defaults = state.defaults;
     defaults.push(channel.id);
     defaults.sort_unstable();
@@ -85,7 +85,7 @@ pub async fn check_remove_default_channel(ctx: &RequestContext, me: &UserRow, st
     if !state.defaults.contains(&channel.id) {
         return Ok(());
     }
-    crate::db::run(q::remove_stmt(&ctx.db, me.realm_id, channel.id)?).await?;
+    crate::db::run(&ctx.db, q::remove_stmt(me.realm_id, channel.id)?).await?;
     let defaults = state.defaults.into_iter().filter(|id| *id != channel.id).collect();
     notify_default_channels(&ctx.env, me.realm_id, defaults, &state.members).await;
     Ok(())
@@ -93,7 +93,7 @@ pub async fn check_remove_default_channel(ctx: &RequestContext, me: &UserRow, st
 
 /// The organization's default channels, by id.
 pub async fn default_channel_ids(db: &D1Database, realm_id: i64) -> ApiResult<Vec<i64>> {
-    Ok(crate::db::all::<DefaultChannelRow>(q::in_realm_stmt(db, realm_id)?).await?.into_iter().map(|r| r.channel_id).collect())
+    Ok(crate::db::all::<DefaultChannelRow>(db, q::in_realm_stmt(realm_id)?).await?.into_iter().map(|r| r.channel_id).collect())
 }
 
 /// Subscribes someone who just joined to the organization's default channels (`ids`), as
@@ -103,8 +103,8 @@ pub async fn join_default_channels(db: &D1Database, env: &Env, user: &UserRow, i
         return;
     }
     let ids = serde_json::to_string(ids).unwrap_or_default();
-    let channels: Vec<ChannelViewRow> = match subscriptions::by_ids_for_user_stmt(db, user.realm_id, user.id, &ids) {
-        Ok(stmt) => crate::db::all(stmt).await.unwrap_or_default(),
+    let channels: Vec<ChannelViewRow> = match subscriptions::by_ids_for_user_stmt(user.realm_id, user.id, &ids) {
+        Ok(stmt) => crate::db::all(db, stmt).await.unwrap_or_default(),
         Err(_) => Vec::new(),
     };
     let request = SubscribeRequest {

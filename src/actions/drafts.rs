@@ -30,10 +30,10 @@ async fn check_drafts(db: &D1Database, me: &UserRow, list: &[DraftData]) -> ApiR
     let channel_ids: Vec<i64> = list.iter().filter(|d| d.kind == "stream").flat_map(|d| d.to.iter().copied()).collect();
     let user_ids: Vec<i64> = list.iter().filter(|d| d.kind == "private").flat_map(|d| d.to.iter().copied()).collect();
     let mut batch = Batch::new();
-    let settings = batch.add::<RealmSettingsRow>(realm_settings::by_realm_id_stmt(db, me.realm_id)?);
+    let settings = batch.add::<RealmSettingsRow>(realm_settings::by_realm_id_stmt(me.realm_id)?);
     let channels =
-        batch.add::<ChannelViewRow>(subscriptions::by_ids_for_user_stmt(db, me.realm_id, me.id, &serde_json::to_string(&channel_ids)?)?);
-    let users = batch.add::<UserRow>(users::by_ids_stmt(db, me.realm_id, &serde_json::to_string(&user_ids)?)?);
+        batch.add::<ChannelViewRow>(subscriptions::by_ids_for_user_stmt(me.realm_id, me.id, &serde_json::to_string(&channel_ids)?)?);
+    let users = batch.add::<UserRow>(users::by_ids_stmt(me.realm_id, &serde_json::to_string(&user_ids)?)?);
     let results = batch.run(db).await?;
     let settings = results.first(settings)?.ok_or_else(|| ApiError::internal("realm has no settings"))?;
     let channels = results.rows(channels)?;
@@ -73,7 +73,7 @@ pub async fn create_drafts(db: &D1Database, env: &Env, me: &UserRow, list: &[Dra
     }
     let mut batch = Batch::new();
     let slots: Vec<_> =
-        checked.iter().map(|d| drafts::insert_stmt(db, me.id, d).map(|s| batch.add::<DraftRow>(s))).collect::<worker::Result<_>>()?;
+        checked.iter().map(|d| drafts::insert_stmt(me.id, d).map(|s| batch.add::<DraftRow>(s))).collect::<worker::Result<_>>()?;
     let results = batch.run(db).await?;
     let mut rows = Vec::new();
     for slot in slots {
@@ -87,13 +87,13 @@ pub async fn create_drafts(db: &D1Database, env: &Env, me: &UserRow, list: &[Dra
 pub async fn edit_draft(db: &D1Database, env: &Env, me: &UserRow, id: i64, draft: &DraftData) -> ApiResult<()> {
     let checked = check_drafts(db, me, std::slice::from_ref(draft)).await?;
     let d = &checked[0];
-    let row: DraftRow = db::first(drafts::update_stmt(db, id, me.id, d)?).await?.ok_or_else(draft_not_found)?;
+    let row: DraftRow = db::first(db, drafts::update_stmt(id, me.id, d)?).await?.ok_or_else(draft_not_found)?;
     notify_owner(env, me, &Event::Drafts(DraftsEvent::Update { draft: draft_dict(&row) })).await;
     Ok(())
 }
 
 pub async fn delete_draft(db: &D1Database, env: &Env, me: &UserRow, id: i64) -> ApiResult<()> {
-    let deleted: Option<serde_json::Value> = db::first(drafts::delete_stmt(db, id, me.id)?).await?;
+    let deleted: Option<serde_json::Value> = db::first(db, drafts::delete_stmt(id, me.id)?).await?;
     if deleted.is_none() {
         return Err(draft_not_found());
     }

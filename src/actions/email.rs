@@ -7,8 +7,9 @@
 //! provider accepted it (its `Idempotency-Key` keeps a repeated hand-over from sending
 //! twice).
 
-use worker::{D1Database, D1PreparedStatement, Env, Fetch, Headers, Method, Request, RequestInit};
+use worker::{Env, Fetch, Headers, Method, Request, RequestInit};
 
+use crate::db::statement::Statement;
 use crate::db::{self, email_outbox};
 use crate::domain::email::{next_attempt_at, provider_body, OutgoingEmail, MAX_ATTEMPTS};
 use crate::error::ApiResult;
@@ -18,8 +19,8 @@ use crate::settings::{EmailProvider, Settings};
 const BATCH: i64 = 20;
 
 /// The statement that queues `email` (in the caller's batch).
-pub fn queue_stmt(db: &D1Database, settings: &Settings, realm_id: i64, email: &OutgoingEmail) -> worker::Result<D1PreparedStatement> {
-    email_outbox::insert_stmt(db, realm_id, email, db::now(), settings.development)
+pub fn queue_stmt(settings: &Settings, realm_id: i64, email: &OutgoingEmail) -> worker::Result<Statement> {
+    email_outbox::insert_stmt(realm_id, email, db::now(), settings.development)
 }
 
 /// After a batch that queued emails committed: wakes the organization's alarm to send them

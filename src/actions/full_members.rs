@@ -21,8 +21,8 @@ pub async fn announce_crossings(env: &worker::Env, database: &str, realm_id: i64
     let db = crate::platform::directory::database(env, database)?;
     let now = crate::db::now();
     let mut batch = Batch::new();
-    let crossed = batch.add::<MemberRow>(user_groups::full_member_crossings_stmt(&db, realm_id, since, now)?);
-    let next = batch.add::<NextCrossingRow>(user_groups::next_full_member_crossing_stmt(&db, realm_id, now)?);
+    let crossed = batch.add::<MemberRow>(user_groups::full_member_crossings_stmt(realm_id, since, now)?);
+    let next = batch.add::<NextCrossingRow>(user_groups::next_full_member_crossing_stmt(realm_id, now)?);
     let results = batch.run(&db).await?;
     let crossed = results.rows(crossed)?;
     if let Some(group_id) = crossed.first().map(|m| m.group_id) {

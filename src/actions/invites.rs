@@ -59,7 +59,7 @@ async fn check_terms(db: &D1Database, me: &UserRow, terms: &InviteTerms) -> ApiR
     check_may_invite_as(me, terms.invite_as)?;
     if !terms.stream_ids.is_empty() {
         let ids = serde_json::to_string(&terms.stream_ids)?;
-        let channels: Vec<ChannelViewRow> = db::all(db::subscriptions::by_ids_for_user_stmt(db, me.realm_id, me.id, &ids)?).await?;
+        let channels: Vec<ChannelViewRow> = db::all(db, db::subscriptions::by_ids_for_user_stmt(me.realm_id, me.id, &ids)?).await?;
         for id in &terms.stream_ids {
             let visible = channels.iter().find(|c| c.id == *id).is_some_and(|c| can_access_channel_content(me, c) && c.is_archived == 0);
             if !visible {
@@ -68,7 +68,7 @@ async fn check_terms(db: &D1Database, me: &UserRow, terms: &InviteTerms) -> ApiR
         }
     }
     if !terms.group_ids.is_empty() {
-        let found: Vec<GroupNameRow> = db::all(db::user_groups::active_names_stmt(db, me.realm_id, &terms.group_ids)?).await?;
+        let found: Vec<GroupNameRow> = db::all(db, db::user_groups::active_names_stmt(me.realm_id, &terms.group_ids)?).await?;
         if terms
             .group_ids
             .iter()
@@ -119,27 +119,24 @@ pub async fn check_invite_users(
     for email in emails.iter().filter(|e| !skipped.iter().any(|(s, _, _)| s == *e)) {
         let key = secrets::random_alphanumeric(LINK_KEY_LENGTH);
         let key_hash = secrets::sha256_hex(key.as_bytes());
-        statements.push(invites::insert_invitation_stmt(
-            db,
-            &NewInvitation {
-                realm_id: me.realm_id,
-                kind: "invite",
-                email,
-                referred_by: Some(me.id),
-                multiuse_invite_id: None,
-                invited_as: terms.invite_as.code(),
-                stream_ids: &stream_ids,
-                group_ids: &group_ids,
-                include_realm_default_subscriptions: terms.include_realm_default_subscriptions,
-                notify_referrer_on_join,
-                key_hash: &key_hash,
-                created_at: now,
-                expires_at,
-            },
-        )?);
+        statements.push(invites::insert_invitation_stmt(&NewInvitation {
+            realm_id: me.realm_id,
+            kind: "invite",
+            email,
+            referred_by: Some(me.id),
+            multiuse_invite_id: None,
+            invited_as: terms.invite_as.code(),
+            stream_ids: &stream_ids,
+            group_ids: &group_ids,
+            include_realm_default_subscriptions: terms.include_realm_default_subscriptions,
+            notify_referrer_on_join,
+            key_hash: &key_hash,
+            created_at: now,
+            expires_at,
+        })?);
         let days = expires_at.map(|at| (at - now + 86399) / 86400);
         let mail = templates::invitation(email, &me.full_name, site.realm_name, &join_url(site.base_url, &key), days);
-        statements.push(queue_stmt(db, site.settings, me.realm_id, &mail)?);
+        statements.push(queue_stmt(site.settings, me.realm_id, &mail)?);
     }
     db::run_batch(db, statements).await?;
     after_queue(env, site.settings, site.database, me.realm_id, site.realm_host).await;
@@ -205,7 +202,7 @@ pub async fn get_invites(db: &D1Database, me: &UserRow, base_url: &str) -> ApiRe
 pub async fn check_revoke_invite(db: &D1Database, env: &Env, me: &UserRow, id: i64) -> ApiResult<()> {
     let row = invites::pending_invitation(db, me.realm_id, id).await?.ok_or_else(ApiError::no_such_invitation)?;
     check_may_manage(me, row.referred_by, Role::from_code(row.invited_as).unwrap_or_default())?;
-    db::run(invites::revoke_invitation_stmt(db, id, db::now())?).await?;
+    db::run(db, invites::revoke_invitation_stmt(id, db::now())?).await?;
     notify_invites_changed(db, env, me.realm_id, row.referred_by.unwrap_or(me.id)).await;
     Ok(())
 }
@@ -226,8 +223,8 @@ pub async fn check_resend_invite(db: &D1Database, env: &Env, site: &Site<'_>, me
     db::run_batch(
         db,
         vec![
-            invites::rekey_invitation_stmt(db, id, &secrets::sha256_hex(key.as_bytes()), now)?,
-            queue_stmt(db, site.settings, me.realm_id, &mail)?,
+            invites::rekey_invitation_stmt(id, &secrets::sha256_hex(key.as_bytes()), now)?,
+            queue_stmt(site.settings, me.realm_id, &mail)?,
         ],
     )
     .await?;
@@ -286,8 +283,8 @@ pub async fn notify_invites_changed(db: &D1Database, env: &Env, realm_id: i64, r
     struct Id {
         id: i64,
     }
-    let admins: Vec<Id> = match db::users::active_admin_ids_stmt(db, realm_id) {
-        Ok(stmt) => db::all(stmt).await.unwrap_or_default(),
+    let admins: Vec<Id> = match db::users::active_admin_ids_stmt(realm_id) {
+        Ok(stmt) => db::all(db, stmt).await.unwrap_or_default(),
         Err(_) => Vec::new(),
     };
     let mut ids: Vec<i64> = admins.into_iter().map(|a| a.id).collect();

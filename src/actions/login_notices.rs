@@ -33,7 +33,7 @@ async fn queue_notice(ctx: &RequestContext, user: &UserRow, now: i64) -> ApiResu
         at: now,
         unsubscribe_url: &unsubscribe,
     });
-    db::run(queue_stmt(&ctx.db, &ctx.settings, user.realm_id, &email)?).await?;
+    db::run(&ctx.db, queue_stmt(&ctx.settings, user.realm_id, &email)?).await?;
     after_queue(&ctx.env, &ctx.settings, &ctx.database, user.realm_id, ctx.realm_host()).await;
     Ok(())
 }

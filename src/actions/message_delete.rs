@@ -6,7 +6,6 @@ use std::collections::BTreeSet;
 
 use serde::Deserialize;
 use serde_json::Value;
-use worker::D1Database;
 
 use crate::context::RequestContext;
 use crate::db::batch::{Batch, BatchResults, Slot};
@@ -32,7 +31,7 @@ pub async fn check_delete_message(ctx: &RequestContext, user: &UserRow, message_
     let state = ctx.realm_state(user.realm_id).await?;
     let settings = &state.settings;
     let mut batch = Batch::new();
-    let access = batch.add::<Value>(crate::db::messages::access_stmt(db, message_id.0, user.realm_id, user.id)?);
+    let access = batch.add::<Value>(crate::db::messages::access_stmt(message_id.0, user.realm_id, user.id)?);
     let delete_any =
         batch.add::<IsMemberRow>(user_groups::is_member_stmt(user.realm_id, settings.can_delete_any_message_group, user.id, false)?);
     let delete_own =
@@ -42,7 +41,7 @@ pub async fn check_delete_message(ctx: &RequestContext, user: &UserRow, message_
     };
     let channel_delete_any = batch.add::<IsMemberRow>(in_channel_group(&CAN_DELETE_ANY)?);
     let channel_delete_own = batch.add::<IsMemberRow>(in_channel_group(&CAN_DELETE_OWN)?);
-    let owner = batch.add::<BotOwnerRow>(crate::db::users::sender_bot_owner_stmt(db, message_id.0)?);
+    let owner = batch.add::<BotOwnerRow>(crate::db::users::sender_bot_owner_stmt(message_id.0)?);
     let results = batch.run(db).await?;
     let message = accessed_from(user, results.first(access)?)?.message;
     let member = |slot| -> ApiResult<bool> { Ok(results.first(slot)?.is_some_and(|r: IsMemberRow| r.is_member != 0)) };
@@ -69,7 +68,7 @@ pub async fn check_delete_message(ctx: &RequestContext, user: &UserRow, message_
 /// `bulk_message_deletion`.
 pub async fn delete_messages(ctx: &RequestContext, realm_id: RealmId, ids: &[MessageId]) -> ApiResult<()> {
     let ids_json = serde_json::to_string(ids)?;
-    let messages: Vec<MessageRow> = crate::db::all(crate::db::messages::by_ids_stmt(&ctx.db, realm_id.0, &ids_json)?).await?;
+    let messages: Vec<MessageRow> = crate::db::all(&ctx.db, crate::db::messages::by_ids_stmt(realm_id.0, &ids_json)?).await?;
     do_delete_messages(ctx, realm_id, &messages).await
 }
 
@@ -78,7 +77,7 @@ async fn do_delete_messages(ctx: &RequestContext, realm_id: RealmId, messages: &
     let Some(first) = messages.first() else { return Ok(()) };
     let ids: Vec<i64> = messages.iter().map(|m| m.id).collect();
     let mut batch = Batch::new();
-    let pending = add_deletion(&mut batch, &ctx.db, realm_id, &ids, first.channel_id)?;
+    let pending = add_deletion(&mut batch, realm_id, &ids, first.channel_id)?;
     let results = batch.run(&ctx.db).await?;
     finish_deletion(ctx, realm_id, &results, pending).await
 }
@@ -94,28 +93,21 @@ pub struct PendingDeletion {
 /// any) to `batch`: first the reads of the rows and of who sees them (everyone with a row,
 /// and for channels with shared history every subscriber), then the deletion. Another
 /// action's batch may hold it after its own writes.
-pub fn add_deletion(
-    batch: &mut Batch,
-    db: &D1Database,
-    realm_id: RealmId,
-    ids: &[i64],
-    channel_id: Option<i64>,
-) -> ApiResult<PendingDeletion> {
+pub fn add_deletion(batch: &mut Batch, realm_id: RealmId, ids: &[i64], channel_id: Option<i64>) -> ApiResult<PendingDeletion> {
     let ids_json = serde_json::to_string(ids)?;
-    let messages = batch.add(crate::db::messages::by_ids_stmt(db, realm_id.0, &ids_json)?);
-    let holders = batch.add(crate::db::user_messages::holders_stmt(db, &ids_json)?);
+    let messages = batch.add(crate::db::messages::by_ids_stmt(realm_id.0, &ids_json)?);
+    let holders = batch.add(crate::db::user_messages::holders_stmt(&ids_json)?);
     let shared_history = match channel_id {
-        Some(channel_id) => Some((
-            batch.add(crate::db::subscriptions::history_public_stmt(db, channel_id)?),
-            batch.add(q::subscribers_stmt(db, &[channel_id])?),
-        )),
+        Some(channel_id) => {
+            Some((batch.add(crate::db::subscriptions::history_public_stmt(channel_id)?), batch.add(q::subscribers_stmt(&[channel_id])?)))
+        }
         None => None,
     };
     for chunk in q::chunks(ids) {
-        for stmt in q::delete_messages_stmts(db, &chunk)? {
+        for stmt in q::delete_messages_stmts(&chunk)? {
             batch.add::<Value>(stmt);
         }
-        batch.add::<Value>(crate::db::attachments::unlink_messages_stmt(db, &chunk)?);
+        batch.add::<Value>(crate::db::attachments::unlink_messages_stmt(&chunk)?);
     }
     Ok(PendingDeletion { messages, holders, shared_history })
 }

@@ -95,8 +95,8 @@ pub async fn do_update_message_flags_for_narrow(
     flag: &str,
 ) -> ApiResult<NarrowFlagsUpdate> {
     let mut batch = Batch::new();
-    let pending = add_window(&mut batch, db, me, window)?;
-    let targets = batch.add::<Found>(user_messages::flag_targets_in_window_stmt(db, &pending)?);
+    let pending = add_window(&mut batch, me, window)?;
+    let targets = batch.add::<Found>(user_messages::flag_targets_in_window_stmt(&pending));
     let results = batch.run(db).await?;
     let targets = results.rows(targets)?;
     let window = pending.take(&results)?;
@@ -141,7 +141,7 @@ pub async fn do_update_message_flags(
 ) -> ApiResult<FlagsUpdate> {
     let change = FlagChange::parse(op, flag)?;
     let ids_json = serde_json::to_string(message_ids)?;
-    let found: Vec<Found> = crate::db::all(user_messages::flag_targets_stmt(db, me.realm_id, me.id, me.is_guest(), &ids_json)?).await?;
+    let found: Vec<Found> = crate::db::all(db, user_messages::flag_targets_stmt(me.realm_id, me.id, me.is_guest(), &ids_json)?).await?;
     update_found_flags(db, env, me, change, message_ids, found).await
 }
 
@@ -186,7 +186,7 @@ async fn update_found_flags(
         .collect();
     if !changed.is_empty() {
         let stmts =
-            user_messages::update_flag_stmts(db, me.id, &serde_json::to_string(&changed)?, &serde_json::to_string(&historical)?, bit, add)?;
+            user_messages::update_flag_stmts(me.id, &serde_json::to_string(&changed)?, &serde_json::to_string(&historical)?, bit, add)?;
         crate::db::run_batch(db, stmts).await?;
         let mut flags = FlagsEvent::new(add, flag, changed.clone(), false);
         if marking_unread {

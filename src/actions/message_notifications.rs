@@ -201,20 +201,16 @@ fn resolve_known(content: &str, editor: &UserRow, channels: &[&MoveChannelRow], 
 
 impl PlannedNotices {
     /// Adds the notifications' writes to the move's batch, after the move's own.
-    pub fn add_writes(&self, batch: &mut Batch, db: &D1Database, realm_id: RealmId) -> ApiResult<PendingNotices> {
+    pub fn add_writes(&self, batch: &mut Batch, realm_id: RealmId) -> ApiResult<PendingNotices> {
         let mut pending = Vec::new();
         for item in &self.items {
             pending.push(match item {
                 Planned::Withdraw { id, channel_id } => {
-                    Pending::Withdraw(message_delete::add_deletion(batch, db, realm_id, &[*id], Some(*channel_id))?)
+                    Pending::Withdraw(message_delete::add_deletion(batch, realm_id, &[*id], Some(*channel_id))?)
                 }
-                Planned::Send(m) => Pending::Send(message_send::add_send_writes(
-                    batch,
-                    db,
-                    &m.plan,
-                    &m.send,
-                    vec![q::set_kind_of_inserted_stmt(db, m.kind)?],
-                )?),
+                Planned::Send(m) => {
+                    Pending::Send(message_send::add_send_writes(batch, &m.plan, &m.send, vec![q::set_kind_of_inserted_stmt(m.kind)?])?)
+                }
             });
         }
         Ok(PendingNotices(pending))
@@ -326,9 +322,9 @@ pub async fn announce_new_user(db: &D1Database, env: &Env, realm_host: &str, use
 /// The organization's state and its notification bot (created on first use), in one read.
 async fn realm_and_bot(db: &D1Database, realm_id: i64) -> ApiResult<(std::rc::Rc<RealmState>, UserRow)> {
     let mut batch = Batch::new();
-    let realm = crate::platform::realm_cache::cached_or_add(&mut batch, db, realm_id, None)?;
-    batch.add::<Value>(q::ensure_notification_bot_stmt(db, realm_id, crate::db::now())?);
-    let bot = batch.add::<UserRow>(crate::db::users::by_delivery_email_stmt(db, realm_id, q::NOTIFICATION_BOT_EMAIL)?);
+    let realm = crate::platform::realm_cache::cached_or_add(&mut batch, realm_id, None)?;
+    batch.add::<Value>(q::ensure_notification_bot_stmt(realm_id, crate::db::now())?);
+    let bot = batch.add::<UserRow>(crate::db::users::by_delivery_email_stmt(realm_id, q::NOTIFICATION_BOT_EMAIL)?);
     let results = batch.run(db).await?;
     let bot = results.first(bot)?.ok_or_else(|| ApiError::internal("notification bot missing"))?;
     Ok((realm.take(&results)?, bot))
@@ -386,10 +382,10 @@ async fn send_to_channel(
     let db = &ctx.db;
     let realm_id = acting.realm_id;
     let mut batch = Batch::new();
-    batch.add::<Value>(q::ensure_notification_bot_stmt(db, realm_id, now)?);
-    let bot = batch.add::<UserRow>(crate::db::users::by_delivery_email_stmt(db, realm_id, q::NOTIFICATION_BOT_EMAIL)?);
-    let subscribers = batch.add::<SubscriberRow>(q::subscribers_stmt(db, &[channel.id])?);
-    let resolution = ResolutionReads::add(&mut batch, db, realm_id, acting.id, &markdown::references(&content), None)?;
+    batch.add::<Value>(q::ensure_notification_bot_stmt(realm_id, now)?);
+    let bot = batch.add::<UserRow>(crate::db::users::by_delivery_email_stmt(realm_id, q::NOTIFICATION_BOT_EMAIL)?);
+    let subscribers = batch.add::<SubscriberRow>(q::subscribers_stmt(&[channel.id])?);
+    let resolution = ResolutionReads::add(&mut batch, realm_id, acting.id, &markdown::references(&content), None)?;
     let results = batch.run(db).await?;
     let bot = results.first(bot)?.ok_or_else(|| ApiError::internal("notification bot missing"))?;
     let subscribers: Vec<i64> = results.rows(subscribers)?.into_iter().filter(|s| s.active != 0).map(|s| s.user_id).collect();
@@ -397,7 +393,7 @@ async fn send_to_channel(
     let send = bot_send_request(ctx, channel.id, topic, &content);
     let message = message_send::BotMessage { bot: &bot, channel, topic, content: &content, subscribers: &subscribers, read_for: acting.id };
     let plan = message_send::plan_bot_message(message, settings, &resolved, &group_members, now);
-    let sent = message_send::commit_send(db, &ctx.env, &plan, &send, vec![q::set_kind_of_inserted_stmt(db, kind)?]).await?;
+    let sent = message_send::commit_send(db, &ctx.env, &plan, &send, vec![q::set_kind_of_inserted_stmt(kind)?]).await?;
     Ok(sent.id)
 }
 

@@ -23,18 +23,18 @@ pub async fn delete_expired(env: &worker::Env, database: &str, realm_id: i64) ->
     let db = crate::platform::directory::database(env, database)?;
     let now = crate::db::now();
     let mut batch = Batch::new();
-    let policy = batch.add::<PolicyRow>(retention::policy_stmt(&db, realm_id)?);
-    let expired = batch.add::<ExpiredRow>(retention::expired_stmt(&db, realm_id, now, SWEEP_BATCH)?);
+    let policy = batch.add::<PolicyRow>(retention::policy_stmt(realm_id)?);
+    let expired = batch.add::<ExpiredRow>(retention::expired_stmt(realm_id, now, SWEEP_BATCH)?);
     let results = batch.run(&db).await?;
     let has_policy = results.first(policy)?.is_some_and(|p| p.realm_days > 0 || p.channel_policies > 0);
     let ids: Vec<i64> = results.rows(expired)?.into_iter().map(|r| r.id).collect();
     if !ids.is_empty() {
         let mut deletion = Batch::new();
         for chunk in q::chunks(&ids) {
-            for stmt in q::delete_messages_stmts(&db, &chunk)? {
+            for stmt in q::delete_messages_stmts(&chunk)? {
                 deletion.add::<Value>(stmt);
             }
-            deletion.add::<Value>(crate::db::attachments::unlink_messages_stmt(&db, &chunk)?);
+            deletion.add::<Value>(crate::db::attachments::unlink_messages_stmt(&chunk)?);
         }
         deletion.run(&db).await?;
     }

@@ -75,7 +75,7 @@ pub async fn queue(db: &D1Database, env: &Env, database: &str, realm_host: &str,
             })
             .collect();
         if !rows.is_empty() {
-            db::run(q::insert_stmt(db, realm_id, sent.id, &json!(rows).to_string())?).await?;
+            db::run(db, q::insert_stmt(realm_id, sent.id, &json!(rows).to_string())?).await?;
             crate::platform::scheduler::arm(env, database, realm_id, realm_host).await;
         }
         Ok::<(), worker::Error>(())
@@ -104,7 +104,7 @@ pub async fn deliver_due(env: &Env, database: &str, realm_id: i64, realm_host: &
         // One recipient's failure postpones their rows; the others are still mailed.
         if let Err(err) = mail_user(&db, &settings, realm_id, &realm_name, &base_url, secret.as_bytes(), d.user_id).await {
             worker::console_error!("missed-message email of user {} failed: {}", d.user_id, err.msg);
-            db::run(q::postpone_stmt(&db, realm_id, d.user_id, now, now + RETRY_AFTER_SECS)?).await?;
+            db::run(&db, q::postpone_stmt(realm_id, d.user_id, now, now + RETRY_AFTER_SECS)?).await?;
         }
     }
     // The alarm that runs this hands the queued emails to the provider next.
@@ -149,13 +149,13 @@ async fn mail_user(
             let conversation = if names.is_empty() { first.sender_name.clone() } else { names.join(", ") };
             let narrow = narrow_url(base_url, first, &members, user.id);
             let mail = conversation_email(&user.delivery_email, realm_name, group, &conversation, &narrow, &unsubscribe);
-            statements.push(queue_stmt(db, settings, realm_id, &mail)?);
+            statements.push(queue_stmt(settings, realm_id, &mail)?);
         }
     }
     // Every queued row up to the newest unread one (read ones included); without unread
     // ones, all of the recipient's rows.
     let max_id = rows.iter().map(|r| r.message_id).max().unwrap_or(crate::params::MAX_SAFE_INTEGER);
-    statements.push(q::delete_for_user_stmt(db, realm_id, user.id, max_id)?);
+    statements.push(q::delete_for_user_stmt(realm_id, user.id, max_id)?);
     db::run_batch(db, statements).await?;
     Ok(())
 }

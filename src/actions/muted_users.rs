@@ -19,8 +19,8 @@ use crate::model::message_flags::MessageFlag;
 /// such user" comes first, as in Zulip.
 async fn mute_of_target(db: &D1Database, me: &UserRow, target_id: UserId) -> ApiResult<Option<MutedUserRow>> {
     let mut batch = Batch::new();
-    let user = batch.add::<UserRow>(users::by_id_stmt(db, me.realm_id, target_id.0)?);
-    let muted = batch.add::<MutedUserRow>(muted_users::get_stmt(db, me.id, target_id.0)?);
+    let user = batch.add::<UserRow>(users::by_id_stmt(me.realm_id, target_id.0)?);
+    let muted = batch.add::<MutedUserRow>(muted_users::get_stmt(me.id, target_id.0)?);
     let results = batch.run(db).await?;
     check_mute_target(results.first(user)?)?;
     Ok(results.first(muted)?)
@@ -38,9 +38,9 @@ pub async fn check_mute_user(db: &D1Database, env: &Env, me: &UserRow, target_id
         return Err(ApiError::bad_request("User already muted"));
     }
     let mut batch = Batch::new();
-    batch.add::<Value>(muted_users::add_stmt(db, me.id, target_id.0, crate::db::now())?);
-    let read = batch.add::<MessageIdRow>(user_messages::mark_sender_read_stmt(db, me.id, target_id.0)?);
-    let list = batch.add::<MutedUserRow>(muted_users::for_user_stmt(db, me.id)?);
+    batch.add::<Value>(muted_users::add_stmt(me.id, target_id.0, crate::db::now())?);
+    let read = batch.add::<MessageIdRow>(user_messages::mark_sender_read_stmt(me.id, target_id.0)?);
+    let list = batch.add::<MutedUserRow>(muted_users::for_user_stmt(me.id)?);
     let results = batch.run(db).await?;
     let mut read: Vec<i64> = results.rows(read)?.into_iter().map(|r| r.message_id).collect();
     let list = results.rows(list)?;
@@ -60,8 +60,8 @@ pub async fn check_unmute_user(db: &D1Database, env: &Env, me: &UserRow, target_
         return Err(ApiError::bad_request("User is not muted"));
     }
     let mut batch = Batch::new();
-    batch.add::<Value>(muted_users::remove_stmt(db, me.id, target_id.0)?);
-    let list = batch.add::<MutedUserRow>(muted_users::for_user_stmt(db, me.id)?);
+    batch.add::<Value>(muted_users::remove_stmt(me.id, target_id.0)?);
+    let list = batch.add::<MutedUserRow>(muted_users::for_user_stmt(me.id)?);
     let list = batch.run(db).await?.rows(list)?;
     send_list(env, me, &list).await;
     Ok(())

@@ -42,8 +42,8 @@ pub async fn do_update_navigation_view(
         return Err(built_in_has_no_name());
     }
     let mut batch = Batch::new();
-    let check = batch.add::<UpdateCheck>(navigation_views::update_check_stmt(db, me.id, fragment, name)?);
-    batch.add::<Value>(navigation_views::update_stmt(db, me.id, fragment, is_pinned, name)?);
+    let check = batch.add::<UpdateCheck>(navigation_views::update_check_stmt(me.id, fragment, name)?);
+    batch.add::<Value>(navigation_views::update_stmt(me.id, fragment, is_pinned, name)?);
     let results = batch.run(db).await?;
     let check = results.first(check)?.ok_or_else(|| ApiError::internal("navigation view check returned no row"))?;
     if check.name_taken != 0 {

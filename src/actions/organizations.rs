@@ -67,9 +67,9 @@ pub async fn check_create_organization(env: &Env, new: &NewOrganization<'_>) -> 
         color: "#76ce90",
         subscribers: &[new.owner_email],
     };
-    let mut batch = organizations::create_stmts(db, placement.realm_id, new.string_id, &name, &[owner], &[general], db::now())?;
+    let mut batch = organizations::create_stmts(placement.realm_id, new.string_id, &name, &[owner], &[general], db::now())?;
     // Zulip announces new channels and new people in the first channel.
-    batch.push(realms::set_announcement_channels_stmt(db, new.string_id, FIRST_CHANNEL)?);
+    batch.push(realms::set_announcement_channels_stmt(new.string_id, FIRST_CHANNEL)?);
     db::run_batch(db, batch).await?;
 
     // The statements are idempotent: if another request created the same subdomain in
@@ -92,7 +92,7 @@ pub async fn do_set_organization_deactivated(env: &Env, string_id: &str, deactiv
         #[allow(dead_code)]
         id: i64,
     }
-    let updated: Option<Updated> = db::first(realms::set_deactivated_stmt(db, string_id, deactivated)?).await?;
+    let updated: Option<Updated> = db::first(db, realms::set_deactivated_stmt(string_id, deactivated)?).await?;
     updated.map(|_| ()).ok_or_else(|| ApiError::bad_request("No such organization"))
 }
 

@@ -56,7 +56,7 @@ async fn queue(db: &D1Database, env: &Env, database: &str, realm_host: &str, rea
     let written = async {
         let stmts = triggers
             .iter()
-            .map(|(bot_id, trigger)| deliveries::insert_stmt(db, realm_id, *bot_id, trigger, message, now))
+            .map(|(bot_id, trigger)| deliveries::insert_stmt(realm_id, *bot_id, trigger, message, now))
             .collect::<worker::Result<Vec<_>>>()?;
         db::run_batch(db, stmts).await
     };
@@ -108,8 +108,8 @@ enum Outcome {
 /// asks for; the row is deleted unless the delivery is to be tried again.
 async fn deliver_one(db: &D1Database, env: &Env, realm_id: i64, realm_host: &str, row: &DeliveryRow) -> ApiResult<()> {
     let mut batch = Batch::new();
-    let bot = batch.add::<UserRow>(users::by_id_stmt(db, realm_id, row.bot_id)?);
-    let service = batch.add::<BotServiceRow>(bot_services::of_bot_stmt(db, realm_id, row.bot_id)?);
+    let bot = batch.add::<UserRow>(users::by_id_stmt(realm_id, row.bot_id)?);
+    let service = batch.add::<BotServiceRow>(bot_services::of_bot_stmt(realm_id, row.bot_id)?);
     let results = batch.run(db).await?;
     let (Some(bot), Some(service)) = (results.first(bot)?, results.first(service)?) else {
         return Ok(deliveries::delete(db, row.id).await?);

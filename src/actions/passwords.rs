@@ -31,7 +31,7 @@ pub async fn check_change_password(db: &D1Database, me: &UserRow, old_password: 
         return Err(ApiError::bad_request("New password is too weak!"));
     }
     let hash = secrets::hash_password(new_password).await?;
-    db::run(password_resets::set_password_stmt(db, me.realm_id, me.id, &hash)?).await?;
+    db::run(db, password_resets::set_password_stmt(me.realm_id, me.id, &hash)?).await?;
     Ok(())
 }
 
@@ -57,14 +57,13 @@ pub async fn request_password_reset(db: &D1Database, env: &Env, site: &Site<'_>,
         db,
         vec![
             password_resets::insert_stmt(
-                db,
                 &secrets::sha256_hex(token.as_bytes()),
                 realm_id,
                 user.id,
                 now,
                 now + RESET_LINK_VALID_MINUTES * 60,
             )?,
-            queue_stmt(db, site.settings, realm_id, &mail)?,
+            queue_stmt(site.settings, realm_id, &mail)?,
         ],
     )
     .await?;
@@ -97,9 +96,9 @@ pub async fn complete_password_reset(db: &D1Database, realm_id: i64, token: &str
     let token_hash = secrets::sha256_hex(token.as_bytes());
     let now = db::now();
     let mut batch = Batch::new();
-    batch.add::<Value>(password_resets::still_usable_guard_stmt(db, &token_hash, now)?);
-    batch.add::<Value>(password_resets::set_password_stmt(db, realm_id, user.id, &hash)?);
-    batch.add::<Value>(password_resets::use_all_stmt(db, realm_id, user.id, now)?);
+    batch.add::<Value>(password_resets::still_usable_guard_stmt(&token_hash, now)?);
+    batch.add::<Value>(password_resets::set_password_stmt(realm_id, user.id, &hash)?);
+    batch.add::<Value>(password_resets::use_all_stmt(realm_id, user.id, now)?);
     match batch.run(db).await {
         Ok(_) => Ok(user),
         Err(err) if read_guards::failed(&err) => Err(ApiError::confirmation_link_used()),

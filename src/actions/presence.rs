@@ -31,16 +31,16 @@ pub async fn do_update_presence(
     answer: Option<PresenceQuery>,
 ) -> ApiResult<Option<Value>> {
     let now = crate::db::now();
-    let prev: Option<PresenceRow> = crate::db::first(presence::for_user_stmt(db, me.id)?).await?;
+    let prev: Option<PresenceRow> = crate::db::first(db, presence::for_user_stmt(me.id)?).await?;
     let prev = prev.as_ref().map(times);
     let next = after_ping(prev, active, now);
     let news = next.is_some() && is_news(prev, active, now);
     let mut batch = Batch::new();
     if let Some(next) = next {
-        batch.add::<Value>(presence::upsert_stmt(db, me.realm_id, me.id, next.active, next.connected)?);
+        batch.add::<Value>(presence::upsert_stmt(me.realm_id, me.id, next.active, next.connected)?);
     }
     let presence = match &answer {
-        Some(q) => Some(RealmPresenceReads::add(&mut batch, db, me.realm_id, q.last_update_id, q.days)?),
+        Some(q) => Some(RealmPresenceReads::add(&mut batch, me.realm_id, q.last_update_id, q.days)?),
         None => None,
     };
     if batch.is_empty() {

@@ -1,10 +1,11 @@
 //! Custom profile fields of an organization and their values for each user.
 
 use serde_json::{json, Value};
-use worker::{D1Database, D1PreparedStatement, Env};
+use worker::{D1Database, Env};
 
 use crate::db::batch::Batch;
 use crate::db::profile_fields::{self, InsertedField, NewProfileField, ProfileFieldRow};
+use crate::db::statement::Statement;
 use crate::db::users::{self, UserRow};
 use crate::domain::profile_fields::{check_field_data, check_value, field_dict, FIELD_TYPES, HINT_MAX_LENGTH, NAME_MAX_LENGTH};
 use crate::error::{ApiError, ApiResult};
@@ -53,8 +54,8 @@ pub async fn check_create_field(db: &D1Database, env: &Env, realm_id: i64, spec:
     };
     // The organization's fields read after the insert, in its transaction: the event's list.
     let mut batch = Batch::new();
-    let inserted = batch.add::<InsertedField>(profile_fields::insert_stmt(db, &new_field)?);
-    let all = batch.add::<ProfileFieldRow>(profile_fields::in_realm_stmt(db, realm_id)?);
+    let inserted = batch.add::<InsertedField>(profile_fields::insert_stmt(&new_field)?);
+    let all = batch.add::<ProfileFieldRow>(profile_fields::in_realm_stmt(realm_id)?);
     let results = batch.run(db).await.map_err(|err| {
         if err.to_string().contains("UNIQUE") {
             ApiError::bad_request("A field with that label already exists.")
@@ -92,10 +93,10 @@ pub async fn check_profile_data(db: &D1Database, acting: &UserRow, target: &User
     // Which values are user ids depends on the field's type; the users any value could
     // name are read with the fields, in one round trip.
     let mut batch = Batch::new();
-    let fields = batch.add::<ProfileFieldRow>(profile_fields::in_realm_stmt(db, target.realm_id)?);
+    let fields = batch.add::<ProfileFieldRow>(profile_fields::in_realm_stmt(target.realm_id)?);
     let candidates: Vec<i64> = data.iter().filter_map(|e| e.get("value")?.as_array()).flatten().filter_map(Value::as_i64).collect();
     let named = (!candidates.is_empty())
-        .then(|| users::by_ids_stmt(db, target.realm_id, &Value::from(candidates).to_string()))
+        .then(|| users::by_ids_stmt(target.realm_id, &Value::from(candidates).to_string()))
         .transpose()?
         .map(|stmt| batch.add::<UserRow>(stmt));
     let results = batch.run(db).await?;
@@ -131,18 +132,18 @@ pub async fn do_update_profile_data(db: &D1Database, env: &Env, target: &UserRow
     if changes.is_empty() {
         return Ok(());
     }
-    crate::db::run_batch(db, profile_data_stmts(db, target, changes)?).await?;
+    crate::db::run_batch(db, profile_data_stmts(target, changes)?).await?;
     notify_profile_data(env, target, changes).await;
     Ok(())
 }
 
 /// The statements writing checked changes.
-pub fn profile_data_stmts(db: &D1Database, target: &UserRow, changes: &[ProfileChange]) -> ApiResult<Vec<D1PreparedStatement>> {
+pub fn profile_data_stmts(target: &UserRow, changes: &[ProfileChange]) -> ApiResult<Vec<Statement>> {
     let mut stmts = Vec::new();
     for change in changes {
         stmts.push(match &change.value {
-            Some(v) => profile_fields::upsert_stmt(db, target.id, change.field_id, &v.value, v.rendered_value.as_deref())?,
-            None => profile_fields::delete_stmt(db, target.id, change.field_id)?,
+            Some(v) => profile_fields::upsert_stmt(target.id, change.field_id, &v.value, v.rendered_value.as_deref())?,
+            None => profile_fields::delete_stmt(target.id, change.field_id)?,
         });
     }
     Ok(stmts)

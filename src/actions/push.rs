@@ -29,8 +29,8 @@ fn relay_of(ctx: &RequestContext) -> ApiResult<&PushRelay> {
 pub async fn register_push_device(ctx: &RequestContext, user: &UserRow, raw: RawRegistration) -> ApiResult<()> {
     let relay = relay_of(ctx)?;
     let mut batch = Batch::new();
-    let device_slot = batch.add::<PushDeviceRow>(q::device_stmt(&ctx.db, user.id, raw.device_id)?);
-    let legacy_slot = batch.add::<q::LegacyTokenRow>(q::legacy_tokens_stmt(&ctx.db, user.id)?);
+    let device_slot = batch.add::<PushDeviceRow>(q::device_stmt(user.id, raw.device_id)?);
+    let legacy_slot = batch.add::<q::LegacyTokenRow>(q::legacy_tokens_stmt(user.id)?);
     let results = batch.run(&ctx.db).await?;
     let existing = results.first(device_slot)?;
     let legacy = results.rows(legacy_slot)?;
@@ -58,20 +58,20 @@ pub async fn register_push_device(ctx: &RequestContext, user: &UserRow, raw: Raw
     let t = now();
     let mut stmts = Vec::new();
     match (&existing, &reg.push_key, &reg.token) {
-        (None, Some((key_id, key)), Some(token)) => stmts.push(q::insert_stmt(&ctx.db, user.id, reg.device_id, *key_id, key, token, t)?),
+        (None, Some((key_id, key)), Some(token)) => stmts.push(q::insert_stmt(user.id, reg.device_id, *key_id, key, token, t)?),
         (Some(_), key, token) => {
             if let Some((key_id, key)) = key {
-                stmts.push(q::update_key_stmt(&ctx.db, user.id, reg.device_id, *key_id, key, t)?);
+                stmts.push(q::update_key_stmt(user.id, reg.device_id, *key_id, key, t)?);
             }
             if let Some(token) = token {
-                stmts.push(q::update_token_stmt(&ctx.db, user.id, reg.device_id, token, t)?);
+                stmts.push(q::update_token_stmt(user.id, reg.device_id, token, t)?);
             }
         }
         _ => return Err(ApiError::internal("unvalidated registration")),
     }
     if !matching.is_empty() {
         let ids: Vec<i64> = matching.iter().map(|l| l.id).collect();
-        stmts.push(q::delete_legacy_stmt(&ctx.db, user.id, &json!(ids).to_string())?);
+        stmts.push(q::delete_legacy_stmt(user.id, &json!(ids).to_string())?);
     }
     crate::db::run_batch(&ctx.db, stmts).await?;
 
@@ -103,7 +103,7 @@ pub async fn add_legacy_token(ctx: &RequestContext, user: &UserRow, kind: &str, 
     if answer.status != 200 {
         return Err(ApiError::bad_request(answer.body["msg"].as_str().unwrap_or("The push relay rejected the token").to_string()));
     }
-    crate::db::run(q::insert_legacy_stmt(&ctx.db, user.id, kind, token, ios_app_id, now())?).await?;
+    crate::db::run(&ctx.db, q::insert_legacy_stmt(user.id, kind, token, ios_app_id, now())?).await?;
     Ok(())
 }
 
@@ -158,8 +158,8 @@ async fn notify_devices(
 pub async fn send_test_notification(ctx: &RequestContext, user: &UserRow, token: Option<&str>) -> ApiResult<()> {
     let realm = ctx.realm().await?;
     let mut batch = Batch::new();
-    let legacy_slot = batch.add::<q::LegacyTokenRow>(q::legacy_tokens_stmt(&ctx.db, user.id)?);
-    let devices_slot = batch.add::<PushDeviceRow>(q::user_devices_stmt(&ctx.db, user.id)?);
+    let legacy_slot = batch.add::<q::LegacyTokenRow>(q::legacy_tokens_stmt(user.id)?);
+    let devices_slot = batch.add::<PushDeviceRow>(q::user_devices_stmt(user.id)?);
     let results = batch.run(&ctx.db).await?;
     let legacy = results.rows(legacy_slot)?;
     let targets: Vec<&q::LegacyTokenRow> = match token {
@@ -261,7 +261,7 @@ pub async fn notify_new_message(job: MessageNoticeJob) {
 }
 
 async fn try_notify_new_message(job: &MessageNoticeJob) -> ApiResult<()> {
-    let candidates: Vec<q::PushCandidateRow> = db::all(q::push_candidates_stmt(&job.db, job.message_id, job.sender.id)?).await?;
+    let candidates: Vec<q::PushCandidateRow> = db::all(&job.db, q::push_candidates_stmt(job.message_id, job.sender.id)?).await?;
     let t = now();
     let ids: Vec<i64> = candidates
         .iter()
@@ -275,10 +275,10 @@ async fn try_notify_new_message(job: &MessageNoticeJob) -> ApiResult<()> {
     if ids.is_empty() {
         return Ok(());
     }
-    let Some(message) = db::first::<q::NoticeMessage>(q::notice_message_stmt(&job.db, job.message_id)?).await? else {
+    let Some(message) = db::first::<q::NoticeMessage>(&job.db, q::notice_message_stmt(job.message_id)?).await? else {
         return Ok(());
     };
-    let devices: Vec<PushDeviceRow> = db::all(q::devices_of_users_stmt(&job.db, &json!(ids).to_string())?).await?;
+    let devices: Vec<PushDeviceRow> = db::all(&job.db, q::devices_of_users_stmt(&json!(ids).to_string())?).await?;
     let avatar = crate::domain::users::avatar_url(&job.sender);
     let channel_name = message.channel_name.clone().unwrap_or_default();
     let notice = push::MessageNotice {
@@ -301,7 +301,7 @@ async fn try_notify_new_message(job: &MessageNoticeJob) -> ApiResult<()> {
         .collect();
     // Recorded before sending, as Zulip marks the message first: a read arriving while the
     // relay is still answering must find it, or the shown notification is never removed.
-    crate::db::run(q::insert_notified_stmt(&job.db, &json!(ids).to_string(), message.id)?).await?;
+    crate::db::run(&job.db, q::insert_notified_stmt(&json!(ids).to_string(), message.id)?).await?;
     notify_devices(&job.env, &job.relay, &job.realm_uuid, &with_payload, Priority::High).await?;
     Ok(())
 }
@@ -359,9 +359,9 @@ async fn remove_notifications(job: RemovalJob) {
 
 async fn try_remove_notifications(job: &RemovalJob) -> ApiResult<()> {
     let shown: Vec<q::NotifiedRow> = match &job.removal {
-        Removal::Read(user_id, ids) => db::all(q::notified_stmt(&job.db, Some(*user_id), &json!(ids).to_string())?).await?,
-        Removal::Deleted(ids) => db::all(q::notified_stmt(&job.db, None, &json!(ids).to_string())?).await?,
-        Removal::AllRead(user_id) => db::all(q::notified_of_user_stmt(&job.db, *user_id)?).await?,
+        Removal::Read(user_id, ids) => db::all(&job.db, q::notified_stmt(Some(*user_id), &json!(ids).to_string())?).await?,
+        Removal::Deleted(ids) => db::all(&job.db, q::notified_stmt(None, &json!(ids).to_string())?).await?,
+        Removal::AllRead(user_id) => db::all(&job.db, q::notified_of_user_stmt(*user_id)?).await?,
     };
     if shown.is_empty() {
         return Ok(());
@@ -371,9 +371,9 @@ async fn try_remove_notifications(job: &RemovalJob) -> ApiResult<()> {
         by_user.entry(row.user_id).or_default().push(row.message_id);
     }
     let forget: Vec<Value> = by_user.iter().flat_map(|(u, ids)| ids.iter().map(move |id| json!([u, id]))).collect();
-    crate::db::run(q::delete_notified_pairs_stmt(&job.db, &json!(forget).to_string())?).await?;
+    crate::db::run(&job.db, q::delete_notified_pairs_stmt(&json!(forget).to_string())?).await?;
     let users: Vec<i64> = by_user.keys().copied().collect();
-    let devices: Vec<PushDeviceRow> = db::all(q::devices_of_users_stmt(&job.db, &json!(users).to_string())?).await?;
+    let devices: Vec<PushDeviceRow> = db::all(&job.db, q::devices_of_users_stmt(&json!(users).to_string())?).await?;
     let with_payload: Vec<(PushDeviceRow, Value)> = devices
         .into_iter()
         .map(|d| {

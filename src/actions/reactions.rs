@@ -60,10 +60,10 @@ pub async fn check_add_reaction(
     reaction_type: Option<String>,
 ) -> ApiResult<()> {
     let mut batch = Batch::new();
-    let access = batch.add::<Value>(crate::db::messages::access_stmt(db, message_id.0, me.realm_id, me.id)?);
+    let access = batch.add::<Value>(crate::db::messages::access_stmt(message_id.0, me.realm_id, me.id)?);
     let custom_id = code.as_deref().and_then(crate::params::parse_int);
-    let custom = batch.add::<RealmEmojiRow>(realm_emoji::for_reaction_stmt(db, me.realm_id, &name, custom_id)?);
-    let existing = batch.add::<ReactionEmojiRow>(reactions::emoji_on_message_stmt(db, message_id.0)?);
+    let custom = batch.add::<RealmEmojiRow>(realm_emoji::for_reaction_stmt(me.realm_id, &name, custom_id)?);
+    let existing = batch.add::<ReactionEmojiRow>(reactions::emoji_on_message_stmt(message_id.0)?);
     let results = batch.run(db).await?;
     let accessed = accessed_from(me, results.first(access)?)?;
     let custom = results.rows(custom)?;
@@ -81,10 +81,10 @@ pub async fn do_add_reaction(db: &D1Database, env: &Env, me: &UserRow, accessed:
     let message_id = accessed.message.id;
     let mut batch = Batch::new();
     if accessed.user_flags.is_none() {
-        batch.add::<Value>(crate::db::user_messages::insert_historical_stmt(db, me.id, message_id, NO_ROW)?);
+        batch.add::<Value>(crate::db::user_messages::insert_historical_stmt(me.id, message_id, NO_ROW)?);
     }
-    batch.add::<Value>(reactions::insert_stmt(db, message_id, me.id, &emoji.name, &emoji.code, &emoji.reaction_type)?);
-    let holders = batch.add::<UserIdRow>(crate::db::user_messages::holder_ids_stmt(db, message_id)?);
+    batch.add::<Value>(reactions::insert_stmt(message_id, me.id, &emoji.name, &emoji.code, &emoji.reaction_type)?);
+    let holders = batch.add::<UserIdRow>(crate::db::user_messages::holder_ids_stmt(message_id)?);
     let results = match batch.run(db).await {
         Ok(results) => results,
         Err(err) if err.to_string().contains("UNIQUE") => return Err(ApiError::bad_request("Reaction already exists.")),
@@ -108,11 +108,11 @@ pub async fn check_remove_reaction(
     reaction_type: Option<String>,
 ) -> ApiResult<()> {
     let mut batch = Batch::new();
-    let access = batch.add::<Value>(crate::db::messages::access_stmt(db, message_id.0, me.realm_id, me.id)?);
+    let access = batch.add::<Value>(crate::db::messages::access_stmt(message_id.0, me.realm_id, me.id)?);
     let named = name.clone().unwrap_or_default();
     let custom = match code {
         Some(_) => None,
-        None => Some(batch.add::<RealmEmojiRow>(realm_emoji::active_by_name_stmt(db, me.realm_id, &named)?)),
+        None => Some(batch.add::<RealmEmojiRow>(realm_emoji::active_by_name_stmt(me.realm_id, &named)?)),
     };
     let results = batch.run(db).await?;
     accessed_from(me, results.first(access)?)?;
@@ -150,8 +150,8 @@ pub async fn do_remove_reaction(
 ) -> ApiResult<()> {
     let message_id = message_id.0;
     let mut batch = Batch::new();
-    let deleted = batch.add::<ReactionKey>(reactions::delete_stmt(db, message_id, me.id, reaction_type, code, name)?);
-    let holders = batch.add::<UserIdRow>(crate::db::user_messages::holder_ids_stmt(db, message_id)?);
+    let deleted = batch.add::<ReactionKey>(reactions::delete_stmt(message_id, me.id, reaction_type, code, name)?);
+    let holders = batch.add::<UserIdRow>(crate::db::user_messages::holder_ids_stmt(message_id)?);
     let results = batch.run(db).await?;
     let Some(key) = results.first(deleted)? else { return Err(ApiError::bad_request("Reaction doesn't exist.")) };
     let emoji = Emoji { name: key.emoji_name, code: key.emoji_code, reaction_type: key.reaction_type };

@@ -22,7 +22,7 @@ fn read_event(messages: &[i64], all: bool) -> Event {
 /// Marks all of the user's messages read; the event says `all` and lists none, as Zulip's
 /// (clients reload their unread state).
 pub async fn do_mark_all_as_read(db: &D1Database, env: &Env, me: &UserRow) -> ApiResult<()> {
-    crate::db::run(user_messages::mark_all_read_stmt(db, me.id)?).await?;
+    crate::db::run(db, user_messages::mark_all_read_stmt(me.id)?).await?;
     notify_users(env, me.realm_id, &[me.id], &read_event(&[], true)).await;
     Ok(())
 }
@@ -43,7 +43,7 @@ pub async fn do_mark_channel_as_read(
     let mut batch = Batch::new();
     let channel = batch.add::<ChannelViewRow>(subscriptions::by_id_for_user_stmt(me.realm_id, me.id, channel_id.0)?);
     let exists = match topic {
-        Some(topic) => Some(batch.add::<MessageIdRow>(user_messages::topic_exists_for_user_stmt(db, me.id, channel_id.0, topic)?)),
+        Some(topic) => Some(batch.add::<MessageIdRow>(user_messages::topic_exists_for_user_stmt(me.id, channel_id.0, topic)?)),
         None => None,
     };
     let results = batch.run(db).await?;
@@ -53,7 +53,7 @@ pub async fn do_mark_channel_as_read(
             return Err(ApiError::bad_request(format!("No such topic '{topic}'")));
         }
     }
-    let changed: Vec<MessageIdRow> = crate::db::all(user_messages::mark_channel_read_stmt(db, me.id, channel.id, topic)?).await?;
+    let changed: Vec<MessageIdRow> = crate::db::all(db, user_messages::mark_channel_read_stmt(me.id, channel.id, topic)?).await?;
     let mut ids: Vec<i64> = changed.iter().map(|r| r.message_id).collect();
     ids.sort_unstable();
     if !ids.is_empty() {

@@ -43,7 +43,7 @@ pub async fn check_add_realm_emoji(
     let name = check_emoji_name(raw_name)?;
     let mut batch = Batch::new();
     let allowed = batch.add::<IsMemberRow>(user_groups::is_member_stmt(me.realm_id, settings.can_add_custom_emoji_group, me.id, false)?);
-    let existing = batch.add::<RealmEmojiRow>(realm_emoji::active_by_name_stmt(db, me.realm_id, &name)?);
+    let existing = batch.add::<RealmEmojiRow>(realm_emoji::active_by_name_stmt(me.realm_id, &name)?);
     let results = batch.run(db).await?;
     if results.first(allowed)?.is_none_or(|m| m.is_member == 0) {
         return Err(ApiError::insufficient_permission());
@@ -78,8 +78,8 @@ pub async fn check_add_realm_emoji(
         content_type,
     };
     let mut batch = Batch::new();
-    let inserted = batch.add::<serde_json::Value>(realm_emoji::insert_stmt(db, &new)?);
-    let all = batch.add::<RealmEmojiRow>(realm_emoji::in_realm_stmt(db, me.realm_id)?);
+    let inserted = batch.add::<serde_json::Value>(realm_emoji::insert_stmt(&new)?);
+    let all = batch.add::<RealmEmojiRow>(realm_emoji::in_realm_stmt(me.realm_id)?);
     let results = batch.run(db).await?;
     if results.first(inserted)?.is_none() {
         // Another upload took the name between the check and the insert.
@@ -95,12 +95,12 @@ pub async fn check_add_realm_emoji(
 /// `DELETE /realm/emoji/{emoji_name}`: deactivates the active emoji of that name (its image
 /// stays, for the reactions that use it), by its author or an administrator.
 pub async fn check_remove_realm_emoji(db: &D1Database, env: &Env, me: &UserRow, name: &str) -> ApiResult<()> {
-    let emoji: Option<RealmEmojiRow> = crate::db::first(realm_emoji::active_by_name_stmt(db, me.realm_id, name)?).await?;
+    let emoji: Option<RealmEmojiRow> = crate::db::first(db, realm_emoji::active_by_name_stmt(me.realm_id, name)?).await?;
     let emoji = emoji.ok_or_else(|| ApiError::emoji_does_not_exist(name))?;
     check_may_remove(me, &emoji)?;
     let mut batch = Batch::new();
-    let deactivated = batch.add::<serde_json::Value>(realm_emoji::deactivate_stmt(db, me.realm_id, name)?);
-    let all = batch.add::<RealmEmojiRow>(realm_emoji::in_realm_stmt(db, me.realm_id)?);
+    let deactivated = batch.add::<serde_json::Value>(realm_emoji::deactivate_stmt(me.realm_id, name)?);
+    let all = batch.add::<RealmEmojiRow>(realm_emoji::in_realm_stmt(me.realm_id)?);
     let results = batch.run(db).await?;
     if results.first(deactivated)?.is_none() {
         return Err(ApiError::emoji_does_not_exist(name));

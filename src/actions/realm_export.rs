@@ -259,7 +259,7 @@ async fn write_realm_icons(env: &Env, archive: &mut Archive, realm_id: i64, real
 /// Sends `realm_export` with every export of the organization to its administrators.
 async fn notify_admins(db: &D1Database, env: &Env, realm_id: i64) -> ApiResult<()> {
     let exports = exports_of(db, realm_id).await?;
-    let admins: Vec<UserIdRow> = crate::db::all(users::active_admin_ids_stmt(db, realm_id)?).await?;
+    let admins: Vec<UserIdRow> = crate::db::all(db, users::active_admin_ids_stmt(realm_id)?).await?;
     let ids: Vec<i64> = admins.iter().map(|a| a.id).collect();
     notify_users(env, realm_id, &ids, &Event::RealmExport { exports }).await;
     Ok(())

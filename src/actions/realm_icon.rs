@@ -43,14 +43,14 @@ pub async fn do_change_realm_image(
 ) -> ApiResult<RealmRow> {
     let mut batch = Batch::new();
     // Read in the same atomic batch as the write: the file replaced is the one it finds.
-    let before = batch.add::<RealmImagesRow>(realms::images_stmt(db, realm_id)?);
+    let before = batch.add::<RealmImagesRow>(realms::images_stmt(realm_id)?);
     let set = match image {
-        RealmImage::Icon => realms::set_icon_file_stmt(db, realm_id, file_name)?,
-        RealmImage::Logo { night: false } => realms::set_logo_file_stmt(db, realm_id, file_name)?,
-        RealmImage::Logo { night: true } => realms::set_night_logo_file_stmt(db, realm_id, file_name)?,
+        RealmImage::Icon => realms::set_icon_file_stmt(realm_id, file_name)?,
+        RealmImage::Logo { night: false } => realms::set_logo_file_stmt(realm_id, file_name)?,
+        RealmImage::Logo { night: true } => realms::set_night_logo_file_stmt(realm_id, file_name)?,
     };
     batch.add::<Value>(set);
-    let after = batch.add::<RealmRow>(realms::by_id_stmt(db, realm_id)?);
+    let after = batch.add::<RealmRow>(realms::by_id_stmt(realm_id)?);
     let results = batch.run(db).await?;
     let vanished = || ApiError::internal("the organization vanished while changing its image");
     let before = results.first(before)?.ok_or_else(vanished)?;

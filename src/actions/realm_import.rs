@@ -6,12 +6,13 @@
 //! organization. Until then every sign-in answers `REALM_DEACTIVATED`; an unfinished import
 //! can be removed and started again. Each step is one atomic batch and idempotent, so a step sent twice is harmless.
 
-use worker::{D1Database, D1PreparedStatement, Env};
+use worker::{D1Database, Env};
 
 use crate::actions::uploads::{delete_object, put_object};
 use crate::db::batch::Batch;
 use crate::db::realm_imports::{self, ChannelRecipientRow, ImportRow, Kind, Link, MappedId};
 use crate::db::realms::RealmImagesRow;
+use crate::db::statement::Statement;
 use crate::db::{self, organizations, realms};
 use crate::domain::organizations::{check_realm_name, check_subdomain};
 use crate::domain::realm_emoji::storage_key as emoji_storage_key;
@@ -48,39 +49,39 @@ pub async fn do_start_import(env: &Env, start: &ImportStart<'_>) -> ApiResult<i6
     }
     let realm_id = placement.realm_id;
     let (old_realm_id, description, date_created) = (archive.old_realm_id, archive.description.clone(), archive.date_created);
-    let mut batch = organizations::create_stmts(db, realm_id, start.string_id, &name, &[], &[], db::now())?;
-    batch.push(realms::set_deactivated_stmt(db, start.string_id, true)?);
-    batch.push(realm_imports::start_stmt(db, realm_id, old_realm_id, db::now())?);
+    let mut batch = organizations::create_stmts(realm_id, start.string_id, &name, &[], &[], db::now())?;
+    batch.push(realms::set_deactivated_stmt(start.string_id, true)?);
+    batch.push(realm_imports::start_stmt(realm_id, old_realm_id, db::now())?);
     let retention = archive.message_retention_days;
     let announcement_channels = archive.announcement_channels;
-    batch.push(realm_imports::realm_details_stmt(db, realm_id, &description, date_created, retention)?);
-    batch.push(realm_imports::realm_image_versions_stmt(db, realm_id, archive.image_versions)?);
+    batch.push(realm_imports::realm_details_stmt(realm_id, &description, date_created, retention)?);
+    batch.push(realm_imports::realm_image_versions_stmt(realm_id, archive.image_versions)?);
     for rows in archive.into_rows(realm_id)? {
-        batch.extend(rows_stmts(db, realm_id, rows)?);
+        batch.extend(rows_stmts(realm_id, rows)?);
     }
-    batch.push(realm_imports::announcement_channels_stmt(db, realm_id, announcement_channels)?);
+    batch.push(realm_imports::announcement_channels_stmt(realm_id, announcement_channels)?);
     db::run_batch(db, batch).await?;
     Ok(realm_id)
 }
 
 /// The statements writing one table, in slices D1 accepts.
-fn rows_stmts(db: &D1Database, realm_id: i64, rows: Rows) -> ApiResult<Vec<D1PreparedStatement>> {
+fn rows_stmts(realm_id: i64, rows: Rows) -> ApiResult<Vec<Statement>> {
     let mut stmts = Vec::new();
     match rows {
         Rows::Own(kind, rows) => {
             for slice in rules::split_rows(&rows, MAX_ROWS_BYTES) {
-                stmts.push(realm_imports::allocate_stmt(db, realm_id, kind, &slice)?);
-                stmts.push(realm_imports::insert_stmt(db, realm_id, kind, &slice)?);
+                stmts.push(realm_imports::allocate_stmt(realm_id, kind, &slice)?);
+                stmts.push(realm_imports::insert_stmt(realm_id, kind, &slice)?);
             }
         }
         Rows::SystemGroups(rows) => {
             for slice in rules::split_rows(&rows, MAX_ROWS_BYTES) {
-                stmts.push(realm_imports::map_system_groups_stmt(db, realm_id, &slice)?);
+                stmts.push(realm_imports::map_system_groups_stmt(realm_id, &slice)?);
             }
         }
         Rows::Links(link, rows) => {
             for slice in rules::split_rows(&rows, MAX_ROWS_BYTES) {
-                stmts.push(realm_imports::insert_links_stmt(db, realm_id, link, &slice)?);
+                stmts.push(realm_imports::insert_links_stmt(realm_id, link, &slice)?);
             }
         }
     }
@@ -100,19 +101,19 @@ async fn import_of(env: &Env, string_id: &str) -> ApiResult<(D1Database, ImportR
 /// Answers how many messages the chunk held.
 pub async fn do_import_messages(env: &Env, string_id: &str, chunk_json: &str) -> ApiResult<usize> {
     let (db, import) = import_of(env, string_id).await?;
-    let mapped: Vec<MappedId> = db::all(realm_imports::reference_ids_stmt(&db, import.realm_id)?).await?;
+    let mapped: Vec<MappedId> = db::all(&db, realm_imports::reference_ids_stmt(import.realm_id)?).await?;
     let mut maps = IdMaps::new();
     for m in mapped {
         maps.entry(m.kind).or_default().insert(m.old_id, m.new_id);
     }
     let chunk = rules::check_message_chunk(chunk_json, &maps, import.old_realm_id, import.realm_id)?;
     let realm_id = import.realm_id;
-    let mut batch = rows_stmts(&db, realm_id, Rows::Own(Kind::Message, chunk.messages))?;
-    batch.extend(rows_stmts(&db, realm_id, Rows::Links(Link::UserMessage, chunk.user_messages))?);
+    let mut batch = rows_stmts(realm_id, Rows::Own(Kind::Message, chunk.messages))?;
+    batch.extend(rows_stmts(realm_id, Rows::Links(Link::UserMessage, chunk.user_messages))?);
     let ids_json = serde_json::Value::from(chunk.message_ids.clone()).to_string();
-    batch.push(realm_imports::subscriber_messages_stmt(&db, realm_id, &ids_json, crate::model::message_flags::READ)?);
-    batch.extend(rows_stmts(&db, realm_id, Rows::Own(Kind::Reaction, chunk.reactions))?);
-    batch.extend(rows_stmts(&db, realm_id, Rows::Links(Link::AttachmentMessage, chunk.attachment_links))?);
+    batch.push(realm_imports::subscriber_messages_stmt(realm_id, &ids_json, crate::model::message_flags::READ)?);
+    batch.extend(rows_stmts(realm_id, Rows::Own(Kind::Reaction, chunk.reactions))?);
+    batch.extend(rows_stmts(realm_id, Rows::Links(Link::AttachmentMessage, chunk.attachment_links))?);
     db::run_batch(&db, batch).await?;
     Ok(chunk.message_ids.len())
 }
@@ -125,8 +126,8 @@ pub async fn do_import_tables(env: &Env, string_id: &str, chunk_json: &str) -> A
     let (db, import) = import_of(env, string_id).await?;
     let realm_id = import.realm_id;
     let mut batch = Batch::new();
-    let mapped = batch.add::<MappedId>(realm_imports::reference_ids_stmt(&db, realm_id)?);
-    let channels = batch.add::<ChannelRecipientRow>(realm_imports::channel_recipients_stmt(&db, realm_id)?);
+    let mapped = batch.add::<MappedId>(realm_imports::reference_ids_stmt(realm_id)?);
+    let channels = batch.add::<ChannelRecipientRow>(realm_imports::channel_recipients_stmt(realm_id)?);
     let results = batch.run(&db).await?;
     let mut maps = IdMaps::new();
     for m in results.rows(mapped)? {
@@ -135,8 +136,8 @@ pub async fn do_import_tables(env: &Env, string_id: &str, chunk_json: &str) -> A
     let channel_of_recipient = results.rows(channels)?.into_iter().map(|r| (r.recipient_id, r.channel_id)).collect();
     let chunk = rules::check_table_chunk(chunk_json, &maps, &channel_of_recipient, realm_id)?;
     let count = chunk.subscriptions.len() + chunk.attachments.len();
-    let mut writes = rows_stmts(&db, realm_id, Rows::Own(Kind::Subscription, chunk.subscriptions))?;
-    writes.extend(rows_stmts(&db, realm_id, Rows::Own(Kind::Attachment, chunk.attachments))?);
+    let mut writes = rows_stmts(realm_id, Rows::Own(Kind::Subscription, chunk.subscriptions))?;
+    writes.extend(rows_stmts(realm_id, Rows::Own(Kind::Attachment, chunk.attachments))?);
     db::run_batch(&db, writes).await?;
     Ok(count)
 }
@@ -153,7 +154,7 @@ pub async fn do_import_upload(env: &Env, string_id: &str, path_id: &str, bytes: 
         .await?
         .ok_or_else(|| rules::invalid_archive(format!("the upload '{path_id}' has no row in attachment.json")))?;
     put_object(env, &path, bytes, &attachment.content_type).await?;
-    db::run_batch(&db, vec![realm_imports::file_stored_stmt(&db, import.realm_id, attachment.id)?]).await?;
+    db::run_batch(&db, vec![realm_imports::file_stored_stmt(import.realm_id, attachment.id)?]).await?;
     Ok(())
 }
 
@@ -175,7 +176,7 @@ pub async fn do_import_avatar(env: &Env, string_id: &str, user_profile_id: i64, 
     })?;
     let (content_type, file_name) = rules::imported_image(&format!("the avatar '{path}'"), bytes)?;
     put_object(env, &avatar_storage_key(import.realm_id, &file_name), bytes, content_type).await?;
-    db::run_batch(&db, vec![realm_imports::set_avatar_stmt(&db, import.realm_id, user_id, &file_name)?]).await?;
+    db::run_batch(&db, vec![realm_imports::set_avatar_stmt(import.realm_id, user_id, &file_name)?]).await?;
     Ok(())
 }
 
@@ -188,9 +189,9 @@ pub async fn do_import_realm_image(env: &Env, string_id: &str, path: &str, bytes
     let (content_type, file_name) = rules::imported_image(&format!("the organization image '{path}'"), bytes)?;
     put_object(env, &realm_image_storage_key(import.realm_id, &file_name), bytes, content_type).await?;
     let set = match image {
-        RealmImage::Icon => realm_imports::set_icon_stmt(&db, import.realm_id, &file_name)?,
-        RealmImage::Logo { night: false } => realm_imports::set_logo_stmt(&db, import.realm_id, &file_name)?,
-        RealmImage::Logo { night: true } => realm_imports::set_night_logo_stmt(&db, import.realm_id, &file_name)?,
+        RealmImage::Icon => realm_imports::set_icon_stmt(import.realm_id, &file_name)?,
+        RealmImage::Logo { night: false } => realm_imports::set_logo_stmt(import.realm_id, &file_name)?,
+        RealmImage::Logo { night: true } => realm_imports::set_night_logo_stmt(import.realm_id, &file_name)?,
     };
     db::run_batch(&db, vec![set]).await?;
     Ok(())
@@ -208,8 +209,8 @@ pub struct FinishedImport {
 /// Opens the imported organization, and says how many of its attachments have no file.
 pub async fn do_finish_import(env: &Env, string_id: &str) -> ApiResult<FinishedImport> {
     let (db, import) = import_of(env, string_id).await?;
-    let missing = db::first::<realm_imports::MissingFilesRow>(realm_imports::missing_files_stmt(&db, import.realm_id)?).await?;
-    db::run_batch(&db, realm_imports::finish_stmts(&db, import.realm_id)?).await?;
+    let missing = db::first::<realm_imports::MissingFilesRow>(&db, realm_imports::missing_files_stmt(import.realm_id)?).await?;
+    db::run_batch(&db, realm_imports::finish_stmts(import.realm_id)?).await?;
     let (missing_files, first_missing) = missing.map_or((0, None), |m| (m.count, m.first_path));
     Ok(FinishedImport { realm_id: import.realm_id, missing_files, first_missing })
 }
@@ -227,11 +228,11 @@ pub async fn do_remove_import(env: &Env, string_id: &str) -> ApiResult<()> {
     for avatar in realm_imports::stored_avatars(&db, import.realm_id).await? {
         delete_object(env, &avatar_storage_key(import.realm_id, &avatar.avatar_file)).await?;
     }
-    if let Some(images) = db::first::<RealmImagesRow>(realms::images_stmt(&db, import.realm_id)?).await? {
+    if let Some(images) = db::first::<RealmImagesRow>(&db, realms::images_stmt(import.realm_id)?).await? {
         for file in [images.icon_file, images.logo_file, images.night_logo_file].into_iter().flatten() {
             delete_object(env, &realm_image_storage_key(import.realm_id, &file)).await?;
         }
     }
-    db::run_batch(&db, realm_imports::remove_stmts(&db, import.realm_id)?).await?;
+    db::run_batch(&db, realm_imports::remove_stmts(import.realm_id)?).await?;
     Ok(())
 }

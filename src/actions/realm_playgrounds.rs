@@ -30,8 +30,8 @@ pub async fn do_add_playground(
     check_pygments_language(language)?;
     check_url_template(url_template)?;
     let mut batch = Batch::new();
-    let added = batch.add::<Id>(realm_playgrounds::insert_stmt(db, admin.realm_id, &name, language, url_template)?);
-    let all = batch.add::<PlaygroundRow>(realm_playgrounds::in_realm_stmt(db, admin.realm_id)?);
+    let added = batch.add::<Id>(realm_playgrounds::insert_stmt(admin.realm_id, &name, language, url_template)?);
+    let all = batch.add::<PlaygroundRow>(realm_playgrounds::in_realm_stmt(admin.realm_id)?);
     let results = batch.run(db).await?;
     let id = results
         .first(added)?
@@ -43,8 +43,8 @@ pub async fn do_add_playground(
 
 pub async fn do_remove_playground(db: &D1Database, env: &Env, admin: &UserRow, id: i64) -> ApiResult<()> {
     let mut batch = Batch::new();
-    let removed = batch.add::<Id>(realm_playgrounds::delete_stmt(db, admin.realm_id, id)?);
-    let all = batch.add::<PlaygroundRow>(realm_playgrounds::in_realm_stmt(db, admin.realm_id)?);
+    let removed = batch.add::<Id>(realm_playgrounds::delete_stmt(admin.realm_id, id)?);
+    let all = batch.add::<PlaygroundRow>(realm_playgrounds::in_realm_stmt(admin.realm_id)?);
     let results = batch.run(db).await?;
     if results.first(removed)?.is_none() {
         return Err(ApiError::bad_request("Invalid playground"));

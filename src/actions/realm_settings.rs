@@ -53,7 +53,7 @@ pub async fn check_update_realm_settings(
     if !groups.is_empty() {
         let checked = check_group_settings(db, admin, &groups).await?;
         for (setting, value) in groups.iter().zip(checked) {
-            let (stmts, group) = crate::actions::group_setting_values::store(db, admin.realm_id, &value, crate::db::now())?;
+            let (stmts, group) = crate::actions::group_setting_values::store(admin.realm_id, &value, crate::db::now())?;
             setup.extend(stmts);
             changes.push((setting.name, SettingValue::Group(group)));
             data.insert(setting.name.to_string(), value.to_json());
@@ -65,14 +65,14 @@ pub async fn check_update_realm_settings(
     // A new waiting period makes some members full members, or no longer (Zulip's
     // `role:fullmembers` events).
     let waiting_changed = changes.iter().any(|(column, _)| *column == "waiting_period_threshold");
-    let full_members = |db| user_groups::role_group_members_stmt(db, admin.realm_id, system_groups::FULL_MEMBERS);
-    let before = if waiting_changed { crate::db::all::<MemberRow>(full_members(db)?).await? } else { Vec::new() };
-    setup.extend(realm_settings::update_stmts(db, admin.realm_id, &changes)?);
+    let full_members = || user_groups::role_group_members_stmt(admin.realm_id, system_groups::FULL_MEMBERS);
+    let before = if waiting_changed { crate::db::all::<MemberRow>(db, full_members()?).await? } else { Vec::new() };
+    setup.extend(realm_settings::update_stmts(admin.realm_id, &changes)?);
     let mut batch = Batch::new();
     for write in setup {
         batch.add::<Value>(write);
     }
-    let after = waiting_changed.then(|| full_members(db)).transpose()?.map(|stmt| batch.add::<MemberRow>(stmt));
+    let after = waiting_changed.then(full_members).transpose()?.map(|stmt| batch.add::<MemberRow>(stmt));
     let after = batch.run(db).await?.rows_if_added(after)?;
     if waiting_changed {
         announce_full_members(env, admin.realm_id, &before, &after).await;
@@ -97,10 +97,10 @@ async fn check_group_settings(db: &D1Database, admin: &UserRow, groups: &[GroupS
     let ids: Vec<i64> = groups.iter().flat_map(|g| g.change.new.group_ids()).collect();
     let user_ids: Vec<i64> = groups.iter().flat_map(|g| g.change.new.user_ids().to_vec()).collect();
     let mut batch = Batch::new();
-    let found = batch.add::<GroupNameRow>(crate::db::user_groups::active_names_stmt(db, realm_id, &ids)?);
-    let users = batch.add::<UserRow>(crate::db::users::by_ids_stmt(db, realm_id, &serde_json::to_string(&user_ids)?)?);
-    let current = batch.add::<RealmSettingsRow>(realm_settings::by_realm_id_stmt(db, realm_id)?);
-    let system = batch.add::<SystemGroupRow>(subscriptions::system_groups_stmt(db, realm_id)?);
+    let found = batch.add::<GroupNameRow>(crate::db::user_groups::active_names_stmt(realm_id, &ids)?);
+    let users = batch.add::<UserRow>(crate::db::users::by_ids_stmt(realm_id, &serde_json::to_string(&user_ids)?)?);
+    let current = batch.add::<RealmSettingsRow>(realm_settings::by_realm_id_stmt(realm_id)?);
+    let system = batch.add::<SystemGroupRow>(subscriptions::system_groups_stmt(realm_id)?);
     let results = batch.run(db).await?;
     let (found, users) = (results.rows(found)?, results.rows(users)?);
     let current = results.first(current)?.ok_or_else(|| ApiError::bad_request("Invalid organization"))?;
@@ -141,7 +141,7 @@ async fn check_announcement_channels(db: &D1Database, admin: &UserRow, ids: &[i6
         return Ok(());
     }
     let ids_json = serde_json::to_string(ids)?;
-    let found: Vec<ChannelViewRow> = crate::db::all(subscriptions::by_ids_for_user_stmt(db, admin.realm_id, admin.id, &ids_json)?).await?;
+    let found: Vec<ChannelViewRow> = crate::db::all(db, subscriptions::by_ids_for_user_stmt(admin.realm_id, admin.id, &ids_json)?).await?;
     let readable = |id: &i64| found.iter().any(|c| c.id == *id && c.is_archived == 0 && can_access_channel_content(admin, c));
     if !ids.iter().all(readable) {
         return Err(ApiError::invalid_channel_id());
@@ -164,7 +164,7 @@ pub async fn do_change_user_settings_defaults(
         return Ok(());
     }
     let json: Map<String, Value> = changes.iter().map(|(s, v)| (s.name.to_string(), v.clone())).collect();
-    crate::db::run(realm_settings::update_user_settings_defaults_stmt(db, admin.realm_id, &Value::Object(json).to_string())?).await?;
+    crate::db::run(db, realm_settings::update_user_settings_defaults_stmt(admin.realm_id, &Value::Object(json).to_string())?).await?;
     for (setting, value) in changes {
         let event = Event::RealmUserSettingsDefaults(UserSettingsEvent::Update { property: setting.name, value });
         crate::actions::notify_realm(env, admin.realm_id, &event).await;

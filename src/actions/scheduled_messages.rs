@@ -43,7 +43,7 @@ pub async fn schedule_message(
     let plan = plan_send(db, me, realm, send).await?;
     let to_user_ids = direct_ids_json(&plan)?;
     let fields = fields_of(&plan, to_user_ids.as_deref(), deliver_at, send.read_by_sender);
-    let inserted: NewId = db::first(scheduled_messages::insert_stmt(db, me.realm_id, me.id, &send.client, &fields)?)
+    let inserted: NewId = db::first(db, scheduled_messages::insert_stmt(me.realm_id, me.id, &send.client, &fields)?)
         .await?
         .ok_or_else(|| ApiError::internal("scheduled message insert returned no id"))?;
     let row = row_of(inserted.id, me, &send.client, &fields);
@@ -103,7 +103,7 @@ pub async fn edit_scheduled_message(
     let fields = fields_of(&plan, to_user_ids.as_deref(), edit.deliver_at.unwrap_or(row.scheduled_timestamp), send.read_by_sender);
     // None: delivered or deleted since it was read.
     let updated: Revision =
-        db::first(scheduled_messages::update_stmt(db, id, me.id, &fields)?).await?.ok_or_else(ApiError::scheduled_message_not_found)?;
+        db::first(db, scheduled_messages::update_stmt(id, me.id, &fields)?).await?.ok_or_else(ApiError::scheduled_message_not_found)?;
     let updated = ScheduledMessageRow { revision: updated.revision, ..row_of(id, me, &row.client, &fields) };
     let event = Event::ScheduledMessages(ScheduledMessagesEvent::Update { scheduled_message: scheduled_message_dict(&updated) });
     notify_owner(env, me, &event).await;
@@ -119,7 +119,7 @@ pub async fn delete_scheduled_message(
     id: i64,
     realm_host: &str,
 ) -> ApiResult<()> {
-    let result = crate::db::run(scheduled_messages::delete_stmt(db, id, me.id)?).await?;
+    let result = crate::db::run(db, scheduled_messages::delete_stmt(id, me.id)?).await?;
     if result.changes()? == 0 {
         return Err(ApiError::scheduled_message_not_found());
     }
@@ -173,7 +173,7 @@ async fn deliver_one(db: &D1Database, env: &Env, database: &str, row: &Scheduled
         realm_url: realm_url(env, realm_host),
     };
     let realm = crate::platform::realm_cache::load(db, sender.realm_id, None).await?;
-    let guard = vec![scheduled_messages::mark_delivered_stmt(db, row.id, row.revision)?];
+    let guard = vec![scheduled_messages::mark_delivered_stmt(row.id, row.revision)?];
     // The guard refusing a message that is no longer pending fails the write (a D1 error,
     // nothing written), like any server-side error, which leaves it pending for the retry.
     let sent = match send_as(db, env, &sender, &realm, &send, guard).await {
@@ -229,7 +229,7 @@ async fn try_notify_recipients(env: &Env, database: &str, sender: &UserRow, sent
 }
 
 async fn mark_failed(db: &D1Database, env: &Env, row: &ScheduledMessageRow, reason: &str) -> ApiResult<()> {
-    let marked: Option<NewId> = db::first(scheduled_messages::mark_failed_stmt(db, row.id, row.revision, reason)?).await?;
+    let marked: Option<NewId> = db::first(db, scheduled_messages::mark_failed_stmt(row.id, row.revision, reason)?).await?;
     if marked.is_some() {
         let failed = ScheduledMessageRow { failed: 1, ..row.clone() };
         let event = Event::ScheduledMessages(ScheduledMessagesEvent::Update { scheduled_message: scheduled_message_dict(&failed) });

@@ -138,7 +138,7 @@ pub async fn check_request_signup(
         expires_at: Some(now + DEFAULT_EXPIRY_MINUTES * 60),
     };
     let mail = templates::signup_confirmation(email, site.realm_name, &join_url(site.base_url, &key));
-    db::run_batch(db, vec![invites::insert_invitation_stmt(db, &confirmation)?, queue_stmt(db, site.settings, realm_id, &mail)?]).await?;
+    db::run_batch(db, vec![invites::insert_invitation_stmt(&confirmation)?, queue_stmt(site.settings, realm_id, &mail)?]).await?;
     after_queue(env, site.settings, site.database, realm_id, site.realm_host).await;
     Ok(())
 }
@@ -186,9 +186,9 @@ pub async fn check_register(
     };
     let now = db::now();
     let mut batch = Batch::new();
-    batch.add::<Value>(invites::still_usable_guard_stmt(db, row.id, now)?);
-    let inserting = users::add_insert(&mut batch, db, &new_user, None, now)?;
-    batch.add::<Value>(invites::mark_used_stmt(db, row.id, realm_id, &row.email, now)?);
+    batch.add::<Value>(invites::still_usable_guard_stmt(row.id, now)?);
+    let inserting = users::add_insert(&mut batch, &new_user, None, now)?;
+    batch.add::<Value>(invites::mark_used_stmt(row.id, realm_id, &row.email, now)?);
     let results = match batch.run(db).await {
         Ok(results) => results,
         Err(err) if read_guards::failed(&err) => {
@@ -244,8 +244,8 @@ async fn join_channels_and_groups(db: &D1Database, env: &Env, row: &InvitationRo
     let stream_ids: Vec<i64> = serde_json::from_str(&row.stream_ids).unwrap_or_default();
     if !stream_ids.is_empty() {
         let ids = serde_json::to_string(&stream_ids).unwrap_or_default();
-        let channels: Vec<ChannelViewRow> = match db::subscriptions::by_ids_for_user_stmt(db, user.realm_id, actor.id, &ids) {
-            Ok(stmt) => db::all(stmt).await.unwrap_or_default(),
+        let channels: Vec<ChannelViewRow> = match db::subscriptions::by_ids_for_user_stmt(user.realm_id, actor.id, &ids) {
+            Ok(stmt) => db::all(db, stmt).await.unwrap_or_default(),
             Err(_) => Vec::new(),
         };
         let request = SubscribeRequest {

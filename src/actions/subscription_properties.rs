@@ -23,8 +23,8 @@ pub async fn check_update_subscription_properties(ctx: &RequestContext, user: &U
     ids.dedup();
     let ids_json = serde_json::to_string(&ids)?;
     let mut batch = Batch::new();
-    let channels = batch.add::<ChannelAccessRow>(db::channels_stmt(&ctx.db, user.realm_id, &ids_json)?);
-    let subs = batch.add::<SubscriptionRow>(db::of_user_stmt(&ctx.db, user.realm_id, user.id, &ids_json)?);
+    let channels = batch.add::<ChannelAccessRow>(db::channels_stmt(user.realm_id, &ids_json)?);
+    let subs = batch.add::<SubscriptionRow>(db::of_user_stmt(user.realm_id, user.id, &ids_json)?);
     let results = batch.run(&ctx.db).await?;
     let channels: HashMap<i64, ChannelAccessRow> = results.rows(channels)?.into_iter().map(|c| (c.id, c)).collect();
     let subs: HashMap<i64, SubscriptionRow> =
@@ -41,7 +41,7 @@ pub async fn check_update_subscription_properties(ctx: &RequestContext, user: &U
     }
     let stmts = changes
         .iter()
-        .map(|c| db::update_stmt(&ctx.db, user.realm_id, user.id, c.channel_id, c.column, &c.value))
+        .map(|c| db::update_stmt(user.realm_id, user.id, c.channel_id, c.column, &c.value))
         .collect::<worker::Result<Vec<_>>>()?;
     crate::db::run_batch(&ctx.db, stmts).await?;
 

@@ -63,13 +63,13 @@ pub async fn do_create_upload(db: &worker::D1Database, env: &Env, me: &UserRow, 
         r2_upload_id: &r2_upload_id,
         create_time: crate::db::now(),
     };
-    let insert = tus_uploads::insert_stmt(db, &new)?;
+    let insert = tus_uploads::insert_stmt(&new)?;
     if length == 0 {
         let stored = StoredFile { path_id: &path_id, file_name: &file_name, content_type: &content_type, size: 0 };
         record_upload(db, env, me, &stored, vec![insert]).await?;
         return Ok(Created { token, finished: Some((path_id, file_name)) });
     }
-    crate::db::run(insert).await?;
+    crate::db::run(db, insert).await?;
     Ok(Created { token, finished: None })
 }
 
@@ -129,7 +129,7 @@ pub async fn do_append_chunk(
     if !plan.pending.is_empty() {
         bucket.put(tus::pending_key(token, new_offset), buffer[plan.pending.clone()].to_vec()).execute().await?;
     }
-    let advance = tus_uploads::advance_stmt(db, row.id, offset, new_offset, &serde_json::to_string(&etags)?)?;
+    let advance = tus_uploads::advance_stmt(row.id, offset, new_offset, &serde_json::to_string(&etags)?)?;
 
     let outcome = if is_final {
         let parts = etags.iter().enumerate().map(|(i, etag)| UploadedPart::new(i as u16 + 1, etag.clone()));
@@ -138,7 +138,7 @@ pub async fn do_append_chunk(
         record_upload(db, env, me, &stored, vec![advance]).await?;
         ChunkOutcome::Finished { offset: new_offset, path_id: row.path_id.clone(), file_name: row.file_name.clone() }
     } else {
-        let changed: Option<Changed> = crate::db::first(advance).await?;
+        let changed: Option<Changed> = crate::db::first(db, advance).await?;
         if changed.is_none() {
             // Another PATCH at the same offset got there first.
             return Err(ApiError::tus_offset_mismatch());

@@ -31,7 +31,7 @@ pub async fn check_send_typing_notification(ctx: &RequestContext, sender: &UserR
             ids.sort_unstable();
             ids.dedup();
             let found: Vec<Recipient> =
-                crate::db::all(db::users_by_ids_stmt(&ctx.db, sender.realm_id, &serde_json::to_string(&ids)?)?).await?;
+                crate::db::all(&ctx.db, db::users_by_ids_stmt(sender.realm_id, &serde_json::to_string(&ids)?)?).await?;
             if let Some(bad) = to.iter().find(|id| !found.iter().any(|u| u.id == **id)) {
                 return Err(ApiError::bad_request(format!("Invalid user ID {bad}")));
             }
@@ -44,9 +44,9 @@ pub async fn check_send_typing_notification(ctx: &RequestContext, sender: &UserR
         }
         TypingTarget::Channel { stream_id, topic } => {
             let mut batch = Batch::new();
-            let channel = batch.add::<TypingChannel>(db::channel_stmt(&ctx.db, sender.realm_id, stream_id)?);
-            let subscribers = batch.add::<Recipient>(db::subscribers_stmt(&ctx.db, sender.realm_id, stream_id)?);
-            let settings = batch.add::<realm_settings::RealmSettingsRow>(realm_settings::by_realm_id_stmt(&ctx.db, sender.realm_id)?);
+            let channel = batch.add::<TypingChannel>(db::channel_stmt(sender.realm_id, stream_id)?);
+            let subscribers = batch.add::<Recipient>(db::subscribers_stmt(sender.realm_id, stream_id)?);
+            let settings = batch.add::<realm_settings::RealmSettingsRow>(realm_settings::by_realm_id_stmt(sender.realm_id)?);
             let results = batch.run(&ctx.db).await?;
             let channel = results.first(channel)?;
             let subscribers = results.rows(subscribers)?;

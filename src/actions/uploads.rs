@@ -59,7 +59,7 @@ pub async fn record_upload(
     env: &Env,
     me: &UserRow,
     file: &StoredFile<'_>,
-    first: Vec<worker::D1PreparedStatement>,
+    first: Vec<crate::db::statement::Statement>,
 ) -> ApiResult<Vec<crate::db::Answer>> {
     let now = crate::db::now();
     let new = NewAttachment {
@@ -73,8 +73,8 @@ pub async fn record_upload(
     };
     let mut stmts = first;
     let at = stmts.len();
-    stmts.push(attachments::insert_stmt(db, &new)?);
-    stmts.push(attachments::space_used_stmt(db, me.id)?);
+    stmts.push(attachments::insert_stmt(&new)?);
+    stmts.push(attachments::space_used_stmt(me.id)?);
     let mut results = crate::db::run_batch(db, stmts).await?;
     let inserted: Inserted =
         results[at].rows()?.into_iter().next().ok_or_else(|| ApiError::internal("attachment insert returned no id"))?;
@@ -149,9 +149,9 @@ async fn send_to_owner(env: &Env, me: &UserRow, event: &Event) {
 /// The caller's uploads with the messages linking them, and the bytes they use.
 pub async fn list_attachments(db: &worker::D1Database, me: &UserRow) -> ApiResult<(Vec<serde_json::Value>, i64)> {
     let mut batch = Batch::new();
-    let rows = batch.add::<AttachmentRow>(attachments::owned_stmt(db, me.id)?);
-    let links = batch.add::<attachments::LinkRow>(attachments::owned_links_stmt(db, me.id)?);
-    let space = batch.add::<attachments::SpaceUsed>(attachments::space_used_stmt(db, me.id)?);
+    let rows = batch.add::<AttachmentRow>(attachments::owned_stmt(me.id)?);
+    let links = batch.add::<attachments::LinkRow>(attachments::owned_links_stmt(me.id)?);
+    let space = batch.add::<attachments::SpaceUsed>(attachments::space_used_stmt(me.id)?);
     let results = batch.run(db).await?;
     let rows = results.rows(rows)?;
     let links = results.rows(links)?;
@@ -184,8 +184,8 @@ async fn purge_deleted_uploads(db: &worker::D1Database, env: &Env) -> ApiResult<
 /// grace period ([`DELETED_UPLOAD_GRACE_SECS`]).
 pub async fn do_delete_attachment(db: &worker::D1Database, env: &Env, me: &UserRow, id: i64) -> ApiResult<()> {
     let row = attachments::owned_by_id(db, me.id, id).await?.ok_or_else(ApiError::invalid_attachment)?;
-    let mut stmts = attachments::delete_stmts(db, row.id)?;
-    stmts.push(attachments::space_used_stmt(db, me.id)?);
+    let mut stmts = attachments::delete_stmts(row.id)?;
+    stmts.push(attachments::space_used_stmt(me.id)?);
     let results = crate::db::run_batch(db, stmts).await?;
     let space: attachments::SpaceUsed = results[results.len() - 1].rows()?.into_iter().next().unwrap_or_default();
     purge_deleted_uploads(db, env).await?;
@@ -254,12 +254,12 @@ impl EditRelink {
     }
 
     /// Adds the relinking, then the reads of what it detached and linked, to `batch`.
-    pub fn add(&self, batch: &mut Batch, db: &worker::D1Database) -> ApiResult<RelinkSlots> {
+    pub fn add(&self, batch: &mut Batch) -> ApiResult<RelinkSlots> {
         let EditRelink { realm_id, message_id, sender_id, editor_id, .. } = *self;
-        batch.add::<serde_json::Value>(attachments::unlink_edited_stmt(db, realm_id, message_id, &self.new_json)?);
-        batch.add::<serde_json::Value>(attachments::link_edited_stmt(db, realm_id, message_id, sender_id, &self.new_json)?);
-        let detached = batch.add(attachments::unlinked_stmt(db, realm_id, editor_id, &self.removed_json)?);
-        let linked = LinkedReads::add(batch, db, editor_id, &self.added)?;
+        batch.add::<serde_json::Value>(attachments::unlink_edited_stmt(realm_id, message_id, &self.new_json)?);
+        batch.add::<serde_json::Value>(attachments::link_edited_stmt(realm_id, message_id, sender_id, &self.new_json)?);
+        let detached = batch.add(attachments::unlinked_stmt(realm_id, editor_id, &self.removed_json)?);
+        let linked = LinkedReads::add(batch, editor_id, &self.added)?;
         Ok(RelinkSlots { detached, linked })
     }
 }
@@ -306,15 +306,15 @@ pub struct Linked {
 
 impl LinkedReads {
     /// `None` when no upload was linked.
-    pub fn add(batch: &mut Batch, db: &worker::D1Database, owner_id: i64, path_ids: &[String]) -> ApiResult<Option<Self>> {
+    pub fn add(batch: &mut Batch, owner_id: i64, path_ids: &[String]) -> ApiResult<Option<Self>> {
         if path_ids.is_empty() {
             return Ok(None);
         }
         let json = serde_json::to_string(path_ids)?;
         Ok(Some(LinkedReads {
-            rows: batch.add(attachments::owned_among_stmt(db, owner_id, &json)?),
-            links: batch.add(attachments::links_among_stmt(db, owner_id, &json)?),
-            space: batch.add(attachments::space_used_stmt(db, owner_id)?),
+            rows: batch.add(attachments::owned_among_stmt(owner_id, &json)?),
+            links: batch.add(attachments::links_among_stmt(owner_id, &json)?),
+            space: batch.add(attachments::space_used_stmt(owner_id)?),
         }))
     }
 
@@ -345,7 +345,7 @@ const TEMPORARY_URL_SECS: i64 = 60;
 /// A fresh temporary download URL for an upload the caller may download.
 pub async fn do_create_temporary_url(db: &worker::D1Database, attachment: &AttachmentRow) -> ApiResult<String> {
     let token = crate::secrets::random_alphanumeric(32);
-    crate::db::run(attachments::insert_token_stmt(db, &token, attachment.id, crate::db::now() + TEMPORARY_URL_SECS)?).await?;
+    crate::db::run(db, attachments::insert_token_stmt(&token, attachment.id, crate::db::now() + TEMPORARY_URL_SECS)?).await?;
     Ok(uploads::temporary_url_for(&token, &attachment.file_name))
 }
 

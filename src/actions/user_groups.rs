@@ -2,11 +2,12 @@
 //! subgroups. System groups (`role:*`) are derived from roles and cannot be edited.
 
 use serde_json::{json, Value};
-use worker::{D1Database, D1PreparedStatement, Env};
+use worker::{D1Database, Env};
 
 use crate::actions::notify_realm;
 use crate::auth::require_member;
 use crate::db::batch::{Batch, BatchResults, Slot};
+use crate::db::statement::Statement;
 use crate::db::subscriptions::{self, SeenThroughGroupRow};
 use crate::db::user_groups::SettingGroupRef;
 use crate::db::user_groups::{self, GroupIdRow, GroupNameRow, IsMemberRow, MemberIdRow, NewUserGroup, SettingUseRow, UserGroupRow};
@@ -67,11 +68,11 @@ impl MembershipReads {
     }
 }
 
-fn add_my_groups(batch: &mut Batch, db: &D1Database, user: &UserRow) -> ApiResult<MembershipReads> {
+fn add_my_groups(batch: &mut Batch, user: &UserRow) -> ApiResult<MembershipReads> {
     let manages_all = crate::db::realm_settings::in_group_setting_stmt(user.realm_id, "can_manage_all_groups", user.id)?;
     Ok(MembershipReads {
-        groups: batch.add::<GroupIdRow>(user_groups::groups_of_user_stmt(db, user.realm_id, user.id)?),
-        manages_all: batch.add::<IsMemberRow>(manages_all.prepare(db)?),
+        groups: batch.add::<GroupIdRow>(user_groups::groups_of_user_stmt(user.realm_id, user.id)?),
+        manages_all: batch.add::<IsMemberRow>(manages_all),
     })
 }
 
@@ -98,13 +99,13 @@ fn check_groups(ids: &[i64], found: &[UserGroupRow]) -> ApiResult<()> {
 }
 
 /// Reads the organization's users among `ids` in `batch`, unless there are none.
-fn add_users(batch: &mut Batch, db: &D1Database, realm_id: i64, ids: &[i64]) -> ApiResult<Option<Slot<UserRow>>> {
-    Ok(if ids.is_empty() { None } else { Some(batch.add(users::by_ids_stmt(db, realm_id, &ids_json(ids))?)) })
+fn add_users(batch: &mut Batch, realm_id: i64, ids: &[i64]) -> ApiResult<Option<Slot<UserRow>>> {
+    Ok(if ids.is_empty() { None } else { Some(batch.add(users::by_ids_stmt(realm_id, &ids_json(ids))?)) })
 }
 
 /// Reads the organization's groups among `ids` in `batch`, unless there are none.
-fn add_groups(batch: &mut Batch, db: &D1Database, realm_id: i64, ids: &[i64]) -> ApiResult<Option<Slot<UserGroupRow>>> {
-    Ok(if ids.is_empty() { None } else { Some(batch.add(user_groups::by_ids_stmt(db, realm_id, &ids_json(ids))?)) })
+fn add_groups(batch: &mut Batch, realm_id: i64, ids: &[i64]) -> ApiResult<Option<Slot<UserGroupRow>>> {
+    Ok(if ids.is_empty() { None } else { Some(batch.add(user_groups::by_ids_stmt(realm_id, &ids_json(ids))?)) })
 }
 
 pub struct NewGroup<'a> {
@@ -128,12 +129,12 @@ pub async fn check_create_group(db: &D1Database, env: &Env, creator: &UserRow, g
     {
         let mut batch = Batch::new();
         let setting = crate::db::realm_settings::in_group_setting_stmt(creator.realm_id, "can_create_groups", creator.id)?;
-        let may_create = batch.add::<IsMemberRow>(setting.prepare(db)?);
+        let may_create = batch.add::<IsMemberRow>(setting);
         let named_users: Vec<i64> = permissions.iter().flat_map(|(_, v)| v.user_ids().to_vec()).collect();
-        let found_users = add_users(&mut batch, db, creator.realm_id, &unique(&[members.clone(), named_users].concat()))?;
-        let found_groups = add_groups(&mut batch, db, creator.realm_id, &subgroups)?;
+        let found_users = add_users(&mut batch, creator.realm_id, &unique(&[members.clone(), named_users].concat()))?;
+        let found_groups = add_groups(&mut batch, creator.realm_id, &subgroups)?;
         let named: Vec<i64> = permissions.iter().flat_map(|(_, v)| v.group_ids()).collect();
-        let found_named = (!named.is_empty()).then(|| user_groups::active_names_stmt(db, creator.realm_id, &named)).transpose()?;
+        let found_named = (!named.is_empty()).then(|| user_groups::active_names_stmt(creator.realm_id, &named)).transpose()?;
         let found_named = found_named.map(|stmt| batch.add::<GroupNameRow>(stmt));
         let results = batch.run(db).await?;
         // The organization's `can_create_groups`.
@@ -152,7 +153,7 @@ pub async fn check_create_group(db: &D1Database, env: &Env, creator: &UserRow, g
     let mut setup = Vec::new();
     let mut permission_columns: Vec<(&'static str, SettingGroupRef)> = Vec::new();
     for (setting, value) in &permissions {
-        let (stmts, group_ref) = crate::actions::group_setting_values::store(db, creator.realm_id, value, crate::db::now())?;
+        let (stmts, group_ref) = crate::actions::group_setting_values::store(creator.realm_id, value, crate::db::now())?;
         setup.extend(stmts);
         permission_columns.push((setting.name, group_ref));
     }
@@ -219,13 +220,13 @@ pub async fn check_update_group(db: &D1Database, env: &Env, user: &UserRow, grou
         .map(|(setting, raw)| Ok(PermissionChange { setting, change: GroupChange::parse(setting.name, raw)? }))
         .collect::<ApiResult<_>>()?;
     let mut batch = Batch::new();
-    let group = batch.add::<UserGroupRow>(user_groups::by_id_stmt(db, user.realm_id, group_id)?);
-    let mine = add_my_groups(&mut batch, db, user)?;
+    let group = batch.add::<UserGroupRow>(user_groups::by_id_stmt(user.realm_id, group_id)?);
+    let mine = add_my_groups(&mut batch, user)?;
     let new_ids: Vec<i64> = changes.iter().flat_map(|c| c.change.new.group_ids()).collect();
-    let system = batch.add::<crate::db::subscriptions::SystemGroupRow>(crate::db::subscriptions::system_groups_stmt(db, user.realm_id)?);
-    let found = batch.add::<GroupNameRow>(user_groups::active_names_stmt(db, user.realm_id, &new_ids)?);
+    let system = batch.add::<crate::db::subscriptions::SystemGroupRow>(crate::db::subscriptions::system_groups_stmt(user.realm_id)?);
+    let found = batch.add::<GroupNameRow>(user_groups::active_names_stmt(user.realm_id, &new_ids)?);
     let named_users: Vec<i64> = changes.iter().flat_map(|c| c.change.new.user_ids().to_vec()).collect();
-    let found_users = add_users(&mut batch, db, user.realm_id, &unique(&named_users))?;
+    let found_users = add_users(&mut batch, user.realm_id, &unique(&named_users))?;
     let results = batch.run(db).await?;
     let group = check_group_access(user, results.first(group)?, &mine.take(&results)?, None)?;
     let found = results.rows(found)?;
@@ -244,18 +245,18 @@ pub async fn check_update_group(db: &D1Database, env: &Env, user: &UserRow, grou
     let reactivate = update.deactivated == Some(false) && group.deactivated != 0;
     let mut stmts = Vec::new();
     if let Some(name) = &name {
-        stmts.push(user_groups::set_name_stmt(db, user.realm_id, group.id, name)?);
+        stmts.push(user_groups::set_name_stmt(user.realm_id, group.id, name)?);
     }
     if let Some(description) = &description {
-        stmts.push(user_groups::set_description_stmt(db, user.realm_id, group.id, description)?);
+        stmts.push(user_groups::set_description_stmt(user.realm_id, group.id, description)?);
     }
     for (setting, value) in &changes {
-        let (setup, group_ref) = crate::actions::group_setting_values::store(db, user.realm_id, value, crate::db::now())?;
+        let (setup, group_ref) = crate::actions::group_setting_values::store(user.realm_id, value, crate::db::now())?;
         stmts.extend(setup);
-        stmts.push(user_groups::set_permission_stmt(db, user.realm_id, group.id, setting.name, &group_ref)?);
+        stmts.push(user_groups::set_permission_stmt(user.realm_id, group.id, setting.name, &group_ref)?);
     }
     if reactivate {
-        stmts.push(user_groups::set_deactivated_stmt(db, user.realm_id, group.id, false)?);
+        stmts.push(user_groups::set_deactivated_stmt(user.realm_id, group.id, false)?);
     }
     crate::db::run_batch(db, stmts).await.map_err(|err| match &name {
         Some(name) if err.to_string().contains("UNIQUE") => ApiError::bad_request(format!("User group '{name}' already exists.")),
@@ -281,12 +282,12 @@ pub async fn check_deactivate_group(db: &D1Database, env: &Env, user: &UserRow, 
     let realm_columns = crate::db::realm_settings::group_setting_columns();
     let channel_columns: Vec<&str> = crate::domain::channel_permissions::STORED.iter().map(|s| s.name).collect();
     let mut batch = Batch::new();
-    let group = batch.add::<UserGroupRow>(user_groups::by_id_stmt(db, user.realm_id, group_id)?);
-    let mine = add_my_groups(&mut batch, db, user)?;
-    let supergroups = batch.add::<GroupIdRow>(user_groups::active_supergroups_stmt(db, group_id)?);
-    let channel_uses = batch.add::<SettingUseRow>(user_groups::channel_setting_uses_stmt(db, user.realm_id, group_id, &channel_columns)?);
-    let group_uses = batch.add::<SettingUseRow>(user_groups::group_setting_uses_stmt(db, user.realm_id, group_id)?);
-    let realm_uses = batch.add::<SettingUseRow>(user_groups::realm_setting_uses_stmt(db, user.realm_id, group_id, &realm_columns)?);
+    let group = batch.add::<UserGroupRow>(user_groups::by_id_stmt(user.realm_id, group_id)?);
+    let mine = add_my_groups(&mut batch, user)?;
+    let supergroups = batch.add::<GroupIdRow>(user_groups::active_supergroups_stmt(group_id)?);
+    let channel_uses = batch.add::<SettingUseRow>(user_groups::channel_setting_uses_stmt(user.realm_id, group_id, &channel_columns)?);
+    let group_uses = batch.add::<SettingUseRow>(user_groups::group_setting_uses_stmt(user.realm_id, group_id)?);
+    let realm_uses = batch.add::<SettingUseRow>(user_groups::realm_setting_uses_stmt(user.realm_id, group_id, &realm_columns)?);
     let results = batch.run(db).await?;
     let group = results.first(group)?;
     if group.as_ref().is_some_and(|g| g.deactivated != 0) {
@@ -302,7 +303,7 @@ pub async fn check_deactivate_group(db: &D1Database, env: &Env, user: &UserRow, 
     if !objections.is_empty() {
         return Err(ApiError::group_in_use(objections));
     }
-    crate::db::run(user_groups::set_deactivated_stmt(db, user.realm_id, group.id, true)?).await?;
+    crate::db::run(db, user_groups::set_deactivated_stmt(user.realm_id, group.id, true)?).await?;
     notify_activation(db, env, &group, true).await
 }
 
@@ -346,11 +347,11 @@ pub async fn check_update_members(
     require_member(user)?;
     let (add, delete) = (unique(&add), unique(&delete));
     let mut batch = Batch::new();
-    let group = batch.add::<UserGroupRow>(user_groups::by_id_stmt(db, user.realm_id, group_id)?);
-    let members = batch.add::<MemberIdRow>(user_groups::explicit_member_ids_stmt(db, group_id)?);
-    let found_users = add_users(&mut batch, db, user.realm_id, &add)?;
-    let mine = add_my_groups(&mut batch, db, user)?;
-    let seen_before = batch.add::<SeenThroughGroupRow>(subscriptions::seen_through_groups_stmt(db, user.realm_id)?);
+    let group = batch.add::<UserGroupRow>(user_groups::by_id_stmt(user.realm_id, group_id)?);
+    let members = batch.add::<MemberIdRow>(user_groups::explicit_member_ids_stmt(group_id)?);
+    let found_users = add_users(&mut batch, user.realm_id, &add)?;
+    let mine = add_my_groups(&mut batch, user)?;
+    let seen_before = batch.add::<SeenThroughGroupRow>(subscriptions::seen_through_groups_stmt(user.realm_id)?);
     let results = batch.run(db).await?;
     let members = results.rows(members)?;
     let group = check_membership_access(user, results.first(group)?, &mine.take(&results)?, &add, &delete)?;
@@ -364,10 +365,10 @@ pub async fn check_update_members(
     }
     let mut stmts = Vec::new();
     if !add.is_empty() {
-        stmts.push(user_groups::add_members_stmt(db, group.id, &ids_json(&add))?);
+        stmts.push(user_groups::add_members_stmt(group.id, &ids_json(&add))?);
     }
     if !delete.is_empty() {
-        stmts.push(user_groups::remove_members_stmt(db, group.id, &ids_json(&delete))?);
+        stmts.push(user_groups::remove_members_stmt(group.id, &ids_json(&delete))?);
     }
     let seen_after = write_then_read_access(db, user.realm_id, stmts).await?;
     if !add.is_empty() {
@@ -387,12 +388,12 @@ pub async fn check_update_members(
 
 /// Runs a change of groups' members, then reads who sees which private channel through
 /// groups now, in one batch.
-async fn write_then_read_access(db: &D1Database, realm_id: i64, writes: Vec<D1PreparedStatement>) -> ApiResult<Vec<SeenThroughGroupRow>> {
+async fn write_then_read_access(db: &D1Database, realm_id: i64, writes: Vec<Statement>) -> ApiResult<Vec<SeenThroughGroupRow>> {
     let mut batch = Batch::new();
     for write in writes {
         batch.add::<Value>(write);
     }
-    let seen = batch.add::<SeenThroughGroupRow>(subscriptions::seen_through_groups_stmt(db, realm_id)?);
+    let seen = batch.add::<SeenThroughGroupRow>(subscriptions::seen_through_groups_stmt(realm_id)?);
     Ok(batch.run(db).await?.rows(seen)?)
 }
 
@@ -412,15 +413,15 @@ pub async fn check_update_subgroups(
     require_member(user)?;
     let (add, delete) = (unique(add), unique(delete));
     let mut batch = Batch::new();
-    let group = batch.add::<UserGroupRow>(user_groups::by_id_stmt(db, user.realm_id, group_id)?);
-    let mine = add_my_groups(&mut batch, db, user)?;
+    let group = batch.add::<UserGroupRow>(user_groups::by_id_stmt(user.realm_id, group_id)?);
+    let mine = add_my_groups(&mut batch, user)?;
     let named: Vec<i64> = add.iter().chain(&delete).copied().collect();
-    let found_groups = add_groups(&mut batch, db, user.realm_id, &named)?;
-    let current = batch.add::<GroupIdRow>(user_groups::direct_subgroup_ids_stmt(db, group_id)?);
+    let found_groups = add_groups(&mut batch, user.realm_id, &named)?;
+    let current = batch.add::<GroupIdRow>(user_groups::direct_subgroup_ids_stmt(group_id)?);
     // Whether the group is reachable from an addition: read whether or not it exists.
     let reachable =
-        if add.is_empty() { None } else { Some(batch.add::<GroupIdRow>(user_groups::recursive_subgroup_ids_stmt(db, &ids_json(&add))?)) };
-    let seen_before = batch.add::<SeenThroughGroupRow>(subscriptions::seen_through_groups_stmt(db, user.realm_id)?);
+        if add.is_empty() { None } else { Some(batch.add::<GroupIdRow>(user_groups::recursive_subgroup_ids_stmt(&ids_json(&add))?)) };
+    let seen_before = batch.add::<SeenThroughGroupRow>(subscriptions::seen_through_groups_stmt(user.realm_id)?);
     let results = batch.run(db).await?;
     let permission = if add.is_empty() { "can_remove_members_group" } else { "can_add_members_group" };
     let group = check_group_access(user, results.first(group)?, &mine.take(&results)?, Some(permission))?;
@@ -439,10 +440,10 @@ pub async fn check_update_subgroups(
     }
     let mut stmts = Vec::new();
     if !add.is_empty() {
-        stmts.push(user_groups::add_subgroups_stmt(db, group.id, &ids_json(&add))?);
+        stmts.push(user_groups::add_subgroups_stmt(group.id, &ids_json(&add))?);
     }
     if !delete.is_empty() {
-        stmts.push(user_groups::remove_subgroups_stmt(db, group.id, &ids_json(&delete))?);
+        stmts.push(user_groups::remove_subgroups_stmt(group.id, &ids_json(&delete))?);
     }
     let seen_after = write_then_read_access(db, user.realm_id, stmts).await?;
     if !add.is_empty() {

@@ -34,7 +34,7 @@ pub async fn do_change_user_settings(db: &D1Database, env: &Env, me: &UserRow, r
             (Storage::Column, _) => columns.automatically_follow_topics_where_mentioned = value.as_bool().map(i64::from),
         }
     }
-    crate::db::run(users::update_settings_stmt(db, me.id, &Value::Object(json).to_string(), &columns)?).await?;
+    crate::db::run(db, users::update_settings_stmt(me.id, &Value::Object(json).to_string(), &columns)?).await?;
     for (setting, value) in &changes {
         for event in change_events(me, setting, value) {
             notify_users(env, me.realm_id, &[me.id], &event).await;
@@ -44,7 +44,7 @@ pub async fn do_change_user_settings(db: &D1Database, env: &Env, me: &UserRow, r
         }
         if setting.name == "allow_private_data_export" {
             // Administrators see who consents to exports (`GET /export/realm/consents`).
-            let admins: Vec<users::UserIdRow> = crate::db::all(users::active_admin_ids_stmt(db, me.realm_id)?).await?;
+            let admins: Vec<users::UserIdRow> = crate::db::all(db, users::active_admin_ids_stmt(me.realm_id)?).await?;
             let ids: Vec<i64> = admins.iter().map(|a| a.id).collect();
             let event = Event::RealmExportConsent { user_id: me.id, consented: value.as_bool().unwrap_or(false) };
             notify_users(env, me.realm_id, &ids, &event).await;

@@ -10,7 +10,7 @@ use crate::event_types::{Event, UserStatusEvent};
 
 /// Writes the given parts; the event carries exactly those parts, as Zulip's.
 pub async fn do_update_user_status(db: &D1Database, env: &Env, me: &UserRow, change: &StatusChange<'_>) -> ApiResult<()> {
-    crate::db::run(user_status::upsert_stmt(db, me.realm_id, me.id, change, crate::db::now())?).await?;
+    crate::db::run(db, user_status::upsert_stmt(me.realm_id, me.id, change, crate::db::now())?).await?;
     let mut status =
         UserStatusEvent { user_id: me.id, away: change.away, status_text: change.status_text.map(str::to_string), ..Default::default() };
     if let Some((name, code, kind)) = change.emoji {
@@ -33,6 +33,6 @@ pub async fn check_status_emoji(
 ) -> ApiResult<crate::domain::reactions::Emoji> {
     let custom_id = code.as_deref().and_then(crate::params::parse_int);
     let custom: Vec<crate::db::realm_emoji::RealmEmojiRow> =
-        crate::db::all(crate::db::realm_emoji::for_reaction_stmt(db, realm_id, &name, custom_id)?).await?;
+        crate::db::all(db, crate::db::realm_emoji::for_reaction_stmt(realm_id, &name, custom_id)?).await?;
     crate::domain::reactions::resolve_emoji(name, code, reaction_type, &custom)
 }

@@ -1,11 +1,12 @@
 //! Accounts and their API keys.
 
 use serde_json::{json, Value};
-use worker::{D1Database, D1PreparedStatement, Env};
+use worker::{D1Database, Env};
 
 use crate::actions::profile_fields::{self, ProfileChange};
 use crate::db::batch::Batch;
 use crate::db::default_channels::DefaultChannelRow;
+use crate::db::statement::Statement;
 use crate::db::{
     self, api_keys,
     users::{self, NewUser, UserRow},
@@ -22,16 +23,16 @@ use crate::secrets;
 /// missing. Keys derive from the user's id and key version, so every sign-in answers the
 /// same key until it is regenerated.
 pub async fn do_issue_api_key(db: &D1Database, env: &Env, user: &UserRow, key_version: i64) -> ApiResult<String> {
-    let (key, store) = issued_key(db, env, user.realm_id, user.id, key_version)?;
-    crate::db::run(store).await?;
+    let (key, store) = issued_key(env, user.realm_id, user.id, key_version)?;
+    crate::db::run(db, store).await?;
     Ok(key)
 }
 
 /// The user's API key of `key_version`, and the statement that stores its hash unless it
 /// is stored already.
-fn issued_key(db: &D1Database, env: &Env, realm_id: i64, user_id: i64, key_version: i64) -> ApiResult<(String, D1PreparedStatement)> {
+fn issued_key(env: &Env, realm_id: i64, user_id: i64, key_version: i64) -> ApiResult<(String, Statement)> {
     let key = secrets::derive_api_key(secrets::api_key_secret(env)?.as_bytes(), user_id, key_version);
-    let store = api_keys::insert_if_missing_stmt(db, realm_id, user_id, &secrets::api_key_hash(&key), db::now())?;
+    let store = api_keys::insert_if_missing_stmt(realm_id, user_id, &secrets::api_key_hash(&key), db::now())?;
     Ok((key, store))
 }
 
@@ -40,7 +41,7 @@ fn issued_key(db: &D1Database, env: &Env, realm_id: i64, user_id: i64, key_versi
 pub async fn do_regenerate_api_key(db: &D1Database, env: &Env, realm_id: RealmId, user_id: UserId) -> ApiResult<String> {
     let (realm_id, user_id) = (realm_id.0, user_id.0);
     let secret = secrets::api_key_secret(env)?;
-    let version: Option<api_keys::KeyVersionRow> = crate::db::first(api_keys::version_stmt(db, realm_id, user_id)?).await?;
+    let version: Option<api_keys::KeyVersionRow> = crate::db::first(db, api_keys::version_stmt(realm_id, user_id)?).await?;
     let old = version.ok_or_else(|| ApiError::internal("API key for a missing user"))?.api_key_version;
     do_replace_api_key(db, &secret, realm_id, user_id, old).await
 }
@@ -51,9 +52,9 @@ pub async fn do_replace_api_key(db: &D1Database, secret: &str, realm_id: i64, us
     crate::db::run_batch(
         db,
         vec![
-            api_keys::bump_version_stmt(db, user_id, old, old + 1)?,
-            api_keys::delete_for_user_stmt(db, realm_id, user_id)?,
-            api_keys::insert_stmt(db, realm_id, user_id, &secrets::api_key_hash(&key), db::now())?,
+            api_keys::bump_version_stmt(user_id, old, old + 1)?,
+            api_keys::delete_for_user_stmt(realm_id, user_id)?,
+            api_keys::insert_stmt(realm_id, user_id, &secrets::api_key_hash(&key), db::now())?,
         ],
     )
     .await?;
@@ -88,9 +89,9 @@ fn insert_refused(err: worker::Error, new_user: &NewUser<'_>) -> ApiError {
 /// was written); the caller then creates it with [`do_create_user`] and
 /// [`do_issue_api_key`].
 pub async fn do_create_user_with_key(db: &D1Database, env: &Env, new_user: &NewUser<'_>, id: i64) -> ApiResult<Option<(UserRow, String)>> {
-    let (key, store_key) = issued_key(db, env, new_user.realm_id, id, users::FIRST_API_KEY_VERSION)?;
+    let (key, store_key) = issued_key(env, new_user.realm_id, id, users::FIRST_API_KEY_VERSION)?;
     let mut batch = crate::db::batch::Batch::new();
-    let inserting = users::add_insert(&mut batch, db, new_user, Some(id), db::now())?;
+    let inserting = users::add_insert(&mut batch, new_user, Some(id), db::now())?;
     batch.add::<Value>(store_key);
     let results = match batch.run(db).await {
         Ok(results) => results,
@@ -120,8 +121,8 @@ pub async fn check_create_user_by_admin(
     }
     // The default channels the account will join are read with the address check.
     let mut batch = Batch::new();
-    let existing = batch.add::<UserRow>(users::by_email_stmt(db, admin.realm_id, email)?);
-    let defaults = batch.add::<DefaultChannelRow>(crate::db::default_channels::in_realm_stmt(db, admin.realm_id)?);
+    let existing = batch.add::<UserRow>(users::by_email_stmt(admin.realm_id, email)?);
+    let defaults = batch.add::<DefaultChannelRow>(crate::db::default_channels::in_realm_stmt(admin.realm_id)?);
     let results = batch.run(db).await?;
     if results.first(existing)?.is_some() {
         return Err(ApiError::bad_request(format!("Email '{email}' already in use")));
@@ -253,13 +254,13 @@ pub async fn do_update_user(db: &D1Database, env: &worker::Env, target: &UserRow
     let full_name = changes.full_name.filter(|name| *name != target.full_name);
     let mut stmts = Vec::new();
     if let Some(role) = changes.role {
-        stmts.push(users::set_role_stmt(db, target.realm_id, target.id, role)?);
+        stmts.push(users::set_role_stmt(target.realm_id, target.id, role)?);
     }
     if let Some(name) = &full_name {
-        stmts.push(users::set_full_name_stmt(db, target.realm_id, target.id, name)?);
+        stmts.push(users::set_full_name_stmt(target.realm_id, target.id, name)?);
     }
     if let Some(profile) = &changes.profile {
-        stmts.extend(profile_fields::profile_data_stmts(db, target, profile)?);
+        stmts.extend(profile_fields::profile_data_stmts(target, profile)?);
     }
     if stmts.is_empty() {
         return Ok(());

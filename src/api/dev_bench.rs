@@ -34,7 +34,7 @@ pub async fn noop(_ctx: &RequestContext) -> ApiResult<Reply> {
 
 /// One D1 batch of five updates that leave an account's row as it was.
 async fn five_write_batch(ctx: &RequestContext) -> ApiResult<()> {
-    let statements = (0..5).map(|_| crate::db::bench::touch_stmt(&ctx.db, &ctx.realm_string_id)).collect::<worker::Result<Vec<_>>>()?;
+    let statements = (0..5).map(|_| crate::db::bench::touch_stmt(&ctx.realm_string_id)).collect::<worker::Result<Vec<_>>>()?;
     crate::db::run_batch(&ctx.db, statements).await?;
     Ok(())
 }
@@ -57,7 +57,7 @@ pub async fn render(ctx: &RequestContext) -> ApiResult<Reply> {
     }
     let refs = crate::markdown::references(&content);
     let mut batch = crate::db::batch::Batch::new();
-    let reads = crate::domain::rendering::ResolutionReads::add(&mut batch, &ctx.db, me.realm_id, me.id, &refs, None)?;
+    let reads = crate::domain::rendering::ResolutionReads::add(&mut batch, me.realm_id, me.id, &refs, None)?;
     let (with_katex, _) = reads.take(&batch.run(&ctx.db).await?)?;
     let without_katex = crate::markdown::Resolved { tex: crate::markdown::TexRenderer::none(), ..with_katex.clone() };
     let html_length = crate::markdown::render(&content, &with_katex).html.len();

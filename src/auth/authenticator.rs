@@ -169,12 +169,12 @@ impl Authenticator {
                 let pending = add_authentication(&mut batch, &self.realm_string_id, credentials);
                 // A statement that cannot be built reports its error after authentication's.
                 let slots = match pending {
-                    Ok(pending) => reads.add(&mut batch, &self.db, &guessed, &state).map(|slots| (pending, slots)),
+                    Ok(pending) => reads.add(&mut batch, &guessed, &state).map(|slots| (pending, slots)),
                     Err(err) => Err(err),
                 };
                 match slots {
                     Ok((pending, slots)) => {
-                        let key = if remember { remembered_reads::key(&batch) } else { None };
+                        let key = if remember { Some(remembered_reads::key(&batch)) } else { None };
                         let (results, early) = self.beside_early_count(batch.run(&self.db), Some(&guessed)).await;
                         let results = results?;
                         let (realm, authenticated) = check_authentication(&results, pending);
@@ -193,7 +193,7 @@ impl Authenticator {
         };
         let state = self.realm_state(me.realm_id).await?;
         let mut batch = Batch::new();
-        let slots = reads.add(&mut batch, &self.db, &me, &state)?;
+        let slots = reads.add(&mut batch, &me, &state)?;
         let results = batch.run(&self.db).await?;
         let output = reads.take(&results, slots, &me, &state)?;
         Ok((me, state, output, None))
@@ -215,7 +215,7 @@ impl Authenticator {
         let Ok(pending) = add_authentication(&mut batch, &self.realm_string_id, credentials) else {
             return Ok(None);
         };
-        let Ok(slots) = reads.add(&mut batch, &self.db, &guessed, &state) else { return Ok(None) };
+        let Ok(slots) = reads.add(&mut batch, &guessed, &state) else { return Ok(None) };
         let Some(recalled) = remembered_reads::recall(&batch)? else { return Ok(None) };
         let (realm, authenticated) = check_authentication(&recalled.results, pending);
         let (Some(realm), Ok(me)) = (realm, authenticated) else { return Ok(None) };

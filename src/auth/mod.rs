@@ -276,7 +276,7 @@ pub async fn development_sign_in(db: &D1Database, realm_string_id: &str, email: 
 pub trait ReadAsUser {
     type Slots;
     type Output;
-    fn add(&self, batch: &mut Batch, db: &D1Database, me: &UserRow, realm: &RealmState) -> ApiResult<Self::Slots>;
+    fn add(&self, batch: &mut Batch, me: &UserRow, realm: &RealmState) -> ApiResult<Self::Slots>;
     fn take(&self, results: &BatchResults, slots: Self::Slots, me: &UserRow, realm: &RealmState) -> ApiResult<Self::Output>;
 }
 

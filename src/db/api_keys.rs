@@ -1,7 +1,8 @@
 //! `api_keys`: hashes of the keys that authenticate users and bots.
 
+use crate::db::statement::{statement, Statement};
 use serde::Deserialize;
-use worker::{query, D1Database, D1PreparedStatement, Result};
+use worker::{D1Database, Result};
 
 #[derive(Debug, Clone, Deserialize)]
 pub struct KeyVersionRow {
@@ -9,8 +10,8 @@ pub struct KeyVersionRow {
 }
 
 /// The user's current key version (`users.api_key_version`).
-pub fn version_stmt(db: &D1Database, realm_id: i64, user_id: i64) -> Result<D1PreparedStatement> {
-    query!(db, "SELECT api_key_version FROM users WHERE realm_id = ?1 AND id = ?2", realm_id, user_id)
+pub fn version_stmt(realm_id: i64, user_id: i64) -> Result<Statement> {
+    statement!("SELECT api_key_version FROM users WHERE realm_id = ?1 AND id = ?2", realm_id, user_id)
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -20,9 +21,8 @@ pub struct BotKeyVersionRow {
 }
 
 /// The key versions of an owner's active bots.
-pub fn owner_bot_versions_stmt(db: &D1Database, realm_id: i64, owner_id: i64) -> Result<D1PreparedStatement> {
-    query!(
-        db,
+pub fn owner_bot_versions_stmt(realm_id: i64, owner_id: i64) -> Result<Statement> {
+    statement!(
         "SELECT id, api_key_version FROM users WHERE realm_id = ?1 AND bot_owner_id = ?2 AND is_bot = 1 AND is_active = 1",
         realm_id,
         owner_id
@@ -35,9 +35,8 @@ pub struct KeyHashRow {
 }
 
 /// The stored key hashes of an owner's active bots.
-pub fn owner_bot_key_hashes_stmt(db: &D1Database, realm_id: i64, owner_id: i64) -> Result<D1PreparedStatement> {
-    query!(
-        db,
+pub fn owner_bot_key_hashes_stmt(realm_id: i64, owner_id: i64) -> Result<Statement> {
+    statement!(
         "SELECT k.key_hash FROM api_keys k JOIN users u ON u.id = k.user_id \
          WHERE u.realm_id = ?1 AND u.bot_owner_id = ?2 AND u.is_bot = 1 AND u.is_active = 1",
         realm_id,
@@ -47,14 +46,13 @@ pub fn owner_bot_key_hashes_stmt(db: &D1Database, realm_id: i64, owner_id: i64) 
 
 /// Moves the user to key version `new` if still at `old` (a concurrent regeneration wins
 /// once).
-pub fn bump_version_stmt(db: &D1Database, user_id: i64, old: i64, new: i64) -> Result<D1PreparedStatement> {
-    query!(db, "UPDATE users SET api_key_version = ?3 WHERE id = ?1 AND api_key_version = ?2", user_id, old, new)
+pub fn bump_version_stmt(user_id: i64, old: i64, new: i64) -> Result<Statement> {
+    statement!("UPDATE users SET api_key_version = ?3 WHERE id = ?1 AND api_key_version = ?2", user_id, old, new)
 }
 
 /// Stores the hash of the user's current key; a hash stored already is kept.
-pub fn insert_if_missing_stmt(db: &D1Database, realm_id: i64, user_id: i64, key_hash: &str, now: i64) -> Result<D1PreparedStatement> {
-    query!(
-        db,
+pub fn insert_if_missing_stmt(realm_id: i64, user_id: i64, key_hash: &str, now: i64) -> Result<Statement> {
+    statement!(
         "INSERT OR IGNORE INTO api_keys (key_hash, realm_id, user_id, date_created) VALUES (?1, ?2, ?3, ?4)",
         key_hash,
         realm_id,
@@ -63,16 +61,16 @@ pub fn insert_if_missing_stmt(db: &D1Database, realm_id: i64, user_id: i64, key_
     )
 }
 
-pub fn insert_stmt(db: &D1Database, realm_id: i64, user_id: i64, key_hash: &str, now: i64) -> Result<D1PreparedStatement> {
-    query!(db, "INSERT INTO api_keys (key_hash, realm_id, user_id, date_created) VALUES (?1, ?2, ?3, ?4)", key_hash, realm_id, user_id, now)
+pub fn insert_stmt(realm_id: i64, user_id: i64, key_hash: &str, now: i64) -> Result<Statement> {
+    statement!("INSERT INTO api_keys (key_hash, realm_id, user_id, date_created) VALUES (?1, ?2, ?3, ?4)", key_hash, realm_id, user_id, now)
 }
 
 pub async fn insert(db: &D1Database, realm_id: i64, user_id: i64, key_hash: &str, now: i64) -> Result<()> {
-    super::run(insert_stmt(db, realm_id, user_id, key_hash, now)?).await?;
+    super::run(db, insert_stmt(realm_id, user_id, key_hash, now)?).await?;
     Ok(())
 }
 
 /// Revokes every key of a user (deactivation, key regeneration).
-pub fn delete_for_user_stmt(db: &D1Database, realm_id: i64, user_id: i64) -> Result<D1PreparedStatement> {
-    query!(db, "DELETE FROM api_keys WHERE realm_id = ?1 AND user_id = ?2", realm_id, user_id)
+pub fn delete_for_user_stmt(realm_id: i64, user_id: i64) -> Result<Statement> {
+    statement!("DELETE FROM api_keys WHERE realm_id = ?1 AND user_id = ?2", realm_id, user_id)
 }

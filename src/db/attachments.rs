@@ -1,9 +1,10 @@
 //! `attachments` and `attachment_messages`: uploaded files and the messages linking them.
 
 use serde::Deserialize;
-use worker::{query, D1Database, D1PreparedStatement, Result};
+use worker::{D1Database, Result};
 
 use crate::db::messages::ACCESS_CONDITION;
+use crate::db::statement::{statement, Statement};
 
 #[derive(Debug, Clone, Deserialize)]
 pub struct AttachmentRow {
@@ -29,9 +30,8 @@ pub struct NewAttachment<'a> {
     pub create_time: i64,
 }
 
-pub fn insert_stmt(db: &D1Database, a: &NewAttachment<'_>) -> Result<D1PreparedStatement> {
-    query!(
-        db,
+pub fn insert_stmt(a: &NewAttachment<'_>) -> Result<Statement> {
+    statement!(
         "INSERT INTO attachments (realm_id, owner_id, path_id, file_name, size, content_type, create_time) \
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7) RETURNING id",
         a.realm_id,
@@ -47,35 +47,36 @@ pub fn insert_stmt(db: &D1Database, a: &NewAttachment<'_>) -> Result<D1PreparedS
 /// The upload at `path_id` if `user_id` may download it: the uploader, or anyone who may
 /// see a message linking it. `None` otherwise, or when there is no such upload.
 pub async fn downloadable(db: &D1Database, realm_id: i64, user_id: i64, is_guest: bool, path_id: &str) -> Result<Option<AttachmentRow>> {
-    super::first(query!(
+    super::first(
         db,
-        &format!(
-            "SELECT {COLUMNS} FROM attachments a WHERE a.realm_id = ?1 AND a.path_id = ?4 AND (a.owner_id = ?2 OR EXISTS ( \
+        statement!(
+            &format!(
+                "SELECT {COLUMNS} FROM attachments a WHERE a.realm_id = ?1 AND a.path_id = ?4 AND (a.owner_id = ?2 OR EXISTS ( \
              SELECT 1 FROM attachment_messages am JOIN messages m ON m.id = am.message_id \
              LEFT JOIN user_messages um ON um.message_id = m.id AND um.user_id = ?2 \
              LEFT JOIN channels c ON c.id = m.channel_id \
              WHERE am.attachment_id = a.id AND {ACCESS_CONDITION}))"
-        ),
-        realm_id,
-        user_id,
-        is_guest as i64,
-        path_id
-    )?)
+            ),
+            realm_id,
+            user_id,
+            is_guest as i64,
+            path_id
+        )?,
+    )
     .await
 }
 
 /// Whether an upload exists at `path_id` (to tell "no such file" from "not yours").
 pub async fn exists(db: &D1Database, realm_id: i64, path_id: &str) -> Result<bool> {
     let row: Option<serde_json::Value> =
-        super::first(query!(db, "SELECT 1 AS found FROM attachments WHERE realm_id = ?1 AND path_id = ?2", realm_id, path_id)?).await?;
+        super::first(db, statement!("SELECT 1 AS found FROM attachments WHERE realm_id = ?1 AND path_id = ?2", realm_id, path_id)?).await?;
     Ok(row.is_some())
 }
 
 /// Links the just-inserted message (the realm's newest, inside the send's write batch) to
 /// the sender's own uploads among `path_ids_json` (a JSON list of path_ids).
-pub fn link_new_message_stmt(db: &D1Database, realm_id: i64, sender_id: i64, path_ids_json: &str) -> Result<D1PreparedStatement> {
-    query!(
-        db,
+pub fn link_new_message_stmt(realm_id: i64, sender_id: i64, path_ids_json: &str) -> Result<Statement> {
+    statement!(
         "INSERT OR IGNORE INTO attachment_messages (attachment_id, message_id) \
          SELECT a.id, (SELECT MAX(id) FROM messages WHERE realm_id = ?1 AND sender_id = ?2) FROM attachments a \
          WHERE a.realm_id = ?1 AND a.owner_id = ?2 AND a.path_id IN (SELECT value FROM json_each(?3))",
@@ -91,13 +92,13 @@ pub struct SpaceUsed {
     pub used: i64,
 }
 
-pub fn space_used_stmt(db: &D1Database, owner_id: i64) -> Result<D1PreparedStatement> {
-    query!(db, "SELECT COALESCE(SUM(size), 0) AS used FROM attachments WHERE owner_id = ?1", owner_id)
+pub fn space_used_stmt(owner_id: i64) -> Result<Statement> {
+    statement!("SELECT COALESCE(SUM(size), 0) AS used FROM attachments WHERE owner_id = ?1", owner_id)
 }
 
 /// Every upload a user owns, newest first.
-pub fn owned_stmt(db: &D1Database, owner_id: i64) -> Result<D1PreparedStatement> {
-    query!(db, &format!("SELECT {COLUMNS} FROM attachments a WHERE a.owner_id = ?1 ORDER BY a.id DESC"), owner_id)
+pub fn owned_stmt(owner_id: i64) -> Result<Statement> {
+    statement!(&format!("SELECT {COLUMNS} FROM attachments a WHERE a.owner_id = ?1 ORDER BY a.id DESC"), owner_id)
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -108,9 +109,8 @@ pub struct LinkRow {
 }
 
 /// The messages linking each upload a user owns.
-pub fn owned_links_stmt(db: &D1Database, owner_id: i64) -> Result<D1PreparedStatement> {
-    query!(
-        db,
+pub fn owned_links_stmt(owner_id: i64) -> Result<Statement> {
+    statement!(
         "SELECT am.attachment_id, am.message_id, m.date_sent FROM attachment_messages am \
          JOIN attachments a ON a.id = am.attachment_id JOIN messages m ON m.id = am.message_id \
          WHERE a.owner_id = ?1 ORDER BY am.message_id",
@@ -120,30 +120,28 @@ pub fn owned_links_stmt(db: &D1Database, owner_id: i64) -> Result<D1PreparedStat
 
 /// One upload of a user, by id.
 pub async fn owned_by_id(db: &D1Database, owner_id: i64, id: i64) -> Result<Option<AttachmentRow>> {
-    super::first(query!(db, &format!("SELECT {COLUMNS} FROM attachments a WHERE a.owner_id = ?1 AND a.id = ?2"), owner_id, id)?).await
+    super::first(db, statement!(&format!("SELECT {COLUMNS} FROM attachments a WHERE a.owner_id = ?1 AND a.id = ?2"), owner_id, id)?).await
 }
 
 /// Removes an upload's row and its links (the cascade does not run without foreign keys on).
-pub fn delete_stmts(db: &D1Database, id: i64) -> Result<Vec<D1PreparedStatement>> {
+pub fn delete_stmts(id: i64) -> Result<Vec<Statement>> {
     Ok(vec![
         // The bytes stay in R2 for the grace period (`deleted_uploads`).
-        query!(
-            db,
+        statement!(
             "INSERT OR IGNORE INTO deleted_uploads (path_id, realm_id, deleted_at) \
              SELECT path_id, realm_id, unixepoch() FROM attachments WHERE id = ?1",
             id
         )?,
-        query!(db, "DELETE FROM attachment_messages WHERE attachment_id = ?1", id)?,
-        query!(db, "DELETE FROM upload_tokens WHERE attachment_id = ?1", id)?,
-        query!(db, "DELETE FROM attachments WHERE id = ?1", id)?,
+        statement!("DELETE FROM attachment_messages WHERE attachment_id = ?1", id)?,
+        statement!("DELETE FROM upload_tokens WHERE attachment_id = ?1", id)?,
+        statement!("DELETE FROM attachments WHERE id = ?1", id)?,
     ])
 }
 
 /// After an edit: drops the message's links to uploads its new content no longer names
 /// (`path_ids_json`).
-pub fn unlink_edited_stmt(db: &D1Database, realm_id: i64, message_id: i64, path_ids_json: &str) -> Result<D1PreparedStatement> {
-    query!(
-        db,
+pub fn unlink_edited_stmt(realm_id: i64, message_id: i64, path_ids_json: &str) -> Result<Statement> {
+    statement!(
         "DELETE FROM attachment_messages WHERE message_id = ?1 AND attachment_id NOT IN ( \
          SELECT a.id FROM attachments a WHERE a.realm_id = ?2 AND a.path_id IN (SELECT value FROM json_each(?3)))",
         message_id,
@@ -153,15 +151,8 @@ pub fn unlink_edited_stmt(db: &D1Database, realm_id: i64, message_id: i64, path_
 }
 
 /// After an edit: links the message to the sender's own uploads its new content names.
-pub fn link_edited_stmt(
-    db: &D1Database,
-    realm_id: i64,
-    message_id: i64,
-    sender_id: i64,
-    path_ids_json: &str,
-) -> Result<D1PreparedStatement> {
-    query!(
-        db,
+pub fn link_edited_stmt(realm_id: i64, message_id: i64, sender_id: i64, path_ids_json: &str) -> Result<Statement> {
+    statement!(
         "INSERT OR IGNORE INTO attachment_messages (attachment_id, message_id) \
          SELECT a.id, ?1 FROM attachments a \
          WHERE a.realm_id = ?2 AND a.owner_id = ?3 AND a.path_id IN (SELECT value FROM json_each(?4))",
@@ -173,9 +164,8 @@ pub fn link_edited_stmt(
 }
 
 /// Uploads of `owner_id` among `path_ids_json` that no message links any more.
-pub fn unlinked_stmt(db: &D1Database, realm_id: i64, owner_id: i64, path_ids_json: &str) -> Result<D1PreparedStatement> {
-    query!(
-        db,
+pub fn unlinked_stmt(realm_id: i64, owner_id: i64, path_ids_json: &str) -> Result<Statement> {
+    statement!(
         &format!(
             "SELECT {COLUMNS} FROM attachments a WHERE a.realm_id = ?1 AND a.owner_id = ?2 \
              AND a.path_id IN (SELECT value FROM json_each(?3)) \
@@ -188,14 +178,13 @@ pub fn unlinked_stmt(db: &D1Database, realm_id: i64, owner_id: i64, path_ids_jso
 }
 
 /// Deleting messages: their links go (the uploads stay, as in Zulip).
-pub fn unlink_messages_stmt(db: &D1Database, message_ids_json: &str) -> Result<D1PreparedStatement> {
-    query!(db, "DELETE FROM attachment_messages WHERE message_id IN (SELECT value FROM json_each(?1))", message_ids_json)
+pub fn unlink_messages_stmt(message_ids_json: &str) -> Result<Statement> {
+    statement!("DELETE FROM attachment_messages WHERE message_id IN (SELECT value FROM json_each(?1))", message_ids_json)
 }
 
 /// The uploads of `owner_id` among `path_ids_json`.
-pub fn owned_among_stmt(db: &D1Database, owner_id: i64, path_ids_json: &str) -> Result<D1PreparedStatement> {
-    query!(
-        db,
+pub fn owned_among_stmt(owner_id: i64, path_ids_json: &str) -> Result<Statement> {
+    statement!(
         &format!(
             "SELECT {COLUMNS} FROM attachments a WHERE a.owner_id = ?1 AND a.path_id IN (SELECT value FROM json_each(?2)) ORDER BY a.id"
         ),
@@ -205,9 +194,8 @@ pub fn owned_among_stmt(db: &D1Database, owner_id: i64, path_ids_json: &str) -> 
 }
 
 /// The messages linking the uploads of `owner_id` among `path_ids_json`.
-pub fn links_among_stmt(db: &D1Database, owner_id: i64, path_ids_json: &str) -> Result<D1PreparedStatement> {
-    query!(
-        db,
+pub fn links_among_stmt(owner_id: i64, path_ids_json: &str) -> Result<Statement> {
+    statement!(
         "SELECT am.attachment_id, am.message_id, m.date_sent FROM attachment_messages am \
          JOIN attachments a ON a.id = am.attachment_id JOIN messages m ON m.id = am.message_id \
          WHERE a.owner_id = ?1 AND a.path_id IN (SELECT value FROM json_each(?2)) ORDER BY am.message_id",
@@ -216,20 +204,22 @@ pub fn links_among_stmt(db: &D1Database, owner_id: i64, path_ids_json: &str) -> 
     )
 }
 
-pub fn insert_token_stmt(db: &D1Database, token: &str, attachment_id: i64, expires: i64) -> Result<D1PreparedStatement> {
-    query!(db, "INSERT INTO upload_tokens (token, attachment_id, expires) VALUES (?1, ?2, ?3)", token, attachment_id, expires)
+pub fn insert_token_stmt(token: &str, attachment_id: i64, expires: i64) -> Result<Statement> {
+    statement!("INSERT INTO upload_tokens (token, attachment_id, expires) VALUES (?1, ?2, ?3)", token, attachment_id, expires)
 }
 
 /// The upload a temporary download token grants, if the token is still valid.
 pub async fn by_token(db: &D1Database, token: &str, now: i64) -> Result<Option<AttachmentRow>> {
-    super::first(query!(
+    super::first(
         db,
-        &format!(
-            "SELECT {COLUMNS} FROM upload_tokens t JOIN attachments a ON a.id = t.attachment_id WHERE t.token = ?1 AND t.expires > ?2"
-        ),
-        token,
-        now
-    )?)
+        statement!(
+            &format!(
+                "SELECT {COLUMNS} FROM upload_tokens t JOIN attachments a ON a.id = t.attachment_id WHERE t.token = ?1 AND t.expires > ?2"
+            ),
+            token,
+            now
+        )?,
+    )
     .await
 }
 
@@ -239,14 +229,16 @@ pub async fn deleted_due(db: &D1Database, cutoff: i64, limit: i64) -> Result<Vec
     struct Due {
         path_id: String,
     }
-    let rows: Vec<Due> =
-        super::all(query!(db, "SELECT path_id FROM deleted_uploads WHERE deleted_at < ?1 ORDER BY deleted_at LIMIT ?2", cutoff, limit)?)
-            .await?;
+    let rows: Vec<Due> = super::all(
+        db,
+        statement!("SELECT path_id FROM deleted_uploads WHERE deleted_at < ?1 ORDER BY deleted_at LIMIT ?2", cutoff, limit)?,
+    )
+    .await?;
     Ok(rows.into_iter().map(|r| r.path_id).collect())
 }
 
 /// Forgets deleted uploads whose bytes are gone (`path_ids_json`: a JSON array).
 pub async fn forget_deleted(db: &D1Database, path_ids_json: &str) -> Result<()> {
-    super::run(query!(db, "DELETE FROM deleted_uploads WHERE path_id IN (SELECT value FROM json_each(?1))", path_ids_json)?).await?;
+    super::run(db, statement!("DELETE FROM deleted_uploads WHERE path_id IN (SELECT value FROM json_each(?1))", path_ids_json)?).await?;
     Ok(())
 }

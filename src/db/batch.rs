@@ -6,8 +6,8 @@
 //!
 //! ```text
 //! let mut batch = Batch::new();
-//! let users = batch.add::<UserRow>(users::in_realm_stmt(db, realm_id)?);
-//! let settings = batch.add::<RealmSettingsRow>(realm_settings::by_realm_id_stmt(db, realm_id)?);
+//! let users = batch.add::<UserRow>(users::in_realm_stmt(realm_id)?);
+//! let settings = batch.add::<RealmSettingsRow>(realm_settings::by_realm_id_stmt(realm_id)?);
 //! let results = batch.run(db).await?;
 //! let users = results.rows(users)?;
 //! let settings = results.first(settings)?;
@@ -18,32 +18,14 @@ use std::rc::Rc;
 
 use serde::de::DeserializeOwned;
 use serde_json::Value;
-use worker::{D1Database, D1PreparedStatement, Result};
+use worker::{D1Database, Result};
 
-use super::statement::Statement;
+use crate::db::statement::Statement;
 
 /// Statements to run in one round trip (one atomic `db.batch`).
 #[derive(Default)]
 pub struct Batch {
-    statements: Vec<Entry>,
-}
-
-/// A statement of a batch: prepared already, or kept as its SQL and arguments.
-pub enum Entry {
-    Prepared(D1PreparedStatement),
-    Described(Statement),
-}
-
-impl From<D1PreparedStatement> for Entry {
-    fn from(statement: D1PreparedStatement) -> Self {
-        Entry::Prepared(statement)
-    }
-}
-
-impl From<Statement> for Entry {
-    fn from(statement: Statement) -> Self {
-        Entry::Described(statement)
-    }
+    statements: Vec<Statement>,
 }
 
 /// Where one statement's rows will be, and what they deserialize into.
@@ -71,20 +53,14 @@ impl Batch {
     }
 
     /// Adds a statement whose rows are read as `T`.
-    pub fn add<T: DeserializeOwned>(&mut self, statement: impl Into<Entry>) -> Slot<T> {
-        self.statements.push(statement.into());
+    pub fn add<T: DeserializeOwned>(&mut self, statement: Statement) -> Slot<T> {
+        self.statements.push(statement);
         Slot { index: self.statements.len() - 1, rows: PhantomData }
     }
 
-    /// Every statement as its SQL and arguments; `None` when one was added prepared.
-    pub fn described(&self) -> Option<Vec<&Statement>> {
-        self.statements
-            .iter()
-            .map(|entry| match entry {
-                Entry::Described(statement) => Some(statement),
-                Entry::Prepared(_) => None,
-            })
-            .collect()
+    /// Every statement, in order.
+    pub fn statements(&self) -> &[Statement] {
+        &self.statements
     }
 
     pub fn is_empty(&self) -> bool {
@@ -93,15 +69,7 @@ impl Batch {
 
     /// Runs every statement in one round trip.
     pub async fn run(self, db: &D1Database) -> Result<BatchResults> {
-        let statements = self
-            .statements
-            .into_iter()
-            .map(|entry| match entry {
-                Entry::Prepared(statement) => Ok(statement),
-                Entry::Described(statement) => statement.prepare(db),
-            })
-            .collect::<Result<Vec<_>>>()?;
-        let results = super::run_batch(db, statements).await?;
+        let results = super::run_batch(db, self.statements).await?;
         let results = results.iter().map(|answer| Ok(Rc::new(answer.json_rows()?))).collect::<Result<_>>()?;
         Ok(BatchResults { results })
     }

@@ -1,7 +1,8 @@
 //! `bot_services`: the service an outgoing-webhook bot calls (its URL, interface and token).
 
+use crate::db::statement::{statement, Statement};
 use serde::Deserialize;
-use worker::{query, D1Database, D1PreparedStatement, Result};
+use worker::{D1Database, Result};
 
 #[derive(Debug, Clone, Deserialize)]
 pub struct BotServiceRow {
@@ -13,9 +14,8 @@ pub struct BotServiceRow {
 
 const COLUMNS: &str = "bot_id, base_url, interface, token";
 
-pub fn insert_stmt(db: &D1Database, realm_id: i64, service: &BotServiceRow) -> Result<D1PreparedStatement> {
-    query!(
-        db,
+pub fn insert_stmt(realm_id: i64, service: &BotServiceRow) -> Result<Statement> {
+    statement!(
         "INSERT INTO bot_services (realm_id, bot_id, base_url, interface, token) VALUES (?1, ?2, ?3, ?4, ?5)",
         realm_id,
         service.bot_id,
@@ -26,13 +26,13 @@ pub fn insert_stmt(db: &D1Database, realm_id: i64, service: &BotServiceRow) -> R
 }
 
 /// The organization's services (`/register`'s `realm_bots`).
-pub fn in_realm_stmt(db: &D1Database, realm_id: i64) -> Result<D1PreparedStatement> {
-    query!(db, &format!("SELECT {COLUMNS} FROM bot_services WHERE realm_id = ?1"), realm_id)
+pub fn in_realm_stmt(realm_id: i64) -> Result<Statement> {
+    statement!(&format!("SELECT {COLUMNS} FROM bot_services WHERE realm_id = ?1"), realm_id)
 }
 
 /// One bot's service.
-pub fn of_bot_stmt(db: &D1Database, realm_id: i64, bot_id: i64) -> Result<D1PreparedStatement> {
-    query!(db, &format!("SELECT {COLUMNS} FROM bot_services WHERE realm_id = ?1 AND bot_id = ?2"), realm_id, bot_id)
+pub fn of_bot_stmt(realm_id: i64, bot_id: i64) -> Result<Statement> {
+    statement!(&format!("SELECT {COLUMNS} FROM bot_services WHERE realm_id = ?1 AND bot_id = ?2"), realm_id, bot_id)
 }
 
 /// Changes the given fields of a bot's service; answers the row (none: the bot has none).
@@ -43,16 +43,18 @@ pub async fn update(
     base_url: Option<&str>,
     interface: Option<i64>,
 ) -> Result<Option<BotServiceRow>> {
-    super::first(query!(
+    super::first(
         db,
-        &format!(
-            "UPDATE bot_services SET base_url = COALESCE(?3, base_url), interface = COALESCE(?4, interface) \
+        statement!(
+            &format!(
+                "UPDATE bot_services SET base_url = COALESCE(?3, base_url), interface = COALESCE(?4, interface) \
              WHERE realm_id = ?1 AND bot_id = ?2 RETURNING {COLUMNS}"
-        ),
-        realm_id,
-        bot_id,
-        base_url,
-        interface
-    )?)
+            ),
+            realm_id,
+            bot_id,
+            base_url,
+            interface
+        )?,
+    )
     .await
 }

@@ -4,8 +4,10 @@
 
 use super::user_groups::SettingGroupRef;
 use serde::Deserialize;
-use worker::{query, D1Database, D1PreparedStatement, Result};
+use worker::Result;
 
+use crate::db::statement::statement;
+use crate::db::statement::Statement;
 use crate::model::{Role, TopicsPolicy};
 
 #[derive(Debug, Clone, Deserialize)]
@@ -21,35 +23,33 @@ pub struct MemberRow {
 }
 
 /// The organization's active users (bots too) with their roles.
-pub fn active_members_stmt(db: &D1Database, realm_id: i64) -> Result<D1PreparedStatement> {
-    query!(db, "SELECT id, role FROM users WHERE realm_id = ?1 AND is_active = 1 ORDER BY id", realm_id)
+pub fn active_members_stmt(realm_id: i64) -> Result<Statement> {
+    statement!("SELECT id, role FROM users WHERE realm_id = ?1 AND is_active = 1 ORDER BY id", realm_id)
 }
 
 /// Another channel of the organization named `name` (any case; archived ones too, as their
 /// names stay taken).
-pub fn other_named_stmt(db: &D1Database, realm_id: i64, channel_id: i64, name: &str) -> Result<D1PreparedStatement> {
-    query!(db, "SELECT id FROM channels WHERE realm_id = ?1 AND id != ?2 AND name = ?3 COLLATE NOCASE", realm_id, channel_id, name)
+pub fn other_named_stmt(realm_id: i64, channel_id: i64, name: &str) -> Result<Statement> {
+    statement!("SELECT id FROM channels WHERE realm_id = ?1 AND id != ?2 AND name = ?3 COLLATE NOCASE", realm_id, channel_id, name)
 }
 
-pub fn rename_stmt(db: &D1Database, realm_id: i64, channel_id: i64, name: &str) -> Result<D1PreparedStatement> {
-    query!(db, "UPDATE channels SET name = ?3 WHERE realm_id = ?1 AND id = ?2", realm_id, channel_id, name)
+pub fn rename_stmt(realm_id: i64, channel_id: i64, name: &str) -> Result<Statement> {
+    statement!("UPDATE channels SET name = ?3 WHERE realm_id = ?1 AND id = ?2", realm_id, channel_id, name)
 }
 
-pub fn set_description_stmt(db: &D1Database, realm_id: i64, channel_id: i64, description: &str) -> Result<D1PreparedStatement> {
-    query!(db, "UPDATE channels SET description = ?3 WHERE realm_id = ?1 AND id = ?2", realm_id, channel_id, description)
+pub fn set_description_stmt(realm_id: i64, channel_id: i64, description: &str) -> Result<Statement> {
+    statement!("UPDATE channels SET description = ?3 WHERE realm_id = ?1 AND id = ?2", realm_id, channel_id, description)
 }
 
 /// A channel's access settings: private (`invite_only`), history, web-public.
 pub fn set_access_stmt(
-    db: &D1Database,
     realm_id: i64,
     channel_id: i64,
     invite_only: bool,
     history_public_to_subscribers: bool,
     is_web_public: bool,
-) -> Result<D1PreparedStatement> {
-    query!(
-        db,
+) -> Result<Statement> {
+    statement!(
         "UPDATE channels SET invite_only = ?3, history_public_to_subscribers = ?4, is_web_public = ?5 \
          WHERE realm_id = ?1 AND id = ?2",
         realm_id,
@@ -61,28 +61,26 @@ pub fn set_access_stmt(
 }
 
 /// A channel's `topics_policy`.
-pub fn set_topics_policy_stmt(db: &D1Database, realm_id: i64, channel_id: i64, policy: TopicsPolicy) -> Result<D1PreparedStatement> {
-    query!(db, "UPDATE channels SET topics_policy = ?3 WHERE realm_id = ?1 AND id = ?2", realm_id, channel_id, policy.as_str())
+pub fn set_topics_policy_stmt(realm_id: i64, channel_id: i64, policy: TopicsPolicy) -> Result<Statement> {
+    statement!("UPDATE channels SET topics_policy = ?3 WHERE realm_id = ?1 AND id = ?2", realm_id, channel_id, policy.as_str())
 }
 
-pub fn set_archived_stmt(db: &D1Database, realm_id: i64, channel_id: i64, archived: bool) -> Result<D1PreparedStatement> {
-    query!(db, "UPDATE channels SET is_archived = ?3 WHERE realm_id = ?1 AND id = ?2", realm_id, channel_id, archived as i64)
+pub fn set_archived_stmt(realm_id: i64, channel_id: i64, archived: bool) -> Result<Statement> {
+    statement!("UPDATE channels SET is_archived = ?3 WHERE realm_id = ?1 AND id = ?2", realm_id, channel_id, archived as i64)
 }
 
 /// The newest `limit` messages of a topic (any case) of the channel with recipient
 /// `recipient_id` that `user_id` can see: every one when the channel's history is open to
 /// them (`all_history`), otherwise those they received.
 pub fn topic_message_ids_stmt(
-    db: &D1Database,
     realm_id: i64,
     recipient_id: i64,
     topic: &str,
     user_id: i64,
     all_history: bool,
     limit: i64,
-) -> Result<D1PreparedStatement> {
-    query!(
-        db,
+) -> Result<Statement> {
+    statement!(
         "SELECT m.id FROM messages m WHERE m.realm_id = ?1 AND m.recipient_id = ?2 AND m.topic = ?3 COLLATE NOCASE \
          AND (?5 = 1 OR EXISTS (SELECT 1 FROM user_messages um WHERE um.message_id = m.id AND um.user_id = ?4)) \
          ORDER BY m.id DESC LIMIT ?6",
@@ -97,14 +95,8 @@ pub fn topic_message_ids_stmt(
 
 /// Sets a permission setting (`column`: a name of `domain::channel_permissions::STORED`,
 /// never the client's) to a user group.
-pub fn set_group_setting_stmt(
-    db: &D1Database,
-    realm_id: i64,
-    channel_id: i64,
-    column: &str,
-    group: &SettingGroupRef,
-) -> Result<D1PreparedStatement> {
-    query!(db, &format!("UPDATE channels SET {column} = {} WHERE realm_id = ?1 AND id = ?2", group.sql(realm_id)), realm_id, channel_id)
+pub fn set_group_setting_stmt(realm_id: i64, channel_id: i64, column: &str, group: &SettingGroupRef) -> Result<Statement> {
+    statement!(&format!("UPDATE channels SET {column} = {} WHERE realm_id = ?1 AND id = ?2", group.sql(realm_id)), realm_id, channel_id)
 }
 
 /// Whether user `?4` is in the group of the permission setting `column` (as in
@@ -119,22 +111,16 @@ pub fn in_group_setting_stmt(
     column: &str,
     user_id: i64,
     when_default: bool,
-) -> Result<super::statement::Statement> {
+) -> Result<Statement> {
     let channel = "c.realm_id = ?1 AND (c.id = ?2 OR (?2 = -1 AND c.name = ?3 COLLATE NOCASE))";
-    super::statement::statement!(group_setting_sql(channel, column), realm_id, channel_id, channel_name, user_id, when_default as i64)
+    statement!(group_setting_sql(channel, column), realm_id, channel_id, channel_name, user_id, when_default as i64)
 }
 
 /// [`in_group_setting_stmt`] for the channel of message `?2` (`?3` unused); a direct
 /// message has no channel and answers 0.
-pub fn in_message_channel_group_stmt(
-    realm_id: i64,
-    message_id: i64,
-    column: &str,
-    user_id: i64,
-    when_default: bool,
-) -> Result<super::statement::Statement> {
+pub fn in_message_channel_group_stmt(realm_id: i64, message_id: i64, column: &str, user_id: i64, when_default: bool) -> Result<Statement> {
     let channel = "c.realm_id = ?1 AND c.id = (SELECT m.channel_id FROM messages m WHERE m.id = ?2 AND m.realm_id = ?1) AND ?3 = ''";
-    super::statement::statement!(group_setting_sql(channel, column), realm_id, message_id, "", user_id, when_default as i64)
+    statement!(group_setting_sql(channel, column), realm_id, message_id, "", user_id, when_default as i64)
 }
 
 /// The membership query over the channel `channel` selects (a condition on `channels c`).

@@ -1,7 +1,8 @@
 //! `default_channels`: the channels people who join an organization are subscribed to.
 
+use crate::db::statement::{statement, Statement};
 use serde::Deserialize;
-use worker::{query, D1Database, D1PreparedStatement, Result};
+use worker::Result;
 
 #[derive(Debug, Clone, Deserialize)]
 pub struct DefaultChannelRow {
@@ -9,14 +10,14 @@ pub struct DefaultChannelRow {
 }
 
 /// The organization's default channels, by id.
-pub fn in_realm_stmt(db: &D1Database, realm_id: i64) -> Result<D1PreparedStatement> {
-    query!(db, "SELECT channel_id FROM default_channels WHERE realm_id = ?1 ORDER BY channel_id", realm_id)
+pub fn in_realm_stmt(realm_id: i64) -> Result<Statement> {
+    statement!("SELECT channel_id FROM default_channels WHERE realm_id = ?1 ORDER BY channel_id", realm_id)
 }
 
-pub fn add_stmt(db: &D1Database, realm_id: i64, channel_id: i64) -> Result<D1PreparedStatement> {
-    query!(db, "INSERT OR IGNORE INTO default_channels (realm_id, channel_id) VALUES (?1, ?2)", realm_id, channel_id)
+pub fn add_stmt(realm_id: i64, channel_id: i64) -> Result<Statement> {
+    statement!("INSERT OR IGNORE INTO default_channels (realm_id, channel_id) VALUES (?1, ?2)", realm_id, channel_id)
 }
 
-pub fn remove_stmt(db: &D1Database, realm_id: i64, channel_id: i64) -> Result<D1PreparedStatement> {
-    query!(db, "DELETE FROM default_channels WHERE realm_id = ?1 AND channel_id = ?2", realm_id, channel_id)
+pub fn remove_stmt(realm_id: i64, channel_id: i64) -> Result<Statement> {
+    statement!("DELETE FROM default_channels WHERE realm_id = ?1 AND channel_id = ?2", realm_id, channel_id)
 }

@@ -1,7 +1,8 @@
 //! `drafts`: each user's synchronised message drafts.
 
+use crate::db::statement::{statement, Statement};
 use serde::Deserialize;
-use worker::{query, D1Database, D1PreparedStatement, Result};
+use worker::Result;
 
 #[derive(Debug, Clone, Deserialize)]
 pub struct DraftRow {
@@ -16,8 +17,8 @@ pub struct DraftRow {
 
 const COLUMNS: &str = "id, kind, to_ids, topic, content, last_edit_time";
 
-pub fn of_user_stmt(db: &D1Database, user_id: i64) -> Result<D1PreparedStatement> {
-    query!(db, &format!("SELECT {COLUMNS} FROM drafts WHERE user_id = ?1 ORDER BY last_edit_time, id"), user_id)
+pub fn of_user_stmt(user_id: i64) -> Result<Statement> {
+    statement!(&format!("SELECT {COLUMNS} FROM drafts WHERE user_id = ?1 ORDER BY last_edit_time, id"), user_id)
 }
 
 /// What a draft is made of, checked (`to_ids` is the JSON list of recipients).
@@ -30,9 +31,8 @@ pub struct DraftFields {
 }
 
 /// Inserts one draft; answers its row.
-pub fn insert_stmt(db: &D1Database, user_id: i64, d: &DraftFields) -> Result<D1PreparedStatement> {
-    query!(
-        db,
+pub fn insert_stmt(user_id: i64, d: &DraftFields) -> Result<Statement> {
+    statement!(
         &format!(
             "INSERT INTO drafts (user_id, kind, to_ids, topic, content, last_edit_time) VALUES (?1, ?2, ?3, ?4, ?5, ?6) RETURNING {COLUMNS}"
         ),
@@ -46,9 +46,8 @@ pub fn insert_stmt(db: &D1Database, user_id: i64, d: &DraftFields) -> Result<D1P
 }
 
 /// Rewrites one of the user's drafts; answers its row (none when it is not theirs).
-pub fn update_stmt(db: &D1Database, id: i64, user_id: i64, d: &DraftFields) -> Result<D1PreparedStatement> {
-    query!(
-        db,
+pub fn update_stmt(id: i64, user_id: i64, d: &DraftFields) -> Result<Statement> {
+    statement!(
         &format!(
             "UPDATE drafts SET kind = ?3, to_ids = ?4, topic = ?5, content = ?6, last_edit_time = ?7 \
              WHERE id = ?1 AND user_id = ?2 RETURNING {COLUMNS}"
@@ -64,6 +63,6 @@ pub fn update_stmt(db: &D1Database, id: i64, user_id: i64, d: &DraftFields) -> R
 }
 
 /// Deletes one of the user's drafts; answers its id (none when it is not theirs).
-pub fn delete_stmt(db: &D1Database, id: i64, user_id: i64) -> Result<D1PreparedStatement> {
-    query!(db, "DELETE FROM drafts WHERE id = ?1 AND user_id = ?2 RETURNING id", id, user_id)
+pub fn delete_stmt(id: i64, user_id: i64) -> Result<Statement> {
+    statement!("DELETE FROM drafts WHERE id = ?1 AND user_id = ?2 RETURNING id", id, user_id)
 }

@@ -7,7 +7,8 @@
 //! request can reach (`#id-floor`, not a valid subdomain). A table with `AUTOINCREMENT`
 //! numbers from `sqlite_sequence`, which is raised to the range's start instead.
 
-use worker::{query, D1Database, D1PreparedStatement, Result};
+use crate::db::statement::{statement, Statement};
+use worker::Result;
 
 /// The floor rows, idempotent (`OR IGNORE`); `?1` is the range's first id.
 const FLOOR_ROWS: &[&str] = &[
@@ -27,21 +28,20 @@ const FLOOR_ROWS: &[&str] = &[
     "INSERT OR IGNORE INTO custom_profile_fields (id, realm_id, name, field_type, sort_order) VALUES (?1, ?1, '', 0, 0)",
 ];
 
-pub fn floor_rows_stmts(db: &D1Database, first_id: i64) -> Result<Vec<D1PreparedStatement>> {
-    FLOOR_ROWS.iter().map(|sql| query!(db, *sql, first_id)).collect()
+pub fn floor_rows_stmts(first_id: i64) -> Result<Vec<Statement>> {
+    FLOOR_ROWS.iter().map(|sql| statement!(*sql, first_id)).collect()
 }
 
 /// Raises every `AUTOINCREMENT` sequence of the schema to `first_id` (tables not yet
 /// written get their sequence row); D1's own tables are left alone.
-pub fn sequences_stmts(db: &D1Database, first_id: i64) -> Result<Vec<D1PreparedStatement>> {
+pub fn sequences_stmts(first_id: i64) -> Result<Vec<Statement>> {
     Ok(vec![
-        query!(
-            db,
+        statement!(
             "INSERT INTO sqlite_sequence (name, seq) SELECT name, ?1 FROM sqlite_master \
              WHERE type = 'table' AND sql LIKE '%AUTOINCREMENT%' AND substr(name, 1, 4) <> '_cf_' \
              AND name NOT IN (SELECT name FROM sqlite_sequence)",
             first_id
         )?,
-        query!(db, "UPDATE sqlite_sequence SET seq = ?1 WHERE seq < ?1 AND substr(name, 1, 4) <> '_cf_'", first_id)?,
+        statement!("UPDATE sqlite_sequence SET seq = ?1 WHERE seq < ?1 AND substr(name, 1, 4) <> '_cf_'", first_id)?,
     ])
 }

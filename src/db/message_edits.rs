@@ -2,8 +2,9 @@
 //! a JSON array (`json_each`), a chunk of [`CHUNK`] ids per statement, all in one batch.
 
 use serde::Deserialize;
-use worker::{query, D1Database, D1PreparedStatement, Result};
+use worker::Result;
 
+use crate::db::statement::{statement, Statement};
 use crate::model::message_flags::{MENTIONED, READ, STREAM_WILDCARD_MENTIONED, TOPIC_WILDCARD_MENTIONED};
 use crate::model::recipients::RecipientType;
 use crate::model::{Role, TopicsPolicy};
@@ -34,9 +35,8 @@ pub struct TopicMessageRow {
 
 /// Every message of the topic of message `message_id` (case-insensitive, like Zulip),
 /// oldest first.
-pub fn topic_messages_stmt(db: &D1Database, message_id: i64, user_id: i64) -> Result<D1PreparedStatement> {
-    query!(
-        db,
+pub fn topic_messages_stmt(message_id: i64, user_id: i64) -> Result<Statement> {
+    statement!(
         "SELECT m.id, m.date_sent, m.sender_id, m.kind, \
          EXISTS (SELECT 1 FROM user_messages um WHERE um.message_id = m.id AND um.user_id = ?2) AS has_row \
          FROM messages m WHERE m.recipient_id = (SELECT recipient_id FROM messages WHERE id = ?1) \
@@ -49,15 +49,13 @@ pub fn topic_messages_stmt(db: &D1Database, message_id: i64, user_id: i64) -> Re
 /// The same for the topic a move of message `message_id` lands in: `topic` (the message's
 /// own when `None`) of channel `channel_id` (the message's own when `None`).
 pub fn target_topic_messages_stmt(
-    db: &D1Database,
     realm_id: i64,
     message_id: i64,
     channel_id: Option<i64>,
     topic: Option<&str>,
     user_id: i64,
-) -> Result<D1PreparedStatement> {
-    query!(
-        db,
+) -> Result<Statement> {
+    statement!(
         "SELECT m.id, m.date_sent, m.sender_id, m.kind, \
          EXISTS (SELECT 1 FROM user_messages um WHERE um.message_id = m.id AND um.user_id = ?5) AS has_row \
          FROM messages m WHERE m.recipient_id = (SELECT id FROM recipients WHERE realm_id = ?1 AND type = ?6 \
@@ -93,14 +91,13 @@ const MOVE_CHANNEL_SELECT: &str = "SELECT c.id, c.name, r.id AS recipient_id, c.
      FROM channels c JOIN recipients r ON r.realm_id = c.realm_id AND r.type = ?3 AND r.type_id = c.id \
      WHERE c.realm_id = ?1 AND c.is_archived = 0";
 
-pub fn channel_stmt(db: &D1Database, realm_id: i64, channel_id: i64, user_id: i64) -> Result<D1PreparedStatement> {
-    query!(db, &format!("{MOVE_CHANNEL_SELECT} AND c.id = ?4"), realm_id, user_id, RecipientType::Channel, channel_id)
+pub fn channel_stmt(realm_id: i64, channel_id: i64, user_id: i64) -> Result<Statement> {
+    statement!(&format!("{MOVE_CHANNEL_SELECT} AND c.id = ?4"), realm_id, user_id, RecipientType::Channel, channel_id)
 }
 
 /// The channel of message `message_id`.
-pub fn message_channel_stmt(db: &D1Database, realm_id: i64, message_id: i64, user_id: i64) -> Result<D1PreparedStatement> {
-    query!(
-        db,
+pub fn message_channel_stmt(realm_id: i64, message_id: i64, user_id: i64) -> Result<Statement> {
+    statement!(
         &format!("{MOVE_CHANNEL_SELECT} AND c.id = (SELECT channel_id FROM messages WHERE id = ?4)"),
         realm_id,
         user_id,
@@ -116,8 +113,8 @@ pub struct RecipientRow {
     pub flags: i64,
 }
 
-pub fn message_user_rows_stmt(db: &D1Database, message_id: i64) -> Result<D1PreparedStatement> {
-    query!(db, "SELECT user_id, flags FROM user_messages WHERE message_id = ?1 ORDER BY user_id", message_id)
+pub fn message_user_rows_stmt(message_id: i64) -> Result<Statement> {
+    statement!("SELECT user_id, flags FROM user_messages WHERE message_id = ?1 ORDER BY user_id", message_id)
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -134,18 +131,16 @@ const SUBSCRIBER_SELECT: &str = "SELECT s.user_id, s.channel_id, s.active, u.rol
      JOIN users u ON u.id = s.user_id WHERE u.is_active = 1";
 
 /// Every subscription (active or not) to the given channels, of active users.
-pub fn subscribers_stmt(db: &D1Database, channel_ids: &[i64]) -> Result<D1PreparedStatement> {
-    query!(
-        db,
+pub fn subscribers_stmt(channel_ids: &[i64]) -> Result<Statement> {
+    statement!(
         &format!("{SUBSCRIBER_SELECT} AND s.channel_id IN (SELECT value FROM json_each(?1)) ORDER BY s.user_id"),
         serde_json::to_string(channel_ids).unwrap_or_else(|_| "[]".into())
     )
 }
 
 /// The same for the channel of message `message_id` and the channel a move takes it to.
-pub fn move_subscribers_stmt(db: &D1Database, message_id: i64, target_channel_id: Option<i64>) -> Result<D1PreparedStatement> {
-    query!(
-        db,
+pub fn move_subscribers_stmt(message_id: i64, target_channel_id: Option<i64>) -> Result<Statement> {
+    statement!(
         &format!(
             "{SUBSCRIBER_SELECT} AND (s.channel_id = (SELECT channel_id FROM messages WHERE id = ?1) OR s.channel_id = ?2) \
              ORDER BY s.user_id"
@@ -157,9 +152,8 @@ pub fn move_subscribers_stmt(db: &D1Database, message_id: i64, target_channel_id
 
 /// The distinct senders of the topic of message `message_id` (Zulip's topic participants,
 /// for topic wildcard flags and the wildcard mention rule).
-pub fn topic_sender_ids_stmt(db: &D1Database, message_id: i64) -> Result<D1PreparedStatement> {
-    query!(
-        db,
+pub fn topic_sender_ids_stmt(message_id: i64) -> Result<Statement> {
+    statement!(
         "SELECT DISTINCT sender_id AS user_id, 0 AS flags FROM messages \
          WHERE recipient_id = (SELECT recipient_id FROM messages WHERE id = ?1) \
          AND topic = (SELECT topic FROM messages WHERE id = ?1) COLLATE NOCASE",
@@ -181,9 +175,8 @@ pub struct TargetUpdate<'a> {
     pub edit_history: &'a str,
 }
 
-pub fn update_target_stmt(db: &D1Database, u: &TargetUpdate<'_>) -> Result<D1PreparedStatement> {
-    query!(
-        db,
+pub fn update_target_stmt(u: &TargetUpdate<'_>) -> Result<Statement> {
+    statement!(
         "UPDATE messages SET content = ?2, rendered_content = ?3, is_me_message = ?4, topic = ?5, recipient_id = ?6, \
          channel_id = ?7, last_edit_timestamp = ?8, last_moved_timestamp = ?9, edit_history = ?10 WHERE id = ?1",
         u.id,
@@ -203,16 +196,14 @@ pub fn update_target_stmt(db: &D1Database, u: &TargetUpdate<'_>) -> Result<D1Pre
 /// their edit history; `moved_at` (when the move counts as one) becomes their
 /// `last_moved_timestamp`.
 pub fn move_messages_stmt(
-    db: &D1Database,
     ids_json: &str,
     topic: &str,
     recipient_id: i64,
     channel_id: i64,
     entry_json: &str,
     moved_at: Option<i64>,
-) -> Result<D1PreparedStatement> {
-    query!(
-        db,
+) -> Result<Statement> {
+    statement!(
         "UPDATE messages SET topic = ?2, recipient_id = ?3, channel_id = ?4, \
          edit_history = CASE WHEN edit_history IS NULL OR edit_history = '[]' THEN '[' || ?5 || ']' \
                         ELSE '[' || ?5 || ',' || substr(edit_history, 2) END, \
@@ -229,14 +220,12 @@ pub fn move_messages_stmt(
 
 /// Recomputes the mention flags of every row of a message after a content edit.
 pub fn update_mention_flags_stmt(
-    db: &D1Database,
     message_id: i64,
     mentioned_json: &str,
     stream_wildcard: bool,
     topic_wildcard_json: &str,
-) -> Result<D1PreparedStatement> {
-    query!(
-        db,
+) -> Result<Statement> {
+    statement!(
         "UPDATE user_messages SET flags = (flags & ~?2) \
          | CASE WHEN user_id IN (SELECT value FROM json_each(?3)) THEN ?4 ELSE 0 END \
          | ?5 \
@@ -253,9 +242,8 @@ pub fn update_mention_flags_stmt(
 }
 
 /// Removes the rows of users who lose the moved messages (`users_json`).
-pub fn delete_user_rows_stmt(db: &D1Database, ids_json: &str, users_json: &str) -> Result<D1PreparedStatement> {
-    query!(
-        db,
+pub fn delete_user_rows_stmt(ids_json: &str, users_json: &str) -> Result<Statement> {
+    statement!(
         "DELETE FROM user_messages WHERE message_id IN (SELECT value FROM json_each(?1)) \
          AND user_id IN (SELECT value FROM json_each(?2))",
         ids_json,
@@ -265,9 +253,8 @@ pub fn delete_user_rows_stmt(db: &D1Database, ids_json: &str, users_json: &str) 
 
 /// Gives every active subscriber of a channel (with protected history) a read row of the
 /// moved messages, keeping existing rows.
-pub fn add_subscriber_rows_stmt(db: &D1Database, ids_json: &str, channel_id: i64) -> Result<D1PreparedStatement> {
-    query!(
-        db,
+pub fn add_subscriber_rows_stmt(ids_json: &str, channel_id: i64) -> Result<Statement> {
+    statement!(
         "INSERT OR IGNORE INTO user_messages (user_id, message_id, flags) \
          SELECT s.user_id, j.value, ?3 FROM subscriptions s, json_each(?1) j WHERE s.channel_id = ?2 AND s.active = 1",
         ids_json,
@@ -281,19 +268,17 @@ pub fn add_subscriber_rows_stmt(db: &D1Database, ids_json: &str, channel_id: i64
 /// without any `user_messages` row, so nobody can see or find it. The row stays because
 /// `messages.id` has no AUTOINCREMENT: removing the newest row would let SQLite give its id
 /// to the next message, and Zulip's message ids are never reused.
-pub fn delete_messages_stmts(db: &D1Database, ids_json: &str) -> Result<Vec<D1PreparedStatement>> {
+pub fn delete_messages_stmts(ids_json: &str) -> Result<Vec<Statement>> {
     Ok(vec![
-        query!(db, "DELETE FROM reactions WHERE message_id IN (SELECT value FROM json_each(?1))", ids_json)?,
-        query!(db, "DELETE FROM user_messages WHERE message_id IN (SELECT value FROM json_each(?1))", ids_json)?,
-        query!(
-            db,
+        statement!("DELETE FROM reactions WHERE message_id IN (SELECT value FROM json_each(?1))", ids_json)?,
+        statement!("DELETE FROM user_messages WHERE message_id IN (SELECT value FROM json_each(?1))", ids_json)?,
+        statement!(
             "INSERT OR IGNORE INTO recipients (realm_id, type, type_id) \
              SELECT DISTINCT realm_id, ?2, sender_id FROM messages WHERE id IN (SELECT value FROM json_each(?1))",
             ids_json,
             RecipientType::Personal
         )?,
-        query!(
-            db,
+        statement!(
             "UPDATE messages SET recipient_id = (SELECT r.id FROM recipients r WHERE r.realm_id = messages.realm_id \
                AND r.type = ?3 AND r.type_id = messages.sender_id), \
              channel_id = NULL, topic = '', content = '', rendered_content = '', is_me_message = 0, \
@@ -311,9 +296,8 @@ pub fn delete_messages_stmts(db: &D1Database, ids_json: &str) -> Result<Vec<D1Pr
 pub const NOTIFICATION_BOT_EMAIL: &str = "notification-bot@zulip.com";
 pub const NOTIFICATION_BOT_NAME: &str = "Notification Bot";
 
-pub fn ensure_notification_bot_stmt(db: &D1Database, realm_id: i64, now: i64) -> Result<D1PreparedStatement> {
-    query!(
-        db,
+pub fn ensure_notification_bot_stmt(realm_id: i64, now: i64) -> Result<Statement> {
+    statement!(
         "INSERT OR IGNORE INTO users (realm_id, email, delivery_email, full_name, role, is_bot, bot_type, timezone, date_joined) \
          VALUES (?1, ?2, ?2, ?3, ?5, 1, 1, 'UTC', ?4)",
         realm_id,
@@ -326,6 +310,6 @@ pub fn ensure_notification_bot_stmt(db: &D1Database, realm_id: i64, now: i64) ->
 
 /// Marks the message inserted just before, in the same batch, with its kind (a resolve
 /// notice, ...).
-pub fn set_kind_of_inserted_stmt(db: &D1Database, kind: i64) -> Result<D1PreparedStatement> {
-    query!(db, "UPDATE messages SET kind = ?1 WHERE id = last_insert_rowid()", kind)
+pub fn set_kind_of_inserted_stmt(kind: i64) -> Result<Statement> {
+    statement!("UPDATE messages SET kind = ?1 WHERE id = last_insert_rowid()", kind)
 }

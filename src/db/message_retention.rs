@@ -2,9 +2,10 @@
 //! the messages past them.
 
 use serde::Deserialize;
-use worker::{query, D1Database, D1PreparedStatement, Result};
+use worker::Result;
 
 use super::message_edits::KIND_DELETED;
+use crate::db::statement::{statement, Statement};
 
 /// Whether anything of the organization has a retention period: its own (days, -1 for
 /// forever) and how many channels have one of their own.
@@ -14,9 +15,8 @@ pub struct PolicyRow {
     pub channel_policies: i64,
 }
 
-pub fn policy_stmt(db: &D1Database, realm_id: i64) -> Result<D1PreparedStatement> {
-    query!(
-        db,
+pub fn policy_stmt(realm_id: i64) -> Result<Statement> {
+    statement!(
         "SELECT r.message_retention_days AS realm_days, \
          (SELECT COUNT(*) FROM channels c WHERE c.realm_id = r.id AND c.message_retention_days > 0) AS channel_policies \
          FROM realms r WHERE r.id = ?1",
@@ -32,9 +32,8 @@ pub struct ExpiredRow {
 /// The oldest `limit` messages sent before `now` minus their period: a channel message's
 /// channel period, or the organization's when the channel has none; a direct message's the
 /// organization's. Deleted messages (tombstones) are not counted again.
-pub fn expired_stmt(db: &D1Database, realm_id: i64, now: i64, limit: i64) -> Result<D1PreparedStatement> {
-    query!(
-        db,
+pub fn expired_stmt(realm_id: i64, now: i64, limit: i64) -> Result<Statement> {
+    statement!(
         "SELECT m.id FROM messages m JOIN realms r ON r.id = m.realm_id \
          LEFT JOIN channels c ON c.id = m.channel_id \
          WHERE m.realm_id = ?1 AND m.kind != ?4 \
@@ -49,6 +48,6 @@ pub fn expired_stmt(db: &D1Database, realm_id: i64, now: i64, limit: i64) -> Res
 }
 
 /// A channel's own period: `None` for the organization's.
-pub fn set_channel_days_stmt(db: &D1Database, realm_id: i64, channel_id: i64, days: Option<i64>) -> Result<D1PreparedStatement> {
-    query!(db, "UPDATE channels SET message_retention_days = ?3 WHERE realm_id = ?1 AND id = ?2", realm_id, channel_id, days)
+pub fn set_channel_days_stmt(realm_id: i64, channel_id: i64, days: Option<i64>) -> Result<Statement> {
+    statement!("UPDATE channels SET message_retention_days = ?3 WHERE realm_id = ?1 AND id = ?2", realm_id, channel_id, days)
 }

@@ -8,13 +8,12 @@ use std::collections::HashMap;
 
 use serde::Deserialize;
 use serde_json::Value;
-use wasm_bindgen::JsValue;
-use worker::D1Database;
 
 use crate::db::batch::{Batch, BatchResults, Slot};
 use crate::db::messages::ACCESS_CONDITION;
 use crate::db::messages::{MessageRow, MessageSet, COLUMNS};
 use crate::db::narrow::{narrow_sql, SqlValue};
+use crate::db::statement::Statement;
 use crate::db::users::UserRow;
 use crate::error::ApiResult;
 use crate::model::message_flags::READ;
@@ -110,7 +109,7 @@ pub struct PendingWindow {
 /// Adds the statements selecting the window to `batch`: the messages before and after the
 /// anchor, and for `first_unread` the anchor itself (computed inside every statement, so no
 /// earlier round trip is needed).
-pub fn add_window(batch: &mut Batch, db: &D1Database, me: &UserRow, req: &WindowRequest<'_>) -> ApiResult<PendingWindow> {
+pub fn add_window(batch: &mut Batch, me: &UserRow, req: &WindowRequest<'_>) -> ApiResult<PendingWindow> {
     // ?1 realm, ?2 user, ?3 is guest (ACCESS_CONDITION); narrow values from ?4.
     let sql = narrow_sql(req.terms, me.realm_id, me.id, req.empty_topic_display_name, 4)?;
     let access = if sql.has_channel { ACCESS_CONDITION } else { "um.user_id IS NOT NULL" };
@@ -121,12 +120,8 @@ pub fn add_window(batch: &mut Batch, db: &D1Database, me: &UserRow, req: &Window
     }
     let (from, order) = from_and_order(sql.search_param.as_deref());
     let where_clause = conditions.join(" AND ");
-    let mut params = vec![
-        JsValue::from_f64(me.realm_id as f64),
-        JsValue::from_f64(me.id as f64),
-        JsValue::from_f64(if me.is_guest() { 1.0 } else { 0.0 }),
-    ];
-    params.extend(sql.params.iter().map(SqlValue::to_js));
+    let mut params = vec![Value::from(me.realm_id), Value::from(me.id), Value::from(me.is_guest() as i64)];
+    params.extend(sql.params.iter().map(SqlValue::to_value));
     // D1 wants every bound value used; each query below names the last one (an id bound),
     // so the guest flag (?3) unused without a channel term is no error.
     let last = params.len() + 1;
@@ -140,7 +135,7 @@ pub fn add_window(batch: &mut Batch, db: &D1Database, me: &UserRow, req: &Window
         // id back exactly, so only the comparisons use it).
         Anchor::FirstUnread => (0, format!("COALESCE({first_unread}, {LARGER_THAN_MAX_MESSAGE_ID})")),
     };
-    params.push(JsValue::from_f64(anchor_id as f64));
+    params.push(Value::from(anchor_id));
     let before_sql = format!(
         "SELECT {COLUMNS}, um.flags AS um_flags {from} WHERE {where_clause} AND {order} < {anchor} ORDER BY {order} DESC LIMIT {}",
         req.num_before + 1
@@ -151,27 +146,25 @@ pub fn add_window(batch: &mut Batch, db: &D1Database, me: &UserRow, req: &Window
     );
     let anchor_slot = match req.anchor {
         Anchor::Id(_) => None,
-        Anchor::FirstUnread => Some(batch.add(db.prepare(format!("SELECT {first_unread} AS id")).bind(&params)?)),
+        Anchor::FirstUnread => Some(batch.add(Statement::new(format!("SELECT {first_unread} AS id"), params.clone()))),
     };
-    let before = batch.add(db.prepare(&before_sql).bind(&params)?);
-    let after = batch.add(db.prepare(&after_sql).bind(&params)?);
+    let before = batch.add(Statement::new(&before_sql, params.clone()));
+    let after = batch.add(Statement::new(&after_sql, params.clone()));
     let set_columns = "id, sender_id, recipient_type, recipient_type_id, channel_id";
     let set_sql = format!("SELECT {set_columns} FROM ({before_sql}) UNION ALL SELECT {set_columns} FROM ({after_sql})");
     let matches = match sql.search_param.as_ref().filter(|_| req.with_matches) {
         Some(p) => {
             let (start, end) = (MATCH_START as u32, MATCH_END as u32);
             let marked = |column: usize| format!("highlight(messages_fts, {column}, char({start}), char({end}))");
-            Some(
-                batch.add(
-                    db.prepare(format!(
-                        "SELECT rowid AS id, {} AS content, {} AS topic FROM messages_fts \
+            Some(batch.add(Statement::new(
+                format!(
+                    "SELECT rowid AS id, {} AS content, {} AS topic FROM messages_fts \
                  WHERE messages_fts MATCH {p} AND rowid IN (SELECT id FROM ({set_sql}))",
-                        marked(0),
-                        marked(1)
-                    ))
-                    .bind(&params)?,
+                    marked(0),
+                    marked(1)
                 ),
-            )
+                params.clone(),
+            )))
         }
         None => None,
     };

@@ -2,8 +2,8 @@
 
 use super::statement::{statement, Statement};
 use serde::Deserialize;
-use wasm_bindgen::JsValue;
-use worker::{query, D1Database, D1PreparedStatement, Result};
+use serde_json::Value;
+use worker::Result;
 
 use crate::db::subscriptions::{SendTopic, CHANNEL_BY_ID_OR_NAME};
 use crate::db::users::COLUMNS as USER_COLUMNS;
@@ -107,14 +107,13 @@ pub struct NewMessage<'a> {
 /// Inserts the message; `RETURNING id, recipient_id`. Its `user_messages` rows follow in
 /// the same batch and refer to it as `last_insert_rowid()` (see
 /// `user_messages::insert_for_new_message_stmt`).
-pub fn insert_stmt(db: &D1Database, m: &NewMessage<'_>) -> Result<D1PreparedStatement> {
+pub fn insert_stmt(m: &NewMessage<'_>) -> Result<Statement> {
     let (id, kind, type_id, key): (Option<i64>, RecipientType, Option<i64>, Option<&str>) = match &m.recipient {
         RecipientRef::Id(id) => (Some(*id), RecipientType::Channel, None, None),
         RecipientRef::User(user_id) => (None, RecipientType::Personal, Some(*user_id), None),
         RecipientRef::Group(key) => (None, RecipientType::DirectMessageGroup, None, Some(key.as_str())),
     };
-    query!(
-        db,
+    statement!(
         "INSERT INTO messages (realm_id, sender_id, recipient_id, channel_id, topic, content, rendered_content, \
          date_sent, client, is_me_message, has_image, has_link) \
          VALUES (?1, ?2, COALESCE(?3, (SELECT id FROM recipients WHERE realm_id = ?1 AND type = ?13 AND type_id = \
@@ -139,9 +138,8 @@ pub fn insert_stmt(db: &D1Database, m: &NewMessage<'_>) -> Result<D1PreparedStat
 }
 
 /// Messages by id (in the organization), id order.
-pub fn by_ids_stmt(db: &D1Database, realm_id: i64, ids_json: &str) -> Result<D1PreparedStatement> {
-    query!(
-        db,
+pub fn by_ids_stmt(realm_id: i64, ids_json: &str) -> Result<Statement> {
+    statement!(
         &format!(
             "SELECT {COLUMNS} FROM messages m JOIN recipients rc ON rc.id = m.recipient_id \
              WHERE m.realm_id = ?1 AND m.id IN (SELECT value FROM json_each(?2)) ORDER BY m.id"
@@ -154,9 +152,8 @@ pub fn by_ids_stmt(db: &D1Database, realm_id: i64, ids_json: &str) -> Result<D1P
 /// The message `message_id` of the realm with the caller's flags (`um_flags`, null without
 /// a row), its channel's name, privacy and history setting, and whether the caller is
 /// subscribed: everything the access rule reads, in one statement.
-pub fn access_stmt(db: &D1Database, message_id: i64, realm_id: i64, user_id: i64) -> Result<D1PreparedStatement> {
-    query!(
-        db,
+pub fn access_stmt(message_id: i64, realm_id: i64, user_id: i64) -> Result<Statement> {
+    statement!(
         &format!(
             "SELECT {COLUMNS}, um.flags AS um_flags, c.name AS channel_name, c.invite_only, \
              c.history_public_to_subscribers, \
@@ -207,7 +204,7 @@ pub struct ChannelNameRow {
 /// as `?1`.
 pub struct MessageSet {
     pub sql: String,
-    pub params: Vec<JsValue>,
+    pub params: Vec<Value>,
 }
 
 impl MessageSet {
@@ -218,13 +215,13 @@ impl MessageSet {
                   FROM messages m JOIN recipients rc ON rc.id = m.recipient_id \
                   WHERE m.realm_id = ?1 AND m.id IN (SELECT value FROM json_each(?2))"
                 .to_string(),
-            params: vec![JsValue::from_f64(realm_id as f64), JsValue::from_str(&serde_json::to_string(ids)?)],
+            params: vec![Value::from(realm_id), Value::from(serde_json::to_string(ids)?)],
         })
     }
 
     /// A statement over the set (`ms`).
-    fn stmt(&self, db: &D1Database, select: &str) -> Result<D1PreparedStatement> {
-        db.prepare(format!("WITH ms AS ({}) {select}", self.sql)).bind(&self.params)
+    fn stmt(&self, select: &str) -> Statement {
+        Statement::new(format!("WITH ms AS ({}) {select}", self.sql), self.params.clone())
     }
 }
 
@@ -233,40 +230,32 @@ impl MessageSet {
 /// (senders, personal recipients, group members and whoever reacted; reactions carry the
 /// legacy `user` object).
 pub struct ContextStmts {
-    pub group_members: D1PreparedStatement,
-    pub reactions: D1PreparedStatement,
-    pub channel_names: D1PreparedStatement,
-    pub users: D1PreparedStatement,
+    pub group_members: Statement,
+    pub reactions: Statement,
+    pub channel_names: Statement,
+    pub users: Statement,
 }
 
-pub fn context_stmts(db: &D1Database, set: &MessageSet) -> Result<ContextStmts> {
+pub fn context_stmts(set: &MessageSet) -> Result<ContextStmts> {
     let groups = format!("SELECT recipient_type_id FROM ms WHERE recipient_type = {RECIPIENT_DIRECT_MESSAGE_GROUP}");
     Ok(ContextStmts {
-        group_members: set.stmt(
-            db,
-            &format!("SELECT group_id, user_id FROM direct_message_group_members WHERE group_id IN ({groups}) ORDER BY group_id, user_id"),
-        )?,
+        group_members: set.stmt(&format!(
+            "SELECT group_id, user_id FROM direct_message_group_members WHERE group_id IN ({groups}) ORDER BY group_id, user_id"
+        )),
         reactions: set.stmt(
-            db,
             "SELECT message_id, user_id, emoji_name, emoji_code, reaction_type FROM reactions \
              WHERE message_id IN (SELECT id FROM ms) ORDER BY id",
-        )?,
-        channel_names: set.stmt(
-            db,
-            &format!(
-                "SELECT id, name FROM channels WHERE realm_id = ?1 AND id IN (SELECT channel_id FROM ms \
+        ),
+        channel_names: set.stmt(&format!(
+            "SELECT id, name FROM channels WHERE realm_id = ?1 AND id IN (SELECT channel_id FROM ms \
                  WHERE recipient_type NOT IN ({RECIPIENT_PERSONAL}, {RECIPIENT_DIRECT_MESSAGE_GROUP}))"
-            ),
-        )?,
-        users: set.stmt(
-            db,
-            &format!(
-                "SELECT {USER_COLUMNS} FROM users u WHERE u.realm_id = ?1 AND (u.id IN (SELECT sender_id FROM ms) \
+        )),
+        users: set.stmt(&format!(
+            "SELECT {USER_COLUMNS} FROM users u WHERE u.realm_id = ?1 AND (u.id IN (SELECT sender_id FROM ms) \
                  OR u.id IN (SELECT recipient_type_id FROM ms WHERE recipient_type = {RECIPIENT_PERSONAL}) \
                  OR u.id IN (SELECT user_id FROM direct_message_group_members WHERE group_id IN ({groups})) \
                  OR u.id IN (SELECT user_id FROM reactions WHERE message_id IN (SELECT id FROM ms)))"
-            ),
-        )?,
+        )),
     })
 }
 
@@ -280,9 +269,8 @@ pub struct TopicRow {
 /// the messages the user may access ([`ACCESS_CONDITION`]: the channel's whole history
 /// where the history rule allows, else the messages the user received), so that no earlier
 /// read of the channel is needed. Binds `?1` realm, `?2` user, `?3` 1 for a guest.
-pub fn channel_topics_stmt(db: &D1Database, realm_id: i64, user_id: i64, is_guest: bool, channel_id: i64) -> Result<D1PreparedStatement> {
-    query!(
-        db,
+pub fn channel_topics_stmt(realm_id: i64, user_id: i64, is_guest: bool, channel_id: i64) -> Result<Statement> {
+    statement!(
         &format!(
             "SELECT m.topic AS name, MAX(m.id) AS max_id FROM messages m \
              LEFT JOIN user_messages um ON um.message_id = m.id AND um.user_id = ?2 \

@@ -2,18 +2,18 @@
 //! is over (migration 0024).
 
 use serde::Deserialize;
-use worker::{query, D1Database, D1PreparedStatement, Result};
+use worker::{D1Database, Result};
 
 use crate::db::push_devices::PushCandidateRow;
+use crate::db::statement::{statement, Statement};
 use crate::model::message_flags::{HISTORICAL, READ};
 use crate::model::VisibilityPolicy;
 
 /// The unread recipients of a message with what the email rules read, in the shape of the
 /// push rules' rows: the subscription's `email_notifications` in place of
 /// `push_notifications`.
-pub fn candidates_stmt(db: &D1Database, message_id: i64, sender_id: i64) -> Result<D1PreparedStatement> {
-    query!(
-        db,
+pub fn candidates_stmt(message_id: i64, sender_id: i64) -> Result<Statement> {
+    statement!(
         "SELECT um.user_id, um.flags, u.settings, m.channel_id IS NULL AS direct, s.is_muted AS channel_muted, \
          s.email_notifications AS push_notifications, s.wildcard_mentions_notify, \
          COALESCE((SELECT ut.visibility_policy FROM user_topics ut WHERE ut.user_id = um.user_id AND ut.channel_id = m.channel_id \
@@ -31,13 +31,12 @@ pub fn candidates_stmt(db: &D1Database, message_id: i64, sender_id: i64) -> Resu
 }
 
 pub async fn candidates(db: &D1Database, message_id: i64, sender_id: i64) -> Result<Vec<PushCandidateRow>> {
-    super::all(candidates_stmt(db, message_id, sender_id)?).await
+    super::all(db, candidates_stmt(message_id, sender_id)?).await
 }
 
 /// Queues `(user_id, reason, scheduled_at)` rows for one message.
-pub fn insert_stmt(db: &D1Database, realm_id: i64, message_id: i64, rows_json: &str) -> Result<D1PreparedStatement> {
-    query!(
-        db,
+pub fn insert_stmt(realm_id: i64, message_id: i64, rows_json: &str) -> Result<Statement> {
+    statement!(
         "INSERT OR IGNORE INTO missed_message_emails (realm_id, user_id, message_id, reason, scheduled_at) \
          SELECT ?1, value ->> 0, ?2, value ->> 1, value ->> 2 FROM json_each(?3)",
         realm_id,
@@ -53,12 +52,14 @@ pub struct DueUser {
 
 /// Recipients with a row due at `now`.
 pub async fn due_users(db: &D1Database, realm_id: i64, now: i64) -> Result<Vec<DueUser>> {
-    super::all(query!(
+    super::all(
         db,
-        "SELECT DISTINCT user_id FROM missed_message_emails WHERE realm_id = ?1 AND scheduled_at <= ?2 LIMIT 50",
-        realm_id,
-        now
-    )?)
+        statement!(
+            "SELECT DISTINCT user_id FROM missed_message_emails WHERE realm_id = ?1 AND scheduled_at <= ?2 LIMIT 50",
+            realm_id,
+            now
+        )?,
+    )
     .await
 }
 
@@ -83,26 +84,27 @@ pub struct MissedRow {
 /// The recipient's queued messages (all of them, once one is due: Zulip mails what is
 /// pending together), still unread, oldest first.
 pub async fn unread_rows_of_user(db: &D1Database, realm_id: i64, user_id: i64) -> Result<Vec<MissedRow>> {
-    super::all(query!(
+    super::all(
         db,
-        "SELECT e.message_id, e.reason, m.content, m.rendered_content, m.topic, m.channel_id, c.name AS channel_name, \
+        statement!(
+            "SELECT e.message_id, e.reason, m.content, m.rendered_content, m.topic, m.channel_id, c.name AS channel_name, \
          m.recipient_id, r.type AS recipient_type, m.sender_id, s.full_name AS sender_name, m.date_sent \
          FROM missed_message_emails e JOIN messages m ON m.id = e.message_id JOIN users s ON s.id = m.sender_id \
          JOIN recipients r ON r.id = m.recipient_id \
          JOIN user_messages um ON um.message_id = e.message_id AND um.user_id = e.user_id \
          LEFT JOIN channels c ON c.id = m.channel_id \
          WHERE e.realm_id = ?1 AND e.user_id = ?2 AND (um.flags & ?3) = 0 ORDER BY m.id",
-        realm_id,
-        user_id,
-        READ
-    )?)
+            realm_id,
+            user_id,
+            READ
+        )?,
+    )
     .await
 }
 
 /// Removes the recipient's queued rows up to `max_message_id` (mailed, read or cancelled).
-pub fn delete_for_user_stmt(db: &D1Database, realm_id: i64, user_id: i64, max_message_id: i64) -> Result<D1PreparedStatement> {
-    query!(
-        db,
+pub fn delete_for_user_stmt(realm_id: i64, user_id: i64, max_message_id: i64) -> Result<Statement> {
+    statement!(
         "DELETE FROM missed_message_emails WHERE realm_id = ?1 AND user_id = ?2 AND message_id <= ?3",
         realm_id,
         user_id,
@@ -111,9 +113,8 @@ pub fn delete_for_user_stmt(db: &D1Database, realm_id: i64, user_id: i64, max_me
 }
 
 /// Moves the recipient's due rows to `at` (their mailing failed; the alarm tries again then).
-pub fn postpone_stmt(db: &D1Database, realm_id: i64, user_id: i64, now: i64, at: i64) -> Result<D1PreparedStatement> {
-    query!(
-        db,
+pub fn postpone_stmt(realm_id: i64, user_id: i64, now: i64, at: i64) -> Result<Statement> {
+    statement!(
         "UPDATE missed_message_emails SET scheduled_at = ?4 WHERE realm_id = ?1 AND user_id = ?2 AND scheduled_at <= ?3",
         realm_id,
         user_id,
@@ -129,7 +130,7 @@ pub async fn next_due(db: &D1Database, realm_id: i64) -> Result<Option<i64>> {
         due: Option<i64>,
     }
     let row: Option<Due> =
-        super::first(query!(db, "SELECT MIN(scheduled_at) AS due FROM missed_message_emails WHERE realm_id = ?1", realm_id)?).await?;
+        super::first(db, statement!("SELECT MIN(scheduled_at) AS due FROM missed_message_emails WHERE realm_id = ?1", realm_id)?).await?;
     Ok(row.and_then(|r| r.due))
 }
 
@@ -141,12 +142,14 @@ pub struct DmMember {
 }
 
 pub async fn dm_members(db: &D1Database, recipient_id: i64) -> Result<Vec<DmMember>> {
-    super::all(query!(
+    super::all(
         db,
-        "SELECT u.id, u.full_name FROM recipients r JOIN users u ON u.id = r.type_id WHERE r.id = ?1 AND r.type = 1 \
+        statement!(
+            "SELECT u.id, u.full_name FROM recipients r JOIN users u ON u.id = r.type_id WHERE r.id = ?1 AND r.type = 1 \
          UNION SELECT u.id, u.full_name FROM recipients r JOIN direct_message_group_members g ON g.group_id = r.type_id \
          JOIN users u ON u.id = g.user_id WHERE r.id = ?1 AND r.type = 3 ORDER BY 1",
-        recipient_id
-    )?)
+            recipient_id
+        )?,
+    )
     .await
 }

@@ -67,7 +67,9 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
-use worker::{D1Database, D1PreparedStatement, Result};
+use worker::{D1Database, Result};
+
+use statement::Statement;
 
 // Every statement reaches D1 through the four functions below, which count the request's
 // round trips (`round_trips`); nothing else calls `batch`, `all`, `first` or `run`.
@@ -111,31 +113,32 @@ pub fn rows_as<T: DeserializeOwned>(rows: &[Value]) -> Result<Vec<T>> {
 
 /// Runs statements as one atomic round trip. Every batch goes through here: a list built
 /// from a client's JSON list may be empty, and D1 refuses an empty batch.
-pub async fn run_batch(db: &D1Database, statements: Vec<D1PreparedStatement>) -> Result<Vec<Answer>> {
+pub async fn run_batch(db: &D1Database, statements: Vec<Statement>) -> Result<Vec<Answer>> {
     if statements.is_empty() {
         return Ok(Vec::new());
     }
     round_trips::note();
     let database: &worker::worker_sys::D1Database = db.as_ref().unchecked_ref();
-    let statements: Array = statements.iter().map(|statement| JsValue::from(statement.inner().clone())).collect();
+    let statements: Array = statements.iter().map(|statement| statement.prepare(database)).collect::<Result<_>>()?;
     let answers = settle(database.batch(statements)).await?;
     Ok(answers.dyn_into::<Array>()?.iter().map(Answer).collect())
 }
 
 /// All rows of a statement.
-pub async fn all<T: DeserializeOwned>(stmt: D1PreparedStatement) -> Result<Vec<T>> {
-    run(stmt).await?.rows()
+pub async fn all<T: DeserializeOwned>(db: &D1Database, stmt: Statement) -> Result<Vec<T>> {
+    run(db, stmt).await?.rows()
 }
 
 /// The first row of a statement, if any.
-pub async fn first<T: DeserializeOwned>(stmt: D1PreparedStatement) -> Result<Option<T>> {
-    Ok(all(stmt).await?.into_iter().next())
+pub async fn first<T: DeserializeOwned>(db: &D1Database, stmt: Statement) -> Result<Option<T>> {
+    Ok(all(db, stmt).await?.into_iter().next())
 }
 
 /// Runs a statement; its answer holds the rows and how many it changed.
-pub async fn run(stmt: D1PreparedStatement) -> Result<Answer> {
+pub async fn run(db: &D1Database, stmt: Statement) -> Result<Answer> {
     round_trips::note();
-    Ok(Answer(settle(stmt.inner().all()).await?))
+    let database: &worker::worker_sys::D1Database = db.as_ref().unchecked_ref();
+    Ok(Answer(settle(stmt.prepare(database)?.all()).await?))
 }
 
 /// Awaits a D1 promise. A failure keeps D1's text (`D1_ERROR: UNIQUE constraint failed: …`)

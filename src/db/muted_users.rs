@@ -1,7 +1,8 @@
 //! `muted_users`: whom each user muted, and when.
 
+use crate::db::statement::{statement, Statement};
 use serde::Deserialize;
-use worker::{query, D1Database, D1PreparedStatement, Result};
+use worker::Result;
 
 #[derive(Debug, Clone, Deserialize)]
 pub struct MutedUserRow {
@@ -10,28 +11,26 @@ pub struct MutedUserRow {
 }
 
 /// The users `user_id` muted, oldest first, as the API lists them.
-pub fn for_user_stmt(db: &D1Database, user_id: i64) -> Result<D1PreparedStatement> {
-    query!(
-        db,
+pub fn for_user_stmt(user_id: i64) -> Result<Statement> {
+    statement!(
         "SELECT muted_user_id AS id, date_muted AS timestamp FROM muted_users WHERE user_id = ?1 ORDER BY date_muted, muted_user_id",
         user_id
     )
 }
 
 /// Whether `user_id` muted `muted_user_id` (a row, or none).
-pub fn get_stmt(db: &D1Database, user_id: i64, muted_user_id: i64) -> Result<D1PreparedStatement> {
-    query!(
-        db,
+pub fn get_stmt(user_id: i64, muted_user_id: i64) -> Result<Statement> {
+    statement!(
         "SELECT muted_user_id AS id, date_muted AS timestamp FROM muted_users WHERE user_id = ?1 AND muted_user_id = ?2",
         user_id,
         muted_user_id
     )
 }
 
-pub fn add_stmt(db: &D1Database, user_id: i64, muted_user_id: i64, now: i64) -> Result<D1PreparedStatement> {
-    query!(db, "INSERT INTO muted_users (user_id, muted_user_id, date_muted) VALUES (?1, ?2, ?3)", user_id, muted_user_id, now)
+pub fn add_stmt(user_id: i64, muted_user_id: i64, now: i64) -> Result<Statement> {
+    statement!("INSERT INTO muted_users (user_id, muted_user_id, date_muted) VALUES (?1, ?2, ?3)", user_id, muted_user_id, now)
 }
 
-pub fn remove_stmt(db: &D1Database, user_id: i64, muted_user_id: i64) -> Result<D1PreparedStatement> {
-    query!(db, "DELETE FROM muted_users WHERE user_id = ?1 AND muted_user_id = ?2", user_id, muted_user_id)
+pub fn remove_stmt(user_id: i64, muted_user_id: i64) -> Result<Statement> {
+    statement!("DELETE FROM muted_users WHERE user_id = ?1 AND muted_user_id = ?2", user_id, muted_user_id)
 }

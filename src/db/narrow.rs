@@ -3,7 +3,6 @@
 //! by subqueries, so a narrow costs no extra round trip.
 
 use serde_json::Value;
-use wasm_bindgen::JsValue;
 
 use crate::error::{ApiError, ApiResult};
 use crate::model::message_flags::{ANY_MENTION, HAS_ALERT_WORD, READ, STARRED};
@@ -25,10 +24,10 @@ impl SqlValue {
         SqlValue::Text(s.to_string())
     }
 
-    pub fn to_js(&self) -> JsValue {
+    pub fn to_value(&self) -> Value {
         match self {
-            SqlValue::Number(n) => JsValue::from_f64(*n),
-            SqlValue::Text(s) => JsValue::from_str(s),
+            SqlValue::Number(n) => Value::from(*n),
+            SqlValue::Text(s) => Value::from(s.as_str()),
         }
     }
 }

@@ -1,7 +1,8 @@
 //! `navigation_views`: each user's sidebar views, keyed by URL fragment.
 
+use crate::db::statement::{statement, Statement};
 use serde::Deserialize;
-use worker::{query, D1Database, D1PreparedStatement, Result};
+use worker::{D1Database, Result};
 
 #[derive(Debug, Clone, Deserialize)]
 pub struct NavigationViewRow {
@@ -11,12 +12,12 @@ pub struct NavigationViewRow {
 }
 
 /// A user's views in creation order.
-pub fn for_user_stmt(db: &D1Database, user_id: i64) -> Result<D1PreparedStatement> {
-    query!(db, "SELECT fragment, is_pinned, name FROM navigation_views WHERE user_id = ?1 ORDER BY id", user_id)
+pub fn for_user_stmt(user_id: i64) -> Result<Statement> {
+    statement!("SELECT fragment, is_pinned, name FROM navigation_views WHERE user_id = ?1 ORDER BY id", user_id)
 }
 
 pub async fn for_user(db: &D1Database, user_id: i64) -> Result<Vec<NavigationViewRow>> {
-    super::all(for_user_stmt(db, user_id)?).await
+    super::all(db, for_user_stmt(user_id)?).await
 }
 
 /// Inserts a view unless the user already has one with this fragment or (non-null) name;
@@ -29,18 +30,20 @@ pub async fn insert(
     is_pinned: bool,
     name: Option<&str>,
 ) -> Result<Option<NavigationViewRow>> {
-    super::first(query!(
+    super::first(
         db,
-        "INSERT INTO navigation_views (realm_id, user_id, fragment, is_pinned, name) \
+        statement!(
+            "INSERT INTO navigation_views (realm_id, user_id, fragment, is_pinned, name) \
          SELECT ?1, ?2, ?3, ?4, ?5 WHERE NOT EXISTS (SELECT 1 FROM navigation_views \
              WHERE user_id = ?2 AND (fragment = ?3 OR (?5 IS NOT NULL AND name = ?5))) \
          RETURNING fragment, is_pinned, name",
-        realm_id,
-        user_id,
-        fragment,
-        is_pinned as i64,
-        name
-    )?)
+            realm_id,
+            user_id,
+            fragment,
+            is_pinned as i64,
+            name
+        )?,
+    )
     .await
 }
 
@@ -52,9 +55,8 @@ pub struct UpdateCheck {
     pub name_taken: i64,
 }
 
-pub fn update_check_stmt(db: &D1Database, user_id: i64, fragment: &str, name: Option<&str>) -> Result<D1PreparedStatement> {
-    query!(
-        db,
+pub fn update_check_stmt(user_id: i64, fragment: &str, name: Option<&str>) -> Result<Statement> {
+    statement!(
         "SELECT EXISTS (SELECT 1 FROM navigation_views WHERE user_id = ?1 AND fragment = ?2) AS found, \
          EXISTS (SELECT 1 FROM navigation_views WHERE user_id = ?1 AND ?3 IS NOT NULL AND name = ?3) AS name_taken",
         user_id,
@@ -65,15 +67,8 @@ pub fn update_check_stmt(db: &D1Database, user_id: i64, fragment: &str, name: Op
 
 /// Changes the given fields, unless the new name is taken (checked in the same statement, so
 /// that the batch with [`update_check_stmt`] is consistent).
-pub fn update_stmt(
-    db: &D1Database,
-    user_id: i64,
-    fragment: &str,
-    is_pinned: Option<bool>,
-    name: Option<&str>,
-) -> Result<D1PreparedStatement> {
-    query!(
-        db,
+pub fn update_stmt(user_id: i64, fragment: &str, is_pinned: Option<bool>, name: Option<&str>) -> Result<Statement> {
+    statement!(
         "UPDATE navigation_views SET is_pinned = COALESCE(?3, is_pinned), name = COALESCE(?4, name) \
          WHERE user_id = ?1 AND fragment = ?2 \
          AND NOT EXISTS (SELECT 1 FROM navigation_views WHERE user_id = ?1 AND ?4 IS NOT NULL AND name = ?4)",
@@ -91,12 +86,10 @@ pub async fn delete(db: &D1Database, user_id: i64, fragment: &str) -> Result<boo
         #[allow(dead_code)]
         fragment: String,
     }
-    let row: Option<Gone> = super::first(query!(
+    let row: Option<Gone> = super::first(
         db,
-        "DELETE FROM navigation_views WHERE user_id = ?1 AND fragment = ?2 RETURNING fragment",
-        user_id,
-        fragment
-    )?)
+        statement!("DELETE FROM navigation_views WHERE user_id = ?1 AND fragment = ?2 RETURNING fragment", user_id, fragment)?,
+    )
     .await?;
     Ok(row.is_some())
 }

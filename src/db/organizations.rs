@@ -6,9 +6,10 @@
 //! The organization has no id until the batch runs, so every statement names it by its
 //! `string_id` (unique).
 
-use worker::{query, D1Database, D1PreparedStatement, Result};
+use worker::Result;
 
 use super::{realm_settings, realms, user_groups};
+use crate::db::statement::{statement, Statement};
 use crate::model::recipients::RecipientType;
 use crate::model::Role;
 
@@ -36,30 +37,28 @@ pub struct FirstChannel<'a> {
 /// Everything of a new organization, in order; idempotent (`OR IGNORE`), so a batch that
 /// runs twice (two first requests at once) changes nothing the second time.
 pub fn create_stmts(
-    db: &D1Database,
     realm_id: i64,
     string_id: &str,
     name: &str,
     users: &[FirstUser<'_>],
     channels: &[FirstChannel<'_>],
     now: i64,
-) -> Result<Vec<D1PreparedStatement>> {
-    let mut batch = vec![realms::insert_stmt(db, realm_id, string_id, name, now)?];
-    batch.extend(user_groups::create_system_groups_stmts(db, string_id)?);
+) -> Result<Vec<Statement>> {
+    let mut batch = vec![realms::insert_stmt(realm_id, string_id, name, now)?];
+    batch.extend(user_groups::create_system_groups_stmts(string_id)?);
     for u in users {
-        batch.push(first_user_stmt(db, string_id, u, now)?);
+        batch.push(first_user_stmt(string_id, u, now)?);
     }
     for c in channels {
-        batch.extend(first_channel_stmts(db, string_id, c, now)?);
+        batch.extend(first_channel_stmts(string_id, c, now)?);
     }
-    batch.extend(recipients_and_settings_stmts(db, string_id)?);
+    batch.extend(recipients_and_settings_stmts(string_id)?);
     Ok(batch)
 }
 
 /// One of the organization's first users.
-fn first_user_stmt(db: &D1Database, string_id: &str, u: &FirstUser<'_>, now: i64) -> Result<D1PreparedStatement> {
-    query!(
-        db,
+fn first_user_stmt(string_id: &str, u: &FirstUser<'_>, now: i64) -> Result<Statement> {
+    statement!(
         &format!(
             "INSERT OR IGNORE INTO users (realm_id, email, delivery_email, full_name, role, password_hash, \
              can_create_users, timezone, date_joined) VALUES ({REALM_ID}, ?2, ?2, ?3, ?4, ?5, ?6, 'UTC', ?7)"
@@ -75,10 +74,9 @@ fn first_user_stmt(db: &D1Database, string_id: &str, u: &FirstUser<'_>, now: i64
 }
 
 /// One of the organization's first channels, with its subscribers.
-fn first_channel_stmts(db: &D1Database, string_id: &str, c: &FirstChannel<'_>, now: i64) -> Result<Vec<D1PreparedStatement>> {
+fn first_channel_stmts(string_id: &str, c: &FirstChannel<'_>, now: i64) -> Result<Vec<Statement>> {
     let mut batch = Vec::new();
-    batch.push(query!(
-        db,
+    batch.push(statement!(
         &format!(
             "INSERT OR IGNORE INTO channels (realm_id, name, description, invite_only, date_created) \
              VALUES ({REALM_ID}, ?2, ?3, ?4, ?5)"
@@ -90,8 +88,7 @@ fn first_channel_stmts(db: &D1Database, string_id: &str, c: &FirstChannel<'_>, n
         now
     )?);
     for email in c.subscribers {
-        batch.push(query!(
-            db,
+        batch.push(statement!(
             &format!(
                 "INSERT OR IGNORE INTO subscriptions (realm_id, user_id, channel_id, color) \
                  SELECT u.realm_id, u.id, c.id, ?4 FROM users u JOIN channels c ON c.realm_id = u.realm_id \
@@ -107,19 +104,17 @@ fn first_channel_stmts(db: &D1Database, string_id: &str, c: &FirstChannel<'_>, n
 }
 
 /// The recipients of every user and channel, and the group settings' default groups.
-fn recipients_and_settings_stmts(db: &D1Database, string_id: &str) -> Result<Vec<D1PreparedStatement>> {
+fn recipients_and_settings_stmts(string_id: &str) -> Result<Vec<Statement>> {
     let mut batch = Vec::new();
     // Every user and channel is a recipient before anyone can message it.
-    batch.push(query!(
-        db,
+    batch.push(statement!(
         &format!(
             "INSERT OR IGNORE INTO recipients (realm_id, type, type_id) SELECT realm_id, ?2, id FROM users WHERE realm_id = {REALM_ID}"
         ),
         string_id,
         RecipientType::Personal
     )?);
-    batch.push(query!(
-        db,
+    batch.push(statement!(
         &format!(
             "INSERT OR IGNORE INTO recipients (realm_id, type, type_id) SELECT realm_id, ?2, id FROM channels WHERE realm_id = {REALM_ID}"
         ),
@@ -128,8 +123,7 @@ fn recipients_and_settings_stmts(db: &D1Database, string_id: &str) -> Result<Vec
     )?);
     // The organization's message settings name their default system groups explicitly.
     for (column, group) in realm_settings::GROUP_SETTING_DEFAULTS {
-        batch.push(query!(
-            db,
+        batch.push(statement!(
             &format!(
                 "UPDATE realms SET {column} = (SELECT g.id FROM user_groups g WHERE g.realm_id = realms.id \
                  AND g.name = ?2 AND g.is_system_group = 1) WHERE string_id = ?1 AND {column} IS NULL"

@@ -1,8 +1,9 @@
 //! `outgoing_webhook_deliveries`: messages waiting to be POSTed to an outgoing-webhook
 //! bot's service (`crate::actions::outgoing_webhooks`).
 
+use crate::db::statement::{statement, Statement};
 use serde::Deserialize;
-use worker::{query, D1Database, D1PreparedStatement, Result};
+use worker::{D1Database, Result};
 
 #[derive(Debug, Clone, Deserialize)]
 pub struct DeliveryRow {
@@ -17,9 +18,8 @@ pub struct DeliveryRow {
 const COLUMNS: &str = "id, bot_id, trigger, message, attempts";
 
 /// Queues one delivery, due now.
-pub fn insert_stmt(db: &D1Database, realm_id: i64, bot_id: i64, trigger: &str, message: &str, now: i64) -> Result<D1PreparedStatement> {
-    query!(
-        db,
+pub fn insert_stmt(realm_id: i64, bot_id: i64, trigger: &str, message: &str, now: i64) -> Result<Statement> {
+    statement!(
         "INSERT INTO outgoing_webhook_deliveries (realm_id, bot_id, trigger, message, next_attempt_at) VALUES (?1, ?2, ?3, ?4, ?5)",
         realm_id,
         bot_id,
@@ -31,13 +31,17 @@ pub fn insert_stmt(db: &D1Database, realm_id: i64, bot_id: i64, trigger: &str, m
 
 /// Deliveries due at `now`, oldest first.
 pub async fn due(db: &D1Database, realm_id: i64, now: i64, limit: i64) -> Result<Vec<DeliveryRow>> {
-    super::all(query!(
+    super::all(
         db,
-        &format!("SELECT {COLUMNS} FROM outgoing_webhook_deliveries WHERE realm_id = ?1 AND next_attempt_at <= ?2 ORDER BY id LIMIT ?3"),
-        realm_id,
-        now,
-        limit
-    )?)
+        statement!(
+            &format!(
+                "SELECT {COLUMNS} FROM outgoing_webhook_deliveries WHERE realm_id = ?1 AND next_attempt_at <= ?2 ORDER BY id LIMIT ?3"
+            ),
+            realm_id,
+            now,
+            limit
+        )?,
+    )
     .await
 }
 
@@ -48,26 +52,28 @@ pub async fn next_due(db: &D1Database, realm_id: i64) -> Result<Option<i64>> {
         due: Option<i64>,
     }
     let row: Option<Due> =
-        super::first(query!(db, "SELECT MIN(next_attempt_at) AS due FROM outgoing_webhook_deliveries WHERE realm_id = ?1", realm_id)?)
+        super::first(db, statement!("SELECT MIN(next_attempt_at) AS due FROM outgoing_webhook_deliveries WHERE realm_id = ?1", realm_id)?)
             .await?;
     Ok(row.and_then(|r| r.due))
 }
 
 /// A delivery answered or given up.
 pub async fn delete(db: &D1Database, id: i64) -> Result<()> {
-    super::run(query!(db, "DELETE FROM outgoing_webhook_deliveries WHERE id = ?1", id)?).await?;
+    super::run(db, statement!("DELETE FROM outgoing_webhook_deliveries WHERE id = ?1", id)?).await?;
     Ok(())
 }
 
 /// Records a failed attempt and when to try again.
 pub async fn retry_later(db: &D1Database, id: i64, next_attempt_at: i64, error: &str) -> Result<()> {
-    super::run(query!(
+    super::run(
         db,
-        "UPDATE outgoing_webhook_deliveries SET attempts = attempts + 1, next_attempt_at = ?2, last_error = ?3 WHERE id = ?1",
-        id,
-        next_attempt_at,
-        error
-    )?)
+        statement!(
+            "UPDATE outgoing_webhook_deliveries SET attempts = attempts + 1, next_attempt_at = ?2, last_error = ?3 WHERE id = ?1",
+            id,
+            next_attempt_at,
+            error
+        )?,
+    )
     .await?;
     Ok(())
 }

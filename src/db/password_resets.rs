@@ -1,7 +1,8 @@
 //! `password_resets`: the single-use links of "forgot password" (migration 0024).
 
+use crate::db::statement::{statement, Statement};
 use serde::Deserialize;
-use worker::{query, D1Database, D1PreparedStatement, Result};
+use worker::{D1Database, Result};
 
 #[derive(Debug, Clone, Deserialize)]
 pub struct ResetRow {
@@ -10,16 +11,8 @@ pub struct ResetRow {
     pub used_at: Option<i64>,
 }
 
-pub fn insert_stmt(
-    db: &D1Database,
-    token_hash: &str,
-    realm_id: i64,
-    user_id: i64,
-    now: i64,
-    expires_at: i64,
-) -> Result<D1PreparedStatement> {
-    query!(
-        db,
+pub fn insert_stmt(token_hash: &str, realm_id: i64, user_id: i64, now: i64, expires_at: i64) -> Result<Statement> {
+    statement!(
         "INSERT INTO password_resets (token_hash, realm_id, user_id, created_at, expires_at) VALUES (?1, ?2, ?3, ?4, ?5)",
         token_hash,
         realm_id,
@@ -30,19 +23,20 @@ pub fn insert_stmt(
 }
 
 pub async fn by_token_hash(db: &D1Database, realm_id: i64, token_hash: &str) -> Result<Option<ResetRow>> {
-    super::first(query!(
+    super::first(
         db,
-        "SELECT user_id, expires_at, used_at FROM password_resets WHERE realm_id = ?1 AND token_hash = ?2",
-        realm_id,
-        token_hash
-    )?)
+        statement!(
+            "SELECT user_id, expires_at, used_at FROM password_resets WHERE realm_id = ?1 AND token_hash = ?2",
+            realm_id,
+            token_hash
+        )?,
+    )
     .await
 }
 
 /// Fails its batch (the `read_guards` CHECK) unless the link is still unused and unexpired.
-pub fn still_usable_guard_stmt(db: &D1Database, token_hash: &str, now: i64) -> Result<D1PreparedStatement> {
-    query!(
-        db,
+pub fn still_usable_guard_stmt(token_hash: &str, now: i64) -> Result<Statement> {
+    statement!(
         "UPDATE read_guards SET current = (SELECT COUNT(*) FROM password_resets WHERE token_hash = ?1 AND used_at IS NULL \
          AND expires_at > ?2) WHERE id = 1",
         token_hash,
@@ -51,11 +45,11 @@ pub fn still_usable_guard_stmt(db: &D1Database, token_hash: &str, now: i64) -> R
 }
 
 /// Uses the link, and every other open link of the same user (a new password ends them).
-pub fn use_all_stmt(db: &D1Database, realm_id: i64, user_id: i64, now: i64) -> Result<D1PreparedStatement> {
-    query!(db, "UPDATE password_resets SET used_at = ?3 WHERE realm_id = ?1 AND user_id = ?2 AND used_at IS NULL", realm_id, user_id, now)
+pub fn use_all_stmt(realm_id: i64, user_id: i64, now: i64) -> Result<Statement> {
+    statement!("UPDATE password_resets SET used_at = ?3 WHERE realm_id = ?1 AND user_id = ?2 AND used_at IS NULL", realm_id, user_id, now)
 }
 
 /// Sets the user's password hash.
-pub fn set_password_stmt(db: &D1Database, realm_id: i64, user_id: i64, hash: &str) -> Result<D1PreparedStatement> {
-    query!(db, "UPDATE users SET password_hash = ?3 WHERE realm_id = ?1 AND id = ?2", realm_id, user_id, hash)
+pub fn set_password_stmt(realm_id: i64, user_id: i64, hash: &str) -> Result<Statement> {
+    statement!("UPDATE users SET password_hash = ?3 WHERE realm_id = ?1 AND id = ?2", realm_id, user_id, hash)
 }

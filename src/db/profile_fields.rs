@@ -1,9 +1,10 @@
 //! `custom_profile_fields` and `custom_profile_field_values`.
 
 use serde::Deserialize;
-use worker::{query, D1Database, D1PreparedStatement, Result};
+use worker::{D1Database, Result};
 
 use super::users::NamedUser;
+use crate::db::statement::{statement, Statement};
 
 #[derive(Debug, Clone, Deserialize)]
 pub struct ProfileFieldRow {
@@ -23,12 +24,12 @@ const COLUMNS: &str = "id, realm_id, name, hint, field_type, field_data, sort_or
     required, editable_by_user";
 
 /// The organization's fields in display order.
-pub fn in_realm_stmt(db: &D1Database, realm_id: i64) -> Result<D1PreparedStatement> {
-    query!(db, &format!("SELECT {COLUMNS} FROM custom_profile_fields WHERE realm_id = ?1 ORDER BY sort_order, id"), realm_id)
+pub fn in_realm_stmt(realm_id: i64) -> Result<Statement> {
+    statement!(&format!("SELECT {COLUMNS} FROM custom_profile_fields WHERE realm_id = ?1 ORDER BY sort_order, id"), realm_id)
 }
 
 pub async fn in_realm(db: &D1Database, realm_id: i64) -> Result<Vec<ProfileFieldRow>> {
-    super::all(in_realm_stmt(db, realm_id)?).await
+    super::all(db, in_realm_stmt(realm_id)?).await
 }
 
 pub struct NewProfileField<'a> {
@@ -49,9 +50,8 @@ pub struct InsertedField {
 }
 
 /// Inserts a field last in the display order; answers its id ([`InsertedField`]).
-pub fn insert_stmt(db: &D1Database, field: &NewProfileField<'_>) -> Result<D1PreparedStatement> {
-    query!(
-        db,
+pub fn insert_stmt(field: &NewProfileField<'_>) -> Result<Statement> {
+    statement!(
         "INSERT INTO custom_profile_fields (realm_id, name, hint, field_type, field_data, sort_order, \
          display_in_profile_summary, required, editable_by_user) \
          VALUES (?1, ?2, ?3, ?4, ?5, (SELECT COALESCE(MAX(sort_order), 0) + 1 FROM custom_profile_fields WHERE realm_id = ?1), \
@@ -80,22 +80,21 @@ const VALUES: &str = "SELECT v.user_id, v.field_id, v.value, v.rendered_value FR
     JOIN custom_profile_fields f ON f.id = v.field_id AND f.realm_id = ?1";
 
 /// The values held by the organization's users, or by one user (`user_id`).
-pub fn values_stmt(db: &D1Database, realm_id: i64, user_id: Option<i64>) -> Result<D1PreparedStatement> {
-    query!(db, &format!("{VALUES} WHERE ?2 IS NULL OR v.user_id = ?2 ORDER BY v.user_id, f.sort_order, f.id"), realm_id, user_id)
+pub fn values_stmt(realm_id: i64, user_id: Option<i64>) -> Result<Statement> {
+    statement!(&format!("{VALUES} WHERE ?2 IS NULL OR v.user_id = ?2 ORDER BY v.user_id, f.sort_order, f.id"), realm_id, user_id)
 }
 
 /// The values held by the user a path names.
-pub fn values_of_named_stmt(db: &D1Database, realm_id: i64, who: NamedUser<'_>) -> Result<D1PreparedStatement> {
-    super::users::about_named_stmt(db, realm_id, who, &format!("{VALUES} WHERE v.user_id = {{user_id}} ORDER BY f.sort_order, f.id"))
+pub fn values_of_named_stmt(realm_id: i64, who: NamedUser<'_>) -> Result<Statement> {
+    super::users::about_named_stmt(realm_id, who, &format!("{VALUES} WHERE v.user_id = {{user_id}} ORDER BY f.sort_order, f.id"))
 }
 
 pub async fn values(db: &D1Database, realm_id: i64, user_id: Option<i64>) -> Result<Vec<ProfileValueRow>> {
-    super::all(values_stmt(db, realm_id, user_id)?).await
+    super::all(db, values_stmt(realm_id, user_id)?).await
 }
 
-pub fn upsert_stmt(db: &D1Database, user_id: i64, field_id: i64, value: &str, rendered: Option<&str>) -> Result<D1PreparedStatement> {
-    query!(
-        db,
+pub fn upsert_stmt(user_id: i64, field_id: i64, value: &str, rendered: Option<&str>) -> Result<Statement> {
+    statement!(
         "INSERT INTO custom_profile_field_values (user_id, field_id, value, rendered_value) VALUES (?1, ?2, ?3, ?4) \
          ON CONFLICT (user_id, field_id) DO UPDATE SET value = excluded.value, rendered_value = excluded.rendered_value",
         user_id,
@@ -105,6 +104,6 @@ pub fn upsert_stmt(db: &D1Database, user_id: i64, field_id: i64, value: &str, re
     )
 }
 
-pub fn delete_stmt(db: &D1Database, user_id: i64, field_id: i64) -> Result<D1PreparedStatement> {
-    query!(db, "DELETE FROM custom_profile_field_values WHERE user_id = ?1 AND field_id = ?2", user_id, field_id)
+pub fn delete_stmt(user_id: i64, field_id: i64) -> Result<Statement> {
+    statement!("DELETE FROM custom_profile_field_values WHERE user_id = ?1 AND field_id = ?2", user_id, field_id)
 }

@@ -1,8 +1,9 @@
 //! `push_devices` (E2EE push registrations) and `push_device_tokens` (legacy ones).
 
 use serde::Deserialize;
-use worker::{query, D1Database, D1PreparedStatement, Result};
+use worker::Result;
 
+use crate::db::statement::{statement, Statement};
 use crate::model::message_flags::{HISTORICAL, READ};
 use crate::model::VisibilityPolicy;
 
@@ -16,9 +17,8 @@ pub struct PushDeviceRow {
     pub token_id: String,
 }
 
-pub fn device_stmt(db: &D1Database, user_id: i64, device_id: i64) -> Result<D1PreparedStatement> {
-    query!(
-        db,
+pub fn device_stmt(user_id: i64, device_id: i64) -> Result<Statement> {
+    statement!(
         "SELECT user_id, device_id, push_key_id, push_key, token_kind, token_id \
          FROM push_devices WHERE user_id = ?1 AND device_id = ?2",
         user_id,
@@ -26,9 +26,8 @@ pub fn device_stmt(db: &D1Database, user_id: i64, device_id: i64) -> Result<D1Pr
     )
 }
 
-pub fn user_devices_stmt(db: &D1Database, user_id: i64) -> Result<D1PreparedStatement> {
-    query!(
-        db,
+pub fn user_devices_stmt(user_id: i64) -> Result<Statement> {
+    statement!(
         "SELECT user_id, device_id, push_key_id, push_key, token_kind, token_id \
          FROM push_devices WHERE user_id = ?1 ORDER BY device_id",
         user_id
@@ -36,9 +35,8 @@ pub fn user_devices_stmt(db: &D1Database, user_id: i64) -> Result<D1PreparedStat
 }
 
 /// Devices of the users among `user_ids_json` (a JSON list of ids).
-pub fn devices_of_users_stmt(db: &D1Database, user_ids_json: &str) -> Result<D1PreparedStatement> {
-    query!(
-        db,
+pub fn devices_of_users_stmt(user_ids_json: &str) -> Result<Statement> {
+    statement!(
         "SELECT user_id, device_id, push_key_id, push_key, token_kind, token_id \
          FROM push_devices WHERE user_id IN (SELECT value FROM json_each(?1)) ORDER BY user_id, device_id",
         user_ids_json
@@ -46,17 +44,8 @@ pub fn devices_of_users_stmt(db: &D1Database, user_ids_json: &str) -> Result<D1P
 }
 
 #[allow(clippy::too_many_arguments)]
-pub fn insert_stmt(
-    db: &D1Database,
-    user_id: i64,
-    device_id: i64,
-    push_key_id: i64,
-    push_key: &str,
-    token: &TokenFields,
-    now: i64,
-) -> Result<D1PreparedStatement> {
-    query!(
-        db,
+pub fn insert_stmt(user_id: i64, device_id: i64, push_key_id: i64, push_key: &str, token: &TokenFields, now: i64) -> Result<Statement> {
+    statement!(
         "INSERT INTO push_devices (user_id, device_id, push_key_id, push_key, token_kind, token_id, bouncer_public_key, \
          encrypted_push_registration, last_updated) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
         user_id,
@@ -71,16 +60,8 @@ pub fn insert_stmt(
     )
 }
 
-pub fn update_key_stmt(
-    db: &D1Database,
-    user_id: i64,
-    device_id: i64,
-    push_key_id: i64,
-    push_key: &str,
-    now: i64,
-) -> Result<D1PreparedStatement> {
-    query!(
-        db,
+pub fn update_key_stmt(user_id: i64, device_id: i64, push_key_id: i64, push_key: &str, now: i64) -> Result<Statement> {
+    statement!(
         "UPDATE push_devices SET push_key_id = ?3, push_key = ?4, last_updated = ?5 WHERE user_id = ?1 AND device_id = ?2",
         user_id,
         device_id,
@@ -90,9 +71,8 @@ pub fn update_key_stmt(
     )
 }
 
-pub fn update_token_stmt(db: &D1Database, user_id: i64, device_id: i64, token: &TokenFields, now: i64) -> Result<D1PreparedStatement> {
-    query!(
-        db,
+pub fn update_token_stmt(user_id: i64, device_id: i64, token: &TokenFields, now: i64) -> Result<Statement> {
+    statement!(
         "UPDATE push_devices SET token_kind = ?3, token_id = ?4, bouncer_public_key = ?5, encrypted_push_registration = ?6, \
          last_updated = ?7 WHERE user_id = ?1 AND device_id = ?2",
         user_id,
@@ -121,20 +101,12 @@ pub struct LegacyTokenRow {
     pub token: String,
 }
 
-pub fn legacy_tokens_stmt(db: &D1Database, user_id: i64) -> Result<D1PreparedStatement> {
-    query!(db, "SELECT id, kind, token FROM push_device_tokens WHERE user_id = ?1 ORDER BY id", user_id)
+pub fn legacy_tokens_stmt(user_id: i64) -> Result<Statement> {
+    statement!("SELECT id, kind, token FROM push_device_tokens WHERE user_id = ?1 ORDER BY id", user_id)
 }
 
-pub fn insert_legacy_stmt(
-    db: &D1Database,
-    user_id: i64,
-    kind: &str,
-    token: &str,
-    ios_app_id: Option<&str>,
-    now: i64,
-) -> Result<D1PreparedStatement> {
-    query!(
-        db,
+pub fn insert_legacy_stmt(user_id: i64, kind: &str, token: &str, ios_app_id: Option<&str>, now: i64) -> Result<Statement> {
+    statement!(
         "INSERT INTO push_device_tokens (user_id, kind, token, ios_app_id, last_updated) VALUES (?1, ?2, ?3, ?4, ?5) \
          ON CONFLICT (user_id, kind, token) DO UPDATE SET last_updated = excluded.last_updated",
         user_id,
@@ -146,8 +118,8 @@ pub fn insert_legacy_stmt(
 }
 
 /// Removes the rows among `ids_json` (a JSON list of ids) of one user.
-pub fn delete_legacy_stmt(db: &D1Database, user_id: i64, ids_json: &str) -> Result<D1PreparedStatement> {
-    query!(db, "DELETE FROM push_device_tokens WHERE user_id = ?1 AND id IN (SELECT value FROM json_each(?2))", user_id, ids_json)
+pub fn delete_legacy_stmt(user_id: i64, ids_json: &str) -> Result<Statement> {
+    statement!("DELETE FROM push_device_tokens WHERE user_id = ?1 AND id IN (SELECT value FROM json_each(?2))", user_id, ids_json)
 }
 
 /// A recipient of a new message who may be pushed it (unread, not the sender, an active
@@ -167,9 +139,8 @@ pub struct PushCandidateRow {
     pub last_active_time: Option<i64>,
 }
 
-pub fn push_candidates_stmt(db: &D1Database, message_id: i64, sender_id: i64) -> Result<D1PreparedStatement> {
-    query!(
-        db,
+pub fn push_candidates_stmt(message_id: i64, sender_id: i64) -> Result<Statement> {
+    statement!(
         "SELECT um.user_id, um.flags, u.settings, m.channel_id IS NULL AS direct, s.is_muted AS channel_muted, \
          s.push_notifications, s.wildcard_mentions_notify, \
          COALESCE((SELECT ut.visibility_policy FROM user_topics ut WHERE ut.user_id = um.user_id AND ut.channel_id = m.channel_id \
@@ -189,8 +160,8 @@ pub fn push_candidates_stmt(db: &D1Database, message_id: i64, sender_id: i64) ->
 
 /// The shown notifications of one user, newest first (at most 10,000: Zulip's bound when
 /// everything is marked read).
-pub fn notified_of_user_stmt(db: &D1Database, user_id: i64) -> Result<D1PreparedStatement> {
-    query!(db, "SELECT user_id, message_id FROM push_notified WHERE user_id = ?1 ORDER BY message_id DESC LIMIT 10000", user_id)
+pub fn notified_of_user_stmt(user_id: i64) -> Result<Statement> {
+    statement!("SELECT user_id, message_id FROM push_notified WHERE user_id = ?1 ORDER BY message_id DESC LIMIT 10000", user_id)
 }
 
 /// What a notification says about a message.
@@ -204,9 +175,8 @@ pub struct NoticeMessage {
     pub channel_name: Option<String>,
 }
 
-pub fn notice_message_stmt(db: &D1Database, message_id: i64) -> Result<D1PreparedStatement> {
-    query!(
-        db,
+pub fn notice_message_stmt(message_id: i64) -> Result<Statement> {
+    statement!(
         "SELECT m.id, m.content, m.date_sent, m.topic, m.channel_id, c.name AS channel_name \
          FROM messages m LEFT JOIN channels c ON c.id = m.channel_id WHERE m.id = ?1",
         message_id
@@ -214,8 +184,8 @@ pub fn notice_message_stmt(db: &D1Database, message_id: i64) -> Result<D1Prepare
 }
 
 /// Records that the users among `user_ids_json` were notified of a message.
-pub fn insert_notified_stmt(db: &D1Database, user_ids_json: &str, message_id: i64) -> Result<D1PreparedStatement> {
-    query!(db, "INSERT OR IGNORE INTO push_notified (user_id, message_id) SELECT value, ?2 FROM json_each(?1)", user_ids_json, message_id)
+pub fn insert_notified_stmt(user_ids_json: &str, message_id: i64) -> Result<Statement> {
+    statement!("INSERT OR IGNORE INTO push_notified (user_id, message_id) SELECT value, ?2 FROM json_each(?1)", user_ids_json, message_id)
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -226,9 +196,8 @@ pub struct NotifiedRow {
 
 /// Shown notifications of the messages among `ids_json`: of one user, or of everyone
 /// (`user_id` null).
-pub fn notified_stmt(db: &D1Database, user_id: Option<i64>, ids_json: &str) -> Result<D1PreparedStatement> {
-    query!(
-        db,
+pub fn notified_stmt(user_id: Option<i64>, ids_json: &str) -> Result<Statement> {
+    statement!(
         "SELECT user_id, message_id FROM push_notified \
          WHERE message_id IN (SELECT value FROM json_each(?2)) AND (?1 IS NULL OR user_id = ?1) ORDER BY user_id, message_id",
         user_id,
@@ -237,9 +206,8 @@ pub fn notified_stmt(db: &D1Database, user_id: Option<i64>, ids_json: &str) -> R
 }
 
 /// Forgets shown notifications: `pairs_json` is a JSON list of `[user_id, message_id]`.
-pub fn delete_notified_pairs_stmt(db: &D1Database, pairs_json: &str) -> Result<D1PreparedStatement> {
-    query!(
-        db,
+pub fn delete_notified_pairs_stmt(pairs_json: &str) -> Result<Statement> {
+    statement!(
         "DELETE FROM push_notified WHERE (user_id, message_id) IN \
          (SELECT json_extract(value, '$[0]'), json_extract(value, '$[1]') FROM json_each(?1))",
         pairs_json

@@ -1,7 +1,8 @@
 //! `reactions`: users' emoji reactions to messages (migration 0003).
 
+use crate::db::statement::{statement, Statement};
 use serde::Deserialize;
-use worker::{query, D1Database, D1PreparedStatement, Result};
+use worker::Result;
 
 /// One distinct emoji reacted to a message.
 #[derive(Debug, Clone, Deserialize)]
@@ -12,9 +13,8 @@ pub struct ReactionEmojiRow {
 }
 
 /// The emoji already reacted to a message (each once, the earliest reaction's name).
-pub fn emoji_on_message_stmt(db: &D1Database, message_id: i64) -> Result<D1PreparedStatement> {
-    query!(
-        db,
+pub fn emoji_on_message_stmt(message_id: i64) -> Result<Statement> {
+    statement!(
         "SELECT emoji_name, emoji_code, reaction_type FROM reactions r WHERE message_id = ?1 \
          AND id = (SELECT MIN(o.id) FROM reactions o WHERE o.message_id = ?1 AND o.emoji_code = r.emoji_code \
          AND o.reaction_type = r.reaction_type)",
@@ -22,16 +22,8 @@ pub fn emoji_on_message_stmt(db: &D1Database, message_id: i64) -> Result<D1Prepa
     )
 }
 
-pub fn insert_stmt(
-    db: &D1Database,
-    message_id: i64,
-    user_id: i64,
-    emoji_name: &str,
-    emoji_code: &str,
-    reaction_type: &str,
-) -> Result<D1PreparedStatement> {
-    query!(
-        db,
+pub fn insert_stmt(message_id: i64, user_id: i64, emoji_name: &str, emoji_code: &str, reaction_type: &str) -> Result<Statement> {
+    statement!(
         "INSERT INTO reactions (message_id, user_id, emoji_name, emoji_code, reaction_type) VALUES (?1, ?2, ?3, ?4, ?5)",
         message_id,
         user_id,
@@ -43,16 +35,8 @@ pub fn insert_stmt(
 
 /// Removes a user's reaction, named by code when given, else by name; answers the removed
 /// reaction's `emoji_name`, `emoji_code` and `reaction_type`.
-pub fn delete_stmt(
-    db: &D1Database,
-    message_id: i64,
-    user_id: i64,
-    reaction_type: &str,
-    code: Option<&str>,
-    name: Option<&str>,
-) -> Result<D1PreparedStatement> {
-    query!(
-        db,
+pub fn delete_stmt(message_id: i64, user_id: i64, reaction_type: &str, code: Option<&str>, name: Option<&str>) -> Result<Statement> {
+    statement!(
         "DELETE FROM reactions WHERE message_id = ?1 AND user_id = ?2 AND reaction_type = ?3 \
          AND ((?4 IS NOT NULL AND emoji_code = ?4) OR (?4 IS NULL AND emoji_name = ?5)) \
          RETURNING emoji_name, emoji_code, reaction_type",

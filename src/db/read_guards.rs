@@ -9,7 +9,7 @@
 use serde_json::Value;
 use worker::Result;
 
-use super::statement::Statement;
+use crate::db::statement::Statement;
 
 /// The constraint whose failure says that a remembered read answers differently now.
 const CONSTRAINT: &str = "reads_still_current";

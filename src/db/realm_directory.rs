@@ -1,8 +1,9 @@
 //! The directory's table (`migrations/0016_realm_directory.sql`), read and written only in
 //! the first database (`DB`); `crate::platform::directory` holds the rules.
 
+use crate::db::statement::{statement, Statement};
 use serde::Deserialize;
-use worker::{query, D1Database, Result};
+use worker::{D1Database, Result};
 
 /// Where an organization lives.
 #[derive(Debug, Clone, Deserialize)]
@@ -12,19 +13,21 @@ pub struct PlacementRow {
 }
 
 pub async fn by_string_id(db: &D1Database, string_id: &str) -> Result<Option<PlacementRow>> {
-    super::first(query!(db, "SELECT realm_id, database FROM realm_directory WHERE string_id = ?1", string_id)?).await
+    super::first(db, statement!("SELECT realm_id, database FROM realm_directory WHERE string_id = ?1", string_id)?).await
 }
 
 /// Records the organization in `database` unless it is recorded already, and answers its
 /// placement either way (the first placement wins; placements never change).
 pub async fn place(db: &D1Database, string_id: &str, database: &str) -> Result<Option<PlacementRow>> {
-    super::first(query!(
+    super::first(
         db,
-        "INSERT INTO realm_directory (string_id, database) VALUES (?1, ?2) \
+        statement!(
+            "INSERT INTO realm_directory (string_id, database) VALUES (?1, ?2) \
          ON CONFLICT (string_id) DO UPDATE SET database = database RETURNING realm_id, database",
-        string_id,
-        database
-    )?)
+            string_id,
+            database
+        )?,
+    )
     .await
 }
 
@@ -36,7 +39,7 @@ pub struct DatabaseCountRow {
 
 /// How many organizations each database holds (databases without any are absent).
 pub async fn counts(db: &D1Database) -> Result<Vec<DatabaseCountRow>> {
-    super::all(query!(db, "SELECT database, COUNT(*) AS organizations FROM realm_directory GROUP BY database")).await
+    super::all(db, Statement::new("SELECT database, COUNT(*) AS organizations FROM realm_directory GROUP BY database", Vec::new())).await
 }
 
 /// The databases that hold at least one organization.
@@ -45,6 +48,7 @@ pub async fn databases(db: &D1Database) -> Result<Vec<String>> {
     struct Database {
         database: String,
     }
-    let rows: Vec<Database> = super::all(query!(db, "SELECT DISTINCT database FROM realm_directory ORDER BY database")).await?;
+    let rows: Vec<Database> =
+        super::all(db, Statement::new("SELECT DISTINCT database FROM realm_directory ORDER BY database", Vec::new())).await?;
     Ok(rows.into_iter().map(|r| r.database).collect())
 }

@@ -2,7 +2,7 @@
 
 use super::statement::{statement, Statement};
 use serde::Deserialize;
-use worker::{query, D1Database, D1PreparedStatement, Result};
+use worker::Result;
 
 #[derive(Debug, Clone, Deserialize)]
 pub struct RealmEmojiRow {
@@ -18,8 +18,8 @@ pub struct RealmEmojiRow {
 const COLUMNS: &str = "id, realm_id, name, author_id, file_name, still_file_name, deactivated";
 
 /// Every custom emoji of the organization, deactivated ones included (Zulip lists them all).
-pub fn in_realm_stmt(db: &D1Database, realm_id: i64) -> Result<D1PreparedStatement> {
-    query!(db, &format!("SELECT {COLUMNS} FROM realm_emoji WHERE realm_id = ?1 ORDER BY id"), realm_id)
+pub fn in_realm_stmt(realm_id: i64) -> Result<Statement> {
+    statement!(&format!("SELECT {COLUMNS} FROM realm_emoji WHERE realm_id = ?1 ORDER BY id"), realm_id)
 }
 
 /// The active emoji with one of these names (a JSON list), for rendering `:name:`.
@@ -35,14 +35,13 @@ pub fn active_by_names_stmt(realm_id: i64, names_json: &str) -> Result<Statement
 }
 
 /// The active emoji named `name`, if any.
-pub fn active_by_name_stmt(db: &D1Database, realm_id: i64, name: &str) -> Result<D1PreparedStatement> {
-    query!(db, &format!("SELECT {COLUMNS} FROM realm_emoji WHERE realm_id = ?1 AND deactivated = 0 AND name = ?2"), realm_id, name)
+pub fn active_by_name_stmt(realm_id: i64, name: &str) -> Result<Statement> {
+    statement!(&format!("SELECT {COLUMNS} FROM realm_emoji WHERE realm_id = ?1 AND deactivated = 0 AND name = ?2"), realm_id, name)
 }
 
 /// For a reaction: the active emoji named `name` and the emoji (active or not) with id `id`.
-pub fn for_reaction_stmt(db: &D1Database, realm_id: i64, name: &str, id: Option<i64>) -> Result<D1PreparedStatement> {
-    query!(
-        db,
+pub fn for_reaction_stmt(realm_id: i64, name: &str, id: Option<i64>) -> Result<Statement> {
+    statement!(
         &format!("SELECT {COLUMNS} FROM realm_emoji WHERE realm_id = ?1 AND ((deactivated = 0 AND name = ?2) OR id = ?3)"),
         realm_id,
         name,
@@ -61,9 +60,8 @@ pub struct NewRealmEmoji<'a> {
 }
 
 /// Adds an emoji; answers its id, or no row when an active emoji already has the name.
-pub fn insert_stmt(db: &D1Database, new: &NewRealmEmoji) -> Result<D1PreparedStatement> {
-    query!(
-        db,
+pub fn insert_stmt(new: &NewRealmEmoji) -> Result<Statement> {
+    statement!(
         "INSERT INTO realm_emoji (realm_id, name, author_id, file_name, still_file_name, content_type) \
          VALUES (?1, ?2, ?3, ?4, ?5, ?6) ON CONFLICT (realm_id, name) WHERE deactivated = 0 DO NOTHING RETURNING id",
         new.realm_id,
@@ -76,6 +74,6 @@ pub fn insert_stmt(db: &D1Database, new: &NewRealmEmoji) -> Result<D1PreparedSta
 }
 
 /// Deactivates the active emoji named `name` (answers its id if there was one).
-pub fn deactivate_stmt(db: &D1Database, realm_id: i64, name: &str) -> Result<D1PreparedStatement> {
-    query!(db, "UPDATE realm_emoji SET deactivated = 1 WHERE realm_id = ?1 AND name = ?2 AND deactivated = 0 RETURNING id", realm_id, name)
+pub fn deactivate_stmt(realm_id: i64, name: &str) -> Result<Statement> {
+    statement!("UPDATE realm_emoji SET deactivated = 1 WHERE realm_id = ?1 AND name = ?2 AND deactivated = 0 RETURNING id", realm_id, name)
 }

@@ -5,9 +5,10 @@
 
 use serde::Deserialize;
 use serde_json::{Map, Value};
-use worker::{query, D1Database, Result};
+use worker::{D1Database, Result};
 
 use super::batch::Batch;
+use crate::db::statement::statement;
 
 pub type Row = Map<String, Value>;
 
@@ -58,7 +59,7 @@ const TABLES: [(&str, &str); 18] = [
 /// Every table of the organization but its messages, in one batch.
 pub async fn realm_tables(db: &D1Database, realm_id: i64) -> Result<RealmTables> {
     let mut batch = Batch::new();
-    let slots: Vec<_> = TABLES.iter().map(|(_, sql)| Ok(batch.add::<Row>(query!(db, *sql, realm_id)?))).collect::<Result<_>>()?;
+    let slots: Vec<_> = TABLES.iter().map(|(_, sql)| Ok(batch.add::<Row>(statement!(*sql, realm_id)?))).collect::<Result<_>>()?;
     let results = batch.run(db).await?;
     let mut tables = RealmTables::default();
     for ((name, _), slot) in TABLES.iter().zip(slots) {
@@ -99,9 +100,10 @@ pub async fn message_page(
     consented: bool,
     limit: i64,
 ) -> Result<Vec<Row>> {
-    super::all(query!(
+    super::all(
         db,
-        "SELECT m.id, m.sender_id AS sender, m.recipient_id AS recipient, m.realm_id AS realm, m.topic AS subject, \
+        statement!(
+            "SELECT m.id, m.sender_id AS sender, m.recipient_id AS recipient, m.realm_id AS realm, m.topic AS subject, \
          m.content, m.rendered_content, m.date_sent, m.client AS sending_client, m.is_me_message, \
          m.last_edit_timestamp AS last_edit_time, m.last_moved_timestamp AS last_moved_time, m.edit_history, \
          m.has_attachment, m.has_image, m.has_link, m.kind AS type \
@@ -110,38 +112,43 @@ pub async fn message_page(
              SELECT 1 FROM user_messages um JOIN users u ON u.id = um.user_id \
              WHERE um.message_id = m.id AND json_extract(u.settings, '$.allow_private_data_export') = 1))) \
          ORDER BY m.id LIMIT ?5",
-        realm_id,
-        after_id,
-        channel_ids_json,
-        i64::from(consented),
-        limit
-    )?)
+            realm_id,
+            after_id,
+            channel_ids_json,
+            i64::from(consented),
+            limit
+        )?,
+    )
     .await
 }
 
 /// The consenting members' rows of `user_messages` for the messages in `message_ids_json`
 /// (flags as Zulip's `flags_mask`): read state and stars are private data.
 pub async fn consented_user_messages(db: &D1Database, realm_id: i64, message_ids_json: &str) -> Result<Vec<Row>> {
-    super::all(query!(
+    super::all(
         db,
-        "SELECT um.message_id AS message, um.user_id AS user_profile, um.flags AS flags_mask \
+        statement!(
+            "SELECT um.message_id AS message, um.user_id AS user_profile, um.flags AS flags_mask \
          FROM user_messages um JOIN users u ON u.id = um.user_id \
          WHERE um.message_id IN (SELECT value FROM json_each(?2)) AND u.realm_id = ?1 \
          AND json_extract(u.settings, '$.allow_private_data_export') = 1 ORDER BY um.message_id, um.user_id",
-        realm_id,
-        message_ids_json
-    )?)
+            realm_id,
+            message_ids_json
+        )?,
+    )
     .await
 }
 
 /// The reactions to the messages in `message_ids_json`.
 pub async fn reactions(db: &D1Database, message_ids_json: &str) -> Result<Vec<Row>> {
-    super::all(query!(
+    super::all(
         db,
-        "SELECT id, message_id AS message, user_id AS user_profile, emoji_name, emoji_code, reaction_type \
+        statement!(
+            "SELECT id, message_id AS message, user_id AS user_profile, emoji_name, emoji_code, reaction_type \
          FROM reactions WHERE message_id IN (SELECT value FROM json_each(?1)) ORDER BY id",
-        message_ids_json
-    )?)
+            message_ids_json
+        )?,
+    )
     .await
 }
 
@@ -152,7 +159,7 @@ struct Count {
 
 /// How many messages the organization holds (the automatic export's size limit).
 pub async fn message_count(db: &D1Database, realm_id: i64) -> Result<i64> {
-    let row: Option<Count> = super::first(query!(db, "SELECT COUNT(*) AS n FROM messages WHERE realm_id = ?1", realm_id)?).await?;
+    let row: Option<Count> = super::first(db, statement!("SELECT COUNT(*) AS n FROM messages WHERE realm_id = ?1", realm_id)?).await?;
     Ok(row.map_or(0, |r| r.n))
 }
 
@@ -164,11 +171,13 @@ pub struct ConsentRow {
 
 /// Each active human member's `allow_private_data_export` setting (absent: false).
 pub async fn consents(db: &D1Database, realm_id: i64) -> Result<Vec<ConsentRow>> {
-    super::all(query!(
+    super::all(
         db,
-        "SELECT id AS user_id, COALESCE(json_extract(settings, '$.allow_private_data_export'), 0) AS consented \
+        statement!(
+            "SELECT id AS user_id, COALESCE(json_extract(settings, '$.allow_private_data_export'), 0) AS consented \
          FROM users WHERE realm_id = ?1 AND is_active = 1 AND is_bot = 0 ORDER BY id",
-        realm_id
-    )?)
+            realm_id
+        )?,
+    )
     .await
 }

@@ -1,7 +1,8 @@
 //! `realm_exports`: the organization's data exports and their status (migration 0029).
 
+use crate::db::statement::statement;
 use serde::Deserialize;
-use worker::{query, D1Database, Result};
+use worker::{D1Database, Result};
 
 #[derive(Debug, Clone, Deserialize)]
 pub struct RealmExportRow {
@@ -33,18 +34,20 @@ struct Count {
 
 /// Every export of the organization, oldest first.
 pub async fn in_realm(db: &D1Database, realm_id: i64) -> Result<Vec<RealmExportRow>> {
-    super::all(query!(db, &format!("SELECT {COLUMNS} FROM realm_exports WHERE realm_id = ?1 ORDER BY id"), realm_id)?).await
+    super::all(db, statement!(&format!("SELECT {COLUMNS} FROM realm_exports WHERE realm_id = ?1 ORDER BY id"), realm_id)?).await
 }
 
 pub async fn by_id(db: &D1Database, realm_id: i64, id: i64) -> Result<Option<RealmExportRow>> {
-    super::first(query!(db, &format!("SELECT {COLUMNS} FROM realm_exports WHERE realm_id = ?1 AND id = ?2"), realm_id, id)?).await
+    super::first(db, statement!(&format!("SELECT {COLUMNS} FROM realm_exports WHERE realm_id = ?1 AND id = ?2"), realm_id, id)?).await
 }
 
 /// How many exports the organization requested since `since` (the rate limit).
 pub async fn requested_since(db: &D1Database, realm_id: i64, since: i64) -> Result<i64> {
-    let row: Option<Count> =
-        super::first(query!(db, "SELECT COUNT(*) AS n FROM realm_exports WHERE realm_id = ?1 AND date_requested >= ?2", realm_id, since)?)
-            .await?;
+    let row: Option<Count> = super::first(
+        db,
+        statement!("SELECT COUNT(*) AS n FROM realm_exports WHERE realm_id = ?1 AND date_requested >= ?2", realm_id, since)?,
+    )
+    .await?;
     Ok(row.map_or(0, |r| r.n))
 }
 
@@ -57,67 +60,70 @@ pub async fn insert(
     now: i64,
     base_url: &str,
 ) -> Result<Option<RealmExportRow>> {
-    super::first(query!(
+    super::first(
         db,
-        &format!(
-            "INSERT INTO realm_exports (realm_id, acting_user_id, export_type, status, date_requested, base_url) \
+        statement!(
+            &format!(
+                "INSERT INTO realm_exports (realm_id, acting_user_id, export_type, status, date_requested, base_url) \
              VALUES (?1, ?2, ?3, 0, ?4, ?5) RETURNING {COLUMNS}"
-        ),
-        realm_id,
-        acting_user_id,
-        export_type,
-        now,
-        base_url
-    )?)
+            ),
+            realm_id,
+            acting_user_id,
+            export_type,
+            now,
+            base_url
+        )?,
+    )
     .await
 }
 
 /// The oldest export still to build (requested, or started and interrupted).
 pub async fn next_pending(db: &D1Database, realm_id: i64) -> Result<Option<RealmExportRow>> {
-    super::first(query!(
+    super::first(
         db,
-        &format!("SELECT {COLUMNS} FROM realm_exports WHERE realm_id = ?1 AND status IN (0, 1) ORDER BY id LIMIT 1"),
-        realm_id
-    )?)
+        statement!(&format!("SELECT {COLUMNS} FROM realm_exports WHERE realm_id = ?1 AND status IN (0, 1) ORDER BY id LIMIT 1"), realm_id)?,
+    )
     .await
 }
 
 /// Moves a pending export to `status` (started, succeeded with its archive, or failed).
 pub async fn set_status(db: &D1Database, id: i64, status: i64, now: i64, export_path: Option<&str>) -> Result<()> {
-    super::run(query!(
+    super::run(
         db,
-        "UPDATE realm_exports SET status = ?2, export_path = COALESCE(?4, export_path), \
+        statement!(
+            "UPDATE realm_exports SET status = ?2, export_path = COALESCE(?4, export_path), \
          date_succeeded = CASE WHEN ?2 = 2 THEN ?3 ELSE date_succeeded END, \
          date_failed = CASE WHEN ?2 = 3 THEN ?3 ELSE date_failed END \
          WHERE id = ?1 AND status IN (0, 1)",
-        id,
-        status,
-        now,
-        export_path
-    )?)
+            id,
+            status,
+            now,
+            export_path
+        )?,
+    )
     .await?;
     Ok(())
 }
 
 /// Marks a succeeded export deleted; answers whether it was (a concurrent delete loses).
 pub async fn mark_deleted(db: &D1Database, id: i64, now: i64) -> Result<bool> {
-    let row: Option<Count> = super::first(query!(
+    let row: Option<Count> = super::first(
         db,
-        "UPDATE realm_exports SET status = 4, date_deleted = ?2 WHERE id = ?1 AND status = 2 RETURNING 1 AS n",
-        id,
-        now
-    )?)
+        statement!("UPDATE realm_exports SET status = 4, date_deleted = ?2 WHERE id = ?1 AND status = 2 RETURNING 1 AS n", id, now)?,
+    )
     .await?;
     Ok(row.is_some())
 }
 
 /// The succeeded export whose archive is stored under `export_path`, if any.
 pub async fn succeeded_by_path(db: &D1Database, realm_id: i64, export_path: &str) -> Result<Option<RealmExportRow>> {
-    super::first(query!(
+    super::first(
         db,
-        &format!("SELECT {COLUMNS} FROM realm_exports WHERE realm_id = ?1 AND export_path = ?2 AND status = 2"),
-        realm_id,
-        export_path
-    )?)
+        statement!(
+            &format!("SELECT {COLUMNS} FROM realm_exports WHERE realm_id = ?1 AND export_path = ?2 AND status = 2"),
+            realm_id,
+            export_path
+        )?,
+    )
     .await
 }

@@ -6,8 +6,9 @@
 //! insert reads that id and resolves every reference through the same map. Both are
 //! idempotent (`OR IGNORE`): a chunk sent again finds its rows mapped and inserted.
 
+use crate::db::statement::{statement, Statement};
 use serde::Deserialize;
-use worker::{query, D1Database, D1PreparedStatement, Result};
+use worker::{D1Database, Result};
 
 /// What an archive id names; each kind is numbered from its own table.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -78,7 +79,7 @@ fn own_id(kind: Kind) -> String {
 }
 
 /// Gives each row of `rows_json` not yet mapped the next free id of its table.
-pub fn allocate_stmt(db: &D1Database, realm_id: i64, kind: Kind, rows_json: &str) -> Result<D1PreparedStatement> {
+pub fn allocate_stmt(realm_id: i64, kind: Kind, rows_json: &str) -> Result<Statement> {
     let sql = format!(
         "INSERT OR IGNORE INTO realm_import_ids (realm_id, kind, old_id, new_id) \
          SELECT ?1, '{}', {}, (SELECT COALESCE(MAX(id), 0) FROM {}) + j.key + 1 FROM json_each(?2) j",
@@ -86,11 +87,11 @@ pub fn allocate_stmt(db: &D1Database, realm_id: i64, kind: Kind, rows_json: &str
         f("id"),
         kind.table()
     );
-    query!(db, &sql, realm_id, rows_json)
+    statement!(&sql, realm_id, rows_json)
 }
 
 /// Maps the archive's system groups to the new organization's groups of the same name.
-pub fn map_system_groups_stmt(db: &D1Database, realm_id: i64, rows_json: &str) -> Result<D1PreparedStatement> {
+pub fn map_system_groups_stmt(realm_id: i64, rows_json: &str) -> Result<Statement> {
     let sql = format!(
         "INSERT OR IGNORE INTO realm_import_ids (realm_id, kind, old_id, new_id) \
          SELECT ?1, '{}', {}, g.id FROM json_each(?2) j \
@@ -99,11 +100,11 @@ pub fn map_system_groups_stmt(db: &D1Database, realm_id: i64, rows_json: &str) -
         f("id"),
         f("name")
     );
-    query!(db, &sql, realm_id, rows_json)
+    statement!(&sql, realm_id, rows_json)
 }
 
 /// Inserts the rows of `kind` (see the module); `?1` the organization, `?2` the rows.
-pub fn insert_stmt(db: &D1Database, realm_id: i64, kind: Kind, rows_json: &str) -> Result<D1PreparedStatement> {
+pub fn insert_stmt(realm_id: i64, kind: Kind, rows_json: &str) -> Result<Statement> {
     let sql = match kind {
         Kind::User => users_sql(),
         Kind::Channel => channels_sql(),
@@ -118,7 +119,7 @@ pub fn insert_stmt(db: &D1Database, realm_id: i64, kind: Kind, rows_json: &str) 
         Kind::Message => messages_sql(),
         Kind::Reaction => reactions_sql(),
     };
-    query!(db, &sql, realm_id, rows_json)
+    statement!(&sql, realm_id, rows_json)
 }
 
 fn users_sql() -> String {
@@ -351,7 +352,7 @@ pub enum Link {
 }
 
 /// Inserts link rows; a row whose references are not mapped is left out.
-pub fn insert_links_stmt(db: &D1Database, realm_id: i64, link: Link, rows_json: &str) -> Result<D1PreparedStatement> {
+pub fn insert_links_stmt(realm_id: i64, link: Link, rows_json: &str) -> Result<Statement> {
     let join = |alias: &str, kind: Kind, field: &str| {
         format!(
             "JOIN realm_import_ids {alias} ON {alias}.realm_id = ?1 AND {alias}.kind = '{}' AND {alias}.old_id = {}",
@@ -405,15 +406,14 @@ pub fn insert_links_stmt(db: &D1Database, realm_id: i64, link: Link, rows_json: 
             join("m", Kind::Message, "message")
         ),
     };
-    query!(db, &sql, realm_id, rows_json)
+    statement!(&sql, realm_id, rows_json)
 }
 
 /// Channel messages of `message_ids_json` (archive ids) that no archived row gives to a
 /// subscriber: each active subscriber gets them as read (a public export holds no
 /// personal rows), so they show in every view as in the exported organization.
-pub fn subscriber_messages_stmt(db: &D1Database, realm_id: i64, message_ids_json: &str, read_flag: i64) -> Result<D1PreparedStatement> {
-    query!(
-        db,
+pub fn subscriber_messages_stmt(realm_id: i64, message_ids_json: &str, read_flag: i64) -> Result<Statement> {
+    statement!(
         "INSERT OR IGNORE INTO user_messages (user_id, message_id, flags) \
          SELECT s.user_id, m.id, ?3 FROM json_each(?2) j \
          JOIN realm_import_ids i ON i.realm_id = ?1 AND i.kind = 'message' AND i.old_id = j.value \
@@ -431,9 +431,8 @@ pub struct ImportRow {
     pub old_realm_id: i64,
 }
 
-pub fn start_stmt(db: &D1Database, realm_id: i64, old_realm_id: i64, now: i64) -> Result<D1PreparedStatement> {
-    query!(
-        db,
+pub fn start_stmt(realm_id: i64, old_realm_id: i64, now: i64) -> Result<Statement> {
+    statement!(
         "INSERT OR IGNORE INTO realm_imports (realm_id, old_realm_id, date_started) VALUES (?1, ?2, ?3)",
         realm_id,
         old_realm_id,
@@ -443,15 +442,8 @@ pub fn start_stmt(db: &D1Database, realm_id: i64, old_realm_id: i64, now: i64) -
 
 /// The archive's description, creation date and retention period (days, -1 forever) for
 /// the organization.
-pub fn realm_details_stmt(
-    db: &D1Database,
-    realm_id: i64,
-    description: &str,
-    date_created: i64,
-    message_retention_days: i64,
-) -> Result<D1PreparedStatement> {
-    query!(
-        db,
+pub fn realm_details_stmt(realm_id: i64, description: &str, date_created: i64, message_retention_days: i64) -> Result<Statement> {
+    statement!(
         "UPDATE realms SET description = ?2, date_created = ?3, message_retention_days = ?4 WHERE id = ?1",
         realm_id,
         description,
@@ -462,7 +454,7 @@ pub fn realm_details_stmt(
 
 /// The organization's announcement channels, from the archive's channel ids (`old_ids`: new
 /// channels, new users, Zulip's updates; `None` for nowhere), mapped to the imported channels.
-pub fn announcement_channels_stmt(db: &D1Database, realm_id: i64, old_ids: [Option<i64>; 3]) -> Result<D1PreparedStatement> {
+pub fn announcement_channels_stmt(realm_id: i64, old_ids: [Option<i64>; 3]) -> Result<Statement> {
     let mapped = |n: usize| format!("(SELECT new_id FROM realm_import_ids WHERE realm_id = ?1 AND kind = 'channel' AND old_id = ?{n})");
     let sql = format!(
         "UPDATE realms SET new_stream_announcements_stream_id = {}, signup_announcements_stream_id = {}, \
@@ -472,13 +464,12 @@ pub fn announcement_channels_stmt(db: &D1Database, realm_id: i64, old_ids: [Opti
         mapped(4)
     );
     let [new_channels, signups, updates] = old_ids;
-    query!(db, &sql, realm_id, new_channels, signups, updates)
+    statement!(&sql, realm_id, new_channels, signups, updates)
 }
 
 /// The archive's versions of the organization's icon, logo and night logo.
-pub fn realm_image_versions_stmt(db: &D1Database, realm_id: i64, [icon, logo, night_logo]: [i64; 3]) -> Result<D1PreparedStatement> {
-    query!(
-        db,
+pub fn realm_image_versions_stmt(realm_id: i64, [icon, logo, night_logo]: [i64; 3]) -> Result<Statement> {
+    statement!(
         "UPDATE realms SET icon_version = ?2, logo_version = ?3, night_logo_version = ?4 WHERE id = ?1",
         realm_id,
         icon,
@@ -493,47 +484,43 @@ pub async fn mapped_id(db: &D1Database, realm_id: i64, kind: Kind, old_id: i64) 
     struct NewId {
         new_id: i64,
     }
-    let row: Option<NewId> = super::first(query!(
+    let row: Option<NewId> = super::first(
         db,
-        "SELECT new_id FROM realm_import_ids WHERE realm_id = ?1 AND kind = ?2 AND old_id = ?3",
-        realm_id,
-        kind.name(),
-        old_id
-    )?)
+        statement!("SELECT new_id FROM realm_import_ids WHERE realm_id = ?1 AND kind = ?2 AND old_id = ?3", realm_id, kind.name(), old_id)?,
+    )
     .await?;
     Ok(row.map(|r| r.new_id))
 }
 
 /// An imported user's uploaded avatar (its version is the archive's).
-pub fn set_avatar_stmt(db: &D1Database, realm_id: i64, user_id: i64, file_name: &str) -> Result<D1PreparedStatement> {
-    query!(db, "UPDATE users SET avatar_file = ?3 WHERE realm_id = ?1 AND id = ?2", realm_id, user_id, file_name)
+pub fn set_avatar_stmt(realm_id: i64, user_id: i64, file_name: &str) -> Result<Statement> {
+    statement!("UPDATE users SET avatar_file = ?3 WHERE realm_id = ?1 AND id = ?2", realm_id, user_id, file_name)
 }
 
 /// The imported organization's uploaded icon, logo or night logo (each version is the
 /// archive's).
-pub fn set_icon_stmt(db: &D1Database, realm_id: i64, file_name: &str) -> Result<D1PreparedStatement> {
-    query!(db, "UPDATE realms SET icon_file = ?2 WHERE id = ?1", realm_id, file_name)
+pub fn set_icon_stmt(realm_id: i64, file_name: &str) -> Result<Statement> {
+    statement!("UPDATE realms SET icon_file = ?2 WHERE id = ?1", realm_id, file_name)
 }
 
-pub fn set_logo_stmt(db: &D1Database, realm_id: i64, file_name: &str) -> Result<D1PreparedStatement> {
-    query!(db, "UPDATE realms SET logo_file = ?2 WHERE id = ?1", realm_id, file_name)
+pub fn set_logo_stmt(realm_id: i64, file_name: &str) -> Result<Statement> {
+    statement!("UPDATE realms SET logo_file = ?2 WHERE id = ?1", realm_id, file_name)
 }
 
-pub fn set_night_logo_stmt(db: &D1Database, realm_id: i64, file_name: &str) -> Result<D1PreparedStatement> {
-    query!(db, "UPDATE realms SET night_logo_file = ?2 WHERE id = ?1", realm_id, file_name)
+pub fn set_night_logo_stmt(realm_id: i64, file_name: &str) -> Result<Statement> {
+    statement!("UPDATE realms SET night_logo_file = ?2 WHERE id = ?1", realm_id, file_name)
 }
 
 /// The import under way of the organization `string_id`, if any.
-pub fn by_string_id_stmt(db: &D1Database, string_id: &str) -> Result<D1PreparedStatement> {
-    query!(
-        db,
+pub fn by_string_id_stmt(string_id: &str) -> Result<Statement> {
+    statement!(
         "SELECT i.realm_id, i.old_realm_id FROM realm_imports i JOIN realms r ON r.id = i.realm_id WHERE r.string_id = ?1",
         string_id
     )
 }
 
 pub async fn by_string_id(db: &D1Database, string_id: &str) -> Result<Option<ImportRow>> {
-    super::first(by_string_id_stmt(db, string_id)?).await
+    super::first(db, by_string_id_stmt(string_id)?).await
 }
 
 /// One mapped id.
@@ -546,9 +533,8 @@ pub struct MappedId {
 
 /// The mapped ids of the kinds a message chunk refers to (every kind but messages and
 /// reactions).
-pub fn reference_ids_stmt(db: &D1Database, realm_id: i64) -> Result<D1PreparedStatement> {
-    query!(
-        db,
+pub fn reference_ids_stmt(realm_id: i64) -> Result<Statement> {
+    statement!(
         "SELECT kind, old_id, new_id FROM realm_import_ids WHERE realm_id = ?1 AND kind IN ('user', 'recipient', 'channel', \
          'user_group', 'emoji', 'attachment')",
         realm_id
@@ -563,9 +549,8 @@ pub struct ChannelRecipientRow {
 }
 
 /// The organization's channel recipients: what a subscription's recipient names.
-pub fn channel_recipients_stmt(db: &D1Database, realm_id: i64) -> Result<D1PreparedStatement> {
-    query!(
-        db,
+pub fn channel_recipients_stmt(realm_id: i64) -> Result<Statement> {
+    statement!(
         "SELECT id AS recipient_id, type_id AS channel_id FROM recipients WHERE realm_id = ?1 AND type = ?2",
         realm_id,
         crate::model::RecipientType::Channel.code()
@@ -580,14 +565,13 @@ pub struct AttachmentRow {
 }
 
 pub async fn attachment_by_path(db: &D1Database, realm_id: i64, path_id: &str) -> Result<Option<AttachmentRow>> {
-    super::first(query!(db, "SELECT id, content_type FROM attachments WHERE realm_id = ?1 AND path_id = ?2", realm_id, path_id)?).await
+    super::first(db, statement!("SELECT id, content_type FROM attachments WHERE realm_id = ?1 AND path_id = ?2", realm_id, path_id)?).await
 }
 
 /// The import's note that attachment `attachment_id`'s file is stored (kept with the id
 /// maps, and removed with them when the import finishes).
-pub fn file_stored_stmt(db: &D1Database, realm_id: i64, attachment_id: i64) -> Result<D1PreparedStatement> {
-    query!(
-        db,
+pub fn file_stored_stmt(realm_id: i64, attachment_id: i64) -> Result<Statement> {
+    statement!(
         "INSERT OR IGNORE INTO realm_import_ids (realm_id, kind, old_id, new_id) VALUES (?1, 'stored_file', ?2, ?2)",
         realm_id,
         attachment_id
@@ -596,9 +580,8 @@ pub fn file_stored_stmt(db: &D1Database, realm_id: i64, attachment_id: i64) -> R
 
 /// The attachments whose file has not been stored, as [`MissingFilesRow`]: how many, and
 /// the path of the first.
-pub fn missing_files_stmt(db: &D1Database, realm_id: i64) -> Result<D1PreparedStatement> {
-    query!(
-        db,
+pub fn missing_files_stmt(realm_id: i64) -> Result<Statement> {
+    statement!(
         "SELECT COUNT(*) AS count, MIN(a.path_id) AS first_path FROM attachments a WHERE a.realm_id = ?1 AND NOT EXISTS \
          (SELECT 1 FROM realm_import_ids i WHERE i.realm_id = ?1 AND i.kind = 'stored_file' AND i.old_id = a.id)",
         realm_id
@@ -617,15 +600,15 @@ pub struct EmojiRow {
 }
 
 pub async fn emoji_by_file_name(db: &D1Database, realm_id: i64, file_name: &str) -> Result<Option<EmojiRow>> {
-    super::first(query!(db, "SELECT content_type FROM realm_emoji WHERE realm_id = ?1 AND file_name = ?2", realm_id, file_name)?).await
+    super::first(db, statement!("SELECT content_type FROM realm_emoji WHERE realm_id = ?1 AND file_name = ?2", realm_id, file_name)?).await
 }
 
 /// The finished import opens the organization and forgets its id map.
-pub fn finish_stmts(db: &D1Database, realm_id: i64) -> Result<Vec<D1PreparedStatement>> {
+pub fn finish_stmts(realm_id: i64) -> Result<Vec<Statement>> {
     Ok(vec![
-        query!(db, "UPDATE realms SET deactivated = 0 WHERE id = ?1", realm_id)?,
-        query!(db, "DELETE FROM realm_import_ids WHERE realm_id = ?1", realm_id)?,
-        query!(db, "DELETE FROM realm_imports WHERE realm_id = ?1", realm_id)?,
+        statement!("UPDATE realms SET deactivated = 0 WHERE id = ?1", realm_id)?,
+        statement!("DELETE FROM realm_import_ids WHERE realm_id = ?1", realm_id)?,
+        statement!("DELETE FROM realm_imports WHERE realm_id = ?1", realm_id)?,
     ])
 }
 
@@ -636,7 +619,7 @@ pub struct StoredFile {
 }
 
 pub async fn stored_uploads(db: &D1Database, realm_id: i64) -> Result<Vec<StoredFile>> {
-    super::all(query!(db, "SELECT path_id FROM attachments WHERE realm_id = ?1", realm_id)?).await
+    super::all(db, statement!("SELECT path_id FROM attachments WHERE realm_id = ?1", realm_id)?).await
 }
 
 #[derive(Deserialize)]
@@ -645,7 +628,7 @@ pub struct StoredEmoji {
 }
 
 pub async fn stored_emoji(db: &D1Database, realm_id: i64) -> Result<Vec<StoredEmoji>> {
-    super::all(query!(db, "SELECT file_name FROM realm_emoji WHERE realm_id = ?1", realm_id)?).await
+    super::all(db, statement!("SELECT file_name FROM realm_emoji WHERE realm_id = ?1", realm_id)?).await
 }
 
 #[derive(Deserialize)]
@@ -654,7 +637,7 @@ pub struct StoredAvatar {
 }
 
 pub async fn stored_avatars(db: &D1Database, realm_id: i64) -> Result<Vec<StoredAvatar>> {
-    super::all(query!(db, "SELECT avatar_file FROM users WHERE realm_id = ?1 AND avatar_file IS NOT NULL", realm_id)?).await
+    super::all(db, statement!("SELECT avatar_file FROM users WHERE realm_id = ?1 AND avatar_file IS NOT NULL", realm_id)?).await
 }
 
 /// Everything an unfinished import wrote, the organization's row last (its references are
@@ -684,10 +667,10 @@ const REMOVE: &[&str] = &[
     "DELETE FROM realms WHERE id = ?1",
 ];
 
-pub fn remove_stmts(db: &D1Database, realm_id: i64) -> Result<Vec<D1PreparedStatement>> {
-    let mut stmts = vec![query!(db, "PRAGMA defer_foreign_keys = ON")];
+pub fn remove_stmts(realm_id: i64) -> Result<Vec<Statement>> {
+    let mut stmts = vec![Statement::new("PRAGMA defer_foreign_keys = ON", Vec::new())];
     for sql in REMOVE {
-        stmts.push(query!(db, *sql, realm_id)?);
+        stmts.push(statement!(*sql, realm_id)?);
     }
     Ok(stmts)
 }

@@ -1,7 +1,8 @@
 //! `realm_playgrounds`: the organization's code playgrounds.
 
+use crate::db::statement::{statement, Statement};
 use serde::Deserialize;
-use worker::{query, D1Database, D1PreparedStatement, Result};
+use worker::Result;
 
 #[derive(Debug, Clone, Deserialize)]
 pub struct PlaygroundRow {
@@ -11,14 +12,13 @@ pub struct PlaygroundRow {
     pub url_template: String,
 }
 
-pub fn in_realm_stmt(db: &D1Database, realm_id: i64) -> Result<D1PreparedStatement> {
-    query!(db, "SELECT id, name, pygments_language, url_template FROM realm_playgrounds WHERE realm_id = ?1 ORDER BY id", realm_id)
+pub fn in_realm_stmt(realm_id: i64) -> Result<Statement> {
+    statement!("SELECT id, name, pygments_language, url_template FROM realm_playgrounds WHERE realm_id = ?1 ORDER BY id", realm_id)
 }
 
 /// Inserts a playground unless one with this language and name exists; answers its id.
-pub fn insert_stmt(db: &D1Database, realm_id: i64, name: &str, language: &str, url_template: &str) -> Result<D1PreparedStatement> {
-    query!(
-        db,
+pub fn insert_stmt(realm_id: i64, name: &str, language: &str, url_template: &str) -> Result<Statement> {
+    statement!(
         "INSERT OR IGNORE INTO realm_playgrounds (realm_id, name, pygments_language, url_template) VALUES (?1, ?2, ?3, ?4) RETURNING id",
         realm_id,
         name,
@@ -27,6 +27,6 @@ pub fn insert_stmt(db: &D1Database, realm_id: i64, name: &str, language: &str, u
     )
 }
 
-pub fn delete_stmt(db: &D1Database, realm_id: i64, id: i64) -> Result<D1PreparedStatement> {
-    query!(db, "DELETE FROM realm_playgrounds WHERE realm_id = ?1 AND id = ?2 RETURNING id", realm_id, id)
+pub fn delete_stmt(realm_id: i64, id: i64) -> Result<Statement> {
+    statement!("DELETE FROM realm_playgrounds WHERE realm_id = ?1 AND id = ?2 RETURNING id", realm_id, id)
 }

@@ -3,9 +3,11 @@
 use crate::model::system_groups;
 use crate::model::{EditHistoryPolicy, TopicsPolicy};
 use serde::Deserialize;
-use worker::{query, D1Database, D1PreparedStatement, Result};
+use worker::Result;
 
 use super::user_groups::SettingGroupRef;
+use crate::db::statement::statement;
+use crate::db::statement::Statement;
 
 /// Zulip's default system group of each group-valued setting (used when the column is null).
 pub const GROUP_SETTING_DEFAULTS: &[(&str, &str)] = &[
@@ -136,7 +138,7 @@ impl RealmSettingsRow {
 }
 
 /// One query: the settings with every group-valued setting resolved to a group id.
-pub fn by_realm_id_stmt(db: &D1Database, realm_id: i64) -> Result<D1PreparedStatement> {
+pub fn by_realm_id_stmt(realm_id: i64) -> Result<Statement> {
     let group = |column: &str, default: &str| {
         format!(
             "COALESCE(r.{column}, (SELECT g.id FROM user_groups g WHERE g.realm_id = r.id AND g.name = '{default}' \
@@ -146,8 +148,7 @@ pub fn by_realm_id_stmt(db: &D1Database, realm_id: i64) -> Result<D1PreparedStat
     let mut groups: Vec<String> = GROUP_SETTING_DEFAULTS.iter().chain(DELETE_GROUP_DEFAULTS).map(|(c, d)| group(c, d)).collect();
     let columns: Vec<String> = group_setting_columns().iter().map(|column| format!("r.{column}")).collect();
     groups.push(format!("{} AS anonymous_groups", super::user_groups::anonymous_groups_sql(&columns)));
-    query!(
-        db,
+    statement!(
         &format!(
             "SELECT r.id AS realm_id, r.string_id, r.allow_message_editing, r.message_content_edit_limit_seconds, \
              r.move_messages_within_stream_limit_seconds, r.move_messages_between_streams_limit_seconds, {}, \
@@ -171,16 +172,16 @@ pub enum SettingValue {
 
 /// Statements updating the given columns (names come from the fixed list of settings in
 /// `domain::realm_settings`, never from the client).
-pub fn update_stmts(db: &D1Database, realm_id: i64, changes: &[(&'static str, SettingValue)]) -> Result<Vec<D1PreparedStatement>> {
+pub fn update_stmts(realm_id: i64, changes: &[(&'static str, SettingValue)]) -> Result<Vec<Statement>> {
     changes
         .iter()
         .map(|(column, value)| {
             let sql = format!("UPDATE realms SET {column} = ?2 WHERE id = ?1");
             match value {
-                SettingValue::Int(v) => query!(db, &sql, realm_id, v),
-                SettingValue::Text(v) => query!(db, &sql, realm_id, v),
+                SettingValue::Int(v) => statement!(&sql, realm_id, v),
+                SettingValue::Text(v) => statement!(&sql, realm_id, v),
                 SettingValue::Group(group) => {
-                    query!(db, &format!("UPDATE realms SET {column} = {} WHERE id = ?1", group.sql(realm_id)), realm_id)
+                    statement!(&format!("UPDATE realms SET {column} = {} WHERE id = ?1", group.sql(realm_id)), realm_id)
                 }
             }
         })
@@ -189,8 +190,8 @@ pub fn update_stmts(db: &D1Database, realm_id: i64, changes: &[(&'static str, Se
 
 /// Merges `changes_json` (a JSON object of setting name to value) into the organization's
 /// defaults for new users.
-pub fn update_user_settings_defaults_stmt(db: &D1Database, realm_id: i64, changes_json: &str) -> Result<D1PreparedStatement> {
-    query!(db, "UPDATE realms SET user_settings_defaults = json_patch(user_settings_defaults, ?2) WHERE id = ?1", realm_id, changes_json)
+pub fn update_user_settings_defaults_stmt(realm_id: i64, changes_json: &str) -> Result<Statement> {
+    statement!("UPDATE realms SET user_settings_defaults = json_patch(user_settings_defaults, ?2) WHERE id = ?1", realm_id, changes_json)
 }
 
 /// Every group-valued setting column of `realms`.
@@ -201,11 +202,11 @@ pub fn group_setting_columns() -> Vec<&'static str> {
 /// Whether user `?2` is in the organization's group setting `column` (one of
 /// [`GROUP_SETTING_DEFAULTS`], its default while unset): a member directly, through a
 /// subgroup, or by role (`user_groups::IsMemberRow`).
-pub fn in_group_setting_stmt(realm_id: i64, column: &str, user_id: i64) -> Result<super::statement::Statement> {
+pub fn in_group_setting_stmt(realm_id: i64, column: &str, user_id: i64) -> Result<Statement> {
     let Some((column, default)) = GROUP_SETTING_DEFAULTS.iter().find(|(c, _)| *c == column) else {
         return Err(worker::Error::RustError(format!("not an organization group setting: {column}")));
     };
-    super::statement::statement!(
+    statement!(
         &format!(
             "WITH RECURSIVE reachable(id) AS ( \
                SELECT COALESCE(r.{column}, (SELECT g.id FROM user_groups g WHERE g.realm_id = r.id AND g.name = '{default}' \

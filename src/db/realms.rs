@@ -2,7 +2,7 @@
 
 use super::statement::{statement, Statement};
 use serde::Deserialize;
-use worker::{query, D1Database, D1PreparedStatement, Result};
+use worker::{D1Database, Result};
 
 #[derive(Debug, Clone, Deserialize)]
 pub struct RealmRow {
@@ -36,13 +36,12 @@ pub fn by_string_id_stmt(string_id: &str) -> Result<Statement> {
 }
 
 pub async fn by_string_id(db: &D1Database, string_id: &str) -> Result<Option<RealmRow>> {
-    super::first(by_string_id_stmt(string_id)?.prepare(db)?).await
+    super::first(db, by_string_id_stmt(string_id)?).await
 }
 
 /// The organization's row, under the id the directory gave it (unique across databases).
-pub fn insert_stmt(db: &D1Database, realm_id: i64, string_id: &str, name: &str, now: i64) -> Result<D1PreparedStatement> {
-    query!(
-        db,
+pub fn insert_stmt(realm_id: i64, string_id: &str, name: &str, now: i64) -> Result<Statement> {
+    statement!(
         "INSERT INTO realms (id, string_id, name, date_created) VALUES (?4, ?1, ?2, ?3) ON CONFLICT DO NOTHING",
         string_id,
         name,
@@ -53,9 +52,8 @@ pub fn insert_stmt(db: &D1Database, realm_id: i64, string_id: &str, name: &str, 
 
 /// Points the organization's three announcement channels at its channel `channel_name`
 /// (as Zulip does for a new organization's first channel).
-pub fn set_announcement_channels_stmt(db: &D1Database, string_id: &str, channel_name: &str) -> Result<D1PreparedStatement> {
-    query!(
-        db,
+pub fn set_announcement_channels_stmt(string_id: &str, channel_name: &str) -> Result<Statement> {
+    statement!(
         "UPDATE realms SET new_stream_announcements_stream_id = c.id, signup_announcements_stream_id = c.id, \
          zulip_update_announcements_stream_id = c.id FROM channels c \
          WHERE realms.string_id = ?1 AND c.realm_id = realms.id AND c.name = ?2",
@@ -65,9 +63,8 @@ pub fn set_announcement_channels_stmt(db: &D1Database, string_id: &str, channel_
 }
 
 /// Deactivates (1) or reactivates (0) an organization; answers its id, none if unknown.
-pub fn set_deactivated_stmt(db: &D1Database, string_id: &str, deactivated: bool) -> Result<D1PreparedStatement> {
-    query!(
-        db,
+pub fn set_deactivated_stmt(string_id: &str, deactivated: bool) -> Result<Statement> {
+    statement!(
         "UPDATE realms SET deactivated = ?2 WHERE string_id = ?1 \
          AND (?2 = 1 OR id NOT IN (SELECT realm_id FROM realm_imports)) RETURNING id",
         string_id,
@@ -76,7 +73,7 @@ pub fn set_deactivated_stmt(db: &D1Database, string_id: &str, deactivated: bool)
 }
 
 pub async fn by_id(db: &D1Database, realm_id: i64) -> Result<Option<RealmRow>> {
-    super::first(query!(db, &format!("{SELECT} WHERE id = ?1"), realm_id)?).await
+    super::first(db, statement!(&format!("{SELECT} WHERE id = ?1"), realm_id)?).await
 }
 
 /// What the push relay is told of an organization (Zulip's realm data for the bouncer).
@@ -93,7 +90,14 @@ pub struct RelayRealmRow {
 
 /// Every organization of one database, for the push relay.
 pub async fn all_for_relay(db: &D1Database) -> Result<Vec<RelayRealmRow>> {
-    super::all(query!(db, "SELECT id, string_id, name, deactivated, date_created, uuid, uuid_owner_secret FROM realms ORDER BY id")).await
+    super::all(
+        db,
+        Statement::new(
+            "SELECT id, string_id, name, deactivated, date_created, uuid, uuid_owner_secret FROM realms ORDER BY id",
+            Vec::new(),
+        ),
+    )
+    .await
 }
 
 /// The organization's image files as they are before a change: read in the change's batch,
@@ -105,26 +109,26 @@ pub struct RealmImagesRow {
     pub night_logo_file: Option<String>,
 }
 
-pub fn images_stmt(db: &D1Database, realm_id: i64) -> Result<D1PreparedStatement> {
-    query!(db, "SELECT icon_file, logo_file, night_logo_file FROM realms WHERE id = ?1", realm_id)
+pub fn images_stmt(realm_id: i64) -> Result<Statement> {
+    statement!("SELECT icon_file, logo_file, night_logo_file FROM realms WHERE id = ?1", realm_id)
 }
 
 /// Sets the uploaded icon (`Some`) or Gravatar's (`None`) and bumps `icon_version`.
-pub fn set_icon_file_stmt(db: &D1Database, realm_id: i64, file: Option<&str>) -> Result<D1PreparedStatement> {
-    query!(db, "UPDATE realms SET icon_file = ?2, icon_version = icon_version + 1 WHERE id = ?1", realm_id, file)
+pub fn set_icon_file_stmt(realm_id: i64, file: Option<&str>) -> Result<Statement> {
+    statement!("UPDATE realms SET icon_file = ?2, icon_version = icon_version + 1 WHERE id = ?1", realm_id, file)
 }
 
 /// Sets the uploaded day logo (`Some`) or the default (`None`) and bumps `logo_version`.
-pub fn set_logo_file_stmt(db: &D1Database, realm_id: i64, file: Option<&str>) -> Result<D1PreparedStatement> {
-    query!(db, "UPDATE realms SET logo_file = ?2, logo_version = logo_version + 1 WHERE id = ?1", realm_id, file)
+pub fn set_logo_file_stmt(realm_id: i64, file: Option<&str>) -> Result<Statement> {
+    statement!("UPDATE realms SET logo_file = ?2, logo_version = logo_version + 1 WHERE id = ?1", realm_id, file)
 }
 
 /// Sets the uploaded night logo (`Some`) or the default (`None`) and bumps `night_logo_version`.
-pub fn set_night_logo_file_stmt(db: &D1Database, realm_id: i64, file: Option<&str>) -> Result<D1PreparedStatement> {
-    query!(db, "UPDATE realms SET night_logo_file = ?2, night_logo_version = night_logo_version + 1 WHERE id = ?1", realm_id, file)
+pub fn set_night_logo_file_stmt(realm_id: i64, file: Option<&str>) -> Result<Statement> {
+    statement!("UPDATE realms SET night_logo_file = ?2, night_logo_version = night_logo_version + 1 WHERE id = ?1", realm_id, file)
 }
 
 /// The organization's row, read after a change in the same batch.
-pub fn by_id_stmt(db: &D1Database, realm_id: i64) -> Result<D1PreparedStatement> {
-    query!(db, &format!("{SELECT} WHERE id = ?1"), realm_id)
+pub fn by_id_stmt(realm_id: i64) -> Result<Statement> {
+    statement!(&format!("{SELECT} WHERE id = ?1"), realm_id)
 }

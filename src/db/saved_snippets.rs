@@ -1,7 +1,8 @@
 //! `saved_snippets`: each user's reusable message texts.
 
+use crate::db::statement::{statement, Statement};
 use serde::Deserialize;
-use worker::{query, D1Database, D1PreparedStatement, Result};
+use worker::{D1Database, Result};
 
 #[derive(Debug, Clone, Deserialize)]
 pub struct SavedSnippetRow {
@@ -14,44 +15,48 @@ pub struct SavedSnippetRow {
 const COLUMNS: &str = "id, title, content, date_created";
 
 /// A user's snippets, oldest first.
-pub fn for_user_stmt(db: &D1Database, user_id: i64) -> Result<D1PreparedStatement> {
-    query!(db, &format!("SELECT {COLUMNS} FROM saved_snippets WHERE user_id = ?1 ORDER BY id"), user_id)
+pub fn for_user_stmt(user_id: i64) -> Result<Statement> {
+    statement!(&format!("SELECT {COLUMNS} FROM saved_snippets WHERE user_id = ?1 ORDER BY id"), user_id)
 }
 
 pub async fn for_user(db: &D1Database, user_id: i64) -> Result<Vec<SavedSnippetRow>> {
-    super::all(for_user_stmt(db, user_id)?).await
+    super::all(db, for_user_stmt(user_id)?).await
 }
 
 /// Inserts a snippet; answers the new row.
 pub async fn insert(db: &D1Database, realm_id: i64, user_id: i64, title: &str, content: &str, now: i64) -> Result<Option<SavedSnippetRow>> {
-    super::first(query!(
+    super::first(
         db,
-        &format!(
+        statement!(
+            &format!(
             "INSERT INTO saved_snippets (realm_id, user_id, title, content, date_created) VALUES (?1, ?2, ?3, ?4, ?5) RETURNING {COLUMNS}"
         ),
-        realm_id,
-        user_id,
-        title,
-        content,
-        now
-    )?)
+            realm_id,
+            user_id,
+            title,
+            content,
+            now
+        )?,
+    )
     .await
 }
 
 /// Changes the given fields of the user's own snippet; answers the row, or none when the
 /// user has no snippet with this id.
 pub async fn update(db: &D1Database, user_id: i64, id: i64, title: Option<&str>, content: Option<&str>) -> Result<Option<SavedSnippetRow>> {
-    super::first(query!(
+    super::first(
         db,
-        &format!(
-            "UPDATE saved_snippets SET title = COALESCE(?3, title), content = COALESCE(?4, content) \
+        statement!(
+            &format!(
+                "UPDATE saved_snippets SET title = COALESCE(?3, title), content = COALESCE(?4, content) \
              WHERE id = ?2 AND user_id = ?1 RETURNING {COLUMNS}"
-        ),
-        user_id,
-        id,
-        title,
-        content
-    )?)
+            ),
+            user_id,
+            id,
+            title,
+            content
+        )?,
+    )
     .await
 }
 
@@ -63,6 +68,6 @@ pub async fn delete(db: &D1Database, user_id: i64, id: i64) -> Result<bool> {
         id: i64,
     }
     let row: Option<Id> =
-        super::first(query!(db, "DELETE FROM saved_snippets WHERE id = ?2 AND user_id = ?1 RETURNING id", user_id, id)?).await?;
+        super::first(db, statement!("DELETE FROM saved_snippets WHERE id = ?2 AND user_id = ?1 RETURNING id", user_id, id)?).await?;
     Ok(row.is_some())
 }

@@ -1,7 +1,8 @@
 //! `scheduled_messages`: messages waiting for their delivery time.
 
+use crate::db::statement::{statement, Statement};
 use serde::Deserialize;
-use worker::{query, D1Database, D1PreparedStatement, Result};
+use worker::{D1Database, Result};
 
 #[derive(Debug, Clone, Deserialize)]
 pub struct ScheduledMessageRow {
@@ -46,9 +47,8 @@ pub struct Revision {
     pub revision: i64,
 }
 
-pub fn insert_stmt(db: &D1Database, realm_id: i64, sender_id: i64, client: &str, f: &ScheduledFields<'_>) -> Result<D1PreparedStatement> {
-    query!(
-        db,
+pub fn insert_stmt(realm_id: i64, sender_id: i64, client: &str, f: &ScheduledFields<'_>) -> Result<Statement> {
+    statement!(
         "INSERT INTO scheduled_messages (realm_id, sender_id, channel_id, to_user_ids, topic, content, rendered_content, \
          scheduled_timestamp, read_by_sender, client) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10) RETURNING id",
         realm_id,
@@ -65,9 +65,8 @@ pub fn insert_stmt(db: &D1Database, realm_id: i64, sender_id: i64, client: &str,
 }
 
 /// Rewrites a pending scheduled message of its owner; clears `failed`.
-pub fn update_stmt(db: &D1Database, id: i64, sender_id: i64, f: &ScheduledFields<'_>) -> Result<D1PreparedStatement> {
-    query!(
-        db,
+pub fn update_stmt(id: i64, sender_id: i64, f: &ScheduledFields<'_>) -> Result<Statement> {
+    statement!(
         "UPDATE scheduled_messages SET channel_id = ?3, to_user_ids = ?4, topic = ?5, content = ?6, rendered_content = ?7, \
          scheduled_timestamp = ?8, read_by_sender = ?9, failed = 0, failure_message = NULL, revision = revision + 1 \
          WHERE id = ?1 AND sender_id = ?2 AND delivered = 0 AND deleted = 0 RETURNING revision",
@@ -84,18 +83,16 @@ pub fn update_stmt(db: &D1Database, id: i64, sender_id: i64, f: &ScheduledFields
 }
 
 /// A user's undelivered (pending or failed) scheduled messages, soonest first.
-pub fn pending_of_sender_stmt(db: &D1Database, sender_id: i64) -> Result<D1PreparedStatement> {
-    query!(
-        db,
+pub fn pending_of_sender_stmt(sender_id: i64) -> Result<Statement> {
+    statement!(
         &format!("SELECT {COLUMNS} FROM scheduled_messages WHERE sender_id = ?1 AND delivered = 0 AND deleted = 0 ORDER BY scheduled_timestamp, id"),
         sender_id
     )
 }
 
 /// One undelivered scheduled message, only if `sender_id` owns it.
-pub fn pending_by_id_stmt(db: &D1Database, id: i64, sender_id: i64) -> Result<D1PreparedStatement> {
-    query!(
-        db,
+pub fn pending_by_id_stmt(id: i64, sender_id: i64) -> Result<Statement> {
+    statement!(
         &format!("SELECT {COLUMNS} FROM scheduled_messages WHERE id = ?1 AND sender_id = ?2 AND delivered = 0 AND deleted = 0"),
         id,
         sender_id
@@ -103,9 +100,8 @@ pub fn pending_by_id_stmt(db: &D1Database, id: i64, sender_id: i64) -> Result<D1
 }
 
 /// Deletes (hides) an undelivered scheduled message of its owner.
-pub fn delete_stmt(db: &D1Database, id: i64, sender_id: i64) -> Result<D1PreparedStatement> {
-    query!(
-        db,
+pub fn delete_stmt(id: i64, sender_id: i64) -> Result<Statement> {
+    statement!(
         "UPDATE scheduled_messages SET deleted = 1 WHERE id = ?1 AND sender_id = ?2 AND delivered = 0 AND deleted = 0",
         id,
         sender_id
@@ -114,16 +110,18 @@ pub fn delete_stmt(db: &D1Database, id: i64, sender_id: i64) -> Result<D1Prepare
 
 /// The organization's pending messages due at `now`, oldest first (a bounded number per run).
 pub async fn due_in_realm(db: &D1Database, realm_id: i64, now: i64, limit: i64) -> Result<Vec<ScheduledMessageRow>> {
-    super::all(query!(
+    super::all(
         db,
-        &format!(
-            "SELECT {COLUMNS} FROM scheduled_messages WHERE realm_id = ?1 AND delivered = 0 AND deleted = 0 AND failed = 0 \
+        statement!(
+            &format!(
+                "SELECT {COLUMNS} FROM scheduled_messages WHERE realm_id = ?1 AND delivered = 0 AND deleted = 0 AND failed = 0 \
              AND scheduled_timestamp <= ?2 ORDER BY scheduled_timestamp, id LIMIT ?3"
-        ),
-        realm_id,
-        now,
-        limit
-    )?)
+            ),
+            realm_id,
+            now,
+            limit
+        )?,
+    )
     .await
 }
 
@@ -134,8 +132,7 @@ pub struct NextDue {
 
 /// When the organization's next pending message is due.
 pub async fn next_due_in_realm(db: &D1Database, realm_id: i64) -> Result<Option<i64>> {
-    let row: Option<NextDue> = super::first(query!(
-        db,
+    let row: Option<NextDue> = super::first(db, statement!(
         "SELECT MIN(scheduled_timestamp) AS next FROM scheduled_messages WHERE realm_id = ?1 AND delivered = 0 AND deleted = 0 AND failed = 0",
         realm_id
     )?)
@@ -148,9 +145,8 @@ pub async fn next_due_in_realm(db: &D1Database, realm_id: i64) -> Result<Option<
 /// still pending at the revision that was read, and otherwise (delivered meanwhile, deleted,
 /// failed or edited) sets `delivered = 2`, which violates the CHECK and so rolls back the
 /// whole batch. A scheduled message is written at most once, and only as last read.
-pub fn mark_delivered_stmt(db: &D1Database, id: i64, revision: i64) -> Result<D1PreparedStatement> {
-    query!(
-        db,
+pub fn mark_delivered_stmt(id: i64, revision: i64) -> Result<Statement> {
+    statement!(
         "UPDATE scheduled_messages SET delivered = CASE WHEN delivered = 0 AND deleted = 0 AND failed = 0 AND revision = ?2 \
          THEN 1 ELSE 2 END, delivered_message_id = last_insert_rowid() WHERE id = ?1",
         id,
@@ -159,9 +155,8 @@ pub fn mark_delivered_stmt(db: &D1Database, id: i64, revision: i64) -> Result<D1
 }
 
 /// Marks a still-pending message failed (unless it was edited or deleted meanwhile).
-pub fn mark_failed_stmt(db: &D1Database, id: i64, revision: i64, reason: &str) -> Result<D1PreparedStatement> {
-    query!(
-        db,
+pub fn mark_failed_stmt(id: i64, revision: i64, reason: &str) -> Result<Statement> {
+    statement!(
         "UPDATE scheduled_messages SET failed = 1, failure_message = ?3 \
          WHERE id = ?1 AND delivered = 0 AND deleted = 0 AND revision = ?2 RETURNING id",
         id,

@@ -1,6 +1,6 @@
 //! `sessions`: the web client's browser sessions, by the hash of their id.
 
-use worker::{query, D1Database, Result};
+use worker::{D1Database, Result};
 
 use super::statement::{statement, Statement};
 
@@ -10,9 +10,8 @@ pub async fn start(db: &D1Database, realm_id: i64, user_id: i64, session_hash: &
     super::run_batch(
         db,
         vec![
-            query!(db, "DELETE FROM sessions WHERE realm_id = ?1 AND user_id = ?2 AND expires_at <= ?3", realm_id, user_id, now)?,
-            query!(
-                db,
+            statement!("DELETE FROM sessions WHERE realm_id = ?1 AND user_id = ?2 AND expires_at <= ?3", realm_id, user_id, now)?,
+            statement!(
                 "INSERT INTO sessions (session_hash, realm_id, user_id, date_created, expires_at) VALUES (?1, ?2, ?3, ?4, ?5)",
                 session_hash,
                 realm_id,
@@ -28,7 +27,7 @@ pub async fn start(db: &D1Database, realm_id: i64, user_id: i64, session_hash: &
 
 /// Ends a session (signing out); ending one that is gone is not an error.
 pub async fn end(db: &D1Database, realm_id: i64, session_hash: &str) -> Result<()> {
-    super::run(query!(db, "DELETE FROM sessions WHERE realm_id = ?1 AND session_hash = ?2", realm_id, session_hash)?).await?;
+    super::run(db, statement!("DELETE FROM sessions WHERE realm_id = ?1 AND session_hash = ?2", realm_id, session_hash)?).await?;
     Ok(())
 }
 

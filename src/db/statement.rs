@@ -2,9 +2,11 @@
 //! knows when it repeats an earlier one exactly ([`crate::platform::remembered_reads`]), and a later
 //! write can run the same reads again inside its own batch ([`super::read_guards`]).
 
+use js_sys::Array;
 use serde_json::Value;
 use wasm_bindgen::JsValue;
-use worker::{D1Database, D1PreparedStatement, Result};
+use worker::worker_sys::{D1Database, D1PreparedStatement};
+use worker::Result;
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct Statement {
@@ -12,11 +14,13 @@ pub struct Statement {
     args: Vec<Value>,
 }
 
-/// A [`Statement`] (as a `worker::Result`), written like `worker::query!` without the
-/// database: numbered placeholders `?1`, `?2`… for the arguments in order.
+/// A [`Statement`] (as a `worker::Result`, an argument may fail to serialize): its SQL
+/// with numbered placeholders `?1`, `?2`… and the arguments in order.
 macro_rules! statement {
     ($sql:expr $(, $arg:expr)* $(,)?) => {
-        worker::Result::Ok($crate::db::statement::Statement::new($sql, vec![$(serde_json::to_value(&$arg)?),*]))
+        (|| -> worker::Result<$crate::db::statement::Statement> {
+            Ok($crate::db::statement::Statement::new($sql, vec![$(serde_json::to_value(&$arg)?),*]))
+        })()
     };
 }
 pub(crate) use statement;
@@ -34,10 +38,13 @@ impl Statement {
         &self.args
     }
 
-    /// The statement for D1 (as `worker::query!` binds: missing values as NULL).
-    pub fn prepare(&self, db: &D1Database) -> Result<D1PreparedStatement> {
-        let bindings: Vec<JsValue> = self.args.iter().map(binding).collect();
-        db.prepare(&self.sql).bind(&bindings)
+    /// The statement for D1, missing values bound as NULL (D1 refuses `undefined`).
+    pub(super) fn prepare(&self, db: &D1Database) -> Result<D1PreparedStatement> {
+        let statement = db.prepare(&self.sql)?;
+        if self.args.is_empty() {
+            return Ok(statement);
+        }
+        Ok(statement.bind(self.args.iter().map(binding).collect::<Array>())?)
     }
 
     /// Its SQL and arguments as one string: equal exactly when the statements are.

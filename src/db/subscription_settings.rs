@@ -1,8 +1,9 @@
 //! `subscriptions` with their per-user settings, as `POST /register` and the
 //! subscription-property endpoints read and write them.
 
+use crate::db::statement::{statement, Statement};
 use serde::Deserialize;
-use worker::{query, D1Database, D1PreparedStatement, Result};
+use worker::Result;
 
 /// One subscription row (active or not) with its channel.
 #[derive(Debug, Clone, Deserialize)]
@@ -24,14 +25,13 @@ const COLUMNS: &str = "s.user_id, s.channel_id, s.active, s.color, s.is_muted, s
     s.audible_notifications, s.push_notifications, s.email_notifications, s.wildcard_mentions_notify";
 
 /// Every subscription row of the organization (subscriber lists and the caller's settings).
-pub fn all_in_realm_stmt(db: &D1Database, realm_id: i64) -> Result<D1PreparedStatement> {
-    query!(db, &format!("SELECT {COLUMNS} FROM subscriptions s WHERE s.realm_id = ?1 ORDER BY s.channel_id, s.user_id"), realm_id)
+pub fn all_in_realm_stmt(realm_id: i64) -> Result<Statement> {
+    statement!(&format!("SELECT {COLUMNS} FROM subscriptions s WHERE s.realm_id = ?1 ORDER BY s.channel_id, s.user_id"), realm_id)
 }
 
 /// The user's subscription rows (active or not) to the given channels.
-pub fn of_user_stmt(db: &D1Database, realm_id: i64, user_id: i64, channel_ids_json: &str) -> Result<D1PreparedStatement> {
-    query!(
-        db,
+pub fn of_user_stmt(realm_id: i64, user_id: i64, channel_ids_json: &str) -> Result<Statement> {
+    statement!(
         &format!(
             "SELECT {COLUMNS} FROM subscriptions s WHERE s.realm_id = ?1 AND s.user_id = ?2 \
              AND s.channel_id IN (SELECT value FROM json_each(?3))"
@@ -51,18 +51,11 @@ pub enum PropertyValue {
 
 /// Sets one settings column of an active subscription. `column` comes from the fixed list
 /// of properties in `domain::subscription_properties`, never from the client.
-pub fn update_stmt(
-    db: &D1Database,
-    realm_id: i64,
-    user_id: i64,
-    channel_id: i64,
-    column: &'static str,
-    value: &PropertyValue,
-) -> Result<D1PreparedStatement> {
+pub fn update_stmt(realm_id: i64, user_id: i64, channel_id: i64, column: &'static str, value: &PropertyValue) -> Result<Statement> {
     let sql = format!("UPDATE subscriptions SET {column} = ?4 WHERE realm_id = ?1 AND user_id = ?2 AND channel_id = ?3 AND active = 1");
     match value {
-        PropertyValue::Color(c) => query!(db, &sql, realm_id, user_id, channel_id, c),
-        PropertyValue::Flag(b) => query!(db, &sql, realm_id, user_id, channel_id, *b as i64),
+        PropertyValue::Color(c) => statement!(&sql, realm_id, user_id, channel_id, c),
+        PropertyValue::Flag(b) => statement!(&sql, realm_id, user_id, channel_id, *b as i64),
     }
 }
 
@@ -73,9 +66,8 @@ pub struct ChannelAccessRow {
 }
 
 /// The organization's channels among `channel_ids_json`.
-pub fn channels_stmt(db: &D1Database, realm_id: i64, channel_ids_json: &str) -> Result<D1PreparedStatement> {
-    query!(
-        db,
+pub fn channels_stmt(realm_id: i64, channel_ids_json: &str) -> Result<Statement> {
+    statement!(
         "SELECT id, invite_only FROM channels WHERE realm_id = ?1 AND id IN (SELECT value FROM json_each(?2))",
         realm_id,
         channel_ids_json

@@ -5,7 +5,7 @@ use super::statement::{statement, Statement};
 use super::user_groups::SettingGroupRef;
 use serde::Deserialize;
 use serde_json::json;
-use worker::{query, D1Database, D1PreparedStatement, Result};
+use worker::Result;
 
 use crate::model::recipients::RecipientType;
 use crate::model::TopicsPolicy;
@@ -188,13 +188,13 @@ fn view_select() -> String {
 }
 
 /// Every channel of the organization as `user_id` sees it, by name.
-pub fn all_for_user_stmt(db: &D1Database, realm_id: i64, user_id: i64) -> Result<D1PreparedStatement> {
-    query!(db, &format!("{} WHERE c.realm_id = ?1 ORDER BY c.name COLLATE NOCASE", view_select()), realm_id, user_id)
+pub fn all_for_user_stmt(realm_id: i64, user_id: i64) -> Result<Statement> {
+    statement!(&format!("{} WHERE c.realm_id = ?1 ORDER BY c.name COLLATE NOCASE", view_select()), realm_id, user_id)
 }
 
 /// Every channel of the organization as `user_id` sees it, by id (`POST /register`).
-pub fn all_for_user_by_id_stmt(db: &D1Database, realm_id: i64, user_id: i64) -> Result<D1PreparedStatement> {
-    query!(db, &format!("{} WHERE c.realm_id = ?1 ORDER BY c.id", view_select()), realm_id, user_id)
+pub fn all_for_user_by_id_stmt(realm_id: i64, user_id: i64) -> Result<Statement> {
+    statement!(&format!("{} WHERE c.realm_id = ?1 ORDER BY c.id", view_select()), realm_id, user_id)
 }
 
 /// One channel by id as `user_id` sees it.
@@ -203,9 +203,8 @@ pub fn by_id_for_user_stmt(realm_id: i64, user_id: i64, channel_id: i64) -> Resu
 }
 
 /// Channels in a JSON array of ids as `user_id` sees them.
-pub fn by_ids_for_user_stmt(db: &D1Database, realm_id: i64, user_id: i64, ids_json: &str) -> Result<D1PreparedStatement> {
-    query!(
-        db,
+pub fn by_ids_for_user_stmt(realm_id: i64, user_id: i64, ids_json: &str) -> Result<Statement> {
+    statement!(
         &format!("{} WHERE c.realm_id = ?1 AND c.id IN (SELECT value FROM json_each(?3))", view_select()),
         realm_id,
         user_id,
@@ -219,9 +218,8 @@ pub fn by_name_for_user_stmt(realm_id: i64, user_id: i64, name: &str) -> Result<
 }
 
 /// Channels named in a JSON array of names (case-insensitive) as `user_id` sees them.
-pub fn by_names_for_user_stmt(db: &D1Database, realm_id: i64, user_id: i64, names_json: &str) -> Result<D1PreparedStatement> {
-    query!(
-        db,
+pub fn by_names_for_user_stmt(realm_id: i64, user_id: i64, names_json: &str) -> Result<Statement> {
+    statement!(
         &format!("{} WHERE c.realm_id = ?1 AND lower(c.name) IN (SELECT lower(value) FROM json_each(?3))", view_select()),
         realm_id,
         user_id,
@@ -236,9 +234,8 @@ pub struct SubscriberRow {
 }
 
 /// Active subscribers (active users) of every channel of the realm.
-pub fn all_subscribers_stmt(db: &D1Database, realm_id: i64) -> Result<D1PreparedStatement> {
-    query!(
-        db,
+pub fn all_subscribers_stmt(realm_id: i64) -> Result<Statement> {
+    statement!(
         "SELECT s.channel_id, s.user_id FROM subscriptions s JOIN users u ON u.id = s.user_id AND u.is_active = 1 \
          WHERE s.realm_id = ?1 AND s.active = 1 ORDER BY s.channel_id, s.user_id",
         realm_id
@@ -246,18 +243,16 @@ pub fn all_subscribers_stmt(db: &D1Database, realm_id: i64) -> Result<D1Prepared
 }
 
 /// The number of active subscriptions of the channel of message `message_id` (`n`).
-pub fn subscriber_count_stmt(db: &D1Database, message_id: i64) -> Result<D1PreparedStatement> {
-    query!(
-        db,
+pub fn subscriber_count_stmt(message_id: i64) -> Result<Statement> {
+    statement!(
         "SELECT COUNT(*) AS n FROM subscriptions WHERE channel_id = (SELECT channel_id FROM messages WHERE id = ?1) AND active = 1",
         message_id
     )
 }
 
 /// Active subscribers (active users) of the channels in a JSON array of ids.
-pub fn subscribers_stmt(db: &D1Database, realm_id: i64, channel_ids_json: &str) -> Result<D1PreparedStatement> {
-    query!(
-        db,
+pub fn subscribers_stmt(realm_id: i64, channel_ids_json: &str) -> Result<Statement> {
+    statement!(
         "SELECT s.channel_id, s.user_id FROM subscriptions s JOIN users u ON u.id = s.user_id AND u.is_active = 1 \
          WHERE s.realm_id = ?1 AND s.active = 1 AND s.channel_id IN (SELECT value FROM json_each(?2)) \
          ORDER BY s.channel_id, s.user_id",
@@ -268,9 +263,8 @@ pub fn subscribers_stmt(db: &D1Database, realm_id: i64, channel_ids_json: &str) 
 
 /// [`subscribers_stmt`] for channels named (any case) in `names_json`, so that it needs no
 /// channel ids: read beside the channels, or after a write that creates them.
-pub fn subscribers_by_names_stmt(db: &D1Database, realm_id: i64, names_json: &str) -> Result<D1PreparedStatement> {
-    query!(
-        db,
+pub fn subscribers_by_names_stmt(realm_id: i64, names_json: &str) -> Result<Statement> {
+    statement!(
         "SELECT s.channel_id, s.user_id FROM subscriptions s JOIN users u ON u.id = s.user_id AND u.is_active = 1 \
          JOIN channels c ON c.id = s.channel_id \
          WHERE s.realm_id = ?1 AND s.active = 1 AND c.realm_id = ?1 AND lower(c.name) IN (SELECT lower(value) FROM json_each(?2)) \
@@ -298,7 +292,7 @@ pub struct NewChannel<'a> {
 }
 
 /// Creates a channel (and its recipient) unless one of that name exists.
-pub fn create_channel_stmts(db: &D1Database, realm_id: i64, channel: &NewChannel<'_>, now: i64) -> Result<Vec<D1PreparedStatement>> {
+pub fn create_channel_stmts(realm_id: i64, channel: &NewChannel<'_>, now: i64) -> Result<Vec<Statement>> {
     let NewChannel {
         name,
         description,
@@ -334,9 +328,8 @@ pub fn create_channel_stmts(db: &D1Database, realm_id: i64, channel: &NewChannel
         args,
     );
     Ok(vec![
-        insert.prepare(db)?,
-        query!(
-            db,
+        insert,
+        statement!(
             "INSERT OR IGNORE INTO recipients (realm_id, type, type_id) \
              SELECT realm_id, ?3, id FROM channels WHERE realm_id = ?1 AND name = ?2 COLLATE NOCASE",
             realm_id,
@@ -348,9 +341,8 @@ pub fn create_channel_stmts(db: &D1Database, realm_id: i64, channel: &NewChannel
 
 /// Subscribes a user to the channel named `name` (re-activating an old subscription and
 /// keeping its settings).
-pub fn subscribe_by_name_stmt(db: &D1Database, realm_id: i64, user_id: i64, name: &str, color: &str) -> Result<D1PreparedStatement> {
-    query!(
-        db,
+pub fn subscribe_by_name_stmt(realm_id: i64, user_id: i64, name: &str, color: &str) -> Result<Statement> {
+    statement!(
         "INSERT INTO subscriptions (realm_id, user_id, channel_id, color) \
          SELECT ?1, ?2, c.id, ?4 FROM channels c WHERE c.realm_id = ?1 AND c.name = ?3 COLLATE NOCASE \
          ON CONFLICT (user_id, channel_id) DO UPDATE SET active = 1",
@@ -361,9 +353,8 @@ pub fn subscribe_by_name_stmt(db: &D1Database, realm_id: i64, user_id: i64, name
     )
 }
 
-pub fn unsubscribe_stmt(db: &D1Database, realm_id: i64, user_id: i64, channel_id: i64) -> Result<D1PreparedStatement> {
-    query!(
-        db,
+pub fn unsubscribe_stmt(realm_id: i64, user_id: i64, channel_id: i64) -> Result<Statement> {
+    statement!(
         "UPDATE subscriptions SET active = 0 WHERE realm_id = ?1 AND user_id = ?2 AND channel_id = ?3",
         realm_id,
         user_id,
@@ -389,9 +380,8 @@ pub struct SeenThroughGroupRow {
 /// `can_administer_channel_group`, `can_add_subscribers_group` or `can_subscribe_group`
 /// (administrators see every channel, guests never through groups). Read before and after
 /// a change of groups' members to tell who gained or lost the channel.
-pub fn seen_through_groups_stmt(db: &D1Database, realm_id: i64) -> Result<D1PreparedStatement> {
-    query!(
-        db,
+pub fn seen_through_groups_stmt(realm_id: i64) -> Result<Statement> {
+    statement!(
         &format!(
             "WITH RECURSIVE mine(user_id, id) AS ( \
                SELECT u.id, g.id FROM users u JOIN user_groups g ON g.realm_id = u.realm_id \
@@ -413,8 +403,8 @@ pub fn seen_through_groups_stmt(db: &D1Database, realm_id: i64) -> Result<D1Prep
     )
 }
 
-pub fn system_groups_stmt(db: &D1Database, realm_id: i64) -> Result<D1PreparedStatement> {
-    query!(db, "SELECT id, name FROM user_groups WHERE realm_id = ?1 AND is_system_group = 1", realm_id)
+pub fn system_groups_stmt(realm_id: i64) -> Result<Statement> {
+    statement!("SELECT id, name FROM user_groups WHERE realm_id = ?1 AND is_system_group = 1", realm_id)
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -423,26 +413,19 @@ pub struct ActiveUserRow {
 }
 
 /// Ids of the organization's active users (recipients of organization-wide events).
-pub fn active_user_ids_stmt(db: &D1Database, realm_id: i64) -> Result<D1PreparedStatement> {
-    query!(db, "SELECT id FROM users WHERE realm_id = ?1 AND is_active = 1", realm_id)
+pub fn active_user_ids_stmt(realm_id: i64) -> Result<Statement> {
+    statement!("SELECT id FROM users WHERE realm_id = ?1 AND is_active = 1", realm_id)
 }
 
 /// Files a channel in a folder (`None`: in none).
-pub fn set_folder_stmt(db: &D1Database, realm_id: i64, channel_id: i64, folder_id: Option<i64>) -> Result<D1PreparedStatement> {
-    query!(db, "UPDATE channels SET folder_id = ?3 WHERE realm_id = ?1 AND id = ?2", realm_id, channel_id, folder_id)
+pub fn set_folder_stmt(realm_id: i64, channel_id: i64, folder_id: Option<i64>) -> Result<Statement> {
+    statement!("UPDATE channels SET folder_id = ?3 WHERE realm_id = ?1 AND id = ?2", realm_id, channel_id, folder_id)
 }
 
 /// Which of the users named by id or email (lowercase) are already subscribed to which of
 /// the channels named (any case).
-pub fn already_subscribed_stmt(
-    db: &D1Database,
-    realm_id: i64,
-    ids: &[i64],
-    emails: &[String],
-    names_json: &str,
-) -> Result<D1PreparedStatement> {
-    query!(
-        db,
+pub fn already_subscribed_stmt(realm_id: i64, ids: &[i64], emails: &[String], names_json: &str) -> Result<Statement> {
+    statement!(
         &format!(
             "SELECT s.channel_id, s.user_id FROM subscriptions s JOIN channels c ON c.id = s.channel_id JOIN users u ON u.id = s.user_id \
              WHERE c.realm_id = ?1 AND s.active = 1 AND {} AND lower(c.name) IN (SELECT lower(value) FROM json_each(?4))",
@@ -494,8 +477,8 @@ pub fn send_subscribers_stmt(to: &SendTopic<'_>, sender_id: i64) -> Result<State
 }
 
 /// Whether a channel's history is public to its subscribers (`h`).
-pub fn history_public_stmt(db: &D1Database, channel_id: i64) -> Result<D1PreparedStatement> {
-    query!(db, "SELECT history_public_to_subscribers AS h FROM channels WHERE id = ?1", channel_id)
+pub fn history_public_stmt(channel_id: i64) -> Result<Statement> {
+    statement!("SELECT history_public_to_subscribers AS h FROM channels WHERE id = ?1", channel_id)
 }
 
 #[cfg(test)]

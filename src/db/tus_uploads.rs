@@ -1,7 +1,8 @@
 //! `tus_uploads`: resumable uploads, in progress and finished.
 
+use crate::db::statement::{statement, Statement};
 use serde::Deserialize;
-use worker::{query, D1Database, D1PreparedStatement, Result};
+use worker::{D1Database, Result};
 
 #[derive(Debug, Clone, Deserialize)]
 pub struct TusUploadRow {
@@ -32,9 +33,8 @@ pub struct NewTusUpload<'a> {
     pub create_time: i64,
 }
 
-pub fn insert_stmt(db: &D1Database, u: &NewTusUpload<'_>) -> Result<D1PreparedStatement> {
-    query!(
-        db,
+pub fn insert_stmt(u: &NewTusUpload<'_>) -> Result<Statement> {
+    statement!(
         "INSERT INTO tus_uploads (token, realm_id, owner_id, path_id, file_name, content_type, length, r2_upload_id, create_time) \
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
         u.token,
@@ -51,13 +51,15 @@ pub fn insert_stmt(db: &D1Database, u: &NewTusUpload<'_>) -> Result<D1PreparedSt
 
 /// The upload behind `token` if `owner_id` created it (anyone else's is unknown).
 pub async fn owned_by_token(db: &D1Database, owner_id: i64, token: &str) -> Result<Option<TusUploadRow>> {
-    super::first(query!(
+    super::first(
         db,
+        statement!(
         "SELECT id, token, realm_id, owner_id, path_id, file_name, content_type, length, upload_offset, r2_upload_id, parts, create_time \
          FROM tus_uploads WHERE owner_id = ?1 AND token = ?2",
         owner_id,
         token
-    )?)
+    )?,
+    )
     .await
 }
 
@@ -69,9 +71,8 @@ pub struct Changed {
 
 /// Records a stored chunk, only if the upload is still at `from_offset` (a concurrent
 /// PATCH that got there first wins; this one then changes nothing).
-pub fn advance_stmt(db: &D1Database, id: i64, from_offset: i64, to_offset: i64, parts_json: &str) -> Result<D1PreparedStatement> {
-    query!(
-        db,
+pub fn advance_stmt(id: i64, from_offset: i64, to_offset: i64, parts_json: &str) -> Result<Statement> {
+    statement!(
         "UPDATE tus_uploads SET upload_offset = ?3, parts = ?4 WHERE id = ?1 AND upload_offset = ?2 RETURNING id",
         id,
         from_offset,

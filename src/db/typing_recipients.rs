@@ -1,7 +1,8 @@
 //! The users a typing notice may go to: users by id, and a channel's subscribers.
 
+use crate::db::statement::{statement, Statement};
 use serde::Deserialize;
-use worker::{query, D1Database, D1PreparedStatement, Result};
+use worker::Result;
 
 #[derive(Debug, Clone, Deserialize)]
 pub struct Recipient {
@@ -11,9 +12,8 @@ pub struct Recipient {
 }
 
 /// The organization's users among `ids_json` (a JSON list of ids).
-pub fn users_by_ids_stmt(db: &D1Database, realm_id: i64, ids_json: &str) -> Result<D1PreparedStatement> {
-    query!(
-        db,
+pub fn users_by_ids_stmt(realm_id: i64, ids_json: &str) -> Result<Statement> {
+    statement!(
         "SELECT id, email, is_active FROM users WHERE realm_id = ?1 AND id IN (SELECT value FROM json_each(?2)) ORDER BY id",
         realm_id,
         ids_json
@@ -27,14 +27,13 @@ pub struct TypingChannel {
     pub is_archived: i64,
 }
 
-pub fn channel_stmt(db: &D1Database, realm_id: i64, channel_id: i64) -> Result<D1PreparedStatement> {
-    query!(db, "SELECT id, invite_only, is_archived FROM channels WHERE realm_id = ?1 AND id = ?2", realm_id, channel_id)
+pub fn channel_stmt(realm_id: i64, channel_id: i64) -> Result<Statement> {
+    statement!("SELECT id, invite_only, is_archived FROM channels WHERE realm_id = ?1 AND id = ?2", realm_id, channel_id)
 }
 
 /// Active subscribers of a channel who are active users.
-pub fn subscribers_stmt(db: &D1Database, realm_id: i64, channel_id: i64) -> Result<D1PreparedStatement> {
-    query!(
-        db,
+pub fn subscribers_stmt(realm_id: i64, channel_id: i64) -> Result<Statement> {
+    statement!(
         "SELECT u.id, u.email, u.is_active FROM subscriptions s JOIN users u ON u.id = s.user_id \
          WHERE s.realm_id = ?1 AND s.channel_id = ?2 AND s.active = 1 AND u.is_active = 1 ORDER BY u.id",
         realm_id,

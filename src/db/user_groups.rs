@@ -2,7 +2,7 @@
 
 use super::statement::{statement, Statement};
 use serde::Deserialize;
-use worker::{query, D1Database, D1PreparedStatement, Result};
+use worker::{D1Database, Result};
 
 use crate::model::system_groups;
 use crate::model::Role;
@@ -74,11 +74,10 @@ pub struct UserGroupRow {
 
 /// Statements creating the system groups of the organization `realm_string_id`
 /// (idempotent), to run in the same batch that creates the organization.
-pub fn create_system_groups_stmts(db: &D1Database, realm_string_id: &str) -> Result<Vec<D1PreparedStatement>> {
+pub fn create_system_groups_stmts(realm_string_id: &str) -> Result<Vec<Statement>> {
     let mut stmts = Vec::new();
     for (name, role, _, description) in SYSTEM_GROUPS {
-        stmts.push(query!(
-            db,
+        stmts.push(statement!(
             "INSERT OR IGNORE INTO user_groups (realm_id, name, description, is_system_group, system_role) \
              SELECT id, ?2, ?3, 1, ?4 FROM realms WHERE string_id = ?1",
             realm_string_id,
@@ -89,8 +88,7 @@ pub fn create_system_groups_stmts(db: &D1Database, realm_string_id: &str) -> Res
     }
     for (name, _, subgroup, _) in SYSTEM_GROUPS {
         if let Some(subgroup) = subgroup {
-            stmts.push(query!(
-                db,
+            stmts.push(statement!(
                 "INSERT OR IGNORE INTO user_group_subgroups (supergroup_id, subgroup_id) \
                  SELECT sup.id, sub.id FROM realms r \
                  JOIN user_groups sup ON sup.realm_id = r.id AND sup.name = ?2 \
@@ -161,9 +159,8 @@ fn group_columns() -> String {
     format!("{GROUP_BASE_COLUMNS}, {} AS anonymous_groups", anonymous_groups_sql(&columns))
 }
 
-pub fn by_id_stmt(db: &D1Database, realm_id: i64, group_id: i64) -> Result<D1PreparedStatement> {
-    query!(
-        db,
+pub fn by_id_stmt(realm_id: i64, group_id: i64) -> Result<Statement> {
+    statement!(
         &format!("SELECT {} FROM user_groups g WHERE g.realm_id = ?1 AND g.id = ?2 AND g.is_anonymous = 0", group_columns()),
         realm_id,
         group_id
@@ -171,18 +168,17 @@ pub fn by_id_stmt(db: &D1Database, realm_id: i64, group_id: i64) -> Result<D1Pre
 }
 
 /// Renames a group (the organization's names are unique: a taken one fails the write).
-pub fn set_name_stmt(db: &D1Database, realm_id: i64, group_id: i64, name: &str) -> Result<D1PreparedStatement> {
-    query!(db, "UPDATE user_groups SET name = ?3 WHERE realm_id = ?1 AND id = ?2", realm_id, group_id, name)
+pub fn set_name_stmt(realm_id: i64, group_id: i64, name: &str) -> Result<Statement> {
+    statement!("UPDATE user_groups SET name = ?3 WHERE realm_id = ?1 AND id = ?2", realm_id, group_id, name)
 }
 
-pub fn set_description_stmt(db: &D1Database, realm_id: i64, group_id: i64, description: &str) -> Result<D1PreparedStatement> {
-    query!(db, "UPDATE user_groups SET description = ?3 WHERE realm_id = ?1 AND id = ?2", realm_id, group_id, description)
+pub fn set_description_stmt(realm_id: i64, group_id: i64, description: &str) -> Result<Statement> {
+    statement!("UPDATE user_groups SET description = ?3 WHERE realm_id = ?1 AND id = ?2", realm_id, group_id, description)
 }
 
 /// The organization's groups among `ids` (a JSON list).
-pub fn by_ids_stmt(db: &D1Database, realm_id: i64, ids_json: &str) -> Result<D1PreparedStatement> {
-    query!(
-        db,
+pub fn by_ids_stmt(realm_id: i64, ids_json: &str) -> Result<Statement> {
+    statement!(
         &format!(
             "SELECT {} FROM user_groups g WHERE g.realm_id = ?1 AND g.is_anonymous = 0 \
              AND g.id IN (SELECT value FROM json_each(?2))",
@@ -193,16 +189,15 @@ pub fn by_ids_stmt(db: &D1Database, realm_id: i64, ids_json: &str) -> Result<D1P
     )
 }
 
-pub fn in_realm_stmt(db: &D1Database, realm_id: i64) -> Result<D1PreparedStatement> {
-    query!(db, &format!("SELECT {} FROM user_groups g WHERE g.realm_id = ?1 ORDER BY g.id", group_columns()), realm_id)
+pub fn in_realm_stmt(realm_id: i64) -> Result<Statement> {
+    statement!(&format!("SELECT {} FROM user_groups g WHERE g.realm_id = ?1 ORDER BY g.id", group_columns()), realm_id)
 }
 
 /// The active members of the system group `name` by role, as [`MemberRow`]s: read before
 /// and after a change of the organization's waiting period to tell who became or stopped
 /// being a full member.
-pub fn role_group_members_stmt(db: &D1Database, realm_id: i64, name: &str) -> Result<D1PreparedStatement> {
-    query!(
-        db,
+pub fn role_group_members_stmt(realm_id: i64, name: &str) -> Result<Statement> {
+    statement!(
         &format!(
             "SELECT g.id AS group_id, u.id AS user_id FROM user_groups g \
              JOIN users u ON u.realm_id = g.realm_id AND u.is_active = 1 AND {role} \
@@ -217,9 +212,8 @@ pub fn role_group_members_stmt(db: &D1Database, realm_id: i64, name: &str) -> Re
 /// The members (role member, active) whose waiting period ended in `(?2, ?3]`, with the
 /// organization's `role:fullmembers` group, as [`MemberRow`]s: they became full members
 /// then. Nothing while the organization has no waiting period.
-pub fn full_member_crossings_stmt(db: &D1Database, realm_id: i64, since: i64, now: i64) -> Result<D1PreparedStatement> {
-    query!(
-        db,
+pub fn full_member_crossings_stmt(realm_id: i64, since: i64, now: i64) -> Result<Statement> {
+    statement!(
         &format!(
             "SELECT g.id AS group_id, u.id AS user_id FROM users u JOIN realms r ON r.id = u.realm_id \
              JOIN user_groups g ON g.realm_id = r.id AND g.name = '{full}' AND g.is_system_group = 1 \
@@ -243,9 +237,8 @@ pub struct NextCrossingRow {
     pub next_at: Option<i64>,
 }
 
-pub fn next_full_member_crossing_stmt(db: &D1Database, realm_id: i64, now: i64) -> Result<D1PreparedStatement> {
-    query!(
-        db,
+pub fn next_full_member_crossing_stmt(realm_id: i64, now: i64) -> Result<Statement> {
+    statement!(
         &format!(
             "SELECT r.waiting_period_threshold, \
                (SELECT MIN(u.date_joined + 86400 * r.waiting_period_threshold) FROM users u WHERE u.realm_id = r.id \
@@ -267,9 +260,8 @@ pub struct MemberRow {
 
 /// Direct members of every group of the organization: explicit rows, and for system
 /// groups the active users of their role. Deactivated users are never members.
-pub fn direct_members_stmt(db: &D1Database, realm_id: i64) -> Result<D1PreparedStatement> {
-    query!(
-        db,
+pub fn direct_members_stmt(realm_id: i64) -> Result<Statement> {
+    statement!(
         &format!(
             "SELECT m.group_id, m.user_id FROM user_group_members m \
          JOIN user_groups g ON g.id = m.group_id AND g.realm_id = ?1 \
@@ -291,9 +283,8 @@ pub struct SubgroupRow {
     pub subgroup_id: i64,
 }
 
-pub fn subgroups_stmt(db: &D1Database, realm_id: i64) -> Result<D1PreparedStatement> {
-    query!(
-        db,
+pub fn subgroups_stmt(realm_id: i64) -> Result<Statement> {
+    statement!(
         "SELECT s.supergroup_id, s.subgroup_id FROM user_group_subgroups s \
          JOIN user_groups g ON g.id = s.supergroup_id AND g.realm_id = ?1 ORDER BY 1, 2",
         realm_id
@@ -302,9 +293,8 @@ pub fn subgroups_stmt(db: &D1Database, realm_id: i64) -> Result<D1PreparedStatem
 
 /// Members of one group (active users, as [`super::users::UserIdRow`]), directly or
 /// through subgroups at any depth.
-pub fn member_ids_stmt(db: &D1Database, realm_id: i64, group_id: i64, direct_only: bool) -> Result<D1PreparedStatement> {
-    query!(
-        db,
+pub fn member_ids_stmt(realm_id: i64, group_id: i64, direct_only: bool) -> Result<Statement> {
+    statement!(
         &format!(
             "WITH RECURSIVE reachable(id) AS ( \
              SELECT id FROM user_groups WHERE id = ?2 AND realm_id = ?1 \
@@ -335,9 +325,8 @@ pub struct GroupMemberRow {
 /// `channel_id` that grant access to it when it is private (`can_administer_channel_group`,
 /// `can_add_subscribers_group`, `can_subscribe_group`), directly or through subgroups at
 /// any depth.
-pub fn channel_access_group_members_stmt(db: &D1Database, realm_id: i64, channel_id: i64, ids_json: &str) -> Result<D1PreparedStatement> {
-    query!(
-        db,
+pub fn channel_access_group_members_stmt(realm_id: i64, channel_id: i64, ids_json: &str) -> Result<Statement> {
+    statement!(
         &format!(
             "WITH RECURSIVE reachable(root, id) AS ( \
              SELECT id, id FROM user_groups WHERE realm_id = ?1 AND (id IN (SELECT value FROM json_each(?2)) \
@@ -365,8 +354,8 @@ pub struct MemberIdRow {
 }
 
 /// Explicit direct member ids of a group (deactivated users included: their rows stay).
-pub fn explicit_member_ids_stmt(db: &D1Database, group_id: i64) -> Result<D1PreparedStatement> {
-    query!(db, "SELECT user_id FROM user_group_members WHERE group_id = ?1", group_id)
+pub fn explicit_member_ids_stmt(group_id: i64) -> Result<Statement> {
+    statement!("SELECT user_id FROM user_group_members WHERE group_id = ?1", group_id)
 }
 
 /// A group's id, as the subgroup statements answer it.
@@ -375,14 +364,13 @@ pub struct GroupIdRow {
     pub id: i64,
 }
 
-pub fn direct_subgroup_ids_stmt(db: &D1Database, group_id: i64) -> Result<D1PreparedStatement> {
-    query!(db, "SELECT subgroup_id AS id FROM user_group_subgroups WHERE supergroup_id = ?1", group_id)
+pub fn direct_subgroup_ids_stmt(group_id: i64) -> Result<Statement> {
+    statement!("SELECT subgroup_id AS id FROM user_group_subgroups WHERE supergroup_id = ?1", group_id)
 }
 
 /// A group's subgroups ([`GroupIdRow`]), at any depth unless `direct_only`, in id order.
-pub fn subgroup_ids_stmt(db: &D1Database, group_id: i64, direct_only: bool) -> Result<D1PreparedStatement> {
-    query!(
-        db,
+pub fn subgroup_ids_stmt(group_id: i64, direct_only: bool) -> Result<Statement> {
+    statement!(
         "WITH RECURSIVE reachable(id) AS ( \
              SELECT subgroup_id FROM user_group_subgroups WHERE supergroup_id = ?1 \
              UNION \
@@ -395,9 +383,8 @@ pub fn subgroup_ids_stmt(db: &D1Database, group_id: i64, direct_only: bool) -> R
 
 /// Every group reachable downwards from the groups in `ids_json` (themselves included):
 /// adding them under a group they reach would make a cycle.
-pub fn recursive_subgroup_ids_stmt(db: &D1Database, ids_json: &str) -> Result<D1PreparedStatement> {
-    query!(
-        db,
+pub fn recursive_subgroup_ids_stmt(ids_json: &str) -> Result<Statement> {
+    statement!(
         "WITH RECURSIVE reachable(id) AS ( \
              SELECT value FROM json_each(?1) \
              UNION \
@@ -420,13 +407,12 @@ pub struct NewUserGroup<'a> {
 
 /// Creates a group with its members and subgroups in one atomic batch, after `setup` (the
 /// anonymous groups its settings name); answers its row.
-pub async fn insert(db: &D1Database, group: &NewUserGroup<'_>, setup: Vec<D1PreparedStatement>, now: i64) -> Result<UserGroupRow> {
+pub async fn insert(db: &D1Database, group: &NewUserGroup<'_>, setup: Vec<Statement>, now: i64) -> Result<UserGroupRow> {
     // Only columns of the fixed list, never a client's name, reach the SQL.
     let permissions: Vec<&(&str, SettingGroupRef)> = group.permissions.iter().filter(|(c, _)| PERMISSION_COLUMNS.contains(c)).collect();
     let columns: String = permissions.iter().map(|(column, _)| format!(", {column}")).collect();
     let values: String = permissions.iter().map(|(_, group_ref)| format!(", {}", group_ref.sql(group.realm_id))).collect();
-    let insert_group = query!(
-        db,
+    let insert_group = statement!(
         &format!(
             "INSERT INTO user_groups (realm_id, name, description, is_system_group, creator_id, date_created{columns}) \
              VALUES (?1, ?2, ?3, 0, ?4, ?5{values})"
@@ -438,22 +424,19 @@ pub async fn insert(db: &D1Database, group: &NewUserGroup<'_>, setup: Vec<D1Prep
         now
     )?;
     let group_id = "(SELECT id FROM user_groups WHERE realm_id = ?1 AND name = ?2)";
-    let insert_members = query!(
-        db,
+    let insert_members = statement!(
         &format!("INSERT OR IGNORE INTO user_group_members (group_id, user_id) SELECT {group_id}, value FROM json_each(?3)"),
         group.realm_id,
         group.name,
         group.members_json
     )?;
-    let insert_subgroups = query!(
-        db,
+    let insert_subgroups = statement!(
         &format!("INSERT OR IGNORE INTO user_group_subgroups (supergroup_id, subgroup_id) SELECT {group_id}, value FROM json_each(?3)"),
         group.realm_id,
         group.name,
         group.subgroups_json
     )?;
-    let created = query!(
-        db,
+    let created = statement!(
         &format!("SELECT {} FROM user_groups g WHERE g.realm_id = ?1 AND g.name = ?2", group_columns()),
         group.realm_id,
         group.name
@@ -466,26 +449,24 @@ pub async fn insert(db: &D1Database, group: &NewUserGroup<'_>, setup: Vec<D1Prep
     batch.run(db).await?.first(created)?.ok_or_else(|| worker::Error::RustError("user group insert left no row".into()))
 }
 
-pub fn add_members_stmt(db: &D1Database, group_id: i64, ids_json: &str) -> Result<D1PreparedStatement> {
-    query!(db, "INSERT OR IGNORE INTO user_group_members (group_id, user_id) SELECT ?1, value FROM json_each(?2)", group_id, ids_json)
+pub fn add_members_stmt(group_id: i64, ids_json: &str) -> Result<Statement> {
+    statement!("INSERT OR IGNORE INTO user_group_members (group_id, user_id) SELECT ?1, value FROM json_each(?2)", group_id, ids_json)
 }
 
-pub fn remove_members_stmt(db: &D1Database, group_id: i64, ids_json: &str) -> Result<D1PreparedStatement> {
-    query!(db, "DELETE FROM user_group_members WHERE group_id = ?1 AND user_id IN (SELECT value FROM json_each(?2))", group_id, ids_json)
+pub fn remove_members_stmt(group_id: i64, ids_json: &str) -> Result<Statement> {
+    statement!("DELETE FROM user_group_members WHERE group_id = ?1 AND user_id IN (SELECT value FROM json_each(?2))", group_id, ids_json)
 }
 
-pub fn add_subgroups_stmt(db: &D1Database, group_id: i64, ids_json: &str) -> Result<D1PreparedStatement> {
-    query!(
-        db,
+pub fn add_subgroups_stmt(group_id: i64, ids_json: &str) -> Result<Statement> {
+    statement!(
         "INSERT OR IGNORE INTO user_group_subgroups (supergroup_id, subgroup_id) SELECT ?1, value FROM json_each(?2)",
         group_id,
         ids_json
     )
 }
 
-pub fn remove_subgroups_stmt(db: &D1Database, group_id: i64, ids_json: &str) -> Result<D1PreparedStatement> {
-    query!(
-        db,
+pub fn remove_subgroups_stmt(group_id: i64, ids_json: &str) -> Result<Statement> {
+    statement!(
         "DELETE FROM user_group_subgroups WHERE supergroup_id = ?1 AND subgroup_id IN (SELECT value FROM json_each(?2))",
         group_id,
         ids_json
@@ -499,9 +480,8 @@ pub struct GroupNameRow {
 }
 
 /// Names of the realm's active groups `ids`.
-pub fn active_names_stmt(db: &D1Database, realm_id: i64, ids: &[i64]) -> Result<D1PreparedStatement> {
-    query!(
-        db,
+pub fn active_names_stmt(realm_id: i64, ids: &[i64]) -> Result<Statement> {
+    statement!(
         "SELECT id, name FROM user_groups WHERE realm_id = ?1 AND deactivated = 0 AND is_anonymous = 0 \
          AND id IN (SELECT value FROM json_each(?2))",
         realm_id,
@@ -514,27 +494,21 @@ pub const PERMISSION_COLUMNS: [&str; 6] =
     ["can_add_members_group", "can_join_group", "can_leave_group", "can_manage_group", "can_mention_group", "can_remove_members_group"];
 
 /// Sets one permission setting (`column`, one of [`PERMISSION_COLUMNS`]) to a group.
-pub fn set_permission_stmt(
-    db: &D1Database,
-    realm_id: i64,
-    group_id: i64,
-    column: &str,
-    value: &SettingGroupRef,
-) -> Result<D1PreparedStatement> {
+pub fn set_permission_stmt(realm_id: i64, group_id: i64, column: &str, value: &SettingGroupRef) -> Result<Statement> {
     if !PERMISSION_COLUMNS.contains(&column) {
         return Err(worker::Error::RustError(format!("not a group permission setting: {column}")));
     }
-    query!(db, &format!("UPDATE user_groups SET {column} = {} WHERE realm_id = ?1 AND id = ?2", value.sql(realm_id)), realm_id, group_id)
+    statement!(&format!("UPDATE user_groups SET {column} = {} WHERE realm_id = ?1 AND id = ?2", value.sql(realm_id)), realm_id, group_id)
 }
 
-pub fn set_deactivated_stmt(db: &D1Database, realm_id: i64, group_id: i64, deactivated: bool) -> Result<D1PreparedStatement> {
-    query!(db, "UPDATE user_groups SET deactivated = ?3 WHERE realm_id = ?1 AND id = ?2", realm_id, group_id, deactivated as i64)
+pub fn set_deactivated_stmt(realm_id: i64, group_id: i64, deactivated: bool) -> Result<Statement> {
+    statement!("UPDATE user_groups SET deactivated = ?3 WHERE realm_id = ?1 AND id = ?2", realm_id, group_id, deactivated as i64)
 }
 
 /// Every group a user belongs to (as [`GroupIdRow`]): those naming them or their role, and
 /// every group containing one of those, at any depth. Nothing for a deactivated user.
-pub fn groups_of_user_stmt(db: &D1Database, realm_id: i64, user_id: i64) -> Result<D1PreparedStatement> {
-    query!(db, &format!("{} SELECT id FROM mine", groups_of_user_cte("?2")), realm_id, user_id)
+pub fn groups_of_user_stmt(realm_id: i64, user_id: i64) -> Result<Statement> {
+    statement!(&format!("{} SELECT id FROM mine", groups_of_user_cte("?2")), realm_id, user_id)
 }
 
 /// `WITH RECURSIVE mine(id)`: the groups of the organization `?1` that the active user
@@ -565,18 +539,9 @@ pub struct SettingUseRow {
 /// rows that are in use (`active`: a condition on `t`, e.g. not archived). `table` and
 /// `columns` come from the server's fixed lists, never from a client. One query without a
 /// compound SELECT (D1 allows few terms).
-fn uses_stmt(
-    db: &D1Database,
-    table: &str,
-    owner: &str,
-    active: &str,
-    columns: &[&str],
-    realm_id: i64,
-    group_id: i64,
-) -> Result<D1PreparedStatement> {
+fn uses_stmt(table: &str, owner: &str, active: &str, columns: &[&str], realm_id: i64, group_id: i64) -> Result<Statement> {
     let cases: Vec<String> = columns.iter().map(|c| format!("WHEN '{c}' THEN t.{c}")).collect();
-    query!(
-        db,
+    statement!(
         &format!(
             "SELECT {owner} AS owner_id, j.value AS setting FROM {table} t, json_each(?3) j \
              WHERE {active} AND (CASE j.value {} END) IN (SELECT ?2 UNION ALL \
@@ -591,24 +556,23 @@ fn uses_stmt(
 }
 
 /// Active groups' permission settings naming `group_id`.
-pub fn group_setting_uses_stmt(db: &D1Database, realm_id: i64, group_id: i64) -> Result<D1PreparedStatement> {
-    uses_stmt(db, "user_groups", "t.id", "t.realm_id = ?1 AND t.deactivated = 0", &PERMISSION_COLUMNS, realm_id, group_id)
+pub fn group_setting_uses_stmt(realm_id: i64, group_id: i64) -> Result<Statement> {
+    uses_stmt("user_groups", "t.id", "t.realm_id = ?1 AND t.deactivated = 0", &PERMISSION_COLUMNS, realm_id, group_id)
 }
 
 /// Unarchived channels' permission settings (`columns`) naming `group_id`.
-pub fn channel_setting_uses_stmt(db: &D1Database, realm_id: i64, group_id: i64, columns: &[&str]) -> Result<D1PreparedStatement> {
-    uses_stmt(db, "channels", "t.id", "t.realm_id = ?1 AND t.is_archived = 0", columns, realm_id, group_id)
+pub fn channel_setting_uses_stmt(realm_id: i64, group_id: i64, columns: &[&str]) -> Result<Statement> {
+    uses_stmt("channels", "t.id", "t.realm_id = ?1 AND t.is_archived = 0", columns, realm_id, group_id)
 }
 
 /// The organization's settings (`columns` of `realms`) naming `group_id`.
-pub fn realm_setting_uses_stmt(db: &D1Database, realm_id: i64, group_id: i64, columns: &[&str]) -> Result<D1PreparedStatement> {
-    uses_stmt(db, "realms", "NULL", "t.id = ?1", columns, realm_id, group_id)
+pub fn realm_setting_uses_stmt(realm_id: i64, group_id: i64, columns: &[&str]) -> Result<Statement> {
+    uses_stmt("realms", "NULL", "t.id = ?1", columns, realm_id, group_id)
 }
 
 /// The active groups that have `group_id` as a direct subgroup (as [`GroupIdRow`]).
-pub fn active_supergroups_stmt(db: &D1Database, group_id: i64) -> Result<D1PreparedStatement> {
-    query!(
-        db,
+pub fn active_supergroups_stmt(group_id: i64) -> Result<Statement> {
+    statement!(
         "SELECT s.supergroup_id AS id FROM user_group_subgroups s \
          JOIN user_groups g ON g.id = s.supergroup_id AND g.deactivated = 0 AND g.is_anonymous = 0 WHERE s.subgroup_id = ?1 ORDER BY 1",
         group_id
@@ -650,26 +614,17 @@ pub fn new_anonymous_key() -> String {
 }
 
 /// Creates an anonymous group (users `members`, groups `subgroups`) under `key`.
-pub fn insert_anonymous_stmts(
-    db: &D1Database,
-    realm_id: i64,
-    key: &str,
-    members: &[i64],
-    subgroups: &[i64],
-    now: i64,
-) -> Result<Vec<D1PreparedStatement>> {
+pub fn insert_anonymous_stmts(realm_id: i64, key: &str, members: &[i64], subgroups: &[i64], now: i64) -> Result<Vec<Statement>> {
     let group_id = "(SELECT id FROM user_groups WHERE realm_id = ?1 AND name = ?2)";
     Ok(vec![
-        query!(
-            db,
+        statement!(
             "INSERT INTO user_groups (realm_id, name, description, is_system_group, date_created, is_anonymous) \
              VALUES (?1, ?2, '', 0, ?3, 1)",
             realm_id,
             key,
             now
         )?,
-        query!(
-            db,
+        statement!(
             &format!(
                 "INSERT OR IGNORE INTO user_group_members (group_id, user_id) \
                  SELECT {group_id}, u.id FROM json_each(?3) j JOIN users u ON u.id = j.value AND u.realm_id = ?1"
@@ -678,8 +633,7 @@ pub fn insert_anonymous_stmts(
             key,
             serde_json::to_string(members)?
         )?,
-        query!(
-            db,
+        statement!(
             &format!(
                 "INSERT OR IGNORE INTO user_group_subgroups (supergroup_id, subgroup_id) \
                  SELECT {group_id}, g.id FROM json_each(?3) j JOIN user_groups g ON g.id = j.value AND g.realm_id = ?1"

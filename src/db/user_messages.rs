@@ -1,19 +1,19 @@
 //! `user_messages`: each user's copy of a message, with its flags as a bitmask.
 
 use serde::Deserialize;
-use worker::{query, D1Database, D1PreparedStatement, Result};
+use worker::Result;
 
 use crate::db::message_window::PendingWindow;
 use crate::db::messages::ACCESS_CONDITION;
+use crate::db::statement::{statement, Statement};
 use crate::model::message_flags::{NO_ROW, READ};
 use crate::model::recipients::RecipientType;
 
 /// Inserts the rows of a message inserted earlier in the same batch (`last_insert_rowid()`;
 /// this table is WITHOUT ROWID, so its own inserts do not change it). `rows_json` is a JSON
 /// array of `[user_id, flags]`. One statement whatever the number of recipients.
-pub fn insert_for_new_message_stmt(db: &D1Database, rows_json: &str) -> Result<D1PreparedStatement> {
-    query!(
-        db,
+pub fn insert_for_new_message_stmt(rows_json: &str) -> Result<Statement> {
+    statement!(
         "INSERT INTO user_messages (user_id, message_id, flags) \
          SELECT json_extract(value, '$[0]'), last_insert_rowid(), json_extract(value, '$[1]') FROM json_each(?1)",
         rows_json
@@ -29,26 +29,17 @@ pub struct UserMessageRow {
 
 /// Sets (`add`) or clears a flag on the user's rows of the given messages. Messages the user
 /// has no row for but may access get a historical row first (`historical_ids_json`).
-pub fn update_flag_stmts(
-    db: &D1Database,
-    user_id: i64,
-    ids_json: &str,
-    historical_ids_json: &str,
-    bit: i64,
-    add: bool,
-) -> Result<Vec<D1PreparedStatement>> {
+pub fn update_flag_stmts(user_id: i64, ids_json: &str, historical_ids_json: &str, bit: i64, add: bool) -> Result<Vec<Statement>> {
     let mut stmts = Vec::new();
     if add {
-        stmts.push(query!(
-            db,
+        stmts.push(statement!(
             "INSERT OR IGNORE INTO user_messages (user_id, message_id, flags) \
              SELECT ?1, value, ?2 FROM json_each(?3)",
             user_id,
             NO_ROW,
             historical_ids_json
         )?);
-        stmts.push(query!(
-            db,
+        stmts.push(statement!(
             "UPDATE user_messages SET flags = flags | ?3 WHERE user_id = ?1 \
              AND message_id IN (SELECT value FROM json_each(?2))",
             user_id,
@@ -56,8 +47,7 @@ pub fn update_flag_stmts(
             bit
         )?);
     } else {
-        stmts.push(query!(
-            db,
+        stmts.push(statement!(
             "UPDATE user_messages SET flags = flags & ~?3 WHERE user_id = ?1 \
              AND message_id IN (SELECT value FROM json_each(?2))",
             user_id,
@@ -74,15 +64,14 @@ pub struct MessageIdRow {
 }
 
 /// Marks every unread message of the user read; answers nothing (the event lists none).
-pub fn mark_all_read_stmt(db: &D1Database, user_id: i64) -> Result<D1PreparedStatement> {
-    query!(db, "UPDATE user_messages SET flags = flags | ?2 WHERE user_id = ?1 AND (flags & ?2) = 0", user_id, READ)
+pub fn mark_all_read_stmt(user_id: i64) -> Result<Statement> {
+    statement!("UPDATE user_messages SET flags = flags | ?2 WHERE user_id = ?1 AND (flags & ?2) = 0", user_id, READ)
 }
 
 /// Marks the user's unread messages of a channel (of one topic, case-insensitive, when
 /// `topic` is given) read; answers the ids it changed.
-pub fn mark_channel_read_stmt(db: &D1Database, user_id: i64, channel_id: i64, topic: Option<&str>) -> Result<D1PreparedStatement> {
-    query!(
-        db,
+pub fn mark_channel_read_stmt(user_id: i64, channel_id: i64, topic: Option<&str>) -> Result<Statement> {
+    statement!(
         "UPDATE user_messages SET flags = flags | ?4 WHERE user_id = ?1 AND (flags & ?4) = 0 \
          AND message_id IN (SELECT id FROM messages WHERE channel_id = ?2 AND (?3 IS NULL OR topic = ?3 COLLATE NOCASE)) \
          RETURNING message_id",
@@ -94,9 +83,8 @@ pub fn mark_channel_read_stmt(db: &D1Database, user_id: i64, channel_id: i64, to
 }
 
 /// Marks the user's unread messages from `sender_id` read; answers the ids it changed.
-pub fn mark_sender_read_stmt(db: &D1Database, user_id: i64, sender_id: i64) -> Result<D1PreparedStatement> {
-    query!(
-        db,
+pub fn mark_sender_read_stmt(user_id: i64, sender_id: i64) -> Result<Statement> {
+    statement!(
         "UPDATE user_messages SET flags = flags | ?3 WHERE user_id = ?1 AND (flags & ?3) = 0 \
          AND message_id IN (SELECT id FROM messages WHERE sender_id = ?2) RETURNING message_id",
         user_id,
@@ -107,9 +95,8 @@ pub fn mark_sender_read_stmt(db: &D1Database, user_id: i64, sender_id: i64) -> R
 
 /// Whether the user has a copy of any message of the topic (Zulip's
 /// `user_message_exists_for_topic`).
-pub fn topic_exists_for_user_stmt(db: &D1Database, user_id: i64, channel_id: i64, topic: &str) -> Result<D1PreparedStatement> {
-    query!(
-        db,
+pub fn topic_exists_for_user_stmt(user_id: i64, channel_id: i64, topic: &str) -> Result<Statement> {
+    statement!(
         "SELECT m.id AS message_id FROM user_messages um JOIN messages m ON m.id = um.message_id \
          WHERE um.user_id = ?1 AND m.channel_id = ?2 AND m.topic = ?3 COLLATE NOCASE LIMIT 1",
         user_id,
@@ -119,18 +106,18 @@ pub fn topic_exists_for_user_stmt(db: &D1Database, user_id: i64, channel_id: i64
 }
 
 /// Everyone with a row for any of the messages in `ids_json` (`user_id`, `flags` 0).
-pub fn holders_stmt(db: &D1Database, ids_json: &str) -> Result<D1PreparedStatement> {
-    query!(db, "SELECT DISTINCT user_id, 0 AS flags FROM user_messages WHERE message_id IN (SELECT value FROM json_each(?1))", ids_json)
+pub fn holders_stmt(ids_json: &str) -> Result<Statement> {
+    statement!("SELECT DISTINCT user_id, 0 AS flags FROM user_messages WHERE message_id IN (SELECT value FROM json_each(?1))", ids_json)
 }
 
 /// Everyone with a row for the message (`user_id`).
-pub fn holder_ids_stmt(db: &D1Database, message_id: i64) -> Result<D1PreparedStatement> {
-    query!(db, "SELECT user_id FROM user_messages WHERE message_id = ?1", message_id)
+pub fn holder_ids_stmt(message_id: i64) -> Result<Statement> {
+    statement!("SELECT user_id FROM user_messages WHERE message_id = ?1", message_id)
 }
 
 /// Gives a user a row for a message seen through the channel's history (read, historical).
-pub fn insert_historical_stmt(db: &D1Database, user_id: i64, message_id: i64, flags: i64) -> Result<D1PreparedStatement> {
-    query!(db, "INSERT OR IGNORE INTO user_messages (user_id, message_id, flags) VALUES (?1, ?2, ?3)", user_id, message_id, flags)
+pub fn insert_historical_stmt(user_id: i64, message_id: i64, flags: i64) -> Result<Statement> {
+    statement!("INSERT OR IGNORE INTO user_messages (user_id, message_id, flags) VALUES (?1, ?2, ?3)", user_id, message_id, flags)
 }
 
 /// What changing a flag on a message needs to know about it, for the user: their row's
@@ -153,9 +140,8 @@ fn flag_targets_select() -> String {
 }
 
 /// [`flag_targets_select`] of the messages of `ids_json` (`?4`), by id.
-pub fn flag_targets_stmt(db: &D1Database, realm_id: i64, user_id: i64, is_guest: bool, ids_json: &str) -> Result<D1PreparedStatement> {
-    query!(
-        db,
+pub fn flag_targets_stmt(realm_id: i64, user_id: i64, is_guest: bool, ids_json: &str) -> Result<Statement> {
+    statement!(
         &format!("{} WHERE m.realm_id = ?1 AND m.id IN (SELECT value FROM json_each(?4)) ORDER BY m.id", flag_targets_select()),
         realm_id,
         user_id,
@@ -167,9 +153,9 @@ pub fn flag_targets_stmt(db: &D1Database, realm_id: i64, user_id: i64, is_guest:
 /// [`flag_targets_select`] of the messages a narrow's window may show (those it selects
 /// and a few neighbours), by id, so that it runs in the window's own batch. The window's
 /// statements bind `?1` realm, `?2` user and `?3` guest, as this one reads them.
-pub fn flag_targets_in_window_stmt(db: &D1Database, window: &PendingWindow) -> Result<D1PreparedStatement> {
+pub fn flag_targets_in_window_stmt(window: &PendingWindow) -> Statement {
     let set = window.message_set();
     let sql =
         format!("WITH ms AS ({}) {} WHERE m.realm_id = ?1 AND m.id IN (SELECT id FROM ms) ORDER BY m.id", set.sql, flag_targets_select());
-    db.prepare(sql).bind(&set.params)
+    Statement::new(sql, set.params.clone())
 }

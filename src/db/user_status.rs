@@ -1,7 +1,8 @@
 //! `user_status`: each user's status text, emoji and the deprecated `away`.
 
+use crate::db::statement::{statement, Statement};
 use serde::Deserialize;
-use worker::{query, D1Database, D1PreparedStatement, Result};
+use worker::Result;
 
 #[derive(Debug, Clone, Deserialize)]
 pub struct UserStatusRow {
@@ -16,14 +17,13 @@ pub struct UserStatusRow {
 const COLUMNS: &str = "user_id, status_text, emoji_name, emoji_code, reaction_type, away";
 
 /// One user's status.
-pub fn for_user_stmt(db: &D1Database, user_id: i64) -> Result<D1PreparedStatement> {
-    query!(db, &format!("SELECT {COLUMNS} FROM user_status WHERE user_id = ?1"), user_id)
+pub fn for_user_stmt(user_id: i64) -> Result<Statement> {
+    statement!(&format!("SELECT {COLUMNS} FROM user_status WHERE user_id = ?1"), user_id)
 }
 
 /// The statuses of the organization that show anything.
-pub fn in_realm_stmt(db: &D1Database, realm_id: i64) -> Result<D1PreparedStatement> {
-    query!(
-        db,
+pub fn in_realm_stmt(realm_id: i64) -> Result<Statement> {
+    statement!(
         &format!("SELECT {COLUMNS} FROM user_status WHERE realm_id = ?1 AND (status_text != '' OR emoji_name != '' OR away != 0)"),
         realm_id
     )
@@ -37,13 +37,12 @@ pub struct StatusChange<'a> {
 }
 
 /// Writes the given parts of the user's status.
-pub fn upsert_stmt(db: &D1Database, realm_id: i64, user_id: i64, change: &StatusChange<'_>, now: i64) -> Result<D1PreparedStatement> {
+pub fn upsert_stmt(realm_id: i64, user_id: i64, change: &StatusChange<'_>, now: i64) -> Result<Statement> {
     let (name, code, kind) = match change.emoji {
         Some((n, c, k)) => (Some(n), Some(c), Some(k)),
         None => (None, None, None),
     };
-    query!(
-        db,
+    statement!(
         "INSERT INTO user_status (user_id, realm_id, status_text, emoji_name, emoji_code, reaction_type, away, updated_at) \
          VALUES (?1, ?2, COALESCE(?3, ''), COALESCE(?4, ''), COALESCE(?5, ''), COALESCE(?6, 'unicode_emoji'), COALESCE(?7, 0), ?8) \
          ON CONFLICT (user_id) DO UPDATE SET status_text = COALESCE(?3, status_text), emoji_name = COALESCE(?4, emoji_name), \

@@ -1,8 +1,9 @@
 //! `user_topics`: each user's visibility policy per channel topic.
 
 use serde::Deserialize;
-use worker::{query, D1Database, D1PreparedStatement, Result};
+use worker::Result;
 
+use crate::db::statement::{statement, Statement};
 use crate::model::VisibilityPolicy;
 
 #[derive(Debug, Clone, Deserialize)]
@@ -15,26 +16,16 @@ pub struct UserTopicRow {
 }
 
 /// Sets a policy (`Inherit` removes the row).
-pub fn upsert_stmt(
-    db: &D1Database,
-    realm_id: i64,
-    user_id: i64,
-    channel_id: i64,
-    topic: &str,
-    policy: VisibilityPolicy,
-    now: i64,
-) -> Result<D1PreparedStatement> {
+pub fn upsert_stmt(realm_id: i64, user_id: i64, channel_id: i64, topic: &str, policy: VisibilityPolicy, now: i64) -> Result<Statement> {
     if policy == VisibilityPolicy::Inherit {
-        return query!(
-            db,
+        return statement!(
             "DELETE FROM user_topics WHERE user_id = ?1 AND channel_id = ?2 AND topic = ?3 COLLATE NOCASE",
             user_id,
             channel_id,
             topic
         );
     }
-    query!(
-        db,
+    statement!(
         "INSERT INTO user_topics (realm_id, user_id, channel_id, topic, visibility_policy, last_updated) \
          VALUES (?1, ?2, ?3, ?4, ?5, ?6) \
          ON CONFLICT (user_id, channel_id, topic COLLATE NOCASE) DO UPDATE SET visibility_policy = ?5, last_updated = ?6",
@@ -48,9 +39,8 @@ pub fn upsert_stmt(
 }
 
 /// All of a user's topic policies (for `POST /register`'s `user_topics`).
-pub fn for_user_stmt(db: &D1Database, user_id: i64) -> Result<D1PreparedStatement> {
-    query!(
-        db,
+pub fn for_user_stmt(user_id: i64) -> Result<Statement> {
+    statement!(
         "SELECT user_id, channel_id, topic, visibility_policy, last_updated FROM user_topics WHERE user_id = ?1 ORDER BY id",
         user_id
     )

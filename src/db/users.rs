@@ -2,7 +2,7 @@
 
 use super::statement::{statement, Statement};
 use serde::Deserialize;
-use worker::{query, D1Database, D1PreparedStatement, Result};
+use worker::{D1Database, Result};
 
 use crate::db::batch::{Batch, BatchResults, Slot};
 use crate::model::recipients::RecipientType;
@@ -95,18 +95,17 @@ pub fn by_api_key_stmt(realm_string_id: &str, key_hash: &str) -> Result<Statemen
 }
 
 pub async fn by_id(db: &D1Database, realm_id: i64, user_id: i64) -> Result<Option<UserRow>> {
-    super::first(by_id_stmt(db, realm_id, user_id)?).await
+    super::first(db, by_id_stmt(realm_id, user_id)?).await
 }
 
 /// A user of the organization by id, for a batch.
-pub fn by_id_stmt(db: &D1Database, realm_id: i64, user_id: i64) -> Result<D1PreparedStatement> {
-    query!(db, &format!("SELECT {COLUMNS} FROM users u WHERE {BY_ID}"), realm_id, user_id)
+pub fn by_id_stmt(realm_id: i64, user_id: i64) -> Result<Statement> {
+    statement!(&format!("SELECT {COLUMNS} FROM users u WHERE {BY_ID}"), realm_id, user_id)
 }
 
 /// The owner of the bot of organization `?1` whose id is `?2`.
-pub fn bot_owner_stmt(db: &D1Database, realm_id: i64, bot_id: i64) -> Result<D1PreparedStatement> {
-    query!(
-        db,
+pub fn bot_owner_stmt(realm_id: i64, bot_id: i64) -> Result<Statement> {
+    statement!(
         &format!("SELECT {COLUMNS} FROM users u WHERE u.realm_id = ?1 AND u.id = (SELECT b.bot_owner_id FROM users b WHERE b.realm_id = ?1 AND b.id = ?2)"),
         realm_id,
         bot_id
@@ -129,8 +128,8 @@ const BY_EMAIL: &str = concat!("u.realm_id = ?1 AND ", login_email_is_2!());
 /// The same, the organization named by its `string_id` (a sign-in knows only its name).
 const BY_EMAIL_IN_NAMED_REALM: &str = concat!("u.realm_id = (SELECT r.id FROM realms r WHERE r.string_id = ?1) AND ", login_email_is_2!());
 
-pub fn by_email_stmt(db: &D1Database, realm_id: i64, email: &str) -> Result<D1PreparedStatement> {
-    query!(db, &format!("SELECT {COLUMNS} FROM users u WHERE {BY_EMAIL}"), realm_id, email)
+pub fn by_email_stmt(realm_id: i64, email: &str) -> Result<Statement> {
+    statement!(&format!("SELECT {COLUMNS} FROM users u WHERE {BY_EMAIL}"), realm_id, email)
 }
 
 /// A user as a request path names them: by id, or by email (any case).
@@ -143,25 +142,25 @@ pub enum NamedUser<'a> {
 impl NamedUser<'_> {
     /// `sql` with `{user}` replaced by the condition on `users u` that selects the user,
     /// bound to `?1` (the organization) and `?2` (the id or the email).
-    fn stmt(&self, db: &D1Database, realm_id: i64, sql: &str) -> Result<D1PreparedStatement> {
+    fn stmt(&self, realm_id: i64, sql: &str) -> Result<Statement> {
         match *self {
-            NamedUser::Id(id) => query!(db, &sql.replace("{user}", BY_ID), realm_id, id),
-            NamedUser::Email(email) => query!(db, &sql.replace("{user}", BY_EMAIL), realm_id, email),
+            NamedUser::Id(id) => statement!(&sql.replace("{user}", BY_ID), realm_id, id),
+            NamedUser::Email(email) => statement!(&sql.replace("{user}", BY_EMAIL), realm_id, email),
         }
     }
 }
 
 /// The user a path names.
-pub fn named_stmt(db: &D1Database, realm_id: i64, who: NamedUser<'_>) -> Result<D1PreparedStatement> {
+pub fn named_stmt(realm_id: i64, who: NamedUser<'_>) -> Result<Statement> {
     match who {
-        NamedUser::Id(id) => by_id_stmt(db, realm_id, id),
-        NamedUser::Email(email) => by_email_stmt(db, realm_id, email),
+        NamedUser::Id(id) => by_id_stmt(realm_id, id),
+        NamedUser::Email(email) => by_email_stmt(realm_id, email),
     }
 }
 
 /// A statement about the user a path names: `sql` reads `{user_id}` for their id.
-pub fn about_named_stmt(db: &D1Database, realm_id: i64, who: NamedUser<'_>, sql: &str) -> Result<D1PreparedStatement> {
-    who.stmt(db, realm_id, &sql.replace("{user_id}", "(SELECT u.id FROM users u WHERE {user})"))
+pub fn about_named_stmt(realm_id: i64, who: NamedUser<'_>, sql: &str) -> Result<Statement> {
+    who.stmt(realm_id, &sql.replace("{user_id}", "(SELECT u.id FROM users u WHERE {user})"))
 }
 
 /// What signing in as a user checks and issues: the password hash and the key version.
@@ -173,14 +172,13 @@ pub struct SignInRow {
 }
 
 /// The user signing in with this login email to the organization named `realm_string_id`.
-pub fn signing_in_stmt(db: &D1Database, realm_string_id: &str, email: &str) -> Result<D1PreparedStatement> {
-    query!(db, &format!("SELECT {COLUMNS} FROM users u WHERE {BY_EMAIL_IN_NAMED_REALM}"), realm_string_id, email)
+pub fn signing_in_stmt(realm_string_id: &str, email: &str) -> Result<Statement> {
+    statement!(&format!("SELECT {COLUMNS} FROM users u WHERE {BY_EMAIL_IN_NAMED_REALM}"), realm_string_id, email)
 }
 
 /// The [`SignInRow`] of the user [`signing_in_stmt`] finds.
-pub fn sign_in_row_stmt(db: &D1Database, realm_string_id: &str, email: &str) -> Result<D1PreparedStatement> {
-    query!(
-        db,
+pub fn sign_in_row_stmt(realm_string_id: &str, email: &str) -> Result<Statement> {
+    statement!(
         &format!("SELECT u.id, u.password_hash, u.api_key_version FROM users u WHERE {BY_EMAIL_IN_NAMED_REALM}"),
         realm_string_id,
         email
@@ -188,7 +186,7 @@ pub fn sign_in_row_stmt(db: &D1Database, realm_string_id: &str, email: &str) -> 
 }
 
 pub async fn by_email(db: &D1Database, realm_id: i64, email: &str) -> Result<Option<UserRow>> {
-    super::first(by_email_stmt(db, realm_id, email)?).await
+    super::first(db, by_email_stmt(realm_id, email)?).await
 }
 
 /// A user's id.
@@ -198,8 +196,8 @@ pub struct UserIdRow {
 }
 
 /// The organization's active administrators and owners ([`UserIdRow`]).
-pub fn active_admin_ids_stmt(db: &D1Database, realm_id: i64) -> Result<D1PreparedStatement> {
-    query!(db, "SELECT id FROM users WHERE realm_id = ?1 AND is_active = 1 AND role <= ?2 ORDER BY id", realm_id, Role::Administrator)
+pub fn active_admin_ids_stmt(realm_id: i64) -> Result<Statement> {
+    statement!("SELECT id FROM users WHERE realm_id = ?1 AND is_active = 1 AND role <= ?2 ORDER BY id", realm_id, Role::Administrator)
 }
 
 #[derive(Debug, Deserialize)]
@@ -209,17 +207,17 @@ pub struct Credentials {
 
 pub async fn password_hash(db: &D1Database, realm_id: i64, user_id: i64) -> Result<Option<String>> {
     let row: Option<Credentials> =
-        super::first(query!(db, "SELECT password_hash FROM users WHERE realm_id = ?1 AND id = ?2", realm_id, user_id)?).await?;
+        super::first(db, statement!("SELECT password_hash FROM users WHERE realm_id = ?1 AND id = ?2", realm_id, user_id)?).await?;
     Ok(row.and_then(|r| r.password_hash))
 }
 
 /// Every user of the organization, bots and deactivated users included, in id order.
 pub async fn all_in_realm(db: &D1Database, realm_id: i64) -> Result<Vec<UserRow>> {
-    super::all(all_in_realm_stmt(db, realm_id)?).await
+    super::all(db, all_in_realm_stmt(realm_id)?).await
 }
 
-pub fn all_in_realm_stmt(db: &D1Database, realm_id: i64) -> Result<D1PreparedStatement> {
-    query!(db, &format!("SELECT {COLUMNS} FROM users u WHERE u.realm_id = ?1 ORDER BY u.id"), realm_id)
+pub fn all_in_realm_stmt(realm_id: i64) -> Result<Statement> {
+    statement!(&format!("SELECT {COLUMNS} FROM users u WHERE u.realm_id = ?1 ORDER BY u.id"), realm_id)
 }
 
 /// What a new account is made of.
@@ -239,14 +237,14 @@ pub struct NewUser<'a> {
 /// same batch.
 pub async fn insert(db: &D1Database, user: &NewUser<'_>, now: i64) -> Result<InsertedUser> {
     let mut batch = Batch::new();
-    let inserting = add_insert(&mut batch, db, user, None, now)?;
+    let inserting = add_insert(&mut batch, user, None, now)?;
     inserting.take(&batch.run(db).await?)
 }
 
 /// The id the next new user of this database gets, unless another insert takes it first
 /// (`None` in a database without users).
-pub fn next_id_stmt(db: &D1Database) -> Result<D1PreparedStatement> {
-    Ok(query!(db, "SELECT MAX(id) + 1 AS id FROM users"))
+pub fn next_id_stmt() -> Result<Statement> {
+    Ok(Statement::new("SELECT MAX(id) + 1 AS id FROM users", Vec::new()))
 }
 
 #[derive(Deserialize)]
@@ -257,9 +255,8 @@ pub struct NextId {
 /// Adds the user's insert (as `id` when given: a taken id fails the batch), its
 /// direct-message recipient and the new row's read-back to `batch`; the recipient is in
 /// the same batch, so a user never exists without it.
-pub fn add_insert(batch: &mut Batch, db: &D1Database, user: &NewUser<'_>, id: Option<i64>, now: i64) -> Result<InsertingUser> {
-    batch.add::<serde_json::Value>(query!(
-        db,
+pub fn add_insert(batch: &mut Batch, user: &NewUser<'_>, id: Option<i64>, now: i64) -> Result<InsertingUser> {
+    batch.add::<serde_json::Value>(statement!(
         "INSERT INTO users (id, realm_id, email, delivery_email, full_name, role, password_hash, can_create_users, \
          is_bot, bot_type, bot_owner_id, timezone, date_joined) \
          VALUES (?12, ?1, ?2, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
@@ -276,22 +273,19 @@ pub fn add_insert(batch: &mut Batch, db: &D1Database, user: &NewUser<'_>, id: Op
         now,
         id
     )?);
-    batch.add::<serde_json::Value>(query!(
-        db,
+    batch.add::<serde_json::Value>(statement!(
         "INSERT INTO recipients (realm_id, type, type_id) VALUES (?1, ?2, last_insert_rowid())",
         user.realm_id,
         RecipientType::Personal
     )?);
-    batch.add::<serde_json::Value>(apply_organization_defaults_stmt(db, user.realm_id, user.email)?);
+    batch.add::<serde_json::Value>(apply_organization_defaults_stmt(user.realm_id, user.email)?);
     Ok(InsertingUser {
-        created: batch.add(query!(
-            db,
+        created: batch.add(statement!(
             &format!("SELECT {COLUMNS} FROM users u WHERE u.realm_id = ?1 AND u.email = ?2"),
             user.realm_id,
             user.email
         )?),
-        key_version: batch.add(query!(
-            db,
+        key_version: batch.add(statement!(
             "SELECT id, api_key_version FROM users WHERE realm_id = ?1 AND email = ?2",
             user.realm_id,
             user.email
@@ -303,7 +297,7 @@ pub fn add_insert(batch: &mut Batch, db: &D1Database, user: &NewUser<'_>, id: Op
 /// applied to a new human user: the JSON object copied, the settings with their own columns
 /// taken from it where an administrator changed them, and the organization's language as
 /// theirs (bots keep the catalogue defaults).
-fn apply_organization_defaults_stmt(db: &D1Database, realm_id: i64, email: &str) -> Result<D1PreparedStatement> {
+fn apply_organization_defaults_stmt(realm_id: i64, email: &str) -> Result<Statement> {
     const COLUMNS: [&str; 4] = [
         "automatically_follow_topics_policy",
         "automatically_unmute_topics_in_muted_streams_policy",
@@ -313,8 +307,7 @@ fn apply_organization_defaults_stmt(db: &D1Database, realm_id: i64, email: &str)
     let defaults = "(SELECT r.user_settings_defaults FROM realms r WHERE r.id = ?1)";
     let columns: Vec<String> = COLUMNS.iter().map(|c| format!("{c} = COALESCE(json_extract({defaults}, '$.{c}'), {c})")).collect();
     let paths: Vec<String> = COLUMNS.iter().map(|c| format!("'$.{c}'")).collect();
-    query!(
-        db,
+    statement!(
         &format!(
             "UPDATE users SET settings = json_set(json_remove({defaults}, {}), '$.default_language', \
              (SELECT r.default_language FROM realms r WHERE r.id = ?1)), {} WHERE realm_id = ?1 AND email = ?2 AND is_bot = 0",
@@ -365,19 +358,22 @@ pub struct ActiveCounts {
 }
 
 pub async fn active_counts(db: &D1Database, realm_id: i64) -> Result<ActiveCounts> {
-    let row: Option<ActiveCounts> = super::first(query!(
+    let row: Option<ActiveCounts> = super::first(
         db,
-        "SELECT COUNT(*) AS active_users, COALESCE(SUM(role = ?2 AND is_bot = 0), 0) AS human_owners \
+        statement!(
+            "SELECT COUNT(*) AS active_users, COALESCE(SUM(role = ?2 AND is_bot = 0), 0) AS human_owners \
          FROM users WHERE realm_id = ?1 AND is_active = 1",
-        realm_id,
-        Role::Owner
-    )?)
+            realm_id,
+            Role::Owner
+        )?,
+    )
     .await?;
     Ok(row.unwrap_or(ActiveCounts { active_users: 0, human_owners: 0 }))
 }
 
 pub async fn set_active(db: &D1Database, realm_id: i64, user_id: i64, active: bool) -> Result<()> {
-    super::run(query!(db, "UPDATE users SET is_active = ?3 WHERE realm_id = ?1 AND id = ?2", realm_id, user_id, active as i64)?).await?;
+    super::run(db, statement!("UPDATE users SET is_active = ?3 WHERE realm_id = ?1 AND id = ?2", realm_id, user_id, active as i64)?)
+        .await?;
     Ok(())
 }
 
@@ -388,27 +384,28 @@ pub async fn deactivate_with_bots(db: &D1Database, realm_id: i64, user_id: i64) 
     struct Id {
         id: i64,
     }
-    let rows: Vec<Id> = super::all(query!(
+    let rows: Vec<Id> = super::all(
         db,
-        "UPDATE users SET is_active = 0 WHERE realm_id = ?1 AND is_active = 1 AND (id = ?2 OR (is_bot = 1 AND bot_owner_id = ?2)) \
+        statement!(
+            "UPDATE users SET is_active = 0 WHERE realm_id = ?1 AND is_active = 1 AND (id = ?2 OR (is_bot = 1 AND bot_owner_id = ?2)) \
          RETURNING id",
-        realm_id,
-        user_id
-    )?)
+            realm_id,
+            user_id
+        )?,
+    )
     .await?;
     let mut ids: Vec<i64> = rows.into_iter().map(|r| r.id).collect();
     ids.sort_unstable();
     Ok(ids)
 }
 
-pub fn set_role_stmt(db: &D1Database, realm_id: i64, user_id: i64, role: Role) -> Result<D1PreparedStatement> {
-    query!(db, "UPDATE users SET role = ?3 WHERE realm_id = ?1 AND id = ?2", realm_id, user_id, role)
+pub fn set_role_stmt(realm_id: i64, user_id: i64, role: Role) -> Result<Statement> {
+    statement!("UPDATE users SET role = ?3 WHERE realm_id = ?1 AND id = ?2", realm_id, user_id, role)
 }
 
 /// Sets (or, with `None`, clears) the uploaded avatar and bumps `avatar_version`.
-pub fn set_avatar_file_stmt(db: &D1Database, realm_id: i64, user_id: i64, file: Option<&str>) -> Result<D1PreparedStatement> {
-    query!(
-        db,
+pub fn set_avatar_file_stmt(realm_id: i64, user_id: i64, file: Option<&str>) -> Result<Statement> {
+    statement!(
         "UPDATE users SET avatar_file = ?3, avatar_version = avatar_version + 1 WHERE realm_id = ?1 AND id = ?2",
         realm_id,
         user_id,
@@ -416,14 +413,13 @@ pub fn set_avatar_file_stmt(db: &D1Database, realm_id: i64, user_id: i64, file: 
     )
 }
 
-pub fn set_full_name_stmt(db: &D1Database, realm_id: i64, user_id: i64, full_name: &str) -> Result<D1PreparedStatement> {
-    query!(db, "UPDATE users SET full_name = ?3 WHERE realm_id = ?1 AND id = ?2", realm_id, user_id, full_name)
+pub fn set_full_name_stmt(realm_id: i64, user_id: i64, full_name: &str) -> Result<Statement> {
+    statement!("UPDATE users SET full_name = ?3 WHERE realm_id = ?1 AND id = ?2", realm_id, user_id, full_name)
 }
 
 /// The active bots a user owns, oldest first.
-pub fn bots_of_owner_stmt(db: &D1Database, realm_id: i64, owner_id: i64) -> Result<D1PreparedStatement> {
-    query!(
-        db,
+pub fn bots_of_owner_stmt(realm_id: i64, owner_id: i64) -> Result<Statement> {
+    statement!(
         &format!(
             "SELECT {COLUMNS} FROM users u WHERE u.realm_id = ?1 AND u.bot_owner_id = ?2 AND u.is_bot = 1 \
              AND u.is_active = 1 ORDER BY u.date_joined, u.id"
@@ -434,9 +430,8 @@ pub fn bots_of_owner_stmt(db: &D1Database, realm_id: i64, owner_id: i64) -> Resu
 }
 
 /// The organization's users among a JSON array of ids (any state).
-pub fn by_ids_stmt(db: &D1Database, realm_id: i64, ids_json: &str) -> Result<D1PreparedStatement> {
-    query!(
-        db,
+pub fn by_ids_stmt(realm_id: i64, ids_json: &str) -> Result<Statement> {
+    statement!(
         &format!("SELECT {COLUMNS} FROM users u WHERE u.realm_id = ?1 AND u.id IN (SELECT value FROM json_each(?2))"),
         realm_id,
         ids_json
@@ -445,9 +440,8 @@ pub fn by_ids_stmt(db: &D1Database, realm_id: i64, ids_json: &str) -> Result<D1P
 
 /// Applies a `PATCH /settings` change: `changes_json` (a JSON object) merged into the
 /// stored settings, and the settings kept in columns when given.
-pub fn update_settings_stmt(db: &D1Database, user_id: i64, changes_json: &str, columns: &SettingColumns) -> Result<D1PreparedStatement> {
-    query!(
-        db,
+pub fn update_settings_stmt(user_id: i64, changes_json: &str, columns: &SettingColumns) -> Result<Statement> {
+    statement!(
         "UPDATE users SET settings = json_patch(settings, ?2), timezone = COALESCE(?3, timezone), \
          automatically_follow_topics_policy = COALESCE(?4, automatically_follow_topics_policy), \
          automatically_unmute_topics_in_muted_streams_policy = COALESCE(?5, automatically_unmute_topics_in_muted_streams_policy), \
@@ -505,11 +499,11 @@ pub fn direct_recipients_stmt(realm_id: i64, ids: &[i64], emails: &[String], sen
 }
 
 /// The realm's user whose delivery email is `email` (exactly).
-pub fn by_delivery_email_stmt(db: &D1Database, realm_id: i64, email: &str) -> Result<D1PreparedStatement> {
-    query!(db, &format!("SELECT {COLUMNS} FROM users u WHERE u.realm_id = ?1 AND u.delivery_email = ?2"), realm_id, email)
+pub fn by_delivery_email_stmt(realm_id: i64, email: &str) -> Result<Statement> {
+    statement!(&format!("SELECT {COLUMNS} FROM users u WHERE u.realm_id = ?1 AND u.delivery_email = ?2"), realm_id, email)
 }
 
 /// The owner of a message's sender (`bot_owner_id`, null for a person).
-pub fn sender_bot_owner_stmt(db: &D1Database, message_id: i64) -> Result<D1PreparedStatement> {
-    query!(db, "SELECT u.bot_owner_id FROM messages m JOIN users u ON u.id = m.sender_id WHERE m.id = ?1", message_id)
+pub fn sender_bot_owner_stmt(message_id: i64) -> Result<Statement> {
+    statement!("SELECT u.bot_owner_id FROM messages m JOIN users u ON u.id = m.sender_id WHERE m.id = ?1", message_id)
 }

@@ -54,7 +54,7 @@ pub fn alerted_users(content: &str, words: &[(i64, String)]) -> HashSet<i64> {
 
 /// The user's alert words in the order they were added. One round trip.
 pub async fn alert_words_of(db: &D1Database, user_id: i64) -> ApiResult<Vec<String>> {
-    let words: Vec<WordRow> = crate::db::all(db::for_user_stmt(db, user_id)?).await?;
+    let words: Vec<WordRow> = crate::db::all(db, db::for_user_stmt(user_id)?).await?;
     Ok(words.into_iter().map(|w| w.word).collect())
 }
 

@@ -206,11 +206,11 @@ struct ChannelsView {
 
 async fn channels_view(db: &D1Database, user: &UserRow, with_subscribers: bool) -> ApiResult<ChannelsView> {
     let mut batch = Batch::new();
-    let channels = batch.add::<ChannelViewRow>(subscriptions::all_for_user_stmt(db, user.realm_id, user.id)?);
-    let groups = batch.add::<SystemGroupRow>(subscriptions::system_groups_stmt(db, user.realm_id)?);
+    let channels = batch.add::<ChannelViewRow>(subscriptions::all_for_user_stmt(user.realm_id, user.id)?);
+    let groups = batch.add::<SystemGroupRow>(subscriptions::system_groups_stmt(user.realm_id)?);
     let all_subscribers =
-        if with_subscribers { Some(batch.add::<SubscriberRow>(subscriptions::all_subscribers_stmt(db, user.realm_id)?)) } else { None };
-    let defaults = batch.add::<DefaultChannelRow>(default_channels::in_realm_stmt(db, user.realm_id)?);
+        if with_subscribers { Some(batch.add::<SubscriberRow>(subscriptions::all_subscribers_stmt(user.realm_id)?)) } else { None };
+    let defaults = batch.add::<DefaultChannelRow>(default_channels::in_realm_stmt(user.realm_id)?);
     let results = batch.run(db).await?;
     let mut subscribers: HashMap<i64, Vec<i64>> = HashMap::new();
     if let Some(slot) = all_subscribers {
@@ -297,7 +297,7 @@ pub async fn channel_by_id(db: &D1Database, user: &UserRow, id: &str) -> ApiResu
     let channel_id = parse_channel_id(id)?;
     let mut batch = Batch::new();
     let channel = batch.add::<ChannelViewRow>(subscriptions::by_id_for_user_stmt(user.realm_id, user.id, channel_id)?);
-    let groups = batch.add::<SystemGroupRow>(subscriptions::system_groups_stmt(db, user.realm_id)?);
+    let groups = batch.add::<SystemGroupRow>(subscriptions::system_groups_stmt(user.realm_id)?);
     let results = batch.run(db).await?;
     Ok((results.first(channel)?, SystemGroups::new(results.rows(groups)?)))
 }
@@ -321,8 +321,7 @@ pub async fn stream_of(db: &D1Database, user: &UserRow, id: &str) -> ApiResult<V
 /// The id of the channel named `name` if the user can see it; "Invalid channel name
 /// '<name>'" otherwise. One round trip.
 pub async fn channel_id_by_name(db: &D1Database, user: &UserRow, name: &str) -> ApiResult<i64> {
-    let channel: Option<ChannelViewRow> =
-        crate::db::first(subscriptions::by_name_for_user_stmt(user.realm_id, user.id, name)?.prepare(db)?).await?;
+    let channel: Option<ChannelViewRow> = crate::db::first(db, subscriptions::by_name_for_user_stmt(user.realm_id, user.id, name)?).await?;
     match channel {
         Some(c) if can_see_channel(user, &c) => Ok(c.id),
         _ => Err(ApiError::bad_request(format!("Invalid channel name '{name}'"))),
@@ -336,7 +335,7 @@ pub async fn channel_subscribers(db: &D1Database, user: &UserRow, id: &str) -> A
     // The subscribers are read with the channel and shown only if the rule allows.
     let mut batch = Batch::new();
     let channel = batch.add::<ChannelViewRow>(subscriptions::by_id_for_user_stmt(user.realm_id, user.id, channel_id)?);
-    let subscribers = batch.add::<SubscriberRow>(subscriptions::subscribers_stmt(db, user.realm_id, &format!("[{channel_id}]"))?);
+    let subscribers = batch.add::<SubscriberRow>(subscriptions::subscribers_stmt(user.realm_id, &format!("[{channel_id}]"))?);
     let results = batch.run(db).await?;
     let channel = access_channel(user, results.first(channel)?)?;
     if channel.is_private() && !channel.subscribed() && !user.is_realm_admin() {
@@ -368,9 +367,9 @@ pub struct ChannelTopics {
 impl ReadAsUser for ChannelTopics {
     type Slots = (Slot<ChannelViewRow>, Slot<TopicRow>);
     type Output = Vec<Value>;
-    fn add(&self, batch: &mut Batch, db: &D1Database, me: &UserRow, _realm: &RealmState) -> ApiResult<Self::Slots> {
+    fn add(&self, batch: &mut Batch, me: &UserRow, _realm: &RealmState) -> ApiResult<Self::Slots> {
         let channel = batch.add(subscriptions::by_id_for_user_stmt(me.realm_id, me.id, self.channel_id)?);
-        let topics = batch.add(messages::channel_topics_stmt(db, me.realm_id, me.id, me.is_guest(), self.channel_id)?);
+        let topics = batch.add(messages::channel_topics_stmt(me.realm_id, me.id, me.is_guest(), self.channel_id)?);
         Ok((channel, topics))
     }
     fn take(&self, results: &BatchResults, (channel, topics): Self::Slots, me: &UserRow, realm: &RealmState) -> ApiResult<Vec<Value>> {

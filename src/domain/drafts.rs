@@ -57,7 +57,7 @@ pub fn draft_dict(row: &DraftRow) -> Value {
 
 /// The user's drafts as the API shows them, oldest first. One round trip.
 pub async fn drafts_of(db: &D1Database, user_id: i64) -> ApiResult<Vec<Value>> {
-    let rows: Vec<DraftRow> = crate::db::all(drafts::of_user_stmt(db, user_id)?).await?;
+    let rows: Vec<DraftRow> = crate::db::all(db, drafts::of_user_stmt(user_id)?).await?;
     Ok(rows.iter().map(draft_dict).collect())
 }
 

@@ -74,8 +74,8 @@ pub fn can_access(user: &UserRow, has_row: bool, channel: Option<&ChannelAccess>
 /// The message `message_id` if `user` may see it; `BAD_REQUEST` "Invalid message(s)"
 /// otherwise, the same for a message that does not exist. One query.
 pub async fn access_message(db: &D1Database, user: &UserRow, message_id: i64) -> ApiResult<AccessedMessage> {
-    let stmt = crate::db::messages::access_stmt(db, message_id, user.realm_id, user.id)?;
-    accessed_from(user, crate::db::first(stmt).await?)
+    let stmt = crate::db::messages::access_stmt(message_id, user.realm_id, user.id)?;
+    accessed_from(user, crate::db::first(db, stmt).await?)
 }
 
 /// [`access_message`]'s rule over the row of `db::messages::access_stmt`, for a caller
@@ -146,8 +146,8 @@ pub struct ContextSlots {
 impl MessageContext {
     /// Adds the statements reading the context of `set` to `batch` (four statements,
     /// whatever the number of messages).
-    pub fn add_to(batch: &mut Batch, db: &D1Database, set: &MessageSet) -> worker::Result<ContextSlots> {
-        let stmts = msgdb::context_stmts(db, set)?;
+    pub fn add_to(batch: &mut Batch, set: &MessageSet) -> worker::Result<ContextSlots> {
+        let stmts = msgdb::context_stmts(set)?;
         Ok(ContextSlots {
             group_members: batch.add(stmts.group_members),
             reactions: batch.add(stmts.reactions),
@@ -195,8 +195,8 @@ impl MessageContext {
     ) -> ApiResult<MessageContext> {
         let ids: Vec<i64> = messages.iter().map(|m| m.id).collect();
         let mut batch = Batch::new();
-        let slots = Self::add_to(&mut batch, db, &MessageSet::ids(viewer.realm_id, &ids)?)?;
-        let linkifiers = batch.add(crate::db::linkifiers::in_realm_stmt(db, viewer.realm_id)?);
+        let slots = Self::add_to(&mut batch, &MessageSet::ids(viewer.realm_id, &ids)?)?;
+        let linkifiers = batch.add(crate::db::linkifiers::in_realm_stmt(viewer.realm_id)?);
         let results = batch.run(db).await?;
         let linkifiers = crate::domain::linkifiers::for_rendering(&results.rows(linkifiers)?);
         // Message objects need no alert words.
@@ -368,9 +368,9 @@ pub struct OneMessage {
 impl ReadAsUser for OneMessage {
     type Slots = (Slot<Value>, ContextSlots);
     type Output = Value;
-    fn add(&self, batch: &mut Batch, db: &D1Database, me: &UserRow, _realm: &RealmState) -> ApiResult<Self::Slots> {
-        let access = batch.add::<Value>(msgdb::access_stmt(db, self.message_id, me.realm_id, me.id)?);
-        let context = MessageContext::add_to(batch, db, &MessageSet::ids(me.realm_id, &[self.message_id])?)?;
+    fn add(&self, batch: &mut Batch, me: &UserRow, _realm: &RealmState) -> ApiResult<Self::Slots> {
+        let access = batch.add::<Value>(msgdb::access_stmt(self.message_id, me.realm_id, me.id)?);
+        let context = MessageContext::add_to(batch, &MessageSet::ids(me.realm_id, &[self.message_id])?)?;
         Ok((access, context))
     }
     fn take(&self, results: &BatchResults, (access, context): Self::Slots, me: &UserRow, realm: &RealmState) -> ApiResult<Value> {
@@ -401,7 +401,7 @@ pub struct MessageWindow {
 impl ReadAsUser for MessageWindow {
     type Slots = (PendingWindow, ContextSlots);
     type Output = Value;
-    fn add(&self, batch: &mut Batch, db: &D1Database, me: &UserRow, realm: &RealmState) -> ApiResult<Self::Slots> {
+    fn add(&self, batch: &mut Batch, me: &UserRow, realm: &RealmState) -> ApiResult<Self::Slots> {
         let req = WindowRequest {
             terms: &self.terms,
             anchor: self.anchor,
@@ -411,8 +411,8 @@ impl ReadAsUser for MessageWindow {
             empty_topic_display_name: &realm.settings.empty_topic_display_name,
             with_matches: true,
         };
-        let window = add_window(batch, db, me, &req)?;
-        let context = MessageContext::add_to(batch, db, window.message_set())?;
+        let window = add_window(batch, me, &req)?;
+        let context = MessageContext::add_to(batch, window.message_set())?;
         Ok((window, context))
     }
     fn take(&self, results: &BatchResults, (window, context): Self::Slots, me: &UserRow, realm: &RealmState) -> ApiResult<Value> {

@@ -15,7 +15,7 @@ pub fn muted_users_list(rows: &[MutedUserRow]) -> Vec<Value> {
 
 /// The user's muted users, oldest first. One round trip.
 pub async fn muted_users_of(db: &D1Database, user_id: i64) -> ApiResult<Vec<Value>> {
-    let rows: Vec<MutedUserRow> = crate::db::all(muted_users::for_user_stmt(db, user_id)?).await?;
+    let rows: Vec<MutedUserRow> = crate::db::all(db, muted_users::for_user_stmt(user_id)?).await?;
     Ok(muted_users_list(&rows))
 }
 

@@ -83,7 +83,7 @@ pub fn presences_dict(rows: &[PresenceRow], modern: bool) -> Value {
 /// changes after `last_update_id` when given, none older than `days`. One batch.
 pub async fn realm_presence(db: &D1Database, realm_id: i64, modern: bool, last_update_id: Option<i64>, days: i64) -> ApiResult<Value> {
     let mut batch = Batch::new();
-    let reads = RealmPresenceReads::add(&mut batch, db, realm_id, last_update_id, days)?;
+    let reads = RealmPresenceReads::add(&mut batch, realm_id, last_update_id, days)?;
     reads.take(&batch.run(db).await?, modern, last_update_id)
 }
 
@@ -96,11 +96,11 @@ pub struct RealmPresenceReads {
 }
 
 impl RealmPresenceReads {
-    pub fn add(batch: &mut Batch, db: &D1Database, realm_id: i64, last_update_id: Option<i64>, days: i64) -> ApiResult<Self> {
+    pub fn add(batch: &mut Batch, realm_id: i64, last_update_id: Option<i64>, days: i64) -> ApiResult<Self> {
         let since = crate::db::now() - days * 86_400;
         Ok(RealmPresenceReads {
-            rows: batch.add(presence::in_realm_stmt(db, realm_id, last_update_id.unwrap_or(-1), since)?),
-            max: batch.add(presence::max_update_id_stmt(db, realm_id)?),
+            rows: batch.add(presence::in_realm_stmt(realm_id, last_update_id.unwrap_or(-1), since)?),
+            max: batch.add(presence::max_update_id_stmt(realm_id)?),
         })
     }
 
@@ -127,8 +127,8 @@ impl RealmPresenceReads {
 /// ping), read together.
 pub async fn named_user_presence(db: &D1Database, realm_id: i64, who: NamedUser<'_>) -> ApiResult<(Option<UserRow>, Option<Value>)> {
     let mut batch = Batch::new();
-    let user = batch.add::<UserRow>(users::named_stmt(db, realm_id, who)?);
-    let presence = batch.add::<PresenceRow>(presence::for_named_user_stmt(db, realm_id, who)?);
+    let user = batch.add::<UserRow>(users::named_stmt(realm_id, who)?);
+    let presence = batch.add::<PresenceRow>(presence::for_named_user_stmt(realm_id, who)?);
     let results = batch.run(db).await?;
     let presence = results.first(presence)?.map(|row| {
         let website = legacy_client_dict(times(&row));

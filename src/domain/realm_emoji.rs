@@ -208,7 +208,7 @@ pub fn new_file_name(extension: &str) -> String {
 /// Every custom emoji of the organization, deactivated ones included, keyed by id. One
 /// round trip.
 pub async fn realm_emoji_of(db: &D1Database, realm_id: i64) -> ApiResult<Value> {
-    let rows: Vec<RealmEmojiRow> = crate::db::all(realm_emoji::in_realm_stmt(db, realm_id)?).await?;
+    let rows: Vec<RealmEmojiRow> = crate::db::all(db, realm_emoji::in_realm_stmt(realm_id)?).await?;
     Ok(realm_emoji_dict(&rows))
 }
 

@@ -36,7 +36,6 @@ impl ResolutionReads {
     /// are the organization's when the caller has them.
     pub fn add(
         batch: &mut Batch,
-        db: &D1Database,
         realm_id: i64,
         sender_id: i64,
         refs: &References,
@@ -70,7 +69,7 @@ impl ResolutionReads {
         };
         let linkifiers = match linkifiers {
             Some(known) => Linkifiers::Known(known.to_vec()),
-            None => Linkifiers::Read(batch.add(crate::db::linkifiers::in_realm_stmt(db, realm_id)?)),
+            None => Linkifiers::Read(batch.add(crate::db::linkifiers::in_realm_stmt(realm_id)?)),
         };
         Ok(ResolutionReads { users, groups, channels, emoji, linkifiers })
     }
@@ -167,7 +166,7 @@ pub async fn render_content(
 ) -> ApiResult<(Rendered, BTreeSet<i64>)> {
     let mut batch = Batch::new();
     // Nothing is sent, so who may mention which group is not asked (sender 0: nobody).
-    let reads = ResolutionReads::add(&mut batch, db, realm_id, 0, &markdown::references(content), None)?;
+    let reads = ResolutionReads::add(&mut batch, realm_id, 0, &markdown::references(content), None)?;
     let (resolved, members) = reads.take(&batch.run(db).await?)?;
     Ok(render_resolved(content, resolved, &members, realm_url, translate_emoticons))
 }

@@ -37,7 +37,7 @@ pub fn scheduled_message_dict(row: &ScheduledMessageRow) -> Value {
 /// The user's undelivered scheduled messages (pending and failed), soonest first. One round
 /// trip.
 pub async fn scheduled_messages_of(db: &D1Database, user_id: i64) -> ApiResult<Vec<Value>> {
-    let rows: Vec<ScheduledMessageRow> = crate::db::all(scheduled_messages::pending_of_sender_stmt(db, user_id)?).await?;
+    let rows: Vec<ScheduledMessageRow> = crate::db::all(db, scheduled_messages::pending_of_sender_stmt(user_id)?).await?;
     Ok(rows.iter().map(scheduled_message_dict).collect())
 }
 
@@ -49,8 +49,8 @@ pub struct OwnScheduledMessage(pub i64);
 impl ReadAsUser for OwnScheduledMessage {
     type Slots = Slot<ScheduledMessageRow>;
     type Output = ScheduledMessageRow;
-    fn add(&self, batch: &mut Batch, db: &D1Database, me: &UserRow, _realm: &RealmState) -> ApiResult<Self::Slots> {
-        Ok(batch.add(scheduled_messages::pending_by_id_stmt(db, self.0, me.id)?))
+    fn add(&self, batch: &mut Batch, me: &UserRow, _realm: &RealmState) -> ApiResult<Self::Slots> {
+        Ok(batch.add(scheduled_messages::pending_by_id_stmt(self.0, me.id)?))
     }
     fn take(&self, results: &BatchResults, slot: Self::Slots, _me: &UserRow, _realm: &RealmState) -> ApiResult<ScheduledMessageRow> {
         results.first(slot)?.ok_or_else(ApiError::scheduled_message_not_found)

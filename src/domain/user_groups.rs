@@ -209,8 +209,8 @@ fn access_group(group: Option<UserGroupRow>) -> ApiResult<UserGroupRow> {
 /// `direct_only`: the group and its members read together, the group checked first.
 pub async fn group_members(db: &D1Database, realm_id: i64, group_id: i64, direct_only: bool) -> ApiResult<Vec<i64>> {
     let mut batch = Batch::new();
-    let group = batch.add::<UserGroupRow>(user_groups::by_id_stmt(db, realm_id, group_id)?);
-    let members = batch.add::<UserIdRow>(user_groups::member_ids_stmt(db, realm_id, group_id, direct_only)?);
+    let group = batch.add::<UserGroupRow>(user_groups::by_id_stmt(realm_id, group_id)?);
+    let members = batch.add::<UserIdRow>(user_groups::member_ids_stmt(realm_id, group_id, direct_only)?);
     let results = batch.run(db).await?;
     access_group(results.first(group)?)?;
     Ok(results.rows(members)?.into_iter().map(|m| m.id).collect())
@@ -220,8 +220,8 @@ pub async fn group_members(db: &D1Database, realm_id: i64, group_id: i64, direct
 /// sorted: the group and its subgroups read together, the group checked first.
 pub async fn group_subgroups(db: &D1Database, realm_id: i64, group_id: i64, direct_only: bool) -> ApiResult<Vec<i64>> {
     let mut batch = Batch::new();
-    let group = batch.add::<UserGroupRow>(user_groups::by_id_stmt(db, realm_id, group_id)?);
-    let subgroups = batch.add::<GroupIdRow>(user_groups::subgroup_ids_stmt(db, group_id, direct_only)?);
+    let group = batch.add::<UserGroupRow>(user_groups::by_id_stmt(realm_id, group_id)?);
+    let subgroups = batch.add::<GroupIdRow>(user_groups::subgroup_ids_stmt(group_id, direct_only)?);
     let results = batch.run(db).await?;
     access_group(results.first(group)?)?;
     Ok(results.rows(subgroups)?.into_iter().map(|g| g.id).collect())
@@ -232,8 +232,8 @@ pub async fn group_subgroups(db: &D1Database, realm_id: i64, group_id: i64, dire
 /// unknown ids: the group, the user, then the membership, read together.
 pub async fn is_group_member(db: &D1Database, realm_id: i64, group_id: i64, user_id: i64, direct_only: bool) -> ApiResult<bool> {
     let mut batch = Batch::new();
-    let group = batch.add::<UserGroupRow>(user_groups::by_id_stmt(db, realm_id, group_id)?);
-    let user = batch.add::<UserRow>(users::by_id_stmt(db, realm_id, user_id)?);
+    let group = batch.add::<UserGroupRow>(user_groups::by_id_stmt(realm_id, group_id)?);
+    let user = batch.add::<UserRow>(users::by_id_stmt(realm_id, user_id)?);
     let member = batch.add::<IsMemberRow>(user_groups::is_member_stmt(realm_id, group_id, user_id, direct_only)?);
     let results = batch.run(db).await?;
     access_group(results.first(group)?)?;
@@ -247,9 +247,9 @@ pub async fn is_group_member(db: &D1Database, realm_id: i64, group_id: i64, user
 /// batch.
 pub async fn groups_of(db: &D1Database, realm_id: i64, include_deactivated: bool) -> ApiResult<Vec<Value>> {
     let mut batch = Batch::new();
-    let groups = batch.add::<UserGroupRow>(user_groups::in_realm_stmt(db, realm_id)?);
-    let members = batch.add::<MemberRow>(user_groups::direct_members_stmt(db, realm_id)?);
-    let subgroups = batch.add::<SubgroupRow>(user_groups::subgroups_stmt(db, realm_id)?);
+    let groups = batch.add::<UserGroupRow>(user_groups::in_realm_stmt(realm_id)?);
+    let members = batch.add::<MemberRow>(user_groups::direct_members_stmt(realm_id)?);
+    let subgroups = batch.add::<SubgroupRow>(user_groups::subgroups_stmt(realm_id)?);
     let results = batch.run(db).await?;
     let mut groups: Vec<UserGroupRow> = results.rows(groups)?;
     groups.retain(|g| include_deactivated || g.deactivated == 0);

@@ -43,8 +43,8 @@ pub fn clean_status_text(text: &str) -> ApiResult<String> {
 /// user and the status read in one batch.
 pub async fn status_of_user_in(db: &D1Database, realm_id: i64, user_id: i64) -> ApiResult<Value> {
     let mut batch = Batch::new();
-    let user = batch.add::<UserRow>(users::by_id_stmt(db, realm_id, user_id)?);
-    let status = batch.add::<UserStatusRow>(user_status::for_user_stmt(db, user_id)?);
+    let user = batch.add::<UserRow>(users::by_id_stmt(realm_id, user_id)?);
+    let status = batch.add::<UserStatusRow>(user_status::for_user_stmt(user_id)?);
     let results = batch.run(db).await?;
     if results.first(user)?.is_none() {
         return Err(ApiError::no_such_user());

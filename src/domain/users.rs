@@ -187,10 +187,10 @@ pub async fn user_object_of(
 pub async fn members_of(db: &D1Database, viewer: &UserRow, opts: &UserDictOptions<'_>, include_profile: bool) -> ApiResult<Vec<Value>> {
     let mut batch = Batch::new();
     let values = include_profile
-        .then(|| profile_fields::values_stmt(db, viewer.realm_id, None))
+        .then(|| profile_fields::values_stmt(viewer.realm_id, None))
         .transpose()?
         .map(|stmt| batch.add::<ProfileValueRow>(stmt));
-    let users = batch.add::<UserRow>(users::all_in_realm_stmt(db, viewer.realm_id)?);
+    let users = batch.add::<UserRow>(users::all_in_realm_stmt(viewer.realm_id)?);
     let results = batch.run(db).await?;
     let values = values.map(|slot| results.rows(slot)).transpose()?;
     Ok(results.rows(users)?.iter().map(|user| user_object(viewer, user, opts, values.as_deref())).collect())
@@ -220,9 +220,9 @@ pub async fn named_user_object(
 ) -> ApiResult<Value> {
     let who = named_user(id_or_email);
     let mut batch = Batch::new();
-    let user = batch.add::<UserRow>(users::named_stmt(db, viewer.realm_id, who)?);
+    let user = batch.add::<UserRow>(users::named_stmt(viewer.realm_id, who)?);
     let values = include_profile
-        .then(|| profile_fields::values_of_named_stmt(db, viewer.realm_id, who))
+        .then(|| profile_fields::values_of_named_stmt(viewer.realm_id, who))
         .transpose()?
         .map(|stmt| batch.add::<ProfileValueRow>(stmt));
     let results = batch.run(db).await?;
@@ -255,8 +255,8 @@ pub struct SigningIn {
 pub async fn realm_and_signing_in(db: &D1Database, realm_string_id: &str, email: &str) -> ApiResult<(Option<RealmRow>, Option<SigningIn>)> {
     let mut batch = Batch::new();
     let realm = batch.add::<RealmRow>(realms::by_string_id_stmt(realm_string_id)?);
-    let user = batch.add::<UserRow>(users::signing_in_stmt(db, realm_string_id, email)?);
-    let sign_in = batch.add::<SignInRow>(users::sign_in_row_stmt(db, realm_string_id, email)?);
+    let user = batch.add::<UserRow>(users::signing_in_stmt(realm_string_id, email)?);
+    let sign_in = batch.add::<SignInRow>(users::sign_in_row_stmt(realm_string_id, email)?);
     let results = batch.run(db).await?;
     let signing_in = match (results.first(user)?, results.first(sign_in)?) {
         (Some(user), Some(row)) if row.id == user.id => {

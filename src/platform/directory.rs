@@ -129,8 +129,8 @@ pub fn first_id(binding: &str) -> Option<i64> {
 /// database that refuses writes to `sqlite_sequence` keeps overlapping `AUTOINCREMENT` ids
 /// (groups, drafts, attachments, ...), which every query scopes by organization anyway.
 async fn set_id_floor(db: &D1Database, first_id: i64) -> ApiResult<()> {
-    crate::db::run_batch(db, crate::db::id_floors::floor_rows_stmts(db, first_id)?).await?;
-    if let Err(err) = crate::db::run_batch(db, crate::db::id_floors::sequences_stmts(db, first_id)?).await {
+    crate::db::run_batch(db, crate::db::id_floors::floor_rows_stmts(first_id)?).await?;
+    if let Err(err) = crate::db::run_batch(db, crate::db::id_floors::sequences_stmts(first_id)?).await {
         worker::console_error!("AUTOINCREMENT floors not set: {err}");
     }
     Ok(())

@@ -60,14 +60,14 @@ pub enum StateSlot {
 }
 
 /// The cached state when `version` is current, else its three statements added to `batch`.
-pub fn cached_or_add(batch: &mut Batch, db: &D1Database, realm_id: i64, version: Option<i64>) -> worker::Result<StateSlot> {
+pub fn cached_or_add(batch: &mut Batch, realm_id: i64, version: Option<i64>) -> worker::Result<StateSlot> {
     if let Some(state) = version.and_then(|v| cached(realm_id, v)) {
         return Ok(StateSlot::Cached(state));
     }
     Ok(StateSlot::Loading {
-        settings: batch.add(realm_settings::by_realm_id_stmt(db, realm_id)?),
-        linkifiers: batch.add(linkifiers::in_realm_stmt(db, realm_id)?),
-        alert_words: batch.add(alert_words::in_realm_stmt(db, realm_id)?),
+        settings: batch.add(realm_settings::by_realm_id_stmt(realm_id)?),
+        linkifiers: batch.add(linkifiers::in_realm_stmt(realm_id)?),
+        alert_words: batch.add(alert_words::in_realm_stmt(realm_id)?),
     })
 }
 
@@ -95,7 +95,7 @@ pub fn any_cached(realm_id: i64) -> Option<Rc<RealmState>> {
 /// The state of `realm_id`: cached when `version` is current, else one round trip.
 pub async fn load(db: &D1Database, realm_id: i64, version: Option<i64>) -> ApiResult<Rc<RealmState>> {
     let mut batch = Batch::new();
-    let slot = cached_or_add(&mut batch, db, realm_id, version)?;
+    let slot = cached_or_add(&mut batch, realm_id, version)?;
     let results = batch.run(db).await?;
     slot.take(&results)
 }

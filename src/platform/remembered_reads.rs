@@ -33,12 +33,12 @@ thread_local! {
     static ROWS: Cell<usize> = const { Cell::new(0) };
 }
 
-/// What a batch is remembered under; `None` when a statement of it is not described.
-pub fn key(batch: &Batch) -> Option<String> {
-    Some(key_of(&batch.described()?))
+/// What a batch is remembered under.
+pub fn key(batch: &Batch) -> String {
+    key_of(batch.statements())
 }
 
-fn key_of(statements: &[&Statement]) -> String {
+fn key_of(statements: &[Statement]) -> String {
     let joined = statements.iter().map(|s| s.key()).collect::<Vec<_>>().join("\u{1}");
     crate::secrets::sha256_hex(joined.as_bytes())
 }
@@ -119,8 +119,8 @@ impl Recall {
 
 /// The remembered answers of exactly `batch`'s statements, if this isolate has them.
 pub fn recall(batch: &Batch) -> ApiResult<Option<Recalled>> {
-    let Some(statements) = batch.described() else { return Ok(None) };
-    let key = key_of(&statements);
+    let statements = batch.statements();
+    let key = key_of(statements);
     let Some(rows) = REMEMBERED.with(|remembered| remembered.borrow().get(&key).cloned()) else { return Ok(None) };
     if rows.len() != statements.len() {
         return Ok(None);

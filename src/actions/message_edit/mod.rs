@@ -16,7 +16,6 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde::Deserialize;
 use serde_json::Value;
-use worker::D1Database;
 
 use crate::actions::message_notifications::{self, MoveNotice, PlannedNotices};
 use crate::actions::uploads::{EditRelink, Relinked};
@@ -62,7 +61,7 @@ pub async fn check_update_message(
     let state = ctx.realm_state(user.realm_id).await?;
     let settings = state.settings.clone();
     let mut batch = Batch::new();
-    let reads = EditReads::add(&mut batch, db, user, &state, message_id, &params)?;
+    let reads = EditReads::add(&mut batch, user, &state, message_id, &params)?;
     let results = batch.run(db).await?;
     let message = accessed_from(user, results.first(reads.access)?)?.message;
     let plan = rules::plan_edit(&message, &params, &settings)?;

@@ -77,7 +77,6 @@ impl MoveReads {
     /// `None` when the request changes neither topic nor channel.
     pub(super) fn add(
         batch: &mut Batch,
-        db: &D1Database,
         user: &UserRow,
         settings: &RealmSettingsRow,
         message_id: MessageId,
@@ -89,21 +88,19 @@ impl MoveReads {
         let (realm_id, id) = (user.realm_id, message_id.0);
         let topic = params.topic.as_deref().map(|t| crate::domain::topics::normalize_topic(t, settings));
         Ok(Some(MoveReads {
-            orig_channel: batch.add(q::message_channel_stmt(db, realm_id, id, user.id)?),
-            source: batch.add(q::topic_messages_stmt(db, id, user.id)?),
-            subscribers: batch.add(q::move_subscribers_stmt(db, id, params.stream_id)?),
+            orig_channel: batch.add(q::message_channel_stmt(realm_id, id, user.id)?),
+            source: batch.add(q::topic_messages_stmt(id, user.id)?),
+            subscribers: batch.add(q::move_subscribers_stmt(id, params.stream_id)?),
             target: match topic {
                 Some(Err(_)) => None,
-                Some(Ok(topic)) => {
-                    Some(batch.add(q::target_topic_messages_stmt(db, realm_id, id, params.stream_id, Some(&topic), user.id)?))
-                }
-                None => Some(batch.add(q::target_topic_messages_stmt(db, realm_id, id, params.stream_id, None, user.id)?)),
+                Some(Ok(topic)) => Some(batch.add(q::target_topic_messages_stmt(realm_id, id, params.stream_id, Some(&topic), user.id)?)),
+                None => Some(batch.add(q::target_topic_messages_stmt(realm_id, id, params.stream_id, None, user.id)?)),
             },
             target_channel: match params.stream_id {
-                Some(channel_id) => Some(batch.add(q::channel_stmt(db, realm_id, channel_id, user.id)?)),
+                Some(channel_id) => Some(batch.add(q::channel_stmt(realm_id, channel_id, user.id)?)),
                 None => None,
             },
-            notification_bot: batch.add(crate::db::users::by_delivery_email_stmt(db, realm_id, q::NOTIFICATION_BOT_EMAIL)?),
+            notification_bot: batch.add(crate::db::users::by_delivery_email_stmt(realm_id, q::NOTIFICATION_BOT_EMAIL)?),
         }))
     }
 

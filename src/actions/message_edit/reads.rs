@@ -21,21 +21,20 @@ pub(super) struct EditReads {
 impl EditReads {
     pub(super) fn add(
         batch: &mut Batch,
-        db: &D1Database,
         user: &UserRow,
         state: &RealmState,
         message_id: MessageId,
         params: &EditParams,
     ) -> ApiResult<Self> {
-        let access = batch.add(crate::db::messages::access_stmt(db, message_id.0, user.realm_id, user.id)?);
+        let access = batch.add(crate::db::messages::access_stmt(message_id.0, user.realm_id, user.id)?);
         let rights = RightsReads::add(batch, user, &state.settings, message_id, params)?;
         // Content that fails normalization fails the edit's plan before anything renders.
         let content = match params.content.as_deref().map(|c| rules::normalize_content(c, &state.settings)) {
-            Some(Ok(content)) => Some(ContentReads::add(batch, db, user, state, message_id, &content)?),
+            Some(Ok(content)) => Some(ContentReads::add(batch, user, state, message_id, &content)?),
             _ => None,
         };
-        let moves = MoveReads::add(batch, db, user, &state.settings, message_id, params)?;
-        let rows_before = batch.add(q::message_user_rows_stmt(db, message_id.0)?);
+        let moves = MoveReads::add(batch, user, &state.settings, message_id, params)?;
+        let rows_before = batch.add(q::message_user_rows_stmt(message_id.0)?);
         Ok(EditReads { access, rights, content, moves, rows_before })
     }
 }
@@ -143,20 +142,13 @@ pub(super) struct CountRow {
 }
 
 impl ContentReads {
-    pub(super) fn add(
-        batch: &mut Batch,
-        db: &D1Database,
-        user: &UserRow,
-        state: &RealmState,
-        message_id: MessageId,
-        content: &str,
-    ) -> worker::Result<Self> {
+    pub(super) fn add(batch: &mut Batch, user: &UserRow, state: &RealmState, message_id: MessageId, content: &str) -> worker::Result<Self> {
         let refs = markdown::references(content);
-        let resolution = ResolutionReads::add(batch, db, user.realm_id, user.id, &refs, Some(&state.linkifiers))?;
+        let resolution = ResolutionReads::add(batch, user.realm_id, user.id, &refs, Some(&state.linkifiers))?;
         let wildcards = if refs.stream_wildcard || refs.topic_wildcard {
             Some(WildcardReads {
-                subscribers: batch.add(crate::db::subscriptions::subscriber_count_stmt(db, message_id.0)?),
-                participants: batch.add(q::topic_sender_ids_stmt(db, message_id.0)?),
+                subscribers: batch.add(crate::db::subscriptions::subscriber_count_stmt(message_id.0)?),
+                participants: batch.add(q::topic_sender_ids_stmt(message_id.0)?),
                 may_mention_many: batch.add(user_groups::is_member_stmt(
                     user.realm_id,
                     state.settings.can_mention_many_users_group,

@@ -21,12 +21,11 @@ pub(super) async fn apply(
     let db = &ctx.db;
     let edit = Edit { user, message, plan, rendered, scope, now };
     let mut batch = Batch::new();
-    add_target_update(&mut batch, db, &edit)?;
-    add_moved_others(&mut batch, db, &edit, &changed.others)?;
+    add_target_update(&mut batch, &edit)?;
+    add_moved_others(&mut batch, &edit, &changed.others)?;
     // Mention flags of a content edit.
     if let Some(r) = rendered {
         batch.add::<Value>(q::update_mention_flags_stmt(
-            db,
             message.id,
             &serde_json::to_string(&r.mentioned_user_ids)?,
             r.stream_wildcard,
@@ -35,20 +34,20 @@ pub(super) async fn apply(
     }
     let access = scope.and_then(|s| s.target_channel.as_ref().map(|t| (channel_move_access(s, t), t)));
     if let Some((access, target)) = &access {
-        add_channel_move_rows(&mut batch, db, access, target, &changed.ids)?;
+        add_channel_move_rows(&mut batch, access, target, &changed.ids)?;
     }
     let access = access.map(|(access, _)| access);
-    let relink = along.relink.map(|r| r.add(&mut batch, db)).transpose()?;
+    let relink = along.relink.map(|r| r.add(&mut batch)).transpose()?;
     // Content edits of channel messages: the channel's name and, for shared history, its
     // subscribers, for the event (the write changes neither).
     let channel_reads = match (scope, message.channel_id) {
         (None, Some(channel_id)) => Some((
-            batch.add::<MoveChannelRow>(q::channel_stmt(db, user.realm_id, channel_id, user.id)?),
-            batch.add::<SubscriberRow>(q::subscribers_stmt(db, &[channel_id])?),
+            batch.add::<MoveChannelRow>(q::channel_stmt(user.realm_id, channel_id, user.id)?),
+            batch.add::<SubscriberRow>(q::subscribers_stmt(&[channel_id])?),
         )),
         _ => None,
     };
-    let pending_notices = along.notices.map(|n| n.add_writes(&mut batch, db, RealmId(user.realm_id))).transpose()?;
+    let pending_notices = along.notices.map(|n| n.add_writes(&mut batch, RealmId(user.realm_id))).transpose()?;
     let results = batch.run(db).await?;
     let (channel_name, shared_history_subscribers) = channel_for_event(&results, channel_reads)?;
     let recipients = EventRecipients {
@@ -111,7 +110,7 @@ impl Edit<'_> {
 }
 
 /// The target message: its full new state, its history entry first.
-pub(super) fn add_target_update(batch: &mut Batch, db: &D1Database, edit: &Edit) -> ApiResult<()> {
+pub(super) fn add_target_update(batch: &mut Batch, edit: &Edit) -> ApiResult<()> {
     let Edit { user, message, plan, rendered, now, .. } = *edit;
     let entry = rules::history_entry(user.id, now, message, plan, true);
     let mut history: Vec<Value> = message.edit_history.as_deref().and_then(|h| serde_json::from_str(h).ok()).unwrap_or_default();
@@ -121,31 +120,28 @@ pub(super) fn add_target_update(batch: &mut Batch, db: &D1Database, edit: &Edit)
         (Some(c), Some(r)) => (c.as_str(), r.html.as_str(), r.is_me_message),
         _ => (message.content.as_str(), message.rendered_content.as_str(), message.is_me_message != 0),
     };
-    batch.add::<Value>(q::update_target_stmt(
-        db,
-        &q::TargetUpdate {
-            id: message.id,
-            content,
-            rendered_content: html,
-            is_me_message: is_me,
-            topic: &edit.target_topic(),
-            recipient_id: edit.target_recipient_id(),
-            channel_id: edit.target_channel_id(),
-            last_edit_timestamp: if plan.content.is_some() { Some(now) } else { message.last_edit_timestamp },
-            last_moved_timestamp: edit.moved_at().or(message.last_moved_timestamp),
-            edit_history: &history,
-        },
-    )?);
+    batch.add::<Value>(q::update_target_stmt(&q::TargetUpdate {
+        id: message.id,
+        content,
+        rendered_content: html,
+        is_me_message: is_me,
+        topic: &edit.target_topic(),
+        recipient_id: edit.target_recipient_id(),
+        channel_id: edit.target_channel_id(),
+        last_edit_timestamp: if plan.content.is_some() { Some(now) } else { message.last_edit_timestamp },
+        last_moved_timestamp: edit.moved_at().or(message.last_moved_timestamp),
+        edit_history: &history,
+    })?);
     Ok(())
 }
 
 /// The other moved messages: only the move in their history.
-pub(super) fn add_moved_others(batch: &mut Batch, db: &D1Database, edit: &Edit, others: &[i64]) -> ApiResult<()> {
+pub(super) fn add_moved_others(batch: &mut Batch, edit: &Edit, others: &[i64]) -> ApiResult<()> {
     let other_entry = serde_json::to_string(&rules::history_entry(edit.user.id, edit.now, edit.message, edit.plan, false))?;
     if let Some(channel_id) = edit.target_channel_id() {
         let (topic, recipient_id) = (edit.target_topic(), edit.target_recipient_id());
         for chunk in q::chunks(others) {
-            batch.add::<Value>(q::move_messages_stmt(db, &chunk, &topic, recipient_id, channel_id, &other_entry, edit.moved_at())?);
+            batch.add::<Value>(q::move_messages_stmt(&chunk, &topic, recipient_id, channel_id, &other_entry, edit.moved_at())?);
         }
     }
     Ok(())
@@ -155,7 +151,6 @@ pub(super) fn add_moved_others(batch: &mut Batch, db: &D1Database, edit: &Edit, 
 /// the rows its subscribers gain.
 pub(super) fn add_channel_move_rows(
     batch: &mut Batch,
-    db: &D1Database,
     access: &ChannelMoveAccess,
     target: &MoveChannelRow,
     changed_ids: &[i64],
@@ -163,10 +158,10 @@ pub(super) fn add_channel_move_rows(
     let losing = serde_json::to_string(&access.losing_rows)?;
     for chunk in q::chunks(changed_ids) {
         if !access.losing_rows.is_empty() {
-            batch.add::<Value>(q::delete_user_rows_stmt(db, &chunk, &losing)?);
+            batch.add::<Value>(q::delete_user_rows_stmt(&chunk, &losing)?);
         }
         if target.history_public_to_subscribers == 0 {
-            batch.add::<Value>(q::add_subscriber_rows_stmt(db, &chunk, target.id)?);
+            batch.add::<Value>(q::add_subscriber_rows_stmt(&chunk, target.id)?);
         }
     }
     Ok(())

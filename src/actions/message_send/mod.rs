@@ -31,7 +31,7 @@ pub mod reads;
 pub mod write;
 
 use serde_json::Value;
-use worker::{D1Database, D1PreparedStatement, Env};
+use worker::{D1Database, Env};
 
 pub use bot::{plan_bot_message, BotMessage};
 pub use plan::{plan, PlannedChannel, SendPlan, WILDCARD_MENTION_THRESHOLD};
@@ -42,6 +42,7 @@ use crate::actions::channels::Principal;
 use crate::auth::Authenticator;
 use crate::context::RequestContext;
 use crate::db::batch::Batch;
+use crate::db::statement::Statement;
 use crate::db::users::UserRow;
 use crate::error::ApiResult;
 use crate::model::VisibilityPolicy;
@@ -111,7 +112,7 @@ pub async fn send_as(
     me: &UserRow,
     realm: &RealmState,
     req: &SendRequest,
-    guard: Vec<D1PreparedStatement>,
+    guard: Vec<Statement>,
 ) -> ApiResult<SentMessage> {
     let plan = plan_send(db, me, realm, req).await?;
     commit_send(db, env, &plan, req, guard).await
@@ -129,7 +130,7 @@ async fn send_recalled(auth: &Authenticator, db: &D1Database, env: &Env, req: &S
     for guard in recall.guards() {
         batch.add::<Value>(guard.clone());
     }
-    let pending = add_send_writes(&mut batch, db, &plan, req, Vec::new())?;
+    let pending = add_send_writes(&mut batch, &plan, req, Vec::new())?;
     let results = match batch.run(db).await {
         Ok(results) => results,
         Err(err) if recall.is_stale(&err) => return Ok(None),

@@ -47,8 +47,8 @@ pub(super) struct TopicForSender {
 impl ReadAsUser for SendRequest {
     type Slots = SendReads;
     type Output = SendInputs;
-    fn add(&self, batch: &mut Batch, db: &D1Database, me: &UserRow, realm: &RealmState) -> ApiResult<SendReads> {
-        add_send_reads(batch, db, me, realm, self)
+    fn add(&self, batch: &mut Batch, me: &UserRow, realm: &RealmState) -> ApiResult<SendReads> {
+        add_send_reads(batch, me, realm, self)
     }
     fn take(&self, results: &BatchResults, reads: SendReads, me: &UserRow, realm: &RealmState) -> ApiResult<SendInputs> {
         reads.take(results, me, realm, self)
@@ -120,7 +120,7 @@ pub(super) fn normalized_topic(req: &SendRequest, settings: &RealmSettingsRow) -
 /// Reads everything [`plan()`](super::plan()) needs in ONE batch: [`add_send_reads`], run, [`SendReads::take`].
 pub async fn load_send(db: &D1Database, me: &UserRow, realm: &RealmState, req: &SendRequest) -> ApiResult<SendInputs> {
     let mut batch = Batch::new();
-    let reads = add_send_reads(&mut batch, db, me, realm, req)?;
+    let reads = add_send_reads(&mut batch, me, realm, req)?;
     let results = batch.run(db).await?;
     reads.take(&results, me, realm, req)
 }
@@ -151,7 +151,7 @@ struct ChannelReads {
 /// Adds what [`plan()`](super::plan()) reads to `batch`, as `me`: the destination, its subscribers and
 /// topic, the named recipients, mentions and mutes. The organization's
 /// settings come with `realm` (the isolate's copy, current for this request).
-pub fn add_send_reads(batch: &mut Batch, db: &D1Database, me: &UserRow, realm: &RealmState, req: &SendRequest) -> ApiResult<SendReads> {
+pub fn add_send_reads(batch: &mut Batch, me: &UserRow, realm: &RealmState, req: &SendRequest) -> ApiResult<SendReads> {
     let realm_id = me.realm_id;
     let settings = &realm.settings;
     let refs = markdown::references(&req.content);
@@ -177,7 +177,7 @@ pub fn add_send_reads(batch: &mut Batch, db: &D1Database, me: &UserRow, realm: &
         }
         _ => None,
     };
-    let resolution = ResolutionReads::add(batch, db, realm_id, me.id, &refs, Some(&realm.linkifiers))?;
+    let resolution = ResolutionReads::add(batch, realm_id, me.id, &refs, Some(&realm.linkifiers))?;
     // Channel messages: the channel, its subscribers and the topic, named by the channel's
     // id or name so that they need no earlier read. Without a valid topic the channel is
     // still read: its errors come first.

@@ -5,13 +5,14 @@ use std::collections::HashMap;
 
 use serde::Deserialize;
 use serde_json::Value;
-use worker::{D1Database, D1PreparedStatement, Env};
+use worker::{D1Database, Env};
 
 use super::{SendPlan, SendRequest, SentMessage};
 use crate::actions::uploads::{send_linked, LinkedReads};
 use crate::db::batch::{Batch, BatchResults, Slot};
 use crate::db::direct_message_groups;
 use crate::db::messages::{self, MessageRow, NewMessage, RecipientRef};
+use crate::db::statement::Statement;
 use crate::db::users::UserRow;
 use crate::db::{user_messages, user_topics};
 use crate::domain::messages::{message_dict, MessageContext, MessageOptions};
@@ -32,15 +33,9 @@ struct Inserted {
 /// in the same batch right after the message insert (`last_insert_rowid()` is the new
 /// message's id there; they must not insert rows, since the recipients' rows that follow
 /// read it too); when one fails, nothing of the batch is written.
-pub async fn commit_send(
-    db: &D1Database,
-    env: &Env,
-    plan: &SendPlan,
-    req: &SendRequest,
-    guard: Vec<D1PreparedStatement>,
-) -> ApiResult<SentMessage> {
+pub async fn commit_send(db: &D1Database, env: &Env, plan: &SendPlan, req: &SendRequest, guard: Vec<Statement>) -> ApiResult<SentMessage> {
     let mut batch = Batch::new();
-    let pending = add_send_writes(&mut batch, db, plan, req, guard)?;
+    let pending = add_send_writes(&mut batch, plan, req, guard)?;
     let results = batch.run(db).await?;
     finish_send(env, plan, req, &results, pending).await
 }
@@ -53,55 +48,46 @@ pub struct PendingSend {
 
 /// Adds the writes of a planned message to `batch` (see [`commit_send`] for `guard`), for
 /// a caller that writes it together with its own change.
-pub fn add_send_writes(
-    batch: &mut Batch,
-    db: &D1Database,
-    plan: &SendPlan,
-    req: &SendRequest,
-    guard: Vec<D1PreparedStatement>,
-) -> ApiResult<PendingSend> {
+pub fn add_send_writes(batch: &mut Batch, plan: &SendPlan, req: &SendRequest, guard: Vec<Statement>) -> ApiResult<PendingSend> {
     let SendPlan { sender: me, content, rendered, recipient, channel_row, topic, dm_user_ids, rows, auto_policy, mention_follows, .. } =
         plan;
     let (now, realm_id) = (plan.date_sent, me.realm_id);
     let channel_row = channel_row.as_ref();
     if let RecipientRef::Group(_) = &recipient {
-        for stmt in direct_message_groups::ensure_stmts(db, realm_id, dm_user_ids)? {
+        for stmt in direct_message_groups::ensure_stmts(realm_id, dm_user_ids)? {
             batch.add::<Value>(stmt);
         }
     }
     let html = &rendered.html;
-    let inserted = batch.add::<Inserted>(messages::insert_stmt(
-        db,
-        &NewMessage {
-            realm_id,
-            sender_id: me.id,
-            recipient: recipient.clone(),
-            channel_id: channel_row.map(|c| c.id),
-            topic,
-            content,
-            rendered_content: html,
-            date_sent: now,
-            client: &req.client,
-            is_me_message: rendered.is_me_message,
-            has_image: html.contains("<img"),
-            has_link: html.contains("<a "),
-        },
-    )?);
+    let inserted = batch.add::<Inserted>(messages::insert_stmt(&NewMessage {
+        realm_id,
+        sender_id: me.id,
+        recipient: recipient.clone(),
+        channel_id: channel_row.map(|c| c.id),
+        topic,
+        content,
+        rendered_content: html,
+        date_sent: now,
+        client: &req.client,
+        is_me_message: rendered.is_me_message,
+        has_image: html.contains("<img"),
+        has_link: html.contains("<a "),
+    })?);
     for stmt in guard {
         batch.add::<Value>(stmt);
     }
-    batch.add::<Value>(user_messages::insert_for_new_message_stmt(db, &serde_json::to_string(&rows)?)?);
+    batch.add::<Value>(user_messages::insert_for_new_message_stmt(&serde_json::to_string(&rows)?)?);
     let linked_uploads = crate::domain::uploads::linked_path_ids(content);
     if !linked_uploads.is_empty() {
-        batch.add::<Value>(crate::db::attachments::link_new_message_stmt(db, realm_id, me.id, &serde_json::to_string(&linked_uploads)?)?);
+        batch.add::<Value>(crate::db::attachments::link_new_message_stmt(realm_id, me.id, &serde_json::to_string(&linked_uploads)?)?);
     }
-    let linked = LinkedReads::add(batch, db, me.id, &linked_uploads)?;
+    let linked = LinkedReads::add(batch, me.id, &linked_uploads)?;
     if let (Some(policy), Some(c)) = (auto_policy, channel_row) {
-        batch.add::<Value>(user_topics::upsert_stmt(db, realm_id, me.id, c.id, topic, *policy, now)?);
+        batch.add::<Value>(user_topics::upsert_stmt(realm_id, me.id, c.id, topic, *policy, now)?);
     }
     if let Some(c) = channel_row {
         for user_id in mention_follows.iter() {
-            batch.add::<Value>(user_topics::upsert_stmt(db, realm_id, *user_id, c.id, topic, VisibilityPolicy::Followed, now)?);
+            batch.add::<Value>(user_topics::upsert_stmt(realm_id, *user_id, c.id, topic, VisibilityPolicy::Followed, now)?);
         }
     }
     Ok(PendingSend { inserted, linked })

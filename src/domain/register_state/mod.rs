@@ -12,7 +12,6 @@ mod settings;
 use std::collections::HashMap;
 
 use serde_json::{json, Map, Value};
-use worker::D1Database;
 
 use crate::auth::ReadAsUser;
 use crate::db::alert_words::{self, WordRow};
@@ -135,7 +134,7 @@ impl StateReads<'_> {
         &self,
         batch: &mut Batch,
         kinds: &[&str],
-        statement: impl FnOnce() -> worker::Result<worker::D1PreparedStatement>,
+        statement: impl FnOnce() -> worker::Result<crate::db::statement::Statement>,
     ) -> ApiResult<Option<Slot<T>>> {
         add_when(batch, self.want(kinds), statement)
     }
@@ -144,7 +143,7 @@ impl StateReads<'_> {
 fn add_when<T: serde::de::DeserializeOwned>(
     batch: &mut Batch,
     wanted: bool,
-    statement: impl FnOnce() -> worker::Result<worker::D1PreparedStatement>,
+    statement: impl FnOnce() -> worker::Result<crate::db::statement::Statement>,
 ) -> ApiResult<Option<Slot<T>>> {
     Ok(if wanted { Some(batch.add(statement()?)) } else { None })
 }
@@ -187,7 +186,7 @@ impl ReadAsUser for StateReads<'_> {
     type Slots = StateSlots;
     type Output = StateData;
 
-    fn add(&self, batch: &mut Batch, db: &D1Database, user: &UserRow, _realm: &RealmState) -> ApiResult<StateSlots> {
+    fn add(&self, batch: &mut Batch, user: &UserRow, _realm: &RealmState) -> ApiResult<StateSlots> {
         let (realm_id, user_id) = (user.realm_id, user.id);
         // As in the sections: unread messages need both types, direct-message groups serve
         // unread messages and recent conversations.
@@ -195,36 +194,36 @@ impl ReadAsUser for StateReads<'_> {
         let dm_groups = unread || self.want(&["recent_private_conversations"]);
         let presence_since = crate::db::now() - PRESENCE_HISTORY_LIMIT_DAYS * 86_400;
         Ok(StateSlots {
-            users: batch.add(users::all_in_realm_stmt(db, realm_id)?),
-            channels: batch.add(subscriptions::all_for_user_by_id_stmt(db, realm_id, user_id)?),
-            subscriptions: batch.add(subscription_settings::all_in_realm_stmt(db, realm_id)?),
-            groups: batch.add(user_groups::in_realm_stmt(db, realm_id)?),
-            group_members: batch.add(q::group_members_stmt(db, realm_id)?),
-            subgroups: batch.add(user_groups::subgroups_stmt(db, realm_id)?),
-            unread: add_when(batch, unread, || q::unread_stmt(db, user_id))?,
-            max_message_id: batch.add(q::max_message_id_stmt(db, user_id)?),
-            starred: self.add_if(batch, &["starred_messages"], || q::starred_stmt(db, user_id))?,
-            user_topics: self.add_if(batch, &["user_topic", "muted_topics"], || q::user_topics_stmt(db, user_id))?,
-            conversations: self.add_if(batch, &["recent_private_conversations"], || q::private_conversations_stmt(db, user_id))?,
-            direct_group_members: add_when(batch, dm_groups, || q::direct_group_members_stmt(db, user_id))?,
-            profile_fields: self.add_if(batch, &["custom_profile_fields"], || profile_fields::in_realm_stmt(db, realm_id))?,
-            profile_values: self.add_if(batch, &["realm_user"], || q::profile_values_stmt(db, realm_id))?,
-            scheduled: self.add_if(batch, &["scheduled_messages"], || scheduled_messages::pending_of_sender_stmt(db, user_id))?,
-            drafts: self.add_if(batch, &["drafts"], || drafts::of_user_stmt(db, user_id))?,
-            alert_words: self.add_if(batch, &["alert_words"], || alert_words::for_user_stmt(db, user_id))?,
-            user_statuses: self.add_if(batch, &["user_status"], || user_status::in_realm_stmt(db, realm_id))?,
-            muted_users: self.add_if(batch, &["muted_users"], || muted_users::for_user_stmt(db, user_id))?,
-            presences: self.add_if(batch, &["presence"], || presence::in_realm_stmt(db, realm_id, -1, presence_since))?,
-            presence_max: self.add_if(batch, &["presence"], || presence::max_update_id_stmt(db, realm_id))?,
-            linkifiers: self.add_if(batch, &["realm_linkifiers"], || crate::db::linkifiers::in_realm_stmt(db, realm_id))?,
-            realm_emoji: self.add_if(batch, &["realm_emoji"], || crate::db::realm_emoji::in_realm_stmt(db, realm_id))?,
-            saved_snippets: self.add_if(batch, &["saved_snippets"], || saved_snippets::for_user_stmt(db, user_id))?,
-            navigation_views: self.add_if(batch, &["navigation_views"], || navigation_views::for_user_stmt(db, user_id))?,
-            channel_folders: self.add_if(batch, &["channel_folders"], || channel_folders::in_realm_stmt(db, realm_id))?,
-            playgrounds: self.add_if(batch, &["realm_playgrounds"], || realm_playgrounds::in_realm_stmt(db, realm_id))?,
-            realm_domains: self.add_if(batch, &["realm_domains"], || crate::db::invites::realm_domains_stmt(db, realm_id))?,
-            default_channels: self.add_if(batch, &["default_streams"], || crate::db::default_channels::in_realm_stmt(db, realm_id))?,
-            bot_services: self.add_if(batch, &["realm_bot"], || crate::db::bot_services::in_realm_stmt(db, realm_id))?,
+            users: batch.add(users::all_in_realm_stmt(realm_id)?),
+            channels: batch.add(subscriptions::all_for_user_by_id_stmt(realm_id, user_id)?),
+            subscriptions: batch.add(subscription_settings::all_in_realm_stmt(realm_id)?),
+            groups: batch.add(user_groups::in_realm_stmt(realm_id)?),
+            group_members: batch.add(q::group_members_stmt(realm_id)?),
+            subgroups: batch.add(user_groups::subgroups_stmt(realm_id)?),
+            unread: add_when(batch, unread, || q::unread_stmt(user_id))?,
+            max_message_id: batch.add(q::max_message_id_stmt(user_id)?),
+            starred: self.add_if(batch, &["starred_messages"], || q::starred_stmt(user_id))?,
+            user_topics: self.add_if(batch, &["user_topic", "muted_topics"], || q::user_topics_stmt(user_id))?,
+            conversations: self.add_if(batch, &["recent_private_conversations"], || q::private_conversations_stmt(user_id))?,
+            direct_group_members: add_when(batch, dm_groups, || q::direct_group_members_stmt(user_id))?,
+            profile_fields: self.add_if(batch, &["custom_profile_fields"], || profile_fields::in_realm_stmt(realm_id))?,
+            profile_values: self.add_if(batch, &["realm_user"], || q::profile_values_stmt(realm_id))?,
+            scheduled: self.add_if(batch, &["scheduled_messages"], || scheduled_messages::pending_of_sender_stmt(user_id))?,
+            drafts: self.add_if(batch, &["drafts"], || drafts::of_user_stmt(user_id))?,
+            alert_words: self.add_if(batch, &["alert_words"], || alert_words::for_user_stmt(user_id))?,
+            user_statuses: self.add_if(batch, &["user_status"], || user_status::in_realm_stmt(realm_id))?,
+            muted_users: self.add_if(batch, &["muted_users"], || muted_users::for_user_stmt(user_id))?,
+            presences: self.add_if(batch, &["presence"], || presence::in_realm_stmt(realm_id, -1, presence_since))?,
+            presence_max: self.add_if(batch, &["presence"], || presence::max_update_id_stmt(realm_id))?,
+            linkifiers: self.add_if(batch, &["realm_linkifiers"], || crate::db::linkifiers::in_realm_stmt(realm_id))?,
+            realm_emoji: self.add_if(batch, &["realm_emoji"], || crate::db::realm_emoji::in_realm_stmt(realm_id))?,
+            saved_snippets: self.add_if(batch, &["saved_snippets"], || saved_snippets::for_user_stmt(user_id))?,
+            navigation_views: self.add_if(batch, &["navigation_views"], || navigation_views::for_user_stmt(user_id))?,
+            channel_folders: self.add_if(batch, &["channel_folders"], || channel_folders::in_realm_stmt(realm_id))?,
+            playgrounds: self.add_if(batch, &["realm_playgrounds"], || realm_playgrounds::in_realm_stmt(realm_id))?,
+            realm_domains: self.add_if(batch, &["realm_domains"], || crate::db::invites::realm_domains_stmt(realm_id))?,
+            default_channels: self.add_if(batch, &["default_streams"], || crate::db::default_channels::in_realm_stmt(realm_id))?,
+            bot_services: self.add_if(batch, &["realm_bot"], || crate::db::bot_services::in_realm_stmt(realm_id))?,
         })
     }
 
