@@ -3,7 +3,7 @@
 use serde_json::json;
 use worker::Response;
 
-use crate::actions::realm_export::{archive_bytes, do_delete_export, do_request_export, export_consents, exports_of, ExportRequest};
+use crate::actions::realm_export::{archive_body, do_delete_export, do_request_export, export_consents, exports_of, ExportRequest};
 use crate::auth::Administrator;
 use crate::context::RequestContext;
 use crate::domain::realm_export::{check_export_type, invalid_export_id};
@@ -64,10 +64,11 @@ pub async fn serve_export(ctx: &RequestContext, realm_id: &str, token: &str, fil
         return Err(ApiError::upload_not_found());
     }
     let key = format!("exports/{realm_id}/{token}/{file_name}");
-    let bytes = archive_bytes(&ctx.db, &ctx.env, &admin, &key).await?;
-    let mut resp = Response::from_bytes(bytes)?;
+    let (body, size) = archive_body(&ctx.db, &ctx.env, &admin, &key).await?;
+    let mut resp = Response::from_stream(body)?;
     let headers = resp.headers_mut();
     headers.set("Content-Type", "application/gzip")?;
+    headers.set("Content-Length", &size.to_string())?;
     headers.set("Content-Disposition", &format!("attachment; filename=\"{file_name}\""))?;
     headers.set("Cache-Control", "private, no-store")?;
     Ok(Reply::Raw(resp))

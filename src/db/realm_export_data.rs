@@ -89,9 +89,13 @@ pub async fn realm_tables(db: &D1Database, realm_id: i64) -> Result<RealmTables>
     Ok(tables)
 }
 
-/// A page of the messages an export takes, after `after_id`, oldest first: those of the
-/// channels in `channel_ids_json` (a JSON list), and with `consented` those any consenting
-/// member received (private channels and direct messages).
+/// The messages an export takes: those of the channels in the JSON list `?3`, and with
+/// `?4` = 1 those any consenting member received (private channels and direct messages).
+const EXPORTED: &str = "m.realm_id = ?1 AND (m.channel_id IN (SELECT value FROM json_each(?3)) OR (?4 = 1 AND EXISTS (\
+     SELECT 1 FROM user_messages um JOIN users u ON u.id = um.user_id \
+     WHERE um.message_id = m.id AND json_extract(u.settings, '$.allow_private_data_export') = 1)))";
+
+/// A page of the messages an export takes ([`EXPORTED`]), after `after_id`, oldest first.
 pub async fn message_page(
     db: &D1Database,
     realm_id: i64,
@@ -103,20 +107,72 @@ pub async fn message_page(
     super::all(
         db,
         statement!(
-            "SELECT m.id, m.sender_id AS sender, m.recipient_id AS recipient, m.realm_id AS realm, m.topic AS subject, \
+            &format!(
+                "SELECT m.id, m.sender_id AS sender, m.recipient_id AS recipient, m.realm_id AS realm, m.topic AS subject, \
          m.content, m.rendered_content, m.date_sent, m.client AS sending_client, m.is_me_message, \
          m.last_edit_timestamp AS last_edit_time, m.last_moved_timestamp AS last_moved_time, m.edit_history, \
          m.has_attachment, m.has_image, m.has_link, m.kind AS type \
-         FROM messages m WHERE m.realm_id = ?1 AND m.id > ?2 \
-         AND (m.channel_id IN (SELECT value FROM json_each(?3)) OR (?4 = 1 AND EXISTS (\
-             SELECT 1 FROM user_messages um JOIN users u ON u.id = um.user_id \
-             WHERE um.message_id = m.id AND json_extract(u.settings, '$.allow_private_data_export') = 1))) \
-         ORDER BY m.id LIMIT ?5",
+         FROM messages m WHERE {EXPORTED} AND m.id > ?2 ORDER BY m.id LIMIT ?5"
+            ),
             realm_id,
             after_id,
             channel_ids_json,
             i64::from(consented),
             limit
+        )?,
+    )
+    .await
+}
+
+#[derive(Deserialize)]
+struct Id {
+    id: i64,
+}
+
+/// Which of the messages in `message_ids_json` an export that wrote the messages up to
+/// `through_id` took.
+pub async fn exported_among(
+    db: &D1Database,
+    realm_id: i64,
+    through_id: i64,
+    channel_ids_json: &str,
+    consented: bool,
+    message_ids_json: &str,
+) -> Result<Vec<i64>> {
+    let rows: Vec<Id> = super::all(
+        db,
+        statement!(
+            &format!("SELECT m.id FROM messages m WHERE {EXPORTED} AND m.id <= ?2 AND m.id IN (SELECT value FROM json_each(?5))"),
+            realm_id,
+            through_id,
+            channel_ids_json,
+            i64::from(consented),
+            message_ids_json
+        )?,
+    )
+    .await?;
+    Ok(rows.into_iter().map(|r| r.id).collect())
+}
+
+/// The reactions to the messages an export that wrote the messages up to `through_id` took.
+pub async fn exported_reactions(
+    db: &D1Database,
+    realm_id: i64,
+    through_id: i64,
+    channel_ids_json: &str,
+    consented: bool,
+) -> Result<Vec<Row>> {
+    super::all(
+        db,
+        statement!(
+            &format!(
+                "SELECT r.id, r.message_id AS message, r.user_id AS user_profile, r.emoji_name, r.emoji_code, r.reaction_type \
+                 FROM reactions r WHERE r.message_id IN (SELECT m.id FROM messages m WHERE {EXPORTED} AND m.id <= ?2) ORDER BY r.id"
+            ),
+            realm_id,
+            through_id,
+            channel_ids_json,
+            i64::from(consented)
         )?,
     )
     .await
@@ -133,19 +189,6 @@ pub async fn consented_user_messages(db: &D1Database, realm_id: i64, message_ids
          WHERE um.message_id IN (SELECT value FROM json_each(?2)) AND u.realm_id = ?1 \
          AND json_extract(u.settings, '$.allow_private_data_export') = 1 ORDER BY um.message_id, um.user_id",
             realm_id,
-            message_ids_json
-        )?,
-    )
-    .await
-}
-
-/// The reactions to the messages in `message_ids_json`.
-pub async fn reactions(db: &D1Database, message_ids_json: &str) -> Result<Vec<Row>> {
-    super::all(
-        db,
-        statement!(
-            "SELECT id, message_id AS message, user_id AS user_profile, emoji_name, emoji_code, reaction_type \
-         FROM reactions WHERE message_id IN (SELECT value FROM json_each(?1)) ORDER BY id",
             message_ids_json
         )?,
     )

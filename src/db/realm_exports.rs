@@ -16,9 +16,12 @@ pub struct RealmExportRow {
     pub date_deleted: Option<i64>,
     pub base_url: String,
     pub export_path: Option<String>,
+    /// What the build's steps have written so far (JSON), while it is under way.
+    pub progress: Option<String>,
 }
 
-const COLUMNS: &str = "id, realm_id, acting_user_id, export_type, status, date_requested, date_failed, date_deleted, base_url, export_path";
+const COLUMNS: &str =
+    "id, realm_id, acting_user_id, export_type, status, date_requested, date_failed, date_deleted, base_url, export_path, progress";
 
 /// Zulip's `RealmExport` statuses.
 pub const REQUESTED: i64 = 0;
@@ -86,14 +89,22 @@ pub async fn next_pending(db: &D1Database, realm_id: i64) -> Result<Option<Realm
     .await
 }
 
-/// Moves a pending export to `status` (started, succeeded with its archive, or failed).
+/// Records how far a pending export's build has come.
+pub async fn set_progress(db: &D1Database, id: i64, progress: &str) -> Result<()> {
+    super::run(db, statement!("UPDATE realm_exports SET progress = ?2 WHERE id = ?1 AND status IN (0, 1)", id, progress)?).await?;
+    Ok(())
+}
+
+/// Moves a pending export to `status` (started, succeeded with its archive, or failed);
+/// a finished build's progress is dropped.
 pub async fn set_status(db: &D1Database, id: i64, status: i64, now: i64, export_path: Option<&str>) -> Result<()> {
     super::run(
         db,
         statement!(
             "UPDATE realm_exports SET status = ?2, export_path = COALESCE(?4, export_path), \
          date_succeeded = CASE WHEN ?2 = 2 THEN ?3 ELSE date_succeeded END, \
-         date_failed = CASE WHEN ?2 = 3 THEN ?3 ELSE date_failed END \
+         date_failed = CASE WHEN ?2 = 3 THEN ?3 ELSE date_failed END, \
+         progress = CASE WHEN ?2 IN (2, 3) THEN NULL ELSE progress END \
          WHERE id = ?1 AND status IN (0, 1)",
             id,
             status,

@@ -457,9 +457,10 @@ pub fn safe_member_path(path: &str) -> bool {
     !path.is_empty() && !path.starts_with('/') && !path.contains('\\') && path.split('/').all(|s| !s.is_empty() && s != "." && s != "..")
 }
 
-/// A tar archive (POSIX ustar, GNU long names past ustar's limits) being written in
-/// memory; `platform::gzip` compresses it. Small enough to keep a tar crate (and its
-/// file-system code) out of the worker bundle.
+/// A tar archive (POSIX ustar, GNU long names past ustar's limits) written a piece at a
+/// time: each piece's bytes ([`Archive::take`]) follow the previous piece's in the tar
+/// stream, and the last piece ends it ([`Archive::end`]). Small enough to keep a tar crate
+/// (and its file-system code) out of the worker bundle.
 pub struct Archive {
     bytes: Vec<u8>,
     folder: String,
@@ -520,8 +521,13 @@ impl Archive {
         self.bytes.resize(self.bytes.len().div_ceil(BLOCK) * BLOCK, 0);
     }
 
-    /// The finished tar bytes (two zero blocks end it).
-    pub fn finish(mut self) -> Vec<u8> {
+    /// The members added since the last take, as tar bytes.
+    pub fn take(&mut self) -> Vec<u8> {
+        std::mem::take(&mut self.bytes)
+    }
+
+    /// The members added since the last take, and the two zero blocks that end a tar stream.
+    pub fn end(mut self) -> Vec<u8> {
         self.bytes.resize(self.bytes.len() + 2 * BLOCK, 0);
         self.bytes
     }
@@ -580,6 +586,19 @@ mod tests {
     }
 
     #[test]
+    fn pieces_taken_one_after_another_read_back_as_one_archive() {
+        let mut archive = Archive::new("zulip-export-abc", 1_700_000_000);
+        archive.add("messages-000001.json", b"[1]").unwrap();
+        let mut bytes = archive.take();
+        archive.add("uploads/a", &[1u8; 700]).unwrap();
+        bytes.extend(archive.take());
+        archive.add("realm.json", b"{}").unwrap();
+        bytes.extend(archive.end());
+        let names: Vec<String> = read_back(&bytes).into_iter().map(|(name, _)| name).collect();
+        assert_eq!(names, ["zulip-export-abc/messages-000001.json", "zulip-export-abc/uploads/a", "zulip-export-abc/realm.json"]);
+    }
+
+    #[test]
     fn the_archive_reads_back_with_short_split_and_long_paths() {
         let mut archive = Archive::new("zulip-export-abc", 1_700_000_000);
         let split = format!("uploads/{}/{}", "d".repeat(90), "f".repeat(90));
@@ -587,7 +606,7 @@ mod tests {
         archive.add("realm.json", b"{}").unwrap();
         archive.add(&split, &[7u8; 513]).unwrap();
         archive.add(&long, b"").unwrap();
-        let files = read_back(&archive.finish());
+        let files = read_back(&archive.end());
         assert_eq!(files[0], ("zulip-export-abc/realm.json".to_string(), b"{}".to_vec()));
         assert_eq!(files[1], (format!("zulip-export-abc/{split}"), vec![7u8; 513]));
         assert_eq!(files[2], (format!("zulip-export-abc/{long}"), Vec::new()));

@@ -126,8 +126,8 @@ impl DurableObject for MessageScheduler {
         let webhooks = crate::actions::outgoing_webhooks::deliver_due(&self.env, &target.database, target.realm_id, &target.realm_host)
             .await
             .map_err(|e| worker::Error::RustError(e.msg))?;
-        // Data exports last: building one takes longest. A build cut short (a restart)
-        // leaves its export pending, and the next alarm builds it again.
+        // Data exports last: one step of a build, the longest work here. A step cut short
+        // (a restart) runs again from the export's recorded progress.
         let export = crate::actions::realm_export::build_pending(&self.env, &target.database, target.realm_id)
             .await
             .map_err(|e| worker::Error::RustError(e.msg))?;
