@@ -167,10 +167,14 @@ def calls(i):
     fn = fns[i]
     body = fn['body']
     out = set()
+    # `let read = |...| ...; read(x)` calls the closure, not a function named `read`.
+    closures = set(re.findall(r'\blet\s+(?:mut\s+)?([a-z_][a-z0-9_]*)\s*=\s*(?:move\s*)?\|', body))
     for m in CALL.finditer(body):
         method = bool(m.group(1))
         qual = m.group(2).rstrip(':')
         name = m.group(3)
+        if not method and not qual and name in closures:
+            continue
         receiver = None
         if method:
             k = m.start() - 1

@@ -33,6 +33,8 @@ pub struct Settings {
     /// The email provider (`EMAIL_API_URL` and the secret `EMAIL_API_KEY`); none: emails
     /// wait in the outbox (development keeps them for `dev_emails` instead).
     pub email_provider: Option<EmailProvider>,
+    /// The rate limits' rules (`RATE_LIMIT_*`, `crate::platform::rate_limits`).
+    pub rate_limits: crate::platform::rate_limits::Rules,
 }
 
 /// An email provider's HTTP API (`crate::domain::email`).
@@ -66,6 +68,7 @@ impl Default for Settings {
             refusal: None,
             email_sender: crate::domain::email::Sender { from: "Team chat <noreply@localhost>".into(), reply_to: None },
             email_provider: None,
+            rate_limits: crate::platform::rate_limits::Rules::read(|_| None),
         }
     }
 }
@@ -124,6 +127,7 @@ impl Settings {
                 from: var("EMAIL_FROM").filter(|v| !v.is_empty()).unwrap_or(defaults.email_sender.from),
                 reply_to: var("EMAIL_REPLY_TO").filter(|v| !v.is_empty()),
             },
+            rate_limits: crate::platform::rate_limits::Rules::read(var),
             email_provider: env.secret("EMAIL_API_KEY").ok().map(|v| v.to_string()).filter(|v| !v.is_empty()).map(|api_key| {
                 EmailProvider {
                     url: var("EMAIL_API_URL").filter(|v| !v.is_empty()).unwrap_or_else(|| DEFAULT_EMAIL_API_URL.into()),

@@ -521,6 +521,15 @@ impl Archive {
         self.bytes.resize(self.bytes.len().div_ceil(BLOCK) * BLOCK, 0);
     }
 
+    /// The bytes of the members added since the last take.
+    pub fn len(&self) -> usize {
+        self.bytes.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.bytes.is_empty()
+    }
+
     /// The members added since the last take, as tar bytes.
     pub fn take(&mut self) -> Vec<u8> {
         std::mem::take(&mut self.bytes)

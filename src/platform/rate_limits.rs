@@ -33,14 +33,53 @@ pub enum Bucket<'a> {
     PasswordResetIp(&'a str),
 }
 
+const USER: (&str, Rule) = ("RATE_LIMIT_USER_REQUESTS", Rule { limit: 200, window_secs: 60 });
+const IP: (&str, Rule) = ("RATE_LIMIT_IP_REQUESTS", Rule { limit: 100, window_secs: 60 });
+const LOGIN_FAILURES: (&str, Rule) = ("RATE_LIMIT_LOGIN_FAILURES", Rule { limit: 5, window_secs: 30 * 60 });
+const PASSWORD_RESET_EMAIL: (&str, Rule) = ("RATE_LIMIT_PASSWORD_RESET_EMAIL", Rule { limit: 2, window_secs: 3600 });
+const PASSWORD_RESET_IP: (&str, Rule) = ("RATE_LIMIT_PASSWORD_RESET_IP", Rule { limit: 20, window_secs: 3600 });
+
+/// Every bucket's rule as the Worker's variables set it, read once per isolate with the
+/// rest of `crate::settings::Settings`; `None` for a rule turned off.
+#[derive(Debug, Clone)]
+pub struct Rules {
+    user: Option<Rule>,
+    ip: Option<Rule>,
+    login_failures: Option<Rule>,
+    password_reset_email: Option<Rule>,
+    password_reset_ip: Option<Rule>,
+}
+
+impl Rules {
+    /// The rules from the variables `var` reads; Zulip's default where one is unset.
+    pub fn read(var: impl Fn(&str) -> Option<String>) -> Self {
+        let number = |name: &str| var(name).and_then(|v| v.trim().parse::<u32>().ok());
+        let rule = |(name, default): (&str, Rule)| {
+            let rule = Rule {
+                limit: number(name).unwrap_or(default.limit),
+                window_secs: number(&format!("{name}_WINDOW_SECS")).unwrap_or(default.window_secs),
+            };
+            (rule.limit > 0 && rule.window_secs > 0).then_some(rule)
+        };
+        Rules {
+            user: rule(USER),
+            ip: rule(IP),
+            login_failures: rule(LOGIN_FAILURES),
+            password_reset_email: rule(PASSWORD_RESET_EMAIL),
+            password_reset_ip: rule(PASSWORD_RESET_IP),
+        }
+    }
+}
+
 impl Bucket<'_> {
-    fn variable(&self) -> (&'static str, Rule) {
+    /// The rule in force for this bucket; `None` when it is off.
+    pub fn rule(&self, rules: &Rules) -> Option<Rule> {
         match self {
-            Bucket::User { .. } => ("RATE_LIMIT_USER_REQUESTS", Rule { limit: 200, window_secs: 60 }),
-            Bucket::Ip(_) => ("RATE_LIMIT_IP_REQUESTS", Rule { limit: 100, window_secs: 60 }),
-            Bucket::LoginFailures { .. } => ("RATE_LIMIT_LOGIN_FAILURES", Rule { limit: 5, window_secs: 30 * 60 }),
-            Bucket::PasswordResetEmail { .. } => ("RATE_LIMIT_PASSWORD_RESET_EMAIL", Rule { limit: 2, window_secs: 3600 }),
-            Bucket::PasswordResetIp(_) => ("RATE_LIMIT_PASSWORD_RESET_IP", Rule { limit: 20, window_secs: 3600 }),
+            Bucket::User { .. } => rules.user,
+            Bucket::Ip(_) => rules.ip,
+            Bucket::LoginFailures { .. } => rules.login_failures,
+            Bucket::PasswordResetEmail { .. } => rules.password_reset_email,
+            Bucket::PasswordResetIp(_) => rules.password_reset_ip,
         }
     }
 
@@ -54,23 +93,12 @@ impl Bucket<'_> {
             Bucket::PasswordResetIp(ip) => format!("reset-ip:{ip}"),
         }
     }
-
-    /// The rule in force: the Worker variables, else Zulip's default; `None` when off.
-    pub fn rule(&self, env: &Env) -> Option<Rule> {
-        let (name, default) = self.variable();
-        let read = |name: &str| crate::settings::var(env, name).and_then(|v| v.trim().parse::<u32>().ok());
-        let rule = Rule {
-            limit: read(name).unwrap_or(default.limit),
-            window_secs: read(&format!("{name}_WINDOW_SECS")).unwrap_or(default.window_secs),
-        };
-        (rule.limit > 0 && rule.window_secs > 0).then_some(rule)
-    }
 }
 
 /// Counts one request of `bucket` (or only looks, when `count` is false); `None` when the
 /// rule is off. Refusal is the caller's decision ([`refuse_over_limit`]).
 pub async fn check(env: &Env, bucket: &Bucket<'_>, count: bool) -> ApiResult<Option<RateLimitDecision>> {
-    let Some(rule) = bucket.rule(env) else { return Ok(None) };
+    let Some(rule) = bucket.rule(&crate::settings::Settings::from_env(env).rate_limits) else { return Ok(None) };
     let check = RateLimitCheck { limit: rule.limit, window_secs: rule.window_secs, count };
     let mut resp = command(env, bucket, "check", &serde_json::to_string(&check)?).await?;
     Ok(Some(resp.json().await?))

@@ -9,8 +9,8 @@
 //! wrote; a step cut short by a restart runs again from there (a part it uploaded again
 //! replaces the earlier one).
 //!
-//! The steps: the messages, some files of them at a time; the uploaded files, some
-//! megabytes at a time; then custom emoji, avatars, the organization's icons and the
+//! The steps: the messages, up to 20 files or 16 MiB at a time; the uploaded files, up
+//! to 16 MiB at a time; then custom emoji, avatars, the organization's icons and the
 //! tables (`realm.json`, `attachment.json`), which end the archive.
 
 use std::collections::BTreeSet;
@@ -30,11 +30,11 @@ use crate::error::{ApiError, ApiResult};
 
 /// R2's smallest part (all parts but the last are this size).
 const PART_SIZE: usize = 5 * 1024 * 1024;
-/// Message files (of [`rules::MESSAGES_PER_FILE`]) a step writes.
+/// Message files (of [`rules::MESSAGES_PER_FILE`]) a step writes at most.
 const MESSAGE_FILES_PER_STEP: usize = 20;
-/// Uploaded bytes a step reads at most (but always one file): with their tar and gzip
-/// copies and a part, well within a worker's 128 MB.
-const UPLOAD_BYTES_PER_STEP: i64 = 16 * 1024 * 1024;
+/// The tar bytes a step writes before it stops (after the file that passes it): with
+/// their gzip copy and a part, well within a worker's 128 MB.
+const STEP_BYTES: usize = 16 * 1024 * 1024;
 
 /// What the finished steps of a build wrote, kept in the export's row.
 #[derive(Serialize, Deserialize)]
@@ -234,6 +234,9 @@ async fn write_messages(
         if !full {
             return Ok(Stage::Uploads);
         }
+        if archive.len() >= STEP_BYTES {
+            return Ok(Stage::Messages { file: file + 1 });
+        }
     }
     Ok(Stage::Messages { file: first_file + MESSAGE_FILES_PER_STEP })
 }
@@ -282,18 +285,14 @@ async fn write_uploads(
 ) -> ApiResult<()> {
     attachments.retain(|a| attachment_id(a) > progress.through_attachment);
     let (_, kept) = kept_attachments(db, realm_id, selection, attachments, progress.through_message).await?;
-    let mut read = 0;
     for a in &kept {
-        let size = a.get("size").and_then(Value::as_i64).unwrap_or_default();
-        if read > 0 && read + size > UPLOAD_BYTES_PER_STEP {
+        let size = a.get("size").and_then(Value::as_i64).unwrap_or_default() as usize;
+        if !archive.is_empty() && archive.len() + size > STEP_BYTES {
             return Ok(());
         }
         let path = a.get("path_id").and_then(Value::as_str).unwrap_or_default();
         match get_object(env, path).await? {
-            Some((bytes, _)) => {
-                archive.add(&format!("uploads/{path}"), &bytes)?;
-                read += size;
-            }
+            Some((bytes, _)) => archive.add(&format!("uploads/{path}"), &bytes)?,
             None => progress.missing_uploads.push(attachment_id(a)),
         }
         progress.through_attachment = attachment_id(a);
