@@ -45,6 +45,10 @@ pub struct RealmArchive {
     /// `icon_version`, `logo_version`, `night_logo_version` (1 where absent).
     pub image_versions: [i64; 3],
     tables: Map<String, Value>,
+    /// `zerver_userprofile` with the mirror dummies and system bots (`all_users`).
+    users: Vec<Value>,
+    /// `zerver_recipient` with the system bots' (`all_recipients`).
+    recipients: Vec<Value>,
     attachments: Vec<Value>,
 }
 
@@ -126,29 +130,35 @@ pub fn check_archive(realm_json: &str, attachment_json: &str) -> ApiResult<Realm
     let attachment_file = parse_object(attachment_json, "attachment.json")?;
     let realm = rows(&tables, "zerver_realm")?.first().ok_or_else(|| invalid_archive("realm.json has no zerver_realm row"))?;
     let old_realm_id = int(realm, "id").ok_or_else(|| invalid_archive("zerver_realm has no id"))?;
-    let users = ids("zerver_userprofile", rows(&tables, "zerver_userprofile")?)?;
+    let date_created = realm.get("date_created").and_then(Value::as_f64).unwrap_or(0.0);
+    let (user_rows, recipient_rows) = (all_users(&tables, date_created)?, all_recipients(&tables)?);
+    let users = ids("zerver_userprofile", &user_rows)?;
     let channels = ids("zerver_stream", rows(&tables, "zerver_stream")?)?;
     let dm_table = table_name(&tables, &["zerver_directmessagegroup", "zerver_huddle"]);
     let dm_groups = ids(dm_table, rows(&tables, dm_table)?)?;
-    let recipients = ids("zerver_recipient", rows(&tables, "zerver_recipient")?)?;
+    let recipients = ids("zerver_recipient", &recipient_rows)?;
     let group_table = table_name(&tables, &["zerver_namedusergroup", "zerver_usergroup"]);
-    let groups = ids(group_table, rows(&tables, group_table)?)?;
+    let mut groups = ids(group_table, rows(&tables, group_table)?)?;
+    if group_table != "zerver_usergroup" {
+        // Zulip 9+: every group is in zerver_usergroup (memberships name those), the named
+        // ones also in zerver_namedusergroup; the rest are settings' anonymous groups.
+        groups.extend(ids("zerver_usergroup", rows(&tables, "zerver_usergroup")?)?);
+    }
     let fields = ids("zerver_customprofilefield", rows(&tables, "zerver_customprofilefield")?)?;
     let attachments = rows(&attachment_file, "zerver_attachment")?.to_vec();
     ids("zerver_attachment", &attachments)?;
     ids("zerver_realmemoji", rows(&tables, "zerver_realmemoji")?)?;
 
-    let user_rows = rows(&tables, "zerver_userprofile")?;
-    check_refs("zerver_userprofile", user_rows, &[("bot_owner", &users, true)])?;
-    for u in user_rows {
+    check_refs("zerver_userprofile", &user_rows, &[("bot_owner", &users, true)])?;
+    for u in &user_rows {
         if !u.get("email").is_some_and(Value::is_string) || !u.get("full_name").is_some_and(Value::is_string) {
             return Err(invalid_archive("a row of zerver_userprofile has no email or full_name"));
         }
     }
-    check_unique("zerver_userprofile", user_rows, "delivery_email")?;
+    check_unique("zerver_userprofile", &user_rows, "delivery_email")?;
     check_unique("zerver_stream", rows(&tables, "zerver_stream")?, "name")?;
     check_refs("zerver_stream", rows(&tables, "zerver_stream")?, &[("creator", &users, true)])?;
-    for r in rows(&tables, "zerver_recipient")? {
+    for r in &recipient_rows {
         let known = match int(r, "type") {
             Some(1) => &users,
             Some(2) => &channels,
@@ -177,14 +187,55 @@ pub fn check_archive(realm_json: &str, attachment_json: &str) -> ApiResult<Realm
         old_realm_id,
         name: realm.get("name").and_then(Value::as_str).unwrap_or("").to_string(),
         description: realm.get("description").and_then(Value::as_str).unwrap_or("").to_string(),
-        date_created: realm.get("date_created").and_then(Value::as_f64).unwrap_or(0.0) as i64,
+        date_created: date_created as i64,
         message_retention_days: realm.get("message_retention_days").and_then(Value::as_i64).filter(|d| *d > 0).unwrap_or(-1),
         image_versions: ["icon_version", "logo_version", "night_logo_version"].map(|f| int(realm, f).filter(|v| *v > 0).unwrap_or(1)),
         announcement_channels: ["new_stream_announcements_stream", "signup_announcements_stream", "zulip_update_announcements_stream"]
             .map(|f| int(realm, f)),
         tables,
+        users: user_rows,
+        recipients: recipient_rows,
         attachments,
     })
+}
+
+/// Zulip's names of its system bots, which its exports list in
+/// `zerver_userprofile_crossrealm`.
+const SYSTEM_BOTS: [(&str, &str); 3] = [
+    ("notification-bot@zulip.com", "Notification Bot"),
+    ("welcome-bot@zulip.com", "Welcome Bot"),
+    ("emailgateway@zulip.com", "Email Gateway"),
+];
+
+/// The archive's users: `zerver_userprofile`, the mirror dummies Zulip keeps in
+/// `zerver_userprofile_mirrordummy`, and the exporting server's system bots
+/// (`zerver_userprofile_crossrealm`, only `{id, email, recipient_id}`), which sent the
+/// welcome and notification messages: they become bots of the new organization.
+fn all_users(tables: &Map<String, Value>, date_created: f64) -> ApiResult<Vec<Value>> {
+    let mut users = rows(tables, "zerver_userprofile")?.to_vec();
+    users.extend(rows(tables, "zerver_userprofile_mirrordummy")?.iter().cloned());
+    for bot in rows(tables, "zerver_userprofile_crossrealm")? {
+        let email = bot.get("email").and_then(Value::as_str).unwrap_or("");
+        let name = SYSTEM_BOTS.iter().find(|(e, _)| *e == email).map_or(email.split('@').next().unwrap_or(email), |(_, n)| n);
+        users.push(json!({ "id": bot.get("id"), "email": email, "delivery_email": email, "full_name": name, "is_bot": true,
+            "bot_type": 1, "is_active": true, "role": 400, "date_joined": date_created }));
+    }
+    Ok(users)
+}
+
+/// The archive's recipients, with the system bots' personal recipients (Zulip names them
+/// only in `zerver_userprofile_crossrealm`), which direct messages to those bots use.
+fn all_recipients(tables: &Map<String, Value>) -> ApiResult<Vec<Value>> {
+    let mut recipients = rows(tables, "zerver_recipient")?.to_vec();
+    let known: BTreeSet<i64> = recipients.iter().filter_map(|r| int(r, "id")).collect();
+    for bot in rows(tables, "zerver_userprofile_crossrealm")? {
+        if let (Some(id), Some(user)) = (int(bot, "recipient_id"), int(bot, "id")) {
+            if !known.contains(&id) {
+                recipients.push(json!({ "id": id, "type": 1, "type_id": user }));
+            }
+        }
+    }
+    Ok(recipients)
 }
 
 /// The values of "users" profile fields (a JSON list of user ids) name users of the archive.
@@ -260,7 +311,7 @@ impl RealmArchive {
         let dm_table = table_name(t, &["zerver_directmessagegroup", "zerver_huddle"]);
         let group_table = table_name(t, &["zerver_namedusergroup", "zerver_usergroup"]);
         let recipients: HashMap<i64, (i64, i64)> =
-            rows(t, "zerver_recipient")?.iter().filter_map(|r| Some((int(r, "id")?, (int(r, "type")?, int(r, "type_id")?)))).collect();
+            self.recipients.iter().filter_map(|r| Some((int(r, "id")?, (int(r, "type")?, int(r, "type_id")?)))).collect();
         let (mut channel_subs, mut dm_members) = (Vec::new(), Vec::new());
         let mut members_of: HashMap<i64, Vec<i64>> = HashMap::new();
         for s in rows(t, "zerver_subscription")? {
@@ -304,10 +355,10 @@ impl RealmArchive {
             .collect();
         let attachments: Vec<Value> = self.attachments.iter().map(|a| with_new_upload_path(a, realm_id)).collect();
         Ok(vec![
-            Rows::Own(Kind::User, rows(t, "zerver_userprofile")?.to_vec()),
+            Rows::Own(Kind::User, self.users.clone()),
             Rows::Own(Kind::Channel, rows(t, "zerver_stream")?.to_vec()),
             Rows::Own(Kind::DirectMessageGroup, dm_groups),
-            Rows::Own(Kind::Recipient, rows(t, "zerver_recipient")?.to_vec()),
+            Rows::Own(Kind::Recipient, self.recipients.clone()),
             Rows::Links(Link::DirectMessageGroupMember, dm_members),
             Rows::Own(Kind::Subscription, channel_subs),
             Rows::SystemGroups(system),
@@ -595,6 +646,31 @@ mod tests {
     #[test]
     fn broken_json_is_refused() {
         assert!(check_archive("{\"zerver_realm\": [", "{}").err().unwrap().msg.contains("not valid JSON"));
+    }
+
+    #[test]
+    fn zulips_system_bots_and_mirror_dummies_are_users_of_the_archive() {
+        let extra = json!({
+            "zerver_userprofile_mirrordummy": [{ "id": 2, "email": "old@x.com", "full_name": "Old", "is_mirror_dummy": true }],
+            "zerver_userprofile_crossrealm": [{ "id": 90, "email": "welcome-bot@zulip.com", "recipient_id": 91 }],
+            "zerver_subscription": [{ "id": 1, "user_profile": 2, "recipient": 11 }],
+        });
+        let archive = check_archive(&realm(extra), "{}").unwrap();
+        let bot = archive.users.iter().find(|u| u["id"] == 90).unwrap();
+        assert_eq!((&bot["full_name"], &bot["is_bot"]), (&json!("Welcome Bot"), &json!(true)));
+        assert!(archive.recipients.contains(&json!({ "id": 91, "type": 1, "type_id": 90 })));
+        assert!(archive.users.iter().any(|u| u["id"] == 2));
+    }
+
+    #[test]
+    fn memberships_of_anonymous_groups_are_not_refused() {
+        let extra = json!({
+            "zerver_usergroup": [{ "id": 20, "realm": 7 }, { "id": 29, "realm": 7 }],
+            "zerver_namedusergroup": [{ "id": 20, "usergroup_ptr": 20, "name": "role:members", "is_system_group": true }],
+            "zerver_usergroupmembership": [{ "id": 1, "user_group": 29, "user_profile": 1 }],
+            "zerver_groupgroupmembership": [{ "id": 1, "supergroup": 29, "subgroup": 20 }],
+        });
+        assert!(check_archive(&realm(extra), "{}").is_ok());
     }
 
     #[test]
