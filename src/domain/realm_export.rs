@@ -281,8 +281,20 @@ pub fn realm_file(tables: RealmTables, selection: &Selection, reactions: Vec<Row
         .filter(|t| public_channel(t, "stream") && id_of(t, "user_profile").is_some_and(|u| consenting.contains(&u)))
         .collect();
     let clients: Vec<Value> = clients.iter().enumerate().map(|(i, name)| json!({ "id": i + 1, "name": name })).collect();
-    let named_groups: Vec<Value> = tables.user_groups.iter().map(|g| zulip_row(g.clone())).collect();
-    json!({
+    // Zulip 9+ keeps every group in zerver_usergroup (only its id and organization) and
+    // the named ones' details in zerver_namedusergroup, keyed by `usergroup_ptr`.
+    let group_ids: Vec<Value> = tables.user_groups.iter().map(|g| json!({ "id": g.get("id"), "realm": g.get("realm") })).collect();
+    let named_groups: Vec<Value> = tables
+        .user_groups
+        .into_iter()
+        .map(|mut g| {
+            let (id, realm) = (g.get("id").cloned(), g.remove("realm"));
+            g.insert("usergroup_ptr".into(), id.unwrap_or(Value::Null));
+            g.insert("realm_for_sharding".into(), realm.unwrap_or(Value::Null));
+            zulip_row(g)
+        })
+        .collect();
+    let mut file = json!({
         "zerver_realm": rows(tables.realm.into_iter().map(realm_row).collect()),
         "zerver_userprofile": users,
         "zerver_userprofile_crossrealm": [],
@@ -290,8 +302,9 @@ pub fn realm_file(tables: RealmTables, selection: &Selection, reactions: Vec<Row
         "zerver_stream": rows(tables.channels.into_iter().filter(|c| public_channel(c, "id")).collect()),
         "zerver_recipient": rows(tables.recipients.into_iter().filter(kept_recipient).collect()),
         "zerver_subscription": rows(subscriptions),
-        "zerver_directmessagegroup": rows(groups),
-        "zerver_usergroup": rows(tables.user_groups),
+        // Zulip's table name, kept through its rename to DirectMessageGroup.
+        "zerver_huddle": rows(groups),
+        "zerver_usergroup": group_ids,
         "zerver_namedusergroup": named_groups,
         "zerver_usergroupmembership": numbered(tables.user_group_members),
         "zerver_groupgroupmembership": numbered(tables.user_group_subgroups),
@@ -304,7 +317,20 @@ pub fn realm_file(tables: RealmTables, selection: &Selection, reactions: Vec<Row
         "zerver_usertopic": rows(user_topics),
         "zerver_reaction": rows(reactions),
         "zerver_client": clients,
-    })
+        // Which tool wrote the archive (Zulip's importer requires it).
+        "import_source": "zulip",
+    });
+    // Tables this server has no data for but Zulip's importer reads unconditionally.
+    for table in [
+        "zerver_realmauthenticationmethod",
+        "zerver_realmplayground",
+        "zerver_userpresence",
+        "zerver_useractivity",
+        "zerver_useractivityinterval",
+    ] {
+        file[table] = json!([]);
+    }
+    file
 }
 
 /// The organization's images: Zulip's name for each, the column naming this server's file,
@@ -396,6 +422,9 @@ fn user_row(mut user: Row) -> Value {
         }
     }
     user.entry("allow_private_data_export").or_insert(Value::Bool(false));
+    // Django's permission fields, which Zulip's importer drops from every row.
+    user.insert("groups".into(), json!([]));
+    user.insert("user_permissions".into(), json!([]));
     // `U`: its files are in `avatars/`.
     let uploaded = user.remove("avatar_file").is_some_and(|f| f.is_string());
     user.insert("avatar_source".into(), Value::from(if uploaded { "U" } else { "G" }));
