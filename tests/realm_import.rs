@@ -958,3 +958,29 @@ fn a_muted_topic_stays_muted() {
         state["user_topics"].as_array().unwrap().iter().map(|t| json!([t["topic_name"], t["visibility_policy"]])).collect();
     assert_eq!(topics, [json!(["greetings", 1])]);
 }
+
+fn group_id(client: &Client, name: &str) -> i64 {
+    let groups = client.get("/user_groups", &[]).success();
+    groups["user_groups"].as_array().unwrap().iter().find(|g| g["name"] == name).unwrap_or_else(|| panic!("{name}: {groups}"))["id"]
+        .as_i64()
+        .unwrap()
+}
+
+#[test]
+fn a_channels_group_setting_names_the_imported_group() {
+    let olivia = zulip_user(zulip_archive::OLIVIA);
+    let streams = olivia.get("/streams", &[]).success();
+    let design = streams["streams"].as_array().unwrap().iter().find(|s| s["name"] == "design").cloned().unwrap();
+    assert_eq!(design["can_send_message_group"], group_id(&olivia, "role:administrators"), "{design}");
+}
+
+#[test]
+fn a_realm_setting_naming_an_anonymous_group_keeps_its_members_and_subgroups() {
+    let olivia = zulip_user(zulip_archive::OLIVIA);
+    let mo = user_named(&olivia, zulip_archive::MO)["user_id"].clone();
+    let state = olivia.post("/register", &[("fetch_event_types", r#"["realm"]"#)]).success();
+    assert_eq!(
+        state["realm_can_add_custom_emoji_group"],
+        json!({ "direct_members": [mo], "direct_subgroups": [group_id(&olivia, "role:administrators")] })
+    );
+}

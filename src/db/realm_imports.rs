@@ -145,12 +145,30 @@ fn users_sql() -> String {
     )
 }
 
+/// A channel's permission settings, named as Zulip names them (and as `channels` does).
+pub const CHANNEL_GROUP_SETTINGS: [&str; 10] = [
+    "can_send_message_group",
+    "can_administer_channel_group",
+    "can_add_subscribers_group",
+    "can_remove_subscribers_group",
+    "can_subscribe_group",
+    "can_move_messages_within_channel_group",
+    "can_move_messages_out_of_channel_group",
+    "can_resolve_topics_group",
+    "can_delete_any_message_group",
+    "can_delete_own_message_group",
+];
+
+/// Channels; each group setting names this server's group (null, the default, when the
+/// archive has none or names a group it does not hold).
 fn channels_sql() -> String {
+    let settings: Vec<String> = CHANNEL_GROUP_SETTINGS.iter().map(|s| mapped(Kind::UserGroup, &f(s))).collect();
     format!(
         "INSERT OR IGNORE INTO channels (id, realm_id, name, description, invite_only, history_public_to_subscribers, \
-         is_web_public, is_archived, creator_id, date_created, message_retention_days) \
+         is_web_public, is_archived, creator_id, date_created, message_retention_days, {}) \
          SELECT i.new_id, ?1, {}, COALESCE({}, ''), COALESCE({}, 0), COALESCE({}, 1), COALESCE({}, 0), COALESCE({}, 0), {}, \
-         CAST(COALESCE({}, 0) AS INTEGER), {} {}",
+         CAST(COALESCE({}, 0) AS INTEGER), {}, {} {}",
+        CHANNEL_GROUP_SETTINGS.join(", "),
         f("name"),
         f("description"),
         f("invite_only"),
@@ -160,6 +178,7 @@ fn channels_sql() -> String {
         mapped(Kind::User, &f("creator")),
         f("date_created"),
         f("message_retention_days"),
+        settings.join(", "),
         own_id(Kind::Channel),
     )
 }
@@ -209,15 +228,18 @@ fn subscriptions_sql() -> String {
     )
 }
 
+/// User groups: named ones, and (`is_anonymous`) the anonymous groups settings name.
 fn user_groups_sql() -> String {
     format!(
-        "INSERT OR IGNORE INTO user_groups (id, realm_id, name, description, is_system_group, creator_id, date_created, deactivated) \
-         SELECT i.new_id, ?1, {}, COALESCE({}, ''), 0, {}, CAST({} AS INTEGER), COALESCE({}, 0) {}",
+        "INSERT OR IGNORE INTO user_groups (id, realm_id, name, description, is_system_group, creator_id, date_created, deactivated, \
+         is_anonymous) \
+         SELECT i.new_id, ?1, {}, COALESCE({}, ''), 0, {}, CAST({} AS INTEGER), COALESCE({}, 0), COALESCE({}, 0) {}",
         f("name"),
         f("description"),
         mapped(Kind::User, &f("creator")),
         f("date_created"),
         f("deactivated"),
+        f("is_anonymous"),
         own_id(Kind::UserGroup),
     )
 }
@@ -473,6 +495,35 @@ pub fn announcement_channels_stmt(db: &D1Database, realm_id: i64, old_ids: [Opti
     );
     let [new_channels, signups, updates] = old_ids;
     query!(db, &sql, realm_id, new_channels, signups, updates)
+}
+
+/// The organization's group settings, named as Zulip names them (and as `realms` does).
+pub const REALM_GROUP_SETTINGS: [&str; 15] = [
+    "can_resolve_topics_group",
+    "can_move_messages_between_channels_group",
+    "can_move_messages_between_topics_group",
+    "can_mention_many_users_group",
+    "can_delete_any_message_group",
+    "can_delete_own_message_group",
+    "can_add_custom_emoji_group",
+    "can_invite_users_group",
+    "create_multiuse_invite_group",
+    "can_create_public_channel_group",
+    "can_create_private_channel_group",
+    "can_create_groups",
+    "can_set_topics_policy_group",
+    "can_add_subscribers_group",
+    "can_manage_all_groups",
+];
+
+/// Points the organization's group settings at this server's groups for the archive's
+/// (`?2`, the `zerver_realm` row); a setting whose group is not imported keeps its default.
+pub fn realm_group_settings_stmt(db: &D1Database, realm_id: i64, realm_json: &str) -> Result<D1PreparedStatement> {
+    let sets: Vec<String> = REALM_GROUP_SETTINGS
+        .iter()
+        .map(|s| format!("{s} = COALESCE({}, {s})", mapped(Kind::UserGroup, &format!("json_extract(?2, '$.{s}')"))))
+        .collect();
+    query!(db, &format!("UPDATE realms SET {} WHERE id = ?1", sets.join(", ")), realm_id, realm_json)
 }
 
 /// The archive's versions of the organization's icon, logo and night logo.

@@ -45,6 +45,8 @@ pub struct RealmArchive {
     /// `icon_version`, `logo_version`, `night_logo_version` (1 where absent).
     pub image_versions: [i64; 3],
     tables: Map<String, Value>,
+    /// The `zerver_realm` row (its group settings are set once the groups are in).
+    pub realm_row: Value,
     /// `zerver_userprofile` with the mirror dummies and system bots (`all_users`).
     users: Vec<Value>,
     /// `zerver_recipient` with the system bots' (`all_recipients`).
@@ -192,6 +194,7 @@ pub fn check_archive(realm_json: &str, attachment_json: &str) -> ApiResult<Realm
         image_versions: ["icon_version", "logo_version", "night_logo_version"].map(|f| int(realm, f).filter(|v| *v > 0).unwrap_or(1)),
         announcement_channels: ["new_stream_announcements_stream", "signup_announcements_stream", "zulip_update_announcements_stream"]
             .map(|f| int(realm, f)),
+        realm_row: realm.clone(),
         tables,
         users: user_rows,
         recipients: recipient_rows,
@@ -336,8 +339,16 @@ impl RealmArchive {
             .iter()
             .map(|g| json!({ "id": int(g, "id"), "members": members_of.get(&int(g, "id").unwrap_or(0)).cloned().unwrap_or_default() }))
             .collect();
-        let (system, named): (Vec<Value>, Vec<Value>) =
+        let (system, mut named): (Vec<Value>, Vec<Value>) =
             rows(t, group_table)?.iter().cloned().partition(|g| g.get("is_system_group").and_then(Value::as_bool).unwrap_or(false));
+        if group_table != "zerver_usergroup" {
+            // Zulip 9+: the groups of zerver_usergroup without a name are anonymous groups
+            // (a setting's set of users and groups), kept under a key made from their id.
+            let named_ids: BTreeSet<i64> = rows(t, group_table)?.iter().filter_map(|g| int(g, "id")).collect();
+            for id in rows(t, "zerver_usergroup")?.iter().filter_map(|g| int(g, "id")).filter(|id| !named_ids.contains(id)) {
+                named.push(json!({ "id": id, "name": format!("@anonymous:import-{id}"), "is_anonymous": 1 }));
+            }
+        }
         let named_ids: BTreeSet<i64> = named.iter().filter_map(|g| int(g, "id")).collect();
         let memberships: Vec<Value> = rows(t, "zerver_usergroupmembership")?
             .iter()
@@ -356,13 +367,14 @@ impl RealmArchive {
         let attachments: Vec<Value> = self.attachments.iter().map(|a| with_new_upload_path(a, realm_id)).collect();
         Ok(vec![
             Rows::Own(Kind::User, self.users.clone()),
+            // Groups before channels: channels' settings name them.
+            Rows::SystemGroups(system),
+            Rows::Own(Kind::UserGroup, named),
             Rows::Own(Kind::Channel, rows(t, "zerver_stream")?.to_vec()),
             Rows::Own(Kind::DirectMessageGroup, dm_groups),
             Rows::Own(Kind::Recipient, self.recipients.clone()),
             Rows::Links(Link::DirectMessageGroupMember, dm_members),
             Rows::Own(Kind::Subscription, channel_subs),
-            Rows::SystemGroups(system),
-            Rows::Own(Kind::UserGroup, named),
             Rows::Links(Link::UserGroupMember, memberships),
             Rows::Links(Link::Subgroup, rows(t, "zerver_groupgroupmembership")?.to_vec()),
             Rows::Own(Kind::ProfileField, rows(t, "zerver_customprofilefield")?.to_vec()),

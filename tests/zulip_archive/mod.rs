@@ -10,12 +10,15 @@
 //!   in `zerver_userprofile_crossrealm`, with their personal recipients 1-3;
 //! - groups 20-27 the role system groups, 28 "support" (Olivia, Mo), 29 an anonymous group
 //!   (Mo and the administrators) that a realm setting points at;
-//! - channels 30 general (public), 31 design (private: Olivia, Dee); group DM 50 (Olivia,
+//! - channels 30 general (public), 31 design (private: Olivia, Dee; only administrators
+//!   post); group DM 50 (Olivia,
 //!   Mo, Dee);
-//! - messages 100-109: a mention, welcome-bot's DM to Mo and Mo's answer, a resolved topic
-//!   with notification-bot's notice, a group DM, an upload link, messages of the mirror
-//!   dummy, the deactivated user and the bot; reactions with custom emoji 60 and a
-//!   Unicode emoji.
+//! - messages 100-110: a mention, welcome-bot's DM to Mo and Mo's answer, a resolved topic
+//!   (moved, in the edit history) with notification-bot's notice, a group DM, an upload
+//!   link, messages of the mirror dummy, the deactivated user and the bot, a "/me"
+//!   message; reactions with custom emoji 60 and a Unicode emoji;
+//! - group settings: design's posting policy (administrators), the realm's custom-emoji
+//!   policy (anonymous group 29).
 
 use std::path::PathBuf;
 
@@ -26,6 +29,8 @@ pub const UPLOAD_PATH: &str = "2/ab/Xy12zQ9kLm/notes.txt";
 pub const UPLOAD_BYTES: &[u8] = b"meeting notes, v1\n";
 const AVATAR_BASE: &str = "2/5f1a9e0c4d7b2a68e3f0c1d9b8a7e6f5a4b3c2d1";
 const T0: f64 = 1_700_000_000.0;
+/// When message 104's topic was resolved (a move, in its edit history).
+pub const MOVED_AT: i64 = 1_700_000_400;
 
 pub const OLIVIA: &str = "olivia@acme.example.com";
 pub const MO: &str = "mo@acme.example.com";
@@ -73,7 +78,8 @@ fn subscription(id: i64, user: i64, recipient: i64) -> Value {
         "wildcard_mentions_notify": null })
 }
 
-fn channel(id: i64, name: &str, invite_only: bool) -> Value {
+/// A channel; who may post: `sender_group`.
+fn channel(id: i64, name: &str, invite_only: bool, sender_group: i64) -> Value {
     let description = format!("All about {name}");
     json!({ "id": id, "realm": REALM_ID, "name": name, "description": description,
         "rendered_description": format!("<p>{description}</p>"), "date_created": T0 - 86_400.0 * 30.0,
@@ -81,8 +87,9 @@ fn channel(id: i64, name: &str, invite_only: bool) -> Value {
         "is_web_public": false, "is_in_zephyr_realm": false, "message_retention_days": null,
         "recipient": 45 + id - 30, "first_message_id": 100, "creator": 8, "folder": null,
         "is_recently_active": true, "subscriber_count": 2, "topics_policy": 1,
-        "can_administer_channel_group": 21, "can_send_message_group": 25, "can_remove_subscribers_group": 21,
+        "can_administer_channel_group": 21, "can_remove_subscribers_group": 21,
         "can_add_subscribers_group": 27, "can_subscribe_group": 27, "can_resolve_topics_group": 25,
+        "can_send_message_group": sender_group,
         "can_move_messages_out_of_channel_group": 27, "can_move_messages_within_channel_group": 27,
         "can_delete_any_message_group": 27, "can_delete_own_message_group": 25 })
 }
@@ -192,7 +199,7 @@ fn realm_json() -> Value {
         "zerver_namedusergroup": named,
         "zerver_usergroupmembership": memberships,
         "zerver_groupgroupmembership": subgroups,
-        "zerver_stream": [channel(30, "general", false), channel(31, "design", true)],
+        "zerver_stream": [channel(30, "general", false, 25), channel(31, "design", true, 21)],
         "zerver_huddle": [{ "id": 50, "huddle_hash": "3b0c5a2f9e1d8c7b6a5f4e3d2c1b0a9f8e7d6c5b", "group_size": 3,
             "recipient": 47 }],
         "zerver_recipient": [
@@ -236,7 +243,16 @@ fn messages_json() -> Value {
             r#"<p><span class="user-mention silent" data-user-id="9">Mo Member</span> has marked this topic as resolved.</p>"#,
             json!({ "type": 2, "sending_client": 3 }),
         ),
-        message(104, 9, 45, "✔ launch", "shipped it", "<p>shipped it</p>", json!({})),
+        message(
+            104,
+            9,
+            45,
+            "✔ launch",
+            "shipped it",
+            "<p>shipped it</p>",
+            json!({ "edit_history": json!([
+            { "user_id": 9, "timestamp": MOVED_AT, "prev_topic": "launch", "topic": "✔ launch" }]).to_string() }),
+        ),
         message(105, 8, 47, "", "group hello", "<p>group hello</p>", json!({})),
         message(
             106,
@@ -250,9 +266,10 @@ fn messages_json() -> Value {
         message(107, 12, 45, "history", "from the old days", "<p>from the old days</p>", json!({})),
         message(108, 10, 46, "plans", "secret plans", "<p>secret plans</p>", json!({})),
         message(109, 11, 45, "greetings", "beep", "<p>beep</p>", json!({})),
+        message(110, 9, 45, "greetings", "/me waves", "<p>/me waves</p>", json!({})),
     ];
     // Who received each message, with Zulip's flag bits.
-    let received: [(i64, &[(i64, i64)]); 10] = [
+    let received: [(i64, &[(i64, i64)]); 11] = [
         (100, &[(8, READ), (9, MENTIONED), (10, 0), (11, 0), (12, 0)]),
         (101, &[(9, READ | IS_PRIVATE)]),
         (102, &[(9, READ | IS_PRIVATE)]),
@@ -263,6 +280,7 @@ fn messages_json() -> Value {
         (107, &[(8, READ), (9, READ), (10, 0), (11, 0), (12, READ)]),
         (108, &[(8, READ), (10, READ)]),
         (109, &[(8, 0), (9, 0), (10, 0), (11, READ), (12, 0)]),
+        (110, &[(8, 0), (9, READ), (10, 0), (11, 0), (12, 0)]),
     ];
     let mut user_messages = Vec::new();
     for (message, rows) in received {
