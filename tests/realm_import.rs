@@ -984,3 +984,14 @@ fn a_realm_setting_naming_an_anonymous_group_keeps_its_members_and_subgroups() {
         json!({ "direct_members": [mo], "direct_subgroups": [group_id(&olivia, "role:administrators")] })
     );
 }
+
+#[test]
+fn a_moved_messages_time_of_move_comes_from_its_edit_history() {
+    let message = message_seen(&zulip_user(zulip_archive::MO), "shipped it");
+    assert_eq!(message["last_moved_timestamp"], zulip_archive::MOVED_AT, "{message}");
+}
+
+#[test]
+fn a_me_message_is_known_by_its_content() {
+    assert_eq!(message_seen(&zulip_user(zulip_archive::MO), "/me waves")["is_me_message"], true);
+}

@@ -545,9 +545,28 @@ fn rewrite_message(m: &Value, maps: &IdMaps, old_realm_id: i64, realm_id: i64) -
         m["sending_client"] = json!("Zulip import");
     }
     if let Some(history) = m.get("edit_history").and_then(|h| rewrite_edit_history(h, maps, (&old_uploads, &new_uploads))) {
+        // Zulip keeps no time of the last move: its API reads it from the history.
+        if m.get("last_moved_time").is_none_or(Value::is_null) {
+            m["last_moved_time"] = last_move(&history).map_or(Value::Null, Value::from);
+        }
         m["edit_history"] = json!(history);
     }
+    // Zulip stores no "/me" flag either: it is the content's prefix.
+    if m.get("is_me_message").is_none_or(Value::is_null) {
+        m["is_me_message"] = json!(content.starts_with("/me "));
+    }
     Ok(m)
+}
+
+/// The time of the latest move (topic or channel) in an edit history (JSON text).
+fn last_move(history: &str) -> Option<i64> {
+    let entries: Vec<Value> = serde_json::from_str(history).ok()?;
+    entries
+        .iter()
+        .filter(|e| e.get("prev_topic").is_some() || e.get("prev_stream").is_some())
+        .filter_map(|e| e.get("timestamp").and_then(Value::as_f64))
+        .map(|t| t as i64)
+        .max()
 }
 
 /// A message's edit history (JSON text, as Zulip exports it, or a list) naming this
