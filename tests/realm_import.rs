@@ -995,3 +995,68 @@ fn a_moved_messages_time_of_move_comes_from_its_edit_history() {
 fn a_me_message_is_known_by_its_content() {
     assert_eq!(message_seen(&zulip_user(zulip_archive::MO), "/me waves")["is_me_message"], true);
 }
+
+#[test]
+fn a_named_groups_setting_names_the_imported_group() {
+    let olivia = zulip_user(zulip_archive::OLIVIA);
+    let groups = olivia.get("/user_groups", &[]).success();
+    let support = groups["user_groups"].as_array().unwrap().iter().find(|g| g["name"] == "support").cloned().unwrap();
+    assert_eq!(support["can_mention_group"], group_id(&olivia, "role:administrators"), "{support}");
+}
+
+/// The register response of `email` for these event types.
+fn registered(email: &str, types: &str) -> Value {
+    zulip_user(email).post("/register", &[("fetch_event_types", types)]).success()
+}
+
+#[test]
+fn a_users_personal_settings_are_kept() {
+    let settings = registered(zulip_archive::MO, r#"["user_settings"]"#)["user_settings"].clone();
+    assert_eq!((&settings["twenty_four_hour_time"], &settings["emojiset"]), (&json!(true), &json!("twitter")));
+}
+
+#[test]
+fn a_users_alert_words_are_kept() {
+    assert_eq!(registered(zulip_archive::MO, r#"["alert_words"]"#)["alert_words"], json!(["deploy"]));
+}
+
+#[test]
+fn a_muted_user_stays_muted() {
+    let mo = zulip_user(zulip_archive::MO);
+    let ghost = user_named(&mo, zulip_archive::GHOST)["user_id"].clone();
+    let muted = registered(zulip_archive::MO, r#"["muted_users"]"#)["muted_users"].clone();
+    assert_eq!(muted, json!([{ "id": ghost, "timestamp": 1_700_000_600 }]));
+}
+
+#[test]
+fn a_users_status_names_the_imported_emoji() {
+    let olivia = zulip_user(zulip_archive::OLIVIA);
+    let emoji = olivia.get("/realm/emoji", &[]).success()["emoji"].as_object().unwrap().values().next().cloned().unwrap();
+    let statuses = registered(zulip_archive::OLIVIA, r#"["user_status"]"#)["user_status"].clone();
+    let mine = &statuses[olivia.user_id.to_string()];
+    assert_eq!(
+        (&mine["status_text"], &mine["emoji_code"], &mine["reaction_type"]),
+        (&json!("Partying"), &emoji["id"], &json!("realm_emoji")),
+        "{statuses}"
+    );
+}
+
+#[test]
+fn the_organizations_linkifiers_are_kept() {
+    let linkifiers = registered(zulip_archive::MO, r#"["realm_linkifiers"]"#)["realm_linkifiers"].clone();
+    assert_eq!(linkifiers[0]["pattern"], "#(?P<id>[0-9]+)", "{linkifiers}");
+    assert_eq!(linkifiers[0]["url_template"], "https://tracker.acme.example.com/{id}");
+}
+
+#[test]
+fn the_organizations_allowed_domains_are_kept() {
+    let domains = registered(zulip_archive::OLIVIA, r#"["realm_domains"]"#)["realm_domains"].clone();
+    assert_eq!(domains, json!([{ "domain": "acme.example.com", "allow_subdomains": true }]));
+}
+
+#[test]
+fn the_organizations_code_playgrounds_are_kept() {
+    let playgrounds = registered(zulip_archive::MO, r#"["realm_playgrounds"]"#)["realm_playgrounds"].clone();
+    assert_eq!(playgrounds[0]["name"], "Rust playground", "{playgrounds}");
+    assert_eq!(playgrounds[0]["url_template"], "https://play.rust-lang.org/?code={code}");
+}

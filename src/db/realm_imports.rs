@@ -124,10 +124,10 @@ pub fn insert_stmt(db: &D1Database, realm_id: i64, kind: Kind, rows_json: &str) 
 fn users_sql() -> String {
     format!(
         "INSERT OR IGNORE INTO users (id, realm_id, email, delivery_email, full_name, role, is_active, is_bot, bot_type, \
-         bot_owner_id, password_hash, timezone, date_joined, email_address_visibility, is_imported_stub, avatar_version) \
+         bot_owner_id, password_hash, timezone, date_joined, email_address_visibility, is_imported_stub, avatar_version, settings) \
          SELECT i.new_id, ?1, {email}, COALESCE({delivery}, {email}), {name}, COALESCE({role}, 400), COALESCE({active}, 1), \
          COALESCE({bot}, 0), {bot_type}, {owner}, NULL, COALESCE({tz}, ''), CAST({joined} AS INTEGER), COALESCE({vis}, 1), \
-         COALESCE({dummy}, 0), MAX(COALESCE({avatar_version}, 1), 1) {from}",
+         COALESCE({dummy}, 0), MAX(COALESCE({avatar_version}, 1), 1), COALESCE({settings}, '{{}}') {from}",
         email = f("email"),
         delivery = f("delivery_email"),
         name = f("full_name"),
@@ -141,6 +141,7 @@ fn users_sql() -> String {
         vis = f("email_address_visibility"),
         dummy = f("is_mirror_dummy"),
         avatar_version = f("avatar_version"),
+        settings = f("imported_settings"),
         from = own_id(Kind::User),
     )
 }
@@ -370,6 +371,21 @@ pub enum Link {
     UserMessage,
     /// `{attachment, message}`
     AttachmentMessage,
+    /// `{pattern, url_template, order}` (Zulip's zerver_realmfilter)
+    Linkifier,
+    /// `{domain, allow_subdomains}`
+    RealmDomain,
+    /// `{name, pygments_language, url_template}`
+    Playground,
+    /// `{user_profile, word}`
+    AlertWord,
+    /// `{user_profile, muted_user, date_muted}`
+    MutedUser,
+    /// `{user_profile, status_text, emoji_name, emoji_code, reaction_type, timestamp}`: a
+    /// custom emoji's code is the archive's emoji id.
+    UserStatus,
+    /// `{id, can_*_group...}` of the named groups: their group settings, once every group is in.
+    GroupSettings,
 }
 
 /// Inserts link rows; a row whose references are not mapped is left out.
@@ -426,9 +442,78 @@ pub fn insert_links_stmt(db: &D1Database, realm_id: i64, link: Link, rows_json: 
             join("a", Kind::Attachment, "attachment"),
             join("m", Kind::Message, "message")
         ),
+        Link::Linkifier => format!(
+            "INSERT OR IGNORE INTO linkifiers (realm_id, pattern, url_template, sort_order) \
+             SELECT ?1, {}, {}, COALESCE({}, 0) FROM json_each(?2) j WHERE {} IS NOT NULL AND {} IS NOT NULL",
+            f("pattern"),
+            f("url_template"),
+            f("order"),
+            f("pattern"),
+            f("url_template")
+        ),
+        Link::RealmDomain => format!(
+            "INSERT OR IGNORE INTO realm_domains (realm_id, domain, allow_subdomains) \
+             SELECT ?1, lower({}), COALESCE({}, 0) FROM json_each(?2) j WHERE {} IS NOT NULL",
+            f("domain"),
+            f("allow_subdomains"),
+            f("domain")
+        ),
+        Link::Playground => format!(
+            "INSERT OR IGNORE INTO realm_playgrounds (realm_id, name, pygments_language, url_template) \
+             SELECT ?1, {}, {}, {} FROM json_each(?2) j WHERE {} IS NOT NULL AND {} IS NOT NULL AND {} IS NOT NULL",
+            f("name"),
+            f("pygments_language"),
+            f("url_template"),
+            f("name"),
+            f("pygments_language"),
+            f("url_template")
+        ),
+        Link::AlertWord => format!(
+            "INSERT OR IGNORE INTO alert_words (realm_id, user_id, word) SELECT ?1, u.new_id, {} FROM json_each(?2) j {} \
+             WHERE {} IS NOT NULL",
+            f("word"),
+            join("u", Kind::User, "user_profile"),
+            f("word")
+        ),
+        Link::MutedUser => format!(
+            "INSERT OR IGNORE INTO muted_users (user_id, muted_user_id, date_muted) \
+             SELECT u.new_id, m.new_id, CAST(COALESCE({}, 0) AS INTEGER) FROM json_each(?2) j {} {}",
+            f("date_muted"),
+            join("u", Kind::User, "user_profile"),
+            join("m", Kind::User, "muted_user")
+        ),
+        Link::UserStatus => format!(
+            "INSERT OR IGNORE INTO user_status (user_id, realm_id, status_text, emoji_name, emoji_code, reaction_type, updated_at) \
+             SELECT u.new_id, ?1, COALESCE({text}, ''), COALESCE({name}, ''), \
+             CASE {kind} WHEN 'realm_emoji' THEN COALESCE(CAST({emoji} AS TEXT), '') ELSE COALESCE({code}, '') END, \
+             COALESCE({kind}, 'unicode_emoji'), CAST(COALESCE({time}, 0) AS INTEGER) FROM json_each(?2) j {join}",
+            text = f("status_text"),
+            name = f("emoji_name"),
+            kind = f("reaction_type"),
+            emoji = mapped(Kind::Emoji, &format!("CAST({} AS INTEGER)", f("emoji_code"))),
+            code = f("emoji_code"),
+            time = f("timestamp"),
+            join = join("u", Kind::User, "user_profile"),
+        ),
+        Link::GroupSettings => {
+            let sets: Vec<String> = GROUP_GROUP_SETTINGS
+                .iter()
+                .map(|s| format!("{s} = COALESCE({}, {s})", mapped(Kind::UserGroup, &format!("json_extract(x.value, '$.{s}')"))))
+                .collect();
+            format!(
+                "UPDATE user_groups SET {} FROM (SELECT i.new_id AS id, j.value AS value {}) x \
+                 WHERE user_groups.id = x.id AND user_groups.realm_id = ?1",
+                sets.join(", "),
+                own_id(Kind::UserGroup)
+            )
+        }
     };
     query!(db, &sql, realm_id, rows_json)
 }
+
+/// A named group's group settings, named as Zulip names them (and as `user_groups` does).
+pub const GROUP_GROUP_SETTINGS: [&str; 6] =
+    ["can_add_members_group", "can_join_group", "can_leave_group", "can_manage_group", "can_mention_group", "can_remove_members_group"];
 
 /// Channel messages of `message_ids_json` (archive ids) that no archived row gives to a
 /// subscriber: each active subscriber gets them as read (a public export holds no

@@ -11,6 +11,7 @@ use crate::db::realm_imports::{Kind, Link};
 use crate::domain::profile_fields::USER as USER_FIELD;
 use crate::domain::realm_export::safe_member_path;
 use crate::domain::realm_icon::RealmImage;
+use crate::domain::user_settings;
 use crate::error::{ApiError, ApiResult};
 use crate::model::message_flags;
 
@@ -182,6 +183,10 @@ pub fn check_archive(realm_json: &str, attachment_json: &str) -> ApiResult<Realm
     check_refs("zerver_realmemoji", rows(&tables, "zerver_realmemoji")?, &[("author", &users, true)])?;
     check_refs("zerver_usertopic", rows(&tables, "zerver_usertopic")?, &[("user_profile", &users, false), ("stream", &channels, false)])?;
     check_refs("zerver_defaultstream", rows(&tables, "zerver_defaultstream")?, &[("stream", &channels, false)])?;
+    check_refs("zerver_alertword", rows(&tables, "zerver_alertword")?, &[("user_profile", &users, false)])?;
+    let muted = rows(&tables, "zerver_muteduser")?;
+    check_refs("zerver_muteduser", muted, &[("user_profile", &users, false), ("muted_user", &users, false)])?;
+    check_refs("zerver_userstatus", rows(&tables, "zerver_userstatus")?, &[("user_profile", &users, false)])?;
     check_refs("zerver_attachment", &attachments, &[("owner", &users, false)])?;
     check_files(&tables, &attachments)?;
 
@@ -365,8 +370,18 @@ impl RealmArchive {
             })
             .collect();
         let attachments: Vec<Value> = self.attachments.iter().map(|a| with_new_upload_path(a, realm_id)).collect();
+        let users: Vec<Value> = self
+            .users
+            .iter()
+            .map(|u| {
+                let mut u = u.clone();
+                u["imported_settings"] = json!(imported_settings(&u));
+                u
+            })
+            .collect();
+        let group_settings: Vec<Value> = named.iter().filter(|g| g.get("is_anonymous").is_none()).cloned().collect();
         Ok(vec![
-            Rows::Own(Kind::User, self.users.clone()),
+            Rows::Own(Kind::User, users),
             // Groups before channels: channels' settings name them.
             Rows::SystemGroups(system),
             Rows::Own(Kind::UserGroup, named),
@@ -377,14 +392,39 @@ impl RealmArchive {
             Rows::Own(Kind::Subscription, channel_subs),
             Rows::Links(Link::UserGroupMember, memberships),
             Rows::Links(Link::Subgroup, rows(t, "zerver_groupgroupmembership")?.to_vec()),
+            Rows::Links(Link::GroupSettings, group_settings),
             Rows::Own(Kind::ProfileField, rows(t, "zerver_customprofilefield")?.to_vec()),
             Rows::Links(Link::ProfileFieldValue, rows(t, "zerver_customprofilefieldvalue")?.to_vec()),
             Rows::Own(Kind::Emoji, emoji),
+            Rows::Links(Link::Linkifier, rows(t, "zerver_realmfilter")?.to_vec()),
+            Rows::Links(Link::RealmDomain, rows(t, "zerver_realmdomain")?.to_vec()),
+            Rows::Links(Link::Playground, rows(t, "zerver_realmplayground")?.to_vec()),
+            Rows::Links(Link::AlertWord, rows(t, "zerver_alertword")?.to_vec()),
+            Rows::Links(Link::MutedUser, rows(t, "zerver_muteduser")?.to_vec()),
+            Rows::Links(Link::UserStatus, rows(t, "zerver_userstatus")?.to_vec()),
             Rows::Own(Kind::Attachment, attachments),
             Rows::Own(Kind::UserTopic, rows(t, "zerver_usertopic")?.to_vec()),
             Rows::Links(Link::DefaultChannel, rows(t, "zerver_defaultstream")?.to_vec()),
         ])
     }
+}
+
+/// A Zulip user row's personal settings as this server keeps them (`users.settings`): the
+/// catalogue's settings the row gives a value this server accepts other than the default.
+fn imported_settings(user: &Value) -> String {
+    let mut out = Map::new();
+    for setting in user_settings::SETTINGS.iter().filter(|s| s.storage == user_settings::Storage::Json) {
+        let raw = match user.get(setting.name) {
+            Some(Value::String(text)) => text.clone(),
+            Some(v @ (Value::Bool(_) | Value::Number(_))) => v.to_string(),
+            _ => continue,
+        };
+        let Ok(value) = user_settings::parse_value(setting, &raw, |_| true) else { continue };
+        if serde_json::from_str::<Value>(setting.default).ok().as_ref() != Some(&value) {
+            out.insert(setting.name.to_string(), value);
+        }
+    }
+    Value::Object(out).to_string()
 }
 
 /// Rows split so each list's JSON stays under `max_bytes` (one bound value of a statement).

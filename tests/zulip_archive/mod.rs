@@ -9,7 +9,10 @@
 //!   exporting server's system bots 1 notification-bot, 2 emailgateway, 3 welcome-bot only
 //!   in `zerver_userprofile_crossrealm`, with their personal recipients 1-3;
 //! - groups 20-27 the role system groups, 28 "support" (Olivia, Mo), 29 an anonymous group
-//!   (Mo and the administrators) that a realm setting points at;
+//!   (Mo and the administrators) that a realm setting points at; support's mention
+//!   policy (administrators);
+//! - Mo's settings (24-hour time, Twitter emoji), alert word and muted user (Ghost);
+//!   Olivia's status with the custom emoji; a linkifier, an allowed domain, a playground;
 //! - channels 30 general (public), 31 design (private: Olivia, Dee; only administrators
 //!   post); group DM 50 (Olivia,
 //!   Mo, Dee);
@@ -100,7 +103,7 @@ fn named_group(id: i64, name: &str, system: bool) -> Value {
         "is_system_group": system, "creator": if system { Value::Null } else { json!(8) },
         "date_created": if system { Value::Null } else { json!(T0 - 1000.0) }, "deactivated": false,
         "can_add_members_group": 27, "can_join_group": 27, "can_leave_group": 25, "can_manage_group": 27,
-        "can_mention_group": 25, "can_remove_members_group": 27 })
+        "can_mention_group": if system { 25 } else { 21 }, "can_remove_members_group": 27 })
 }
 
 /// A message row of `messages-000001.json` (`sending_client` is a `zerver_client` id).
@@ -119,7 +122,7 @@ fn message(id: i64, sender: i64, recipient: i64, topic: &str, content: &str, htm
 fn realm_json() -> Value {
     let users = vec![
         user(8, OLIVIA, "Olivia Owner", 100, json!({ "avatar_source": "U", "avatar_version": 2 })),
-        user(9, MO, "Mo Member", 400, json!({})),
+        user(9, MO, "Mo Member", 400, json!({ "twenty_four_hour_time": true, "emojiset": "twitter" })),
         user(10, DEE, "Dee Departed", 400, json!({ "is_active": false })),
         user(11, HELPER_BOT, "Helper Bot", 400, json!({ "is_bot": true, "bot_type": 1, "bot_owner": 8 })),
     ];
@@ -172,14 +175,21 @@ fn realm_json() -> Value {
         }],
         "zerver_realmauthenticationmethod": [{ "id": 1, "realm": REALM_ID, "name": "Email" }],
         "zerver_presencesequence": [{ "id": 1, "realm": REALM_ID, "last_update_id": 17 }],
-        "zerver_scheduledmessage": empty, "zerver_realmauditlog": empty, "zerver_realmdomain": empty,
-        "zerver_realmexport": empty, "zerver_realmfilter": empty, "zerver_realmplayground": empty,
+        "zerver_scheduledmessage": empty, "zerver_realmauditlog": empty, "zerver_realmexport": empty,
+        "zerver_realmdomain": [{ "id": 1, "realm": REALM_ID, "domain": "acme.example.com", "allow_subdomains": true }],
+        "zerver_realmfilter": [{ "id": 1, "realm": REALM_ID, "pattern": "#(?P<id>[0-9]+)",
+            "url_template": "https://tracker.acme.example.com/{id}", "order": 0 }],
+        "zerver_realmplayground": [{ "id": 1, "realm": REALM_ID, "name": "Rust playground", "pygments_language": "Rust",
+            "url_template": "https://play.rust-lang.org/?code={code}" }],
         "zerver_realmuserdefault": [{ "id": 1, "realm": REALM_ID, "emojiset": "google", "web_home_view": "inbox" }],
         "zerver_onboardingusermessage": empty, "zerver_service": empty, "zerver_botstoragedata": empty,
-        "zerver_botconfigdata": empty, "zerver_alertword": empty, "zerver_muteduser": empty,
-        "zerver_navigationview": empty, "zerver_onboardingstep": empty, "zerver_savedsnippet": empty,
-        "zerver_useractivity": empty, "zerver_useractivityinterval": empty, "zerver_userpresence": empty,
-        "zerver_userstatus": empty, "zerver_externalauthid": empty, "zerver_channelfolder": empty,
+        "zerver_botconfigdata": empty, "zerver_navigationview": empty, "zerver_onboardingstep": empty,
+        "zerver_savedsnippet": empty, "zerver_useractivity": empty, "zerver_useractivityinterval": empty,
+        "zerver_userpresence": empty, "zerver_externalauthid": empty, "zerver_channelfolder": empty,
+        "zerver_alertword": [{ "id": 1, "user_profile": 9, "realm": REALM_ID, "word": "deploy" }],
+        "zerver_muteduser": [{ "id": 1, "user_profile": 9, "muted_user": 12, "date_muted": T0 + 600.5 }],
+        "zerver_userstatus": [{ "id": 1, "user_profile": 8, "timestamp": T0 + 700.5, "client": 1,
+            "status_text": "Partying", "emoji_name": "partyparrot", "emoji_code": "60", "reaction_type": "realm_emoji" }],
         "zerver_customprofilefield": [{ "id": 80, "realm": REALM_ID, "name": "Team", "hint": "Your team",
             "field_type": 1, "field_data": "", "order": 1, "display_in_profile_summary": false, "required": false,
             "editable_by_user": true }],
