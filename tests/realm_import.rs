@@ -1060,3 +1060,16 @@ fn the_organizations_code_playgrounds_are_kept() {
     assert_eq!(playgrounds[0]["name"], "Rust playground", "{playgrounds}");
     assert_eq!(playgrounds[0]["url_template"], "https://play.rust-lang.org/?code={code}");
 }
+
+#[test]
+fn the_organizations_settings_are_kept() {
+    let realm = registered(zulip_archive::OLIVIA, r#"["realm"]"#);
+    let got = json!([
+        realm["realm_invite_required"],
+        realm["realm_default_language"],
+        realm["realm_waiting_period_threshold"],
+        realm["realm_message_content_edit_limit_seconds"],
+        realm["realm_move_messages_within_stream_limit_seconds"],
+    ]);
+    assert_eq!(got, json!([false, "fr", 3, null, 86400]));
+}

@@ -61,6 +61,7 @@ pub async fn do_start_import(env: &Env, start: &ImportStart<'_>) -> ApiResult<i6
     }
     batch.push(realm_imports::announcement_channels_stmt(db, realm_id, announcement_channels)?);
     batch.push(realm_imports::realm_group_settings_stmt(db, realm_id, &realm_row)?);
+    batch.push(realm_imports::realm_settings_stmt(db, realm_id, &realm_row)?);
     db::run_batch(db, batch).await?;
     Ok(realm_id)
 }

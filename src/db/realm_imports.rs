@@ -611,6 +611,34 @@ pub fn realm_group_settings_stmt(db: &D1Database, realm_id: i64, realm_json: &st
     query!(db, &format!("UPDATE realms SET {} WHERE id = ?1", sets.join(", ")), realm_id, realm_json)
 }
 
+/// The organization's settings kept as they are, named as Zulip names them (and as
+/// `realms` does): those that cannot be null, then those where null means "no limit".
+pub const REALM_SETTINGS: [&str; 6] = [
+    "allow_message_editing",
+    "invite_required",
+    "emails_restricted_to_domains",
+    "disallow_disposable_email_addresses",
+    "default_language",
+    "waiting_period_threshold",
+];
+pub const REALM_LIMIT_SETTINGS: [&str; 4] = [
+    "message_content_edit_limit_seconds",
+    "message_content_delete_limit_seconds",
+    "move_messages_within_stream_limit_seconds",
+    "move_messages_between_streams_limit_seconds",
+];
+
+/// Sets the organization's settings the archive's `zerver_realm` row (`?2`) gives; one it
+/// lacks keeps this server's default.
+pub fn realm_settings_stmt(db: &D1Database, realm_id: i64, realm_json: &str) -> Result<D1PreparedStatement> {
+    let value = |s: &str| format!("json_extract(?2, '$.{s}')");
+    let mut sets: Vec<String> = REALM_SETTINGS.iter().map(|s| format!("{s} = COALESCE({}, {s})", value(s))).collect();
+    sets.extend(
+        REALM_LIMIT_SETTINGS.iter().map(|s| format!("{s} = CASE WHEN json_type(?2, '$.{s}') IS NULL THEN {s} ELSE {} END", value(s))),
+    );
+    query!(db, &format!("UPDATE realms SET {} WHERE id = ?1", sets.join(", ")), realm_id, realm_json)
+}
+
 /// The archive's versions of the organization's icon, logo and night logo.
 pub fn realm_image_versions_stmt(db: &D1Database, realm_id: i64, [icon, logo, night_logo]: [i64; 3]) -> Result<D1PreparedStatement> {
     query!(
