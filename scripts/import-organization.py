@@ -250,11 +250,12 @@ def send_image(archive, server, url, folder, fields, candidates):
 
 
 def send_images(archive, server, base, realm, progress):
-    """The users' uploaded avatars, then the organization's uploaded icon and logos (those
+    """The users' (and mirror dummies') uploaded avatars, then the organization's uploaded icon and logos (those
     realm.json says are uploaded, `U`: Zulip keeps replaced files beside them). Avatars of
     users outside zerver_userprofile (Zulip's system bots, in zerver_userprofile_crossrealm)
     stay behind."""
-    users = {u.get("id") for u in realm.get("zerver_userprofile", [])}
+    people = realm.get("zerver_userprofile", []) + realm.get("zerver_userprofile_mirrordummy", [])
+    users = {u.get("id") for u in people}
     avatars = image_candidates(file_records(archive, "avatars"), lambda r: r.get("user_profile_id"))
     for user_id, candidates in sorted(avatars.items(), key=lambda item: str(item[0])):
         step = f"avatar:{user_id}"

@@ -130,6 +130,44 @@ fn an_export_is_announced_pending_then_finished_with_a_download_url() {
     assert_eq!(listed["export_time"].as_f64(), export["export_time"].as_f64());
 }
 
+/// Zulip's `import_realm.py` reads these without checking they exist: an archive lacking
+/// one stops its import.
+#[test]
+fn realm_json_holds_every_table_zulips_importer_reads_in_its_shape() {
+    let (owner, _member) = fresh_organization();
+    let realm = json_file(&unpack(&owner, &finished_export(&owner, "1")), "realm.json");
+    assert_eq!(realm["import_source"], "zulip");
+    for table in [
+        "zerver_huddle",
+        "zerver_userprofile_mirrordummy",
+        "zerver_userprofile_crossrealm",
+        "zerver_customprofilefield",
+        "zerver_customprofilefieldvalue",
+        "zerver_realmauthenticationmethod",
+        "zerver_defaultstream",
+        "zerver_realmemoji",
+        "zerver_realmdomain",
+        "zerver_realmfilter",
+        "zerver_realmplayground",
+        "zerver_userpresence",
+        "zerver_useractivity",
+        "zerver_useractivityinterval",
+        "zerver_reaction",
+        "zerver_client",
+    ] {
+        assert!(realm[table].is_array(), "realm.json lacks {table}");
+    }
+    // Every group in zerver_usergroup (id and organization only), the named ones'
+    // details in zerver_namedusergroup by `usergroup_ptr`.
+    let groups = realm["zerver_usergroup"].as_array().unwrap();
+    assert!(groups.iter().all(|g| g.as_object().unwrap().len() == 2 && g["realm"] == realm["zerver_realm"][0]["id"]), "{groups:?}");
+    let named = realm["zerver_namedusergroup"].as_array().unwrap();
+    assert_eq!(named.len(), groups.len());
+    assert!(named.iter().all(|g| g["usergroup_ptr"] == g["id"] && g["realm_for_sharding"] == realm["zerver_realm"][0]["id"]));
+    let user = &realm["zerver_userprofile"][0];
+    assert_eq!((&user["groups"], &user["user_permissions"]), (&serde_json::json!([]), &serde_json::json!([])));
+}
+
 #[test]
 fn the_archive_follows_zulips_export_layout() {
     let (owner, _member) = fresh_organization();

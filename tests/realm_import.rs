@@ -2,13 +2,18 @@
 //! the `/server_admin/imports` routes): the round trip through an export, the archives
 //! refused with nothing imported, and an unfinished import nobody can sign into.
 
+// The Zulip-shaped archive's rows are long `json!` literals.
+#![recursion_limit = "256"]
+
 mod common;
 mod event_support;
 mod upload_support;
+mod zulip_archive;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
+use std::sync::OnceLock;
 
 use common::*;
 use event_support::*;
@@ -764,4 +769,307 @@ fn an_exported_organization_imported_as_another_answers_the_same() {
     let found =
         new_member.get("/messages", &[("anchor", "newest"), ("num_before", "10"), ("num_after", "0"), ("narrow", narrow)]).success();
     assert_eq!(found["messages"].as_array().unwrap().len(), 1, "{found}");
+}
+
+// ---- an archive shaped as a Zulip server writes it (tests/zulip_archive)
+
+/// The subdomain the Zulip-shaped archive was imported as (once, through the script and a
+/// `.tar.gz`, as an operator does); the tests below only read it.
+fn zulip_import() -> &'static str {
+    static IMPORTED: OnceLock<String> = OnceLock::new();
+    IMPORTED.get_or_init(|| {
+        let archive = std::env::temp_dir().join(format!("{}.tar.gz", unique("zulip-server")));
+        std::fs::write(&archive, tar_gz(&zulip_archive::write(&png()))).unwrap();
+        let id = subdomain();
+        let out = import_archive(&archive, &id);
+        assert!(out.status.success(), "{}", stderr(&out));
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(stdout.contains("Organization imported") && !stdout.contains("Warning"), "{stdout}");
+        id
+    })
+}
+
+fn zulip_user(email: &str) -> Client {
+    Client::dev_in(Some(zulip_import()), email)
+}
+
+/// The message `client` sees whose raw text (`apply_markdown=false`) starts with `content`,
+/// rendered.
+fn message_seen(client: &Client, content: &str) -> Value {
+    let all = client.get("/messages", &[("anchor", "newest"), ("num_before", "100"), ("num_after", "0")]).success();
+    let raw =
+        client.get("/messages", &[("anchor", "newest"), ("num_before", "100"), ("num_after", "0"), ("apply_markdown", "false")]).success();
+    let id = raw["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["content"].as_str().unwrap().starts_with(content))
+        .unwrap_or_else(|| panic!("{content}: {raw}"))["id"]
+        .clone();
+    all["messages"].as_array().unwrap().iter().find(|m| m["id"] == id).cloned().unwrap()
+}
+
+fn user_named(client: &Client, email: &str) -> Value {
+    let users = client.get("/users", &[]).success();
+    users["members"].as_array().unwrap().iter().find(|u| u["email"] == email).cloned().unwrap_or_else(|| panic!("{email}: {users}"))
+}
+
+#[test]
+fn a_zulip_servers_archive_keeps_its_rendered_messages_with_mentions_naming_the_imported_users() {
+    let olivia = zulip_user(zulip_archive::OLIVIA);
+    let mo = user_named(&olivia, zulip_archive::MO)["user_id"].clone();
+    let hello = message_seen(&olivia, "Hello @**Mo Member|9**");
+    assert_eq!(hello["content"], format!(r#"<p>Hello <span class="user-mention" data-user-id="{mo}">@Mo Member</span></p>"#));
+    assert_eq!(
+        (&hello["sender_email"], &hello["display_recipient"], &hello["subject"]),
+        (&json!(zulip_archive::OLIVIA), &json!("general"), &json!("greetings"))
+    );
+    assert_eq!(hello["timestamp"], 1_700_000_000);
+}
+
+#[test]
+fn messages_of_zulips_system_bots_come_from_those_bots() {
+    let mo = zulip_user(zulip_archive::MO);
+    let welcome = message_seen(&mo, "Hello, and welcome to Zulip!");
+    assert_eq!((&welcome["sender_email"], &welcome["sender_full_name"]), (&json!("welcome-bot@zulip.com"), &json!("Welcome Bot")));
+    let resolved = message_seen(&mo, "@_**Mo Member|9** has marked this topic as resolved.");
+    assert_eq!(resolved["sender_email"], "notification-bot@zulip.com");
+}
+
+#[test]
+fn a_direct_message_to_a_system_bot_is_imported() {
+    let mo = zulip_user(zulip_archive::MO);
+    let answer = message_seen(&mo, "thanks, welcome bot");
+    let to: Vec<&Value> = answer["display_recipient"].as_array().unwrap().iter().map(|p| &p["email"]).collect();
+    assert!(to.contains(&&json!("welcome-bot@zulip.com")), "{answer}");
+}
+
+#[test]
+fn a_group_direct_message_keeps_its_members() {
+    let olivia = zulip_user(zulip_archive::OLIVIA);
+    let message = message_seen(&olivia, "group hello");
+    let mut to: Vec<String> =
+        message["display_recipient"].as_array().unwrap().iter().map(|p| p["email"].as_str().unwrap().into()).collect();
+    to.sort();
+    assert_eq!(to, [zulip_archive::DEE, zulip_archive::MO, zulip_archive::OLIVIA]);
+    assert_eq!(message_seen(&zulip_user(zulip_archive::MO), "group hello")["id"], message["id"]);
+}
+
+#[test]
+fn a_resolved_topic_keeps_its_name_and_its_notice() {
+    let mo = zulip_user(zulip_archive::MO);
+    let narrow = r#"[{"operator":"channel","operand":"general"},{"operator":"topic","operand":"✔ launch"}]"#;
+    let got = mo.get("/messages", &[("anchor", "newest"), ("num_before", "10"), ("num_after", "0"), ("narrow", narrow)]).success();
+    let senders: Vec<&Value> = got["messages"].as_array().unwrap().iter().map(|m| &m["sender_email"]).collect();
+    assert_eq!(senders, [&json!("notification-bot@zulip.com"), &json!(zulip_archive::MO)], "{got}");
+}
+
+#[test]
+fn a_custom_emoji_reaction_names_the_imported_emoji_and_its_image_is_served() {
+    let olivia = zulip_user(zulip_archive::OLIVIA);
+    let emoji = olivia.get("/realm/emoji", &[]).success()["emoji"].as_object().unwrap().values().next().cloned().unwrap();
+    assert_eq!(emoji["name"], "partyparrot");
+    assert_eq!(download(Some(&olivia), emoji["source_url"].as_str().unwrap(), &[]).bytes, png());
+    let hello = message_seen(&olivia, "Hello @**Mo Member|9**");
+    let mut reactions: Vec<Value> =
+        hello["reactions"].as_array().unwrap().iter().map(|r| json!([r["emoji_name"], r["emoji_code"], r["reaction_type"]])).collect();
+    reactions.sort_by_key(|r| r.to_string());
+    assert_eq!(reactions, [json!(["+1", "1f44d", "unicode_emoji"]), json!(["partyparrot", emoji["id"], "realm_emoji"])]);
+}
+
+#[test]
+fn a_deactivated_user_stays_deactivated_with_their_messages() {
+    let olivia = zulip_user(zulip_archive::OLIVIA);
+    assert_eq!(user_named(&olivia, zulip_archive::DEE)["is_active"], false);
+    assert_eq!(message_seen(&olivia, "secret plans")["sender_email"], zulip_archive::DEE);
+}
+
+#[test]
+fn a_mirror_dummy_user_is_imported_inactive_with_their_messages() {
+    let olivia = zulip_user(zulip_archive::OLIVIA);
+    let ghost = user_named(&olivia, zulip_archive::GHOST);
+    assert_eq!((&ghost["full_name"], &ghost["is_active"]), (&json!("Ghost Writer"), &json!(false)));
+    assert_eq!(message_seen(&olivia, "from the old days")["sender_email"], zulip_archive::GHOST);
+}
+
+#[test]
+fn a_bot_keeps_its_owner() {
+    let olivia = zulip_user(zulip_archive::OLIVIA);
+    let bot = user_named(&olivia, zulip_archive::HELPER_BOT);
+    assert_eq!((&bot["is_bot"], &bot["bot_owner_id"]), (&json!(true), &json!(olivia.user_id)));
+    assert_eq!(message_seen(&olivia, "beep")["sender_email"], zulip_archive::HELPER_BOT);
+}
+
+#[test]
+fn an_upload_linked_from_a_message_is_downloadable_at_its_new_address() {
+    let mo = zulip_user(zulip_archive::MO);
+    let message = message_seen(&mo, "[notes.txt](/user_uploads/");
+    let html = message["content"].as_str().unwrap();
+    let link = regex::Regex::new(r#"/user_uploads/[^"]+"#).unwrap().find(html).expect("an upload link").as_str().to_string();
+    assert!(!link.starts_with(&format!("/user_uploads/{}/", zulip_archive::REALM_ID)), "{link}");
+    assert_eq!(download(Some(&mo), &link, &[]).bytes, zulip_archive::UPLOAD_BYTES);
+}
+
+#[test]
+fn an_uploaded_avatar_is_served() {
+    assert_eq!(avatar_bytes(zulip_import(), zulip_archive::OLIVIA), png());
+}
+
+#[test]
+fn a_named_user_group_keeps_its_members_and_the_system_groups_are_the_servers_own() {
+    let olivia = zulip_user(zulip_archive::OLIVIA);
+    let mo = user_named(&olivia, zulip_archive::MO)["user_id"].as_i64().unwrap();
+    let groups = olivia.get("/user_groups", &[]).success()["user_groups"].as_array().unwrap().clone();
+    let support = groups.iter().find(|g| g["name"] == "support").expect("support");
+    let mut members: Vec<i64> = support["members"].as_array().unwrap().iter().map(|m| m.as_i64().unwrap()).collect();
+    members.sort();
+    assert_eq!(members, [olivia.user_id.min(mo), olivia.user_id.max(mo)]);
+    assert_eq!(groups.iter().filter(|g| g["name"] == "role:members").count(), 1);
+    let owners = groups.iter().find(|g| g["name"] == "role:owners").unwrap();
+    assert_eq!(owners["members"], json!([olivia.user_id]));
+}
+
+#[test]
+fn a_private_channel_stays_private_to_its_subscribers() {
+    let names = |c: &Client| -> Vec<Value> {
+        c.get("/users/me/subscriptions", &[]).success()["subscriptions"].as_array().unwrap().iter().map(|s| s["name"].clone()).collect()
+    };
+    let olivia = zulip_user(zulip_archive::OLIVIA);
+    assert!(names(&olivia).contains(&json!("design")));
+    assert!(!names(&zulip_user(zulip_archive::MO)).contains(&json!("design")));
+    let design =
+        olivia.get("/streams", &[]).success()["streams"].as_array().unwrap().iter().find(|s| s["name"] == "design").cloned().unwrap();
+    assert_eq!(design["invite_only"], true);
+}
+
+#[test]
+fn message_flags_come_from_zulips_flag_masks() {
+    let mo = zulip_user(zulip_archive::MO);
+    let flags = |content: &str| message_seen(&mo, content)["flags"].clone();
+    assert_eq!(flags("[notes.txt](/user_uploads/"), json!(["read", "starred"]));
+    assert_eq!(flags("Hello @**Mo Member|9**"), json!(["mentioned"]));
+}
+
+#[test]
+fn a_muted_topic_stays_muted() {
+    let mo = zulip_user(zulip_archive::MO);
+    let state = mo.post("/register", &[("fetch_event_types", r#"["user_topic"]"#)]).success();
+    let topics: Vec<Value> =
+        state["user_topics"].as_array().unwrap().iter().map(|t| json!([t["topic_name"], t["visibility_policy"]])).collect();
+    assert_eq!(topics, [json!(["greetings", 1])]);
+}
+
+fn group_id(client: &Client, name: &str) -> i64 {
+    let groups = client.get("/user_groups", &[]).success();
+    groups["user_groups"].as_array().unwrap().iter().find(|g| g["name"] == name).unwrap_or_else(|| panic!("{name}: {groups}"))["id"]
+        .as_i64()
+        .unwrap()
+}
+
+#[test]
+fn a_channels_group_setting_names_the_imported_group() {
+    let olivia = zulip_user(zulip_archive::OLIVIA);
+    let streams = olivia.get("/streams", &[]).success();
+    let design = streams["streams"].as_array().unwrap().iter().find(|s| s["name"] == "design").cloned().unwrap();
+    assert_eq!(design["can_send_message_group"], group_id(&olivia, "role:administrators"), "{design}");
+}
+
+#[test]
+fn a_realm_setting_naming_an_anonymous_group_keeps_its_members_and_subgroups() {
+    let olivia = zulip_user(zulip_archive::OLIVIA);
+    let mo = user_named(&olivia, zulip_archive::MO)["user_id"].clone();
+    let state = olivia.post("/register", &[("fetch_event_types", r#"["realm"]"#)]).success();
+    assert_eq!(
+        state["realm_can_add_custom_emoji_group"],
+        json!({ "direct_members": [mo], "direct_subgroups": [group_id(&olivia, "role:administrators")] })
+    );
+}
+
+#[test]
+fn a_moved_messages_time_of_move_comes_from_its_edit_history() {
+    let message = message_seen(&zulip_user(zulip_archive::MO), "shipped it");
+    assert_eq!(message["last_moved_timestamp"], zulip_archive::MOVED_AT, "{message}");
+}
+
+#[test]
+fn a_me_message_is_known_by_its_content() {
+    assert_eq!(message_seen(&zulip_user(zulip_archive::MO), "/me waves")["is_me_message"], true);
+}
+
+#[test]
+fn a_named_groups_setting_names_the_imported_group() {
+    let olivia = zulip_user(zulip_archive::OLIVIA);
+    let groups = olivia.get("/user_groups", &[]).success();
+    let support = groups["user_groups"].as_array().unwrap().iter().find(|g| g["name"] == "support").cloned().unwrap();
+    assert_eq!(support["can_mention_group"], group_id(&olivia, "role:administrators"), "{support}");
+}
+
+/// The register response of `email` for these event types.
+fn registered(email: &str, types: &str) -> Value {
+    zulip_user(email).post("/register", &[("fetch_event_types", types)]).success()
+}
+
+#[test]
+fn a_users_personal_settings_are_kept() {
+    let settings = registered(zulip_archive::MO, r#"["user_settings"]"#)["user_settings"].clone();
+    assert_eq!((&settings["twenty_four_hour_time"], &settings["emojiset"]), (&json!(true), &json!("twitter")));
+}
+
+#[test]
+fn a_users_alert_words_are_kept() {
+    assert_eq!(registered(zulip_archive::MO, r#"["alert_words"]"#)["alert_words"], json!(["deploy"]));
+}
+
+#[test]
+fn a_muted_user_stays_muted() {
+    let mo = zulip_user(zulip_archive::MO);
+    let ghost = user_named(&mo, zulip_archive::GHOST)["user_id"].clone();
+    let muted = registered(zulip_archive::MO, r#"["muted_users"]"#)["muted_users"].clone();
+    assert_eq!(muted, json!([{ "id": ghost, "timestamp": 1_700_000_600 }]));
+}
+
+#[test]
+fn a_users_status_names_the_imported_emoji() {
+    let olivia = zulip_user(zulip_archive::OLIVIA);
+    let emoji = olivia.get("/realm/emoji", &[]).success()["emoji"].as_object().unwrap().values().next().cloned().unwrap();
+    let statuses = registered(zulip_archive::OLIVIA, r#"["user_status"]"#)["user_status"].clone();
+    let mine = &statuses[olivia.user_id.to_string()];
+    assert_eq!(
+        (&mine["status_text"], &mine["emoji_code"], &mine["reaction_type"]),
+        (&json!("Partying"), &emoji["id"], &json!("realm_emoji")),
+        "{statuses}"
+    );
+}
+
+#[test]
+fn the_organizations_linkifiers_are_kept() {
+    let linkifiers = registered(zulip_archive::MO, r#"["realm_linkifiers"]"#)["realm_linkifiers"].clone();
+    assert_eq!(linkifiers[0]["pattern"], "#(?P<id>[0-9]+)", "{linkifiers}");
+    assert_eq!(linkifiers[0]["url_template"], "https://tracker.acme.example.com/{id}");
+}
+
+#[test]
+fn the_organizations_allowed_domains_are_kept() {
+    let domains = registered(zulip_archive::OLIVIA, r#"["realm_domains"]"#)["realm_domains"].clone();
+    assert_eq!(domains, json!([{ "domain": "acme.example.com", "allow_subdomains": true }]));
+}
+
+#[test]
+fn the_organizations_code_playgrounds_are_kept() {
+    let playgrounds = registered(zulip_archive::MO, r#"["realm_playgrounds"]"#)["realm_playgrounds"].clone();
+    assert_eq!(playgrounds[0]["name"], "Rust playground", "{playgrounds}");
+    assert_eq!(playgrounds[0]["url_template"], "https://play.rust-lang.org/?code={code}");
+}
+
+#[test]
+fn the_organizations_settings_are_kept() {
+    let realm = registered(zulip_archive::OLIVIA, r#"["realm"]"#);
+    let got = json!([
+        realm["realm_invite_required"],
+        realm["realm_default_language"],
+        realm["realm_waiting_period_threshold"],
+        realm["realm_message_content_edit_limit_seconds"],
+        realm["realm_move_messages_within_stream_limit_seconds"],
+    ]);
+    assert_eq!(got, json!([false, "fr", 3, null, 86400]));
 }

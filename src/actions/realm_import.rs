@@ -54,12 +54,15 @@ pub async fn do_start_import(env: &Env, start: &ImportStart<'_>) -> ApiResult<i6
     batch.push(realm_imports::start_stmt(realm_id, old_realm_id, db::now())?);
     let retention = archive.message_retention_days;
     let announcement_channels = archive.announcement_channels;
+    let realm_row = archive.realm_row.to_string();
     batch.push(realm_imports::realm_details_stmt(realm_id, &description, date_created, retention)?);
     batch.push(realm_imports::realm_image_versions_stmt(realm_id, archive.image_versions)?);
     for rows in archive.into_rows(realm_id)? {
         batch.extend(rows_stmts(realm_id, rows)?);
     }
     batch.push(realm_imports::announcement_channels_stmt(realm_id, announcement_channels)?);
+    batch.push(realm_imports::realm_group_settings_stmt(realm_id, &realm_row)?);
+    batch.push(realm_imports::realm_settings_stmt(realm_id, &realm_row)?);
     db::run_batch(db, batch).await?;
     Ok(realm_id)
 }

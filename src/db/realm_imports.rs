@@ -125,10 +125,10 @@ pub fn insert_stmt(realm_id: i64, kind: Kind, rows_json: &str) -> Result<Stateme
 fn users_sql() -> String {
     format!(
         "INSERT OR IGNORE INTO users (id, realm_id, email, delivery_email, full_name, role, is_active, is_bot, bot_type, \
-         bot_owner_id, password_hash, timezone, date_joined, email_address_visibility, is_imported_stub, avatar_version) \
+         bot_owner_id, password_hash, timezone, date_joined, email_address_visibility, is_imported_stub, avatar_version, settings) \
          SELECT i.new_id, ?1, {email}, COALESCE({delivery}, {email}), {name}, COALESCE({role}, 400), COALESCE({active}, 1), \
          COALESCE({bot}, 0), {bot_type}, {owner}, NULL, COALESCE({tz}, ''), CAST({joined} AS INTEGER), COALESCE({vis}, 1), \
-         COALESCE({dummy}, 0), MAX(COALESCE({avatar_version}, 1), 1) {from}",
+         COALESCE({dummy}, 0), MAX(COALESCE({avatar_version}, 1), 1), COALESCE({settings}, '{{}}') {from}",
         email = f("email"),
         delivery = f("delivery_email"),
         name = f("full_name"),
@@ -142,16 +142,35 @@ fn users_sql() -> String {
         vis = f("email_address_visibility"),
         dummy = f("is_mirror_dummy"),
         avatar_version = f("avatar_version"),
+        settings = f("imported_settings"),
         from = own_id(Kind::User),
     )
 }
 
+/// A channel's permission settings, named as Zulip names them (and as `channels` does).
+pub const CHANNEL_GROUP_SETTINGS: [&str; 10] = [
+    "can_send_message_group",
+    "can_administer_channel_group",
+    "can_add_subscribers_group",
+    "can_remove_subscribers_group",
+    "can_subscribe_group",
+    "can_move_messages_within_channel_group",
+    "can_move_messages_out_of_channel_group",
+    "can_resolve_topics_group",
+    "can_delete_any_message_group",
+    "can_delete_own_message_group",
+];
+
+/// Channels; each group setting names this server's group (null, the default, when the
+/// archive has none or names a group it does not hold).
 fn channels_sql() -> String {
+    let settings: Vec<String> = CHANNEL_GROUP_SETTINGS.iter().map(|s| mapped(Kind::UserGroup, &f(s))).collect();
     format!(
         "INSERT OR IGNORE INTO channels (id, realm_id, name, description, invite_only, history_public_to_subscribers, \
-         is_web_public, is_archived, creator_id, date_created, message_retention_days) \
+         is_web_public, is_archived, creator_id, date_created, message_retention_days, {}) \
          SELECT i.new_id, ?1, {}, COALESCE({}, ''), COALESCE({}, 0), COALESCE({}, 1), COALESCE({}, 0), COALESCE({}, 0), {}, \
-         CAST(COALESCE({}, 0) AS INTEGER), {} {}",
+         CAST(COALESCE({}, 0) AS INTEGER), {}, {} {}",
+        CHANNEL_GROUP_SETTINGS.join(", "),
         f("name"),
         f("description"),
         f("invite_only"),
@@ -161,6 +180,7 @@ fn channels_sql() -> String {
         mapped(Kind::User, &f("creator")),
         f("date_created"),
         f("message_retention_days"),
+        settings.join(", "),
         own_id(Kind::Channel),
     )
 }
@@ -210,15 +230,18 @@ fn subscriptions_sql() -> String {
     )
 }
 
+/// User groups: named ones, and (`is_anonymous`) the anonymous groups settings name.
 fn user_groups_sql() -> String {
     format!(
-        "INSERT OR IGNORE INTO user_groups (id, realm_id, name, description, is_system_group, creator_id, date_created, deactivated) \
-         SELECT i.new_id, ?1, {}, COALESCE({}, ''), 0, {}, CAST({} AS INTEGER), COALESCE({}, 0) {}",
+        "INSERT OR IGNORE INTO user_groups (id, realm_id, name, description, is_system_group, creator_id, date_created, deactivated, \
+         is_anonymous) \
+         SELECT i.new_id, ?1, {}, COALESCE({}, ''), 0, {}, CAST({} AS INTEGER), COALESCE({}, 0), COALESCE({}, 0) {}",
         f("name"),
         f("description"),
         mapped(Kind::User, &f("creator")),
         f("date_created"),
         f("deactivated"),
+        f("is_anonymous"),
         own_id(Kind::UserGroup),
     )
 }
@@ -349,17 +372,26 @@ pub enum Link {
     UserMessage,
     /// `{attachment, message}`
     AttachmentMessage,
+    /// `{pattern, url_template, order}` (Zulip's zerver_realmfilter)
+    Linkifier,
+    /// `{domain, allow_subdomains}`
+    RealmDomain,
+    /// `{name, pygments_language, url_template}`
+    Playground,
+    /// `{user_profile, word}`
+    AlertWord,
+    /// `{user_profile, muted_user, date_muted}`
+    MutedUser,
+    /// `{user_profile, status_text, emoji_name, emoji_code, reaction_type, timestamp}`: a
+    /// custom emoji's code is the archive's emoji id.
+    UserStatus,
+    /// `{id, can_*_group...}` of the named groups: their group settings, once every group is in.
+    GroupSettings,
 }
 
 /// Inserts link rows; a row whose references are not mapped is left out.
 pub fn insert_links_stmt(realm_id: i64, link: Link, rows_json: &str) -> Result<Statement> {
-    let join = |alias: &str, kind: Kind, field: &str| {
-        format!(
-            "JOIN realm_import_ids {alias} ON {alias}.realm_id = ?1 AND {alias}.kind = '{}' AND {alias}.old_id = {}",
-            kind.name(),
-            f(field)
-        )
-    };
+    let join = join_mapped;
     let sql = match link {
         Link::DirectMessageGroupMember => format!(
             "INSERT OR IGNORE INTO direct_message_group_members (group_id, user_id) SELECT g.new_id, u.new_id FROM json_each(?2) j {} {}",
@@ -376,19 +408,7 @@ pub fn insert_links_stmt(realm_id: i64, link: Link, rows_json: &str) -> Result<S
             join("a", Kind::UserGroup, "supergroup"),
             join("b", Kind::UserGroup, "subgroup")
         ),
-        // A "users" field's value lists user ids: this server's, in the archive's order.
-        Link::ProfileFieldValue => format!(
-            "INSERT OR IGNORE INTO custom_profile_field_values (user_id, field_id, value, rendered_value) \
-             SELECT u.new_id, p.new_id, CASE (SELECT field_type FROM custom_profile_fields WHERE id = p.new_id) \
-             WHEN {user_field} THEN (SELECT json_group_array(id) FROM (SELECT m.new_id AS id FROM json_each({value}) x \
-             JOIN realm_import_ids m ON m.realm_id = ?1 AND m.kind = 'user' AND m.old_id = x.value ORDER BY x.key)) \
-             ELSE {value} END, {} FROM json_each(?2) j {} {}",
-            f("rendered_value"),
-            join("u", Kind::User, "user_profile"),
-            join("p", Kind::ProfileField, "field"),
-            user_field = USERS_FIELD_TYPE,
-            value = f("value"),
-        ),
+        Link::ProfileFieldValue => profile_values_sql(),
         Link::DefaultChannel => format!(
             "INSERT OR IGNORE INTO default_channels (realm_id, channel_id) SELECT ?1, c.new_id FROM json_each(?2) j {}",
             join("c", Kind::Channel, "stream")
@@ -405,9 +425,103 @@ pub fn insert_links_stmt(realm_id: i64, link: Link, rows_json: &str) -> Result<S
             join("a", Kind::Attachment, "attachment"),
             join("m", Kind::Message, "message")
         ),
+        Link::Linkifier => realm_rows_sql(
+            "linkifiers (realm_id, pattern, url_template, sort_order)",
+            &format!("{}, {}, COALESCE({}, 0)", f("pattern"), f("url_template"), f("order")),
+            &["pattern", "url_template"],
+        ),
+        Link::RealmDomain => realm_rows_sql(
+            "realm_domains (realm_id, domain, allow_subdomains)",
+            &format!("lower({}), COALESCE({}, 0)", f("domain"), f("allow_subdomains")),
+            &["domain"],
+        ),
+        Link::Playground => realm_rows_sql(
+            "realm_playgrounds (realm_id, name, pygments_language, url_template)",
+            &format!("{}, {}, {}", f("name"), f("pygments_language"), f("url_template")),
+            &["name", "pygments_language", "url_template"],
+        ),
+        Link::AlertWord => format!(
+            "INSERT OR IGNORE INTO alert_words (realm_id, user_id, word) SELECT ?1, u.new_id, {} FROM json_each(?2) j {} \
+             WHERE {} IS NOT NULL",
+            f("word"),
+            join("u", Kind::User, "user_profile"),
+            f("word")
+        ),
+        Link::MutedUser => format!(
+            "INSERT OR IGNORE INTO muted_users (user_id, muted_user_id, date_muted) \
+             SELECT u.new_id, m.new_id, CAST(COALESCE({}, 0) AS INTEGER) FROM json_each(?2) j {} {}",
+            f("date_muted"),
+            join("u", Kind::User, "user_profile"),
+            join("m", Kind::User, "muted_user")
+        ),
+        Link::UserStatus => user_status_sql(),
+        Link::GroupSettings => group_settings_sql(),
     };
     statement!(&sql, realm_id, rows_json)
 }
+
+/// `JOIN`s this server's id for the archive's id in the row's `field`, as `alias`.
+fn join_mapped(alias: &str, kind: Kind, field: &str) -> String {
+    format!("JOIN realm_import_ids {alias} ON {alias}.realm_id = ?1 AND {alias}.kind = '{}' AND {alias}.old_id = {}", kind.name(), f(field))
+}
+
+/// Rows of the organization's own (`?1`) into `table (realm_id, columns…)`, those with
+/// every `required` field.
+fn realm_rows_sql(table: &str, values: &str, required: &[&str]) -> String {
+    let present: Vec<String> = required.iter().map(|field| format!("{} IS NOT NULL", f(field))).collect();
+    format!("INSERT OR IGNORE INTO {table} SELECT ?1, {values} FROM json_each(?2) j WHERE {}", present.join(" AND "))
+}
+
+/// A "users" field's value lists user ids: this server's, in the archive's order.
+fn profile_values_sql() -> String {
+    format!(
+        "INSERT OR IGNORE INTO custom_profile_field_values (user_id, field_id, value, rendered_value) \
+         SELECT u.new_id, p.new_id, CASE (SELECT field_type FROM custom_profile_fields WHERE id = p.new_id) \
+         WHEN {user_field} THEN (SELECT json_group_array(id) FROM (SELECT m.new_id AS id FROM json_each({value}) x \
+         JOIN realm_import_ids m ON m.realm_id = ?1 AND m.kind = 'user' AND m.old_id = x.value ORDER BY x.key)) \
+         ELSE {value} END, {} FROM json_each(?2) j {} {}",
+        f("rendered_value"),
+        join_mapped("u", Kind::User, "user_profile"),
+        join_mapped("p", Kind::ProfileField, "field"),
+        user_field = USERS_FIELD_TYPE,
+        value = f("value"),
+    )
+}
+
+/// A status naming a custom emoji names it by the archive's emoji id.
+fn user_status_sql() -> String {
+    format!(
+        "INSERT OR IGNORE INTO user_status (user_id, realm_id, status_text, emoji_name, emoji_code, reaction_type, updated_at) \
+         SELECT u.new_id, ?1, COALESCE({text}, ''), COALESCE({name}, ''), \
+         CASE {kind} WHEN 'realm_emoji' THEN COALESCE(CAST({emoji} AS TEXT), '') ELSE COALESCE({code}, '') END, \
+         COALESCE({kind}, 'unicode_emoji'), CAST(COALESCE({time}, 0) AS INTEGER) FROM json_each(?2) j {join}",
+        text = f("status_text"),
+        name = f("emoji_name"),
+        kind = f("reaction_type"),
+        emoji = mapped(Kind::Emoji, &format!("CAST({} AS INTEGER)", f("emoji_code"))),
+        code = f("emoji_code"),
+        time = f("timestamp"),
+        join = join_mapped("u", Kind::User, "user_profile"),
+    )
+}
+
+/// The named groups' group settings, once every group is in.
+fn group_settings_sql() -> String {
+    let sets: Vec<String> = GROUP_GROUP_SETTINGS
+        .iter()
+        .map(|s| format!("{s} = COALESCE({}, {s})", mapped(Kind::UserGroup, &format!("json_extract(x.value, '$.{s}')"))))
+        .collect();
+    format!(
+        "UPDATE user_groups SET {} FROM (SELECT i.new_id AS id, j.value AS value {}) x \
+         WHERE user_groups.id = x.id AND user_groups.realm_id = ?1",
+        sets.join(", "),
+        own_id(Kind::UserGroup)
+    )
+}
+
+/// A named group's group settings, named as Zulip names them (and as `user_groups` does).
+pub const GROUP_GROUP_SETTINGS: [&str; 6] =
+    ["can_add_members_group", "can_join_group", "can_leave_group", "can_manage_group", "can_mention_group", "can_remove_members_group"];
 
 /// Channel messages of `message_ids_json` (archive ids) that no archived row gives to a
 /// subscriber: each active subscriber gets them as read (a public export holds no
@@ -465,6 +579,63 @@ pub fn announcement_channels_stmt(realm_id: i64, old_ids: [Option<i64>; 3]) -> R
     );
     let [new_channels, signups, updates] = old_ids;
     statement!(&sql, realm_id, new_channels, signups, updates)
+}
+
+/// The organization's group settings, named as Zulip names them (and as `realms` does).
+pub const REALM_GROUP_SETTINGS: [&str; 15] = [
+    "can_resolve_topics_group",
+    "can_move_messages_between_channels_group",
+    "can_move_messages_between_topics_group",
+    "can_mention_many_users_group",
+    "can_delete_any_message_group",
+    "can_delete_own_message_group",
+    "can_add_custom_emoji_group",
+    "can_invite_users_group",
+    "create_multiuse_invite_group",
+    "can_create_public_channel_group",
+    "can_create_private_channel_group",
+    "can_create_groups",
+    "can_set_topics_policy_group",
+    "can_add_subscribers_group",
+    "can_manage_all_groups",
+];
+
+/// Points the organization's group settings at this server's groups for the archive's
+/// (`?2`, the `zerver_realm` row); a setting whose group is not imported keeps its default.
+pub fn realm_group_settings_stmt(realm_id: i64, realm_json: &str) -> Result<Statement> {
+    let sets: Vec<String> = REALM_GROUP_SETTINGS
+        .iter()
+        .map(|s| format!("{s} = COALESCE({}, {s})", mapped(Kind::UserGroup, &format!("json_extract(?2, '$.{s}')"))))
+        .collect();
+    statement!(&format!("UPDATE realms SET {} WHERE id = ?1", sets.join(", ")), realm_id, realm_json)
+}
+
+/// The organization's settings kept as they are, named as Zulip names them (and as
+/// `realms` does): those that cannot be null, then those where null means "no limit".
+pub const REALM_SETTINGS: [&str; 6] = [
+    "allow_message_editing",
+    "invite_required",
+    "emails_restricted_to_domains",
+    "disallow_disposable_email_addresses",
+    "default_language",
+    "waiting_period_threshold",
+];
+pub const REALM_LIMIT_SETTINGS: [&str; 4] = [
+    "message_content_edit_limit_seconds",
+    "message_content_delete_limit_seconds",
+    "move_messages_within_stream_limit_seconds",
+    "move_messages_between_streams_limit_seconds",
+];
+
+/// Sets the organization's settings the archive's `zerver_realm` row (`?2`) gives; one it
+/// lacks keeps this server's default.
+pub fn realm_settings_stmt(realm_id: i64, realm_json: &str) -> Result<Statement> {
+    let value = |s: &str| format!("json_extract(?2, '$.{s}')");
+    let mut sets: Vec<String> = REALM_SETTINGS.iter().map(|s| format!("{s} = COALESCE({}, {s})", value(s))).collect();
+    sets.extend(
+        REALM_LIMIT_SETTINGS.iter().map(|s| format!("{s} = CASE WHEN json_type(?2, '$.{s}') IS NULL THEN {s} ELSE {} END", value(s))),
+    );
+    statement!(&format!("UPDATE realms SET {} WHERE id = ?1", sets.join(", ")), realm_id, realm_json)
 }
 
 /// The archive's versions of the organization's icon, logo and night logo.

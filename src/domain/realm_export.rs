@@ -255,34 +255,18 @@ pub fn realm_file(tables: RealmTables, selection: &Selection, reactions: Vec<Row
         tables.subscriptions.into_iter().filter(|s| id_of(s, "recipient").is_some_and(|r| channel_recipients.contains(&r))).collect();
     let mut groups = Vec::new();
     if private {
-        // Zulip keeps direct-message groups' members as subscriptions to their recipient.
-        let mut next_id = subscriptions.iter().filter_map(|s| id_of(s, "id")).max().unwrap_or(0);
-        for mut member in tables.direct_message_group_members {
-            next_id += 1;
-            member.insert("id".into(), Value::from(next_id));
-            member.insert("active".into(), Value::Bool(true));
-            subscriptions.push(member);
-        }
+        add_group_subscriptions(&mut subscriptions, tables.direct_message_group_members);
         groups = tables.direct_message_groups;
     }
     let users: Vec<Value> = tables.users.into_iter().map(user_row).collect();
-    let numbered = |rows: Vec<Row>| -> Vec<Value> {
-        rows.into_iter()
-            .enumerate()
-            .map(|(i, mut r)| {
-                r.insert("id".into(), Value::from(i as i64 + 1));
-                zulip_row(r)
-            })
-            .collect()
-    };
     let user_topics: Vec<Row> = tables
         .user_topics
         .into_iter()
         .filter(|t| public_channel(t, "stream") && id_of(t, "user_profile").is_some_and(|u| consenting.contains(&u)))
         .collect();
     let clients: Vec<Value> = clients.iter().enumerate().map(|(i, name)| json!({ "id": i + 1, "name": name })).collect();
-    let named_groups: Vec<Value> = tables.user_groups.iter().map(|g| zulip_row(g.clone())).collect();
-    json!({
+    let (group_ids, named_groups) = user_group_tables(tables.user_groups);
+    let mut file = json!({
         "zerver_realm": rows(tables.realm.into_iter().map(realm_row).collect()),
         "zerver_userprofile": users,
         "zerver_userprofile_crossrealm": [],
@@ -290,8 +274,9 @@ pub fn realm_file(tables: RealmTables, selection: &Selection, reactions: Vec<Row
         "zerver_stream": rows(tables.channels.into_iter().filter(|c| public_channel(c, "id")).collect()),
         "zerver_recipient": rows(tables.recipients.into_iter().filter(kept_recipient).collect()),
         "zerver_subscription": rows(subscriptions),
-        "zerver_directmessagegroup": rows(groups),
-        "zerver_usergroup": rows(tables.user_groups),
+        // Zulip's table name, kept through its rename to DirectMessageGroup.
+        "zerver_huddle": rows(groups),
+        "zerver_usergroup": group_ids,
         "zerver_namedusergroup": named_groups,
         "zerver_usergroupmembership": numbered(tables.user_group_members),
         "zerver_groupgroupmembership": numbered(tables.user_group_subgroups),
@@ -304,7 +289,61 @@ pub fn realm_file(tables: RealmTables, selection: &Selection, reactions: Vec<Row
         "zerver_usertopic": rows(user_topics),
         "zerver_reaction": rows(reactions),
         "zerver_client": clients,
-    })
+        // Which tool wrote the archive (Zulip's importer requires it).
+        "import_source": "zulip",
+    });
+    for table in EMPTY_TABLES {
+        file[table] = json!([]);
+    }
+    file
+}
+
+/// Tables this server has no data for but Zulip's importer reads unconditionally.
+const EMPTY_TABLES: [&str; 5] = [
+    "zerver_realmauthenticationmethod",
+    "zerver_realmplayground",
+    "zerver_userpresence",
+    "zerver_useractivity",
+    "zerver_useractivityinterval",
+];
+
+/// Zulip keeps direct-message groups' members as subscriptions to their recipient.
+fn add_group_subscriptions(subscriptions: &mut Vec<Row>, members: Vec<Row>) {
+    let mut next_id = subscriptions.iter().filter_map(|s| id_of(s, "id")).max().unwrap_or(0);
+    for mut member in members {
+        next_id += 1;
+        member.insert("id".into(), Value::from(next_id));
+        member.insert("active".into(), Value::Bool(true));
+        subscriptions.push(member);
+    }
+}
+
+/// Rows without an id of their own, numbered from 1.
+fn numbered(rows: Vec<Row>) -> Vec<Value> {
+    rows.into_iter()
+        .enumerate()
+        .map(|(i, mut r)| {
+            r.insert("id".into(), Value::from(i as i64 + 1));
+            zulip_row(r)
+        })
+        .collect()
+}
+
+/// `zerver_usergroup` and `zerver_namedusergroup`: Zulip 9+ keeps every group in the
+/// first (only its id and organization) and the named ones' details in the second, keyed
+/// by `usergroup_ptr`.
+fn user_group_tables(user_groups: Vec<Row>) -> (Vec<Value>, Vec<Value>) {
+    let group_ids = user_groups.iter().map(|g| json!({ "id": g.get("id"), "realm": g.get("realm") })).collect();
+    let named_groups = user_groups
+        .into_iter()
+        .map(|mut g| {
+            let (id, realm) = (g.get("id").cloned(), g.remove("realm"));
+            g.insert("usergroup_ptr".into(), id.unwrap_or(Value::Null));
+            g.insert("realm_for_sharding".into(), realm.unwrap_or(Value::Null));
+            zulip_row(g)
+        })
+        .collect();
+    (group_ids, named_groups)
 }
 
 /// The organization's images: Zulip's name for each, the column naming this server's file,
@@ -396,6 +435,9 @@ fn user_row(mut user: Row) -> Value {
         }
     }
     user.entry("allow_private_data_export").or_insert(Value::Bool(false));
+    // Django's permission fields, which Zulip's importer drops from every row.
+    user.insert("groups".into(), json!([]));
+    user.insert("user_permissions".into(), json!([]));
     // `U`: its files are in `avatars/`.
     let uploaded = user.remove("avatar_file").is_some_and(|f| f.is_string());
     user.insert("avatar_source".into(), Value::from(if uploaded { "U" } else { "G" }));

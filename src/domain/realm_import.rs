@@ -11,6 +11,7 @@ use crate::db::realm_imports::{Kind, Link};
 use crate::domain::profile_fields::USER as USER_FIELD;
 use crate::domain::realm_export::safe_member_path;
 use crate::domain::realm_icon::RealmImage;
+use crate::domain::user_settings;
 use crate::error::{ApiError, ApiResult};
 use crate::model::message_flags;
 
@@ -45,6 +46,12 @@ pub struct RealmArchive {
     /// `icon_version`, `logo_version`, `night_logo_version` (1 where absent).
     pub image_versions: [i64; 3],
     tables: Map<String, Value>,
+    /// The `zerver_realm` row (its group settings are set once the groups are in).
+    pub realm_row: Value,
+    /// `zerver_userprofile` with the mirror dummies and system bots (`all_users`).
+    users: Vec<Value>,
+    /// `zerver_recipient` with the system bots' (`all_recipients`).
+    recipients: Vec<Value>,
     attachments: Vec<Value>,
 }
 
@@ -120,35 +127,96 @@ fn table_name<'a>(tables: &Map<String, Value>, names: &[&'a str]) -> &'a str {
     names.iter().find(|n| tables.contains_key(**n)).copied().unwrap_or(names[0])
 }
 
+/// Channel subscriptions, direct-message group members and the groups with their members:
+/// Zulip keeps a direct-message group's members as subscriptions to its recipient.
+fn subscriptions(t: &Map<String, Value>, recipients: &[Value]) -> ApiResult<(Vec<Value>, Vec<Value>, Vec<Value>)> {
+    let dm_table = table_name(t, &["zerver_directmessagegroup", "zerver_huddle"]);
+    let recipients: HashMap<i64, (i64, i64)> =
+        recipients.iter().filter_map(|r| Some((int(r, "id")?, (int(r, "type")?, int(r, "type_id")?)))).collect();
+    let (mut channel_subs, mut dm_members) = (Vec::new(), Vec::new());
+    let mut members_of: HashMap<i64, Vec<i64>> = HashMap::new();
+    for s in rows(t, "zerver_subscription")? {
+        let (Some(&(kind, type_id)), Some(user)) = (int(s, "recipient").and_then(|r| recipients.get(&r)), int(s, "user_profile")) else {
+            continue;
+        };
+        match kind {
+            2 => {
+                let mut sub = s.clone();
+                sub["channel"] = json!(type_id);
+                channel_subs.push(sub);
+            }
+            3 => {
+                members_of.entry(type_id).or_default().push(user);
+                dm_members.push(json!({ "dm_group": type_id, "user_profile": user }));
+            }
+            _ => {}
+        }
+    }
+    let dm_groups: Vec<Value> = rows(t, dm_table)?
+        .iter()
+        .map(|g| json!({ "id": int(g, "id"), "members": members_of.get(&int(g, "id").unwrap_or(0)).cloned().unwrap_or_default() }))
+        .collect();
+    Ok((channel_subs, dm_members, dm_groups))
+}
+
+/// The system groups, the other groups (named and anonymous) and the memberships of the
+/// latter.
+fn user_groups(t: &Map<String, Value>) -> ApiResult<(Vec<Value>, Vec<Value>, Vec<Value>)> {
+    let group_table = table_name(t, &["zerver_namedusergroup", "zerver_usergroup"]);
+    let (system, mut named): (Vec<Value>, Vec<Value>) =
+        rows(t, group_table)?.iter().cloned().partition(|g| g.get("is_system_group").and_then(Value::as_bool).unwrap_or(false));
+    if group_table != "zerver_usergroup" {
+        // Zulip 9+: the groups of zerver_usergroup without a name are anonymous groups
+        // (a setting's set of users and groups), kept under a key made from their id.
+        let named_ids: BTreeSet<i64> = rows(t, group_table)?.iter().filter_map(|g| int(g, "id")).collect();
+        for id in rows(t, "zerver_usergroup")?.iter().filter_map(|g| int(g, "id")).filter(|id| !named_ids.contains(id)) {
+            named.push(json!({ "id": id, "name": format!("@anonymous:import-{id}"), "is_anonymous": 1 }));
+        }
+    }
+    let named_ids: BTreeSet<i64> = named.iter().filter_map(|g| int(g, "id")).collect();
+    let memberships: Vec<Value> = rows(t, "zerver_usergroupmembership")?
+        .iter()
+        .filter(|m| int(m, "user_group").is_some_and(|g| named_ids.contains(&g)))
+        .cloned()
+        .collect();
+    Ok((system, named, memberships))
+}
+
 /// Checks `realm.json` and `attachment.json` whole; nothing is written before.
 pub fn check_archive(realm_json: &str, attachment_json: &str) -> ApiResult<RealmArchive> {
     let tables = parse_object(realm_json, "realm.json")?;
     let attachment_file = parse_object(attachment_json, "attachment.json")?;
     let realm = rows(&tables, "zerver_realm")?.first().ok_or_else(|| invalid_archive("realm.json has no zerver_realm row"))?;
     let old_realm_id = int(realm, "id").ok_or_else(|| invalid_archive("zerver_realm has no id"))?;
-    let users = ids("zerver_userprofile", rows(&tables, "zerver_userprofile")?)?;
+    let date_created = realm.get("date_created").and_then(Value::as_f64).unwrap_or(0.0);
+    let (user_rows, recipient_rows) = (all_users(&tables, date_created)?, all_recipients(&tables)?);
+    let users = ids("zerver_userprofile", &user_rows)?;
     let channels = ids("zerver_stream", rows(&tables, "zerver_stream")?)?;
     let dm_table = table_name(&tables, &["zerver_directmessagegroup", "zerver_huddle"]);
     let dm_groups = ids(dm_table, rows(&tables, dm_table)?)?;
-    let recipients = ids("zerver_recipient", rows(&tables, "zerver_recipient")?)?;
+    let recipients = ids("zerver_recipient", &recipient_rows)?;
     let group_table = table_name(&tables, &["zerver_namedusergroup", "zerver_usergroup"]);
-    let groups = ids(group_table, rows(&tables, group_table)?)?;
+    let mut groups = ids(group_table, rows(&tables, group_table)?)?;
+    if group_table != "zerver_usergroup" {
+        // Zulip 9+: every group is in zerver_usergroup (memberships name those), the named
+        // ones also in zerver_namedusergroup; the rest are settings' anonymous groups.
+        groups.extend(ids("zerver_usergroup", rows(&tables, "zerver_usergroup")?)?);
+    }
     let fields = ids("zerver_customprofilefield", rows(&tables, "zerver_customprofilefield")?)?;
     let attachments = rows(&attachment_file, "zerver_attachment")?.to_vec();
     ids("zerver_attachment", &attachments)?;
     ids("zerver_realmemoji", rows(&tables, "zerver_realmemoji")?)?;
 
-    let user_rows = rows(&tables, "zerver_userprofile")?;
-    check_refs("zerver_userprofile", user_rows, &[("bot_owner", &users, true)])?;
-    for u in user_rows {
+    check_refs("zerver_userprofile", &user_rows, &[("bot_owner", &users, true)])?;
+    for u in &user_rows {
         if !u.get("email").is_some_and(Value::is_string) || !u.get("full_name").is_some_and(Value::is_string) {
             return Err(invalid_archive("a row of zerver_userprofile has no email or full_name"));
         }
     }
-    check_unique("zerver_userprofile", user_rows, "delivery_email")?;
+    check_unique("zerver_userprofile", &user_rows, "delivery_email")?;
     check_unique("zerver_stream", rows(&tables, "zerver_stream")?, "name")?;
     check_refs("zerver_stream", rows(&tables, "zerver_stream")?, &[("creator", &users, true)])?;
-    for r in rows(&tables, "zerver_recipient")? {
+    for r in &recipient_rows {
         let known = match int(r, "type") {
             Some(1) => &users,
             Some(2) => &channels,
@@ -170,6 +238,10 @@ pub fn check_archive(realm_json: &str, attachment_json: &str) -> ApiResult<Realm
     check_refs("zerver_realmemoji", rows(&tables, "zerver_realmemoji")?, &[("author", &users, true)])?;
     check_refs("zerver_usertopic", rows(&tables, "zerver_usertopic")?, &[("user_profile", &users, false), ("stream", &channels, false)])?;
     check_refs("zerver_defaultstream", rows(&tables, "zerver_defaultstream")?, &[("stream", &channels, false)])?;
+    check_refs("zerver_alertword", rows(&tables, "zerver_alertword")?, &[("user_profile", &users, false)])?;
+    let muted = rows(&tables, "zerver_muteduser")?;
+    check_refs("zerver_muteduser", muted, &[("user_profile", &users, false), ("muted_user", &users, false)])?;
+    check_refs("zerver_userstatus", rows(&tables, "zerver_userstatus")?, &[("user_profile", &users, false)])?;
     check_refs("zerver_attachment", &attachments, &[("owner", &users, false)])?;
     check_files(&tables, &attachments)?;
 
@@ -177,14 +249,56 @@ pub fn check_archive(realm_json: &str, attachment_json: &str) -> ApiResult<Realm
         old_realm_id,
         name: realm.get("name").and_then(Value::as_str).unwrap_or("").to_string(),
         description: realm.get("description").and_then(Value::as_str).unwrap_or("").to_string(),
-        date_created: realm.get("date_created").and_then(Value::as_f64).unwrap_or(0.0) as i64,
+        date_created: date_created as i64,
         message_retention_days: realm.get("message_retention_days").and_then(Value::as_i64).filter(|d| *d > 0).unwrap_or(-1),
         image_versions: ["icon_version", "logo_version", "night_logo_version"].map(|f| int(realm, f).filter(|v| *v > 0).unwrap_or(1)),
         announcement_channels: ["new_stream_announcements_stream", "signup_announcements_stream", "zulip_update_announcements_stream"]
             .map(|f| int(realm, f)),
+        realm_row: realm.clone(),
         tables,
+        users: user_rows,
+        recipients: recipient_rows,
         attachments,
     })
+}
+
+/// Zulip's names of its system bots, which its exports list in
+/// `zerver_userprofile_crossrealm`.
+const SYSTEM_BOTS: [(&str, &str); 3] = [
+    ("notification-bot@zulip.com", "Notification Bot"),
+    ("welcome-bot@zulip.com", "Welcome Bot"),
+    ("emailgateway@zulip.com", "Email Gateway"),
+];
+
+/// The archive's users: `zerver_userprofile`, the mirror dummies Zulip keeps in
+/// `zerver_userprofile_mirrordummy`, and the exporting server's system bots
+/// (`zerver_userprofile_crossrealm`, only `{id, email, recipient_id}`), which sent the
+/// welcome and notification messages: they become bots of the new organization.
+fn all_users(tables: &Map<String, Value>, date_created: f64) -> ApiResult<Vec<Value>> {
+    let mut users = rows(tables, "zerver_userprofile")?.to_vec();
+    users.extend(rows(tables, "zerver_userprofile_mirrordummy")?.iter().cloned());
+    for bot in rows(tables, "zerver_userprofile_crossrealm")? {
+        let email = bot.get("email").and_then(Value::as_str).unwrap_or("");
+        let name = SYSTEM_BOTS.iter().find(|(e, _)| *e == email).map_or(email.split('@').next().unwrap_or(email), |(_, n)| n);
+        users.push(json!({ "id": bot.get("id"), "email": email, "delivery_email": email, "full_name": name, "is_bot": true,
+            "bot_type": 1, "is_active": true, "role": 400, "date_joined": date_created }));
+    }
+    Ok(users)
+}
+
+/// The archive's recipients, with the system bots' personal recipients (Zulip names them
+/// only in `zerver_userprofile_crossrealm`), which direct messages to those bots use.
+fn all_recipients(tables: &Map<String, Value>) -> ApiResult<Vec<Value>> {
+    let mut recipients = rows(tables, "zerver_recipient")?.to_vec();
+    let known: BTreeSet<i64> = recipients.iter().filter_map(|r| int(r, "id")).collect();
+    for bot in rows(tables, "zerver_userprofile_crossrealm")? {
+        if let (Some(id), Some(user)) = (int(bot, "recipient_id"), int(bot, "id")) {
+            if !known.contains(&id) {
+                recipients.push(json!({ "id": id, "type": 1, "type_id": user }));
+            }
+        }
+    }
+    Ok(recipients)
 }
 
 /// The values of "users" profile fields (a JSON list of user ids) name users of the archive.
@@ -257,42 +371,8 @@ impl RealmArchive {
     /// The rows to write, every table after those it refers to.
     pub fn into_rows(self, realm_id: i64) -> ApiResult<Vec<Rows>> {
         let t = &self.tables;
-        let dm_table = table_name(t, &["zerver_directmessagegroup", "zerver_huddle"]);
-        let group_table = table_name(t, &["zerver_namedusergroup", "zerver_usergroup"]);
-        let recipients: HashMap<i64, (i64, i64)> =
-            rows(t, "zerver_recipient")?.iter().filter_map(|r| Some((int(r, "id")?, (int(r, "type")?, int(r, "type_id")?)))).collect();
-        let (mut channel_subs, mut dm_members) = (Vec::new(), Vec::new());
-        let mut members_of: HashMap<i64, Vec<i64>> = HashMap::new();
-        for s in rows(t, "zerver_subscription")? {
-            let (Some(&(kind, type_id)), Some(user)) = (int(s, "recipient").and_then(|r| recipients.get(&r)), int(s, "user_profile"))
-            else {
-                continue;
-            };
-            match kind {
-                2 => {
-                    let mut sub = s.clone();
-                    sub["channel"] = json!(type_id);
-                    channel_subs.push(sub);
-                }
-                3 => {
-                    members_of.entry(type_id).or_default().push(user);
-                    dm_members.push(json!({ "dm_group": type_id, "user_profile": user }));
-                }
-                _ => {}
-            }
-        }
-        let dm_groups: Vec<Value> = rows(t, dm_table)?
-            .iter()
-            .map(|g| json!({ "id": int(g, "id"), "members": members_of.get(&int(g, "id").unwrap_or(0)).cloned().unwrap_or_default() }))
-            .collect();
-        let (system, named): (Vec<Value>, Vec<Value>) =
-            rows(t, group_table)?.iter().cloned().partition(|g| g.get("is_system_group").and_then(Value::as_bool).unwrap_or(false));
-        let named_ids: BTreeSet<i64> = named.iter().filter_map(|g| int(g, "id")).collect();
-        let memberships: Vec<Value> = rows(t, "zerver_usergroupmembership")?
-            .iter()
-            .filter(|m| int(m, "user_group").is_some_and(|g| named_ids.contains(&g)))
-            .cloned()
-            .collect();
+        let (channel_subs, dm_members, dm_groups) = subscriptions(t, &self.recipients)?;
+        let (system, named, memberships) = user_groups(t)?;
         let emoji: Vec<Value> = rows(t, "zerver_realmemoji")?
             .iter()
             .map(|e| {
@@ -303,25 +383,61 @@ impl RealmArchive {
             })
             .collect();
         let attachments: Vec<Value> = self.attachments.iter().map(|a| with_new_upload_path(a, realm_id)).collect();
+        let users: Vec<Value> = self
+            .users
+            .iter()
+            .map(|u| {
+                let mut u = u.clone();
+                u["imported_settings"] = json!(imported_settings(&u));
+                u
+            })
+            .collect();
+        let group_settings: Vec<Value> = named.iter().filter(|g| g.get("is_anonymous").is_none()).cloned().collect();
         Ok(vec![
-            Rows::Own(Kind::User, rows(t, "zerver_userprofile")?.to_vec()),
-            Rows::Own(Kind::Channel, rows(t, "zerver_stream")?.to_vec()),
-            Rows::Own(Kind::DirectMessageGroup, dm_groups),
-            Rows::Own(Kind::Recipient, rows(t, "zerver_recipient")?.to_vec()),
-            Rows::Links(Link::DirectMessageGroupMember, dm_members),
-            Rows::Own(Kind::Subscription, channel_subs),
+            Rows::Own(Kind::User, users),
+            // Groups before channels: channels' settings name them.
             Rows::SystemGroups(system),
             Rows::Own(Kind::UserGroup, named),
+            Rows::Own(Kind::Channel, rows(t, "zerver_stream")?.to_vec()),
+            Rows::Own(Kind::DirectMessageGroup, dm_groups),
+            Rows::Own(Kind::Recipient, self.recipients.clone()),
+            Rows::Links(Link::DirectMessageGroupMember, dm_members),
+            Rows::Own(Kind::Subscription, channel_subs),
             Rows::Links(Link::UserGroupMember, memberships),
             Rows::Links(Link::Subgroup, rows(t, "zerver_groupgroupmembership")?.to_vec()),
+            Rows::Links(Link::GroupSettings, group_settings),
             Rows::Own(Kind::ProfileField, rows(t, "zerver_customprofilefield")?.to_vec()),
             Rows::Links(Link::ProfileFieldValue, rows(t, "zerver_customprofilefieldvalue")?.to_vec()),
             Rows::Own(Kind::Emoji, emoji),
+            Rows::Links(Link::Linkifier, rows(t, "zerver_realmfilter")?.to_vec()),
+            Rows::Links(Link::RealmDomain, rows(t, "zerver_realmdomain")?.to_vec()),
+            Rows::Links(Link::Playground, rows(t, "zerver_realmplayground")?.to_vec()),
+            Rows::Links(Link::AlertWord, rows(t, "zerver_alertword")?.to_vec()),
+            Rows::Links(Link::MutedUser, rows(t, "zerver_muteduser")?.to_vec()),
+            Rows::Links(Link::UserStatus, rows(t, "zerver_userstatus")?.to_vec()),
             Rows::Own(Kind::Attachment, attachments),
             Rows::Own(Kind::UserTopic, rows(t, "zerver_usertopic")?.to_vec()),
             Rows::Links(Link::DefaultChannel, rows(t, "zerver_defaultstream")?.to_vec()),
         ])
     }
+}
+
+/// A Zulip user row's personal settings as this server keeps them (`users.settings`): the
+/// catalogue's settings the row gives a value this server accepts other than the default.
+fn imported_settings(user: &Value) -> String {
+    let mut out = Map::new();
+    for setting in user_settings::SETTINGS.iter().filter(|s| s.storage == user_settings::Storage::Json) {
+        let raw = match user.get(setting.name) {
+            Some(Value::String(text)) => text.clone(),
+            Some(v @ (Value::Bool(_) | Value::Number(_))) => v.to_string(),
+            _ => continue,
+        };
+        let Ok(value) = user_settings::parse_value(setting, &raw, |_| true) else { continue };
+        if serde_json::from_str::<Value>(setting.default).ok().as_ref() != Some(&value) {
+            out.insert(setting.name.to_string(), value);
+        }
+    }
+    Value::Object(out).to_string()
 }
 
 /// Rows split so each list's JSON stays under `max_bytes` (one bound value of a statement).
@@ -482,9 +598,28 @@ fn rewrite_message(m: &Value, maps: &IdMaps, old_realm_id: i64, realm_id: i64) -
         m["sending_client"] = json!("Zulip import");
     }
     if let Some(history) = m.get("edit_history").and_then(|h| rewrite_edit_history(h, maps, (&old_uploads, &new_uploads))) {
+        // Zulip keeps no time of the last move: its API reads it from the history.
+        if m.get("last_moved_time").is_none_or(Value::is_null) {
+            m["last_moved_time"] = last_move(&history).map_or(Value::Null, Value::from);
+        }
         m["edit_history"] = json!(history);
     }
+    // Zulip stores no "/me" flag either: it is the content's prefix.
+    if m.get("is_me_message").is_none_or(Value::is_null) {
+        m["is_me_message"] = json!(content.starts_with("/me "));
+    }
     Ok(m)
+}
+
+/// The time of the latest move (topic or channel) in an edit history (JSON text).
+fn last_move(history: &str) -> Option<i64> {
+    let entries: Vec<Value> = serde_json::from_str(history).ok()?;
+    entries
+        .iter()
+        .filter(|e| e.get("prev_topic").is_some() || e.get("prev_stream").is_some())
+        .filter_map(|e| e.get("timestamp").and_then(Value::as_f64))
+        .map(|t| t as i64)
+        .max()
 }
 
 /// A message's edit history (JSON text, as Zulip exports it, or a list) naming this
@@ -595,6 +730,31 @@ mod tests {
     #[test]
     fn broken_json_is_refused() {
         assert!(check_archive("{\"zerver_realm\": [", "{}").err().unwrap().msg.contains("not valid JSON"));
+    }
+
+    #[test]
+    fn zulips_system_bots_and_mirror_dummies_are_users_of_the_archive() {
+        let extra = json!({
+            "zerver_userprofile_mirrordummy": [{ "id": 2, "email": "old@x.com", "full_name": "Old", "is_mirror_dummy": true }],
+            "zerver_userprofile_crossrealm": [{ "id": 90, "email": "welcome-bot@zulip.com", "recipient_id": 91 }],
+            "zerver_subscription": [{ "id": 1, "user_profile": 2, "recipient": 11 }],
+        });
+        let archive = check_archive(&realm(extra), "{}").unwrap();
+        let bot = archive.users.iter().find(|u| u["id"] == 90).unwrap();
+        assert_eq!((&bot["full_name"], &bot["is_bot"]), (&json!("Welcome Bot"), &json!(true)));
+        assert!(archive.recipients.contains(&json!({ "id": 91, "type": 1, "type_id": 90 })));
+        assert!(archive.users.iter().any(|u| u["id"] == 2));
+    }
+
+    #[test]
+    fn memberships_of_anonymous_groups_are_not_refused() {
+        let extra = json!({
+            "zerver_usergroup": [{ "id": 20, "realm": 7 }, { "id": 29, "realm": 7 }],
+            "zerver_namedusergroup": [{ "id": 20, "usergroup_ptr": 20, "name": "role:members", "is_system_group": true }],
+            "zerver_usergroupmembership": [{ "id": 1, "user_group": 29, "user_profile": 1 }],
+            "zerver_groupgroupmembership": [{ "id": 1, "supergroup": 29, "subgroup": 20 }],
+        });
+        assert!(check_archive(&realm(extra), "{}").is_ok());
     }
 
     #[test]
