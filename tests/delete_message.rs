@@ -56,6 +56,13 @@ fn deleting_an_invisible_or_missing_message_is_an_error() {
 }
 
 #[test]
+fn the_organizations_delete_time_limit_is_in_the_register_state() {
+    restrict_lear();
+    let state = lear("cordelia@lear.org").post("/register", &[("fetch_event_types", r#"["realm"]"#)]).success();
+    assert_eq!(state["realm_message_content_delete_limit_seconds"], LEAR_LIMIT_SECONDS);
+}
+
+#[test]
 fn deleting_own_message_after_message_content_delete_limit_is_rejected() {
     restrict_lear();
     let cordelia = lear("cordelia@lear.org");

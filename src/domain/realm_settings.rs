@@ -30,6 +30,7 @@ pub fn register_fields(s: &RealmSettingsRow) -> Map<String, Value> {
     let fields = json!({
         "realm_allow_message_editing": s.allow_message_editing != 0,
         "realm_message_content_edit_limit_seconds": s.message_content_edit_limit_seconds,
+        "realm_message_content_delete_limit_seconds": s.message_content_delete_limit_seconds,
         "realm_move_messages_within_stream_limit_seconds": s.move_messages_within_stream_limit_seconds,
         "realm_move_messages_between_streams_limit_seconds": s.move_messages_between_streams_limit_seconds,
         "realm_can_resolve_topics_group": s.can_resolve_topics_group,
