@@ -14,16 +14,88 @@ pub struct Statement {
     args: Vec<Value>,
 }
 
-/// A [`Statement`] (as a `worker::Result`, an argument may fail to serialize): its SQL
-/// with numbered placeholders `?1`, `?2`… and the arguments in order.
+/// A [`Statement`] (as a `worker::Result`, as builders answer it): its SQL with numbered
+/// placeholders `?1`, `?2`… and the arguments in order, each an [`Arg`].
 macro_rules! statement {
     ($sql:expr $(, $arg:expr)* $(,)?) => {
-        (|| -> worker::Result<$crate::db::statement::Statement> {
-            Ok($crate::db::statement::Statement::new($sql, vec![$(serde_json::to_value(&$arg)?),*]))
-        })()
+        worker::Result::<$crate::db::statement::Statement>::Ok($crate::db::statement::Statement::new(
+            $sql,
+            vec![$($crate::db::statement::Arg::arg(&$arg)),*],
+        ))
     };
 }
 pub(crate) use statement;
+
+/// A value a statement binds, as D1 takes it: a number, text or NULL (a boolean binds as
+/// D1 turns it into 1 or 0).
+pub trait Arg {
+    fn arg(&self) -> Value;
+}
+
+macro_rules! number_args {
+    ($($t:ty),*) => {
+        $(impl Arg for $t {
+            fn arg(&self) -> Value {
+                Value::from(*self)
+            }
+        })*
+    };
+}
+number_args!(i64, i32, u32, u64, usize, f64, bool);
+
+/// The shared codes bind as the database stores them.
+macro_rules! code_args {
+    ($($t:ty),*) => {
+        $(impl Arg for $t {
+            fn arg(&self) -> Value {
+                Value::from(self.code())
+            }
+        })*
+    };
+}
+code_args!(crate::model::roles::Role, crate::model::recipients::RecipientType, crate::model::topics::VisibilityPolicy);
+
+impl Arg for crate::model::TopicsPolicy {
+    fn arg(&self) -> Value {
+        Value::from(self.as_str())
+    }
+}
+
+impl Arg for crate::model::EditHistoryPolicy {
+    fn arg(&self) -> Value {
+        Value::from(self.as_str())
+    }
+}
+
+impl Arg for str {
+    fn arg(&self) -> Value {
+        Value::from(self)
+    }
+}
+
+impl Arg for String {
+    fn arg(&self) -> Value {
+        Value::from(self.as_str())
+    }
+}
+
+impl Arg for Value {
+    fn arg(&self) -> Value {
+        self.clone()
+    }
+}
+
+impl<T: Arg + ?Sized> Arg for &T {
+    fn arg(&self) -> Value {
+        (**self).arg()
+    }
+}
+
+impl<T: Arg> Arg for Option<T> {
+    fn arg(&self) -> Value {
+        self.as_ref().map_or(Value::Null, Arg::arg)
+    }
+}
 
 impl Statement {
     pub fn new(sql: impl Into<String>, args: Vec<Value>) -> Self {
