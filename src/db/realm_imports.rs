@@ -6,6 +6,8 @@
 //! insert reads that id and resolves every reference through the same map. Both are
 //! idempotent (`OR IGNORE`): a chunk sent again finds its rows mapped and inserted.
 
+use super::subscriptions::GROUP_SETTING_COLUMNS;
+use super::user_groups::PERMISSION_COLUMNS;
 use crate::db::statement::{statement, Statement};
 use serde::Deserialize;
 use worker::{D1Database, Result};
@@ -147,30 +149,16 @@ fn users_sql() -> String {
     )
 }
 
-/// A channel's permission settings, named as Zulip names them (and as `channels` does).
-pub const CHANNEL_GROUP_SETTINGS: [&str; 10] = [
-    "can_send_message_group",
-    "can_administer_channel_group",
-    "can_add_subscribers_group",
-    "can_remove_subscribers_group",
-    "can_subscribe_group",
-    "can_move_messages_within_channel_group",
-    "can_move_messages_out_of_channel_group",
-    "can_resolve_topics_group",
-    "can_delete_any_message_group",
-    "can_delete_own_message_group",
-];
-
 /// Channels; each group setting names this server's group (null, the default, when the
 /// archive has none or names a group it does not hold).
 fn channels_sql() -> String {
-    let settings: Vec<String> = CHANNEL_GROUP_SETTINGS.iter().map(|s| mapped(Kind::UserGroup, &f(s))).collect();
+    let settings: Vec<String> = GROUP_SETTING_COLUMNS.iter().map(|s| mapped(Kind::UserGroup, &f(s))).collect();
     format!(
         "INSERT OR IGNORE INTO channels (id, realm_id, name, description, invite_only, history_public_to_subscribers, \
          is_web_public, is_archived, creator_id, date_created, message_retention_days, {}) \
          SELECT i.new_id, ?1, {}, COALESCE({}, ''), COALESCE({}, 0), COALESCE({}, 1), COALESCE({}, 0), COALESCE({}, 0), {}, \
          CAST(COALESCE({}, 0) AS INTEGER), {}, {} {}",
-        CHANNEL_GROUP_SETTINGS.join(", "),
+        GROUP_SETTING_COLUMNS.join(", "),
         f("name"),
         f("description"),
         f("invite_only"),
@@ -507,7 +495,7 @@ fn user_status_sql() -> String {
 
 /// The named groups' group settings, once every group is in.
 fn group_settings_sql() -> String {
-    let sets: Vec<String> = GROUP_GROUP_SETTINGS
+    let sets: Vec<String> = PERMISSION_COLUMNS
         .iter()
         .map(|s| format!("{s} = COALESCE({}, {s})", mapped(Kind::UserGroup, &format!("json_extract(x.value, '$.{s}')"))))
         .collect();
@@ -518,10 +506,6 @@ fn group_settings_sql() -> String {
         own_id(Kind::UserGroup)
     )
 }
-
-/// A named group's group settings, named as Zulip names them (and as `user_groups` does).
-pub const GROUP_GROUP_SETTINGS: [&str; 6] =
-    ["can_add_members_group", "can_join_group", "can_leave_group", "can_manage_group", "can_mention_group", "can_remove_members_group"];
 
 /// Channel messages of `message_ids_json` (archive ids) that no archived row gives to a
 /// subscriber: each active subscriber gets them as read (a public export holds no
