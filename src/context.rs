@@ -5,13 +5,11 @@
 
 use std::rc::Rc;
 
-use team_chat_durable_objects::protocol::RateLimitDecision;
 use worker::{D1Database, Env, Headers, Method, Request};
 
 use crate::auth::{Authenticator, Credentials, Guard, ReadAsUser};
 use crate::db::realms::RealmRow;
 use crate::db::users::UserRow;
-use crate::domain::users::SigningIn;
 use crate::error::ApiResult;
 use crate::params::Params;
 use crate::platform::realm_cache::RealmState;
@@ -34,6 +32,11 @@ pub struct RequestContext {
     pub headers: Headers,
     /// `scheme://host[:port]` as the client addressed us; the organization's URL.
     pub base_url: String,
+    /// `host[:port]` of the organization, as the client addressed it.
+    pub realm_host: String,
+    /// The sending client's name: the `client` parameter, else as Zulip derives it from the
+    /// User-Agent (`ZulipPython/0.9.0 (...)` -> `ZulipPython`).
+    pub client: String,
     /// The request URL's query string, without `?` (empty if none).
     pub query: String,
     /// The organization's `string_id`, chosen from the Host header.
@@ -67,11 +70,12 @@ impl RequestContext {
             }
         }
         let headers = req.headers().clone();
+        let client = client_name(&params, &headers);
         let client_ip = headers.get("CF-Connecting-IP").ok().flatten().unwrap_or_else(|| "unknown".into());
         let auth_db = crate::platform::directory::database(&env, &database)?;
         Ok(RequestContext {
             db: crate::platform::directory::database(&env, &database)?,
-            auth: Authenticator::new(env.clone(), auth_db, realm_string_id.clone(), credentials, client_ip),
+            auth: Authenticator::new(env.clone(), auth_db, realm_string_id.clone(), credentials, client_ip, settings.rate_limits.clone()),
             database,
             env,
             settings,
@@ -81,26 +85,18 @@ impl RequestContext {
             octets,
             text,
             headers,
+            realm_host: host,
             base_url,
             query,
+            client,
             realm_string_id,
             worker: None,
         })
     }
 
-    /// The API key (HTTP Basic) or browser session the request presents, if any.
-    pub fn credentials(&self) -> Option<&Credentials> {
-        self.auth.credentials.as_ref()
-    }
-
     /// The authenticated user ([`Authenticator::user`]).
     pub async fn user(&self) -> ApiResult<UserRow> {
         self.auth.user().await
-    }
-
-    /// Whom the credentials authenticated as last in this isolate ([`Authenticator::guessed_user`]).
-    pub fn guessed_user(&self) -> Option<(Rc<RealmState>, UserRow)> {
-        self.auth.guessed_user()
     }
 
     /// The authenticated user in the role `G` asks for ([`crate::auth::Guard`]).
@@ -114,9 +110,13 @@ impl RequestContext {
         self.auth.read_as_user(reads).await
     }
 
-    /// `parsed`, reported after authentication's errors ([`Authenticator::after_authentication`]).
+    /// `parsed`, reported after authentication's errors: a request that is both
+    /// unauthenticated and malformed is told it is unauthenticated.
     pub async fn after_authentication<T>(&self, parsed: ApiResult<T>) -> ApiResult<T> {
-        self.auth.after_authentication(parsed).await
+        if parsed.is_err() {
+            self.auth.user().await?;
+        }
+        parsed
     }
 
     /// The addressed organization; `NONEXISTENT_SUBDOMAIN` when there is none.
@@ -124,24 +124,9 @@ impl RequestContext {
         self.auth.realm().await
     }
 
-    /// The organization and its user signing in with this login email, read together.
-    pub async fn realm_and_signing_in(&self, email: &str) -> ApiResult<(RealmRow, Option<SigningIn>)> {
-        self.auth.realm_and_signing_in(email).await
-    }
-
     /// The organization's settings and linkifiers, current for this request.
     pub async fn realm_state(&self, realm_id: i64) -> ApiResult<Rc<RealmState>> {
         self.auth.realm_state(realm_id).await
-    }
-
-    /// Counts an unauthenticated request against the client's IP address.
-    pub async fn count_unauthenticated(&self) -> ApiResult<()> {
-        self.auth.count_unauthenticated().await
-    }
-
-    /// The user's rate limit as this request left it, if it was counted.
-    pub fn rate_limit(&self) -> Option<RateLimitDecision> {
-        self.auth.rate_limit()
     }
 
     /// Runs `work` after the response is sent (`wait_until`); inline when there is no
@@ -157,28 +142,22 @@ impl RequestContext {
         self.header("CF-Connecting-IP").unwrap_or_else(|| "unknown".into())
     }
 
-    /// `host[:port]` of the organization, as the client addressed it.
-    pub fn realm_host(&self) -> &str {
-        self.base_url.split_once("://").map_or(self.base_url.as_str(), |(_, host)| host)
-    }
-
     pub fn header(&self, name: &str) -> Option<String> {
         self.headers.get(name).ok().flatten()
     }
+}
 
-    /// The sending client's name, as Zulip derives it from the User-Agent
-    /// (`ZulipPython/0.9.0 (...)` -> `ZulipPython`).
-    pub fn client_name(&self) -> String {
-        if let Ok(Some(name)) = self.params.str("client") {
-            return name;
-        }
-        let agent = self.header("User-Agent").unwrap_or_default();
-        let name = agent.split(['/', ' ']).next().unwrap_or("").trim();
-        if name.is_empty() {
-            "API".to_string()
-        } else {
-            name.to_string()
-        }
+/// The sending client's name (see [`RequestContext::client`]).
+fn client_name(params: &Params, headers: &Headers) -> String {
+    if let Ok(Some(name)) = params.str("client") {
+        return name;
+    }
+    let agent = headers.get("User-Agent").ok().flatten().unwrap_or_default();
+    let name = agent.split(['/', ' ']).next().unwrap_or("").trim();
+    if name.is_empty() {
+        "API".to_string()
+    } else {
+        name.to_string()
     }
 }
 

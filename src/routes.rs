@@ -159,7 +159,7 @@ async fn handle_api(
         Ok(Reply::Raw(response)) => response,
         Err(err) => answer_error(err, request_id, ctx.method.as_ref(), &full_path),
     };
-    if let Some(decision) = ctx.rate_limit() {
+    if let Some(decision) = ctx.auth.rate_limit() {
         for (name, value) in crate::platform::rate_limits::headers(&decision) {
             let _ = response.headers_mut().set(name, &value);
         }
@@ -177,8 +177,8 @@ async fn counted_dispatch(ctx: &RequestContext, path: &[&str], area: Area) -> Ap
         Area::Accounts => path != ["logout"],
         Area::Files | Area::Thumbnail => false,
     };
-    if ctx.credentials().is_none() || open {
-        ctx.count_unauthenticated().await?;
+    if ctx.auth.credentials.is_none() || open {
+        ctx.auth.count_unauthenticated().await?;
     }
     match area {
         Area::Api => dispatch(ctx, path).await,

@@ -20,7 +20,7 @@ use crate::error::ApiResult;
 pub async fn send(ctx: &RequestContext, me: &UserRow, outcome: &SubscribeOutcome, direct_messages: bool, announce: bool) {
     if direct_messages {
         let notices = outcome.told.iter().map(|(user_id, names)| (*user_id, subscribed_you_notice(me, names))).collect();
-        if let Err(err) = send_direct_notices(&ctx.db, &ctx.env, ctx.realm_host(), me.realm_id, notices).await {
+        if let Err(err) = send_direct_notices(&ctx.db, &ctx.env, &ctx.realm_host, me.realm_id, notices).await {
             worker::console_error!("new subscribers not told: {}", err.msg);
         }
     }

@@ -38,5 +38,5 @@ pub async fn announce_crossings(env: &worker::Env, database: &str, realm_id: i64
 /// After the waiting period changed (whose own moves were just announced): the alarm looks
 /// from now on.
 pub async fn watch_from_now(ctx: &crate::context::RequestContext, realm_id: i64) {
-    crate::platform::scheduler::arm_full_members(&ctx.env, &ctx.database, realm_id, ctx.realm_host()).await;
+    crate::platform::scheduler::arm_full_members(&ctx.env, &ctx.database, realm_id, &ctx.realm_host).await;
 }

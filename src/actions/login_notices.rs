@@ -34,6 +34,6 @@ async fn queue_notice(ctx: &RequestContext, user: &UserRow, now: i64) -> ApiResu
         unsubscribe_url: &unsubscribe,
     });
     db::run(&ctx.db, queue_stmt(&ctx.settings, user.realm_id, &email)?).await?;
-    after_queue(&ctx.env, &ctx.settings, &ctx.database, user.realm_id, ctx.realm_host()).await;
+    after_queue(&ctx.env, &ctx.settings, &ctx.database, user.realm_id, &ctx.realm_host).await;
     Ok(())
 }

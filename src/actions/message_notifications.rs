@@ -409,6 +409,6 @@ fn bot_send_request(ctx: &RequestContext, channel_id: i64, topic: &str, content:
         queue_id: None,
         local_id: None,
         realm_url: ctx.base_url.clone(),
-        realm_host: ctx.realm_host().to_string(),
+        realm_host: ctx.realm_host.clone(),
     }
 }

@@ -48,5 +48,5 @@ pub async fn delete_expired(env: &worker::Env, database: &str, realm_id: i64) ->
 /// After a retention period changed (the organization's or a channel's): the sweep runs
 /// now, then daily while any period is set.
 pub async fn sweep_soon(ctx: &crate::context::RequestContext, realm_id: i64) {
-    crate::platform::scheduler::arm_retention_sweep(&ctx.env, &ctx.database, realm_id, ctx.realm_host()).await;
+    crate::platform::scheduler::arm_retention_sweep(&ctx.env, &ctx.database, realm_id, &ctx.realm_host).await;
 }

@@ -11,7 +11,6 @@ use worker::{D1Database, Env};
 
 use crate::actions::email::queue_stmt;
 use crate::actions::message_send::SentMessage;
-use crate::context::RequestContext;
 use crate::db::missed_message_emails::{self as q, MissedRow};
 use crate::db::users::{self, UserRow};
 use crate::db::{self};
@@ -19,30 +18,6 @@ use crate::domain::email_unsubscribe::{unsubscribe_url, EmailKind};
 use crate::domain::missed_message_emails::{batching_period, conversation_email, conversation_key, email_reason, narrow_url};
 use crate::error::ApiResult;
 use crate::settings::Settings;
-
-/// After a send (its response): queues the recipients to mail and wakes the alarm.
-pub async fn schedule(ctx: &RequestContext, sender: &UserRow, sent: &SentMessage) {
-    let Ok(db) = ctx.env.d1(&ctx.database) else { return };
-    let env = ctx.env.clone();
-    let database = ctx.database.clone();
-    let realm_host = ctx.base_url.split_once("://").map_or(ctx.base_url.clone(), |(_, h)| h.to_string());
-    let (sender, sent) = (sender.clone(), MailedMessage::of(sent));
-    ctx.defer(async move { queue(&db, &env, &database, &realm_host, &sender, &sent).await });
-}
-
-/// After an edit that mentions people it did not mention before: queues those of them
-/// Zulip's rules say to mail, as for a new message that mentions them.
-pub fn schedule_edit(ctx: &RequestContext, editor: &UserRow, message_id: i64, newly_mentioned: Vec<i64>) {
-    if newly_mentioned.is_empty() {
-        return;
-    }
-    let Ok(db) = ctx.env.d1(&ctx.database) else { return };
-    let (env, database) = (ctx.env.clone(), ctx.database.clone());
-    let realm_host = ctx.base_url.split_once("://").map_or(ctx.base_url.clone(), |(_, h)| h.to_string());
-    let sent = MailedMessage { id: message_id, followed_by_mention: Vec::new(), only: Some(newly_mentioned) };
-    let editor = editor.clone();
-    ctx.defer(async move { queue(&db, &env, &database, &realm_host, &editor, &sent).await });
-}
 
 /// What a queued email needs of a sent message.
 pub struct MailedMessage {
@@ -58,8 +33,8 @@ impl MailedMessage {
     }
 }
 
-/// Queues the recipients of a sent message to mail, and wakes the alarm: after a request's
-/// send ([`schedule`]) or a scheduled message's delivery. A failure is logged: the message
+/// Queues the recipients of a sent message to mail, and wakes the alarm (a message's
+/// `crate::actions::message_send::FollowUp`). A failure is logged: the message
 /// is sent.
 pub async fn queue(db: &D1Database, env: &Env, database: &str, realm_host: &str, sender: &UserRow, sent: &MailedMessage) {
     let realm_id = sender.realm_id;

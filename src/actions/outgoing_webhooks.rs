@@ -15,8 +15,7 @@ use serde_json::Value;
 use worker::{D1Database, Env, Fetch, Headers, Method, Request, RequestInit, RequestRedirect};
 
 use crate::actions::channels::Principal;
-use crate::actions::message_send::{send_as, Destination, SendRequest, SentMessage};
-use crate::context::RequestContext;
+use crate::actions::message_send::{send_as, Destination, SendRequest};
 use crate::db::batch::Batch;
 use crate::db::bot_services::{self, BotServiceRow};
 use crate::db::outgoing_webhook_deliveries::{self as deliveries, DeliveryRow};
@@ -32,26 +31,9 @@ use crate::settings::{Settings, ZULIP_VERSION};
 /// How many deliveries one alarm makes before it re-arms.
 const BATCH: i64 = 10;
 
-/// After a send (its response): queues the deliveries the message triggers and wakes the
-/// alarm. Nothing at all for a message that triggers none.
-pub fn schedule(ctx: &RequestContext, sender: &UserRow, sent: &SentMessage) {
-    let Some(message) = &sent.webhook_message else { return };
-    let Ok(db) = ctx.env.d1(&ctx.database) else { return };
-    let (env, database, realm_host) = (ctx.env.clone(), ctx.database.clone(), ctx.realm_host().to_string());
-    let (realm_id, triggers, message) = (sender.realm_id, sent.webhook_triggers.clone(), message.to_string());
-    ctx.defer(async move { queue(&db, &env, &database, &realm_host, realm_id, &triggers, &message).await });
-}
-
-/// The same for a message sent outside a request (a scheduled message falling due).
-pub async fn queue_sent(db: &D1Database, env: &Env, database: &str, realm_host: &str, sender: &UserRow, sent: &SentMessage) {
-    if let Some(message) = &sent.webhook_message {
-        queue(db, env, database, realm_host, sender.realm_id, &sent.webhook_triggers, &message.to_string()).await;
-    }
-}
-
 /// Queues one delivery per triggered bot and wakes the alarm. A failure is logged: the
 /// message is sent.
-async fn queue(db: &D1Database, env: &Env, database: &str, realm_host: &str, realm_id: i64, triggers: &[(i64, &str)], message: &str) {
+pub async fn queue(db: &D1Database, env: &Env, database: &str, realm_host: &str, realm_id: i64, triggers: &[(i64, &str)], message: &str) {
     let now = db::now();
     let written = async {
         let stmts = triggers

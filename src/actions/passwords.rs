@@ -13,7 +13,7 @@ use crate::db::{self, password_resets, read_guards};
 use crate::domain::email as templates;
 use crate::domain::passwords::{check_password_strength, is_strong_enough, reset_url, RESET_LINK_VALID_MINUTES, RESET_TOKEN_LENGTH};
 use crate::error::{ApiError, ApiResult};
-use crate::platform::rate_limits::{self, Bucket};
+use crate::platform::rate_limits::{self, Bucket, Rules};
 use crate::secrets;
 
 /// `PATCH /settings` with `new_password`: the current password must match (Zulip's
@@ -39,10 +39,18 @@ pub async fn check_change_password(db: &D1Database, me: &UserRow, old_password: 
 /// the organization; answers the same whether or not it does (no account discovery).
 /// Per IP address over the limit: `RATE_LIMIT_HIT` (which says nothing about accounts);
 /// per address over the limit: the same answer, nothing mailed.
-pub async fn request_password_reset(db: &D1Database, env: &Env, site: &Site<'_>, realm_id: i64, email: &str, ip: &str) -> ApiResult<()> {
-    rate_limits::enforce(env, &Bucket::PasswordResetIp(ip)).await?;
+pub async fn request_password_reset(
+    db: &D1Database,
+    env: &Env,
+    rules: &Rules,
+    site: &Site<'_>,
+    realm_id: i64,
+    email: &str,
+    ip: &str,
+) -> ApiResult<()> {
+    rate_limits::refuse_over_limit(rate_limits::check(env, rules, &Bucket::PasswordResetIp(ip), true).await?.as_ref())?;
     let email = email.trim();
-    let by_address = rate_limits::check(env, &Bucket::PasswordResetEmail { realm_id, email }, true).await?;
+    let by_address = rate_limits::check(env, rules, &Bucket::PasswordResetEmail { realm_id, email }, true).await?;
     if rate_limits::refuse_over_limit(by_address.as_ref()).is_err() {
         return Ok(());
     }

@@ -9,11 +9,11 @@ use serde_json::{json, Value};
 use worker::{D1Database, Env};
 
 use crate::actions::background_failures::{record, Kind};
-use crate::actions::message_send::SentMessage;
 use crate::actions::push_relay::relay_post;
 use crate::context::RequestContext;
 use crate::db::batch::Batch;
 use crate::db::push_devices::{self as q, PushDeviceRow};
+use crate::db::realms::RealmRow;
 use crate::db::users::UserRow;
 use crate::db::{self, now};
 use crate::domain::push::{self, PayloadBase, RawRegistration};
@@ -204,9 +204,7 @@ pub struct MessageNoticeJob {
     pub env: Env,
     pub db: D1Database,
     pub relay: PushRelay,
-    pub realm_uuid: String,
     pub realm_url: String,
-    pub realm_name: String,
     pub sender: UserRow,
     pub message_id: i64,
     /// Users the send itself made follow the topic: Zulip decides on the policies from
@@ -214,40 +212,6 @@ pub struct MessageNoticeJob {
     pub followed_by_send: Vec<i64>,
     /// An edit notifies only the users it newly mentions; a send, everyone (`None`).
     pub only_users: Option<Vec<i64>>,
-}
-
-/// Queues the push notifications of a message just sent, to run after the response;
-/// nothing when push is off or no recipient has a push device.
-pub async fn schedule_message_notifications(ctx: &RequestContext, sender: &UserRow, sent: &SentMessage) {
-    if sent.may_notify_push {
-        schedule(ctx, sender, sent.id, sent.followed_by_mention.clone(), None).await;
-    }
-}
-
-/// Queues the push notifications of an edit that newly mentions `users` (Zulip notifies
-/// them as for a new message); nothing when there are none or push is off.
-pub async fn schedule_edit_notifications(ctx: &RequestContext, editor: &UserRow, message_id: i64, users: Vec<i64>) {
-    if !users.is_empty() {
-        schedule(ctx, editor, message_id, Vec::new(), Some(users)).await;
-    }
-}
-
-async fn schedule(ctx: &RequestContext, sender: &UserRow, message_id: i64, followed_by_send: Vec<i64>, only_users: Option<Vec<i64>>) {
-    let Some(relay) = ctx.settings.push_relay.clone() else { return };
-    let Ok(realm) = ctx.realm().await else { return };
-    let Ok(db) = ctx.env.d1(&ctx.database) else { return };
-    ctx.defer(notify_new_message(MessageNoticeJob {
-        env: ctx.env.clone(),
-        db,
-        relay,
-        realm_uuid: realm.uuid,
-        realm_url: ctx.base_url.clone(),
-        realm_name: realm.name,
-        sender: sender.clone(),
-        message_id,
-        followed_by_send,
-        only_users,
-    }));
 }
 
 /// Notifies the recipients of a new message on their E2EE devices, those Zulip's rules
@@ -275,9 +239,11 @@ async fn try_notify_new_message(job: &MessageNoticeJob) -> ApiResult<()> {
     if ids.is_empty() {
         return Ok(());
     }
-    let Some(message) = db::first::<q::NoticeMessage>(&job.db, q::notice_message_stmt(job.message_id)?).await? else {
-        return Ok(());
-    };
+    let mut batch = Batch::new();
+    let message = batch.add::<q::NoticeMessage>(q::notice_message_stmt(job.message_id)?);
+    let realm = batch.add::<RealmRow>(crate::db::realms::by_id_stmt(job.sender.realm_id)?);
+    let results = batch.run(&job.db).await?;
+    let (Some(message), Some(realm)) = (results.first(message)?, results.first(realm)?) else { return Ok(()) };
     let devices: Vec<PushDeviceRow> = db::all(&job.db, q::devices_of_users_stmt(&json!(ids).to_string())?).await?;
     let avatar = crate::domain::users::avatar_url(&job.sender);
     let channel_name = message.channel_name.clone().unwrap_or_default();
@@ -294,7 +260,7 @@ async fn try_notify_new_message(job: &MessageNoticeJob) -> ApiResult<()> {
     let with_payload: Vec<(PushDeviceRow, Value)> = devices
         .into_iter()
         .map(|d| {
-            let base = PayloadBase { realm_url: &job.realm_url, realm_name: &job.realm_name, user_id: d.user_id };
+            let base = PayloadBase { realm_url: &job.realm_url, realm_name: &realm.name, user_id: d.user_id };
             let payload = push::message_payload(&base, &notice);
             (d, payload)
         })
@@ -302,7 +268,7 @@ async fn try_notify_new_message(job: &MessageNoticeJob) -> ApiResult<()> {
     // Recorded before sending, as Zulip marks the message first: a read arriving while the
     // relay is still answering must find it, or the shown notification is never removed.
     crate::db::run(&job.db, q::insert_notified_stmt(&json!(ids).to_string(), message.id)?).await?;
-    notify_devices(&job.env, &job.relay, &job.realm_uuid, &with_payload, Priority::High).await?;
+    notify_devices(&job.env, &job.relay, &realm.uuid, &with_payload, Priority::High).await?;
     Ok(())
 }
 

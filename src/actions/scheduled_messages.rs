@@ -7,8 +7,7 @@
 use worker::{D1Database, Env};
 
 use crate::actions::channels::Principal;
-use crate::actions::message_send::{plan_send, send_as, Destination, SendPlan, SendRequest, SentMessage};
-use crate::actions::push::MessageNoticeJob;
+use crate::actions::message_send::{plan_send, send_as, Destination, FollowUp, SendPlan, SendRequest, Site};
 use crate::db::scheduled_messages::{self, NewId, Revision, ScheduledFields, ScheduledMessageRow};
 use crate::db::users::UserRow;
 use crate::db::{self, users};
@@ -185,47 +184,15 @@ async fn deliver_one(db: &D1Database, env: &Env, database: &str, row: &Scheduled
     };
     let event = Event::ScheduledMessages(ScheduledMessagesEvent::Remove { scheduled_message_id: row.id });
     notify_owner(env, &sender, &event).await;
-    notify_recipients(env, database, &sender, &sent, realm_host).await;
-    let mailed = crate::actions::missed_message_emails::MailedMessage::of(&sent);
-    crate::actions::missed_message_emails::queue(db, env, database, realm_host, &sender, &mailed).await;
-    crate::actions::outgoing_webhooks::queue_sent(db, env, database, realm_host, &sender, &sent).await;
+    // The alarm answers no client, so it waits for the follow-up.
+    FollowUp::of_send(Site::of_host(env, database, realm_host), &sender, &sent).run().await;
     Ok(())
 }
 
-/// The organization's URL (its host, behind the scheme the deployment serves).
 /// The organization's URL on this host, for a send outside a request.
 pub fn realm_url(env: &Env, realm_host: &str) -> String {
     let scheme = if crate::settings::Settings::from_env(env).development { "http" } else { "https" };
     format!("{scheme}://{realm_host}")
-}
-
-/// The recipients' push notifications, as for a message sent by a request (the alarm
-/// answers no client, so it waits for them, and for the missed-message emails). A failure is logged: the message is sent.
-async fn notify_recipients(env: &Env, database: &str, sender: &UserRow, sent: &SentMessage, realm_host: &str) {
-    if let Err(err) = try_notify_recipients(env, database, sender, sent, realm_host).await {
-        worker::console_error!("push notifications of scheduled message {} failed: {}", sent.id, err.msg);
-    }
-}
-
-async fn try_notify_recipients(env: &Env, database: &str, sender: &UserRow, sent: &SentMessage, realm_host: &str) -> ApiResult<()> {
-    let settings = crate::settings::Settings::from_env(env);
-    let Some(relay) = settings.push_relay.clone() else { return Ok(()) };
-    let db = crate::platform::directory::database(env, database)?;
-    let realm = crate::db::realms::by_id(&db, sender.realm_id).await?.ok_or_else(|| ApiError::internal("organization is missing"))?;
-    crate::actions::push::notify_new_message(MessageNoticeJob {
-        env: env.clone(),
-        db,
-        relay,
-        realm_uuid: realm.uuid,
-        realm_url: realm_url(env, realm_host),
-        realm_name: realm.name,
-        sender: sender.clone(),
-        message_id: sent.id,
-        followed_by_send: sent.followed_by_mention.clone(),
-        only_users: None,
-    })
-    .await;
-    Ok(())
 }
 
 async fn mark_failed(db: &D1Database, env: &Env, row: &ScheduledMessageRow, reason: &str) -> ApiResult<()> {

@@ -327,14 +327,19 @@ impl LinkedReads {
     }
 }
 
-/// An `attachment` update event per newly linked upload, carrying its linking messages,
-/// to the uploader.
+impl Linked {
+    /// An `attachment` update event per newly linked upload, carrying its linking
+    /// messages: the uploader's.
+    pub fn events(&self) -> Vec<Event> {
+        let update =
+            |row| AttachmentEvent::Update { attachment: uploads::attachment_object(row, &self.links), upload_space_used: self.space.used };
+        self.rows.iter().map(|row| Event::Attachment(update(row))).collect()
+    }
+}
+
+/// [`Linked::events`], sent to the uploader.
 pub async fn send_linked(env: &Env, owner: &UserRow, linked: &Linked) {
-    for row in &linked.rows {
-        let event = Event::Attachment(AttachmentEvent::Update {
-            attachment: uploads::attachment_object(row, &linked.links),
-            upload_space_used: linked.space.used,
-        });
+    for event in linked.events() {
         send_to_owner(env, owner, &event).await;
     }
 }

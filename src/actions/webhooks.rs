@@ -51,7 +51,7 @@ pub async fn send_notice(
         client: format!("Zulip{}Webhook", integration.display_name),
         queue_id: None,
         local_id: None,
-        realm_host: ctx.realm_host().to_string(),
+        realm_host: ctx.realm_host.clone(),
         realm_url: ctx.base_url.clone(),
     };
     message_send::send(ctx, &request).await?;

@@ -44,7 +44,7 @@ pub async fn create_bot(ctx: &RequestContext) -> ApiResult<Reply> {
         payload_url: payload_url.as_deref(),
         interface,
     };
-    let host = ctx.realm_host();
+    let host = &ctx.realm_host;
     let created = check_create_bot(&ctx.db, &ctx.env, &owner, &bot, host).await?;
     Ok(Reply::json(json!({
         "user_id": created.user.id,

@@ -101,7 +101,7 @@ pub async fn register(ctx: &RequestContext) -> ApiResult<Reply> {
     let request = ctx.after_authentication(RegisterRequest::parse(&ctx.params)).await?;
     let reads = StateReads { fetch_event_types: request.fetch.as_deref() };
     let reads = request.wants_state().then_some(&reads);
-    let (user, registered, data) = match ctx.guessed_user() {
+    let (user, registered, data) = match ctx.auth.guessed_user() {
         Some((realm_state, guessed)) => match queue_for_guess(ctx, &request, reads, &guessed, &realm_state).await? {
             Some(answer) => answer,
             None => queue_then_state(ctx, &request, reads).await?,
@@ -117,7 +117,7 @@ pub async fn register(ctx: &RequestContext) -> ApiResult<Reply> {
                 client_gravatar: request.client_gravatar,
                 slim_presence: request.slim_presence,
                 include_subscribers: request.include_subscribers,
-                realm_host: ctx.realm_host(),
+                realm_host: &ctx.realm_host,
                 base_url: &ctx.base_url,
                 longpoll_timeout_secs: longpoll_timeout_secs(ctx),
                 push_notifications_enabled: ctx.settings.push_relay.is_some(),

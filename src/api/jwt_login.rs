@@ -78,7 +78,7 @@ pub async fn jwt_fetch_api_key(ctx: &RequestContext) -> ApiResult<Reply> {
     // The user the token claims is read with the organization; it signs in only once the
     // token is verified.
     let claimed = claimed_email(&token).unwrap_or_default();
-    let (realm, claimed_user) = ctx.realm_and_signing_in(&claimed).await?;
+    let (realm, claimed_user) = ctx.auth.realm_and_signing_in(&claimed).await?;
     if realm.deactivated != 0 {
         return Err(ApiError::realm_deactivated());
     }
@@ -89,15 +89,15 @@ pub async fn jwt_fetch_api_key(ctx: &RequestContext) -> ApiResult<Reply> {
     }
     // Failures count against the account the token names, verified or not.
     let attempt = Bucket::LoginFailures { realm_id: realm.id, username: &claimed };
-    rate_limits::before_login(&ctx.env, &attempt).await?;
+    rate_limits::before_login(&ctx.env, &ctx.settings.rate_limits, &attempt).await?;
     let user = match verify_token(&token, secret.as_bytes(), now()) {
         Ok(email) if email == claimed => claimed_user,
         Ok(_) => None,
-        Err(err) => return Err(rate_limits::login_failed(&ctx.env, &attempt, err).await),
+        Err(err) => return Err(rate_limits::login_failed(&ctx.env, &ctx.settings.rate_limits, &attempt, err).await),
     };
     let Some(signing_in) = user else {
         let failed = ApiError::authentication_failed("Your username or password is incorrect");
-        return Err(rate_limits::login_failed(&ctx.env, &attempt, failed).await);
+        return Err(rate_limits::login_failed(&ctx.env, &ctx.settings.rate_limits, &attempt, failed).await);
     };
     let user = &signing_in.user;
     if !user.is_active() {
@@ -106,7 +106,7 @@ pub async fn jwt_fetch_api_key(ctx: &RequestContext) -> ApiResult<Reply> {
     let api_key = do_issue_api_key(&ctx.db, &ctx.env, user, signing_in.api_key_version).await?;
     let mut body = json!({ "api_key": api_key, "email": user.delivery_email });
     if include_profile {
-        let host = ctx.realm_host();
+        let host = &ctx.realm_host;
         let opts = UserDictOptions { realm_host: host, client_gravatar: false };
         body["user"] = user_dict(user, user, &opts);
     }

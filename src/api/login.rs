@@ -15,7 +15,7 @@ use crate::response::Reply;
 pub async fn fetch_api_key(ctx: &RequestContext) -> ApiResult<Reply> {
     let username = ctx.params.required_str("username")?;
     let password = ctx.params.required_str("password")?;
-    let signing_in = password_sign_in(&ctx.db, &ctx.env, &ctx.realm_string_id, &username, &password).await?;
+    let signing_in = password_sign_in(&ctx.db, &ctx.env, &ctx.settings.rate_limits, &ctx.realm_string_id, &username, &password).await?;
     let user = &signing_in.user;
     let api_key = do_issue_api_key(&ctx.db, &ctx.env, user, signing_in.api_key_version).await?;
     notify_new_login(ctx, user).await;

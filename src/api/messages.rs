@@ -3,12 +3,12 @@
 use serde_json::json;
 
 use crate::actions::message_send::{self, SendRequest};
-use crate::api::params::{destination, is_channel_type, parse_anchor};
+use crate::api::params::{message_to_send, parse_anchor};
 use crate::context::RequestContext;
 use crate::domain::messages::{MessageOptions, MessageWindow, OneMessage};
 use crate::error::{ApiError, ApiResult};
 use crate::model::narrow::parse_narrow;
-use crate::params::parse_int;
+use crate::params::{parse_int, Params};
 use crate::response::Reply;
 
 /// # `POST /messages`
@@ -19,7 +19,7 @@ use crate::response::Reply;
 /// - One D1 round trip for a repeated send (the recalled send of `actions::message_send`);
 ///   otherwise one read with authentication and one write.
 pub async fn send_message(ctx: &RequestContext) -> ApiResult<Reply> {
-    let req = ctx.after_authentication(send_request(ctx)).await?;
+    let req = ctx.after_authentication(message_to_send(ctx).and_then(|message| from_queue(&ctx.params, message))).await?;
     let sent = message_send::send(ctx, &req).await?;
     let mut body = json!({ "id": sent.id });
     if let Some(policy) = sent.automatic_new_visibility_policy {
@@ -28,33 +28,16 @@ pub async fn send_message(ctx: &RequestContext) -> ApiResult<Reply> {
     Ok(Reply::json(body))
 }
 
-/// The parameters of `POST /messages`.
-fn send_request(ctx: &RequestContext) -> ApiResult<SendRequest> {
-    let is_channel = is_channel_type(&ctx.params.required_str("type")?)?;
-    let to = ctx.params.str("to")?;
-    let content = ctx.params.required_str("content")?;
-    let topic = ctx.params.str_with_alias("topic", "subject")?;
-    let queue_id = ctx.params.str("queue_id")?;
-    let local_id = ctx.params.str("local_id")?;
+/// `message` sent from the event queue `queue_id` as `local_id` (both or neither), which
+/// that queue's `message` event then echoes.
+fn from_queue(params: &Params, message: SendRequest) -> ApiResult<SendRequest> {
+    let queue_id = params.str("queue_id")?;
+    let local_id = params.str("local_id")?;
     match (&queue_id, &local_id) {
-        (Some(_), None) => return Err(ApiError::missing_argument("local_id")),
-        (None, Some(_)) => return Err(ApiError::missing_argument("queue_id")),
-        _ => {}
+        (Some(_), None) => Err(ApiError::missing_argument("local_id")),
+        (None, Some(_)) => Err(ApiError::missing_argument("queue_id")),
+        _ => Ok(SendRequest { queue_id, local_id, ..message }),
     }
-    let read_by_sender = ctx.params.bool("read_by_sender")?;
-    let client = ctx.client_name();
-    let to = destination(is_channel, &to.ok_or_else(|| ApiError::missing_argument("to"))?)?;
-    Ok(SendRequest {
-        to,
-        topic: if is_channel { topic } else { None },
-        content,
-        read_by_sender: read_by_sender.unwrap_or_else(|| crate::domain::message_send::default_read_by_sender(&client)),
-        client,
-        queue_id,
-        local_id,
-        realm_host: ctx.realm_host().to_string(),
-        realm_url: ctx.base_url.clone(),
-    })
 }
 
 fn message_options(ctx: &RequestContext, client_gravatar_default: bool) -> ApiResult<MessageOptions> {
@@ -79,7 +62,7 @@ pub async fn get_message(ctx: &RequestContext, id: &str) -> ApiResult<Reply> {
 fn one_message(ctx: &RequestContext, id: &str) -> ApiResult<OneMessage> {
     let opts = message_options(ctx, false)?;
     let message_id = parse_int(id).ok_or_else(crate::domain::messages::invalid_message)?;
-    Ok(OneMessage { message_id, opts, realm_host: ctx.realm_host().to_string() })
+    Ok(OneMessage { message_id, opts, realm_host: ctx.realm_host.clone() })
 }
 
 /// Zulip's `MAX_MESSAGES_PER_FETCH`.
@@ -115,7 +98,7 @@ fn message_window(ctx: &RequestContext) -> ApiResult<MessageWindow> {
     }
     let terms = parse_narrow(&narrow)?;
     let anchor = parse_anchor(anchor_param.as_deref(), use_first_unread)?;
-    Ok(MessageWindow { terms, anchor, num_before, num_after, include_anchor, opts, realm_host: ctx.realm_host().to_string() })
+    Ok(MessageWindow { terms, anchor, num_before, num_after, include_anchor, opts, realm_host: ctx.realm_host.clone() })
 }
 
 /// # `POST /messages/render`

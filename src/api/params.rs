@@ -8,7 +8,7 @@ use serde_json::{json, Value};
 
 use crate::actions::channels::Principal;
 use crate::actions::invites::Site;
-use crate::actions::message_send::Destination;
+use crate::actions::message_send::{Destination, SendRequest};
 use crate::actions::sessions::do_start_session;
 use crate::context::RequestContext;
 use crate::db::message_window::{Anchor, LARGER_THAN_MAX_MESSAGE_ID};
@@ -35,6 +35,28 @@ pub fn destination(is_channel: bool, to: &str) -> ApiResult<Destination> {
     } else {
         direct_destination(to)
     }
+}
+
+/// The message `POST /messages` and `POST /scheduled_messages` name alike: `type`, `to`,
+/// `topic` (or its alias `subject`; channel messages only), `content` and
+/// `read_by_sender` (by default as the client's kind, as Zulip decides it). No queue.
+pub fn message_to_send(ctx: &RequestContext) -> ApiResult<SendRequest> {
+    let is_channel = is_channel_type(&ctx.params.required_str("type")?)?;
+    let to = ctx.params.required_str("to")?;
+    let content = ctx.params.required_str("content")?;
+    let topic = ctx.params.str_with_alias("topic", "subject")?;
+    let read_by_sender = ctx.params.bool("read_by_sender")?;
+    Ok(SendRequest {
+        to: destination(is_channel, &to)?,
+        topic: if is_channel { topic } else { None },
+        content,
+        read_by_sender: read_by_sender.unwrap_or_else(|| crate::domain::message_send::default_read_by_sender(&ctx.client)),
+        client: ctx.client.clone(),
+        queue_id: None,
+        local_id: None,
+        realm_host: ctx.realm_host.clone(),
+        realm_url: ctx.base_url.clone(),
+    })
 }
 
 /// A channel as `to` names it: a JSON string or integer, a one-element JSON list, or the
@@ -108,13 +130,7 @@ pub fn include_subscribers(params: &Params, expected: &str) -> ApiResult<bool> {
 
 /// Where the request's organization lives, for links and emails.
 pub fn site<'a>(ctx: &'a RequestContext, realm_name: &'a str) -> Site<'a> {
-    Site {
-        settings: &ctx.settings,
-        database: &ctx.database,
-        base_url: &ctx.base_url,
-        realm_host: ctx.base_url.split_once("://").map_or(ctx.base_url.as_str(), |(_, h)| h),
-        realm_name,
-    }
+    Site { settings: &ctx.settings, database: &ctx.database, base_url: &ctx.base_url, realm_host: &ctx.realm_host, realm_name }
 }
 
 /// Starts a session for `user` and answers `user_id` and `email` with its cookies (also
@@ -127,7 +143,7 @@ pub async fn signed_in(ctx: &RequestContext, user: &UserRow) -> ApiResult<Reply>
 
 /// Cookies are `Secure` everywhere but on loopback, which development serves over HTTP.
 pub fn secure_cookies(ctx: &RequestContext) -> bool {
-    let host = ctx.realm_host();
+    let host = &ctx.realm_host;
     !crate::settings::is_local_host(host)
 }
 

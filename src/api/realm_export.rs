@@ -24,7 +24,7 @@ pub async fn export_realm(ctx: &RequestContext) -> ApiResult<Reply> {
         export_type,
         base_url: &ctx.base_url,
         database: &ctx.database,
-        realm_host: ctx.realm_host(),
+        realm_host: &ctx.realm_host,
         support_email: &ctx.settings.administrator_email(),
     };
     let id = do_request_export(&ctx.db, &ctx.env, &admin, &request).await?;

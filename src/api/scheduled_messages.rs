@@ -2,12 +2,11 @@
 
 use serde_json::json;
 
-use crate::actions::message_send::{Destination, SendRequest};
+use crate::actions::message_send::Destination;
 use crate::actions::scheduled_messages::{self as actions, ScheduledEdit};
-use crate::api::params::{destination, is_channel_type};
+use crate::api::params::{destination, is_channel_type, message_to_send};
 use crate::context::RequestContext;
 use crate::db;
-use crate::domain::message_send::default_read_by_sender;
 use crate::domain::scheduled_messages::{scheduled_messages_of, OwnScheduledMessage};
 use crate::error::{ApiError, ApiResult};
 use crate::response::Reply;
@@ -22,24 +21,8 @@ fn scheduled_message_id(raw: &str) -> ApiResult<i64> {
 /// code. Answers `scheduled_message_id`.
 pub async fn create_scheduled_message(ctx: &RequestContext) -> ApiResult<Reply> {
     let me = ctx.user().await?;
-    let is_channel = is_channel_type(&ctx.params.required_str("type")?)?;
-    let to = ctx.params.required_str("to")?;
-    let content = ctx.params.required_str("content")?;
-    let topic = ctx.params.str_with_alias("topic", "subject")?;
+    let send = message_to_send(ctx)?;
     let deliver_at = ctx.params.required_int("scheduled_delivery_timestamp")?;
-    let read_by_sender = ctx.params.bool("read_by_sender")?;
-    let client = ctx.client_name();
-    let send = SendRequest {
-        to: destination(is_channel, &to)?,
-        topic: if is_channel { topic } else { None },
-        content,
-        read_by_sender: read_by_sender.unwrap_or_else(|| default_read_by_sender(&client)),
-        client,
-        queue_id: None,
-        local_id: None,
-        realm_host: ctx.realm_host().to_string(),
-        realm_url: ctx.base_url.clone(),
-    };
     let realm = ctx.realm_state(me.realm_id).await?;
     let id = actions::schedule_message(&ctx.db, &ctx.env, &ctx.database, &me, &realm, &send, deliver_at).await?;
     Ok(Reply::json(json!({ "scheduled_message_id": id })))
@@ -78,8 +61,8 @@ pub async fn update_scheduled_message(ctx: &RequestContext, id: &str) -> ApiResu
         topic: params.topic,
         content: params.content,
         deliver_at: params.deliver_at,
-        client: ctx.client_name(),
-        realm_host: ctx.realm_host().to_string(),
+        client: ctx.client.clone(),
+        realm_host: ctx.realm_host.clone(),
     };
     actions::edit_scheduled_message(&ctx.db, &ctx.env, &ctx.database, &me, &realm, current, edit).await?;
     Ok(Reply::json(json!({})))
@@ -136,6 +119,6 @@ fn edit_params(ctx: &RequestContext, id: &str) -> ApiResult<EditParams> {
 pub async fn delete_scheduled_message(ctx: &RequestContext, id: &str) -> ApiResult<Reply> {
     let me = ctx.user().await?;
     let id = scheduled_message_id(id)?;
-    actions::delete_scheduled_message(&ctx.db, &ctx.env, &ctx.database, &me, id, ctx.realm_host()).await?;
+    actions::delete_scheduled_message(&ctx.db, &ctx.env, &ctx.database, &me, id, &ctx.realm_host).await?;
     Ok(Reply::json(json!({})))
 }

@@ -25,7 +25,7 @@ const SIGN_IN_PAGE: &str = "/login/";
 pub async fn log_in(ctx: &RequestContext) -> ApiResult<Reply> {
     let username = ctx.params.required_str("username")?;
     let password = ctx.params.required_str("password")?;
-    let signing_in = password_sign_in(&ctx.db, &ctx.env, &ctx.realm_string_id, &username, &password).await?;
+    let signing_in = password_sign_in(&ctx.db, &ctx.env, &ctx.settings.rate_limits, &ctx.realm_string_id, &username, &password).await?;
     let reply = signed_in(ctx, &signing_in.user).await?;
     notify_new_login(ctx, &signing_in.user).await;
     Ok(reply)
@@ -47,7 +47,7 @@ pub async fn log_in_development_user(ctx: &RequestContext) -> ApiResult<Reply> {
 /// The signed-in browser (session cookie and CSRF header): ends the session on the server
 /// and clears both cookies.
 pub async fn log_out(ctx: &RequestContext) -> ApiResult<Reply> {
-    let Some(Credentials::Session { id, .. }) = ctx.credentials() else { return Err(ApiError::not_logged_in()) };
+    let Some(Credentials::Session { id, .. }) = ctx.auth.credentials.as_ref() else { return Err(ApiError::not_logged_in()) };
     let user = ctx.user().await?;
     do_end_session(&ctx.db, user.realm_id, id).await?;
     with_cookies(ctx, json!({}), cleared_cookies(secure_cookies(ctx)))

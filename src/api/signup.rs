@@ -43,8 +43,7 @@ pub async fn register(ctx: &RequestContext) -> ApiResult<Reply> {
     let full_name = ctx.params.required_str("full_name")?;
     let password = ctx.params.required_str("password")?;
     let realm = ctx.realm().await?;
-    let realm_host = ctx.base_url.split_once("://").map_or(ctx.base_url.as_str(), |(_, h)| h);
-    let user = check_register(&ctx.db, &ctx.env, realm.id, realm_host, &key, &full_name, &password).await?;
+    let user = check_register(&ctx.db, &ctx.env, realm.id, &ctx.realm_host, &key, &full_name, &password).await?;
     signed_in(ctx, &user).await
 }
 
@@ -55,7 +54,8 @@ pub async fn register(ctx: &RequestContext) -> ApiResult<Reply> {
 pub async fn forgot_password(ctx: &RequestContext) -> ApiResult<Reply> {
     let email = ctx.params.required_str("email")?;
     let realm = ctx.realm().await?;
-    request_password_reset(&ctx.db, &ctx.env, &site(ctx, &realm.name), realm.id, &email, &ctx.client_ip()).await?;
+    request_password_reset(&ctx.db, &ctx.env, &ctx.settings.rate_limits, &site(ctx, &realm.name), realm.id, &email, &ctx.client_ip())
+        .await?;
     Ok(Reply::ok())
 }
 

@@ -19,7 +19,7 @@ use crate::response::Reply;
 pub async fn get_own_user(ctx: &RequestContext) -> ApiResult<Reply> {
     let me = ctx.user().await?;
     let include = ctx.params.bool_or("include_custom_profile_fields", false)?;
-    let opts = UserDictOptions { realm_host: ctx.realm_host(), client_gravatar: false };
+    let opts = UserDictOptions { realm_host: &ctx.realm_host, client_gravatar: false };
     let mut own = user_object_of(&ctx.db, &me, &me, &opts, include).await?;
     if let Some(fields) = own.as_object_mut() {
         fields.remove("bot_type");
@@ -36,7 +36,7 @@ pub async fn get_users(ctx: &RequestContext) -> ApiResult<Reply> {
     let me = ctx.user().await?;
     let client_gravatar = ctx.params.bool_or("client_gravatar", true)?;
     let include = ctx.params.bool_or("include_custom_profile_fields", false)?;
-    let opts = UserDictOptions { realm_host: ctx.realm_host(), client_gravatar };
+    let opts = UserDictOptions { realm_host: &ctx.realm_host, client_gravatar };
     Ok(Reply::json(json!({ "members": members_of(&ctx.db, &me, &opts, include).await? })))
 }
 
@@ -47,7 +47,7 @@ pub async fn get_user(ctx: &RequestContext, id_or_email: &str) -> ApiResult<Repl
     let me = ctx.user().await?;
     let client_gravatar = ctx.params.bool_or("client_gravatar", true)?;
     let include = ctx.params.bool_or("include_custom_profile_fields", false)?;
-    let opts = UserDictOptions { realm_host: ctx.realm_host(), client_gravatar };
+    let opts = UserDictOptions { realm_host: &ctx.realm_host, client_gravatar };
     Ok(Reply::json(json!({ "user": named_user_object(&ctx.db, &me, id_or_email, &opts, include).await? })))
 }
 
@@ -60,7 +60,7 @@ pub async fn create_user(ctx: &RequestContext) -> ApiResult<Reply> {
     let password = ctx.params.required_str("password")?;
     let full_name = ctx.params.required_str("full_name")?;
     let user_id =
-        actions::check_create_user_by_admin(&ctx.db, &ctx.env, &admin, email.trim(), &password, &full_name, ctx.realm_host()).await?;
+        actions::check_create_user_by_admin(&ctx.db, &ctx.env, &admin, email.trim(), &password, &full_name, &ctx.realm_host).await?;
     Ok(Reply::json(json!({ "user_id": user_id })))
 }
 

@@ -23,7 +23,7 @@ use crate::db::realms::RealmRow;
 use crate::db::users::UserRow;
 use crate::domain::users::SigningIn;
 use crate::error::{ApiError, ApiResult};
-use crate::platform::rate_limits::{self, Bucket};
+use crate::platform::rate_limits::{self, Bucket, Rules};
 use crate::platform::realm_cache::RealmState;
 use crate::platform::remembered_reads::{self, Recall, Remembrance};
 
@@ -42,12 +42,20 @@ pub struct Authenticator {
     /// The API key (HTTP Basic) or browser session the request presents, if any.
     pub credentials: Option<Credentials>,
     client_ip: String,
+    rules: Rules,
     realm: RefCell<Option<RealmRow>>,
     /// The rate limit this request was counted against, for the `X-RateLimit-*` headers.
     rate_limit: RefCell<Option<RateLimitDecision>>,
     /// A count made for the user remembered answers named ([`Self::recall_as_user`]),
     /// which the request's authentication then confirms or refunds like any early count.
     recalled_count: RefCell<Option<EarlyCount>>,
+}
+
+/// Whether [`Authenticator::read`] offers its answers for remembering.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Remember {
+    Yes,
+    No,
 }
 
 /// The user this isolate last authenticated these credentials as, with the organization's
@@ -60,13 +68,21 @@ fn guessed_owner(credentials: Option<&Credentials>) -> Option<(Rc<RealmState>, U
 impl Authenticator {
     /// `db` is the organization's database, `client_ip` the address failed attempts count
     /// against.
-    pub fn new(env: Env, db: D1Database, realm_string_id: String, credentials: Option<Credentials>, client_ip: String) -> Self {
+    pub fn new(
+        env: Env,
+        db: D1Database,
+        realm_string_id: String,
+        credentials: Option<Credentials>,
+        client_ip: String,
+        rules: Rules,
+    ) -> Self {
         Authenticator {
             env,
             db,
             realm_string_id,
             credentials,
             client_ip,
+            rules,
             realm: RefCell::new(None),
             rate_limit: RefCell::new(None),
             recalled_count: RefCell::new(None),
@@ -79,7 +95,7 @@ impl Authenticator {
             return Ok(realm.clone());
         }
         let realm = crate::db::realms::by_string_id(&self.db, &self.realm_string_id).await?.ok_or_else(ApiError::nonexistent_subdomain)?;
-        self.remember_realm(realm.clone());
+        *self.realm.borrow_mut() = Some(realm.clone());
         Ok(realm)
     }
 
@@ -88,7 +104,7 @@ impl Authenticator {
     pub async fn realm_and_signing_in(&self, email: &str) -> ApiResult<(RealmRow, Option<SigningIn>)> {
         let (realm, signing_in) = crate::domain::users::realm_and_signing_in(&self.db, &self.realm_string_id, email).await?;
         let realm = realm.ok_or_else(ApiError::nonexistent_subdomain)?;
-        self.remember_realm(realm.clone());
+        *self.realm.borrow_mut() = Some(realm.clone());
         Ok((realm, signing_in))
     }
 
@@ -101,10 +117,6 @@ impl Authenticator {
     /// The settings version read with this request's authentication, if any.
     pub fn settings_version(&self, realm_id: i64) -> Option<i64> {
         self.realm.borrow().as_ref().filter(|r| r.id == realm_id).map(|r| r.settings_version)
-    }
-
-    pub fn remember_realm(&self, realm: RealmRow) {
-        *self.realm.borrow_mut() = Some(realm);
     }
 
     /// Whom this isolate last authenticated the credentials as, with the organization's
@@ -130,15 +142,6 @@ impl Authenticator {
         G::admit(self.user().await?)
     }
 
-    /// `parsed`, reported after authentication's errors: a request that is both
-    /// unauthenticated and malformed is told it is unauthenticated.
-    pub async fn after_authentication<T>(&self, parsed: ApiResult<T>) -> ApiResult<T> {
-        if parsed.is_err() {
-            self.user().await?;
-        }
-        parsed
-    }
-
     /// Authenticates and makes `reads` as the user, in ONE D1 round trip where it can:
     /// `reads`' statements go into the batch that checks the credentials.
     ///
@@ -150,18 +153,18 @@ impl Authenticator {
     /// trip, never a read made as someone else or under old settings. Authentication's
     /// errors come first, as with [`Self::user`].
     pub async fn read_as_user<R: ReadAsUser>(&self, reads: &R) -> ApiResult<(UserRow, Rc<RealmState>, R::Output)> {
-        let (me, state, output, _) = self.read(reads, false).await?;
+        let (me, state, output, _) = self.read(reads, Remember::No).await?;
         Ok((me, state, output))
     }
 
-    /// [`Self::read_as_user`], with what the reads answered when they rode in the
-    /// authentication batch: the writer keeps it ([`Remembrance::keep`]) when its write left
-    /// those answers as they were, for the user's next write of the same reads.
-    pub async fn read_to_remember<R: ReadAsUser>(&self, reads: &R) -> ApiResult<(UserRow, Rc<RealmState>, R::Output, Option<Remembrance>)> {
-        self.read(reads, true).await
-    }
-
-    async fn read<R: ReadAsUser>(&self, reads: &R, remember: bool) -> ApiResult<(UserRow, Rc<RealmState>, R::Output, Option<Remembrance>)> {
+    /// [`Self::read_as_user`]; with [`Remember::Yes`], also what the reads answered when
+    /// they rode in the authentication batch: a writer keeps it ([`Remembrance::keep`]) when
+    /// its write left those answers as they were, for the user's next write of the same reads.
+    pub async fn read<R: ReadAsUser>(
+        &self,
+        reads: &R,
+        remember: Remember,
+    ) -> ApiResult<(UserRow, Rc<RealmState>, R::Output, Option<Remembrance>)> {
         let credentials = self.credentials.as_ref();
         let me = match guessed_owner(credentials) {
             Some((state, guessed)) => {
@@ -174,7 +177,7 @@ impl Authenticator {
                 };
                 match slots {
                     Ok((pending, slots)) => {
-                        let key = if remember { Some(remembered_reads::key(&batch)) } else { None };
+                        let key = (remember == Remember::Yes).then(|| remembered_reads::key(&batch));
                         let (results, early) = self.beside_early_count(batch.run(&self.db), Some(&guessed)).await;
                         let results = results?;
                         let (realm, authenticated) = check_authentication(&results, pending);
@@ -233,7 +236,7 @@ impl Authenticator {
                 return Ok(None);
             }
         }
-        self.remember_realm(realm);
+        *self.realm.borrow_mut() = Some(realm);
         Ok(Some((me, state, output, recalled.recall)))
     }
 
@@ -266,7 +269,7 @@ impl Authenticator {
     /// [`Self::accept`] keeps the count only for the user they authenticate.
     async fn count_early(&self, user: &UserRow) -> EarlyCount {
         let bucket = Bucket::User { realm_id: user.realm_id, user_id: user.id };
-        EarlyCount { realm_id: user.realm_id, user_id: user.id, decision: rate_limits::check(&self.env, &bucket, true).await }
+        EarlyCount { realm_id: user.realm_id, user_id: user.id, decision: rate_limits::check(&self.env, &self.rules, &bucket, true).await }
     }
 
     /// Remembers the organization, and counts the request against the user's rate limit
@@ -275,7 +278,7 @@ impl Authenticator {
     /// any other is taken back, so a key that stopped authenticating uses up nobody's limit.
     async fn accept(&self, realm: Option<RealmRow>, authenticated: ApiResult<UserRow>, early: Option<EarlyCount>) -> ApiResult<UserRow> {
         if let Some(realm) = realm {
-            self.remember_realm(realm);
+            *self.realm.borrow_mut() = Some(realm);
         }
         match authenticated {
             Ok(user) => {
@@ -284,7 +287,8 @@ impl Authenticator {
                         Some(early) if early.user_id == user.id && early.realm_id == user.realm_id => early.decision?,
                         other => {
                             self.refund(other).await;
-                            rate_limits::check(&self.env, &Bucket::User { realm_id: user.realm_id, user_id: user.id }, true).await?
+                            rate_limits::check(&self.env, &self.rules, &Bucket::User { realm_id: user.realm_id, user_id: user.id }, true)
+                                .await?
                         }
                     };
                     rate_limits::refuse_over_limit(decision.as_ref())?;
@@ -315,8 +319,8 @@ impl Authenticator {
 
     /// Counts an unauthenticated request against the client's IP address.
     pub async fn count_unauthenticated(&self) -> ApiResult<()> {
-        rate_limits::enforce(&self.env, &Bucket::Ip(&self.client_ip)).await?;
-        Ok(())
+        let decision = rate_limits::check(&self.env, &self.rules, &Bucket::Ip(&self.client_ip), true).await?;
+        rate_limits::refuse_over_limit(decision.as_ref())
     }
 
     /// The user's rate limit as this request left it, if it was counted.

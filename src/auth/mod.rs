@@ -5,7 +5,7 @@
 mod authenticator;
 mod guards;
 
-pub use authenticator::Authenticator;
+pub use authenticator::{Authenticator, Remember};
 pub use guards::{require_bot, require_member, Administrator, Bot, Guard, Member};
 
 use std::cell::RefCell;
@@ -234,6 +234,7 @@ fn check_credentials(realm: Option<&RealmRow>, user: Option<UserRow>, claim: &Cl
 pub async fn password_sign_in(
     db: &D1Database,
     env: &worker::Env,
+    rules: &rate_limits::Rules,
     realm_string_id: &str,
     username: &str,
     password: &str,
@@ -244,10 +245,10 @@ pub async fn password_sign_in(
         return Err(ApiError::realm_deactivated());
     }
     let attempt = Bucket::LoginFailures { realm_id: realm.id, username };
-    rate_limits::before_login(env, &attempt).await?;
+    rate_limits::before_login(env, rules, &attempt).await?;
     let Some(signing_in) = password_owner(candidate, password).await? else {
         let failed = ApiError::authentication_failed("Your username or password is incorrect");
-        return Err(rate_limits::login_failed(env, &attempt, failed).await);
+        return Err(rate_limits::login_failed(env, rules, &attempt, failed).await);
     };
     if !signing_in.user.is_active() {
         return Err(ApiError::user_deactivated());

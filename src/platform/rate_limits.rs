@@ -97,8 +97,8 @@ impl Bucket<'_> {
 
 /// Counts one request of `bucket` (or only looks, when `count` is false); `None` when the
 /// rule is off. Refusal is the caller's decision ([`refuse_over_limit`]).
-pub async fn check(env: &Env, bucket: &Bucket<'_>, count: bool) -> ApiResult<Option<RateLimitDecision>> {
-    let Some(rule) = bucket.rule(&crate::settings::Settings::from_env(env).rate_limits) else { return Ok(None) };
+pub async fn check(env: &Env, rules: &Rules, bucket: &Bucket<'_>, count: bool) -> ApiResult<Option<RateLimitDecision>> {
+    let Some(rule) = bucket.rule(rules) else { return Ok(None) };
     let check = RateLimitCheck { limit: rule.limit, window_secs: rule.window_secs, count };
     let mut resp = command(env, bucket, "check", &serde_json::to_string(&check)?).await?;
     Ok(Some(resp.json().await?))
@@ -130,22 +130,15 @@ pub fn refuse_over_limit(decision: Option<&RateLimitDecision>) -> ApiResult<()> 
     }
 }
 
-/// Counts one request of `bucket` and refuses it when over the limit.
-pub async fn enforce(env: &Env, bucket: &Bucket<'_>) -> ApiResult<Option<RateLimitDecision>> {
-    let decision = check(env, bucket, true).await?;
-    refuse_over_limit(decision.as_ref())?;
-    Ok(decision)
-}
-
 /// Refuses a login attempt when the account's failed logins are over the limit; counts
 /// nothing (only failures count, through [`login_failed`]).
-pub async fn before_login(env: &Env, attempt: &Bucket<'_>) -> ApiResult<()> {
-    refuse_over_limit(check(env, attempt, false).await?.as_ref())
+pub async fn before_login(env: &Env, rules: &Rules, attempt: &Bucket<'_>) -> ApiResult<()> {
+    refuse_over_limit(check(env, rules, attempt, false).await?.as_ref())
 }
 
 /// Counts a failed login, then answers the login's own error.
-pub async fn login_failed(env: &Env, attempt: &Bucket<'_>, err: ApiError) -> ApiError {
-    match check(env, attempt, true).await {
+pub async fn login_failed(env: &Env, rules: &Rules, attempt: &Bucket<'_>, err: ApiError) -> ApiError {
+    match check(env, rules, attempt, true).await {
         Ok(_) => err,
         Err(limiter_error) => limiter_error,
     }

@@ -112,8 +112,10 @@ pub async fn check_update_message(
     };
     let along = AlongWithEdit { notices: planned.as_ref(), relink: relink.as_ref() };
     let applied = apply(ctx, user, &message, &plan, rendered.as_ref(), scope.as_ref(), &before, &changed, along, now).await?;
-    crate::actions::missed_message_emails::schedule_edit(ctx, user, message.id, applied.newly_mentioned.clone());
-    crate::actions::push::schedule_edit_notifications(ctx, user, message.id, applied.newly_mentioned).await;
+    if !applied.newly_mentioned.is_empty() {
+        let site = crate::actions::message_send::Site::of_request(ctx);
+        ctx.defer(crate::actions::message_send::FollowUp::of_edit(site, user, message.id, applied.newly_mentioned).run());
+    }
     if let (Some(notice), None) = (&notice, &planned) {
         message_notifications::after_move(ctx, user, notice, now).await?;
     }

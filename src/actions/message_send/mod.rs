@@ -4,7 +4,9 @@
 //!   isolate's cache, checked current by the request's authentication);
 //! - [`plan`](mod@plan): every rule of `POST /messages`, pure ([`plan()`]);
 //! - [`write`]: ONE write batch, then the events, once the write committed ([`commit_send`];
-//!   [`add_send_writes`] and [`finish_send`] for a caller whose batch holds the message).
+//!   [`add_send_writes`] and [`finish_send`] for a caller whose batch holds the message);
+//! - then [`follow_up`](mod@follow_up): what the committed message sets off for its
+//!   recipients (push, missed-message emails, outgoing webhooks), one job after the response.
 //!
 //! [`send`] is the entry of `POST /messages`; [`send_as`] sends for a known sender
 //! (scheduled delivery); the notification bot plans with [`plan_bot_message`] and writes
@@ -26,6 +28,7 @@
 //! authentication confirms or refunds it (`crate::auth::Authenticator`).
 
 mod bot;
+mod follow_up;
 pub mod plan;
 pub mod reads;
 pub mod write;
@@ -34,12 +37,13 @@ use serde_json::Value;
 use worker::{D1Database, Env};
 
 pub use bot::{plan_bot_message, BotMessage};
+pub use follow_up::{FollowUp, Site};
 pub use plan::{plan, PlannedChannel, SendPlan, WILDCARD_MENTION_THRESHOLD};
 pub use reads::{add_send_reads, load_send, SendInputs, SendReads, SendSubscriber};
 pub use write::{add_send_writes, commit_send, finish_send, PendingSend};
 
 use crate::actions::channels::Principal;
-use crate::auth::Authenticator;
+use crate::auth::{Authenticator, Remember};
 use crate::context::RequestContext;
 use crate::db::batch::Batch;
 use crate::db::statement::Statement;
@@ -91,16 +95,15 @@ pub struct SentMessage {
 
 /// Sends a message for a request (`POST /messages`), the one entry of a request's send:
 /// the recalled send when this isolate remembers the sender's reads, else one read batch
-/// with authentication, [`plan()`] and one write; then the push notifications, after the
-/// response. Authentication's errors come first, as with any endpoint.
+/// with authentication, [`plan()`] and one write; then, after the response, its
+/// [`FollowUp`] (push notifications, missed-message emails, outgoing webhooks).
+/// Authentication's errors come first, as with any endpoint.
 pub async fn send(ctx: &RequestContext, req: &SendRequest) -> ApiResult<SentMessage> {
     let (me, sent) = match send_recalled(&ctx.auth, &ctx.db, &ctx.env, req).await? {
         Some(sent) => sent,
         None => send_read(&ctx.auth, &ctx.db, &ctx.env, req).await?,
     };
-    crate::actions::push::schedule_message_notifications(ctx, &me, &sent).await;
-    crate::actions::missed_message_emails::schedule(ctx, &me, &sent).await;
-    crate::actions::outgoing_webhooks::schedule(ctx, &me, &sent);
+    ctx.defer(FollowUp::of_send(Site::of_request(ctx), &me, &sent).run());
     Ok(sent)
 }
 
@@ -148,7 +151,7 @@ async fn send_recalled(auth: &Authenticator, db: &D1Database, env: &Env, req: &S
 /// the reads' answers are kept for the sender's next message when the write left them as
 /// they were.
 async fn send_read(auth: &Authenticator, db: &D1Database, env: &Env, req: &SendRequest) -> ApiResult<(UserRow, SentMessage)> {
-    let (me, realm, inputs, remembrance) = auth.read_to_remember(req).await?;
+    let (me, realm, inputs, remembrance) = auth.read(req, Remember::Yes).await?;
     let plan = plan(&me, &realm, req, inputs)?;
     let sent = commit_send(db, env, &plan, req, Vec::new()).await?;
     if let Some(remembrance) = remembrance.filter(|_| !sent.changed_its_reads) {

@@ -8,7 +8,7 @@ use serde_json::Value;
 use worker::{D1Database, Env};
 
 use super::{SendPlan, SendRequest, SentMessage};
-use crate::actions::uploads::{send_linked, LinkedReads};
+use crate::actions::uploads::LinkedReads;
 use crate::db::batch::{Batch, BatchResults, Slot};
 use crate::db::direct_message_groups;
 use crate::db::messages::{self, MessageRow, NewMessage, RecipientRef};
@@ -104,12 +104,15 @@ pub async fn finish_send(
 ) -> ApiResult<SentMessage> {
     let PendingSend { inserted, linked } = pending;
     let inserted = results.first(inserted)?.ok_or_else(|| ApiError::internal("message insert returned no id"))?;
+    let (realm_id, sender) = (plan.sender.realm_id, [EventUser::plain(plan.sender.id)]);
     match linked.map(|reads| reads.take(results)).transpose() {
-        Ok(Some(linked)) => send_linked(env, &plan.sender, &linked).await,
-        Ok(None) => {}
+        Ok(linked) => {
+            for event in linked.iter().flat_map(|linked| linked.events()) {
+                send_event(env, realm_id, &event, &sender).await;
+            }
+        }
         Err(err) => worker::console_error!("attachment events not sent: {}", err.msg),
     }
-    let realm_id = plan.sender.realm_id;
     let message = message_event_dict(plan, req, &inserted);
     // Only a message that triggers an outgoing webhook keeps a copy for its payload.
     let webhook_message = (!plan.webhook_triggers.is_empty()).then(|| payload_message(&message, &plan.content));
@@ -117,7 +120,9 @@ pub async fn finish_send(
     let event_users: Vec<EventUser> =
         plan.rows.iter().map(|(id, bits)| EventUser { id: *id, flags: Some(flag_names(Some(*bits))) }).collect();
     send_message_event(env, realm_id, &event, &event_users, req.queue_id.as_deref(), req.local_id.as_deref()).await;
-    send_topic_policy_events(env, plan).await;
+    for (event, user_id) in topic_policy_events(plan) {
+        send_event(env, realm_id, &event, &[EventUser::plain(user_id)]).await;
+    }
     Ok(SentMessage {
         id: inserted.id,
         automatic_new_visibility_policy: plan.auto_policy,
@@ -188,16 +193,18 @@ fn message_event_dict(plan: &SendPlan, req: &SendRequest, inserted: &Inserted) -
     dict
 }
 
-/// The `user_topic` events of the policies the send set: the sender's automatic one, and
-/// `Followed` for each mentioned user who follows topics where they are mentioned.
-async fn send_topic_policy_events(env: &Env, plan: &SendPlan) {
-    let Some(c) = plan.channel_row.as_ref() else { return };
-    let (realm_id, now) = (plan.sender.realm_id, plan.date_sent);
-    let event = |policy| Event::UserTopic { stream_id: c.id, topic_name: plan.topic.clone(), last_updated: now, visibility_policy: policy };
-    if let Some(policy) = plan.auto_policy {
-        send_event(env, realm_id, &event(policy), &[EventUser::plain(plan.sender.id)]).await;
-    }
-    for user_id in plan.mention_follows.iter() {
-        send_event(env, realm_id, &event(VisibilityPolicy::Followed), &[EventUser::plain(*user_id)]).await;
-    }
+/// The `user_topic` events of the policies the send set, each with its user: the sender's
+/// automatic one, and `Followed` for each mentioned user who follows topics where they are
+/// mentioned.
+fn topic_policy_events(plan: &SendPlan) -> Vec<(Event, i64)> {
+    let Some(c) = plan.channel_row.as_ref() else { return Vec::new() };
+    let event = |policy| Event::UserTopic {
+        stream_id: c.id,
+        topic_name: plan.topic.clone(),
+        last_updated: plan.date_sent,
+        visibility_policy: policy,
+    };
+    let sender = plan.auto_policy.map(|policy| (event(policy), plan.sender.id));
+    let followers = plan.mention_follows.iter().map(|user_id| (event(VisibilityPolicy::Followed), *user_id));
+    sender.into_iter().chain(followers).collect()
 }

@@ -1,0 +1,121 @@
+//! What a committed message sets off for its recipients, beyond its events: push
+//! notifications, missed-message emails and outgoing webhooks. One owned job, made when
+//! the message committed and run after the response (`RequestContext::defer`) or, outside
+//! a request (a scheduled message falling due), awaited. None of it can fail the send:
+//! each part logs and counts its own failure (`crate::actions::background_failures`).
+
+use serde_json::Value;
+use worker::Env;
+
+use super::SentMessage;
+use crate::actions::missed_message_emails::{self, MailedMessage};
+use crate::actions::push::{self, MessageNoticeJob};
+use crate::context::RequestContext;
+use crate::db::users::UserRow;
+use crate::settings::{PushRelay, Settings};
+
+/// Where follow-up work runs: the organization's database binding and its addresses.
+pub struct Site {
+    pub env: Env,
+    /// The organization's database binding (`DB`, `DB_2`, ...).
+    pub database: String,
+    /// `host[:port]` of the organization.
+    pub realm_host: String,
+    /// `scheme://host[:port]`.
+    pub realm_url: String,
+    pub push_relay: Option<PushRelay>,
+}
+
+impl Site {
+    /// The site a request addressed.
+    pub fn of_request(ctx: &RequestContext) -> Site {
+        Site {
+            env: ctx.env.clone(),
+            database: ctx.database.clone(),
+            realm_host: ctx.realm_host.clone(),
+            realm_url: ctx.base_url.clone(),
+            push_relay: ctx.settings.push_relay.clone(),
+        }
+    }
+
+    /// The site of an organization's host, outside a request.
+    pub fn of_host(env: &Env, database: &str, realm_host: &str) -> Site {
+        Site {
+            env: env.clone(),
+            database: database.to_string(),
+            realm_host: realm_host.to_string(),
+            realm_url: crate::actions::scheduled_messages::realm_url(env, realm_host),
+            push_relay: Settings::from_env(env).push_relay.clone(),
+        }
+    }
+}
+
+/// A message's follow-up work.
+pub struct FollowUp {
+    site: Site,
+    sender: UserRow,
+    mailed: MailedMessage,
+    /// False when no recipient but the sender has a push device.
+    may_notify_push: bool,
+    /// (bot id, trigger) of each outgoing-webhook bot the message triggers, with the
+    /// message as their payload shows it.
+    webhooks: Option<(Vec<(i64, &'static str)>, Value)>,
+}
+
+impl FollowUp {
+    /// A sent message's: every recipient Zulip's rules say to notify, and its webhooks.
+    pub fn of_send(site: Site, sender: &UserRow, sent: &SentMessage) -> FollowUp {
+        FollowUp {
+            site,
+            sender: sender.clone(),
+            mailed: MailedMessage::of(sent),
+            may_notify_push: sent.may_notify_push,
+            webhooks: sent.webhook_message.clone().map(|message| (sent.webhook_triggers.clone(), message)),
+        }
+    }
+
+    /// An edit's: only the users it newly mentions, notified as for a new message that
+    /// mentions them (Zulip calls no webhook for an edit).
+    pub fn of_edit(site: Site, editor: &UserRow, message_id: i64, newly_mentioned: Vec<i64>) -> FollowUp {
+        FollowUp {
+            site,
+            sender: editor.clone(),
+            may_notify_push: !newly_mentioned.is_empty(),
+            mailed: MailedMessage { id: message_id, followed_by_mention: Vec::new(), only: Some(newly_mentioned) },
+            webhooks: None,
+        }
+    }
+
+    pub async fn run(self) {
+        let Site { env, database, realm_host, realm_url, push_relay } = &self.site;
+        let db = match crate::platform::directory::database(env, database) {
+            Ok(db) => db,
+            Err(err) => return worker::console_error!("follow-up of message {} not run: {}", self.mailed.id, err.msg),
+        };
+        // Side by side: a slow push relay delays neither the emails nor the webhooks.
+        let push = async {
+            if let (Some(relay), true) = (push_relay, self.may_notify_push) {
+                let Ok(push_db) = crate::platform::directory::database(env, database) else { return };
+                let job = MessageNoticeJob {
+                    env: env.clone(),
+                    db: push_db,
+                    relay: relay.clone(),
+                    realm_url: realm_url.clone(),
+                    sender: self.sender.clone(),
+                    message_id: self.mailed.id,
+                    followed_by_send: self.mailed.followed_by_mention.clone(),
+                    only_users: self.mailed.only.clone(),
+                };
+                push::notify_new_message(job).await;
+            }
+        };
+        let emails = missed_message_emails::queue(&db, env, database, realm_host, &self.sender, &self.mailed);
+        let webhooks = async {
+            if let Some((triggers, message)) = &self.webhooks {
+                let message = message.to_string();
+                crate::actions::outgoing_webhooks::queue(&db, env, database, realm_host, self.sender.realm_id, triggers, &message).await;
+            }
+        };
+        futures_util::future::join3(push, emails, webhooks).await;
+    }
+}
