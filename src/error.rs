@@ -143,6 +143,21 @@ impl ApiError {
         Self::bad_request("No such user")
     }
 
+    /// A bot id the organization does not have, or a user who is not a bot.
+    pub fn no_such_bot() -> Self {
+        Self::bad_request("No such bot")
+    }
+
+    /// A user group that does not exist in the organization.
+    pub fn invalid_user_group() -> Self {
+        Self::bad_request("Invalid user group")
+    }
+
+    /// What guests may not do (create bots, add emoji, ...).
+    pub fn not_allowed_for_guests() -> Self {
+        Self::bad_request("Not allowed for guest users")
+    }
+
     pub fn invalid_argument(name: &str, expected: &str) -> Self {
         Self::bad_request(format!("{name} is not {expected}"))
     }

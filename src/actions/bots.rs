@@ -49,7 +49,7 @@ pub fn bot_email(short_name: &str, realm_host: &str) -> String {
 /// (`realm_bot` add).
 pub async fn check_create_bot(db: &D1Database, env: &Env, owner: &UserRow, bot: &NewBot<'_>, realm_host: &str) -> ApiResult<CreatedBot> {
     if owner.is_guest() {
-        return Err(ApiError::bad_request("Not allowed for guest users"));
+        return Err(ApiError::not_allowed_for_guests());
     }
     let short_name = bot.short_name.trim();
     if short_name.is_empty() {
@@ -186,9 +186,9 @@ pub async fn check_update_bot(
     let owner = batch.add::<UserRow>(users::bot_owner_stmt(acting.realm_id, bot_id)?);
     let admins = batch.add::<UserIdRow>(users::active_admin_ids_stmt(acting.realm_id)?);
     let results = batch.run(db).await?;
-    let bot = results.first(bot)?.filter(UserRow::is_bot).ok_or_else(|| ApiError::bad_request("No such bot"))?;
+    let bot = results.first(bot)?.filter(UserRow::is_bot).ok_or_else(ApiError::no_such_bot)?;
     if !(acting.is_realm_admin() || bot.bot_owner_id == Some(acting.id)) {
-        return Err(ApiError::bad_request("Insufficient permission"));
+        return Err(ApiError::insufficient_permission());
     }
     let mut audience: Vec<i64> = results.rows(admins)?.into_iter().map(|a| a.id).collect();
     audience.extend(bot.bot_owner_id.filter(|id| !audience.contains(id)));
@@ -226,11 +226,11 @@ pub async fn check_regenerate_bot_api_key(db: &D1Database, env: &Env, acting: &U
     let bot = batch.add::<UserRow>(users::by_id_stmt(acting.realm_id, bot_id)?);
     let version = batch.add::<KeyVersionRow>(api_keys::version_stmt(acting.realm_id, bot_id)?);
     let results = batch.run(db).await?;
-    let bot = results.first(bot)?.ok_or_else(|| ApiError::bad_request("No such bot"))?;
+    let bot = results.first(bot)?.ok_or_else(ApiError::no_such_bot)?;
     if !bot.is_bot() || !(acting.is_realm_admin() || bot.bot_owner_id == Some(acting.id)) {
-        return Err(ApiError::bad_request("No such bot"));
+        return Err(ApiError::no_such_bot());
     }
-    let old = results.first(version)?.ok_or_else(|| ApiError::bad_request("No such bot"))?.api_key_version;
+    let old = results.first(version)?.ok_or_else(ApiError::no_such_bot)?.api_key_version;
     do_replace_api_key(db, &secrets::api_key_secret(env)?, bot.realm_id, bot.id, old).await
 }
 

@@ -74,7 +74,7 @@ async fn check_terms(db: &D1Database, me: &UserRow, terms: &InviteTerms) -> ApiR
             .iter()
             .any(|id| !found.iter().any(|g| g.id == *id) || found.iter().any(|g| g.id == *id && g.name.starts_with("role:")))
         {
-            return Err(ApiError::bad_request("Invalid user group"));
+            return Err(ApiError::invalid_user_group());
         }
     }
     Ok(())

@@ -38,7 +38,7 @@ pub async fn check_add_realm_emoji(
     files: &[UploadedFile],
 ) -> ApiResult<()> {
     if me.is_guest() {
-        return Err(ApiError::bad_request("Not allowed for guest users"));
+        return Err(ApiError::not_allowed_for_guests());
     }
     let name = check_emoji_name(raw_name)?;
     let mut batch = Batch::new();

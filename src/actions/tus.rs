@@ -66,7 +66,7 @@ pub async fn do_create_upload(db: &worker::D1Database, env: &Env, me: &UserRow, 
     let insert = tus_uploads::insert_stmt(&new)?;
     if length == 0 {
         let stored = StoredFile { path_id: &path_id, file_name: &file_name, content_type: &content_type, size: 0 };
-        record_upload(db, env, me, &stored, vec![insert]).await?;
+        record_upload(db, env, me, &stored, Some(insert)).await?;
         return Ok(Created { token, finished: Some((path_id, file_name)) });
     }
     crate::db::run(db, insert).await?;
@@ -135,7 +135,7 @@ pub async fn do_append_chunk(
         let parts = etags.iter().enumerate().map(|(i, etag)| UploadedPart::new(i as u16 + 1, etag.clone()));
         multipart.complete(parts).await?;
         let stored = StoredFile { path_id: &row.path_id, file_name: &row.file_name, content_type: &row.content_type, size: row.length };
-        record_upload(db, env, me, &stored, vec![advance]).await?;
+        record_upload(db, env, me, &stored, Some(advance)).await?;
         ChunkOutcome::Finished { offset: new_offset, path_id: row.path_id.clone(), file_name: row.file_name.clone() }
     } else {
         let changed: Option<Changed> = crate::db::first(db, advance).await?;

@@ -47,20 +47,20 @@ pub async fn do_upload(db: &worker::D1Database, env: &Env, me: &UserRow, file: &
     let content_type = uploads::content_type_for(&file.content_type, &file_name);
     put_object(env, &path_id, &file.bytes, &content_type).await?;
     let stored = StoredFile { path_id: &path_id, file_name: &file_name, content_type: &content_type, size: file.bytes.len() as i64 };
-    record_upload(db, env, me, &stored, Vec::new()).await?;
+    record_upload(db, env, me, &stored, None).await?;
     Ok(Stored { path_id, file_name })
 }
 
-/// Records a file already in R2 as `me`'s upload, in one batch after `first` (whose
-/// results it answers), then sends the owner's `attachment` event. Every way of uploading
+/// Records a file already in R2 as `me`'s upload, in one batch after `first` (the caller's
+/// own change), then sends the owner's `attachment` event. Every way of uploading
 /// ends here, so the row and the event are the same whichever way the file came.
 pub async fn record_upload(
     db: &worker::D1Database,
     env: &Env,
     me: &UserRow,
     file: &StoredFile<'_>,
-    first: Vec<crate::db::statement::Statement>,
-) -> ApiResult<Vec<crate::db::Answer>> {
+    first: Option<crate::db::statement::Statement>,
+) -> ApiResult<()> {
     let now = crate::db::now();
     let new = NewAttachment {
         realm_id: me.realm_id,
@@ -71,14 +71,15 @@ pub async fn record_upload(
         content_type: file.content_type,
         create_time: now,
     };
-    let mut stmts = first;
-    let at = stmts.len();
-    stmts.push(attachments::insert_stmt(&new)?);
-    stmts.push(attachments::space_used_stmt(me.id)?);
-    let mut results = crate::db::run_batch(db, stmts).await?;
-    let inserted: Inserted =
-        results[at].rows()?.into_iter().next().ok_or_else(|| ApiError::internal("attachment insert returned no id"))?;
-    let space: attachments::SpaceUsed = results[at + 1].rows()?.into_iter().next().unwrap_or_default();
+    let mut batch = Batch::new();
+    if let Some(first) = first {
+        batch.add::<serde_json::Value>(first);
+    }
+    let inserted = batch.add::<Inserted>(attachments::insert_stmt(&new)?);
+    let space = batch.add::<attachments::SpaceUsed>(attachments::space_used_stmt(me.id)?);
+    let results = batch.run(db).await?;
+    let inserted = results.first(inserted)?.ok_or_else(|| ApiError::internal("attachment insert returned no id"))?;
+    let space = results.first(space)?.unwrap_or_default();
 
     let row = AttachmentRow {
         id: inserted.id,
@@ -93,8 +94,7 @@ pub async fn record_upload(
     let event =
         Event::Attachment(AttachmentEvent::Add { attachment: uploads::attachment_object(&row, &[]), upload_space_used: space.used });
     send_to_owner(env, me, &event).await;
-    results.truncate(at);
-    Ok(results)
+    Ok(())
 }
 
 /// Stores `bytes` in R2 under `key`, served later with `content_type`.
@@ -184,10 +184,12 @@ async fn purge_deleted_uploads(db: &worker::D1Database, env: &Env) -> ApiResult<
 /// grace period ([`DELETED_UPLOAD_GRACE_SECS`]).
 pub async fn do_delete_attachment(db: &worker::D1Database, env: &Env, me: &UserRow, id: i64) -> ApiResult<()> {
     let row = attachments::owned_by_id(db, me.id, id).await?.ok_or_else(ApiError::invalid_attachment)?;
-    let mut stmts = attachments::delete_stmts(row.id)?;
-    stmts.push(attachments::space_used_stmt(me.id)?);
-    let results = crate::db::run_batch(db, stmts).await?;
-    let space: attachments::SpaceUsed = results[results.len() - 1].rows()?.into_iter().next().unwrap_or_default();
+    let mut batch = Batch::new();
+    for stmt in attachments::delete_stmts(row.id)? {
+        batch.add::<serde_json::Value>(stmt);
+    }
+    let space = batch.add::<attachments::SpaceUsed>(attachments::space_used_stmt(me.id)?);
+    let space = batch.run(db).await?.first(space)?.unwrap_or_default();
     purge_deleted_uploads(db, env).await?;
     let event = Event::Attachment(AttachmentEvent::Remove { attachment: json!({ "id": row.id }), upload_space_used: space.used });
     send_to_owner(env, me, &event).await;

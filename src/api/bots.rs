@@ -68,7 +68,7 @@ pub async fn get_bots(ctx: &RequestContext) -> ApiResult<Reply> {
 /// working at once); answers `api_key`.
 pub async fn regenerate_bot_api_key(ctx: &RequestContext, bot_id: &str) -> ApiResult<Reply> {
     let me = ctx.user().await?;
-    let bot_id = crate::params::parse_int(bot_id).ok_or_else(|| ApiError::bad_request("No such bot"))?;
+    let bot_id = crate::params::parse_int(bot_id).ok_or_else(ApiError::no_such_bot)?;
     let api_key = check_regenerate_bot_api_key(&ctx.db, &ctx.env, &me, bot_id).await?;
     Ok(Reply::json(json!({ "api_key": api_key })))
 }
@@ -79,7 +79,7 @@ pub async fn regenerate_bot_api_key(ctx: &RequestContext, bot_id: &str) -> ApiRe
 /// interface together, as in Zulip. Answers the bot's settings as Zulip does.
 pub async fn update_bot(ctx: &RequestContext, bot_id: &str) -> ApiResult<Reply> {
     let me = ctx.user().await?;
-    let bot_id = crate::params::parse_int(bot_id).ok_or_else(|| ApiError::bad_request("No such bot"))?;
+    let bot_id = crate::params::parse_int(bot_id).ok_or_else(ApiError::no_such_bot)?;
     let changes = BotChanges {
         full_name: ctx.params.str("full_name")?,
         payload_url: json_or_plain(ctx, "service_payload_url")?,

@@ -68,7 +68,7 @@ pub fn require_admin(user: &UserRow) -> ApiResult<()> {
 /// Members and above: guests may not (Zulip's `require_member_or_admin`).
 pub fn require_member(user: &UserRow) -> ApiResult<()> {
     if user.is_guest() {
-        return Err(ApiError::bad_request("Not allowed for guest users"));
+        return Err(ApiError::not_allowed_for_guests());
     }
     Ok(())
 }

@@ -109,7 +109,7 @@ pub fn check_value(
 
 /// [`check_value`]'s rule for one group.
 pub fn check_group(setting: &str, allow_everyone: bool, group_id: i64, found: &[GroupNameRow]) -> ApiResult<()> {
-    let group = found.iter().find(|g| g.id == group_id).ok_or_else(|| ApiError::bad_request("Invalid user group"))?;
+    let group = found.iter().find(|g| g.id == group_id).ok_or_else(ApiError::invalid_user_group)?;
     if group.name == system_groups::INTERNET || (!allow_everyone && group.name == system_groups::EVERYONE) {
         return Err(ApiError::bad_request(format!("'{setting}' setting cannot be set to '{}' group.", group.name)));
     }

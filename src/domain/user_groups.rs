@@ -123,7 +123,7 @@ pub fn check_group_access(
     if group.is_system_group == 0 && (manages(user, &group, me) || permitted) {
         Ok(group)
     } else {
-        Err(ApiError::bad_request("Insufficient permission"))
+        Err(ApiError::insufficient_permission())
     }
 }
 
@@ -145,7 +145,7 @@ pub fn check_membership_access(
     if group.is_system_group == 0 && (manages(user, &group, me) || (adding && removing)) {
         Ok(group)
     } else {
-        Err(ApiError::bad_request("Insufficient permission"))
+        Err(ApiError::insufficient_permission())
     }
 }
 
@@ -202,7 +202,7 @@ pub fn groups_list(groups: &[UserGroupRow], members: &[MemberRow], subgroups: &[
 
 /// A group of the organization; one error for missing and invisible.
 fn access_group(group: Option<UserGroupRow>) -> ApiResult<UserGroupRow> {
-    group.ok_or_else(|| ApiError::bad_request("Invalid user group"))
+    group.ok_or_else(ApiError::invalid_user_group)
 }
 
 /// The active members of a group of the organization, through subgroups unless
