@@ -17,7 +17,7 @@ cd "$(dirname "$0")/.."
 
 # The slowest targets (over ~4.5 s on a busy machine), slowest first; all others follow in
 # name order. team_chat is the library's unit tests.
-SLOW=(production_mode scheduled_delivery_restart email_delivery_restart rate_limits hub_outbox_replay event_queues database_directory restart move_messages
+SLOW=(production_mode scheduled_delivery_restart export_restart email_delivery_restart rate_limits hub_outbox_replay event_queues database_directory restart move_messages
   scheduled_messages edit_message send_message team_chat custom_emoji shard_faults push_settings
   bot_client tus_uploads delete_message fetch_messages)
 

@@ -35,6 +35,9 @@ pub struct Settings {
     pub email_provider: Option<EmailProvider>,
     /// The rate limits' rules (`RATE_LIMIT_*`, `crate::platform::rate_limits`).
     pub rate_limits: crate::platform::rate_limits::Rules,
+    /// `EXPORT_STEP_PAUSE_SECS`: seconds between two steps of an export's build (0: the
+    /// next step at once), to leave a large organization's database to its users.
+    pub export_step_pause_secs: i64,
 }
 
 /// An email provider's HTTP API (`crate::domain::email`).
@@ -69,6 +72,7 @@ impl Default for Settings {
             email_sender: crate::domain::email::Sender { from: "Team chat <noreply@localhost>".into(), reply_to: None },
             email_provider: None,
             rate_limits: crate::platform::rate_limits::Rules::read(|_| None),
+            export_step_pause_secs: 0,
         }
     }
 }
@@ -128,6 +132,10 @@ impl Settings {
                 reply_to: var("EMAIL_REPLY_TO").filter(|v| !v.is_empty()),
             },
             rate_limits: crate::platform::rate_limits::Rules::read(var),
+            export_step_pause_secs: var("EXPORT_STEP_PAUSE_SECS")
+                .and_then(|v| v.trim().parse().ok())
+                .filter(|v: &i64| *v >= 0)
+                .unwrap_or(0),
             email_provider: env.secret("EMAIL_API_KEY").ok().map(|v| v.to_string()).filter(|v| !v.is_empty()).map(|api_key| {
                 EmailProvider {
                     url: var("EMAIL_API_URL").filter(|v| !v.is_empty()).unwrap_or_else(|| DEFAULT_EMAIL_API_URL.into()),

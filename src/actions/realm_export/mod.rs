@@ -94,8 +94,8 @@ pub async fn next_due(db: &D1Database, realm_id: i64) -> ApiResult<Option<i64>> 
 
 /// The alarm's part: runs the next step of the oldest pending export's build
 /// ([`build`]); once the archive is whole, or the build failed (Zulip's
-/// `failed_timestamp`, not retried), tells the administrators. Answers when to run again
-/// (now while an export is pending).
+/// `failed_timestamp`, not retried), tells the administrators. Answers when to run again:
+/// while an export is pending, after `EXPORT_STEP_PAUSE_SECS` (now by default).
 pub async fn build_pending(env: &Env, database: &str, realm_id: i64) -> ApiResult<Option<i64>> {
     let db = env.d1(database)?;
     let Some(row) = realm_exports::next_pending(&db, realm_id).await? else { return Ok(None) };
@@ -103,7 +103,7 @@ pub async fn build_pending(env: &Env, database: &str, realm_id: i64) -> ApiResul
         realm_exports::set_status(&db, row.id, realm_exports::STARTED, crate::db::now(), None).await?;
     }
     match build::step(&db, env, &row).await {
-        Ok(None) => return next_due(&db, realm_id).await,
+        Ok(None) => return Ok(Some(crate::db::now() + crate::settings::Settings::from_env(env).export_step_pause_secs)),
         Ok(Some(key)) => realm_exports::set_status(&db, row.id, realm_exports::SUCCEEDED, crate::db::now(), Some(&key)).await?,
         Err(err) => {
             worker::console_error!("export {} of realm {realm_id} failed: {}", row.id, err.msg);
