@@ -6,7 +6,7 @@
 mod common;
 mod event_support;
 mod upload_support;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::io::Read;
 
 use common::*;
@@ -163,11 +163,147 @@ fn realm_json_holds_every_table_zulips_importer_reads_in_its_shape() {
     // details in zerver_namedusergroup by `usergroup_ptr`.
     let groups = realm["zerver_usergroup"].as_array().unwrap();
     assert!(groups.iter().all(|g| g.as_object().unwrap().len() == 2 && g["realm"] == realm["zerver_realm"][0]["id"]), "{groups:?}");
+    let group_ids: BTreeSet<i64> = groups.iter().map(|g| g["id"].as_i64().unwrap()).collect();
     let named = realm["zerver_namedusergroup"].as_array().unwrap();
-    assert_eq!(named.len(), groups.len());
     assert!(named.iter().all(|g| g["usergroup_ptr"] == g["id"] && g["realm_for_sharding"] == realm["zerver_realm"][0]["id"]));
+    assert!(named.iter().all(|g| group_ids.contains(&g["id"].as_i64().unwrap())), "{named:?}");
     let user = &realm["zerver_userprofile"][0];
     assert_eq!((&user["groups"], &user["user_permissions"]), (&serde_json::json!([]), &serde_json::json!([])));
+    // Each group-valued setting is the id of a group of zerver_usergroup.
+    let names_a_group = |row: &Value, setting: &str| row[setting].as_i64().is_some_and(|id| group_ids.contains(&id));
+    for setting in REALM_GROUP_SETTINGS {
+        assert!(names_a_group(&realm["zerver_realm"][0], setting), "zerver_realm's {setting}: {}", realm["zerver_realm"][0]);
+    }
+    let channels = realm["zerver_stream"].as_array().unwrap();
+    assert!(!channels.is_empty());
+    for (channel, setting) in channels.iter().flat_map(|c| CHANNEL_GROUP_SETTINGS.iter().map(move |s| (c, s))) {
+        assert!(names_a_group(channel, setting), "zerver_stream's {setting}: {channel}");
+    }
+    for (group, setting) in named.iter().flat_map(|g| NAMED_GROUP_SETTINGS.iter().map(move |s| (g, s))) {
+        assert!(names_a_group(group, setting), "zerver_namedusergroup's {setting}: {group}");
+    }
+    // Members and subgroups: rows with ids of their own, naming the archive's groups and users.
+    let user_ids: BTreeSet<i64> = realm["zerver_userprofile"].as_array().unwrap().iter().map(|u| u["id"].as_i64().unwrap()).collect();
+    let memberships = realm["zerver_usergroupmembership"].as_array().unwrap();
+    assert!(!memberships.is_empty());
+    for m in memberships {
+        assert!(m["id"].is_i64() && names_a_group(m, "user_group") && user_ids.contains(&m["user_profile"].as_i64().unwrap()), "{m}");
+    }
+    let subgroups = realm["zerver_groupgroupmembership"].as_array().unwrap();
+    assert!(!subgroups.is_empty());
+    assert!(subgroups.iter().all(|s| s["id"].is_i64() && names_a_group(s, "supergroup") && names_a_group(s, "subgroup")), "{subgroups:?}");
+}
+
+/// The organization's group-valued settings this server keeps, by Zulip's names.
+const REALM_GROUP_SETTINGS: [&str; 15] = [
+    "can_resolve_topics_group",
+    "can_move_messages_between_channels_group",
+    "can_move_messages_between_topics_group",
+    "can_mention_many_users_group",
+    "can_delete_any_message_group",
+    "can_delete_own_message_group",
+    "can_add_custom_emoji_group",
+    "can_invite_users_group",
+    "create_multiuse_invite_group",
+    "can_create_public_channel_group",
+    "can_create_private_channel_group",
+    "can_create_groups",
+    "can_set_topics_policy_group",
+    "can_add_subscribers_group",
+    "can_manage_all_groups",
+];
+
+/// A channel's group-valued settings this server keeps.
+const CHANNEL_GROUP_SETTINGS: [&str; 10] = [
+    "can_send_message_group",
+    "can_administer_channel_group",
+    "can_add_subscribers_group",
+    "can_remove_subscribers_group",
+    "can_subscribe_group",
+    "can_move_messages_within_channel_group",
+    "can_move_messages_out_of_channel_group",
+    "can_resolve_topics_group",
+    "can_delete_any_message_group",
+    "can_delete_own_message_group",
+];
+
+/// A named group's group-valued settings.
+const NAMED_GROUP_SETTINGS: [&str; 6] =
+    ["can_add_members_group", "can_join_group", "can_leave_group", "can_manage_group", "can_mention_group", "can_remove_members_group"];
+
+/// A named group's id in `realm.json`, by name.
+fn exported_group(realm: &Value, name: &str) -> i64 {
+    let named = realm["zerver_namedusergroup"].as_array().unwrap();
+    named.iter().find(|g| g["name"] == name).unwrap_or_else(|| panic!("{name}: {named:?}"))["id"].as_i64().unwrap()
+}
+
+/// The direct members (user ids) and direct subgroups (group ids) of a group of `realm.json`.
+fn exported_members(realm: &Value, group: i64) -> (Vec<i64>, Vec<i64>) {
+    let ids = |table: &str, key: &str, field: &str| -> Vec<i64> {
+        let rows = realm[table].as_array().unwrap().iter().filter(|r| r[key] == group);
+        let mut ids: Vec<i64> = rows.map(|r| r[field].as_i64().unwrap()).collect();
+        ids.sort();
+        ids
+    };
+    (ids("zerver_usergroupmembership", "user_group", "user_profile"), ids("zerver_groupgroupmembership", "supergroup", "subgroup"))
+}
+
+fn is_named(realm: &Value, group: i64) -> bool {
+    realm["zerver_namedusergroup"].as_array().unwrap().iter().any(|g| g["id"] == group)
+}
+
+#[test]
+fn the_role_groups_members_are_exported_as_membership_rows() {
+    let (owner, member) = fresh_organization();
+    let realm = json_file(&unpack(&owner, &finished_export(&owner, "1")), "realm.json");
+    assert_eq!(exported_members(&realm, exported_group(&realm, "role:owners")).0, [owner.user_id]);
+    // Direct members by role: the owner is in role:members through its subgroups only.
+    assert!(exported_members(&realm, exported_group(&realm, "role:members")).0.contains(&member.user_id));
+    assert!(!exported_members(&realm, exported_group(&realm, "role:members")).0.contains(&owner.user_id));
+    let administrators = exported_members(&realm, exported_group(&realm, "role:administrators"));
+    assert_eq!(administrators.1, [exported_group(&realm, "role:owners")]);
+}
+
+#[test]
+fn an_anonymous_group_setting_is_exported_as_an_unnamed_group_with_its_members() {
+    let (owner, member) = fresh_organization();
+    let groups = owner.get("/user_groups", &[]).success()["user_groups"].as_array().unwrap().clone();
+    let admins = groups.iter().find(|g| g["name"] == "role:administrators").unwrap()["id"].as_i64().unwrap();
+    let value = json!({ "new": { "direct_members": [member.user_id], "direct_subgroups": [admins] } });
+    owner.patch("/realm", &[("can_add_custom_emoji_group", &value.to_string())]).success();
+    let realm = json_file(&unpack(&owner, &finished_export(&owner, "1")), "realm.json");
+
+    let group = realm["zerver_realm"][0]["can_add_custom_emoji_group"].as_i64().unwrap();
+    assert!(realm["zerver_usergroup"].as_array().unwrap().iter().any(|g| g["id"] == group), "{}", realm["zerver_usergroup"]);
+    assert!(!is_named(&realm, group));
+    assert_eq!(exported_members(&realm, group), (vec![member.user_id], vec![exported_group(&realm, "role:administrators")]));
+}
+
+#[test]
+fn a_channel_setting_left_at_its_default_names_its_default_system_group() {
+    let (owner, _member) = fresh_organization();
+    create_channel(&owner, "defaults", false);
+    let realm = json_file(&unpack(&owner, &finished_export(&owner, "1")), "realm.json");
+    let channel = realm["zerver_stream"].as_array().unwrap().iter().find(|c| c["name"] == "defaults").cloned().unwrap();
+    assert_eq!(channel["can_remove_subscribers_group"], exported_group(&realm, "role:administrators"), "{channel}");
+    assert_eq!(channel["can_send_message_group"], exported_group(&realm, "role:everyone"), "{channel}");
+    assert_eq!(channel["can_subscribe_group"], exported_group(&realm, "role:nobody"), "{channel}");
+}
+
+#[test]
+fn a_group_setting_of_the_groups_creator_is_exported_as_an_unnamed_group_of_the_creator() {
+    let (owner, member) = fresh_organization();
+    let members = format!("[{}]", member.user_id);
+    owner.post("/user_groups/create", &[("name", "crew"), ("description", "On deck"), ("members", &members)]).success();
+    let realm = json_file(&unpack(&owner, &finished_export(&owner, "1")), "realm.json");
+    let crew = exported_group(&realm, "crew");
+    assert_eq!(exported_members(&realm, crew), (vec![member.user_id], vec![]));
+    let named = realm["zerver_namedusergroup"].as_array().unwrap();
+    let row = named.iter().find(|g| g["id"] == crew).unwrap();
+    let manager = row["can_manage_group"].as_i64().unwrap();
+    assert!(!is_named(&realm, manager), "{row}");
+    assert_eq!(exported_members(&realm, manager), (vec![owner.user_id], vec![]));
+    assert_eq!(row["can_mention_group"], exported_group(&realm, "role:everyone"), "{row}");
 }
 
 #[test]

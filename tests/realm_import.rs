@@ -771,6 +771,154 @@ fn an_exported_organization_imported_as_another_answers_the_same() {
     assert_eq!(found["messages"].as_array().unwrap().len(), 1, "{found}");
 }
 
+// ---- permission settings through the round trip
+
+/// An organization whose channel, group and organization settings name a named group, a
+/// system group and sets of users and groups (anonymous groups), exported and imported as
+/// another (once; the tests below only read both): the source's owner and the new subdomain.
+fn permissions_round_trip() -> &'static (Client, String) {
+    static DONE: OnceLock<(Client, String)> = OnceLock::new();
+    DONE.get_or_init(|| {
+        let (owner, member) = organization_with_member("permsrc", "Permission Source", PASSWORD);
+        let admins = group_id(&owner, "role:administrators");
+        let set = |members: &[i64], subgroups: &[i64]| json!({ "new": { "direct_members": members, "direct_subgroups": subgroups } });
+        let members = format!("[{}]", member.user_id);
+        let crew = owner.post("/user_groups/create", &[("name", "crew"), ("description", "On deck"), ("members", &members)]).success()
+            ["group_id"]
+            .as_i64()
+            .unwrap();
+        let group_changes = [
+            ("can_mention_group", json!({ "new": admins })),
+            ("can_join_group", json!({ "new": group_id(&owner, "role:moderators") })),
+            ("can_remove_members_group", set(&[member.user_id], &[admins])),
+        ];
+        for (setting, value) in group_changes {
+            owner.patch(&format!("/user_groups/{crew}"), &[(setting, &value.to_string())]).success();
+        }
+        owner.post("/users/me/subscriptions", &[("subscriptions", r#"[{"name":"deck"}]"#), ("principals", &members)]).success();
+        let deck = owner.get("/get_stream_id", &[("stream", "deck")]).success()["stream_id"].as_i64().unwrap();
+        let channel_changes = [
+            ("can_send_message_group", json!({ "new": crew })),
+            ("can_remove_subscribers_group", set(&[member.user_id], &[admins])),
+            ("can_resolve_topics_group", json!({ "new": group_id(&owner, "role:moderators") })),
+        ];
+        for (setting, value) in channel_changes {
+            owner.patch(&format!("/streams/{deck}"), &[(setting, &value.to_string())]).success();
+        }
+        let realm_changes =
+            [("can_add_custom_emoji_group", set(&[member.user_id], &[admins])), ("can_create_groups", json!({ "new": crew }))];
+        for (setting, value) in realm_changes {
+            owner.patch("/realm", &[(setting, &value.to_string())]).success();
+        }
+        let id = export_and_import(&owner);
+        (owner, id)
+    })
+}
+
+/// A group-setting value as what it names: a group by name, a set by its members' emails
+/// and its subgroups' names.
+fn described(client: &Client, value: &Value) -> Value {
+    let groups = client.get("/user_groups", &[]).success()["user_groups"].as_array().unwrap().clone();
+    let name = |id: &Value| groups.iter().find(|g| g["id"] == *id).map_or(json!(null), |g| g["name"].clone());
+    let emails = emails_by_id(client);
+    match value.as_object() {
+        None => name(value),
+        Some(set) => {
+            let mut members: Vec<String> =
+                set["direct_members"].as_array().unwrap().iter().map(|u| emails[&u.as_i64().unwrap()].clone()).collect();
+            members.sort();
+            let mut subgroups: Vec<Value> = set["direct_subgroups"].as_array().unwrap().iter().map(name).collect();
+            subgroups.sort_by_key(Value::to_string);
+            json!({ "members": members, "subgroups": subgroups })
+        }
+    }
+}
+
+/// The settings `settings` of `object` (as `client` reads it), described.
+fn described_settings(client: &Client, object: &Value, settings: &[&str]) -> Value {
+    settings.iter().map(|s| (s.to_string(), described(client, &object[*s]))).collect::<serde_json::Map<_, _>>().into()
+}
+
+fn channel_named(client: &Client, name: &str) -> Value {
+    let streams = client.get("/streams", &[]).success();
+    streams["streams"].as_array().unwrap().iter().find(|s| s["name"] == name).cloned().unwrap_or_else(|| panic!("{name}: {streams}"))
+}
+
+fn group_named(client: &Client, name: &str) -> Value {
+    let groups = client.get("/user_groups", &[]).success();
+    groups["user_groups"].as_array().unwrap().iter().find(|g| g["name"] == name).cloned().unwrap_or_else(|| panic!("{name}: {groups}"))
+}
+
+/// Both organizations' owners of [`permissions_round_trip`].
+fn round_trip_owners() -> (&'static Client, Client) {
+    let (owner, id) = permissions_round_trip();
+    (owner, Client::dev_in(Some(id), &owner.email))
+}
+
+#[test]
+fn an_exported_channels_permission_groups_survive_the_round_trip() {
+    let (owner, new_owner) = round_trip_owners();
+    let settings = [
+        "can_send_message_group",
+        "can_administer_channel_group",
+        "can_add_subscribers_group",
+        "can_remove_subscribers_group",
+        "can_subscribe_group",
+        "can_move_messages_within_channel_group",
+        "can_move_messages_out_of_channel_group",
+        "can_resolve_topics_group",
+        "can_delete_any_message_group",
+        "can_delete_own_message_group",
+    ];
+    let before = described_settings(owner, &channel_named(owner, "deck"), &settings);
+    assert_eq!(before["can_send_message_group"], "crew");
+    assert_eq!(before["can_remove_subscribers_group"]["subgroups"], json!(["role:administrators"]), "{before}");
+    assert_eq!(described_settings(&new_owner, &channel_named(&new_owner, "deck"), &settings), before);
+}
+
+#[test]
+fn an_exported_groups_permission_settings_survive_the_round_trip() {
+    let (owner, new_owner) = round_trip_owners();
+    let settings =
+        ["can_add_members_group", "can_join_group", "can_leave_group", "can_manage_group", "can_mention_group", "can_remove_members_group"];
+    let before = described_settings(owner, &group_named(owner, "crew"), &settings);
+    assert_eq!(before["can_join_group"], "role:moderators");
+    // Left at "the group's creator".
+    assert_eq!(before["can_manage_group"], json!({ "members": [owner.email], "subgroups": [] }), "{before}");
+    assert_eq!(described_settings(&new_owner, &group_named(&new_owner, "crew"), &settings), before);
+}
+
+#[test]
+fn the_organizations_permission_settings_survive_the_round_trip() {
+    let (owner, new_owner) = round_trip_owners();
+    let settings = [
+        "can_resolve_topics_group",
+        "can_move_messages_between_channels_group",
+        "can_move_messages_between_topics_group",
+        "can_mention_many_users_group",
+        "can_delete_any_message_group",
+        "can_delete_own_message_group",
+        "can_add_custom_emoji_group",
+        "can_invite_users_group",
+        "create_multiuse_invite_group",
+        "can_create_public_channel_group",
+        "can_create_private_channel_group",
+        "can_create_groups",
+        "can_set_topics_policy_group",
+        "can_add_subscribers_group",
+        "can_manage_all_groups",
+    ];
+    let state = |c: &Client| {
+        let state = c.post("/register", &[("fetch_event_types", r#"["realm"]"#)]).success();
+        let realm: serde_json::Map<String, Value> = settings.iter().map(|s| (s.to_string(), state[format!("realm_{s}")].clone())).collect();
+        described_settings(c, &Value::Object(realm), &settings)
+    };
+    let before = state(owner);
+    assert_eq!(before["can_create_groups"], "crew");
+    assert_eq!(before["can_add_custom_emoji_group"]["subgroups"], json!(["role:administrators"]), "{before}");
+    assert_eq!(state(&new_owner), before);
+}
+
 // ---- an archive shaped as a Zulip server writes it (tests/zulip_archive)
 
 /// The subdomain the Zulip-shaped archive was imported as (once, through the script and a

@@ -8,6 +8,9 @@ use serde_json::{Map, Value};
 use worker::{D1Database, Result};
 
 use super::batch::Batch;
+use super::realm_settings::resolved_group_settings_sql;
+use super::subscriptions::GROUP_SETTING_COLUMNS;
+use super::user_groups::{by_role_sql, GROUP_BASE_COLUMNS, PERMISSION_COLUMNS};
 use crate::db::statement::statement;
 
 pub type Row = Map<String, Value>;
@@ -35,17 +38,15 @@ pub struct RealmTables {
     pub attachments: Vec<Row>,
 }
 
-const TABLES: [(&str, &str); 18] = [
-    ("realm", "SELECT id, string_id, name, description, deactivated, date_created, invite_required, emails_restricted_to_domains, disallow_disposable_email_addresses, allow_message_editing, message_content_edit_limit_seconds, max_message_length, max_topic_length, message_retention_days, new_stream_announcements_stream_id AS new_stream_announcements_stream, signup_announcements_stream_id AS signup_announcements_stream, zulip_update_announcements_stream_id AS zulip_update_announcements_stream, uuid, icon_file, icon_version, logo_file, logo_version, night_logo_file, night_logo_version FROM realms WHERE id = ?1"),
+/// The queries of the tables read as they are stored (those with columns from the server's
+/// lists are [`listed_tables`]).
+const TABLES: [(&str, &str); 14] = [
     ("users", "SELECT id, realm_id AS realm, email, delivery_email, full_name, role, is_active, is_bot, bot_type, bot_owner_id AS bot_owner, timezone, date_joined, avatar_version, avatar_file, email_address_visibility, is_imported_stub AS is_mirror_dummy, automatically_follow_topics_policy, automatically_unmute_topics_in_muted_streams_policy, automatically_follow_topics_where_mentioned, settings FROM users WHERE realm_id = ?1 ORDER BY id"),
-    ("channels", "SELECT c.id, c.realm_id AS realm, c.name, c.description, c.invite_only, c.history_public_to_subscribers, c.is_web_public, c.is_archived AS deactivated, c.creator_id AS creator, c.date_created, c.topics_policy, c.folder_id AS folder, c.message_retention_days, r.id AS recipient FROM channels c LEFT JOIN recipients r ON r.realm_id = c.realm_id AND r.type = 2 AND r.type_id = c.id WHERE c.realm_id = ?1 ORDER BY c.id"),
     ("recipients", "SELECT id, type, type_id FROM recipients WHERE realm_id = ?1 ORDER BY id"),
     ("subscriptions", "SELECT s.id, s.user_id AS user_profile, r.id AS recipient, s.active, s.color, s.is_muted, s.pin_to_top, s.desktop_notifications, s.audible_notifications, s.push_notifications, s.email_notifications, s.wildcard_mentions_notify FROM subscriptions s JOIN recipients r ON r.realm_id = s.realm_id AND r.type = 2 AND r.type_id = s.channel_id WHERE s.realm_id = ?1 ORDER BY s.id"),
     ("direct_message_groups", "SELECT g.id, g.member_key AS huddle_hash, g.group_size, r.id AS recipient FROM direct_message_groups g LEFT JOIN recipients r ON r.realm_id = g.realm_id AND r.type = 3 AND r.type_id = g.id WHERE g.realm_id = ?1 ORDER BY g.id"),
     ("direct_message_group_members", "SELECT m.user_id AS user_profile, r.id AS recipient FROM direct_message_group_members m JOIN direct_message_groups g ON g.id = m.group_id JOIN recipients r ON r.realm_id = g.realm_id AND r.type = 3 AND r.type_id = g.id WHERE g.realm_id = ?1 ORDER BY g.id, m.user_id"),
-    ("user_groups", "SELECT id, realm_id AS realm, name, description, is_system_group, system_role, creator_id AS creator, date_created, deactivated FROM user_groups WHERE realm_id = ?1 AND is_anonymous = 0 ORDER BY id"),
-    ("user_group_members", "SELECT m.group_id AS user_group, m.user_id AS user_profile FROM user_group_members m JOIN user_groups g ON g.id = m.group_id WHERE g.realm_id = ?1 AND g.is_anonymous = 0 ORDER BY m.group_id, m.user_id"),
-    ("user_group_subgroups", "SELECT s.supergroup_id AS supergroup, s.subgroup_id AS subgroup FROM user_group_subgroups s JOIN user_groups g ON g.id = s.supergroup_id WHERE g.realm_id = ?1 AND g.is_anonymous = 0 ORDER BY s.supergroup_id, s.subgroup_id"),
+    ("user_group_subgroups", "SELECT s.supergroup_id AS supergroup, s.subgroup_id AS subgroup FROM user_group_subgroups s JOIN user_groups g ON g.id = s.supergroup_id WHERE g.realm_id = ?1 ORDER BY s.supergroup_id, s.subgroup_id"),
     ("profile_fields", "SELECT id, realm_id AS realm, name, hint, field_type, field_data, sort_order AS \"order\", display_in_profile_summary, required, editable_by_user FROM custom_profile_fields WHERE realm_id = ?1 ORDER BY id"),
     ("profile_field_values", "SELECT v.user_id AS user_profile, v.field_id AS field, v.value, v.rendered_value FROM custom_profile_field_values v JOIN custom_profile_fields f ON f.id = v.field_id WHERE f.realm_id = ?1 ORDER BY v.field_id, v.user_id"),
     ("realm_emoji", "SELECT e.id, e.realm_id AS realm, e.name, e.author_id AS author, e.file_name, e.still_file_name, e.deactivated, u.email AS author_email FROM realm_emoji e LEFT JOIN users u ON u.id = e.author_id WHERE e.realm_id = ?1 ORDER BY e.id"),
@@ -56,13 +57,30 @@ const TABLES: [(&str, &str); 18] = [
     ("attachments", "SELECT a.id, a.realm_id AS realm, a.owner_id AS owner, a.path_id, a.file_name, a.size, a.content_type, a.create_time, u.email AS owner_email, (SELECT json_group_array(l.message_id) FROM attachment_messages l WHERE l.attachment_id = a.id) AS messages FROM attachments a JOIN users u ON u.id = a.owner_id WHERE a.realm_id = ?1 ORDER BY a.id"),
 ];
 
+/// The queries of the tables whose columns come from the server's lists: the organization
+/// with its group settings (each a group id, a null one read as its default), the channels
+/// with theirs (null: the default), every group, anonymous ones included, with its
+/// permission settings as the API reads them (null: "the group's creator"), and the groups'
+/// members, those of the role groups by role.
+fn listed_tables() -> [(&'static str, String); 4] {
+    let channel_settings: Vec<String> = GROUP_SETTING_COLUMNS.iter().map(|c| format!("c.{c}")).collect();
+    let group_settings: Vec<String> = PERMISSION_COLUMNS.iter().map(|c| format!("b.{c}")).collect();
+    [
+        ("realm", format!("SELECT id, string_id, name, description, deactivated, date_created, invite_required, emails_restricted_to_domains, disallow_disposable_email_addresses, allow_message_editing, message_content_edit_limit_seconds, max_message_length, max_topic_length, message_retention_days, new_stream_announcements_stream_id AS new_stream_announcements_stream, signup_announcements_stream_id AS signup_announcements_stream, zulip_update_announcements_stream_id AS zulip_update_announcements_stream, uuid, icon_file, icon_version, logo_file, logo_version, night_logo_file, night_logo_version, {} FROM realms r WHERE id = ?1", resolved_group_settings_sql("r").join(", "))),
+        ("channels", format!("SELECT c.id, c.realm_id AS realm, c.name, c.description, c.invite_only, c.history_public_to_subscribers, c.is_web_public, c.is_archived AS deactivated, c.creator_id AS creator, c.date_created, c.topics_policy, c.folder_id AS folder, c.message_retention_days, r.id AS recipient, {} FROM channels c LEFT JOIN recipients r ON r.realm_id = c.realm_id AND r.type = 2 AND r.type_id = c.id WHERE c.realm_id = ?1 ORDER BY c.id", channel_settings.join(", "))),
+        ("user_groups", format!("SELECT b.id, b.realm_id AS realm, b.name, b.description, b.is_system_group, b.system_role, b.creator_id AS creator, b.date_created, b.deactivated, b.is_anonymous, {} FROM (SELECT {GROUP_BASE_COLUMNS} FROM user_groups g WHERE g.realm_id = ?1) b ORDER BY b.id", group_settings.join(", "))),
+        ("user_group_members", format!("SELECT m.group_id AS user_group, m.user_id AS user_profile FROM user_group_members m JOIN user_groups g ON g.id = m.group_id WHERE g.realm_id = ?1 UNION SELECT g.id, u.id FROM user_groups g JOIN users u ON u.realm_id = g.realm_id WHERE g.realm_id = ?1 AND {} ORDER BY 1, 2", by_role_sql("g", "u"))),
+    ]
+}
+
 /// Every table of the organization but its messages, in one batch.
 pub async fn realm_tables(db: &D1Database, realm_id: i64) -> Result<RealmTables> {
     let mut batch = Batch::new();
-    let slots: Vec<_> = TABLES.iter().map(|(_, sql)| Ok(batch.add::<Row>(statement!(*sql, realm_id)?))).collect::<Result<_>>()?;
+    let queries: Vec<(&str, String)> = TABLES.iter().map(|(name, sql)| (*name, sql.to_string())).chain(listed_tables()).collect();
+    let slots: Vec<_> = queries.iter().map(|(_, sql)| Ok(batch.add::<Row>(statement!(sql, realm_id)?))).collect::<Result<_>>()?;
     let results = batch.run(db).await?;
     let mut tables = RealmTables::default();
-    for ((name, _), slot) in TABLES.iter().zip(slots) {
+    for ((name, _), slot) in queries.iter().zip(slots) {
         let rows = results.rows(slot)?;
         let target = match *name {
             "realm" => &mut tables.realm,

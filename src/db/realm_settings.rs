@@ -139,13 +139,7 @@ impl RealmSettingsRow {
 
 /// One query: the settings with every group-valued setting resolved to a group id.
 pub fn by_realm_id_stmt(realm_id: i64) -> Result<Statement> {
-    let group = |column: &str, default: &str| {
-        format!(
-            "COALESCE(r.{column}, (SELECT g.id FROM user_groups g WHERE g.realm_id = r.id AND g.name = '{default}' \
-             AND g.is_system_group = 1), 0) AS {column}"
-        )
-    };
-    let mut groups: Vec<String> = GROUP_SETTING_DEFAULTS.iter().chain(DELETE_GROUP_DEFAULTS).map(|(c, d)| group(c, d)).collect();
+    let mut groups = resolved_group_settings_sql("r");
     let columns: Vec<String> = group_setting_columns().iter().map(|column| format!("r.{column}")).collect();
     groups.push(format!("{} AS anonymous_groups", super::user_groups::anonymous_groups_sql(&columns)));
     statement!(
@@ -161,6 +155,21 @@ pub fn by_realm_id_stmt(realm_id: i64) -> Result<Statement> {
         ),
         realm_id
     )
+}
+
+/// Each group-valued setting of the organization `r` (an alias of `realms`) as a column of
+/// a query: the group's id, a null column read as the setting's default system group.
+pub(super) fn resolved_group_settings_sql(r: &str) -> Vec<String> {
+    GROUP_SETTING_DEFAULTS
+        .iter()
+        .chain(DELETE_GROUP_DEFAULTS)
+        .map(|(column, default)| {
+            format!(
+                "COALESCE({r}.{column}, (SELECT g.id FROM user_groups g WHERE g.realm_id = {r}.id AND g.name = '{default}' \
+                 AND g.is_system_group = 1), 0) AS {column}"
+            )
+        })
+        .collect()
 }
 
 /// A value to write into one settings column.

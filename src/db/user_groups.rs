@@ -137,7 +137,7 @@ pub struct IsMemberRow {
 
 /// The group's columns, its permission settings resolved (see migration 0035): a group id,
 /// or null for "the group's creator".
-const GROUP_BASE_COLUMNS: &str = "g.id, g.realm_id, g.name, g.description, g.is_system_group, g.system_role, g.creator_id, \
+pub(super) const GROUP_BASE_COLUMNS: &str = "g.id, g.realm_id, g.name, g.description, g.is_system_group, g.system_role, g.creator_id, \
     g.date_created, g.deactivated, g.is_anonymous, \
     CASE WHEN g.is_system_group = 1 THEN (SELECT id FROM user_groups WHERE realm_id = g.realm_id AND name = 'role:nobody') \
     ELSE COALESCE(g.can_add_members_group, NULL) END AS can_add_members_group, \

@@ -35,6 +35,7 @@ pub mod push;
 pub mod reactions;
 pub mod realm_emoji;
 pub mod realm_export;
+pub mod realm_export_groups;
 pub mod realm_icon;
 pub mod realm_import;
 pub mod realm_playgrounds;

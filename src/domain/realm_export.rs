@@ -14,6 +14,7 @@ use serde_json::{json, Map, Value};
 
 use crate::db::realm_export_data::{RealmTables, Row};
 use crate::db::realm_exports::{self, RealmExportRow};
+use crate::domain::realm_export_groups::group_tables;
 use crate::error::{ApiError, ApiResult};
 
 /// `export_type`: public data only.
@@ -236,10 +237,11 @@ pub fn messages_file(messages: Vec<Row>, user_messages: Vec<Row>, clients: &mut 
 
 /// `realm.json`: every table but messages, limited to what the selection holds. Private
 /// channels, their subscriptions and direct-message groups stay out of a public export;
-/// user-level private data (topic visibility) is the consenting members' only.
+/// user-level private data (topic visibility) is the consenting members' only. The user
+/// groups and the group-valued settings are `domain::realm_export_groups`'.
 pub fn realm_file(tables: RealmTables, selection: &Selection, reactions: Vec<Row>, clients: &[String]) -> Value {
-    let channels: BTreeSet<i64> = selection.listed_channel_ids.iter().copied().collect();
-    let public_channel = |row: &Row, field: &str| id_of(row, field).is_some_and(|id| channels.contains(&id));
+    let listed: BTreeSet<i64> = selection.listed_channel_ids.iter().copied().collect();
+    let public_channel = |row: &Row, field: &str| id_of(row, field).is_some_and(|id| listed.contains(&id));
     let channel_recipients: BTreeSet<i64> =
         tables.channels.iter().filter(|c| public_channel(c, "id")).filter_map(|c| id_of(c, "recipient")).collect();
     let private = selection.with_private_data();
@@ -265,21 +267,23 @@ pub fn realm_file(tables: RealmTables, selection: &Selection, reactions: Vec<Row
         .filter(|t| public_channel(t, "stream") && id_of(t, "user_profile").is_some_and(|u| consenting.contains(&u)))
         .collect();
     let clients: Vec<Value> = clients.iter().enumerate().map(|(i, name)| json!({ "id": i + 1, "name": name })).collect();
-    let (group_ids, named_groups) = user_group_tables(tables.user_groups);
+    let mut channels: Vec<Row> = tables.channels.into_iter().filter(|c| public_channel(c, "id")).collect();
+    let user_groups =
+        group_tables(tables.user_groups, tables.user_group_members, tables.user_group_subgroups, &tables.realm, &mut channels);
     let mut file = json!({
         "zerver_realm": rows(tables.realm.into_iter().map(realm_row).collect()),
         "zerver_userprofile": users,
         "zerver_userprofile_crossrealm": [],
         "zerver_userprofile_mirrordummy": [],
-        "zerver_stream": rows(tables.channels.into_iter().filter(|c| public_channel(c, "id")).collect()),
+        "zerver_stream": rows(channels),
         "zerver_recipient": rows(tables.recipients.into_iter().filter(kept_recipient).collect()),
         "zerver_subscription": rows(subscriptions),
         // Zulip's table name, kept through its rename to DirectMessageGroup.
         "zerver_huddle": rows(groups),
-        "zerver_usergroup": group_ids,
-        "zerver_namedusergroup": named_groups,
-        "zerver_usergroupmembership": numbered(tables.user_group_members),
-        "zerver_groupgroupmembership": numbered(tables.user_group_subgroups),
+        "zerver_usergroup": user_groups.user_groups,
+        "zerver_namedusergroup": user_groups.named_groups,
+        "zerver_usergroupmembership": numbered(user_groups.memberships),
+        "zerver_groupgroupmembership": numbered(user_groups.subgroups),
         "zerver_customprofilefield": rows(tables.profile_fields),
         "zerver_customprofilefieldvalue": numbered(tables.profile_field_values),
         "zerver_realmemoji": rows(tables.realm_emoji.into_iter().map(|mut e| { e.remove("author_email"); e }).collect()),
@@ -327,23 +331,6 @@ fn numbered(rows: Vec<Row>) -> Vec<Value> {
             zulip_row(r)
         })
         .collect()
-}
-
-/// `zerver_usergroup` and `zerver_namedusergroup`: Zulip 9+ keeps every group in the
-/// first (only its id and organization) and the named ones' details in the second, keyed
-/// by `usergroup_ptr`.
-fn user_group_tables(user_groups: Vec<Row>) -> (Vec<Value>, Vec<Value>) {
-    let group_ids = user_groups.iter().map(|g| json!({ "id": g.get("id"), "realm": g.get("realm") })).collect();
-    let named_groups = user_groups
-        .into_iter()
-        .map(|mut g| {
-            let (id, realm) = (g.get("id").cloned(), g.remove("realm"));
-            g.insert("usergroup_ptr".into(), id.unwrap_or(Value::Null));
-            g.insert("realm_for_sharding".into(), realm.unwrap_or(Value::Null));
-            zulip_row(g)
-        })
-        .collect();
-    (group_ids, named_groups)
 }
 
 /// The organization's images: Zulip's name for each, the column naming this server's file,
