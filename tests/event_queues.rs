@@ -181,16 +181,11 @@ fn delete_ends_a_pending_long_poll() {
     let shiva = Client::dev("shiva@zulip.com");
     let queue = register_for(&shiva, r#"["realm_emoji"]"#);
     let (qid, client) = (queue.queue_id.clone(), shiva.clone());
-    let waiter = thread::spawn(move || {
-        let started = Instant::now();
-        let resp = client.get("/events", &[("queue_id", &qid), ("last_event_id", "-1")]);
-        (resp, started.elapsed())
-    });
+    let waiter = thread::spawn(move || client.get("/events", &[("queue_id", &qid), ("last_event_id", "-1")]));
     thread::sleep(Duration::from_millis(700));
     queue.delete().success();
-    let (resp, elapsed) = waiter.join().unwrap();
-    resp.bad_request("BAD_EVENT_QUEUE_ID", &bad_queue_msg(&queue.queue_id));
-    assert!(elapsed < Duration::from_millis(2900), "ended by the delete, not the heartbeat: {elapsed:?}");
+    // Ended by the delete: the heartbeat would have answered the poll with success.
+    waiter.join().unwrap().bad_request("BAD_EVENT_QUEUE_ID", &bad_queue_msg(&queue.queue_id));
     // Nothing reaches a deleted queue.
     typing_to(&Client::dev("iago@zulip.com"), &[shiva.user_id], "start");
     queue.get(true).bad_request("BAD_EVENT_QUEUE_ID", &bad_queue_msg(&queue.queue_id));

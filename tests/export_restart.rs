@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 use common::*;
 use serde_json::Value;
 use server_support::{own_server_address, Server};
-use upload_support::{download, upload};
+use upload_support::{download, incompressible, upload};
 
 /// A pause between steps long enough to kill the server between two of them.
 const VARS: &[&str] = &["EXPORT_STEP_PAUSE_SECS:8"];
@@ -37,25 +37,13 @@ fn export_row(state: &std::path::Path, id: i64) -> Option<(i64, bool)> {
     None
 }
 
-fn incompressible(len: usize, seed: u64) -> Vec<u8> {
-    let mut state = seed | 1;
-    (0..len)
-        .map(|_| {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state as u8
-        })
-        .collect()
-}
-
 #[test]
 fn an_export_interrupted_between_steps_by_a_restart_finishes_whole() {
     let (state, port) = own_server_address();
     let server = Server::start(&state, port, VARS);
     let iago = Client::dev("iago@zulip.com");
-    // Messages, then uploads of their own step, then the rest: at least three steps.
-    let bytes = incompressible(6 << 20, 5);
+    // Messages, then the uploads in a step of their own, then the rest: three steps.
+    let bytes = incompressible(64 << 10, 5);
     let url = upload(&iago, "across-restart.bin", &bytes);
     let marker = unique("exportrestart");
     let content = format!("{marker} [across-restart.bin]({url})");

@@ -12,7 +12,7 @@ use std::io::Read;
 use common::*;
 use event_support::*;
 use serde_json::{json, Value};
-use upload_support::{download, upload, upload_files_to};
+use upload_support::{download, incompressible, upload, upload_files_to};
 
 const PASSWORD: &str = "export-test-password-8121";
 
@@ -194,43 +194,6 @@ fn realm_json_holds_every_table_zulips_importer_reads_in_its_shape() {
     assert!(subgroups.iter().all(|s| s["id"].is_i64() && names_a_group(s, "supergroup") && names_a_group(s, "subgroup")), "{subgroups:?}");
 }
 
-/// The organization's group-valued settings this server keeps, by Zulip's names.
-const REALM_GROUP_SETTINGS: [&str; 15] = [
-    "can_resolve_topics_group",
-    "can_move_messages_between_channels_group",
-    "can_move_messages_between_topics_group",
-    "can_mention_many_users_group",
-    "can_delete_any_message_group",
-    "can_delete_own_message_group",
-    "can_add_custom_emoji_group",
-    "can_invite_users_group",
-    "create_multiuse_invite_group",
-    "can_create_public_channel_group",
-    "can_create_private_channel_group",
-    "can_create_groups",
-    "can_set_topics_policy_group",
-    "can_add_subscribers_group",
-    "can_manage_all_groups",
-];
-
-/// A channel's group-valued settings this server keeps.
-const CHANNEL_GROUP_SETTINGS: [&str; 10] = [
-    "can_send_message_group",
-    "can_administer_channel_group",
-    "can_add_subscribers_group",
-    "can_remove_subscribers_group",
-    "can_subscribe_group",
-    "can_move_messages_within_channel_group",
-    "can_move_messages_out_of_channel_group",
-    "can_resolve_topics_group",
-    "can_delete_any_message_group",
-    "can_delete_own_message_group",
-];
-
-/// A named group's group-valued settings.
-const NAMED_GROUP_SETTINGS: [&str; 6] =
-    ["can_add_members_group", "can_join_group", "can_leave_group", "can_manage_group", "can_mention_group", "can_remove_members_group"];
-
 /// A named group's id in `realm.json`, by name.
 fn exported_group(realm: &Value, name: &str) -> i64 {
     let named = realm["zerver_namedusergroup"].as_array().unwrap();
@@ -352,19 +315,6 @@ fn the_archive_follows_zulips_export_layout() {
     assert_eq!(json_file(&files, "avatars/records.json"), serde_json::json!([]));
     assert!(json_file(&files, "emoji/records.json").is_array());
     assert_eq!(json_file(&files, "realm_icons/records.json"), serde_json::json!([]));
-}
-
-/// Bytes that do not compress: an archive holding them is as large as they are.
-fn incompressible(len: usize, seed: u64) -> Vec<u8> {
-    let mut state = seed | 1;
-    (0..len)
-        .map(|_| {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state as u8
-        })
-        .collect()
 }
 
 #[test]

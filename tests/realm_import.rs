@@ -858,18 +858,7 @@ fn round_trip_owners() -> (&'static Client, Client) {
 #[test]
 fn an_exported_channels_permission_groups_survive_the_round_trip() {
     let (owner, new_owner) = round_trip_owners();
-    let settings = [
-        "can_send_message_group",
-        "can_administer_channel_group",
-        "can_add_subscribers_group",
-        "can_remove_subscribers_group",
-        "can_subscribe_group",
-        "can_move_messages_within_channel_group",
-        "can_move_messages_out_of_channel_group",
-        "can_resolve_topics_group",
-        "can_delete_any_message_group",
-        "can_delete_own_message_group",
-    ];
+    let settings = CHANNEL_GROUP_SETTINGS;
     let before = described_settings(owner, &channel_named(owner, "deck"), &settings);
     assert_eq!(before["can_send_message_group"], "crew");
     assert_eq!(before["can_remove_subscribers_group"]["subgroups"], json!(["role:administrators"]), "{before}");
@@ -879,8 +868,7 @@ fn an_exported_channels_permission_groups_survive_the_round_trip() {
 #[test]
 fn an_exported_groups_permission_settings_survive_the_round_trip() {
     let (owner, new_owner) = round_trip_owners();
-    let settings =
-        ["can_add_members_group", "can_join_group", "can_leave_group", "can_manage_group", "can_mention_group", "can_remove_members_group"];
+    let settings = NAMED_GROUP_SETTINGS;
     let before = described_settings(owner, &group_named(owner, "crew"), &settings);
     assert_eq!(before["can_join_group"], "role:moderators");
     // Left at "the group's creator".
@@ -891,23 +879,7 @@ fn an_exported_groups_permission_settings_survive_the_round_trip() {
 #[test]
 fn the_organizations_permission_settings_survive_the_round_trip() {
     let (owner, new_owner) = round_trip_owners();
-    let settings = [
-        "can_resolve_topics_group",
-        "can_move_messages_between_channels_group",
-        "can_move_messages_between_topics_group",
-        "can_mention_many_users_group",
-        "can_delete_any_message_group",
-        "can_delete_own_message_group",
-        "can_add_custom_emoji_group",
-        "can_invite_users_group",
-        "create_multiuse_invite_group",
-        "can_create_public_channel_group",
-        "can_create_private_channel_group",
-        "can_create_groups",
-        "can_set_topics_policy_group",
-        "can_add_subscribers_group",
-        "can_manage_all_groups",
-    ];
+    let settings = REALM_GROUP_SETTINGS;
     let state = |c: &Client| {
         let state = c.post("/register", &[("fetch_event_types", r#"["realm"]"#)]).success();
         let realm: serde_json::Map<String, Value> = settings.iter().map(|s| (s.to_string(), state[format!("realm_{s}")].clone())).collect();

@@ -321,3 +321,40 @@ pub fn execute_in_test_databases(sql: &str) {
         assert!(out.status.success(), "wrangler d1 execute: {}", String::from_utf8_lossy(&out.stderr));
     }
 }
+
+/// The organization's group-valued settings this server keeps, by Zulip's names.
+pub const REALM_GROUP_SETTINGS: [&str; 15] = [
+    "can_resolve_topics_group",
+    "can_move_messages_between_channels_group",
+    "can_move_messages_between_topics_group",
+    "can_mention_many_users_group",
+    "can_delete_any_message_group",
+    "can_delete_own_message_group",
+    "can_add_custom_emoji_group",
+    "can_invite_users_group",
+    "create_multiuse_invite_group",
+    "can_create_public_channel_group",
+    "can_create_private_channel_group",
+    "can_create_groups",
+    "can_set_topics_policy_group",
+    "can_add_subscribers_group",
+    "can_manage_all_groups",
+];
+
+/// A channel's group-valued settings this server keeps.
+pub const CHANNEL_GROUP_SETTINGS: [&str; 10] = [
+    "can_send_message_group",
+    "can_administer_channel_group",
+    "can_add_subscribers_group",
+    "can_remove_subscribers_group",
+    "can_subscribe_group",
+    "can_move_messages_within_channel_group",
+    "can_move_messages_out_of_channel_group",
+    "can_resolve_topics_group",
+    "can_delete_any_message_group",
+    "can_delete_own_message_group",
+];
+
+/// A named group's group-valued settings.
+pub const NAMED_GROUP_SETTINGS: [&str; 6] =
+    ["can_add_members_group", "can_join_group", "can_leave_group", "can_manage_group", "can_mention_group", "can_remove_members_group"];

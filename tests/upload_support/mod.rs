@@ -125,3 +125,16 @@ pub fn jpeg() -> Vec<u8> {
     bytes.extend((0..200).map(|i| (i % 251) as u8));
     bytes
 }
+
+/// Bytes that do not compress: an archive holding them is as large as they are.
+pub fn incompressible(len: usize, seed: u64) -> Vec<u8> {
+    let mut state = seed | 1;
+    (0..len)
+        .map(|_| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state as u8
+        })
+        .collect()
+}
