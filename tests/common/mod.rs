@@ -297,10 +297,17 @@ pub fn is_channel_event_notice(message: &Value) -> bool {
 /// busy (nothing of it done) is tried again.
 pub fn execute_in_test_database(database: &str, sql: &str) -> std::process::Output {
     let state = std::env::var("TEST_SERVER_STATE").expect("TEST_SERVER_STATE is not set: run under scripts/with-test-server.sh");
+    execute_in_database(std::path::Path::new(&state), database, sql)
+}
+
+/// [`execute_in_test_database`] for the server whose state is in `state`.
+pub fn execute_in_database(state: &std::path::Path, database: &str, sql: &str) -> std::process::Output {
     let mut attempt = 0;
     loop {
         let out = std::process::Command::new("node_modules/.bin/wrangler")
-            .args(["d1", "execute", database, "--local", "--json", "--persist-to", &state, "--command", sql])
+            .args(["d1", "execute", database, "--local", "--json", "--persist-to"])
+            .arg(state)
+            .args(["--command", sql])
             .env("WRANGLER_SEND_METRICS", "false")
             .output()
             .expect("wrangler runs");
