@@ -7,13 +7,12 @@ mod common;
 mod server_support;
 mod upload_support;
 
-use std::io::Read;
 use std::time::{Duration, Instant};
 
 use common::*;
 use serde_json::Value;
 use server_support::{own_server_address, Server};
-use upload_support::{download, incompressible, upload};
+use upload_support::{incompressible, unpack, upload};
 
 /// A pause between steps long enough to kill the server between two of them.
 const VARS: &[&str] = &["EXPORT_STEP_PAUSE_SECS:8"];
@@ -70,18 +69,7 @@ fn an_export_interrupted_between_steps_by_a_restart_finishes_whole() {
         assert!(Instant::now() < deadline, "the export did not finish after the restart: {export}");
         std::thread::sleep(Duration::from_millis(500));
     };
-    let url_of_archive = export["export_url"].as_str().unwrap();
-    let got = download(Some(&iago), &url_of_archive[url_of_archive.find("/user_avatars/").unwrap()..], &[]);
-    assert_eq!(got.status, 200);
-    let mut files = std::collections::BTreeMap::new();
-    let mut archive = tar::Archive::new(flate2::read::MultiGzDecoder::new(got.bytes.as_slice()));
-    for entry in archive.entries().unwrap() {
-        let mut entry = entry.unwrap();
-        let name = entry.path().unwrap().to_string_lossy().to_string();
-        let mut content = Vec::new();
-        entry.read_to_end(&mut content).unwrap();
-        files.insert(name.split_once('/').unwrap().1.to_string(), content);
-    }
+    let files = unpack(&iago, &export);
     assert!(files[&format!("uploads/{}", url.trim_start_matches("/user_uploads/"))] == bytes, "the upload differs");
     let messages: Value = serde_json::from_slice(&files["messages-000001.json"]).unwrap();
     let sent =

@@ -7,12 +7,11 @@ mod common;
 mod event_support;
 mod upload_support;
 use std::collections::{BTreeMap, BTreeSet};
-use std::io::Read;
 
 use common::*;
 use event_support::*;
 use serde_json::{json, Value};
-use upload_support::{download, incompressible, upload, upload_files_to};
+use upload_support::{download, incompressible, unpack, upload, upload_files_to};
 
 const PASSWORD: &str = "export-test-password-8121";
 
@@ -29,27 +28,6 @@ fn finished_export(admin: &Client, export_type: &str) -> Value {
         e["type"] == "realm_export" && e["exports"].as_array().unwrap().iter().any(|x| x["id"] == id && x["pending"] == false)
     });
     event["exports"].as_array().unwrap().iter().find(|x| x["id"] == id).cloned().unwrap()
-}
-
-/// The archive behind an export's URL, unpacked: path (without the top folder) -> bytes.
-fn unpack(admin: &Client, export: &Value) -> BTreeMap<String, Vec<u8>> {
-    let url = export["export_url"].as_str().expect("export_url");
-    let path = &url[url.find("/user_avatars/").unwrap()..];
-    let got = download(Some(admin), path, &[]);
-    assert_eq!(got.status, 200, "{}", String::from_utf8_lossy(&got.bytes));
-    assert_eq!(got.header("Content-Type"), Some("application/gzip"));
-    let mut files = BTreeMap::new();
-    let mut archive = tar::Archive::new(flate2::read::MultiGzDecoder::new(got.bytes.as_slice()));
-    for entry in archive.entries().unwrap() {
-        let mut entry = entry.unwrap();
-        let name = entry.path().unwrap().to_string_lossy().to_string();
-        let (folder, rest) = name.split_once('/').unwrap();
-        assert!(folder.starts_with("zulip-export-"), "{name}");
-        let mut bytes = Vec::new();
-        entry.read_to_end(&mut bytes).unwrap();
-        files.insert(rest.to_string(), bytes);
-    }
-    files
 }
 
 fn json_file(files: &BTreeMap<String, Vec<u8>>, name: &str) -> Value {

@@ -1,6 +1,8 @@
 //! Raw byte uploads and downloads for the upload tests (the common helpers speak JSON).
 #![allow(dead_code)]
 
+use std::io::Read;
+
 use base64::Engine;
 use serde_json::Value;
 
@@ -137,4 +139,25 @@ pub fn incompressible(len: usize, seed: u64) -> Vec<u8> {
             state as u8
         })
         .collect()
+}
+
+/// The archive behind an export's URL, unpacked: path (without the top folder) -> bytes.
+pub fn unpack(admin: &Client, export: &Value) -> std::collections::BTreeMap<String, Vec<u8>> {
+    let url = export["export_url"].as_str().expect("export_url");
+    let path = &url[url.find("/user_avatars/").unwrap()..];
+    let got = download(Some(admin), path, &[]);
+    assert_eq!(got.status, 200, "{}", String::from_utf8_lossy(&got.bytes));
+    assert_eq!(got.header("Content-Type"), Some("application/gzip"));
+    let mut files = std::collections::BTreeMap::new();
+    let mut archive = tar::Archive::new(flate2::read::MultiGzDecoder::new(got.bytes.as_slice()));
+    for entry in archive.entries().unwrap() {
+        let mut entry = entry.unwrap();
+        let name = entry.path().unwrap().to_string_lossy().to_string();
+        let (folder, rest) = name.split_once('/').unwrap();
+        assert!(folder.starts_with("zulip-export-"), "{name}");
+        let mut bytes = Vec::new();
+        entry.read_to_end(&mut bytes).unwrap();
+        files.insert(rest.to_string(), bytes);
+    }
+    files
 }
