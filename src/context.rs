@@ -43,8 +43,9 @@ pub struct RequestContext {
     pub realm_string_id: String,
     /// Who the request's credentials name, and its rate-limit count.
     pub auth: Authenticator,
-    /// The runtime's context, for work that continues after the response.
-    pub worker: Option<worker::Context>,
+    /// The runtime's context, for work that continues after the response (shared with
+    /// the follow-up of a message the request sends, `message_send::Site`).
+    pub worker: Option<Rc<worker::Context>>,
 }
 
 impl RequestContext {

@@ -152,7 +152,7 @@ async fn handle_api(
 ) -> ApiResult<Response> {
     let full_path = req.path();
     let mut ctx = RequestContext::from_request(req, env, settings).await?;
-    ctx.worker = Some(worker);
+    ctx.worker = Some(std::rc::Rc::new(worker));
     let path: Vec<&str> = segments.iter().map(String::as_str).collect();
     let mut response = match counted_dispatch(&ctx, &path, area).await {
         Ok(Reply::Json(fields)) => success_response(fields, ctx.params.ignored()),

@@ -3,6 +3,7 @@
 
 mod chat;
 mod common;
+mod http_double;
 mod push_support;
 
 use std::time::{Duration, Instant};
@@ -375,4 +376,93 @@ fn an_edit_that_adds_a_mention_notifies_the_newly_mentioned_user_only() {
     // Othello, mentioned before the edit, is not notified again. The edit's notifications go
     // out in one relay request, which has already reached Cordelia, so this is final.
     assert_eq!(payloads_now(&othello_relay_id, &o.key, &|p: &Value| p["content"].as_str().is_some_and(|c| c.contains(&marker))).len(), 1);
+}
+
+/// Turns on `client`'s push notifications for every message of a channel.
+fn push_every_message(client: &Client, channel_id: i64) {
+    let data = format!(r#"[{{"stream_id": {channel_id}, "property": "push_notifications", "value": true}}]"#);
+    client.post("/users/me/subscriptions/properties", &[("subscription_data", &data)]).success();
+}
+
+#[test]
+fn the_notification_bots_direct_message_notifies_its_recipient() {
+    let prospero = Client::dev("prospero@zulip.com");
+    let d = register(&prospero);
+    let relay_id = relay_device_id(&d.token);
+    let hamlet = Client::dev("hamlet@zulip.com");
+    let name = unique("told channel");
+    chat::create_channel(&hamlet, &name, &[], &[hamlet.user_id]);
+    // Subscribed by someone else to a channel that already existed: told by direct message.
+    let subscriptions = serde_json::json!([{ "name": name }]).to_string();
+    hamlet
+        .post("/users/me/subscriptions", &[("subscriptions", &subscriptions), ("principals", &format!("[{}]", prospero.user_id))])
+        .success();
+    let found = payloads_for(&relay_id, &d.key, |p| p["content"].as_str().is_some_and(|c| c.contains(&name)));
+    assert_eq!(found.len(), 1, "no notification for the notification bot's direct message");
+    assert_eq!(found[0]["recipient_type"], "direct");
+    assert_eq!(found[0]["sender_full_name"], "Notification Bot");
+}
+
+#[test]
+fn the_notification_bots_notice_in_a_channel_notifies_who_asked_for_every_message() {
+    let othello = Client::dev("othello@zulip.com");
+    let hamlet = Client::dev("hamlet@zulip.com");
+    let channel_id = chat::create_channel(&hamlet, &unique("renamed push"), &[], &[hamlet.user_id, othello.user_id]);
+    push_every_message(&othello, channel_id);
+    let d = register(&othello);
+    let relay_id = relay_device_id(&d.token);
+    let new_name = unique("renamed to");
+    hamlet.patch(&format!("/streams/{channel_id}"), &[("new_name", &new_name)]).success();
+    let found = payloads_for(&relay_id, &d.key, |p| p["content"].as_str().is_some_and(|c| c.contains(&new_name)));
+    assert_eq!(found.len(), 1, "no notification for the rename notice");
+    assert_eq!(found[0]["channel_id"], channel_id);
+    assert_eq!(found[0]["sender_full_name"], "Notification Bot");
+}
+
+#[test]
+fn a_moves_notice_in_the_new_thread_notifies_who_asked_for_every_message() {
+    let othello = Client::dev("othello@zulip.com");
+    let hamlet = Client::dev("hamlet@zulip.com");
+    let from = chat::create_channel(&hamlet, &unique("moved from"), &[], &[hamlet.user_id, othello.user_id]);
+    let to = chat::create_channel(&hamlet, &unique("moved to"), &[], &[hamlet.user_id, othello.user_id]);
+    let topic = unique("moved topic");
+    let id = chat::send_to_channel_id(&hamlet, from, &topic, "to be moved");
+    push_every_message(&othello, to);
+    let d = register(&othello);
+    let relay_id = relay_device_id(&d.token);
+    let moved =
+        [("stream_id", to.to_string()), ("propagate_mode", "change_all".into()), ("send_notification_to_new_thread", "true".into())];
+    let moved: Vec<(&str, &str)> = moved.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    chat::edit(&hamlet, id, &moved).success();
+    let found = payloads_for(&relay_id, &d.key, |p| p["channel_id"] == to && p["sender_full_name"] == "Notification Bot");
+    assert_eq!(found.len(), 1, "no notification for the move's notice");
+    assert_eq!(found[0]["topic"], topic.as_str());
+}
+
+#[test]
+fn an_outgoing_webhook_bots_reply_notifies_the_user_it_answers() {
+    let hamlet = Client::dev("hamlet@zulip.com");
+    let d = register(&hamlet);
+    let relay_id = relay_device_id(&d.token);
+    let reply = unique("the bot's reply");
+    let answer = serde_json::json!({ "content": reply }).to_string();
+    let (url, _requests) = http_double::double(Box::new(move |_| Some((200, answer.clone()))));
+    let short = unique("pushbot");
+    let created = hamlet
+        .post(
+            "/bots",
+            &[
+                ("full_name", &format!("Push {short}")),
+                ("short_name", &short),
+                ("bot_type", "3"),
+                ("payload_url", &serde_json::json!(url).to_string()),
+            ],
+        )
+        .success();
+    let bot_id = created["user_id"].as_i64().unwrap();
+    chat::send_direct(&hamlet, &[bot_id], "ping");
+    let found = payloads_for(&relay_id, &d.key, |p| p["content"] == reply.as_str());
+    assert_eq!(found.len(), 1, "no notification for the bot's reply");
+    assert_eq!(found[0]["sender_id"], bot_id);
+    assert_eq!(found[0]["recipient_type"], "direct");
 }

@@ -7,7 +7,7 @@
 
 use crate::actions::channels::SubscribeOutcome;
 use crate::actions::message_notifications::{send_channel_notice, send_direct_notices, send_notice};
-use crate::actions::message_send::PlannedChannel;
+use crate::actions::message_send::{PlannedChannel, Site};
 use crate::context::RequestContext;
 use crate::db::realm_settings::RealmSettingsRow;
 use crate::db::subscriptions::{self, ChannelViewRow};
@@ -20,7 +20,7 @@ use crate::error::ApiResult;
 pub async fn send(ctx: &RequestContext, me: &UserRow, outcome: &SubscribeOutcome, direct_messages: bool, announce: bool) {
     if direct_messages {
         let notices = outcome.told.iter().map(|(user_id, names)| (*user_id, subscribed_you_notice(me, names))).collect();
-        if let Err(err) = send_direct_notices(&ctx.db, &ctx.env, &ctx.realm_host, me.realm_id, notices).await {
+        if let Err(err) = send_direct_notices(&Site::of_request(ctx), me.realm_id, notices).await {
             worker::console_error!("new subscribers not told: {}", err.msg);
         }
     }

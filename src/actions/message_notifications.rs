@@ -8,11 +8,11 @@
 use std::collections::HashMap;
 
 use serde_json::Value;
-use worker::{D1Database, Env};
+use worker::D1Database;
 
 use crate::actions::channels::Principal;
 use crate::actions::message_delete::{self, PendingDeletion};
-use crate::actions::message_send::{self, Destination, PendingSend, PlannedChannel, SendPlan, SendRequest};
+use crate::actions::message_send::{self, Destination, PendingSend, PlannedChannel, SendPlan, SendRequest, Site};
 use crate::context::RequestContext;
 use crate::db::batch::{Batch, BatchResults};
 use crate::db::message_edits::{self as q, MoveChannelRow, SubscriberRow, KIND_NORMAL, KIND_RESOLVE_TOPIC_NOTIFICATION};
@@ -221,7 +221,7 @@ impl PlannedNotices {
         for (item, pending) in self.items.iter().zip(pending.0) {
             match (item, pending) {
                 (Planned::Send(m), Pending::Send(pending)) => {
-                    message_send::finish_send(&ctx.env, &m.plan, &m.send, results, pending).await?;
+                    message_send::finish_planned(&Site::of_request(ctx), &m.plan, &m.send, results, pending).await?;
                 }
                 (Planned::Withdraw { .. }, Pending::Withdraw(pending)) => {
                     message_delete::finish_deletion(ctx, realm_id, results, pending).await?
@@ -283,18 +283,12 @@ pub async fn send_notice(
 /// Direct messages from the organization's notification bot, each `(user id, content)` to
 /// an active user: the bot read once, then each message through the send path (its read
 /// batch and its write).
-pub async fn send_direct_notices(
-    db: &D1Database,
-    env: &Env,
-    realm_host: &str,
-    realm_id: i64,
-    notices: Vec<(i64, String)>,
-) -> ApiResult<()> {
+pub async fn send_direct_notices(site: &Site, realm_id: i64, notices: Vec<(i64, String)>) -> ApiResult<()> {
     if notices.is_empty() {
         return Ok(());
     }
-    let (realm, bot) = realm_and_bot(db, realm_id).await?;
-    let sender = BotSender { db, env, realm_host, realm: &realm, bot: &bot };
+    let (realm, bot) = realm_and_bot(&site.db()?, realm_id).await?;
+    let sender = BotSender { site, realm: &realm, bot: &bot };
     for (to, content) in notices {
         let sent = sender.send(Destination::Users(vec![Principal::Id(to)]), None, content).await;
         if let Err(err) = sent {
@@ -306,11 +300,11 @@ pub async fn send_direct_notices(
 
 /// Zulip's announcement of a new user ("joined this organization.", topic "signups") in
 /// the organization's channel for it, if it has one. Failures are logged: the account exists.
-pub async fn announce_new_user(db: &D1Database, env: &Env, realm_host: &str, user: &UserRow) {
+pub async fn announce_new_user(site: &Site, user: &UserRow) {
     let announced = async {
-        let (realm, bot) = realm_and_bot(db, user.realm_id).await?;
+        let (realm, bot) = realm_and_bot(&site.db()?, user.realm_id).await?;
         let Some(channel_id) = realm.settings.signup_announcements_stream_id else { return Ok(()) };
-        let sender = BotSender { db, env, realm_host, realm: &realm, bot: &bot };
+        let sender = BotSender { site, realm: &realm, bot: &bot };
         let (to, topic) = (Destination::ChannelId(channel_id), Some(rules::SIGNUPS_TOPIC.to_string()));
         sender.send(to, topic, rules::new_user_notice(user)).await
     };
@@ -332,9 +326,7 @@ async fn realm_and_bot(db: &D1Database, realm_id: i64) -> ApiResult<(std::rc::Rc
 
 /// The notification bot of an organization, ready to send.
 struct BotSender<'a> {
-    db: &'a D1Database,
-    env: &'a Env,
-    realm_host: &'a str,
+    site: &'a Site,
     realm: &'a RealmState,
     bot: &'a UserRow,
 }
@@ -351,10 +343,10 @@ impl BotSender<'_> {
             client: "Internal".to_string(),
             queue_id: None,
             local_id: None,
-            realm_url: crate::actions::scheduled_messages::realm_url(self.env, self.realm_host),
-            realm_host: self.realm_host.to_string(),
+            realm_url: self.site.realm_url.clone(),
+            realm_host: self.site.realm_host.clone(),
         };
-        message_send::send_as(self.db, self.env, self.bot, self.realm, &send, Vec::new()).await?;
+        message_send::send_as(self.site, self.bot, self.realm, &send, Vec::new()).await?;
         Ok(())
     }
 }
@@ -370,7 +362,7 @@ struct Outgoing<'a> {
 /// Sends a message from the organization's notification bot to a channel topic (created on
 /// first use), read for the acting user, through the send path: one read batch (the bot,
 /// the channel's subscribers, what the content mentions), [`message_send::plan_bot_message`],
-/// then [`message_send::commit_send`] (one write batch, then the `message` event).
+/// then [`message_send::commit_planned`] (one write batch, the `message` event, the follow-up).
 async fn send_to_channel(
     ctx: &RequestContext,
     acting: &UserRow,
@@ -393,7 +385,7 @@ async fn send_to_channel(
     let send = bot_send_request(ctx, channel.id, topic, &content);
     let message = message_send::BotMessage { bot: &bot, channel, topic, content: &content, subscribers: &subscribers, read_for: acting.id };
     let plan = message_send::plan_bot_message(message, settings, &resolved, &group_members, now);
-    let sent = message_send::commit_send(db, &ctx.env, &plan, &send, vec![q::set_kind_of_inserted_stmt(kind)?]).await?;
+    let sent = message_send::commit_planned(&Site::of_request(ctx), &plan, &send, vec![q::set_kind_of_inserted_stmt(kind)?]).await?;
     Ok(sent.id)
 }
 

@@ -15,7 +15,7 @@ use serde_json::Value;
 use worker::{D1Database, Env, Fetch, Headers, Method, Request, RequestInit, RequestRedirect};
 
 use crate::actions::channels::Principal;
-use crate::actions::message_send::{send_as, Destination, SendRequest};
+use crate::actions::message_send::{send_as, Destination, SendRequest, Site};
 use crate::db::batch::Batch;
 use crate::db::bot_services::{self, BotServiceRow};
 use crate::db::outgoing_webhook_deliveries::{self as deliveries, DeliveryRow};
@@ -57,8 +57,9 @@ pub async fn deliver_due(env: &Env, database: &str, realm_id: i64, realm_host: &
     let db = crate::platform::directory::database(env, database)?;
     let now = db::now();
     let due = deliveries::due(&db, realm_id, now, BATCH).await?;
+    let site = Site::of_host(env, database, realm_host);
     for row in &due {
-        if let Err(err) = deliver_one(&db, env, realm_id, realm_host, row).await {
+        if let Err(err) = deliver_one(&db, &site, realm_id, row).await {
             // A failure of ours (not the service's): counted, then tried again later, a few times.
             record_failure(env, realm_id, &format!("outgoing webhook {} failed: {}", row.id, err.msg)).await;
             if row.attempts >= MAX_RETRIES {
@@ -88,7 +89,7 @@ enum Outcome {
 
 /// One delivery: the bot and its service (one read), the request, then what its outcome
 /// asks for; the row is deleted unless the delivery is to be tried again.
-async fn deliver_one(db: &D1Database, env: &Env, realm_id: i64, realm_host: &str, row: &DeliveryRow) -> ApiResult<()> {
+async fn deliver_one(db: &D1Database, site: &Site, realm_id: i64, row: &DeliveryRow) -> ApiResult<()> {
     let mut batch = Batch::new();
     let bot = batch.add::<UserRow>(users::by_id_stmt(realm_id, row.bot_id)?);
     let service = batch.add::<BotServiceRow>(bot_services::of_bot_stmt(realm_id, row.bot_id)?);
@@ -98,9 +99,9 @@ async fn deliver_one(db: &D1Database, env: &Env, realm_id: i64, realm_host: &str
     };
     let message: Value = serde_json::from_str(&row.message).map_err(|e| ApiError::internal(e.to_string()))?;
     if bot.is_active() {
-        let settings = Settings::from_env(env);
-        let reply = Reply { db, env, realm_host, bot: &bot, message: &message };
-        match call(&settings, realm_id, realm_host, &bot, &service, &row.trigger, &message).await {
+        let settings = Settings::from_env(&site.env);
+        let reply = Reply { db, site, bot: &bot, message: &message };
+        match call(&settings, realm_id, &site.realm_host, &bot, &service, &row.trigger, &message).await {
             Outcome::Answered(status, body) if (200..300).contains(&status) => match read_answer(service.interface, &body) {
                 Answer::Reply(content) => reply.to_conversation(&content).await?,
                 Answer::Nothing => {}
@@ -165,8 +166,7 @@ async fn call(
 /// The bot's messages about one delivery.
 struct Reply<'a> {
     db: &'a D1Database,
-    env: &'a Env,
-    realm_host: &'a str,
+    site: &'a Site,
     bot: &'a UserRow,
     message: &'a Value,
 }
@@ -195,8 +195,7 @@ impl Reply<'_> {
     async fn failed(&self, failure: &Failure<'_>) -> ApiResult<()> {
         self.to_conversation(&conversation_notice(failure)).await?;
         let Some(owner) = self.bot.bot_owner_id else { return Ok(()) };
-        let base_url = crate::actions::scheduled_messages::realm_url(self.env, self.realm_host);
-        let notice = owner_notice(&message_url(&base_url, self.message), &self.bot.full_name, failure);
+        let notice = owner_notice(&message_url(&self.site.realm_url, self.message), &self.bot.full_name, failure);
         self.send(Destination::Users(vec![Principal::Id(owner)]), None, &notice).await
     }
 
@@ -209,11 +208,11 @@ impl Reply<'_> {
             client: "OutgoingWebhookResponse".into(),
             queue_id: None,
             local_id: None,
-            realm_host: self.realm_host.to_string(),
-            realm_url: crate::actions::scheduled_messages::realm_url(self.env, self.realm_host),
+            realm_host: self.site.realm_host.clone(),
+            realm_url: self.site.realm_url.clone(),
         };
         let realm = crate::platform::realm_cache::load(self.db, self.bot.realm_id, None).await?;
-        send_as(self.db, self.env, self.bot, &realm, &req, Vec::new()).await?;
+        send_as(self.site, self.bot, &realm, &req, Vec::new()).await?;
         Ok(())
     }
 }

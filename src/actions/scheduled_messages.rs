@@ -7,7 +7,7 @@
 use worker::{D1Database, Env};
 
 use crate::actions::channels::Principal;
-use crate::actions::message_send::{plan_send, send_as, Destination, FollowUp, SendPlan, SendRequest, Site};
+use crate::actions::message_send::{plan_send, send_as, Destination, SendPlan, SendRequest, Site};
 use crate::db::scheduled_messages::{self, NewId, Revision, ScheduledFields, ScheduledMessageRow};
 use crate::db::users::UserRow;
 use crate::db::{self, users};
@@ -160,6 +160,8 @@ async fn deliver_one(db: &D1Database, env: &Env, database: &str, row: &Scheduled
         Some(sender) if sender.is_active() => sender,
         _ => return mark_failed(db, env, row, "Sender is deactivated").await,
     };
+    // An alarm answers no client: the send awaits its follow-up.
+    let site = Site::of_host(env, database, realm_host);
     let send = SendRequest {
         to: destination_of(row),
         topic: row.channel_id.map(|_| row.topic.clone()),
@@ -169,14 +171,14 @@ async fn deliver_one(db: &D1Database, env: &Env, database: &str, row: &Scheduled
         queue_id: None,
         local_id: None,
         realm_host: realm_host.to_string(),
-        realm_url: realm_url(env, realm_host),
+        realm_url: site.realm_url.clone(),
     };
     let realm = crate::platform::realm_cache::load(db, sender.realm_id, None).await?;
     let guard = vec![scheduled_messages::mark_delivered_stmt(row.id, row.revision)?];
     // The guard refusing a message that is no longer pending fails the write (a D1 error,
     // nothing written), like any server-side error, which leaves it pending for the retry.
-    let sent = match send_as(db, env, &sender, &realm, &send, guard).await {
-        Ok(sent) => sent,
+    match send_as(&site, &sender, &realm, &send, guard).await {
+        Ok(_) => {}
         // The message broke a rule of sending (access, recipients, topic, ...): the owner
         // has to fix it.
         Err(reason) if reason.status < 500 => return mark_failed(db, env, row, &reason.msg).await,
@@ -184,8 +186,6 @@ async fn deliver_one(db: &D1Database, env: &Env, database: &str, row: &Scheduled
     };
     let event = Event::ScheduledMessages(ScheduledMessagesEvent::Remove { scheduled_message_id: row.id });
     notify_owner(env, &sender, &event).await;
-    // The alarm answers no client, so it waits for the follow-up.
-    FollowUp::of_send(Site::of_host(env, database, realm_host), &sender, &sent).run().await;
     Ok(())
 }
 

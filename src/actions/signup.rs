@@ -10,6 +10,7 @@ use crate::actions::channels::{check_subscribe, Principal, SubscribeRequest};
 use crate::actions::email::{after_queue, queue_stmt};
 use crate::actions::invites::{notify_invites_changed, Site};
 use crate::actions::message_notifications::{announce_new_user, send_direct_notices};
+use crate::actions::message_send;
 use crate::actions::users::notify_user_added;
 use crate::db::batch::Batch;
 use crate::db::invites::{self, InvitationRow, MultiuseRow, NewInvitation};
@@ -149,9 +150,8 @@ pub async fn check_request_signup(
 /// subscribers the subscription events, administrators and the referrer `invites_changed`.
 pub async fn check_register(
     db: &D1Database,
-    env: &Env,
+    site: &message_send::Site,
     realm_id: i64,
-    realm_host: &str,
     key: &str,
     full_name: &str,
     password: &str,
@@ -202,8 +202,9 @@ pub async fn check_register(
         Err(err) => return Err(err.into()),
     };
     let user = inserting.take(&results)?.user;
-    notify_user_added(env, &user, realm_host).await;
-    announce_new_user(db, env, realm_host, &user).await;
+    let env = &site.env;
+    notify_user_added(env, &user, &site.realm_host).await;
+    announce_new_user(site, &user).await;
     join_channels_and_groups(db, env, &row, &user).await;
     if row.include_realm_default_subscriptions != 0 {
         let ids = crate::actions::default_channels::default_channel_ids(db, realm_id).await.unwrap_or_default();
@@ -214,7 +215,7 @@ pub async fn check_register(
     }
     if row.notify_referrer_on_join != 0 {
         if let Some(referrer_id) = row.referred_by {
-            if let Err(err) = tell_referrer(db, env, realm_host, referrer_id, &user).await {
+            if let Err(err) = tell_referrer(db, site, referrer_id, &user).await {
                 worker::console_error!("referrer {referrer_id} not told that user {} joined: {}", user.id, err.msg);
             }
         }
@@ -224,12 +225,12 @@ pub async fn check_register(
 
 /// Zulip's notice to a referrer who asked for one (`notify_referrer_on_join`): a direct
 /// message from the notification bot. Nobody is told when the referrer has left.
-async fn tell_referrer(db: &D1Database, env: &Env, realm_host: &str, referrer_id: i64, user: &UserRow) -> ApiResult<()> {
+async fn tell_referrer(db: &D1Database, site: &message_send::Site, referrer_id: i64, user: &UserRow) -> ApiResult<()> {
     let referrer = users::by_id(db, user.realm_id, referrer_id).await?;
     if !referrer.is_some_and(|r| r.is_active()) {
         return Ok(());
     }
-    send_direct_notices(db, env, realm_host, user.realm_id, vec![(referrer_id, referrer_notice(user))]).await
+    send_direct_notices(site, user.realm_id, vec![(referrer_id, referrer_notice(user))]).await
 }
 
 /// Subscribes the new account to the invitation's channels and adds it to its groups, as

@@ -3,6 +3,7 @@
 use serde_json::{json, Value};
 use worker::{D1Database, Env};
 
+use crate::actions::message_send::Site;
 use crate::actions::profile_fields::{self, ProfileChange};
 use crate::db::batch::Batch;
 use crate::db::default_channels::DefaultChannelRow;
@@ -105,12 +106,11 @@ pub async fn do_create_user_with_key(db: &D1Database, env: &Env, new_user: &NewU
 /// password; everyone is told with a `realm_user` add event.
 pub async fn check_create_user_by_admin(
     db: &D1Database,
-    env: &worker::Env,
+    site: &Site,
     admin: &UserRow,
     email: &str,
     password: &str,
     full_name_raw: &str,
-    realm_host: &str,
 ) -> ApiResult<i64> {
     if admin.can_create_users == 0 {
         return Err(ApiError::bad_request("User not authorized to create users"));
@@ -141,10 +141,10 @@ pub async fn check_create_user_by_admin(
         timezone: "",
     };
     let created = do_create_user(db, &new_user, Some(password)).await?;
-    notify_user_added(env, &created.user, realm_host).await;
-    crate::actions::message_notifications::announce_new_user(db, env, realm_host, &created.user).await;
+    notify_user_added(&site.env, &created.user, &site.realm_host).await;
+    crate::actions::message_notifications::announce_new_user(site, &created.user).await;
     // Like Zulip, an account made by an administrator joins the default channels.
-    crate::actions::default_channels::join_default_channels(db, env, &created.user, &default_channels).await;
+    crate::actions::default_channels::join_default_channels(db, &site.env, &created.user, &default_channels).await;
     Ok(created.user.id)
 }
 

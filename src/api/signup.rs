@@ -6,6 +6,7 @@
 
 use serde_json::json;
 
+use crate::actions::message_send;
 use crate::actions::passwords::{complete_password_reset, open_reset_link, request_password_reset};
 use crate::actions::signup::{check_register, check_request_signup, link_dict, open_link};
 use crate::api::params::{signed_in, site};
@@ -43,7 +44,7 @@ pub async fn register(ctx: &RequestContext) -> ApiResult<Reply> {
     let full_name = ctx.params.required_str("full_name")?;
     let password = ctx.params.required_str("password")?;
     let realm = ctx.realm().await?;
-    let user = check_register(&ctx.db, &ctx.env, realm.id, &ctx.realm_host, &key, &full_name, &password).await?;
+    let user = check_register(&ctx.db, &message_send::Site::of_request(ctx), realm.id, &key, &full_name, &password).await?;
     signed_in(ctx, &user).await
 }
 

@@ -2,6 +2,7 @@
 
 use serde_json::{json, Value};
 
+use crate::actions::message_send::Site;
 use crate::actions::profile_fields as profile_actions;
 use crate::actions::users as actions;
 use crate::auth::Administrator;
@@ -59,8 +60,7 @@ pub async fn create_user(ctx: &RequestContext) -> ApiResult<Reply> {
     let email = ctx.params.required_str("email")?;
     let password = ctx.params.required_str("password")?;
     let full_name = ctx.params.required_str("full_name")?;
-    let user_id =
-        actions::check_create_user_by_admin(&ctx.db, &ctx.env, &admin, email.trim(), &password, &full_name, &ctx.realm_host).await?;
+    let user_id = actions::check_create_user_by_admin(&ctx.db, &Site::of_request(ctx), &admin, email.trim(), &password, &full_name).await?;
     Ok(Reply::json(json!({ "user_id": user_id })))
 }
 

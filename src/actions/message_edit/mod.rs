@@ -114,7 +114,7 @@ pub async fn check_update_message(
     let applied = apply(ctx, user, &message, &plan, rendered.as_ref(), scope.as_ref(), &before, &changed, along, now).await?;
     if !applied.newly_mentioned.is_empty() {
         let site = crate::actions::message_send::Site::of_request(ctx);
-        ctx.defer(crate::actions::message_send::FollowUp::of_edit(site, user, message.id, applied.newly_mentioned).run());
+        crate::actions::message_send::FollowUp::of_edit(site, user, message.id, applied.newly_mentioned).start().await;
     }
     if let (Some(notice), None) = (&notice, &planned) {
         message_notifications::after_move(ctx, user, notice, now).await?;

@@ -57,8 +57,9 @@ pub fn plan_bot_message(
         named_users: Vec::new(),
         linkifiers: resolved.linkifiers.clone(),
         date_sent: now,
-        // Nothing schedules push notifications for the notification bot's messages.
-        may_notify_push: false,
+        // Its read has no devices: the follow-up looks them up, as Zulip notifies for these
+        // messages like any other.
+        may_notify_push: true,
         changes_its_reads: true,
         webhook_triggers: Vec::new(),
     }

@@ -1,20 +1,26 @@
 //! What a committed message sets off for its recipients, beyond its events: push
 //! notifications, missed-message emails and outgoing webhooks. One owned job, made when
-//! the message committed and run after the response (`RequestContext::defer`) or, outside
-//! a request (a scheduled message falling due), awaited. None of it can fail the send:
-//! each part logs and counts its own failure (`crate::actions::background_failures`).
+//! the message committed, whoever sent it (a user, a scheduled message falling due, the
+//! notification bot, a bot's reply), and started by [`FollowUp::start`]: after the response
+//! in a request, awaited outside one. None of it can fail the send: each part logs and
+//! counts its own failure (`crate::actions::background_failures`).
+
+use std::rc::Rc;
 
 use serde_json::Value;
-use worker::Env;
+use worker::{D1Database, Env};
 
 use super::SentMessage;
 use crate::actions::missed_message_emails::{self, MailedMessage};
 use crate::actions::push::{self, MessageNoticeJob};
 use crate::context::RequestContext;
 use crate::db::users::UserRow;
+use crate::error::ApiResult;
 use crate::settings::{PushRelay, Settings};
 
-/// Where follow-up work runs: the organization's database binding and its addresses.
+/// Where a message is sent and its follow-up runs: the organization's database binding and
+/// its addresses, and the request's runtime context when there is one.
+#[derive(Clone)]
 pub struct Site {
     pub env: Env,
     /// The organization's database binding (`DB`, `DB_2`, ...).
@@ -24,6 +30,8 @@ pub struct Site {
     /// `scheme://host[:port]`.
     pub realm_url: String,
     pub push_relay: Option<PushRelay>,
+    /// A request's runtime context: follow-ups then run after its response.
+    after_response: Option<Rc<worker::Context>>,
 }
 
 impl Site {
@@ -35,6 +43,7 @@ impl Site {
             realm_host: ctx.realm_host.clone(),
             realm_url: ctx.base_url.clone(),
             push_relay: ctx.settings.push_relay.clone(),
+            after_response: ctx.worker.clone(),
         }
     }
 
@@ -46,7 +55,13 @@ impl Site {
             realm_host: realm_host.to_string(),
             realm_url: crate::actions::scheduled_messages::realm_url(env, realm_host),
             push_relay: Settings::from_env(env).push_relay.clone(),
+            after_response: None,
         }
+    }
+
+    /// The organization's database.
+    pub fn db(&self) -> ApiResult<D1Database> {
+        crate::platform::directory::database(&self.env, &self.database)
     }
 }
 
@@ -86,16 +101,25 @@ impl FollowUp {
         }
     }
 
-    pub async fn run(self) {
-        let Site { env, database, realm_host, realm_url, push_relay } = &self.site;
-        let db = match crate::platform::directory::database(env, database) {
+    /// Runs the job after the response when its site is a request's; otherwise (an alarm,
+    /// which answers no client) now.
+    pub async fn start(self) {
+        match self.site.after_response.clone() {
+            Some(worker) => worker.wait_until(self.run()),
+            None => self.run().await,
+        }
+    }
+
+    async fn run(self) {
+        let Site { env, database, realm_host, realm_url, push_relay, .. } = &self.site;
+        let db = match self.site.db() {
             Ok(db) => db,
             Err(err) => return worker::console_error!("follow-up of message {} not run: {}", self.mailed.id, err.msg),
         };
         // Side by side: a slow push relay delays neither the emails nor the webhooks.
         let push = async {
             if let (Some(relay), true) = (push_relay, self.may_notify_push) {
-                let Ok(push_db) = crate::platform::directory::database(env, database) else { return };
+                let Ok(push_db) = self.site.db() else { return };
                 let job = MessageNoticeJob {
                     env: env.clone(),
                     db: push_db,

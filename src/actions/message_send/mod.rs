@@ -3,14 +3,16 @@
 //! - [`reads`]: ONE read batch ([`load_send`]; the organization's settings come from the
 //!   isolate's cache, checked current by the request's authentication);
 //! - [`plan`](mod@plan): every rule of `POST /messages`, pure ([`plan()`]);
-//! - [`write`]: ONE write batch, then the events, once the write committed ([`commit_send`];
-//!   [`add_send_writes`] and [`finish_send`] for a caller whose batch holds the message);
+//! - [`write`]: ONE write batch, then the events, once the write committed ([`add_send_writes`]
+//!   and [`finish_planned`] for a caller whose batch holds the message);
 //! - then [`follow_up`](mod@follow_up): what the committed message sets off for its
-//!   recipients (push, missed-message emails, outgoing webhooks), one job after the response.
+//!   recipients (push, missed-message emails, outgoing webhooks), one job, started by
+//!   every sender alike ([`FollowUp::start`]).
 //!
-//! [`send`] is the entry of `POST /messages`; [`send_as`] sends for a known sender
-//! (scheduled delivery); the notification bot plans with [`plan_bot_message`] and writes
-//! with [`commit_send`].
+//! [`send`] is the entry of a request's user (`POST /messages`, incoming webhooks);
+//! [`send_as`] of a known sender outside the request's own send (scheduled delivery, the
+//! notification bot's direct messages, a bot's reply); the notification bot's channel
+//! notices plan with [`plan_bot_message`] and go through [`commit_planned`].
 //!
 //! # The recalled send
 //! A repeated `POST /messages` (same key, destination, topic, mentions and links) costs ONE
@@ -40,12 +42,13 @@ pub use bot::{plan_bot_message, BotMessage};
 pub use follow_up::{FollowUp, Site};
 pub use plan::{plan, PlannedChannel, SendPlan, WILDCARD_MENTION_THRESHOLD};
 pub use reads::{add_send_reads, load_send, SendInputs, SendReads, SendSubscriber};
-pub use write::{add_send_writes, commit_send, finish_send, PendingSend};
+pub use write::{add_send_writes, PendingSend};
+use write::{commit_send, finish_send};
 
 use crate::actions::channels::Principal;
 use crate::auth::{Authenticator, Remember};
 use crate::context::RequestContext;
-use crate::db::batch::Batch;
+use crate::db::batch::{Batch, BatchResults};
 use crate::db::statement::Statement;
 use crate::db::users::UserRow;
 use crate::error::ApiResult;
@@ -95,30 +98,45 @@ pub struct SentMessage {
 
 /// Sends a message for a request (`POST /messages`), the one entry of a request's send:
 /// the recalled send when this isolate remembers the sender's reads, else one read batch
-/// with authentication, [`plan()`] and one write; then, after the response, its
-/// [`FollowUp`] (push notifications, missed-message emails, outgoing webhooks).
+/// with authentication, [`plan()`] and one write; then its [`FollowUp`] (push
+/// notifications, missed-message emails, outgoing webhooks), after the response.
 /// Authentication's errors come first, as with any endpoint.
 pub async fn send(ctx: &RequestContext, req: &SendRequest) -> ApiResult<SentMessage> {
     let (me, sent) = match send_recalled(&ctx.auth, &ctx.db, &ctx.env, req).await? {
         Some(sent) => sent,
         None => send_read(&ctx.auth, &ctx.db, &ctx.env, req).await?,
     };
-    ctx.defer(FollowUp::of_send(Site::of_request(ctx), &me, &sent).run());
+    FollowUp::of_send(Site::of_request(ctx), &me, &sent).start().await;
     Ok(sent)
 }
 
-/// Sends for a known sender, outside a request (a scheduled message falling due): one read
-/// batch, [`plan()`], one write led by `guard` (see [`commit_send`]).
-pub async fn send_as(
-    db: &D1Database,
-    env: &Env,
-    me: &UserRow,
-    realm: &RealmState,
+/// Sends for a known sender (a scheduled message falling due, the notification bot, a
+/// bot's reply): one read batch, [`plan()`], then [`commit_planned`] with `guard`.
+pub async fn send_as(site: &Site, me: &UserRow, realm: &RealmState, req: &SendRequest, guard: Vec<Statement>) -> ApiResult<SentMessage> {
+    let plan = plan_send(&site.db()?, me, realm, req).await?;
+    commit_planned(site, &plan, req, guard).await
+}
+
+/// A planned message written in a caller's batch ([`add_send_writes`]): its events once the
+/// batch committed, then its [`FollowUp`].
+pub async fn finish_planned(
+    site: &Site,
+    plan: &SendPlan,
     req: &SendRequest,
-    guard: Vec<Statement>,
+    results: &BatchResults,
+    pending: PendingSend,
 ) -> ApiResult<SentMessage> {
-    let plan = plan_send(db, me, realm, req).await?;
-    commit_send(db, env, &plan, req, guard).await
+    let sent = finish_send(&site.env, plan, req, results, pending).await?;
+    FollowUp::of_send(site.clone(), &plan.sender, &sent).start().await;
+    Ok(sent)
+}
+
+/// Writes a planned message in ONE batch led by `guard` (see [`write::commit_send`]), sends
+/// its events and starts its [`FollowUp`].
+pub async fn commit_planned(site: &Site, plan: &SendPlan, req: &SendRequest, guard: Vec<Statement>) -> ApiResult<SentMessage> {
+    let sent = commit_send(&site.db()?, &site.env, plan, req, guard).await?;
+    FollowUp::of_send(site.clone(), &plan.sender, &sent).start().await;
+    Ok(sent)
 }
 
 /// The recalled send: [`plan()`] from the answers this isolate remembers of the same reads
