@@ -149,9 +149,26 @@ fn realm_json_holds_every_table_zulips_importer_reads_in_its_shape() {
     assert_eq!((&user["groups"], &user["user_permissions"]), (&serde_json::json!([]), &serde_json::json!([])));
     // Each group-valued setting is the id of a group of zerver_usergroup.
     let names_a_group = |row: &Value, setting: &str| row[setting].as_i64().is_some_and(|id| group_ids.contains(&id));
-    for setting in REALM_GROUP_SETTINGS {
+    // Those this server keeps, and those it does not (Zulip's importer reads every one).
+    let unstored = [
+        "can_access_all_users_group",
+        "can_create_bots_group",
+        "can_create_write_only_bots_group",
+        "can_create_web_public_channel_group",
+        "can_manage_billing_group",
+        "can_set_delete_message_policy_group",
+        "can_summarize_topics_group",
+        "direct_message_initiator_group",
+        "direct_message_permission_group",
+    ];
+    for setting in REALM_GROUP_SETTINGS.iter().chain(&unstored) {
         assert!(names_a_group(&realm["zerver_realm"][0], setting), "zerver_realm's {setting}: {}", realm["zerver_realm"][0]);
     }
+    // No field of this server's own, which Zulip's models would refuse.
+    for field in ["max_message_length", "max_topic_length"] {
+        assert!(realm["zerver_realm"][0].get(field).is_none(), "zerver_realm has {field}");
+    }
+    assert!(realm["zerver_namedusergroup"].as_array().unwrap().iter().all(|g| g.get("system_role").is_none()));
     let channels = realm["zerver_stream"].as_array().unwrap();
     assert!(!channels.is_empty());
     for (channel, setting) in channels.iter().flat_map(|c| CHANNEL_GROUP_SETTINGS.iter().map(move |s| (c, s))) {

@@ -239,7 +239,7 @@ pub fn messages_file(messages: Vec<Row>, user_messages: Vec<Row>, clients: &mut 
 /// channels, their subscriptions and direct-message groups stay out of a public export;
 /// user-level private data (topic visibility) is the consenting members' only. The user
 /// groups and the group-valued settings are `domain::realm_export_groups`'.
-pub fn realm_file(tables: RealmTables, selection: &Selection, reactions: Vec<Row>, clients: &[String]) -> Value {
+pub fn realm_file(mut tables: RealmTables, selection: &Selection, reactions: Vec<Row>, clients: &[String]) -> Value {
     let listed: BTreeSet<i64> = selection.listed_channel_ids.iter().copied().collect();
     let public_channel = |row: &Row, field: &str| id_of(row, field).is_some_and(|id| listed.contains(&id));
     let channel_recipients: BTreeSet<i64> =
@@ -269,7 +269,7 @@ pub fn realm_file(tables: RealmTables, selection: &Selection, reactions: Vec<Row
     let clients: Vec<Value> = clients.iter().enumerate().map(|(i, name)| json!({ "id": i + 1, "name": name })).collect();
     let mut channels: Vec<Row> = tables.channels.into_iter().filter(|c| public_channel(c, "id")).collect();
     let user_groups =
-        group_tables(tables.user_groups, tables.user_group_members, tables.user_group_subgroups, &tables.realm, &mut channels);
+        group_tables(tables.user_groups, tables.user_group_members, tables.user_group_subgroups, &mut tables.realm, &mut channels);
     let mut file = json!({
         "zerver_realm": rows(tables.realm.into_iter().map(realm_row).collect()),
         "zerver_userprofile": users,

@@ -45,6 +45,16 @@ fn system_group_ids(groups: &[Row]) -> BTreeMap<String, i64> {
         .collect()
 }
 
+/// The organization's settings this server does not store name the system group whose
+/// rule it follows.
+fn complete_realm_settings(realm: &mut [Row], system: &BTreeMap<String, i64>) {
+    for row in realm {
+        for (setting, group) in system_groups::FIXED_REALM_SETTINGS {
+            row.insert(setting.into(), json!(system.get(group)));
+        }
+    }
+}
+
 /// A channel's setting left at its default (null) names the default's system group.
 fn complete_channel_settings(channels: &mut [Row], system: &BTreeMap<String, i64>) {
     for channel in channels {
@@ -95,6 +105,7 @@ fn named_by_settings(realm: &[Row], channels: &[Row], named: &[Row]) -> BTreeSet
 fn named_group_row(mut group: Row) -> Value {
     let (id, realm) = (group.get("id").cloned(), group.remove("realm"));
     group.remove("is_anonymous");
+    group.remove("system_role");
     group.insert("usergroup_ptr".into(), id.unwrap_or(Value::Null));
     group.insert("realm_for_sharding".into(), realm.unwrap_or(Value::Null));
     zulip_row(group)
@@ -104,8 +115,9 @@ fn named_group_row(mut group: Row) -> Value {
 /// as the API reads them, null for "the group's creator"), their members and subgroups,
 /// the organization's row and the channels the export lists, whose settings this
 /// completes. Anonymous groups no exported setting names stay out.
-pub fn group_tables(groups: Vec<Row>, members: Vec<Row>, subgroups: Vec<Row>, realm: &[Row], channels: &mut [Row]) -> GroupTables {
+pub fn group_tables(groups: Vec<Row>, members: Vec<Row>, subgroups: Vec<Row>, realm: &mut [Row], channels: &mut [Row]) -> GroupTables {
     let system = system_group_ids(&groups);
+    complete_realm_settings(realm, &system);
     complete_channel_settings(channels, &system);
     let realm_id = realm.first().and_then(|r| id_of(r, "id"));
     let last_id = groups.iter().filter_map(|g| id_of(g, "id")).max().unwrap_or(0);
@@ -151,10 +163,22 @@ mod tests {
             group(1, system_groups::NOBODY, json!({ "is_system_group": 1 })),
             group(5, "builders", json!({ "creator": 40, "can_manage_group": null })),
         ];
-        let tables = group_tables(groups, Vec::new(), Vec::new(), &[row(json!({ "id": 2 }))], &mut []);
+        let tables = group_tables(groups, Vec::new(), Vec::new(), &mut [row(json!({ "id": 2 }))], &mut []);
         assert_eq!(tables.named_groups[1]["can_manage_group"], 6);
         assert!(tables.user_groups.contains(&json!({ "id": 6, "realm": 2 })));
         assert_eq!(Value::Object(tables.memberships[0].clone()), json!({ "user_group": 6, "user_profile": 40 }));
+    }
+
+    #[test]
+    fn a_setting_this_server_does_not_store_names_the_system_group_it_follows() {
+        let groups = vec![
+            group(1, system_groups::EVERYONE, json!({ "is_system_group": 1 })),
+            group(2, system_groups::OWNERS, json!({ "is_system_group": 1 })),
+        ];
+        let mut realm = [row(json!({ "id": 2 }))];
+        group_tables(groups, Vec::new(), Vec::new(), &mut realm, &mut []);
+        assert_eq!(realm[0]["direct_message_permission_group"], 1);
+        assert_eq!(realm[0]["can_create_web_public_channel_group"], 2);
     }
 
     #[test]
@@ -166,7 +190,7 @@ mod tests {
         ];
         let realm = row(json!({ "id": 2, "can_invite_users_group": 8 }));
         let members = vec![row(json!({ "user_group": 7, "user_profile": 3 })), row(json!({ "user_group": 8, "user_profile": 4 }))];
-        let tables = group_tables(groups, members, Vec::new(), &[realm], &mut []);
+        let tables = group_tables(groups, members, Vec::new(), &mut [realm], &mut []);
         let ids: Vec<&Value> = tables.user_groups.iter().map(|g| &g["id"]).collect();
         assert_eq!(ids, [&json!(1), &json!(8)]);
         assert_eq!(tables.named_groups.len(), 1);

@@ -181,28 +181,23 @@ fn realm_constants() -> Map<String, Value> {
 }
 
 /// The group settings at Zulip's default system groups (the stored ones, from
-/// `register_fields`, are laid over them).
+/// `register_fields`, are laid over them), and those this server does not store.
 fn realm_group_fields(system: &SystemGroups) -> Map<String, Value> {
     let g = |name: &str| system.id(name);
-    object(json!({
+    let mut fields = object(json!({
         "realm_can_add_subscribers_group": g(system_groups::MEMBERS),
         "realm_can_delete_any_message_group": g(system_groups::ADMINISTRATORS),
         "realm_can_delete_own_message_group": g(system_groups::EVERYONE),
-        "realm_can_set_delete_message_policy_group": g(system_groups::MODERATORS),
         "realm_can_set_topics_policy_group": g(system_groups::MODERATORS),
         "realm_can_create_groups": g(system_groups::MEMBERS),
-        "realm_can_create_bots_group": g(system_groups::MEMBERS),
-        "realm_can_create_write_only_bots_group": g(system_groups::MEMBERS),
         "realm_can_manage_all_groups": g(system_groups::OWNERS),
-        "realm_can_manage_billing_group": g(system_groups::ADMINISTRATORS),
         "realm_can_create_public_channel_group": g(system_groups::MEMBERS),
         "realm_can_create_private_channel_group": g(system_groups::MEMBERS),
-        "realm_can_create_web_public_channel_group": g(system_groups::OWNERS),
-        "realm_direct_message_initiator_group": g(system_groups::EVERYONE),
-        "realm_direct_message_permission_group": g(system_groups::EVERYONE),
-        "realm_can_access_all_users_group": g(system_groups::EVERYONE),
-        "realm_can_summarize_topics_group": g(system_groups::EVERYONE),
-    }))
+    }));
+    for (setting, group) in system_groups::FIXED_REALM_SETTINGS {
+        fields.insert(format!("realm_{setting}"), json!(g(group)));
+    }
+    fields
 }
 
 /// The server's fields and the constant lists of the `realm` section.
