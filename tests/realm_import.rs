@@ -1193,3 +1193,67 @@ fn the_organizations_settings_are_kept() {
     ]);
     assert_eq!(got, json!([false, "fr", 3, null, 86400]));
 }
+
+/// What the organization's folders and playgrounds, and a member's own settings, read as.
+fn folders_playgrounds_and_settings(owner: &Client, member: &Client) -> Value {
+    let folders = owner.get("/channel_folders", &[]).success()["channel_folders"].clone();
+    let folders: Vec<Value> = folders
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| json!([f["name"], f["description"], f["rendered_description"], f["is_archived"], f["order"]]))
+        .collect();
+    let folder_names: BTreeMap<i64, Value> = owner.get("/channel_folders", &[]).success()["channel_folders"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| (f["id"].as_i64().unwrap(), f["name"].clone()))
+        .collect();
+    let in_folders: Vec<Value> = owner.get("/streams", &[]).success()["streams"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|s| Some(json!([s["name"], folder_names.get(&s["folder_id"].as_i64()?)?])))
+        .collect();
+    let state = member.post("/register", &[("fetch_event_types", r#"["realm_playgrounds", "muted_users"]"#)]).success();
+    let playgrounds: Vec<Value> = state["realm_playgrounds"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| json!([p["name"], p["pygments_language"], p["url_template"]]))
+        .collect();
+    let emails = emails_by_id(owner);
+    let muted: Vec<Value> = state["muted_users"].as_array().unwrap().iter().map(|m| json!(emails[&m["id"].as_i64().unwrap()])).collect();
+    let status = member.get(&format!("/users/{}/status", member.user_id), &[]).success()["status"].clone();
+    json!({ "folders": folders, "in_folders": in_folders, "playgrounds": playgrounds, "muted": muted, "status": status,
+        "alert_words": member.get("/users/me/alert_words", &[]).success()["alert_words"] })
+}
+
+#[test]
+fn folders_playgrounds_and_members_own_settings_survive_an_export_and_import() {
+    let (owner, member) = organization_with_member("ownsrc", "Own Settings Source", PASSWORD);
+    member.patch("/settings", &[("allow_private_data_export", "true")]).success();
+    let folder = owner.post("/channel_folders/create", &[("name", "Projects"), ("description", "Ongoing **work**")]).success()
+        ["channel_folder_id"]
+        .as_i64()
+        .unwrap();
+    let subscriptions = r#"[{"name":"launch"}]"#;
+    owner.post("/users/me/subscriptions", &[("subscriptions", subscriptions), ("folder_id", &folder.to_string())]).success();
+    owner
+        .post(
+            "/realm/playgrounds",
+            &[("name", "Rust playground"), ("pygments_language", "Rust"), ("url_template", "https://play.example/?c={code}")],
+        )
+        .success();
+    member.post("/users/me/alert_words", &[("alert_words", r#"["walrus","Launch day"]"#)]).success();
+    member.post(&format!("/users/me/muted_users/{}", owner.user_id), &[]).success();
+    member.post("/users/me/status", &[("status_text", "On the moon"), ("emoji_name", "rocket")]).success();
+    let before = folders_playgrounds_and_settings(&owner, &member);
+    // What is compared holds the data.
+    for seeded in ["Projects", "launch", "Rust playground", "walrus", "On the moon", &owner.email] {
+        assert!(before.to_string().contains(seeded), "{seeded} in {before}");
+    }
+    let id = export_and_import(&owner);
+    let (new_owner, new_member) = (Client::dev_in(Some(&id), &owner.email), Client::dev_in(Some(&id), &member.email));
+    assert_eq!(folders_playgrounds_and_settings(&new_owner, &new_member), before);
+}

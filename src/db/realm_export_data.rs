@@ -36,11 +36,16 @@ pub struct RealmTables {
     pub realm_domains: Vec<Row>,
     pub user_topics: Vec<Row>,
     pub attachments: Vec<Row>,
+    pub channel_folders: Vec<Row>,
+    pub playgrounds: Vec<Row>,
+    pub alert_words: Vec<Row>,
+    pub muted_users: Vec<Row>,
+    pub user_statuses: Vec<Row>,
 }
 
 /// The queries of the tables read as they are stored (those with columns from the server's
 /// lists are [`listed_tables`]).
-const TABLES: [(&str, &str); 14] = [
+const TABLES: [(&str, &str); 19] = [
     ("users", "SELECT id, realm_id AS realm, email, delivery_email, full_name, role, is_active, is_bot, bot_type, bot_owner_id AS bot_owner, timezone, date_joined, avatar_version, avatar_file, email_address_visibility, is_imported_stub AS is_mirror_dummy, automatically_follow_topics_policy, automatically_unmute_topics_in_muted_streams_policy, automatically_follow_topics_where_mentioned, settings FROM users WHERE realm_id = ?1 ORDER BY id"),
     ("recipients", "SELECT id, type, type_id FROM recipients WHERE realm_id = ?1 ORDER BY id"),
     ("subscriptions", "SELECT s.id, s.user_id AS user_profile, r.id AS recipient, s.active, s.color, s.is_muted, s.pin_to_top, s.desktop_notifications, s.audible_notifications, s.push_notifications, s.email_notifications, s.wildcard_mentions_notify FROM subscriptions s JOIN recipients r ON r.realm_id = s.realm_id AND r.type = 2 AND r.type_id = s.channel_id WHERE s.realm_id = ?1 ORDER BY s.id"),
@@ -55,6 +60,11 @@ const TABLES: [(&str, &str); 14] = [
     ("realm_domains", "SELECT realm_id AS realm, domain, allow_subdomains FROM realm_domains WHERE realm_id = ?1 ORDER BY domain"),
     ("user_topics", "SELECT t.id, t.user_id AS user_profile, r.id AS recipient, t.channel_id AS stream, t.topic AS topic_name, t.visibility_policy, t.last_updated FROM user_topics t JOIN recipients r ON r.realm_id = t.realm_id AND r.type = 2 AND r.type_id = t.channel_id WHERE t.realm_id = ?1 ORDER BY t.id"),
     ("attachments", "SELECT a.id, a.realm_id AS realm, a.owner_id AS owner, a.path_id, a.file_name, a.size, a.content_type, a.create_time, u.email AS owner_email, (SELECT json_group_array(l.message_id) FROM attachment_messages l WHERE l.attachment_id = a.id) AS messages FROM attachments a JOIN users u ON u.id = a.owner_id WHERE a.realm_id = ?1 ORDER BY a.id"),
+    ("channel_folders", "SELECT id, realm_id AS realm, name, description, rendered_description, creator_id AS creator, date_created, is_archived, sort_order AS \"order\" FROM channel_folders WHERE realm_id = ?1 ORDER BY id"),
+    ("playgrounds", "SELECT id, realm_id AS realm, name, pygments_language, url_template FROM realm_playgrounds WHERE realm_id = ?1 ORDER BY id"),
+    ("alert_words", "SELECT id, realm_id AS realm, user_id AS user_profile, word FROM alert_words WHERE realm_id = ?1 ORDER BY id"),
+    ("muted_users", "SELECT m.user_id AS user_profile, m.muted_user_id AS muted_user, m.date_muted FROM muted_users m JOIN users u ON u.id = m.user_id WHERE u.realm_id = ?1 ORDER BY m.user_id, m.muted_user_id"),
+    ("user_statuses", "SELECT user_id AS user_profile, status_text, emoji_name, emoji_code, reaction_type, updated_at AS timestamp FROM user_status WHERE realm_id = ?1 ORDER BY user_id"),
 ];
 
 /// The queries of the tables whose columns come from the server's lists: the organization
@@ -100,6 +110,11 @@ pub async fn realm_tables(db: &D1Database, realm_id: i64) -> Result<RealmTables>
             "linkifiers" => &mut tables.linkifiers,
             "realm_domains" => &mut tables.realm_domains,
             "user_topics" => &mut tables.user_topics,
+            "channel_folders" => &mut tables.channel_folders,
+            "playgrounds" => &mut tables.playgrounds,
+            "alert_words" => &mut tables.alert_words,
+            "muted_users" => &mut tables.muted_users,
+            "user_statuses" => &mut tables.user_statuses,
             _ => &mut tables.attachments,
         };
         *target = rows;

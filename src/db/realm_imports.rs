@@ -16,6 +16,7 @@ use worker::{D1Database, Result};
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub enum Kind {
     User,
+    ChannelFolder,
     Channel,
     Recipient,
     DirectMessageGroup,
@@ -33,6 +34,7 @@ impl Kind {
     pub fn name(self) -> &'static str {
         match self {
             Kind::User => "user",
+            Kind::ChannelFolder => "channel_folder",
             Kind::Channel => "channel",
             Kind::Recipient => "recipient",
             Kind::DirectMessageGroup => "dm_group",
@@ -50,6 +52,7 @@ impl Kind {
     fn table(self) -> &'static str {
         match self {
             Kind::User => "users",
+            Kind::ChannelFolder => "channel_folders",
             Kind::Channel => "channels",
             Kind::Recipient => "recipients",
             Kind::DirectMessageGroup => "direct_message_groups",
@@ -109,6 +112,7 @@ pub fn map_system_groups_stmt(realm_id: i64, rows_json: &str) -> Result<Statemen
 pub fn insert_stmt(realm_id: i64, kind: Kind, rows_json: &str) -> Result<Statement> {
     let sql = match kind {
         Kind::User => users_sql(),
+        Kind::ChannelFolder => channel_folders_sql(),
         Kind::Channel => channels_sql(),
         Kind::Recipient => recipients_sql(),
         Kind::DirectMessageGroup => direct_message_groups_sql(),
@@ -149,15 +153,32 @@ fn users_sql() -> String {
     )
 }
 
-/// Channels; each group setting names this server's group (null, the default, when the
-/// archive has none or names a group it does not hold).
+/// Channel folders (Zulip's `order` is their position).
+fn channel_folders_sql() -> String {
+    format!(
+        "INSERT OR IGNORE INTO channel_folders (id, realm_id, name, description, rendered_description, creator_id, date_created, \
+         is_archived, sort_order) SELECT i.new_id, ?1, {}, COALESCE({}, ''), COALESCE({}, ''), {}, CAST(COALESCE({}, 0) AS INTEGER), \
+         COALESCE({}, 0), COALESCE({}, 0) {}",
+        f("name"),
+        f("description"),
+        f("rendered_description"),
+        mapped(Kind::User, &f("creator")),
+        f("date_created"),
+        f("is_archived"),
+        f("order"),
+        own_id(Kind::ChannelFolder),
+    )
+}
+
+/// Channels, in their folder; each group setting names this server's group (null, the
+/// default, when the archive has none or names a group it does not hold).
 fn channels_sql() -> String {
     let settings: Vec<String> = GROUP_SETTING_COLUMNS.iter().map(|s| mapped(Kind::UserGroup, &f(s))).collect();
     format!(
         "INSERT OR IGNORE INTO channels (id, realm_id, name, description, invite_only, history_public_to_subscribers, \
-         is_web_public, is_archived, creator_id, date_created, message_retention_days, {}) \
+         is_web_public, is_archived, creator_id, date_created, message_retention_days, folder_id, {}) \
          SELECT i.new_id, ?1, {}, COALESCE({}, ''), COALESCE({}, 0), COALESCE({}, 1), COALESCE({}, 0), COALESCE({}, 0), {}, \
-         CAST(COALESCE({}, 0) AS INTEGER), {}, {} {}",
+         CAST(COALESCE({}, 0) AS INTEGER), {}, {}, {} {}",
         GROUP_SETTING_COLUMNS.join(", "),
         f("name"),
         f("description"),
@@ -168,6 +189,7 @@ fn channels_sql() -> String {
         mapped(Kind::User, &f("creator")),
         f("date_created"),
         f("message_retention_days"),
+        mapped(Kind::ChannelFolder, &f("folder")),
         settings.join(", "),
         own_id(Kind::Channel),
     )
@@ -810,11 +832,18 @@ const REMOVE: &[&str] = &[
     "DELETE FROM user_group_members WHERE group_id IN (SELECT id FROM user_groups WHERE realm_id = ?1)",
     "DELETE FROM user_group_subgroups WHERE supergroup_id IN (SELECT id FROM user_groups WHERE realm_id = ?1)",
     "DELETE FROM default_channels WHERE realm_id = ?1",
+    "DELETE FROM linkifiers WHERE realm_id = ?1",
+    "DELETE FROM realm_domains WHERE realm_id = ?1",
+    "DELETE FROM realm_playgrounds WHERE realm_id = ?1",
+    "DELETE FROM alert_words WHERE realm_id = ?1",
+    "DELETE FROM user_status WHERE realm_id = ?1",
+    "DELETE FROM muted_users WHERE user_id IN (SELECT id FROM users WHERE realm_id = ?1)",
     "DELETE FROM subscriptions WHERE realm_id = ?1",
     "DELETE FROM direct_message_group_members WHERE group_id IN (SELECT id FROM direct_message_groups WHERE realm_id = ?1)",
     "DELETE FROM direct_message_groups WHERE realm_id = ?1",
     "DELETE FROM recipients WHERE realm_id = ?1",
     "DELETE FROM channels WHERE realm_id = ?1",
+    "DELETE FROM channel_folders WHERE realm_id = ?1",
     "DELETE FROM users WHERE realm_id = ?1",
     "DELETE FROM user_groups WHERE realm_id = ?1",
     "DELETE FROM realm_import_ids WHERE realm_id = ?1",

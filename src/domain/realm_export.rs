@@ -119,6 +119,7 @@ const BOOLEAN_FIELDS: &[&str] = &[
     "required",
     "editable_by_user",
     "allow_subdomains",
+    "is_archived",
     "is_me_message",
     "has_attachment",
     "has_image",
@@ -126,8 +127,17 @@ const BOOLEAN_FIELDS: &[&str] = &[
 ];
 
 /// Fields Zulip writes as UNIX seconds with a fraction.
-const DATE_FIELDS: &[&str] =
-    &["date_created", "date_joined", "date_sent", "last_edit_time", "last_moved_time", "create_time", "last_updated"];
+const DATE_FIELDS: &[&str] = &[
+    "date_created",
+    "date_joined",
+    "date_sent",
+    "last_edit_time",
+    "last_moved_time",
+    "create_time",
+    "last_updated",
+    "date_muted",
+    "timestamp",
+];
 
 /// One row as Zulip writes it: booleans as booleans, dates as floats.
 pub fn zulip_row(mut row: Row) -> Value {
@@ -203,6 +213,20 @@ pub fn messages_file_name(number: usize) -> String {
     format!("messages-{number:06}.json")
 }
 
+/// The `zerver_client` id of the client `name`, added to `clients` when new.
+fn client_id(clients: &mut Vec<String>, name: &str) -> usize {
+    match clients.iter().position(|c| c == name) {
+        Some(i) => i + 1,
+        None => {
+            clients.push(name.to_string());
+            clients.len()
+        }
+    }
+}
+
+/// The client a status is exported as set from (this server keeps none).
+const STATUS_CLIENT: &str = "website";
+
 /// One `messages-NNNNNN.json`: the messages with their client ids (collected in
 /// `clients` for `zerver_client`) and the user-message rows, each given an id.
 pub fn messages_file(messages: Vec<Row>, user_messages: Vec<Row>, clients: &mut Vec<String>, next_user_message_id: &mut i64) -> Value {
@@ -210,14 +234,7 @@ pub fn messages_file(messages: Vec<Row>, user_messages: Vec<Row>, clients: &mut 
         .into_iter()
         .map(|mut m| {
             let name = m.get("sending_client").and_then(Value::as_str).unwrap_or("").to_string();
-            let client_id = match clients.iter().position(|c| *c == name) {
-                Some(i) => i + 1,
-                None => {
-                    clients.push(name);
-                    clients.len()
-                }
-            };
-            m.insert("sending_client".into(), Value::from(client_id));
+            m.insert("sending_client".into(), Value::from(client_id(clients, &name)));
             zulip_row(m)
         })
         .collect();
@@ -237,7 +254,8 @@ pub fn messages_file(messages: Vec<Row>, user_messages: Vec<Row>, clients: &mut 
 
 /// `realm.json`: every table but messages, limited to what the selection holds. Private
 /// channels, their subscriptions and direct-message groups stay out of a public export;
-/// user-level private data (topic visibility) is the consenting members' only. The user
+/// user-level private data (topic visibility, alert words, muted users) is the consenting
+/// members' only; statuses, which every member sees, are everyone's. The user
 /// groups and the group-valued settings are `domain::realm_export_groups`'.
 pub fn realm_file(mut tables: RealmTables, selection: &Selection, reactions: Vec<Row>, clients: &[String]) -> Value {
     let listed: BTreeSet<i64> = selection.listed_channel_ids.iter().copied().collect();
@@ -246,6 +264,8 @@ pub fn realm_file(mut tables: RealmTables, selection: &Selection, reactions: Vec
         tables.channels.iter().filter(|c| public_channel(c, "id")).filter_map(|c| id_of(c, "recipient")).collect();
     let private = selection.with_private_data();
     let consenting = &selection.consenting_user_ids;
+    let mut clients = clients.to_vec();
+    let personal = personal_tables(&mut tables, &listed, consenting, &mut clients);
     let kept_recipient = |r: &Row| match id_of(r, "type") {
         Some(2) => id_of(r, "id").is_some_and(|id| channel_recipients.contains(&id)),
         Some(3) => private,
@@ -261,11 +281,6 @@ pub fn realm_file(mut tables: RealmTables, selection: &Selection, reactions: Vec
         groups = tables.direct_message_groups;
     }
     let users: Vec<Value> = tables.users.into_iter().map(user_row).collect();
-    let user_topics: Vec<Row> = tables
-        .user_topics
-        .into_iter()
-        .filter(|t| public_channel(t, "stream") && id_of(t, "user_profile").is_some_and(|u| consenting.contains(&u)))
-        .collect();
     let clients: Vec<Value> = clients.iter().enumerate().map(|(i, name)| json!({ "id": i + 1, "name": name })).collect();
     let mut channels: Vec<Row> = tables.channels.into_iter().filter(|c| public_channel(c, "id")).collect();
     let user_groups =
@@ -276,6 +291,7 @@ pub fn realm_file(mut tables: RealmTables, selection: &Selection, reactions: Vec
         "zerver_userprofile_crossrealm": [],
         "zerver_userprofile_mirrordummy": [],
         "zerver_stream": rows(channels),
+        "zerver_channelfolder": rows(tables.channel_folders),
         "zerver_recipient": rows(tables.recipients.into_iter().filter(kept_recipient).collect()),
         "zerver_subscription": rows(subscriptions),
         // Zulip's table name, kept through its rename to DirectMessageGroup.
@@ -290,26 +306,55 @@ pub fn realm_file(mut tables: RealmTables, selection: &Selection, reactions: Vec
         "zerver_defaultstream": numbered(tables.default_channels.into_iter().filter(|d| public_channel(d, "stream")).collect()),
         "zerver_realmfilter": rows(tables.linkifiers),
         "zerver_realmdomain": numbered(tables.realm_domains),
-        "zerver_usertopic": rows(user_topics),
         "zerver_reaction": rows(reactions),
+        "zerver_realmplayground": rows(tables.playgrounds),
         "zerver_client": clients,
         // Which tool wrote the archive (Zulip's importer requires it).
         "import_source": "zulip",
     });
+    for (table, rows) in personal {
+        file[table] = Value::Array(rows);
+    }
     for table in EMPTY_TABLES {
         file[table] = json!([]);
     }
     file
 }
 
+/// The members' own data: their topics' visibility in the listed channels, alert words and
+/// muted users, the consenting members' only, and everyone's status (which every member
+/// sees), naming the client it was set from (this server keeps none; added to `clients`).
+fn personal_tables(
+    tables: &mut RealmTables,
+    listed: &BTreeSet<i64>,
+    consenting: &BTreeSet<i64>,
+    clients: &mut Vec<String>,
+) -> [(&'static str, Vec<Value>); 4] {
+    let of_consenting = |row: &Row| id_of(row, "user_profile").is_some_and(|u| consenting.contains(&u));
+    let in_listed = |row: &Row| id_of(row, "stream").is_some_and(|c| listed.contains(&c));
+    let kept = |rows: Vec<Row>| -> Vec<Row> { rows.into_iter().filter(of_consenting).collect() };
+    let user_topics = kept(std::mem::take(&mut tables.user_topics)).into_iter().filter(in_listed).map(zulip_row).collect();
+    let alert_words = kept(std::mem::take(&mut tables.alert_words)).into_iter().map(zulip_row).collect();
+    let muted_users = numbered(kept(std::mem::take(&mut tables.muted_users)));
+    let status_client = client_id(clients, STATUS_CLIENT);
+    let statuses = std::mem::take(&mut tables.user_statuses)
+        .into_iter()
+        .map(|mut s| {
+            s.insert("client".into(), json!(status_client));
+            s
+        })
+        .collect();
+    [
+        ("zerver_usertopic", user_topics),
+        ("zerver_alertword", alert_words),
+        ("zerver_muteduser", muted_users),
+        ("zerver_userstatus", numbered(statuses)),
+    ]
+}
+
 /// Tables this server has no data for but Zulip's importer reads unconditionally.
-const EMPTY_TABLES: [&str; 5] = [
-    "zerver_realmauthenticationmethod",
-    "zerver_realmplayground",
-    "zerver_userpresence",
-    "zerver_useractivity",
-    "zerver_useractivityinterval",
-];
+const EMPTY_TABLES: [&str; 4] =
+    ["zerver_realmauthenticationmethod", "zerver_userpresence", "zerver_useractivity", "zerver_useractivityinterval"];
 
 /// Zulip keeps direct-message groups' members as subscriptions to their recipient.
 fn add_group_subscriptions(subscriptions: &mut Vec<Row>, members: Vec<Row>) {

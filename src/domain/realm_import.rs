@@ -192,6 +192,7 @@ pub fn check_archive(realm_json: &str, attachment_json: &str) -> ApiResult<Realm
     let (user_rows, recipient_rows) = (all_users(&tables, date_created)?, all_recipients(&tables)?);
     let users = ids("zerver_userprofile", &user_rows)?;
     let channels = ids("zerver_stream", rows(&tables, "zerver_stream")?)?;
+    let folders = ids("zerver_channelfolder", rows(&tables, "zerver_channelfolder")?)?;
     let dm_table = table_name(&tables, &["zerver_directmessagegroup", "zerver_huddle"]);
     let dm_groups = ids(dm_table, rows(&tables, dm_table)?)?;
     let recipients = ids("zerver_recipient", &recipient_rows)?;
@@ -215,7 +216,8 @@ pub fn check_archive(realm_json: &str, attachment_json: &str) -> ApiResult<Realm
     }
     check_unique("zerver_userprofile", &user_rows, "delivery_email")?;
     check_unique("zerver_stream", rows(&tables, "zerver_stream")?, "name")?;
-    check_refs("zerver_stream", rows(&tables, "zerver_stream")?, &[("creator", &users, true)])?;
+    check_refs("zerver_channelfolder", rows(&tables, "zerver_channelfolder")?, &[("creator", &users, true)])?;
+    check_refs("zerver_stream", rows(&tables, "zerver_stream")?, &[("creator", &users, true), ("folder", &folders, true)])?;
     for r in &recipient_rows {
         let known = match int(r, "type") {
             Some(1) => &users,
@@ -398,6 +400,7 @@ impl RealmArchive {
             // Groups before channels: channels' settings name them.
             Rows::SystemGroups(system),
             Rows::Own(Kind::UserGroup, named),
+            Rows::Own(Kind::ChannelFolder, rows(t, "zerver_channelfolder")?.to_vec()),
             Rows::Own(Kind::Channel, rows(t, "zerver_stream")?.to_vec()),
             Rows::Own(Kind::DirectMessageGroup, dm_groups),
             Rows::Own(Kind::Recipient, self.recipients.clone()),
