@@ -171,6 +171,8 @@ fn realm_json_holds_every_table_zulips_importer_reads_in_its_shape() {
     assert!(realm["zerver_namedusergroup"].as_array().unwrap().iter().all(|g| g.get("system_role").is_none()));
     let channels = realm["zerver_stream"].as_array().unwrap();
     assert!(!channels.is_empty());
+    // Zulip numbers a channel's topics policy (1: the organization's).
+    assert!(channels.iter().all(|c| c["topics_policy"] == 1), "{channels:?}");
     for (channel, setting) in channels.iter().flat_map(|c| CHANNEL_GROUP_SETTINGS.iter().map(move |s| (c, s))) {
         assert!(names_a_group(channel, setting), "zerver_stream's {setting}: {channel}");
     }

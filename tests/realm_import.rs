@@ -574,7 +574,7 @@ fn seeded_organization() -> (Client, Client, Vec<u8>) {
     member.post("/messages", &[("type", "direct"), ("to", &to_owner), ("content", "a direct hello")]).success();
     let town = owner.get("/get_stream_id", &[("stream", "town")]).success()["stream_id"].as_i64().unwrap().to_string();
     owner.post("/user_topics", &[("stream_id", &town), ("topic", "roundtrip"), ("visibility_policy", "3")]).success();
-    owner.patch(&format!("/streams/{town}"), &[("message_retention_days", "3650")]).success();
+    owner.patch(&format!("/streams/{town}"), &[("message_retention_days", "3650"), ("topics_policy", "disable_empty_topic")]).success();
     owner.patch("/realm", &[("message_retention_days", "7300")]).success();
     owner.post("/user_groups/create", &[("name", "builders"), ("description", "They build"), ("members", &members)]).success();
     let field = owner.post("/realm/profile_fields", &[("name", "Team"), ("field_type", "1")]).success()["id"].as_i64().unwrap();
@@ -633,7 +633,7 @@ fn observed(client: &Client) -> Value {
         .as_array()
         .unwrap()
         .iter()
-        .map(|s| json!([s["name"], s["description"], s["invite_only"], s["message_retention_days"]]))
+        .map(|s| json!([s["name"], s["description"], s["invite_only"], s["message_retention_days"], s["topics_policy"]]))
         .collect();
     channels.sort_by_key(|c| c.to_string());
     let mut groups: Vec<Value> = client.get("/user_groups", &[]).success()["user_groups"]
@@ -741,6 +741,7 @@ fn an_exported_organization_imported_as_another_answers_the_same() {
         assert_eq!(after[part], before[part], "{part}");
     }
     assert!(before["channels"].to_string().contains("3650"), "the channel's retention period is compared");
+    assert!(before["channels"].to_string().contains("disable_empty_topic"), "the channel's topics policy is compared");
     let retention =
         |c: &Client| c.post("/register", &[("fetch_event_types", r#"["realm"]"#)]).success()["realm_message_retention_days"].clone();
     assert_eq!((retention(&owner), retention(&new_owner)), (json!(7300), json!(7300)));
@@ -1194,7 +1195,13 @@ fn the_organizations_settings_are_kept() {
     assert_eq!(got, json!([false, "fr", 3, null, 86400]));
 }
 
-/// What the organization's folders and playgrounds, and a member's own settings, read as.
+/// The organization's bots with their services, as `client`'s `/register` shows them.
+fn realm_bots(client: &Client) -> Value {
+    client.post("/register", &[("fetch_event_types", r#"["realm_bot"]"#)]).success()["realm_bots"].clone()
+}
+
+/// What the organization's folders, playgrounds and bots' services, and a member's own
+/// settings, read as.
 fn folders_playgrounds_and_settings(owner: &Client, member: &Client) -> Value {
     let folders = owner.get("/channel_folders", &[]).success()["channel_folders"].clone();
     let folders: Vec<Value> = folders
@@ -1225,12 +1232,23 @@ fn folders_playgrounds_and_settings(owner: &Client, member: &Client) -> Value {
     let emails = emails_by_id(owner);
     let muted: Vec<Value> = state["muted_users"].as_array().unwrap().iter().map(|m| json!(emails[&m["id"].as_i64().unwrap()])).collect();
     let status = member.get(&format!("/users/{}/status", member.user_id), &[]).success()["status"].clone();
-    json!({ "folders": folders, "in_folders": in_folders, "playgrounds": playgrounds, "muted": muted, "status": status,
+    let services: Vec<Value> = realm_bots(owner)
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| {
+            json!([
+                b["full_name"],
+                b["services"].as_array().unwrap().iter().map(|s| json!([s["base_url"], s["interface"]])).collect::<Vec<_>>()
+            ])
+        })
+        .collect();
+    json!({ "folders": folders, "in_folders": in_folders, "playgrounds": playgrounds, "muted": muted, "status": status, "services": services,
         "alert_words": member.get("/users/me/alert_words", &[]).success()["alert_words"] })
 }
 
 #[test]
-fn folders_playgrounds_and_members_own_settings_survive_an_export_and_import() {
+fn folders_playgrounds_bots_services_and_members_own_settings_survive_an_export_and_import() {
     let (owner, member) = organization_with_member("ownsrc", "Own Settings Source", PASSWORD);
     member.patch("/settings", &[("allow_private_data_export", "true")]).success();
     let folder = owner.post("/channel_folders/create", &[("name", "Projects"), ("description", "Ongoing **work**")]).success()
@@ -1248,12 +1266,24 @@ fn folders_playgrounds_and_members_own_settings_survive_an_export_and_import() {
     member.post("/users/me/alert_words", &[("alert_words", r#"["walrus","Launch day"]"#)]).success();
     member.post(&format!("/users/me/muted_users/{}", owner.user_id), &[]).success();
     member.post("/users/me/status", &[("status_text", "On the moon"), ("emoji_name", "rocket")]).success();
+    let payload_url = json!("https://hooks.example/launch").to_string();
+    let bot =
+        [("full_name", "Launch Hook"), ("short_name", "launch"), ("bot_type", "3"), ("payload_url", &payload_url), ("interface_type", "2")];
+    owner.post("/bots", &bot).success();
+    let token = |c: &Client| {
+        let bots = realm_bots(c);
+        let bot = bots.as_array().unwrap().iter().find(|b| b["full_name"] == "Launch Hook").cloned().expect("the bot");
+        bot["services"][0]["token"].as_str().expect("its service's token").to_string()
+    };
     let before = folders_playgrounds_and_settings(&owner, &member);
     // What is compared holds the data.
-    for seeded in ["Projects", "launch", "Rust playground", "walrus", "On the moon", &owner.email] {
+    for seeded in ["Projects", "launch", "Rust playground", "walrus", "On the moon", &owner.email, "hooks.example/launch"] {
         assert!(before.to_string().contains(seeded), "{seeded} in {before}");
     }
     let id = export_and_import(&owner);
     let (new_owner, new_member) = (Client::dev_in(Some(&id), &owner.email), Client::dev_in(Some(&id), &member.email));
     assert_eq!(folders_playgrounds_and_settings(&new_owner, &new_member), before);
+    // The service's token is new, as Zulip's importer makes it: whoever read the archive
+    // cannot pose as the server.
+    assert_ne!(token(&new_owner), token(&owner));
 }

@@ -41,11 +41,12 @@ pub struct RealmTables {
     pub alert_words: Vec<Row>,
     pub muted_users: Vec<Row>,
     pub user_statuses: Vec<Row>,
+    pub bot_services: Vec<Row>,
 }
 
 /// The queries of the tables read as they are stored (those with columns from the server's
 /// lists are [`listed_tables`]).
-const TABLES: [(&str, &str); 19] = [
+const TABLES: [(&str, &str); 20] = [
     ("users", "SELECT id, realm_id AS realm, email, delivery_email, full_name, role, is_active, is_bot, bot_type, bot_owner_id AS bot_owner, timezone, date_joined, avatar_version, avatar_file, email_address_visibility, is_imported_stub AS is_mirror_dummy, automatically_follow_topics_policy, automatically_unmute_topics_in_muted_streams_policy, automatically_follow_topics_where_mentioned, settings FROM users WHERE realm_id = ?1 ORDER BY id"),
     ("recipients", "SELECT id, type, type_id FROM recipients WHERE realm_id = ?1 ORDER BY id"),
     ("subscriptions", "SELECT s.id, s.user_id AS user_profile, r.id AS recipient, s.active, s.color, s.is_muted, s.pin_to_top, s.desktop_notifications, s.audible_notifications, s.push_notifications, s.email_notifications, s.wildcard_mentions_notify FROM subscriptions s JOIN recipients r ON r.realm_id = s.realm_id AND r.type = 2 AND r.type_id = s.channel_id WHERE s.realm_id = ?1 ORDER BY s.id"),
@@ -64,6 +65,7 @@ const TABLES: [(&str, &str); 19] = [
     ("playgrounds", "SELECT id, realm_id AS realm, name, pygments_language, url_template FROM realm_playgrounds WHERE realm_id = ?1 ORDER BY id"),
     ("alert_words", "SELECT id, realm_id AS realm, user_id AS user_profile, word FROM alert_words WHERE realm_id = ?1 ORDER BY id"),
     ("muted_users", "SELECT m.user_id AS user_profile, m.muted_user_id AS muted_user, m.date_muted FROM muted_users m JOIN users u ON u.id = m.user_id WHERE u.realm_id = ?1 ORDER BY m.user_id, m.muted_user_id"),
+    ("bot_services", "SELECT s.bot_id AS id, s.bot_id AS user_profile, replace(substr(u.email, 1, instr(u.email, '@') - 1), '-bot', '') AS name, s.base_url, s.token, s.interface FROM bot_services s JOIN users u ON u.id = s.bot_id WHERE s.realm_id = ?1 ORDER BY s.bot_id"),
     ("user_statuses", "SELECT user_id AS user_profile, status_text, emoji_name, emoji_code, reaction_type, updated_at AS timestamp FROM user_status WHERE realm_id = ?1 ORDER BY user_id"),
 ];
 
@@ -115,6 +117,7 @@ pub async fn realm_tables(db: &D1Database, realm_id: i64) -> Result<RealmTables>
             "alert_words" => &mut tables.alert_words,
             "muted_users" => &mut tables.muted_users,
             "user_statuses" => &mut tables.user_statuses,
+            "bot_services" => &mut tables.bot_services,
             _ => &mut tables.attachments,
         };
         *target = rows;

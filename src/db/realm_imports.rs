@@ -176,9 +176,9 @@ fn channels_sql() -> String {
     let settings: Vec<String> = GROUP_SETTING_COLUMNS.iter().map(|s| mapped(Kind::UserGroup, &f(s))).collect();
     format!(
         "INSERT OR IGNORE INTO channels (id, realm_id, name, description, invite_only, history_public_to_subscribers, \
-         is_web_public, is_archived, creator_id, date_created, message_retention_days, folder_id, {}) \
+         is_web_public, is_archived, creator_id, date_created, message_retention_days, folder_id, topics_policy, {}) \
          SELECT i.new_id, ?1, {}, COALESCE({}, ''), COALESCE({}, 0), COALESCE({}, 1), COALESCE({}, 0), COALESCE({}, 0), {}, \
-         CAST(COALESCE({}, 0) AS INTEGER), {}, {}, {} {}",
+         CAST(COALESCE({}, 0) AS INTEGER), {}, {}, {}, {} {}",
         GROUP_SETTING_COLUMNS.join(", "),
         f("name"),
         f("description"),
@@ -190,6 +190,7 @@ fn channels_sql() -> String {
         f("date_created"),
         f("message_retention_days"),
         mapped(Kind::ChannelFolder, &f("folder")),
+        f("topics_policy"),
         settings.join(", "),
         own_id(Kind::Channel),
     )
@@ -392,6 +393,8 @@ pub enum Link {
     AlertWord,
     /// `{user_profile, muted_user, date_muted}`
     MutedUser,
+    /// `{user_profile, base_url, interface, token}`: an outgoing-webhook bot's service.
+    BotService,
     /// `{user_profile, status_text, emoji_name, emoji_code, reaction_type, timestamp}`: a
     /// custom emoji's code is the archive's emoji id.
     UserStatus,
@@ -463,6 +466,16 @@ pub fn insert_links_stmt(realm_id: i64, link: Link, rows_json: &str) -> Result<S
             f("date_muted"),
             join("u", Kind::User, "user_profile"),
             join("m", Kind::User, "muted_user")
+        ),
+        Link::BotService => format!(
+            "INSERT OR IGNORE INTO bot_services (realm_id, bot_id, base_url, interface, token) \
+             SELECT ?1, u.new_id, {}, COALESCE({}, 1), {} FROM json_each(?2) j {} WHERE {} IS NOT NULL AND {} IS NOT NULL",
+            f("base_url"),
+            f("interface"),
+            f("token"),
+            join("u", Kind::User, "user_profile"),
+            f("base_url"),
+            f("token")
         ),
         Link::UserStatus => user_status_sql(),
         Link::GroupSettings => group_settings_sql(),
@@ -837,6 +850,7 @@ const REMOVE: &[&str] = &[
     "DELETE FROM realm_playgrounds WHERE realm_id = ?1",
     "DELETE FROM alert_words WHERE realm_id = ?1",
     "DELETE FROM user_status WHERE realm_id = ?1",
+    "DELETE FROM bot_services WHERE realm_id = ?1",
     "DELETE FROM muted_users WHERE user_id IN (SELECT id FROM users WHERE realm_id = ?1)",
     "DELETE FROM subscriptions WHERE realm_id = ?1",
     "DELETE FROM direct_message_group_members WHERE group_id IN (SELECT id FROM direct_message_groups WHERE realm_id = ?1)",

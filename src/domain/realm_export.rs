@@ -16,6 +16,7 @@ use crate::db::realm_export_data::{RealmTables, Row};
 use crate::db::realm_exports::{self, RealmExportRow};
 use crate::domain::realm_export_groups::group_tables;
 use crate::error::{ApiError, ApiResult};
+use crate::model::TopicsPolicy;
 
 /// `export_type`: public data only.
 pub const EXPORT_PUBLIC: i64 = 1;
@@ -290,7 +291,7 @@ pub fn realm_file(mut tables: RealmTables, selection: &Selection, reactions: Vec
         "zerver_userprofile": users,
         "zerver_userprofile_crossrealm": [],
         "zerver_userprofile_mirrordummy": [],
-        "zerver_stream": rows(channels),
+        "zerver_stream": rows(channels.into_iter().map(channel_row).collect()),
         "zerver_channelfolder": rows(tables.channel_folders),
         "zerver_recipient": rows(tables.recipients.into_iter().filter(kept_recipient).collect()),
         "zerver_subscription": rows(subscriptions),
@@ -308,6 +309,8 @@ pub fn realm_file(mut tables: RealmTables, selection: &Selection, reactions: Vec
         "zerver_realmdomain": numbered(tables.realm_domains),
         "zerver_reaction": rows(reactions),
         "zerver_realmplayground": rows(tables.playgrounds),
+        // The outgoing-webhook bots' services (`name`: the bot's short name).
+        "zerver_service": rows(tables.bot_services),
         "zerver_client": clients,
         // Which tool wrote the archive (Zulip's importer requires it).
         "import_source": "zulip",
@@ -454,6 +457,13 @@ pub fn realm_image_record(realm_id: i64, file: &ImageFile) -> Value {
         "last_modified": file.last_modified,
         "content_type": file.content_type,
     })
+}
+
+/// A channel as Zulip exports one: its topics policy by Zulip's number.
+fn channel_row(mut channel: Row) -> Row {
+    let policy = channel.get("topics_policy").and_then(Value::as_str).and_then(TopicsPolicy::from_code);
+    channel.insert("topics_policy".into(), json!(policy.unwrap_or(TopicsPolicy::Inherit).zulip_channel_number()));
+    channel
 }
 
 /// A user as Zulip exports one: the settings as fields of the row; no password or API key

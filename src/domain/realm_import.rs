@@ -13,7 +13,7 @@ use crate::domain::realm_export::safe_member_path;
 use crate::domain::realm_icon::RealmImage;
 use crate::domain::user_settings;
 use crate::error::{ApiError, ApiResult};
-use crate::model::message_flags;
+use crate::model::{message_flags, TopicsPolicy};
 
 /// Every refusal names what is wrong with the archive.
 pub fn invalid_archive(detail: impl std::fmt::Display) -> ApiError {
@@ -182,6 +182,15 @@ fn user_groups(t: &Map<String, Value>) -> ApiResult<(Vec<Value>, Vec<Value>, Vec
     Ok((system, named, memberships))
 }
 
+/// The rows that belong to one user each name a user of the archive.
+fn check_users_own_rows(tables: &Map<String, Value>, users: &BTreeSet<i64>) -> ApiResult<()> {
+    for table in ["zerver_alertword", "zerver_userstatus", "zerver_service"] {
+        check_refs(table, rows(tables, table)?, &[("user_profile", users, false)])?;
+    }
+    let muted = rows(tables, "zerver_muteduser")?;
+    check_refs("zerver_muteduser", muted, &[("user_profile", users, false), ("muted_user", users, false)])
+}
+
 /// Checks `realm.json` and `attachment.json` whole; nothing is written before.
 pub fn check_archive(realm_json: &str, attachment_json: &str) -> ApiResult<RealmArchive> {
     let tables = parse_object(realm_json, "realm.json")?;
@@ -240,10 +249,7 @@ pub fn check_archive(realm_json: &str, attachment_json: &str) -> ApiResult<Realm
     check_refs("zerver_realmemoji", rows(&tables, "zerver_realmemoji")?, &[("author", &users, true)])?;
     check_refs("zerver_usertopic", rows(&tables, "zerver_usertopic")?, &[("user_profile", &users, false), ("stream", &channels, false)])?;
     check_refs("zerver_defaultstream", rows(&tables, "zerver_defaultstream")?, &[("stream", &channels, false)])?;
-    check_refs("zerver_alertword", rows(&tables, "zerver_alertword")?, &[("user_profile", &users, false)])?;
-    let muted = rows(&tables, "zerver_muteduser")?;
-    check_refs("zerver_muteduser", muted, &[("user_profile", &users, false), ("muted_user", &users, false)])?;
-    check_refs("zerver_userstatus", rows(&tables, "zerver_userstatus")?, &[("user_profile", &users, false)])?;
+    check_users_own_rows(&tables, &users)?;
     check_refs("zerver_attachment", &attachments, &[("owner", &users, false)])?;
     check_files(&tables, &attachments)?;
 
@@ -401,7 +407,7 @@ impl RealmArchive {
             Rows::SystemGroups(system),
             Rows::Own(Kind::UserGroup, named),
             Rows::Own(Kind::ChannelFolder, rows(t, "zerver_channelfolder")?.to_vec()),
-            Rows::Own(Kind::Channel, rows(t, "zerver_stream")?.to_vec()),
+            Rows::Own(Kind::Channel, rows(t, "zerver_stream")?.iter().map(channel_row).collect()),
             Rows::Own(Kind::DirectMessageGroup, dm_groups),
             Rows::Own(Kind::Recipient, self.recipients.clone()),
             Rows::Links(Link::DirectMessageGroupMember, dm_members),
@@ -418,11 +424,29 @@ impl RealmArchive {
             Rows::Links(Link::AlertWord, rows(t, "zerver_alertword")?.to_vec()),
             Rows::Links(Link::MutedUser, rows(t, "zerver_muteduser")?.to_vec()),
             Rows::Links(Link::UserStatus, rows(t, "zerver_userstatus")?.to_vec()),
+            Rows::Links(Link::BotService, rows(t, "zerver_service")?.iter().map(with_new_token).collect()),
             Rows::Own(Kind::Attachment, attachments),
             Rows::Own(Kind::UserTopic, rows(t, "zerver_usertopic")?.to_vec()),
             Rows::Links(Link::DefaultChannel, rows(t, "zerver_defaultstream")?.to_vec()),
         ])
     }
+}
+
+/// A bot's service with a token of its own, as Zulip's importer gives one: the archive's
+/// may be known to whoever read the archive.
+fn with_new_token(service: &Value) -> Value {
+    let mut service = service.clone();
+    service["token"] = json!(crate::secrets::random_alphanumeric(32));
+    service
+}
+
+/// A channel with its topics policy as this server stores it (Zulip numbers them; an
+/// archive from before topics policies has none: the organization's).
+fn channel_row(channel: &Value) -> Value {
+    let policy = int(channel, "topics_policy").and_then(TopicsPolicy::from_zulip_channel_number);
+    let mut channel = channel.clone();
+    channel["topics_policy"] = json!(policy.unwrap_or(TopicsPolicy::Inherit).as_str());
+    channel
 }
 
 /// A Zulip user row's personal settings as this server keeps them (`users.settings`): the

@@ -54,6 +54,24 @@ str_code_enum! {
     }
 }
 
+impl TopicsPolicy {
+    const ZULIP_CHANNEL_NUMBERS: [(TopicsPolicy, i64); 4] = [
+        (TopicsPolicy::Inherit, 1),
+        (TopicsPolicy::AllowEmptyTopic, 2),
+        (TopicsPolicy::DisableEmptyTopic, 3),
+        (TopicsPolicy::EmptyTopicOnly, 4),
+    ];
+
+    /// A channel's policy as Zulip's database and export number it (`StreamTopicsPolicyEnum`).
+    pub fn zulip_channel_number(self) -> i64 {
+        Self::ZULIP_CHANNEL_NUMBERS.iter().find(|(p, _)| *p == self).map_or(1, |(_, n)| *n)
+    }
+
+    pub fn from_zulip_channel_number(number: i64) -> Option<TopicsPolicy> {
+        Self::ZULIP_CHANNEL_NUMBERS.iter().find(|(_, n)| *n == number).map(|(p, _)| *p)
+    }
+}
+
 str_code_enum! {
     /// `message_edit_history_visibility_policy`: every entry, only moves (without content
     /// fields), or none.
@@ -72,6 +90,9 @@ mod tests {
     fn policies_read_and_write_zulips_strings() {
         assert_eq!(TopicsPolicy::from_code("disable_empty_topic"), Some(TopicsPolicy::DisableEmptyTopic));
         assert_eq!(TopicsPolicy::from_code("mandatory"), None);
+        assert_eq!(TopicsPolicy::DisableEmptyTopic.zulip_channel_number(), 3);
+        assert_eq!(TopicsPolicy::from_zulip_channel_number(4), Some(TopicsPolicy::EmptyTopicOnly));
+        assert_eq!(TopicsPolicy::from_zulip_channel_number(9), None);
         assert_eq!(serde_json::to_value(TopicsPolicy::Inherit).unwrap(), "inherit");
         assert_eq!(serde_json::from_value::<EditHistoryPolicy>(serde_json::json!("moves")).unwrap(), EditHistoryPolicy::Moves);
         assert!(serde_json::from_value::<EditHistoryPolicy>(serde_json::json!("some")).is_err());
