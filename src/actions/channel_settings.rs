@@ -29,11 +29,11 @@ use crate::domain::channels::{
     access, access_channel, can_access_channel_content, check_channel_name, rendered_description, stream_dict, SystemGroups,
 };
 use crate::domain::group_setting_values::{GroupChange, GroupSettingValue};
-use crate::domain::ids::RealmId;
 use crate::domain::register_state::MAX_CHANNEL_DESCRIPTION_LENGTH;
 use crate::error::{ApiError, ApiResult};
 use crate::event_types::{CapabilityGate, StreamEvent, SubscriptionEvent};
 use crate::events::{send_event, Event, EventUser};
+use crate::model::ids::RealmId;
 use crate::model::TopicsPolicy;
 
 /// The client capability that tells archiving apart from deletion.

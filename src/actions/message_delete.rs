@@ -14,11 +14,11 @@ use crate::db::messages::MessageRow;
 use crate::db::user_groups::{self, IsMemberRow};
 use crate::db::users::UserRow;
 use crate::domain::channel_permissions::{ChannelGroupSetting, CAN_DELETE_ANY, CAN_DELETE_OWN};
-use crate::domain::ids::{ChannelId, MessageId, RealmId};
 use crate::domain::messages::accessed_from;
 use crate::error::{ApiError, ApiResult};
 use crate::event_types::{DeleteMessageEvent, Event};
 use crate::events::{self, EventUser};
+use crate::model::ids::{ChannelId, MessageId, RealmId};
 
 /// Zulip's rule: members of the organization's or the message's channel's
 /// `can_delete_any_message_group` delete any message; others only their own (or their

@@ -9,10 +9,10 @@ use crate::db::batch::Batch;
 use crate::db::muted_users::{self, MutedUserRow};
 use crate::db::user_messages::{self, MessageIdRow};
 use crate::db::users::{self, UserRow};
-use crate::domain::ids::UserId;
 use crate::domain::muted_users::{check_mute_target, muted_users_list};
 use crate::error::{ApiError, ApiResult};
 use crate::event_types::{Event, FlagsEvent};
+use crate::model::ids::UserId;
 use crate::model::message_flags::MessageFlag;
 
 /// `me`'s mute of the user `target_id` if any, read with the user in one round trip; "No

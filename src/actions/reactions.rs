@@ -8,12 +8,12 @@ use crate::db::batch::Batch;
 use crate::db::reactions::{self, ReactionEmojiRow};
 use crate::db::realm_emoji::{self, RealmEmojiRow};
 use crate::db::users::UserRow;
-use crate::domain::ids::MessageId;
 use crate::domain::messages::{accessed_from, AccessedMessage};
 use crate::domain::reactions::{check_emoji_request, emoji_from_request};
 use crate::error::{ApiError, ApiResult};
 use crate::event_types::ReactionEvent;
 use crate::events::{send_event, Event, EventUser};
+use crate::model::ids::MessageId;
 use crate::model::message_flags::NO_ROW;
 
 pub use crate::domain::reactions::Emoji;

@@ -9,9 +9,9 @@ use crate::db::subscriptions::{self, ChannelViewRow};
 use crate::db::user_messages::{self, MessageIdRow};
 use crate::db::users::UserRow;
 use crate::domain::channels::access_channel;
-use crate::domain::ids::ChannelId;
 use crate::error::{ApiError, ApiResult};
 use crate::event_types::{Event, FlagsEvent};
+use crate::model::ids::ChannelId;
 use crate::model::message_flags::MessageFlag;
 
 /// Zulip's `update_message_flags` event for messages marked read.

@@ -18,11 +18,11 @@ use crate::db::subscriptions::ChannelViewRow;
 use crate::db::users::{self, NewUser, UserRow};
 use crate::db::{self, read_guards};
 use crate::domain::email as templates;
-use crate::domain::ids::UserId;
 use crate::domain::invites::{email_error, join_url, referrer_notice, DEFAULT_EXPIRY_MINUTES, LINK_KEY_LENGTH};
 use crate::domain::passwords::check_password_strength;
 use crate::domain::users::check_full_name;
 use crate::error::{ApiError, ApiResult};
+use crate::model::ids::UserId;
 use crate::model::Role;
 use crate::secrets;
 

@@ -13,13 +13,13 @@ use crate::db::user_groups::SettingGroupRef;
 use crate::db::user_groups::{self, GroupIdRow, GroupNameRow, IsMemberRow, MemberIdRow, NewUserGroup, SettingUseRow, UserGroupRow};
 use crate::db::users::{self, UserRow};
 use crate::domain::group_setting_values::{self, GroupChange, GroupSettingValue};
-use crate::domain::ids::UserId;
 use crate::domain::user_groups::{
     check_group_access, check_membership_access, current_permission, deactivation_objections, group_dict, permission_of, GroupPermission,
     Membership,
 };
 use crate::error::{ApiError, ApiResult};
 use crate::event_types::{CapabilityGate, Event, UserGroupEvent};
+use crate::model::ids::UserId;
 use crate::model::system_groups;
 
 pub const NAME_MAX_LENGTH: usize = 100;

@@ -9,10 +9,10 @@ use crate::db::realm_settings::{self, RealmSettingsRow};
 use crate::db::subscriptions::{self, ChannelViewRow};
 use crate::db::users::UserRow;
 use crate::db::{self, user_topics};
-use crate::domain::ids::ChannelId;
 use crate::domain::topics::normalize_topic;
 use crate::error::{ApiError, ApiResult};
 use crate::events::{send_event, Event, EventUser};
+use crate::model::ids::ChannelId;
 use crate::model::VisibilityPolicy;
 
 /// How the caller names the channel.

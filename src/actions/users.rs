@@ -12,11 +12,11 @@ use crate::db::{
     self, api_keys,
     users::{self, NewUser, UserRow},
 };
-use crate::domain::ids::{RealmId, UserId};
 use crate::domain::passwords::check_password_strength;
 use crate::domain::users::{check_full_name, user_dict, UserDictOptions};
 use crate::error::{ApiError, ApiResult};
 use crate::event_types::{Event, RealmBotEvent, RealmUserEvent};
+use crate::model::ids::{RealmId, UserId};
 use crate::model::Role;
 use crate::secrets;
 

@@ -7,9 +7,9 @@ use crate::actions::user_groups::{
 };
 use crate::auth::Member;
 use crate::context::RequestContext;
-use crate::domain::ids::UserId;
 use crate::domain::user_groups::{group_members, group_subgroups, groups_of, is_group_member, PERMISSIONS};
 use crate::error::{ApiError, ApiResult};
+use crate::model::ids::UserId;
 use crate::params::parse_int;
 use crate::response::Reply;
 
