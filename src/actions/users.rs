@@ -33,7 +33,7 @@ pub async fn do_issue_api_key(db: &D1Database, env: &Env, user: &UserRow, key_ve
 /// is stored already.
 fn issued_key(env: &Env, realm_id: i64, user_id: i64, key_version: i64) -> ApiResult<(String, Statement)> {
     let key = secrets::derive_api_key(secrets::api_key_secret(env)?.as_bytes(), user_id, key_version);
-    let store = api_keys::insert_if_missing_stmt(realm_id, user_id, &secrets::api_key_hash(&key), db::now())?;
+    let store = api_keys::insert_if_missing_stmt(RealmId(realm_id), UserId(user_id), &secrets::api_key_hash(&key), db::now())?;
     Ok((key, store))
 }
 
@@ -42,7 +42,8 @@ fn issued_key(env: &Env, realm_id: i64, user_id: i64, key_version: i64) -> ApiRe
 pub async fn do_regenerate_api_key(db: &D1Database, env: &Env, realm_id: RealmId, user_id: UserId) -> ApiResult<String> {
     let (realm_id, user_id) = (realm_id.0, user_id.0);
     let secret = secrets::api_key_secret(env)?;
-    let version: Option<api_keys::KeyVersionRow> = crate::db::first(db, api_keys::version_stmt(realm_id, user_id)?).await?;
+    let version: Option<api_keys::KeyVersionRow> =
+        crate::db::first(db, api_keys::version_stmt(RealmId(realm_id), UserId(user_id))?).await?;
     let old = version.ok_or_else(|| ApiError::internal("API key for a missing user"))?.api_key_version;
     do_replace_api_key(db, &secret, realm_id, user_id, old).await
 }
@@ -54,8 +55,8 @@ pub async fn do_replace_api_key(db: &D1Database, secret: &str, realm_id: i64, us
         db,
         vec![
             api_keys::bump_version_stmt(user_id, old, old + 1)?,
-            api_keys::delete_for_user_stmt(realm_id, user_id)?,
-            api_keys::insert_stmt(realm_id, user_id, &secrets::api_key_hash(&key), db::now())?,
+            api_keys::delete_for_user_stmt(RealmId(realm_id), UserId(user_id))?,
+            api_keys::insert_stmt(RealmId(realm_id), UserId(user_id), &secrets::api_key_hash(&key), db::now())?,
         ],
     )
     .await?;
@@ -202,9 +203,9 @@ pub async fn check_reactivate_user(db: &D1Database, env: &worker::Env, target: &
 async fn do_set_active(db: &D1Database, env: &worker::Env, user: &UserRow, active: bool) -> ApiResult<()> {
     let mut bot_ids = Vec::new();
     if active {
-        users::set_active(db, user.realm_id, user.id, true).await?;
+        users::set_active(db, RealmId(user.realm_id), UserId(user.id), true).await?;
     } else {
-        let deactivated = users::deactivate_with_bots(db, user.realm_id, user.id).await?;
+        let deactivated = users::deactivate_with_bots(db, RealmId(user.realm_id), UserId(user.id)).await?;
         bot_ids = deactivated.into_iter().filter(|id| *id != user.id).collect();
     }
     if user.is_bot() {
@@ -254,10 +255,10 @@ pub async fn do_update_user(db: &D1Database, env: &worker::Env, target: &UserRow
     let full_name = changes.full_name.filter(|name| *name != target.full_name);
     let mut stmts = Vec::new();
     if let Some(role) = changes.role {
-        stmts.push(users::set_role_stmt(target.realm_id, target.id, role)?);
+        stmts.push(users::set_role_stmt(RealmId(target.realm_id), UserId(target.id), role)?);
     }
     if let Some(name) = &full_name {
-        stmts.push(users::set_full_name_stmt(target.realm_id, target.id, name)?);
+        stmts.push(users::set_full_name_stmt(RealmId(target.realm_id), UserId(target.id), name)?);
     }
     if let Some(profile) = &changes.profile {
         stmts.extend(profile_fields::profile_data_stmts(target, profile)?);
