@@ -232,7 +232,7 @@ pub async fn check_regenerate_bot_api_key(db: &D1Database, env: &Env, acting: &U
         return Err(ApiError::no_such_bot());
     }
     let old = results.first(version)?.ok_or_else(ApiError::no_such_bot)?.api_key_version;
-    do_replace_api_key(db, &secrets::api_key_secret(env)?, bot.realm_id, bot.id, old).await
+    do_replace_api_key(db, &secrets::api_key_secret(env)?, RealmId(bot.realm_id), UserId(bot.id), old).await
 }
 
 /// The owner's active bots as `GET /bots` lists them, oldest first, each with its current

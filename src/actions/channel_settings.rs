@@ -111,21 +111,19 @@ async fn read_channel(
 ) -> ApiResult<ChannelState> {
     let db = &ctx.db;
     let realm_id = me.realm_id;
-    let channel_id = crate::domain::channels::parse_channel_id(id)?;
+    let channel_id = ChannelId(crate::domain::channels::parse_channel_id(id)?);
     let mut batch = Batch::new();
-    let channel = batch.add::<ChannelViewRow>(subscriptions::by_id_for_user_stmt(RealmId(realm_id), UserId(me.id), ChannelId(channel_id))?);
+    let channel = batch.add::<ChannelViewRow>(subscriptions::by_id_for_user_stmt(RealmId(realm_id), UserId(me.id), channel_id)?);
     let members = batch.add::<MemberRow>(q::active_members_stmt(realm_id)?);
     let subscribers = batch.add::<SubscriberRow>(subscriptions::subscribers_stmt(realm_id, &format!("[{channel_id}]"))?);
     let groups = batch.add::<SystemGroupRow>(subscriptions::system_groups_stmt(realm_id)?);
-    let named = new_name
-        .map(|name| q::other_named_stmt(RealmId(realm_id), ChannelId(channel_id), name))
-        .transpose()?
-        .map(|s| batch.add::<ChannelIdRow>(s));
+    let named =
+        new_name.map(|name| q::other_named_stmt(RealmId(realm_id), channel_id, name)).transpose()?.map(|s| batch.add::<ChannelIdRow>(s));
     let folder = folder_id.map(|f| channel_folders::by_id_stmt(realm_id, f)).transpose()?.map(|s| batch.add::<ChannelFolderRow>(s));
     let defaults = batch.add::<DefaultChannelRow>(default_channels::in_realm_stmt(realm_id)?);
     let administer = CAN_ADMINISTER.name;
     let in_administer_group =
-        batch.add::<IsMemberRow>(q::in_group_setting_stmt(RealmId(realm_id), ChannelId(channel_id), "", administer, UserId(me.id), false)?);
+        batch.add::<IsMemberRow>(q::in_group_setting_stmt(RealmId(realm_id), channel_id, "", administer, UserId(me.id), false)?);
     let topics_setting = crate::db::realm_settings::in_group_setting_stmt(RealmId(realm_id), "can_set_topics_policy_group", UserId(me.id))?;
     let may_set_topics_policy = batch.add::<IsMemberRow>(topics_setting);
     let named_groups = (!group_ids.is_empty()).then(|| user_groups::active_names_stmt(realm_id, group_ids)).transpose()?;
@@ -134,7 +132,7 @@ async fn read_channel(
     let group_users = group_users.map(|stmt| batch.add::<UserRow>(stmt));
     let ids_json = serde_json::to_string(group_ids)?;
     let group_members =
-        batch.add::<GroupMemberRow>(user_groups::channel_access_group_members_stmt(RealmId(realm_id), ChannelId(channel_id), &ids_json)?);
+        batch.add::<GroupMemberRow>(user_groups::channel_access_group_members_stmt(RealmId(realm_id), channel_id, &ids_json)?);
     let results = batch.run(db).await?;
     let channel = access_channel(me, results.first(channel)?)?;
     Ok(ChannelState {
@@ -301,46 +299,40 @@ pub async fn check_update_channel(ctx: &RequestContext, me: &UserRow, id: &str, 
         return Ok(());
     }
     let db = &ctx.db;
-    let (realm_id, channel_id) = (me.realm_id, state.channel.id);
+    let (realm_id, channel_id) = (RealmId(me.realm_id), ChannelId(state.channel.id));
     let mut writes = Vec::new();
     if let Some(a) = plan.access {
-        writes.push(q::set_access_stmt(
-            RealmId(realm_id),
-            ChannelId(channel_id),
-            a.invite_only,
-            a.history_public_to_subscribers,
-            a.is_web_public,
-        )?);
+        writes.push(q::set_access_stmt(realm_id, channel_id, a.invite_only, a.history_public_to_subscribers, a.is_web_public)?);
     }
     if plan.unarchive {
-        writes.push(q::set_archived_stmt(RealmId(realm_id), ChannelId(channel_id), false)?);
+        writes.push(q::set_archived_stmt(realm_id, channel_id, false)?);
     }
     if let Some(description) = &plan.description {
-        writes.push(q::set_description_stmt(RealmId(realm_id), ChannelId(channel_id), description)?);
+        writes.push(q::set_description_stmt(realm_id, channel_id, description)?);
     }
     if let Some(name) = &plan.name {
-        writes.push(q::rename_stmt(RealmId(realm_id), ChannelId(channel_id), name)?);
+        writes.push(q::rename_stmt(realm_id, channel_id, name)?);
     }
     if let Some(folder) = plan.folder {
-        writes.push(subscriptions::set_folder_stmt(RealmId(realm_id), ChannelId(channel_id), folder)?);
+        writes.push(subscriptions::set_folder_stmt(realm_id, channel_id, folder)?);
     }
     if let Some(policy) = plan.topics_policy {
-        writes.push(q::set_topics_policy_stmt(RealmId(realm_id), ChannelId(channel_id), policy)?);
+        writes.push(q::set_topics_policy_stmt(realm_id, channel_id, policy)?);
     }
     if let Some(days) = plan.retention {
-        writes.push(crate::db::message_retention::set_channel_days_stmt(RealmId(realm_id), ChannelId(channel_id), days)?);
+        writes.push(crate::db::message_retention::set_channel_days_stmt(realm_id, channel_id, days)?);
     }
     for (setting, value) in &plan.groups {
-        let (stmts, group) = crate::actions::group_setting_values::store(realm_id, value, crate::db::now())?;
+        let (stmts, group) = crate::actions::group_setting_values::store(realm_id.0, value, crate::db::now())?;
         writes.extend(stmts);
-        writes.push(q::set_group_setting_stmt(RealmId(realm_id), ChannelId(channel_id), setting, &group)?);
+        writes.push(q::set_group_setting_stmt(realm_id, channel_id, setting, &group)?);
     }
     // The channel as it is now, read after the writes (new anonymous groups get their ids).
     let mut batch = Batch::new();
     for write in writes {
         batch.add::<Value>(write);
     }
-    let after = batch.add::<ChannelViewRow>(subscriptions::by_id_for_user_stmt(RealmId(realm_id), UserId(me.id), ChannelId(channel_id))?);
+    let after = batch.add::<ChannelViewRow>(subscriptions::by_id_for_user_stmt(realm_id, UserId(me.id), channel_id)?);
     let results = batch.run(db).await?;
     let after = results.first(after)?.unwrap_or_else(|| changed(&state.channel, &plan));
     announce_changes(ctx, me, &state, &plan, &after).await

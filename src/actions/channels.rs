@@ -309,7 +309,7 @@ async fn subscribe_targets(
         for write in writes {
             batch.add::<Value>(write);
         }
-        let after = SubscribedReads::add(&mut batch, realm_id, me.id, &sorted.authorized)?;
+        let after = SubscribedReads::add(&mut batch, me, &sorted.authorized)?;
         let results = batch.run(db).await?;
         let read = after.take(&results)?;
         created = read.channels.iter().filter(|c| created_names.contains(&c.name.to_lowercase())).cloned().collect();
@@ -535,10 +535,11 @@ struct Subscribed {
 }
 
 impl SubscribedReads {
-    fn add(batch: &mut Batch, realm_id: i64, me: i64, names: &[String]) -> ApiResult<Self> {
+    fn add(batch: &mut Batch, me: &UserRow, names: &[String]) -> ApiResult<Self> {
+        let realm_id = me.realm_id;
         let names = serde_json::to_string(names)?;
         Ok(SubscribedReads {
-            channels: batch.add(subscriptions::by_names_for_user_stmt(RealmId(realm_id), UserId(me), &names)?),
+            channels: batch.add(subscriptions::by_names_for_user_stmt(RealmId(realm_id), UserId(me.id), &names)?),
             groups: batch.add(subscriptions::system_groups_stmt(realm_id)?),
             everyone: batch.add(subscriptions::active_user_ids_stmt(realm_id)?),
             subscribers: batch.add(subscriptions::subscribers_by_names_stmt(realm_id, &names)?),

@@ -48,7 +48,7 @@ pub struct InviteTerms {
 /// Zulip's `can_invite_users_by_email` / `can_create_multiuse_invite_to_realm`: never a
 /// guest; otherwise membership of the organization's group setting.
 async fn check_in_group(db: &D1Database, me: &UserRow, group_id: i64) -> ApiResult<()> {
-    if me.is_guest() || !crate::domain::user_groups::is_group_member(db, me.realm_id, group_id, me.id, false).await? {
+    if me.is_guest() || !crate::domain::user_groups::is_group_member(db, RealmId(me.realm_id), group_id, UserId(me.id), false).await? {
         return Err(ApiError::insufficient_permission());
     }
     Ok(())

@@ -148,14 +148,13 @@ pub async fn do_remove_reaction(
     code: Option<&str>,
     reaction_type: &str,
 ) -> ApiResult<()> {
-    let message_id = message_id.0;
     let mut batch = Batch::new();
-    let deleted = batch.add::<ReactionKey>(reactions::delete_stmt(MessageId(message_id), UserId(me.id), reaction_type, code, name)?);
-    let holders = batch.add::<UserIdRow>(crate::db::user_messages::holder_ids_stmt(message_id)?);
+    let deleted = batch.add::<ReactionKey>(reactions::delete_stmt(message_id, UserId(me.id), reaction_type, code, name)?);
+    let holders = batch.add::<UserIdRow>(crate::db::user_messages::holder_ids_stmt(message_id.0)?);
     let results = batch.run(db).await?;
     let Some(key) = results.first(deleted)? else { return Err(ApiError::bad_request("Reaction doesn't exist.")) };
     let emoji = Emoji { name: key.emoji_name, code: key.emoji_code, reaction_type: key.reaction_type };
-    let event = reaction_event("remove", me, message_id, &emoji);
+    let event = reaction_event("remove", me, message_id.0, &emoji);
     send_event(env, me.realm_id, &event, &audience(results.rows(holders)?, me.id)).await;
     Ok(())
 }

@@ -24,39 +24,37 @@ use crate::secrets;
 /// missing. Keys derive from the user's id and key version, so every sign-in answers the
 /// same key until it is regenerated.
 pub async fn do_issue_api_key(db: &D1Database, env: &Env, user: &UserRow, key_version: i64) -> ApiResult<String> {
-    let (key, store) = issued_key(env, user.realm_id, user.id, key_version)?;
+    let (key, store) = issued_key(env, RealmId(user.realm_id), UserId(user.id), key_version)?;
     crate::db::run(db, store).await?;
     Ok(key)
 }
 
 /// The user's API key of `key_version`, and the statement that stores its hash unless it
 /// is stored already.
-fn issued_key(env: &Env, realm_id: i64, user_id: i64, key_version: i64) -> ApiResult<(String, Statement)> {
-    let key = secrets::derive_api_key(secrets::api_key_secret(env)?.as_bytes(), user_id, key_version);
-    let store = api_keys::insert_if_missing_stmt(RealmId(realm_id), UserId(user_id), &secrets::api_key_hash(&key), db::now())?;
+fn issued_key(env: &Env, realm_id: RealmId, user_id: UserId, key_version: i64) -> ApiResult<(String, Statement)> {
+    let key = secrets::derive_api_key(secrets::api_key_secret(env)?.as_bytes(), user_id.0, key_version);
+    let store = api_keys::insert_if_missing_stmt(realm_id, user_id, &secrets::api_key_hash(&key), db::now())?;
     Ok((key, store))
 }
 
 /// Replaces the user's API key: the next key version; every older key stops working at
 /// once. One read, one atomic batch.
 pub async fn do_regenerate_api_key(db: &D1Database, env: &Env, realm_id: RealmId, user_id: UserId) -> ApiResult<String> {
-    let (realm_id, user_id) = (realm_id.0, user_id.0);
     let secret = secrets::api_key_secret(env)?;
-    let version: Option<api_keys::KeyVersionRow> =
-        crate::db::first(db, api_keys::version_stmt(RealmId(realm_id), UserId(user_id))?).await?;
+    let version: Option<api_keys::KeyVersionRow> = crate::db::first(db, api_keys::version_stmt(realm_id, user_id)?).await?;
     let old = version.ok_or_else(|| ApiError::internal("API key for a missing user"))?.api_key_version;
     do_replace_api_key(db, &secret, realm_id, user_id, old).await
 }
 
 /// Moves the user from key version `old` to the next in one atomic batch.
-pub async fn do_replace_api_key(db: &D1Database, secret: &str, realm_id: i64, user_id: i64, old: i64) -> ApiResult<String> {
-    let key = secrets::derive_api_key(secret.as_bytes(), user_id, old + 1);
+pub async fn do_replace_api_key(db: &D1Database, secret: &str, realm_id: RealmId, user_id: UserId, old: i64) -> ApiResult<String> {
+    let key = secrets::derive_api_key(secret.as_bytes(), user_id.0, old + 1);
     crate::db::run_batch(
         db,
         vec![
-            api_keys::bump_version_stmt(user_id, old, old + 1)?,
-            api_keys::delete_for_user_stmt(RealmId(realm_id), UserId(user_id))?,
-            api_keys::insert_stmt(RealmId(realm_id), UserId(user_id), &secrets::api_key_hash(&key), db::now())?,
+            api_keys::bump_version_stmt(user_id.0, old, old + 1)?,
+            api_keys::delete_for_user_stmt(realm_id, user_id)?,
+            api_keys::insert_stmt(realm_id, user_id, &secrets::api_key_hash(&key), db::now())?,
         ],
     )
     .await?;
@@ -91,7 +89,7 @@ fn insert_refused(err: worker::Error, new_user: &NewUser<'_>) -> ApiError {
 /// was written); the caller then creates it with [`do_create_user`] and
 /// [`do_issue_api_key`].
 pub async fn do_create_user_with_key(db: &D1Database, env: &Env, new_user: &NewUser<'_>, id: i64) -> ApiResult<Option<(UserRow, String)>> {
-    let (key, store_key) = issued_key(env, new_user.realm_id, id, users::FIRST_API_KEY_VERSION)?;
+    let (key, store_key) = issued_key(env, RealmId(new_user.realm_id), UserId(id), users::FIRST_API_KEY_VERSION)?;
     let mut batch = crate::db::batch::Batch::new();
     let inserting = users::add_insert(&mut batch, new_user, Some(id), db::now())?;
     batch.add::<Value>(store_key);
