@@ -6,7 +6,7 @@
 use serde::Serialize;
 use serde_json::{Map, Value};
 
-use crate::domain::ids::{ChannelId, MessageId, UserId};
+use crate::model::ids::{ChannelId, MessageId, UserId};
 use crate::model::message_flags::MessageFlag;
 use crate::model::VisibilityPolicy;
 

@@ -1,5 +1,6 @@
 //! Adding and removing alert words, with the `alert_words` event.
 
+use crate::model::ids::{RealmId, UserId};
 use serde_json::json;
 use worker::{D1Database, Env};
 
@@ -14,7 +15,11 @@ use crate::event_types::Event;
 /// write and the read); the event carries the new list, as Zulip's, even when unchanged.
 pub async fn do_update_alert_words(db: &D1Database, env: &Env, me: &UserRow, words: &[String], add: bool) -> ApiResult<Vec<String>> {
     let words_json = serde_json::to_string(words)?;
-    let write = if add { alert_words::add_stmt(me.realm_id, me.id, &words_json)? } else { alert_words::remove_stmt(me.id, &words_json)? };
+    let write = if add {
+        alert_words::add_stmt(RealmId(me.realm_id), UserId(me.id), &words_json)?
+    } else {
+        alert_words::remove_stmt(me.id, &words_json)?
+    };
     let mut batch = Batch::new();
     batch.add::<serde_json::Value>(write);
     let words = batch.add::<WordRow>(alert_words::for_user_stmt(me.id)?);

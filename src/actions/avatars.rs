@@ -3,6 +3,7 @@
 //! with a `realm_user` update (and a `realm_bot` one for a bot), as Zulip's
 //! `do_change_avatar_fields` does.
 
+use crate::model::ids::{RealmId, UserId};
 use serde_json::{json, Value};
 use worker::{D1Database, Env};
 
@@ -41,8 +42,8 @@ pub async fn check_upload_avatar(db: &D1Database, env: &Env, me: &UserRow, files
 /// leaves R2 once no row names it. Answers the updated user.
 pub async fn do_change_avatar(db: &D1Database, env: &Env, me: &UserRow, file_name: Option<&str>) -> ApiResult<UserRow> {
     let mut batch = Batch::new();
-    batch.add::<Value>(users::set_avatar_file_stmt(me.realm_id, me.id, file_name)?);
-    let updated = batch.add::<UserRow>(users::by_id_stmt(me.realm_id, me.id)?);
+    batch.add::<Value>(users::set_avatar_file_stmt(RealmId(me.realm_id), UserId(me.id), file_name)?);
+    let updated = batch.add::<UserRow>(users::by_id_stmt(RealmId(me.realm_id), UserId(me.id))?);
     let results = batch.run(db).await?;
     let user = results.first(updated)?.ok_or_else(|| ApiError::internal("the user vanished while changing its avatar"))?;
     if let Some(old) = &me.avatar_file {

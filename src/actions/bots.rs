@@ -1,5 +1,6 @@
 //! Bots: accounts owned by a user, authenticating with their own API key.
 
+use crate::model::ids::{RealmId, UserId};
 use std::collections::{HashMap, HashSet};
 
 use serde_json::{json, Value};
@@ -182,8 +183,8 @@ pub async fn check_update_bot(
     changes: BotChanges,
 ) -> ApiResult<(UserRow, Option<UserRow>)> {
     let mut batch = Batch::new();
-    let bot = batch.add::<UserRow>(users::by_id_stmt(acting.realm_id, bot_id)?);
-    let owner = batch.add::<UserRow>(users::bot_owner_stmt(acting.realm_id, bot_id)?);
+    let bot = batch.add::<UserRow>(users::by_id_stmt(RealmId(acting.realm_id), UserId(bot_id))?);
+    let owner = batch.add::<UserRow>(users::bot_owner_stmt(RealmId(acting.realm_id), UserId(bot_id))?);
     let admins = batch.add::<UserIdRow>(users::active_admin_ids_stmt(acting.realm_id)?);
     let results = batch.run(db).await?;
     let bot = results.first(bot)?.filter(UserRow::is_bot).ok_or_else(ApiError::no_such_bot)?;
@@ -209,7 +210,7 @@ pub async fn check_update_bot(
     }
     if let Some(url) = &changes.payload_url {
         // A bot made with another type has no service to change, as in Zulip.
-        if let Some(service) = bot_services::update(db, bot.realm_id, bot.id, Some(url), Some(changes.interface)).await? {
+        if let Some(service) = bot_services::update(db, RealmId(bot.realm_id), UserId(bot.id), Some(url), Some(changes.interface)).await? {
             let services = services_dicts(&[service]);
             let event = Event::RealmBot(RealmBotEvent::Update { bot: json!({ "user_id": bot.id, "services": services }) });
             crate::actions::notify_users(env, bot.realm_id, &audience, &event).await;
@@ -223,15 +224,15 @@ pub async fn check_update_bot(
 /// version are read together.
 pub async fn check_regenerate_bot_api_key(db: &D1Database, env: &Env, acting: &UserRow, bot_id: i64) -> ApiResult<String> {
     let mut batch = Batch::new();
-    let bot = batch.add::<UserRow>(users::by_id_stmt(acting.realm_id, bot_id)?);
-    let version = batch.add::<KeyVersionRow>(api_keys::version_stmt(acting.realm_id, bot_id)?);
+    let bot = batch.add::<UserRow>(users::by_id_stmt(RealmId(acting.realm_id), UserId(bot_id))?);
+    let version = batch.add::<KeyVersionRow>(api_keys::version_stmt(RealmId(acting.realm_id), UserId(bot_id))?);
     let results = batch.run(db).await?;
     let bot = results.first(bot)?.ok_or_else(ApiError::no_such_bot)?;
     if !bot.is_bot() || !(acting.is_realm_admin() || bot.bot_owner_id == Some(acting.id)) {
         return Err(ApiError::no_such_bot());
     }
     let old = results.first(version)?.ok_or_else(ApiError::no_such_bot)?.api_key_version;
-    do_replace_api_key(db, &secrets::api_key_secret(env)?, bot.realm_id, bot.id, old).await
+    do_replace_api_key(db, &secrets::api_key_secret(env)?, RealmId(bot.realm_id), UserId(bot.id), old).await
 }
 
 /// The owner's active bots as `GET /bots` lists them, oldest first, each with its current
@@ -239,9 +240,9 @@ pub async fn check_regenerate_bot_api_key(db: &D1Database, env: &Env, acting: &U
 /// missing hash (a bot from before keys were derived) is stored, so the key shown works.
 pub async fn bots_of(db: &D1Database, env: &Env, owner: &UserRow) -> ApiResult<Vec<Value>> {
     let mut batch = Batch::new();
-    let bots = batch.add::<UserRow>(users::bots_of_owner_stmt(owner.realm_id, owner.id)?);
-    let versions = batch.add::<BotKeyVersionRow>(api_keys::owner_bot_versions_stmt(owner.realm_id, owner.id)?);
-    let stored = batch.add::<KeyHashRow>(api_keys::owner_bot_key_hashes_stmt(owner.realm_id, owner.id)?);
+    let bots = batch.add::<UserRow>(users::bots_of_owner_stmt(RealmId(owner.realm_id), UserId(owner.id))?);
+    let versions = batch.add::<BotKeyVersionRow>(api_keys::owner_bot_versions_stmt(RealmId(owner.realm_id), UserId(owner.id))?);
+    let stored = batch.add::<KeyHashRow>(api_keys::owner_bot_key_hashes_stmt(RealmId(owner.realm_id), UserId(owner.id))?);
     let results = batch.run(db).await?;
     let stored: HashSet<String> = results.rows(stored)?.into_iter().map(|k| k.key_hash).collect();
     let secret = secrets::api_key_secret(env)?;
@@ -252,7 +253,7 @@ pub async fn bots_of(db: &D1Database, env: &Env, owner: &UserRow) -> ApiResult<V
         .iter()
         .map(|(id, key)| (id, secrets::api_key_hash(key)))
         .filter(|(_, hash)| !stored.contains(hash))
-        .map(|(id, hash)| api_keys::insert_if_missing_stmt(owner.realm_id, *id, &hash, now))
+        .map(|(id, hash)| api_keys::insert_if_missing_stmt(RealmId(owner.realm_id), UserId(*id), &hash, now))
         .collect::<worker::Result<Vec<_>>>()?;
     if !missing.is_empty() {
         crate::db::run_batch(db, missing).await?;

@@ -3,6 +3,7 @@
 //! do. As in Zulip, people who gain the channel hear of its creation (and its subscribers),
 //! people who lose it of its deletion.
 
+use crate::model::ids::{RealmId, UserId};
 use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::json;
@@ -32,7 +33,7 @@ pub async fn announce(
         let ids: BTreeSet<i64> = gained.values().flatten().copied().collect();
         let ids_json = serde_json::to_string(&ids)?;
         let mut batch = Batch::new();
-        let channels = batch.add::<ChannelViewRow>(subscriptions::by_ids_for_user_stmt(realm_id, viewer, &ids_json)?);
+        let channels = batch.add::<ChannelViewRow>(subscriptions::by_ids_for_user_stmt(RealmId(realm_id), UserId(viewer), &ids_json)?);
         let subscribers = batch.add::<SubscriberRow>(subscriptions::subscribers_stmt(realm_id, &ids_json)?);
         let groups = batch.add::<SystemGroupRow>(subscriptions::system_groups_stmt(realm_id)?);
         let results = batch.run(db).await?;

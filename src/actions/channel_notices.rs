@@ -14,6 +14,7 @@ use crate::db::subscriptions::{self, ChannelViewRow};
 use crate::db::users::UserRow;
 use crate::domain::channel_settings::{access_of, creation_notice, new_channels_notice, subscribed_you_notice, NEW_CHANNELS_TOPIC};
 use crate::error::ApiResult;
+use crate::model::ids::{RealmId, UserId};
 
 /// Sends the messages `outcome` calls for; `direct_messages`: whether the subscribed are
 /// told too; `announce`: whether new channels are announced.
@@ -55,7 +56,8 @@ async fn announce_new_channels(
     created: &[ChannelViewRow],
 ) -> ApiResult<()> {
     let ids = serde_json::to_string(&[channel_id])?;
-    let found: Option<ChannelViewRow> = crate::db::first(&ctx.db, subscriptions::by_ids_for_user_stmt(me.realm_id, me.id, &ids)?).await?;
+    let found: Option<ChannelViewRow> =
+        crate::db::first(&ctx.db, subscriptions::by_ids_for_user_stmt(RealmId(me.realm_id), UserId(me.id), &ids)?).await?;
     let Some(channel) = found.filter(|c| c.is_archived == 0) else { return Ok(()) };
     let names: Vec<String> = created.iter().map(|c| c.name.clone()).collect();
     let notice_channel = PlannedChannel { id: channel.id, name: channel.name, recipient_id: channel.recipient_id };

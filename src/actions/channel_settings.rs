@@ -29,11 +29,11 @@ use crate::domain::channels::{
     access, access_channel, can_access_channel_content, check_channel_name, rendered_description, stream_dict, SystemGroups,
 };
 use crate::domain::group_setting_values::{GroupChange, GroupSettingValue};
-use crate::domain::ids::RealmId;
 use crate::domain::register_state::MAX_CHANNEL_DESCRIPTION_LENGTH;
 use crate::error::{ApiError, ApiResult};
 use crate::event_types::{CapabilityGate, StreamEvent, SubscriptionEvent};
 use crate::events::{send_event, Event, EventUser};
+use crate::model::ids::{ChannelId, RealmId, UserId};
 use crate::model::TopicsPolicy;
 
 /// The client capability that tells archiving apart from deletion.
@@ -111,25 +111,28 @@ async fn read_channel(
 ) -> ApiResult<ChannelState> {
     let db = &ctx.db;
     let realm_id = me.realm_id;
-    let channel_id = crate::domain::channels::parse_channel_id(id)?;
+    let channel_id = ChannelId(crate::domain::channels::parse_channel_id(id)?);
     let mut batch = Batch::new();
-    let channel = batch.add::<ChannelViewRow>(subscriptions::by_id_for_user_stmt(realm_id, me.id, channel_id)?);
+    let channel = batch.add::<ChannelViewRow>(subscriptions::by_id_for_user_stmt(RealmId(realm_id), UserId(me.id), channel_id)?);
     let members = batch.add::<MemberRow>(q::active_members_stmt(realm_id)?);
     let subscribers = batch.add::<SubscriberRow>(subscriptions::subscribers_stmt(realm_id, &format!("[{channel_id}]"))?);
     let groups = batch.add::<SystemGroupRow>(subscriptions::system_groups_stmt(realm_id)?);
-    let named = new_name.map(|name| q::other_named_stmt(realm_id, channel_id, name)).transpose()?.map(|s| batch.add::<ChannelIdRow>(s));
+    let named =
+        new_name.map(|name| q::other_named_stmt(RealmId(realm_id), channel_id, name)).transpose()?.map(|s| batch.add::<ChannelIdRow>(s));
     let folder = folder_id.map(|f| channel_folders::by_id_stmt(realm_id, f)).transpose()?.map(|s| batch.add::<ChannelFolderRow>(s));
     let defaults = batch.add::<DefaultChannelRow>(default_channels::in_realm_stmt(realm_id)?);
     let administer = CAN_ADMINISTER.name;
-    let in_administer_group = batch.add::<IsMemberRow>(q::in_group_setting_stmt(realm_id, channel_id, "", administer, me.id, false)?);
-    let topics_setting = crate::db::realm_settings::in_group_setting_stmt(realm_id, "can_set_topics_policy_group", me.id)?;
+    let in_administer_group =
+        batch.add::<IsMemberRow>(q::in_group_setting_stmt(RealmId(realm_id), channel_id, "", administer, UserId(me.id), false)?);
+    let topics_setting = crate::db::realm_settings::in_group_setting_stmt(RealmId(realm_id), "can_set_topics_policy_group", UserId(me.id))?;
     let may_set_topics_policy = batch.add::<IsMemberRow>(topics_setting);
     let named_groups = (!group_ids.is_empty()).then(|| user_groups::active_names_stmt(realm_id, group_ids)).transpose()?;
     let named_groups = named_groups.map(|stmt| batch.add::<GroupNameRow>(stmt));
     let group_users = (!user_ids.is_empty()).then(|| users::by_ids_stmt(realm_id, &serde_json::to_string(user_ids)?)).transpose()?;
     let group_users = group_users.map(|stmt| batch.add::<UserRow>(stmt));
     let ids_json = serde_json::to_string(group_ids)?;
-    let group_members = batch.add::<GroupMemberRow>(user_groups::channel_access_group_members_stmt(realm_id, channel_id, &ids_json)?);
+    let group_members =
+        batch.add::<GroupMemberRow>(user_groups::channel_access_group_members_stmt(RealmId(realm_id), channel_id, &ids_json)?);
     let results = batch.run(db).await?;
     let channel = access_channel(me, results.first(channel)?)?;
     Ok(ChannelState {
@@ -296,7 +299,7 @@ pub async fn check_update_channel(ctx: &RequestContext, me: &UserRow, id: &str, 
         return Ok(());
     }
     let db = &ctx.db;
-    let (realm_id, channel_id) = (me.realm_id, state.channel.id);
+    let (realm_id, channel_id) = (RealmId(me.realm_id), ChannelId(state.channel.id));
     let mut writes = Vec::new();
     if let Some(a) = plan.access {
         writes.push(q::set_access_stmt(realm_id, channel_id, a.invite_only, a.history_public_to_subscribers, a.is_web_public)?);
@@ -320,7 +323,7 @@ pub async fn check_update_channel(ctx: &RequestContext, me: &UserRow, id: &str, 
         writes.push(crate::db::message_retention::set_channel_days_stmt(realm_id, channel_id, days)?);
     }
     for (setting, value) in &plan.groups {
-        let (stmts, group) = crate::actions::group_setting_values::store(realm_id, value, crate::db::now())?;
+        let (stmts, group) = crate::actions::group_setting_values::store(realm_id.0, value, crate::db::now())?;
         writes.extend(stmts);
         writes.push(q::set_group_setting_stmt(realm_id, channel_id, setting, &group)?);
     }
@@ -329,7 +332,7 @@ pub async fn check_update_channel(ctx: &RequestContext, me: &UserRow, id: &str, 
     for write in writes {
         batch.add::<Value>(write);
     }
-    let after = batch.add::<ChannelViewRow>(subscriptions::by_id_for_user_stmt(realm_id, me.id, channel_id)?);
+    let after = batch.add::<ChannelViewRow>(subscriptions::by_id_for_user_stmt(realm_id, UserId(me.id), channel_id)?);
     let results = batch.run(db).await?;
     let after = results.first(after)?.unwrap_or_else(|| changed(&state.channel, &plan));
     announce_changes(ctx, me, &state, &plan, &after).await
@@ -494,9 +497,9 @@ pub async fn check_archive_channel(ctx: &RequestContext, me: &UserRow, id: &str)
     }
     // An archived channel is no default channel any more.
     let was_default = state.defaults.contains(&channel.id);
-    let mut writes = vec![q::set_archived_stmt(me.realm_id, channel.id, true)?];
+    let mut writes = vec![q::set_archived_stmt(RealmId(me.realm_id), ChannelId(channel.id), true)?];
     if was_default {
-        writes.push(default_channels::remove_stmt(me.realm_id, channel.id)?);
+        writes.push(default_channels::remove_stmt(RealmId(me.realm_id), ChannelId(channel.id))?);
     }
     crate::db::run_batch(&ctx.db, writes).await?;
     if was_default {
@@ -521,13 +524,15 @@ pub async fn check_delete_topic(ctx: &RequestContext, me: &UserRow, id: &str, to
     let channel_id = crate::domain::channels::parse_channel_id(id)?;
     let settings = ctx.realm_state(me.realm_id).await?.settings.clone();
     let topic = if topic == settings.empty_topic_display_name { "" } else { topic };
-    let channel: Option<ChannelViewRow> = crate::db::first(db, subscriptions::by_id_for_user_stmt(me.realm_id, me.id, channel_id)?).await?;
+    let channel: Option<ChannelViewRow> =
+        crate::db::first(db, subscriptions::by_id_for_user_stmt(RealmId(me.realm_id), UserId(me.id), ChannelId(channel_id))?).await?;
     let channel = match channel {
         Some(c) if can_access_channel_content(me, &c) => c,
         _ => return Err(ApiError::invalid_channel_id()),
     };
     let all_history = access::can_read_history(me, channel.subscribed(), channel.is_private(), channel.history_public_to_subscribers != 0);
-    let stmt = q::topic_message_ids_stmt(me.realm_id, channel.recipient_id, topic, me.id, all_history, DELETE_TOPIC_BATCH)?;
+    let stmt =
+        q::topic_message_ids_stmt(RealmId(me.realm_id), channel.recipient_id, topic, UserId(me.id), all_history, DELETE_TOPIC_BATCH)?;
     let ids: Vec<i64> = crate::db::all::<ChannelIdRow>(db, stmt).await?.into_iter().map(|r| r.id).collect();
     if !ids.is_empty() {
         let mut batch = Batch::new();

@@ -1,5 +1,6 @@
 //! Subscribing (creating channels on the way) and unsubscribing, with their events.
 
+use crate::model::ids::{ChannelId, RealmId, UserId};
 use std::collections::{BTreeMap, HashMap, HashSet};
 
 use serde::Deserialize;
@@ -199,7 +200,7 @@ pub async fn check_subscribe(db: &D1Database, env: &Env, me: &UserRow, req: &Sub
     let (ids, emails) = principals.map(ids_and_emails).unwrap_or_else(|| (vec![me.id], vec![]));
     let mut lookup = Batch::new();
     let named = principals.map(|p| principals_stmt(realm_id, p)).transpose()?.map(|stmt| lookup.add::<UserRow>(stmt));
-    let existing = lookup.add::<ChannelViewRow>(subscriptions::by_names_for_user_stmt(realm_id, me.id, &names_json)?);
+    let existing = lookup.add::<ChannelViewRow>(subscriptions::by_names_for_user_stmt(RealmId(realm_id), UserId(me.id), &names_json)?);
     let already = lookup.add::<SubscriberRow>(subscriptions::already_subscribed_stmt(realm_id, &ids, &emails, &names_json)?);
     let folder =
         req.folder_id.map(|id| channel_folders::by_id_stmt(realm_id, id)).transpose()?.map(|stmt| lookup.add::<ChannelFolderRow>(stmt));
@@ -207,9 +208,11 @@ pub async fn check_subscribe(db: &D1Database, env: &Env, me: &UserRow, req: &Sub
     let group_users = req.add_group_users(&mut lookup, realm_id)?;
     // The organization's rights to create channels of this kind and to set a topics policy.
     let creation_setting = if req.invite_only { "can_create_private_channel_group" } else { "can_create_public_channel_group" };
-    let may_create = lookup.add::<IsMemberRow>(realm_settings::in_group_setting_stmt(realm_id, creation_setting, me.id)?);
-    let may_set_policy = lookup.add::<IsMemberRow>(realm_settings::in_group_setting_stmt(realm_id, "can_set_topics_policy_group", me.id)?);
-    let may_add_others = lookup.add::<IsMemberRow>(realm_settings::in_group_setting_stmt(realm_id, "can_add_subscribers_group", me.id)?);
+    let may_create = lookup.add::<IsMemberRow>(realm_settings::in_group_setting_stmt(RealmId(realm_id), creation_setting, UserId(me.id))?);
+    let may_set_policy =
+        lookup.add::<IsMemberRow>(realm_settings::in_group_setting_stmt(RealmId(realm_id), "can_set_topics_policy_group", UserId(me.id))?);
+    let may_add_others =
+        lookup.add::<IsMemberRow>(realm_settings::in_group_setting_stmt(RealmId(realm_id), "can_add_subscribers_group", UserId(me.id))?);
     let rights = RightsReads::add(&mut lookup, me, &names)?;
     let lookup = lookup.run(db).await?;
     let targets = match (principals, named) {
@@ -292,7 +295,7 @@ async fn subscribe_targets(
             if channel_id.is_some_and(|id| already.contains(&(user.id, id))) {
                 already_subscribed.entry(user.id.to_string()).or_default().push(name.clone());
             } else {
-                writes.push(subscriptions::subscribe_by_name_stmt(realm_id, user.id, name, color_for(name))?);
+                writes.push(subscriptions::subscribe_by_name_stmt(RealmId(realm_id), UserId(user.id), name, color_for(name))?);
                 subscribed.entry(user.id.to_string()).or_default().push(name.clone());
                 added.push((user.id, name.clone()));
             }
@@ -306,7 +309,7 @@ async fn subscribe_targets(
         for write in writes {
             batch.add::<Value>(write);
         }
-        let after = SubscribedReads::add(&mut batch, realm_id, me.id, &sorted.authorized)?;
+        let after = SubscribedReads::add(&mut batch, me, &sorted.authorized)?;
         let results = batch.run(db).await?;
         let read = after.take(&results)?;
         created = read.channels.iter().filter(|c| created_names.contains(&c.name.to_lowercase())).cloned().collect();
@@ -357,7 +360,14 @@ impl RightsReads {
         for name in names {
             let read = |setting: &ChannelGroupSetting| {
                 let when_default = channel_permissions::in_default_group(setting, me);
-                crate::db::channels::in_group_setting_stmt(me.realm_id, -1, name, setting.name, me.id, when_default)
+                crate::db::channels::in_group_setting_stmt(
+                    RealmId(me.realm_id),
+                    ChannelId(-1),
+                    name,
+                    setting.name,
+                    UserId(me.id),
+                    when_default,
+                )
             };
             let [a, b, c, d] = SUBSCRIPTION_SETTINGS;
             let reads = [batch.add(read(a)?), batch.add(read(b)?), batch.add(read(c)?), batch.add(read(d)?)];
@@ -525,10 +535,11 @@ struct Subscribed {
 }
 
 impl SubscribedReads {
-    fn add(batch: &mut Batch, realm_id: i64, me: i64, names: &[String]) -> ApiResult<Self> {
+    fn add(batch: &mut Batch, me: &UserRow, names: &[String]) -> ApiResult<Self> {
+        let realm_id = me.realm_id;
         let names = serde_json::to_string(names)?;
         Ok(SubscribedReads {
-            channels: batch.add(subscriptions::by_names_for_user_stmt(realm_id, me, &names)?),
+            channels: batch.add(subscriptions::by_names_for_user_stmt(RealmId(realm_id), UserId(me.id), &names)?),
             groups: batch.add(subscriptions::system_groups_stmt(realm_id)?),
             everyone: batch.add(subscriptions::active_user_ids_stmt(realm_id)?),
             subscribers: batch.add(subscriptions::subscribers_by_names_stmt(realm_id, &names)?),
@@ -610,7 +621,7 @@ pub async fn check_unsubscribe(
     // Zulip's order.
     let mut batch = Batch::new();
     let named = principals.map(|p| principals_stmt(realm_id, p)).transpose()?.map(|stmt| batch.add::<UserRow>(stmt));
-    let channels = batch.add::<ChannelViewRow>(subscriptions::by_names_for_user_stmt(realm_id, me.id, &names_json)?);
+    let channels = batch.add::<ChannelViewRow>(subscriptions::by_names_for_user_stmt(RealmId(realm_id), UserId(me.id), &names_json)?);
     let subscribers = batch.add::<SubscriberRow>(subscriptions::subscribers_by_names_stmt(realm_id, &names_json)?);
     let rights = principals.map(|_| RightsReads::add(&mut batch, me, names)).transpose()?;
     let results = batch.run(db).await?;
@@ -642,7 +653,7 @@ pub async fn check_unsubscribe(
     for user in &targets {
         for c in &channels {
             if subscribers.iter().any(|s| s.user_id == user.id && s.channel_id == c.id) {
-                writes.push(subscriptions::unsubscribe_stmt(realm_id, user.id, c.id)?);
+                writes.push(subscriptions::unsubscribe_stmt(RealmId(realm_id), UserId(user.id), ChannelId(c.id))?);
                 removed.push(c.name.clone());
                 removals.push((user.id, c));
             } else {

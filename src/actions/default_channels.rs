@@ -2,6 +2,7 @@
 //! choose public channels that people who join are subscribed to. Every change sends the
 //! whole list (`default_streams`) to the organization's members but guests.
 
+use crate::model::ids::{ChannelId, RealmId, UserId};
 use worker::{D1Database, Env};
 
 use crate::actions::channels::{check_subscribe, Principal, SubscribeRequest};
@@ -25,7 +26,8 @@ struct DefaultsState {
 
 async fn read(db: &D1Database, me: &UserRow, channel_id: i64) -> ApiResult<DefaultsState> {
     let mut batch = Batch::new();
-    let channel = batch.add::<ChannelViewRow>(subscriptions::by_id_for_user_stmt(me.realm_id, me.id, channel_id)?);
+    let channel =
+        batch.add::<ChannelViewRow>(subscriptions::by_id_for_user_stmt(RealmId(me.realm_id), UserId(me.id), ChannelId(channel_id))?);
     let defaults = batch.add::<DefaultChannelRow>(q::in_realm_stmt(me.realm_id)?);
     let members = batch.add::<MemberRow>(channel_rows::active_members_stmt(me.realm_id)?);
     let results = batch.run(db).await?;
@@ -63,7 +65,7 @@ pub async fn check_add_default_channel(ctx: &RequestContext, me: &UserRow, strea
     if state.defaults.contains(&channel.id) {
         return Ok(());
     }
-    crate::db::run(&ctx.db, q::add_stmt(me.realm_id, channel.id)?).await?;
+    crate::db::run(&ctx.db, q::add_stmt(RealmId(me.realm_id), ChannelId(channel.id))?).await?;
     let mut defaults = state.defaults;
     defaults.push(channel.id);
     defaults.sort_unstable();
@@ -85,7 +87,7 @@ pub async fn check_remove_default_channel(ctx: &RequestContext, me: &UserRow, st
     if !state.defaults.contains(&channel.id) {
         return Ok(());
     }
-    crate::db::run(&ctx.db, q::remove_stmt(me.realm_id, channel.id)?).await?;
+    crate::db::run(&ctx.db, q::remove_stmt(RealmId(me.realm_id), ChannelId(channel.id))?).await?;
     let defaults = state.defaults.into_iter().filter(|id| *id != channel.id).collect();
     notify_default_channels(&ctx.env, me.realm_id, defaults, &state.members).await;
     Ok(())
@@ -103,7 +105,7 @@ pub async fn join_default_channels(db: &D1Database, env: &Env, user: &UserRow, i
         return;
     }
     let ids = serde_json::to_string(ids).unwrap_or_default();
-    let channels: Vec<ChannelViewRow> = match subscriptions::by_ids_for_user_stmt(user.realm_id, user.id, &ids) {
+    let channels: Vec<ChannelViewRow> = match subscriptions::by_ids_for_user_stmt(RealmId(user.realm_id), UserId(user.id), &ids) {
         Ok(stmt) => crate::db::all(db, stmt).await.unwrap_or_default(),
         Err(_) => Vec::new(),
     };

@@ -1,6 +1,7 @@
 //! Creating, editing and deleting drafts: checked against the organization in one read
 //! batch, written in one batch, then the `drafts` event to the owner's queues.
 
+use crate::model::ids::{RealmId, UserId};
 use worker::{D1Database, Env};
 
 use crate::db::batch::Batch;
@@ -31,8 +32,11 @@ async fn check_drafts(db: &D1Database, me: &UserRow, list: &[DraftData]) -> ApiR
     let user_ids: Vec<i64> = list.iter().filter(|d| d.kind == "private").flat_map(|d| d.to.iter().copied()).collect();
     let mut batch = Batch::new();
     let settings = batch.add::<RealmSettingsRow>(realm_settings::by_realm_id_stmt(me.realm_id)?);
-    let channels =
-        batch.add::<ChannelViewRow>(subscriptions::by_ids_for_user_stmt(me.realm_id, me.id, &serde_json::to_string(&channel_ids)?)?);
+    let channels = batch.add::<ChannelViewRow>(subscriptions::by_ids_for_user_stmt(
+        RealmId(me.realm_id),
+        UserId(me.id),
+        &serde_json::to_string(&channel_ids)?,
+    )?);
     let users = batch.add::<UserRow>(users::by_ids_stmt(me.realm_id, &serde_json::to_string(&user_ids)?)?);
     let results = batch.run(db).await?;
     let settings = results.first(settings)?.ok_or_else(|| ApiError::internal("realm has no settings"))?;

@@ -3,6 +3,7 @@
 //! creator with `invites_changed`. An invitation's email is queued in the batch that
 //! stores it (`crate::actions::email`).
 
+use crate::model::ids::{RealmId, UserId};
 use serde::Deserialize;
 use serde_json::Value;
 use worker::{D1Database, Env};
@@ -47,7 +48,7 @@ pub struct InviteTerms {
 /// Zulip's `can_invite_users_by_email` / `can_create_multiuse_invite_to_realm`: never a
 /// guest; otherwise membership of the organization's group setting.
 async fn check_in_group(db: &D1Database, me: &UserRow, group_id: i64) -> ApiResult<()> {
-    if me.is_guest() || !crate::domain::user_groups::is_group_member(db, me.realm_id, group_id, me.id, false).await? {
+    if me.is_guest() || !crate::domain::user_groups::is_group_member(db, RealmId(me.realm_id), group_id, UserId(me.id), false).await? {
         return Err(ApiError::insufficient_permission());
     }
     Ok(())
@@ -59,7 +60,8 @@ async fn check_terms(db: &D1Database, me: &UserRow, terms: &InviteTerms) -> ApiR
     check_may_invite_as(me, terms.invite_as)?;
     if !terms.stream_ids.is_empty() {
         let ids = serde_json::to_string(&terms.stream_ids)?;
-        let channels: Vec<ChannelViewRow> = db::all(db, db::subscriptions::by_ids_for_user_stmt(me.realm_id, me.id, &ids)?).await?;
+        let channels: Vec<ChannelViewRow> =
+            db::all(db, db::subscriptions::by_ids_for_user_stmt(RealmId(me.realm_id), UserId(me.id), &ids)?).await?;
         for id in &terms.stream_ids {
             let visible = channels.iter().find(|c| c.id == *id).is_some_and(|c| can_access_channel_content(me, c) && c.is_archived == 0);
             if !visible {
@@ -191,10 +193,11 @@ pub async fn get_invites(db: &D1Database, me: &UserRow, base_url: &str) -> ApiRe
     if me.is_guest() {
         return Err(ApiError::insufficient_permission());
     }
-    let mine = (!me.is_realm_admin()).then_some(me.id);
+    let mine = (!me.is_realm_admin()).then_some(UserId(me.id));
     let now = db::now();
-    let mut out: Vec<Value> = invites::pending_invitations(db, me.realm_id, mine, now).await?.iter().map(invitation_dict).collect();
-    out.extend(invites::pending_multiuse(db, me.realm_id, mine, now).await?.iter().map(|m| multiuse_dict(m, base_url)));
+    let mut out: Vec<Value> =
+        invites::pending_invitations(db, RealmId(me.realm_id), mine, now).await?.iter().map(invitation_dict).collect();
+    out.extend(invites::pending_multiuse(db, RealmId(me.realm_id), mine, now).await?.iter().map(|m| multiuse_dict(m, base_url)));
     Ok(out)
 }
 
@@ -214,7 +217,7 @@ pub async fn check_resend_invite(db: &D1Database, env: &Env, site: &Site<'_>, me
     let now = db::now();
     let key = secrets::random_alphanumeric(LINK_KEY_LENGTH);
     let referrer = match row.referred_by {
-        Some(id) if id != me.id => db::users::by_id(db, me.realm_id, id).await?.map(|u| u.full_name),
+        Some(id) if id != me.id => db::users::by_id(db, RealmId(me.realm_id), UserId(id)).await?.map(|u| u.full_name),
         _ => None,
     }
     .unwrap_or_else(|| me.full_name.clone());

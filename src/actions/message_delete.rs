@@ -14,11 +14,11 @@ use crate::db::messages::MessageRow;
 use crate::db::user_groups::{self, IsMemberRow};
 use crate::db::users::UserRow;
 use crate::domain::channel_permissions::{ChannelGroupSetting, CAN_DELETE_ANY, CAN_DELETE_OWN};
-use crate::domain::ids::{ChannelId, MessageId, RealmId};
 use crate::domain::messages::accessed_from;
 use crate::error::{ApiError, ApiResult};
 use crate::event_types::{DeleteMessageEvent, Event};
 use crate::events::{self, EventUser};
+use crate::model::ids::{ChannelId, MessageId, RealmId, UserId};
 
 /// Zulip's rule: members of the organization's or the message's channel's
 /// `can_delete_any_message_group` delete any message; others only their own (or their
@@ -31,13 +31,21 @@ pub async fn check_delete_message(ctx: &RequestContext, user: &UserRow, message_
     let state = ctx.realm_state(user.realm_id).await?;
     let settings = &state.settings;
     let mut batch = Batch::new();
-    let access = batch.add::<Value>(crate::db::messages::access_stmt(message_id.0, user.realm_id, user.id)?);
-    let delete_any =
-        batch.add::<IsMemberRow>(user_groups::is_member_stmt(user.realm_id, settings.can_delete_any_message_group, user.id, false)?);
-    let delete_own =
-        batch.add::<IsMemberRow>(user_groups::is_member_stmt(user.realm_id, settings.can_delete_own_message_group, user.id, false)?);
+    let access = batch.add::<Value>(crate::db::messages::access_stmt(message_id, RealmId(user.realm_id), UserId(user.id))?);
+    let delete_any = batch.add::<IsMemberRow>(user_groups::is_member_stmt(
+        RealmId(user.realm_id),
+        settings.can_delete_any_message_group,
+        UserId(user.id),
+        false,
+    )?);
+    let delete_own = batch.add::<IsMemberRow>(user_groups::is_member_stmt(
+        RealmId(user.realm_id),
+        settings.can_delete_own_message_group,
+        UserId(user.id),
+        false,
+    )?);
     let in_channel_group = |setting: &ChannelGroupSetting| {
-        crate::db::channels::in_message_channel_group_stmt(user.realm_id, message_id.0, setting.name, user.id, false)
+        crate::db::channels::in_message_channel_group_stmt(RealmId(user.realm_id), message_id, setting.name, UserId(user.id), false)
     };
     let channel_delete_any = batch.add::<IsMemberRow>(in_channel_group(&CAN_DELETE_ANY)?);
     let channel_delete_own = batch.add::<IsMemberRow>(in_channel_group(&CAN_DELETE_OWN)?);

@@ -1,5 +1,6 @@
 //! Changing personal message flags (`read`, `starred`, `collapsed`), with the event.
 
+use crate::model::ids::{RealmId, UserId};
 use std::collections::HashSet;
 
 use serde::Deserialize;
@@ -141,7 +142,8 @@ pub async fn do_update_message_flags(
 ) -> ApiResult<FlagsUpdate> {
     let change = FlagChange::parse(op, flag)?;
     let ids_json = serde_json::to_string(message_ids)?;
-    let found: Vec<Found> = crate::db::all(db, user_messages::flag_targets_stmt(me.realm_id, me.id, me.is_guest(), &ids_json)?).await?;
+    let found: Vec<Found> =
+        crate::db::all(db, user_messages::flag_targets_stmt(RealmId(me.realm_id), UserId(me.id), me.is_guest(), &ids_json)?).await?;
     update_found_flags(db, env, me, change, message_ids, found).await
 }
 

@@ -19,11 +19,11 @@ use crate::db::message_edits::{self as q, MoveChannelRow, SubscriberRow, KIND_NO
 use crate::db::messages::MessageRow;
 use crate::db::realm_settings::RealmSettingsRow;
 use crate::db::users::UserRow;
-use crate::domain::ids::{MessageId, RealmId};
 use crate::domain::message_edit::{self as rules, EditPlan, RESOLVE_UNDO_GRACE_SECONDS};
 use crate::domain::rendering::ResolutionReads;
 use crate::error::{ApiError, ApiResult};
 use crate::markdown::{self, LinkableChannel, Linkifier, MentionableUser, Resolved};
+use crate::model::ids::{MessageId, RealmId};
 use crate::platform::realm_cache::RealmState;
 
 /// What the notifications of a move are about.

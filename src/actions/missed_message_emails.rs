@@ -4,6 +4,7 @@
 //! only what is still unread then, one email per conversation, through the one outbox
 //! (`crate::actions::email`). Queued rows live in D1, so a restart loses none.
 
+use crate::model::ids::{MessageId, RealmId, UserId};
 use std::collections::BTreeMap;
 
 use serde_json::json;
@@ -40,7 +41,7 @@ pub async fn queue(db: &D1Database, env: &Env, database: &str, realm_host: &str,
     let realm_id = sender.realm_id;
     let work = async {
         let now = db::now();
-        let rows: Vec<(i64, &str, i64)> = q::candidates(db, sent.id, sender.id)
+        let rows: Vec<(i64, &str, i64)> = q::candidates(db, MessageId(sent.id), UserId(sender.id))
             .await?
             .iter()
             .filter(|row| sent.only.as_ref().is_none_or(|only| only.contains(&row.user_id)))
@@ -50,7 +51,7 @@ pub async fn queue(db: &D1Database, env: &Env, database: &str, realm_host: &str,
             })
             .collect();
         if !rows.is_empty() {
-            db::run(db, q::insert_stmt(realm_id, sent.id, &json!(rows).to_string())?).await?;
+            db::run(db, q::insert_stmt(RealmId(realm_id), MessageId(sent.id), &json!(rows).to_string())?).await?;
             crate::platform::scheduler::arm(env, database, realm_id, realm_host).await;
         }
         Ok::<(), worker::Error>(())
@@ -79,7 +80,7 @@ pub async fn deliver_due(env: &Env, database: &str, realm_id: i64, realm_host: &
         // One recipient's failure postpones their rows; the others are still mailed.
         if let Err(err) = mail_user(&db, &settings, realm_id, &realm_name, &base_url, secret.as_bytes(), d.user_id).await {
             worker::console_error!("missed-message email of user {} failed: {}", d.user_id, err.msg);
-            db::run(&db, q::postpone_stmt(realm_id, d.user_id, now, now + RETRY_AFTER_SECS)?).await?;
+            db::run(&db, q::postpone_stmt(RealmId(realm_id), UserId(d.user_id), now, now + RETRY_AFTER_SECS)?).await?;
         }
     }
     // The alarm that runs this hands the queued emails to the provider next.
@@ -100,8 +101,8 @@ async fn mail_user(
     secret: &[u8],
     user_id: i64,
 ) -> ApiResult<()> {
-    let Some(user) = users::by_id(db, realm_id, user_id).await? else { return Ok(()) };
-    let rows = q::unread_rows_of_user(db, realm_id, user.id).await?;
+    let Some(user) = users::by_id(db, RealmId(realm_id), UserId(user_id)).await? else { return Ok(()) };
+    let rows = q::unread_rows_of_user(db, RealmId(realm_id), UserId(user.id)).await?;
     let mut statements = Vec::new();
     if user.is_active() && !rows.is_empty() {
         let mut conversations: BTreeMap<(i64, String), Vec<&MissedRow>> = BTreeMap::new();
@@ -130,7 +131,7 @@ async fn mail_user(
     // Every queued row up to the newest unread one (read ones included); without unread
     // ones, all of the recipient's rows.
     let max_id = rows.iter().map(|r| r.message_id).max().unwrap_or(crate::params::MAX_SAFE_INTEGER);
-    statements.push(q::delete_for_user_stmt(realm_id, user.id, max_id)?);
+    statements.push(q::delete_for_user_stmt(RealmId(realm_id), UserId(user.id), MessageId(max_id))?);
     db::run_batch(db, statements).await?;
     Ok(())
 }

@@ -9,18 +9,18 @@ use crate::db::batch::Batch;
 use crate::db::muted_users::{self, MutedUserRow};
 use crate::db::user_messages::{self, MessageIdRow};
 use crate::db::users::{self, UserRow};
-use crate::domain::ids::UserId;
 use crate::domain::muted_users::{check_mute_target, muted_users_list};
 use crate::error::{ApiError, ApiResult};
 use crate::event_types::{Event, FlagsEvent};
+use crate::model::ids::{RealmId, UserId};
 use crate::model::message_flags::MessageFlag;
 
 /// `me`'s mute of the user `target_id` if any, read with the user in one round trip; "No
 /// such user" comes first, as in Zulip.
 async fn mute_of_target(db: &D1Database, me: &UserRow, target_id: UserId) -> ApiResult<Option<MutedUserRow>> {
     let mut batch = Batch::new();
-    let user = batch.add::<UserRow>(users::by_id_stmt(me.realm_id, target_id.0)?);
-    let muted = batch.add::<MutedUserRow>(muted_users::get_stmt(me.id, target_id.0)?);
+    let user = batch.add::<UserRow>(users::by_id_stmt(RealmId(me.realm_id), target_id)?);
+    let muted = batch.add::<MutedUserRow>(muted_users::get_stmt(UserId(me.id), target_id)?);
     let results = batch.run(db).await?;
     check_mute_target(results.first(user)?)?;
     Ok(results.first(muted)?)
@@ -38,8 +38,8 @@ pub async fn check_mute_user(db: &D1Database, env: &Env, me: &UserRow, target_id
         return Err(ApiError::bad_request("User already muted"));
     }
     let mut batch = Batch::new();
-    batch.add::<Value>(muted_users::add_stmt(me.id, target_id.0, crate::db::now())?);
-    let read = batch.add::<MessageIdRow>(user_messages::mark_sender_read_stmt(me.id, target_id.0)?);
+    batch.add::<Value>(muted_users::add_stmt(UserId(me.id), target_id, crate::db::now())?);
+    let read = batch.add::<MessageIdRow>(user_messages::mark_sender_read_stmt(UserId(me.id), target_id)?);
     let list = batch.add::<MutedUserRow>(muted_users::for_user_stmt(me.id)?);
     let results = batch.run(db).await?;
     let mut read: Vec<i64> = results.rows(read)?.into_iter().map(|r| r.message_id).collect();
@@ -60,7 +60,7 @@ pub async fn check_unmute_user(db: &D1Database, env: &Env, me: &UserRow, target_
         return Err(ApiError::bad_request("User is not muted"));
     }
     let mut batch = Batch::new();
-    batch.add::<Value>(muted_users::remove_stmt(me.id, target_id.0)?);
+    batch.add::<Value>(muted_users::remove_stmt(UserId(me.id), target_id)?);
     let list = batch.add::<MutedUserRow>(muted_users::for_user_stmt(me.id)?);
     let list = batch.run(db).await?.rows(list)?;
     send_list(env, me, &list).await;

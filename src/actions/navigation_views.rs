@@ -1,6 +1,7 @@
 //! Adding, updating and removing navigation views, with their `navigation_view` events (to
 //! the owner's queues only).
 
+use crate::model::ids::{RealmId, UserId};
 use serde_json::{json, Map, Value};
 use worker::{D1Database, Env};
 
@@ -22,7 +23,8 @@ pub async fn do_add_navigation_view(
     name: Option<&str>,
 ) -> ApiResult<()> {
     check_name_for_new_view(fragment, name)?;
-    let row = navigation_views::insert(db, me.realm_id, me.id, fragment, is_pinned, name).await?.ok_or_else(view_exists)?;
+    let row =
+        navigation_views::insert(db, RealmId(me.realm_id), UserId(me.id), fragment, is_pinned, name).await?.ok_or_else(view_exists)?;
     let event = Event::NavigationView(NavigationViewEvent::Add { navigation_view: view_dict(&row) });
     notify_users(env, me.realm_id, &[me.id], &event).await;
     Ok(())

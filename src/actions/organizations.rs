@@ -2,6 +2,7 @@
 //! organization in production (the development seed makes its own from the same
 //! statements, `db::organizations`).
 
+use crate::model::ids::{RealmId, UserId};
 use worker::Env;
 
 use crate::actions::users::is_valid_email;
@@ -76,7 +77,7 @@ pub async fn check_create_organization(env: &Env, new: &NewOrganization<'_>) -> 
     // between, the owner row is not ours (its password hash differs).
     let realm = realms::by_string_id(db, new.string_id).await?.ok_or_else(|| ApiError::internal("created organization is missing"))?;
     let owner = users::by_email(db, realm.id, new.owner_email).await?.ok_or_else(subdomain_in_use)?;
-    if users::password_hash(db, realm.id, owner.id).await?.as_deref() != Some(password_hash.as_str()) {
+    if users::password_hash(db, RealmId(realm.id), UserId(owner.id)).await?.as_deref() != Some(password_hash.as_str()) {
         return Err(subdomain_in_use());
     }
     Ok(CreatedOrganization { realm_id: realm.id, owner_id: owner.id, owner_password })

@@ -8,6 +8,7 @@
 //! retried with backoff; failures are told to the conversation and to the bot's owner in
 //! Zulip's words, by the bot itself, as Zulip does.
 
+use crate::model::ids::{RealmId, UserId};
 use std::time::Duration;
 
 use futures_util::future::{select, Either};
@@ -38,7 +39,7 @@ pub async fn queue(db: &D1Database, env: &Env, database: &str, realm_host: &str,
     let written = async {
         let stmts = triggers
             .iter()
-            .map(|(bot_id, trigger)| deliveries::insert_stmt(realm_id, *bot_id, trigger, message, now))
+            .map(|(bot_id, trigger)| deliveries::insert_stmt(RealmId(realm_id), UserId(*bot_id), trigger, message, now))
             .collect::<worker::Result<Vec<_>>>()?;
         db::run_batch(db, stmts).await
     };
@@ -91,8 +92,8 @@ enum Outcome {
 /// asks for; the row is deleted unless the delivery is to be tried again.
 async fn deliver_one(db: &D1Database, site: &Site, realm_id: i64, row: &DeliveryRow) -> ApiResult<()> {
     let mut batch = Batch::new();
-    let bot = batch.add::<UserRow>(users::by_id_stmt(realm_id, row.bot_id)?);
-    let service = batch.add::<BotServiceRow>(bot_services::of_bot_stmt(realm_id, row.bot_id)?);
+    let bot = batch.add::<UserRow>(users::by_id_stmt(RealmId(realm_id), UserId(row.bot_id))?);
+    let service = batch.add::<BotServiceRow>(bot_services::of_bot_stmt(RealmId(realm_id), UserId(row.bot_id))?);
     let results = batch.run(db).await?;
     let (Some(bot), Some(service)) = (results.first(bot)?, results.first(service)?) else {
         return Ok(deliveries::delete(db, row.id).await?);

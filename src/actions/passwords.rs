@@ -2,6 +2,7 @@
 //! link). A new password leaves the API key and every session valid, as the issue asks;
 //! a reset link is used up by the password it sets, and so are the user's other links.
 
+use crate::model::ids::{RealmId, UserId};
 use serde_json::Value;
 use worker::{D1Database, Env};
 
@@ -19,7 +20,7 @@ use crate::secrets;
 /// `PATCH /settings` with `new_password`: the current password must match (Zulip's
 /// "Wrong password!"), the new one must be strong enough ("New password is too weak!").
 pub async fn check_change_password(db: &D1Database, me: &UserRow, old_password: &str, new_password: &str) -> ApiResult<()> {
-    let stored = users::password_hash(db, me.realm_id, me.id).await?;
+    let stored = users::password_hash(db, RealmId(me.realm_id), UserId(me.id)).await?;
     let matches = match &stored {
         Some(hash) if !old_password.is_empty() => secrets::verify_password(old_password, hash).await?,
         _ => false,
@@ -31,7 +32,7 @@ pub async fn check_change_password(db: &D1Database, me: &UserRow, old_password: 
         return Err(ApiError::bad_request("New password is too weak!"));
     }
     let hash = secrets::hash_password(new_password).await?;
-    db::run(db, password_resets::set_password_stmt(me.realm_id, me.id, &hash)?).await?;
+    db::run(db, password_resets::set_password_stmt(RealmId(me.realm_id), UserId(me.id), &hash)?).await?;
     Ok(())
 }
 
@@ -66,8 +67,8 @@ pub async fn request_password_reset(
         vec![
             password_resets::insert_stmt(
                 &secrets::sha256_hex(token.as_bytes()),
-                realm_id,
-                user.id,
+                RealmId(realm_id),
+                UserId(user.id),
                 now,
                 now + RESET_LINK_VALID_MINUTES * 60,
             )?,
@@ -93,7 +94,10 @@ pub async fn open_reset_link(db: &D1Database, realm_id: i64, token: &str) -> Api
     if row.expires_at <= db::now() {
         return Err(ApiError::confirmation_link_expired());
     }
-    users::by_id(db, realm_id, row.user_id).await?.filter(|u| u.is_active()).ok_or_else(ApiError::confirmation_link_not_found)
+    users::by_id(db, RealmId(realm_id), UserId(row.user_id))
+        .await?
+        .filter(|u| u.is_active())
+        .ok_or_else(ApiError::confirmation_link_not_found)
 }
 
 /// Sets the password a reset link allows, once (checked again inside the write batch).
@@ -105,8 +109,8 @@ pub async fn complete_password_reset(db: &D1Database, realm_id: i64, token: &str
     let now = db::now();
     let mut batch = Batch::new();
     batch.add::<Value>(password_resets::still_usable_guard_stmt(&token_hash, now)?);
-    batch.add::<Value>(password_resets::set_password_stmt(realm_id, user.id, &hash)?);
-    batch.add::<Value>(password_resets::use_all_stmt(realm_id, user.id, now)?);
+    batch.add::<Value>(password_resets::set_password_stmt(RealmId(realm_id), UserId(user.id), &hash)?);
+    batch.add::<Value>(password_resets::use_all_stmt(RealmId(realm_id), UserId(user.id), now)?);
     match batch.run(db).await {
         Ok(_) => Ok(user),
         Err(err) if read_guards::failed(&err) => Err(ApiError::confirmation_link_used()),

@@ -2,6 +2,7 @@
 //! worth storing is only read, and only news (a user appearing or becoming active) is sent
 //! as a `presence` event.
 
+use crate::model::ids::{RealmId, UserId};
 use serde_json::{json, Value};
 use worker::{D1Database, Env};
 
@@ -37,7 +38,7 @@ pub async fn do_update_presence(
     let news = next.is_some() && is_news(prev, active, now);
     let mut batch = Batch::new();
     if let Some(next) = next {
-        batch.add::<Value>(presence::upsert_stmt(me.realm_id, me.id, next.active, next.connected)?);
+        batch.add::<Value>(presence::upsert_stmt(RealmId(me.realm_id), UserId(me.id), next.active, next.connected)?);
     }
     let presence = match &answer {
         Some(q) => Some(RealmPresenceReads::add(&mut batch, me.realm_id, q.last_update_id, q.days)?),

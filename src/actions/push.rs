@@ -5,6 +5,7 @@
 //! runtime's `wait_until` (`RequestContext::defer`), so the relay never slows down or
 //! fails `POST /messages`; relay errors are retried a few times.
 
+use crate::model::ids::{MessageId, UserId};
 use serde_json::{json, Value};
 use worker::{D1Database, Env};
 
@@ -225,7 +226,8 @@ pub async fn notify_new_message(job: MessageNoticeJob) {
 }
 
 async fn try_notify_new_message(job: &MessageNoticeJob) -> ApiResult<()> {
-    let candidates: Vec<q::PushCandidateRow> = db::all(&job.db, q::push_candidates_stmt(job.message_id, job.sender.id)?).await?;
+    let candidates: Vec<q::PushCandidateRow> =
+        db::all(&job.db, q::push_candidates_stmt(MessageId(job.message_id), UserId(job.sender.id))?).await?;
     let t = now();
     let ids: Vec<i64> = candidates
         .iter()

@@ -8,12 +8,12 @@ use crate::db::batch::Batch;
 use crate::db::reactions::{self, ReactionEmojiRow};
 use crate::db::realm_emoji::{self, RealmEmojiRow};
 use crate::db::users::UserRow;
-use crate::domain::ids::MessageId;
 use crate::domain::messages::{accessed_from, AccessedMessage};
 use crate::domain::reactions::{check_emoji_request, emoji_from_request};
 use crate::error::{ApiError, ApiResult};
 use crate::event_types::ReactionEvent;
 use crate::events::{send_event, Event, EventUser};
+use crate::model::ids::{MessageId, RealmId, UserId};
 use crate::model::message_flags::NO_ROW;
 
 pub use crate::domain::reactions::Emoji;
@@ -60,7 +60,7 @@ pub async fn check_add_reaction(
     reaction_type: Option<String>,
 ) -> ApiResult<()> {
     let mut batch = Batch::new();
-    let access = batch.add::<Value>(crate::db::messages::access_stmt(message_id.0, me.realm_id, me.id)?);
+    let access = batch.add::<Value>(crate::db::messages::access_stmt(message_id, RealmId(me.realm_id), UserId(me.id))?);
     let custom_id = code.as_deref().and_then(crate::params::parse_int);
     let custom = batch.add::<RealmEmojiRow>(realm_emoji::for_reaction_stmt(me.realm_id, &name, custom_id)?);
     let existing = batch.add::<ReactionEmojiRow>(reactions::emoji_on_message_stmt(message_id.0)?);
@@ -81,9 +81,9 @@ pub async fn do_add_reaction(db: &D1Database, env: &Env, me: &UserRow, accessed:
     let message_id = accessed.message.id;
     let mut batch = Batch::new();
     if accessed.user_flags.is_none() {
-        batch.add::<Value>(crate::db::user_messages::insert_historical_stmt(me.id, message_id, NO_ROW)?);
+        batch.add::<Value>(crate::db::user_messages::insert_historical_stmt(UserId(me.id), MessageId(message_id), NO_ROW)?);
     }
-    batch.add::<Value>(reactions::insert_stmt(message_id, me.id, &emoji.name, &emoji.code, &emoji.reaction_type)?);
+    batch.add::<Value>(reactions::insert_stmt(MessageId(message_id), UserId(me.id), &emoji.name, &emoji.code, &emoji.reaction_type)?);
     let holders = batch.add::<UserIdRow>(crate::db::user_messages::holder_ids_stmt(message_id)?);
     let results = match batch.run(db).await {
         Ok(results) => results,
@@ -108,7 +108,7 @@ pub async fn check_remove_reaction(
     reaction_type: Option<String>,
 ) -> ApiResult<()> {
     let mut batch = Batch::new();
-    let access = batch.add::<Value>(crate::db::messages::access_stmt(message_id.0, me.realm_id, me.id)?);
+    let access = batch.add::<Value>(crate::db::messages::access_stmt(message_id, RealmId(me.realm_id), UserId(me.id))?);
     let named = name.clone().unwrap_or_default();
     let custom = match code {
         Some(_) => None,
@@ -148,14 +148,13 @@ pub async fn do_remove_reaction(
     code: Option<&str>,
     reaction_type: &str,
 ) -> ApiResult<()> {
-    let message_id = message_id.0;
     let mut batch = Batch::new();
-    let deleted = batch.add::<ReactionKey>(reactions::delete_stmt(message_id, me.id, reaction_type, code, name)?);
-    let holders = batch.add::<UserIdRow>(crate::db::user_messages::holder_ids_stmt(message_id)?);
+    let deleted = batch.add::<ReactionKey>(reactions::delete_stmt(message_id, UserId(me.id), reaction_type, code, name)?);
+    let holders = batch.add::<UserIdRow>(crate::db::user_messages::holder_ids_stmt(message_id.0)?);
     let results = batch.run(db).await?;
     let Some(key) = results.first(deleted)? else { return Err(ApiError::bad_request("Reaction doesn't exist.")) };
     let emoji = Emoji { name: key.emoji_name, code: key.emoji_code, reaction_type: key.reaction_type };
-    let event = reaction_event("remove", me, message_id, &emoji);
+    let event = reaction_event("remove", me, message_id.0, &emoji);
     send_event(env, me.realm_id, &event, &audience(results.rows(holders)?, me.id)).await;
     Ok(())
 }

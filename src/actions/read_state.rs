@@ -9,9 +9,9 @@ use crate::db::subscriptions::{self, ChannelViewRow};
 use crate::db::user_messages::{self, MessageIdRow};
 use crate::db::users::UserRow;
 use crate::domain::channels::access_channel;
-use crate::domain::ids::ChannelId;
 use crate::error::{ApiError, ApiResult};
 use crate::event_types::{Event, FlagsEvent};
+use crate::model::ids::{ChannelId, RealmId, UserId};
 use crate::model::message_flags::MessageFlag;
 
 /// Zulip's `update_message_flags` event for messages marked read.
@@ -41,9 +41,9 @@ pub async fn do_mark_channel_as_read(
     let topic = topic.filter(|t| !t.is_empty());
     // The channel and whether the user has a message in the topic, in one read.
     let mut batch = Batch::new();
-    let channel = batch.add::<ChannelViewRow>(subscriptions::by_id_for_user_stmt(me.realm_id, me.id, channel_id.0)?);
+    let channel = batch.add::<ChannelViewRow>(subscriptions::by_id_for_user_stmt(RealmId(me.realm_id), UserId(me.id), channel_id)?);
     let exists = match topic {
-        Some(topic) => Some(batch.add::<MessageIdRow>(user_messages::topic_exists_for_user_stmt(me.id, channel_id.0, topic)?)),
+        Some(topic) => Some(batch.add::<MessageIdRow>(user_messages::topic_exists_for_user_stmt(UserId(me.id), channel_id, topic)?)),
         None => None,
     };
     let results = batch.run(db).await?;
@@ -53,7 +53,8 @@ pub async fn do_mark_channel_as_read(
             return Err(ApiError::bad_request(format!("No such topic '{topic}'")));
         }
     }
-    let changed: Vec<MessageIdRow> = crate::db::all(db, user_messages::mark_channel_read_stmt(me.id, channel.id, topic)?).await?;
+    let changed: Vec<MessageIdRow> =
+        crate::db::all(db, user_messages::mark_channel_read_stmt(UserId(me.id), ChannelId(channel.id), topic)?).await?;
     let mut ids: Vec<i64> = changed.iter().map(|r| r.message_id).collect();
     ids.sort_unstable();
     if !ids.is_empty() {

@@ -1,6 +1,7 @@
 //! Adding and deactivating custom emoji. Each change sends everyone the organization's
 //! whole emoji dict (`realm_emoji` event, op `update`), read in the same batch as the write.
 
+use crate::model::ids::{RealmId, UserId};
 use worker::{D1Database, Env};
 
 use crate::actions::uploads::{delete_object, put_object};
@@ -42,7 +43,12 @@ pub async fn check_add_realm_emoji(
     }
     let name = check_emoji_name(raw_name)?;
     let mut batch = Batch::new();
-    let allowed = batch.add::<IsMemberRow>(user_groups::is_member_stmt(me.realm_id, settings.can_add_custom_emoji_group, me.id, false)?);
+    let allowed = batch.add::<IsMemberRow>(user_groups::is_member_stmt(
+        RealmId(me.realm_id),
+        settings.can_add_custom_emoji_group,
+        UserId(me.id),
+        false,
+    )?);
     let existing = batch.add::<RealmEmojiRow>(realm_emoji::active_by_name_stmt(me.realm_id, &name)?);
     let results = batch.run(db).await?;
     if results.first(allowed)?.is_none_or(|m| m.is_member == 0) {

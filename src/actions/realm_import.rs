@@ -6,6 +6,7 @@
 //! organization. Until then every sign-in answers `REALM_DEACTIVATED`; an unfinished import
 //! can be removed and started again. Each step is one atomic batch and idempotent, so a step sent twice is harmless.
 
+use crate::model::ids::{RealmId, UserId};
 use worker::{D1Database, Env};
 
 use crate::actions::uploads::{delete_object, put_object};
@@ -51,7 +52,7 @@ pub async fn do_start_import(env: &Env, start: &ImportStart<'_>) -> ApiResult<i6
     let (old_realm_id, description, date_created) = (archive.old_realm_id, archive.description.clone(), archive.date_created);
     let mut batch = organizations::create_stmts(realm_id, start.string_id, &name, &[], &[], db::now())?;
     batch.push(realms::set_deactivated_stmt(start.string_id, true)?);
-    batch.push(realm_imports::start_stmt(realm_id, old_realm_id, db::now())?);
+    batch.push(realm_imports::start_stmt(RealmId(realm_id), old_realm_id, db::now())?);
     let retention = archive.message_retention_days;
     let announcement_channels = archive.announcement_channels;
     let realm_row = archive.realm_row.to_string();
@@ -179,7 +180,7 @@ pub async fn do_import_avatar(env: &Env, string_id: &str, user_profile_id: i64, 
     })?;
     let (content_type, file_name) = rules::imported_image(&format!("the avatar '{path}'"), bytes)?;
     put_object(env, &avatar_storage_key(import.realm_id, &file_name), bytes, content_type).await?;
-    db::run_batch(&db, vec![realm_imports::set_avatar_stmt(import.realm_id, user_id, &file_name)?]).await?;
+    db::run_batch(&db, vec![realm_imports::set_avatar_stmt(RealmId(import.realm_id), UserId(user_id), &file_name)?]).await?;
     Ok(())
 }
 

@@ -1,6 +1,7 @@
 //! Changing the organization's settings: one D1 batch, then `realm`/`update_dict` (and
 //! `realm`/`update` for the organization's name and description) to every active user.
 
+use crate::model::ids::{RealmId, UserId};
 use serde_json::{Map, Value};
 use worker::{D1Database, Env};
 
@@ -141,7 +142,8 @@ async fn check_announcement_channels(db: &D1Database, admin: &UserRow, ids: &[i6
         return Ok(());
     }
     let ids_json = serde_json::to_string(ids)?;
-    let found: Vec<ChannelViewRow> = crate::db::all(db, subscriptions::by_ids_for_user_stmt(admin.realm_id, admin.id, &ids_json)?).await?;
+    let found: Vec<ChannelViewRow> =
+        crate::db::all(db, subscriptions::by_ids_for_user_stmt(RealmId(admin.realm_id), UserId(admin.id), &ids_json)?).await?;
     let readable = |id: &i64| found.iter().any(|c| c.id == *id && c.is_archived == 0 && can_access_channel_content(admin, c));
     if !ids.iter().all(readable) {
         return Err(ApiError::invalid_channel_id());

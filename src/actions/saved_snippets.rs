@@ -1,6 +1,7 @@
 //! Creating, editing and deleting saved snippets, with their `saved_snippets` events (to
 //! the owner's queues only).
 
+use crate::model::ids::{RealmId, UserId};
 use worker::{D1Database, Env};
 
 use crate::actions::notify_users;
@@ -13,7 +14,7 @@ use crate::event_types::{Event, SavedSnippetsEvent};
 pub async fn do_create_saved_snippet(db: &D1Database, env: &Env, me: &UserRow, title: &str, content: &str) -> ApiResult<i64> {
     let title = check_title(title)?;
     let content = check_content(content)?;
-    let row = saved_snippets::insert(db, me.realm_id, me.id, &title, &content, db::now())
+    let row = saved_snippets::insert(db, RealmId(me.realm_id), UserId(me.id), &title, &content, db::now())
         .await?
         .ok_or_else(|| ApiError::internal("saved snippet insert returned no row"))?;
     notify_owner(env, me, &Event::SavedSnippets(SavedSnippetsEvent::Add { saved_snippet: snippet_dict(&row) })).await;

@@ -4,6 +4,7 @@
 //! `send_as`), so a scheduled message obeys every rule of `POST /messages`, checked
 //! once when it is scheduled or edited and again against the state at delivery time.
 
+use crate::model::ids::{RealmId, UserId};
 use worker::{D1Database, Env};
 
 use crate::actions::channels::Principal;
@@ -42,7 +43,7 @@ pub async fn schedule_message(
     let plan = plan_send(db, me, realm, send).await?;
     let to_user_ids = direct_ids_json(&plan)?;
     let fields = fields_of(&plan, to_user_ids.as_deref(), deliver_at, send.read_by_sender);
-    let inserted: NewId = db::first(db, scheduled_messages::insert_stmt(me.realm_id, me.id, &send.client, &fields)?)
+    let inserted: NewId = db::first(db, scheduled_messages::insert_stmt(RealmId(me.realm_id), UserId(me.id), &send.client, &fields)?)
         .await?
         .ok_or_else(|| ApiError::internal("scheduled message insert returned no id"))?;
     let row = row_of(inserted.id, me, &send.client, &fields);
@@ -156,7 +157,7 @@ pub async fn deliver_due(env: &Env, database: &str, realm_id: i64, realm_host: &
 }
 
 async fn deliver_one(db: &D1Database, env: &Env, database: &str, row: &ScheduledMessageRow, realm_host: &str) -> ApiResult<()> {
-    let sender = match users::by_id(db, row.realm_id, row.sender_id).await? {
+    let sender = match users::by_id(db, RealmId(row.realm_id), UserId(row.sender_id)).await? {
         Some(sender) if sender.is_active() => sender,
         _ => return mark_failed(db, env, row, "Sender is deactivated").await,
     };

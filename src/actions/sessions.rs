@@ -1,5 +1,6 @@
 //! Starting and ending the web client's browser sessions (`crate::domain::sessions`).
 
+use crate::model::ids::{RealmId, UserId};
 use worker::{D1Database, Env};
 
 use crate::db::users::UserRow;
@@ -19,7 +20,7 @@ pub async fn do_start_session(db: &D1Database, env: &Env, user: &UserRow) -> Api
     let secret = secrets::api_key_secret(env)?;
     let id = secrets::random_alphanumeric(SESSION_ID_LENGTH);
     let now = db::now();
-    sessions::start(db, user.realm_id, user.id, &session_hash(&id), now, now + SESSION_LIFETIME_SECS).await?;
+    sessions::start(db, RealmId(user.realm_id), UserId(user.id), &session_hash(&id), now, now + SESSION_LIFETIME_SECS).await?;
     Ok(StartedSession { csrf_token: csrf_token(secret.as_bytes(), &id), id })
 }
 

@@ -18,11 +18,11 @@ use crate::db::subscriptions::ChannelViewRow;
 use crate::db::users::{self, NewUser, UserRow};
 use crate::db::{self, read_guards};
 use crate::domain::email as templates;
-use crate::domain::ids::UserId;
 use crate::domain::invites::{email_error, join_url, referrer_notice, DEFAULT_EXPIRY_MINUTES, LINK_KEY_LENGTH};
 use crate::domain::passwords::check_password_strength;
 use crate::domain::users::check_full_name;
 use crate::error::{ApiError, ApiResult};
+use crate::model::ids::{RealmId, UserId};
 use crate::model::Role;
 use crate::secrets;
 
@@ -226,7 +226,7 @@ pub async fn check_register(
 /// Zulip's notice to a referrer who asked for one (`notify_referrer_on_join`): a direct
 /// message from the notification bot. Nobody is told when the referrer has left.
 async fn tell_referrer(db: &D1Database, site: &message_send::Site, referrer_id: i64, user: &UserRow) -> ApiResult<()> {
-    let referrer = users::by_id(db, user.realm_id, referrer_id).await?;
+    let referrer = users::by_id(db, RealmId(user.realm_id), UserId(referrer_id)).await?;
     if !referrer.is_some_and(|r| r.is_active()) {
         return Ok(());
     }
@@ -238,14 +238,14 @@ async fn tell_referrer(db: &D1Database, site: &message_send::Site, referrer_id: 
 /// referrer can no longer reach is skipped. Failures are logged: the account exists.
 async fn join_channels_and_groups(db: &D1Database, env: &Env, row: &InvitationRow, user: &UserRow) {
     let referrer = match row.referred_by {
-        Some(id) => users::by_id(db, user.realm_id, id).await.ok().flatten().filter(|u| u.is_active()),
+        Some(id) => users::by_id(db, RealmId(user.realm_id), UserId(id)).await.ok().flatten().filter(|u| u.is_active()),
         None => None,
     };
     let actor = referrer.clone().unwrap_or_else(|| user.clone());
     let stream_ids: Vec<i64> = serde_json::from_str(&row.stream_ids).unwrap_or_default();
     if !stream_ids.is_empty() {
         let ids = serde_json::to_string(&stream_ids).unwrap_or_default();
-        let channels: Vec<ChannelViewRow> = match db::subscriptions::by_ids_for_user_stmt(user.realm_id, actor.id, &ids) {
+        let channels: Vec<ChannelViewRow> = match db::subscriptions::by_ids_for_user_stmt(RealmId(user.realm_id), UserId(actor.id), &ids) {
             Ok(stmt) => db::all(db, stmt).await.unwrap_or_default(),
             Err(_) => Vec::new(),
         };

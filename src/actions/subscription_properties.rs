@@ -2,6 +2,7 @@
 //! `subscription` `update` event per property (two for `is_muted`/`in_home_view`) to the
 //! caller's queues.
 
+use crate::model::ids::{ChannelId, RealmId, UserId};
 use std::collections::HashMap;
 
 use serde_json::{json, Value};
@@ -24,7 +25,7 @@ pub async fn check_update_subscription_properties(ctx: &RequestContext, user: &U
     let ids_json = serde_json::to_string(&ids)?;
     let mut batch = Batch::new();
     let channels = batch.add::<ChannelAccessRow>(db::channels_stmt(user.realm_id, &ids_json)?);
-    let subs = batch.add::<SubscriptionRow>(db::of_user_stmt(user.realm_id, user.id, &ids_json)?);
+    let subs = batch.add::<SubscriptionRow>(db::of_user_stmt(RealmId(user.realm_id), UserId(user.id), &ids_json)?);
     let results = batch.run(&ctx.db).await?;
     let channels: HashMap<i64, ChannelAccessRow> = results.rows(channels)?.into_iter().map(|c| (c.id, c)).collect();
     let subs: HashMap<i64, SubscriptionRow> =
@@ -41,7 +42,7 @@ pub async fn check_update_subscription_properties(ctx: &RequestContext, user: &U
     }
     let stmts = changes
         .iter()
-        .map(|c| db::update_stmt(user.realm_id, user.id, c.channel_id, c.column, &c.value))
+        .map(|c| db::update_stmt(RealmId(user.realm_id), UserId(user.id), ChannelId(c.channel_id), c.column, &c.value))
         .collect::<worker::Result<Vec<_>>>()?;
     crate::db::run_batch(&ctx.db, stmts).await?;
 

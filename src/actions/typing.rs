@@ -2,6 +2,7 @@
 //! queues (channel notices only to clients with `stream_typing_notifications`, which the
 //! hub checks). Nothing is stored.
 
+use crate::model::ids::{ChannelId, RealmId};
 use serde_json::json;
 
 use crate::context::RequestContext;
@@ -44,8 +45,8 @@ pub async fn check_send_typing_notification(ctx: &RequestContext, sender: &UserR
         }
         TypingTarget::Channel { stream_id, topic } => {
             let mut batch = Batch::new();
-            let channel = batch.add::<TypingChannel>(db::channel_stmt(sender.realm_id, stream_id)?);
-            let subscribers = batch.add::<Recipient>(db::subscribers_stmt(sender.realm_id, stream_id)?);
+            let channel = batch.add::<TypingChannel>(db::channel_stmt(RealmId(sender.realm_id), ChannelId(stream_id))?);
+            let subscribers = batch.add::<Recipient>(db::subscribers_stmt(RealmId(sender.realm_id), ChannelId(stream_id))?);
             let settings = batch.add::<realm_settings::RealmSettingsRow>(realm_settings::by_realm_id_stmt(sender.realm_id)?);
             let results = batch.run(&ctx.db).await?;
             let channel = results.first(channel)?;

@@ -1,5 +1,6 @@
 //! Storing uploaded files (R2 bytes, then the D1 row) and reading them back.
 
+use crate::model::ids::{MessageId, RealmId, UserId};
 use serde::Deserialize;
 use serde_json::json;
 use worker::{Env, HttpMetadata, Range};
@@ -258,9 +259,14 @@ impl EditRelink {
     /// Adds the relinking, then the reads of what it detached and linked, to `batch`.
     pub fn add(&self, batch: &mut Batch) -> ApiResult<RelinkSlots> {
         let EditRelink { realm_id, message_id, sender_id, editor_id, .. } = *self;
-        batch.add::<serde_json::Value>(attachments::unlink_edited_stmt(realm_id, message_id, &self.new_json)?);
-        batch.add::<serde_json::Value>(attachments::link_edited_stmt(realm_id, message_id, sender_id, &self.new_json)?);
-        let detached = batch.add(attachments::unlinked_stmt(realm_id, editor_id, &self.removed_json)?);
+        batch.add::<serde_json::Value>(attachments::unlink_edited_stmt(RealmId(realm_id), MessageId(message_id), &self.new_json)?);
+        batch.add::<serde_json::Value>(attachments::link_edited_stmt(
+            RealmId(realm_id),
+            MessageId(message_id),
+            UserId(sender_id),
+            &self.new_json,
+        )?);
+        let detached = batch.add(attachments::unlinked_stmt(RealmId(realm_id), UserId(editor_id), &self.removed_json)?);
         let linked = LinkedReads::add(batch, editor_id, &self.added)?;
         Ok(RelinkSlots { detached, linked })
     }
@@ -366,7 +372,7 @@ pub async fn temporary_attachment(db: &worker::D1Database, token: &str) -> ApiRe
 /// a message linking it); "not authorized" when it exists but is not theirs to see, else
 /// "not found". One round trip, two when refused.
 pub async fn downloadable_attachment(db: &worker::D1Database, me: &UserRow, path_id: &str) -> ApiResult<AttachmentRow> {
-    if let Some(row) = attachments::downloadable(db, me.realm_id, me.id, me.is_guest(), path_id).await? {
+    if let Some(row) = attachments::downloadable(db, RealmId(me.realm_id), UserId(me.id), me.is_guest(), path_id).await? {
         return Ok(row);
     }
     if attachments::exists(db, me.realm_id, path_id).await? {

@@ -13,13 +13,13 @@ use crate::db::user_groups::SettingGroupRef;
 use crate::db::user_groups::{self, GroupIdRow, GroupNameRow, IsMemberRow, MemberIdRow, NewUserGroup, SettingUseRow, UserGroupRow};
 use crate::db::users::{self, UserRow};
 use crate::domain::group_setting_values::{self, GroupChange, GroupSettingValue};
-use crate::domain::ids::UserId;
 use crate::domain::user_groups::{
     check_group_access, check_membership_access, current_permission, deactivation_objections, group_dict, permission_of, GroupPermission,
     Membership,
 };
 use crate::error::{ApiError, ApiResult};
 use crate::event_types::{CapabilityGate, Event, UserGroupEvent};
+use crate::model::ids::{RealmId, UserId};
 use crate::model::system_groups;
 
 pub const NAME_MAX_LENGTH: usize = 100;
@@ -69,9 +69,9 @@ impl MembershipReads {
 }
 
 fn add_my_groups(batch: &mut Batch, user: &UserRow) -> ApiResult<MembershipReads> {
-    let manages_all = crate::db::realm_settings::in_group_setting_stmt(user.realm_id, "can_manage_all_groups", user.id)?;
+    let manages_all = crate::db::realm_settings::in_group_setting_stmt(RealmId(user.realm_id), "can_manage_all_groups", UserId(user.id))?;
     Ok(MembershipReads {
-        groups: batch.add::<GroupIdRow>(user_groups::groups_of_user_stmt(user.realm_id, user.id)?),
+        groups: batch.add::<GroupIdRow>(user_groups::groups_of_user_stmt(RealmId(user.realm_id), UserId(user.id))?),
         manages_all: batch.add::<IsMemberRow>(manages_all),
     })
 }
@@ -128,7 +128,7 @@ pub async fn check_create_group(db: &D1Database, env: &Env, creator: &UserRow, g
         group.permissions.iter().map(|(s, raw)| Ok((*s, GroupSettingValue::parse(s.name, raw)?))).collect::<ApiResult<_>>()?;
     {
         let mut batch = Batch::new();
-        let setting = crate::db::realm_settings::in_group_setting_stmt(creator.realm_id, "can_create_groups", creator.id)?;
+        let setting = crate::db::realm_settings::in_group_setting_stmt(RealmId(creator.realm_id), "can_create_groups", UserId(creator.id))?;
         let may_create = batch.add::<IsMemberRow>(setting);
         let named_users: Vec<i64> = permissions.iter().flat_map(|(_, v)| v.user_ids().to_vec()).collect();
         let found_users = add_users(&mut batch, creator.realm_id, &unique(&[members.clone(), named_users].concat()))?;

@@ -1,5 +1,6 @@
 //! Changing one's status, with the `user_status` event to the organization.
 
+use crate::model::ids::{RealmId, UserId};
 use worker::{D1Database, Env};
 
 use crate::actions::notify_realm;
@@ -10,7 +11,7 @@ use crate::event_types::{Event, UserStatusEvent};
 
 /// Writes the given parts; the event carries exactly those parts, as Zulip's.
 pub async fn do_update_user_status(db: &D1Database, env: &Env, me: &UserRow, change: &StatusChange<'_>) -> ApiResult<()> {
-    crate::db::run(db, user_status::upsert_stmt(me.realm_id, me.id, change, crate::db::now())?).await?;
+    crate::db::run(db, user_status::upsert_stmt(RealmId(me.realm_id), UserId(me.id), change, crate::db::now())?).await?;
     let mut status =
         UserStatusEvent { user_id: me.id, away: change.away, status_text: change.status_text.map(str::to_string), ..Default::default() };
     if let Some((name, code, kind)) = change.emoji {

@@ -9,10 +9,10 @@ use crate::db::realm_settings::{self, RealmSettingsRow};
 use crate::db::subscriptions::{self, ChannelViewRow};
 use crate::db::users::UserRow;
 use crate::db::{self, user_topics};
-use crate::domain::ids::ChannelId;
 use crate::domain::topics::normalize_topic;
 use crate::error::{ApiError, ApiResult};
 use crate::events::{send_event, Event, EventUser};
+use crate::model::ids::{ChannelId, RealmId, UserId};
 use crate::model::VisibilityPolicy;
 
 /// How the caller names the channel.
@@ -44,8 +44,8 @@ pub async fn do_set_user_topic_policy(
     let mut batch = Batch::new();
     let settings = batch.add::<RealmSettingsRow>(realm_settings::by_realm_id_stmt(me.realm_id)?);
     let found = batch.add::<ChannelViewRow>(match channel {
-        ChannelRef::Id(id) => subscriptions::by_id_for_user_stmt(me.realm_id, me.id, id.0)?,
-        ChannelRef::Name(name) => subscriptions::by_name_for_user_stmt(me.realm_id, me.id, name)?,
+        ChannelRef::Id(id) => subscriptions::by_id_for_user_stmt(RealmId(me.realm_id), UserId(me.id), *id)?,
+        ChannelRef::Name(name) => subscriptions::by_name_for_user_stmt(RealmId(me.realm_id), UserId(me.id), name)?,
     });
     let results = batch.run(db).await?;
     let settings = results.first(settings)?.ok_or_else(|| ApiError::internal("no realm settings"))?;
@@ -63,7 +63,7 @@ pub async fn do_set_user_topic_policy(
     }
     let topic = normalize_topic(topic, &settings)?;
     let now = db::now();
-    crate::db::run(db, user_topics::upsert_stmt(me.realm_id, me.id, channel_id, &topic, policy, now)?).await?;
+    crate::db::run(db, user_topics::upsert_stmt(RealmId(me.realm_id), UserId(me.id), ChannelId(channel_id), &topic, policy, now)?).await?;
     let event = Event::UserTopic { stream_id: channel_id, topic_name: topic.to_string(), last_updated: now, visibility_policy: policy };
     send_event(env, me.realm_id, &event, &[EventUser::plain(me.id)]).await;
     Ok(())

@@ -12,11 +12,11 @@ use crate::db::{
     self, api_keys,
     users::{self, NewUser, UserRow},
 };
-use crate::domain::ids::{RealmId, UserId};
 use crate::domain::passwords::check_password_strength;
 use crate::domain::users::{check_full_name, user_dict, UserDictOptions};
 use crate::error::{ApiError, ApiResult};
 use crate::event_types::{Event, RealmBotEvent, RealmUserEvent};
+use crate::model::ids::{RealmId, UserId};
 use crate::model::Role;
 use crate::secrets;
 
@@ -24,15 +24,15 @@ use crate::secrets;
 /// missing. Keys derive from the user's id and key version, so every sign-in answers the
 /// same key until it is regenerated.
 pub async fn do_issue_api_key(db: &D1Database, env: &Env, user: &UserRow, key_version: i64) -> ApiResult<String> {
-    let (key, store) = issued_key(env, user.realm_id, user.id, key_version)?;
+    let (key, store) = issued_key(env, RealmId(user.realm_id), UserId(user.id), key_version)?;
     crate::db::run(db, store).await?;
     Ok(key)
 }
 
 /// The user's API key of `key_version`, and the statement that stores its hash unless it
 /// is stored already.
-fn issued_key(env: &Env, realm_id: i64, user_id: i64, key_version: i64) -> ApiResult<(String, Statement)> {
-    let key = secrets::derive_api_key(secrets::api_key_secret(env)?.as_bytes(), user_id, key_version);
+fn issued_key(env: &Env, realm_id: RealmId, user_id: UserId, key_version: i64) -> ApiResult<(String, Statement)> {
+    let key = secrets::derive_api_key(secrets::api_key_secret(env)?.as_bytes(), user_id.0, key_version);
     let store = api_keys::insert_if_missing_stmt(realm_id, user_id, &secrets::api_key_hash(&key), db::now())?;
     Ok((key, store))
 }
@@ -40,7 +40,6 @@ fn issued_key(env: &Env, realm_id: i64, user_id: i64, key_version: i64) -> ApiRe
 /// Replaces the user's API key: the next key version; every older key stops working at
 /// once. One read, one atomic batch.
 pub async fn do_regenerate_api_key(db: &D1Database, env: &Env, realm_id: RealmId, user_id: UserId) -> ApiResult<String> {
-    let (realm_id, user_id) = (realm_id.0, user_id.0);
     let secret = secrets::api_key_secret(env)?;
     let version: Option<api_keys::KeyVersionRow> = crate::db::first(db, api_keys::version_stmt(realm_id, user_id)?).await?;
     let old = version.ok_or_else(|| ApiError::internal("API key for a missing user"))?.api_key_version;
@@ -48,12 +47,12 @@ pub async fn do_regenerate_api_key(db: &D1Database, env: &Env, realm_id: RealmId
 }
 
 /// Moves the user from key version `old` to the next in one atomic batch.
-pub async fn do_replace_api_key(db: &D1Database, secret: &str, realm_id: i64, user_id: i64, old: i64) -> ApiResult<String> {
-    let key = secrets::derive_api_key(secret.as_bytes(), user_id, old + 1);
+pub async fn do_replace_api_key(db: &D1Database, secret: &str, realm_id: RealmId, user_id: UserId, old: i64) -> ApiResult<String> {
+    let key = secrets::derive_api_key(secret.as_bytes(), user_id.0, old + 1);
     crate::db::run_batch(
         db,
         vec![
-            api_keys::bump_version_stmt(user_id, old, old + 1)?,
+            api_keys::bump_version_stmt(user_id.0, old, old + 1)?,
             api_keys::delete_for_user_stmt(realm_id, user_id)?,
             api_keys::insert_stmt(realm_id, user_id, &secrets::api_key_hash(&key), db::now())?,
         ],
@@ -90,7 +89,7 @@ fn insert_refused(err: worker::Error, new_user: &NewUser<'_>) -> ApiError {
 /// was written); the caller then creates it with [`do_create_user`] and
 /// [`do_issue_api_key`].
 pub async fn do_create_user_with_key(db: &D1Database, env: &Env, new_user: &NewUser<'_>, id: i64) -> ApiResult<Option<(UserRow, String)>> {
-    let (key, store_key) = issued_key(env, new_user.realm_id, id, users::FIRST_API_KEY_VERSION)?;
+    let (key, store_key) = issued_key(env, RealmId(new_user.realm_id), UserId(id), users::FIRST_API_KEY_VERSION)?;
     let mut batch = crate::db::batch::Batch::new();
     let inserting = users::add_insert(&mut batch, new_user, Some(id), db::now())?;
     batch.add::<Value>(store_key);
@@ -202,9 +201,9 @@ pub async fn check_reactivate_user(db: &D1Database, env: &worker::Env, target: &
 async fn do_set_active(db: &D1Database, env: &worker::Env, user: &UserRow, active: bool) -> ApiResult<()> {
     let mut bot_ids = Vec::new();
     if active {
-        users::set_active(db, user.realm_id, user.id, true).await?;
+        users::set_active(db, RealmId(user.realm_id), UserId(user.id), true).await?;
     } else {
-        let deactivated = users::deactivate_with_bots(db, user.realm_id, user.id).await?;
+        let deactivated = users::deactivate_with_bots(db, RealmId(user.realm_id), UserId(user.id)).await?;
         bot_ids = deactivated.into_iter().filter(|id| *id != user.id).collect();
     }
     if user.is_bot() {
@@ -254,10 +253,10 @@ pub async fn do_update_user(db: &D1Database, env: &worker::Env, target: &UserRow
     let full_name = changes.full_name.filter(|name| *name != target.full_name);
     let mut stmts = Vec::new();
     if let Some(role) = changes.role {
-        stmts.push(users::set_role_stmt(target.realm_id, target.id, role)?);
+        stmts.push(users::set_role_stmt(RealmId(target.realm_id), UserId(target.id), role)?);
     }
     if let Some(name) = &full_name {
-        stmts.push(users::set_full_name_stmt(target.realm_id, target.id, name)?);
+        stmts.push(users::set_full_name_stmt(RealmId(target.realm_id), UserId(target.id), name)?);
     }
     if let Some(profile) = &changes.profile {
         stmts.extend(profile_fields::profile_data_stmts(target, profile)?);

@@ -4,10 +4,10 @@ use serde_json::{json, Map, Value};
 
 use crate::actions::{message_delete, message_edit};
 use crate::context::RequestContext;
-use crate::domain::ids::MessageId;
 use crate::domain::message_edit::{EditParams, PropagateMode};
 use crate::domain::messages::access_message;
 use crate::error::{ApiError, ApiResult};
+use crate::model::ids::MessageId;
 use crate::model::EditHistoryPolicy;
 use crate::params::parse_int;
 use crate::response::Reply;

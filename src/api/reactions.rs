@@ -2,9 +2,9 @@
 
 use crate::actions::reactions::{check_add_reaction, check_remove_reaction};
 use crate::context::RequestContext;
-use crate::domain::ids::MessageId;
 use crate::domain::messages::invalid_message;
 use crate::error::{ApiError, ApiResult};
+use crate::model::ids::MessageId;
 use crate::params::parse_int;
 use crate::response::Reply;
 

@@ -4,6 +4,7 @@
 //! end with a new account or a new password sign the person in (session cookies, as
 //! `POST /accounts/login/`).
 
+use crate::model::ids::{RealmId, UserId};
 use serde_json::json;
 
 use crate::actions::message_send;
@@ -88,7 +89,8 @@ pub async fn unsubscribe(ctx: &RequestContext, kind: &str, raw: &str) -> ApiResu
     let realm = ctx.realm().await?;
     let secret = crate::secrets::api_key_secret(&ctx.env)?;
     let user_id = check_unsubscribe(kind, secret.as_bytes(), realm.id, raw).ok_or_else(ApiError::confirmation_link_not_found)?;
-    let user = crate::db::users::by_id(&ctx.db, realm.id, user_id).await?.ok_or_else(ApiError::confirmation_link_not_found)?;
+    let user =
+        crate::db::users::by_id(&ctx.db, RealmId(realm.id), UserId(user_id)).await?.ok_or_else(ApiError::confirmation_link_not_found)?;
     let setting = crate::domain::user_settings::setting(kind.setting())
         .ok_or_else(|| ApiError::internal(format!("no {} setting", kind.setting())))?;
     crate::actions::user_settings::do_change_user_settings(&ctx.db, &ctx.env, &user, vec![(setting, json!(false))]).await?;

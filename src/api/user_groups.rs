@@ -7,9 +7,9 @@ use crate::actions::user_groups::{
 };
 use crate::auth::Member;
 use crate::context::RequestContext;
-use crate::domain::ids::UserId;
 use crate::domain::user_groups::{group_members, group_subgroups, groups_of, is_group_member, PERMISSIONS};
 use crate::error::{ApiError, ApiResult};
+use crate::model::ids::{RealmId, UserId};
 use crate::params::parse_int;
 use crate::response::Reply;
 
@@ -137,6 +137,6 @@ pub async fn get_is_member(ctx: &RequestContext, group_id: &str, user_id: &str) 
     let group_id = parse_id(group_id, "user_group_id")?;
     let user_id = parse_id(user_id, "user_id")?;
     let direct_only = ctx.params.bool_or("direct_member_only", false)?;
-    let is_member = is_group_member(&ctx.db, me.realm_id, group_id, user_id, direct_only).await?;
+    let is_member = is_group_member(&ctx.db, RealmId(me.realm_id), group_id, UserId(user_id), direct_only).await?;
     Ok(Reply::json(json!({ "is_user_group_member": is_member })))
 }

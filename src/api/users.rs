@@ -7,9 +7,9 @@ use crate::actions::profile_fields as profile_actions;
 use crate::actions::users as actions;
 use crate::auth::Administrator;
 use crate::context::RequestContext;
-use crate::domain::ids::{RealmId, UserId};
 use crate::domain::users::{access_user_for_admin, check_full_name, members_of, named_user_object, user_object_of, UserDictOptions};
 use crate::error::{ApiError, ApiResult};
+use crate::model::ids::{RealmId, UserId};
 use crate::model::Role;
 use crate::response::Reply;
 

@@ -1,6 +1,7 @@
 //! `alert_words`: each user's words that flag messages `has_alert_word`.
 
 use crate::db::statement::{statement, Statement};
+use crate::model::ids::{RealmId, UserId};
 use serde::Deserialize;
 use worker::Result;
 
@@ -26,7 +27,7 @@ pub fn in_realm_stmt(realm_id: i64) -> Result<Statement> {
 }
 
 /// Adds the words of a JSON array; a word the user has already (ignoring case) is skipped.
-pub fn add_stmt(realm_id: i64, user_id: i64, words_json: &str) -> Result<Statement> {
+pub fn add_stmt(realm_id: RealmId, user_id: UserId, words_json: &str) -> Result<Statement> {
     statement!(
         "INSERT OR IGNORE INTO alert_words (realm_id, user_id, word) SELECT ?1, ?2, value FROM json_each(?3) ORDER BY key",
         realm_id,

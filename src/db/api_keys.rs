@@ -1,6 +1,7 @@
 //! `api_keys`: hashes of the keys that authenticate users and bots.
 
 use crate::db::statement::{statement, Statement};
+use crate::model::ids::{RealmId, UserId};
 use serde::Deserialize;
 use worker::{D1Database, Result};
 
@@ -10,7 +11,7 @@ pub struct KeyVersionRow {
 }
 
 /// The user's current key version (`users.api_key_version`).
-pub fn version_stmt(realm_id: i64, user_id: i64) -> Result<Statement> {
+pub fn version_stmt(realm_id: RealmId, user_id: UserId) -> Result<Statement> {
     statement!("SELECT api_key_version FROM users WHERE realm_id = ?1 AND id = ?2", realm_id, user_id)
 }
 
@@ -21,7 +22,7 @@ pub struct BotKeyVersionRow {
 }
 
 /// The key versions of an owner's active bots.
-pub fn owner_bot_versions_stmt(realm_id: i64, owner_id: i64) -> Result<Statement> {
+pub fn owner_bot_versions_stmt(realm_id: RealmId, owner_id: UserId) -> Result<Statement> {
     statement!(
         "SELECT id, api_key_version FROM users WHERE realm_id = ?1 AND bot_owner_id = ?2 AND is_bot = 1 AND is_active = 1",
         realm_id,
@@ -35,7 +36,7 @@ pub struct KeyHashRow {
 }
 
 /// The stored key hashes of an owner's active bots.
-pub fn owner_bot_key_hashes_stmt(realm_id: i64, owner_id: i64) -> Result<Statement> {
+pub fn owner_bot_key_hashes_stmt(realm_id: RealmId, owner_id: UserId) -> Result<Statement> {
     statement!(
         "SELECT k.key_hash FROM api_keys k JOIN users u ON u.id = k.user_id \
          WHERE u.realm_id = ?1 AND u.bot_owner_id = ?2 AND u.is_bot = 1 AND u.is_active = 1",
@@ -51,7 +52,7 @@ pub fn bump_version_stmt(user_id: i64, old: i64, new: i64) -> Result<Statement> 
 }
 
 /// Stores the hash of the user's current key; a hash stored already is kept.
-pub fn insert_if_missing_stmt(realm_id: i64, user_id: i64, key_hash: &str, now: i64) -> Result<Statement> {
+pub fn insert_if_missing_stmt(realm_id: RealmId, user_id: UserId, key_hash: &str, now: i64) -> Result<Statement> {
     statement!(
         "INSERT OR IGNORE INTO api_keys (key_hash, realm_id, user_id, date_created) VALUES (?1, ?2, ?3, ?4)",
         key_hash,
@@ -61,16 +62,16 @@ pub fn insert_if_missing_stmt(realm_id: i64, user_id: i64, key_hash: &str, now: 
     )
 }
 
-pub fn insert_stmt(realm_id: i64, user_id: i64, key_hash: &str, now: i64) -> Result<Statement> {
+pub fn insert_stmt(realm_id: RealmId, user_id: UserId, key_hash: &str, now: i64) -> Result<Statement> {
     statement!("INSERT INTO api_keys (key_hash, realm_id, user_id, date_created) VALUES (?1, ?2, ?3, ?4)", key_hash, realm_id, user_id, now)
 }
 
-pub async fn insert(db: &D1Database, realm_id: i64, user_id: i64, key_hash: &str, now: i64) -> Result<()> {
+pub async fn insert(db: &D1Database, realm_id: RealmId, user_id: UserId, key_hash: &str, now: i64) -> Result<()> {
     super::run(db, insert_stmt(realm_id, user_id, key_hash, now)?).await?;
     Ok(())
 }
 
 /// Revokes every key of a user (deactivation, key regeneration).
-pub fn delete_for_user_stmt(realm_id: i64, user_id: i64) -> Result<Statement> {
+pub fn delete_for_user_stmt(realm_id: RealmId, user_id: UserId) -> Result<Statement> {
     statement!("DELETE FROM api_keys WHERE realm_id = ?1 AND user_id = ?2", realm_id, user_id)
 }

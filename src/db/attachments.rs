@@ -5,6 +5,7 @@ use worker::{D1Database, Result};
 
 use crate::db::messages::ACCESS_CONDITION;
 use crate::db::statement::{statement, Statement};
+use crate::model::ids::{MessageId, RealmId, UserId};
 
 #[derive(Debug, Clone, Deserialize)]
 pub struct AttachmentRow {
@@ -46,7 +47,13 @@ pub fn insert_stmt(a: &NewAttachment<'_>) -> Result<Statement> {
 
 /// The upload at `path_id` if `user_id` may download it: the uploader, or anyone who may
 /// see a message linking it. `None` otherwise, or when there is no such upload.
-pub async fn downloadable(db: &D1Database, realm_id: i64, user_id: i64, is_guest: bool, path_id: &str) -> Result<Option<AttachmentRow>> {
+pub async fn downloadable(
+    db: &D1Database,
+    realm_id: RealmId,
+    user_id: UserId,
+    is_guest: bool,
+    path_id: &str,
+) -> Result<Option<AttachmentRow>> {
     super::first(
         db,
         statement!(
@@ -75,7 +82,7 @@ pub async fn exists(db: &D1Database, realm_id: i64, path_id: &str) -> Result<boo
 
 /// Links the just-inserted message (the realm's newest, inside the send's write batch) to
 /// the sender's own uploads among `path_ids_json` (a JSON list of path_ids).
-pub fn link_new_message_stmt(realm_id: i64, sender_id: i64, path_ids_json: &str) -> Result<Statement> {
+pub fn link_new_message_stmt(realm_id: RealmId, sender_id: UserId, path_ids_json: &str) -> Result<Statement> {
     statement!(
         "INSERT OR IGNORE INTO attachment_messages (attachment_id, message_id) \
          SELECT a.id, (SELECT MAX(id) FROM messages WHERE realm_id = ?1 AND sender_id = ?2) FROM attachments a \
@@ -140,7 +147,7 @@ pub fn delete_stmts(id: i64) -> Result<Vec<Statement>> {
 
 /// After an edit: drops the message's links to uploads its new content no longer names
 /// (`path_ids_json`).
-pub fn unlink_edited_stmt(realm_id: i64, message_id: i64, path_ids_json: &str) -> Result<Statement> {
+pub fn unlink_edited_stmt(realm_id: RealmId, message_id: MessageId, path_ids_json: &str) -> Result<Statement> {
     statement!(
         "DELETE FROM attachment_messages WHERE message_id = ?1 AND attachment_id NOT IN ( \
          SELECT a.id FROM attachments a WHERE a.realm_id = ?2 AND a.path_id IN (SELECT value FROM json_each(?3)))",
@@ -151,7 +158,7 @@ pub fn unlink_edited_stmt(realm_id: i64, message_id: i64, path_ids_json: &str) -
 }
 
 /// After an edit: links the message to the sender's own uploads its new content names.
-pub fn link_edited_stmt(realm_id: i64, message_id: i64, sender_id: i64, path_ids_json: &str) -> Result<Statement> {
+pub fn link_edited_stmt(realm_id: RealmId, message_id: MessageId, sender_id: UserId, path_ids_json: &str) -> Result<Statement> {
     statement!(
         "INSERT OR IGNORE INTO attachment_messages (attachment_id, message_id) \
          SELECT a.id, ?1 FROM attachments a \
@@ -164,7 +171,7 @@ pub fn link_edited_stmt(realm_id: i64, message_id: i64, sender_id: i64, path_ids
 }
 
 /// Uploads of `owner_id` among `path_ids_json` that no message links any more.
-pub fn unlinked_stmt(realm_id: i64, owner_id: i64, path_ids_json: &str) -> Result<Statement> {
+pub fn unlinked_stmt(realm_id: RealmId, owner_id: UserId, path_ids_json: &str) -> Result<Statement> {
     statement!(
         &format!(
             "SELECT {COLUMNS} FROM attachments a WHERE a.realm_id = ?1 AND a.owner_id = ?2 \

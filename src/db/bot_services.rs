@@ -1,6 +1,7 @@
 //! `bot_services`: the service an outgoing-webhook bot calls (its URL, interface and token).
 
 use crate::db::statement::{statement, Statement};
+use crate::model::ids::{RealmId, UserId};
 use serde::Deserialize;
 use worker::{D1Database, Result};
 
@@ -31,15 +32,15 @@ pub fn in_realm_stmt(realm_id: i64) -> Result<Statement> {
 }
 
 /// One bot's service.
-pub fn of_bot_stmt(realm_id: i64, bot_id: i64) -> Result<Statement> {
+pub fn of_bot_stmt(realm_id: RealmId, bot_id: UserId) -> Result<Statement> {
     statement!(&format!("SELECT {COLUMNS} FROM bot_services WHERE realm_id = ?1 AND bot_id = ?2"), realm_id, bot_id)
 }
 
 /// Changes the given fields of a bot's service; answers the row (none: the bot has none).
 pub async fn update(
     db: &D1Database,
-    realm_id: i64,
-    bot_id: i64,
+    realm_id: RealmId,
+    bot_id: UserId,
     base_url: Option<&str>,
     interface: Option<i64>,
 ) -> Result<Option<BotServiceRow>> {

@@ -8,6 +8,7 @@ use worker::Result;
 
 use crate::db::statement::statement;
 use crate::db::statement::Statement;
+use crate::model::ids::{ChannelId, MessageId, RealmId, UserId};
 use crate::model::{Role, TopicsPolicy};
 
 #[derive(Debug, Clone, Deserialize)]
@@ -29,22 +30,22 @@ pub fn active_members_stmt(realm_id: i64) -> Result<Statement> {
 
 /// Another channel of the organization named `name` (any case; archived ones too, as their
 /// names stay taken).
-pub fn other_named_stmt(realm_id: i64, channel_id: i64, name: &str) -> Result<Statement> {
+pub fn other_named_stmt(realm_id: RealmId, channel_id: ChannelId, name: &str) -> Result<Statement> {
     statement!("SELECT id FROM channels WHERE realm_id = ?1 AND id != ?2 AND name = ?3 COLLATE NOCASE", realm_id, channel_id, name)
 }
 
-pub fn rename_stmt(realm_id: i64, channel_id: i64, name: &str) -> Result<Statement> {
+pub fn rename_stmt(realm_id: RealmId, channel_id: ChannelId, name: &str) -> Result<Statement> {
     statement!("UPDATE channels SET name = ?3 WHERE realm_id = ?1 AND id = ?2", realm_id, channel_id, name)
 }
 
-pub fn set_description_stmt(realm_id: i64, channel_id: i64, description: &str) -> Result<Statement> {
+pub fn set_description_stmt(realm_id: RealmId, channel_id: ChannelId, description: &str) -> Result<Statement> {
     statement!("UPDATE channels SET description = ?3 WHERE realm_id = ?1 AND id = ?2", realm_id, channel_id, description)
 }
 
 /// A channel's access settings: private (`invite_only`), history, web-public.
 pub fn set_access_stmt(
-    realm_id: i64,
-    channel_id: i64,
+    realm_id: RealmId,
+    channel_id: ChannelId,
     invite_only: bool,
     history_public_to_subscribers: bool,
     is_web_public: bool,
@@ -61,11 +62,11 @@ pub fn set_access_stmt(
 }
 
 /// A channel's `topics_policy`.
-pub fn set_topics_policy_stmt(realm_id: i64, channel_id: i64, policy: TopicsPolicy) -> Result<Statement> {
+pub fn set_topics_policy_stmt(realm_id: RealmId, channel_id: ChannelId, policy: TopicsPolicy) -> Result<Statement> {
     statement!("UPDATE channels SET topics_policy = ?3 WHERE realm_id = ?1 AND id = ?2", realm_id, channel_id, policy.as_str())
 }
 
-pub fn set_archived_stmt(realm_id: i64, channel_id: i64, archived: bool) -> Result<Statement> {
+pub fn set_archived_stmt(realm_id: RealmId, channel_id: ChannelId, archived: bool) -> Result<Statement> {
     statement!("UPDATE channels SET is_archived = ?3 WHERE realm_id = ?1 AND id = ?2", realm_id, channel_id, archived as i64)
 }
 
@@ -73,10 +74,10 @@ pub fn set_archived_stmt(realm_id: i64, channel_id: i64, archived: bool) -> Resu
 /// `recipient_id` that `user_id` can see: every one when the channel's history is open to
 /// them (`all_history`), otherwise those they received.
 pub fn topic_message_ids_stmt(
-    realm_id: i64,
+    realm_id: RealmId,
     recipient_id: i64,
     topic: &str,
-    user_id: i64,
+    user_id: UserId,
     all_history: bool,
     limit: i64,
 ) -> Result<Statement> {
@@ -95,8 +96,8 @@ pub fn topic_message_ids_stmt(
 
 /// Sets a permission setting (`column`: a name of `domain::channel_permissions::STORED`,
 /// never the client's) to a user group.
-pub fn set_group_setting_stmt(realm_id: i64, channel_id: i64, column: &str, group: &SettingGroupRef) -> Result<Statement> {
-    statement!(&format!("UPDATE channels SET {column} = {} WHERE realm_id = ?1 AND id = ?2", group.sql(realm_id)), realm_id, channel_id)
+pub fn set_group_setting_stmt(realm_id: RealmId, channel_id: ChannelId, column: &str, group: &SettingGroupRef) -> Result<Statement> {
+    statement!(&format!("UPDATE channels SET {column} = {} WHERE realm_id = ?1 AND id = ?2", group.sql(realm_id.0)), realm_id, channel_id)
 }
 
 /// Whether user `?4` is in the group of the permission setting `column` (as in
@@ -105,11 +106,11 @@ pub fn set_group_setting_stmt(realm_id: i64, channel_id: i64, column: &str, grou
 /// setting left at its default answers `when_default` (`is_member`, like
 /// [`super::user_groups::IsMemberRow`]).
 pub fn in_group_setting_stmt(
-    realm_id: i64,
-    channel_id: i64,
+    realm_id: RealmId,
+    channel_id: ChannelId,
     channel_name: &str,
     column: &str,
-    user_id: i64,
+    user_id: UserId,
     when_default: bool,
 ) -> Result<Statement> {
     let channel = "c.realm_id = ?1 AND (c.id = ?2 OR (?2 = -1 AND c.name = ?3 COLLATE NOCASE))";
@@ -118,7 +119,13 @@ pub fn in_group_setting_stmt(
 
 /// [`in_group_setting_stmt`] for the channel of message `?2` (`?3` unused); a direct
 /// message has no channel and answers 0.
-pub fn in_message_channel_group_stmt(realm_id: i64, message_id: i64, column: &str, user_id: i64, when_default: bool) -> Result<Statement> {
+pub fn in_message_channel_group_stmt(
+    realm_id: RealmId,
+    message_id: MessageId,
+    column: &str,
+    user_id: UserId,
+    when_default: bool,
+) -> Result<Statement> {
     let channel = "c.realm_id = ?1 AND c.id = (SELECT m.channel_id FROM messages m WHERE m.id = ?2 AND m.realm_id = ?1) AND ?3 = ''";
     statement!(group_setting_sql(channel, column), realm_id, message_id, "", user_id, when_default as i64)
 }

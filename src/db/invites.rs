@@ -5,6 +5,7 @@ use serde::Deserialize;
 use worker::{D1Database, Result};
 
 use crate::db::statement::{statement, Statement};
+use crate::model::ids::{RealmId, UserId};
 use crate::model::system_groups;
 
 /// The organization's join rules, group settings resolved to group ids.
@@ -155,7 +156,7 @@ pub async fn invitations_sent_since(db: &D1Database, realm_id: i64, since: i64) 
 
 /// Pending (unused, unrevoked, unexpired) email invitations: all of the organization's, or
 /// those `referred_by` made.
-pub async fn pending_invitations(db: &D1Database, realm_id: i64, referred_by: Option<i64>, now: i64) -> Result<Vec<InvitationRow>> {
+pub async fn pending_invitations(db: &D1Database, realm_id: RealmId, referred_by: Option<UserId>, now: i64) -> Result<Vec<InvitationRow>> {
     super::all(
         db,
         statement!(
@@ -278,7 +279,7 @@ pub async fn insert_multiuse(db: &D1Database, n: &NewMultiuse<'_>) -> Result<()>
 }
 
 /// Unrevoked, unexpired links: all of the organization's, or those `referred_by` made.
-pub async fn pending_multiuse(db: &D1Database, realm_id: i64, referred_by: Option<i64>, now: i64) -> Result<Vec<MultiuseRow>> {
+pub async fn pending_multiuse(db: &D1Database, realm_id: RealmId, referred_by: Option<UserId>, now: i64) -> Result<Vec<MultiuseRow>> {
     super::all(
         db,
         statement!(

@@ -2,6 +2,7 @@
 //! groups and their members, channels. Lists are JSON arrays bound as one parameter.
 
 use super::statement::{statement, Statement};
+use crate::model::ids::{RealmId, UserId};
 use serde::Deserialize;
 use worker::Result;
 
@@ -53,7 +54,7 @@ pub fn users_stmt(realm_id: i64, names_json: &str, ids_json: &str) -> Result<Sta
 /// Active groups named (any case) in `names_json`, each with whether user `?3` may
 /// mention it: its `can_mention_group` is unset (everyone) or a group `?3` belongs to,
 /// directly, through a subgroup or by role.
-pub fn groups_stmt(realm_id: i64, names_json: &str, sender_id: i64) -> Result<Statement> {
+pub fn groups_stmt(realm_id: RealmId, names_json: &str, sender_id: UserId) -> Result<Statement> {
     statement!(
         format!(
             "{} SELECT id, name, (can_mention_group IS NULL OR can_mention_group IN (SELECT id FROM mine)) AS may_mention \

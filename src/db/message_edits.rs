@@ -5,6 +5,7 @@ use serde::Deserialize;
 use worker::Result;
 
 use crate::db::statement::{statement, Statement};
+use crate::model::ids::{ChannelId, MessageId, RealmId, UserId};
 use crate::model::message_flags::{MENTIONED, READ, STREAM_WILDCARD_MENTIONED, TOPIC_WILDCARD_MENTIONED};
 use crate::model::recipients::RecipientType;
 use crate::model::{Role, TopicsPolicy};
@@ -35,7 +36,7 @@ pub struct TopicMessageRow {
 
 /// Every message of the topic of message `message_id` (case-insensitive, like Zulip),
 /// oldest first.
-pub fn topic_messages_stmt(message_id: i64, user_id: i64) -> Result<Statement> {
+pub fn topic_messages_stmt(message_id: MessageId, user_id: UserId) -> Result<Statement> {
     statement!(
         "SELECT m.id, m.date_sent, m.sender_id, m.kind, \
          EXISTS (SELECT 1 FROM user_messages um WHERE um.message_id = m.id AND um.user_id = ?2) AS has_row \
@@ -49,11 +50,11 @@ pub fn topic_messages_stmt(message_id: i64, user_id: i64) -> Result<Statement> {
 /// The same for the topic a move of message `message_id` lands in: `topic` (the message's
 /// own when `None`) of channel `channel_id` (the message's own when `None`).
 pub fn target_topic_messages_stmt(
-    realm_id: i64,
-    message_id: i64,
-    channel_id: Option<i64>,
+    realm_id: RealmId,
+    message_id: MessageId,
+    channel_id: Option<ChannelId>,
     topic: Option<&str>,
-    user_id: i64,
+    user_id: UserId,
 ) -> Result<Statement> {
     statement!(
         "SELECT m.id, m.date_sent, m.sender_id, m.kind, \
@@ -91,12 +92,12 @@ const MOVE_CHANNEL_SELECT: &str = "SELECT c.id, c.name, r.id AS recipient_id, c.
      FROM channels c JOIN recipients r ON r.realm_id = c.realm_id AND r.type = ?3 AND r.type_id = c.id \
      WHERE c.realm_id = ?1 AND c.is_archived = 0";
 
-pub fn channel_stmt(realm_id: i64, channel_id: i64, user_id: i64) -> Result<Statement> {
+pub fn channel_stmt(realm_id: RealmId, channel_id: ChannelId, user_id: UserId) -> Result<Statement> {
     statement!(&format!("{MOVE_CHANNEL_SELECT} AND c.id = ?4"), realm_id, user_id, RecipientType::Channel, channel_id)
 }
 
 /// The channel of message `message_id`.
-pub fn message_channel_stmt(realm_id: i64, message_id: i64, user_id: i64) -> Result<Statement> {
+pub fn message_channel_stmt(realm_id: RealmId, message_id: MessageId, user_id: UserId) -> Result<Statement> {
     statement!(
         &format!("{MOVE_CHANNEL_SELECT} AND c.id = (SELECT channel_id FROM messages WHERE id = ?4)"),
         realm_id,
@@ -139,7 +140,7 @@ pub fn subscribers_stmt(channel_ids: &[i64]) -> Result<Statement> {
 }
 
 /// The same for the channel of message `message_id` and the channel a move takes it to.
-pub fn move_subscribers_stmt(message_id: i64, target_channel_id: Option<i64>) -> Result<Statement> {
+pub fn move_subscribers_stmt(message_id: MessageId, target_channel_id: Option<ChannelId>) -> Result<Statement> {
     statement!(
         &format!(
             "{SUBSCRIBER_SELECT} AND (s.channel_id = (SELECT channel_id FROM messages WHERE id = ?1) OR s.channel_id = ?2) \

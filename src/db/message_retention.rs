@@ -6,6 +6,7 @@ use worker::Result;
 
 use super::message_edits::KIND_DELETED;
 use crate::db::statement::{statement, Statement};
+use crate::model::ids::{ChannelId, RealmId};
 
 /// Whether anything of the organization has a retention period: its own (days, -1 for
 /// forever) and how many channels have one of their own.
@@ -48,6 +49,6 @@ pub fn expired_stmt(realm_id: i64, now: i64, limit: i64) -> Result<Statement> {
 }
 
 /// A channel's own period: `None` for the organization's.
-pub fn set_channel_days_stmt(realm_id: i64, channel_id: i64, days: Option<i64>) -> Result<Statement> {
+pub fn set_channel_days_stmt(realm_id: RealmId, channel_id: ChannelId, days: Option<i64>) -> Result<Statement> {
     statement!("UPDATE channels SET message_retention_days = ?3 WHERE realm_id = ?1 AND id = ?2", realm_id, channel_id, days)
 }

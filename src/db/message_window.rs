@@ -4,6 +4,7 @@
 //! messages the caller received are in scope; with one, the channel's history the caller
 //! may read.
 
+use crate::model::ids::{RealmId, UserId};
 use std::collections::HashMap;
 
 use serde::Deserialize;
@@ -111,7 +112,7 @@ pub struct PendingWindow {
 /// earlier round trip is needed).
 pub fn add_window(batch: &mut Batch, me: &UserRow, req: &WindowRequest<'_>) -> ApiResult<PendingWindow> {
     // ?1 realm, ?2 user, ?3 is guest (ACCESS_CONDITION); narrow values from ?4.
-    let sql = narrow_sql(req.terms, me.realm_id, me.id, req.empty_topic_display_name, 4)?;
+    let sql = narrow_sql(req.terms, RealmId(me.realm_id), UserId(me.id), req.empty_topic_display_name, 4)?;
     let access = if sql.has_channel { ACCESS_CONDITION } else { "um.user_id IS NOT NULL" };
     let mut conditions = vec!["m.realm_id = ?1".to_string(), access.to_string()];
     conditions.extend(sql.conditions.iter().cloned());

@@ -7,6 +7,7 @@ use worker::Result;
 
 use crate::db::subscriptions::{SendTopic, CHANNEL_BY_ID_OR_NAME};
 use crate::db::users::COLUMNS as USER_COLUMNS;
+use crate::model::ids::{ChannelId, MessageId, RealmId, UserId};
 use crate::model::recipients::RecipientType;
 
 const RECIPIENT_PERSONAL: i64 = RecipientType::Personal.code();
@@ -152,7 +153,7 @@ pub fn by_ids_stmt(realm_id: i64, ids_json: &str) -> Result<Statement> {
 /// The message `message_id` of the realm with the caller's flags (`um_flags`, null without
 /// a row), its channel's name, privacy and history setting, and whether the caller is
 /// subscribed: everything the access rule reads, in one statement.
-pub fn access_stmt(message_id: i64, realm_id: i64, user_id: i64) -> Result<Statement> {
+pub fn access_stmt(message_id: MessageId, realm_id: RealmId, user_id: UserId) -> Result<Statement> {
     statement!(
         &format!(
             "SELECT {COLUMNS}, um.flags AS um_flags, c.name AS channel_name, c.invite_only, \
@@ -269,7 +270,7 @@ pub struct TopicRow {
 /// the messages the user may access ([`ACCESS_CONDITION`]: the channel's whole history
 /// where the history rule allows, else the messages the user received), so that no earlier
 /// read of the channel is needed. Binds `?1` realm, `?2` user, `?3` 1 for a guest.
-pub fn channel_topics_stmt(realm_id: i64, user_id: i64, is_guest: bool, channel_id: i64) -> Result<Statement> {
+pub fn channel_topics_stmt(realm_id: RealmId, user_id: UserId, is_guest: bool, channel_id: ChannelId) -> Result<Statement> {
     statement!(
         &format!(
             "SELECT m.topic AS name, MAX(m.id) AS max_id FROM messages m \

@@ -6,13 +6,14 @@ use worker::{D1Database, Result};
 
 use crate::db::push_devices::PushCandidateRow;
 use crate::db::statement::{statement, Statement};
+use crate::model::ids::{MessageId, RealmId, UserId};
 use crate::model::message_flags::{HISTORICAL, READ};
 use crate::model::VisibilityPolicy;
 
 /// The unread recipients of a message with what the email rules read, in the shape of the
 /// push rules' rows: the subscription's `email_notifications` in place of
 /// `push_notifications`.
-pub fn candidates_stmt(message_id: i64, sender_id: i64) -> Result<Statement> {
+pub fn candidates_stmt(message_id: MessageId, sender_id: UserId) -> Result<Statement> {
     statement!(
         "SELECT um.user_id, um.flags, u.settings, m.channel_id IS NULL AS direct, s.is_muted AS channel_muted, \
          s.email_notifications AS push_notifications, s.wildcard_mentions_notify, \
@@ -30,12 +31,12 @@ pub fn candidates_stmt(message_id: i64, sender_id: i64) -> Result<Statement> {
     )
 }
 
-pub async fn candidates(db: &D1Database, message_id: i64, sender_id: i64) -> Result<Vec<PushCandidateRow>> {
+pub async fn candidates(db: &D1Database, message_id: MessageId, sender_id: UserId) -> Result<Vec<PushCandidateRow>> {
     super::all(db, candidates_stmt(message_id, sender_id)?).await
 }
 
 /// Queues `(user_id, reason, scheduled_at)` rows for one message.
-pub fn insert_stmt(realm_id: i64, message_id: i64, rows_json: &str) -> Result<Statement> {
+pub fn insert_stmt(realm_id: RealmId, message_id: MessageId, rows_json: &str) -> Result<Statement> {
     statement!(
         "INSERT OR IGNORE INTO missed_message_emails (realm_id, user_id, message_id, reason, scheduled_at) \
          SELECT ?1, value ->> 0, ?2, value ->> 1, value ->> 2 FROM json_each(?3)",
@@ -83,7 +84,7 @@ pub struct MissedRow {
 
 /// The recipient's queued messages (all of them, once one is due: Zulip mails what is
 /// pending together), still unread, oldest first.
-pub async fn unread_rows_of_user(db: &D1Database, realm_id: i64, user_id: i64) -> Result<Vec<MissedRow>> {
+pub async fn unread_rows_of_user(db: &D1Database, realm_id: RealmId, user_id: UserId) -> Result<Vec<MissedRow>> {
     super::all(
         db,
         statement!(
@@ -103,7 +104,7 @@ pub async fn unread_rows_of_user(db: &D1Database, realm_id: i64, user_id: i64) -
 }
 
 /// Removes the recipient's queued rows up to `max_message_id` (mailed, read or cancelled).
-pub fn delete_for_user_stmt(realm_id: i64, user_id: i64, max_message_id: i64) -> Result<Statement> {
+pub fn delete_for_user_stmt(realm_id: RealmId, user_id: UserId, max_message_id: MessageId) -> Result<Statement> {
     statement!(
         "DELETE FROM missed_message_emails WHERE realm_id = ?1 AND user_id = ?2 AND message_id <= ?3",
         realm_id,
@@ -113,7 +114,7 @@ pub fn delete_for_user_stmt(realm_id: i64, user_id: i64, max_message_id: i64) ->
 }
 
 /// Moves the recipient's due rows to `at` (their mailing failed; the alarm tries again then).
-pub fn postpone_stmt(realm_id: i64, user_id: i64, now: i64, at: i64) -> Result<Statement> {
+pub fn postpone_stmt(realm_id: RealmId, user_id: UserId, now: i64, at: i64) -> Result<Statement> {
     statement!(
         "UPDATE missed_message_emails SET scheduled_at = ?4 WHERE realm_id = ?1 AND user_id = ?2 AND scheduled_at <= ?3",
         realm_id,

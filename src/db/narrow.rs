@@ -5,6 +5,7 @@
 use serde_json::Value;
 
 use crate::error::{ApiError, ApiResult};
+use crate::model::ids::{RealmId, UserId};
 use crate::model::message_flags::{ANY_MENTION, HAS_ALERT_WORD, READ, STARRED};
 use crate::model::narrow::{HasOperand, IsOperand, Operator, Term};
 use crate::model::recipients::RecipientType;
@@ -90,7 +91,13 @@ fn operand_str(term: &Term) -> ApiResult<String> {
 
 /// Builds the SQL of `terms` for `user_id` in `realm_id`. `empty_topic_display_name` is the
 /// realm's name of the empty topic (a topic operand naming it means "").
-pub fn narrow_sql(terms: &[Term], realm_id: i64, user_id: i64, empty_topic_display_name: &str, first_param: usize) -> ApiResult<NarrowSql> {
+pub fn narrow_sql(
+    terms: &[Term],
+    realm_id: RealmId,
+    user_id: UserId,
+    empty_topic_display_name: &str,
+    first_param: usize,
+) -> ApiResult<NarrowSql> {
     let mut sql = NarrowSql {
         conditions: Vec::new(),
         params: Vec::new(),
@@ -101,7 +108,7 @@ pub fn narrow_sql(terms: &[Term], realm_id: i64, user_id: i64, empty_topic_displ
         search_param: None,
         search_at: 0,
     };
-    let realm = realm_id as f64;
+    let realm = realm_id.0 as f64;
     for term in terms {
         match Operator::parse(&term.operator)? {
             Operator::Channel => {
@@ -202,14 +209,14 @@ fn channel_condition(sql: &mut NarrowSql, term: &Term, realm: f64) -> ApiResult<
 }
 
 /// `sender:` by id, `me` or email.
-fn sender_condition(sql: &mut NarrowSql, term: &Term, realm: f64, user_id: i64) -> ApiResult<String> {
+fn sender_condition(sql: &mut NarrowSql, term: &Term, realm: f64, user_id: UserId) -> ApiResult<String> {
     Ok(match &term.operand {
         Value::Number(n) => {
             let p = sql.param(SqlValue::Number(n.as_f64().unwrap_or(-1.0)));
             format!("m.sender_id = {p}")
         }
         Value::String(s) if s == "me" => {
-            let p = sql.param(SqlValue::Number(user_id as f64));
+            let p = sql.param(SqlValue::Number(user_id.0 as f64));
             format!("m.sender_id = {p}")
         }
         Value::String(email) => {
@@ -224,7 +231,7 @@ fn sender_condition(sql: &mut NarrowSql, term: &Term, realm: f64, user_id: i64) 
 }
 
 /// `is:` as the caller's flags and topic policies say.
-fn is_condition(sql: &mut NarrowSql, term: &Term, user_id: i64) -> ApiResult<String> {
+fn is_condition(sql: &mut NarrowSql, term: &Term, user_id: UserId) -> ApiResult<String> {
     Ok(match IsOperand::parse(&operand_str(term)?)? {
         IsOperand::Starred => format!("(um.flags & {STARRED}) != 0"),
         IsOperand::Mentioned => format!("(um.flags & {ANY_MENTION}) != 0"),
@@ -235,7 +242,7 @@ fn is_condition(sql: &mut NarrowSql, term: &Term, user_id: i64) -> ApiResult<Str
         IsOperand::Followed => format!(
             "EXISTS (SELECT 1 FROM user_topics ut WHERE ut.user_id = {} AND ut.channel_id = m.channel_id \
                  AND ut.topic = m.topic COLLATE NOCASE AND ut.visibility_policy = {})",
-            sql.param(SqlValue::Number(user_id as f64)),
+            sql.param(SqlValue::Number(user_id.0 as f64)),
             VisibilityPolicy::Followed.code()
         ),
     })
@@ -244,7 +251,7 @@ fn is_condition(sql: &mut NarrowSql, term: &Term, user_id: i64) -> ApiResult<Str
 /// The conversation between the caller and the users of the operand (ids, or emails as a
 /// list or comma-separated): the personal recipients for two people (or oneself), the
 /// group's recipient otherwise.
-fn dm_condition(sql: &mut NarrowSql, term: &Term, realm: f64, user_id: i64) -> ApiResult<String> {
+fn dm_condition(sql: &mut NarrowSql, term: &Term, realm: f64, user_id: UserId) -> ApiResult<String> {
     let mut ids: Vec<i64> = Vec::new();
     let mut emails: Vec<String> = Vec::new();
     match &term.operand {
@@ -269,7 +276,7 @@ fn dm_condition(sql: &mut NarrowSql, term: &Term, realm: f64, user_id: i64) -> A
         _ => return Err(ApiError::bad_request("Invalid narrow operand for dm")),
     }
     let r = sql.param(SqlValue::Number(realm));
-    let me = sql.param(SqlValue::Number(user_id as f64));
+    let me = sql.param(SqlValue::Number(user_id.0 as f64));
     let ids_p = sql.param(SqlValue::text(&serde_json::to_string(&ids).unwrap_or_default()));
     let emails_p = sql.param(SqlValue::text(&serde_json::to_string(&emails).unwrap_or_default()));
     // The other participants (the caller removed), as a JSON-free set in SQL.
@@ -300,7 +307,7 @@ mod tests {
     use serde_json::json;
 
     fn sql_of(narrow: Value) -> ApiResult<NarrowSql> {
-        narrow_sql(&parse_narrow(&narrow).unwrap(), 7, 11, "general chat", 3)
+        narrow_sql(&parse_narrow(&narrow).unwrap(), RealmId(7), UserId(11), "general chat", 3)
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! `navigation_views`: each user's sidebar views, keyed by URL fragment.
 
 use crate::db::statement::{statement, Statement};
+use crate::model::ids::{RealmId, UserId};
 use serde::Deserialize;
 use worker::{D1Database, Result};
 
@@ -24,8 +25,8 @@ pub async fn for_user(db: &D1Database, user_id: i64) -> Result<Vec<NavigationVie
 /// answers the new row, or none when it already exists.
 pub async fn insert(
     db: &D1Database,
-    realm_id: i64,
-    user_id: i64,
+    realm_id: RealmId,
+    user_id: UserId,
     fragment: &str,
     is_pinned: bool,
     name: Option<&str>,

@@ -2,6 +2,7 @@
 //! bot's service (`crate::actions::outgoing_webhooks`).
 
 use crate::db::statement::{statement, Statement};
+use crate::model::ids::{RealmId, UserId};
 use serde::Deserialize;
 use worker::{D1Database, Result};
 
@@ -18,7 +19,7 @@ pub struct DeliveryRow {
 const COLUMNS: &str = "id, bot_id, trigger, message, attempts";
 
 /// Queues one delivery, due now.
-pub fn insert_stmt(realm_id: i64, bot_id: i64, trigger: &str, message: &str, now: i64) -> Result<Statement> {
+pub fn insert_stmt(realm_id: RealmId, bot_id: UserId, trigger: &str, message: &str, now: i64) -> Result<Statement> {
     statement!(
         "INSERT INTO outgoing_webhook_deliveries (realm_id, bot_id, trigger, message, next_attempt_at) VALUES (?1, ?2, ?3, ?4, ?5)",
         realm_id,

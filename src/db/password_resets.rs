@@ -1,6 +1,7 @@
 //! `password_resets`: the single-use links of "forgot password" (migration 0024).
 
 use crate::db::statement::{statement, Statement};
+use crate::model::ids::{RealmId, UserId};
 use serde::Deserialize;
 use worker::{D1Database, Result};
 
@@ -11,7 +12,7 @@ pub struct ResetRow {
     pub used_at: Option<i64>,
 }
 
-pub fn insert_stmt(token_hash: &str, realm_id: i64, user_id: i64, now: i64, expires_at: i64) -> Result<Statement> {
+pub fn insert_stmt(token_hash: &str, realm_id: RealmId, user_id: UserId, now: i64, expires_at: i64) -> Result<Statement> {
     statement!(
         "INSERT INTO password_resets (token_hash, realm_id, user_id, created_at, expires_at) VALUES (?1, ?2, ?3, ?4, ?5)",
         token_hash,
@@ -45,11 +46,11 @@ pub fn still_usable_guard_stmt(token_hash: &str, now: i64) -> Result<Statement> 
 }
 
 /// Uses the link, and every other open link of the same user (a new password ends them).
-pub fn use_all_stmt(realm_id: i64, user_id: i64, now: i64) -> Result<Statement> {
+pub fn use_all_stmt(realm_id: RealmId, user_id: UserId, now: i64) -> Result<Statement> {
     statement!("UPDATE password_resets SET used_at = ?3 WHERE realm_id = ?1 AND user_id = ?2 AND used_at IS NULL", realm_id, user_id, now)
 }
 
 /// Sets the user's password hash.
-pub fn set_password_stmt(realm_id: i64, user_id: i64, hash: &str) -> Result<Statement> {
+pub fn set_password_stmt(realm_id: RealmId, user_id: UserId, hash: &str) -> Result<Statement> {
     statement!("UPDATE users SET password_hash = ?3 WHERE realm_id = ?1 AND id = ?2", realm_id, user_id, hash)
 }

@@ -5,6 +5,7 @@ use worker::Result;
 
 use super::users::NamedUser;
 use crate::db::statement::{statement, Statement};
+use crate::model::ids::{RealmId, UserId};
 
 #[derive(Debug, Clone, Deserialize)]
 pub struct PresenceRow {
@@ -53,7 +54,7 @@ pub fn max_update_id_stmt(realm_id: i64) -> Result<Statement> {
 }
 
 /// Stores the user's new times under the organization's next update id.
-pub fn upsert_stmt(realm_id: i64, user_id: i64, last_active: i64, last_connected: i64) -> Result<Statement> {
+pub fn upsert_stmt(realm_id: RealmId, user_id: UserId, last_active: i64, last_connected: i64) -> Result<Statement> {
     statement!(
         "INSERT INTO presence (user_id, realm_id, last_active_time, last_connected_time, last_update_id) \
          VALUES (?1, ?2, ?3, ?4, (SELECT COALESCE(MAX(last_update_id), 0) + 1 FROM presence WHERE realm_id = ?2)) \

@@ -5,6 +5,7 @@ use worker::{D1Database, Result};
 
 use super::users::NamedUser;
 use crate::db::statement::{statement, Statement};
+use crate::model::ids::{RealmId, UserId};
 
 #[derive(Debug, Clone, Deserialize)]
 pub struct ProfileFieldRow {
@@ -80,7 +81,7 @@ const VALUES: &str = "SELECT v.user_id, v.field_id, v.value, v.rendered_value FR
     JOIN custom_profile_fields f ON f.id = v.field_id AND f.realm_id = ?1";
 
 /// The values held by the organization's users, or by one user (`user_id`).
-pub fn values_stmt(realm_id: i64, user_id: Option<i64>) -> Result<Statement> {
+pub fn values_stmt(realm_id: RealmId, user_id: Option<UserId>) -> Result<Statement> {
     statement!(&format!("{VALUES} WHERE ?2 IS NULL OR v.user_id = ?2 ORDER BY v.user_id, f.sort_order, f.id"), realm_id, user_id)
 }
 
@@ -89,7 +90,7 @@ pub fn values_of_named_stmt(realm_id: i64, who: NamedUser<'_>) -> Result<Stateme
     super::users::about_named_stmt(realm_id, who, &format!("{VALUES} WHERE v.user_id = {{user_id}} ORDER BY f.sort_order, f.id"))
 }
 
-pub async fn values(db: &D1Database, realm_id: i64, user_id: Option<i64>) -> Result<Vec<ProfileValueRow>> {
+pub async fn values(db: &D1Database, realm_id: RealmId, user_id: Option<UserId>) -> Result<Vec<ProfileValueRow>> {
     super::all(db, values_stmt(realm_id, user_id)?).await
 }
 

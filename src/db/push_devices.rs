@@ -4,6 +4,7 @@ use serde::Deserialize;
 use worker::Result;
 
 use crate::db::statement::{statement, Statement};
+use crate::model::ids::{MessageId, UserId};
 use crate::model::message_flags::{HISTORICAL, READ};
 use crate::model::VisibilityPolicy;
 
@@ -139,7 +140,7 @@ pub struct PushCandidateRow {
     pub last_active_time: Option<i64>,
 }
 
-pub fn push_candidates_stmt(message_id: i64, sender_id: i64) -> Result<Statement> {
+pub fn push_candidates_stmt(message_id: MessageId, sender_id: UserId) -> Result<Statement> {
     statement!(
         "SELECT um.user_id, um.flags, u.settings, m.channel_id IS NULL AS direct, s.is_muted AS channel_muted, \
          s.push_notifications, s.wildcard_mentions_notify, \

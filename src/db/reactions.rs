@@ -1,6 +1,7 @@
 //! `reactions`: users' emoji reactions to messages (migration 0003).
 
 use crate::db::statement::{statement, Statement};
+use crate::model::ids::{MessageId, UserId};
 use serde::Deserialize;
 use worker::Result;
 
@@ -22,7 +23,7 @@ pub fn emoji_on_message_stmt(message_id: i64) -> Result<Statement> {
     )
 }
 
-pub fn insert_stmt(message_id: i64, user_id: i64, emoji_name: &str, emoji_code: &str, reaction_type: &str) -> Result<Statement> {
+pub fn insert_stmt(message_id: MessageId, user_id: UserId, emoji_name: &str, emoji_code: &str, reaction_type: &str) -> Result<Statement> {
     statement!(
         "INSERT INTO reactions (message_id, user_id, emoji_name, emoji_code, reaction_type) VALUES (?1, ?2, ?3, ?4, ?5)",
         message_id,
@@ -35,7 +36,13 @@ pub fn insert_stmt(message_id: i64, user_id: i64, emoji_name: &str, emoji_code: 
 
 /// Removes a user's reaction, named by code when given, else by name; answers the removed
 /// reaction's `emoji_name`, `emoji_code` and `reaction_type`.
-pub fn delete_stmt(message_id: i64, user_id: i64, reaction_type: &str, code: Option<&str>, name: Option<&str>) -> Result<Statement> {
+pub fn delete_stmt(
+    message_id: MessageId,
+    user_id: UserId,
+    reaction_type: &str,
+    code: Option<&str>,
+    name: Option<&str>,
+) -> Result<Statement> {
     statement!(
         "DELETE FROM reactions WHERE message_id = ?1 AND user_id = ?2 AND reaction_type = ?3 \
          AND ((?4 IS NOT NULL AND emoji_code = ?4) OR (?4 IS NULL AND emoji_name = ?5)) \

@@ -12,6 +12,7 @@ use super::realm_settings::resolved_group_settings_sql;
 use super::subscriptions::GROUP_SETTING_COLUMNS;
 use super::user_groups::{by_role_sql, GROUP_BASE_COLUMNS, PERMISSION_COLUMNS};
 use crate::db::statement::statement;
+use crate::model::ids::{MessageId, RealmId};
 
 pub type Row = Map<String, Value>;
 
@@ -134,8 +135,8 @@ const EXPORTED: &str = "m.realm_id = ?1 AND (m.channel_id IN (SELECT value FROM 
 /// A page of the messages an export takes ([`EXPORTED`]), after `after_id`, oldest first.
 pub async fn message_page(
     db: &D1Database,
-    realm_id: i64,
-    after_id: i64,
+    realm_id: RealmId,
+    after_id: MessageId,
     channel_ids_json: &str,
     consented: bool,
     limit: i64,
@@ -169,8 +170,8 @@ struct Id {
 /// `through_id` took.
 pub async fn exported_among(
     db: &D1Database,
-    realm_id: i64,
-    through_id: i64,
+    realm_id: RealmId,
+    through_id: MessageId,
     channel_ids_json: &str,
     consented: bool,
     message_ids_json: &str,
@@ -193,8 +194,8 @@ pub async fn exported_among(
 /// The reactions to the messages an export that wrote the messages up to `through_id` took.
 pub async fn exported_reactions(
     db: &D1Database,
-    realm_id: i64,
-    through_id: i64,
+    realm_id: RealmId,
+    through_id: MessageId,
     channel_ids_json: &str,
     consented: bool,
 ) -> Result<Vec<Row>> {

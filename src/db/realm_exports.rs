@@ -1,6 +1,7 @@
 //! `realm_exports`: the organization's data exports and their status (migration 0029).
 
 use crate::db::statement::statement;
+use crate::model::ids::{RealmId, UserId};
 use serde::Deserialize;
 use worker::{D1Database, Result};
 
@@ -57,8 +58,8 @@ pub async fn requested_since(db: &D1Database, realm_id: i64, since: i64) -> Resu
 /// Records a requested export; answers its row.
 pub async fn insert(
     db: &D1Database,
-    realm_id: i64,
-    acting_user_id: i64,
+    realm_id: RealmId,
+    acting_user_id: UserId,
     export_type: i64,
     now: i64,
     base_url: &str,

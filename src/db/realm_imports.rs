@@ -9,6 +9,7 @@
 use super::subscriptions::GROUP_SETTING_COLUMNS;
 use super::user_groups::PERMISSION_COLUMNS;
 use crate::db::statement::{statement, Statement};
+use crate::model::ids::{RealmId, UserId};
 use serde::Deserialize;
 use worker::{D1Database, Result};
 
@@ -564,7 +565,7 @@ pub struct ImportRow {
     pub old_realm_id: i64,
 }
 
-pub fn start_stmt(realm_id: i64, old_realm_id: i64, now: i64) -> Result<Statement> {
+pub fn start_stmt(realm_id: RealmId, old_realm_id: i64, now: i64) -> Result<Statement> {
     statement!(
         "INSERT OR IGNORE INTO realm_imports (realm_id, old_realm_id, date_started) VALUES (?1, ?2, ?3)",
         realm_id,
@@ -683,7 +684,7 @@ pub async fn mapped_id(db: &D1Database, realm_id: i64, kind: Kind, old_id: i64) 
 }
 
 /// An imported user's uploaded avatar (its version is the archive's).
-pub fn set_avatar_stmt(realm_id: i64, user_id: i64, file_name: &str) -> Result<Statement> {
+pub fn set_avatar_stmt(realm_id: RealmId, user_id: UserId, file_name: &str) -> Result<Statement> {
     statement!("UPDATE users SET avatar_file = ?3 WHERE realm_id = ?1 AND id = ?2", realm_id, user_id, file_name)
 }
 

@@ -8,6 +8,7 @@ use worker::Result;
 use super::user_groups::SettingGroupRef;
 use crate::db::statement::statement;
 use crate::db::statement::Statement;
+use crate::model::ids::{RealmId, UserId};
 
 /// Zulip's default system group of each group-valued setting (used when the column is null).
 pub const GROUP_SETTING_DEFAULTS: &[(&str, &str)] = &[
@@ -211,7 +212,7 @@ pub fn group_setting_columns() -> Vec<&'static str> {
 /// Whether user `?2` is in the organization's group setting `column` (one of
 /// [`GROUP_SETTING_DEFAULTS`], its default while unset): a member directly, through a
 /// subgroup, or by role (`user_groups::IsMemberRow`).
-pub fn in_group_setting_stmt(realm_id: i64, column: &str, user_id: i64) -> Result<Statement> {
+pub fn in_group_setting_stmt(realm_id: RealmId, column: &str, user_id: UserId) -> Result<Statement> {
     let Some((column, default)) = GROUP_SETTING_DEFAULTS.iter().find(|(c, _)| *c == column) else {
         return Err(worker::Error::RustError(format!("not an organization group setting: {column}")));
     };

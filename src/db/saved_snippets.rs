@@ -1,6 +1,7 @@
 //! `saved_snippets`: each user's reusable message texts.
 
 use crate::db::statement::{statement, Statement};
+use crate::model::ids::{RealmId, UserId};
 use serde::Deserialize;
 use worker::{D1Database, Result};
 
@@ -24,7 +25,14 @@ pub async fn for_user(db: &D1Database, user_id: i64) -> Result<Vec<SavedSnippetR
 }
 
 /// Inserts a snippet; answers the new row.
-pub async fn insert(db: &D1Database, realm_id: i64, user_id: i64, title: &str, content: &str, now: i64) -> Result<Option<SavedSnippetRow>> {
+pub async fn insert(
+    db: &D1Database,
+    realm_id: RealmId,
+    user_id: UserId,
+    title: &str,
+    content: &str,
+    now: i64,
+) -> Result<Option<SavedSnippetRow>> {
     super::first(
         db,
         statement!(

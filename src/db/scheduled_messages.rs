@@ -1,6 +1,7 @@
 //! `scheduled_messages`: messages waiting for their delivery time.
 
 use crate::db::statement::{statement, Statement};
+use crate::model::ids::{RealmId, UserId};
 use serde::Deserialize;
 use worker::{D1Database, Result};
 
@@ -47,7 +48,7 @@ pub struct Revision {
     pub revision: i64,
 }
 
-pub fn insert_stmt(realm_id: i64, sender_id: i64, client: &str, f: &ScheduledFields<'_>) -> Result<Statement> {
+pub fn insert_stmt(realm_id: RealmId, sender_id: UserId, client: &str, f: &ScheduledFields<'_>) -> Result<Statement> {
     statement!(
         "INSERT INTO scheduled_messages (realm_id, sender_id, channel_id, to_user_ids, topic, content, rendered_content, \
          scheduled_timestamp, read_by_sender, client) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10) RETURNING id",

@@ -3,10 +3,11 @@
 use worker::{D1Database, Result};
 
 use super::statement::{statement, Statement};
+use crate::model::ids::{RealmId, UserId};
 
 /// Starts a session of `user_id` that authenticates until `expires_at`, and drops the
 /// user's sessions that have expired, in one batch.
-pub async fn start(db: &D1Database, realm_id: i64, user_id: i64, session_hash: &str, now: i64, expires_at: i64) -> Result<()> {
+pub async fn start(db: &D1Database, realm_id: RealmId, user_id: UserId, session_hash: &str, now: i64, expires_at: i64) -> Result<()> {
     super::run_batch(
         db,
         vec![

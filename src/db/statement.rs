@@ -55,6 +55,18 @@ macro_rules! code_args {
 }
 code_args!(crate::model::roles::Role, crate::model::recipients::RecipientType, crate::model::topics::VisibilityPolicy);
 
+/// The id newtypes bind as their bare integer.
+macro_rules! id_args {
+    ($($t:ty),*) => {
+        $(impl Arg for $t {
+            fn arg(&self) -> Value {
+                Value::from(self.0)
+            }
+        })*
+    };
+}
+id_args!(crate::model::ids::UserId, crate::model::ids::MessageId, crate::model::ids::ChannelId, crate::model::ids::RealmId);
+
 impl Arg for crate::model::TopicsPolicy {
     fn arg(&self) -> Value {
         Value::from(self.as_str())

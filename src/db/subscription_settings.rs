@@ -2,6 +2,7 @@
 //! subscription-property endpoints read and write them.
 
 use crate::db::statement::{statement, Statement};
+use crate::model::ids::{ChannelId, RealmId, UserId};
 use serde::Deserialize;
 use worker::Result;
 
@@ -30,7 +31,7 @@ pub fn all_in_realm_stmt(realm_id: i64) -> Result<Statement> {
 }
 
 /// The user's subscription rows (active or not) to the given channels.
-pub fn of_user_stmt(realm_id: i64, user_id: i64, channel_ids_json: &str) -> Result<Statement> {
+pub fn of_user_stmt(realm_id: RealmId, user_id: UserId, channel_ids_json: &str) -> Result<Statement> {
     statement!(
         &format!(
             "SELECT {COLUMNS} FROM subscriptions s WHERE s.realm_id = ?1 AND s.user_id = ?2 \
@@ -51,7 +52,13 @@ pub enum PropertyValue {
 
 /// Sets one settings column of an active subscription. `column` comes from the fixed list
 /// of properties in `domain::subscription_properties`, never from the client.
-pub fn update_stmt(realm_id: i64, user_id: i64, channel_id: i64, column: &'static str, value: &PropertyValue) -> Result<Statement> {
+pub fn update_stmt(
+    realm_id: RealmId,
+    user_id: UserId,
+    channel_id: ChannelId,
+    column: &'static str,
+    value: &PropertyValue,
+) -> Result<Statement> {
     let sql = format!("UPDATE subscriptions SET {column} = ?4 WHERE realm_id = ?1 AND user_id = ?2 AND channel_id = ?3 AND active = 1");
     match value {
         PropertyValue::Color(c) => statement!(&sql, realm_id, user_id, channel_id, c),

@@ -7,6 +7,7 @@ use serde::Deserialize;
 use serde_json::json;
 use worker::Result;
 
+use crate::model::ids::{ChannelId, RealmId, UserId};
 use crate::model::recipients::RecipientType;
 use crate::model::TopicsPolicy;
 
@@ -188,22 +189,22 @@ fn view_select() -> String {
 }
 
 /// Every channel of the organization as `user_id` sees it, by name.
-pub fn all_for_user_stmt(realm_id: i64, user_id: i64) -> Result<Statement> {
+pub fn all_for_user_stmt(realm_id: RealmId, user_id: UserId) -> Result<Statement> {
     statement!(&format!("{} WHERE c.realm_id = ?1 ORDER BY c.name COLLATE NOCASE", view_select()), realm_id, user_id)
 }
 
 /// Every channel of the organization as `user_id` sees it, by id (`POST /register`).
-pub fn all_for_user_by_id_stmt(realm_id: i64, user_id: i64) -> Result<Statement> {
+pub fn all_for_user_by_id_stmt(realm_id: RealmId, user_id: UserId) -> Result<Statement> {
     statement!(&format!("{} WHERE c.realm_id = ?1 ORDER BY c.id", view_select()), realm_id, user_id)
 }
 
 /// One channel by id as `user_id` sees it.
-pub fn by_id_for_user_stmt(realm_id: i64, user_id: i64, channel_id: i64) -> Result<Statement> {
+pub fn by_id_for_user_stmt(realm_id: RealmId, user_id: UserId, channel_id: ChannelId) -> Result<Statement> {
     statement!(&format!("{} WHERE c.realm_id = ?1 AND c.id = ?3", view_select()), realm_id, user_id, channel_id)
 }
 
 /// Channels in a JSON array of ids as `user_id` sees them.
-pub fn by_ids_for_user_stmt(realm_id: i64, user_id: i64, ids_json: &str) -> Result<Statement> {
+pub fn by_ids_for_user_stmt(realm_id: RealmId, user_id: UserId, ids_json: &str) -> Result<Statement> {
     statement!(
         &format!("{} WHERE c.realm_id = ?1 AND c.id IN (SELECT value FROM json_each(?3))", view_select()),
         realm_id,
@@ -213,12 +214,12 @@ pub fn by_ids_for_user_stmt(realm_id: i64, user_id: i64, ids_json: &str) -> Resu
 }
 
 /// One channel by name (case-insensitive) as `user_id` sees it.
-pub fn by_name_for_user_stmt(realm_id: i64, user_id: i64, name: &str) -> Result<Statement> {
+pub fn by_name_for_user_stmt(realm_id: RealmId, user_id: UserId, name: &str) -> Result<Statement> {
     statement!(&format!("{} WHERE c.realm_id = ?1 AND c.name = ?3 COLLATE NOCASE", view_select()), realm_id, user_id, name)
 }
 
 /// Channels named in a JSON array of names (case-insensitive) as `user_id` sees them.
-pub fn by_names_for_user_stmt(realm_id: i64, user_id: i64, names_json: &str) -> Result<Statement> {
+pub fn by_names_for_user_stmt(realm_id: RealmId, user_id: UserId, names_json: &str) -> Result<Statement> {
     statement!(
         &format!("{} WHERE c.realm_id = ?1 AND lower(c.name) IN (SELECT lower(value) FROM json_each(?3))", view_select()),
         realm_id,
@@ -341,7 +342,7 @@ pub fn create_channel_stmts(realm_id: i64, channel: &NewChannel<'_>, now: i64) -
 
 /// Subscribes a user to the channel named `name` (re-activating an old subscription and
 /// keeping its settings).
-pub fn subscribe_by_name_stmt(realm_id: i64, user_id: i64, name: &str, color: &str) -> Result<Statement> {
+pub fn subscribe_by_name_stmt(realm_id: RealmId, user_id: UserId, name: &str, color: &str) -> Result<Statement> {
     statement!(
         "INSERT INTO subscriptions (realm_id, user_id, channel_id, color) \
          SELECT ?1, ?2, c.id, ?4 FROM channels c WHERE c.realm_id = ?1 AND c.name = ?3 COLLATE NOCASE \
@@ -353,7 +354,7 @@ pub fn subscribe_by_name_stmt(realm_id: i64, user_id: i64, name: &str, color: &s
     )
 }
 
-pub fn unsubscribe_stmt(realm_id: i64, user_id: i64, channel_id: i64) -> Result<Statement> {
+pub fn unsubscribe_stmt(realm_id: RealmId, user_id: UserId, channel_id: ChannelId) -> Result<Statement> {
     statement!(
         "UPDATE subscriptions SET active = 0 WHERE realm_id = ?1 AND user_id = ?2 AND channel_id = ?3",
         realm_id,
@@ -418,7 +419,7 @@ pub fn active_user_ids_stmt(realm_id: i64) -> Result<Statement> {
 }
 
 /// Files a channel in a folder (`None`: in none).
-pub fn set_folder_stmt(realm_id: i64, channel_id: i64, folder_id: Option<i64>) -> Result<Statement> {
+pub fn set_folder_stmt(realm_id: RealmId, channel_id: ChannelId, folder_id: Option<i64>) -> Result<Statement> {
     statement!("UPDATE channels SET folder_id = ?3 WHERE realm_id = ?1 AND id = ?2", realm_id, channel_id, folder_id)
 }
 

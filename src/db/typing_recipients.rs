@@ -1,6 +1,7 @@
 //! The users a typing notice may go to: users by id, and a channel's subscribers.
 
 use crate::db::statement::{statement, Statement};
+use crate::model::ids::{ChannelId, RealmId};
 use serde::Deserialize;
 use worker::Result;
 
@@ -27,12 +28,12 @@ pub struct TypingChannel {
     pub is_archived: i64,
 }
 
-pub fn channel_stmt(realm_id: i64, channel_id: i64) -> Result<Statement> {
+pub fn channel_stmt(realm_id: RealmId, channel_id: ChannelId) -> Result<Statement> {
     statement!("SELECT id, invite_only, is_archived FROM channels WHERE realm_id = ?1 AND id = ?2", realm_id, channel_id)
 }
 
 /// Active subscribers of a channel who are active users.
-pub fn subscribers_stmt(realm_id: i64, channel_id: i64) -> Result<Statement> {
+pub fn subscribers_stmt(realm_id: RealmId, channel_id: ChannelId) -> Result<Statement> {
     statement!(
         "SELECT u.id, u.email, u.is_active FROM subscriptions s JOIN users u ON u.id = s.user_id \
          WHERE s.realm_id = ?1 AND s.channel_id = ?2 AND s.active = 1 AND u.is_active = 1 ORDER BY u.id",

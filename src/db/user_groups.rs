@@ -4,6 +4,7 @@ use super::statement::{statement, Statement};
 use serde::Deserialize;
 use worker::{D1Database, Result};
 
+use crate::model::ids::{ChannelId, RealmId, UserId};
 use crate::model::system_groups;
 use crate::model::Role;
 
@@ -105,7 +106,7 @@ pub fn create_system_groups_stmts(realm_string_id: &str) -> Result<Vec<Statement
 
 /// Whether an active user belongs to a group, directly or through subgroups at any depth
 /// (`direct_only`: directly). One query whatever the depth.
-pub fn is_member_stmt(realm_id: i64, group_id: i64, user_id: i64, direct_only: bool) -> Result<Statement> {
+pub fn is_member_stmt(realm_id: RealmId, group_id: i64, user_id: UserId, direct_only: bool) -> Result<Statement> {
     statement!(
         &format!(
             "WITH RECURSIVE reachable(id, depth) AS ( \
@@ -325,7 +326,7 @@ pub struct GroupMemberRow {
 /// `channel_id` that grant access to it when it is private (`can_administer_channel_group`,
 /// `can_add_subscribers_group`, `can_subscribe_group`), directly or through subgroups at
 /// any depth.
-pub fn channel_access_group_members_stmt(realm_id: i64, channel_id: i64, ids_json: &str) -> Result<Statement> {
+pub fn channel_access_group_members_stmt(realm_id: RealmId, channel_id: ChannelId, ids_json: &str) -> Result<Statement> {
     statement!(
         &format!(
             "WITH RECURSIVE reachable(root, id) AS ( \
@@ -507,7 +508,7 @@ pub fn set_deactivated_stmt(realm_id: i64, group_id: i64, deactivated: bool) -> 
 
 /// Every group a user belongs to (as [`GroupIdRow`]): those naming them or their role, and
 /// every group containing one of those, at any depth. Nothing for a deactivated user.
-pub fn groups_of_user_stmt(realm_id: i64, user_id: i64) -> Result<Statement> {
+pub fn groups_of_user_stmt(realm_id: RealmId, user_id: UserId) -> Result<Statement> {
     statement!(&format!("{} SELECT id FROM mine", groups_of_user_cte("?2")), realm_id, user_id)
 }
 

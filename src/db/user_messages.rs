@@ -6,6 +6,7 @@ use worker::Result;
 use crate::db::message_window::PendingWindow;
 use crate::db::messages::ACCESS_CONDITION;
 use crate::db::statement::{statement, Statement};
+use crate::model::ids::{ChannelId, MessageId, RealmId, UserId};
 use crate::model::message_flags::{NO_ROW, READ};
 use crate::model::recipients::RecipientType;
 
@@ -70,7 +71,7 @@ pub fn mark_all_read_stmt(user_id: i64) -> Result<Statement> {
 
 /// Marks the user's unread messages of a channel (of one topic, case-insensitive, when
 /// `topic` is given) read; answers the ids it changed.
-pub fn mark_channel_read_stmt(user_id: i64, channel_id: i64, topic: Option<&str>) -> Result<Statement> {
+pub fn mark_channel_read_stmt(user_id: UserId, channel_id: ChannelId, topic: Option<&str>) -> Result<Statement> {
     statement!(
         "UPDATE user_messages SET flags = flags | ?4 WHERE user_id = ?1 AND (flags & ?4) = 0 \
          AND message_id IN (SELECT id FROM messages WHERE channel_id = ?2 AND (?3 IS NULL OR topic = ?3 COLLATE NOCASE)) \
@@ -83,7 +84,7 @@ pub fn mark_channel_read_stmt(user_id: i64, channel_id: i64, topic: Option<&str>
 }
 
 /// Marks the user's unread messages from `sender_id` read; answers the ids it changed.
-pub fn mark_sender_read_stmt(user_id: i64, sender_id: i64) -> Result<Statement> {
+pub fn mark_sender_read_stmt(user_id: UserId, sender_id: UserId) -> Result<Statement> {
     statement!(
         "UPDATE user_messages SET flags = flags | ?3 WHERE user_id = ?1 AND (flags & ?3) = 0 \
          AND message_id IN (SELECT id FROM messages WHERE sender_id = ?2) RETURNING message_id",
@@ -95,7 +96,7 @@ pub fn mark_sender_read_stmt(user_id: i64, sender_id: i64) -> Result<Statement> 
 
 /// Whether the user has a copy of any message of the topic (Zulip's
 /// `user_message_exists_for_topic`).
-pub fn topic_exists_for_user_stmt(user_id: i64, channel_id: i64, topic: &str) -> Result<Statement> {
+pub fn topic_exists_for_user_stmt(user_id: UserId, channel_id: ChannelId, topic: &str) -> Result<Statement> {
     statement!(
         "SELECT m.id AS message_id FROM user_messages um JOIN messages m ON m.id = um.message_id \
          WHERE um.user_id = ?1 AND m.channel_id = ?2 AND m.topic = ?3 COLLATE NOCASE LIMIT 1",
@@ -116,7 +117,7 @@ pub fn holder_ids_stmt(message_id: i64) -> Result<Statement> {
 }
 
 /// Gives a user a row for a message seen through the channel's history (read, historical).
-pub fn insert_historical_stmt(user_id: i64, message_id: i64, flags: i64) -> Result<Statement> {
+pub fn insert_historical_stmt(user_id: UserId, message_id: MessageId, flags: i64) -> Result<Statement> {
     statement!("INSERT OR IGNORE INTO user_messages (user_id, message_id, flags) VALUES (?1, ?2, ?3)", user_id, message_id, flags)
 }
 
@@ -140,7 +141,7 @@ fn flag_targets_select() -> String {
 }
 
 /// [`flag_targets_select`] of the messages of `ids_json` (`?4`), by id.
-pub fn flag_targets_stmt(realm_id: i64, user_id: i64, is_guest: bool, ids_json: &str) -> Result<Statement> {
+pub fn flag_targets_stmt(realm_id: RealmId, user_id: UserId, is_guest: bool, ids_json: &str) -> Result<Statement> {
     statement!(
         &format!("{} WHERE m.realm_id = ?1 AND m.id IN (SELECT value FROM json_each(?4)) ORDER BY m.id", flag_targets_select()),
         realm_id,

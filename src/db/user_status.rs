@@ -1,6 +1,7 @@
 //! `user_status`: each user's status text, emoji and the deprecated `away`.
 
 use crate::db::statement::{statement, Statement};
+use crate::model::ids::{RealmId, UserId};
 use serde::Deserialize;
 use worker::Result;
 
@@ -37,7 +38,7 @@ pub struct StatusChange<'a> {
 }
 
 /// Writes the given parts of the user's status.
-pub fn upsert_stmt(realm_id: i64, user_id: i64, change: &StatusChange<'_>, now: i64) -> Result<Statement> {
+pub fn upsert_stmt(realm_id: RealmId, user_id: UserId, change: &StatusChange<'_>, now: i64) -> Result<Statement> {
     let (name, code, kind) = match change.emoji {
         Some((n, c, k)) => (Some(n), Some(c), Some(k)),
         None => (None, None, None),

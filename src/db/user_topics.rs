@@ -4,6 +4,7 @@ use serde::Deserialize;
 use worker::Result;
 
 use crate::db::statement::{statement, Statement};
+use crate::model::ids::{ChannelId, RealmId, UserId};
 use crate::model::VisibilityPolicy;
 
 #[derive(Debug, Clone, Deserialize)]
@@ -16,7 +17,14 @@ pub struct UserTopicRow {
 }
 
 /// Sets a policy (`Inherit` removes the row).
-pub fn upsert_stmt(realm_id: i64, user_id: i64, channel_id: i64, topic: &str, policy: VisibilityPolicy, now: i64) -> Result<Statement> {
+pub fn upsert_stmt(
+    realm_id: RealmId,
+    user_id: UserId,
+    channel_id: ChannelId,
+    topic: &str,
+    policy: VisibilityPolicy,
+    now: i64,
+) -> Result<Statement> {
     if policy == VisibilityPolicy::Inherit {
         return statement!(
             "DELETE FROM user_topics WHERE user_id = ?1 AND channel_id = ?2 AND topic = ?3 COLLATE NOCASE",

@@ -5,6 +5,7 @@ use serde::Deserialize;
 use worker::{D1Database, Result};
 
 use crate::db::batch::{Batch, BatchResults, Slot};
+use crate::model::ids::{RealmId, UserId};
 use crate::model::recipients::RecipientType;
 use crate::model::Role;
 
@@ -94,17 +95,17 @@ pub fn by_api_key_stmt(realm_string_id: &str, key_hash: &str) -> Result<Statemen
     )
 }
 
-pub async fn by_id(db: &D1Database, realm_id: i64, user_id: i64) -> Result<Option<UserRow>> {
+pub async fn by_id(db: &D1Database, realm_id: RealmId, user_id: UserId) -> Result<Option<UserRow>> {
     super::first(db, by_id_stmt(realm_id, user_id)?).await
 }
 
 /// A user of the organization by id, for a batch.
-pub fn by_id_stmt(realm_id: i64, user_id: i64) -> Result<Statement> {
+pub fn by_id_stmt(realm_id: RealmId, user_id: UserId) -> Result<Statement> {
     statement!(&format!("SELECT {COLUMNS} FROM users u WHERE {BY_ID}"), realm_id, user_id)
 }
 
 /// The owner of the bot of organization `?1` whose id is `?2`.
-pub fn bot_owner_stmt(realm_id: i64, bot_id: i64) -> Result<Statement> {
+pub fn bot_owner_stmt(realm_id: RealmId, bot_id: UserId) -> Result<Statement> {
     statement!(
         &format!("SELECT {COLUMNS} FROM users u WHERE u.realm_id = ?1 AND u.id = (SELECT b.bot_owner_id FROM users b WHERE b.realm_id = ?1 AND b.id = ?2)"),
         realm_id,
@@ -153,7 +154,7 @@ impl NamedUser<'_> {
 /// The user a path names.
 pub fn named_stmt(realm_id: i64, who: NamedUser<'_>) -> Result<Statement> {
     match who {
-        NamedUser::Id(id) => by_id_stmt(realm_id, id),
+        NamedUser::Id(id) => by_id_stmt(RealmId(realm_id), UserId(id)),
         NamedUser::Email(email) => by_email_stmt(realm_id, email),
     }
 }
@@ -205,7 +206,7 @@ pub struct Credentials {
     pub password_hash: Option<String>,
 }
 
-pub async fn password_hash(db: &D1Database, realm_id: i64, user_id: i64) -> Result<Option<String>> {
+pub async fn password_hash(db: &D1Database, realm_id: RealmId, user_id: UserId) -> Result<Option<String>> {
     let row: Option<Credentials> =
         super::first(db, statement!("SELECT password_hash FROM users WHERE realm_id = ?1 AND id = ?2", realm_id, user_id)?).await?;
     Ok(row.and_then(|r| r.password_hash))
@@ -371,7 +372,7 @@ pub async fn active_counts(db: &D1Database, realm_id: i64) -> Result<ActiveCount
     Ok(row.unwrap_or(ActiveCounts { active_users: 0, human_owners: 0 }))
 }
 
-pub async fn set_active(db: &D1Database, realm_id: i64, user_id: i64, active: bool) -> Result<()> {
+pub async fn set_active(db: &D1Database, realm_id: RealmId, user_id: UserId, active: bool) -> Result<()> {
     super::run(db, statement!("UPDATE users SET is_active = ?3 WHERE realm_id = ?1 AND id = ?2", realm_id, user_id, active as i64)?)
         .await?;
     Ok(())
@@ -379,7 +380,7 @@ pub async fn set_active(db: &D1Database, realm_id: i64, user_id: i64, active: bo
 
 /// Deactivates a user and the active bots it owns (one statement, as Zulip deactivates a
 /// deactivated user's bots with it); answers the ids it deactivated, in id order.
-pub async fn deactivate_with_bots(db: &D1Database, realm_id: i64, user_id: i64) -> Result<Vec<i64>> {
+pub async fn deactivate_with_bots(db: &D1Database, realm_id: RealmId, user_id: UserId) -> Result<Vec<i64>> {
     #[derive(Deserialize)]
     struct Id {
         id: i64,
@@ -399,12 +400,12 @@ pub async fn deactivate_with_bots(db: &D1Database, realm_id: i64, user_id: i64) 
     Ok(ids)
 }
 
-pub fn set_role_stmt(realm_id: i64, user_id: i64, role: Role) -> Result<Statement> {
+pub fn set_role_stmt(realm_id: RealmId, user_id: UserId, role: Role) -> Result<Statement> {
     statement!("UPDATE users SET role = ?3 WHERE realm_id = ?1 AND id = ?2", realm_id, user_id, role)
 }
 
 /// Sets (or, with `None`, clears) the uploaded avatar and bumps `avatar_version`.
-pub fn set_avatar_file_stmt(realm_id: i64, user_id: i64, file: Option<&str>) -> Result<Statement> {
+pub fn set_avatar_file_stmt(realm_id: RealmId, user_id: UserId, file: Option<&str>) -> Result<Statement> {
     statement!(
         "UPDATE users SET avatar_file = ?3, avatar_version = avatar_version + 1 WHERE realm_id = ?1 AND id = ?2",
         realm_id,
@@ -413,12 +414,12 @@ pub fn set_avatar_file_stmt(realm_id: i64, user_id: i64, file: Option<&str>) -> 
     )
 }
 
-pub fn set_full_name_stmt(realm_id: i64, user_id: i64, full_name: &str) -> Result<Statement> {
+pub fn set_full_name_stmt(realm_id: RealmId, user_id: UserId, full_name: &str) -> Result<Statement> {
     statement!("UPDATE users SET full_name = ?3 WHERE realm_id = ?1 AND id = ?2", realm_id, user_id, full_name)
 }
 
 /// The active bots a user owns, oldest first.
-pub fn bots_of_owner_stmt(realm_id: i64, owner_id: i64) -> Result<Statement> {
+pub fn bots_of_owner_stmt(realm_id: RealmId, owner_id: UserId) -> Result<Statement> {
     statement!(
         &format!(
             "SELECT {COLUMNS} FROM users u WHERE u.realm_id = ?1 AND u.bot_owner_id = ?2 AND u.is_bot = 1 \
@@ -484,7 +485,7 @@ pub fn by_ids_or_emails_stmt(realm_id: i64, ids: &[i64], emails: &[String], acti
 /// The users of [`by_ids_or_emails_stmt`] (any state) as a direct message from `sender_id`
 /// to them reads them: `user_id`, whether they muted the sender (`muted_sender`) and
 /// whether they have a push device (`has_push_device`).
-pub fn direct_recipients_stmt(realm_id: i64, ids: &[i64], emails: &[String], sender_id: i64) -> Result<Statement> {
+pub fn direct_recipients_stmt(realm_id: RealmId, ids: &[i64], emails: &[String], sender_id: UserId) -> Result<Statement> {
     statement!(
         "SELECT u.id AS user_id, \
          EXISTS (SELECT 1 FROM muted_users mu WHERE mu.user_id = u.id AND mu.muted_user_id = ?4) AS muted_sender, \

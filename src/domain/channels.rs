@@ -1,5 +1,6 @@
 //! Channel access and the Channel ("stream") and Subscription objects of the API.
 
+use crate::model::ids::{ChannelId, RealmId, UserId};
 use std::collections::HashMap;
 
 use serde_json::{json, Map, Value};
@@ -206,7 +207,7 @@ struct ChannelsView {
 
 async fn channels_view(db: &D1Database, user: &UserRow, with_subscribers: bool) -> ApiResult<ChannelsView> {
     let mut batch = Batch::new();
-    let channels = batch.add::<ChannelViewRow>(subscriptions::all_for_user_stmt(user.realm_id, user.id)?);
+    let channels = batch.add::<ChannelViewRow>(subscriptions::all_for_user_stmt(RealmId(user.realm_id), UserId(user.id))?);
     let groups = batch.add::<SystemGroupRow>(subscriptions::system_groups_stmt(user.realm_id)?);
     let all_subscribers =
         if with_subscribers { Some(batch.add::<SubscriberRow>(subscriptions::all_subscribers_stmt(user.realm_id)?)) } else { None };
@@ -296,7 +297,8 @@ pub fn parse_channel_id(raw: &str) -> ApiResult<i64> {
 pub async fn channel_by_id(db: &D1Database, user: &UserRow, id: &str) -> ApiResult<(Option<ChannelViewRow>, SystemGroups)> {
     let channel_id = parse_channel_id(id)?;
     let mut batch = Batch::new();
-    let channel = batch.add::<ChannelViewRow>(subscriptions::by_id_for_user_stmt(user.realm_id, user.id, channel_id)?);
+    let channel =
+        batch.add::<ChannelViewRow>(subscriptions::by_id_for_user_stmt(RealmId(user.realm_id), UserId(user.id), ChannelId(channel_id))?);
     let groups = batch.add::<SystemGroupRow>(subscriptions::system_groups_stmt(user.realm_id)?);
     let results = batch.run(db).await?;
     Ok((results.first(channel)?, SystemGroups::new(results.rows(groups)?)))
@@ -321,7 +323,8 @@ pub async fn stream_of(db: &D1Database, user: &UserRow, id: &str) -> ApiResult<V
 /// The id of the channel named `name` if the user can see it; "Invalid channel name
 /// '<name>'" otherwise. One round trip.
 pub async fn channel_id_by_name(db: &D1Database, user: &UserRow, name: &str) -> ApiResult<i64> {
-    let channel: Option<ChannelViewRow> = crate::db::first(db, subscriptions::by_name_for_user_stmt(user.realm_id, user.id, name)?).await?;
+    let channel: Option<ChannelViewRow> =
+        crate::db::first(db, subscriptions::by_name_for_user_stmt(RealmId(user.realm_id), UserId(user.id), name)?).await?;
     match channel {
         Some(c) if can_see_channel(user, &c) => Ok(c.id),
         _ => Err(ApiError::bad_request(format!("Invalid channel name '{name}'"))),
@@ -334,7 +337,8 @@ pub async fn channel_subscribers(db: &D1Database, user: &UserRow, id: &str) -> A
     let channel_id = parse_channel_id(id)?;
     // The subscribers are read with the channel and shown only if the rule allows.
     let mut batch = Batch::new();
-    let channel = batch.add::<ChannelViewRow>(subscriptions::by_id_for_user_stmt(user.realm_id, user.id, channel_id)?);
+    let channel =
+        batch.add::<ChannelViewRow>(subscriptions::by_id_for_user_stmt(RealmId(user.realm_id), UserId(user.id), ChannelId(channel_id))?);
     let subscribers = batch.add::<SubscriberRow>(subscriptions::subscribers_stmt(user.realm_id, &format!("[{channel_id}]"))?);
     let results = batch.run(db).await?;
     let channel = access_channel(user, results.first(channel)?)?;
@@ -349,7 +353,7 @@ pub async fn channel_subscribers(db: &D1Database, user: &UserRow, id: &str) -> A
 /// ("No such user", "Invalid channel ID" otherwise, as Zulip answers).
 pub async fn user_is_subscribed(db: &D1Database, user: &UserRow, target_id: &str, channel: &str) -> ApiResult<bool> {
     let target_id = parse_int(target_id).ok_or_else(ApiError::no_such_user)?;
-    let target = crate::db::users::by_id(db, user.realm_id, target_id).await?;
+    let target = crate::db::users::by_id(db, RealmId(user.realm_id), UserId(target_id)).await?;
     let target = target.filter(|t| t.is_active() && !t.is_bot()).ok_or_else(ApiError::no_such_user)?;
     Ok(channel_subscribers(db, user, channel).await?.contains(&target.id))
 }
@@ -368,8 +372,9 @@ impl ReadAsUser for ChannelTopics {
     type Slots = (Slot<ChannelViewRow>, Slot<TopicRow>);
     type Output = Vec<Value>;
     fn add(&self, batch: &mut Batch, me: &UserRow, _realm: &RealmState) -> ApiResult<Self::Slots> {
-        let channel = batch.add(subscriptions::by_id_for_user_stmt(me.realm_id, me.id, self.channel_id)?);
-        let topics = batch.add(messages::channel_topics_stmt(me.realm_id, me.id, me.is_guest(), self.channel_id)?);
+        let channel = batch.add(subscriptions::by_id_for_user_stmt(RealmId(me.realm_id), UserId(me.id), ChannelId(self.channel_id))?);
+        let topics =
+            batch.add(messages::channel_topics_stmt(RealmId(me.realm_id), UserId(me.id), me.is_guest(), ChannelId(self.channel_id))?);
         Ok((channel, topics))
     }
     fn take(&self, results: &BatchResults, (channel, topics): Self::Slots, me: &UserRow, realm: &RealmState) -> ApiResult<Vec<Value>> {

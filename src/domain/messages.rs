@@ -7,6 +7,7 @@
 //!   one batch whatever the number of messages.
 
 use crate::markdown::TopicLinker;
+use crate::model::ids::{MessageId, RealmId, UserId};
 use std::collections::HashMap;
 
 use serde::Deserialize;
@@ -74,7 +75,7 @@ pub fn can_access(user: &UserRow, has_row: bool, channel: Option<&ChannelAccess>
 /// The message `message_id` if `user` may see it; `BAD_REQUEST` "Invalid message(s)"
 /// otherwise, the same for a message that does not exist. One query.
 pub async fn access_message(db: &D1Database, user: &UserRow, message_id: i64) -> ApiResult<AccessedMessage> {
-    let stmt = crate::db::messages::access_stmt(message_id, user.realm_id, user.id)?;
+    let stmt = crate::db::messages::access_stmt(MessageId(message_id), RealmId(user.realm_id), UserId(user.id))?;
     accessed_from(user, crate::db::first(db, stmt).await?)
 }
 
@@ -369,7 +370,7 @@ impl ReadAsUser for OneMessage {
     type Slots = (Slot<Value>, ContextSlots);
     type Output = Value;
     fn add(&self, batch: &mut Batch, me: &UserRow, _realm: &RealmState) -> ApiResult<Self::Slots> {
-        let access = batch.add::<Value>(msgdb::access_stmt(self.message_id, me.realm_id, me.id)?);
+        let access = batch.add::<Value>(msgdb::access_stmt(MessageId(self.message_id), RealmId(me.realm_id), UserId(me.id))?);
         let context = MessageContext::add_to(batch, &MessageSet::ids(me.realm_id, &[self.message_id])?)?;
         Ok((access, context))
     }

@@ -16,7 +16,6 @@ pub mod edit_rendering;
 pub mod email;
 pub mod email_unsubscribe;
 pub mod group_setting_values;
-pub mod ids;
 pub mod invites;
 pub mod linkifiers;
 pub mod login_notices;

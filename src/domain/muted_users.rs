@@ -5,8 +5,8 @@ use worker::D1Database;
 
 use crate::db::muted_users::{self, MutedUserRow};
 use crate::db::users::UserRow;
-use crate::domain::ids::UserId;
 use crate::error::{ApiError, ApiResult};
+use crate::model::ids::UserId;
 
 /// The `muted_users` list of the API and of the `muted_users` event.
 pub fn muted_users_list(rows: &[MutedUserRow]) -> Vec<Value> {

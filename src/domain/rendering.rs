@@ -1,6 +1,7 @@
 //! Rendering content for a message: resolving what it mentions or links to (one batch) and
 //! calling the Markdown renderer. Used by sending and editing.
 
+use crate::model::ids::{RealmId, UserId};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use worker::D1Database;
@@ -53,7 +54,7 @@ impl ResolutionReads {
         } else {
             let names = json(&refs.group_names);
             Some((
-                batch.add(mentions::groups_stmt(realm_id, &names, sender_id)?),
+                batch.add(mentions::groups_stmt(RealmId(realm_id), &names, UserId(sender_id))?),
                 batch.add(mentions::group_members_stmt(realm_id, &names)?),
             ))
         };

@@ -1,5 +1,6 @@
 //! The user group object of the API.
 
+use crate::model::ids::{RealmId, UserId};
 use std::collections::BTreeMap;
 
 use serde_json::{json, Value};
@@ -230,9 +231,9 @@ pub async fn group_subgroups(db: &D1Database, realm_id: i64, group_id: i64, dire
 /// Whether the user is a member of the group (through subgroups at any depth unless
 /// `direct_only`); a deactivated user never is. "Invalid user group" / "No such user" for
 /// unknown ids: the group, the user, then the membership, read together.
-pub async fn is_group_member(db: &D1Database, realm_id: i64, group_id: i64, user_id: i64, direct_only: bool) -> ApiResult<bool> {
+pub async fn is_group_member(db: &D1Database, realm_id: RealmId, group_id: i64, user_id: UserId, direct_only: bool) -> ApiResult<bool> {
     let mut batch = Batch::new();
-    let group = batch.add::<UserGroupRow>(user_groups::by_id_stmt(realm_id, group_id)?);
+    let group = batch.add::<UserGroupRow>(user_groups::by_id_stmt(realm_id.0, group_id)?);
     let user = batch.add::<UserRow>(users::by_id_stmt(realm_id, user_id)?);
     let member = batch.add::<IsMemberRow>(user_groups::is_member_stmt(realm_id, group_id, user_id, direct_only)?);
     let results = batch.run(db).await?;

@@ -1,5 +1,6 @@
 //! User status as the API shows it: only the parts that are set.
 
+use crate::model::ids::{RealmId, UserId};
 use serde_json::{json, Map, Value};
 
 use worker::D1Database;
@@ -43,7 +44,7 @@ pub fn clean_status_text(text: &str) -> ApiResult<String> {
 /// user and the status read in one batch.
 pub async fn status_of_user_in(db: &D1Database, realm_id: i64, user_id: i64) -> ApiResult<Value> {
     let mut batch = Batch::new();
-    let user = batch.add::<UserRow>(users::by_id_stmt(realm_id, user_id)?);
+    let user = batch.add::<UserRow>(users::by_id_stmt(RealmId(realm_id), UserId(user_id))?);
     let status = batch.add::<UserStatusRow>(user_status::for_user_stmt(user_id)?);
     let results = batch.run(db).await?;
     if results.first(user)?.is_none() {

@@ -1,5 +1,6 @@
 //! The User object of the API, as one caller sees another user.
 
+use crate::model::ids::{RealmId, UserId};
 use serde_json::{json, Value};
 use worker::D1Database;
 
@@ -166,7 +167,7 @@ pub fn user_object(viewer: &UserRow, user: &UserRow, opts: &UserDictOptions<'_>,
 /// The profile values of one user (or of everyone) when they are asked for; no round trip
 /// otherwise.
 async fn profile_values_if(db: &D1Database, realm_id: i64, user_id: Option<i64>, include: bool) -> ApiResult<Option<Vec<ProfileValueRow>>> {
-    Ok(if include { Some(profile_fields::values(db, realm_id, user_id).await?) } else { None })
+    Ok(if include { Some(profile_fields::values(db, RealmId(realm_id), user_id.map(UserId)).await?) } else { None })
 }
 
 /// `user`'s User object for `viewer`, its profile data read when asked for: at most one
@@ -187,7 +188,7 @@ pub async fn user_object_of(
 pub async fn members_of(db: &D1Database, viewer: &UserRow, opts: &UserDictOptions<'_>, include_profile: bool) -> ApiResult<Vec<Value>> {
     let mut batch = Batch::new();
     let values = include_profile
-        .then(|| profile_fields::values_stmt(viewer.realm_id, None))
+        .then(|| profile_fields::values_stmt(RealmId(viewer.realm_id), None))
         .transpose()?
         .map(|stmt| batch.add::<ProfileValueRow>(stmt));
     let users = batch.add::<UserRow>(users::all_in_realm_stmt(viewer.realm_id)?);
@@ -235,7 +236,7 @@ pub async fn named_user_object(
 /// "No such user" unless allowed (they are managed through /bots). One round trip.
 pub async fn access_user_for_admin(db: &D1Database, realm_id: i64, user_id: &str, allow_bots: bool) -> ApiResult<UserRow> {
     let id = parse_int(user_id).ok_or_else(ApiError::no_such_user)?;
-    let user = users::by_id(db, realm_id, id).await?.ok_or_else(ApiError::no_such_user)?;
+    let user = users::by_id(db, RealmId(realm_id), UserId(id)).await?.ok_or_else(ApiError::no_such_user)?;
     if user.is_bot() && !allow_bots {
         return Err(ApiError::no_such_user());
     }

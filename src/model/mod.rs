@@ -1,7 +1,7 @@
 //! The codes every layer shares: stored in D1, sent on the wire, and named by the rules
-//! (roles, recipient types, topic visibility policies, message flag bits, narrow terms,
-//! system group names, the text-coded policies). A leaf below `db`: it imports nothing of
-//! the crate but `error`.
+//! (id newtypes, roles, recipient types, topic visibility policies, message flag bits,
+//! narrow terms, system group names, the text-coded policies). A leaf below `db`: it
+//! imports nothing of the crate but `error`.
 
 /// An enum whose variants are stored in D1 and sent on the wire as fixed integer codes:
 /// `code()` and `from_code()` map them, and serde reads and writes the bare integer, so a
@@ -49,6 +49,7 @@ macro_rules! int_code_enum {
 }
 
 pub mod email;
+pub mod ids;
 pub mod message_flags;
 pub mod narrow;
 pub mod policies;

@@ -28,7 +28,6 @@ use crate::db::user_groups::{self, IsMemberRow};
 use crate::db::users::UserRow;
 use crate::domain::channels::access;
 use crate::domain::edit_rendering::{self, Rendered};
-use crate::domain::ids::{ChannelId, MessageId, RealmId, UserId};
 use crate::domain::message_edit::{self as rules, EditParams, EditPlan, EditorRights, PropagateMode, TopicMessage};
 use crate::domain::messages::accessed_from;
 use crate::domain::rendering::ResolutionReads;
@@ -36,6 +35,7 @@ use crate::error::{ApiError, ApiResult};
 use crate::event_types::{Event, UpdateMessageEvent};
 use crate::events::{self, EventUser};
 use crate::markdown;
+use crate::model::ids::{ChannelId, MessageId, RealmId, UserId};
 use crate::model::message_flags::{flag_names, READ};
 use crate::platform::realm_cache::RealmState;
 

@@ -85,22 +85,22 @@ impl MoveReads {
         if params.topic.is_none() && params.stream_id.is_none() {
             return Ok(None);
         }
-        let (realm_id, id) = (user.realm_id, message_id.0);
+        let (realm_id, user_id, stream_id) = (RealmId(user.realm_id), UserId(user.id), params.stream_id.map(ChannelId));
         let topic = params.topic.as_deref().map(|t| crate::domain::topics::normalize_topic(t, settings));
         Ok(Some(MoveReads {
-            orig_channel: batch.add(q::message_channel_stmt(realm_id, id, user.id)?),
-            source: batch.add(q::topic_messages_stmt(id, user.id)?),
-            subscribers: batch.add(q::move_subscribers_stmt(id, params.stream_id)?),
+            orig_channel: batch.add(q::message_channel_stmt(realm_id, message_id, user_id)?),
+            source: batch.add(q::topic_messages_stmt(message_id, user_id)?),
+            subscribers: batch.add(q::move_subscribers_stmt(message_id, stream_id)?),
             target: match topic {
                 Some(Err(_)) => None,
-                Some(Ok(topic)) => Some(batch.add(q::target_topic_messages_stmt(realm_id, id, params.stream_id, Some(&topic), user.id)?)),
-                None => Some(batch.add(q::target_topic_messages_stmt(realm_id, id, params.stream_id, None, user.id)?)),
+                Some(Ok(topic)) => Some(batch.add(q::target_topic_messages_stmt(realm_id, message_id, stream_id, Some(&topic), user_id)?)),
+                None => Some(batch.add(q::target_topic_messages_stmt(realm_id, message_id, stream_id, None, user_id)?)),
             },
-            target_channel: match params.stream_id {
-                Some(channel_id) => Some(batch.add(q::channel_stmt(realm_id, channel_id, user.id)?)),
+            target_channel: match stream_id {
+                Some(channel_id) => Some(batch.add(q::channel_stmt(realm_id, channel_id, user_id)?)),
                 None => None,
             },
-            notification_bot: batch.add(crate::db::users::by_delivery_email_stmt(realm_id, q::NOTIFICATION_BOT_EMAIL)?),
+            notification_bot: batch.add(crate::db::users::by_delivery_email_stmt(realm_id.0, q::NOTIFICATION_BOT_EMAIL)?),
         }))
     }
 

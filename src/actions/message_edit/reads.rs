@@ -26,7 +26,7 @@ impl EditReads {
         message_id: MessageId,
         params: &EditParams,
     ) -> ApiResult<Self> {
-        let access = batch.add(crate::db::messages::access_stmt(message_id.0, user.realm_id, user.id)?);
+        let access = batch.add(crate::db::messages::access_stmt(message_id, RealmId(user.realm_id), UserId(user.id))?);
         let rights = RightsReads::add(batch, user, &state.settings, message_id, params)?;
         // Content that fails normalization fails the edit's plan before anything renders.
         let content = match params.content.as_deref().map(|c| rules::normalize_content(c, &state.settings)) {
@@ -64,7 +64,7 @@ impl RightsReads {
         params: &EditParams,
     ) -> worker::Result<Self> {
         let mut member = |group: i64| -> worker::Result<Slot<IsMemberRow>> {
-            Ok(batch.add(user_groups::is_member_stmt(user.realm_id, group, user.id, false)?))
+            Ok(batch.add(user_groups::is_member_stmt(RealmId(user.realm_id), group, UserId(user.id), false)?))
         };
         let (resolve, topics) = match params.topic {
             Some(_) => (Some(member(settings.can_resolve_topics_group)?), Some(member(settings.can_move_messages_between_topics_group)?)),
@@ -80,15 +80,28 @@ impl RightsReads {
         let (mut channel_resolve, mut channel_topics, mut channel_out) = (Vec::new(), Vec::new(), Vec::new());
         if params.stream_id.is_some() {
             for setting in [&CAN_MOVE_OUT, &CAN_ADMINISTER] {
-                channel_out.push(batch.add(in_message_channel_group_stmt(realm_id, message_id.0, setting.name, user.id, false)?));
+                channel_out.push(batch.add(in_message_channel_group_stmt(
+                    RealmId(realm_id),
+                    message_id,
+                    setting.name,
+                    UserId(user.id),
+                    false,
+                )?));
             }
         }
         if params.topic.is_some() {
             for setting in [&CAN_RESOLVE_TOPICS, &CAN_MOVE_WITHIN, &CAN_ADMINISTER] {
                 let slots = if setting.name == CAN_RESOLVE_TOPICS.name { &mut channel_resolve } else { &mut channel_topics };
-                slots.push(batch.add(in_message_channel_group_stmt(realm_id, message_id.0, setting.name, user.id, false)?));
+                slots.push(batch.add(in_message_channel_group_stmt(RealmId(realm_id), message_id, setting.name, UserId(user.id), false)?));
                 if let Some(target) = params.stream_id {
-                    slots.push(batch.add(in_group_setting_stmt(realm_id, target, "", setting.name, user.id, false)?));
+                    slots.push(batch.add(in_group_setting_stmt(
+                        RealmId(realm_id),
+                        ChannelId(target),
+                        "",
+                        setting.name,
+                        UserId(user.id),
+                        false,
+                    )?));
                 }
             }
         }
@@ -150,9 +163,9 @@ impl ContentReads {
                 subscribers: batch.add(crate::db::subscriptions::subscriber_count_stmt(message_id.0)?),
                 participants: batch.add(q::topic_sender_ids_stmt(message_id.0)?),
                 may_mention_many: batch.add(user_groups::is_member_stmt(
-                    user.realm_id,
+                    RealmId(user.realm_id),
                     state.settings.can_mention_many_users_group,
-                    user.id,
+                    UserId(user.id),
                     false,
                 )?),
             })

@@ -42,7 +42,7 @@ pub(super) async fn apply(
     // subscribers, for the event (the write changes neither).
     let channel_reads = match (scope, message.channel_id) {
         (None, Some(channel_id)) => Some((
-            batch.add::<MoveChannelRow>(q::channel_stmt(user.realm_id, channel_id, user.id)?),
+            batch.add::<MoveChannelRow>(q::channel_stmt(RealmId(user.realm_id), ChannelId(channel_id), UserId(user.id))?),
             batch.add::<SubscriberRow>(q::subscribers_stmt(&[channel_id])?),
         )),
         _ => None,

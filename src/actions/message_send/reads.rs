@@ -1,6 +1,7 @@
 //! Sending's reads: everything [`plan()`](super::plan()) needs, in ONE batch, made as the
 //! sender (in the batch that authenticates a request, through [`ReadAsUser`]).
 
+use crate::model::ids::{ChannelId, RealmId, UserId};
 use std::collections::HashMap;
 
 use serde::Deserialize;
@@ -173,7 +174,7 @@ pub fn add_send_reads(batch: &mut Batch, me: &UserRow, realm: &RealmState, req: 
     };
     let direct_recipients = match req.to {
         Destination::Users(_) => {
-            Some(batch.add::<DirectRecipient>(users::direct_recipients_stmt(realm_id, &user_ids, &user_emails, me.id)?))
+            Some(batch.add::<DirectRecipient>(users::direct_recipients_stmt(RealmId(realm_id), &user_ids, &user_emails, UserId(me.id))?))
         }
         _ => None,
     };
@@ -188,8 +189,8 @@ pub fn add_send_reads(batch: &mut Batch, me: &UserRow, realm: &RealmState, req: 
             let to = SendTopic { realm_id, channel_id, channel_name: &channel_name, topic: &topic };
             Some(ChannelReads {
                 channel: batch.add::<ChannelViewRow>(match &req.to {
-                    Destination::ChannelId(id) => subscriptions::by_id_for_user_stmt(realm_id, me.id, *id)?,
-                    _ => subscriptions::by_name_for_user_stmt(realm_id, me.id, &channel_name)?,
+                    Destination::ChannelId(id) => subscriptions::by_id_for_user_stmt(RealmId(realm_id), UserId(me.id), ChannelId(*id))?,
+                    _ => subscriptions::by_name_for_user_stmt(RealmId(realm_id), UserId(me.id), &channel_name)?,
                 }),
                 subscribers: batch.add::<SendSubscriber>(subscriptions::send_subscribers_stmt(&to, me.id)?),
                 topic: batch.add::<TopicForSender>(messages::topic_for_sender_stmt(&to, me.id)?),
@@ -197,7 +198,7 @@ pub fn add_send_reads(batch: &mut Batch, me: &UserRow, realm: &RealmState, req: 
                 may_post: may_post_reads(batch, me, channel_id, &channel_name)?,
                 membership: if refs.stream_wildcard || refs.topic_wildcard {
                     let group = settings.can_mention_many_users_group;
-                    Some(batch.add::<IsMemberRow>(user_groups::is_member_stmt(realm_id, group, me.id, false)?))
+                    Some(batch.add::<IsMemberRow>(user_groups::is_member_stmt(RealmId(realm_id), group, UserId(me.id), false)?))
                 } else {
                     None
                 },
@@ -215,11 +216,11 @@ fn may_post_reads(batch: &mut Batch, me: &UserRow, channel_id: i64, channel_name
     let mut slots = Vec::new();
     for user_id in std::iter::once(me.id).chain(owner) {
         slots.push(batch.add::<IsMemberRow>(channels::in_group_setting_stmt(
-            me.realm_id,
-            channel_id,
+            RealmId(me.realm_id),
+            ChannelId(channel_id),
             channel_name,
             setting,
-            user_id,
+            UserId(user_id),
             true,
         )?));
     }

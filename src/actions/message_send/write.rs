@@ -1,6 +1,7 @@
 //! Sending's write: ONE batch (the message, its recipients' rows, attachments and topic
 //! policies), then the events once it committed.
 
+use crate::model::ids::{ChannelId, RealmId, UserId};
 use std::collections::HashMap;
 
 use serde::Deserialize;
@@ -79,15 +80,26 @@ pub fn add_send_writes(batch: &mut Batch, plan: &SendPlan, req: &SendRequest, gu
     batch.add::<Value>(user_messages::insert_for_new_message_stmt(&serde_json::to_string(&rows)?)?);
     let linked_uploads = crate::domain::uploads::linked_path_ids(content);
     if !linked_uploads.is_empty() {
-        batch.add::<Value>(crate::db::attachments::link_new_message_stmt(realm_id, me.id, &serde_json::to_string(&linked_uploads)?)?);
+        batch.add::<Value>(crate::db::attachments::link_new_message_stmt(
+            RealmId(realm_id),
+            UserId(me.id),
+            &serde_json::to_string(&linked_uploads)?,
+        )?);
     }
     let linked = LinkedReads::add(batch, me.id, &linked_uploads)?;
     if let (Some(policy), Some(c)) = (auto_policy, channel_row) {
-        batch.add::<Value>(user_topics::upsert_stmt(realm_id, me.id, c.id, topic, *policy, now)?);
+        batch.add::<Value>(user_topics::upsert_stmt(RealmId(realm_id), UserId(me.id), ChannelId(c.id), topic, *policy, now)?);
     }
     if let Some(c) = channel_row {
         for user_id in mention_follows.iter() {
-            batch.add::<Value>(user_topics::upsert_stmt(realm_id, *user_id, c.id, topic, VisibilityPolicy::Followed, now)?);
+            batch.add::<Value>(user_topics::upsert_stmt(
+                RealmId(realm_id),
+                UserId(*user_id),
+                ChannelId(c.id),
+                topic,
+                VisibilityPolicy::Followed,
+                now,
+            )?);
         }
     }
     Ok(PendingSend { inserted, linked })

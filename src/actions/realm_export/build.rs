@@ -13,6 +13,7 @@
 //! to 16 MiB at a time; then custom emoji, avatars, the organization's icons and the
 //! tables (`realm.json`, `attachment.json`), which end the archive.
 
+use crate::model::ids::{MessageId, RealmId};
 use std::collections::BTreeSet;
 
 use serde::{Deserialize, Serialize};
@@ -214,9 +215,15 @@ async fn write_messages(
     let channel_ids = selection.channel_ids_json();
     for file in first_file..first_file + MESSAGE_FILES_PER_STEP {
         let after = progress.through_message;
-        let page =
-            realm_export_data::message_page(db, realm_id, after, &channel_ids, selection.with_private_data(), rules::MESSAGES_PER_FILE)
-                .await?;
+        let page = realm_export_data::message_page(
+            db,
+            RealmId(realm_id),
+            MessageId(after),
+            &channel_ids,
+            selection.with_private_data(),
+            rules::MESSAGES_PER_FILE,
+        )
+        .await?;
         // An organization without messages still has its first (empty) file.
         if page.is_empty() && file > 1 {
             return Ok(Stage::Uploads);
@@ -257,8 +264,8 @@ async fn kept_attachments(
         .collect();
     let exported: BTreeSet<i64> = realm_export_data::exported_among(
         db,
-        realm_id,
-        through_message,
+        RealmId(realm_id),
+        MessageId(through_message),
         &selection.channel_ids_json(),
         selection.with_private_data(),
         &Value::from(linked.into_iter().collect::<Vec<_>>()).to_string(),
@@ -328,8 +335,8 @@ async fn write_last(
     }
     let reactions = realm_export_data::exported_reactions(
         db,
-        realm_id,
-        progress.through_message,
+        RealmId(realm_id),
+        MessageId(progress.through_message),
         &selection.channel_ids_json(),
         selection.with_private_data(),
     )

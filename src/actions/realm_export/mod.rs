@@ -8,6 +8,7 @@
 
 mod build;
 
+use crate::model::ids::{RealmId, UserId};
 use serde_json::Value;
 use worker::{ByteStream, D1Database, Env};
 
@@ -43,7 +44,7 @@ pub async fn do_request_export(db: &D1Database, env: &Env, admin: &UserRow, requ
     if realm_export_data::message_count(db, admin.realm_id).await? > rules::MAX_MESSAGE_HISTORY {
         return Err(rules::too_large(request.support_email));
     }
-    let row = realm_exports::insert(db, admin.realm_id, admin.id, request.export_type, now, request.base_url)
+    let row = realm_exports::insert(db, RealmId(admin.realm_id), UserId(admin.id), request.export_type, now, request.base_url)
         .await?
         .ok_or_else(|| ApiError::internal("realm export insert returned no row"))?;
     notify_admins(db, env, admin.realm_id).await?;

@@ -9,6 +9,7 @@ mod messages;
 mod realm;
 mod settings;
 
+use crate::model::ids::{RealmId, UserId};
 use std::collections::HashMap;
 
 use serde_json::{json, Map, Value};
@@ -195,7 +196,7 @@ impl ReadAsUser for StateReads<'_> {
         let presence_since = crate::db::now() - PRESENCE_HISTORY_LIMIT_DAYS * 86_400;
         Ok(StateSlots {
             users: batch.add(users::all_in_realm_stmt(realm_id)?),
-            channels: batch.add(subscriptions::all_for_user_by_id_stmt(realm_id, user_id)?),
+            channels: batch.add(subscriptions::all_for_user_by_id_stmt(RealmId(realm_id), UserId(user_id))?),
             subscriptions: batch.add(subscription_settings::all_in_realm_stmt(realm_id)?),
             groups: batch.add(user_groups::in_realm_stmt(realm_id)?),
             group_members: batch.add(q::group_members_stmt(realm_id)?),

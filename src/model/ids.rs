@@ -1,7 +1,7 @@
 //! Id newtypes: a user id, a message id, a channel id and an organization id are all
-//! integers, and passing one where another is meant compiles silently. Actions and rules
-//! whose arguments could be mixed up take these instead. Serde reads and writes the bare
-//! integer, so rows, bindings and the wire are unchanged.
+//! integers, and passing one where another is meant compiles silently. Statement builders,
+//! actions and rules whose arguments could be mixed up take these instead. Serde reads and
+//! writes the bare integer and a statement binds it, so rows, SQL and the wire are unchanged.
 
 use std::fmt;
 
