@@ -1,6 +1,5 @@
 //! Adding and removing alert words, with the `alert_words` event.
 
-use crate::model::ids::{RealmId, UserId};
 use serde_json::json;
 use worker::{D1Database, Env};
 
@@ -10,6 +9,7 @@ use crate::db::batch::Batch;
 use crate::db::users::UserRow;
 use crate::error::ApiResult;
 use crate::event_types::Event;
+use crate::model::ids::{RealmId, UserId};
 
 /// Adds (`add`) or removes the words and answers the user's words afterwards. One batch (the
 /// write and the read); the event carries the new list, as Zulip's, even when unchanged.

@@ -3,7 +3,6 @@
 //! with a `realm_user` update (and a `realm_bot` one for a bot), as Zulip's
 //! `do_change_avatar_fields` does.
 
-use crate::model::ids::{RealmId, UserId};
 use serde_json::{json, Value};
 use worker::{D1Database, Env};
 
@@ -14,6 +13,7 @@ use crate::domain::realm_emoji::{check_emoji_image, new_file_name};
 use crate::domain::users::{avatar_source, avatar_storage_key, avatar_url, avatar_url_medium, MAX_AVATAR_FILE_SIZE_MIB};
 use crate::error::{ApiError, ApiResult};
 use crate::event_types::{Event, RealmBotEvent, RealmUserEvent};
+use crate::model::ids::{RealmId, UserId};
 use crate::request_body::UploadedFile;
 
 /// An uploaded image (an avatar, the organization's icon or logo), in Zulip's order of

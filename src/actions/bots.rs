@@ -1,6 +1,5 @@
 //! Bots: accounts owned by a user, authenticating with their own API key.
 
-use crate::model::ids::{RealmId, UserId};
 use std::collections::{HashMap, HashSet};
 
 use serde_json::{json, Value};
@@ -15,6 +14,7 @@ use crate::domain::outgoing_webhooks::{services_dicts, INTERFACES};
 use crate::domain::users::{avatar_url, check_full_name, user_dict, UserDictOptions};
 use crate::error::{ApiError, ApiResult};
 use crate::event_types::{Event, RealmBotEvent, RealmUserEvent};
+use crate::model::ids::{RealmId, UserId};
 use crate::model::Role;
 use crate::secrets;
 

@@ -3,7 +3,6 @@
 //! do. As in Zulip, people who gain the channel hear of its creation (and its subscribers),
 //! people who lose it of its deletion.
 
-use crate::model::ids::{RealmId, UserId};
 use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::json;
@@ -15,6 +14,7 @@ use crate::domain::channels::{stream_dict, SystemGroups};
 use crate::error::ApiResult;
 use crate::event_types::{CapabilityGate, StreamEvent, SubscriptionEvent};
 use crate::events::{send_event, Event, EventUser};
+use crate::model::ids::{RealmId, UserId};
 
 /// Tells those who gained or lost a channel between `before` and `after` (both read with
 /// `subscriptions::seen_through_groups_stmt`); `viewer` reads the channels.

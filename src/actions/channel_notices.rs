@@ -7,7 +7,8 @@
 
 use crate::actions::channels::SubscribeOutcome;
 use crate::actions::message_notifications::{send_channel_notice, send_direct_notices, send_notice};
-use crate::actions::message_send::{PlannedChannel, Site};
+use crate::actions::message_send::PlannedChannel;
+use crate::actions::site::Site;
 use crate::context::RequestContext;
 use crate::db::realm_settings::RealmSettingsRow;
 use crate::db::subscriptions::{self, ChannelViewRow};

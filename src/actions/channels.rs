@@ -1,6 +1,5 @@
 //! Subscribing (creating channels on the way) and unsubscribing, with their events.
 
-use crate::model::ids::{ChannelId, RealmId, UserId};
 use std::collections::{BTreeMap, HashMap, HashSet};
 
 use serde::Deserialize;
@@ -27,6 +26,7 @@ use crate::domain::register_state::MAX_CHANNEL_DESCRIPTION_LENGTH;
 use crate::error::{ApiError, ApiResult};
 use crate::event_types::{CapabilityGate, StreamEvent, SubscriptionEvent};
 use crate::events::{send_event, Event, EventUser};
+use crate::model::ids::{ChannelId, RealmId, UserId};
 use crate::model::TopicsPolicy;
 
 /// A user named in `principals`: an id or an email address.

@@ -2,7 +2,6 @@
 //! choose public channels that people who join are subscribed to. Every change sends the
 //! whole list (`default_streams`) to the organization's members but guests.
 
-use crate::model::ids::{ChannelId, RealmId, UserId};
 use worker::{D1Database, Env};
 
 use crate::actions::channels::{check_subscribe, Principal, SubscribeRequest};
@@ -15,6 +14,7 @@ use crate::db::users::UserRow;
 use crate::domain::channels::{can_access_channel_content, can_see_channel, parse_channel_id};
 use crate::error::{ApiError, ApiResult};
 use crate::events::{send_event, Event, EventUser};
+use crate::model::ids::{ChannelId, RealmId, UserId};
 use crate::model::Role;
 
 /// The default channels and who hears of them, read with the channel a change is about.

@@ -1,7 +1,6 @@
 //! Creating, editing and deleting drafts: checked against the organization in one read
 //! batch, written in one batch, then the `drafts` event to the owner's queues.
 
-use crate::model::ids::{RealmId, UserId};
 use worker::{D1Database, Env};
 
 use crate::db::batch::Batch;
@@ -16,6 +15,7 @@ use crate::domain::topics::truncate;
 use crate::error::{ApiError, ApiResult};
 use crate::event_types::DraftsEvent;
 use crate::events::{send_event, Event, EventUser};
+use crate::model::ids::{RealmId, UserId};
 
 /// A draft ready to store.
 pub fn draft_not_found() -> ApiError {

@@ -3,12 +3,12 @@
 //! creator with `invites_changed`. An invitation's email is queued in the batch that
 //! stores it (`crate::actions::email`).
 
-use crate::model::ids::{RealmId, UserId};
 use serde::Deserialize;
 use serde_json::Value;
 use worker::{D1Database, Env};
 
 use crate::actions::email::{after_queue, queue_stmt};
+use crate::actions::site::Site;
 use crate::db::invites::{self, NewInvitation, NewMultiuse};
 use crate::db::subscriptions::ChannelViewRow;
 use crate::db::users::UserRow;
@@ -21,19 +21,9 @@ use crate::domain::invites::{
 };
 use crate::error::{ApiError, ApiResult};
 use crate::event_types::Event;
+use crate::model::ids::{RealmId, UserId};
 use crate::model::Role;
 use crate::secrets;
-use crate::settings::Settings;
-
-/// Where the action runs: the organization's database binding, URL and name, for links,
-/// emails and the alarm that sends them.
-pub struct Site<'a> {
-    pub settings: &'a Settings,
-    pub database: &'a str,
-    pub base_url: &'a str,
-    pub realm_host: &'a str,
-    pub realm_name: &'a str,
-}
 
 /// What an invitation (email or link) gives the person who joins through it.
 pub struct InviteTerms {
@@ -88,8 +78,8 @@ async fn check_terms(db: &D1Database, me: &UserRow, terms: &InviteTerms) -> ApiR
 /// invalid or disallowed address sends nothing.
 pub async fn check_invite_users(
     db: &D1Database,
-    env: &Env,
-    site: &Site<'_>,
+    site: &Site,
+    realm_name: &str,
     me: &UserRow,
     invitee_emails: &str,
     terms: &InviteTerms,
@@ -137,12 +127,12 @@ pub async fn check_invite_users(
             expires_at,
         })?);
         let days = expires_at.map(|at| (at - now + 86399) / 86400);
-        let mail = templates::invitation(email, &me.full_name, site.realm_name, &join_url(site.base_url, &key), days);
-        statements.push(queue_stmt(site.settings, me.realm_id, &mail)?);
+        let mail = templates::invitation(email, &me.full_name, realm_name, &join_url(&site.realm_url, &key), days);
+        statements.push(queue_stmt(&site.settings, me.realm_id, &mail)?);
     }
     db::run_batch(db, statements).await?;
-    after_queue(env, site.settings, site.database, me.realm_id, site.realm_host).await;
-    notify_invites_changed(db, env, me.realm_id, me.id).await;
+    after_queue(&site.env, &site.settings, &site.database, me.realm_id, &site.realm_host).await;
+    notify_invites_changed(db, &site.env, me.realm_id, me.id).await;
     if !skipped.is_empty() {
         return Err(ApiError::invitation_failed(
             "Some of those addresses are already using Zulip, so we didn't send them an invitation. We did send invitations to everyone else!",
@@ -211,7 +201,7 @@ pub async fn check_revoke_invite(db: &D1Database, env: &Env, me: &UserRow, id: i
 }
 
 /// `POST /invites/{id}/resend`: a new link (the old one stops working) mailed again.
-pub async fn check_resend_invite(db: &D1Database, env: &Env, site: &Site<'_>, me: &UserRow, id: i64) -> ApiResult<()> {
+pub async fn check_resend_invite(db: &D1Database, site: &Site, realm_name: &str, me: &UserRow, id: i64) -> ApiResult<()> {
     let row = invites::pending_invitation(db, me.realm_id, id).await?.ok_or_else(ApiError::no_such_invitation)?;
     check_may_manage(me, row.referred_by, Role::from_code(row.invited_as).unwrap_or_default())?;
     let now = db::now();
@@ -222,17 +212,17 @@ pub async fn check_resend_invite(db: &D1Database, env: &Env, site: &Site<'_>, me
     }
     .unwrap_or_else(|| me.full_name.clone());
     let days = row.expires_at.map(|at| ((at - now).max(0) + 86399) / 86400);
-    let mail = templates::invitation(&row.email, &referrer, site.realm_name, &join_url(site.base_url, &key), days);
+    let mail = templates::invitation(&row.email, &referrer, realm_name, &join_url(&site.realm_url, &key), days);
     db::run_batch(
         db,
         vec![
             invites::rekey_invitation_stmt(id, &secrets::sha256_hex(key.as_bytes()), now)?,
-            queue_stmt(site.settings, me.realm_id, &mail)?,
+            queue_stmt(&site.settings, me.realm_id, &mail)?,
         ],
     )
     .await?;
-    after_queue(env, site.settings, site.database, me.realm_id, site.realm_host).await;
-    notify_invites_changed(db, env, me.realm_id, row.referred_by.unwrap_or(me.id)).await;
+    after_queue(&site.env, &site.settings, &site.database, me.realm_id, &site.realm_host).await;
+    notify_invites_changed(db, &site.env, me.realm_id, row.referred_by.unwrap_or(me.id)).await;
     Ok(())
 }
 

@@ -1,6 +1,5 @@
 //! Changing personal message flags (`read`, `starred`, `collapsed`), with the event.
 
-use crate::model::ids::{RealmId, UserId};
 use std::collections::HashSet;
 
 use serde::Deserialize;
@@ -15,6 +14,7 @@ use crate::domain::messages::invalid_message;
 use crate::error::{ApiError, ApiResult};
 use crate::event_types::FlagsEvent;
 use crate::events::{send_event, Event, EventUser};
+use crate::model::ids::{RealmId, UserId};
 use crate::model::message_flags::{MessageFlag, ANY_MENTION, NO_ROW};
 use crate::model::recipients::RecipientType;
 

@@ -12,7 +12,8 @@ use worker::D1Database;
 
 use crate::actions::channels::Principal;
 use crate::actions::message_delete::{self, PendingDeletion};
-use crate::actions::message_send::{self, Destination, PendingSend, PlannedChannel, SendPlan, SendRequest, Site};
+use crate::actions::message_send::{self, Destination, PendingSend, PlannedChannel, SendPlan, SendRequest};
+use crate::actions::site::Site;
 use crate::context::RequestContext;
 use crate::db::batch::{Batch, BatchResults};
 use crate::db::message_edits::{self as q, MoveChannelRow, SubscriberRow, KIND_NORMAL, KIND_RESOLVE_TOPIC_NOTIFICATION};

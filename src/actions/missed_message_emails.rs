@@ -4,7 +4,6 @@
 //! only what is still unread then, one email per conversation, through the one outbox
 //! (`crate::actions::email`). Queued rows live in D1, so a restart loses none.
 
-use crate::model::ids::{MessageId, RealmId, UserId};
 use std::collections::BTreeMap;
 
 use serde_json::json;
@@ -18,6 +17,7 @@ use crate::db::{self};
 use crate::domain::email_unsubscribe::{unsubscribe_url, EmailKind};
 use crate::domain::missed_message_emails::{batching_period, conversation_email, conversation_key, email_reason, narrow_url};
 use crate::error::ApiResult;
+use crate::model::ids::{MessageId, RealmId, UserId};
 use crate::settings::Settings;
 
 /// What a queued email needs of a sent message.

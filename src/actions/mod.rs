@@ -56,6 +56,7 @@ pub mod saved_snippets;
 pub mod scheduled_messages;
 pub mod sessions;
 pub mod signup;
+pub mod site;
 pub mod subscription_properties;
 pub mod tus;
 pub mod typing;

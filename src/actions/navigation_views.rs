@@ -1,7 +1,6 @@
 //! Adding, updating and removing navigation views, with their `navigation_view` events (to
 //! the owner's queues only).
 
-use crate::model::ids::{RealmId, UserId};
 use serde_json::{json, Map, Value};
 use worker::{D1Database, Env};
 
@@ -12,6 +11,7 @@ use crate::db::users::UserRow;
 use crate::domain::navigation_views::{built_in_has_no_name, check_name_for_new_view, is_built_in, view_dict, view_exists, view_not_found};
 use crate::error::{ApiError, ApiResult};
 use crate::event_types::{Event, NavigationViewEvent};
+use crate::model::ids::{RealmId, UserId};
 
 /// `fragment` and `name` arrive stripped and non-blank.
 pub async fn do_add_navigation_view(

@@ -2,7 +2,6 @@
 //! organization in production (the development seed makes its own from the same
 //! statements, `db::organizations`).
 
-use crate::model::ids::{RealmId, UserId};
 use worker::Env;
 
 use crate::actions::users::is_valid_email;
@@ -11,6 +10,7 @@ use crate::db::{self, realms, users};
 use crate::domain::organizations::{check_realm_name, check_subdomain};
 use crate::domain::users::check_full_name;
 use crate::error::{ApiError, ApiResult};
+use crate::model::ids::{RealmId, UserId};
 use crate::model::Role;
 use crate::platform::directory;
 use crate::secrets;

@@ -8,7 +8,6 @@
 //! retried with backoff; failures are told to the conversation and to the bot's owner in
 //! Zulip's words, by the bot itself, as Zulip does.
 
-use crate::model::ids::{RealmId, UserId};
 use std::time::Duration;
 
 use futures_util::future::{select, Either};
@@ -16,7 +15,8 @@ use serde_json::Value;
 use worker::{D1Database, Env, Fetch, Headers, Method, Request, RequestInit, RequestRedirect};
 
 use crate::actions::channels::Principal;
-use crate::actions::message_send::{send_as, Destination, SendRequest, Site};
+use crate::actions::message_send::{send_as, Destination, SendRequest};
+use crate::actions::site::Site;
 use crate::db::batch::Batch;
 use crate::db::bot_services::{self, BotServiceRow};
 use crate::db::outgoing_webhook_deliveries::{self as deliveries, DeliveryRow};
@@ -27,6 +27,7 @@ use crate::domain::outgoing_webhooks::{
     MAX_RETRIES, SLACK_INTERFACE, TIMEOUT_SECONDS,
 };
 use crate::error::{ApiError, ApiResult};
+use crate::model::ids::{RealmId, UserId};
 use crate::settings::{Settings, ZULIP_VERSION};
 
 /// How many deliveries one alarm makes before it re-arms.

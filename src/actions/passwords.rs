@@ -2,18 +2,18 @@
 //! link). A new password leaves the API key and every session valid, as the issue asks;
 //! a reset link is used up by the password it sets, and so are the user's other links.
 
-use crate::model::ids::{RealmId, UserId};
 use serde_json::Value;
-use worker::{D1Database, Env};
+use worker::D1Database;
 
 use crate::actions::email::{after_queue, queue_stmt};
-use crate::actions::invites::Site;
+use crate::actions::site::Site;
 use crate::db::batch::Batch;
 use crate::db::users::{self, UserRow};
 use crate::db::{self, password_resets, read_guards};
 use crate::domain::email as templates;
 use crate::domain::passwords::{check_password_strength, is_strong_enough, reset_url, RESET_LINK_VALID_MINUTES, RESET_TOKEN_LENGTH};
 use crate::error::{ApiError, ApiResult};
+use crate::model::ids::{RealmId, UserId};
 use crate::platform::rate_limits::{self, Bucket, Rules};
 use crate::secrets;
 
@@ -42,13 +42,14 @@ pub async fn check_change_password(db: &D1Database, me: &UserRow, old_password: 
 /// per address over the limit: the same answer, nothing mailed.
 pub async fn request_password_reset(
     db: &D1Database,
-    env: &Env,
     rules: &Rules,
-    site: &Site<'_>,
+    site: &Site,
+    realm_name: &str,
     realm_id: i64,
     email: &str,
     ip: &str,
 ) -> ApiResult<()> {
+    let env = &site.env;
     rate_limits::refuse_over_limit(rate_limits::check(env, rules, &Bucket::PasswordResetIp(ip), true).await?.as_ref())?;
     let email = email.trim();
     let by_address = rate_limits::check(env, rules, &Bucket::PasswordResetEmail { realm_id, email }, true).await?;
@@ -60,8 +61,7 @@ pub async fn request_password_reset(
     };
     let token = secrets::random_alphanumeric(RESET_TOKEN_LENGTH);
     let now = db::now();
-    let mail =
-        templates::password_reset(&user.delivery_email, site.realm_name, &reset_url(site.base_url, &token), RESET_LINK_VALID_MINUTES);
+    let mail = templates::password_reset(&user.delivery_email, realm_name, &reset_url(&site.realm_url, &token), RESET_LINK_VALID_MINUTES);
     db::run_batch(
         db,
         vec![
@@ -72,11 +72,11 @@ pub async fn request_password_reset(
                 now,
                 now + RESET_LINK_VALID_MINUTES * 60,
             )?,
-            queue_stmt(site.settings, realm_id, &mail)?,
+            queue_stmt(&site.settings, realm_id, &mail)?,
         ],
     )
     .await?;
-    after_queue(env, site.settings, site.database, realm_id, site.realm_host).await;
+    after_queue(env, &site.settings, &site.database, realm_id, &site.realm_host).await;
     Ok(())
 }
 

@@ -2,7 +2,6 @@
 //! worth storing is only read, and only news (a user appearing or becoming active) is sent
 //! as a `presence` event.
 
-use crate::model::ids::{RealmId, UserId};
 use serde_json::{json, Value};
 use worker::{D1Database, Env};
 
@@ -13,6 +12,7 @@ use crate::db::users::UserRow;
 use crate::domain::presence::{after_ping, is_news, legacy_client_dict, times, RealmPresenceReads};
 use crate::error::ApiResult;
 use crate::event_types::Event;
+use crate::model::ids::{RealmId, UserId};
 
 /// The organization's presence a ping asks for in its answer.
 pub struct PresenceQuery {

@@ -5,7 +5,6 @@
 //! runtime's `wait_until` (`RequestContext::defer`), so the relay never slows down or
 //! fails `POST /messages`; relay errors are retried a few times.
 
-use crate::model::ids::{MessageId, UserId};
 use serde_json::{json, Value};
 use worker::{D1Database, Env};
 
@@ -19,6 +18,7 @@ use crate::db::users::UserRow;
 use crate::db::{self, now};
 use crate::domain::push::{self, PayloadBase, RawRegistration};
 use crate::error::{ApiError, ApiResult};
+use crate::model::ids::{MessageId, UserId};
 use crate::settings::PushRelay;
 
 fn relay_of(ctx: &RequestContext) -> ApiResult<&PushRelay> {

@@ -1,7 +1,6 @@
 //! Adding and deactivating custom emoji. Each change sends everyone the organization's
 //! whole emoji dict (`realm_emoji` event, op `update`), read in the same batch as the write.
 
-use crate::model::ids::{RealmId, UserId};
 use worker::{D1Database, Env};
 
 use crate::actions::uploads::{delete_object, put_object};
@@ -16,6 +15,7 @@ use crate::domain::realm_emoji::{
 };
 use crate::error::{ApiError, ApiResult};
 use crate::event_types::{Event, RealmEmojiEvent};
+use crate::model::ids::{RealmId, UserId};
 use crate::request_body::UploadedFile;
 
 /// Sends the organization's emoji dict to every queue of the organization.

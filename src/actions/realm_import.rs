@@ -6,7 +6,6 @@
 //! organization. Until then every sign-in answers `REALM_DEACTIVATED`; an unfinished import
 //! can be removed and started again. Each step is one atomic batch and idempotent, so a step sent twice is harmless.
 
-use crate::model::ids::{RealmId, UserId};
 use worker::{D1Database, Env};
 
 use crate::actions::uploads::{delete_object, put_object};
@@ -21,6 +20,7 @@ use crate::domain::realm_icon::{storage_key as realm_image_storage_key, RealmIma
 use crate::domain::realm_import::{self as rules, IdMaps, Rows};
 use crate::domain::users::avatar_storage_key;
 use crate::error::{ApiError, ApiResult};
+use crate::model::ids::{RealmId, UserId};
 use crate::platform::directory;
 
 /// The largest JSON list bound to one statement (D1 refuses values over 2 MB).

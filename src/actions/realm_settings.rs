@@ -1,7 +1,6 @@
 //! Changing the organization's settings: one D1 batch, then `realm`/`update_dict` (and
 //! `realm`/`update` for the organization's name and description) to every active user.
 
-use crate::model::ids::{RealmId, UserId};
 use serde_json::{Map, Value};
 use worker::{D1Database, Env};
 
@@ -15,6 +14,7 @@ use crate::domain::group_setting_values::{self, GroupChange, GroupSettingValue};
 use crate::domain::user_settings::{self as user_settings, Setting};
 use crate::error::{ApiError, ApiResult};
 use crate::event_types::{Event, RealmEvent, UserGroupEvent, UserSettingsEvent};
+use crate::model::ids::{RealmId, UserId};
 use crate::model::system_groups;
 
 /// A group-valued setting asked for, and whether `role:everyone` (which includes guests)

@@ -1,7 +1,6 @@
 //! Creating, editing and deleting saved snippets, with their `saved_snippets` events (to
 //! the owner's queues only).
 
-use crate::model::ids::{RealmId, UserId};
 use worker::{D1Database, Env};
 
 use crate::actions::notify_users;
@@ -9,6 +8,7 @@ use crate::db::{self, saved_snippets, users::UserRow};
 use crate::domain::saved_snippets::{check_content, check_title, snippet_dict, snippet_not_found};
 use crate::error::{ApiError, ApiResult};
 use crate::event_types::{Event, SavedSnippetsEvent};
+use crate::model::ids::{RealmId, UserId};
 
 /// Validates and stores a snippet; answers its id.
 pub async fn do_create_saved_snippet(db: &D1Database, env: &Env, me: &UserRow, title: &str, content: &str) -> ApiResult<i64> {

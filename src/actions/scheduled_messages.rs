@@ -4,11 +4,11 @@
 //! `send_as`), so a scheduled message obeys every rule of `POST /messages`, checked
 //! once when it is scheduled or edited and again against the state at delivery time.
 
-use crate::model::ids::{RealmId, UserId};
 use worker::{D1Database, Env};
 
 use crate::actions::channels::Principal;
-use crate::actions::message_send::{plan_send, send_as, Destination, SendPlan, SendRequest, Site};
+use crate::actions::message_send::{plan_send, send_as, Destination, SendPlan, SendRequest};
+use crate::actions::site::Site;
 use crate::db::scheduled_messages::{self, NewId, Revision, ScheduledFields, ScheduledMessageRow};
 use crate::db::users::UserRow;
 use crate::db::{self, users};
@@ -16,6 +16,7 @@ use crate::domain::scheduled_messages::scheduled_message_dict;
 use crate::error::{ApiError, ApiResult};
 use crate::event_types::ScheduledMessagesEvent;
 use crate::events::{send_event, Event, EventUser};
+use crate::model::ids::{RealmId, UserId};
 use crate::platform::realm_cache::RealmState;
 
 /// Messages delivered per alarm run; the alarm re-arms at once when more are due.
@@ -62,6 +63,7 @@ pub struct ScheduledEdit {
     pub deliver_at: Option<i64>,
     pub client: String,
     pub realm_host: String,
+    pub realm_url: String,
 }
 
 /// Applies `edit` to `row` (the owner's undelivered message, read with authentication) and
@@ -95,7 +97,7 @@ pub async fn edit_scheduled_message(
         client: edit.client,
         queue_id: None,
         local_id: None,
-        realm_url: realm_url(env, &edit.realm_host),
+        realm_url: edit.realm_url,
         realm_host: edit.realm_host,
     };
     let plan = plan_send(db, me, realm, &send).await?;
@@ -188,12 +190,6 @@ async fn deliver_one(db: &D1Database, env: &Env, database: &str, row: &Scheduled
     let event = Event::ScheduledMessages(ScheduledMessagesEvent::Remove { scheduled_message_id: row.id });
     notify_owner(env, &sender, &event).await;
     Ok(())
-}
-
-/// The organization's URL on this host, for a send outside a request.
-pub fn realm_url(env: &Env, realm_host: &str) -> String {
-    let scheme = if crate::settings::Settings::from_env(env).development { "http" } else { "https" };
-    format!("{scheme}://{realm_host}")
 }
 
 async fn mark_failed(db: &D1Database, env: &Env, row: &ScheduledMessageRow, reason: &str) -> ApiResult<()> {

@@ -1,12 +1,12 @@
 //! Starting and ending the web client's browser sessions (`crate::domain::sessions`).
 
-use crate::model::ids::{RealmId, UserId};
 use worker::{D1Database, Env};
 
 use crate::db::users::UserRow;
 use crate::db::{self, sessions};
 use crate::domain::sessions::{csrf_token, session_hash, SESSION_ID_LENGTH, SESSION_LIFETIME_SECS};
 use crate::error::ApiResult;
+use crate::model::ids::{RealmId, UserId};
 use crate::secrets;
 
 /// A session just started: what its two cookies carry.

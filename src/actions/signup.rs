@@ -8,9 +8,9 @@ use worker::{D1Database, Env};
 
 use crate::actions::channels::{check_subscribe, Principal, SubscribeRequest};
 use crate::actions::email::{after_queue, queue_stmt};
-use crate::actions::invites::{notify_invites_changed, Site};
+use crate::actions::invites::notify_invites_changed;
 use crate::actions::message_notifications::{announce_new_user, send_direct_notices};
-use crate::actions::message_send;
+use crate::actions::site::Site;
 use crate::actions::users::notify_user_added;
 use crate::db::batch::Batch;
 use crate::db::invites::{self, InvitationRow, MultiuseRow, NewInvitation};
@@ -92,8 +92,8 @@ pub fn link_dict(opened: &Opened, realm_name: &str) -> Value {
 /// organization's address rules apply; an address with an account is refused.
 pub async fn check_request_signup(
     db: &D1Database,
-    env: &Env,
-    site: &Site<'_>,
+    site: &Site,
+    realm_name: &str,
     realm_id: i64,
     email: &str,
     key: Option<&str>,
@@ -138,9 +138,9 @@ pub async fn check_request_signup(
         created_at: now,
         expires_at: Some(now + DEFAULT_EXPIRY_MINUTES * 60),
     };
-    let mail = templates::signup_confirmation(email, site.realm_name, &join_url(site.base_url, &key));
-    db::run_batch(db, vec![invites::insert_invitation_stmt(&confirmation)?, queue_stmt(site.settings, realm_id, &mail)?]).await?;
-    after_queue(env, site.settings, site.database, realm_id, site.realm_host).await;
+    let mail = templates::signup_confirmation(email, realm_name, &join_url(&site.realm_url, &key));
+    db::run_batch(db, vec![invites::insert_invitation_stmt(&confirmation)?, queue_stmt(&site.settings, realm_id, &mail)?]).await?;
+    after_queue(&site.env, &site.settings, &site.database, realm_id, &site.realm_host).await;
     Ok(())
 }
 
@@ -148,14 +148,7 @@ pub async fn check_request_signup(
 /// role, channels and groups; the link works once (checked again inside the write batch,
 /// so two racing sign-ups make one account). Everyone gets `realm_user` add, the
 /// subscribers the subscription events, administrators and the referrer `invites_changed`.
-pub async fn check_register(
-    db: &D1Database,
-    site: &message_send::Site,
-    realm_id: i64,
-    key: &str,
-    full_name: &str,
-    password: &str,
-) -> ApiResult<UserRow> {
+pub async fn check_register(db: &D1Database, site: &Site, realm_id: i64, key: &str, full_name: &str, password: &str) -> ApiResult<UserRow> {
     let row = match open_link(db, realm_id, key).await? {
         Opened::Invitation(row) => row,
         // A reusable link needs the address first (`POST /accounts/home/`).
@@ -225,7 +218,7 @@ pub async fn check_register(
 
 /// Zulip's notice to a referrer who asked for one (`notify_referrer_on_join`): a direct
 /// message from the notification bot. Nobody is told when the referrer has left.
-async fn tell_referrer(db: &D1Database, site: &message_send::Site, referrer_id: i64, user: &UserRow) -> ApiResult<()> {
+async fn tell_referrer(db: &D1Database, site: &Site, referrer_id: i64, user: &UserRow) -> ApiResult<()> {
     let referrer = users::by_id(db, RealmId(user.realm_id), UserId(referrer_id)).await?;
     if !referrer.is_some_and(|r| r.is_active()) {
         return Ok(());

@@ -2,7 +2,6 @@
 //! `subscription` `update` event per property (two for `is_muted`/`in_home_view`) to the
 //! caller's queues.
 
-use crate::model::ids::{ChannelId, RealmId, UserId};
 use std::collections::HashMap;
 
 use serde_json::{json, Value};
@@ -15,6 +14,7 @@ use crate::domain::subscription_properties::PropertyChange;
 use crate::error::{ApiError, ApiResult};
 use crate::event_types::{Event, SubscriptionEvent};
 use crate::events::{self, EventUser};
+use crate::model::ids::{ChannelId, RealmId, UserId};
 
 /// Checks every change (the caller must be subscribed to each channel), then writes them
 /// in one atomic batch and sends the events.

@@ -2,7 +2,6 @@
 //! queues (channel notices only to clients with `stream_typing_notifications`, which the
 //! hub checks). Nothing is stored.
 
-use crate::model::ids::{ChannelId, RealmId};
 use serde_json::json;
 
 use crate::context::RequestContext;
@@ -13,6 +12,7 @@ use crate::db::users::UserRow;
 use crate::error::{ApiError, ApiResult};
 use crate::event_types::{Event, TypingEvent};
 use crate::events::{self, EventUser};
+use crate::model::ids::{ChannelId, RealmId};
 
 pub enum TypingTarget {
     Direct(Vec<i64>),

@@ -1,6 +1,5 @@
 //! Storing uploaded files (R2 bytes, then the D1 row) and reading them back.
 
-use crate::model::ids::{MessageId, RealmId, UserId};
 use serde::Deserialize;
 use serde_json::json;
 use worker::{Env, HttpMetadata, Range};
@@ -13,6 +12,7 @@ use crate::domain::uploads;
 use crate::error::{ApiError, ApiResult};
 use crate::event_types::{AttachmentEvent, Event};
 use crate::events::{self, EventUser};
+use crate::model::ids::{MessageId, RealmId, UserId};
 use crate::request_body::UploadedFile;
 
 /// The R2 bucket of uploaded files.

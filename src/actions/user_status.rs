@@ -1,6 +1,5 @@
 //! Changing one's status, with the `user_status` event to the organization.
 
-use crate::model::ids::{RealmId, UserId};
 use worker::{D1Database, Env};
 
 use crate::actions::notify_realm;
@@ -8,6 +7,7 @@ use crate::db::user_status::{self, StatusChange};
 use crate::db::users::UserRow;
 use crate::error::ApiResult;
 use crate::event_types::{Event, UserStatusEvent};
+use crate::model::ids::{RealmId, UserId};
 
 /// Writes the given parts; the event carries exactly those parts, as Zulip's.
 pub async fn do_update_user_status(db: &D1Database, env: &Env, me: &UserRow, change: &StatusChange<'_>) -> ApiResult<()> {

@@ -3,8 +3,8 @@
 use serde_json::{json, Value};
 use worker::{D1Database, Env};
 
-use crate::actions::message_send::Site;
 use crate::actions::profile_fields::{self, ProfileChange};
+use crate::actions::site::Site;
 use crate::db::batch::Batch;
 use crate::db::default_channels::DefaultChannelRow;
 use crate::db::statement::Statement;

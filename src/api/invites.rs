@@ -8,7 +8,7 @@ use crate::actions::invites::{
     check_create_multiuse_invite, check_invite_users, check_resend_invite, check_revoke_invite, check_revoke_multiuse_invite, get_invites,
     InviteTerms,
 };
-use crate::api::params::site;
+use crate::actions::site::Site;
 use crate::context::RequestContext;
 use crate::domain::invites::parse_invite_as;
 use crate::error::{ApiError, ApiResult};
@@ -61,8 +61,7 @@ pub async fn send_invites(ctx: &RequestContext) -> ApiResult<Reply> {
     let terms = read_terms(ctx, true)?;
     let notify = ctx.params.bool_or("notify_referrer_on_join", true)?;
     let realm = ctx.realm().await?;
-    let site = site(ctx, &realm.name);
-    check_invite_users(&ctx.db, &ctx.env, &site, &me, &emails, &terms, notify).await?;
+    check_invite_users(&ctx.db, &Site::of_request(ctx), &realm.name, &me, &emails, &terms, notify).await?;
     Ok(Reply::ok())
 }
 
@@ -87,7 +86,7 @@ pub async fn revoke_invite(ctx: &RequestContext, id: &str) -> ApiResult<Reply> {
 pub async fn resend_invite(ctx: &RequestContext, id: &str) -> ApiResult<Reply> {
     let me = ctx.user().await?;
     let realm = ctx.realm().await?;
-    check_resend_invite(&ctx.db, &ctx.env, &site(ctx, &realm.name), &me, invite_id(id)?).await?;
+    check_resend_invite(&ctx.db, &Site::of_request(ctx), &realm.name, &me, invite_id(id)?).await?;
     Ok(Reply::ok())
 }
 

@@ -1,13 +1,11 @@
 //! The parameters several endpoints read alike: a message's destination (`to`), the
 //! `anchor` of a message window, `include_subscribers`; and what several answer alike:
-//! the signed-in reply with its session cookies (sign-in, sign-up, password reset) and
-//! the organization's [`Site`] for links and emails. Handlers share these, never each
-//! other.
+//! the signed-in reply with its session cookies (sign-in, sign-up, password reset).
+//! Handlers share these, never each other.
 
 use serde_json::{json, Value};
 
 use crate::actions::channels::Principal;
-use crate::actions::invites::Site;
 use crate::actions::message_send::{Destination, SendRequest};
 use crate::actions::sessions::do_start_session;
 use crate::context::RequestContext;
@@ -126,11 +124,6 @@ pub fn include_subscribers(params: &Params, expected: &str) -> ApiResult<bool> {
         Some("true") | Some("partial") => Ok(true),
         Some(_) => Err(ApiError::invalid_argument("include_subscribers", expected)),
     }
-}
-
-/// Where the request's organization lives, for links and emails.
-pub fn site<'a>(ctx: &'a RequestContext, realm_name: &'a str) -> Site<'a> {
-    Site { settings: &ctx.settings, database: &ctx.database, base_url: &ctx.base_url, realm_host: &ctx.realm_host, realm_name }
 }
 
 /// Starts a session for `user` and answers `user_id` and `email` with its cookies (also

@@ -63,6 +63,7 @@ pub async fn update_scheduled_message(ctx: &RequestContext, id: &str) -> ApiResu
         deliver_at: params.deliver_at,
         client: ctx.client.clone(),
         realm_host: ctx.realm_host.clone(),
+        realm_url: ctx.base_url.clone(),
     };
     actions::edit_scheduled_message(&ctx.db, &ctx.env, &ctx.database, &me, &realm, current, edit).await?;
     Ok(Reply::json(json!({})))

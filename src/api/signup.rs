@@ -4,16 +4,16 @@
 //! end with a new account or a new password sign the person in (session cookies, as
 //! `POST /accounts/login/`).
 
-use crate::model::ids::{RealmId, UserId};
 use serde_json::json;
 
-use crate::actions::message_send;
 use crate::actions::passwords::{complete_password_reset, open_reset_link, request_password_reset};
 use crate::actions::signup::{check_register, check_request_signup, link_dict, open_link};
-use crate::api::params::{signed_in, site};
+use crate::actions::site::Site;
+use crate::api::params::signed_in;
 use crate::context::RequestContext;
 use crate::domain::email_unsubscribe::{check_unsubscribe, EmailKind};
 use crate::error::{ApiError, ApiResult};
+use crate::model::ids::{RealmId, UserId};
 use crate::response::Reply;
 
 /// # `GET /accounts/register/{key}/`
@@ -32,7 +32,7 @@ pub async fn request_signup(ctx: &RequestContext) -> ApiResult<Reply> {
     let email = ctx.params.required_str("email")?;
     let key = ctx.params.str("key")?;
     let realm = ctx.realm().await?;
-    check_request_signup(&ctx.db, &ctx.env, &site(ctx, &realm.name), realm.id, &email, key.as_deref()).await?;
+    check_request_signup(&ctx.db, &Site::of_request(ctx), &realm.name, realm.id, &email, key.as_deref()).await?;
     Ok(Reply::ok())
 }
 
@@ -45,7 +45,7 @@ pub async fn register(ctx: &RequestContext) -> ApiResult<Reply> {
     let full_name = ctx.params.required_str("full_name")?;
     let password = ctx.params.required_str("password")?;
     let realm = ctx.realm().await?;
-    let user = check_register(&ctx.db, &message_send::Site::of_request(ctx), realm.id, &key, &full_name, &password).await?;
+    let user = check_register(&ctx.db, &Site::of_request(ctx), realm.id, &key, &full_name, &password).await?;
     signed_in(ctx, &user).await
 }
 
@@ -56,7 +56,7 @@ pub async fn register(ctx: &RequestContext) -> ApiResult<Reply> {
 pub async fn forgot_password(ctx: &RequestContext) -> ApiResult<Reply> {
     let email = ctx.params.required_str("email")?;
     let realm = ctx.realm().await?;
-    request_password_reset(&ctx.db, &ctx.env, &ctx.settings.rate_limits, &site(ctx, &realm.name), realm.id, &email, &ctx.client_ip())
+    request_password_reset(&ctx.db, &ctx.settings.rate_limits, &Site::of_request(ctx), &realm.name, realm.id, &email, &ctx.client_ip())
         .await?;
     Ok(Reply::ok())
 }

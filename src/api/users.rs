@@ -2,8 +2,8 @@
 
 use serde_json::{json, Value};
 
-use crate::actions::message_send::Site;
 use crate::actions::profile_fields as profile_actions;
+use crate::actions::site::Site;
 use crate::actions::users as actions;
 use crate::auth::Administrator;
 use crate::context::RequestContext;

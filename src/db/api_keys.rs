@@ -1,9 +1,10 @@
 //! `api_keys`: hashes of the keys that authenticate users and bots.
 
-use crate::db::statement::{statement, Statement};
-use crate::model::ids::{RealmId, UserId};
 use serde::Deserialize;
 use worker::{D1Database, Result};
+
+use crate::db::statement::{statement, Statement};
+use crate::model::ids::{RealmId, UserId};
 
 #[derive(Debug, Clone, Deserialize)]
 pub struct KeyVersionRow {

@@ -1,9 +1,10 @@
 //! `bot_services`: the service an outgoing-webhook bot calls (its URL, interface and token).
 
-use crate::db::statement::{statement, Statement};
-use crate::model::ids::{RealmId, UserId};
 use serde::Deserialize;
 use worker::{D1Database, Result};
+
+use crate::db::statement::{statement, Statement};
+use crate::model::ids::{RealmId, UserId};
 
 #[derive(Debug, Clone, Deserialize)]
 pub struct BotServiceRow {

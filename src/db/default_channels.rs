@@ -1,9 +1,10 @@
 //! `default_channels`: the channels people who join an organization are subscribed to.
 
-use crate::db::statement::{statement, Statement};
-use crate::model::ids::{ChannelId, RealmId};
 use serde::Deserialize;
 use worker::Result;
+
+use crate::db::statement::{statement, Statement};
+use crate::model::ids::{ChannelId, RealmId};
 
 #[derive(Debug, Clone, Deserialize)]
 pub struct DefaultChannelRow {

@@ -1,10 +1,11 @@
 //! What message content may name, resolved by name or id within an organization: users,
 //! groups and their members, channels. Lists are JSON arrays bound as one parameter.
 
-use super::statement::{statement, Statement};
-use crate::model::ids::{RealmId, UserId};
 use serde::Deserialize;
 use worker::Result;
+
+use super::statement::{statement, Statement};
+use crate::model::ids::{RealmId, UserId};
 
 #[derive(Deserialize)]
 pub struct NamedRow {

@@ -4,7 +4,6 @@
 //! messages the caller received are in scope; with one, the channel's history the caller
 //! may read.
 
-use crate::model::ids::{RealmId, UserId};
 use std::collections::HashMap;
 
 use serde::Deserialize;
@@ -17,6 +16,7 @@ use crate::db::narrow::{narrow_sql, SqlValue};
 use crate::db::statement::Statement;
 use crate::db::users::UserRow;
 use crate::error::ApiResult;
+use crate::model::ids::{RealmId, UserId};
 use crate::model::message_flags::READ;
 use crate::model::narrow::Term;
 

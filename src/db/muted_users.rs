@@ -1,9 +1,10 @@
 //! `muted_users`: whom each user muted, and when.
 
-use crate::db::statement::{statement, Statement};
-use crate::model::ids::UserId;
 use serde::Deserialize;
 use worker::Result;
+
+use crate::db::statement::{statement, Statement};
+use crate::model::ids::UserId;
 
 #[derive(Debug, Clone, Deserialize)]
 pub struct MutedUserRow {

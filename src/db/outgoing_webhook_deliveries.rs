@@ -1,10 +1,11 @@
 //! `outgoing_webhook_deliveries`: messages waiting to be POSTed to an outgoing-webhook
 //! bot's service (`crate::actions::outgoing_webhooks`).
 
-use crate::db::statement::{statement, Statement};
-use crate::model::ids::{RealmId, UserId};
 use serde::Deserialize;
 use worker::{D1Database, Result};
+
+use crate::db::statement::{statement, Statement};
+use crate::model::ids::{RealmId, UserId};
 
 #[derive(Debug, Clone, Deserialize)]
 pub struct DeliveryRow {

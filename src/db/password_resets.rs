@@ -1,9 +1,10 @@
 //! `password_resets`: the single-use links of "forgot password" (migration 0024).
 
-use crate::db::statement::{statement, Statement};
-use crate::model::ids::{RealmId, UserId};
 use serde::Deserialize;
 use worker::{D1Database, Result};
+
+use crate::db::statement::{statement, Statement};
+use crate::model::ids::{RealmId, UserId};
 
 #[derive(Debug, Clone, Deserialize)]
 pub struct ResetRow {

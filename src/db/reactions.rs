@@ -1,9 +1,10 @@
 //! `reactions`: users' emoji reactions to messages (migration 0003).
 
-use crate::db::statement::{statement, Statement};
-use crate::model::ids::{MessageId, UserId};
 use serde::Deserialize;
 use worker::Result;
+
+use crate::db::statement::{statement, Statement};
+use crate::model::ids::{MessageId, UserId};
 
 /// One distinct emoji reacted to a message.
 #[derive(Debug, Clone, Deserialize)]

@@ -1,9 +1,10 @@
 //! `realm_exports`: the organization's data exports and their status (migration 0029).
 
-use crate::db::statement::statement;
-use crate::model::ids::{RealmId, UserId};
 use serde::Deserialize;
 use worker::{D1Database, Result};
+
+use crate::db::statement::statement;
+use crate::model::ids::{RealmId, UserId};
 
 #[derive(Debug, Clone, Deserialize)]
 pub struct RealmExportRow {

@@ -6,12 +6,13 @@
 //! insert reads that id and resolves every reference through the same map. Both are
 //! idempotent (`OR IGNORE`): a chunk sent again finds its rows mapped and inserted.
 
+use serde::Deserialize;
+use worker::{D1Database, Result};
+
 use super::subscriptions::GROUP_SETTING_COLUMNS;
 use super::user_groups::PERMISSION_COLUMNS;
 use crate::db::statement::{statement, Statement};
 use crate::model::ids::{RealmId, UserId};
-use serde::Deserialize;
-use worker::{D1Database, Result};
 
 /// What an archive id names; each kind is numbered from its own table.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]

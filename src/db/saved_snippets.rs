@@ -1,9 +1,10 @@
 //! `saved_snippets`: each user's reusable message texts.
 
-use crate::db::statement::{statement, Statement};
-use crate::model::ids::{RealmId, UserId};
 use serde::Deserialize;
 use worker::{D1Database, Result};
+
+use crate::db::statement::{statement, Statement};
+use crate::model::ids::{RealmId, UserId};
 
 #[derive(Debug, Clone, Deserialize)]
 pub struct SavedSnippetRow {

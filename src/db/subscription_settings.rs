@@ -1,10 +1,11 @@
 //! `subscriptions` with their per-user settings, as `POST /register` and the
 //! subscription-property endpoints read and write them.
 
-use crate::db::statement::{statement, Statement};
-use crate::model::ids::{ChannelId, RealmId, UserId};
 use serde::Deserialize;
 use worker::Result;
+
+use crate::db::statement::{statement, Statement};
+use crate::model::ids::{ChannelId, RealmId, UserId};
 
 /// One subscription row (active or not) with its channel.
 #[derive(Debug, Clone, Deserialize)]

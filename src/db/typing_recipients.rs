@@ -1,9 +1,10 @@
 //! The users a typing notice may go to: users by id, and a channel's subscribers.
 
-use crate::db::statement::{statement, Statement};
-use crate::model::ids::{ChannelId, RealmId};
 use serde::Deserialize;
 use worker::Result;
+
+use crate::db::statement::{statement, Statement};
+use crate::model::ids::{ChannelId, RealmId};
 
 #[derive(Debug, Clone, Deserialize)]
 pub struct Recipient {

@@ -1,9 +1,10 @@
 //! `user_status`: each user's status text, emoji and the deprecated `away`.
 
-use crate::db::statement::{statement, Statement};
-use crate::model::ids::{RealmId, UserId};
 use serde::Deserialize;
 use worker::Result;
+
+use crate::db::statement::{statement, Statement};
+use crate::model::ids::{RealmId, UserId};
 
 #[derive(Debug, Clone, Deserialize)]
 pub struct UserStatusRow {

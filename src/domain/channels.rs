@@ -1,6 +1,5 @@
 //! Channel access and the Channel ("stream") and Subscription objects of the API.
 
-use crate::model::ids::{ChannelId, RealmId, UserId};
 use std::collections::HashMap;
 
 use serde_json::{json, Map, Value};
@@ -15,6 +14,7 @@ use crate::db::users::UserRow;
 use crate::domain::channel_permissions;
 use crate::domain::group_setting_values::AnonymousGroups;
 use crate::error::{ApiError, ApiResult};
+use crate::model::ids::{ChannelId, RealmId, UserId};
 use crate::params::parse_int;
 use crate::platform::realm_cache::RealmState;
 

@@ -6,8 +6,6 @@
 //!   rows, with senders, direct-message recipients, reactions and channel names fetched in
 //!   one batch whatever the number of messages.
 
-use crate::markdown::TopicLinker;
-use crate::model::ids::{MessageId, RealmId, UserId};
 use std::collections::HashMap;
 
 use serde::Deserialize;
@@ -24,6 +22,8 @@ use crate::db::users::UserRow;
 use crate::domain::search;
 use crate::domain::users::{api_email, avatar_url, client_computes_avatar};
 use crate::error::{ApiError, ApiResult};
+use crate::markdown::TopicLinker;
+use crate::model::ids::{MessageId, RealmId, UserId};
 use crate::model::message_flags::flag_names;
 use crate::model::narrow::Term;
 use crate::model::recipients::RecipientType;

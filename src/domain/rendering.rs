@@ -1,7 +1,6 @@
 //! Rendering content for a message: resolving what it mentions or links to (one batch) and
 //! calling the Markdown renderer. Used by sending and editing.
 
-use crate::model::ids::{RealmId, UserId};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use worker::D1Database;
@@ -12,6 +11,7 @@ use crate::db::mentions::{self, GroupMemberRow, MentionableGroupRow, Mentionable
 use crate::db::realm_emoji::RealmEmojiRow;
 use crate::error::{ApiError, ApiResult};
 use crate::markdown::{self, CustomEmoji, LinkableChannel, Linkifier, MentionableGroup, MentionableUser, References, Rendered, Resolved};
+use crate::model::ids::{RealmId, UserId};
 
 /// Where the reads that resolve a content's references sit in a batch: mentionable users
 /// (active, by full name or id), groups and their members (direct or through subgroups;

@@ -1,10 +1,8 @@
 //! The user group object of the API.
 
-use crate::model::ids::{RealmId, UserId};
 use std::collections::BTreeMap;
 
 use serde_json::{json, Value};
-
 use worker::D1Database;
 
 use crate::db::batch::Batch;
@@ -12,6 +10,7 @@ use crate::db::user_groups::{self, GroupIdRow, IsMemberRow, MemberRow, SettingUs
 use crate::db::users::{self, UserIdRow, UserRow};
 use crate::domain::group_setting_values::{AnonymousGroup, AnonymousGroups, GroupSettingValue};
 use crate::error::{ApiError, ApiResult};
+use crate::model::ids::{RealmId, UserId};
 
 /// Whether the active `user` is a direct member of the system group `group` by role: the
 /// group's role, and for `role:fullmembers` past the organization's waiting period

@@ -1,14 +1,13 @@
 //! User status as the API shows it: only the parts that are set.
 
-use crate::model::ids::{RealmId, UserId};
 use serde_json::{json, Map, Value};
-
 use worker::D1Database;
 
 use crate::db::batch::Batch;
 use crate::db::user_status::{self, UserStatusRow};
 use crate::db::users::{self, UserRow};
 use crate::error::{ApiError, ApiResult};
+use crate::model::ids::{RealmId, UserId};
 
 /// Zulip's limit on `status_text`.
 pub const MAX_STATUS_TEXT_LENGTH: usize = 60;

@@ -1,6 +1,5 @@
 //! The User object of the API, as one caller sees another user.
 
-use crate::model::ids::{RealmId, UserId};
 use serde_json::{json, Value};
 use worker::D1Database;
 
@@ -10,6 +9,7 @@ use crate::db::realms::{self, RealmRow};
 use crate::db::users::{self, NamedUser, SignInRow, UserRow};
 use crate::domain::profile_fields::profile_data;
 use crate::error::{ApiError, ApiResult};
+use crate::model::ids::{RealmId, UserId};
 use crate::model::Role;
 use crate::params::parse_int;
 use crate::secrets::sha256_hex;

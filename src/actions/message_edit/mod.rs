@@ -113,7 +113,7 @@ pub async fn check_update_message(
     let along = AlongWithEdit { notices: planned.as_ref(), relink: relink.as_ref() };
     let applied = apply(ctx, user, &message, &plan, rendered.as_ref(), scope.as_ref(), &before, &changed, along, now).await?;
     if !applied.newly_mentioned.is_empty() {
-        let site = crate::actions::message_send::Site::of_request(ctx);
+        let site = crate::actions::site::Site::of_request(ctx);
         crate::actions::message_send::FollowUp::of_edit(site, user, message.id, applied.newly_mentioned).start().await;
     }
     if let (Some(notice), None) = (&notice, &planned) {

@@ -5,65 +5,13 @@
 //! in a request, awaited outside one. None of it can fail the send: each part logs and
 //! counts its own failure (`crate::actions::background_failures`).
 
-use std::rc::Rc;
-
 use serde_json::Value;
-use worker::{D1Database, Env};
 
 use super::SentMessage;
 use crate::actions::missed_message_emails::{self, MailedMessage};
 use crate::actions::push::{self, MessageNoticeJob};
-use crate::context::RequestContext;
+use crate::actions::site::Site;
 use crate::db::users::UserRow;
-use crate::error::ApiResult;
-use crate::settings::{PushRelay, Settings};
-
-/// Where a message is sent and its follow-up runs: the organization's database binding and
-/// its addresses, and the request's runtime context when there is one.
-#[derive(Clone)]
-pub struct Site {
-    pub env: Env,
-    /// The organization's database binding (`DB`, `DB_2`, ...).
-    pub database: String,
-    /// `host[:port]` of the organization.
-    pub realm_host: String,
-    /// `scheme://host[:port]`.
-    pub realm_url: String,
-    pub push_relay: Option<PushRelay>,
-    /// A request's runtime context: follow-ups then run after its response.
-    after_response: Option<Rc<worker::Context>>,
-}
-
-impl Site {
-    /// The site a request addressed.
-    pub fn of_request(ctx: &RequestContext) -> Site {
-        Site {
-            env: ctx.env.clone(),
-            database: ctx.database.clone(),
-            realm_host: ctx.realm_host.clone(),
-            realm_url: ctx.base_url.clone(),
-            push_relay: ctx.settings.push_relay.clone(),
-            after_response: ctx.worker.clone(),
-        }
-    }
-
-    /// The site of an organization's host, outside a request.
-    pub fn of_host(env: &Env, database: &str, realm_host: &str) -> Site {
-        Site {
-            env: env.clone(),
-            database: database.to_string(),
-            realm_host: realm_host.to_string(),
-            realm_url: crate::actions::scheduled_messages::realm_url(env, realm_host),
-            push_relay: Settings::from_env(env).push_relay.clone(),
-            after_response: None,
-        }
-    }
-
-    /// The organization's database.
-    pub fn db(&self) -> ApiResult<D1Database> {
-        crate::platform::directory::database(&self.env, &self.database)
-    }
-}
 
 /// A message's follow-up work.
 pub struct FollowUp {
@@ -104,14 +52,15 @@ impl FollowUp {
     /// Runs the job after the response when its site is a request's; otherwise (an alarm,
     /// which answers no client) now.
     pub async fn start(self) {
-        match self.site.after_response.clone() {
+        match self.site.after_response() {
             Some(worker) => worker.wait_until(self.run()),
             None => self.run().await,
         }
     }
 
     async fn run(self) {
-        let Site { env, database, realm_host, realm_url, push_relay, .. } = &self.site;
+        let Site { env, database, realm_host, realm_url, settings, .. } = &self.site;
+        let push_relay = &settings.push_relay;
         let db = match self.site.db() {
             Ok(db) => db,
             Err(err) => return worker::console_error!("follow-up of message {} not run: {}", self.mailed.id, err.msg),

@@ -39,13 +39,14 @@ use serde_json::Value;
 use worker::{D1Database, Env};
 
 pub use bot::{plan_bot_message, BotMessage};
-pub use follow_up::{FollowUp, Site};
+pub use follow_up::FollowUp;
 pub use plan::{plan, PlannedChannel, SendPlan, WILDCARD_MENTION_THRESHOLD};
 pub use reads::{add_send_reads, load_send, SendInputs, SendReads, SendSubscriber};
 pub use write::{add_send_writes, PendingSend};
 use write::{commit_send, finish_send};
 
 use crate::actions::channels::Principal;
+use crate::actions::site::Site;
 use crate::auth::{Authenticator, Remember};
 use crate::context::RequestContext;
 use crate::db::batch::{Batch, BatchResults};

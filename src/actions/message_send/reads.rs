@@ -1,7 +1,6 @@
 //! Sending's reads: everything [`plan()`](super::plan()) needs, in ONE batch, made as the
 //! sender (in the batch that authenticates a request, through [`ReadAsUser`]).
 
-use crate::model::ids::{ChannelId, RealmId, UserId};
 use std::collections::HashMap;
 
 use serde::Deserialize;
@@ -22,6 +21,7 @@ use crate::domain::rendering::{ResolutionReads, UnmentionableGroups};
 use crate::domain::topics::normalize_topic;
 use crate::error::ApiResult;
 use crate::markdown;
+use crate::model::ids::{ChannelId, RealmId, UserId};
 use crate::model::VisibilityPolicy;
 use crate::platform::realm_cache::RealmState;
 

@@ -1,7 +1,6 @@
 //! Sending's write: ONE batch (the message, its recipients' rows, attachments and topic
 //! policies), then the events once it committed.
 
-use crate::model::ids::{ChannelId, RealmId, UserId};
 use std::collections::HashMap;
 
 use serde::Deserialize;
@@ -20,6 +19,7 @@ use crate::domain::messages::{message_dict, MessageContext, MessageOptions};
 use crate::domain::outgoing_webhooks::payload_message;
 use crate::error::{ApiError, ApiResult};
 use crate::events::{send_event, send_message_event, Event, EventUser};
+use crate::model::ids::{ChannelId, RealmId, UserId};
 use crate::model::message_flags::flag_names;
 use crate::model::recipients::RecipientType;
 use crate::model::VisibilityPolicy;

@@ -13,7 +13,6 @@
 //! to 16 MiB at a time; then custom emoji, avatars, the organization's icons and the
 //! tables (`realm.json`, `attachment.json`), which end the archive.
 
-use crate::model::ids::{MessageId, RealmId};
 use std::collections::BTreeSet;
 
 use serde::{Deserialize, Serialize};
@@ -28,6 +27,7 @@ use crate::domain::realm_export::{self as rules, Archive, Selection};
 use crate::domain::realm_icon::storage_key as realm_image_storage_key;
 use crate::domain::users::avatar_storage_key;
 use crate::error::{ApiError, ApiResult};
+use crate::model::ids::{MessageId, RealmId};
 
 /// R2's smallest part (all parts but the last are this size).
 const PART_SIZE: usize = 5 * 1024 * 1024;
