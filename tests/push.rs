@@ -229,12 +229,7 @@ fn a_channel_with_push_notifications_on_notifies_every_message() {
     let hamlet = Client::dev("hamlet@zulip.com");
     let name = unique("push channel");
     let channel_id = chat::create_channel(&hamlet, &name, &[], &[hamlet.user_id, othello.user_id]);
-    othello
-        .post(
-            "/users/me/subscriptions/properties",
-            &[("subscription_data", &format!(r#"[{{"stream_id": {channel_id}, "property": "push_notifications", "value": true}}]"#))],
-        )
-        .success();
+    push_every_message(&othello, channel_id);
     let d = register(&othello);
     let relay_id = relay_device_id(&d.token);
     let content = unique("every message");
