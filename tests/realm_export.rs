@@ -20,6 +20,20 @@ fn fresh_organization() -> (Client, Client) {
     organization_with_member("exportorg", "Export Org", PASSWORD)
 }
 
+/// A second member of `owner`'s organization, signed in.
+fn another_member(owner: &Client) -> Client {
+    let realm = owner.realm.clone().unwrap();
+    let email = format!("other@{realm}.example.com");
+    owner.post("/users", &[("email", email.as_str()), ("password", PASSWORD), ("full_name", "Otto Other")]).success();
+    let form: &[(&str, &str)] = &[("username", &email), ("password", PASSWORD)];
+    let body = request("POST", "/fetch_api_key", &[], Some(Body::Form(form)), None, Some(&realm)).success();
+    Client { email, api_key: body["api_key"].as_str().unwrap().to_string(), user_id: body["user_id"].as_i64().unwrap(), realm: Some(realm) }
+}
+
+fn consent(client: &Client) {
+    client.patch("/settings", &[("allow_private_data_export", "true")]).success();
+}
+
 /// Requests an export and waits for the `realm_export` event that shows it finished.
 fn finished_export(admin: &Client, export_type: &str) -> Value {
     let mut queue = register_for(admin, r#"["realm_export"]"#);
@@ -129,6 +143,7 @@ fn realm_json_holds_every_table_zulips_importer_reads_in_its_shape() {
         "zerver_realmdomain",
         "zerver_realmfilter",
         "zerver_realmplayground",
+        "zerver_realmuserdefault",
         "zerver_userpresence",
         "zerver_useractivity",
         "zerver_useractivityinterval",
@@ -421,19 +436,173 @@ fn a_full_export_holds_the_private_messages_of_consenting_members_only() {
     assert_matches_openapi("get", "/export/realm/consents", &consents);
     let mine = |body: &Value, id: i64| body["export_consents"].as_array().unwrap().iter().find(|c| c["user_id"] == id).cloned().unwrap();
     assert_eq!(mine(&consents, member.user_id)["consented"], false);
-    let to_owner = format!("[{}]", owner.user_id);
-    let unconsented = member.post("/messages", &[("type", "direct"), ("to", &to_owner), ("content", "before consent")]).success();
+    consent(&owner);
+    let other = another_member(&owner);
+    let unconsented = direct_message(&member, other.user_id, "before consent");
+    let between_others = direct_message(&other, owner.user_id, "the owner consents");
     let mut queue = register_for(&owner, r#"["realm_export_consent"]"#);
-    member.patch("/settings", &[("allow_private_data_export", "true")]).success();
+    consent(&member);
     let event = queue.wait_for("realm_export_consent", |e| e["type"] == "realm_export_consent");
     assert_eq!((event["user_id"].as_i64(), &event["consented"]), (Some(member.user_id), &Value::Bool(true)));
     assert_eq!(mine(&owner.get("/export/realm/consents", &[]).success(), member.user_id)["consented"], true);
-    let consented = member.post("/messages", &[("type", "direct"), ("to", &to_owner), ("content", "after consent")]).success();
+    let consented = direct_message(&member, other.user_id, "after consent");
+    let unexported = direct_message(&other, other.user_id, "nobody consented");
     let export = finished_export(&owner, "2");
     assert_eq!(export["export_type"], 2);
     let ids: Vec<i64> = exported_messages(&unpack(&owner, &export)).iter().map(|m| m["id"].as_i64().unwrap()).collect();
     // The member consented: both direct messages they received or sent are theirs to give.
-    assert!(ids.contains(&consented["id"].as_i64().unwrap()) && ids.contains(&unconsented["id"].as_i64().unwrap()), "{ids:?}");
+    assert!(ids.contains(&consented) && ids.contains(&unconsented) && ids.contains(&between_others), "{ids:?}");
+    assert!(!ids.contains(&unexported), "{ids:?}");
+}
+
+#[test]
+fn an_export_with_private_data_needs_a_consenting_owner() {
+    let (owner, member) = fresh_organization();
+    consent(&member);
+    let refused = owner.post("/export/realm", &[("export_type", "2")]);
+    assert_eq!((refused.status, &refused.body["code"]), (400, &json!("BAD_REQUEST")), "{:?}", refused.body);
+    let msg = refused.body["msg"].as_str().unwrap();
+    assert!(msg.starts_with("Make sure at least one Organization Owner is consenting to the export or contact "), "{msg}");
+    assert_eq!(owner.get("/export/realm", &[]).success()["exports"], json!([]));
+    consent(&owner);
+    owner.post("/export/realm", &[("export_type", "2")]).success();
+}
+
+/// A new member of `owner`'s organization whose address is visible to nobody (this server
+/// takes that setting from the organization's defaults for new users).
+fn member_visible_to_nobody(owner: &Client) -> Client {
+    owner.patch("/realm/user_settings_defaults", &[("email_address_visibility", "4")]).success();
+    let member = another_member(owner);
+    owner.patch("/realm/user_settings_defaults", &[("email_address_visibility", "1")]).success();
+    member
+}
+
+fn set_role(admin: &Client, user: &Client, role: &str) {
+    admin.patch(&format!("/users/{}", user.user_id), &[("role", role)]).success();
+}
+
+#[test]
+fn a_public_export_needs_an_owner_whose_email_it_may_hold() {
+    let (owner, _member) = fresh_organization();
+    // The only owner left is one whose address is visible to nobody.
+    let hidden = member_visible_to_nobody(&owner);
+    set_role(&owner, &hidden, "100");
+    set_role(&hidden, &owner, "200");
+    let refused = owner.post("/export/realm", &[("export_type", "1")]);
+    assert_eq!((refused.status, &refused.body["code"]), (400, &json!("BAD_REQUEST")), "{:?}", refused.body);
+    let msg = refused.body["msg"].as_str().unwrap();
+    assert!(msg.starts_with("Make sure at least one Organization Owner allows other Administrators to see their email address"), "{msg}");
+    assert_eq!(owner.get("/export/realm", &[]).success()["exports"], json!([]));
+    set_role(&hidden, &owner, "100");
+    owner.post("/export/realm", &[("export_type", "1")]).success();
+}
+
+/// A generic bot of `owner`'s that keeps `value` in its storage; answers its user id.
+fn bot_storing(owner: &Client, value: &str) -> i64 {
+    let form = [("full_name", "Keeper"), ("short_name", &unique("keeper")[..]), ("bot_type", "1")];
+    let bot = owner.post("/bots", &form).success();
+    let (user_id, api_key) = (bot["user_id"].as_i64().unwrap(), bot["api_key"].as_str().unwrap().to_string());
+    let email = owner.get(&format!("/users/{user_id}"), &[]).success()["user"]["email"].as_str().unwrap().to_string();
+    let storage = json!({ "kept": value }).to_string();
+    let form = [("storage", storage.as_str())];
+    request("PUT", "/bot_storage", &[], Some(Body::Form(&form)), Some((&email, &api_key)), owner.realm.as_deref()).success();
+    user_id
+}
+
+fn direct_message(from: &Client, to: i64, content: &str) -> i64 {
+    let to = format!("[{to}]");
+    from.post("/messages", &[("type", "direct"), ("to", &to), ("content", content)]).success()["id"].as_i64().unwrap()
+}
+
+/// One field of every row of a `realm.json` table.
+fn column(realm: &Value, table: &str, field: &str) -> Vec<Value> {
+    realm[table].as_array().unwrap_or_else(|| panic!("{table} in realm.json")).iter().map(|r| r[field].clone()).collect()
+}
+
+#[test]
+fn a_full_export_holds_the_personal_data_of_consenting_members_and_their_bots_only() {
+    let (owner, member) = fresh_organization();
+    let other = another_member(&owner);
+    consent(&owner);
+    consent(&member);
+    for (client, name) in [(&other, "other"), (&member, "member")] {
+        client.post("/users/me/status", &[("status_text", &format!("{name} status")[..])]).success();
+        client.post("/saved_snippets", &[("title", &format!("{name} snippet")[..]), ("content", "Hello")]).success();
+        client.post("/users/me/presence", &[("status", "active"), ("new_user_input", "true")]).success();
+    }
+    let (members_bot, others_bot) = (bot_storing(&member, "member's bot"), bot_storing(&other, "other's bot"));
+    let to_members_bot = direct_message(&other, members_bot, "to a consenting member's bot");
+    let to_others_bot = direct_message(&other, others_bot, "between two who did not consent");
+
+    let files = unpack(&owner, &finished_export(&owner, "2"));
+    let realm = json_file(&files, "realm.json");
+    assert_eq!(column(&realm, "zerver_userstatus", "status_text"), [json!("member status")]);
+    assert_eq!(column(&realm, "zerver_savedsnippet", "title"), [json!("member snippet")]);
+    assert_eq!(column(&realm, "zerver_botstoragedata", "value"), [json!("member's bot")]);
+    assert_eq!(column(&realm, "zerver_botstoragedata", "bot_profile"), [json!(members_bot)]);
+    // Presence is public: everyone's is exported.
+    let present = column(&realm, "zerver_userpresence", "user_profile");
+    assert!(present.contains(&json!(other.user_id)) && present.contains(&json!(member.user_id)), "{present:?}");
+    // A bot whose owner consents consents too: what it received is exported.
+    let ids: Vec<i64> = exported_messages(&files).iter().map(|m| m["id"].as_i64().unwrap()).collect();
+    assert!(ids.contains(&to_members_bot) && !ids.contains(&to_others_bot), "{ids:?}");
+}
+
+/// `user`'s row in `realm.json`'s `table`.
+fn user_row<'a>(realm: &'a Value, table: &str, user: &Client) -> &'a Value {
+    let rows = realm[table].as_array().unwrap_or_else(|| panic!("{table} in realm.json"));
+    rows.iter().find(|u| u["id"] == user.user_id).unwrap_or_else(|| panic!("{} not in {table}", user.email))
+}
+
+/// Mutes, pins and colours `client`'s subscription to `channel` (subscribing first).
+fn customise_subscription(client: &Client, channel: &str) {
+    client.post("/users/me/subscriptions", &[("subscriptions", &format!(r#"[{{"name":"{channel}"}}]"#))]).success();
+    let id = client.get("/get_stream_id", &[("stream", channel)]).success()["stream_id"].as_i64().unwrap();
+    let properties = json!([
+        { "stream_id": id, "property": "is_muted", "value": true },
+        { "stream_id": id, "property": "pin_to_top", "value": true },
+        { "stream_id": id, "property": "color", "value": "#000000" },
+    ]);
+    client.post("/users/me/subscriptions/properties", &[("subscription_data", &properties.to_string())]).success();
+}
+
+#[test]
+fn an_export_with_consent_makes_who_did_not_consent_a_mirror_dummy_with_default_settings() {
+    let (owner, member) = fresh_organization();
+    consent(&owner);
+    create_channel(&owner, "quiet-corner", false);
+    for client in [&owner, &member] {
+        client.patch("/settings", &[("twenty_four_hour_time", "true")]).success();
+        customise_subscription(client, "quiet-corner");
+    }
+    let realm = json_file(&unpack(&owner, &finished_export(&owner, "2")), "realm.json");
+    let (kept, dummy) = (user_row(&realm, "zerver_userprofile", &owner), user_row(&realm, "zerver_userprofile_mirrordummy", &member));
+    assert_eq!((&kept["is_active"], &kept["twenty_four_hour_time"]), (&json!(true), &json!(true)), "{kept}");
+    assert_eq!((&dummy["is_active"], &dummy["is_mirror_dummy"]), (&json!(false), &json!(true)), "{dummy}");
+    assert_eq!(dummy["twenty_four_hour_time"], false, "the organization's default: {dummy}");
+    let channel = realm["zerver_stream"].as_array().unwrap().iter().find(|c| c["name"] == "quiet-corner").unwrap();
+    let subscription = |user: &Client| {
+        let rows = realm["zerver_subscription"].as_array().unwrap();
+        rows.iter().find(|s| s["user_profile"] == user.user_id && s["recipient"] == channel["recipient"]).cloned().unwrap()
+    };
+    let (owners, members) = (subscription(&owner), subscription(&member));
+    assert_eq!((&owners["is_muted"], &owners["pin_to_top"], &owners["color"]), (&json!(true), &json!(true), &json!("#000000")));
+    assert_eq!((&members["is_muted"], &members["pin_to_top"]), (&json!(false), &json!(false)), "{members}");
+    assert_ne!(members["color"], "#000000", "{members}");
+}
+
+#[test]
+fn a_public_export_replaces_an_address_visible_to_nobody_and_deactivates_its_account() {
+    let (owner, _member) = fresh_organization();
+    let member = member_visible_to_nobody(&owner);
+    let realm = json_file(&unpack(&owner, &finished_export(&owner, "1")), "realm.json");
+    let kept = user_row(&realm, "zerver_userprofile", &owner);
+    assert_eq!((&kept["delivery_email"], &kept["is_active"]), (&json!(owner.email), &json!(true)), "{kept}");
+    let dummy = user_row(&realm, "zerver_userprofile_mirrordummy", &member);
+    let address = dummy["delivery_email"].as_str().unwrap();
+    assert!(address.starts_with("exported-user-") && !address.contains("member@"), "{address}");
+    assert_eq!((&dummy["is_active"], &dummy["is_mirror_dummy"]), (&json!(false), &json!(true)), "{dummy}");
+    assert!(!realm.to_string().contains(&member.email), "the address is nowhere in realm.json");
 }
 
 // ---- DELETE /export/realm/{export_id}

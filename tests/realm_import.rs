@@ -7,6 +7,7 @@
 
 mod common;
 mod event_support;
+mod onboarding;
 mod upload_support;
 mod zulip_archive;
 
@@ -527,8 +528,10 @@ fn importing_needs_the_server_admin_secret() {
 
 // ---- the round trip
 
-/// Requests a full export and answers the archive's bytes.
+/// Requests a full export (with private data, which needs the owner's consent, as Zulip's
+/// does) and answers the archive's bytes.
 fn export_archive(owner: &Client) -> Vec<u8> {
+    owner.patch("/settings", &[("allow_private_data_export", "true")]).success();
     let mut queue = register_for(owner, r#"["realm_export"]"#);
     let id = owner.post("/export/realm", &[("export_type", "2")]).success()["id"].as_i64().unwrap();
     let event = queue.wait_for("finished realm_export", |e| {
@@ -683,9 +686,11 @@ fn an_uploaded_avatar_survives_an_export_and_import() {
     let old_url = upload_files_to(&member, "/users/me/avatar", &[("file", "me.jpg", &bytes)]).success()["avatar_url"].clone();
     let id = export_and_import(&owner);
 
-    let new_member = Client::dev_in(Some(&id), &member.email);
-    let me = new_member.get("/users/me", &[]).success();
-    let url = me["avatar_url"].as_str().unwrap();
+    // The member did not consent, so is a deactivated mirror dummy now: their avatar is public.
+    let new_owner = Client::dev_in(Some(&id), &owner.email);
+    let user = new_owner.get(&format!("/users/{}", member.email), &[]).success()["user"].clone();
+    assert_eq!(user["is_active"], false, "{user}");
+    let url = user["avatar_url"].as_str().unwrap();
     assert!(url.starts_with("/user_avatars/") && json!(url) != old_url, "{url}");
     let got = download(None, url, &[]);
     assert_eq!((got.status, got.header("Content-Type")), (200, Some("image/jpeg")));
@@ -781,6 +786,8 @@ fn permissions_round_trip() -> &'static (Client, String) {
     static DONE: OnceLock<(Client, String)> = OnceLock::new();
     DONE.get_or_init(|| {
         let (owner, member) = organization_with_member("permsrc", "Permission Source", PASSWORD);
+        // The member's memberships are compared: they consent, so stay an active member.
+        member.patch("/settings", &[("allow_private_data_export", "true")]).success();
         let admins = group_id(&owner, "role:administrators");
         let set = |members: &[i64], subgroups: &[i64]| json!({ "new": { "direct_members": members, "direct_subgroups": subgroups } });
         let members = format!("[{}]", member.user_id);
@@ -1137,6 +1144,35 @@ fn a_users_personal_settings_are_kept() {
 }
 
 #[test]
+fn the_organizations_defaults_for_new_users_are_kept() {
+    let defaults = registered(zulip_archive::OLIVIA, r#"["realm_user_settings_defaults"]"#)["realm_user_settings_defaults"].clone();
+    assert_eq!((&defaults["emojiset"], &defaults["web_home_view"]), (&json!("google"), &json!("inbox")), "{defaults}");
+}
+
+#[test]
+fn a_users_saved_snippets_views_and_presence_are_kept() {
+    let mo = zulip_user(zulip_archive::MO);
+    let snippets = mo.get("/saved_snippets", &[]).success()["saved_snippets"].clone();
+    let snippet = &snippets[0];
+    assert_eq!(
+        (&snippet["title"], &snippet["content"], &snippet["date_created"]),
+        (&json!("Standup"), &json!("Yesterday, today, blockers"), &json!(1_700_000_800)),
+        "{snippets}"
+    );
+    let views = mo.get("/navigation_views", &[]).success()["navigation_views"].clone();
+    let general = views.as_array().unwrap().iter().find(|v| v["fragment"] == "narrow/channel/30-general").cloned();
+    assert_eq!(general.map(|v| (v["is_pinned"].clone(), v["name"].clone())), Some((json!(true), json!("General chat"))), "{views}");
+    let presence = mo.get(&format!("/users/{}/presence", zulip_archive::MO), &[]).success()["presence"]["aggregated"].clone();
+    assert_eq!(presence["timestamp"], json!(1_700_000_900), "{presence}");
+}
+
+#[test]
+fn a_bots_storage_is_kept() {
+    let bot = zulip_user(zulip_archive::HELPER_BOT);
+    assert_eq!(bot.get("/bot_storage", &[]).success()["storage"], json!({ "greeting": "hello" }));
+}
+
+#[test]
 fn a_users_alert_words_are_kept() {
     assert_eq!(registered(zulip_archive::MO, r#"["alert_words"]"#)["alert_words"], json!(["deploy"]));
 }
@@ -1269,7 +1305,8 @@ fn folders_playgrounds_bots_services_and_members_own_settings_survive_an_export_
     let payload_url = json!("https://hooks.example/launch").to_string();
     let bot =
         [("full_name", "Launch Hook"), ("short_name", "launch"), ("bot_type", "3"), ("payload_url", &payload_url), ("interface_type", "2")];
-    owner.post("/bots", &bot).success();
+    // The member's bot: a consent export holds the services of consenting members' bots.
+    member.post("/bots", &bot).success();
     let token = |c: &Client| {
         let bots = realm_bots(c);
         let bot = bots.as_array().unwrap().iter().find(|b| b["full_name"] == "Launch Hook").cloned().expect("the bot");
@@ -1286,4 +1323,78 @@ fn folders_playgrounds_bots_services_and_members_own_settings_survive_an_export_
     // The service's token is new, as Zulip's importer makes it: whoever read the archive
     // cannot pose as the server.
     assert_ne!(token(&new_owner), token(&owner));
+}
+
+/// A member's saved snippets, views, presence and their bot's storage, as they read them.
+fn snippets_views_presence_and_storage(member: &Client, bot: &Client) -> Value {
+    let snippets: Vec<Value> = member.get("/saved_snippets", &[]).success()["saved_snippets"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| json!([s["title"], s["content"], s["date_created"]]))
+        .collect();
+    let views: Vec<Value> = member.get("/navigation_views", &[]).success()["navigation_views"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| json!([v["fragment"], v["is_pinned"], v["name"]]))
+        .collect();
+    let presence = member.get(&format!("/users/{}/presence", member.email), &[]).success()["presence"]["aggregated"].clone();
+    json!({ "snippets": snippets, "views": views, "presence": presence, "storage": bot.get("/bot_storage", &[]).success()["storage"] })
+}
+
+#[test]
+fn saved_snippets_views_presence_and_bot_storage_survive_an_export_and_import() {
+    let (owner, member) = organization_with_member("snipsrc", "Snippets Source", PASSWORD);
+    member.patch("/settings", &[("allow_private_data_export", "true")]).success();
+    member.post("/saved_snippets", &[("title", "Greeting"), ("content", "Hello **there**")]).success();
+    member.post("/navigation_views", &[("fragment", "narrow/channel/1-launch"), ("is_pinned", "true"), ("name", "Launch")]).success();
+    member.post("/navigation_views", &[("fragment", "inbox"), ("is_pinned", "false")]).success();
+    member.post("/users/me/presence", &[("status", "active"), ("new_user_input", "true")]).success();
+    let form = [("full_name", "Keeper"), ("short_name", "keeper"), ("bot_type", "1")];
+    let created = member.post("/bots", &form).success();
+    let bot_email = member.get(&format!("/users/{}", created["user_id"]), &[]).success()["user"]["email"].as_str().unwrap().to_string();
+    let bot = Client::dev_in(owner.realm.as_deref(), &bot_email);
+    let storage = json!({ "counter": "41", "motto": "keep going" }).to_string();
+    let put = [("storage", storage.as_str())];
+    request("PUT", "/bot_storage", &[], Some(Body::Form(&put)), bot.auth(), bot.realm.as_deref()).success();
+    let before = snippets_views_presence_and_storage(&member, &bot);
+    // What is compared holds the data.
+    for seeded in ["Greeting", "narrow/channel/1-launch", "inbox", "keep going", "\"timestamp\""] {
+        assert!(before.to_string().contains(seeded), "{seeded} in {before}");
+    }
+    let id = export_and_import(&owner);
+    let (new_member, new_bot) = (Client::dev_in(Some(&id), &member.email), Client::dev_in(Some(&id), &bot_email));
+    assert_eq!(snippets_views_presence_and_storage(&new_member, &new_bot), before);
+}
+
+#[test]
+fn who_did_not_consent_signs_up_again_to_their_imported_account() {
+    let (owner, member) = organization_with_member("stubsrc", "Stub Source", PASSWORD);
+    let form = [("type", "stream"), ("to", "general"), ("topic", "before"), ("content", "written before the move")];
+    let sent = member.post("/messages", &form).success()["id"].as_i64().unwrap();
+    let id = export_and_import(&owner);
+    let new_owner = Client::dev_in(Some(&id), &owner.email);
+    let placeholder = new_owner.get(&format!("/users/{}", member.email), &[]).success()["user"].clone();
+    assert_eq!(placeholder["is_active"], false, "{placeholder}");
+    let user_id = placeholder["user_id"].as_i64().unwrap();
+    new_owner
+        .post(&format!("/users/{user_id}/reactivate"), &[])
+        .bad_request("BAD_REQUEST", "Cannot activate a placeholder account; ask the user to sign up, instead.");
+
+    let general = onboarding::channel_id(&new_owner, "general").to_string();
+    new_owner.post("/invites", &[("invitee_emails", member.email.as_str()), ("stream_ids", &format!("[{general}]"))]).success();
+    let key = onboarding::join_key(&onboarding::last_email_to(Some(&id), &member.email));
+    let new_password = "signed-up-again-5120";
+    let register = [("key", key.as_str()), ("full_name", "Mo Returned"), ("password", new_password)];
+    onboarding::accounts(Some(&id), "POST", "/accounts/register/", &register, None).success();
+
+    let back = onboarding::password_login_in(Some(&id), &member.email, new_password);
+    assert_eq!(back.user_id, user_id, "the imported account, not a new one");
+    let me = back.get("/users/me", &[]).success();
+    assert_eq!((&me["full_name"], &me["is_active"]), (&json!("Mo Returned"), &json!(true)), "{me}");
+    let narrow = json!([{ "operator": "channel", "operand": "general" }]).to_string();
+    let seen = back.get("/messages", &[("anchor", "newest"), ("num_before", "50"), ("num_after", "0"), ("narrow", &narrow)]).success();
+    let mine: Vec<&Value> = seen["messages"].as_array().unwrap().iter().filter(|m| m["sender_id"] == user_id).collect();
+    assert!(mine.iter().any(|m| m["content"].as_str().unwrap().contains("written before the move")), "message {sent}: {seen}");
 }

@@ -163,7 +163,7 @@ async fn check_invitees(
     let existing = invites::users_with_emails(db, me.realm_id, &serde_json::to_string(&emails)?).await?;
     let mut skipped = Vec::new();
     for email in emails {
-        if let Some(user) = existing.iter().find(|u| u.delivery_email.eq_ignore_ascii_case(email)) {
+        if let Some(user) = existing.iter().find(|u| u.delivery_email.eq_ignore_ascii_case(email) && !u.awaits_sign_up()) {
             let (reason, deactivated) = existing_user_error(user);
             skipped.push((email.clone(), reason.to_string(), deactivated));
         }

@@ -56,7 +56,8 @@ pub async fn do_start_import(env: &Env, start: &ImportStart<'_>) -> ApiResult<i6
     let retention = archive.message_retention_days;
     let announcement_channels = archive.announcement_channels;
     let realm_row = archive.realm_row.to_string();
-    batch.push(realm_imports::realm_details_stmt(realm_id, &description, date_created, retention)?);
+    let defaults = archive.user_settings_defaults.clone();
+    batch.push(realm_imports::realm_details_stmt(realm_id, &description, date_created, retention, &defaults)?);
     batch.push(realm_imports::realm_image_versions_stmt(realm_id, archive.image_versions)?);
     for rows in archive.into_rows(realm_id)? {
         batch.extend(rows_stmts(realm_id, rows)?);

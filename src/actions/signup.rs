@@ -114,7 +114,7 @@ pub async fn check_request_signup(
     if let Some(reason) = email_error(email, &rules, &domains) {
         return Err(ApiError::bad_request(reason));
     }
-    if users::by_email(db, realm_id, email).await?.is_some() {
+    if users::by_email(db, realm_id, email).await?.is_some_and(|u| !u.awaits_sign_up()) {
         return Err(ApiError::bad_request(format!("{email} already has an account")));
     }
     let now = db::now();
@@ -161,11 +161,15 @@ pub async fn check_register(db: &D1Database, site: &Site, realm_id: i64, key: &s
             return Err(ApiError::invitation_revoked());
         }
     }
-    if users::by_email(db, realm_id, &row.email).await?.is_some() {
+    let existing = users::by_email(db, realm_id, &row.email).await?;
+    if existing.as_ref().is_some_and(|u| !u.awaits_sign_up()) {
         return Err(ApiError::bad_request(format!("{} already has an account", row.email)));
     }
     let hash = secrets::hash_password(password).await?;
     let role = Role::from_code(row.invited_as).unwrap_or_default();
+    if let Some(imported) = existing {
+        return activate_imported(db, site, &row, &imported, SignedUp { full_name: &full_name, role, password_hash: &hash, key }).await;
+    }
     let new_user = NewUser {
         realm_id,
         email: &row.email,
@@ -184,11 +188,7 @@ pub async fn check_register(db: &D1Database, site: &Site, realm_id: i64, key: &s
     batch.add::<Value>(invites::mark_used_stmt(row.id, realm_id, &row.email, now)?);
     let results = match batch.run(db).await {
         Ok(results) => results,
-        Err(err) if read_guards::failed(&err) => {
-            // Another sign-up used it (or it was revoked) between the check and the write.
-            let now_row = invites::invitation_by_key_hash(db, realm_id, &secrets::sha256_hex(key.as_bytes())).await?;
-            return Err(now_row.and_then(|r| check_usable(&r, db::now()).err()).unwrap_or_else(ApiError::confirmation_link_used));
-        }
+        Err(err) if read_guards::failed(&err) => return Err(used_link_error(db, realm_id, key).await),
         Err(err) if err.to_string().contains("UNIQUE") => {
             return Err(ApiError::bad_request(format!("{} already has an account", row.email)));
         }
@@ -212,6 +212,53 @@ pub async fn check_register(db: &D1Database, site: &Site, realm_id: i64, key: &s
                 worker::console_error!("referrer {referrer_id} not told that user {} joined: {}", user.id, err.msg);
             }
         }
+    }
+    Ok(user)
+}
+
+/// Why a link checked usable failed its guard: another sign-up used it, or it was revoked,
+/// between the check and the write.
+async fn used_link_error(db: &D1Database, realm_id: i64, key: &str) -> ApiError {
+    match invites::invitation_by_key_hash(db, realm_id, &secrets::sha256_hex(key.as_bytes())).await {
+        Ok(now_row) => now_row.and_then(|r| check_usable(&r, db::now()).err()).unwrap_or_else(ApiError::confirmation_link_used),
+        Err(err) => err.into(),
+    }
+}
+
+/// What a person signing up gave.
+struct SignedUp<'a> {
+    full_name: &'a str,
+    role: Role,
+    password_hash: &'a str,
+    key: &'a str,
+}
+
+/// Zulip's sign-up of a mirror dummy: the imported account of someone whose data the
+/// export did not carry becomes theirs, with the name, role and password they signed up
+/// with, and everyone is told of it as of a new account (`realm_user` add). It keeps its
+/// messages and subscriptions.
+async fn activate_imported(
+    db: &D1Database,
+    site: &Site,
+    row: &InvitationRow,
+    imported: &UserRow,
+    signed_up: SignedUp<'_>,
+) -> ApiResult<UserRow> {
+    let now = db::now();
+    let mut batch = Batch::new();
+    batch.add::<Value>(invites::still_usable_guard_stmt(row.id, now)?);
+    batch.add::<Value>(users::activate_imported_stmt(imported, signed_up.full_name, signed_up.role, signed_up.password_hash, now)?);
+    batch.add::<Value>(invites::mark_used_stmt(row.id, imported.realm_id, &row.email, now)?);
+    let activated = batch.add::<UserRow>(users::by_id_stmt(RealmId(imported.realm_id), UserId(imported.id))?);
+    let results = match batch.run(db).await {
+        Ok(results) => results,
+        Err(err) if read_guards::failed(&err) => return Err(used_link_error(db, imported.realm_id, signed_up.key).await),
+        Err(err) => return Err(err.into()),
+    };
+    let user = results.first(activated)?.filter(|u| u.is_active()).ok_or_else(|| ApiError::internal("imported account not activated"))?;
+    notify_user_added(&site.env, &user, &site.realm_host).await;
+    if row.kind == "invite" {
+        notify_invites_changed(db, &site.env, user.realm_id, row.referred_by.unwrap_or(user.id)).await;
     }
     Ok(user)
 }

@@ -191,6 +191,9 @@ pub async fn check_reactivate_user(db: &D1Database, env: &worker::Env, target: &
     if target.is_active() {
         return Err(ApiError::bad_request("User is already active"));
     }
+    if target.awaits_sign_up() {
+        return Err(ApiError::bad_request("Cannot activate a placeholder account; ask the user to sign up, instead."));
+    }
     do_set_active(db, env, target, true).await
 }
 

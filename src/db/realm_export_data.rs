@@ -43,11 +43,15 @@ pub struct RealmTables {
     pub muted_users: Vec<Row>,
     pub user_statuses: Vec<Row>,
     pub bot_services: Vec<Row>,
+    pub saved_snippets: Vec<Row>,
+    pub navigation_views: Vec<Row>,
+    pub bot_storage: Vec<Row>,
+    pub presence: Vec<Row>,
 }
 
 /// The queries of the tables read as they are stored (those with columns from the server's
 /// lists are [`listed_tables`]).
-const TABLES: [(&str, &str); 20] = [
+const TABLES: [(&str, &str); 24] = [
     ("users", "SELECT id, realm_id AS realm, email, delivery_email, full_name, role, is_active, is_bot, bot_type, bot_owner_id AS bot_owner, timezone, date_joined, avatar_version, avatar_file, email_address_visibility, is_imported_stub AS is_mirror_dummy, automatically_follow_topics_policy, automatically_unmute_topics_in_muted_streams_policy, automatically_follow_topics_where_mentioned, settings FROM users WHERE realm_id = ?1 ORDER BY id"),
     ("recipients", "SELECT id, type, type_id FROM recipients WHERE realm_id = ?1 ORDER BY id"),
     ("subscriptions", "SELECT s.id, s.user_id AS user_profile, r.id AS recipient, s.active, s.color, s.is_muted, s.pin_to_top, s.desktop_notifications, s.audible_notifications, s.push_notifications, s.email_notifications, s.wildcard_mentions_notify FROM subscriptions s JOIN recipients r ON r.realm_id = s.realm_id AND r.type = 2 AND r.type_id = s.channel_id WHERE s.realm_id = ?1 ORDER BY s.id"),
@@ -68,6 +72,10 @@ const TABLES: [(&str, &str); 20] = [
     ("muted_users", "SELECT m.user_id AS user_profile, m.muted_user_id AS muted_user, m.date_muted FROM muted_users m JOIN users u ON u.id = m.user_id WHERE u.realm_id = ?1 ORDER BY m.user_id, m.muted_user_id"),
     ("bot_services", "SELECT s.bot_id AS id, s.bot_id AS user_profile, replace(substr(u.email, 1, instr(u.email, '@') - 1), '-bot', '') AS name, s.base_url, s.token, s.interface FROM bot_services s JOIN users u ON u.id = s.bot_id WHERE s.realm_id = ?1 ORDER BY s.bot_id"),
     ("user_statuses", "SELECT user_id AS user_profile, status_text, emoji_name, emoji_code, reaction_type, updated_at AS timestamp FROM user_status WHERE realm_id = ?1 ORDER BY user_id"),
+    ("saved_snippets", "SELECT id, realm_id AS realm, user_id AS user_profile, title, content, date_created FROM saved_snippets WHERE realm_id = ?1 ORDER BY id"),
+    ("navigation_views", "SELECT id, user_id AS user, fragment, is_pinned, name FROM navigation_views WHERE realm_id = ?1 ORDER BY id"),
+    ("bot_storage", "SELECT s.bot_id AS bot_profile, s.key, s.value FROM bot_storage s JOIN users u ON u.id = s.bot_id WHERE u.realm_id = ?1 ORDER BY s.bot_id, s.key"),
+    ("presence", "SELECT user_id AS user_profile, realm_id AS realm, last_active_time, last_connected_time, last_update_id FROM presence WHERE realm_id = ?1 ORDER BY user_id"),
 ];
 
 /// The queries of the tables whose columns come from the server's lists: the organization
@@ -79,7 +87,7 @@ fn listed_tables() -> [(&'static str, String); 4] {
     let channel_settings: Vec<String> = GROUP_SETTING_COLUMNS.iter().map(|c| format!("c.{c}")).collect();
     let group_settings: Vec<String> = PERMISSION_COLUMNS.iter().map(|c| format!("b.{c}")).collect();
     [
-        ("realm", format!("SELECT id, string_id, name, description, deactivated, date_created, invite_required, emails_restricted_to_domains, disallow_disposable_email_addresses, allow_message_editing, message_content_edit_limit_seconds, message_retention_days, new_stream_announcements_stream_id AS new_stream_announcements_stream, signup_announcements_stream_id AS signup_announcements_stream, zulip_update_announcements_stream_id AS zulip_update_announcements_stream, uuid, icon_file, icon_version, logo_file, logo_version, night_logo_file, night_logo_version, {} FROM realms r WHERE id = ?1", resolved_group_settings_sql("r").join(", "))),
+        ("realm", format!("SELECT id, string_id, name, description, deactivated, date_created, invite_required, emails_restricted_to_domains, disallow_disposable_email_addresses, allow_message_editing, message_content_edit_limit_seconds, message_content_delete_limit_seconds, move_messages_within_stream_limit_seconds, move_messages_between_streams_limit_seconds, default_language, waiting_period_threshold, message_retention_days, new_stream_announcements_stream_id AS new_stream_announcements_stream, signup_announcements_stream_id AS signup_announcements_stream, zulip_update_announcements_stream_id AS zulip_update_announcements_stream, uuid, icon_file, icon_version, logo_file, logo_version, night_logo_file, night_logo_version, user_settings_defaults, {} FROM realms r WHERE id = ?1", resolved_group_settings_sql("r").join(", "))),
         ("channels", format!("SELECT c.id, c.realm_id AS realm, c.name, c.description, c.invite_only, c.history_public_to_subscribers, c.is_web_public, c.is_archived AS deactivated, c.creator_id AS creator, c.date_created, c.topics_policy, c.folder_id AS folder, c.message_retention_days, r.id AS recipient, {} FROM channels c LEFT JOIN recipients r ON r.realm_id = c.realm_id AND r.type = 2 AND r.type_id = c.id WHERE c.realm_id = ?1 ORDER BY c.id", channel_settings.join(", "))),
         ("user_groups", format!("SELECT b.id, b.realm_id AS realm, b.name, b.description, b.is_system_group, b.system_role, b.creator_id AS creator, b.date_created, b.deactivated, b.is_anonymous, {} FROM (SELECT {GROUP_BASE_COLUMNS} FROM user_groups g WHERE g.realm_id = ?1) b ORDER BY b.id", group_settings.join(", "))),
         ("user_group_members", format!("SELECT m.group_id AS user_group, m.user_id AS user_profile FROM user_group_members m JOIN user_groups g ON g.id = m.group_id WHERE g.realm_id = ?1 UNION SELECT g.id, u.id FROM user_groups g JOIN users u ON u.realm_id = g.realm_id WHERE g.realm_id = ?1 AND {} ORDER BY 1, 2", by_role_sql("g", "u"))),
@@ -119,6 +127,10 @@ pub async fn realm_tables(db: &D1Database, realm_id: i64) -> Result<RealmTables>
             "muted_users" => &mut tables.muted_users,
             "user_statuses" => &mut tables.user_statuses,
             "bot_services" => &mut tables.bot_services,
+            "saved_snippets" => &mut tables.saved_snippets,
+            "navigation_views" => &mut tables.navigation_views,
+            "bot_storage" => &mut tables.bot_storage,
+            "presence" => &mut tables.presence,
             _ => &mut tables.attachments,
         };
         *target = rows;
@@ -126,11 +138,11 @@ pub async fn realm_tables(db: &D1Database, realm_id: i64) -> Result<RealmTables>
     Ok(tables)
 }
 
-/// The messages an export takes: those of the channels in the JSON list `?3`, and with
-/// `?4` = 1 those any consenting member received (private channels and direct messages).
-const EXPORTED: &str = "m.realm_id = ?1 AND (m.channel_id IN (SELECT value FROM json_each(?3)) OR (?4 = 1 AND EXISTS (\
-     SELECT 1 FROM user_messages um JOIN users u ON u.id = um.user_id \
-     WHERE um.message_id = m.id AND json_extract(u.settings, '$.allow_private_data_export') = 1)))";
+/// The messages an export takes: those of the channels in the JSON list `?3`, and those any
+/// user of the JSON list `?4` (the consenting ones) received (private channels and direct
+/// messages).
+const EXPORTED: &str = "m.realm_id = ?1 AND (m.channel_id IN (SELECT value FROM json_each(?3)) OR (?4 <> '[]' AND EXISTS (\
+     SELECT 1 FROM user_messages um WHERE um.message_id = m.id AND um.user_id IN (SELECT value FROM json_each(?4)))))";
 
 /// A page of the messages an export takes ([`EXPORTED`]), after `after_id`, oldest first.
 pub async fn message_page(
@@ -138,7 +150,7 @@ pub async fn message_page(
     realm_id: RealmId,
     after_id: MessageId,
     channel_ids_json: &str,
-    consented: bool,
+    consenting_ids_json: &str,
     limit: i64,
 ) -> Result<Vec<Row>> {
     super::all(
@@ -154,7 +166,7 @@ pub async fn message_page(
             realm_id,
             after_id,
             channel_ids_json,
-            i64::from(consented),
+            consenting_ids_json,
             limit
         )?,
     )
@@ -173,7 +185,7 @@ pub async fn exported_among(
     realm_id: RealmId,
     through_id: MessageId,
     channel_ids_json: &str,
-    consented: bool,
+    consenting_ids_json: &str,
     message_ids_json: &str,
 ) -> Result<Vec<i64>> {
     let rows: Vec<Id> = super::all(
@@ -183,7 +195,7 @@ pub async fn exported_among(
             realm_id,
             through_id,
             channel_ids_json,
-            i64::from(consented),
+            consenting_ids_json,
             message_ids_json
         )?,
     )
@@ -197,7 +209,7 @@ pub async fn exported_reactions(
     realm_id: RealmId,
     through_id: MessageId,
     channel_ids_json: &str,
-    consented: bool,
+    consenting_ids_json: &str,
 ) -> Result<Vec<Row>> {
     super::all(
         db,
@@ -209,24 +221,30 @@ pub async fn exported_reactions(
             realm_id,
             through_id,
             channel_ids_json,
-            i64::from(consented)
+            consenting_ids_json
         )?,
     )
     .await
 }
 
-/// The consenting members' rows of `user_messages` for the messages in `message_ids_json`
-/// (flags as Zulip's `flags_mask`): read state and stars are private data.
-pub async fn consented_user_messages(db: &D1Database, realm_id: i64, message_ids_json: &str) -> Result<Vec<Row>> {
+/// The rows of `user_messages` of the users in `consenting_ids_json` for the messages in
+/// `message_ids_json` (flags as Zulip's `flags_mask`): read state and stars are private data.
+pub async fn consented_user_messages(
+    db: &D1Database,
+    realm_id: i64,
+    message_ids_json: &str,
+    consenting_ids_json: &str,
+) -> Result<Vec<Row>> {
     super::all(
         db,
         statement!(
             "SELECT um.message_id AS message, um.user_id AS user_profile, um.flags AS flags_mask \
          FROM user_messages um JOIN users u ON u.id = um.user_id \
          WHERE um.message_id IN (SELECT value FROM json_each(?2)) AND u.realm_id = ?1 \
-         AND json_extract(u.settings, '$.allow_private_data_export') = 1 ORDER BY um.message_id, um.user_id",
+         AND um.user_id IN (SELECT value FROM json_each(?3)) ORDER BY um.message_id, um.user_id",
             realm_id,
-            message_ids_json
+            message_ids_json,
+            consenting_ids_json
         )?,
     )
     .await
@@ -241,6 +259,21 @@ struct Count {
 pub async fn message_count(db: &D1Database, realm_id: i64) -> Result<i64> {
     let row: Option<Count> = super::first(db, statement!("SELECT COUNT(*) AS n FROM messages WHERE realm_id = ?1", realm_id)?).await?;
     Ok(row.map_or(0, |r| r.n))
+}
+
+/// The organization's owners, and the owners of those that are bots, as [`realm_tables`]
+/// reads users: whether an export leaves an owner who can sign in.
+pub async fn owners(db: &D1Database, realm_id: i64) -> Result<Vec<Row>> {
+    super::all(
+        db,
+        statement!(
+            "SELECT id, role, is_bot, bot_owner_id AS bot_owner, is_imported_stub AS is_mirror_dummy, email_address_visibility, settings \
+             FROM users WHERE realm_id = ?1 AND (role = 100 OR id IN \
+             (SELECT bot_owner_id FROM users WHERE realm_id = ?1 AND role = 100 AND is_bot = 1))",
+            realm_id
+        )?,
+    )
+    .await
 }
 
 #[derive(Deserialize)]

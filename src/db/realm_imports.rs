@@ -130,11 +130,13 @@ pub fn insert_stmt(realm_id: i64, kind: Kind, rows_json: &str) -> Result<Stateme
     statement!(&sql, realm_id, rows_json)
 }
 
+/// Users with their real address as `email` too (`delivery_email`; Zulip's `email` may be
+/// the placeholder of an address not visible to everyone, which this server makes itself).
 fn users_sql() -> String {
     format!(
         "INSERT OR IGNORE INTO users (id, realm_id, email, delivery_email, full_name, role, is_active, is_bot, bot_type, \
          bot_owner_id, password_hash, timezone, date_joined, email_address_visibility, is_imported_stub, avatar_version, settings) \
-         SELECT i.new_id, ?1, {email}, COALESCE({delivery}, {email}), {name}, COALESCE({role}, 400), COALESCE({active}, 1), \
+         SELECT i.new_id, ?1, COALESCE({delivery}, {email}), COALESCE({delivery}, {email}), {name}, COALESCE({role}, 400), COALESCE({active}, 1), \
          COALESCE({bot}, 0), {bot_type}, {owner}, NULL, COALESCE({tz}, ''), CAST({joined} AS INTEGER), COALESCE({vis}, 1), \
          COALESCE({dummy}, 0), MAX(COALESCE({avatar_version}, 1), 1), COALESCE({settings}, '{{}}') {from}",
         email = f("email"),
@@ -402,6 +404,14 @@ pub enum Link {
     UserStatus,
     /// `{id, can_*_group...}` of the named groups: their group settings, once every group is in.
     GroupSettings,
+    /// `{bot_profile, key, value}`
+    BotStorage,
+    /// `{user_profile, title, content, date_created}`
+    SavedSnippet,
+    /// `{user, fragment, is_pinned, name}`
+    NavigationView,
+    /// `{user_profile, last_active_time, last_connected_time, last_update_id}`
+    Presence,
 }
 
 /// Inserts link rows; a row whose references are not mapped is left out.
@@ -469,18 +479,13 @@ pub fn insert_links_stmt(realm_id: i64, link: Link, rows_json: &str) -> Result<S
             join("u", Kind::User, "user_profile"),
             join("m", Kind::User, "muted_user")
         ),
-        Link::BotService => format!(
-            "INSERT OR IGNORE INTO bot_services (realm_id, bot_id, base_url, interface, token) \
-             SELECT ?1, u.new_id, {}, COALESCE({}, 1), {} FROM json_each(?2) j {} WHERE {} IS NOT NULL AND {} IS NOT NULL",
-            f("base_url"),
-            f("interface"),
-            f("token"),
-            join("u", Kind::User, "user_profile"),
-            f("base_url"),
-            f("token")
-        ),
+        Link::BotService => bot_services_sql(),
         Link::UserStatus => user_status_sql(),
         Link::GroupSettings => group_settings_sql(),
+        Link::BotStorage => bot_storage_sql(),
+        Link::SavedSnippet => saved_snippets_sql(),
+        Link::NavigationView => navigation_views_sql(),
+        Link::Presence => presence_sql(),
     };
     statement!(&sql, realm_id, rows_json)
 }
@@ -530,6 +535,63 @@ fn user_status_sql() -> String {
     )
 }
 
+fn bot_services_sql() -> String {
+    format!(
+        "INSERT OR IGNORE INTO bot_services (realm_id, bot_id, base_url, interface, token) \
+         SELECT ?1, u.new_id, {url}, COALESCE({}, 1), {token} FROM json_each(?2) j {} WHERE {url} IS NOT NULL AND {token} IS NOT NULL",
+        f("interface"),
+        join_mapped("u", Kind::User, "user_profile"),
+        url = f("base_url"),
+        token = f("token"),
+    )
+}
+
+fn bot_storage_sql() -> String {
+    format!(
+        "INSERT OR IGNORE INTO bot_storage (bot_id, key, value) SELECT u.new_id, {key}, {value} FROM json_each(?2) j {} \
+         WHERE {key} IS NOT NULL AND {value} IS NOT NULL",
+        join_mapped("u", Kind::User, "bot_profile"),
+        key = f("key"),
+        value = f("value"),
+    )
+}
+
+fn navigation_views_sql() -> String {
+    format!(
+        "INSERT OR IGNORE INTO navigation_views (realm_id, user_id, fragment, is_pinned, name) \
+         SELECT ?1, u.new_id, {fragment}, COALESCE({}, 0), {} FROM json_each(?2) j {} WHERE {fragment} IS NOT NULL",
+        f("is_pinned"),
+        f("name"),
+        join_mapped("u", Kind::User, "user"),
+        fragment = f("fragment"),
+    )
+}
+
+/// Presence keeps the archive's sequence of changes (its position where it has none).
+fn presence_sql() -> String {
+    format!(
+        "INSERT OR IGNORE INTO presence (user_id, realm_id, last_active_time, last_connected_time, last_update_id) \
+         SELECT u.new_id, ?1, CAST(COALESCE({active}, 0) AS INTEGER), CAST(COALESCE({}, {active}, 0) AS INTEGER), \
+         COALESCE({}, j.key + 1) FROM json_each(?2) j {}",
+        f("last_connected_time"),
+        f("last_update_id"),
+        join_mapped("u", Kind::User, "user_profile"),
+        active = f("last_active_time"),
+    )
+}
+
+fn saved_snippets_sql() -> String {
+    format!(
+        "INSERT INTO saved_snippets (realm_id, user_id, title, content, date_created) \
+         SELECT ?1, u.new_id, {title}, {content}, CAST(COALESCE({}, 0) AS INTEGER) FROM json_each(?2) j {} \
+         WHERE {title} IS NOT NULL AND {content} IS NOT NULL",
+        f("date_created"),
+        join_mapped("u", Kind::User, "user_profile"),
+        title = f("title"),
+        content = f("content"),
+    )
+}
+
 /// The named groups' group settings, once every group is in.
 fn group_settings_sql() -> String {
     let sets: Vec<String> = PERMISSION_COLUMNS
@@ -575,15 +637,22 @@ pub fn start_stmt(realm_id: RealmId, old_realm_id: i64, now: i64) -> Result<Stat
     )
 }
 
-/// The archive's description, creation date and retention period (days, -1 forever) for
-/// the organization.
-pub fn realm_details_stmt(realm_id: i64, description: &str, date_created: i64, message_retention_days: i64) -> Result<Statement> {
+/// The archive's description, creation date, retention period (days, -1 forever) and
+/// defaults for new users (a JSON object) for the organization.
+pub fn realm_details_stmt(
+    realm_id: i64,
+    description: &str,
+    date_created: i64,
+    message_retention_days: i64,
+    user_settings_defaults: &str,
+) -> Result<Statement> {
     statement!(
-        "UPDATE realms SET description = ?2, date_created = ?3, message_retention_days = ?4 WHERE id = ?1",
+        "UPDATE realms SET description = ?2, date_created = ?3, message_retention_days = ?4, user_settings_defaults = ?5 WHERE id = ?1",
         realm_id,
         description,
         date_created,
-        message_retention_days
+        message_retention_days,
+        user_settings_defaults
     )
 }
 
@@ -853,6 +922,10 @@ const REMOVE: &[&str] = &[
     "DELETE FROM alert_words WHERE realm_id = ?1",
     "DELETE FROM user_status WHERE realm_id = ?1",
     "DELETE FROM bot_services WHERE realm_id = ?1",
+    "DELETE FROM bot_storage WHERE bot_id IN (SELECT id FROM users WHERE realm_id = ?1)",
+    "DELETE FROM saved_snippets WHERE realm_id = ?1",
+    "DELETE FROM navigation_views WHERE realm_id = ?1",
+    "DELETE FROM presence WHERE realm_id = ?1",
     "DELETE FROM muted_users WHERE user_id IN (SELECT id FROM users WHERE realm_id = ?1)",
     "DELETE FROM subscriptions WHERE realm_id = ?1",
     "DELETE FROM direct_message_group_members WHERE group_id IN (SELECT id FROM direct_message_groups WHERE realm_id = ?1)",

@@ -74,6 +74,11 @@ impl UserRow {
     pub fn is_bot(&self) -> bool {
         self.is_bot != 0
     }
+    /// An imported account of someone whose data the export did not carry (Zulip's mirror
+    /// dummy), deactivated until they sign up again.
+    pub fn awaits_sign_up(&self) -> bool {
+        self.is_imported_stub != 0 && !self.is_active()
+    }
 }
 
 /// The columns of [`UserRow`], prefixed by the `u` alias every query gives `users`.
@@ -370,6 +375,22 @@ pub async fn active_counts(db: &D1Database, realm_id: i64) -> Result<ActiveCount
     )
     .await?;
     Ok(row.unwrap_or(ActiveCounts { active_users: 0, human_owners: 0 }))
+}
+
+/// Activates an imported account awaiting its owner's sign-up ([`UserRow::awaits_sign_up`])
+/// with the name, role and password they signed up with; changes nothing once it is
+/// active.
+pub fn activate_imported_stmt(user: &UserRow, full_name: &str, role: Role, password_hash: &str, now: i64) -> Result<Statement> {
+    statement!(
+        "UPDATE users SET is_active = 1, is_imported_stub = 0, full_name = ?3, role = ?4, password_hash = ?5, date_joined = ?6 \
+         WHERE realm_id = ?1 AND id = ?2 AND is_imported_stub = 1 AND is_active = 0",
+        user.realm_id,
+        user.id,
+        full_name,
+        role,
+        password_hash,
+        now
+    )
 }
 
 pub async fn set_active(db: &D1Database, realm_id: RealmId, user_id: UserId, active: bool) -> Result<()> {

@@ -9,14 +9,19 @@
 //! Zulip's; timestamps are UNIX seconds as floats, as Zulip writes them.
 
 use std::collections::BTreeSet;
+use std::mem::take;
 
 use serde_json::{json, Map, Value};
 
 use crate::db::realm_export_data::{RealmTables, Row};
 use crate::db::realm_exports::{self, RealmExportRow};
+use crate::domain::channels::COLORS;
 use crate::domain::realm_export_groups::group_tables;
+use crate::domain::user_settings::{self, EMAIL_ADDRESS_VISIBILITY};
+use crate::domain::users::{VISIBLE_TO_EVERYONE, VISIBLE_TO_NOBODY};
 use crate::error::{ApiError, ApiResult};
-use crate::model::TopicsPolicy;
+use crate::model::{Role, TopicsPolicy};
+use crate::secrets::sha256_hex;
 
 /// `export_type`: public data only.
 pub const EXPORT_PUBLIC: i64 = 1;
@@ -49,6 +54,26 @@ pub fn too_large(support: &str) -> ApiError {
     ApiError::bad_request(format!(
         "The export you requested is too large for automatic processing. Please request a manual export by contacting {support}."
     ))
+}
+
+/// Zulip refuses an export after which no owner could sign in: one with private data needs
+/// a consenting owner; a public one an owner whose real email address it may hold (not
+/// visible to nobody). `owners` as `db::realm_export_data::owners` reads them.
+pub fn check_usable(export_type: i64, owners: &[Row], support: &str) -> ApiResult<()> {
+    let owner_rows = || owners.iter().filter(|u| id_of(u, "role") == Some(Role::Owner.code()));
+    if export_type == EXPORT_FULL_WITH_CONSENT {
+        let consenting = consenting_users(owners);
+        if !owner_rows().any(|u| id_of(u, "id").is_some_and(|id| consenting.contains(&id))) {
+            return Err(ApiError::bad_request(format!(
+                "Make sure at least one Organization Owner is consenting to the export or contact {support} for help."
+            )));
+        }
+    } else if !owner_rows().any(|u| id_of(u, "email_address_visibility") != Some(VISIBLE_TO_NOBODY)) {
+        return Err(ApiError::bad_request(format!(
+            "Make sure at least one Organization Owner allows other Administrators to see their email address or contact {support} for help"
+        )));
+    }
+    Ok(())
 }
 
 pub fn invalid_export_id() -> ApiError {
@@ -122,6 +147,7 @@ const BOOLEAN_FIELDS: &[&str] = &[
     "allow_subdomains",
     "is_archived",
     "is_me_message",
+    "is_pinned",
     "has_attachment",
     "has_image",
     "has_link",
@@ -138,6 +164,8 @@ const DATE_FIELDS: &[&str] = &[
     "last_updated",
     "date_muted",
     "timestamp",
+    "last_active_time",
+    "last_connected_time",
 ];
 
 /// One row as Zulip writes it: booleans as booleans, dates as floats.
@@ -160,7 +188,24 @@ fn id_of(row: &Row, field: &str) -> Option<i64> {
     row.get(field).and_then(Value::as_i64)
 }
 
-/// Whether a member consented to exporting their private data (a user setting).
+/// The users whose private data a consent export holds, as Zulip counts them: people who
+/// allow it (`allow_private_data_export`), bots that allow it or whose owner is such a
+/// person, and imported stubs (Zulip's mirror dummies), whose data was public already.
+fn consenting_users(users: &[Row]) -> BTreeSet<i64> {
+    let is_bot = |u: &Row| id_of(u, "is_bot") == Some(1);
+    let people: BTreeSet<i64> = users.iter().filter(|u| !is_bot(u) && consented(u)).filter_map(|u| id_of(u, "id")).collect();
+    users
+        .iter()
+        .filter(|u| {
+            let owner_consents = id_of(u, "bot_owner").is_some_and(|o| people.contains(&o));
+            id_of(u, "is_mirror_dummy") == Some(1) || (is_bot(u) && (consented(u) || owner_consents))
+        })
+        .filter_map(|u| id_of(u, "id"))
+        .chain(people.iter().copied())
+        .collect()
+}
+
+/// Whether a user allows exporting their private data (a user setting).
 fn consented(user: &Row) -> bool {
     let settings: Map<String, Value> =
         user.get("settings").and_then(Value::as_str).and_then(|s| serde_json::from_str(s).ok()).unwrap_or_default();
@@ -187,11 +232,7 @@ impl Selection {
             .filter(|c| c.get("invite_only").and_then(Value::as_i64) == Some(0))
             .filter_map(|c| id_of(c, "id"))
             .collect();
-        let consenting_user_ids = if export_type == EXPORT_FULL_WITH_CONSENT {
-            tables.users.iter().filter(|u| consented(u)).filter_map(|u| id_of(u, "id")).collect()
-        } else {
-            BTreeSet::new()
-        };
+        let consenting_user_ids = if export_type == EXPORT_FULL_WITH_CONSENT { consenting_users(&tables.users) } else { BTreeSet::new() };
         let listed_channel_ids = if export_type == EXPORT_FULL_WITH_CONSENT {
             tables.channels.iter().filter_map(|c| id_of(c, "id")).collect()
         } else {
@@ -206,6 +247,11 @@ impl Selection {
 
     pub fn channel_ids_json(&self) -> String {
         Value::from(self.channel_ids.clone()).to_string()
+    }
+
+    /// The consenting users, a JSON list (empty in a public export).
+    pub fn consenting_ids_json(&self) -> String {
+        Value::from(self.consenting_user_ids.iter().copied().collect::<Vec<i64>>()).to_string()
     }
 }
 
@@ -255,10 +301,10 @@ pub fn messages_file(messages: Vec<Row>, user_messages: Vec<Row>, clients: &mut 
 
 /// `realm.json`: every table but messages, limited to what the selection holds. Private
 /// channels, their subscriptions and direct-message groups stay out of a public export;
-/// user-level private data (topic visibility, alert words, muted users) is the consenting
-/// members' only; statuses, which every member sees, are everyone's. The user
-/// groups and the group-valued settings are `domain::realm_export_groups`'.
-pub fn realm_file(mut tables: RealmTables, selection: &Selection, reactions: Vec<Row>, clients: &[String]) -> Value {
+/// users' private data (their settings, subscriptions' settings, and [`personal_tables`])
+/// is the consenting users' only ([`exported_users`]). The user groups and the
+/// group-valued settings are `domain::realm_export_groups`'.
+pub fn realm_file(mut tables: RealmTables, selection: &Selection, reactions: Vec<Row>, clients: &[String], email_domain: &str) -> Value {
     let listed: BTreeSet<i64> = selection.listed_channel_ids.iter().copied().collect();
     let public_channel = |row: &Row, field: &str| id_of(row, field).is_some_and(|id| listed.contains(&id));
     let channel_recipients: BTreeSet<i64> =
@@ -281,7 +327,15 @@ pub fn realm_file(mut tables: RealmTables, selection: &Selection, reactions: Vec
         add_group_subscriptions(&mut subscriptions, tables.direct_message_group_members);
         groups = tables.direct_message_groups;
     }
-    let users: Vec<Value> = tables.users.into_iter().map(user_row).collect();
+    let user_defaults = tables.realm.first_mut().and_then(|r| r.remove("user_settings_defaults"));
+    let user_defaults = user_settings::organization_defaults(user_defaults.as_ref().and_then(Value::as_str).unwrap_or("{}"));
+    let (users, dummies) = exported_users(take(&mut tables.users), selection, &user_defaults, email_domain);
+    for s in subscriptions.iter_mut().filter(|s| id_of(s, "user_profile").is_some_and(|u| !consenting.contains(&u))) {
+        scrub_subscription(s);
+    }
+    let mut realm_user_default = user_defaults;
+    realm_user_default.insert("id".into(), json!(1));
+    realm_user_default.insert("realm".into(), json!(tables.realm.first().and_then(|r| id_of(r, "id"))));
     let clients: Vec<Value> = clients.iter().enumerate().map(|(i, name)| json!({ "id": i + 1, "name": name })).collect();
     let mut channels: Vec<Row> = tables.channels.into_iter().filter(|c| public_channel(c, "id")).collect();
     let user_groups =
@@ -290,7 +344,8 @@ pub fn realm_file(mut tables: RealmTables, selection: &Selection, reactions: Vec
         "zerver_realm": rows(tables.realm.into_iter().map(realm_row).collect()),
         "zerver_userprofile": users,
         "zerver_userprofile_crossrealm": [],
-        "zerver_userprofile_mirrordummy": [],
+        "zerver_userprofile_mirrordummy": dummies,
+        "zerver_realmuserdefault": [realm_user_default],
         "zerver_stream": rows(channels.into_iter().map(channel_row).collect()),
         "zerver_channelfolder": rows(tables.channel_folders),
         "zerver_recipient": rows(tables.recipients.into_iter().filter(kept_recipient).collect()),
@@ -309,8 +364,6 @@ pub fn realm_file(mut tables: RealmTables, selection: &Selection, reactions: Vec
         "zerver_realmdomain": numbered(tables.realm_domains),
         "zerver_reaction": rows(reactions),
         "zerver_realmplayground": rows(tables.playgrounds),
-        // The outgoing-webhook bots' services (`name`: the bot's short name).
-        "zerver_service": rows(tables.bot_services),
         "zerver_client": clients,
         // Which tool wrote the archive (Zulip's importer requires it).
         "import_source": "zulip",
@@ -324,40 +377,119 @@ pub fn realm_file(mut tables: RealmTables, selection: &Selection, reactions: Vec
     file
 }
 
-/// The members' own data: their topics' visibility in the listed channels, alert words and
-/// muted users, the consenting members' only, and everyone's status (which every member
-/// sees), naming the client it was set from (this server keeps none; added to `clients`).
+/// The users' own data: the consenting users' topics' visibility in the listed channels,
+/// alert words, muted users, statuses (naming the client they were set from, which this
+/// server does not keep: added to `clients`), saved snippets, views, and their bots'
+/// services (`name`: the bot's short name) and storage; everyone's presence, which Zulip
+/// counts as public.
 fn personal_tables(
     tables: &mut RealmTables,
     listed: &BTreeSet<i64>,
     consenting: &BTreeSet<i64>,
     clients: &mut Vec<String>,
-) -> [(&'static str, Vec<Value>); 4] {
-    let of_consenting = |row: &Row| id_of(row, "user_profile").is_some_and(|u| consenting.contains(&u));
+) -> Vec<(&'static str, Vec<Value>)> {
+    let of_consenting = |rows: Vec<Row>, field: &str| -> Vec<Row> {
+        rows.into_iter().filter(|row| id_of(row, field).is_some_and(|u| consenting.contains(&u))).collect()
+    };
     let in_listed = |row: &Row| id_of(row, "stream").is_some_and(|c| listed.contains(&c));
-    let kept = |rows: Vec<Row>| -> Vec<Row> { rows.into_iter().filter(of_consenting).collect() };
-    let user_topics = kept(std::mem::take(&mut tables.user_topics)).into_iter().filter(in_listed).map(zulip_row).collect();
-    let alert_words = kept(std::mem::take(&mut tables.alert_words)).into_iter().map(zulip_row).collect();
-    let muted_users = numbered(kept(std::mem::take(&mut tables.muted_users)));
+    let own = |rows: Vec<Row>| -> Vec<Value> { of_consenting(rows, "user_profile").into_iter().map(zulip_row).collect() };
+    let user_topics = of_consenting(take(&mut tables.user_topics), "user_profile").into_iter().filter(in_listed).map(zulip_row).collect();
     let status_client = client_id(clients, STATUS_CLIENT);
-    let statuses = std::mem::take(&mut tables.user_statuses)
+    let statuses = of_consenting(take(&mut tables.user_statuses), "user_profile")
         .into_iter()
         .map(|mut s| {
             s.insert("client".into(), json!(status_client));
             s
         })
         .collect();
-    [
+    vec![
         ("zerver_usertopic", user_topics),
-        ("zerver_alertword", alert_words),
-        ("zerver_muteduser", muted_users),
+        ("zerver_alertword", own(take(&mut tables.alert_words))),
+        ("zerver_muteduser", numbered(of_consenting(take(&mut tables.muted_users), "user_profile"))),
         ("zerver_userstatus", numbered(statuses)),
+        ("zerver_savedsnippet", own(take(&mut tables.saved_snippets))),
+        ("zerver_navigationview", of_consenting(take(&mut tables.navigation_views), "user").into_iter().map(zulip_row).collect()),
+        ("zerver_service", own(take(&mut tables.bot_services))),
+        ("zerver_botstoragedata", numbered(of_consenting(take(&mut tables.bot_storage), "bot_profile"))),
+        ("zerver_userpresence", numbered(take(&mut tables.presence))),
     ]
 }
 
 /// Tables this server has no data for but Zulip's importer reads unconditionally.
-const EMPTY_TABLES: [&str; 4] =
-    ["zerver_realmauthenticationmethod", "zerver_userpresence", "zerver_useractivity", "zerver_useractivityinterval"];
+const EMPTY_TABLES: [&str; 3] = ["zerver_realmauthenticationmethod", "zerver_useractivity", "zerver_useractivityinterval"];
+
+/// The users as Zulip's export writes them (`zerver_userprofile`, and the mirror dummies
+/// in `zerver_userprofile_mirrordummy`), `email` the placeholder where the address is not
+/// visible to everyone. Those whose private data the export does not hold
+/// (everyone, in a public one) get the organization's default settings (their own email
+/// visibility apart), and an address visible to nobody is replaced by a placeholder at
+/// `email_domain`. In an export with consent, those of them still active become mirror
+/// dummies (accounts deactivated until their owner signs up again), as does, in a public
+/// one, anyone whose address was replaced.
+fn exported_users(users: Vec<Row>, selection: &Selection, defaults: &Map<String, Value>, email_domain: &str) -> (Vec<Value>, Vec<Value>) {
+    let (mut people, mut dummies) = (Vec::new(), Vec::new());
+    for user in users {
+        let id = id_of(&user, "id").unwrap_or(0);
+        let mut row = user_row(user);
+        if row["is_bot"] == false && row["email_address_visibility"] != VISIBLE_TO_EVERYONE {
+            // Zulip keeps the placeholder as the account's `email` (this server makes it
+            // when answering).
+            row["email"] = json!(format!("user{id}@{email_domain}"));
+        }
+        // The notification bot stands for Zulip's system bots, which are not the
+        // organization's users there.
+        let system_bot = row["is_bot"] == true && row["bot_owner"].is_null();
+        if !selection.consenting_user_ids.contains(&id) && !system_bot {
+            for (name, value) in defaults.iter().filter(|(name, _)| *name != EMAIL_ADDRESS_VISIBILITY.name) {
+                row[name] = value.clone();
+            }
+            if selection.with_private_data() && row["is_active"] == true {
+                row["is_mirror_dummy"] = json!(true);
+                row["is_active"] = json!(false);
+            }
+            if row["email_address_visibility"] == VISIBLE_TO_NOBODY {
+                let token = &sha256_hex(format!("exported-user:{id}:{}", row["date_joined"]).as_bytes())[..32];
+                row["delivery_email"] = json!(format!("exported-user-{token}@{email_domain}"));
+                if !selection.with_private_data() {
+                    row["is_mirror_dummy"] = json!(true);
+                    row["is_active"] = json!(false);
+                }
+            }
+        }
+        if row["is_mirror_dummy"] == true {
+            dummies.push(row);
+        } else {
+            people.push(row);
+        }
+    }
+    (people, dummies)
+}
+
+/// A subscription of someone whose private data the export does not hold, as Zulip writes
+/// one: who and where only, its settings at their defaults and a colour of the palette
+/// that says nothing of the one they chose.
+fn scrub_subscription(subscription: &mut Row) {
+    let user = id_of(subscription, "user_profile").unwrap_or(0);
+    let recipient = id_of(subscription, "recipient").unwrap_or(0);
+    let color = COLORS[(user.wrapping_mul(31).wrapping_add(recipient)).unsigned_abs() as usize % COLORS.len()];
+    subscription.insert("color".into(), json!(color));
+    for setting in ["is_muted", "pin_to_top"] {
+        subscription.insert(setting.into(), json!(0));
+    }
+    for setting in
+        ["desktop_notifications", "audible_notifications", "push_notifications", "email_notifications", "wildcard_mentions_notify"]
+    {
+        subscription.insert(setting.into(), Value::Null);
+    }
+}
+
+/// The domain of the placeholder addresses an export writes: the organization's host,
+/// without its port (`base_url` is the address the export was requested at).
+pub fn email_domain(base_url: &str) -> String {
+    let host = base_url.split("://").last().unwrap_or(base_url);
+    let host = host.split('/').next().unwrap_or(host);
+    host.split(':').next().unwrap_or(host).to_string()
+}
 
 /// Zulip keeps direct-message groups' members as subscriptions to their recipient.
 fn add_group_subscriptions(subscriptions: &mut Vec<Row>, members: Vec<Row>) {

@@ -45,6 +45,9 @@ pub struct RealmArchive {
     pub announcement_channels: [Option<i64>; 3],
     /// `icon_version`, `logo_version`, `night_logo_version` (1 where absent).
     pub image_versions: [i64; 3],
+    /// The organization's defaults for new users (`zerver_realmuserdefault`) as `realms`
+    /// keeps them: those other than the catalogue's.
+    pub user_settings_defaults: String,
     tables: Map<String, Value>,
     /// The `zerver_realm` row (its group settings are set once the groups are in).
     pub realm_row: Value,
@@ -184,8 +187,17 @@ fn user_groups(t: &Map<String, Value>) -> ApiResult<(Vec<Value>, Vec<Value>, Vec
 
 /// The rows that belong to one user each name a user of the archive.
 fn check_users_own_rows(tables: &Map<String, Value>, users: &BTreeSet<i64>) -> ApiResult<()> {
-    for table in ["zerver_alertword", "zerver_userstatus", "zerver_service"] {
-        check_refs(table, rows(tables, table)?, &[("user_profile", users, false)])?;
+    let own = [
+        ("zerver_alertword", "user_profile"),
+        ("zerver_userstatus", "user_profile"),
+        ("zerver_service", "user_profile"),
+        ("zerver_savedsnippet", "user_profile"),
+        ("zerver_navigationview", "user"),
+        ("zerver_botstoragedata", "bot_profile"),
+        ("zerver_userpresence", "user_profile"),
+    ];
+    for (table, user) in own {
+        check_refs(table, rows(tables, table)?, &[(user, users, false)])?;
     }
     let muted = rows(tables, "zerver_muteduser")?;
     check_refs("zerver_muteduser", muted, &[("user_profile", users, false), ("muted_user", users, false)])
@@ -263,6 +275,9 @@ pub fn check_archive(realm_json: &str, attachment_json: &str) -> ApiResult<Realm
         announcement_channels: ["new_stream_announcements_stream", "signup_announcements_stream", "zulip_update_announcements_stream"]
             .map(|f| int(realm, f)),
         realm_row: realm.clone(),
+        user_settings_defaults: rows(&tables, "zerver_realmuserdefault")?
+            .first()
+            .map_or_else(|| "{}".to_string(), |row| changed_settings(row, user_settings::organization_default_settings())),
         tables,
         users: user_rows,
         recipients: recipient_rows,
@@ -425,6 +440,10 @@ impl RealmArchive {
             Rows::Links(Link::MutedUser, rows(t, "zerver_muteduser")?.to_vec()),
             Rows::Links(Link::UserStatus, rows(t, "zerver_userstatus")?.to_vec()),
             Rows::Links(Link::BotService, rows(t, "zerver_service")?.iter().map(with_new_token).collect()),
+            Rows::Links(Link::BotStorage, rows(t, "zerver_botstoragedata")?.to_vec()),
+            Rows::Links(Link::SavedSnippet, rows(t, "zerver_savedsnippet")?.to_vec()),
+            Rows::Links(Link::NavigationView, rows(t, "zerver_navigationview")?.to_vec()),
+            Rows::Links(Link::Presence, rows(t, "zerver_userpresence")?.to_vec()),
             Rows::Own(Kind::Attachment, attachments),
             Rows::Own(Kind::UserTopic, rows(t, "zerver_usertopic")?.to_vec()),
             Rows::Links(Link::DefaultChannel, rows(t, "zerver_defaultstream")?.to_vec()),
@@ -449,11 +468,16 @@ fn channel_row(channel: &Value) -> Value {
     channel
 }
 
-/// A Zulip user row's personal settings as this server keeps them (`users.settings`): the
-/// catalogue's settings the row gives a value this server accepts other than the default.
+/// A Zulip user row's personal settings as this server keeps them (`users.settings`).
 fn imported_settings(user: &Value) -> String {
+    changed_settings(user, user_settings::SETTINGS.iter().filter(|s| s.storage == user_settings::Storage::Json))
+}
+
+/// Of `settings`, those the row gives a value this server accepts other than the default,
+/// as a JSON object.
+fn changed_settings<'a>(user: &Value, settings: impl Iterator<Item = &'a user_settings::Setting>) -> String {
     let mut out = Map::new();
-    for setting in user_settings::SETTINGS.iter().filter(|s| s.storage == user_settings::Storage::Json) {
+    for setting in settings {
         let raw = match user.get(setting.name) {
             Some(Value::String(text)) => text.clone(),
             Some(v @ (Value::Bool(_) | Value::Number(_))) => v.to_string(),

@@ -15,10 +15,11 @@ use crate::params::parse_int;
 use crate::secrets::sha256_hex;
 
 /// Zulip's `email_address_visibility` values.
-const VISIBLE_TO_EVERYONE: i64 = 1;
+pub const VISIBLE_TO_EVERYONE: i64 = 1;
 const VISIBLE_TO_MEMBERS: i64 = 2;
 const VISIBLE_TO_ADMINS: i64 = 3;
 const VISIBLE_TO_MODERATORS: i64 = 5;
+pub const VISIBLE_TO_NOBODY: i64 = 4;
 
 /// Whether `viewer` may see `user`'s real email address.
 pub fn can_see_delivery_email(viewer: &UserRow, user: &UserRow) -> bool {

@@ -101,7 +101,7 @@ pub async fn step(db: &D1Database, env: &Env, row: &RealmExportRow) -> ApiResult
             archive.take()
         }
         Stage::Last => {
-            write_last(db, env, &mut archive, row.realm_id, tables, &selection, &progress).await?;
+            write_last(db, env, &mut archive, row, tables, &selection, &progress).await?;
             archive.end()
         }
     };
@@ -220,7 +220,7 @@ async fn write_messages(
             RealmId(realm_id),
             MessageId(after),
             &channel_ids,
-            selection.with_private_data(),
+            &selection.consenting_ids_json(),
             rules::MESSAGES_PER_FILE,
         )
         .await?;
@@ -230,7 +230,13 @@ async fn write_messages(
         }
         let ids: Vec<i64> = page.iter().filter_map(|m| m.get("id").and_then(Value::as_i64)).collect();
         let user_messages = if selection.with_private_data() {
-            realm_export_data::consented_user_messages(db, realm_id, &Value::from(ids.clone()).to_string()).await?
+            realm_export_data::consented_user_messages(
+                db,
+                realm_id,
+                &Value::from(ids.clone()).to_string(),
+                &selection.consenting_ids_json(),
+            )
+            .await?
         } else {
             Vec::new()
         };
@@ -267,7 +273,7 @@ async fn kept_attachments(
         RealmId(realm_id),
         MessageId(through_message),
         &selection.channel_ids_json(),
-        selection.with_private_data(),
+        &selection.consenting_ids_json(),
         &Value::from(linked.into_iter().collect::<Vec<_>>()).to_string(),
     )
     .await?
@@ -316,11 +322,12 @@ async fn write_last(
     db: &D1Database,
     env: &Env,
     archive: &mut Archive,
-    realm_id: i64,
+    row: &RealmExportRow,
     mut tables: RealmTables,
     selection: &Selection,
     progress: &Progress,
 ) -> ApiResult<()> {
+    let realm_id = row.realm_id;
     let mut attachments = std::mem::take(&mut tables.attachments);
     attachments.retain(|a| attachment_id(a) <= progress.through_attachment);
     let (attachment_json, kept) = kept_attachments(db, realm_id, selection, &attachments, progress.through_message).await?;
@@ -338,10 +345,10 @@ async fn write_last(
         RealmId(realm_id),
         MessageId(progress.through_message),
         &selection.channel_ids_json(),
-        selection.with_private_data(),
+        &selection.consenting_ids_json(),
     )
     .await?;
-    archive.add_json("realm.json", &rules::realm_file(tables, selection, reactions, &progress.clients))
+    archive.add_json("realm.json", &rules::realm_file(tables, selection, reactions, &progress.clients, &rules::email_domain(&row.base_url)))
 }
 
 /// `emoji/records.json` and each custom emoji image at `emoji/<realm_id>/emoji/images/<file>`.

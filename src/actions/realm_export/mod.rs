@@ -44,6 +44,7 @@ pub async fn do_request_export(db: &D1Database, env: &Env, admin: &UserRow, requ
     if realm_export_data::message_count(db, admin.realm_id).await? > rules::MAX_MESSAGE_HISTORY {
         return Err(rules::too_large(request.support_email));
     }
+    rules::check_usable(request.export_type, &realm_export_data::owners(db, admin.realm_id).await?, request.support_email)?;
     let row = realm_exports::insert(db, RealmId(admin.realm_id), UserId(admin.id), request.export_type, now, request.base_url)
         .await?
         .ok_or_else(|| ApiError::internal("realm export insert returned no row"))?;
