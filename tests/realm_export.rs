@@ -529,6 +529,9 @@ fn a_full_export_holds_the_personal_data_of_consenting_members_and_their_bots_on
         client.post("/users/me/status", &[("status_text", &format!("{name} status")[..])]).success();
         client.post("/saved_snippets", &[("title", &format!("{name} snippet")[..]), ("content", "Hello")]).success();
         client.post("/users/me/presence", &[("status", "active"), ("new_user_input", "true")]).success();
+        let to = format!("[{}]", owner.user_id);
+        let later = [("type", "direct"), ("to", to.as_str()), ("content", "later"), ("scheduled_delivery_timestamp", "4000000000")];
+        client.post("/scheduled_messages", &later).success();
     }
     let (members_bot, others_bot) = (bot_storing(&member, "member's bot"), bot_storing(&other, "other's bot"));
     let to_members_bot = direct_message(&other, members_bot, "to a consenting member's bot");
@@ -538,6 +541,7 @@ fn a_full_export_holds_the_personal_data_of_consenting_members_and_their_bots_on
     let realm = json_file(&files, "realm.json");
     assert_eq!(column(&realm, "zerver_userstatus", "status_text"), [json!("member status")]);
     assert_eq!(column(&realm, "zerver_savedsnippet", "title"), [json!("member snippet")]);
+    assert_eq!(column(&realm, "zerver_scheduledmessage", "sender"), [json!(member.user_id)]);
     assert_eq!(column(&realm, "zerver_botstoragedata", "value"), [json!("member's bot")]);
     assert_eq!(column(&realm, "zerver_botstoragedata", "bot_profile"), [json!(members_bot)]);
     // Presence is public: everyone's is exported.

@@ -1167,6 +1167,28 @@ fn a_users_saved_snippets_views_and_presence_are_kept() {
 }
 
 #[test]
+fn a_users_pending_scheduled_messages_are_kept() {
+    let mo = zulip_user(zulip_archive::MO);
+    let olivia = user_named(&mo, zulip_archive::OLIVIA)["user_id"].clone();
+    let general = onboarding::channel_id(&mo, "general");
+    let scheduled = mo.get("/scheduled_messages", &[]).success()["scheduled_messages"].clone();
+    let got: Vec<Value> = scheduled
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| json!([m["type"], m["to"], m["topic"], m["content"], m["scheduled_delivery_timestamp"]]))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            json!(["stream", general, "plans", "The plan for **next year**", 4_000_000_000_i64]),
+            json!(["private", [olivia], null, "Happy anniversary, Olivia!", 4_000_000_100_i64]),
+        ],
+        "{scheduled}"
+    );
+}
+
+#[test]
 fn a_bots_storage_is_kept() {
     let bot = zulip_user(zulip_archive::HELPER_BOT);
     assert_eq!(bot.get("/bot_storage", &[]).success()["storage"], json!({ "greeting": "hello" }));
@@ -1325,7 +1347,8 @@ fn folders_playgrounds_bots_services_and_members_own_settings_survive_an_export_
     assert_ne!(token(&new_owner), token(&owner));
 }
 
-/// A member's saved snippets, views, presence and their bot's storage, as they read them.
+/// A member's saved snippets, views, presence, scheduled direct messages and their bot's
+/// storage, as they read them.
 fn snippets_views_presence_and_storage(member: &Client, bot: &Client) -> Value {
     let snippets: Vec<Value> = member.get("/saved_snippets", &[]).success()["saved_snippets"]
         .as_array()
@@ -1340,11 +1363,22 @@ fn snippets_views_presence_and_storage(member: &Client, bot: &Client) -> Value {
         .map(|v| json!([v["fragment"], v["is_pinned"], v["name"]]))
         .collect();
     let presence = member.get(&format!("/users/{}/presence", member.email), &[]).success()["presence"]["aggregated"].clone();
-    json!({ "snippets": snippets, "views": views, "presence": presence, "storage": bot.get("/bot_storage", &[]).success()["storage"] })
+    let emails = emails_by_id(member);
+    let scheduled: Vec<Value> = member.get("/scheduled_messages", &[]).success()["scheduled_messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| {
+            let to: Vec<&String> = m["to"].as_array().unwrap().iter().map(|id| &emails[&id.as_i64().unwrap()]).collect();
+            json!([m["type"], to, m["content"], m["scheduled_delivery_timestamp"]])
+        })
+        .collect();
+    let storage = bot.get("/bot_storage", &[]).success()["storage"].clone();
+    json!({ "snippets": snippets, "views": views, "presence": presence, "storage": storage, "scheduled": scheduled })
 }
 
 #[test]
-fn saved_snippets_views_presence_and_bot_storage_survive_an_export_and_import() {
+fn saved_snippets_views_presence_scheduled_messages_and_bot_storage_survive_an_export_and_import() {
     let (owner, member) = organization_with_member("snipsrc", "Snippets Source", PASSWORD);
     member.patch("/settings", &[("allow_private_data_export", "true")]).success();
     member.post("/saved_snippets", &[("title", "Greeting"), ("content", "Hello **there**")]).success();
@@ -1358,9 +1392,14 @@ fn saved_snippets_views_presence_and_bot_storage_survive_an_export_and_import() 
     let storage = json!({ "counter": "41", "motto": "keep going" }).to_string();
     let put = [("storage", storage.as_str())];
     request("PUT", "/bot_storage", &[], Some(Body::Form(&put)), bot.auth(), bot.realm.as_deref()).success();
+    let launch_day = "4000000000";
+    let to_owner = format!("[{}]", owner.user_id);
+    let direct =
+        [("type", "direct"), ("to", to_owner.as_str()), ("content", "Ping the owner"), ("scheduled_delivery_timestamp", launch_day)];
+    member.post("/scheduled_messages", &direct).success();
     let before = snippets_views_presence_and_storage(&member, &bot);
     // What is compared holds the data.
-    for seeded in ["Greeting", "narrow/channel/1-launch", "inbox", "keep going", "\"timestamp\""] {
+    for seeded in ["Greeting", "narrow/channel/1-launch", "inbox", "keep going", "\"timestamp\"", "Ping the owner", &owner.email] {
         assert!(before.to_string().contains(seeded), "{seeded} in {before}");
     }
     let id = export_and_import(&owner);

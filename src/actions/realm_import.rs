@@ -212,10 +212,12 @@ pub struct FinishedImport {
 }
 
 /// Opens the imported organization, and says how many of its attachments have no file.
-pub async fn do_finish_import(env: &Env, string_id: &str) -> ApiResult<FinishedImport> {
+pub async fn do_finish_import(env: &Env, string_id: &str, realm_host: &str) -> ApiResult<FinishedImport> {
     let (db, import) = import_of(env, string_id).await?;
     let missing = db::first::<realm_imports::MissingFilesRow>(&db, realm_imports::missing_files_stmt(import.realm_id)?).await?;
     db::run_batch(&db, realm_imports::finish_stmts(import.realm_id)?).await?;
+    // The imported scheduled messages fall due on the organization's scheduler.
+    crate::platform::scheduler::arm(env, &directory::resolve(env, string_id).await?, import.realm_id, realm_host).await;
     let (missing_files, first_missing) = missing.map_or((0, None), |m| (m.count, m.first_path));
     Ok(FinishedImport { realm_id: import.realm_id, missing_files, first_missing })
 }

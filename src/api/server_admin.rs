@@ -162,11 +162,13 @@ pub async fn import_file(ctx: &RequestContext, string_id: &str, kind: ImportFile
 /// stay broken) with `first_upload_without_file`, its path on this server.
 pub async fn finish_import(ctx: &RequestContext, string_id: &str) -> ApiResult<Reply> {
     require_server_admin(ctx)?;
-    let finished = realm_import::do_finish_import(&ctx.env, string_id).await?;
+    let url = realm_url(ctx, string_id);
+    let finished =
+        realm_import::do_finish_import(&ctx.env, string_id, url.split_once("://").map_or(url.as_str(), |(_, host)| host)).await?;
     announce_organizations(ctx);
     Ok(Reply::json(json!({
         "realm_id": finished.realm_id,
-        "realm_url": realm_url(ctx, string_id),
+        "realm_url": url,
         "uploads_without_file": finished.missing_files,
         "first_upload_without_file": finished.first_missing,
     })))

@@ -47,11 +47,12 @@ pub struct RealmTables {
     pub navigation_views: Vec<Row>,
     pub bot_storage: Vec<Row>,
     pub presence: Vec<Row>,
+    pub scheduled_messages: Vec<Row>,
 }
 
 /// The queries of the tables read as they are stored (those with columns from the server's
 /// lists are [`listed_tables`]).
-const TABLES: [(&str, &str); 24] = [
+const TABLES: [(&str, &str); 25] = [
     ("users", "SELECT id, realm_id AS realm, email, delivery_email, full_name, role, is_active, is_bot, bot_type, bot_owner_id AS bot_owner, timezone, date_joined, avatar_version, avatar_file, email_address_visibility, is_imported_stub AS is_mirror_dummy, automatically_follow_topics_policy, automatically_unmute_topics_in_muted_streams_policy, automatically_follow_topics_where_mentioned, settings FROM users WHERE realm_id = ?1 ORDER BY id"),
     ("recipients", "SELECT id, type, type_id FROM recipients WHERE realm_id = ?1 ORDER BY id"),
     ("subscriptions", "SELECT s.id, s.user_id AS user_profile, r.id AS recipient, s.active, s.color, s.is_muted, s.pin_to_top, s.desktop_notifications, s.audible_notifications, s.push_notifications, s.email_notifications, s.wildcard_mentions_notify FROM subscriptions s JOIN recipients r ON r.realm_id = s.realm_id AND r.type = 2 AND r.type_id = s.channel_id WHERE s.realm_id = ?1 ORDER BY s.id"),
@@ -76,6 +77,7 @@ const TABLES: [(&str, &str); 24] = [
     ("navigation_views", "SELECT id, user_id AS user, fragment, is_pinned, name FROM navigation_views WHERE realm_id = ?1 ORDER BY id"),
     ("bot_storage", "SELECT s.bot_id AS bot_profile, s.key, s.value FROM bot_storage s JOIN users u ON u.id = s.bot_id WHERE u.realm_id = ?1 ORDER BY s.bot_id, s.key"),
     ("presence", "SELECT user_id AS user_profile, realm_id AS realm, last_active_time, last_connected_time, last_update_id FROM presence WHERE realm_id = ?1 ORDER BY user_id"),
+    ("scheduled_messages", "SELECT id, sender_id AS sender, channel_id AS stream, to_user_ids, topic AS subject, content, rendered_content, client, scheduled_timestamp, read_by_sender, failed, failure_message, realm_id AS realm FROM scheduled_messages WHERE realm_id = ?1 AND delivered = 0 AND deleted = 0 ORDER BY id"),
 ];
 
 /// The queries of the tables whose columns come from the server's lists: the organization
@@ -131,6 +133,7 @@ pub async fn realm_tables(db: &D1Database, realm_id: i64) -> Result<RealmTables>
             "navigation_views" => &mut tables.navigation_views,
             "bot_storage" => &mut tables.bot_storage,
             "presence" => &mut tables.presence,
+            "scheduled_messages" => &mut tables.scheduled_messages,
             _ => &mut tables.attachments,
         };
         *target = rows;

@@ -412,6 +412,9 @@ pub enum Link {
     NavigationView,
     /// `{user_profile, last_active_time, last_connected_time, last_update_id}`
     Presence,
+    /// `{sender, channel | to_users, subject, content, rendered_content, scheduled_timestamp,
+    /// read_by_sender, client, failed, failure_message}`: a pending scheduled message.
+    ScheduledMessage,
 }
 
 /// Inserts link rows; a row whose references are not mapped is left out.
@@ -486,6 +489,7 @@ pub fn insert_links_stmt(realm_id: i64, link: Link, rows_json: &str) -> Result<S
         Link::SavedSnippet => saved_snippets_sql(),
         Link::NavigationView => navigation_views_sql(),
         Link::Presence => presence_sql(),
+        Link::ScheduledMessage => scheduled_messages_sql(),
     };
     statement!(&sql, realm_id, rows_json)
 }
@@ -577,6 +581,33 @@ fn presence_sql() -> String {
         f("last_update_id"),
         join_mapped("u", Kind::User, "user_profile"),
         active = f("last_active_time"),
+    )
+}
+
+/// A scheduled message keeps its channel or its people (this server's ids, in order); one
+/// whose channel was not imported is left out.
+fn scheduled_messages_sql() -> String {
+    format!(
+        "INSERT INTO scheduled_messages (realm_id, sender_id, channel_id, to_user_ids, topic, content, rendered_content, \
+         scheduled_timestamp, read_by_sender, client, failed, failure_message) \
+         SELECT ?1, s.new_id, {channel}, CASE WHEN {to} IS NULL THEN NULL ELSE (SELECT json_group_array(id) FROM \
+         (SELECT m.new_id AS id FROM json_each({to}) x JOIN realm_import_ids m ON m.realm_id = ?1 AND m.kind = 'user' \
+         AND m.old_id = x.value ORDER BY m.new_id)) END, COALESCE({}, ''), {content}, COALESCE({}, ''), CAST({time} AS INTEGER), \
+         COALESCE({}, 0), COALESCE({}, ''), COALESCE({}, 0), {} FROM json_each(?2) j {} \
+         WHERE {content} IS NOT NULL AND {time} IS NOT NULL AND ({channel_field} IS NULL OR {channel} IS NOT NULL) \
+         AND ({channel_field} IS NOT NULL OR {to} IS NOT NULL)",
+        f("subject"),
+        f("rendered_content"),
+        f("read_by_sender"),
+        f("client"),
+        f("failed"),
+        f("failure_message"),
+        join_mapped("s", Kind::User, "sender"),
+        channel = mapped(Kind::Channel, &f("channel")),
+        channel_field = f("channel"),
+        to = f("to_users"),
+        content = f("content"),
+        time = f("scheduled_timestamp"),
     )
 }
 
@@ -926,6 +957,7 @@ const REMOVE: &[&str] = &[
     "DELETE FROM saved_snippets WHERE realm_id = ?1",
     "DELETE FROM navigation_views WHERE realm_id = ?1",
     "DELETE FROM presence WHERE realm_id = ?1",
+    "DELETE FROM scheduled_messages WHERE realm_id = ?1",
     "DELETE FROM muted_users WHERE user_id IN (SELECT id FROM users WHERE realm_id = ?1)",
     "DELETE FROM subscriptions WHERE realm_id = ?1",
     "DELETE FROM direct_message_group_members WHERE group_id IN (SELECT id FROM direct_message_groups WHERE realm_id = ?1)",

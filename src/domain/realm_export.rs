@@ -148,6 +148,8 @@ const BOOLEAN_FIELDS: &[&str] = &[
     "is_archived",
     "is_me_message",
     "is_pinned",
+    "read_by_sender",
+    "failed",
     "has_attachment",
     "has_image",
     "has_link",
@@ -166,6 +168,7 @@ const DATE_FIELDS: &[&str] = &[
     "timestamp",
     "last_active_time",
     "last_connected_time",
+    "scheduled_timestamp",
 ];
 
 /// One row as Zulip writes it: booleans as booleans, dates as floats.
@@ -271,7 +274,8 @@ fn client_id(clients: &mut Vec<String>, name: &str) -> usize {
     }
 }
 
-/// The client a status is exported as set from (this server keeps none).
+/// The client a status (or a scheduled message that names none) is exported as set from
+/// (this server keeps none).
 const STATUS_CLIENT: &str = "website";
 
 /// One `messages-NNNNNN.json`: the messages with their client ids (collected in
@@ -412,7 +416,58 @@ fn personal_tables(
         ("zerver_service", own(take(&mut tables.bot_services))),
         ("zerver_botstoragedata", numbered(of_consenting(take(&mut tables.bot_storage), "bot_profile"))),
         ("zerver_userpresence", numbered(take(&mut tables.presence))),
+        ("zerver_scheduledmessage", scheduled_messages(tables, consenting, clients)),
     ]
+}
+
+/// The consenting users' pending scheduled messages as Zulip keeps them: to a recipient
+/// (the channel's, the one other person's, the sender's own, or the direct-message group's
+/// of everyone in it; one whose group has no recipient yet is left out) from a client.
+/// This server does not keep when a message was scheduled (`request_timestamp`).
+fn scheduled_messages(tables: &mut RealmTables, consenting: &BTreeSet<i64>, clients: &mut Vec<String>) -> Vec<Value> {
+    let recipient_of = |kind: i64, type_id: i64| {
+        tables
+            .recipients
+            .iter()
+            .find(|r| id_of(r, "type") == Some(kind) && id_of(r, "type_id") == Some(type_id))
+            .and_then(|r| id_of(r, "id"))
+    };
+    let mut groups: std::collections::BTreeMap<i64, BTreeSet<i64>> = Default::default();
+    for member in &tables.direct_message_group_members {
+        if let (Some(recipient), Some(user)) = (id_of(member, "recipient"), id_of(member, "user_profile")) {
+            groups.entry(recipient).or_default().insert(user);
+        }
+    }
+    let mut out = Vec::new();
+    for mut row in take(&mut tables.scheduled_messages).into_iter().filter(|m| id_of(m, "sender").is_some_and(|s| consenting.contains(&s)))
+    {
+        let sender = id_of(&row, "sender").unwrap_or(0);
+        let recipient = match id_of(&row, "stream") {
+            Some(channel) => recipient_of(2, channel),
+            None => {
+                let to: Vec<i64> =
+                    row.get("to_user_ids").and_then(Value::as_str).and_then(|t| serde_json::from_str(t).ok()).unwrap_or_default();
+                let everyone: BTreeSet<i64> = to.iter().copied().chain([sender]).collect();
+                match everyone.len() {
+                    1 | 2 => recipient_of(1, everyone.iter().copied().find(|u| *u != sender).unwrap_or(sender)),
+                    _ => groups.iter().find(|(_, members)| **members == everyone).map(|(recipient, _)| *recipient),
+                }
+            }
+        };
+        let Some(recipient) = recipient else { continue };
+        let client = row.remove("client").and_then(|c| c.as_str().map(str::to_string)).filter(|c| !c.is_empty());
+        let client = client.unwrap_or_else(|| STATUS_CLIENT.to_string());
+        row.remove("to_user_ids");
+        row.insert("recipient".into(), json!(recipient));
+        row.insert("sending_client".into(), json!(client_id(clients, &client)));
+        for (field, value) in [("delivered", json!(false)), ("delivery_type", json!(1)), ("has_attachment", json!(false))] {
+            row.insert(field.into(), value);
+        }
+        row.insert("request_timestamp".into(), Value::Null);
+        row.insert("delivered_message".into(), Value::Null);
+        out.push(zulip_row(row));
+    }
+    out
 }
 
 /// Tables this server has no data for but Zulip's importer reads unconditionally.

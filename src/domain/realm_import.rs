@@ -185,8 +185,11 @@ fn user_groups(t: &Map<String, Value>) -> ApiResult<(Vec<Value>, Vec<Value>, Vec
     Ok((system, named, memberships))
 }
 
-/// The rows that belong to one user each name a user of the archive.
-fn check_users_own_rows(tables: &Map<String, Value>, users: &BTreeSet<i64>) -> ApiResult<()> {
+/// The rows that belong to one user each name a user of the archive (and a scheduled
+/// message a recipient of it).
+fn check_users_own_rows(tables: &Map<String, Value>, users: &BTreeSet<i64>, recipients: &BTreeSet<i64>) -> ApiResult<()> {
+    let scheduled = rows(tables, "zerver_scheduledmessage")?;
+    check_refs("zerver_scheduledmessage", scheduled, &[("sender", users, false), ("recipient", recipients, false)])?;
     let own = [
         ("zerver_alertword", "user_profile"),
         ("zerver_userstatus", "user_profile"),
@@ -261,7 +264,7 @@ pub fn check_archive(realm_json: &str, attachment_json: &str) -> ApiResult<Realm
     check_refs("zerver_realmemoji", rows(&tables, "zerver_realmemoji")?, &[("author", &users, true)])?;
     check_refs("zerver_usertopic", rows(&tables, "zerver_usertopic")?, &[("user_profile", &users, false), ("stream", &channels, false)])?;
     check_refs("zerver_defaultstream", rows(&tables, "zerver_defaultstream")?, &[("stream", &channels, false)])?;
-    check_users_own_rows(&tables, &users)?;
+    check_users_own_rows(&tables, &users, &recipients)?;
     check_refs("zerver_attachment", &attachments, &[("owner", &users, false)])?;
     check_files(&tables, &attachments)?;
 
@@ -423,7 +426,7 @@ impl RealmArchive {
             Rows::Own(Kind::UserGroup, named),
             Rows::Own(Kind::ChannelFolder, rows(t, "zerver_channelfolder")?.to_vec()),
             Rows::Own(Kind::Channel, rows(t, "zerver_stream")?.iter().map(channel_row).collect()),
-            Rows::Own(Kind::DirectMessageGroup, dm_groups),
+            Rows::Own(Kind::DirectMessageGroup, dm_groups.clone()),
             Rows::Own(Kind::Recipient, self.recipients.clone()),
             Rows::Links(Link::DirectMessageGroupMember, dm_members),
             Rows::Own(Kind::Subscription, channel_subs),
@@ -444,11 +447,43 @@ impl RealmArchive {
             Rows::Links(Link::SavedSnippet, rows(t, "zerver_savedsnippet")?.to_vec()),
             Rows::Links(Link::NavigationView, rows(t, "zerver_navigationview")?.to_vec()),
             Rows::Links(Link::Presence, rows(t, "zerver_userpresence")?.to_vec()),
+            Rows::Links(Link::ScheduledMessage, scheduled_messages(t, &self.recipients, &dm_groups)?),
             Rows::Own(Kind::Attachment, attachments),
             Rows::Own(Kind::UserTopic, rows(t, "zerver_usertopic")?.to_vec()),
             Rows::Links(Link::DefaultChannel, rows(t, "zerver_defaultstream")?.to_vec()),
         ])
     }
+}
+
+/// The pending scheduled messages as this server keeps them: to a `channel`, or to
+/// `to_users` (the other person, the sender alone, or the group's others), from the
+/// `client` named in `zerver_client`.
+fn scheduled_messages(t: &Map<String, Value>, recipients: &[Value], dm_groups: &[Value]) -> ApiResult<Vec<Value>> {
+    let clients: HashMap<i64, &str> =
+        rows(t, "zerver_client")?.iter().filter_map(|c| Some((int(c, "id")?, c.get("name")?.as_str()?))).collect();
+    let recipients: HashMap<i64, (i64, i64)> =
+        recipients.iter().filter_map(|r| Some((int(r, "id")?, (int(r, "type")?, int(r, "type_id")?)))).collect();
+    let members: HashMap<i64, Vec<i64>> =
+        dm_groups.iter().filter_map(|g| Some((int(g, "id")?, serde_json::from_value(g.get("members")?.clone()).ok()?))).collect();
+    let mut out = Vec::new();
+    for m in rows(t, "zerver_scheduledmessage")?.iter().filter(|m| m.get("delivered") != Some(&Value::Bool(true))) {
+        let (Some(sender), Some(&(kind, type_id))) = (int(m, "sender"), int(m, "recipient").and_then(|r| recipients.get(&r))) else {
+            continue;
+        };
+        let mut row = m.clone();
+        match kind {
+            2 => row["channel"] = json!(type_id),
+            1 => row["to_users"] = json!([type_id]),
+            _ => {
+                let mut others: Vec<i64> = members.get(&type_id).into_iter().flatten().copied().filter(|u| *u != sender).collect();
+                others.sort_unstable();
+                row["to_users"] = json!(others);
+            }
+        }
+        row["client"] = json!(int(m, "sending_client").and_then(|c| clients.get(&c)).copied().unwrap_or("Zulip import"));
+        out.push(row);
+    }
+    Ok(out)
 }
 
 /// A bot's service with a token of its own, as Zulip's importer gives one: the archive's

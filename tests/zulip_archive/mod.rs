@@ -119,6 +119,17 @@ fn message(id: i64, sender: i64, recipient: i64, topic: &str, content: &str, htm
     row
 }
 
+/// A pending `zerver_scheduledmessage` row of Mo's, to `recipient` (`stream`: its channel).
+fn scheduled(id: i64, recipient: i64, stream: Option<i64>, subject: &str, content: &str, at: f64) -> Value {
+    json!({
+        "id": id, "sender": 9, "recipient": recipient, "stream": stream, "realm": REALM_ID, "subject": subject,
+        "content": content, "rendered_content": format!("<p>{content}</p>"), "sending_client": 1,
+        "scheduled_timestamp": at, "request_timestamp": T0, "read_by_sender": true, "delivered": false,
+        "delivered_message": null, "has_attachment": false, "failed": false, "failure_message": null,
+        "delivery_type": 1, "reminder_target_message": null, "reminder_note": null,
+    })
+}
+
 fn realm_json() -> Value {
     let users = vec![
         user(8, OLIVIA, "Olivia Owner", 100, json!({ "avatar_source": "U", "avatar_version": 2 })),
@@ -178,7 +189,10 @@ fn realm_json() -> Value {
         }],
         "zerver_realmauthenticationmethod": [{ "id": 1, "realm": REALM_ID, "name": "Email" }],
         "zerver_presencesequence": [{ "id": 1, "realm": REALM_ID, "last_update_id": 17 }],
-        "zerver_scheduledmessage": empty, "zerver_realmauditlog": empty, "zerver_realmexport": empty,
+        "zerver_scheduledmessage": [
+            scheduled(1, 45, Some(30), "plans", "The plan for **next year**", 4_000_000_000.0),
+            scheduled(2, 40, None, "", "Happy anniversary, Olivia!", 4_000_000_100.0),
+        ], "zerver_realmauditlog": empty, "zerver_realmexport": empty,
         "zerver_realmdomain": [{ "id": 1, "realm": REALM_ID, "domain": "acme.example.com", "allow_subdomains": true }],
         "zerver_realmfilter": [{ "id": 1, "realm": REALM_ID, "pattern": "#(?P<id>[0-9]+)",
             "url_template": "https://tracker.acme.example.com/{id}", "order": 0 }],
