@@ -576,7 +576,7 @@ fn an_export_with_consent_makes_who_did_not_consent_a_mirror_dummy_with_default_
     consent(&owner);
     create_channel(&owner, "quiet-corner", false);
     for client in [&owner, &member] {
-        client.patch("/settings", &[("twenty_four_hour_time", "true")]).success();
+        client.patch("/settings", &[("twenty_four_hour_time", "true"), ("timezone", "Europe/Paris")]).success();
         customise_subscription(client, "quiet-corner");
     }
     let realm = json_file(&unpack(&owner, &finished_export(&owner, "2")), "realm.json");
@@ -584,6 +584,7 @@ fn an_export_with_consent_makes_who_did_not_consent_a_mirror_dummy_with_default_
     assert_eq!((&kept["is_active"], &kept["twenty_four_hour_time"]), (&json!(true), &json!(true)), "{kept}");
     assert_eq!((&dummy["is_active"], &dummy["is_mirror_dummy"]), (&json!(false), &json!(true)), "{dummy}");
     assert_eq!(dummy["twenty_four_hour_time"], false, "the organization's default: {dummy}");
+    assert_eq!(dummy["timezone"], "Europe/Paris", "not an organization default: {dummy}");
     let channel = realm["zerver_stream"].as_array().unwrap().iter().find(|c| c["name"] == "quiet-corner").unwrap();
     let subscription = |user: &Client| {
         let rows = realm["zerver_subscription"].as_array().unwrap();

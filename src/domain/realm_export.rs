@@ -332,7 +332,8 @@ pub fn realm_file(mut tables: RealmTables, selection: &Selection, reactions: Vec
         groups = tables.direct_message_groups;
     }
     let user_defaults = tables.realm.first_mut().and_then(|r| r.remove("user_settings_defaults"));
-    let user_defaults = user_settings::organization_defaults(user_defaults.as_ref().and_then(Value::as_str).unwrap_or("{}"));
+    let mut user_defaults = user_settings::organization_defaults(user_defaults.as_ref().and_then(Value::as_str).unwrap_or("{}"));
+    user_defaults.retain(|name, _| user_settings::organization_default_settings().any(|s| s.name == name));
     let (users, dummies) = exported_users(take(&mut tables.users), selection, &user_defaults, email_domain);
     for s in subscriptions.iter_mut().filter(|s| id_of(s, "user_profile").is_some_and(|u| !consenting.contains(&u))) {
         scrub_subscription(s);
