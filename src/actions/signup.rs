@@ -247,15 +247,23 @@ async fn activate_imported(
     let now = db::now();
     let mut batch = Batch::new();
     batch.add::<Value>(invites::still_usable_guard_stmt(row.id, now)?);
+    batch.add::<Value>(users::still_awaits_sign_up_guard_stmt(imported)?);
     batch.add::<Value>(users::activate_imported_stmt(imported, signed_up.full_name, signed_up.role, signed_up.password_hash, now)?);
     batch.add::<Value>(invites::mark_used_stmt(row.id, imported.realm_id, &row.email, now)?);
     let activated = batch.add::<UserRow>(users::by_id_stmt(RealmId(imported.realm_id), UserId(imported.id))?);
     let results = match batch.run(db).await {
         Ok(results) => results,
-        Err(err) if read_guards::failed(&err) => return Err(used_link_error(db, imported.realm_id, signed_up.key).await),
+        Err(err) if read_guards::failed(&err) => {
+            // The link was used or revoked, or another sign-up took the account, meanwhile.
+            let now_active = users::by_id(db, RealmId(imported.realm_id), UserId(imported.id)).await?.is_some_and(|u| u.is_active());
+            if now_active {
+                return Err(ApiError::bad_request(format!("{} already has an account", row.email)));
+            }
+            return Err(used_link_error(db, imported.realm_id, signed_up.key).await);
+        }
         Err(err) => return Err(err.into()),
     };
-    let user = results.first(activated)?.filter(|u| u.is_active()).ok_or_else(|| ApiError::internal("imported account not activated"))?;
+    let user = results.first(activated)?.ok_or_else(|| ApiError::internal("imported account not read back"))?;
     notify_user_added(&site.env, &user, &site.realm_host).await;
     if row.kind == "invite" {
         notify_invites_changed(db, &site.env, user.realm_id, row.referred_by.unwrap_or(user.id)).await;

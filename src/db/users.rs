@@ -377,6 +377,17 @@ pub async fn active_counts(db: &D1Database, realm_id: i64) -> Result<ActiveCount
     Ok(row.unwrap_or(ActiveCounts { active_users: 0, human_owners: 0 }))
 }
 
+/// Fails its batch (`db::read_guards`) unless `user` still awaits its owner's sign-up: two
+/// sign-ups with different links activate it once.
+pub fn still_awaits_sign_up_guard_stmt(user: &UserRow) -> Result<Statement> {
+    statement!(
+        "UPDATE read_guards SET current = (SELECT COUNT(*) FROM users WHERE realm_id = ?1 AND id = ?2 AND is_imported_stub = 1 \
+         AND is_active = 0) WHERE id = 1",
+        user.realm_id,
+        user.id
+    )
+}
+
 /// Activates an imported account awaiting its owner's sign-up ([`UserRow::awaits_sign_up`])
 /// with the name, role and password they signed up with; changes nothing once it is
 /// active.
