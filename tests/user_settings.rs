@@ -110,6 +110,66 @@ fn a_timezone_change_is_announced_to_the_organization() {
 }
 
 #[test]
+fn a_user_who_hides_their_address_from_members_shows_them_a_placeholder() {
+    let user = new_user();
+    user.patch("/settings", &[("email_address_visibility", "3")]).success();
+    assert_eq!(settings_object(&user)["email_address_visibility"], 3);
+    let path = format!("/users/{}", user.user_id);
+    let member_view = Client::dev("othello@zulip.com").get(&path, &[]).success()["user"].clone();
+    assert_eq!(member_view["delivery_email"], Value::Null);
+    let placeholder = member_view["email"].as_str().unwrap().to_string();
+    assert!(placeholder.starts_with(&format!("user{}@", user.user_id)), "{placeholder}");
+    let admin_view = Client::dev("iago@zulip.com").get(&path, &[]).success()["user"].clone();
+    assert_eq!((admin_view["delivery_email"].clone(), admin_view["email"].clone()), (json!(user.email), json!(user.email)));
+    assert_eq!(user.get("/users/me", &[]).success()["delivery_email"], user.email.as_str());
+}
+
+#[test]
+fn who_loses_or_gains_sight_of_an_address_is_told_what_they_now_see_and_nobody_else() {
+    let user = new_user();
+    let mut member = register(&Client::dev("othello@zulip.com"), &[("event_types", r#"["realm_user"]"#)]);
+    let mut admin = register(&Client::dev("iago@zulip.com"), &[("event_types", r#"["realm_user"]"#)]);
+    let about_user = |e: &Value| e["type"] == "realm_user" && e["person"]["user_id"] == user.user_id;
+    // The sentinel: a time zone change, which everyone hears of.
+    let is_sentinel = |e: &Value| about_user(e) && e["person"]["timezone"] == "Asia/Tokyo";
+
+    user.patch("/settings", &[("email_address_visibility", "3")]).success();
+    user.patch("/settings", &[("timezone", "Asia/Tokyo")]).success();
+    let seen = member.events_until("the time zone", is_sentinel);
+    let hidden: Vec<&Value> = seen.iter().filter(|e| about_user(e) && !is_sentinel(e)).map(|e| &e["person"]).collect();
+    let placeholder = Client::dev("othello@zulip.com").get(&format!("/users/{}", user.user_id), &[]).success()["user"]["email"].clone();
+    assert!(hidden.iter().any(|p| p.get("delivery_email") == Some(&Value::Null)), "{seen:?}");
+    assert!(hidden.iter().any(|p| p["new_email"] == placeholder), "{seen:?}");
+    assert!(hidden.iter().all(|p| p.get("delivery_email").is_none_or(Value::is_null)), "{seen:?}");
+    let seen = admin.events_until("the time zone", is_sentinel);
+    assert_eq!(seen.iter().filter(|e| about_user(e)).count(), 1, "an administrator sees the address still: {seen:?}");
+
+    user.patch("/settings", &[("email_address_visibility", "1")]).success();
+    let shown = member.wait_for("the address shown again", |e| about_user(e) && e["person"].get("delivery_email").is_some());
+    assert_eq!(shown["person"]["delivery_email"], user.email.as_str());
+    let renamed = member.wait_for("the address as email", |e| about_user(e) && e["person"].get("new_email").is_some());
+    assert_eq!(renamed["person"]["new_email"], user.email.as_str());
+}
+
+#[test]
+fn no_event_shows_a_hidden_address_to_whom_may_not_see_it() {
+    let user = new_user();
+    user.patch("/settings", &[("email_address_visibility", "3")]).success();
+    let othello = Client::dev("othello@zulip.com");
+    let mut queue = register(&othello, &[("event_types", r#"["message", "typing", "reaction"]"#)]);
+    let message_id = chat::send_direct(&user, &[othello.user_id], "hello");
+    user.post("/typing", &[("op", "start"), ("to", &format!("[{}]", othello.user_id))]).success();
+    user.post(&format!("/messages/{message_id}/reactions"), &[("emoji_name", "octopus")]).success();
+    let seen = queue.events_until("the reaction", |e| e["type"] == "reaction");
+    let placeholder = othello.get(&format!("/users/{}", user.user_id), &[]).success()["user"]["email"].clone();
+    let message = &seen.iter().find(|e| e["type"] == "message").expect("the message event")["message"];
+    assert_eq!(message["sender_email"], placeholder);
+    let typing = seen.iter().find(|e| e["type"] == "typing").expect("the typing event");
+    assert_eq!(typing["sender"]["email"], placeholder);
+    assert!(!serde_json::to_string(&seen).unwrap().contains(&user.email), "{seen:?}");
+}
+
+#[test]
 fn an_unchanged_value_sends_no_event() {
     let user = new_user();
     let mut queue = register(&user, &[("event_types", r#"["user_settings"]"#)]);
@@ -133,6 +193,7 @@ fn invalid_values_are_bad_requests_with_zulips_messages_and_change_nothing() {
         ("notification_sound", "boom", "Invalid notification sound 'boom'"),
         ("email_notifications_batching_period_seconds", "0", "Invalid email batching period: 0 seconds"),
         ("timezone", "Mars/Olympus_Mons", "timezone is not a recognized time zone"),
+        ("email_address_visibility", "6", "Invalid email_address_visibility"),
     ];
     for (name, value, msg) in cases {
         // A valid change beside the invalid one is not stored either.

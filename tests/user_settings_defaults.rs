@@ -138,6 +138,24 @@ fn people_created_later_start_with_the_defaults() {
 }
 
 #[test]
+fn a_newcomer_whose_address_members_may_not_see_is_announced_to_them_without_it() {
+    let (owner, member) = organization_with_member("defaults", "Defaults Org", PASSWORD);
+    owner.patch("/realm/user_settings_defaults", &[("email_address_visibility", "3")]).success();
+    let mut members_queue = register_for(&member, r#"["realm_user"]"#);
+    let mut owners_queue = register_for(&owner, r#"["realm_user"]"#);
+    let newcomer = person_with_role(&owner, 400);
+    let added = |e: &Value| e["op"] == "add" && e["person"]["user_id"] == newcomer.user_id;
+
+    let seen_by_member = members_queue.wait_for("the newcomer", added)["person"].clone();
+    let member_view = member.get(&format!("/users/{}", newcomer.user_id), &[]).success()["user"].clone();
+    assert_eq!(seen_by_member["delivery_email"], Value::Null);
+    assert_eq!(seen_by_member["email"], member_view["email"]);
+    assert_ne!(seen_by_member["email"], newcomer.email.as_str());
+    let seen_by_owner = owners_queue.wait_for("the newcomer", added)["person"].clone();
+    assert_eq!((seen_by_owner["delivery_email"].clone(), seen_by_owner["email"].clone()), (json!(newcomer.email), json!(newcomer.email)));
+}
+
+#[test]
 fn people_who_joined_earlier_keep_their_settings() {
     let (owner, member) = organization_with_member("defaults", "Defaults Org", PASSWORD);
     owner.patch("/realm/user_settings_defaults", &[("emojiset", "twitter"), ("automatically_follow_topics_policy", "1")]).success();

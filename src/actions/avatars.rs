@@ -10,7 +10,7 @@ use crate::actions::uploads::{delete_object, put_object};
 use crate::db::batch::Batch;
 use crate::db::users::{self, UserRow};
 use crate::domain::realm_emoji::{check_emoji_image, new_file_name};
-use crate::domain::users::{avatar_source, avatar_storage_key, avatar_url, avatar_url_medium, MAX_AVATAR_FILE_SIZE_MIB};
+use crate::domain::users::{avatar_person, avatar_storage_key, avatar_url, MAX_AVATAR_FILE_SIZE_MIB};
 use crate::error::{ApiError, ApiResult};
 use crate::event_types::{Event, RealmBotEvent, RealmUserEvent};
 use crate::model::ids::{RealmId, UserId};
@@ -57,13 +57,7 @@ pub async fn do_change_avatar(db: &D1Database, env: &Env, me: &UserRow, file_nam
 }
 
 async fn notify_avatar_changed(env: &Env, user: &UserRow) {
-    let person = json!({
-        "user_id": user.id,
-        "avatar_source": avatar_source(user),
-        "avatar_url": avatar_url(user),
-        "avatar_url_medium": avatar_url_medium(user),
-        "avatar_version": user.avatar_version,
-    });
+    let person = avatar_person(user);
     crate::actions::notify_realm(env, user.realm_id, &Event::RealmUser(RealmUserEvent::Update { person })).await;
     if user.is_bot() {
         let bot = json!({ "user_id": user.id, "avatar_url": avatar_url(user) });

@@ -2,7 +2,9 @@
 
 use serde::Deserialize;
 use serde_json::{json, Value};
-use worker::{D1Database, Env};
+use worker::D1Database;
+
+use crate::actions::site::Site;
 
 use crate::db::batch::Batch;
 use crate::db::reactions::{self, ReactionEmojiRow};
@@ -10,6 +12,7 @@ use crate::db::realm_emoji::{self, RealmEmojiRow};
 use crate::db::users::UserRow;
 use crate::domain::messages::{accessed_from, AccessedMessage};
 use crate::domain::reactions::{check_emoji_request, emoji_from_request};
+use crate::domain::users::public_email;
 use crate::error::{ApiError, ApiResult};
 use crate::event_types::ReactionEvent;
 use crate::events::{send_event, Event, EventUser};
@@ -33,7 +36,7 @@ fn audience(rows: Vec<UserIdRow>, actor: i64) -> Vec<EventUser> {
     ids.into_iter().map(EventUser::plain).collect()
 }
 
-fn reaction_event(op: &'static str, me: &UserRow, message_id: i64, emoji: &Emoji) -> Event {
+fn reaction_event(op: &'static str, me: &UserRow, realm_host: &str, message_id: i64, emoji: &Emoji) -> Event {
     Event::Reaction(ReactionEvent {
         op,
         message_id,
@@ -41,7 +44,7 @@ fn reaction_event(op: &'static str, me: &UserRow, message_id: i64, emoji: &Emoji
         emoji_code: emoji.code.clone(),
         reaction_type: emoji.reaction_type.clone(),
         user_id: me.id,
-        user: json!({ "user_id": me.id, "email": me.email, "full_name": me.full_name, "is_mirror_dummy": false }),
+        user: json!({ "user_id": me.id, "email": public_email(me, realm_host), "full_name": me.full_name, "is_mirror_dummy": false }),
     })
 }
 
@@ -51,14 +54,14 @@ fn reaction_event(op: &'static str, me: &UserRow, message_id: i64, emoji: &Emoji
 /// One read batch (the message's access, the named custom emoji, the message's reactions)
 /// and one write batch.
 pub async fn check_add_reaction(
-    db: &D1Database,
-    env: &Env,
+    site: &Site,
     me: &UserRow,
     message_id: MessageId,
     name: String,
     code: Option<String>,
     reaction_type: Option<String>,
 ) -> ApiResult<()> {
+    let db = &site.db()?;
     let mut batch = Batch::new();
     let access = batch.add::<Value>(crate::db::messages::access_stmt(message_id, RealmId(me.realm_id), UserId(me.id))?);
     let custom_id = code.as_deref().and_then(crate::params::parse_int);
@@ -72,12 +75,12 @@ pub async fn check_add_reaction(
         Some(joined) => emoji.name = joined.emoji_name,
         None => check_emoji_request(&emoji, &custom)?,
     }
-    do_add_reaction(db, env, me, &accessed, &emoji).await
+    do_add_reaction(db, site, me, &accessed, &emoji).await
 }
 
 /// Adds the reaction ("Reaction already exists." if the user has it). A user reacting to a
 /// channel message it did not receive gets a historical row, as in Zulip.
-pub async fn do_add_reaction(db: &D1Database, env: &Env, me: &UserRow, accessed: &AccessedMessage, emoji: &Emoji) -> ApiResult<()> {
+pub async fn do_add_reaction(db: &D1Database, site: &Site, me: &UserRow, accessed: &AccessedMessage, emoji: &Emoji) -> ApiResult<()> {
     let message_id = accessed.message.id;
     let mut batch = Batch::new();
     if accessed.user_flags.is_none() {
@@ -90,8 +93,8 @@ pub async fn do_add_reaction(db: &D1Database, env: &Env, me: &UserRow, accessed:
         Err(err) if err.to_string().contains("UNIQUE") => return Err(ApiError::bad_request("Reaction already exists.")),
         Err(err) => return Err(err.into()),
     };
-    let event = reaction_event("add", me, message_id, emoji);
-    send_event(env, me.realm_id, &event, &audience(results.rows(holders)?, me.id)).await;
+    let event = reaction_event("add", me, &site.realm_host, message_id, emoji);
+    send_event(&site.env, me.realm_id, &event, &audience(results.rows(holders)?, me.id)).await;
     Ok(())
 }
 
@@ -99,14 +102,14 @@ pub async fn do_add_reaction(db: &D1Database, env: &Env, me: &UserRow, accessed:
 /// emoji, `zulip`, a unicode emoji; any other name matches the user's reaction by name.
 /// One read batch (the message's access, the named custom emoji) and one write batch.
 pub async fn check_remove_reaction(
-    db: &D1Database,
-    env: &Env,
+    site: &Site,
     me: &UserRow,
     message_id: MessageId,
     name: Option<String>,
     code: Option<String>,
     reaction_type: Option<String>,
 ) -> ApiResult<()> {
+    let db = &site.db()?;
     let mut batch = Batch::new();
     let access = batch.add::<Value>(crate::db::messages::access_stmt(message_id, RealmId(me.realm_id), UserId(me.id))?);
     let named = name.clone().unwrap_or_default();
@@ -127,7 +130,7 @@ pub async fn check_remove_reaction(
             (None, None) => (None, reaction_type.unwrap_or_else(unicode)),
         },
     };
-    do_remove_reaction(db, env, me, message_id, name.as_deref(), code.as_deref(), &reaction_type).await
+    do_remove_reaction(db, site, me, message_id, name.as_deref(), code.as_deref(), &reaction_type).await
 }
 
 #[derive(Deserialize)]
@@ -141,7 +144,7 @@ struct ReactionKey {
 /// "Reaction doesn't exist." when there is none.
 pub async fn do_remove_reaction(
     db: &D1Database,
-    env: &Env,
+    site: &Site,
     me: &UserRow,
     message_id: MessageId,
     name: Option<&str>,
@@ -154,7 +157,7 @@ pub async fn do_remove_reaction(
     let results = batch.run(db).await?;
     let Some(key) = results.first(deleted)? else { return Err(ApiError::bad_request("Reaction doesn't exist.")) };
     let emoji = Emoji { name: key.emoji_name, code: key.emoji_code, reaction_type: key.reaction_type };
-    let event = reaction_event("remove", me, message_id.0, &emoji);
-    send_event(env, me.realm_id, &event, &audience(results.rows(holders)?, me.id)).await;
+    let event = reaction_event("remove", me, &site.realm_host, message_id.0, &emoji);
+    send_event(&site.env, me.realm_id, &event, &audience(results.rows(holders)?, me.id)).await;
     Ok(())
 }

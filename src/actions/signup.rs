@@ -196,7 +196,7 @@ pub async fn check_register(db: &D1Database, site: &Site, realm_id: i64, key: &s
     };
     let user = inserting.take(&results)?.user;
     let env = &site.env;
-    notify_user_added(env, &user, &site.realm_host).await;
+    notify_user_added(db, env, &user, &site.realm_host).await;
     announce_new_user(site, &user).await;
     join_channels_and_groups(db, env, &row, &user).await;
     if row.include_realm_default_subscriptions != 0 {
@@ -264,7 +264,7 @@ async fn activate_imported(
         Err(err) => return Err(err.into()),
     };
     let user = results.first(activated)?.ok_or_else(|| ApiError::internal("imported account not read back"))?;
-    notify_user_added(&site.env, &user, &site.realm_host).await;
+    notify_user_added(db, &site.env, &user, &site.realm_host).await;
     if row.kind == "invite" {
         notify_invites_changed(db, &site.env, user.realm_id, row.referred_by.unwrap_or(user.id)).await;
     }

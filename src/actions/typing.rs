@@ -8,7 +8,8 @@ use crate::context::RequestContext;
 use crate::db::batch::Batch;
 use crate::db::realm_settings;
 use crate::db::typing_recipients::{self as db, Recipient, TypingChannel};
-use crate::db::users::UserRow;
+use crate::db::users::{self, UserRow};
+use crate::domain::users::public_email;
 use crate::error::{ApiError, ApiResult};
 use crate::event_types::{Event, TypingEvent};
 use crate::events::{self, EventUser};
@@ -21,7 +22,7 @@ pub enum TypingTarget {
 
 pub async fn check_send_typing_notification(ctx: &RequestContext, sender: &UserRow, start: bool, target: TypingTarget) -> ApiResult<()> {
     let op = if start { "start" } else { "stop" };
-    let sender_dict = json!({"user_id": sender.id, "email": sender.email});
+    let sender_dict = json!({"user_id": sender.id, "email": public_email(sender, &ctx.realm_host)});
     let (event, notify) = match target {
         TypingTarget::Direct(to) => {
             if to.is_empty() {
@@ -31,13 +32,14 @@ pub async fn check_send_typing_notification(ctx: &RequestContext, sender: &UserR
             ids.push(sender.id);
             ids.sort_unstable();
             ids.dedup();
-            let found: Vec<Recipient> =
-                crate::db::all(&ctx.db, db::users_by_ids_stmt(sender.realm_id, &serde_json::to_string(&ids)?)?).await?;
+            let mut found: Vec<UserRow> =
+                crate::db::all(&ctx.db, users::by_ids_stmt(sender.realm_id, &serde_json::to_string(&ids)?)?).await?;
             if let Some(bad) = to.iter().find(|id| !found.iter().any(|u| u.id == **id)) {
                 return Err(ApiError::bad_request(format!("Invalid user ID {bad}")));
             }
-            let recipients: Vec<_> = found.iter().map(|u| json!({"user_id": u.id, "email": u.email})).collect();
-            let notify: Vec<i64> = found.iter().filter(|u| u.id != sender.id && u.is_active != 0).map(|u| u.id).collect();
+            found.sort_unstable_by_key(|u| u.id);
+            let recipients: Vec<_> = found.iter().map(|u| json!({"user_id": u.id, "email": public_email(u, &ctx.realm_host)})).collect();
+            let notify: Vec<i64> = found.iter().filter(|u| u.id != sender.id && u.is_active()).map(|u| u.id).collect();
             (
                 TypingEvent { op, message_type: "direct", sender: sender_dict, recipients: Some(recipients), stream_id: None, topic: None },
                 notify,

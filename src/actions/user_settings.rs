@@ -1,7 +1,8 @@
 //! Changing the caller's own user settings, with the `user_settings` event per changed
 //! setting and the legacy `update_display_settings` / `update_global_notifications` events
 //! (and, for `timezone`, which others see, a `realm_user` update to the organization; for
-//! `allow_private_data_export`, `realm_export_consent` to the administrators).
+//! `allow_private_data_export`, `realm_export_consent` to the administrators; for
+//! `email_address_visibility`, the real address to those who gain or lose sight of it).
 
 use serde_json::{json, Map, Value};
 use worker::{D1Database, Env};
@@ -9,12 +10,19 @@ use worker::{D1Database, Env};
 use crate::actions::notify_users;
 use crate::db::users::{self, SettingColumns, UserRow};
 use crate::domain::user_settings::{self as rules, Legacy, Setting, Storage};
+use crate::domain::users::{avatar_person, email_sight_changes, placeholder_email};
 use crate::error::ApiResult;
 use crate::event_types::{Event, RealmUserEvent, UserSettingsEvent};
 
 /// Stores the settings among `requested` whose value differs (one write), then sends their
 /// events to the user. Nothing is written or sent when nothing differs.
-pub async fn do_change_user_settings(db: &D1Database, env: &Env, me: &UserRow, requested: Vec<(&'static Setting, Value)>) -> ApiResult<()> {
+pub async fn do_change_user_settings(
+    db: &D1Database,
+    env: &Env,
+    realm_host: &str,
+    me: &UserRow,
+    requested: Vec<(&'static Setting, Value)>,
+) -> ApiResult<()> {
     let changes = rules::changes(me, requested);
     if changes.is_empty() {
         return Ok(());
@@ -31,6 +39,7 @@ pub async fn do_change_user_settings(db: &D1Database, env: &Env, me: &UserRow, r
             (Storage::Column, "automatically_unmute_topics_in_muted_streams_policy") => {
                 columns.automatically_unmute_topics_in_muted_streams_policy = value.as_i64()
             }
+            (Storage::Column, rules::EMAIL_ADDRESS_VISIBILITY) => columns.email_address_visibility = value.as_i64(),
             (Storage::Column, _) => columns.automatically_follow_topics_where_mentioned = value.as_bool().map(i64::from),
         }
     }
@@ -48,6 +57,30 @@ pub async fn do_change_user_settings(db: &D1Database, env: &Env, me: &UserRow, r
             let ids: Vec<i64> = admins.iter().map(|a| a.id).collect();
             let event = Event::RealmExportConsent { user_id: me.id, consented: value.as_bool().unwrap_or(false) };
             notify_users(env, me.realm_id, &ids, &event).await;
+        }
+        if let (rules::EMAIL_ADDRESS_VISIBILITY, Some(new)) = (setting.name, value.as_i64()) {
+            notify_email_sight_change(db, env, realm_host, me, new).await?;
+        }
+    }
+    Ok(())
+}
+
+/// Those who gain or lose sight of `user`'s real address when its visibility becomes `new`
+/// hear what they now see: `delivery_email`, the `email` clients address the user by
+/// (`new_email`), and a Gravatar avatar's URL, which a client computed from the address.
+async fn notify_email_sight_change(db: &D1Database, env: &Env, realm_host: &str, user: &UserRow, new: i64) -> ApiResult<()> {
+    let viewers = users::active_viewers(db, user.realm_id).await?;
+    let (gain, lose) = email_sight_changes(&viewers, user, user.email_address_visibility, new);
+    let avatar = user.avatar_file.is_none().then(|| avatar_person(user));
+    for (ids, sees) in [(gain, true), (lose, false)] {
+        if ids.is_empty() {
+            continue;
+        }
+        let (delivery_email, email) =
+            if sees { (json!(user.delivery_email), user.email.clone()) } else { (Value::Null, placeholder_email(user, realm_host)) };
+        let people = [json!({"user_id": user.id, "delivery_email": delivery_email}), json!({"user_id": user.id, "new_email": email})];
+        for person in people.into_iter().chain(avatar.clone()) {
+            notify_users(env, user.realm_id, &ids, &Event::RealmUser(RealmUserEvent::Update { person })).await;
         }
     }
     Ok(())

@@ -13,7 +13,7 @@ use crate::db::{
     users::{self, NewUser, UserRow},
 };
 use crate::domain::passwords::check_password_strength;
-use crate::domain::users::{check_full_name, user_dict, UserDictOptions};
+use crate::domain::users::{check_full_name, sees_delivery_email, user_dict_seen, UserDictOptions, VISIBLE_TO_EVERYONE};
 use crate::error::{ApiError, ApiResult};
 use crate::event_types::{Event, RealmBotEvent, RealmUserEvent};
 use crate::model::ids::{RealmId, UserId};
@@ -140,18 +140,32 @@ pub async fn check_create_user_by_admin(
         timezone: "",
     };
     let created = do_create_user(db, &new_user, Some(password)).await?;
-    notify_user_added(&site.env, &created.user, &site.realm_host).await;
+    notify_user_added(db, &site.env, &created.user, &site.realm_host).await;
     crate::actions::message_notifications::announce_new_user(site, &created.user).await;
     // Like Zulip, an account made by an administrator joins the default channels.
     crate::actions::default_channels::join_default_channels(db, &site.env, &created.user, &default_channels).await;
     Ok(created.user.id)
 }
 
-/// The `realm_user` add event of a new account, to every queue of the organization.
-pub async fn notify_user_added(env: &worker::Env, user: &UserRow, realm_host: &str) {
+/// The `realm_user` add event of a new account, to every queue of the organization: its
+/// real address only to those who may see it (one more read when not everyone may).
+pub async fn notify_user_added(db: &D1Database, env: &worker::Env, user: &UserRow, realm_host: &str) {
     let opts = UserDictOptions { realm_host, client_gravatar: false };
-    let event = Event::RealmUser(RealmUserEvent::Add { person: user_dict(user, user, &opts) });
-    crate::actions::notify_realm(env, user.realm_id, &event).await;
+    let event = |sees_email| Event::RealmUser(RealmUserEvent::Add { person: user_dict_seen(user, sees_email, &opts) });
+    if user.is_bot() || user.email_address_visibility == VISIBLE_TO_EVERYONE {
+        return crate::actions::notify_realm(env, user.realm_id, &event(true)).await;
+    }
+    let viewers = users::active_viewers(db, user.realm_id).await.unwrap_or_else(|err| {
+        worker::console_error!("the viewers of new user {}: {err}", user.id);
+        Vec::new()
+    });
+    let (mut sees, mut does_not) = (Vec::new(), Vec::new());
+    for viewer in &viewers {
+        let list = if sees_delivery_email(viewer, user, user.email_address_visibility) { &mut sees } else { &mut does_not };
+        list.push(viewer.id);
+    }
+    crate::actions::notify_users(env, user.realm_id, &sees, &event(true)).await;
+    crate::actions::notify_users(env, user.realm_id, &does_not, &event(false)).await;
 }
 
 /// A `realm_user` update event carrying the changed fields of one user.

@@ -1,6 +1,7 @@
 //! Emoji reactions.
 
 use crate::actions::reactions::{check_add_reaction, check_remove_reaction};
+use crate::actions::site::Site;
 use crate::context::RequestContext;
 use crate::domain::messages::invalid_message;
 use crate::error::{ApiError, ApiResult};
@@ -28,7 +29,7 @@ pub async fn add_reaction(ctx: &RequestContext, id: &str) -> ApiResult<Reply> {
     let code = ctx.params.str("emoji_code")?;
     let reaction_type = reaction_type(ctx)?;
     let message_id = parse_int(id).ok_or_else(invalid_message)?;
-    check_add_reaction(&ctx.db, &ctx.env, &me, MessageId(message_id), name, code, reaction_type).await?;
+    check_add_reaction(&Site::of_request(ctx), &me, MessageId(message_id), name, code, reaction_type).await?;
     Ok(Reply::ok())
 }
 
@@ -45,6 +46,6 @@ pub async fn remove_reaction(ctx: &RequestContext, id: &str) -> ApiResult<Reply>
         return Err(ApiError::bad_request("At least one of the following arguments must be present: emoji_name, emoji_code"));
     }
     let message_id = parse_int(id).ok_or_else(invalid_message)?;
-    check_remove_reaction(&ctx.db, &ctx.env, &me, MessageId(message_id), name, code, reaction_type).await?;
+    check_remove_reaction(&Site::of_request(ctx), &me, MessageId(message_id), name, code, reaction_type).await?;
     Ok(Reply::ok())
 }

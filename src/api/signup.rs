@@ -93,7 +93,8 @@ pub async fn unsubscribe(ctx: &RequestContext, kind: &str, raw: &str) -> ApiResu
         crate::db::users::by_id(&ctx.db, RealmId(realm.id), UserId(user_id)).await?.ok_or_else(ApiError::confirmation_link_not_found)?;
     let setting = crate::domain::user_settings::setting(kind.setting())
         .ok_or_else(|| ApiError::internal(format!("no {} setting", kind.setting())))?;
-    crate::actions::user_settings::do_change_user_settings(&ctx.db, &ctx.env, &user, vec![(setting, json!(false))]).await?;
+    crate::actions::user_settings::do_change_user_settings(&ctx.db, &ctx.env, &ctx.realm_host, &user, vec![(setting, json!(false))])
+        .await?;
     let page = format!(
         "<!doctype html><meta charset=\"utf-8\"><title>Unsubscribed</title><p>{} You can turn them on again in your settings.</p>",
         kind.confirmation()

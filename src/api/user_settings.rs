@@ -37,7 +37,7 @@ pub async fn update_settings(ctx: &RequestContext) -> ApiResult<Reply> {
             requested.push((setting, rules::parse_value(setting, &raw, known_timezone)?));
         }
     }
-    do_change_user_settings(&ctx.db, &ctx.env, &me, requested).await?;
+    do_change_user_settings(&ctx.db, &ctx.env, &ctx.realm_host, &me, requested).await?;
     if let Some(full_name) = full_name {
         let changes = UserChanges { role: None, full_name: Some(full_name), profile: None };
         do_update_user(&ctx.db, &ctx.env, &me, changes).await?;

@@ -1,4 +1,4 @@
-//! The users a typing notice may go to: users by id, and a channel's subscribers.
+//! The channel a typing notice is about, and its subscribers.
 
 use serde::Deserialize;
 use worker::Result;
@@ -9,17 +9,6 @@ use crate::model::ids::{ChannelId, RealmId};
 #[derive(Debug, Clone, Deserialize)]
 pub struct Recipient {
     pub id: i64,
-    pub email: String,
-    pub is_active: i64,
-}
-
-/// The organization's users among `ids_json` (a JSON list of ids).
-pub fn users_by_ids_stmt(realm_id: i64, ids_json: &str) -> Result<Statement> {
-    statement!(
-        "SELECT id, email, is_active FROM users WHERE realm_id = ?1 AND id IN (SELECT value FROM json_each(?2)) ORDER BY id",
-        realm_id,
-        ids_json
-    )
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -36,7 +25,7 @@ pub fn channel_stmt(realm_id: RealmId, channel_id: ChannelId) -> Result<Statemen
 /// Active subscribers of a channel who are active users.
 pub fn subscribers_stmt(realm_id: RealmId, channel_id: ChannelId) -> Result<Statement> {
     statement!(
-        "SELECT u.id, u.email, u.is_active FROM subscriptions s JOIN users u ON u.id = s.user_id \
+        "SELECT u.id FROM subscriptions s JOIN users u ON u.id = s.user_id \
          WHERE s.realm_id = ?1 AND s.channel_id = ?2 AND s.active = 1 AND u.is_active = 1 ORDER BY u.id",
         realm_id,
         channel_id

@@ -206,6 +206,18 @@ pub fn active_admin_ids_stmt(realm_id: i64) -> Result<Statement> {
     statement!("SELECT id FROM users WHERE realm_id = ?1 AND is_active = 1 AND role <= ?2 ORDER BY id", realm_id, Role::Administrator)
 }
 
+/// Who looks at a user: enough to know what of them they may see.
+#[derive(Debug, Clone, Copy, Deserialize)]
+pub struct Viewer {
+    pub id: i64,
+    pub role: Role,
+}
+
+/// The organization's active users as [`Viewer`]s.
+pub async fn active_viewers(db: &D1Database, realm_id: i64) -> Result<Vec<Viewer>> {
+    super::all(db, statement!("SELECT id, role FROM users WHERE realm_id = ?1 AND is_active = 1", realm_id)?).await
+}
+
 #[derive(Debug, Deserialize)]
 pub struct Credentials {
     pub password_hash: Option<String>,
@@ -478,13 +490,15 @@ pub fn update_settings_stmt(user_id: i64, changes_json: &str, columns: &SettingC
         "UPDATE users SET settings = json_patch(settings, ?2), timezone = COALESCE(?3, timezone), \
          automatically_follow_topics_policy = COALESCE(?4, automatically_follow_topics_policy), \
          automatically_unmute_topics_in_muted_streams_policy = COALESCE(?5, automatically_unmute_topics_in_muted_streams_policy), \
-         automatically_follow_topics_where_mentioned = COALESCE(?6, automatically_follow_topics_where_mentioned) WHERE id = ?1",
+         automatically_follow_topics_where_mentioned = COALESCE(?6, automatically_follow_topics_where_mentioned), \
+         email_address_visibility = COALESCE(?7, email_address_visibility) WHERE id = ?1",
         user_id,
         changes_json,
         &columns.timezone,
         columns.automatically_follow_topics_policy,
         columns.automatically_unmute_topics_in_muted_streams_policy,
-        columns.automatically_follow_topics_where_mentioned
+        columns.automatically_follow_topics_where_mentioned,
+        columns.email_address_visibility
     )
 }
 
@@ -495,6 +509,7 @@ pub struct SettingColumns {
     pub automatically_follow_topics_policy: Option<i64>,
     pub automatically_unmute_topics_in_muted_streams_policy: Option<i64>,
     pub automatically_follow_topics_where_mentioned: Option<i64>,
+    pub email_address_visibility: Option<i64>,
 }
 
 /// Users `u` named by id (`?2`, a JSON list) or by email or delivery email (`?3`, a JSON

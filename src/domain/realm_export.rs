@@ -496,7 +496,7 @@ fn exported_users(users: Vec<Row>, selection: &Selection, defaults: &Map<String,
         // organization's users there.
         let system_bot = row["is_bot"] == true && row["bot_owner"].is_null();
         if !selection.consenting_user_ids.contains(&id) && !system_bot {
-            for (name, value) in defaults.iter().filter(|(name, _)| *name != EMAIL_ADDRESS_VISIBILITY.name) {
+            for (name, value) in defaults.iter().filter(|(name, _)| *name != EMAIL_ADDRESS_VISIBILITY) {
                 row[name] = value.clone();
             }
             if selection.with_private_data() && row["is_active"] == true {

@@ -147,6 +147,7 @@ pub const SETTINGS: &[Setting] = &[
     s("send_stream_typing_notifications", Bool, "true", N),
     s("send_read_receipts", Bool, "true", N),
     s("allow_private_data_export", Bool, "false", N),
+    column("email_address_visibility", IntIn(&[1, 2, 3, 4, 5]), "1", N),
     s("web_navigate_to_sent_message", Bool, "true", N),
 ];
 
@@ -218,6 +219,7 @@ pub fn value_of(user: &UserRow, changed: &Map<String, Value>, setting: &Setting)
         (Storage::Column, name) => match name {
             "automatically_follow_topics_policy" => json!(user.automatically_follow_topics_policy),
             "automatically_unmute_topics_in_muted_streams_policy" => json!(user.automatically_unmute_topics_in_muted_streams_policy),
+            EMAIL_ADDRESS_VISIBILITY => json!(user.email_address_visibility),
             _ => json!(user.automatically_follow_topics_where_mentioned != 0),
         },
         (Storage::Json, name) => changed.get(name).cloned().unwrap_or_else(|| serde_json::from_str(setting.default).unwrap_or(Value::Null)),
@@ -255,13 +257,12 @@ pub fn defaults() -> Map<String, Value> {
 const NOT_ORGANIZATION_DEFAULTS: &[&str] =
     &["timezone", "default_language", "enable_login_emails", "enable_marketing_emails", "allow_private_data_export"];
 
-/// Who sees a user's real email address (`users.email_address_visibility`): an organization
-/// default for new users, not a `PATCH /settings` setting here.
-pub const EMAIL_ADDRESS_VISIBILITY: Setting = column("email_address_visibility", IntIn(&[1, 2, 3, 4, 5]), "1", N);
+/// Who sees a user's real email address (`users.email_address_visibility`).
+pub const EMAIL_ADDRESS_VISIBILITY: &str = "email_address_visibility";
 
 /// Every setting `PATCH /realm/user_settings_defaults` changes.
 pub fn organization_default_settings() -> impl Iterator<Item = &'static Setting> {
-    SETTINGS.iter().filter(|s| !NOT_ORGANIZATION_DEFAULTS.contains(&s.name)).chain(std::iter::once(&EMAIL_ADDRESS_VISIBILITY))
+    SETTINGS.iter().filter(|s| !NOT_ORGANIZATION_DEFAULTS.contains(&s.name))
 }
 
 /// The settings kept in their own `users` columns, which a new user's row takes from the
@@ -278,7 +279,6 @@ pub fn organization_defaults(stored_json: &str) -> Map<String, Value> {
         _ => Map::new(),
     };
     let mut all = defaults();
-    all.insert(EMAIL_ADDRESS_VISIBILITY.name.into(), json!(1));
     for setting in organization_default_settings() {
         if let Some(value) = changed.get(setting.name) {
             all.insert(setting.name.to_string(), value.clone());

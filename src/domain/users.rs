@@ -6,7 +6,7 @@ use worker::D1Database;
 use crate::db::batch::Batch;
 use crate::db::profile_fields::{self, ProfileValueRow};
 use crate::db::realms::{self, RealmRow};
-use crate::db::users::{self, NamedUser, SignInRow, UserRow};
+use crate::db::users::{self, NamedUser, SignInRow, UserRow, Viewer};
 use crate::domain::profile_fields::profile_data;
 use crate::error::{ApiError, ApiResult};
 use crate::model::ids::{RealmId, UserId};
@@ -23,10 +23,16 @@ pub const VISIBLE_TO_NOBODY: i64 = 4;
 
 /// Whether `viewer` may see `user`'s real email address.
 pub fn can_see_delivery_email(viewer: &UserRow, user: &UserRow) -> bool {
+    sees_delivery_email(&Viewer { id: viewer.id, role: viewer.role }, user, user.email_address_visibility)
+}
+
+/// Whether `viewer` may see `user`'s real email address under `visibility` (a
+/// `email_address_visibility` value): always their own, and a bot's.
+pub fn sees_delivery_email(viewer: &Viewer, user: &UserRow, visibility: i64) -> bool {
     if viewer.id == user.id || user.is_bot() {
         return true;
     }
-    match user.email_address_visibility {
+    match visibility {
         VISIBLE_TO_EVERYONE => true,
         VISIBLE_TO_MEMBERS => viewer.role.is_at_least(Role::Member),
         VISIBLE_TO_ADMINS => viewer.role.is_at_least(Role::Administrator),
@@ -35,13 +41,44 @@ pub fn can_see_delivery_email(viewer: &UserRow, user: &UserRow) -> bool {
     }
 }
 
+/// The viewers who gain sight of `user`'s real address and those who lose it, when its
+/// visibility changes from `old` to `new`.
+pub fn email_sight_changes(viewers: &[Viewer], user: &UserRow, old: i64, new: i64) -> (Vec<i64>, Vec<i64>) {
+    let (mut gain, mut lose) = (Vec::new(), Vec::new());
+    for viewer in viewers {
+        match (sees_delivery_email(viewer, user, old), sees_delivery_email(viewer, user, new)) {
+            (false, true) => gain.push(viewer.id),
+            (true, false) => lose.push(viewer.id),
+            _ => {}
+        }
+    }
+    (gain, lose)
+}
+
+/// The viewer of an event that reaches many people alike (a message's, a reaction's, a
+/// typing notice's): sees what everyone in the organization may see and no more, so that
+/// an event shows nobody an address they may not see.
+pub fn anyone() -> UserRow {
+    UserRow { id: 0, role: Role::Guest, ..UserRow::default() }
+}
+
+/// The address of `user` that everyone in the organization may see (see [`anyone`]).
+pub fn public_email(user: &UserRow, realm_host: &str) -> String {
+    api_email(&anyone(), user, realm_host)
+}
+
+/// The address a viewer who may not see `user`'s real one is given: `user<id>@<realm host>`.
+pub fn placeholder_email(user: &UserRow, realm_host: &str) -> String {
+    format!("user{}@{}", user.id, realm_host)
+}
+
 /// The address clients use for `user`: the real one where visible, otherwise Zulip's
 /// placeholder `user<id>@<realm host>`.
 pub fn api_email(viewer: &UserRow, user: &UserRow, realm_host: &str) -> String {
     if can_see_delivery_email(viewer, user) {
         user.email.clone()
     } else {
-        format!("user{}@{}", user.id, realm_host)
+        placeholder_email(user, realm_host)
     }
 }
 
@@ -87,6 +124,17 @@ fn avatar_url_sized(user: &UserRow, medium: bool) -> String {
     format!("https://secure.gravatar.com/avatar/{hash}?d=identicon{size}&version={version}")
 }
 
+/// The fields of a `realm_user` update that tell a user's avatar.
+pub fn avatar_person(user: &UserRow) -> Value {
+    json!({
+        "user_id": user.id,
+        "avatar_source": avatar_source(user),
+        "avatar_url": avatar_url(user),
+        "avatar_url_medium": avatar_url_medium(user),
+        "avatar_version": user.avatar_version,
+    })
+}
+
 /// Whether a client with `client_gravatar` computes this avatar itself: a Gravatar one, of
 /// an email the viewer sees.
 pub fn client_computes_avatar(viewer: &UserRow, user: &UserRow) -> bool {
@@ -122,12 +170,17 @@ pub struct UserDictOptions<'a> {
 
 /// The User object (spec: "User") of `user` as `viewer` may see it.
 pub fn user_dict(viewer: &UserRow, user: &UserRow, opts: &UserDictOptions<'_>) -> Value {
-    let sees_email = can_see_delivery_email(viewer, user);
-    let avatar = if opts.client_gravatar && client_computes_avatar(viewer, user) { Value::Null } else { json!(avatar_url(user)) };
+    user_dict_seen(user, can_see_delivery_email(viewer, user), opts)
+}
+
+/// The User object of `user` for a viewer who sees its real address, or who does not.
+pub fn user_dict_seen(user: &UserRow, sees_email: bool, opts: &UserDictOptions<'_>) -> Value {
+    let client_computes_avatar = user.avatar_file.is_none() && sees_email;
+    let avatar = if opts.client_gravatar && client_computes_avatar { Value::Null } else { json!(avatar_url(user)) };
     json!({
         "user_id": user.id,
         "delivery_email": if sees_email { json!(user.delivery_email) } else { Value::Null },
-        "email": api_email(viewer, user, opts.realm_host),
+        "email": if sees_email { user.email.clone() } else { placeholder_email(user, opts.realm_host) },
         "full_name": user.full_name,
         "date_joined": iso8601(user.date_joined),
         "is_active": user.is_active(),

@@ -146,7 +146,8 @@ pub async fn finish_send(
     })
 }
 
-/// The message as its `message` event shows it (to every recipient alike: no `flags`).
+/// The message as its `message` event shows it (to every recipient alike: no `flags`, and
+/// the addresses everyone may see).
 fn message_event_dict(plan: &SendPlan, req: &SendRequest, inserted: &Inserted) -> Value {
     let SendPlan { sender: me, settings, content, rendered, recipient, channel_row, topic, dm_user_ids, named_users, linkifiers, .. } =
         plan;
@@ -188,7 +189,7 @@ fn message_event_dict(plan: &SendPlan, req: &SendRequest, inserted: &Inserted) -
         channel_names.insert(c.id, c.name.clone());
     }
     let ctx = MessageContext {
-        viewer: me.clone(),
+        viewer: crate::domain::users::anyone(),
         settings: settings.clone(),
         realm_host: req.realm_host.clone(),
         users,

@@ -10,7 +10,6 @@ use crate::db::users::UserRow;
 pub fn user_settings(user: &UserRow) -> Map<String, Value> {
     let mut settings = crate::domain::user_settings::all(user);
     add_choices(&mut settings);
-    settings.insert("email_address_visibility".into(), json!(user.email_address_visibility));
     settings
 }
 
