@@ -12,7 +12,7 @@ use worker::D1Database;
 
 use crate::actions::channels::Principal;
 use crate::actions::message_delete::{self, PendingDeletion};
-use crate::actions::message_send::{self, Destination, PendingSend, PlannedChannel, SendPlan, SendRequest};
+use crate::actions::message_send::{self, Destination, PendingSend, PlannedChannel, SendPlan, SendRequest, Sender};
 use crate::actions::site::Site;
 use crate::context::RequestContext;
 use crate::db::batch::{Batch, BatchResults};
@@ -347,7 +347,7 @@ impl BotSender<'_> {
             realm_url: self.site.realm_url.clone(),
             realm_host: self.site.realm_host.clone(),
         };
-        message_send::send_as(self.site, self.bot, self.realm, &send, Vec::new()).await?;
+        message_send::send(Sender::Known { site: self.site, user: self.bot, realm: self.realm, guard: Vec::new() }, &send).await?;
         Ok(())
     }
 }
@@ -363,7 +363,7 @@ struct Outgoing<'a> {
 /// Sends a message from the organization's notification bot to a channel topic (created on
 /// first use), read for the acting user, through the send path: one read batch (the bot,
 /// the channel's subscribers, what the content mentions), [`message_send::plan_bot_message`],
-/// then [`message_send::commit_planned`] (one write batch, the `message` event, the follow-up).
+/// then [`message_send::send`] (one write batch, the `message` event, the follow-up).
 async fn send_to_channel(
     ctx: &RequestContext,
     acting: &UserRow,
@@ -386,7 +386,8 @@ async fn send_to_channel(
     let send = bot_send_request(ctx, channel.id, topic, &content);
     let message = message_send::BotMessage { bot: &bot, channel, topic, content: &content, subscribers: &subscribers, read_for: acting.id };
     let plan = message_send::plan_bot_message(message, settings, &resolved, &group_members, now);
-    let sent = message_send::commit_planned(&Site::of_request(ctx), &plan, &send, vec![q::set_kind_of_inserted_stmt(kind)?]).await?;
+    let guard = vec![q::set_kind_of_inserted_stmt(kind)?];
+    let sent = message_send::send(Sender::Planned { site: &Site::of_request(ctx), plan: &plan, guard }, &send).await?;
     Ok(sent.id)
 }
 

@@ -15,7 +15,7 @@ use serde_json::Value;
 use worker::{D1Database, Env, Fetch, Headers, Method, Request, RequestInit, RequestRedirect};
 
 use crate::actions::channels::Principal;
-use crate::actions::message_send::{send_as, Destination, SendRequest};
+use crate::actions::message_send::{send, Destination, SendRequest, Sender};
 use crate::actions::site::Site;
 use crate::db::batch::Batch;
 use crate::db::bot_services::{self, BotServiceRow};
@@ -214,7 +214,7 @@ impl Reply<'_> {
             realm_url: self.site.realm_url.clone(),
         };
         let realm = crate::platform::realm_cache::load(self.db, self.bot.realm_id, None).await?;
-        send_as(self.site, self.bot, &realm, &req, Vec::new()).await?;
+        send(Sender::Known { site: self.site, user: self.bot, realm: &realm, guard: Vec::new() }, &req).await?;
         Ok(())
     }
 }

@@ -1,13 +1,13 @@
 //! Scheduling, editing, deleting and delivering scheduled messages.
 //!
 //! Validation and delivery both go through the send path (`message_send::plan_send` and
-//! `send_as`), so a scheduled message obeys every rule of `POST /messages`, checked
+//! `send`), so a scheduled message obeys every rule of `POST /messages`, checked
 //! once when it is scheduled or edited and again against the state at delivery time.
 
 use worker::{D1Database, Env};
 
 use crate::actions::channels::Principal;
-use crate::actions::message_send::{plan_send, send_as, Destination, SendPlan, SendRequest};
+use crate::actions::message_send::{self, plan_send, Destination, SendPlan, SendRequest, Sender};
 use crate::actions::site::Site;
 use crate::db::scheduled_messages::{self, NewId, Revision, ScheduledFields, ScheduledMessageRow};
 use crate::db::users::UserRow;
@@ -180,7 +180,7 @@ async fn deliver_one(db: &D1Database, env: &Env, database: &str, row: &Scheduled
     let guard = vec![scheduled_messages::mark_delivered_stmt(row.id, row.revision)?];
     // The guard refusing a message that is no longer pending fails the write (a D1 error,
     // nothing written), like any server-side error, which leaves it pending for the retry.
-    match send_as(&site, &sender, &realm, &send, guard).await {
+    match message_send::send(Sender::Known { site: &site, user: &sender, realm: &realm, guard }, &send).await {
         Ok(_) => {}
         // The message broke a rule of sending (access, recipients, topic, ...): the owner
         // has to fix it.

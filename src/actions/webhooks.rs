@@ -2,7 +2,7 @@
 //! sent as the webhook's bot through the one send entry (`message_send::send`).
 
 use crate::actions::channels::Principal;
-use crate::actions::message_send::{self, Destination, SendRequest};
+use crate::actions::message_send::{self, Destination, SendRequest, Sender};
 use crate::context::RequestContext;
 use crate::db::users::UserRow;
 use crate::domain::webhooks::{event_wanted, Integration, Notice};
@@ -54,6 +54,6 @@ pub async fn send_notice(
         realm_host: ctx.realm_host.clone(),
         realm_url: ctx.base_url.clone(),
     };
-    message_send::send(ctx, &request).await?;
+    message_send::send(Sender::Request(ctx), &request).await?;
     Ok(true)
 }

@@ -2,7 +2,7 @@
 
 use serde_json::json;
 
-use crate::actions::message_send::{self, SendRequest};
+use crate::actions::message_send::{self, SendRequest, Sender};
 use crate::api::params::{message_to_send, parse_anchor};
 use crate::context::RequestContext;
 use crate::domain::messages::{MessageOptions, MessageWindow, OneMessage};
@@ -20,7 +20,7 @@ use crate::response::Reply;
 ///   otherwise one read with authentication and one write.
 pub async fn send_message(ctx: &RequestContext) -> ApiResult<Reply> {
     let req = ctx.after_authentication(message_to_send(ctx).and_then(|message| from_queue(&ctx.params, message))).await?;
-    let sent = message_send::send(ctx, &req).await?;
+    let sent = message_send::send(Sender::Request(ctx), &req).await?;
     let mut body = json!({ "id": sent.id });
     if let Some(policy) = sent.automatic_new_visibility_policy {
         body["automatic_new_visibility_policy"] = json!(policy);

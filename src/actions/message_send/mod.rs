@@ -9,10 +9,10 @@
 //!   recipients (push, missed-message emails, outgoing webhooks), one job, started by
 //!   every sender alike ([`FollowUp::start`]).
 //!
-//! [`send`] is the entry of a request's user (`POST /messages`, incoming webhooks);
-//! [`send_as`] of a known sender outside the request's own send (scheduled delivery, the
-//! notification bot's direct messages, a bot's reply); the notification bot's channel
-//! notices plan with [`plan_bot_message`] and go through [`commit_planned`].
+//! [`send`] is the one entry of every sender ([`Sender`]): a request's user (`POST
+//! /messages`, incoming webhooks), a known user outside the request's own send (scheduled
+//! delivery, the notification bot's direct messages, a bot's reply), and a message the
+//! notification bot planned with [`plan_bot_message`].
 //!
 //! # The recalled send
 //! A repeated `POST /messages` (same key, destination, topic, mentions and links) costs ONE
@@ -97,25 +97,53 @@ pub struct SentMessage {
     pub webhook_message: Option<Value>,
 }
 
-/// Sends a message for a request (`POST /messages`), the one entry of a request's send:
-/// the recalled send when this isolate remembers the sender's reads, else one read batch
-/// with authentication, [`plan()`] and one write; then its [`FollowUp`] (push
-/// notifications, missed-message emails, outgoing webhooks), after the response.
-/// Authentication's errors come first, as with any endpoint.
-pub async fn send(ctx: &RequestContext, req: &SendRequest) -> ApiResult<SentMessage> {
-    let (me, sent) = match send_recalled(&ctx.auth, &ctx.db, &ctx.env, req).await? {
-        Some(sent) => sent,
-        None => send_read(&ctx.auth, &ctx.db, &ctx.env, req).await?,
-    };
-    FollowUp::of_send(Site::of_request(ctx), &me, &sent).start().await;
-    Ok(sent)
+/// Who sends a message, which decides how the send reads and plans before its one write.
+pub enum Sender<'a> {
+    /// The request's user (`POST /messages`, incoming webhooks): the recalled send when this
+    /// isolate remembers the sender's reads, else one read batch with authentication.
+    Request(&'a RequestContext),
+    /// A known user outside the request's own send (a scheduled message falling due, a
+    /// bot's reply, the notification bot's direct messages): one read batch, and `guard`
+    /// first in the write.
+    Known { site: &'a Site, user: &'a UserRow, realm: &'a RealmState, guard: Vec<Statement> },
+    /// A message already planned ([`plan_bot_message`], the notification bot's channel
+    /// notices), written after `guard`.
+    Planned { site: &'a Site, plan: &'a SendPlan, guard: Vec<Statement> },
 }
 
-/// Sends for a known sender (a scheduled message falling due, the notification bot, a
-/// bot's reply): one read batch, [`plan()`], then [`commit_planned`] with `guard`.
-pub async fn send_as(site: &Site, me: &UserRow, realm: &RealmState, req: &SendRequest, guard: Vec<Statement>) -> ApiResult<SentMessage> {
-    let plan = plan_send(&site.db()?, me, realm, req).await?;
-    commit_planned(site, &plan, req, guard).await
+/// Sends a message, the one entry of every sender: reads (or recalls) what [`plan()`]
+/// needs, plans, writes in ONE batch, sends the events, then starts its [`FollowUp`] (push
+/// notifications, missed-message emails, outgoing webhooks), which runs after a request's
+/// response. A request's authentication errors come first, as with any endpoint. A caller
+/// whose own batch holds the message uses [`add_send_writes`] and [`finish_planned`].
+pub async fn send(sender: Sender<'_>, req: &SendRequest) -> ApiResult<SentMessage> {
+    match sender {
+        Sender::Request(ctx) => {
+            let (me, sent) = match send_recalled(&ctx.auth, &ctx.db, &ctx.env, req).await? {
+                Some(sent) => sent,
+                None => send_read(&ctx.auth, &ctx.db, &ctx.env, req).await?,
+            };
+            FollowUp::of_send(Site::of_request(ctx), &me, &sent).start().await;
+            Ok(sent)
+        }
+        Sender::Known { site, user, realm, guard } => send_known(site, user, realm, req, guard).await,
+        Sender::Planned { site, plan, guard } => send_planned(site, plan, req, guard).await,
+    }
+}
+
+/// A known user's send: one read batch ([`load_send`]), [`plan()`], then
+/// [`send_planned`].
+async fn send_known(site: &Site, user: &UserRow, realm: &RealmState, req: &SendRequest, guard: Vec<Statement>) -> ApiResult<SentMessage> {
+    let plan = plan_send(&site.db()?, user, realm, req).await?;
+    send_planned(site, &plan, req, guard).await
+}
+
+/// Writes a planned message in ONE batch led by `guard` (see [`write::commit_send`]), sends
+/// its events and starts its [`FollowUp`].
+async fn send_planned(site: &Site, plan: &SendPlan, req: &SendRequest, guard: Vec<Statement>) -> ApiResult<SentMessage> {
+    let sent = commit_send(&site.db()?, &site.env, plan, req, guard).await?;
+    FollowUp::of_send(site.clone(), &plan.sender, &sent).start().await;
+    Ok(sent)
 }
 
 /// A planned message written in a caller's batch ([`add_send_writes`]): its events once the
@@ -128,14 +156,6 @@ pub async fn finish_planned(
     pending: PendingSend,
 ) -> ApiResult<SentMessage> {
     let sent = finish_send(&site.env, plan, req, results, pending).await?;
-    FollowUp::of_send(site.clone(), &plan.sender, &sent).start().await;
-    Ok(sent)
-}
-
-/// Writes a planned message in ONE batch led by `guard` (see [`write::commit_send`]), sends
-/// its events and starts its [`FollowUp`].
-pub async fn commit_planned(site: &Site, plan: &SendPlan, req: &SendRequest, guard: Vec<Statement>) -> ApiResult<SentMessage> {
-    let sent = commit_send(&site.db()?, &site.env, plan, req, guard).await?;
     FollowUp::of_send(site.clone(), &plan.sender, &sent).start().await;
     Ok(sent)
 }

@@ -31,7 +31,7 @@ const AUTO_ON_PARTICIPATION: i64 = 1;
 const AUTO_ON_SEND: i64 = 2;
 const AUTO_ON_INITIATION: i64 = 3;
 
-/// A validated message, ready to write: everything [`super::commit_planned`] needs, computed by
+/// A validated message, ready to write: everything [`super::send`] needs to write it, computed by
 /// [`plan`] without writing anything.
 pub struct SendPlan {
     pub(super) sender: UserRow,
