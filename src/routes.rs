@@ -308,6 +308,7 @@ fn route<'a>(ctx: &'a RequestContext, method: Method, path: &'a [&'a str]) -> Op
         (Delete, ["users", "me", "alert_words"]) => h(alert_words::remove_alert_words(ctx)),
         (Post, ["users", "me", "status"]) => h(user_status::update_user_status(ctx)),
         (Get, ["users", user, "status"]) => h(user_status::get_user_status(ctx, user)),
+        (Post, ["users", user, "status"]) => h(user_status::update_status_for_user(ctx, user)),
         (Post, ["users", "me", "presence"]) => h(presence::update_presence(ctx)),
         (Get, ["users", user, "presence"]) => h(presence::get_user_presence(ctx, user)),
         (Get, ["realm", "presence"]) => h(presence::get_realm_presence(ctx)),
@@ -333,6 +334,7 @@ fn route<'a>(ctx: &'a RequestContext, method: Method, path: &'a [&'a str]) -> Op
         // Custom profile fields
         (Get, ["realm", "profile_fields"]) => h(profile_fields::get_profile_fields(ctx)),
         (Post, ["realm", "profile_fields"]) => h(profile_fields::create_profile_field(ctx)),
+        (Patch, ["realm", "profile_fields"]) => h(profile_fields::reorder_profile_fields(ctx)),
 
         // Bots and their storage
         (Post, ["external", integration]) => h(webhooks::incoming(ctx, integration)),
@@ -410,6 +412,8 @@ fn route<'a>(ctx: &'a RequestContext, method: Method, path: &'a [&'a str]) -> Op
         (Post, ["mobile_push", "test_notification"]) => h(push::send_test_notification(ctx)),
         (Post, ["users", "me", "apns_device_token"]) => h(push::add_apns_device_token(ctx)),
         (Post, ["users", "me", "android_gcm_reg_id"]) => h(push::add_android_reg_id(ctx)),
+        (Delete, ["users", "me", "apns_device_token"]) => h(push::remove_legacy_token(ctx, "apns")),
+        (Delete, ["users", "me", "android_gcm_reg_id"]) => h(push::remove_legacy_token(ctx, "fcm")),
 
         // Saved snippets
         (Get, ["saved_snippets"]) => h(saved_snippets::get_saved_snippets(ctx)),

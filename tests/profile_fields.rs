@@ -1,7 +1,9 @@
-//! Custom profile fields (`POST`/`GET /realm/profile_fields`) and `PATCH /users/me/profile_data`.
+//! Custom profile fields (`POST`/`GET`/`PATCH /realm/profile_fields`) and `PATCH /users/me/profile_data`.
+//! Reordering happens in organizations of their own: an order names every field.
 
 mod accounts;
 mod common;
+mod event_support;
 
 use accounts::new_user;
 use common::*;
@@ -61,6 +63,46 @@ fn only_administrators_create_fields() {
     hamlet
         .post("/realm/profile_fields", &[("name", &unique("Nope")), ("field_type", "1")])
         .bad_request("UNAUTHORIZED_PRINCIPAL", "Must be an organization administrator");
+}
+
+/// An organization of its own with three fields; answers its owner, a member and the ids.
+fn organization_with_fields() -> (Client, Client, Vec<i64>) {
+    let (owner, member) = organization_with_member("fields", "Fields Org", "a-long-test-password");
+    let ids = ["Team", "Desk", "Pager"]
+        .iter()
+        .map(|name| owner.post("/realm/profile_fields", &[("name", name), ("field_type", "1")]).success()["id"].as_i64().unwrap())
+        .collect();
+    (owner, member, ids)
+}
+
+fn listed_ids(client: &Client) -> Vec<i64> {
+    let fields = client.get("/realm/profile_fields", &[]).success()["custom_fields"].as_array().unwrap().clone();
+    fields.iter().map(|f| f["id"].as_i64().unwrap()).collect()
+}
+
+#[test]
+fn an_administrator_reorders_the_fields_and_everyone_is_told() {
+    let (owner, member, ids) = organization_with_fields();
+    let mut queue = event_support::register_for(&member, r#"["custom_profile_fields"]"#);
+    let order = vec![ids[2], ids[0], ids[1]];
+    let body = owner.patch("/realm/profile_fields", &[("order", &json!(order).to_string())]).success();
+    assert_matches_openapi("PATCH", "/realm/profile_fields", &body);
+    assert_eq!(listed_ids(&member), order);
+    let event = queue.wait_for("the new order", |e| e["type"] == "custom_profile_fields");
+    let told: Vec<i64> = event["fields"].as_array().unwrap().iter().map(|f| f["id"].as_i64().unwrap()).collect();
+    assert_eq!(told, order);
+}
+
+#[test]
+fn an_order_that_leaves_out_a_field_is_refused_and_changes_nothing() {
+    let (owner, member, ids) = organization_with_fields();
+    let partial = json!([ids[2], ids[1]]).to_string();
+    owner.patch("/realm/profile_fields", &[("order", &partial)]).bad_request("BAD_REQUEST", "Invalid order mapping.");
+    let whole = json!([ids[2], ids[1], ids[0]]).to_string();
+    member
+        .patch("/realm/profile_fields", &[("order", &whole)])
+        .bad_request("UNAUTHORIZED_PRINCIPAL", "Must be an organization administrator");
+    assert_eq!(listed_ids(&owner), ids);
 }
 
 #[test]

@@ -325,6 +325,31 @@ fn legacy_registration_needs_a_token_and_apns_an_appid() {
 }
 
 #[test]
+fn a_legacy_registration_is_removed_here_and_at_the_relay() {
+    let cordelia = Client::dev("cordelia@zulip.com");
+    let token = unique("removed-fcm");
+    cordelia.post("/users/me/android_gcm_reg_id", &[("token", &token)]).success();
+    let body = cordelia.delete("/users/me/android_gcm_reg_id", &[("token", &token)]).success();
+    assert_matches_openapi("delete", "/users/me/android_gcm_reg_id", &body);
+    cordelia.post("/mobile_push/test_notification", &[("token", &token)]).bad_request("INVALID_PUSH_DEVICE_TOKEN", "Device not recognized");
+    assert!(!wait_for_relay(|e| e["path"] == "/api/v1/remotes/push/unregister" && e["body"]["token"] == token.as_str()).is_empty());
+}
+
+#[test]
+fn removing_a_token_the_user_has_not_registered_with_that_kind_is_refused() {
+    let cordelia = Client::dev("cordelia@zulip.com");
+    let token = unique("kept-fcm");
+    cordelia.post("/users/me/android_gcm_reg_id", &[("token", &token)]).success();
+    cordelia.delete("/users/me/apns_device_token", &[("token", &token)]).bad_request("BAD_REQUEST", "Token does not exist");
+    Client::dev("hamlet@zulip.com")
+        .delete("/users/me/android_gcm_reg_id", &[("token", &token)])
+        .bad_request("BAD_REQUEST", "Token does not exist");
+    cordelia.delete("/users/me/android_gcm_reg_id", &[("token", "")]).bad_request("BAD_REQUEST", "Empty or invalid length token");
+    // Still registered: the test notification reaches it.
+    cordelia.post("/mobile_push/test_notification", &[("token", &token)]).success();
+}
+
+#[test]
 fn a_scheduled_direct_message_notifies_its_recipient_when_delivered() {
     let prospero = Client::dev("prospero@zulip.com");
     let d = register(&prospero);

@@ -77,3 +77,39 @@ fn everyone_gets_the_event_with_the_parts_sent() {
     let state = cordelia.post("/register", &[("fetch_event_types", r#"["user_status"]"#)]).success();
     assert_eq!(state["user_status"][shiva.user_id.to_string()]["status_text"], text);
 }
+
+/// A new member of the seeded organization, whose status only the test that made them changes.
+fn new_member() -> Client {
+    let email = format!("{}@zulip.com", unique("status"));
+    let iago = Client::dev("iago@zulip.com");
+    iago.post("/users", &[("email", &email), ("password", "pw-123456789"), ("full_name", &unique("Status Person"))]).success();
+    Client::dev(&email)
+}
+
+#[test]
+fn an_administrator_sets_another_users_status_and_everyone_is_told() {
+    let member = new_member();
+    let mut queue = register_for(&Client::dev("othello@zulip.com"), r#"["user_status"]"#);
+    let text = unique("on leave ");
+    let path = format!("/users/{}/status", member.user_id);
+    let body = Client::dev("iago@zulip.com").post(&path, &[("status_text", &text), ("emoji_name", "car")]).success();
+    assert_matches_openapi("post", "/users/{user_id}/status", &body);
+    let got = member.get(&path, &[]).success();
+    assert_eq!(
+        (got["status"]["status_text"].clone(), got["status"]["emoji_name"].clone()),
+        (serde_json::json!(text), serde_json::json!("car"))
+    );
+    let event = queue.wait_for("the status", |e| e["type"] == "user_status" && e["user_id"] == member.user_id);
+    assert_eq!(event["status_text"], text.as_str());
+}
+
+#[test]
+fn only_administrators_set_another_users_status() {
+    let member = new_member();
+    let path = format!("/users/{}/status", member.user_id);
+    Client::dev("othello@zulip.com").post(&path, &[("status_text", "hijacked")]).bad_request("BAD_REQUEST", "Insufficient permission");
+    let iago = Client::dev("iago@zulip.com");
+    iago.post("/users/99999999/status", &[("status_text", "nobody")]).bad_request("BAD_REQUEST", "No such user");
+    iago.post(&path, &[]).bad_request("BAD_REQUEST", "Client did not pass any new values.");
+    assert_eq!(member.get(&path, &[]).success()["status"], serde_json::json!({}));
+}

@@ -7,7 +7,9 @@ use crate::db::batch::Batch;
 use crate::db::profile_fields::{self, InsertedField, NewProfileField, ProfileFieldRow};
 use crate::db::statement::Statement;
 use crate::db::users::{self, UserRow};
-use crate::domain::profile_fields::{check_field_data, check_value, field_dict, FIELD_TYPES, HINT_MAX_LENGTH, NAME_MAX_LENGTH};
+use crate::domain::profile_fields::{
+    check_field_data, check_order, check_value, field_dict, FIELD_TYPES, HINT_MAX_LENGTH, NAME_MAX_LENGTH,
+};
 use crate::error::{ApiError, ApiResult};
 use crate::event_types::{Event, RealmUserEvent};
 
@@ -71,6 +73,21 @@ pub async fn check_create_field(db: &D1Database, env: &Env, realm_id: i64, spec:
     let event = Event::CustomProfileFields { fields };
     crate::actions::notify_realm(env, realm_id, &event).await;
     Ok(id)
+}
+
+/// `PATCH /realm/profile_fields` (administrators): every field takes its place in `order`,
+/// as Zulip's `try_reorder_realm_custom_profile_fields` does; then everyone gets the
+/// organization's fields (`custom_profile_fields` event).
+pub async fn check_reorder_fields(db: &D1Database, env: &Env, realm_id: i64, order: &[i64]) -> ApiResult<()> {
+    let existing = profile_fields::in_realm(db, realm_id).await?;
+    check_order(&existing, order)?;
+    let mut batch = Batch::new();
+    batch.add::<Value>(profile_fields::reorder_stmt(realm_id, order)?);
+    let all = batch.add::<ProfileFieldRow>(profile_fields::in_realm_stmt(realm_id)?);
+    let results = batch.run(db).await?;
+    let fields: Vec<Value> = results.rows(all)?.iter().map(field_dict).collect();
+    crate::actions::notify_realm(env, realm_id, &Event::CustomProfileFields { fields }).await;
+    Ok(())
 }
 
 /// One requested change: the field and its new value (`None`: remove the value).

@@ -108,6 +108,27 @@ pub async fn add_legacy_token(ctx: &RequestContext, user: &UserRow, kind: &str, 
     Ok(())
 }
 
+/// Removes a legacy registration, as Zulip's `remove_push_device_token` does: the local row
+/// in one write, then the relay's after the response (best effort, as when a registration
+/// replaces it).
+pub async fn remove_legacy_token(ctx: &RequestContext, user: &UserRow, kind: &str, token: &str) -> ApiResult<()> {
+    let removed: Option<q::LegacyTokenRow> = crate::db::first(&ctx.db, q::delete_legacy_token_stmt(user.id, kind, token)?).await?;
+    if removed.is_none() {
+        return Err(ApiError::bad_request("Token does not exist"));
+    }
+    if let Some(relay) = ctx.settings.push_relay.clone() {
+        let realm = ctx.realm().await?;
+        let body = json!({"user_id": user.id, "realm_uuid": realm.uuid, "token": token, "token_kind": kind});
+        let env = ctx.env.clone();
+        ctx.defer(async move {
+            if let Err(err) = relay_post(&env, &relay, "remotes/push/unregister", &body).await {
+                worker::console_warn!("push relay unregister failed: {}", err.msg);
+            }
+        });
+    }
+    Ok(())
+}
+
 /// How urgently the providers should deliver a notification.
 #[derive(Clone, Copy, PartialEq)]
 enum Priority {

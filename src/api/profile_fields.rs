@@ -2,7 +2,7 @@
 
 use serde_json::{json, Value};
 
-use crate::actions::profile_fields::{check_create_field, check_update_profile_data, FieldSpec};
+use crate::actions::profile_fields::{check_create_field, check_reorder_fields, check_update_profile_data, FieldSpec};
 use crate::auth::Administrator;
 use crate::context::RequestContext;
 use crate::domain::profile_fields::{fields_of, SHORT_TEXT};
@@ -37,6 +37,16 @@ pub async fn create_profile_field(ctx: &RequestContext) -> ApiResult<Reply> {
     };
     let id = check_create_field(&ctx.db, &ctx.env, admin.realm_id, &spec).await?;
     Ok(Reply::json(json!({ "id": id })))
+}
+
+/// # `PATCH /realm/profile_fields`
+/// Administrators: `order`, a JSON list of field ids naming every field of the
+/// organization, in the new display order ("Invalid order mapping." otherwise).
+pub async fn reorder_profile_fields(ctx: &RequestContext) -> ApiResult<Reply> {
+    let admin = ctx.user_as::<Administrator>().await?;
+    let order: Vec<i64> = ctx.params.required_json_as("order", "a list")?;
+    check_reorder_fields(&ctx.db, &ctx.env, admin.realm_id, &order).await?;
+    Ok(Reply::ok())
 }
 
 /// # `PATCH /users/me/profile_data`

@@ -63,6 +63,17 @@ pub async fn add_android_reg_id(ctx: &RequestContext) -> ApiResult<Reply> {
     Ok(Reply::ok())
 }
 
+/// # `DELETE /users/me/apns_device_token`, `DELETE /users/me/android_gcm_reg_id`
+/// Any user. Removes one of their legacy registrations (`kind`: `apns` or `fcm`), here and
+/// at the push relay.
+/// - `token` as when adding; "Token does not exist" when the user has no such registration.
+pub async fn remove_legacy_token(ctx: &RequestContext, kind: &str) -> ApiResult<Reply> {
+    let user = ctx.user().await?;
+    let token = legacy_token(ctx)?;
+    push::remove_legacy_token(ctx, &user, kind, &token).await?;
+    Ok(Reply::ok())
+}
+
 fn legacy_token(ctx: &RequestContext) -> ApiResult<String> {
     let token = ctx.params.required_str("token")?;
     if token.is_empty() || token.len() > 4096 {

@@ -50,6 +50,18 @@ pub struct InsertedField {
     pub id: i64,
 }
 
+/// Puts each of the organization's fields at its index in `order` (field ids); a field
+/// `order` does not name keeps its place.
+pub fn reorder_stmt(realm_id: i64, order: &[i64]) -> Result<Statement> {
+    statement!(
+        "UPDATE custom_profile_fields SET sort_order = \
+         COALESCE((SELECT MIN(o.key) FROM json_each(?2) o WHERE o.value = custom_profile_fields.id), sort_order) \
+         WHERE realm_id = ?1",
+        realm_id,
+        serde_json::to_string(order)?
+    )
+}
+
 /// Inserts a field last in the display order; answers its id ([`InsertedField`]).
 pub fn insert_stmt(field: &NewProfileField<'_>) -> Result<Statement> {
     statement!(

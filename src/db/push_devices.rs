@@ -118,6 +118,17 @@ pub fn insert_legacy_stmt(user_id: i64, kind: &str, token: &str, ios_app_id: Opt
     )
 }
 
+/// Removes a user's registration of `token` with `kind` (`apns` or `fcm`); answers the
+/// removed row ([`LegacyTokenRow`]), if any.
+pub fn delete_legacy_token_stmt(user_id: i64, kind: &str, token: &str) -> Result<Statement> {
+    statement!(
+        "DELETE FROM push_device_tokens WHERE user_id = ?1 AND kind = ?2 AND token = ?3 RETURNING id, kind, token",
+        user_id,
+        kind,
+        token
+    )
+}
+
 /// Removes the rows among `ids_json` (a JSON list of ids) of one user.
 pub fn delete_legacy_stmt(user_id: i64, ids_json: &str) -> Result<Statement> {
     statement!("DELETE FROM push_device_tokens WHERE user_id = ?1 AND id IN (SELECT value FROM json_each(?2))", user_id, ids_json)

@@ -170,6 +170,16 @@ pub fn check_value(field: &ProfileFieldRow, value: &Value) -> ApiResult<CheckedV
 }
 
 /// `YYYY-MM-DD` naming a real calendar day.
+/// A new display order must name every field of the organization (Zulip ignores ids it
+/// does not know).
+pub fn check_order(fields: &[ProfileFieldRow], order: &[i64]) -> ApiResult<()> {
+    if fields.iter().all(|f| order.contains(&f.id)) {
+        Ok(())
+    } else {
+        Err(ApiError::bad_request("Invalid order mapping."))
+    }
+}
+
 pub fn is_date(s: &str) -> bool {
     let parts: Vec<&str> = s.split('-').collect();
     if parts.len() != 3 || parts[0].len() != 4 || parts[1].len() != 2 || parts[2].len() != 2 {
