@@ -59,6 +59,14 @@ pub enum Event {
     Attachment(AttachmentEvent),
     RealmEmoji(RealmEmojiEvent),
     Typing(TypingEvent),
+    /// Someone started or stopped editing a message; `recipient` is where it went
+    /// (`{type: "channel", stream_id, topic}` or `{type: "direct", user_ids}`).
+    TypingEditMessage {
+        op: &'static str,
+        sender_id: i64,
+        message_id: i64,
+        recipient: Value,
+    },
     Message {
         message: Value,
         /// To the queues of the sender's own clients: the Markdown source as sent.

@@ -11,7 +11,7 @@ use crate::api::server_admin::ImportFile;
 use crate::api::{
     alert_words, avatars, bot_storage, bots, channel_folders, channels, default_channels, dev, dev_bench, drafts, events, health, invites,
     jwt_login, linkifiers, login, message_edit, message_flags, messages, muted_users, navigation_views, presence, profile_fields, push,
-    reactions, read_state, realm, realm_domains, realm_emoji, realm_export, realm_icon, realm_playgrounds, saved_snippets,
+    reactions, read_receipts, read_state, realm, realm_domains, realm_emoji, realm_export, realm_icon, realm_playgrounds, saved_snippets,
     scheduled_messages, server, server_admin, sessions, signup, subscription_properties, tus, typing, uploads, user_groups, user_settings,
     user_status, users, webhooks,
 };
@@ -386,6 +386,8 @@ fn route<'a>(ctx: &'a RequestContext, method: Method, path: &'a [&'a str]) -> Op
         (Get, ["messages"]) => h(messages::get_messages(ctx)),
         (Post, ["messages", "render"]) => h(messages::render_message(ctx)),
         (Get, ["messages", message_id]) => h(messages::get_message(ctx, message_id)),
+        (Get, ["messages", message_id, "read_receipts"]) => h(read_receipts::get_read_receipts(ctx, message_id)),
+        (Post, ["messages", message_id, "typing"]) => h(typing::set_typing_status_for_message_edit(ctx, message_id)),
         (Post, ["messages", "flags"]) => h(message_flags::update_message_flags(ctx)),
         (Post, ["messages", "flags", "narrow"]) => h(read_state::update_message_flags_for_narrow(ctx)),
         (Post, ["mark_all_as_read"]) => h(read_state::mark_all_as_read(ctx)),

@@ -113,3 +113,48 @@ fn direct_typing_checks_its_recipients() {
     hamlet.post("/typing", &[("op", "start"), ("to", "[99999999]")]).bad_request("BAD_REQUEST", "Invalid user ID 99999999");
     hamlet.post("/typing", &[("op", "start"), ("to", "othello")]).bad_request("BAD_REQUEST", "Argument \"to\" is not valid JSON.");
 }
+
+fn edit_typing_of(message_id: i64) -> impl Fn(&Value) -> bool {
+    move |e: &Value| e["type"] == "typing_edit_message" && e["message_id"] == message_id
+}
+
+#[test]
+fn editing_a_direct_message_is_told_to_the_conversation() {
+    let hamlet = Client::dev("hamlet@zulip.com");
+    let othello = Client::dev("othello@zulip.com");
+    let id = chat::send_direct(&hamlet, &[othello.user_id], "to be edited");
+    let mut queue = register_for(&othello, r#"["typing_edit_message"]"#);
+    let body = hamlet.post(&format!("/messages/{id}/typing"), &[("op", "start")]).success();
+    common::assert_matches_openapi("post", "/messages/{message_id}/typing", &body);
+    let event = queue.wait_for("the edit starting", edit_typing_of(id));
+    assert_eq!((event["op"].clone(), event["sender_id"].clone()), (serde_json::json!("start"), serde_json::json!(hamlet.user_id)));
+    let mut members = vec![hamlet.user_id, othello.user_id];
+    members.sort_unstable();
+    assert_eq!(event["recipient"], serde_json::json!({"type": "direct", "user_ids": members}));
+    hamlet.post(&format!("/messages/{id}/typing"), &[("op", "stop")]).success();
+    assert_eq!(queue.wait_for("the edit stopping", edit_typing_of(id))["op"], "stop");
+}
+
+#[test]
+fn editing_a_channel_message_is_told_to_its_subscribers() {
+    let iago = Client::dev("iago@zulip.com");
+    let cordelia = Client::dev("cordelia@zulip.com");
+    let topic = common::unique("edit typing");
+    let id = chat::send_to_channel(&iago, "Verona", &topic, "to be edited");
+    let mut queue = register_for(&cordelia, r#"["typing_edit_message"]"#);
+    iago.post(&format!("/messages/{id}/typing"), &[("op", "start")]).success();
+    let event = queue.wait_for("the edit starting", edit_typing_of(id));
+    let verona = channel_id(&iago, "Verona");
+    assert_eq!(event["recipient"], serde_json::json!({"type": "channel", "stream_id": verona, "topic": topic}));
+}
+
+#[test]
+fn editing_typing_needs_a_message_the_user_may_access_and_an_op() {
+    let hamlet = Client::dev("hamlet@zulip.com");
+    let othello = Client::dev("othello@zulip.com");
+    let id = chat::send_direct(&hamlet, &[othello.user_id], "between two");
+    let outsider = Client::dev("cordelia@zulip.com");
+    outsider.post(&format!("/messages/{id}/typing"), &[("op", "start")]).bad_request("BAD_REQUEST", "Invalid message(s)");
+    hamlet.post(&format!("/messages/{id}/typing"), &[("op", "typing")]).bad_request("BAD_REQUEST", "Invalid op");
+    hamlet.post(&format!("/messages/{id}/typing"), &[]).bad_request("REQUEST_VARIABLE_MISSING", "Missing 'op' argument");
+}

@@ -9,6 +9,7 @@ use crate::actions::site::Site;
 use crate::db::batch::Batch;
 use crate::db::reactions::{self, ReactionEmojiRow};
 use crate::db::realm_emoji::{self, RealmEmojiRow};
+use crate::db::user_messages::HolderRow;
 use crate::db::users::UserRow;
 use crate::domain::messages::{accessed_from, AccessedMessage};
 use crate::domain::reactions::{check_emoji_request, emoji_from_request};
@@ -21,14 +22,9 @@ use crate::model::message_flags::NO_ROW;
 
 pub use crate::domain::reactions::Emoji;
 
-#[derive(Deserialize)]
-struct UserIdRow {
-    user_id: i64,
-}
-
 /// The users who see the message's reactions change: those with a row for it (read in the
 /// batch that changes the reaction), and the actor.
-fn audience(rows: Vec<UserIdRow>, actor: i64) -> Vec<EventUser> {
+fn audience(rows: Vec<HolderRow>, actor: i64) -> Vec<EventUser> {
     let mut ids: Vec<i64> = rows.into_iter().map(|r| r.user_id).collect();
     if !ids.contains(&actor) {
         ids.push(actor);
@@ -87,7 +83,7 @@ pub async fn do_add_reaction(db: &D1Database, site: &Site, me: &UserRow, accesse
         batch.add::<Value>(crate::db::user_messages::insert_historical_stmt(UserId(me.id), MessageId(message_id), NO_ROW)?);
     }
     batch.add::<Value>(reactions::insert_stmt(MessageId(message_id), UserId(me.id), &emoji.name, &emoji.code, &emoji.reaction_type)?);
-    let holders = batch.add::<UserIdRow>(crate::db::user_messages::holder_ids_stmt(message_id)?);
+    let holders = batch.add::<HolderRow>(crate::db::user_messages::holder_ids_stmt(message_id)?);
     let results = match batch.run(db).await {
         Ok(results) => results,
         Err(err) if err.to_string().contains("UNIQUE") => return Err(ApiError::bad_request("Reaction already exists.")),
@@ -153,7 +149,7 @@ pub async fn do_remove_reaction(
 ) -> ApiResult<()> {
     let mut batch = Batch::new();
     let deleted = batch.add::<ReactionKey>(reactions::delete_stmt(message_id, UserId(me.id), reaction_type, code, name)?);
-    let holders = batch.add::<UserIdRow>(crate::db::user_messages::holder_ids_stmt(message_id.0)?);
+    let holders = batch.add::<HolderRow>(crate::db::user_messages::holder_ids_stmt(message_id.0)?);
     let results = batch.run(db).await?;
     let Some(key) = results.first(deleted)? else { return Err(ApiError::bad_request("Reaction doesn't exist.")) };
     let emoji = Emoji { name: key.emoji_name, code: key.emoji_code, reaction_type: key.reaction_type };

@@ -28,6 +28,7 @@ pub mod presence;
 pub mod profile_fields;
 pub mod push;
 pub mod reactions;
+pub mod read_receipts;
 pub mod read_state;
 pub mod realm;
 pub mod realm_domains;

@@ -14,12 +14,7 @@ use crate::response::Reply;
 pub async fn set_typing_status(ctx: &RequestContext) -> ApiResult<Reply> {
     let user = ctx.user().await?;
     let p = &ctx.params;
-    let op = p.required_str("op")?;
-    let start = match op.as_str() {
-        "start" => true,
-        "stop" => false,
-        _ => return Err(ApiError::bad_request("Invalid op")),
-    };
+    let start = typing_op(ctx)?;
     let target = match p.str("type")?.as_deref().unwrap_or("direct") {
         "direct" => {
             p.accept("stream_id");
@@ -37,4 +32,25 @@ pub async fn set_typing_status(ctx: &RequestContext) -> ApiResult<Reply> {
     };
     typing::check_send_typing_notification(ctx, &user, start, target).await?;
     Ok(Reply::ok())
+}
+
+/// # `POST /messages/{message_id}/typing`
+/// Any user who may access the message ("Invalid message(s)" otherwise): `op` (`start` or
+/// `stop`) says they started or stopped editing it. A `typing_edit_message` event goes to
+/// whom the edit would reach: the channel's subscribers, or the conversation's members.
+pub async fn set_typing_status_for_message_edit(ctx: &RequestContext, message_id: &str) -> ApiResult<Reply> {
+    let user = ctx.user().await?;
+    let start = typing_op(ctx)?;
+    let message_id = crate::params::parse_int(message_id).ok_or_else(crate::domain::messages::invalid_message)?;
+    typing::check_send_edit_typing_notification(ctx, &user, start, message_id).await?;
+    Ok(Reply::ok())
+}
+
+/// `op`: `start` (true) or `stop`.
+fn typing_op(ctx: &RequestContext) -> ApiResult<bool> {
+    match ctx.params.required_str("op")?.as_str() {
+        "start" => Ok(true),
+        "stop" => Ok(false),
+        _ => Err(ApiError::bad_request("Invalid op")),
+    }
 }

@@ -38,6 +38,7 @@ pub mod profile_fields;
 pub mod push_devices;
 pub mod reactions;
 pub mod read_guards;
+pub mod read_receipts;
 pub mod realm_directory;
 pub mod realm_emoji;
 pub mod realm_export_data;

@@ -4,7 +4,19 @@ use serde::Deserialize;
 use worker::Result;
 
 use crate::db::statement::{statement, Statement};
-use crate::model::ids::{ChannelId, RealmId};
+use crate::model::ids::{ChannelId, MessageId, RealmId};
+
+/// The active subscribers of the channel message `message_id` went to (none for a direct
+/// message).
+pub fn subscribers_of_message_channel_stmt(realm_id: RealmId, message_id: MessageId) -> Result<Statement> {
+    statement!(
+        "SELECT u.id FROM subscriptions s JOIN users u ON u.id = s.user_id \
+         WHERE s.realm_id = ?1 AND s.active = 1 AND u.is_active = 1 \
+         AND s.channel_id = (SELECT channel_id FROM messages WHERE id = ?2 AND realm_id = ?1) ORDER BY u.id",
+        realm_id,
+        message_id
+    )
+}
 
 #[derive(Debug, Clone, Deserialize)]
 pub struct Recipient {

@@ -111,7 +111,13 @@ pub fn holders_stmt(ids_json: &str) -> Result<Statement> {
     statement!("SELECT DISTINCT user_id, 0 AS flags FROM user_messages WHERE message_id IN (SELECT value FROM json_each(?1))", ids_json)
 }
 
-/// Everyone with a row for the message (`user_id`).
+/// A user with a row for a message.
+#[derive(Debug, Deserialize)]
+pub struct HolderRow {
+    pub user_id: i64,
+}
+
+/// Everyone with a row for the message ([`HolderRow`]).
 pub fn holder_ids_stmt(message_id: i64) -> Result<Statement> {
     statement!("SELECT user_id FROM user_messages WHERE message_id = ?1", message_id)
 }

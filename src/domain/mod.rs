@@ -32,6 +32,7 @@ pub mod presence;
 pub mod profile_fields;
 pub mod push;
 pub mod reactions;
+pub mod read_receipts;
 pub mod realm_emoji;
 pub mod realm_export;
 pub mod realm_export_groups;
