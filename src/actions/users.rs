@@ -155,10 +155,14 @@ pub async fn notify_user_added(db: &D1Database, env: &worker::Env, user: &UserRo
     if user.is_bot() || user.email_address_visibility == VISIBLE_TO_EVERYONE {
         return crate::actions::notify_realm(env, user.realm_id, &event(true)).await;
     }
-    let viewers = users::active_viewers(db, user.realm_id).await.unwrap_or_else(|err| {
-        worker::console_error!("the viewers of new user {}: {err}", user.id);
-        Vec::new()
-    });
+    let viewers = match users::active_viewers(db, user.realm_id).await {
+        Ok(viewers) => viewers,
+        Err(err) => {
+            // Everyone still learns of the account, without the address.
+            worker::console_error!("the viewers of new user {}: {err}", user.id);
+            return crate::actions::notify_realm(env, user.realm_id, &event(false)).await;
+        }
+    };
     let (mut sees, mut does_not) = (Vec::new(), Vec::new());
     for viewer in &viewers {
         let list = if sees_delivery_email(viewer, user, user.email_address_visibility) { &mut sees } else { &mut does_not };
