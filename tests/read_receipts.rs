@@ -51,6 +51,16 @@ fn readers_muted_by_or_muting_the_caller_are_left_out() {
 }
 
 #[test]
+fn a_deactivated_reader_is_left_out() {
+    let (sender, leaver, stayer) = (new_user("sender"), new_user("leaver"), new_user("stayer"));
+    let id = chat::send_direct(&sender, &[leaver.user_id, stayer.user_id], "read me");
+    mark_read(&leaver, id);
+    mark_read(&stayer, id);
+    Client::dev("iago@zulip.com").delete(&format!("/users/{}", leaver.user_id), &[]).success();
+    assert_eq!(receipts(&sender, id), vec![stayer.user_id]);
+}
+
+#[test]
 fn a_message_the_caller_may_not_access_is_invalid() {
     let (sender, reader, outsider) = (new_user("sender"), new_user("reader"), new_user("outsider"));
     let id = chat::send_direct(&sender, &[reader.user_id], "private");

@@ -141,6 +141,8 @@ fn who_loses_or_gains_sight_of_an_address_is_told_what_they_now_see_and_nobody_e
     assert!(hidden.iter().any(|p| p.get("delivery_email") == Some(&Value::Null)), "{seen:?}");
     assert!(hidden.iter().any(|p| p["new_email"] == placeholder), "{seen:?}");
     assert!(hidden.iter().all(|p| p.get("delivery_email").is_none_or(Value::is_null)), "{seen:?}");
+    // The Gravatar avatar a client computed from the address comes as a URL.
+    assert!(hidden.iter().any(|p| p["avatar_url"].is_string()), "{seen:?}");
     let seen = admin.events_until("the time zone", is_sentinel);
     assert_eq!(seen.iter().filter(|e| about_user(e)).count(), 1, "an administrator sees the address still: {seen:?}");
 
