@@ -104,3 +104,47 @@ fn the_length_check_sees_functions() {
     let text = "pub async fn a(\n    x: i64,\n) -> i64 {\n    x\n}\n\ntrait T {\n    fn b(&self);\n    fn c(&self) {\n    }\n}\n";
     assert_eq!(functions(text), vec![("a".to_string(), 1, 5), ("c".to_string(), 9, 2)]);
 }
+
+/// How many parameters of each function signature in `text` take a bare integer id
+/// (`…id: i64` or `…id: Option<i64>`), as (name, count).
+fn bare_id_parameters(text: &str) -> Vec<(String, usize)> {
+    let mut found = Vec::new();
+    let mut rest = text;
+    while let Some(at) = rest.find("fn ") {
+        rest = &rest[at + 3..];
+        let name: String = rest.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect();
+        let Some(open) = rest.find('(').filter(|open| *open == name.len() || rest[name.len()..*open].starts_with('<')) else {
+            continue;
+        };
+        let Some(close) = rest[open..].find(')') else { break };
+        let bare =
+            rest[open + 1..open + close].split(',').map(str::trim).filter(|p| p.ends_with("id: i64") || p.ends_with("id: Option<i64>"));
+        found.push((name, bare.count()));
+    }
+    found
+}
+
+/// Two ids side by side as bare integers can be swapped silently; with the newtypes
+/// (`UserId`, `RealmId`, `ChannelId`, `MessageId`, `GroupId`) the compiler tells.
+#[test]
+fn ids_side_by_side_are_typed() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files = Vec::new();
+    rust_files(&root.join("src"), &mut files);
+    let mut mixed = Vec::new();
+    for file in &files {
+        let name = file.strip_prefix(root).unwrap().display().to_string();
+        for (function, bare) in bare_id_parameters(&std::fs::read_to_string(file).unwrap()) {
+            if bare >= 2 {
+                mixed.push(format!("{name}: {function}"));
+            }
+        }
+    }
+    assert!(mixed.is_empty(), "functions taking two bare integer ids:\n{}", mixed.join("\n"));
+}
+
+#[test]
+fn the_id_check_sees_parameters() {
+    let text = "fn a(realm_id: i64, user_id: Option<i64>) {}\nfn b<'a>(realm_id: RealmId, id: i64) {}\nfn c(x: &str) {}";
+    assert_eq!(bare_id_parameters(text), vec![("a".to_string(), 2), ("b".to_string(), 1), ("c".to_string(), 0)]);
+}

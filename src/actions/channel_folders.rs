@@ -14,6 +14,7 @@ use crate::domain::channel_folders::{
 use crate::domain::rendering::render_content;
 use crate::error::{ApiError, ApiResult};
 use crate::event_types::{ChannelFolderEvent, Event};
+use crate::model::ids::RealmId;
 
 /// The description as HTML (Zulip renders it as Markdown).
 async fn render_description(db: &D1Database, realm_id: i64, description: &str) -> ApiResult<String> {
@@ -59,9 +60,9 @@ pub async fn do_update_channel_folder(db: &D1Database, env: &Env, admin: &UserRo
         check_folder_description(description)?;
     }
     let mut batch = Batch::new();
-    let folder = batch.add::<ChannelFolderRow>(channel_folders::by_id_stmt(admin.realm_id, id)?);
-    let taken = batch.add::<Taken>(channel_folders::name_taken_stmt(admin.realm_id, changes.name.as_deref().unwrap_or(""), id)?);
-    let in_use = batch.add::<InUse>(channel_folders::channels_in_folder_stmt(admin.realm_id, id)?);
+    let folder = batch.add::<ChannelFolderRow>(channel_folders::by_id_stmt(RealmId(admin.realm_id), id)?);
+    let taken = batch.add::<Taken>(channel_folders::name_taken_stmt(RealmId(admin.realm_id), changes.name.as_deref().unwrap_or(""), id)?);
+    let in_use = batch.add::<InUse>(channel_folders::channels_in_folder_stmt(RealmId(admin.realm_id), id)?);
     let results = batch.run(db).await?;
     let old = results.first(folder)?.ok_or_else(invalid_folder_id)?;
     let mut new = old.clone();

@@ -119,7 +119,8 @@ async fn read_channel(
     let groups = batch.add::<SystemGroupRow>(subscriptions::system_groups_stmt(realm_id)?);
     let named =
         new_name.map(|name| q::other_named_stmt(RealmId(realm_id), channel_id, name)).transpose()?.map(|s| batch.add::<ChannelIdRow>(s));
-    let folder = folder_id.map(|f| channel_folders::by_id_stmt(realm_id, f)).transpose()?.map(|s| batch.add::<ChannelFolderRow>(s));
+    let folder =
+        folder_id.map(|f| channel_folders::by_id_stmt(RealmId(realm_id), f)).transpose()?.map(|s| batch.add::<ChannelFolderRow>(s));
     let defaults = batch.add::<DefaultChannelRow>(default_channels::in_realm_stmt(realm_id)?);
     let administer = CAN_ADMINISTER.name;
     let in_administer_group =
@@ -536,7 +537,7 @@ pub async fn check_delete_topic(ctx: &RequestContext, me: &UserRow, id: &str, to
     let ids: Vec<i64> = crate::db::all::<ChannelIdRow>(db, stmt).await?.into_iter().map(|r| r.id).collect();
     if !ids.is_empty() {
         let mut batch = Batch::new();
-        let pending = message_delete::add_deletion(&mut batch, RealmId(me.realm_id), &ids, Some(channel.id))?;
+        let pending = message_delete::add_deletion(&mut batch, RealmId(me.realm_id), &ids, Some(ChannelId(channel.id)))?;
         let results = batch.run(db).await?;
         message_delete::finish_deletion(ctx, RealmId(me.realm_id), &results, pending).await?;
     }

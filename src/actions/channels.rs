@@ -202,17 +202,16 @@ pub async fn check_subscribe(db: &D1Database, env: &Env, me: &UserRow, req: &Sub
     let named = principals.map(|p| principals_stmt(realm_id, p)).transpose()?.map(|stmt| lookup.add::<UserRow>(stmt));
     let existing = lookup.add::<ChannelViewRow>(subscriptions::by_names_for_user_stmt(RealmId(realm_id), UserId(me.id), &names_json)?);
     let already = lookup.add::<SubscriberRow>(subscriptions::already_subscribed_stmt(realm_id, &ids, &emails, &names_json)?);
-    let folder =
-        req.folder_id.map(|id| channel_folders::by_id_stmt(realm_id, id)).transpose()?.map(|stmt| lookup.add::<ChannelFolderRow>(stmt));
+    let folder_stmt = req.folder_id.map(|id| channel_folders::by_id_stmt(RealmId(realm_id), id)).transpose()?;
+    let folder = folder_stmt.map(|stmt| lookup.add::<ChannelFolderRow>(stmt));
     let named_groups = req.add_group_names(&mut lookup, realm_id)?;
     let group_users = req.add_group_users(&mut lookup, realm_id)?;
     // The organization's rights to create channels of this kind and to set a topics policy.
     let creation_setting = if req.invite_only { "can_create_private_channel_group" } else { "can_create_public_channel_group" };
-    let may_create = lookup.add::<IsMemberRow>(realm_settings::in_group_setting_stmt(RealmId(realm_id), creation_setting, UserId(me.id))?);
-    let may_set_policy =
-        lookup.add::<IsMemberRow>(realm_settings::in_group_setting_stmt(RealmId(realm_id), "can_set_topics_policy_group", UserId(me.id))?);
-    let may_add_others =
-        lookup.add::<IsMemberRow>(realm_settings::in_group_setting_stmt(RealmId(realm_id), "can_add_subscribers_group", UserId(me.id))?);
+    let in_group = |setting| realm_settings::in_group_setting_stmt(RealmId(realm_id), setting, UserId(me.id));
+    let may_create = lookup.add::<IsMemberRow>(in_group(creation_setting)?);
+    let may_set_policy = lookup.add::<IsMemberRow>(in_group("can_set_topics_policy_group")?);
+    let may_add_others = lookup.add::<IsMemberRow>(in_group("can_add_subscribers_group")?);
     let rights = RightsReads::add(&mut lookup, me, &names)?;
     let lookup = lookup.run(db).await?;
     let targets = match (principals, named) {

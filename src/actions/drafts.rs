@@ -91,13 +91,13 @@ pub async fn create_drafts(db: &D1Database, env: &Env, me: &UserRow, list: &[Dra
 pub async fn edit_draft(db: &D1Database, env: &Env, me: &UserRow, id: i64, draft: &DraftData) -> ApiResult<()> {
     let checked = check_drafts(db, me, std::slice::from_ref(draft)).await?;
     let d = &checked[0];
-    let row: DraftRow = db::first(db, drafts::update_stmt(id, me.id, d)?).await?.ok_or_else(draft_not_found)?;
+    let row: DraftRow = db::first(db, drafts::update_stmt(id, UserId(me.id), d)?).await?.ok_or_else(draft_not_found)?;
     notify_owner(env, me, &Event::Drafts(DraftsEvent::Update { draft: draft_dict(&row) })).await;
     Ok(())
 }
 
 pub async fn delete_draft(db: &D1Database, env: &Env, me: &UserRow, id: i64) -> ApiResult<()> {
-    let deleted: Option<serde_json::Value> = db::first(db, drafts::delete_stmt(id, me.id)?).await?;
+    let deleted: Option<serde_json::Value> = db::first(db, drafts::delete_stmt(id, UserId(me.id))?).await?;
     if deleted.is_none() {
         return Err(draft_not_found());
     }

@@ -21,7 +21,7 @@ use crate::domain::invites::{
 };
 use crate::error::{ApiError, ApiResult};
 use crate::event_types::Event;
-use crate::model::ids::{RealmId, UserId};
+use crate::model::ids::{GroupId, RealmId, UserId};
 use crate::model::Role;
 use crate::secrets;
 
@@ -38,7 +38,9 @@ pub struct InviteTerms {
 /// Zulip's `can_invite_users_by_email` / `can_create_multiuse_invite_to_realm`: never a
 /// guest; otherwise membership of the organization's group setting.
 async fn check_in_group(db: &D1Database, me: &UserRow, group_id: i64) -> ApiResult<()> {
-    if me.is_guest() || !crate::domain::user_groups::is_group_member(db, RealmId(me.realm_id), group_id, UserId(me.id), false).await? {
+    if me.is_guest()
+        || !crate::domain::user_groups::is_group_member(db, RealmId(me.realm_id), GroupId(group_id), UserId(me.id), false).await?
+    {
         return Err(ApiError::insufficient_permission());
     }
     Ok(())
@@ -132,7 +134,7 @@ pub async fn check_invite_users(
     }
     db::run_batch(db, statements).await?;
     after_queue(&site.env, &site.settings, &site.database, me.realm_id, &site.realm_host).await;
-    notify_invites_changed(db, &site.env, me.realm_id, me.id).await;
+    notify_invites_changed(db, &site.env, RealmId(me.realm_id), UserId(me.id)).await;
     if !skipped.is_empty() {
         return Err(ApiError::invitation_failed(
             "Some of those addresses are already using Zulip, so we didn't send them an invitation. We did send invitations to everyone else!",
@@ -193,16 +195,16 @@ pub async fn get_invites(db: &D1Database, me: &UserRow, base_url: &str) -> ApiRe
 
 /// `DELETE /invites/{id}`: its creator or an administrator.
 pub async fn check_revoke_invite(db: &D1Database, env: &Env, me: &UserRow, id: i64) -> ApiResult<()> {
-    let row = invites::pending_invitation(db, me.realm_id, id).await?.ok_or_else(ApiError::no_such_invitation)?;
+    let row = invites::pending_invitation(db, RealmId(me.realm_id), id).await?.ok_or_else(ApiError::no_such_invitation)?;
     check_may_manage(me, row.referred_by, Role::from_code(row.invited_as).unwrap_or_default())?;
     db::run(db, invites::revoke_invitation_stmt(id, db::now())?).await?;
-    notify_invites_changed(db, env, me.realm_id, row.referred_by.unwrap_or(me.id)).await;
+    notify_invites_changed(db, env, RealmId(me.realm_id), UserId(row.referred_by.unwrap_or(me.id))).await;
     Ok(())
 }
 
 /// `POST /invites/{id}/resend`: a new link (the old one stops working) mailed again.
 pub async fn check_resend_invite(db: &D1Database, site: &Site, realm_name: &str, me: &UserRow, id: i64) -> ApiResult<()> {
-    let row = invites::pending_invitation(db, me.realm_id, id).await?.ok_or_else(ApiError::no_such_invitation)?;
+    let row = invites::pending_invitation(db, RealmId(me.realm_id), id).await?.ok_or_else(ApiError::no_such_invitation)?;
     check_may_manage(me, row.referred_by, Role::from_code(row.invited_as).unwrap_or_default())?;
     let now = db::now();
     let key = secrets::random_alphanumeric(LINK_KEY_LENGTH);
@@ -222,7 +224,7 @@ pub async fn check_resend_invite(db: &D1Database, site: &Site, realm_name: &str,
     )
     .await?;
     after_queue(&site.env, &site.settings, &site.database, me.realm_id, &site.realm_host).await;
-    notify_invites_changed(db, &site.env, me.realm_id, row.referred_by.unwrap_or(me.id)).await;
+    notify_invites_changed(db, &site.env, RealmId(me.realm_id), UserId(row.referred_by.unwrap_or(me.id))).await;
     Ok(())
 }
 
@@ -254,35 +256,35 @@ pub async fn check_create_multiuse_invite(
         },
     )
     .await?;
-    notify_invites_changed(db, env, me.realm_id, me.id).await;
+    notify_invites_changed(db, env, RealmId(me.realm_id), UserId(me.id)).await;
     Ok(join_url(base_url, &key))
 }
 
 /// `DELETE /invites/multiuse/{id}`: its creator or an administrator.
 pub async fn check_revoke_multiuse_invite(db: &D1Database, env: &Env, me: &UserRow, id: i64) -> ApiResult<()> {
-    let row = invites::multiuse_by_id(db, me.realm_id, id).await?.ok_or_else(ApiError::no_such_invitation)?;
+    let row = invites::multiuse_by_id(db, RealmId(me.realm_id), id).await?.ok_or_else(ApiError::no_such_invitation)?;
     check_may_manage(me, Some(row.referred_by), Role::from_code(row.invited_as).unwrap_or_default())?;
     if row.revoked_at.is_some() {
         return Err(ApiError::bad_request("Invitation has already been revoked"));
     }
     invites::revoke_multiuse(db, id, db::now()).await?;
-    notify_invites_changed(db, env, me.realm_id, row.referred_by).await;
+    notify_invites_changed(db, env, RealmId(me.realm_id), UserId(row.referred_by)).await;
     Ok(())
 }
 
 /// `invites_changed` to the organization's administrators and the invitation's creator.
-pub async fn notify_invites_changed(db: &D1Database, env: &Env, realm_id: i64, referrer_id: i64) {
+pub async fn notify_invites_changed(db: &D1Database, env: &Env, realm_id: RealmId, referrer_id: UserId) {
     #[derive(Deserialize)]
     struct Id {
         id: i64,
     }
-    let admins: Vec<Id> = match db::users::active_admin_ids_stmt(realm_id) {
+    let admins: Vec<Id> = match db::users::active_admin_ids_stmt(realm_id.0) {
         Ok(stmt) => db::all(db, stmt).await.unwrap_or_default(),
         Err(_) => Vec::new(),
     };
     let mut ids: Vec<i64> = admins.into_iter().map(|a| a.id).collect();
-    if !ids.contains(&referrer_id) {
-        ids.push(referrer_id);
+    if !ids.contains(&referrer_id.0) {
+        ids.push(referrer_id.0);
     }
-    crate::actions::notify_users(env, realm_id, &ids, &Event::InvitesChanged).await;
+    crate::actions::notify_users(env, realm_id.0, &ids, &Event::InvitesChanged).await;
 }

@@ -12,6 +12,7 @@ use crate::db::users::UserRow;
 use crate::domain::linkifiers::{check_linkifier, check_order, linkifier_dict};
 use crate::error::{ApiError, ApiResult};
 use crate::event_types::Event;
+use crate::model::ids::RealmId;
 
 #[derive(serde::Deserialize)]
 struct IdRow {
@@ -54,7 +55,7 @@ pub async fn check_update_linkifier(
     url_template: &str,
 ) -> ApiResult<()> {
     let (pattern, url_template) = check_linkifier(pattern, url_template)?;
-    let update = linkifiers::update_stmt(admin.realm_id, id, &pattern, &url_template)?;
+    let update = linkifiers::update_stmt(RealmId(admin.realm_id), id, &pattern, &url_template)?;
     let (changed, rows) = write_then_list(db, admin.realm_id, update).await?;
     if changed.is_none() {
         return Err(if rows.iter().any(|r| r.id == id) { duplicate_pattern() } else { not_found() });
@@ -65,7 +66,7 @@ pub async fn check_update_linkifier(
 
 /// `DELETE /realm/filters/{filter_id}`.
 pub async fn do_remove_linkifier(db: &D1Database, env: &Env, admin: &UserRow, id: i64) -> ApiResult<()> {
-    let (changed, rows) = write_then_list(db, admin.realm_id, linkifiers::delete_stmt(admin.realm_id, id)?).await?;
+    let (changed, rows) = write_then_list(db, admin.realm_id, linkifiers::delete_stmt(RealmId(admin.realm_id), id)?).await?;
     changed.ok_or_else(not_found)?;
     notify_linkifiers(env, admin.realm_id, &rows).await;
     Ok(())

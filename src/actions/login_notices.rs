@@ -7,6 +7,7 @@ use crate::db::{self, users::UserRow};
 use crate::domain::email_unsubscribe::{unsubscribe_url, EmailKind};
 use crate::domain::login_notices::{new_login_email, wants_notice, SignIn};
 use crate::error::ApiResult;
+use crate::model::ids::{RealmId, UserId};
 
 /// Mails `user` that they signed in, unless they just joined or turned it off. A failure
 /// is logged: the sign-in stands.
@@ -22,7 +23,7 @@ pub async fn notify_new_login(ctx: &RequestContext, user: &UserRow) {
 
 async fn queue_notice(ctx: &RequestContext, user: &UserRow, now: i64) -> ApiResult<()> {
     let secret = crate::secrets::api_key_secret(&ctx.env)?;
-    let unsubscribe = unsubscribe_url(EmailKind::Login, &ctx.base_url, secret.as_bytes(), user.realm_id, user.id);
+    let unsubscribe = unsubscribe_url(EmailKind::Login, &ctx.base_url, secret.as_bytes(), RealmId(user.realm_id), UserId(user.id));
     let user_agent = ctx.header("User-Agent").unwrap_or_default();
     let ip = ctx.header("CF-Connecting-IP");
     let email = new_login_email(&SignIn {

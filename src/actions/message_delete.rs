@@ -18,7 +18,7 @@ use crate::domain::messages::accessed_from;
 use crate::error::{ApiError, ApiResult};
 use crate::event_types::{DeleteMessageEvent, Event};
 use crate::events::{self, EventUser};
-use crate::model::ids::{ChannelId, MessageId, RealmId, UserId};
+use crate::model::ids::{ChannelId, GroupId, MessageId, RealmId, UserId};
 
 /// Zulip's rule: members of the organization's or the message's channel's
 /// `can_delete_any_message_group` delete any message; others only their own (or their
@@ -34,13 +34,13 @@ pub async fn check_delete_message(ctx: &RequestContext, user: &UserRow, message_
     let access = batch.add::<Value>(crate::db::messages::access_stmt(message_id, RealmId(user.realm_id), UserId(user.id))?);
     let delete_any = batch.add::<IsMemberRow>(user_groups::is_member_stmt(
         RealmId(user.realm_id),
-        settings.can_delete_any_message_group,
+        GroupId(settings.can_delete_any_message_group),
         UserId(user.id),
         false,
     )?);
     let delete_own = batch.add::<IsMemberRow>(user_groups::is_member_stmt(
         RealmId(user.realm_id),
-        settings.can_delete_own_message_group,
+        GroupId(settings.can_delete_own_message_group),
         UserId(user.id),
         false,
     )?);
@@ -85,7 +85,7 @@ async fn do_delete_messages(ctx: &RequestContext, realm_id: RealmId, messages: &
     let Some(first) = messages.first() else { return Ok(()) };
     let ids: Vec<i64> = messages.iter().map(|m| m.id).collect();
     let mut batch = Batch::new();
-    let pending = add_deletion(&mut batch, realm_id, &ids, first.channel_id)?;
+    let pending = add_deletion(&mut batch, realm_id, &ids, first.channel_id.map(ChannelId))?;
     let results = batch.run(&ctx.db).await?;
     finish_deletion(ctx, realm_id, &results, pending).await
 }
@@ -101,14 +101,15 @@ pub struct PendingDeletion {
 /// any) to `batch`: first the reads of the rows and of who sees them (everyone with a row,
 /// and for channels with shared history every subscriber), then the deletion. Another
 /// action's batch may hold it after its own writes.
-pub fn add_deletion(batch: &mut Batch, realm_id: RealmId, ids: &[i64], channel_id: Option<i64>) -> ApiResult<PendingDeletion> {
+pub fn add_deletion(batch: &mut Batch, realm_id: RealmId, ids: &[i64], channel_id: Option<ChannelId>) -> ApiResult<PendingDeletion> {
     let ids_json = serde_json::to_string(ids)?;
     let messages = batch.add(crate::db::messages::by_ids_stmt(realm_id.0, &ids_json)?);
     let holders = batch.add(crate::db::user_messages::holders_stmt(&ids_json)?);
     let shared_history = match channel_id {
-        Some(channel_id) => {
-            Some((batch.add(crate::db::subscriptions::history_public_stmt(channel_id)?), batch.add(q::subscribers_stmt(&[channel_id])?)))
-        }
+        Some(channel_id) => Some((
+            batch.add(crate::db::subscriptions::history_public_stmt(channel_id.0)?),
+            batch.add(q::subscribers_stmt(&[channel_id.0])?),
+        )),
         None => None,
     };
     for chunk in q::chunks(ids) {

@@ -24,7 +24,7 @@ use crate::domain::message_edit::{self as rules, EditPlan, RESOLVE_UNDO_GRACE_SE
 use crate::domain::rendering::ResolutionReads;
 use crate::error::{ApiError, ApiResult};
 use crate::markdown::{self, LinkableChannel, Linkifier, MentionableUser, Resolved};
-use crate::model::ids::{MessageId, RealmId};
+use crate::model::ids::{ChannelId, MessageId, RealmId, UserId};
 use crate::platform::realm_cache::RealmState;
 
 /// What the notifications of a move are about.
@@ -73,7 +73,13 @@ fn notices<'a>(base_url: &str, editor: &UserRow, n: &'a MoveNotice<'a>, now: i64
     let count = n.changed_ids.len();
     if n.notify_new {
         let old_location = rules::topic_link(base_url, n.orig_channel.id, &n.orig_channel.name, orig_topic);
-        let link = rules::narrow_url(base_url, n.target_channel.id, &n.target_channel.name, target_topic, Some(n.message.id));
+        let link = rules::narrow_url(
+            base_url,
+            ChannelId(n.target_channel.id),
+            &n.target_channel.name,
+            target_topic,
+            Some(MessageId(n.message.id)),
+        );
         let text =
             rules::new_thread_notification(plan, n.moved_all_visible, n.target_had_visible_messages, count, editor, &old_location, &link);
         if let Some(content) = text {
@@ -207,7 +213,7 @@ impl PlannedNotices {
         for item in &self.items {
             pending.push(match item {
                 Planned::Withdraw { id, channel_id } => {
-                    Pending::Withdraw(message_delete::add_deletion(batch, realm_id, &[*id], Some(*channel_id))?)
+                    Pending::Withdraw(message_delete::add_deletion(batch, realm_id, &[*id], Some(ChannelId(*channel_id)))?)
                 }
                 Planned::Send(m) => {
                     Pending::Send(message_send::add_send_writes(batch, &m.plan, &m.send, vec![q::set_kind_of_inserted_stmt(m.kind)?])?)
@@ -378,7 +384,7 @@ async fn send_to_channel(
     batch.add::<Value>(q::ensure_notification_bot_stmt(realm_id, now)?);
     let bot = batch.add::<UserRow>(crate::db::users::by_delivery_email_stmt(realm_id, q::NOTIFICATION_BOT_EMAIL)?);
     let subscribers = batch.add::<SubscriberRow>(q::subscribers_stmt(&[channel.id])?);
-    let resolution = ResolutionReads::add(&mut batch, realm_id, acting.id, &markdown::references(&content), None)?;
+    let resolution = ResolutionReads::add(&mut batch, RealmId(realm_id), UserId(acting.id), &markdown::references(&content), None)?;
     let results = batch.run(db).await?;
     let bot = results.first(bot)?.ok_or_else(|| ApiError::internal("notification bot missing"))?;
     let subscribers: Vec<i64> = results.rows(subscribers)?.into_iter().filter(|s| s.active != 0).map(|s| s.user_id).collect();

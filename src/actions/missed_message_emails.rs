@@ -78,7 +78,7 @@ pub async fn deliver_due(env: &Env, database: &str, realm_id: i64, realm_host: &
     let secret = crate::secrets::api_key_secret(env)?;
     for d in due {
         // One recipient's failure postpones their rows; the others are still mailed.
-        if let Err(err) = mail_user(&db, &settings, realm_id, &realm_name, &base_url, secret.as_bytes(), d.user_id).await {
+        if let Err(err) = mail_user(&db, &settings, RealmId(realm_id), &realm_name, &base_url, secret.as_bytes(), UserId(d.user_id)).await {
             worker::console_error!("missed-message email of user {} failed: {}", d.user_id, err.msg);
             db::run(&db, q::postpone_stmt(RealmId(realm_id), UserId(d.user_id), now, now + RETRY_AFTER_SECS)?).await?;
         }
@@ -95,21 +95,21 @@ const RETRY_AFTER_SECS: i64 = 300;
 async fn mail_user(
     db: &worker::D1Database,
     settings: &Settings,
-    realm_id: i64,
+    realm_id: RealmId,
     realm_name: &str,
     base_url: &str,
     secret: &[u8],
-    user_id: i64,
+    user_id: UserId,
 ) -> ApiResult<()> {
-    let Some(user) = users::by_id(db, RealmId(realm_id), UserId(user_id)).await? else { return Ok(()) };
-    let rows = q::unread_rows_of_user(db, RealmId(realm_id), UserId(user.id)).await?;
+    let Some(user) = users::by_id(db, realm_id, user_id).await? else { return Ok(()) };
+    let rows = q::unread_rows_of_user(db, realm_id, user_id).await?;
     let mut statements = Vec::new();
     if user.is_active() && !rows.is_empty() {
         let mut conversations: BTreeMap<(i64, String), Vec<&MissedRow>> = BTreeMap::new();
         for row in &rows {
             conversations.entry(conversation_key(row)).or_default().push(row);
         }
-        let unsubscribe = unsubscribe_url(EmailKind::MissedMessages, base_url, secret, realm_id, user.id);
+        let unsubscribe = unsubscribe_url(EmailKind::MissedMessages, base_url, secret, realm_id, user_id);
         for group in conversations.values() {
             let first = group[0];
             let mut members: Vec<(i64, String)> = if first.channel_id.is_none() {
@@ -125,13 +125,13 @@ async fn mail_user(
             let conversation = if names.is_empty() { first.sender_name.clone() } else { names.join(", ") };
             let narrow = narrow_url(base_url, first, &members, user.id);
             let mail = conversation_email(&user.delivery_email, realm_name, group, &conversation, &narrow, &unsubscribe);
-            statements.push(queue_stmt(settings, realm_id, &mail)?);
+            statements.push(queue_stmt(settings, realm_id.0, &mail)?);
         }
     }
     // Every queued row up to the newest unread one (read ones included); without unread
     // ones, all of the recipient's rows.
     let max_id = rows.iter().map(|r| r.message_id).max().unwrap_or(crate::params::MAX_SAFE_INTEGER);
-    statements.push(q::delete_for_user_stmt(RealmId(realm_id), UserId(user.id), MessageId(max_id))?);
+    statements.push(q::delete_for_user_stmt(realm_id, user_id, MessageId(max_id))?);
     db::run_batch(db, statements).await?;
     Ok(())
 }

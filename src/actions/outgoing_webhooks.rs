@@ -137,7 +137,7 @@ async fn call(
         return Outcome::Refused;
     }
     let (content_type, body) = if service.interface == SLACK_INTERFACE {
-        match slack_form(bot.id, &service.token, trigger, realm_id, realm_host, message) {
+        match slack_form(UserId(bot.id), &service.token, trigger, RealmId(realm_id), realm_host, message) {
             Some(form) => ("application/x-www-form-urlencoded", form),
             None => return Outcome::SlackDirect,
         }

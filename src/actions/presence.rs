@@ -41,7 +41,7 @@ pub async fn do_update_presence(
         batch.add::<Value>(presence::upsert_stmt(RealmId(me.realm_id), UserId(me.id), next.active, next.connected)?);
     }
     let presence = match &answer {
-        Some(q) => Some(RealmPresenceReads::add(&mut batch, me.realm_id, q.last_update_id, q.days)?),
+        Some(q) => Some(RealmPresenceReads::add(&mut batch, RealmId(me.realm_id), q.last_update_id, q.days)?),
         None => None,
     };
     if batch.is_empty() {

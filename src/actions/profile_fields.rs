@@ -12,6 +12,7 @@ use crate::domain::profile_fields::{
 };
 use crate::error::{ApiError, ApiResult};
 use crate::event_types::{Event, RealmUserEvent};
+use crate::model::ids::UserId;
 
 pub struct FieldSpec<'a> {
     pub name: &'a str,
@@ -159,8 +160,8 @@ pub fn profile_data_stmts(target: &UserRow, changes: &[ProfileChange]) -> ApiRes
     let mut stmts = Vec::new();
     for change in changes {
         stmts.push(match &change.value {
-            Some(v) => profile_fields::upsert_stmt(target.id, change.field_id, &v.value, v.rendered_value.as_deref())?,
-            None => profile_fields::delete_stmt(target.id, change.field_id)?,
+            Some(v) => profile_fields::upsert_stmt(UserId(target.id), change.field_id, &v.value, v.rendered_value.as_deref())?,
+            None => profile_fields::delete_stmt(UserId(target.id), change.field_id)?,
         });
     }
     Ok(stmts)

@@ -30,7 +30,7 @@ fn relay_of(ctx: &RequestContext) -> ApiResult<&PushRelay> {
 pub async fn register_push_device(ctx: &RequestContext, user: &UserRow, raw: RawRegistration) -> ApiResult<()> {
     let relay = relay_of(ctx)?;
     let mut batch = Batch::new();
-    let device_slot = batch.add::<PushDeviceRow>(q::device_stmt(user.id, raw.device_id)?);
+    let device_slot = batch.add::<PushDeviceRow>(q::device_stmt(UserId(user.id), raw.device_id)?);
     let legacy_slot = batch.add::<q::LegacyTokenRow>(q::legacy_tokens_stmt(user.id)?);
     let results = batch.run(&ctx.db).await?;
     let existing = results.first(device_slot)?;
@@ -59,13 +59,13 @@ pub async fn register_push_device(ctx: &RequestContext, user: &UserRow, raw: Raw
     let t = now();
     let mut stmts = Vec::new();
     match (&existing, &reg.push_key, &reg.token) {
-        (None, Some((key_id, key)), Some(token)) => stmts.push(q::insert_stmt(user.id, reg.device_id, *key_id, key, token, t)?),
+        (None, Some((key_id, key)), Some(token)) => stmts.push(q::insert_stmt(UserId(user.id), reg.device_id, (*key_id, key), token, t)?),
         (Some(_), key, token) => {
             if let Some((key_id, key)) = key {
-                stmts.push(q::update_key_stmt(user.id, reg.device_id, *key_id, key, t)?);
+                stmts.push(q::update_key_stmt(UserId(user.id), reg.device_id, (*key_id, key), t)?);
             }
             if let Some(token) = token {
-                stmts.push(q::update_token_stmt(user.id, reg.device_id, token, t)?);
+                stmts.push(q::update_token_stmt(UserId(user.id), reg.device_id, token, t)?);
             }
         }
         _ => return Err(ApiError::internal("unvalidated registration")),

@@ -61,7 +61,7 @@ pub async fn check_add_reaction(
     let mut batch = Batch::new();
     let access = batch.add::<Value>(crate::db::messages::access_stmt(message_id, RealmId(me.realm_id), UserId(me.id))?);
     let custom_id = code.as_deref().and_then(crate::params::parse_int);
-    let custom = batch.add::<RealmEmojiRow>(realm_emoji::for_reaction_stmt(me.realm_id, &name, custom_id)?);
+    let custom = batch.add::<RealmEmojiRow>(realm_emoji::for_reaction_stmt(RealmId(me.realm_id), &name, custom_id)?);
     let existing = batch.add::<ReactionEmojiRow>(reactions::emoji_on_message_stmt(message_id.0)?);
     let results = batch.run(db).await?;
     let accessed = accessed_from(me, results.first(access)?)?;

@@ -15,7 +15,7 @@ use crate::domain::realm_emoji::{
 };
 use crate::error::{ApiError, ApiResult};
 use crate::event_types::{Event, RealmEmojiEvent};
-use crate::model::ids::{RealmId, UserId};
+use crate::model::ids::{GroupId, RealmId, UserId};
 use crate::request_body::UploadedFile;
 
 /// Sends the organization's emoji dict to every queue of the organization.
@@ -45,7 +45,7 @@ pub async fn check_add_realm_emoji(
     let mut batch = Batch::new();
     let allowed = batch.add::<IsMemberRow>(user_groups::is_member_stmt(
         RealmId(me.realm_id),
-        settings.can_add_custom_emoji_group,
+        GroupId(settings.can_add_custom_emoji_group),
         UserId(me.id),
         false,
     )?);

@@ -111,7 +111,7 @@ pub async fn do_import_messages(env: &Env, string_id: &str, chunk_json: &str) ->
     for m in mapped {
         maps.entry(m.kind).or_default().insert(m.old_id, m.new_id);
     }
-    let chunk = rules::check_message_chunk(chunk_json, &maps, import.old_realm_id, import.realm_id)?;
+    let chunk = rules::check_message_chunk(chunk_json, &maps, import.old_realm_id, RealmId(import.realm_id))?;
     let realm_id = import.realm_id;
     let mut batch = rows_stmts(realm_id, Rows::Own(Kind::Message, chunk.messages))?;
     batch.extend(rows_stmts(realm_id, Rows::Links(Link::UserMessage, chunk.user_messages))?);
@@ -159,7 +159,7 @@ pub async fn do_import_upload(env: &Env, string_id: &str, path_id: &str, bytes: 
         .await?
         .ok_or_else(|| rules::invalid_archive(format!("the upload '{path_id}' has no row in attachment.json")))?;
     put_object(env, &path, bytes, &attachment.content_type).await?;
-    db::run_batch(&db, vec![realm_imports::file_stored_stmt(import.realm_id, attachment.id)?]).await?;
+    db::run_batch(&db, vec![realm_imports::file_stored_stmt(RealmId(import.realm_id), attachment.id)?]).await?;
     Ok(())
 }
 
@@ -176,7 +176,7 @@ pub async fn do_import_emoji(env: &Env, string_id: &str, file_name: &str, bytes:
 /// makes it theirs: `user_profile_id` is the archive's id of a user the import holds.
 pub async fn do_import_avatar(env: &Env, string_id: &str, user_profile_id: i64, path: &str, bytes: &[u8]) -> ApiResult<()> {
     let (db, import) = import_of(env, string_id).await?;
-    let user_id = realm_imports::mapped_id(&db, import.realm_id, Kind::User, user_profile_id).await?.ok_or_else(|| {
+    let user_id = realm_imports::mapped_id(&db, RealmId(import.realm_id), Kind::User, user_profile_id).await?.ok_or_else(|| {
         rules::invalid_archive(format!("the avatar '{path}' belongs to user {user_profile_id}, who is not in the archive"))
     })?;
     let (content_type, file_name) = rules::imported_image(&format!("the avatar '{path}'"), bytes)?;

@@ -12,6 +12,7 @@ use crate::domain::realm_playgrounds::{check_pygments_language, check_url_templa
 use crate::domain::strings::required_text;
 use crate::error::{ApiError, ApiResult};
 use crate::event_types::Event;
+use crate::model::ids::RealmId;
 
 #[derive(serde::Deserialize)]
 struct Id {
@@ -43,7 +44,7 @@ pub async fn do_add_playground(
 
 pub async fn do_remove_playground(db: &D1Database, env: &Env, admin: &UserRow, id: i64) -> ApiResult<()> {
     let mut batch = Batch::new();
-    let removed = batch.add::<Id>(realm_playgrounds::delete_stmt(admin.realm_id, id)?);
+    let removed = batch.add::<Id>(realm_playgrounds::delete_stmt(RealmId(admin.realm_id), id)?);
     let all = batch.add::<PlaygroundRow>(realm_playgrounds::in_realm_stmt(admin.realm_id)?);
     let results = batch.run(db).await?;
     if results.first(removed)?.is_none() {

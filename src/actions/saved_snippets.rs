@@ -36,13 +36,13 @@ pub async fn do_edit_saved_snippet(
     if title.is_none() && content.is_none() {
         return Ok(());
     }
-    let row = saved_snippets::update(db, me.id, id, title.as_deref(), content.as_deref()).await?.ok_or_else(snippet_not_found)?;
+    let row = saved_snippets::update(db, UserId(me.id), id, title.as_deref(), content.as_deref()).await?.ok_or_else(snippet_not_found)?;
     notify_owner(env, me, &Event::SavedSnippets(SavedSnippetsEvent::Update { saved_snippet: snippet_dict(&row) })).await;
     Ok(())
 }
 
 pub async fn do_delete_saved_snippet(db: &D1Database, env: &Env, me: &UserRow, id: i64) -> ApiResult<()> {
-    if !saved_snippets::delete(db, me.id, id).await? {
+    if !saved_snippets::delete(db, UserId(me.id), id).await? {
         return Err(snippet_not_found());
     }
     notify_owner(env, me, &Event::SavedSnippets(SavedSnippetsEvent::Remove { saved_snippet_id: id })).await;

@@ -104,8 +104,9 @@ pub async fn edit_scheduled_message(
     let to_user_ids = direct_ids_json(&plan)?;
     let fields = fields_of(&plan, to_user_ids.as_deref(), edit.deliver_at.unwrap_or(row.scheduled_timestamp), send.read_by_sender);
     // None: delivered or deleted since it was read.
-    let updated: Revision =
-        db::first(db, scheduled_messages::update_stmt(id, me.id, &fields)?).await?.ok_or_else(ApiError::scheduled_message_not_found)?;
+    let updated: Revision = db::first(db, scheduled_messages::update_stmt(id, UserId(me.id), &fields)?)
+        .await?
+        .ok_or_else(ApiError::scheduled_message_not_found)?;
     let updated = ScheduledMessageRow { revision: updated.revision, ..row_of(id, me, &row.client, &fields) };
     let event = Event::ScheduledMessages(ScheduledMessagesEvent::Update { scheduled_message: scheduled_message_dict(&updated) });
     notify_owner(env, me, &event).await;
@@ -121,7 +122,7 @@ pub async fn delete_scheduled_message(
     id: i64,
     realm_host: &str,
 ) -> ApiResult<()> {
-    let result = crate::db::run(db, scheduled_messages::delete_stmt(id, me.id)?).await?;
+    let result = crate::db::run(db, scheduled_messages::delete_stmt(id, UserId(me.id))?).await?;
     if result.changes()? == 0 {
         return Err(ApiError::scheduled_message_not_found());
     }

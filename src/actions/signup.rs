@@ -157,7 +157,7 @@ pub async fn check_register(db: &D1Database, site: &Site, realm_id: i64, key: &s
     let full_name = check_full_name(full_name)?;
     check_password_strength(password)?;
     if let Some(link_id) = row.multiuse_invite_id {
-        if invites::multiuse_by_id(db, realm_id, link_id).await?.is_some_and(|l| l.revoked_at.is_some()) {
+        if invites::multiuse_by_id(db, RealmId(realm_id), link_id).await?.is_some_and(|l| l.revoked_at.is_some()) {
             return Err(ApiError::invitation_revoked());
         }
     }
@@ -185,7 +185,7 @@ pub async fn check_register(db: &D1Database, site: &Site, realm_id: i64, key: &s
     let mut batch = Batch::new();
     batch.add::<Value>(invites::still_usable_guard_stmt(row.id, now)?);
     let inserting = users::add_insert(&mut batch, &new_user, None, now)?;
-    batch.add::<Value>(invites::mark_used_stmt(row.id, realm_id, &row.email, now)?);
+    batch.add::<Value>(invites::mark_used_stmt(row.id, RealmId(realm_id), &row.email, now)?);
     let results = match batch.run(db).await {
         Ok(results) => results,
         Err(err) if read_guards::failed(&err) => return Err(used_link_error(db, realm_id, key).await),
@@ -204,7 +204,7 @@ pub async fn check_register(db: &D1Database, site: &Site, realm_id: i64, key: &s
         crate::actions::default_channels::join_default_channels(db, env, &user, &ids).await;
     }
     if row.kind == "invite" {
-        notify_invites_changed(db, env, realm_id, row.referred_by.unwrap_or(user.id)).await;
+        notify_invites_changed(db, env, RealmId(realm_id), UserId(row.referred_by.unwrap_or(user.id))).await;
     }
     if row.notify_referrer_on_join != 0 {
         if let Some(referrer_id) = row.referred_by {
@@ -249,7 +249,7 @@ async fn activate_imported(
     batch.add::<Value>(invites::still_usable_guard_stmt(row.id, now)?);
     batch.add::<Value>(users::still_awaits_sign_up_guard_stmt(imported)?);
     batch.add::<Value>(users::activate_imported_stmt(imported, signed_up.full_name, signed_up.role, signed_up.password_hash, now)?);
-    batch.add::<Value>(invites::mark_used_stmt(row.id, imported.realm_id, &row.email, now)?);
+    batch.add::<Value>(invites::mark_used_stmt(row.id, RealmId(imported.realm_id), &row.email, now)?);
     let activated = batch.add::<UserRow>(users::by_id_stmt(RealmId(imported.realm_id), UserId(imported.id))?);
     let results = match batch.run(db).await {
         Ok(results) => results,
@@ -266,7 +266,7 @@ async fn activate_imported(
     let user = results.first(activated)?.ok_or_else(|| ApiError::internal("imported account not read back"))?;
     notify_user_added(db, &site.env, &user, &site.realm_host).await;
     if row.kind == "invite" {
-        notify_invites_changed(db, &site.env, user.realm_id, row.referred_by.unwrap_or(user.id)).await;
+        notify_invites_changed(db, &site.env, RealmId(user.realm_id), UserId(row.referred_by.unwrap_or(user.id))).await;
     }
     Ok(user)
 }

@@ -184,7 +184,7 @@ async fn purge_deleted_uploads(db: &worker::D1Database, env: &Env) -> ApiResult<
 /// Deletes one of the caller's uploads: its row and links at once, its bytes after the
 /// grace period ([`DELETED_UPLOAD_GRACE_SECS`]).
 pub async fn do_delete_attachment(db: &worker::D1Database, env: &Env, me: &UserRow, id: i64) -> ApiResult<()> {
-    let row = attachments::owned_by_id(db, me.id, id).await?.ok_or_else(ApiError::invalid_attachment)?;
+    let row = attachments::owned_by_id(db, UserId(me.id), id).await?.ok_or_else(ApiError::invalid_attachment)?;
     let mut batch = Batch::new();
     for stmt in attachments::delete_stmts(row.id)? {
         batch.add::<serde_json::Value>(stmt);

@@ -19,7 +19,7 @@ use crate::domain::user_groups::{
 };
 use crate::error::{ApiError, ApiResult};
 use crate::event_types::{CapabilityGate, Event, UserGroupEvent};
-use crate::model::ids::{RealmId, UserId};
+use crate::model::ids::{GroupId, RealmId, UserId};
 use crate::model::system_groups;
 
 pub const NAME_MAX_LENGTH: usize = 100;
@@ -220,7 +220,7 @@ pub async fn check_update_group(db: &D1Database, env: &Env, user: &UserRow, grou
         .map(|(setting, raw)| Ok(PermissionChange { setting, change: GroupChange::parse(setting.name, raw)? }))
         .collect::<ApiResult<_>>()?;
     let mut batch = Batch::new();
-    let group = batch.add::<UserGroupRow>(user_groups::by_id_stmt(user.realm_id, group_id)?);
+    let group = batch.add::<UserGroupRow>(user_groups::by_id_stmt(RealmId(user.realm_id), GroupId(group_id))?);
     let mine = add_my_groups(&mut batch, user)?;
     let new_ids: Vec<i64> = changes.iter().flat_map(|c| c.change.new.group_ids()).collect();
     let system = batch.add::<crate::db::subscriptions::SystemGroupRow>(crate::db::subscriptions::system_groups_stmt(user.realm_id)?);
@@ -245,18 +245,18 @@ pub async fn check_update_group(db: &D1Database, env: &Env, user: &UserRow, grou
     let reactivate = update.deactivated == Some(false) && group.deactivated != 0;
     let mut stmts = Vec::new();
     if let Some(name) = &name {
-        stmts.push(user_groups::set_name_stmt(user.realm_id, group.id, name)?);
+        stmts.push(user_groups::set_name_stmt(RealmId(user.realm_id), GroupId(group.id), name)?);
     }
     if let Some(description) = &description {
-        stmts.push(user_groups::set_description_stmt(user.realm_id, group.id, description)?);
+        stmts.push(user_groups::set_description_stmt(RealmId(user.realm_id), GroupId(group.id), description)?);
     }
     for (setting, value) in &changes {
         let (setup, group_ref) = crate::actions::group_setting_values::store(user.realm_id, value, crate::db::now())?;
         stmts.extend(setup);
-        stmts.push(user_groups::set_permission_stmt(user.realm_id, group.id, setting.name, &group_ref)?);
+        stmts.push(user_groups::set_permission_stmt(RealmId(user.realm_id), GroupId(group.id), setting.name, &group_ref)?);
     }
     if reactivate {
-        stmts.push(user_groups::set_deactivated_stmt(user.realm_id, group.id, false)?);
+        stmts.push(user_groups::set_deactivated_stmt(RealmId(user.realm_id), GroupId(group.id), false)?);
     }
     crate::db::run_batch(db, stmts).await.map_err(|err| match &name {
         Some(name) if err.to_string().contains("UNIQUE") => ApiError::bad_request(format!("User group '{name}' already exists.")),
@@ -282,12 +282,14 @@ pub async fn check_deactivate_group(db: &D1Database, env: &Env, user: &UserRow, 
     let realm_columns = crate::db::realm_settings::group_setting_columns();
     let channel_columns: Vec<&str> = crate::domain::channel_permissions::STORED.iter().map(|s| s.name).collect();
     let mut batch = Batch::new();
-    let group = batch.add::<UserGroupRow>(user_groups::by_id_stmt(user.realm_id, group_id)?);
+    let group = batch.add::<UserGroupRow>(user_groups::by_id_stmt(RealmId(user.realm_id), GroupId(group_id))?);
     let mine = add_my_groups(&mut batch, user)?;
     let supergroups = batch.add::<GroupIdRow>(user_groups::active_supergroups_stmt(group_id)?);
-    let channel_uses = batch.add::<SettingUseRow>(user_groups::channel_setting_uses_stmt(user.realm_id, group_id, &channel_columns)?);
-    let group_uses = batch.add::<SettingUseRow>(user_groups::group_setting_uses_stmt(user.realm_id, group_id)?);
-    let realm_uses = batch.add::<SettingUseRow>(user_groups::realm_setting_uses_stmt(user.realm_id, group_id, &realm_columns)?);
+    let channel_uses =
+        batch.add::<SettingUseRow>(user_groups::channel_setting_uses_stmt(RealmId(user.realm_id), GroupId(group_id), &channel_columns)?);
+    let group_uses = batch.add::<SettingUseRow>(user_groups::group_setting_uses_stmt(RealmId(user.realm_id), GroupId(group_id))?);
+    let realm_uses =
+        batch.add::<SettingUseRow>(user_groups::realm_setting_uses_stmt(RealmId(user.realm_id), GroupId(group_id), &realm_columns)?);
     let results = batch.run(db).await?;
     let group = results.first(group)?;
     if group.as_ref().is_some_and(|g| g.deactivated != 0) {
@@ -303,7 +305,7 @@ pub async fn check_deactivate_group(db: &D1Database, env: &Env, user: &UserRow, 
     if !objections.is_empty() {
         return Err(ApiError::group_in_use(objections));
     }
-    crate::db::run(db, user_groups::set_deactivated_stmt(user.realm_id, group.id, true)?).await?;
+    crate::db::run(db, user_groups::set_deactivated_stmt(RealmId(user.realm_id), GroupId(group.id), true)?).await?;
     notify_activation(db, env, &group, true).await
 }
 
@@ -320,8 +322,8 @@ async fn notify_activation(db: &D1Database, env: &Env, group: &UserGroupRow, dea
     let other = if deactivated {
         UserGroupEvent::Remove { group_id: group.id, audience: CapabilityGate::without(gate) }
     } else {
-        let members = crate::domain::user_groups::group_members(db, group.realm_id, group.id, true).await?;
-        let subgroups = crate::domain::user_groups::group_subgroups(db, group.realm_id, group.id, true).await?;
+        let members = crate::domain::user_groups::group_members(db, RealmId(group.realm_id), GroupId(group.id), true).await?;
+        let subgroups = crate::domain::user_groups::group_subgroups(db, RealmId(group.realm_id), GroupId(group.id), true).await?;
         let group = UserGroupRow { deactivated: 0, ..group.clone() };
         UserGroupEvent::Reactivated { group: group_dict(&group, &members, &subgroups), audience: CapabilityGate::without(gate) }
     };
@@ -347,7 +349,7 @@ pub async fn check_update_members(
     require_member(user)?;
     let (add, delete) = (unique(&add), unique(&delete));
     let mut batch = Batch::new();
-    let group = batch.add::<UserGroupRow>(user_groups::by_id_stmt(user.realm_id, group_id)?);
+    let group = batch.add::<UserGroupRow>(user_groups::by_id_stmt(RealmId(user.realm_id), GroupId(group_id))?);
     let members = batch.add::<MemberIdRow>(user_groups::explicit_member_ids_stmt(group_id)?);
     let found_users = add_users(&mut batch, user.realm_id, &add)?;
     let mine = add_my_groups(&mut batch, user)?;
@@ -413,7 +415,7 @@ pub async fn check_update_subgroups(
     require_member(user)?;
     let (add, delete) = (unique(add), unique(delete));
     let mut batch = Batch::new();
-    let group = batch.add::<UserGroupRow>(user_groups::by_id_stmt(user.realm_id, group_id)?);
+    let group = batch.add::<UserGroupRow>(user_groups::by_id_stmt(RealmId(user.realm_id), GroupId(group_id))?);
     let mine = add_my_groups(&mut batch, user)?;
     let named: Vec<i64> = add.iter().chain(&delete).copied().collect();
     let found_groups = add_groups(&mut batch, user.realm_id, &named)?;

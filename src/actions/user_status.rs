@@ -34,6 +34,6 @@ pub async fn check_status_emoji(
 ) -> ApiResult<crate::domain::reactions::Emoji> {
     let custom_id = code.as_deref().and_then(crate::params::parse_int);
     let custom: Vec<crate::db::realm_emoji::RealmEmojiRow> =
-        crate::db::all(db, crate::db::realm_emoji::for_reaction_stmt(realm_id, &name, custom_id)?).await?;
+        crate::db::all(db, crate::db::realm_emoji::for_reaction_stmt(RealmId(realm_id), &name, custom_id)?).await?;
     crate::domain::reactions::resolve_emoji(name, code, reaction_type, &custom)
 }

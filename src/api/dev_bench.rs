@@ -6,6 +6,7 @@ use serde_json::json;
 
 use crate::context::RequestContext;
 use crate::error::{ApiError, ApiResult};
+use crate::model::ids::{RealmId, UserId};
 use crate::response::Reply;
 
 /// The routes under `/dev_bench/`, answered only by a development server (404 elsewhere),
@@ -57,7 +58,7 @@ pub async fn render(ctx: &RequestContext) -> ApiResult<Reply> {
     }
     let refs = crate::markdown::references(&content);
     let mut batch = crate::db::batch::Batch::new();
-    let reads = crate::domain::rendering::ResolutionReads::add(&mut batch, me.realm_id, me.id, &refs, None)?;
+    let reads = crate::domain::rendering::ResolutionReads::add(&mut batch, RealmId(me.realm_id), UserId(me.id), &refs, None)?;
     let (with_katex, _) = reads.take(&batch.run(&ctx.db).await?)?;
     let without_katex = crate::markdown::Resolved { tex: crate::markdown::TexRenderer::none(), ..with_katex.clone() };
     let html_length = crate::markdown::render(&content, &with_katex).html.len();

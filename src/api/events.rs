@@ -8,6 +8,7 @@ use crate::context::RequestContext;
 use crate::db::users::UserRow;
 use crate::domain::register_state::{initial_state, StateData, StateReads, StateRequest};
 use crate::error::{ApiError, ApiResult};
+use crate::model::ids::{RealmId, UserId};
 use crate::params::Params;
 use crate::platform::event_queues::{self, Capabilities};
 use crate::platform::realm_cache::RealmState;
@@ -199,7 +200,7 @@ async fn queue_for_guess(
 /// Deletes a queue registered for an answer that is not given; a queue left behind
 /// expires unpolled.
 async fn forget_queue(ctx: &RequestContext, user: &UserRow, registered: &Registered) {
-    if let Err(err) = event_queues::delete(&ctx.env, user.realm_id, user.id, &registered.queue_id).await {
+    if let Err(err) = event_queues::delete(&ctx.env, RealmId(user.realm_id), UserId(user.id), &registered.queue_id).await {
         worker::console_error!("queue {} of a refused register not deleted: {}", registered.queue_id, err.msg);
     }
 }
@@ -236,7 +237,7 @@ pub async fn get_events(ctx: &RequestContext) -> ApiResult<Reply> {
     let dont_block = ctx.params.bool_or("dont_block", false)?;
     ctx.params.accept("user_client");
     ctx.params.accept("slim_presence");
-    let events = event_queues::poll(&ctx.env, user.realm_id, user.id, &queue_id, last_event_id, dont_block).await?;
+    let events = event_queues::poll(&ctx.env, RealmId(user.realm_id), UserId(user.id), &queue_id, last_event_id, dont_block).await?;
     Ok(Reply::json(json!({"events": events, "queue_id": queue_id})))
 }
 
@@ -246,6 +247,6 @@ pub async fn get_events(ctx: &RequestContext) -> ApiResult<Reply> {
 pub async fn delete_queue(ctx: &RequestContext) -> ApiResult<Reply> {
     let user = ctx.user().await?;
     let queue_id = ctx.params.required_str("queue_id")?;
-    event_queues::delete(&ctx.env, user.realm_id, user.id, &queue_id).await?;
+    event_queues::delete(&ctx.env, RealmId(user.realm_id), UserId(user.id), &queue_id).await?;
     Ok(Reply::ok())
 }

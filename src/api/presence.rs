@@ -7,6 +7,7 @@ use crate::context::RequestContext;
 use crate::domain::presence::{named_user_presence, realm_presence, PRESENCE_HISTORY_LIMIT_DAYS};
 use crate::domain::users::{access_user, named_user};
 use crate::error::{ApiError, ApiResult};
+use crate::model::ids::RealmId;
 use crate::response::Reply;
 
 /// The widest `history_limit_days` that means anything: a century.
@@ -57,7 +58,7 @@ pub async fn get_user_presence(ctx: &RequestContext, who: &str) -> ApiResult<Rep
 /// `server_timestamp`.
 pub async fn get_realm_presence(ctx: &RequestContext) -> ApiResult<Reply> {
     let me = ctx.user().await?;
-    let mut body = realm_presence(&ctx.db, me.realm_id, false, None, PRESENCE_HISTORY_LIMIT_DAYS).await?;
+    let mut body = realm_presence(&ctx.db, RealmId(me.realm_id), false, None, PRESENCE_HISTORY_LIMIT_DAYS).await?;
     body.as_object_mut().map(|b| b.remove("presence_last_update_id"));
     Ok(Reply::json(body))
 }

@@ -9,7 +9,7 @@ use crate::auth::Member;
 use crate::context::RequestContext;
 use crate::domain::user_groups::{group_members, group_subgroups, groups_of, is_group_member, PERMISSIONS};
 use crate::error::{ApiError, ApiResult};
-use crate::model::ids::{RealmId, UserId};
+use crate::model::ids::{GroupId, RealmId, UserId};
 use crate::params::parse_int;
 use crate::response::Reply;
 
@@ -114,7 +114,7 @@ pub async fn get_members(ctx: &RequestContext, group_id: &str) -> ApiResult<Repl
     let me = ctx.user_as::<Member>().await?;
     let group_id = parse_id(group_id, "user_group_id")?;
     let direct_only = ctx.params.bool_or("direct_member_only", false)?;
-    let members = group_members(&ctx.db, me.realm_id, group_id, direct_only).await?;
+    let members = group_members(&ctx.db, RealmId(me.realm_id), GroupId(group_id), direct_only).await?;
     Ok(Reply::json(json!({ "members": members })))
 }
 
@@ -124,7 +124,7 @@ pub async fn get_subgroups(ctx: &RequestContext, group_id: &str) -> ApiResult<Re
     let me = ctx.user_as::<Member>().await?;
     let group_id = parse_id(group_id, "user_group_id")?;
     let direct_only = ctx.params.bool_or("direct_subgroup_only", false)?;
-    let subgroups = group_subgroups(&ctx.db, me.realm_id, group_id, direct_only).await?;
+    let subgroups = group_subgroups(&ctx.db, RealmId(me.realm_id), GroupId(group_id), direct_only).await?;
     Ok(Reply::json(json!({ "subgroups": subgroups })))
 }
 
@@ -137,6 +137,6 @@ pub async fn get_is_member(ctx: &RequestContext, group_id: &str, user_id: &str) 
     let group_id = parse_id(group_id, "user_group_id")?;
     let user_id = parse_id(user_id, "user_id")?;
     let direct_only = ctx.params.bool_or("direct_member_only", false)?;
-    let is_member = is_group_member(&ctx.db, RealmId(me.realm_id), group_id, UserId(user_id), direct_only).await?;
+    let is_member = is_group_member(&ctx.db, RealmId(me.realm_id), GroupId(group_id), UserId(user_id), direct_only).await?;
     Ok(Reply::json(json!({ "is_user_group_member": is_member })))
 }

@@ -8,6 +8,7 @@ use crate::db::user_status::StatusChange;
 use crate::domain::user_status::{clean_status_text, status_of_user_in};
 use crate::domain::users::access_user_for_admin;
 use crate::error::{ApiError, ApiResult};
+use crate::model::ids::{RealmId, UserId};
 use crate::response::Reply;
 
 /// # `POST /users/me/status`
@@ -85,5 +86,5 @@ async fn requested_status(ctx: &RequestContext, realm_id: i64, away: Option<bool
 pub async fn get_user_status(ctx: &RequestContext, user: &str) -> ApiResult<Reply> {
     let me = ctx.user().await?;
     let Some(user_id) = crate::params::parse_int(user) else { return Err(ApiError::no_such_user()) };
-    Ok(Reply::json(json!({ "status": status_of_user_in(&ctx.db, me.realm_id, user_id).await? })))
+    Ok(Reply::json(json!({ "status": status_of_user_in(&ctx.db, RealmId(me.realm_id), UserId(user_id)).await? })))
 }

@@ -126,7 +126,7 @@ pub fn owned_links_stmt(owner_id: i64) -> Result<Statement> {
 }
 
 /// One upload of a user, by id.
-pub async fn owned_by_id(db: &D1Database, owner_id: i64, id: i64) -> Result<Option<AttachmentRow>> {
+pub async fn owned_by_id(db: &D1Database, owner_id: UserId, id: i64) -> Result<Option<AttachmentRow>> {
     super::first(db, statement!(&format!("SELECT {COLUMNS} FROM attachments a WHERE a.owner_id = ?1 AND a.id = ?2"), owner_id, id)?).await
 }
 

@@ -1,6 +1,7 @@
 //! `channel_folders`: the organization's folders of channels.
 
 use crate::db::statement::{statement, Statement};
+use crate::model::ids::RealmId;
 use serde::Deserialize;
 use worker::{D1Database, Result};
 
@@ -27,7 +28,7 @@ pub async fn in_realm(db: &D1Database, realm_id: i64) -> Result<Vec<ChannelFolde
     super::all(db, in_realm_stmt(realm_id)?).await
 }
 
-pub fn by_id_stmt(realm_id: i64, id: i64) -> Result<Statement> {
+pub fn by_id_stmt(realm_id: RealmId, id: i64) -> Result<Statement> {
     statement!(&format!("SELECT {COLUMNS} FROM channel_folders WHERE realm_id = ?1 AND id = ?2"), realm_id, id)
 }
 
@@ -37,7 +38,7 @@ pub struct Taken {
     pub taken: i64,
 }
 
-pub fn name_taken_stmt(realm_id: i64, name: &str, except_id: i64) -> Result<Statement> {
+pub fn name_taken_stmt(realm_id: RealmId, name: &str, except_id: i64) -> Result<Statement> {
     statement!(
         "SELECT EXISTS (SELECT 1 FROM channel_folders WHERE realm_id = ?1 AND name = ?2 COLLATE NOCASE AND id != ?3) AS taken",
         realm_id,
@@ -52,7 +53,7 @@ pub struct InUse {
     pub channels: i64,
 }
 
-pub fn channels_in_folder_stmt(realm_id: i64, id: i64) -> Result<Statement> {
+pub fn channels_in_folder_stmt(realm_id: RealmId, id: i64) -> Result<Statement> {
     statement!("SELECT COUNT(*) AS channels FROM channels WHERE realm_id = ?1 AND folder_id = ?2 AND is_archived = 0", realm_id, id)
 }
 

@@ -1,6 +1,7 @@
 //! `drafts`: each user's synchronised message drafts.
 
 use crate::db::statement::{statement, Statement};
+use crate::model::ids::UserId;
 use serde::Deserialize;
 use worker::Result;
 
@@ -46,7 +47,7 @@ pub fn insert_stmt(user_id: i64, d: &DraftFields) -> Result<Statement> {
 }
 
 /// Rewrites one of the user's drafts; answers its row (none when it is not theirs).
-pub fn update_stmt(id: i64, user_id: i64, d: &DraftFields) -> Result<Statement> {
+pub fn update_stmt(id: i64, user_id: UserId, d: &DraftFields) -> Result<Statement> {
     statement!(
         &format!(
             "UPDATE drafts SET kind = ?3, to_ids = ?4, topic = ?5, content = ?6, last_edit_time = ?7 \
@@ -63,6 +64,6 @@ pub fn update_stmt(id: i64, user_id: i64, d: &DraftFields) -> Result<Statement> 
 }
 
 /// Deletes one of the user's drafts; answers its id (none when it is not theirs).
-pub fn delete_stmt(id: i64, user_id: i64) -> Result<Statement> {
+pub fn delete_stmt(id: i64, user_id: UserId) -> Result<Statement> {
     statement!("DELETE FROM drafts WHERE id = ?1 AND user_id = ?2 RETURNING id", id, user_id)
 }

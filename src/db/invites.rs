@@ -173,7 +173,7 @@ pub async fn pending_invitations(db: &D1Database, realm_id: RealmId, referred_by
 }
 
 /// A pending email invitation of the organization by id.
-pub async fn pending_invitation(db: &D1Database, realm_id: i64, id: i64) -> Result<Option<InvitationRow>> {
+pub async fn pending_invitation(db: &D1Database, realm_id: RealmId, id: i64) -> Result<Option<InvitationRow>> {
     super::first(
         db,
         statement!(
@@ -218,7 +218,7 @@ pub fn still_usable_guard_stmt(id: i64, now: i64) -> Result<Statement> {
 }
 
 /// Marks the invitation used by the account just inserted with `email`.
-pub fn mark_used_stmt(id: i64, realm_id: i64, email: &str, now: i64) -> Result<Statement> {
+pub fn mark_used_stmt(id: i64, realm_id: RealmId, email: &str, now: i64) -> Result<Statement> {
     statement!(
         "UPDATE invitations SET used_at = ?2, user_id = (SELECT id FROM users WHERE realm_id = ?3 AND email = ?4) WHERE id = ?1",
         id,
@@ -295,7 +295,7 @@ pub async fn pending_multiuse(db: &D1Database, realm_id: RealmId, referred_by: O
     .await
 }
 
-pub async fn multiuse_by_id(db: &D1Database, realm_id: i64, id: i64) -> Result<Option<MultiuseRow>> {
+pub async fn multiuse_by_id(db: &D1Database, realm_id: RealmId, id: i64) -> Result<Option<MultiuseRow>> {
     super::first(db, statement!(&format!("SELECT {MULTIUSE_COLUMNS} FROM multiuse_invites WHERE realm_id = ?1 AND id = ?2"), realm_id, id)?)
         .await
 }

@@ -1,6 +1,7 @@
 //! `linkifiers`: the organization's patterns turned into links.
 
 use crate::db::statement::{statement, Statement};
+use crate::model::ids::RealmId;
 use serde::Deserialize;
 use worker::{D1Database, Result};
 
@@ -34,7 +35,7 @@ pub fn insert_stmt(realm_id: i64, pattern: &str, url_template: &str) -> Result<S
 
 /// Changes a linkifier's pattern and template; answers its id if it exists (and the pattern
 /// is not another linkifier's).
-pub fn update_stmt(realm_id: i64, id: i64, pattern: &str, url_template: &str) -> Result<Statement> {
+pub fn update_stmt(realm_id: RealmId, id: i64, pattern: &str, url_template: &str) -> Result<Statement> {
     statement!(
         "UPDATE linkifiers SET pattern = ?3, url_template = ?4 WHERE realm_id = ?1 AND id = ?2 \
          AND NOT EXISTS (SELECT 1 FROM linkifiers o WHERE o.realm_id = ?1 AND o.pattern = ?3 AND o.id != ?2) RETURNING id",
@@ -46,7 +47,7 @@ pub fn update_stmt(realm_id: i64, id: i64, pattern: &str, url_template: &str) ->
 }
 
 /// Removes a linkifier; answers its id if it existed.
-pub fn delete_stmt(realm_id: i64, id: i64) -> Result<Statement> {
+pub fn delete_stmt(realm_id: RealmId, id: i64) -> Result<Statement> {
     statement!("DELETE FROM linkifiers WHERE realm_id = ?1 AND id = ?2 RETURNING id", realm_id, id)
 }
 

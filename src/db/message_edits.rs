@@ -200,7 +200,7 @@ pub fn move_messages_stmt(
     ids_json: &str,
     topic: &str,
     recipient_id: i64,
-    channel_id: i64,
+    channel_id: ChannelId,
     entry_json: &str,
     moved_at: Option<i64>,
 ) -> Result<Statement> {

@@ -31,7 +31,7 @@ pub fn for_named_user_stmt(realm_id: i64, who: NamedUser<'_>) -> Result<Statemen
 
 /// The presence of the organization's active humans changed after `after_update_id` and
 /// connected since `since` (UNIX seconds).
-pub fn in_realm_stmt(realm_id: i64, after_update_id: i64, since: i64) -> Result<Statement> {
+pub fn in_realm_stmt(realm_id: RealmId, after_update_id: i64, since: i64) -> Result<Statement> {
     statement!(
         &format!(
             "{SELECT} WHERE p.realm_id = ?1 AND u.is_active = 1 AND u.is_bot = 0 AND p.last_update_id > ?2 \

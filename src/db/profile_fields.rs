@@ -106,7 +106,7 @@ pub async fn values(db: &D1Database, realm_id: RealmId, user_id: Option<UserId>)
     super::all(db, values_stmt(realm_id, user_id)?).await
 }
 
-pub fn upsert_stmt(user_id: i64, field_id: i64, value: &str, rendered: Option<&str>) -> Result<Statement> {
+pub fn upsert_stmt(user_id: UserId, field_id: i64, value: &str, rendered: Option<&str>) -> Result<Statement> {
     statement!(
         "INSERT INTO custom_profile_field_values (user_id, field_id, value, rendered_value) VALUES (?1, ?2, ?3, ?4) \
          ON CONFLICT (user_id, field_id) DO UPDATE SET value = excluded.value, rendered_value = excluded.rendered_value",
@@ -117,6 +117,6 @@ pub fn upsert_stmt(user_id: i64, field_id: i64, value: &str, rendered: Option<&s
     )
 }
 
-pub fn delete_stmt(user_id: i64, field_id: i64) -> Result<Statement> {
+pub fn delete_stmt(user_id: UserId, field_id: i64) -> Result<Statement> {
     statement!("DELETE FROM custom_profile_field_values WHERE user_id = ?1 AND field_id = ?2", user_id, field_id)
 }

@@ -18,7 +18,7 @@ pub struct PushDeviceRow {
     pub token_id: String,
 }
 
-pub fn device_stmt(user_id: i64, device_id: i64) -> Result<Statement> {
+pub fn device_stmt(user_id: UserId, device_id: i64) -> Result<Statement> {
     statement!(
         "SELECT user_id, device_id, push_key_id, push_key, token_kind, token_id \
          FROM push_devices WHERE user_id = ?1 AND device_id = ?2",
@@ -44,8 +44,13 @@ pub fn devices_of_users_stmt(user_ids_json: &str) -> Result<Statement> {
     )
 }
 
-#[allow(clippy::too_many_arguments)]
-pub fn insert_stmt(user_id: i64, device_id: i64, push_key_id: i64, push_key: &str, token: &TokenFields, now: i64) -> Result<Statement> {
+pub fn insert_stmt(
+    user_id: UserId,
+    device_id: i64,
+    (push_key_id, push_key): (i64, &str),
+    token: &TokenFields,
+    now: i64,
+) -> Result<Statement> {
     statement!(
         "INSERT INTO push_devices (user_id, device_id, push_key_id, push_key, token_kind, token_id, bouncer_public_key, \
          encrypted_push_registration, last_updated) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
@@ -61,7 +66,7 @@ pub fn insert_stmt(user_id: i64, device_id: i64, push_key_id: i64, push_key: &st
     )
 }
 
-pub fn update_key_stmt(user_id: i64, device_id: i64, push_key_id: i64, push_key: &str, now: i64) -> Result<Statement> {
+pub fn update_key_stmt(user_id: UserId, device_id: i64, (push_key_id, push_key): (i64, &str), now: i64) -> Result<Statement> {
     statement!(
         "UPDATE push_devices SET push_key_id = ?3, push_key = ?4, last_updated = ?5 WHERE user_id = ?1 AND device_id = ?2",
         user_id,
@@ -72,7 +77,7 @@ pub fn update_key_stmt(user_id: i64, device_id: i64, push_key_id: i64, push_key:
     )
 }
 
-pub fn update_token_stmt(user_id: i64, device_id: i64, token: &TokenFields, now: i64) -> Result<Statement> {
+pub fn update_token_stmt(user_id: UserId, device_id: i64, token: &TokenFields, now: i64) -> Result<Statement> {
     statement!(
         "UPDATE push_devices SET token_kind = ?3, token_id = ?4, bouncer_public_key = ?5, encrypted_push_registration = ?6, \
          last_updated = ?7 WHERE user_id = ?1 AND device_id = ?2",

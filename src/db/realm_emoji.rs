@@ -1,6 +1,7 @@
 //! `realm_emoji`: the organization's custom emoji (migration 0015).
 
 use super::statement::{statement, Statement};
+use crate::model::ids::RealmId;
 use serde::Deserialize;
 use worker::Result;
 
@@ -40,7 +41,7 @@ pub fn active_by_name_stmt(realm_id: i64, name: &str) -> Result<Statement> {
 }
 
 /// For a reaction: the active emoji named `name` and the emoji (active or not) with id `id`.
-pub fn for_reaction_stmt(realm_id: i64, name: &str, id: Option<i64>) -> Result<Statement> {
+pub fn for_reaction_stmt(realm_id: RealmId, name: &str, id: Option<i64>) -> Result<Statement> {
     statement!(
         &format!("SELECT {COLUMNS} FROM realm_emoji WHERE realm_id = ?1 AND ((deactivated = 0 AND name = ?2) OR id = ?3)"),
         realm_id,

@@ -42,7 +42,7 @@ pub async fn in_realm(db: &D1Database, realm_id: i64) -> Result<Vec<RealmExportR
     super::all(db, statement!(&format!("SELECT {COLUMNS} FROM realm_exports WHERE realm_id = ?1 ORDER BY id"), realm_id)?).await
 }
 
-pub async fn by_id(db: &D1Database, realm_id: i64, id: i64) -> Result<Option<RealmExportRow>> {
+pub async fn by_id(db: &D1Database, realm_id: RealmId, id: i64) -> Result<Option<RealmExportRow>> {
     super::first(db, statement!(&format!("SELECT {COLUMNS} FROM realm_exports WHERE realm_id = ?1 AND id = ?2"), realm_id, id)?).await
 }
 

@@ -771,7 +771,7 @@ pub fn realm_image_versions_stmt(realm_id: i64, [icon, logo, night_logo]: [i64; 
 }
 
 /// This server's id of the archive's `old_id` of `kind`, if the import mapped it.
-pub async fn mapped_id(db: &D1Database, realm_id: i64, kind: Kind, old_id: i64) -> Result<Option<i64>> {
+pub async fn mapped_id(db: &D1Database, realm_id: RealmId, kind: Kind, old_id: i64) -> Result<Option<i64>> {
     #[derive(Deserialize)]
     struct NewId {
         new_id: i64,
@@ -862,7 +862,7 @@ pub async fn attachment_by_path(db: &D1Database, realm_id: i64, path_id: &str) -
 
 /// The import's note that attachment `attachment_id`'s file is stored (kept with the id
 /// maps, and removed with them when the import finishes).
-pub fn file_stored_stmt(realm_id: i64, attachment_id: i64) -> Result<Statement> {
+pub fn file_stored_stmt(realm_id: RealmId, attachment_id: i64) -> Result<Statement> {
     statement!(
         "INSERT OR IGNORE INTO realm_import_ids (realm_id, kind, old_id, new_id) VALUES (?1, 'stored_file', ?2, ?2)",
         realm_id,

@@ -1,6 +1,7 @@
 //! `realm_playgrounds`: the organization's code playgrounds.
 
 use crate::db::statement::{statement, Statement};
+use crate::model::ids::RealmId;
 use serde::Deserialize;
 use worker::Result;
 
@@ -27,6 +28,6 @@ pub fn insert_stmt(realm_id: i64, name: &str, language: &str, url_template: &str
     )
 }
 
-pub fn delete_stmt(realm_id: i64, id: i64) -> Result<Statement> {
+pub fn delete_stmt(realm_id: RealmId, id: i64) -> Result<Statement> {
     statement!("DELETE FROM realm_playgrounds WHERE realm_id = ?1 AND id = ?2 RETURNING id", realm_id, id)
 }

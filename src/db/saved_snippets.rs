@@ -52,7 +52,13 @@ pub async fn insert(
 
 /// Changes the given fields of the user's own snippet; answers the row, or none when the
 /// user has no snippet with this id.
-pub async fn update(db: &D1Database, user_id: i64, id: i64, title: Option<&str>, content: Option<&str>) -> Result<Option<SavedSnippetRow>> {
+pub async fn update(
+    db: &D1Database,
+    user_id: UserId,
+    id: i64,
+    title: Option<&str>,
+    content: Option<&str>,
+) -> Result<Option<SavedSnippetRow>> {
     super::first(
         db,
         statement!(
@@ -70,7 +76,7 @@ pub async fn update(db: &D1Database, user_id: i64, id: i64, title: Option<&str>,
 }
 
 /// Deletes the user's own snippet; answers whether there was one.
-pub async fn delete(db: &D1Database, user_id: i64, id: i64) -> Result<bool> {
+pub async fn delete(db: &D1Database, user_id: UserId, id: i64) -> Result<bool> {
     #[derive(Deserialize)]
     struct Id {
         #[allow(dead_code)]

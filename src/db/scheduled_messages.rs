@@ -67,7 +67,7 @@ pub fn insert_stmt(realm_id: RealmId, sender_id: UserId, client: &str, f: &Sched
 }
 
 /// Rewrites a pending scheduled message of its owner; clears `failed`.
-pub fn update_stmt(id: i64, sender_id: i64, f: &ScheduledFields<'_>) -> Result<Statement> {
+pub fn update_stmt(id: i64, sender_id: UserId, f: &ScheduledFields<'_>) -> Result<Statement> {
     statement!(
         "UPDATE scheduled_messages SET channel_id = ?3, to_user_ids = ?4, topic = ?5, content = ?6, rendered_content = ?7, \
          scheduled_timestamp = ?8, read_by_sender = ?9, failed = 0, failure_message = NULL, revision = revision + 1 \
@@ -93,7 +93,7 @@ pub fn pending_of_sender_stmt(sender_id: i64) -> Result<Statement> {
 }
 
 /// One undelivered scheduled message, only if `sender_id` owns it.
-pub fn pending_by_id_stmt(id: i64, sender_id: i64) -> Result<Statement> {
+pub fn pending_by_id_stmt(id: i64, sender_id: UserId) -> Result<Statement> {
     statement!(
         &format!("SELECT {COLUMNS} FROM scheduled_messages WHERE id = ?1 AND sender_id = ?2 AND delivered = 0 AND deleted = 0"),
         id,
@@ -102,7 +102,7 @@ pub fn pending_by_id_stmt(id: i64, sender_id: i64) -> Result<Statement> {
 }
 
 /// Deletes (hides) an undelivered scheduled message of its owner.
-pub fn delete_stmt(id: i64, sender_id: i64) -> Result<Statement> {
+pub fn delete_stmt(id: i64, sender_id: UserId) -> Result<Statement> {
     statement!(
         "UPDATE scheduled_messages SET deleted = 1 WHERE id = ?1 AND sender_id = ?2 AND delivered = 0 AND deleted = 0",
         id,

@@ -65,7 +65,13 @@ macro_rules! id_args {
         })*
     };
 }
-id_args!(crate::model::ids::UserId, crate::model::ids::MessageId, crate::model::ids::ChannelId, crate::model::ids::RealmId);
+id_args!(
+    crate::model::ids::UserId,
+    crate::model::ids::MessageId,
+    crate::model::ids::ChannelId,
+    crate::model::ids::RealmId,
+    crate::model::ids::GroupId
+);
 
 impl Arg for crate::model::TopicsPolicy {
     fn arg(&self) -> Value {

@@ -4,7 +4,7 @@ use super::statement::{statement, Statement};
 use serde::Deserialize;
 use worker::{D1Database, Result};
 
-use crate::model::ids::{ChannelId, RealmId, UserId};
+use crate::model::ids::{ChannelId, GroupId, RealmId, UserId};
 use crate::model::system_groups;
 use crate::model::Role;
 
@@ -106,7 +106,7 @@ pub fn create_system_groups_stmts(realm_string_id: &str) -> Result<Vec<Statement
 
 /// Whether an active user belongs to a group, directly or through subgroups at any depth
 /// (`direct_only`: directly). One query whatever the depth.
-pub fn is_member_stmt(realm_id: RealmId, group_id: i64, user_id: UserId, direct_only: bool) -> Result<Statement> {
+pub fn is_member_stmt(realm_id: RealmId, group_id: GroupId, user_id: UserId, direct_only: bool) -> Result<Statement> {
     statement!(
         &format!(
             "WITH RECURSIVE reachable(id, depth) AS ( \
@@ -160,7 +160,7 @@ fn group_columns() -> String {
     format!("{GROUP_BASE_COLUMNS}, {} AS anonymous_groups", anonymous_groups_sql(&columns))
 }
 
-pub fn by_id_stmt(realm_id: i64, group_id: i64) -> Result<Statement> {
+pub fn by_id_stmt(realm_id: RealmId, group_id: GroupId) -> Result<Statement> {
     statement!(
         &format!("SELECT {} FROM user_groups g WHERE g.realm_id = ?1 AND g.id = ?2 AND g.is_anonymous = 0", group_columns()),
         realm_id,
@@ -169,11 +169,11 @@ pub fn by_id_stmt(realm_id: i64, group_id: i64) -> Result<Statement> {
 }
 
 /// Renames a group (the organization's names are unique: a taken one fails the write).
-pub fn set_name_stmt(realm_id: i64, group_id: i64, name: &str) -> Result<Statement> {
+pub fn set_name_stmt(realm_id: RealmId, group_id: GroupId, name: &str) -> Result<Statement> {
     statement!("UPDATE user_groups SET name = ?3 WHERE realm_id = ?1 AND id = ?2", realm_id, group_id, name)
 }
 
-pub fn set_description_stmt(realm_id: i64, group_id: i64, description: &str) -> Result<Statement> {
+pub fn set_description_stmt(realm_id: RealmId, group_id: GroupId, description: &str) -> Result<Statement> {
     statement!("UPDATE user_groups SET description = ?3 WHERE realm_id = ?1 AND id = ?2", realm_id, group_id, description)
 }
 
@@ -294,7 +294,7 @@ pub fn subgroups_stmt(realm_id: i64) -> Result<Statement> {
 
 /// Members of one group (active users, as [`super::users::UserIdRow`]), directly or
 /// through subgroups at any depth.
-pub fn member_ids_stmt(realm_id: i64, group_id: i64, direct_only: bool) -> Result<Statement> {
+pub fn member_ids_stmt(realm_id: RealmId, group_id: GroupId, direct_only: bool) -> Result<Statement> {
     statement!(
         &format!(
             "WITH RECURSIVE reachable(id) AS ( \
@@ -495,14 +495,14 @@ pub const PERMISSION_COLUMNS: [&str; 6] =
     ["can_add_members_group", "can_join_group", "can_leave_group", "can_manage_group", "can_mention_group", "can_remove_members_group"];
 
 /// Sets one permission setting (`column`, one of [`PERMISSION_COLUMNS`]) to a group.
-pub fn set_permission_stmt(realm_id: i64, group_id: i64, column: &str, value: &SettingGroupRef) -> Result<Statement> {
+pub fn set_permission_stmt(realm_id: RealmId, group_id: GroupId, column: &str, value: &SettingGroupRef) -> Result<Statement> {
     if !PERMISSION_COLUMNS.contains(&column) {
         return Err(worker::Error::RustError(format!("not a group permission setting: {column}")));
     }
-    statement!(&format!("UPDATE user_groups SET {column} = {} WHERE realm_id = ?1 AND id = ?2", value.sql(realm_id)), realm_id, group_id)
+    statement!(&format!("UPDATE user_groups SET {column} = {} WHERE realm_id = ?1 AND id = ?2", value.sql(realm_id.0)), realm_id, group_id)
 }
 
-pub fn set_deactivated_stmt(realm_id: i64, group_id: i64, deactivated: bool) -> Result<Statement> {
+pub fn set_deactivated_stmt(realm_id: RealmId, group_id: GroupId, deactivated: bool) -> Result<Statement> {
     statement!("UPDATE user_groups SET deactivated = ?3 WHERE realm_id = ?1 AND id = ?2", realm_id, group_id, deactivated as i64)
 }
 
@@ -540,7 +540,7 @@ pub struct SettingUseRow {
 /// rows that are in use (`active`: a condition on `t`, e.g. not archived). `table` and
 /// `columns` come from the server's fixed lists, never from a client. One query without a
 /// compound SELECT (D1 allows few terms).
-fn uses_stmt(table: &str, owner: &str, active: &str, columns: &[&str], realm_id: i64, group_id: i64) -> Result<Statement> {
+fn uses_stmt(table: &str, owner: &str, active: &str, columns: &[&str], realm_id: RealmId, group_id: GroupId) -> Result<Statement> {
     let cases: Vec<String> = columns.iter().map(|c| format!("WHEN '{c}' THEN t.{c}")).collect();
     statement!(
         &format!(
@@ -557,17 +557,17 @@ fn uses_stmt(table: &str, owner: &str, active: &str, columns: &[&str], realm_id:
 }
 
 /// Active groups' permission settings naming `group_id`.
-pub fn group_setting_uses_stmt(realm_id: i64, group_id: i64) -> Result<Statement> {
+pub fn group_setting_uses_stmt(realm_id: RealmId, group_id: GroupId) -> Result<Statement> {
     uses_stmt("user_groups", "t.id", "t.realm_id = ?1 AND t.deactivated = 0", &PERMISSION_COLUMNS, realm_id, group_id)
 }
 
 /// Unarchived channels' permission settings (`columns`) naming `group_id`.
-pub fn channel_setting_uses_stmt(realm_id: i64, group_id: i64, columns: &[&str]) -> Result<Statement> {
+pub fn channel_setting_uses_stmt(realm_id: RealmId, group_id: GroupId, columns: &[&str]) -> Result<Statement> {
     uses_stmt("channels", "t.id", "t.realm_id = ?1 AND t.is_archived = 0", columns, realm_id, group_id)
 }
 
 /// The organization's settings (`columns` of `realms`) naming `group_id`.
-pub fn realm_setting_uses_stmt(realm_id: i64, group_id: i64, columns: &[&str]) -> Result<Statement> {
+pub fn realm_setting_uses_stmt(realm_id: RealmId, group_id: GroupId, columns: &[&str]) -> Result<Statement> {
     uses_stmt("realms", "NULL", "t.id = ?1", columns, realm_id, group_id)
 }
 

@@ -8,6 +8,7 @@ use crate::db::messages::MessageRow;
 use crate::db::realm_settings::RealmSettingsRow;
 use crate::db::users::UserRow;
 use crate::error::{ApiError, ApiResult};
+use crate::model::ids::{ChannelId, MessageId};
 
 /// Zulip's prefix of a resolved topic.
 pub const RESOLVED_TOPIC_PREFIX: &str = "✔ ";
@@ -327,7 +328,7 @@ pub fn topic_link(base_url: &str, channel_id: i64, channel: &str, topic: &str) -
     let breaks = |s: &str| s.contains("**") || s.contains('>') || s.contains('`') || s.contains('$') || s.contains('*');
     if breaks(channel) || breaks(topic) {
         let shown = if topic.is_empty() { channel.to_string() } else { format!("{channel} > {topic}") };
-        format!("[#{}]({})", escape_link_text(&shown), narrow_url(base_url, channel_id, channel, topic, None))
+        format!("[#{}]({})", escape_link_text(&shown), narrow_url(base_url, ChannelId(channel_id), channel, topic, None))
     } else {
         format!("#**{channel}>{topic}**")
     }
@@ -350,7 +351,7 @@ fn encode_hash_component(s: &str) -> String {
 }
 
 /// The web app URL of a topic (and optionally one message in it).
-pub fn narrow_url(base_url: &str, channel_id: i64, channel: &str, topic: &str, message_id: Option<i64>) -> String {
+pub fn narrow_url(base_url: &str, channel_id: ChannelId, channel: &str, topic: &str, message_id: Option<MessageId>) -> String {
     let mut url = format!(
         "{base_url}/#narrow/channel/{channel_id}-{}/topic/{}",
         encode_hash_component(&channel.replace(' ', "-")),

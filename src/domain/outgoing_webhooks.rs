@@ -10,6 +10,7 @@ use serde_json::{json, Value};
 
 use crate::db::bot_services::BotServiceRow;
 use crate::db::users::UserRow;
+use crate::model::ids::{ChannelId, RealmId, UserId};
 
 /// `interface` 1: Zulip's JSON payload.
 pub const ZULIP_INTERFACE: i64 = 1;
@@ -86,7 +87,7 @@ pub fn zulip_payload(bot: &UserRow, token: &str, trigger: &str, message: &Value)
 
 /// Slack's outgoing-webhook form fields, as Zulip fills them; `None` for a direct message,
 /// which Slack's format cannot describe.
-pub fn slack_form(bot_id: i64, token: &str, trigger: &str, realm_id: i64, realm_host: &str, message: &Value) -> Option<String> {
+pub fn slack_form(bot_id: UserId, token: &str, trigger: &str, realm_id: RealmId, realm_host: &str, message: &Value) -> Option<String> {
     if message["type"] != "stream" {
         return None;
     }
@@ -203,7 +204,7 @@ pub fn message_url(base_url: &str, message: &Value) -> String {
     match (message["stream_id"].as_i64(), message["display_recipient"].as_str()) {
         (Some(channel_id), Some(channel)) => {
             let topic = message["subject"].as_str().unwrap_or_default();
-            format!("{}/near/{id}", crate::domain::message_edit::narrow_url(base_url, channel_id, channel, topic, None))
+            format!("{}/near/{id}", crate::domain::message_edit::narrow_url(base_url, ChannelId(channel_id), channel, topic, None))
         }
         _ => {
             let mut ids: Vec<i64> =

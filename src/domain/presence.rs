@@ -8,6 +8,7 @@ use crate::db::batch::{Batch, BatchResults, Slot};
 use crate::db::presence::{self, MaxUpdateRow, PresenceRow};
 use crate::db::users::{self, NamedUser, UserRow};
 use crate::error::ApiResult;
+use crate::model::ids::RealmId;
 
 /// A ping within this many seconds of the stored one changes nothing worth a write.
 pub const PRESENCE_UPDATE_MIN_FREQ_SECONDS: i64 = 55;
@@ -81,7 +82,7 @@ pub fn presences_dict(rows: &[PresenceRow], modern: bool) -> Value {
 
 /// `presences`, `server_timestamp` and `presence_last_update_id` of the organization: only
 /// changes after `last_update_id` when given, none older than `days`. One batch.
-pub async fn realm_presence(db: &D1Database, realm_id: i64, modern: bool, last_update_id: Option<i64>, days: i64) -> ApiResult<Value> {
+pub async fn realm_presence(db: &D1Database, realm_id: RealmId, modern: bool, last_update_id: Option<i64>, days: i64) -> ApiResult<Value> {
     let mut batch = Batch::new();
     let reads = RealmPresenceReads::add(&mut batch, realm_id, last_update_id, days)?;
     reads.take(&batch.run(db).await?, modern, last_update_id)
@@ -96,11 +97,11 @@ pub struct RealmPresenceReads {
 }
 
 impl RealmPresenceReads {
-    pub fn add(batch: &mut Batch, realm_id: i64, last_update_id: Option<i64>, days: i64) -> ApiResult<Self> {
+    pub fn add(batch: &mut Batch, realm_id: RealmId, last_update_id: Option<i64>, days: i64) -> ApiResult<Self> {
         let since = crate::db::now() - days * 86_400;
         Ok(RealmPresenceReads {
             rows: batch.add(presence::in_realm_stmt(realm_id, last_update_id.unwrap_or(-1), since)?),
-            max: batch.add(presence::max_update_id_stmt(realm_id)?),
+            max: batch.add(presence::max_update_id_stmt(realm_id.0)?),
         })
     }
 

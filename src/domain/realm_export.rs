@@ -20,6 +20,7 @@ use crate::domain::realm_export_groups::group_tables;
 use crate::domain::user_settings::{self, EMAIL_ADDRESS_VISIBILITY};
 use crate::domain::users::{VISIBLE_TO_EVERYONE, VISIBLE_TO_NOBODY};
 use crate::error::{ApiError, ApiResult};
+use crate::model::ids::{RealmId, UserId};
 use crate::model::{Role, TopicsPolicy};
 use crate::secrets::sha256_hex;
 
@@ -600,7 +601,7 @@ pub fn image_paths(base: &str) -> [(String, bool); 2] {
 /// Where an uploaded avatar sits in `avatars/`: `<realm_id>/<hash>`, like Zulip's
 /// `user_avatar_path_from_ids` (its importer computes its own path, so the hash only needs
 /// to be stable).
-pub fn avatar_base_path(realm_id: i64, user_id: i64, avatar_version: i64) -> String {
+pub fn avatar_base_path(realm_id: RealmId, user_id: UserId, avatar_version: i64) -> String {
     let hash = crate::secrets::sha256_hex(format!("{user_id}:{avatar_version}").as_bytes());
     format!("{realm_id}/{}", &hash[..40])
 }

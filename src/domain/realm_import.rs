@@ -13,6 +13,7 @@ use crate::domain::realm_export::safe_member_path;
 use crate::domain::realm_icon::RealmImage;
 use crate::domain::user_settings;
 use crate::error::{ApiError, ApiResult};
+use crate::model::ids::RealmId;
 use crate::model::{message_flags, TopicsPolicy};
 
 /// Every refusal names what is wrong with the archive.
@@ -619,7 +620,7 @@ fn missing(table: &str, field: &str, row: &Value) -> ApiError {
 /// Checks a chunk (`zerver_message`, `zerver_usermessage`, `zerver_reaction`,
 /// `attachment_messages`) against what the import holds, and rewrites the contents to
 /// this server's ids.
-pub fn check_message_chunk(text: &str, maps: &IdMaps, old_realm_id: i64, realm_id: i64) -> ApiResult<MessageChunk> {
+pub fn check_message_chunk(text: &str, maps: &IdMaps, old_realm_id: i64, realm_id: RealmId) -> ApiResult<MessageChunk> {
     let chunk = parse_object(text, "the messages chunk")?;
     let messages = rows(&chunk, "zerver_message")?;
     let message_ids: BTreeSet<i64> = ids("zerver_message", messages)?;
@@ -669,7 +670,7 @@ pub fn check_message_chunk(text: &str, maps: &IdMaps, old_realm_id: i64, realm_i
 
 /// A message with its contents naming this server's uploads, users, channels and groups;
 /// rendered again only when the archive has no rendering.
-fn rewrite_message(m: &Value, maps: &IdMaps, old_realm_id: i64, realm_id: i64) -> ApiResult<Value> {
+fn rewrite_message(m: &Value, maps: &IdMaps, old_realm_id: i64, realm_id: RealmId) -> ApiResult<Value> {
     let mut m = m.clone();
     let content = m.get("content").and_then(Value::as_str).ok_or_else(|| missing("zerver_message", "content", &m))?.to_string();
     let old_uploads = format!("/user_uploads/{old_realm_id}/");

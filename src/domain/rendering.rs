@@ -37,8 +37,8 @@ impl ResolutionReads {
     /// are the organization's when the caller has them.
     pub fn add(
         batch: &mut Batch,
-        realm_id: i64,
-        sender_id: i64,
+        realm_id: RealmId,
+        sender_id: UserId,
         refs: &References,
         linkifiers: Option<&[Linkifier]>,
     ) -> worker::Result<Self> {
@@ -47,30 +47,30 @@ impl ResolutionReads {
             None
         } else {
             let ids = serde_json::to_string(&refs.user_ids).unwrap_or_else(|_| "[]".into());
-            Some(batch.add(mentions::users_stmt(realm_id, &json(&refs.user_names), &ids)?))
+            Some(batch.add(mentions::users_stmt(realm_id.0, &json(&refs.user_names), &ids)?))
         };
         let groups = if refs.group_names.is_empty() {
             None
         } else {
             let names = json(&refs.group_names);
             Some((
-                batch.add(mentions::groups_stmt(RealmId(realm_id), &names, UserId(sender_id))?),
-                batch.add(mentions::group_members_stmt(realm_id, &names)?),
+                batch.add(mentions::groups_stmt(RealmId(realm_id.0), &names, UserId(sender_id.0))?),
+                batch.add(mentions::group_members_stmt(realm_id.0, &names)?),
             ))
         };
         let channels = if refs.channel_names.is_empty() {
             None
         } else {
-            Some(batch.add(mentions::channels_stmt(realm_id, &json(&refs.channel_names))?))
+            Some(batch.add(mentions::channels_stmt(realm_id.0, &json(&refs.channel_names))?))
         };
         let emoji = if refs.emoji_names.is_empty() {
             None
         } else {
-            Some(batch.add(crate::db::realm_emoji::active_by_names_stmt(realm_id, &json(&refs.emoji_names))?))
+            Some(batch.add(crate::db::realm_emoji::active_by_names_stmt(realm_id.0, &json(&refs.emoji_names))?))
         };
         let linkifiers = match linkifiers {
             Some(known) => Linkifiers::Known(known.to_vec()),
-            None => Linkifiers::Read(batch.add(crate::db::linkifiers::in_realm_stmt(realm_id)?)),
+            None => Linkifiers::Read(batch.add(crate::db::linkifiers::in_realm_stmt(realm_id.0)?)),
         };
         Ok(ResolutionReads { users, groups, channels, emoji, linkifiers })
     }
@@ -167,7 +167,7 @@ pub async fn render_content(
 ) -> ApiResult<(Rendered, BTreeSet<i64>)> {
     let mut batch = Batch::new();
     // Nothing is sent, so who may mention which group is not asked (sender 0: nobody).
-    let reads = ResolutionReads::add(&mut batch, realm_id, 0, &markdown::references(content), None)?;
+    let reads = ResolutionReads::add(&mut batch, RealmId(realm_id), UserId(0), &markdown::references(content), None)?;
     let (resolved, members) = reads.take(&batch.run(db).await?)?;
     Ok(render_resolved(content, resolved, &members, realm_url, translate_emoticons))
 }

@@ -9,6 +9,7 @@ use crate::db::batch::{Batch, BatchResults, Slot};
 use crate::db::scheduled_messages::{self, ScheduledMessageRow};
 use crate::db::users::UserRow;
 use crate::error::{ApiError, ApiResult};
+use crate::model::ids::UserId;
 use crate::platform::realm_cache::RealmState;
 
 /// Zulip's ScheduledMessage object (`GET /scheduled_messages`, register state, events).
@@ -50,7 +51,7 @@ impl ReadAsUser for OwnScheduledMessage {
     type Slots = Slot<ScheduledMessageRow>;
     type Output = ScheduledMessageRow;
     fn add(&self, batch: &mut Batch, me: &UserRow, _realm: &RealmState) -> ApiResult<Self::Slots> {
-        Ok(batch.add(scheduled_messages::pending_by_id_stmt(self.0, me.id)?))
+        Ok(batch.add(scheduled_messages::pending_by_id_stmt(self.0, UserId(me.id))?))
     }
     fn take(&self, results: &BatchResults, slot: Self::Slots, _me: &UserRow, _realm: &RealmState) -> ApiResult<ScheduledMessageRow> {
         results.first(slot)?.ok_or_else(ApiError::scheduled_message_not_found)

@@ -10,7 +10,7 @@ use crate::db::user_groups::{self, GroupIdRow, IsMemberRow, MemberRow, SettingUs
 use crate::db::users::{self, UserIdRow, UserRow};
 use crate::domain::group_setting_values::{AnonymousGroup, AnonymousGroups, GroupSettingValue};
 use crate::error::{ApiError, ApiResult};
-use crate::model::ids::{RealmId, UserId};
+use crate::model::ids::{GroupId, RealmId, UserId};
 
 /// Whether the active `user` is a direct member of the system group `group` by role: the
 /// group's role, and for `role:fullmembers` past the organization's waiting period
@@ -207,7 +207,7 @@ fn access_group(group: Option<UserGroupRow>) -> ApiResult<UserGroupRow> {
 
 /// The active members of a group of the organization, through subgroups unless
 /// `direct_only`: the group and its members read together, the group checked first.
-pub async fn group_members(db: &D1Database, realm_id: i64, group_id: i64, direct_only: bool) -> ApiResult<Vec<i64>> {
+pub async fn group_members(db: &D1Database, realm_id: RealmId, group_id: GroupId, direct_only: bool) -> ApiResult<Vec<i64>> {
     let mut batch = Batch::new();
     let group = batch.add::<UserGroupRow>(user_groups::by_id_stmt(realm_id, group_id)?);
     let members = batch.add::<UserIdRow>(user_groups::member_ids_stmt(realm_id, group_id, direct_only)?);
@@ -218,10 +218,10 @@ pub async fn group_members(db: &D1Database, realm_id: i64, group_id: i64, direct
 
 /// The subgroups of a group of the organization, at any depth unless `direct_only`,
 /// sorted: the group and its subgroups read together, the group checked first.
-pub async fn group_subgroups(db: &D1Database, realm_id: i64, group_id: i64, direct_only: bool) -> ApiResult<Vec<i64>> {
+pub async fn group_subgroups(db: &D1Database, realm_id: RealmId, group_id: GroupId, direct_only: bool) -> ApiResult<Vec<i64>> {
     let mut batch = Batch::new();
     let group = batch.add::<UserGroupRow>(user_groups::by_id_stmt(realm_id, group_id)?);
-    let subgroups = batch.add::<GroupIdRow>(user_groups::subgroup_ids_stmt(group_id, direct_only)?);
+    let subgroups = batch.add::<GroupIdRow>(user_groups::subgroup_ids_stmt(group_id.0, direct_only)?);
     let results = batch.run(db).await?;
     access_group(results.first(group)?)?;
     Ok(results.rows(subgroups)?.into_iter().map(|g| g.id).collect())
@@ -230,9 +230,9 @@ pub async fn group_subgroups(db: &D1Database, realm_id: i64, group_id: i64, dire
 /// Whether the user is a member of the group (through subgroups at any depth unless
 /// `direct_only`); a deactivated user never is. "Invalid user group" / "No such user" for
 /// unknown ids: the group, the user, then the membership, read together.
-pub async fn is_group_member(db: &D1Database, realm_id: RealmId, group_id: i64, user_id: UserId, direct_only: bool) -> ApiResult<bool> {
+pub async fn is_group_member(db: &D1Database, realm_id: RealmId, group_id: GroupId, user_id: UserId, direct_only: bool) -> ApiResult<bool> {
     let mut batch = Batch::new();
-    let group = batch.add::<UserGroupRow>(user_groups::by_id_stmt(realm_id.0, group_id)?);
+    let group = batch.add::<UserGroupRow>(user_groups::by_id_stmt(RealmId(realm_id.0), group_id)?);
     let user = batch.add::<UserRow>(users::by_id_stmt(realm_id, user_id)?);
     let member = batch.add::<IsMemberRow>(user_groups::is_member_stmt(realm_id, group_id, user_id, direct_only)?);
     let results = batch.run(db).await?;

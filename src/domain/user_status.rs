@@ -41,10 +41,10 @@ pub fn clean_status_text(text: &str) -> ApiResult<String> {
 
 /// The status of the organization's user `user_id` ("No such user" when it has none), the
 /// user and the status read in one batch.
-pub async fn status_of_user_in(db: &D1Database, realm_id: i64, user_id: i64) -> ApiResult<Value> {
+pub async fn status_of_user_in(db: &D1Database, realm_id: RealmId, user_id: UserId) -> ApiResult<Value> {
     let mut batch = Batch::new();
-    let user = batch.add::<UserRow>(users::by_id_stmt(RealmId(realm_id), UserId(user_id))?);
-    let status = batch.add::<UserStatusRow>(user_status::for_user_stmt(user_id)?);
+    let user = batch.add::<UserRow>(users::by_id_stmt(RealmId(realm_id.0), UserId(user_id.0))?);
+    let status = batch.add::<UserStatusRow>(user_status::for_user_stmt(user_id.0)?);
     let results = batch.run(db).await?;
     if results.first(user)?.is_none() {
         return Err(ApiError::no_such_user());

@@ -220,8 +220,13 @@ pub fn user_object(viewer: &UserRow, user: &UserRow, opts: &UserDictOptions<'_>,
 
 /// The profile values of one user (or of everyone) when they are asked for; no round trip
 /// otherwise.
-async fn profile_values_if(db: &D1Database, realm_id: i64, user_id: Option<i64>, include: bool) -> ApiResult<Option<Vec<ProfileValueRow>>> {
-    Ok(if include { Some(profile_fields::values(db, RealmId(realm_id), user_id.map(UserId)).await?) } else { None })
+async fn profile_values_if(
+    db: &D1Database,
+    realm_id: RealmId,
+    user_id: Option<UserId>,
+    include: bool,
+) -> ApiResult<Option<Vec<ProfileValueRow>>> {
+    Ok(if include { Some(profile_fields::values(db, realm_id, user_id).await?) } else { None })
 }
 
 /// `user`'s User object for `viewer`, its profile data read when asked for: at most one
@@ -233,7 +238,7 @@ pub async fn user_object_of(
     opts: &UserDictOptions<'_>,
     include_profile: bool,
 ) -> ApiResult<Value> {
-    let values = profile_values_if(db, viewer.realm_id, Some(user.id), include_profile).await?;
+    let values = profile_values_if(db, RealmId(viewer.realm_id), Some(UserId(user.id)), include_profile).await?;
     Ok(user_object(viewer, user, opts, values.as_deref()))
 }
 

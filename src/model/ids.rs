@@ -1,4 +1,4 @@
-//! Id newtypes: a user id, a message id, a channel id and an organization id are all
+//! Id newtypes: a user id, a message id, a channel id, a group id and an organization id are all
 //! integers, and passing one where another is meant compiles silently. Statement builders,
 //! actions and rules whose arguments could be mixed up take these instead. Serde reads and
 //! writes the bare integer and a statement binds it, so rows, SQL and the wire are unchanged.
@@ -37,6 +37,10 @@ id_type!(
 id_type!(
     /// `realms.id`.
     RealmId
+);
+id_type!(
+    /// `user_groups.id`.
+    GroupId
 );
 
 #[cfg(test)]

@@ -11,6 +11,7 @@ use team_chat_durable_objects::protocol::{
 use worker::{Env, Response, Stub};
 
 use crate::error::{ApiError, ApiResult};
+use crate::model::ids::{RealmId, UserId};
 
 pub use team_chat_durable_objects::protocol::Capabilities;
 
@@ -56,8 +57,8 @@ fn refusal(queue_id: &str, status: u16) -> ApiError {
 /// until the heartbeat unless `dont_block`.
 pub async fn poll(
     env: &Env,
-    realm_id: i64,
-    user_id: i64,
+    realm_id: RealmId,
+    user_id: UserId,
     queue_id: &str,
     last_event_id: Option<i64>,
     dont_block: bool,
@@ -65,26 +66,26 @@ pub async fn poll(
     let queue_id_s = queue_id.to_string();
     let (status, polled, _) = match home(queue_id)? {
         QueueHome::Hub => {
-            let command = HubCommand::<Value>::Poll { queue_id: queue_id_s, user_id, last_event_id, dont_block };
-            call::<_, Polled>(&hub(env, realm_id)?, &command).await?
+            let command = HubCommand::<Value>::Poll { queue_id: queue_id_s, user_id: user_id.0, last_event_id, dont_block };
+            call::<_, Polled>(&hub(env, realm_id.0)?, &command).await?
         }
         QueueHome::Shard(n) => {
-            let command = ShardCommand::Poll { queue_id: queue_id_s, user_id, last_event_id, dont_block };
-            call::<_, Polled>(&shard(env, realm_id, n)?, &command).await?
+            let command = ShardCommand::Poll { queue_id: queue_id_s, user_id: user_id.0, last_event_id, dont_block };
+            call::<_, Polled>(&shard(env, realm_id.0, n)?, &command).await?
         }
     };
     polled.map(|p| p.events).ok_or_else(|| refusal(queue_id, status))
 }
 
 /// Deletes the queue (ending a pending long-poll on it) and removes it from the hub.
-pub async fn delete(env: &Env, realm_id: i64, user_id: i64, queue_id: &str) -> ApiResult<()> {
+pub async fn delete(env: &Env, realm_id: RealmId, user_id: UserId, queue_id: &str) -> ApiResult<()> {
     let queue_id_s = queue_id.to_string();
     let (status, done, _) = match home(queue_id)? {
         QueueHome::Hub => {
-            call::<_, Value>(&hub(env, realm_id)?, &HubCommand::<Value>::DeleteQueue { queue_id: queue_id_s, user_id }).await?
+            call::<_, Value>(&hub(env, realm_id.0)?, &HubCommand::<Value>::DeleteQueue { queue_id: queue_id_s, user_id: user_id.0 }).await?
         }
         QueueHome::Shard(n) => {
-            call::<_, Value>(&shard(env, realm_id, n)?, &ShardCommand::DeleteQueue { queue_id: queue_id_s, user_id }).await?
+            call::<_, Value>(&shard(env, realm_id.0, n)?, &ShardCommand::DeleteQueue { queue_id: queue_id_s, user_id: user_id.0 }).await?
         }
     };
     done.map(|_| ()).ok_or_else(|| refusal(queue_id, status))

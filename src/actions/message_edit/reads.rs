@@ -1,6 +1,7 @@
 //! The edit's one read batch, and the content rules over what it read.
 
 use super::*;
+use crate::model::ids::GroupId;
 
 /// Zulip's threshold above which wildcard mentions need `can_mention_many_users_group`.
 pub(super) const WILDCARD_MENTION_THRESHOLD: i64 = 15;
@@ -64,7 +65,7 @@ impl RightsReads {
         params: &EditParams,
     ) -> worker::Result<Self> {
         let mut member = |group: i64| -> worker::Result<Slot<IsMemberRow>> {
-            Ok(batch.add(user_groups::is_member_stmt(RealmId(user.realm_id), group, UserId(user.id), false)?))
+            Ok(batch.add(user_groups::is_member_stmt(RealmId(user.realm_id), GroupId(group), UserId(user.id), false)?))
         };
         let (resolve, topics) = match params.topic {
             Some(_) => (Some(member(settings.can_resolve_topics_group)?), Some(member(settings.can_move_messages_between_topics_group)?)),
@@ -157,14 +158,14 @@ pub(super) struct CountRow {
 impl ContentReads {
     pub(super) fn add(batch: &mut Batch, user: &UserRow, state: &RealmState, message_id: MessageId, content: &str) -> worker::Result<Self> {
         let refs = markdown::references(content);
-        let resolution = ResolutionReads::add(batch, user.realm_id, user.id, &refs, Some(&state.linkifiers))?;
+        let resolution = ResolutionReads::add(batch, RealmId(user.realm_id), UserId(user.id), &refs, Some(&state.linkifiers))?;
         let wildcards = if refs.stream_wildcard || refs.topic_wildcard {
             Some(WildcardReads {
                 subscribers: batch.add(crate::db::subscriptions::subscriber_count_stmt(message_id.0)?),
                 participants: batch.add(q::topic_sender_ids_stmt(message_id.0)?),
                 may_mention_many: batch.add(user_groups::is_member_stmt(
                     RealmId(user.realm_id),
-                    state.settings.can_mention_many_users_group,
+                    GroupId(state.settings.can_mention_many_users_group),
                     UserId(user.id),
                     false,
                 )?),

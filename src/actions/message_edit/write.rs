@@ -141,7 +141,7 @@ pub(super) fn add_moved_others(batch: &mut Batch, edit: &Edit, others: &[i64]) -
     if let Some(channel_id) = edit.target_channel_id() {
         let (topic, recipient_id) = (edit.target_topic(), edit.target_recipient_id());
         for chunk in q::chunks(others) {
-            batch.add::<Value>(q::move_messages_stmt(&chunk, &topic, recipient_id, channel_id, &other_entry, edit.moved_at())?);
+            batch.add::<Value>(q::move_messages_stmt(&chunk, &topic, recipient_id, ChannelId(channel_id), &other_entry, edit.moved_at())?);
         }
     }
     Ok(())

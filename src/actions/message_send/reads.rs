@@ -21,7 +21,7 @@ use crate::domain::rendering::{ResolutionReads, UnmentionableGroups};
 use crate::domain::topics::normalize_topic;
 use crate::error::ApiResult;
 use crate::markdown;
-use crate::model::ids::{ChannelId, RealmId, UserId};
+use crate::model::ids::{ChannelId, GroupId, RealmId, UserId};
 use crate::model::VisibilityPolicy;
 use crate::platform::realm_cache::RealmState;
 
@@ -178,7 +178,7 @@ pub fn add_send_reads(batch: &mut Batch, me: &UserRow, realm: &RealmState, req: 
         }
         _ => None,
     };
-    let resolution = ResolutionReads::add(batch, realm_id, me.id, &refs, Some(&realm.linkifiers))?;
+    let resolution = ResolutionReads::add(batch, RealmId(realm_id), UserId(me.id), &refs, Some(&realm.linkifiers))?;
     // Channel messages: the channel, its subscribers and the topic, named by the channel's
     // id or name so that they need no earlier read. Without a valid topic the channel is
     // still read: its errors come first.
@@ -198,7 +198,7 @@ pub fn add_send_reads(batch: &mut Batch, me: &UserRow, realm: &RealmState, req: 
                 may_post: may_post_reads(batch, me, channel_id, &channel_name)?,
                 membership: if refs.stream_wildcard || refs.topic_wildcard {
                     let group = settings.can_mention_many_users_group;
-                    Some(batch.add::<IsMemberRow>(user_groups::is_member_stmt(RealmId(realm_id), group, UserId(me.id), false)?))
+                    Some(batch.add::<IsMemberRow>(user_groups::is_member_stmt(RealmId(realm_id), GroupId(group), UserId(me.id), false)?))
                 } else {
                     None
                 },

@@ -27,7 +27,7 @@ use crate::domain::realm_export::{self as rules, Archive, Selection};
 use crate::domain::realm_icon::storage_key as realm_image_storage_key;
 use crate::domain::users::avatar_storage_key;
 use crate::error::{ApiError, ApiResult};
-use crate::model::ids::{MessageId, RealmId};
+use crate::model::ids::{MessageId, RealmId, UserId};
 
 /// R2's smallest part (all parts but the last are this size).
 const PART_SIZE: usize = 5 * 1024 * 1024;
@@ -401,7 +401,7 @@ async fn write_avatars(env: &Env, archive: &mut Archive, users: &[Row]) -> ApiRe
             continue;
         };
         let version = user.get("avatar_version").and_then(Value::as_i64).unwrap_or(1);
-        let base = rules::avatar_base_path(realm_id, user_id, version);
+        let base = rules::avatar_base_path(RealmId(realm_id), UserId(user_id), version);
         let key = avatar_storage_key(realm_id, file);
         records.extend(add_image(env, archive, "avatars", &key, &base, |f| rules::avatar_record(user, f)).await?);
     }

@@ -66,7 +66,7 @@ pub async fn export_consents(db: &D1Database, realm_id: i64) -> ApiResult<Vec<Va
 
 /// Deletes a finished export's archive and marks it deleted.
 pub async fn do_delete_export(db: &D1Database, env: &Env, admin: &UserRow, id: i64) -> ApiResult<()> {
-    let row = realm_exports::by_id(db, admin.realm_id, id).await?.ok_or_else(rules::invalid_export_id)?;
+    let row = realm_exports::by_id(db, RealmId(admin.realm_id), id).await?.ok_or_else(rules::invalid_export_id)?;
     rules::check_deletable(&row)?;
     if !realm_exports::mark_deleted(db, row.id, crate::db::now()).await? {
         // Another administrator deleted it in the meantime.

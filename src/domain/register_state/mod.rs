@@ -214,7 +214,7 @@ impl ReadAsUser for StateReads<'_> {
             alert_words: self.add_if(batch, &["alert_words"], || alert_words::for_user_stmt(user_id))?,
             user_statuses: self.add_if(batch, &["user_status"], || user_status::in_realm_stmt(realm_id))?,
             muted_users: self.add_if(batch, &["muted_users"], || muted_users::for_user_stmt(user_id))?,
-            presences: self.add_if(batch, &["presence"], || presence::in_realm_stmt(realm_id, -1, presence_since))?,
+            presences: self.add_if(batch, &["presence"], || presence::in_realm_stmt(RealmId(realm_id), -1, presence_since))?,
             presence_max: self.add_if(batch, &["presence"], || presence::max_update_id_stmt(realm_id))?,
             linkifiers: self.add_if(batch, &["realm_linkifiers"], || crate::db::linkifiers::in_realm_stmt(realm_id))?,
             realm_emoji: self.add_if(batch, &["realm_emoji"], || crate::db::realm_emoji::in_realm_stmt(realm_id))?,
