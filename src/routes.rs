@@ -360,6 +360,7 @@ fn route<'a>(ctx: &'a RequestContext, method: Method, path: &'a [&'a str]) -> Op
         // Channels and subscriptions
         (Post, ["users", "me", "subscriptions"]) => h(channels::subscribe(ctx)),
         (Delete, ["users", "me", "subscriptions"]) => h(channels::unsubscribe(ctx)),
+        (Patch, ["users", "me", "subscriptions"]) => h(channels::update_subscriptions(ctx)),
         (Get, ["users", "me", "subscriptions"]) => h(channels::get_subscriptions(ctx)),
         (Get, ["users", user_id, "subscriptions", stream_id]) => h(channels::get_subscription_status(ctx, user_id, stream_id)),
         (Get, ["users", "me", stream_id, "topics"]) => h(channels::get_stream_topics(ctx, stream_id)),
@@ -385,6 +386,7 @@ fn route<'a>(ctx: &'a RequestContext, method: Method, path: &'a [&'a str]) -> Op
         (Post, ["messages"]) => h(messages::send_message(ctx)),
         (Get, ["messages"]) => h(messages::get_messages(ctx)),
         (Post, ["messages", "render"]) => h(messages::render_message(ctx)),
+        (Get, ["messages", "matches_narrow"]) => h(messages::matches_narrow(ctx)),
         (Get, ["messages", message_id]) => h(messages::get_message(ctx, message_id)),
         (Get, ["messages", message_id, "read_receipts"]) => h(read_receipts::get_read_receipts(ctx, message_id)),
         (Post, ["messages", message_id, "typing"]) => h(typing::set_typing_status_for_message_edit(ctx, message_id)),

@@ -147,6 +147,46 @@ fn unsubscribing_from_a_missing_channel_is_an_error() {
 }
 
 #[test]
+fn patching_subscriptions_adds_and_removes_in_one_request() {
+    let hamlet = Client::dev("hamlet@zulip.com");
+    let (leaving, joining) = (unique("patch leave"), unique("patch join"));
+    create_channel(&hamlet, &leaving, &[], &[]);
+    let add = json!([{ "name": joining, "description": "joined by a patch" }]).to_string();
+    let delete = json!([leaving]).to_string();
+    let body = hamlet.patch("/users/me/subscriptions", &[("add", &add), ("delete", &delete)]).success();
+    assert_matches_openapi("patch", "/users/me/subscriptions", &body);
+    assert_eq!(body["subscribed"][hamlet.user_id.to_string()], json!([joining]));
+    assert_eq!(body["already_subscribed"], json!({}));
+    assert_eq!((body["removed"].clone(), body["not_removed"].clone()), (json!([leaving]), json!([])));
+    let names: Vec<Value> = hamlet.get("/users/me/subscriptions", &[]).success()["subscriptions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["name"].clone())
+        .collect();
+    assert!(names.contains(&json!(joining)) && !names.contains(&json!(leaving)), "{names:?}");
+}
+
+#[test]
+fn patching_subscriptions_with_nothing_to_do_is_an_error() {
+    let hamlet = Client::dev("hamlet@zulip.com");
+    hamlet
+        .patch("/users/me/subscriptions", &[("add", "[]")])
+        .bad_request("BAD_REQUEST", "Nothing to do. Specify at least one of \"add\" or \"delete\".");
+}
+
+#[test]
+fn a_patch_leaving_a_missing_channel_adds_nothing() {
+    let hamlet = Client::dev("hamlet@zulip.com");
+    let (missing, joining) = (unique("patch nowhere"), unique("patch not created"));
+    let add = json!([{ "name": joining }]).to_string();
+    hamlet
+        .patch("/users/me/subscriptions", &[("add", &add), ("delete", &json!([missing]).to_string())])
+        .bad_request("BAD_REQUEST", &format!("Channel(s) ({missing}) do not exist"));
+    hamlet.get("/get_stream_id", &[("stream", &joining)]).bad_request("BAD_REQUEST", &format!("Invalid channel name '{joining}'"));
+}
+
+#[test]
 fn removing_others_needs_an_administrator() {
     let hamlet = Client::dev("hamlet@zulip.com");
     let othello = Client::dev("othello@zulip.com");

@@ -239,3 +239,45 @@ fn several_search_terms_all_apply_and_a_negated_one_excludes() {
     let without_green = json!([["channel", name], ["search", "tea"], {"operator": "search", "operand": "green", "negated": true}]);
     assert_eq!(ids(&search(&hamlet, without_green)), vec![tea]);
 }
+
+/// What `GET /messages/matches_narrow` answers `client` for `ids` and `narrow`.
+fn matches(client: &Client, ids: &[i64], narrow: Value) -> Value {
+    let body = client.get("/messages/matches_narrow", &[("msg_ids", &json!(ids).to_string()), ("narrow", &narrow.to_string())]).success();
+    assert_matches_openapi("get", "/messages/matches_narrow", &body);
+    body["messages"].clone()
+}
+
+#[test]
+fn matches_narrow_answers_which_messages_a_search_matches_with_highlights() {
+    let hamlet = Client::dev("hamlet@zulip.com");
+    let name = unique("matches-search");
+    create_channel(&hamlet, &name, &[], &[]);
+    let running = send_to_channel(&hamlet, &name, "<b>tea</b> time", "I was running late");
+    let walking = send_to_channel(&hamlet, &name, "<b>tea</b> time", "a walk in the park");
+    let found = matches(&hamlet, &[running, walking], json!([["channel", name], ["search", "run"]]));
+    assert_eq!(found.as_object().unwrap().keys().collect::<Vec<_>>(), vec![&running.to_string()]);
+    let fields = &found[running.to_string()];
+    assert_eq!(fields["match_content"], "<p>I was <span class=\"highlight\">running</span> late</p>");
+    assert_eq!(fields["match_subject"], "&lt;b&gt;tea&lt;/b&gt; time");
+}
+
+#[test]
+fn matches_narrow_without_a_search_answers_the_messages_as_rendered() {
+    let hamlet = Client::dev("hamlet@zulip.com");
+    let name = unique("matches-topic");
+    create_channel(&hamlet, &name, &[], &[]);
+    let inside = send_to_channel(&hamlet, &name, "inside", "**bold** words");
+    let outside = send_to_channel(&hamlet, &name, "outside", "other words");
+    let found = matches(&hamlet, &[inside, outside], json!([["channel", name], ["topic", "inside"]]));
+    assert_eq!(found, json!({ inside.to_string(): { "match_content": "<p><strong>bold</strong> words</p>", "match_subject": "inside" } }));
+}
+
+#[test]
+fn matches_narrow_leaves_out_messages_the_caller_did_not_receive() {
+    let hamlet = Client::dev("hamlet@zulip.com");
+    let othello = Client::dev("othello@zulip.com");
+    let cordelia = Client::dev("cordelia@zulip.com");
+    let private = send_direct(&hamlet, &[othello.user_id], "between two");
+    assert_eq!(matches(&cordelia, &[private], json!([])), json!({}));
+    assert_eq!(matches(&othello, &[private], json!([]))[private.to_string()]["match_content"], "<p>between two</p>");
+}

@@ -131,6 +131,7 @@ fn editing_a_direct_message_is_told_to_the_conversation() {
     let mut members = vec![hamlet.user_id, othello.user_id];
     members.sort_unstable();
     assert_eq!(event["recipient"], serde_json::json!({"type": "direct", "user_ids": members}));
+    assert_events_match_openapi(&event);
     hamlet.post(&format!("/messages/{id}/typing"), &[("op", "stop")]).success();
     assert_eq!(queue.wait_for("the edit stopping", edit_typing_of(id))["op"], "stop");
 }
@@ -145,7 +146,38 @@ fn editing_a_channel_message_is_told_to_its_subscribers() {
     iago.post(&format!("/messages/{id}/typing"), &[("op", "start")]).success();
     let event = queue.wait_for("the edit starting", edit_typing_of(id));
     let verona = channel_id(&iago, "Verona");
-    assert_eq!(event["recipient"], serde_json::json!({"type": "channel", "stream_id": verona, "topic": topic}));
+    assert_eq!(event["recipient"], serde_json::json!({"type": "channel", "channel_id": verona, "topic": topic}));
+    assert_events_match_openapi(&event);
+}
+
+/// `event` is one of the events `GET /events` may answer, as Zulip's schema has it.
+fn assert_events_match_openapi(event: &Value) {
+    let body = serde_json::json!({"result": "success", "msg": "", "queue_id": "1:1", "events": [event]});
+    common::assert_matches_openapi("get", "/events", &body);
+}
+
+#[test]
+fn who_turned_typing_notifications_off_hears_none() {
+    let hamlet = Client::dev("hamlet@zulip.com");
+    let othello = Client::dev("othello@zulip.com");
+    let quiet = common::new_dev_member("quiet", "Quiet Reader");
+    quiet.patch("/settings", &[("receives_typing_notifications", "false")]).success();
+    let mut quiet_queue = register_for(&quiet, r#"["typing", "typing_edit_message", "message"]"#);
+    let mut othello_queue = register_for(&othello, r#"["typing", "typing_edit_message"]"#);
+    let to = format!("[{}, {}]", othello.user_id, quiet.user_id);
+    hamlet.post("/typing", &[("op", "start"), ("to", &to)]).success();
+    let event = othello_queue.wait_for("typing start", typing_from(&hamlet));
+    let listed: Vec<i64> = event["recipients"].as_array().unwrap().iter().map(|r| r["user_id"].as_i64().unwrap()).collect();
+    assert!(listed.contains(&quiet.user_id), "the conversation is still named whole: {event}");
+    let id = chat::send_direct(&hamlet, &[othello.user_id, quiet.user_id], "to be edited");
+    hamlet.post(&format!("/messages/{id}/typing"), &[("op", "start")]).success();
+    let edit = othello_queue.wait_for("the edit starting", edit_typing_of(id));
+    let mut hearing = vec![hamlet.user_id, othello.user_id];
+    hearing.sort_unstable();
+    assert_eq!(edit["recipient"], serde_json::json!({"type": "direct", "user_ids": hearing}));
+    let heard: Vec<Value> =
+        quiet_queue.events_before_sentinel().into_iter().filter(|e| e["type"] == "typing" || e["type"] == "typing_edit_message").collect();
+    assert!(heard.is_empty(), "a user who turned typing notifications off got {heard:?}");
 }
 
 #[test]

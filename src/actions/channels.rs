@@ -603,6 +603,46 @@ async fn emit_subscription_added(env: &Env, me: &UserRow, read: Subscribed, adde
     }
 }
 
+/// "Channel(s) (…) do not exist" unless every name is one of `channels` that `me` can see.
+fn check_named_channels_exist(me: &UserRow, names: &[String], channels: &[ChannelViewRow]) -> ApiResult<()> {
+    let missing: Vec<&str> = names
+        .iter()
+        .filter(|n| !channels.iter().any(|c| c.name.eq_ignore_ascii_case(n.trim()) && crate::domain::channels::can_see_channel(me, c)))
+        .map(String::as_str)
+        .collect();
+    if missing.is_empty() {
+        return Ok(());
+    }
+    Err(ApiError::bad_request(format!("Channel(s) ({}) do not exist", missing.join(", "))))
+}
+
+/// `PATCH /users/me/subscriptions`: Zulip's subscribe (`add`: names and descriptions) and
+/// unsubscribe (`delete`: names) of the caller in one request, answered as both answer.
+/// The channels to leave are checked before anything is added, and each half checks before
+/// it writes, so a request either half refuses changes nothing.
+pub async fn update_subscriptions(ctx: &RequestContext, me: &UserRow, add: Vec<(String, String)>, delete: &[String]) -> ApiResult<Value> {
+    if add.is_empty() && delete.is_empty() {
+        return Err(ApiError::bad_request("Nothing to do. Specify at least one of \"add\" or \"delete\"."));
+    }
+    if !add.is_empty() && !delete.is_empty() {
+        let names_json = serde_json::to_string(delete)?;
+        let channels =
+            crate::db::all(&ctx.db, subscriptions::by_names_for_user_stmt(RealmId(me.realm_id), UserId(me.id), &names_json)?).await?;
+        check_named_channels_exist(me, delete, &channels)?;
+    }
+    let mut body = match add.is_empty() {
+        true => json!({ "subscribed": {}, "already_subscribed": {} }),
+        false => subscribe(ctx, me, &SubscribeRequest::new(add, None), true).await?,
+    };
+    let removal = match delete.is_empty() {
+        true => json!({ "removed": [], "not_removed": [] }),
+        false => check_unsubscribe(&ctx.db, &ctx.env, me, delete, None).await?,
+    };
+    body["removed"] = removal["removed"].clone();
+    body["not_removed"] = removal["not_removed"].clone();
+    Ok(body)
+}
+
 /// Unsubscribes the principals (default: the caller) from the named channels. Removing
 /// others needs Zulip's `can_remove_subscribers_group` rule
 /// ([`SubscriptionRights::may_remove_subscribers`]) for every named channel. Answers `removed` and `not_removed` (channel names).
@@ -636,14 +676,7 @@ pub async fn check_unsubscribe(
             return Err(ApiError::insufficient_permission());
         }
     }
-    let missing: Vec<&String> = names
-        .iter()
-        .filter(|n| !channels.iter().any(|c| c.name.eq_ignore_ascii_case(n.trim()) && crate::domain::channels::can_see_channel(me, c)))
-        .collect();
-    if !missing.is_empty() {
-        let list: Vec<&str> = missing.iter().map(|s| s.as_str()).collect();
-        return Err(ApiError::bad_request(format!("Channel(s) ({}) do not exist", list.join(", "))));
-    }
+    check_named_channels_exist(me, names, &channels)?;
     let subscribers = results.rows(subscribers)?;
     let mut removed = Vec::new();
     let mut not_removed = Vec::new();

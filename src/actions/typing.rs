@@ -1,7 +1,9 @@
 //! Typing notices: validated, then sent as `typing` events to the other participants'
 //! queues (channel notices only to clients with `stream_typing_notifications`, which the
-//! hub checks), and `typing_edit_message` events of someone editing a message. Nothing is
-//! stored.
+//! hub checks), and `typing_edit_message` events of someone editing a message. As in
+//! Zulip, only users with `receives_typing_notifications` hear of them, and a channel of
+//! more than [`MAX_CHANNEL_SIZE_FOR_TYPING_NOTIFICATIONS`] subscribers hears of none.
+//! Nothing is stored.
 
 use serde_json::{json, Value};
 
@@ -9,14 +11,31 @@ use crate::context::RequestContext;
 use crate::db::batch::Batch;
 use crate::db::realm_settings;
 use crate::db::typing_recipients::{self as db, Recipient, TypingChannel};
-use crate::db::user_messages::HolderRow;
 use crate::db::users::{self, UserRow};
 use crate::domain::messages::accessed_from;
+use crate::domain::user_settings::flag_in;
 use crate::domain::users::public_email;
 use crate::error::{ApiError, ApiResult};
 use crate::event_types::{Event, TypingEvent};
 use crate::events::{self, EventUser};
 use crate::model::ids::{ChannelId, MessageId, RealmId, UserId};
+
+/// Zulip's `MAX_STREAM_SIZE_FOR_TYPING_NOTIFICATIONS`: past it, telling every subscriber
+/// of every keystroke costs more than it is worth.
+pub const MAX_CHANNEL_SIZE_FOR_TYPING_NOTIFICATIONS: usize = 100;
+
+/// Who of `users` hear typing notices: those who did not turn them off.
+fn receivers(users: &[Recipient]) -> Vec<i64> {
+    users.iter().filter(|u| flag_in(&u.settings, "receives_typing_notifications")).map(|u| u.id).collect()
+}
+
+/// The channel's subscribers who hear typing notices, or nobody when it is too large.
+fn channel_receivers(subscribers: &[Recipient]) -> Vec<i64> {
+    if subscribers.len() > MAX_CHANNEL_SIZE_FOR_TYPING_NOTIFICATIONS {
+        return Vec::new();
+    }
+    receivers(subscribers)
+}
 
 pub enum TypingTarget {
     Direct(Vec<i64>),
@@ -30,18 +49,17 @@ pub async fn check_send_edit_typing_notification(ctx: &RequestContext, editor: &
     let (realm_id, message) = (RealmId(editor.realm_id), MessageId(message_id));
     let mut batch = Batch::new();
     let access = batch.add::<Value>(crate::db::messages::access_stmt(message, realm_id, UserId(editor.id))?);
-    let members = batch.add::<HolderRow>(crate::db::user_messages::holder_ids_stmt(message_id)?);
+    let members = batch.add::<Recipient>(db::conversation_of_message_stmt(realm_id, message)?);
     let subscribers = batch.add::<Recipient>(db::subscribers_of_message_channel_stmt(realm_id, message)?);
     let results = batch.run(&ctx.db).await?;
     let accessed = accessed_from(editor, results.first(access)?)?;
     let (recipient, audience) = match accessed.message.channel_id {
         Some(stream_id) => {
-            let recipient = json!({"type": "channel", "stream_id": stream_id, "topic": accessed.message.topic});
-            (recipient, results.rows(subscribers)?.into_iter().map(|u| u.id).collect::<Vec<i64>>())
+            let recipient = json!({"type": "channel", "channel_id": stream_id, "topic": accessed.message.topic});
+            (recipient, channel_receivers(&results.rows(subscribers)?))
         }
         None => {
-            let mut user_ids: Vec<i64> = results.rows(members)?.into_iter().map(|r| r.user_id).collect();
-            user_ids.sort_unstable();
+            let user_ids = receivers(&results.rows(members)?);
             (json!({"type": "direct", "user_ids": user_ids}), user_ids)
         }
     };
@@ -73,7 +91,8 @@ pub async fn check_send_typing_notification(ctx: &RequestContext, sender: &UserR
             }
             found.sort_unstable_by_key(|u| u.id);
             let recipients: Vec<_> = found.iter().map(|u| json!({"user_id": u.id, "email": public_email(u, &ctx.realm_host)})).collect();
-            let notify: Vec<i64> = found.iter().filter(|u| u.id != sender.id && u.is_active()).map(|u| u.id).collect();
+            let hearing = |u: &&UserRow| u.id != sender.id && u.is_active() && flag_in(&u.settings, "receives_typing_notifications");
+            let notify: Vec<i64> = found.iter().filter(hearing).map(|u| u.id).collect();
             (
                 TypingEvent { op, message_type: "direct", sender: sender_dict, recipients: Some(recipients), stream_id: None, topic: None },
                 notify,
@@ -96,7 +115,7 @@ pub async fn check_send_typing_notification(ctx: &RequestContext, sender: &UserR
             let topic = topic.trim().to_string();
             let topic = if topic == "(no topic)" || topic == display { String::new() } else { topic };
             let _ = channel.is_archived;
-            let notify: Vec<i64> = subscribers.iter().filter(|u| u.id != sender.id).map(|u| u.id).collect();
+            let notify: Vec<i64> = channel_receivers(&subscribers).into_iter().filter(|id| *id != sender.id).collect();
             (
                 TypingEvent {
                     op,
@@ -115,4 +134,27 @@ pub async fn check_send_typing_notification(ctx: &RequestContext, sender: &UserR
         events::send_event(&ctx.env, sender.realm_id, &Event::Typing(event), &users).await;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn recipient(id: i64, settings: &str) -> Recipient {
+        Recipient { id, settings: settings.to_string() }
+    }
+
+    #[test]
+    fn only_who_receives_typing_notifications_hears_them() {
+        let users = [recipient(1, "{}"), recipient(2, r#"{"receives_typing_notifications": false}"#), recipient(3, "{}")];
+        assert_eq!(receivers(&users), vec![1, 3]);
+    }
+
+    #[test]
+    fn a_channel_past_the_limit_hears_no_typing() {
+        let at_limit: Vec<Recipient> = (1..=MAX_CHANNEL_SIZE_FOR_TYPING_NOTIFICATIONS as i64).map(|id| recipient(id, "{}")).collect();
+        assert_eq!(channel_receivers(&at_limit).len(), MAX_CHANNEL_SIZE_FOR_TYPING_NOTIFICATIONS);
+        let past: Vec<Recipient> = (0..=MAX_CHANNEL_SIZE_FOR_TYPING_NOTIFICATIONS as i64).map(|id| recipient(id, "{}")).collect();
+        assert!(channel_receivers(&past).is_empty());
+    }
 }

@@ -100,6 +100,20 @@ pub async fn unsubscribe(ctx: &RequestContext) -> ApiResult<Reply> {
     Ok(Reply::json(body))
 }
 
+/// # `PATCH /users/me/subscriptions`
+/// Any user: subscribes the caller to `add` (`[{"name", "description"?, "color"?}]`, creating
+/// missing channels as `POST /users/me/subscriptions` does) and unsubscribes them from
+/// `delete` (channel names). Neither: `BAD_REQUEST` "Nothing to do. Specify at least one
+/// of "add" or "delete"."; a channel to leave that does not exist: "Channel(s) (name) do
+/// not exist", with nothing added.
+pub async fn update_subscriptions(ctx: &RequestContext) -> ApiResult<Reply> {
+    let me = ctx.user().await?;
+    let add: Vec<SubscriptionRequest> = ctx.params.json_as("add", "a list of objects with a name")?.unwrap_or_default();
+    let delete: Vec<String> = ctx.params.json_as("delete", "a list of channel names")?.unwrap_or_default();
+    let add = add.into_iter().map(|r| (r.name, r.description.unwrap_or_default())).collect();
+    Ok(Reply::json(actions::update_subscriptions(ctx, &me, add, &delete).await?))
+}
+
 /// # `GET /users/me/subscriptions`
 /// Any user: the caller's subscriptions; `include_subscribers` adds `subscribers`.
 pub async fn get_subscriptions(ctx: &RequestContext) -> ApiResult<Reply> {

@@ -1,11 +1,12 @@
 //! Sending and fetching messages.
 
-use serde_json::json;
+use serde_json::{json, Value};
 
 use crate::actions::message_send::{self, SendRequest, Sender};
 use crate::api::params::{message_to_send, parse_anchor};
 use crate::context::RequestContext;
 use crate::domain::messages::{MessageOptions, MessageWindow, OneMessage};
+use crate::domain::narrow_matches::NarrowMatches;
 use crate::error::{ApiError, ApiResult};
 use crate::model::narrow::parse_narrow;
 use crate::params::{parse_int, Params};
@@ -99,6 +100,17 @@ fn message_window(ctx: &RequestContext) -> ApiResult<MessageWindow> {
     let terms = parse_narrow(&narrow)?;
     let anchor = parse_anchor(anchor_param.as_deref(), use_first_unread)?;
     Ok(MessageWindow { terms, anchor, num_before, num_after, include_anchor, opts, realm_host: ctx.realm_host.clone() })
+}
+
+/// # `GET /messages/matches_narrow`
+/// Any user: of the messages `msg_ids` that the caller received, those `narrow` matches,
+/// as `messages`: `{"<id>": {"match_content", "match_subject"}}` (a search's matches
+/// highlighted as in `GET /messages`). One round trip with authentication.
+pub async fn matches_narrow(ctx: &RequestContext) -> ApiResult<Reply> {
+    let message_ids: Vec<i64> = ctx.params.required_json_as("msg_ids", "a list of integers")?;
+    let terms = parse_narrow(&ctx.params.required_json_as::<Value>("narrow", "a list of narrow terms")?)?;
+    let (_, _, body) = ctx.read_as_user(&NarrowMatches { terms, message_ids }).await?;
+    Ok(Reply::json(body))
 }
 
 /// # `POST /messages/render`

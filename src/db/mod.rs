@@ -29,6 +29,7 @@ pub mod messages;
 pub mod missed_message_emails;
 pub mod muted_users;
 pub mod narrow;
+pub mod narrow_matches;
 pub mod navigation_views;
 pub mod organizations;
 pub mod outgoing_webhook_deliveries;

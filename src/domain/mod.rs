@@ -24,6 +24,7 @@ pub mod message_send;
 pub mod messages;
 pub mod missed_message_emails;
 pub mod muted_users;
+pub mod narrow_matches;
 pub mod navigation_views;
 pub mod organizations;
 pub mod outgoing_webhooks;
