@@ -279,6 +279,10 @@ impl ApiError {
         Self::bad_request("Scheduled message does not exist").with_status(404)
     }
 
+    pub fn reminder_not_found() -> Self {
+        Self::bad_request("Reminder does not exist").with_status(404)
+    }
+
     /// Uploads: no file part, or more than one.
     pub fn upload_file_count(count: usize) -> Self {
         if count == 0 {

@@ -29,6 +29,7 @@ pub enum Event {
     },
     UpdateMessageFlags(FlagsEvent),
     ScheduledMessages(ScheduledMessagesEvent),
+    Reminders(RemindersEvent),
     Drafts(DraftsEvent),
     SavedSnippets(SavedSnippetsEvent),
     NavigationView(NavigationViewEvent),
@@ -143,6 +144,13 @@ pub enum ScheduledMessagesEvent {
     Add { scheduled_messages: Vec<Value> },
     Update { scheduled_message: Value },
     Remove { scheduled_message_id: i64 },
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(tag = "op", rename_all = "snake_case")]
+pub enum RemindersEvent {
+    Add { reminders: Vec<Value> },
+    Remove { reminder_id: i64 },
 }
 
 #[derive(Debug, Clone, Serialize)]

@@ -11,9 +11,9 @@ use crate::api::server_admin::ImportFile;
 use crate::api::{
     alert_words, avatars, bot_storage, bots, channel_folders, channels, default_channels, dev, dev_bench, drafts, events, health, invites,
     jwt_login, linkifiers, login, message_edit, message_flags, messages, muted_users, navigation_views, presence, profile_fields, push,
-    reactions, read_receipts, read_state, realm, realm_domains, realm_emoji, realm_export, realm_icon, realm_playgrounds, saved_snippets,
-    scheduled_messages, server, server_admin, sessions, signup, subscription_properties, tus, typing, uploads, user_groups, user_settings,
-    user_status, users, webhooks,
+    reactions, read_receipts, read_state, realm, realm_domains, realm_emoji, realm_export, realm_icon, realm_playgrounds, reminders,
+    saved_snippets, scheduled_messages, server, server_admin, sessions, signup, subscription_properties, tus, typing, uploads, user_groups,
+    user_settings, user_status, users, webhooks,
 };
 use crate::context::RequestContext;
 use crate::db::round_trips;
@@ -400,6 +400,9 @@ fn route<'a>(ctx: &'a RequestContext, method: Method, path: &'a [&'a str]) -> Op
         (Post, ["user_topics"]) => h(message_flags::update_user_topic(ctx)),
 
         // Scheduled messages
+        (Post, ["reminders"]) => h(reminders::create_reminder(ctx)),
+        (Get, ["reminders"]) => h(reminders::get_reminders(ctx)),
+        (Delete, ["reminders", id]) => h(reminders::delete_reminder(ctx, id)),
         (Post, ["scheduled_messages"]) => h(scheduled_messages::create_scheduled_message(ctx)),
         (Get, ["scheduled_messages"]) => h(scheduled_messages::get_scheduled_messages(ctx)),
         (Patch, ["scheduled_messages", id]) => h(scheduled_messages::update_scheduled_message(ctx, id)),

@@ -321,7 +321,7 @@ pub async fn announce_new_user(site: &Site, user: &UserRow) {
 }
 
 /// The organization's state and its notification bot (created on first use), in one read.
-async fn realm_and_bot(db: &D1Database, realm_id: i64) -> ApiResult<(std::rc::Rc<RealmState>, UserRow)> {
+pub(crate) async fn realm_and_bot(db: &D1Database, realm_id: i64) -> ApiResult<(std::rc::Rc<RealmState>, UserRow)> {
     let mut batch = Batch::new();
     let realm = crate::platform::realm_cache::cached_or_add(&mut batch, realm_id, None)?;
     batch.add::<Value>(q::ensure_notification_bot_stmt(realm_id, crate::db::now())?);

@@ -52,6 +52,7 @@ pub mod realm_icon;
 pub mod realm_import;
 pub mod realm_playgrounds;
 pub mod realm_settings;
+pub mod reminders;
 pub mod saved_snippets;
 pub mod scheduled_messages;
 pub mod sessions;

@@ -122,7 +122,7 @@ pub async fn delete_scheduled_message(
     id: i64,
     realm_host: &str,
 ) -> ApiResult<()> {
-    let result = crate::db::run(db, scheduled_messages::delete_stmt(id, UserId(me.id))?).await?;
+    let result = crate::db::run(db, scheduled_messages::delete_stmt(id, UserId(me.id), scheduled_messages::SEND_LATER)?).await?;
     if result.changes()? == 0 {
         return Err(ApiError::scheduled_message_not_found());
     }
@@ -160,9 +160,15 @@ pub async fn deliver_due(env: &Env, database: &str, realm_id: i64, realm_host: &
 }
 
 async fn deliver_one(db: &D1Database, env: &Env, database: &str, row: &ScheduledMessageRow, realm_host: &str) -> ApiResult<()> {
-    let sender = match users::by_id(db, RealmId(row.realm_id), UserId(row.sender_id)).await? {
-        Some(sender) if sender.is_active() => sender,
+    let owner = match users::by_id(db, RealmId(row.realm_id), UserId(row.sender_id)).await? {
+        Some(owner) if owner.is_active() => owner,
         _ => return mark_failed(db, env, row, "Sender is deactivated").await,
+    };
+    let is_reminder = row.delivery_type == scheduled_messages::REMIND;
+    // A reminder comes from the notification bot, to its owner.
+    let (realm, sender) = match is_reminder {
+        true => crate::actions::message_notifications::realm_and_bot(db, row.realm_id).await?,
+        false => (crate::platform::realm_cache::load(db, owner.realm_id, None).await?, owner.clone()),
     };
     // An alarm answers no client: the send awaits its follow-up.
     let site = Site::of_host(env, database, realm_host);
@@ -177,7 +183,6 @@ async fn deliver_one(db: &D1Database, env: &Env, database: &str, row: &Scheduled
         realm_host: realm_host.to_string(),
         realm_url: site.realm_url.clone(),
     };
-    let realm = crate::platform::realm_cache::load(db, sender.realm_id, None).await?;
     let guard = vec![scheduled_messages::mark_delivered_stmt(row.id, row.revision)?];
     // The guard refusing a message that is no longer pending fails the write (a D1 error,
     // nothing written), like any server-side error, which leaves it pending for the retry.
@@ -188,14 +193,19 @@ async fn deliver_one(db: &D1Database, env: &Env, database: &str, row: &Scheduled
         Err(reason) if reason.status < 500 => return mark_failed(db, env, row, &reason.msg).await,
         Err(err) => return Err(err),
     };
+    if is_reminder {
+        crate::actions::reminders::notify_removed(env, RealmId(row.realm_id), UserId(owner.id), row.id).await;
+        return Ok(());
+    }
     let event = Event::ScheduledMessages(ScheduledMessagesEvent::Remove { scheduled_message_id: row.id });
-    notify_owner(env, &sender, &event).await;
+    notify_owner(env, &owner, &event).await;
     Ok(())
 }
 
 async fn mark_failed(db: &D1Database, env: &Env, row: &ScheduledMessageRow, reason: &str) -> ApiResult<()> {
     let marked: Option<NewId> = db::first(db, scheduled_messages::mark_failed_stmt(row.id, row.revision, reason)?).await?;
-    if marked.is_some() {
+    // Zulip tells of no failed reminder; `GET /reminders` shows it.
+    if marked.is_some() && row.delivery_type == scheduled_messages::SEND_LATER {
         let failed = ScheduledMessageRow { failed: 1, ..row.clone() };
         let event = Event::ScheduledMessages(ScheduledMessagesEvent::Update { scheduled_message: scheduled_message_dict(&failed) });
         send_event(env, row.realm_id, &event, &[EventUser::plain(row.sender_id)]).await;
@@ -251,5 +261,7 @@ fn row_of(id: i64, me: &UserRow, client: &str, f: &ScheduledFields<'_>) -> Sched
         client: client.to_string(),
         failed: 0,
         revision: 0,
+        delivery_type: scheduled_messages::SEND_LATER,
+        reminder_target_message_id: None,
     }
 }

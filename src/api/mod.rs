@@ -36,6 +36,7 @@ pub mod realm_emoji;
 pub mod realm_export;
 pub mod realm_icon;
 pub mod realm_playgrounds;
+pub mod reminders;
 pub mod saved_snippets;
 pub mod scheduled_messages;
 pub mod server;

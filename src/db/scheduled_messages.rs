@@ -4,7 +4,7 @@ use serde::Deserialize;
 use worker::{D1Database, Result};
 
 use crate::db::statement::{statement, Statement};
-use crate::model::ids::{RealmId, UserId};
+use crate::model::ids::{MessageId, RealmId, UserId};
 
 #[derive(Debug, Clone, Deserialize)]
 pub struct ScheduledMessageRow {
@@ -23,10 +23,19 @@ pub struct ScheduledMessageRow {
     pub failed: i64,
     /// Bumped by every edit.
     pub revision: i64,
+    /// [`SEND_LATER`] or [`REMIND`].
+    pub delivery_type: i64,
+    /// Reminders: the message reminded of.
+    pub reminder_target_message_id: Option<i64>,
 }
 
+/// A message its sender scheduled (Zulip's `ScheduledMessage.SEND_LATER`).
+pub const SEND_LATER: i64 = 1;
+/// A reminder: sent by the notification bot to its owner (Zulip's `ScheduledMessage.REMIND`).
+pub const REMIND: i64 = 2;
+
 const COLUMNS: &str = "id, realm_id, sender_id, channel_id, to_user_ids, topic, content, rendered_content, \
-    scheduled_timestamp, read_by_sender, client, failed, revision";
+    scheduled_timestamp, read_by_sender, client, failed, revision, delivery_type, reminder_target_message_id";
 
 /// What a new or edited scheduled message holds.
 pub struct ScheduledFields<'a> {
@@ -66,12 +75,48 @@ pub fn insert_stmt(realm_id: RealmId, sender_id: UserId, client: &str, f: &Sched
     )
 }
 
+/// A reminder of message `target_id` for `owner_id` (a direct message to themselves).
+pub fn insert_reminder_stmt(realm_id: RealmId, owner_id: UserId, target_id: MessageId, f: &ScheduledFields<'_>) -> Result<Statement> {
+    statement!(
+        "INSERT INTO scheduled_messages (realm_id, sender_id, to_user_ids, content, rendered_content, scheduled_timestamp, \
+         read_by_sender, client, delivery_type, reminder_target_message_id) \
+         VALUES (?1, ?2, ?8, ?3, ?4, ?5, 0, 'Internal', ?6, ?7) RETURNING id",
+        realm_id,
+        owner_id,
+        f.content,
+        f.rendered_content,
+        f.scheduled_timestamp,
+        REMIND,
+        target_id,
+        // Built here: D1 binds a number as a real, which `json_array` would keep as `5.0`.
+        format!("[{owner_id}]")
+    )
+}
+
+/// What a reminder says of the message it reminds of, besides what access reads: its
+/// sender's name and, for a direct message, everyone in the conversation (a JSON list).
+#[derive(Debug, Deserialize)]
+pub struct ReminderTargetRow {
+    pub sender_full_name: String,
+    pub participants: String,
+}
+
+pub fn reminder_target_stmt(realm_id: RealmId, message_id: MessageId) -> Result<Statement> {
+    statement!(
+        "SELECT u.full_name AS sender_full_name, \
+         (SELECT json_group_array(um.user_id) FROM user_messages um WHERE um.message_id = m.id) AS participants \
+         FROM messages m JOIN users u ON u.id = m.sender_id WHERE m.id = ?2 AND m.realm_id = ?1",
+        realm_id,
+        message_id
+    )
+}
+
 /// Rewrites a pending scheduled message of its owner; clears `failed`.
 pub fn update_stmt(id: i64, sender_id: UserId, f: &ScheduledFields<'_>) -> Result<Statement> {
     statement!(
         "UPDATE scheduled_messages SET channel_id = ?3, to_user_ids = ?4, topic = ?5, content = ?6, rendered_content = ?7, \
          scheduled_timestamp = ?8, read_by_sender = ?9, failed = 0, failure_message = NULL, revision = revision + 1 \
-         WHERE id = ?1 AND sender_id = ?2 AND delivered = 0 AND deleted = 0 RETURNING revision",
+         WHERE id = ?1 AND sender_id = ?2 AND delivered = 0 AND deleted = 0 AND delivery_type = 1 RETURNING revision",
         id,
         sender_id,
         f.channel_id,
@@ -84,29 +129,40 @@ pub fn update_stmt(id: i64, sender_id: UserId, f: &ScheduledFields<'_>) -> Resul
     )
 }
 
-/// A user's undelivered (pending or failed) scheduled messages, soonest first.
-pub fn pending_of_sender_stmt(sender_id: i64) -> Result<Statement> {
+/// A user's undelivered (pending or failed) scheduled messages of `delivery_type`
+/// ([`SEND_LATER`] or [`REMIND`]), soonest first.
+pub fn pending_of_sender_stmt(sender_id: UserId, delivery_type: i64) -> Result<Statement> {
     statement!(
-        &format!("SELECT {COLUMNS} FROM scheduled_messages WHERE sender_id = ?1 AND delivered = 0 AND deleted = 0 ORDER BY scheduled_timestamp, id"),
-        sender_id
+        &format!(
+            "SELECT {COLUMNS} FROM scheduled_messages WHERE sender_id = ?1 AND delivered = 0 AND deleted = 0 \
+             AND delivery_type = ?2 ORDER BY scheduled_timestamp, id"
+        ),
+        sender_id,
+        delivery_type
     )
 }
 
-/// One undelivered scheduled message, only if `sender_id` owns it.
+/// One undelivered scheduled message (not a reminder), only if `sender_id` owns it.
 pub fn pending_by_id_stmt(id: i64, sender_id: UserId) -> Result<Statement> {
     statement!(
-        &format!("SELECT {COLUMNS} FROM scheduled_messages WHERE id = ?1 AND sender_id = ?2 AND delivered = 0 AND deleted = 0"),
+        &format!(
+            "SELECT {COLUMNS} FROM scheduled_messages WHERE id = ?1 AND sender_id = ?2 AND delivered = 0 AND deleted = 0 \
+             AND delivery_type = 1"
+        ),
         id,
         sender_id
     )
 }
 
-/// Deletes (hides) an undelivered scheduled message of its owner.
-pub fn delete_stmt(id: i64, sender_id: UserId) -> Result<Statement> {
+/// Deletes (hides) an undelivered scheduled message or reminder (`delivery_type`) of its
+/// owner.
+pub fn delete_stmt(id: i64, sender_id: UserId, delivery_type: i64) -> Result<Statement> {
     statement!(
-        "UPDATE scheduled_messages SET deleted = 1 WHERE id = ?1 AND sender_id = ?2 AND delivered = 0 AND deleted = 0",
+        "UPDATE scheduled_messages SET deleted = 1 WHERE id = ?1 AND sender_id = ?2 AND delivered = 0 AND deleted = 0 \
+         AND delivery_type = ?3",
         id,
-        sender_id
+        sender_id,
+        delivery_type
     )
 }
 

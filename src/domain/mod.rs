@@ -42,6 +42,7 @@ pub mod realm_import;
 pub mod realm_playgrounds;
 pub mod realm_settings;
 pub mod register_state;
+pub mod reminders;
 pub mod rendering;
 pub mod saved_snippets;
 pub mod scheduled_messages;

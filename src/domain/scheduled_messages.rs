@@ -38,8 +38,30 @@ pub fn scheduled_message_dict(row: &ScheduledMessageRow) -> Value {
 /// The user's undelivered scheduled messages (pending and failed), soonest first. One round
 /// trip.
 pub async fn scheduled_messages_of(db: &D1Database, user_id: i64) -> ApiResult<Vec<Value>> {
-    let rows: Vec<ScheduledMessageRow> = crate::db::all(db, scheduled_messages::pending_of_sender_stmt(user_id)?).await?;
+    let stmt = scheduled_messages::pending_of_sender_stmt(UserId(user_id), scheduled_messages::SEND_LATER)?;
+    let rows: Vec<ScheduledMessageRow> = crate::db::all(db, stmt).await?;
     Ok(rows.iter().map(scheduled_message_dict).collect())
+}
+
+/// A reminder as Zulip's API shows it (`Reminder`).
+pub fn reminder_dict(row: &ScheduledMessageRow) -> Value {
+    json!({
+        "reminder_id": row.id,
+        "type": "private",
+        "to": [row.sender_id],
+        "content": row.content,
+        "rendered_content": row.rendered_content,
+        "scheduled_delivery_timestamp": row.scheduled_timestamp,
+        "failed": row.failed != 0,
+        "reminder_target_message_id": row.reminder_target_message_id.unwrap_or_default(),
+    })
+}
+
+/// The user's undelivered reminders, soonest first. One round trip.
+pub async fn reminders_of(db: &D1Database, user_id: UserId) -> ApiResult<Vec<Value>> {
+    let rows: Vec<ScheduledMessageRow> =
+        crate::db::all(db, scheduled_messages::pending_of_sender_stmt(user_id, scheduled_messages::REMIND)?).await?;
+    Ok(rows.iter().map(reminder_dict).collect())
 }
 
 /// The user's undelivered scheduled message of this id, read in the batch that
@@ -77,6 +99,8 @@ mod tests {
             client: String::new(),
             failed: 1,
             revision: 0,
+            delivery_type: scheduled_messages::SEND_LATER,
+            reminder_target_message_id: None,
         }
     }
 

@@ -41,7 +41,7 @@ use crate::domain::drafts::draft_dict;
 use crate::domain::navigation_views::view_dict;
 use crate::domain::presence::{presences_dict, PRESENCE_HISTORY_LIMIT_DAYS};
 use crate::domain::saved_snippets::snippet_dict;
-use crate::domain::scheduled_messages::scheduled_message_dict;
+use crate::domain::scheduled_messages::{reminder_dict, scheduled_message_dict};
 use crate::domain::user_status::status_dict;
 use crate::error::ApiResult;
 use crate::platform::event_queues::Capabilities;
@@ -100,6 +100,7 @@ pub struct StateData {
     pub profile_fields: Vec<ProfileFieldRow>,
     pub profile_values: Vec<ProfileValueRow>,
     pub scheduled_messages: Vec<ScheduledMessageRow>,
+    pub reminders: Vec<ScheduledMessageRow>,
     pub drafts: Vec<DraftRow>,
     pub alert_words: Vec<String>,
     pub user_statuses: Vec<UserStatusRow>,
@@ -166,6 +167,7 @@ pub struct StateSlots {
     profile_fields: Option<Slot<ProfileFieldRow>>,
     profile_values: Option<Slot<ProfileValueRow>>,
     scheduled: Option<Slot<ScheduledMessageRow>>,
+    reminders: Option<Slot<ScheduledMessageRow>>,
     drafts: Option<Slot<DraftRow>>,
     alert_words: Option<Slot<WordRow>>,
     user_statuses: Option<Slot<UserStatusRow>>,
@@ -209,7 +211,12 @@ impl ReadAsUser for StateReads<'_> {
             direct_group_members: add_when(batch, dm_groups, || q::direct_group_members_stmt(user_id))?,
             profile_fields: self.add_if(batch, &["custom_profile_fields"], || profile_fields::in_realm_stmt(realm_id))?,
             profile_values: self.add_if(batch, &["realm_user"], || q::profile_values_stmt(realm_id))?,
-            scheduled: self.add_if(batch, &["scheduled_messages"], || scheduled_messages::pending_of_sender_stmt(user_id))?,
+            scheduled: self.add_if(batch, &["scheduled_messages"], || {
+                scheduled_messages::pending_of_sender_stmt(UserId(user_id), scheduled_messages::SEND_LATER)
+            })?,
+            reminders: self.add_if(batch, &["reminders"], || {
+                scheduled_messages::pending_of_sender_stmt(UserId(user_id), scheduled_messages::REMIND)
+            })?,
             drafts: self.add_if(batch, &["drafts"], || drafts::of_user_stmt(user_id))?,
             alert_words: self.add_if(batch, &["alert_words"], || alert_words::for_user_stmt(user_id))?,
             user_statuses: self.add_if(batch, &["user_status"], || user_status::in_realm_stmt(realm_id))?,
@@ -246,6 +253,7 @@ impl ReadAsUser for StateReads<'_> {
             profile_fields: results.rows_if_added(s.profile_fields)?,
             profile_values: results.rows_if_added(s.profile_values)?,
             scheduled_messages: results.rows_if_added(s.scheduled)?,
+            reminders: results.rows_if_added(s.reminders)?,
             drafts: results.rows_if_added(s.drafts)?,
             alert_words: results.rows_if_added(s.alert_words)?.into_iter().map(|w| w.word).collect(),
             user_statuses: results.rows_if_added(s.user_statuses)?,
@@ -318,6 +326,10 @@ fn account_state(state: &mut Map<String, Value>, data: &StateData, req: &StateRe
     if req.want("scheduled_messages") {
         let list: Vec<Value> = data.scheduled_messages.iter().map(scheduled_message_dict).collect();
         state.insert("scheduled_messages".into(), json!(list));
+    }
+    if req.want("reminders") {
+        let list: Vec<Value> = data.reminders.iter().map(reminder_dict).collect();
+        state.insert("reminders".into(), json!(list));
     }
     if req.want("drafts") {
         let list: Vec<Value> = data.drafts.iter().map(draft_dict).collect();
