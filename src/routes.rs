@@ -387,6 +387,7 @@ fn route<'a>(ctx: &'a RequestContext, method: Method, path: &'a [&'a str]) -> Op
         (Get, ["messages"]) => h(messages::get_messages(ctx)),
         (Post, ["messages", "render"]) => h(messages::render_message(ctx)),
         (Get, ["messages", "matches_narrow"]) => h(messages::matches_narrow(ctx)),
+        (Post, ["messages", message_id, "report"]) => h(messages::report_message(ctx, message_id)),
         (Get, ["messages", message_id]) => h(messages::get_message(ctx, message_id)),
         (Get, ["messages", message_id, "read_receipts"]) => h(read_receipts::get_read_receipts(ctx, message_id)),
         (Post, ["messages", message_id, "typing"]) => h(typing::set_typing_status_for_message_edit(ctx, message_id)),

@@ -31,6 +31,7 @@ pub mod message_delete;
 pub mod message_edit;
 pub mod message_flags;
 pub mod message_notifications;
+pub mod message_reports;
 pub mod message_retention;
 pub mod message_send;
 pub mod missed_message_emails;

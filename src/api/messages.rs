@@ -113,6 +113,21 @@ pub async fn matches_narrow(ctx: &RequestContext) -> ApiResult<Reply> {
     Ok(Reply::json(body))
 }
 
+/// # `POST /messages/{message_id}/report`
+/// Any user, of a message they may read: `report_type` (`spam`, `harassment`,
+/// `inappropriate`, `norms`, `other`) and `description` (at most 1,000 characters; needed
+/// for `other`) go to the organization's moderation request channel as a notification-bot
+/// message. No such channel: "Moderation request channel must be specified to enable
+/// message reporting."
+pub async fn report_message(ctx: &RequestContext, message_id: &str) -> ApiResult<Reply> {
+    let id = parse_int(message_id).ok_or_else(crate::domain::messages::invalid_message)?;
+    let me = ctx.user().await?;
+    let report_type = ctx.params.required_str("report_type")?;
+    let description = ctx.params.str("description")?.unwrap_or_default();
+    crate::actions::message_reports::report_message(ctx, &me, id, &report_type, &description).await?;
+    Ok(Reply::json(json!({})))
+}
+
 /// # `POST /messages/render`
 /// Any user: `rendered`, the HTML that sending `content` would store (mentions resolved in
 /// the caller's organization); nothing is saved.

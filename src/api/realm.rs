@@ -44,9 +44,14 @@ const TIME_LIMITS: &[&str] = &[
     "message_content_delete_limit_seconds",
 ];
 
-/// The settings naming the channel where the notification bot announces something.
-const ANNOUNCEMENT_CHANNELS: [&str; 3] =
-    ["new_stream_announcements_stream_id", "signup_announcements_stream_id", "zulip_update_announcements_stream_id"];
+/// The settings naming the channel where the notification bot announces something (or,
+/// `moderation_request_channel_id`, reports messages).
+const ANNOUNCEMENT_CHANNELS: [&str; 4] = [
+    "new_stream_announcements_stream_id",
+    "signup_announcements_stream_id",
+    "zulip_update_announcements_stream_id",
+    "moderation_request_channel_id",
+];
 
 /// # `PATCH /realm`
 /// Administrators: changes `allow_message_editing`, the three edit/move time limits (seconds,
@@ -55,8 +60,8 @@ const ANNOUNCEMENT_CHANNELS: [&str; 3] =
 /// `allow_edit_history`), and this server's per-organization `max_message_length`,
 /// `max_topic_length` and `empty_topic_display_name`; the organization's `name` (not empty,
 /// at most 40 characters), `description` (at most 1000), `default_language` and
-/// `waiting_period_threshold`; the three announcement channels (an id the administrator can
-/// read, or -1); and, owners only, `message_retention_days` (days, or
+/// `waiting_period_threshold`; the three announcement channels and
+/// `moderation_request_channel_id` (an id the administrator can read, or -1); and, owners only, `message_retention_days` (days, or
 /// `"unlimited"`; messages older are deleted from then on). Answers the changed values;
 /// emits `realm`/`update_dict`, and `realm`/`update` for the name, description, language,
 /// waiting period and retention period.

@@ -82,6 +82,9 @@ pub struct RealmSettingsRow {
     pub new_stream_announcements_stream_id: Option<i64>,
     pub signup_announcements_stream_id: Option<i64>,
     pub zulip_update_announcements_stream_id: Option<i64>,
+    /// Where reports of messages go (migration 0047); `None`: reporting is off.
+    #[serde(default)]
+    pub moderation_request_channel_id: Option<i64>,
     /// The version these values were read at (`crate::platform::realm_cache`).
     pub settings_version: i64,
     /// The anonymous groups the group settings name (`user_groups::anonymous_groups_sql`).
@@ -132,6 +135,7 @@ impl RealmSettingsRow {
             new_stream_announcements_stream_id: None,
             signup_announcements_stream_id: None,
             zulip_update_announcements_stream_id: None,
+            moderation_request_channel_id: None,
             settings_version: 0,
             anonymous_groups: None,
         }
@@ -151,7 +155,8 @@ pub fn by_realm_id_stmt(realm_id: i64) -> Result<Statement> {
              r.max_message_length, r.max_topic_length, r.message_content_delete_limit_seconds, r.invite_required, \
              r.emails_restricted_to_domains, r.disallow_disposable_email_addresses, r.user_settings_defaults, \
              r.default_language, r.waiting_period_threshold, r.message_retention_days, r.new_stream_announcements_stream_id, \
-             r.signup_announcements_stream_id, r.zulip_update_announcements_stream_id, r.settings_version FROM realms r WHERE r.id = ?1",
+             r.signup_announcements_stream_id, r.zulip_update_announcements_stream_id, r.moderation_request_channel_id, \
+             r.settings_version FROM realms r WHERE r.id = ?1",
             groups.join(", ")
         ),
         realm_id

@@ -20,6 +20,7 @@ pub mod invites;
 pub mod linkifiers;
 pub mod login_notices;
 pub mod message_edit;
+pub mod message_reports;
 pub mod message_send;
 pub mod messages;
 pub mod missed_message_emails;

@@ -172,7 +172,6 @@ fn realm_constants() -> Map<String, Value> {
             "jitsi_meet": {"name": "Jitsi Meet", "id": 1},
         },
         "realm_default_external_accounts": {},
-        "realm_moderation_request_channel_id": -1,
         "realm_billing": {"has_pending_sponsorship_request": false},
         "realm_default_stream_groups": [],
         "realm_embedded_bots": [],
