@@ -319,7 +319,7 @@ pub fn new_user_notice(user: &UserRow) -> String {
 
 /// Zulip's silent mention of a user in notification-bot messages.
 pub fn silent_mention(user: &UserRow) -> String {
-    format!("@_**{}|{}**", user.full_name, user.id)
+    crate::domain::markdown_syntax::silent_mention(user.id, &user.full_name)
 }
 
 /// The Markdown link to a channel's topic, as Zulip writes it in move notifications:
@@ -361,6 +361,20 @@ pub fn narrow_url(base_url: &str, channel_id: ChannelId, channel: &str, topic: &
         url.push_str(&format!("/with/{id}"));
     }
     url
+}
+
+/// Zulip's link to a message (`near_message_url`): in its channel's topic (`channel`: id,
+/// name, topic) or in its direct-message conversation (`participants`, everyone in it).
+pub fn near_message_url(base_url: &str, message_id: i64, channel: Option<(i64, &str, &str)>, participants: &[i64]) -> String {
+    if let Some((channel_id, channel, topic)) = channel {
+        return format!("{}/near/{message_id}", narrow_url(base_url, ChannelId(channel_id), channel, topic, None));
+    }
+    let mut ids = participants.to_vec();
+    ids.sort_unstable();
+    ids.dedup();
+    let kind = if ids.len() > 2 { "group" } else { "dm" };
+    let ids: Vec<String> = ids.iter().map(i64::to_string).collect();
+    format!("{base_url}/#narrow/dm/{}-{kind}/near/{message_id}", ids.join(","))
 }
 
 /// The notification of the new thread, if one is sent: never for a pure resolve/unresolve.

@@ -2,6 +2,7 @@
 //! who reported what, why, and the message under a spoiler, in the moderation request
 //! channel's topic about its sender.
 
+use crate::domain::markdown_syntax::{silent_mention, unused_fence};
 use crate::domain::topics::truncate;
 use crate::error::{ApiError, ApiResult};
 
@@ -40,7 +41,7 @@ pub fn check_report(report_type: &str, description: &str) -> ApiResult<()> {
 }
 
 fn mention((id, name): Person<'_>) -> String {
-    format!("@_**{name}|{id}**")
+    silent_mention(id, name)
 }
 
 /// The topic of the moderation request channel where reports of `sender_full_name`'s
@@ -74,12 +75,6 @@ pub fn report_content(
     format!(
         "{header}\n- Reason: **{report_type}**\n- Notes:\n```quote\n{description}\n```\n{fence} spoiler **Message sent by {reported_user}**\n{snippet}\n{fence}"
     )
-}
-
-/// A backtick fence longer than any fence that starts a line of `content`.
-fn unused_fence(content: &str) -> String {
-    let longest = content.lines().map(|l| l.trim_start().chars().take_while(|c| *c == '`').count()).filter(|n| *n >= 3).max();
-    "`".repeat(longest.map_or(3, |n| n + 1))
 }
 
 #[cfg(test)]

@@ -19,6 +19,7 @@ pub mod group_setting_values;
 pub mod invites;
 pub mod linkifiers;
 pub mod login_notices;
+pub mod markdown_syntax;
 pub mod message_edit;
 pub mod message_reports;
 pub mod message_send;

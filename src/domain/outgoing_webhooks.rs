@@ -10,7 +10,7 @@ use serde_json::{json, Value};
 
 use crate::db::bot_services::BotServiceRow;
 use crate::db::users::UserRow;
-use crate::model::ids::{ChannelId, RealmId, UserId};
+use crate::model::ids::{RealmId, UserId};
 
 /// `interface` 1: Zulip's JSON payload.
 pub const ZULIP_INTERFACE: i64 = 1;
@@ -201,20 +201,12 @@ pub fn retry_at(now: i64, attempts: i64) -> i64 {
 /// Zulip's link to a message (`near_message_url`).
 pub fn message_url(base_url: &str, message: &Value) -> String {
     let id = message["id"].as_i64().unwrap_or_default();
-    match (message["stream_id"].as_i64(), message["display_recipient"].as_str()) {
-        (Some(channel_id), Some(channel)) => {
-            let topic = message["subject"].as_str().unwrap_or_default();
-            format!("{}/near/{id}", crate::domain::message_edit::narrow_url(base_url, ChannelId(channel_id), channel, topic, None))
-        }
-        _ => {
-            let mut ids: Vec<i64> =
-                message["display_recipient"].as_array().into_iter().flatten().filter_map(|r| r["id"].as_i64()).collect();
-            ids.sort_unstable();
-            let kind = if ids.len() > 2 { "group" } else { "dm" };
-            let ids: Vec<String> = ids.iter().map(i64::to_string).collect();
-            format!("{base_url}/#narrow/dm/{}-{kind}/near/{id}", ids.join(","))
-        }
-    }
+    let channel = match (message["stream_id"].as_i64(), message["display_recipient"].as_str()) {
+        (Some(channel_id), Some(channel)) => Some((channel_id, channel, message["subject"].as_str().unwrap_or_default())),
+        _ => None,
+    };
+    let participants: Vec<i64> = message["display_recipient"].as_array().into_iter().flatten().filter_map(|r| r["id"].as_i64()).collect();
+    crate::domain::message_edit::near_message_url(base_url, id, channel, &participants)
 }
 
 /// Why a delivery failed, as Zulip tells the bot's owner.

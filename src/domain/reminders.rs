@@ -2,10 +2,10 @@
 //! reminded of, the owner's note, and the message quoted under a silent mention of its
 //! sender.
 
-use crate::domain::message_edit::narrow_url;
+use crate::domain::markdown_syntax::{silent_mention, unused_fence};
+use crate::domain::message_edit::near_message_url;
 use crate::domain::topics::truncate;
 use crate::error::{ApiError, ApiResult};
-use crate::model::ids::ChannelId;
 
 /// Zulip's `MAX_REMINDER_NOTE_LENGTH`.
 pub const MAX_NOTE_LENGTH: usize = 1000;
@@ -35,7 +35,7 @@ pub fn normalize_note(note: &str) -> ApiResult<String> {
 /// The reminder's Markdown, at most `max_length` characters (the message quoted is
 /// truncated to fit).
 pub fn reminder_content(base_url: &str, target: &Target<'_>, note: Option<&str>, max_length: usize) -> String {
-    let url = message_url(base_url, target);
+    let url = near_message_url(base_url, target.id, target.channel, target.participants);
     let mut content = match target.channel {
         Some((_, channel, topic)) => format!("You requested a reminder for {}.", message_link(&url, target.id, channel, topic)),
         None => "You requested a reminder for the following direct message.".to_string(),
@@ -45,7 +45,7 @@ pub fn reminder_content(base_url: &str, target: &Target<'_>, note: Option<&str>,
         content.push_str(&format!(". Note:\n > {note}"));
     }
     content.push_str("\n\n");
-    let mention = format!("@_**{}|{}**", target.sender_full_name, target.sender_id);
+    let mention = silent_mention(target.sender_id, target.sender_full_name);
     if target.content.starts_with("/poll") {
         content.push_str(&format!("{mention} [sent]({url}) a poll."));
     } else if target.content.starts_with("/todo") {
@@ -68,29 +68,6 @@ fn message_link(url: &str, id: i64, channel: &str, topic: &str) -> String {
         return format!("[#{} > {} @ 💬]({url})", escape(channel), escape(topic));
     }
     format!("#**{channel}>{topic}@{id}**")
-}
-
-/// Zulip's link to the message (`message_link_url`).
-fn message_url(base_url: &str, target: &Target<'_>) -> String {
-    match target.channel {
-        Some((channel_id, channel, topic)) => {
-            format!("{}/near/{}", narrow_url(base_url, ChannelId(channel_id), channel, topic, None), target.id)
-        }
-        None => {
-            let mut ids = target.participants.to_vec();
-            ids.sort_unstable();
-            ids.dedup();
-            let kind = if ids.len() > 2 { "group" } else { "dm" };
-            let ids: Vec<String> = ids.iter().map(i64::to_string).collect();
-            format!("{base_url}/#narrow/dm/{}-{kind}/near/{}", ids.join(","), target.id)
-        }
-    }
-}
-
-/// A backtick fence longer than any fence that starts a line of `content`.
-fn unused_fence(content: &str) -> String {
-    let longest = content.lines().map(|l| l.trim_start().chars().take_while(|c| *c == '`').count()).filter(|n| *n >= 3).max();
-    "`".repeat(longest.map_or(3, |n| n + 1))
 }
 
 #[cfg(test)]
