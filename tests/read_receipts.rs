@@ -4,6 +4,7 @@
 mod accounts;
 mod chat;
 mod common;
+mod event_support;
 
 use accounts::new_user;
 use common::*;
@@ -67,4 +68,21 @@ fn a_message_the_caller_may_not_access_is_invalid() {
     mark_read(&reader, id);
     outsider.get(&format!("/messages/{id}/read_receipts"), &[]).bad_request("BAD_REQUEST", "Invalid message(s)");
     outsider.get("/messages/99999999/read_receipts", &[]).bad_request("BAD_REQUEST", "Invalid message(s)");
+}
+
+#[test]
+fn an_organization_may_turn_read_receipts_off() {
+    let (owner, member) = organization_with_member("receipts-off", "No Receipts", "pw-receipts-123456");
+    let mut queue = event_support::register_for(&member, r#"["realm"]"#);
+    owner.patch("/realm", &[("enable_read_receipts", "false")]).success();
+    let event = queue.wait_for("the setting", |e| e["type"] == "realm" && e["property"] == "enable_read_receipts");
+    assert_eq!((event["op"].clone(), event["value"].clone()), (json!("update"), json!(false)));
+    let state = member.post("/register", &[("fetch_event_types", r#"["realm"]"#)]).success();
+    assert_eq!(state["realm_enable_read_receipts"], false);
+    let id = chat::send_direct(&member, &[owner.user_id], "read me");
+    member
+        .get(&format!("/messages/{id}/read_receipts"), &[])
+        .bad_request("BAD_REQUEST", "Read receipts are disabled in this organization.");
+    owner.patch("/realm", &[("enable_read_receipts", "true")]).success();
+    assert_eq!(receipts(&member, id), Vec::<i64>::new());
 }

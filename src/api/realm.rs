@@ -61,10 +61,11 @@ const ANNOUNCEMENT_CHANNELS: [&str; 4] = [
 /// `max_topic_length` and `empty_topic_display_name`; the organization's `name` (not empty,
 /// at most 40 characters), `description` (at most 1000), `default_language` and
 /// `waiting_period_threshold`; the three announcement channels and
-/// `moderation_request_channel_id` (an id the administrator can read, or -1); and, owners only, `message_retention_days` (days, or
+/// `moderation_request_channel_id` (an id the administrator can read, or -1);
+/// `enable_read_receipts`; and, owners only, `message_retention_days` (days, or
 /// `"unlimited"`; messages older are deleted from then on). Answers the changed values;
 /// emits `realm`/`update_dict`, and `realm`/`update` for the name, description, language,
-/// waiting period and retention period.
+/// waiting period, retention period and read receipts.
 pub async fn update_realm(ctx: &RequestContext) -> ApiResult<Reply> {
     let me = ctx.user_as::<Administrator>().await?;
     let mut changes: Vec<(&'static str, SettingValue)> = Vec::new();
@@ -123,6 +124,10 @@ pub async fn update_realm(ctx: &RequestContext) -> ApiResult<Reply> {
     length_changes(ctx, &mut changes, &mut data)?;
 
     let mut updates = profile_changes(ctx, &mut changes)?;
+    if let Some(v) = ctx.params.bool("enable_read_receipts")? {
+        changes.push(("enable_read_receipts", SettingValue::Int(Some(v as i64))));
+        updates.push(("enable_read_receipts", json!(v)));
+    }
     let retention_changed = retention_change(ctx, &me, &mut changes, &mut updates)?;
     let channels = announcement_changes(ctx, &mut changes, &mut updates)?;
     let change = RealmSettingsChange { changes, data, groups, updates, channels };

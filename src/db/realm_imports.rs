@@ -733,8 +733,9 @@ pub fn realm_group_settings_stmt(realm_id: i64, realm_json: &str) -> Result<Stat
 
 /// The organization's settings kept as they are, named as Zulip names them (and as
 /// `realms` does): those that cannot be null, then those where null means "no limit".
-pub const REALM_SETTINGS: [&str; 6] = [
+pub const REALM_SETTINGS: [&str; 7] = [
     "allow_message_editing",
+    "enable_read_receipts",
     "invite_required",
     "emails_restricted_to_domains",
     "disallow_disposable_email_addresses",

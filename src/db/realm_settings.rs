@@ -85,6 +85,8 @@ pub struct RealmSettingsRow {
     /// Where reports of messages go (migration 0047); `None`: reporting is off.
     #[serde(default)]
     pub moderation_request_channel_id: Option<i64>,
+    /// 1: read receipts are shown (migration 0048).
+    pub enable_read_receipts: i64,
     /// The version these values were read at (`crate::platform::realm_cache`).
     pub settings_version: i64,
     /// The anonymous groups the group settings name (`user_groups::anonymous_groups_sql`).
@@ -136,6 +138,7 @@ impl RealmSettingsRow {
             signup_announcements_stream_id: None,
             zulip_update_announcements_stream_id: None,
             moderation_request_channel_id: None,
+            enable_read_receipts: 1,
             settings_version: 0,
             anonymous_groups: None,
         }
@@ -156,7 +159,7 @@ pub fn by_realm_id_stmt(realm_id: i64) -> Result<Statement> {
              r.emails_restricted_to_domains, r.disallow_disposable_email_addresses, r.user_settings_defaults, \
              r.default_language, r.waiting_period_threshold, r.message_retention_days, r.new_stream_announcements_stream_id, \
              r.signup_announcements_stream_id, r.zulip_update_announcements_stream_id, r.moderation_request_channel_id, \
-             r.settings_version FROM realms r WHERE r.id = ?1",
+             r.enable_read_receipts, r.settings_version FROM realms r WHERE r.id = ?1",
             groups.join(", ")
         ),
         realm_id

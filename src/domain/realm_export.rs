@@ -126,6 +126,7 @@ const BOOLEAN_FIELDS: &[&str] = &[
     "emails_restricted_to_domains",
     "disallow_disposable_email_addresses",
     "allow_message_editing",
+    "enable_read_receipts",
     "is_active",
     "is_bot",
     "is_mirror_dummy",

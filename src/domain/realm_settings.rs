@@ -63,6 +63,7 @@ pub fn register_fields(s: &RealmSettingsRow) -> Map<String, Value> {
         "realm_signup_announcements_stream_id": s.signup_announcements_stream_id.unwrap_or(-1),
         "realm_zulip_update_announcements_stream_id": s.zulip_update_announcements_stream_id.unwrap_or(-1),
         "realm_moderation_request_channel_id": s.moderation_request_channel_id.unwrap_or(-1),
+        "realm_enable_read_receipts": s.enable_read_receipts != 0,
         "max_message_length": s.max_message_length,
         "max_topic_length": s.max_topic_length,
     });

@@ -148,7 +148,6 @@ fn realm_constants() -> Map<String, Value> {
         "realm_jitsi_server_url": null,
         "realm_giphy_rating": 2,
         "realm_default_code_block_language": "",
-        "realm_enable_read_receipts": true,
         "realm_presence_disabled": false,
         "realm_is_zephyr_mirror_realm": false,
         "realm_email_auth_enabled": true,
