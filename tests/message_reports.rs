@@ -57,3 +57,19 @@ fn a_message_the_reporter_may_not_read_cannot_be_reported() {
     let secret = send_to_channel_id(&owner, moderation, "private", "between admins");
     member.post(&format!("/messages/{secret}/report"), &[("report_type", "spam")]).bad_request("BAD_REQUEST", "Invalid message(s)");
 }
+
+#[test]
+fn the_moderation_request_channel_is_private_and_stays_private() {
+    let (owner, _member) = organization_with_member("report-private", "Reporting", "pw-report-123456");
+    let public = create_channel(&owner, "lobby", &[], &[]);
+    owner
+        .patch("/realm", &[("moderation_request_channel_id", &public.to_string())])
+        .bad_request("BAD_REQUEST", "Moderation request channel must be private.");
+    let moderation = create_channel(&owner, "moderation", &[("invite_only", "true")], &[]);
+    owner.patch("/realm", &[("moderation_request_channel_id", &moderation.to_string())]).success();
+    owner
+        .patch(&format!("/streams/{moderation}"), &[("is_private", "false")])
+        .bad_request("BAD_REQUEST", "Moderation request channel must be private.");
+    let stream = owner.get(&format!("/streams/{moderation}"), &[]).success();
+    assert_eq!(stream["stream"]["invite_only"], true);
+}

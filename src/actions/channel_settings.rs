@@ -71,6 +71,8 @@ struct ChannelState {
     folder: Option<Option<ChannelFolderRow>>,
     /// The organization's default channels.
     defaults: Vec<i64>,
+    /// Whether this is the organization's moderation request channel (which stays private).
+    is_moderation_request_channel: bool,
     /// Whether the caller is in the channel's `can_administer_channel_group`.
     in_administer_group: bool,
     /// Whether the caller is in the organization's `can_set_topics_policy_group`.
@@ -136,7 +138,9 @@ async fn read_channel(
         batch.add::<GroupMemberRow>(user_groups::channel_access_group_members_stmt(RealmId(realm_id), channel_id, &ids_json)?);
     let results = batch.run(db).await?;
     let channel = access_channel(me, results.first(channel)?)?;
+    let moderation_channel = ctx.realm_state(realm_id).await?.settings.moderation_request_channel_id;
     Ok(ChannelState {
+        is_moderation_request_channel: moderation_channel == Some(channel.id),
         channel,
         members: results.rows(members)?,
         subscribers: results.rows(subscribers)?.into_iter().map(|s| s.user_id).collect(),
@@ -193,6 +197,10 @@ impl Plan {
     }
 }
 
+pub fn moderation_channel_must_be_private() -> ApiError {
+    ApiError::bad_request("Moderation request channel must be private.")
+}
+
 /// Zulip's checks of `PATCH /streams/{stream_id}`, in its order.
 fn check_changes(me: &UserRow, state: &ChannelState, changes: &ChannelChanges) -> ApiResult<Plan> {
     let c = &state.channel;
@@ -203,6 +211,9 @@ fn check_changes(me: &UserRow, state: &ChannelState, changes: &ChannelChanges) -
             rules::proposed_access(access_of(c), changes.is_private, changes.history_public_to_subscribers, changes.is_web_public)?;
         if proposed.invite_only && state.defaults.contains(&c.id) {
             return Err(ApiError::bad_request("A default channel cannot be private."));
+        }
+        if !proposed.invite_only && state.is_moderation_request_channel {
+            return Err(moderation_channel_must_be_private());
         }
         if changes.is_private.is_some() && !can_access_channel_content(me, c) {
             return Err(ApiError::bad_request("Channel content access is required."));

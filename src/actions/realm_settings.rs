@@ -37,6 +37,8 @@ pub struct RealmSettingsChange {
     /// The channels the announcement settings name: each must be one the administrator
     /// can read, not archived.
     pub channels: Vec<i64>,
+    /// The new moderation request channel, which must also be private.
+    pub moderation_channel: Option<i64>,
 }
 
 /// Checks the group settings (an active group of the organization, never `role:internet`,
@@ -48,8 +50,8 @@ pub async fn check_update_realm_settings(
     admin: &UserRow,
     change: RealmSettingsChange,
 ) -> ApiResult<Map<String, Value>> {
-    let RealmSettingsChange { mut changes, mut data, groups, updates, channels } = change;
-    check_announcement_channels(db, admin, &channels).await?;
+    let RealmSettingsChange { mut changes, mut data, groups, updates, channels, moderation_channel } = change;
+    check_announcement_channels(db, admin, &channels, moderation_channel).await?;
     let mut setup = Vec::new();
     if !groups.is_empty() {
         let checked = check_group_settings(db, admin, &groups).await?;
@@ -136,8 +138,9 @@ async fn announce_full_members(env: &Env, realm_id: i64, before: &[MemberRow], a
     }
 }
 
-/// "Invalid channel ID" unless every channel of `ids` is one `admin` can read, not archived.
-async fn check_announcement_channels(db: &D1Database, admin: &UserRow, ids: &[i64]) -> ApiResult<()> {
+/// "Invalid channel ID" unless every channel of `ids` is one `admin` can read, not archived;
+/// the moderation request channel (`private`) must be private too.
+async fn check_announcement_channels(db: &D1Database, admin: &UserRow, ids: &[i64], private: Option<i64>) -> ApiResult<()> {
     if ids.is_empty() {
         return Ok(());
     }
@@ -147,6 +150,9 @@ async fn check_announcement_channels(db: &D1Database, admin: &UserRow, ids: &[i6
     let readable = |id: &i64| found.iter().any(|c| c.id == *id && c.is_archived == 0 && can_access_channel_content(admin, c));
     if !ids.iter().all(readable) {
         return Err(ApiError::invalid_channel_id());
+    }
+    if found.iter().any(|c| Some(c.id) == private && c.invite_only == 0) {
+        return Err(crate::actions::channel_settings::moderation_channel_must_be_private());
     }
     Ok(())
 }

@@ -130,7 +130,8 @@ pub async fn update_realm(ctx: &RequestContext) -> ApiResult<Reply> {
     }
     let retention_changed = retention_change(ctx, &me, &mut changes, &mut updates)?;
     let channels = announcement_changes(ctx, &mut changes, &mut updates)?;
-    let change = RealmSettingsChange { changes, data, groups, updates, channels };
+    let moderation_channel = ctx.params.int("moderation_request_channel_id")?.filter(|id| *id != -1);
+    let change = RealmSettingsChange { changes, data, groups, updates, channels, moderation_channel };
     let data = check_update_realm_settings(&ctx.db, &ctx.env, &me, change).await?;
     if retention_changed {
         crate::actions::message_retention::sweep_soon(ctx, me.realm_id).await;
