@@ -579,6 +579,8 @@ fn seeded_organization() -> (Client, Client, Vec<u8>) {
     owner.post("/user_topics", &[("stream_id", &town), ("topic", "roundtrip"), ("visibility_policy", "3")]).success();
     owner.patch(&format!("/streams/{town}"), &[("message_retention_days", "3650"), ("topics_policy", "disable_empty_topic")]).success();
     owner.patch("/realm", &[("message_retention_days", "7300")]).success();
+    let vault = owner.get("/get_stream_id", &[("stream", "vault")]).success()["stream_id"].as_i64().unwrap().to_string();
+    owner.patch("/realm", &[("moderation_request_channel_id", &vault), ("enable_read_receipts", "false")]).success();
     owner.post("/user_groups/create", &[("name", "builders"), ("description", "They build"), ("members", &members)]).success();
     let field = owner.post("/realm/profile_fields", &[("name", "Team"), ("field_type", "1")]).success()["id"].as_i64().unwrap();
     member.patch("/users/me/profile_data", &[("data", &format!(r#"[{{"id":{field},"value":"Platform"}}]"#))]).success();
@@ -756,6 +758,12 @@ fn an_exported_organization_imported_as_another_answers_the_same() {
         c.get(&format!("/streams/{id}"), &[]).success()["stream"]["name"].clone()
     };
     assert_eq!((announced_in(&owner), announced_in(&new_owner)), (json!("general"), json!("general")), "the announcement channel");
+    let moderated_in = |c: &Client| {
+        let state = c.post("/register", &[("fetch_event_types", r#"["realm"]"#)]).success();
+        let id = state["realm_moderation_request_channel_id"].as_i64().unwrap();
+        (c.get(&format!("/streams/{id}"), &[]).success()["stream"]["name"].clone(), state["realm_enable_read_receipts"].clone())
+    };
+    assert_eq!(moderated_in(&new_owner), (json!("vault"), json!(false)), "the moderation channel and read receipts");
     assert_eq!(observed(&new_member)["messages"], observed(&member)["messages"]);
 
     // The upload's bytes through its new URL.

@@ -688,18 +688,20 @@ pub fn realm_details_stmt(
 }
 
 /// The organization's announcement channels, from the archive's channel ids (`old_ids`: new
-/// channels, new users, Zulip's updates; `None` for nowhere), mapped to the imported channels.
-pub fn announcement_channels_stmt(realm_id: i64, old_ids: [Option<i64>; 3]) -> Result<Statement> {
+/// channels, new users, Zulip's updates, moderation requests; `None` for nowhere), mapped
+/// to the imported channels.
+pub fn announcement_channels_stmt(realm_id: i64, old_ids: [Option<i64>; 4]) -> Result<Statement> {
     let mapped = |n: usize| format!("(SELECT new_id FROM realm_import_ids WHERE realm_id = ?1 AND kind = 'channel' AND old_id = ?{n})");
     let sql = format!(
         "UPDATE realms SET new_stream_announcements_stream_id = {}, signup_announcements_stream_id = {}, \
-         zulip_update_announcements_stream_id = {} WHERE id = ?1",
+         zulip_update_announcements_stream_id = {}, moderation_request_channel_id = {} WHERE id = ?1",
         mapped(2),
         mapped(3),
-        mapped(4)
+        mapped(4),
+        mapped(5)
     );
-    let [new_channels, signups, updates] = old_ids;
-    statement!(&sql, realm_id, new_channels, signups, updates)
+    let [new_channels, signups, updates, moderation] = old_ids;
+    statement!(&sql, realm_id, new_channels, signups, updates, moderation)
 }
 
 /// The organization's group settings, named as Zulip names them (and as `realms` does).

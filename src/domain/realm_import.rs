@@ -42,8 +42,9 @@ pub struct RealmArchive {
     pub date_created: i64,
     /// Days messages are kept (Zulip's null and -1: forever).
     pub message_retention_days: i64,
-    /// The archive's channels for new-channel, new-user and update announcements.
-    pub announcement_channels: [Option<i64>; 3],
+    /// The archive's channels for new-channel, new-user and update announcements, and for
+    /// moderation requests.
+    pub announcement_channels: [Option<i64>; 4],
     /// `icon_version`, `logo_version`, `night_logo_version` (1 where absent).
     pub image_versions: [i64; 3],
     /// The organization's defaults for new users (`zerver_realmuserdefault`) as `realms`
@@ -276,8 +277,13 @@ pub fn check_archive(realm_json: &str, attachment_json: &str) -> ApiResult<Realm
         date_created: date_created as i64,
         message_retention_days: realm.get("message_retention_days").and_then(Value::as_i64).filter(|d| *d > 0).unwrap_or(-1),
         image_versions: ["icon_version", "logo_version", "night_logo_version"].map(|f| int(realm, f).filter(|v| *v > 0).unwrap_or(1)),
-        announcement_channels: ["new_stream_announcements_stream", "signup_announcements_stream", "zulip_update_announcements_stream"]
-            .map(|f| int(realm, f)),
+        announcement_channels: [
+            "new_stream_announcements_stream",
+            "signup_announcements_stream",
+            "zulip_update_announcements_stream",
+            "moderation_request_channel",
+        ]
+        .map(|f| int(realm, f)),
         realm_row: realm.clone(),
         user_settings_defaults: rows(&tables, "zerver_realmuserdefault")?
             .first()
