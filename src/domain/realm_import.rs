@@ -277,13 +277,7 @@ pub fn check_archive(realm_json: &str, attachment_json: &str) -> ApiResult<Realm
         date_created: date_created as i64,
         message_retention_days: realm.get("message_retention_days").and_then(Value::as_i64).filter(|d| *d > 0).unwrap_or(-1),
         image_versions: ["icon_version", "logo_version", "night_logo_version"].map(|f| int(realm, f).filter(|v| *v > 0).unwrap_or(1)),
-        announcement_channels: [
-            "new_stream_announcements_stream",
-            "signup_announcements_stream",
-            "zulip_update_announcements_stream",
-            "moderation_request_channel",
-        ]
-        .map(|f| int(realm, f)),
+        announcement_channels: ANNOUNCEMENT_CHANNEL_FIELDS.map(|f| int(realm, f)),
         realm_row: realm.clone(),
         user_settings_defaults: rows(&tables, "zerver_realmuserdefault")?
             .first()
@@ -294,6 +288,11 @@ pub fn check_archive(realm_json: &str, attachment_json: &str) -> ApiResult<Realm
         attachments,
     })
 }
+
+/// The `zerver_realm` fields naming the channels the notification bot posts to, in the
+/// order of [`RealmArchive::announcement_channels`].
+const ANNOUNCEMENT_CHANNEL_FIELDS: [&str; 4] =
+    ["new_stream_announcements_stream", "signup_announcements_stream", "zulip_update_announcements_stream", "moderation_request_channel"];
 
 /// Zulip's names of its system bots, which its exports list in
 /// `zerver_userprofile_crossrealm`.
