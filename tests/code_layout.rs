@@ -14,6 +14,14 @@ fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
     }
 }
 
+/// Every Rust file of `src/`, as (path from the crate's root, text).
+fn source_files() -> Vec<(String, String)> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files = Vec::new();
+    rust_files(&root.join("src"), &mut files);
+    files.iter().map(|f| (f.strip_prefix(root).unwrap().display().to_string(), std::fs::read_to_string(f).unwrap())).collect()
+}
+
 /// Whether a line holds SQL: a statement keyword followed by what a statement has next.
 fn looks_like_sql(line: &str) -> bool {
     ["SELECT ", "INSERT INTO ", "INSERT OR ", "DELETE FROM ", "CREATE TABLE", "CREATE INDEX"].iter().any(|k| line.contains(k))
@@ -22,16 +30,10 @@ fn looks_like_sql(line: &str) -> bool {
 
 #[test]
 fn sql_statements_live_in_src_db() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let mut files = Vec::new();
-    rust_files(&root.join("src"), &mut files);
-    let db = root.join("src/db");
-    let offending: Vec<String> = files
-        .iter()
-        .filter(|f| !f.starts_with(&db))
-        .flat_map(|f| {
-            let text = std::fs::read_to_string(f).unwrap();
-            let name = f.strip_prefix(root).unwrap().display().to_string();
+    let offending: Vec<String> = source_files()
+        .into_iter()
+        .filter(|(name, _)| !name.starts_with("src/db/"))
+        .flat_map(|(name, text)| {
             text.lines()
                 .enumerate()
                 .filter(|(_, line)| looks_like_sql(line))
@@ -83,13 +85,9 @@ fn functions(text: &str) -> Vec<(String, usize, usize)> {
 
 #[test]
 fn functions_stay_short() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let mut files = Vec::new();
-    rust_files(&root.join("src"), &mut files);
     let mut long = Vec::new();
-    for file in &files {
-        let name = file.strip_prefix(root).unwrap().display().to_string();
-        for (function, line, length) in functions(&std::fs::read_to_string(file).unwrap()) {
+    for (name, text) in source_files() {
+        for (function, line, length) in functions(&text) {
             let allowed = LONG_FUNCTIONS_ALLOWED.contains(&(name.as_str(), function.as_str()));
             if length > MAX_FUNCTION_LINES && !allowed {
                 long.push(format!("{name}:{line}: {function} ({length} lines)"));
@@ -128,13 +126,9 @@ fn bare_id_parameters(text: &str) -> Vec<(String, usize)> {
 /// (`UserId`, `RealmId`, `ChannelId`, `MessageId`, `GroupId`) the compiler tells.
 #[test]
 fn ids_side_by_side_are_typed() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let mut files = Vec::new();
-    rust_files(&root.join("src"), &mut files);
     let mut mixed = Vec::new();
-    for file in &files {
-        let name = file.strip_prefix(root).unwrap().display().to_string();
-        for (function, bare) in bare_id_parameters(&std::fs::read_to_string(file).unwrap()) {
+    for (name, text) in source_files() {
+        for (function, bare) in bare_id_parameters(&text) {
             if bare >= 2 {
                 mixed.push(format!("{name}: {function}"));
             }

@@ -7,7 +7,7 @@ use crate::actions::message_notifications::send_notice;
 use crate::actions::message_send::PlannedChannel;
 use crate::context::RequestContext;
 use crate::db::batch::Batch;
-use crate::db::message_reports::{people_of_message_stmt, PersonRow};
+use crate::db::messages::{people_of_message_stmt, PersonRow};
 use crate::db::subscriptions::{self, ChannelViewRow};
 use crate::db::users::UserRow;
 use crate::domain::message_reports::{check_report, report_content, report_topic, Reported};

@@ -7,7 +7,8 @@ use serde_json::Value;
 use crate::actions::scheduled_messages::delivery_time_not_in_future;
 use crate::context::RequestContext;
 use crate::db::batch::Batch;
-use crate::db::scheduled_messages::{self, NewId, ReminderTargetRow, ScheduledFields, ScheduledMessageRow, REMIND};
+use crate::db::messages::PersonRow;
+use crate::db::scheduled_messages::{self, NewId, ScheduledFields, ScheduledMessageRow, REMIND};
 use crate::db::users::UserRow;
 use crate::db::{self, messages};
 use crate::domain::messages::{accessed_from, invalid_message};
@@ -27,7 +28,7 @@ pub struct ReminderRequest<'a> {
 }
 
 /// Schedules a reminder of a message `me` may read: one read (access and what the reminder
-/// quotes), the rendering's read, then the insert. Answers the reminder's id.
+/// quotes, `db::messages::people_of_message_stmt`), the rendering's read, then the insert. Answers the reminder's id.
 pub async fn create_reminder(ctx: &RequestContext, me: &UserRow, req: &ReminderRequest<'_>) -> ApiResult<i64> {
     if req.deliver_at <= db::now() {
         return Err(delivery_time_not_in_future());
@@ -36,11 +37,12 @@ pub async fn create_reminder(ctx: &RequestContext, me: &UserRow, req: &ReminderR
     let (realm_id, message_id) = (RealmId(me.realm_id), MessageId(req.message_id));
     let mut batch = Batch::new();
     let access = batch.add::<Value>(messages::access_stmt(message_id, realm_id, UserId(me.id))?);
-    let quoted = batch.add::<ReminderTargetRow>(scheduled_messages::reminder_target_stmt(realm_id, message_id)?);
+    let people = batch.add::<PersonRow>(messages::people_of_message_stmt(realm_id, message_id)?);
     let results = batch.run(&ctx.db).await?;
     let accessed = accessed_from(me, results.first(access)?)?;
-    let quoted = results.first(quoted)?.ok_or_else(invalid_message)?;
-    let participants: Vec<i64> = serde_json::from_str(&quoted.participants)?;
+    let people = results.rows(people)?;
+    let (sender, conversation) = people.split_first().ok_or_else(invalid_message)?;
+    let participants: Vec<i64> = conversation.iter().map(|p| p.id).collect();
     let message = &accessed.message;
     let target = Target {
         id: message.id,
@@ -48,7 +50,7 @@ pub async fn create_reminder(ctx: &RequestContext, me: &UserRow, req: &ReminderR
         participants: &participants,
         content: &message.content,
         sender_id: message.sender_id,
-        sender_full_name: &quoted.sender_full_name,
+        sender_full_name: &sender.full_name,
     };
     let realm = ctx.realm_state(me.realm_id).await?;
     let content = reminder_content(&ctx.base_url, &target, note.as_deref(), realm.settings.max_message_length as usize);

@@ -23,7 +23,6 @@ pub mod invites;
 pub mod linkifiers;
 pub mod mentions;
 pub mod message_edits;
-pub mod message_reports;
 pub mod message_retention;
 pub mod message_window;
 pub mod messages;

@@ -93,24 +93,6 @@ pub fn insert_reminder_stmt(realm_id: RealmId, owner_id: UserId, target_id: Mess
     )
 }
 
-/// What a reminder says of the message it reminds of, besides what access reads: its
-/// sender's name and, for a direct message, everyone in the conversation (a JSON list).
-#[derive(Debug, Deserialize)]
-pub struct ReminderTargetRow {
-    pub sender_full_name: String,
-    pub participants: String,
-}
-
-pub fn reminder_target_stmt(realm_id: RealmId, message_id: MessageId) -> Result<Statement> {
-    statement!(
-        "SELECT u.full_name AS sender_full_name, \
-         (SELECT json_group_array(um.user_id) FROM user_messages um WHERE um.message_id = m.id) AS participants \
-         FROM messages m JOIN users u ON u.id = m.sender_id WHERE m.id = ?2 AND m.realm_id = ?1",
-        realm_id,
-        message_id
-    )
-}
-
 /// Rewrites a pending scheduled message of its owner; clears `failed`.
 pub fn update_stmt(id: i64, sender_id: UserId, f: &ScheduledFields<'_>) -> Result<Statement> {
     statement!(
