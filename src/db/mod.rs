@@ -64,9 +64,10 @@ pub mod user_status;
 pub mod user_topics;
 pub mod users;
 
+use std::rc::Rc;
+
 use js_sys::{Array, Reflect};
 use serde::de::DeserializeOwned;
-use serde_json::Value;
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
 use worker::{D1Database, Result};
@@ -76,26 +77,24 @@ use statement::Statement;
 // Every statement reaches D1 through the four functions below, which count the request's
 // round trips (`round_trips`); nothing else calls `batch`, `all`, `first` or `run`.
 
-/// One statement's answer from D1. Its rows cross from JavaScript as one JSON text
-/// (`JSON.stringify` is native) and are decoded only when read: field by field through
-/// `serde_wasm_bindgen` costs a call into JavaScript per value, and a copy of that decoder
-/// for every row type in the bundle.
+/// One statement's answer from D1.
 pub struct Answer(JsValue);
 
 impl Answer {
-    /// Every row, as JSON objects (column name to value).
-    pub fn json_rows(&self) -> Result<Vec<Value>> {
+    /// Every row, as D1 answered them.
+    pub fn json_rows(&self) -> Result<Rows> {
         let rows = Reflect::get(&self.0, &JsValue::from_str("results"))?;
         if rows.is_undefined() || rows.is_null() {
-            return Ok(Vec::new());
+            return Ok(Rows::empty());
         }
+        let count = rows.dyn_ref::<Array>().map_or(0, |rows| rows.length() as usize);
         let text: String = js_sys::JSON::stringify(&rows)?.into();
-        Ok(serde_json::from_str(&text)?)
+        Ok(Rows { text: text.into(), count })
     }
 
     /// Every row, read as `T`.
     pub fn rows<T: DeserializeOwned>(&self) -> Result<Vec<T>> {
-        rows_as(&self.json_rows()?)
+        self.json_rows()?.read()
     }
 
     /// How many rows the statement changed.
@@ -108,9 +107,34 @@ impl Answer {
     }
 }
 
-/// Rows read as `T`; every reader of rows, answered or remembered, decodes through here.
-pub fn rows_as<T: DeserializeOwned>(rows: &[Value]) -> Result<Vec<T>> {
-    Ok(rows.iter().map(T::deserialize).collect::<serde_json::Result<_>>()?)
+/// One statement's rows: the JSON text of an array of objects (column name to value). They
+/// cross from JavaScript as that one text (`JSON.stringify` is native) and are decoded only
+/// when read, straight into the row type: field by field through `serde_wasm_bindgen`
+/// costs a call into JavaScript per value (and a decoder per row type in the bundle), and
+/// a detour through `serde_json::Value` builds a map per row.
+#[derive(Clone)]
+pub struct Rows {
+    text: Rc<str>,
+    count: usize,
+}
+
+impl Rows {
+    pub fn empty() -> Self {
+        Rows { text: "[]".into(), count: 0 }
+    }
+
+    /// Every row, read as `T`.
+    pub fn read<T: DeserializeOwned>(&self) -> Result<Vec<T>> {
+        Ok(serde_json::from_str(&self.text)?)
+    }
+
+    pub fn len(&self) -> usize {
+        self.count
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.count == 0
+    }
 }
 
 /// Runs statements as one atomic round trip. Every batch goes through here: a list built
