@@ -1416,6 +1416,38 @@ fn saved_snippets_views_presence_scheduled_messages_and_bot_storage_survive_an_e
 }
 
 #[test]
+fn a_reminder_survives_an_export_and_import_about_the_imported_message() {
+    let (owner, member) = organization_with_member("remindsrc", "Reminders Source", PASSWORD);
+    member.patch("/settings", &[("allow_private_data_export", "true")]).success();
+    let form = [("type", "stream"), ("to", "general"), ("topic", "plans"), ("content", "Ship the release on Friday")];
+    let about = member.post("/messages", &form).success()["id"].as_i64().unwrap();
+    let remind =
+        [("message_id", about.to_string()), ("scheduled_delivery_timestamp", "4000000000".to_string()), ("note", "check it".to_string())];
+    let remind: Vec<(&str, &str)> = remind.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    member.post("/reminders", &remind).success();
+    let reminders = |c: &Client| c.get("/reminders", &[]).success()["reminders"].as_array().unwrap().clone();
+    let before = reminders(&member);
+    assert_eq!(before.len(), 1, "{before:?}");
+
+    let id = export_and_import(&owner);
+    let new_member = Client::dev_in(Some(&id), &member.email);
+    let after = reminders(&new_member);
+    assert_eq!(after.len(), 1, "one reminder, as before: {after:?}");
+    for field in ["type", "content", "rendered_content", "scheduled_delivery_timestamp", "failed"] {
+        assert_eq!(after[0][field], before[0][field], "{field}: {after:?}");
+    }
+    assert_eq!(after[0]["to"], json!([new_member.user_id]), "to its owner alone: {after:?}");
+    let narrow = json!([{ "operator": "search", "operand": "release Friday" }]).to_string();
+    let found =
+        new_member.get("/messages", &[("anchor", "newest"), ("num_before", "5"), ("num_after", "0"), ("narrow", &narrow)]).success();
+    let imported = found["messages"][0]["id"].clone();
+    assert!(imported.is_i64(), "the message it is about was imported: {found}");
+    assert_eq!(after[0]["reminder_target_message_id"], imported, "about the imported message, by its new id");
+    // A reminder is not a scheduled message.
+    assert_eq!(new_member.get("/scheduled_messages", &[]).success()["scheduled_messages"], json!([]));
+}
+
+#[test]
 fn who_did_not_consent_signs_up_again_to_their_imported_account() {
     let (owner, member) = organization_with_member("stubsrc", "Stub Source", PASSWORD);
     let form = [("type", "stream"), ("to", "general"), ("topic", "before"), ("content", "written before the move")];

@@ -589,11 +589,12 @@ fn presence_sql() -> String {
 fn scheduled_messages_sql() -> String {
     format!(
         "INSERT INTO scheduled_messages (realm_id, sender_id, channel_id, to_user_ids, topic, content, rendered_content, \
-         scheduled_timestamp, read_by_sender, client, failed, failure_message) \
+         scheduled_timestamp, read_by_sender, client, failed, failure_message, delivery_type, reminder_target_message_id) \
          SELECT ?1, s.new_id, {channel}, CASE WHEN {to} IS NULL THEN NULL ELSE (SELECT json_group_array(id) FROM \
          (SELECT m.new_id AS id FROM json_each({to}) x JOIN realm_import_ids m ON m.realm_id = ?1 AND m.kind = 'user' \
          AND m.old_id = x.value ORDER BY m.new_id)) END, COALESCE({}, ''), {content}, COALESCE({}, ''), CAST({time} AS INTEGER), \
-         COALESCE({}, 0), COALESCE({}, ''), COALESCE({}, 0), {} FROM json_each(?2) j {} \
+         COALESCE({}, 0), COALESCE({}, ''), COALESCE({}, 0), {}, CASE WHEN {kind} = 2 THEN 2 ELSE 1 END, \
+         CASE WHEN {kind} = 2 THEN CAST({} AS INTEGER) END FROM json_each(?2) j {} \
          WHERE {content} IS NOT NULL AND {time} IS NOT NULL AND ({channel_field} IS NULL OR {channel} IS NOT NULL) \
          AND ({channel_field} IS NOT NULL OR {to} IS NOT NULL)",
         f("subject"),
@@ -602,7 +603,9 @@ fn scheduled_messages_sql() -> String {
         f("client"),
         f("failed"),
         f("failure_message"),
+        f("reminder_target_message_id"),
         join_mapped("s", Kind::User, "sender"),
+        kind = f("delivery_type"),
         channel = mapped(Kind::Channel, &f("channel")),
         channel_field = f("channel"),
         to = f("to_users"),
@@ -902,6 +905,14 @@ pub async fn emoji_by_file_name(db: &D1Database, realm_id: i64, file_name: &str)
 pub fn finish_stmts(realm_id: i64) -> Result<Vec<Statement>> {
     Ok(vec![
         statement!("UPDATE realms SET deactivated = 0 WHERE id = ?1", realm_id)?,
+        // Reminders came with realm.json, before the messages they are about: they point at
+        // the archive's ids until now (null where that message did not come).
+        statement!(
+            "UPDATE scheduled_messages SET reminder_target_message_id = (SELECT new_id FROM realm_import_ids \
+             WHERE realm_id = ?1 AND kind = 'message' AND old_id = scheduled_messages.reminder_target_message_id) \
+             WHERE realm_id = ?1 AND delivery_type = 2",
+            realm_id
+        )?,
         statement!("DELETE FROM realm_import_ids WHERE realm_id = ?1", realm_id)?,
         statement!("DELETE FROM realm_imports WHERE realm_id = ?1", realm_id)?,
     ])

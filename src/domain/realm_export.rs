@@ -423,10 +423,11 @@ fn personal_tables(
     ]
 }
 
-/// The consenting users' pending scheduled messages as Zulip keeps them: to a recipient
-/// (the channel's, the one other person's, the sender's own, or the direct-message group's
-/// of everyone in it; one whose group has no recipient yet is left out) from a client.
-/// This server does not keep when a message was scheduled (`request_timestamp`).
+/// The consenting users' pending scheduled messages and reminders as Zulip keeps them
+/// (`delivery_type` 1 and 2, a reminder with the message it is about): to a recipient (the
+/// channel's, the one other person's, the sender's own, or the direct-message group's of
+/// everyone in it; one whose group has no recipient yet is left out) from a client. This
+/// server does not keep when a message was scheduled (`request_timestamp`).
 fn scheduled_messages(tables: &mut RealmTables, consenting: &BTreeSet<i64>, clients: &mut Vec<String>) -> Vec<Value> {
     let recipient_of = |kind: i64, type_id: i64| {
         tables
@@ -463,7 +464,7 @@ fn scheduled_messages(tables: &mut RealmTables, consenting: &BTreeSet<i64>, clie
         row.remove("to_user_ids");
         row.insert("recipient".into(), json!(recipient));
         row.insert("sending_client".into(), json!(client_id(clients, &client)));
-        for (field, value) in [("delivered", json!(false)), ("delivery_type", json!(1)), ("has_attachment", json!(false))] {
+        for (field, value) in [("delivered", json!(false)), ("has_attachment", json!(false))] {
             row.insert(field.into(), value);
         }
         row.insert("request_timestamp".into(), Value::Null);
