@@ -1416,6 +1416,37 @@ fn saved_snippets_views_presence_scheduled_messages_and_bot_storage_survive_an_e
 }
 
 #[test]
+fn a_message_scheduled_to_a_group_that_never_talked_survives_an_export_and_import() {
+    let (owner, member) = organization_with_member("grpschedsrc", "Group Schedule Source", PASSWORD);
+    member.patch("/settings", &[("allow_private_data_export", "true")]).success();
+    let third_email = format!("third@{}.example.com", owner.realm.as_deref().unwrap());
+    owner.post("/users", &[("email", third_email.as_str()), ("password", PASSWORD), ("full_name", "Tia Third")]).success();
+    let third = owner.get(&format!("/users/{third_email}"), &[]).success()["user"]["user_id"].as_i64().unwrap();
+    let to = json!([owner.user_id, third]).to_string();
+    let form =
+        [("type", "direct"), ("to", to.as_str()), ("content", "For the three of us"), ("scheduled_delivery_timestamp", "4000000000")];
+    member.post("/scheduled_messages", &form).success();
+    let scheduled = |c: &Client| -> Vec<Value> {
+        let emails = emails_by_id(c);
+        c.get("/scheduled_messages", &[]).success()["scheduled_messages"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| {
+                let mut to: Vec<&String> = m["to"].as_array().unwrap().iter().map(|id| &emails[&id.as_i64().unwrap()]).collect();
+                to.sort();
+                json!([m["type"], to, m["content"], m["scheduled_delivery_timestamp"]])
+            })
+            .collect()
+    };
+    let before = scheduled(&member);
+    assert!(json!(before).to_string().contains(&third_email), "{before:?}");
+
+    let id = export_and_import(&owner);
+    assert_eq!(scheduled(&Client::dev_in(Some(&id), &member.email)), before);
+}
+
+#[test]
 fn a_reminder_survives_an_export_and_import_about_the_imported_message() {
     let (owner, member) = organization_with_member("remindsrc", "Reminders Source", PASSWORD);
     member.patch("/settings", &[("allow_private_data_export", "true")]).success();

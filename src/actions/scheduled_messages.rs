@@ -4,12 +4,15 @@
 //! `send`), so a scheduled message obeys every rule of `POST /messages`, checked
 //! once when it is scheduled or edited and again against the state at delivery time.
 
+use serde::de::DeserializeOwned;
 use worker::{D1Database, Env};
 
 use crate::actions::channels::Principal;
 use crate::actions::message_send::{self, plan_send, Destination, SendPlan, SendRequest, Sender};
 use crate::actions::site::Site;
+use crate::db::batch::Batch;
 use crate::db::scheduled_messages::{self, NewId, Revision, ScheduledFields, ScheduledMessageRow};
+use crate::db::statement::Statement;
 use crate::db::users::UserRow;
 use crate::db::{self, users};
 use crate::domain::scheduled_messages::scheduled_message_dict;
@@ -44,14 +47,26 @@ pub async fn schedule_message(
     let plan = plan_send(db, me, realm, send).await?;
     let to_user_ids = direct_ids_json(&plan)?;
     let fields = fields_of(&plan, to_user_ids.as_deref(), deliver_at, send.read_by_sender);
-    let inserted: NewId = db::first(db, scheduled_messages::insert_stmt(RealmId(me.realm_id), UserId(me.id), &send.client, &fields)?)
-        .await?
-        .ok_or_else(|| ApiError::internal("scheduled message insert returned no id"))?;
+    let insert = scheduled_messages::insert_stmt(RealmId(me.realm_id), UserId(me.id), &send.client, &fields)?;
+    let inserted: NewId =
+        write_with_group(db, &plan, insert).await?.ok_or_else(|| ApiError::internal("scheduled message insert returned no id"))?;
     let row = row_of(inserted.id, me, &send.client, &fields);
     let event = Event::ScheduledMessages(ScheduledMessagesEvent::Add { scheduled_messages: vec![scheduled_message_dict(&row)] });
     notify_owner(env, me, &event).await;
     crate::platform::scheduler::arm(env, database, me.realm_id, &send.realm_host).await;
     Ok(inserted.id)
+}
+
+/// Runs a scheduled message's write after the statements creating the direct-message group
+/// it goes to, in one batch: as in Zulip, the group exists once a message to it is
+/// scheduled (and so an export has its recipient). Answers the write's first row.
+async fn write_with_group<T: DeserializeOwned>(db: &D1Database, plan: &SendPlan, write: Statement) -> ApiResult<Option<T>> {
+    let mut batch = Batch::new();
+    for stmt in plan.direct_message_group_stmts()? {
+        batch.add::<serde_json::Value>(stmt);
+    }
+    let written = batch.add::<T>(write);
+    Ok(batch.run(db).await?.first(written)?)
 }
 
 /// What `PATCH /scheduled_messages/{id}` changes; `None` keeps the current value.
@@ -104,7 +119,7 @@ pub async fn edit_scheduled_message(
     let to_user_ids = direct_ids_json(&plan)?;
     let fields = fields_of(&plan, to_user_ids.as_deref(), edit.deliver_at.unwrap_or(row.scheduled_timestamp), send.read_by_sender);
     // None: delivered or deleted since it was read.
-    let updated: Revision = db::first(db, scheduled_messages::update_stmt(id, UserId(me.id), &fields)?)
+    let updated: Revision = write_with_group(db, &plan, scheduled_messages::update_stmt(id, UserId(me.id), &fields)?)
         .await?
         .ok_or_else(ApiError::scheduled_message_not_found)?;
     let updated = ScheduledMessageRow { revision: updated.revision, ..row_of(id, me, &row.client, &fields) };

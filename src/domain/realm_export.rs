@@ -426,7 +426,8 @@ fn personal_tables(
 /// The consenting users' pending scheduled messages and reminders as Zulip keeps them
 /// (`delivery_type` 1 and 2, a reminder with the message it is about): to a recipient (the
 /// channel's, the one other person's, the sender's own, or the direct-message group's of
-/// everyone in it; one whose group has no recipient yet is left out) from a client. This
+/// everyone in it; one scheduled before groups were created at scheduling, whose group has
+/// no recipient, is left out) from a client. This
 /// server does not keep when a message was scheduled (`request_timestamp`).
 fn scheduled_messages(tables: &mut RealmTables, consenting: &BTreeSet<i64>, clients: &mut Vec<String>) -> Vec<Value> {
     let recipient_of = |kind: i64, type_id: i64| {

@@ -9,6 +9,7 @@ use crate::actions::channels::Principal;
 use crate::db::direct_message_groups;
 use crate::db::messages::RecipientRef;
 use crate::db::realm_settings::RealmSettingsRow;
+use crate::db::statement::Statement;
 use crate::db::subscriptions::ChannelViewRow;
 use crate::db::users::UserRow;
 use crate::domain::alert_words::alerted_users;
@@ -59,6 +60,15 @@ pub struct SendPlan {
 }
 
 impl SendPlan {
+    /// The statements creating the direct-message group it goes to (none for another
+    /// conversation), idempotent: its first message, or the first scheduled to it, creates it.
+    pub fn direct_message_group_stmts(&self) -> ApiResult<Vec<Statement>> {
+        match self.recipient {
+            RecipientRef::Group(_) => Ok(direct_message_groups::ensure_stmts(self.sender.realm_id, &self.dm_user_ids)?),
+            _ => Ok(Vec::new()),
+        }
+    }
+
     /// The content as it will be stored (normalized, perhaps truncated).
     pub fn content(&self) -> &str {
         &self.content

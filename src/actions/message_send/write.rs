@@ -10,7 +10,6 @@ use worker::{D1Database, Env};
 use super::{SendPlan, SendRequest, SentMessage};
 use crate::actions::uploads::LinkedReads;
 use crate::db::batch::{Batch, BatchResults, Slot};
-use crate::db::direct_message_groups;
 use crate::db::messages::{self, MessageRow, NewMessage, RecipientRef};
 use crate::db::statement::Statement;
 use crate::db::users::UserRow;
@@ -50,14 +49,11 @@ pub struct PendingSend {
 /// Adds the writes of a planned message to `batch` (see [`commit_send`] for `guard`), for
 /// a caller that writes it together with its own change.
 pub fn add_send_writes(batch: &mut Batch, plan: &SendPlan, req: &SendRequest, guard: Vec<Statement>) -> ApiResult<PendingSend> {
-    let SendPlan { sender: me, content, rendered, recipient, channel_row, topic, dm_user_ids, rows, auto_policy, mention_follows, .. } =
-        plan;
+    let SendPlan { sender: me, content, rendered, recipient, channel_row, topic, rows, auto_policy, mention_follows, .. } = plan;
     let (now, realm_id) = (plan.date_sent, me.realm_id);
     let channel_row = channel_row.as_ref();
-    if let RecipientRef::Group(_) = &recipient {
-        for stmt in direct_message_groups::ensure_stmts(realm_id, dm_user_ids)? {
-            batch.add::<Value>(stmt);
-        }
+    for stmt in plan.direct_message_group_stmts()? {
+        batch.add::<Value>(stmt);
     }
     let html = &rendered.html;
     let inserted = batch.add::<Inserted>(messages::insert_stmt(&NewMessage {
