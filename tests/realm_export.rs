@@ -552,6 +552,25 @@ fn a_full_export_holds_the_personal_data_of_consenting_members_and_their_bots_on
     assert!(ids.contains(&to_members_bot) && !ids.contains(&to_others_bot), "{ids:?}");
 }
 
+#[test]
+fn a_scheduled_message_is_exported_with_when_it_was_made() {
+    let (owner, member) = fresh_organization();
+    consent(&owner);
+    consent(&member);
+    let now = || std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_secs_f64();
+    let to = format!("[{}]", owner.user_id);
+    let later = [("type", "direct"), ("to", to.as_str()), ("content", "later"), ("scheduled_delivery_timestamp", "4000000000")];
+    let before = now().floor();
+    member.post("/scheduled_messages", &later).success();
+    let after = now().ceil();
+
+    let realm = json_file(&unpack(&owner, &finished_export(&owner, "2")), "realm.json");
+    let row = &realm["zerver_scheduledmessage"][0];
+    let made = row["request_timestamp"].as_f64().unwrap_or_else(|| panic!("request_timestamp in {row}"));
+    assert!((before..=after).contains(&made), "{made} between {before} and {after}");
+    assert_eq!((&row["delivery_type"], &row["scheduled_timestamp"]), (&json!(1), &json!(4000000000.0)), "{row}");
+}
+
 /// `user`'s row in `realm.json`'s `table`.
 fn user_row<'a>(realm: &'a Value, table: &str, user: &Client) -> &'a Value {
     let rows = realm[table].as_array().unwrap_or_else(|| panic!("{table} in realm.json"));

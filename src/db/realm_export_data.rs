@@ -77,7 +77,7 @@ const TABLES: [(&str, &str); 25] = [
     ("navigation_views", "SELECT id, user_id AS user, fragment, is_pinned, name FROM navigation_views WHERE realm_id = ?1 ORDER BY id"),
     ("bot_storage", "SELECT s.bot_id AS bot_profile, s.key, s.value FROM bot_storage s JOIN users u ON u.id = s.bot_id WHERE u.realm_id = ?1 ORDER BY s.bot_id, s.key"),
     ("presence", "SELECT user_id AS user_profile, realm_id AS realm, last_active_time, last_connected_time, last_update_id FROM presence WHERE realm_id = ?1 ORDER BY user_id"),
-    ("scheduled_messages", "SELECT id, sender_id AS sender, channel_id AS stream, to_user_ids, topic AS subject, content, rendered_content, client, scheduled_timestamp, read_by_sender, failed, failure_message, delivery_type, reminder_target_message_id, realm_id AS realm FROM scheduled_messages WHERE realm_id = ?1 AND delivered = 0 AND deleted = 0 ORDER BY id"),
+    ("scheduled_messages", "SELECT id, sender_id AS sender, channel_id AS stream, to_user_ids, topic AS subject, content, rendered_content, client, scheduled_timestamp, read_by_sender, failed, failure_message, delivery_type, reminder_target_message_id, request_timestamp, realm_id AS realm FROM scheduled_messages WHERE realm_id = ?1 AND delivered = 0 AND deleted = 0 ORDER BY id"),
 ];
 
 /// The queries of the tables whose columns come from the server's lists: the organization

@@ -589,12 +589,13 @@ fn presence_sql() -> String {
 fn scheduled_messages_sql() -> String {
     format!(
         "INSERT INTO scheduled_messages (realm_id, sender_id, channel_id, to_user_ids, topic, content, rendered_content, \
-         scheduled_timestamp, read_by_sender, client, failed, failure_message, delivery_type, reminder_target_message_id) \
+         scheduled_timestamp, read_by_sender, client, failed, failure_message, delivery_type, reminder_target_message_id, \
+         request_timestamp) \
          SELECT ?1, s.new_id, {channel}, CASE WHEN {to} IS NULL THEN NULL ELSE (SELECT json_group_array(id) FROM \
          (SELECT m.new_id AS id FROM json_each({to}) x JOIN realm_import_ids m ON m.realm_id = ?1 AND m.kind = 'user' \
          AND m.old_id = x.value ORDER BY m.new_id)) END, COALESCE({}, ''), {content}, COALESCE({}, ''), CAST({time} AS INTEGER), \
          COALESCE({}, 0), COALESCE({}, ''), COALESCE({}, 0), {}, CASE WHEN {kind} = 2 THEN 2 ELSE 1 END, \
-         CASE WHEN {kind} = 2 THEN CAST({} AS INTEGER) END FROM json_each(?2) j {} \
+         CASE WHEN {kind} = 2 THEN CAST({} AS INTEGER) END, CAST({} AS INTEGER) FROM json_each(?2) j {} \
          WHERE {content} IS NOT NULL AND {time} IS NOT NULL AND ({channel_field} IS NULL OR {channel} IS NOT NULL) \
          AND ({channel_field} IS NOT NULL OR {to} IS NOT NULL)",
         f("subject"),
@@ -604,6 +605,7 @@ fn scheduled_messages_sql() -> String {
         f("failed"),
         f("failure_message"),
         f("reminder_target_message_id"),
+        f("request_timestamp"),
         join_mapped("s", Kind::User, "sender"),
         kind = f("delivery_type"),
         channel = mapped(Kind::Channel, &f("channel")),

@@ -61,7 +61,8 @@ pub struct Revision {
 pub fn insert_stmt(realm_id: RealmId, sender_id: UserId, client: &str, f: &ScheduledFields<'_>) -> Result<Statement> {
     statement!(
         "INSERT INTO scheduled_messages (realm_id, sender_id, channel_id, to_user_ids, topic, content, rendered_content, \
-         scheduled_timestamp, read_by_sender, client) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10) RETURNING id",
+         scheduled_timestamp, read_by_sender, client, request_timestamp) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, unixepoch()) \
+         RETURNING id",
         realm_id,
         sender_id,
         f.channel_id,
@@ -79,8 +80,8 @@ pub fn insert_stmt(realm_id: RealmId, sender_id: UserId, client: &str, f: &Sched
 pub fn insert_reminder_stmt(realm_id: RealmId, owner_id: UserId, target_id: MessageId, f: &ScheduledFields<'_>) -> Result<Statement> {
     statement!(
         "INSERT INTO scheduled_messages (realm_id, sender_id, to_user_ids, content, rendered_content, scheduled_timestamp, \
-         read_by_sender, client, delivery_type, reminder_target_message_id) \
-         VALUES (?1, ?2, ?8, ?3, ?4, ?5, 0, 'Internal', ?6, ?7) RETURNING id",
+         read_by_sender, client, delivery_type, reminder_target_message_id, request_timestamp) \
+         VALUES (?1, ?2, ?8, ?3, ?4, ?5, 0, 'Internal', ?6, ?7, unixepoch()) RETURNING id",
         realm_id,
         owner_id,
         f.content,

@@ -171,6 +171,7 @@ const DATE_FIELDS: &[&str] = &[
     "last_active_time",
     "last_connected_time",
     "scheduled_timestamp",
+    "request_timestamp",
 ];
 
 /// One row as Zulip writes it: booleans as booleans, dates as floats.
@@ -427,8 +428,8 @@ fn personal_tables(
 /// (`delivery_type` 1 and 2, a reminder with the message it is about): to a recipient (the
 /// channel's, the one other person's, the sender's own, or the direct-message group's of
 /// everyone in it; one scheduled before groups were created at scheduling, whose group has
-/// no recipient, is left out) from a client. This
-/// server does not keep when a message was scheduled (`request_timestamp`).
+/// no recipient, is left out) from a client, with when it was made (`request_timestamp`;
+/// null for one made before this server kept it).
 fn scheduled_messages(tables: &mut RealmTables, consenting: &BTreeSet<i64>, clients: &mut Vec<String>) -> Vec<Value> {
     let recipient_of = |kind: i64, type_id: i64| {
         tables
@@ -468,7 +469,6 @@ fn scheduled_messages(tables: &mut RealmTables, consenting: &BTreeSet<i64>, clie
         for (field, value) in [("delivered", json!(false)), ("has_attachment", json!(false))] {
             row.insert(field.into(), value);
         }
-        row.insert("request_timestamp".into(), Value::Null);
         row.insert("delivered_message".into(), Value::Null);
         out.push(zulip_row(row));
     }
