@@ -13,12 +13,14 @@
 //! let settings = results.first(settings)?;
 //! ```
 
-use serde::de::DeserializeOwned;
 use std::marker::PhantomData;
+use std::rc::Rc;
+
+use serde::de::DeserializeOwned;
+use serde_json::Value;
 use worker::{D1Database, Result};
 
 use crate::db::statement::Statement;
-use crate::db::Rows;
 
 /// Statements to run in one round trip (one atomic `db.batch`).
 #[derive(Default)]
@@ -39,17 +41,10 @@ impl<T> Clone for Slot<T> {
 }
 impl<T> Copy for Slot<T> {}
 
-impl<T> Slot<T> {
-    /// The same statement's rows read as `U` too (columns that `T` leaves out).
-    pub fn read_as<U>(self) -> Slot<U> {
-        Slot { index: self.index, rows: PhantomData }
-    }
-}
-
 /// The rows of every statement of a [`Batch`], answered by D1 or remembered by an isolate
 /// for the same statements.
 pub struct BatchResults {
-    results: Vec<Rows>,
+    results: Vec<Rc<Vec<Value>>>,
 }
 
 impl Batch {
@@ -75,7 +70,7 @@ impl Batch {
     /// Runs every statement in one round trip.
     pub async fn run(self, db: &D1Database) -> Result<BatchResults> {
         let results = super::run_batch(db, self.statements).await?;
-        let results = results.iter().map(|answer| answer.json_rows()).collect::<Result<_>>()?;
+        let results = results.iter().map(|answer| Ok(Rc::new(answer.json_rows()?))).collect::<Result<_>>()?;
         Ok(BatchResults { results })
     }
 }
@@ -84,18 +79,18 @@ impl BatchResults {
     /// Every row of the statement behind `slot`.
     pub fn rows<T: DeserializeOwned>(&self, slot: Slot<T>) -> Result<Vec<T>> {
         match self.results.get(slot.index) {
-            Some(rows) => rows.read(),
+            Some(rows) => super::rows_as(rows),
             None => Err(worker::Error::RustError(format!("batch has no result {}", slot.index))),
         }
     }
 
     /// Answers remembered for a batch of as many statements.
-    pub fn remembered(rows: &[Rows]) -> Self {
+    pub fn remembered(rows: &[Rc<Vec<Value>>]) -> Self {
         BatchResults { results: rows.to_vec() }
     }
 
-    /// Every statement's rows, to remember.
-    pub fn to_rows(&self) -> Vec<Rows> {
+    /// Every statement's rows as JSON objects (column name to value), to remember.
+    pub fn to_rows(&self) -> Vec<Rc<Vec<Value>>> {
         self.results.clone()
     }
 

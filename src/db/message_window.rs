@@ -96,8 +96,8 @@ fn from_and_order(search_param: Option<&str>) -> (String, &'static str) {
 pub struct PendingWindow {
     anchor: Option<Slot<IdRow>>,
     anchor_id: i64,
-    before: Slot<MessageRow>,
-    after: Slot<MessageRow>,
+    before: Slot<Value>,
+    after: Slot<Value>,
     num_before: i64,
     num_after: i64,
     include_anchor: bool,
@@ -195,19 +195,18 @@ impl PendingWindow {
             Some(slot) => results.first(slot)?.and_then(|r| r.id).unwrap_or(LARGER_THAN_MAX_MESSAGE_ID),
             None => self.anchor_id,
         };
-        // Each message with the viewer's flags, read from the same rows.
-        let flagged = |slot: Slot<MessageRow>| -> ApiResult<Vec<(MessageRow, Option<i64>)>> {
-            let flags = results.rows(slot.read_as::<FlagsRow>())?.into_iter().map(|f| f.um_flags);
-            Ok(results.rows(slot)?.into_iter().zip(flags).collect())
-        };
-        let before_rows = flagged(self.before)?;
-        let after_rows = flagged(self.after)?;
+        let before_rows = results.rows(self.before)?;
+        let after_rows = results.rows(self.after)?;
         let mut rows: Vec<(MessageRow, Option<i64>)> = Vec::new();
         let found_oldest = before_rows.len() as i64 <= self.num_before;
-        rows.extend(before_rows.into_iter().take(self.num_before as usize).rev());
+        for v in before_rows.into_iter().take(self.num_before as usize).rev() {
+            rows.push((serde_json::from_value(v.clone())?, serde_json::from_value::<FlagsRow>(v)?.um_flags));
+        }
         let mut found_anchor = false;
         let mut later = 0i64;
-        for (row, flags) in after_rows {
+        for v in after_rows {
+            let row: MessageRow = serde_json::from_value(v.clone())?;
+            let flags = serde_json::from_value::<FlagsRow>(v)?.um_flags;
             if row.id == anchor {
                 found_anchor = true;
                 if self.include_anchor {

@@ -64,10 +64,9 @@ pub mod user_status;
 pub mod user_topics;
 pub mod users;
 
-use std::rc::Rc;
-
 use js_sys::{Array, Reflect};
 use serde::de::DeserializeOwned;
+use serde_json::Value;
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
 use worker::{D1Database, Result};
@@ -77,24 +76,26 @@ use statement::Statement;
 // Every statement reaches D1 through the four functions below, which count the request's
 // round trips (`round_trips`); nothing else calls `batch`, `all`, `first` or `run`.
 
-/// One statement's answer from D1.
+/// One statement's answer from D1. Its rows cross from JavaScript as one JSON text
+/// (`JSON.stringify` is native) and are decoded only when read: field by field through
+/// `serde_wasm_bindgen` costs a call into JavaScript per value, and a copy of that decoder
+/// for every row type in the bundle.
 pub struct Answer(JsValue);
 
 impl Answer {
-    /// Every row, as D1 answered them.
-    pub fn json_rows(&self) -> Result<Rows> {
+    /// Every row, as JSON objects (column name to value).
+    pub fn json_rows(&self) -> Result<Vec<Value>> {
         let rows = Reflect::get(&self.0, &JsValue::from_str("results"))?;
         if rows.is_undefined() || rows.is_null() {
-            return Ok(Rows::empty());
+            return Ok(Vec::new());
         }
-        let count = rows.dyn_ref::<Array>().map_or(0, |rows| rows.length() as usize);
         let text: String = js_sys::JSON::stringify(&rows)?.into();
-        Ok(Rows { text: text.into(), count })
+        Ok(serde_json::from_str(&text)?)
     }
 
     /// Every row, read as `T`.
     pub fn rows<T: DeserializeOwned>(&self) -> Result<Vec<T>> {
-        self.json_rows()?.read()
+        rows_as(&self.json_rows()?)
     }
 
     /// How many rows the statement changed.
@@ -107,34 +108,9 @@ impl Answer {
     }
 }
 
-/// One statement's rows: the JSON text of an array of objects (column name to value). They
-/// cross from JavaScript as that one text (`JSON.stringify` is native) and are decoded only
-/// when read, straight into the row type: field by field through `serde_wasm_bindgen`
-/// costs a call into JavaScript per value (and a decoder per row type in the bundle), and
-/// a detour through `serde_json::Value` builds a map per row.
-#[derive(Clone)]
-pub struct Rows {
-    text: Rc<str>,
-    count: usize,
-}
-
-impl Rows {
-    pub fn empty() -> Self {
-        Rows { text: "[]".into(), count: 0 }
-    }
-
-    /// Every row, read as `T`.
-    pub fn read<T: DeserializeOwned>(&self) -> Result<Vec<T>> {
-        Ok(serde_json::from_str(&self.text)?)
-    }
-
-    pub fn len(&self) -> usize {
-        self.count
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.count == 0
-    }
+/// Rows read as `T`; every reader of rows, answered or remembered, decodes through here.
+pub fn rows_as<T: DeserializeOwned>(rows: &[Value]) -> Result<Vec<T>> {
+    Ok(rows.iter().map(T::deserialize).collect::<serde_json::Result<_>>()?)
 }
 
 /// Runs statements as one atomic round trip. Every batch goes through here: a list built

@@ -11,11 +11,13 @@
 
 use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
+use std::rc::Rc;
+
+use serde_json::Value;
 
 use crate::db::batch::{Batch, BatchResults};
 use crate::db::read_guards;
 use crate::db::statement::Statement;
-use crate::db::Rows as StatementRows;
 use crate::error::ApiResult;
 
 /// Rows (and statements) the isolate keeps at most, and batches; past either, it starts
@@ -41,8 +43,8 @@ fn key_of(statements: &[Statement]) -> String {
     crate::secrets::sha256_hex(joined.as_bytes())
 }
 
-/// Every statement's rows of a batch, in its order ([`BatchResults::to_rows`]).
-pub type Rows = Vec<StatementRows>;
+/// Every statement's rows of a batch, in its order, as JSON objects ([`BatchResults::to_rows`]).
+pub type Rows = Vec<Rc<Vec<Value>>>;
 
 /// Keeps what the batch of `key` answered.
 pub fn remember(key: String, rows: Rows) {
@@ -125,7 +127,7 @@ pub fn recall(batch: &Batch) -> ApiResult<Option<Recalled>> {
     }
     let mut guards = Vec::with_capacity(statements.len());
     for (statement, rows) in statements.iter().zip(rows.iter()) {
-        match read_guards::still_answers_stmt(statement, &rows.read::<serde_json::Value>()?)? {
+        match read_guards::still_answers_stmt(statement, rows)? {
             Some(guard) => guards.push(guard),
             None => return Ok(None),
         }
@@ -143,6 +145,6 @@ pub fn forget(key: &str) {
 }
 
 /// What a remembered batch counts against [`CAPACITY_ROWS`]: its rows and its statements.
-fn weight(rows: &[StatementRows]) -> usize {
+fn weight(rows: &[Rc<Vec<Value>>]) -> usize {
     rows.iter().map(|r| r.len() + 1).sum()
 }
