@@ -1447,6 +1447,29 @@ fn a_message_scheduled_to_a_group_that_never_talked_survives_an_export_and_impor
 }
 
 #[test]
+fn an_import_keeps_when_a_scheduled_message_was_made() {
+    let (owner, member) = organization_with_member("madesrc", "Made Source", PASSWORD);
+    member.patch("/settings", &[("allow_private_data_export", "true")]).success();
+    let to = format!("[{}]", owner.user_id);
+    let form = [("type", "direct"), ("to", to.as_str()), ("content", "made earlier"), ("scheduled_delivery_timestamp", "4000000000")];
+    member.post("/scheduled_messages", &form).success();
+    let made = |archive: &[u8]| {
+        let realm: Value = serde_json::from_slice(&upload_support::files_of(archive)["realm.json"]).unwrap();
+        realm["zerver_scheduledmessage"][0]["request_timestamp"].clone()
+    };
+    let archive = export_archive(&owner);
+    assert!(made(&archive).is_number(), "{}", made(&archive));
+
+    let path = std::env::temp_dir().join(format!("{}.tar.gz", unique("made")));
+    std::fs::write(&path, &archive).unwrap();
+    let id = subdomain();
+    let out = import_archive(&path, &id);
+    assert!(out.status.success(), "{}", stderr(&out));
+    Client::dev_in(Some(&id), &member.email).patch("/settings", &[("allow_private_data_export", "true")]).success();
+    assert_eq!(made(&export_archive(&Client::dev_in(Some(&id), &owner.email))), made(&archive), "exported again after the import");
+}
+
+#[test]
 fn a_reminder_survives_an_export_and_import_about_the_imported_message() {
     let (owner, member) = organization_with_member("remindsrc", "Reminders Source", PASSWORD);
     member.patch("/settings", &[("allow_private_data_export", "true")]).success();

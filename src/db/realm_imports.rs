@@ -903,7 +903,8 @@ pub async fn emoji_by_file_name(db: &D1Database, realm_id: i64, file_name: &str)
     super::first(db, statement!("SELECT content_type FROM realm_emoji WHERE realm_id = ?1 AND file_name = ?2", realm_id, file_name)?).await
 }
 
-/// The finished import opens the organization and forgets its id map.
+/// The finished import points reminders at the imported messages, opens the organization
+/// and forgets its id map.
 pub fn finish_stmts(realm_id: i64) -> Result<Vec<Statement>> {
     Ok(vec![
         statement!("UPDATE realms SET deactivated = 0 WHERE id = ?1", realm_id)?,

@@ -461,7 +461,7 @@ impl RealmArchive {
     }
 }
 
-/// The pending scheduled messages as this server keeps them: to a `channel`, or to
+/// The pending scheduled messages and reminders as this server keeps them: to a `channel`, or to
 /// `to_users` (the other person, the sender alone, or the group's others), from the
 /// `client` named in `zerver_client`.
 fn scheduled_messages(t: &Map<String, Value>, recipients: &[Value], dm_groups: &[Value]) -> ApiResult<Vec<Value>> {

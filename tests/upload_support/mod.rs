@@ -148,8 +148,13 @@ pub fn unpack(admin: &Client, export: &Value) -> std::collections::BTreeMap<Stri
     let got = download(Some(admin), path, &[]);
     assert_eq!(got.status, 200, "{}", String::from_utf8_lossy(&got.bytes));
     assert_eq!(got.header("Content-Type"), Some("application/gzip"));
+    files_of(&got.bytes)
+}
+
+/// The files of an export archive (`.tar.gz` bytes), by their path inside its folder.
+pub fn files_of(archive: &[u8]) -> std::collections::BTreeMap<String, Vec<u8>> {
     let mut files = std::collections::BTreeMap::new();
-    let mut archive = tar::Archive::new(flate2::read::MultiGzDecoder::new(got.bytes.as_slice()));
+    let mut archive = tar::Archive::new(flate2::read::MultiGzDecoder::new(archive));
     for entry in archive.entries().unwrap() {
         let mut entry = entry.unwrap();
         let name = entry.path().unwrap().to_string_lossy().to_string();
